@@ -1,0 +1,92 @@
+// buildApp(): the one composition root, used by the server and by the tests. Plugins and modules are
+// registered explicitly, in order, so the request flow can be followed from here.
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { systemClock, type Clock } from './deps.js';
+import './http/fastify-types.js';
+import { registerAuthentication } from './http/auth.js';
+import { AppError } from './http/errors.js';
+import { registerErrorHandling, sendError } from './http/error-handler.js';
+import { registerJsonBodyParser } from './http/json-body.js';
+import { RouteTable, trackRoutes } from './http/route-table.js';
+import { ErrorEnvelopeSchema } from './http/schemas.js';
+import { schemaCompiler } from './http/validation.js';
+import { clientRoutes } from './modules/clients/clients.routes.js';
+import { ClientSchema } from './modules/clients/clients.schemas.js';
+import { systemRoutes } from './modules/system/system.routes.js';
+
+export interface AppDependencies {
+  database: Database;
+  clock?: Clock;
+  /** A destination for the JSON log lines (tests capture them); stdout when absent. */
+  logStream?: NodeJS.WritableStream;
+}
+
+const API_DESCRIPTION = `REST API for small service businesses: clients, service requests, quotes, jobs and invoices.
+
+Authenticate with \`Authorization: Bearer <API_KEY>\`. Every response carries \`meta.request_id\` and \`meta.timestamp\`;
+errors carry \`error.code\`, \`error.message\` and, for validation errors, \`error.details\`.`;
+
+export async function buildApp(config: Config, dependencies: AppDependencies): Promise<FastifyInstance> {
+  const routes = new RouteTable();
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'headers.authorization', 'authorization'], censor: '[redacted]' },
+      ...(dependencies.logStream ? { stream: dependencies.logStream } : {}),
+    },
+    genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
+    // Our own ids only: a client-chosen X-Request-Id could collide or forge log lines.
+    requestIdHeader: false,
+    bodyLimit: 1_048_576,
+    // One line per request, written by the onResponse hook below, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    frameworkErrors: (error, request, reply) => {
+      sendError(request, reply, new AppError(error.code === 'FST_ERR_BAD_URL' ? 'NOT_FOUND' : 'BAD_REQUEST', error.message));
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('database', dependencies.database);
+  app.decorate('db', dependencies.database.db);
+  app.decorate('clock', dependencies.clock ?? systemClock);
+  app.setValidatorCompiler(schemaCompiler);
+  app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
+  app.addSchema(ClientSchema);
+  trackRoutes(app, routes);
+  registerErrorHandling(app, routes);
+  registerJsonBodyParser(app);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'BMS API', version: '1.0.0', description: API_DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: bms_ followed by 40 characters.' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
+    transform: ({ schema, url, route }) => {
+      const scope = route.config?.scope;
+      if (!scope) return { schema, url };
+      return { schema: { ...schema, security: [{ bearerAuth: [] }], description: `Requires the scope \`${scope}\`.` }, url };
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } as never });
+
+  registerAuthentication(app, { pepper: config.apiKeyPepper });
+  await app.register(systemRoutes);
+  await app.register(clientRoutes);
+
+  app.decorate('routeTable', routes);
+  return app;
+}

@@ -1,0 +1,141 @@
+// The `bms` command: accounts, API keys, migrations and the server. `--json` prints one JSON object.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { openDatabase, type Database } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { systemClock } from '../deps.js';
+import { accountExists, createAccount } from '../modules/accounts/accounts.service.js';
+import { createApiKey, listAccountApiKeys, revokeApiKey } from '../modules/api-keys/api-keys.service.js';
+import { parseScopeList } from '../modules/api-keys/scopes.js';
+import { serve } from '../main.js';
+
+const USAGE = `Usage: bms <command> [options]
+
+Commands:
+  accounts create --name NAME [--currency USD]
+  keys create --account ID --name NAME --scopes LIST [--expires-at ISO] [--per-minute N] [--per-day N] [--burst N]
+  keys list --account ID
+  keys revoke ID
+  migrate
+  serve
+
+LIST is comma-separated scopes (e.g. clients:read,clients:write) or "all".
+Every command but serve takes --json to print one JSON object instead of prose.
+The database is the one DATABASE_URL names (default: ./data/bms.sqlite).`;
+
+class UsageError extends Error {}
+
+interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' },
+  currency: { type: 'string' },
+  account: { type: 'string' },
+  scopes: { type: 'string' },
+  'expires-at': { type: 'string' },
+  'per-minute': { type: 'string' },
+  'per-day': { type: 'string' },
+  burst: { type: 'string' },
+} as const;
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value.trim() === '') throw new UsageError(`--${flag} is required`);
+  return value;
+}
+
+function positiveInteger(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d{0,8}$/.test(value)) throw new UsageError(`--${flag} must be a whole number from 1 to 999999999`);
+  return Number(value);
+}
+
+function timestamp(value: string | undefined, flag: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) throw new UsageError(`--${flag} must be an ISO 8601 timestamp, e.g. 2027-01-01T00:00:00Z`);
+  return date;
+}
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+async function run(command: string, values: Values, positionals: string[], database: Database): Promise<{ json: object; text: string }> {
+  const { db } = database;
+  switch (command) {
+    case 'migrate': {
+      const applied = await migrateToLatest(db);
+      return { json: { applied }, text: applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'The database is up to date.' };
+    }
+    case 'accounts create': {
+      await migrateToLatest(db);
+      const account = await createAccount(db, systemClock, { name: required(values.name, 'name'), currency: values.currency });
+      return { json: { id: account.id, name: account.name, currency: account.currency }, text: `Created account ${account.id} (${account.name}).` };
+    }
+    case 'keys create': {
+      await migrateToLatest(db);
+      const accountId = required(values.account, 'account');
+      const scopes = parseScopeList(required(values.scopes, 'scopes'));
+      const rateLimits = { perMinute: positiveInteger(values['per-minute'], 'per-minute'), perDay: positiveInteger(values['per-day'], 'per-day'), burst: positiveInteger(values.burst, 'burst') };
+      const expiresAt = timestamp(values['expires-at'], 'expires-at');
+      if (!(await accountExists(db, accountId).catch(() => false))) throw new UsageError(`No account with id ${accountId}`);
+      const key = await createApiKey(db, systemClock, loadConfig(process.env).apiKeyPepper, { accountId, name: required(values.name, 'name'), scopes, expiresAt, rateLimits });
+      return {
+        json: { id: key.id, key: key.key, prefix: key.prefix, scopes: key.scopes },
+        text: `Created key ${key.id} with scopes ${key.scopes.join(',')}.\nAPI key (shown only now, store it safely): ${key.key}`,
+      };
+    }
+    case 'keys list': {
+      await migrateToLatest(db);
+      const keys = await listAccountApiKeys(db, required(values.account, 'account'));
+      const lines = keys.map((key) => `${key.id}  ${key.prefix}…  ${key.name}  ${key.revoked_at ? 'revoked' : 'active'}  ${key.scopes.join(',')}`);
+      return { json: { keys }, text: lines.length ? lines.join('\n') : 'No keys.' };
+    }
+    case 'keys revoke': {
+      await migrateToLatest(db);
+      const id = positionals[2];
+      if (!id) throw new UsageError('keys revoke needs the key id');
+      const key = await revokeApiKey(db, systemClock, id);
+      if (!key) throw new UsageError(`No key with id ${id}`);
+      return { json: { id: key.id, revoked_at: key.revoked_at }, text: `Revoked key ${key.id}.` };
+    }
+    default:
+      throw new UsageError(`Unknown command: ${command || '(none)'}`);
+  }
+}
+
+export async function runCli(argv: string[], output: Output = { out: (text) => process.stdout.write(`${text}\n`), err: (text) => process.stderr.write(`${text}\n`) }): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    output.err(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const command = positionals[0] === 'serve' || positionals[0] === 'migrate' ? positionals[0] : positionals.slice(0, 2).join(' ');
+  if (values.help || positionals.length === 0) {
+    output.out(USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (command === 'serve') {
+    await serve(loadConfig(process.env));
+    return 0;
+  }
+  let database: Database | undefined;
+  try {
+    database = openDatabase(loadConfig(process.env).database);
+    const result = await run(command, values, positionals, database);
+    output.out(values.json ? JSON.stringify(result.json) : result.text);
+    return 0;
+  } catch (error) {
+    const message = error instanceof ConfigError || error instanceof UsageError || error instanceof Error ? error.message : String(error);
+    output.err(values.json ? JSON.stringify({ error: message }) : `bms: ${message}${error instanceof UsageError ? `\n\n${USAGE}` : ''}`);
+    return error instanceof UsageError ? 2 : 1;
+  } finally {
+    await database?.close();
+  }
+}

@@ -1,0 +1,114 @@
+// The only reader of the environment: every setting is parsed and validated once, at start-up.
+import path from 'node:path';
+
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly nodeEnv: 'development' | 'production' | 'test';
+  readonly port: number;
+  readonly host: string;
+  readonly database: DatabaseConfig;
+  readonly redisUrl: string | undefined;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly outboxDirectory: string;
+  readonly logLevel: LogLevel;
+  /** Optional secret mixed into API-key hashes (HMAC-SHA256), so a stolen database alone cannot be brute-forced. */
+  readonly apiKeyPepper: string | undefined;
+  /** Development convenience: on an empty database, create a default account and print an all-scopes key. */
+  readonly bootstrapKey: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const NODE_ENVS = ['development', 'production', 'test'] as const;
+export const DEFAULT_SQLITE_PATH = './data/bms.sqlite';
+
+/** Parses `DATABASE_URL`: empty for the embedded SQLite file, `sqlite:PATH`, or `postgres://…`. */
+export function parseDatabaseUrl(value: string | undefined): DatabaseConfig {
+  if (value === undefined || value.trim() === '') return { kind: 'sqlite', path: path.resolve(DEFAULT_SQLITE_PATH) };
+  if (value.startsWith('postgres://') || value.startsWith('postgresql://')) {
+    try {
+      new URL(value);
+    } catch {
+      throw new Error('DATABASE_URL is not a valid postgres:// URL');
+    }
+    return { kind: 'postgres', url: value };
+  }
+  if (value.startsWith('sqlite:')) {
+    const file = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === '') throw new Error('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/bms.sqlite');
+    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(file) };
+  }
+  throw new Error('DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
+}
+
+function parseUrlSetting(name: string, value: string | undefined, protocols: string[], problems: string[]) {
+  if (value === undefined || value === '') return undefined;
+  try {
+    const url = new URL(value);
+    if (!protocols.includes(url.protocol)) problems.push(`${name} must use one of ${protocols.join(', ')}`);
+  } catch {
+    problems.push(`${name} is not a valid URL`);
+  }
+  return value;
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const problems: string[] = [];
+
+  const nodeEnv = (env.NODE_ENV ?? 'development') as Config['nodeEnv'];
+  if (!NODE_ENVS.includes(nodeEnv)) problems.push(`NODE_ENV must be one of ${NODE_ENVS.join(', ')}`);
+
+  const portText = env.PORT ?? '3000';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) problems.push(`PORT must be a whole number from 0 to 65535, got "${portText}"`);
+
+  const host = env.HOST ?? '127.0.0.1';
+  if (host.trim() === '') problems.push('HOST must not be empty');
+
+  let database: DatabaseConfig = { kind: 'sqlite', path: path.resolve(DEFAULT_SQLITE_PATH) };
+  try {
+    database = parseDatabaseUrl(env.DATABASE_URL);
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+
+  const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const mailFrom = env.MAIL_FROM ?? 'no-reply@bms.localhost';
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(mailFrom)) problems.push('MAIL_FROM must be a bare e-mail address, e.g. billing@example.com');
+
+  const pepper = env.API_KEY_PEPPER === '' ? undefined : env.API_KEY_PEPPER;
+  if (pepper !== undefined && pepper.length < 16) problems.push('API_KEY_PEPPER must be at least 16 characters');
+
+  const bootstrapText = env.BMS_BOOTSTRAP_KEY ?? (nodeEnv === 'development' ? 'true' : 'false');
+  if (!['true', 'false'].includes(bootstrapText)) problems.push('BMS_BOOTSTRAP_KEY must be true or false');
+
+  const config: Config = {
+    nodeEnv,
+    port,
+    host,
+    database,
+    redisUrl: parseUrlSetting('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:'], problems),
+    smtpUrl: parseUrlSetting('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:'], problems),
+    mailFrom,
+    outboxDirectory: path.resolve(env.OUTBOX_DIR ?? './data/outbox'),
+    logLevel,
+    apiKeyPepper: pepper,
+    bootstrapKey: bootstrapText === 'true',
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

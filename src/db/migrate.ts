@@ -1,0 +1,18 @@
+// Runs the schema migrations, in order, each once. The list is explicit so a build contains them all.
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Db } from './database.js';
+import * as foundation from './migrations/20261121000000_foundation.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '20261121000000_foundation': foundation,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/** Applies every pending migration; returns the names applied. Throws if one fails. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}

@@ -1,0 +1,60 @@
+// Turns every failure (AppError, Fastify's own, unknown faults, unknown routes) into the contract's
+// error envelope. Real faults are logged with the request id and answered 500 without internals.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, validationError } from './errors.js';
+import { meta } from './envelope.js';
+import type { RouteTable } from './route-table.js';
+import { toDetails } from './validation.js';
+
+const FASTIFY_ERRORS: Record<string, () => AppError> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE', 'The body is larger than the 1 MiB limit.'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('BAD_REQUEST', 'Content-Length does not match the body.'),
+  FST_ERR_CTP_INVALID_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.'),
+  FST_ERR_CTP_EMPTY_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.'),
+  FST_ERR_BAD_URL: () => new AppError('NOT_FOUND', 'No such route.'),
+};
+
+export function toAppError(error: FastifyError | Error): AppError | undefined {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    // Path parameters carry only ids: one that cannot be valid names nothing that exists.
+    if (fastifyError.validationContext === 'params') return new AppError('NOT_FOUND', 'No such resource.');
+    return validationError(toDetails(fastifyError.validation as never));
+  }
+  const mapped = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
+  if (mapped) return mapped();
+  // Any other client error Fastify raises before our code runs (e.g. a malformed header).
+  if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new AppError('BAD_REQUEST', fastifyError.message);
+  }
+  return undefined;
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+  const body = {
+    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+    meta: meta(request),
+  };
+  return reply.code(error.status).headers(error.headers).send(body);
+}
+
+export function registerErrorHandling(app: FastifyInstance, routes: RouteTable): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = toAppError(error);
+    if (appError) return sendError(request, reply, appError);
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(request, reply, new AppError('INTERNAL_ERROR', `Something went wrong on our side. Quote request id ${request.id} if you contact support.`));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? request.url;
+    const allowed = routes.allowedMethods(path);
+    if (allowed.length > 0) {
+      const error = new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}. Allowed: ${allowed.join(', ')}.`, undefined, { allow: allowed.join(', ') });
+      return sendError(request, reply, error);
+    }
+    return sendError(request, reply, new AppError('NOT_FOUND', `No route ${request.method} ${path}.`));
+  });
+}

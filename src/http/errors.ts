@@ -1,0 +1,64 @@
+// The one error class and the one code -> HTTP status table. Services throw AppError; the error
+// handler turns it into the contract's envelope.
+
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 422,
+  INVALID_JSON: 400,
+  BAD_REQUEST: 400,
+  AUTHENTICATION_REQUIRED: 401,
+  INVALID_API_KEY: 401,
+  INSUFFICIENT_SCOPE: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  INVALID_STATE: 409,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export function validationError(details: ErrorDetail[], message = 'The request has invalid fields.'): AppError {
+  return new AppError('VALIDATION_ERROR', message, details);
+}
+
+export function fieldError(field: string, message: string): AppError {
+  return validationError([{ field, message }]);
+}
+
+export function notFound(kind: string, id: string): AppError {
+  return new AppError('NOT_FOUND', `No ${kind} with id '${id}' exists.`);
+}
+
+export function invalidState(message: string): AppError {
+  return new AppError('INVALID_STATE', message);
+}
+
+export function conflict(message: string): AppError {
+  return new AppError('CONFLICT', message);
+}

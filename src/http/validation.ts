@@ -1,0 +1,115 @@
+// Two validators: bodies are checked strictly (no type coercion, unknown fields rejected), query strings
+// coerce text to numbers and booleans. Ajv's errors become the contract's `details`, one per field.
+import Ajv, { type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { ErrorDetail } from './errors.js';
+
+// Fields the server owns: naming them in a body is an error with a clearer message than "unknown field".
+const READ_ONLY_FIELDS = new Set([
+  'id', 'number', 'created_at', 'updated_at', 'subtotal_amount', 'tax_amount', 'total_amount', 'amount',
+  'amount_due', 'amount_paid', 'is_overdue', 'sent_at', 'approved_at', 'declined_at', 'converted_at',
+  'completed_at', 'paid_at', 'voided_at', 'object',
+]);
+
+function buildAjv(coerceTypes: boolean) {
+  const ajv = new Ajv.default({
+    allErrors: true,
+    coerceTypes: coerceTypes ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: true,
+    strictTypes: false,
+    allowUnionTypes: true,
+  });
+  addFormats.default(ajv, ['date-time', 'date', 'email', 'uuid', 'uri']);
+  ajv.addKeyword({ keyword: 'example', metaSchema: {} });
+  return ajv;
+}
+
+const bodyAjv = buildAjv(false);
+const queryAjv = buildAjv(true);
+
+export const schemaCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
+  return ajv.compile(schema as object);
+};
+
+/** Registers a shared schema (referenced by `$id`) with both validators. */
+export function addSharedSchema(schema: { $id: string }) {
+  for (const ajv of [bodyAjv, queryAjv]) if (!ajv.getSchema(schema.$id)) ajv.addSchema(schema);
+}
+
+/** `/line_items/2/quantity` -> `line_items[2].quantity`. */
+export function toFieldPath(instancePath: string, child?: string): string {
+  const parts = instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`), '');
+}
+
+function describe(error: ErrorObject): { field: string; message: string } {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { field: toFieldPath(error.instancePath, String(params.missingProperty)), message: 'is required' };
+    case 'additionalProperties': {
+      const name = String(params.additionalProperty);
+      const readOnly = error.instancePath === '' && READ_ONLY_FIELDS.has(name);
+      return { field: toFieldPath(error.instancePath, name), message: readOnly ? 'is read-only and cannot be set' : 'is not a known field' };
+    }
+    case 'propertyNames':
+      return { field: toFieldPath(error.instancePath, String(params.propertyName)), message: 'key must be 1 to 40 characters' };
+    case 'format':
+      return { field: toFieldPath(error.instancePath), message: formatMessage(String(params.format)) };
+    case 'enum':
+      return { field: toFieldPath(error.instancePath), message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}` };
+    case 'type': {
+      const type = Array.isArray(params.type) ? params.type.join(' or ') : String(params.type);
+      return { field: toFieldPath(error.instancePath), message: `must be ${type === 'null' ? 'null' : `of type ${type}`}` };
+    }
+    case 'pattern':
+      return { field: toFieldPath(error.instancePath), message: params.pattern === '\\S' ? 'must not be blank' : `must match the pattern ${String(params.pattern)}` };
+    case 'maxProperties':
+      return { field: toFieldPath(error.instancePath), message: `must have at most ${String(params.limit)} keys` };
+    default:
+      return { field: toFieldPath(error.instancePath), message: error.message ?? 'is invalid' };
+  }
+}
+
+function formatMessage(format: string): string {
+  switch (format) {
+    case 'email':
+      return 'must be a valid e-mail address';
+    case 'date-time':
+      return 'must be an ISO 8601 timestamp, e.g. 2026-11-21T10:04:05.123Z';
+    case 'date':
+      return 'must be a calendar date, YYYY-MM-DD';
+    case 'uuid':
+      return 'must be a UUID';
+    default:
+      return `must match format ${format}`;
+  }
+}
+
+// Errors that only explain why one branch of a nullable union failed; the sibling error says it better.
+const UNION_NOISE = new Set(['anyOf', 'oneOf']);
+
+/** One detail per offending field, most specific message first. */
+export function toDetails(errors: ErrorObject[], prefix = ''): ErrorDetail[] {
+  const byField = new Map<string, ErrorDetail>();
+  for (const error of errors) {
+    if (UNION_NOISE.has(error.keyword)) continue;
+    // A bad key is reported twice: by the key's own schema and by `propertyNames`, which names the key.
+    if ((error as ErrorObject & { propertyName?: string }).propertyName !== undefined) continue;
+    // In `X | null` unions Ajv reports "must be null" for the null branch as well; the other branch is the useful one.
+    if (error.keyword === 'type' && (error.params as { type?: unknown }).type === 'null') continue;
+    const { field, message } = describe(error);
+    const path = prefix && field ? `${prefix}.${field}` : field || prefix || 'body';
+    if (!byField.has(path)) byField.set(path, { field: path, message });
+  }
+  if (byField.size === 0 && errors[0]) {
+    const { field, message } = describe(errors[0]);
+    byField.set(field || 'body', { field: field || 'body', message });
+  }
+  return [...byField.values()];
+}

@@ -1,0 +1,147 @@
+// API keys: `bms_` + 40 base62 characters (~238 bits), shown once; only a SHA-256 (or HMAC-SHA256 with
+// a pepper) is stored, with a short prefix for display. Authentication looks a key up by that hash.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { Clock } from '../../deps.js';
+import { newId, isUuid } from '../../deps.js';
+import type { Executor } from '../../db/database.js';
+import type { ApiKeyRow } from '../../db/types.js';
+import { toIso } from '../../db/values.js';
+import { findApiKey, findApiKeyByHash, insertApiKey, listApiKeys, markApiKeyRevoked, touchApiKey } from './api-keys.repository.js';
+import type { Scope } from './scopes.js';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const SECRET_LENGTH = 40;
+const KEY_PATTERN = /^bms_[0-9A-Za-z]{32,128}$/;
+const PREFIX_LENGTH = 12;
+/** last_used_at is written at most this often per key, so reads do not become writes. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface RateLimitOverrides {
+  perMinute?: number | undefined;
+  perDay?: number | undefined;
+  burst?: number | undefined;
+}
+
+export interface CreatedApiKey {
+  id: string;
+  key: string;
+  prefix: string;
+  name: string;
+  scopes: Scope[];
+  expires_at: string | null;
+}
+
+export interface ApiKeySummary {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  rate_limits: { per_minute: number | null; per_day: number | null; burst: number | null };
+  created_at: string;
+}
+
+export interface AuthContext {
+  accountId: string;
+  keyId: string;
+  scopes: ReadonlySet<string>;
+  rateLimits: RateLimitOverrides;
+}
+
+/** Uniformly random base62 characters (rejection sampling keeps every character equally likely). */
+function randomBase62(length: number): string {
+  let output = '';
+  while (output.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && output.length < length) output += ALPHABET[byte % 62];
+    }
+  }
+  return output;
+}
+
+export function hashApiKey(key: string, pepper: string | undefined): string {
+  return pepper ? createHmac('sha256', pepper).update(key).digest('hex') : createHash('sha256').update(key).digest('hex');
+}
+
+export async function createApiKey(
+  db: Executor,
+  clock: Clock,
+  pepper: string | undefined,
+  input: { accountId: string; name: string; scopes: Scope[]; expiresAt?: Date | undefined; rateLimits?: RateLimitOverrides },
+): Promise<CreatedApiKey> {
+  const now = clock.now();
+  if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) throw new Error('The expiry must be in the future.');
+  const key = `bms_${randomBase62(SECRET_LENGTH)}`;
+  const row = {
+    id: newId(),
+    account_id: input.accountId,
+    name: input.name,
+    prefix: key.slice(0, PREFIX_LENGTH),
+    key_hash: hashApiKey(key, pepper),
+    scopes: JSON.stringify(input.scopes),
+    expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
+    revoked_at: null,
+    last_used_at: null,
+    rate_limit_per_minute: input.rateLimits?.perMinute ?? null,
+    rate_limit_per_day: input.rateLimits?.perDay ?? null,
+    rate_limit_burst: input.rateLimits?.burst ?? null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+  await insertApiKey(db, row);
+  return { id: row.id, key, prefix: row.prefix, name: row.name, scopes: input.scopes, expires_at: row.expires_at };
+}
+
+function toSummary(row: ApiKeyRow): ApiKeySummary {
+  return {
+    id: row.id,
+    account_id: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    expires_at: toIso(row.expires_at),
+    revoked_at: toIso(row.revoked_at),
+    last_used_at: toIso(row.last_used_at),
+    rate_limits: { per_minute: row.rate_limit_per_minute, per_day: row.rate_limit_per_day, burst: row.rate_limit_burst },
+    created_at: toIso(row.created_at) as string,
+  };
+}
+
+export async function listAccountApiKeys(db: Executor, accountId: string): Promise<ApiKeySummary[]> {
+  return (await listApiKeys(db, accountId)).map(toSummary);
+}
+
+/** Revokes a key; returns its summary, or undefined when there is no such key. Revoking twice is harmless. */
+export async function revokeApiKey(db: Executor, clock: Clock, id: string): Promise<ApiKeySummary | undefined> {
+  if (!isUuid(id)) return undefined;
+  await markApiKeyRevoked(db, id, clock.now().toISOString());
+  const row = await findApiKey(db, id);
+  return row && toSummary(row);
+}
+
+/**
+ * The account and scopes behind a presented key, or undefined when the key is malformed, unknown,
+ * revoked or expired (the caller answers all four the same way, so none can be told apart).
+ */
+export async function authenticateApiKey(db: Executor, clock: Clock, pepper: string | undefined, key: string): Promise<AuthContext | undefined> {
+  if (!KEY_PATTERN.test(key)) return undefined;
+  const row = await findApiKeyByHash(db, hashApiKey(key, pepper));
+  if (!row || row.revoked_at !== null) return undefined;
+  const now = clock.now();
+  if (row.expires_at !== null && new Date(row.expires_at).getTime() <= now.getTime()) return undefined;
+  const lastUsed = row.last_used_at === null ? 0 : new Date(row.last_used_at).getTime();
+  if (now.getTime() - lastUsed >= LAST_USED_RESOLUTION_MS) await touchApiKey(db, row.id, now.toISOString());
+  return {
+    accountId: row.account_id,
+    keyId: row.id,
+    scopes: new Set(JSON.parse(row.scopes) as string[]),
+    rateLimits: {
+      perMinute: row.rate_limit_per_minute ?? undefined,
+      perDay: row.rate_limit_per_day ?? undefined,
+      burst: row.rate_limit_burst ?? undefined,
+    },
+  };
+}

@@ -1,0 +1,24 @@
+// The 16 scopes of the seed, exactly: <resource>:<action>.
+export const SCOPES = [
+  'clients:read', 'clients:write', 'clients:delete',
+  'invoices:read', 'invoices:write', 'invoices:delete', 'invoices:send',
+  'quotes:read', 'quotes:write', 'quotes:delete', 'quotes:send',
+  'jobs:read', 'jobs:write', 'jobs:delete',
+  'requests:read', 'requests:write',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+/** `all` or a comma-separated list; throws with the unknown names. */
+export function parseScopeList(text: string): Scope[] {
+  if (text.trim() === 'all') return [...SCOPES];
+  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const unknown = names.filter((name) => !isScope(name));
+  if (unknown.length > 0) throw new Error(`Unknown scope(s): ${unknown.join(', ')}. Valid scopes: ${SCOPES.join(', ')}, or all.`);
+  if (names.length === 0) throw new Error('Give at least one scope, or all.');
+  return [...new Set(names)] as Scope[];
+}

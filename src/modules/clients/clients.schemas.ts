@@ -1,0 +1,82 @@
+// Client shapes: the single source of request validation, response serialization, types and OpenAPI.
+import { Type, type Static } from '@sinclair/typebox';
+import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../http/schemas.js';
+
+const text = (maxLength: number, description: string, example: string) => Type.String({ maxLength, description, example });
+
+export const AddressSchema = Type.Object(
+  {
+    line1: Type.Optional(Nullable(text(200, 'Street address.', '12 Elm Street'))),
+    line2: Type.Optional(Nullable(text(200, 'Apartment, suite or unit.', 'Unit 4'))),
+    city: Type.Optional(Nullable(text(100, 'City or town.', 'Springfield'))),
+    region: Type.Optional(Nullable(text(100, 'State, province or region.', 'IL'))),
+    postal_code: Type.Optional(Nullable(text(20, 'Postal or ZIP code.', '62704'))),
+    country: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code.', example: 'US' }))),
+  },
+  { additionalProperties: false, description: 'Postal address. Replaced as a whole on update.' },
+);
+
+const AddressResponseSchema = Type.Object({
+  line1: Nullable(Type.String({ example: '12 Elm Street' })),
+  line2: Nullable(Type.String({ example: 'Unit 4' })),
+  city: Nullable(Type.String({ example: 'Springfield' })),
+  region: Nullable(Type.String({ example: 'IL' })),
+  postal_code: Nullable(Type.String({ example: '62704' })),
+  country: Nullable(Type.String({ example: 'US' })),
+});
+
+const writableFields = {
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Name of the person or business.', example: 'Jane Cooper' }),
+  email: Nullable(Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; invoices and quotes are sent here.', example: 'jane@example.com' })),
+  phone: Nullable(text(50, 'Telephone number, free text.', '+1 555 0100')),
+  company_name: Nullable(text(200, 'Company the client belongs to.', 'Cooper Bakery')),
+  address: Nullable(AddressSchema),
+  notes: Nullable(text(5000, 'Internal notes, never shown to the client.', 'Gate code 4512')),
+  metadata: MetadataSchema,
+};
+
+export const ClientSchema = Type.Object(
+  {
+    id: IdSchema,
+    object: Type.Literal('client', { description: 'Always "client".' }),
+    name: writableFields.name,
+    email: Nullable(Type.String({ description: 'E-mail address.', example: 'jane@example.com' })),
+    phone: Nullable(Type.String({ description: 'Telephone number.', example: '+1 555 0100' })),
+    company_name: Nullable(Type.String({ description: 'Company name.', example: 'Cooper Bakery' })),
+    address: Nullable(AddressResponseSchema),
+    notes: Nullable(Type.String({ description: 'Internal notes.', example: 'Gate code 4512' })),
+    metadata: MetadataSchema,
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+  },
+  { $id: 'Client', description: 'A customer of the business.' },
+);
+
+export const CreateClientBody = Type.Object(
+  {
+    name: writableFields.name,
+    email: Type.Optional(writableFields.email),
+    phone: Type.Optional(writableFields.phone),
+    company_name: Type.Optional(writableFields.company_name),
+    address: Type.Optional(writableFields.address),
+    notes: Type.Optional(writableFields.notes),
+    metadata: Type.Optional(writableFields.metadata),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateClientBody = Type.Partial(CreateClientBody, { additionalProperties: false });
+
+export const ListClientsQuery = Type.Object(
+  {
+    ...listQueryProperties(['created_at', 'updated_at', 'name'] as const),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive match on name, e-mail, phone or company name.', example: 'cooper' })),
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'Exact e-mail address, case-insensitive.', example: 'jane@example.com' })),
+  },
+  { additionalProperties: false },
+);
+
+export type Client = Static<typeof ClientSchema>;
+export type CreateClientInput = Static<typeof CreateClientBody>;
+export type UpdateClientInput = Static<typeof UpdateClientBody>;
+export type ListClientsInput = Static<typeof ListClientsQuery>;

@@ -1,0 +1,106 @@
+// Client rules: creation, partial update (null clears), and delete refused while other records refer to it.
+import type { Clock } from '../../deps.js';
+import { isUuid, newId } from '../../deps.js';
+import type { Db, Executor } from '../../db/database.js';
+import type { ClientPatch, ClientRow } from '../../db/types.js';
+import { fromJson, normalizeInstant as instant, toIso } from '../../db/values.js';
+import { conflict, notFound } from '../../http/errors.js';
+import { pageRequest, toPage, type Page } from '../../http/pagination.js';
+import * as repository from './clients.repository.js';
+import type { Client, CreateClientInput, ListClientsInput, UpdateClientInput } from './clients.schemas.js';
+
+type Address = NonNullable<Client['address']>;
+const ADDRESS_KEYS = ['line1', 'line2', 'city', 'region', 'postal_code', 'country'] as const;
+
+function serializeAddress(address: CreateClientInput['address']): string | null {
+  if (!address) return null;
+  const complete = Object.fromEntries(ADDRESS_KEYS.map((key) => [key, address[key] ?? null])) as Address;
+  return Object.values(complete).every((value) => value === null) ? null : JSON.stringify(complete);
+}
+
+export function presentClient(row: ClientRow): Client {
+  return {
+    id: row.id,
+    object: 'client',
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    company_name: row.company_name,
+    address: row.address === null ? null : fromJson<Address>(row.address),
+    notes: row.notes,
+    metadata: fromJson<Record<string, string>>(row.metadata),
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+  };
+}
+
+async function getRow(db: Executor, accountId: string, id: string): Promise<ClientRow> {
+  const row = isUuid(id) ? await repository.findClient(db, accountId, id) : undefined;
+  if (!row) throw notFound('client', id);
+  return row;
+}
+
+export async function createClient(db: Executor, clock: Clock, accountId: string, input: CreateClientInput): Promise<Client> {
+  const now = clock.now().toISOString();
+  const row: ClientRow = {
+    id: newId(),
+    account_id: accountId,
+    name: input.name,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    company_name: input.company_name ?? null,
+    address: serializeAddress(input.address),
+    notes: input.notes ?? null,
+    metadata: JSON.stringify(input.metadata ?? {}),
+    created_at: now,
+    updated_at: now,
+  };
+  await repository.insertClient(db, row);
+  return presentClient(row);
+}
+
+export async function getClient(db: Executor, accountId: string, id: string): Promise<Client> {
+  return presentClient(await getRow(db, accountId, id));
+}
+
+export async function updateClient(db: Executor, clock: Clock, accountId: string, id: string, input: UpdateClientInput): Promise<Client> {
+  const current = await getRow(db, accountId, id);
+  const patch: ClientPatch = {};
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.email !== undefined) patch.email = input.email;
+  if (input.phone !== undefined) patch.phone = input.phone;
+  if (input.company_name !== undefined) patch.company_name = input.company_name;
+  if (input.address !== undefined) patch.address = serializeAddress(input.address);
+  if (input.notes !== undefined) patch.notes = input.notes;
+  if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
+  if (Object.keys(patch).length === 0) return presentClient(current);
+  patch.updated_at = clock.now().toISOString();
+  const updated = await repository.updateClient(db, accountId, current.id, patch);
+  if (!updated) throw notFound('client', id);
+  return presentClient(updated);
+}
+
+/** The reference check and the delete share one transaction, so no new reference slips in between. */
+export async function deleteClient(db: Db, accountId: string, id: string): Promise<{ id: string; deleted: true }> {
+  return db.transaction().execute(async (trx) => {
+    const row = await getRow(trx, accountId, id);
+    const references = await repository.countClientReferences(trx, accountId, row.id);
+    if (references.length > 0) {
+      const list = references.map(({ label, count }) => `${count} ${label}${count === 1 ? '' : 's'}`).join(', ');
+      throw conflict(`This client cannot be deleted while ${list} refer to it. Delete or reassign them first.`);
+    }
+    await repository.deleteClient(trx, accountId, row.id);
+    return { id: row.id, deleted: true as const };
+  });
+}
+
+export async function listClients(db: Executor, accountId: string, query: ListClientsInput): Promise<Page<ClientRow>> {
+  const page = pageRequest(query);
+  const rows = await repository.listClients(
+    db,
+    accountId,
+    { q: query.q, email: query.email, createdAfter: instant(query.created_after), createdBefore: instant(query.created_before), updatedAfter: instant(query.updated_after) },
+    page,
+  );
+  return toPage(rows, page, (row) => (page.column === 'name' ? row.name : toIso(row[page.column as 'created_at' | 'updated_at'])));
+}

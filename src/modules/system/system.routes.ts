@@ -1,0 +1,32 @@
+// Unauthenticated endpoints: liveness, readiness and the OpenAPI document.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../../http/errors.js';
+import { ok } from '../../http/envelope.js';
+import { dataEnvelope } from '../../http/schemas.js';
+
+const tags = ['System'];
+const StatusSchema = Type.Object({ status: Type.String({ description: '"ok" when the check passed.', example: 'ok' }) });
+
+export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/health', {
+    schema: { tags, summary: 'Liveness: the process is up', response: { 200: dataEnvelope(StatusSchema) } },
+  }, async (request) => ok(request, { status: 'ok' }));
+
+  app.get('/ready', {
+    schema: { tags, summary: 'Readiness: the database answers', response: { 200: dataEnvelope(StatusSchema), 503: { $ref: 'ErrorEnvelope' } } },
+  }, async (request, reply) => {
+    try {
+      await app.database.ping();
+    } catch (error) {
+      request.log.warn({ err: error }, 'readiness check failed');
+      reply.header('retry-after', '5');
+      throw new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable.');
+    }
+    return ok(request, { status: 'ok' });
+  });
+
+  app.get('/v1/openapi.json', {
+    schema: { tags, summary: 'This API as an OpenAPI 3.1 document', hide: true },
+  }, async () => app.swagger());
+};

@@ -1,0 +1,106 @@
+// Test harness: a real SQLite file in a temporary folder, the real app, and helpers to make accounts,
+// keys with chosen scopes, and requests through app.inject.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { ManualClock, systemClock, type Clock } from '../../src/deps.js';
+import { createAccount } from '../../src/modules/accounts/accounts.service.js';
+import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
+import { SCOPES, type Scope } from '../../src/modules/api-keys/scopes.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string | undefined;
+  body?: unknown;
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestContext {
+  app: FastifyInstance;
+  database: Database;
+  config: Config;
+  clock: Clock;
+  directory: string;
+  logs: string[];
+  /** A new account with an all-scopes key. */
+  account(name?: string): Promise<{ accountId: string; key: string }>;
+  key(accountId: string, scopes: readonly Scope[], options?: { expiresAt?: Date }): Promise<{ id: string; key: string }>;
+  request<T = any>(method: string, url: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+export function temporaryDirectory(prefix = 'bms-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function createTestContext(options: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestContext> {
+  const directory = temporaryDirectory();
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${path.join(directory, 'bms.sqlite')}`, LOG_LEVEL: 'info', OUTBOX_DIR: path.join(directory, 'outbox'), ...options.env });
+  const database = openDatabase(config.database);
+  await migrateToLatest(database.db);
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, callback) {
+      logs.push(String(chunk));
+      callback();
+    },
+  });
+  const clock = options.clock ?? systemClock;
+  const app = await buildApp(config, { database, clock, logStream });
+
+  const context: TestContext = {
+    app,
+    database,
+    config,
+    clock,
+    directory,
+    logs,
+    async account(name = 'Test Business') {
+      const account = await createAccount(database.db, clock, { name });
+      const { key } = await context.key(account.id, SCOPES);
+      return { accountId: account.id, key };
+    },
+    async key(accountId, scopes, keyOptions = {}) {
+      const created = await createApiKey(database.db, clock, config.apiKeyPepper, { accountId, name: 'test', scopes: [...scopes], expiresAt: keyOptions.expiresAt });
+      return { id: created.id, key: created.key };
+    },
+    async request(method, url, requestOptions = {}) {
+      const headers: Record<string, string> = { ...requestOptions.headers };
+      if (requestOptions.key !== undefined) headers.authorization = `Bearer ${requestOptions.key}`;
+      let payload: string | Buffer | undefined = requestOptions.rawBody;
+      if (requestOptions.body !== undefined) {
+        payload = JSON.stringify(requestOptions.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await app.inject({ method: method as never, url, headers, ...(payload !== undefined ? { payload } : {}) });
+      let body: unknown;
+      try {
+        body = response.body === '' ? undefined : JSON.parse(response.body);
+      } catch {
+        body = undefined;
+      }
+      return { status: response.statusCode, headers: response.headers, body: body as never, text: response.body };
+    },
+    async close() {
+      await app.close();
+      await database.close();
+      fs.rmSync(directory, { recursive: true, force: true });
+    },
+  };
+  return context;
+}
+
+export { ManualClock };
