@@ -1,0 +1,150 @@
+// Authentication, scopes and tenancy, generated from the route table so every route (present and
+// future) is covered: 401 without or with a bad key, 403 without its scope, 404 across accounts.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { isUuid } from '../src/deps.js';
+import { SCOPES } from '../src/modules/api-keys/scopes.js';
+import { createTestContext, ManualClock, type ApiResponse, type TestContext } from './helpers/context.js';
+
+const clock = new ManualClock(new Date());
+let context: TestContext;
+let owner: { accountId: string; key: string };
+let stranger: { accountId: string; key: string };
+let revokedKey: string;
+let expiredKey: string;
+/** One existing object of each kind, owned by `owner`, keyed by collection path. */
+const existing = new Map<string, string>();
+
+const SAMPLE_BODIES: Record<string, unknown> = {
+  '/v1/clients': { name: 'Owner Client', email: 'owner@example.com' },
+};
+
+function concretePath(url: string): string {
+  const collection = url.replace(/\/:id.*$/, '');
+  const id = existing.get(collection) ?? '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
+  return url.replace(':id', id);
+}
+
+function withoutMeta(response: ApiResponse) {
+  return { status: response.status, error: response.body.error, wwwAuthenticate: response.headers['www-authenticate'] };
+}
+
+before(async () => {
+  context = await createTestContext({ clock });
+  owner = await context.account('Owner');
+  stranger = await context.account('Stranger');
+  const revoked = await context.key(owner.accountId, SCOPES);
+  await context.database.db.updateTable('api_keys').set({ revoked_at: clock.now().toISOString() }).where('id', '=', revoked.id).execute();
+  revokedKey = revoked.key;
+  expiredKey = (await context.key(owner.accountId, SCOPES, { expiresAt: new Date(clock.now().getTime() + 1000) })).key;
+  clock.advance(2000);
+  for (const [collection, body] of Object.entries(SAMPLE_BODIES)) {
+    const response = await context.request('POST', collection, { key: owner.key, body });
+    assert.equal(response.status, 201, response.text);
+    existing.set(collection, response.body.data.id);
+  }
+});
+after(() => context.close());
+
+test('every /v1 route but the OpenAPI document declares one of the 16 scopes', () => {
+  const routes = context.app.routeTable.routes.filter((route) => route.url.startsWith('/v1/') && route.url !== '/v1/openapi.json');
+  assert.ok(routes.length >= 5);
+  for (const route of routes) assert.ok(route.scope && (SCOPES as readonly string[]).includes(route.scope), `${route.method} ${route.url}`);
+});
+
+describe('per route, from the route table', () => {
+  // The route table is complete once the app is built; `before` has run by the time these tests run.
+  test('401, 403 and cross-account 404 on every route', async (t) => {
+    const routes = context.app.routeTable.routes.filter((route) => route.scope);
+    for (const route of routes) {
+      await t.test(`${route.method} ${route.url}`, async () => {
+        const url = concretePath(route.url);
+        const body = ['POST', 'PUT'].includes(route.method) ? {} : undefined;
+
+        const missing = await context.request(route.method, url, { body });
+        assert.deepEqual(withoutMeta(missing), {
+          status: 401,
+          error: { code: 'AUTHENTICATION_REQUIRED', message: 'Send your API key as "Authorization: Bearer <API_KEY>".' },
+          wwwAuthenticate: 'Bearer realm="bms"',
+        });
+        assert.ok(missing.body.meta.request_id);
+
+        // Malformed, unknown, revoked and expired keys are indistinguishable.
+        const invalid = [
+          await context.request(route.method, url, { body, headers: { authorization: 'Basic dXNlcjpwYXNz' } }),
+          await context.request(route.method, url, { body, key: 'not-a-key' }),
+          await context.request(route.method, url, { body, key: `bms_${'A'.repeat(40)}` }),
+          await context.request(route.method, url, { body, key: revokedKey }),
+          await context.request(route.method, url, { body, key: expiredKey }),
+        ].map(withoutMeta);
+        for (const response of invalid) {
+          assert.deepEqual(response, {
+            status: 401,
+            error: { code: 'INVALID_API_KEY', message: 'The API key is not valid. It may be mistyped, revoked or expired.' },
+            wwwAuthenticate: 'Bearer realm="bms", error="invalid_token"',
+          });
+        }
+
+        const otherScopes = SCOPES.filter((scope) => scope !== route.scope);
+        const { key: narrowKey } = await context.key(owner.accountId, otherScopes);
+        const forbidden = await context.request(route.method, url, { body, key: narrowKey });
+        assert.deepEqual(withoutMeta(forbidden), {
+          status: 403,
+          error: { code: 'INSUFFICIENT_SCOPE', message: `This API key lacks the scope '${route.scope}' that this operation requires.` },
+          wwwAuthenticate: `Bearer realm="bms", error="insufficient_scope", scope="${route.scope}"`,
+        });
+
+        if (route.url.includes(':id')) {
+          const foreign = await context.request(route.method, url, { key: stranger.key, body: ['POST', 'PUT'].includes(route.method) ? {} : undefined });
+          assert.equal(foreign.status, 404, `another account's id is 404: ${foreign.text}`);
+          assert.equal(foreign.body.error.code, 'NOT_FOUND');
+          const own = await context.request('GET', url.replace(/\/send$/, ''), { key: owner.key });
+          assert.equal(own.status, 200, 'the object is untouched and still there for its owner');
+        }
+      });
+    }
+  });
+});
+
+test("a stranger's list does not show the owner's objects", async () => {
+  for (const collection of existing.keys()) {
+    const response = await context.request('GET', collection, { key: stranger.key });
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.body.data, []);
+    const own = await context.request('GET', collection, { key: owner.key });
+    assert.ok(own.body.data.length >= 1);
+  }
+});
+
+test('the order of checks: 401 before 415/422, 403 before body validation', async () => {
+  const noKeyBadBody = await context.request('POST', '/v1/clients', { rawBody: '{oops', headers: { 'content-type': 'text/plain' } });
+  assert.equal(noKeyBadBody.status, 401);
+  const { key: readOnly } = await context.key(owner.accountId, ['clients:read']);
+  const forbiddenBadBody = await context.request('POST', '/v1/clients', { key: readOnly, rawBody: '{oops', headers: { 'content-type': 'application/json' } });
+  assert.equal(forbiddenBadBody.status, 403);
+});
+
+test('a key is looked up by hash: the secret is not stored, last_used_at is kept', async () => {
+  const { id, key } = await context.key(owner.accountId, ['clients:read']);
+  assert.ok(isUuid(id));
+  const before = await context.database.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  assert.equal(before.last_used_at, null);
+  assert.doesNotMatch(JSON.stringify(before), new RegExp(key.slice(4)));
+  assert.equal(before.prefix, key.slice(0, 12));
+  await context.request('GET', '/v1/clients', { key });
+  const afterUse = await context.database.db.selectFrom('api_keys').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow();
+  assert.equal(afterUse.last_used_at, clock.now().toISOString());
+});
+
+test('keys are bms_ plus 40 base62 characters and all differ', async () => {
+  const keys = await Promise.all(Array.from({ length: 20 }, () => context.key(owner.accountId, ['clients:read'])));
+  for (const { key } of keys) assert.match(key, /^bms_[0-9A-Za-z]{40}$/);
+  assert.equal(new Set(keys.map(({ key }) => key)).size, 20);
+});
+
+test('a key expiring now stops working at that instant', async () => {
+  const { key } = await context.key(owner.accountId, ['clients:read'], { expiresAt: new Date(clock.now().getTime() + 60_000) });
+  assert.equal((await context.request('GET', '/v1/clients', { key })).status, 200);
+  clock.advance(60_000);
+  assert.equal((await context.request('GET', '/v1/clients', { key })).status, 401);
+});

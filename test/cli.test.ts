@@ -1,0 +1,108 @@
+// The `bms` command, run as a user runs it (the package's bin), against a real SQLite file.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { temporaryDirectory } from './helpers/context.js';
+import { runBms, startServer, type ServerProcess } from './helpers/processes.js';
+
+let directory: string;
+let env: Record<string, string>;
+let server: ServerProcess;
+
+before(async () => {
+  directory = temporaryDirectory('bms-cli-');
+  env = { DATABASE_URL: `sqlite:${path.join(directory, 'bms.sqlite')}`, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
+  server = await startServer(env);
+});
+after(async () => {
+  server.child.kill('SIGTERM');
+  await server.exited;
+  fs.rmSync(directory, { recursive: true, force: true });
+});
+
+function json(result: { status: number | null; stdout: string; stderr: string }) {
+  assert.equal(result.status, 0, result.stderr);
+  return JSON.parse(result.stdout);
+}
+
+test('migrate reports an up-to-date database after the server migrated it', () => {
+  assert.deepEqual(json(runBms(['migrate', '--json'], env)), { applied: [] });
+  assert.match(runBms(['migrate'], env).stdout, /up to date/);
+});
+
+test('accounts and keys: create, use against the running server, list, revoke', async () => {
+  const account = json(runBms(['accounts', 'create', '--name', 'Acme Plumbing', '--json'], env));
+  assert.match(account.id, /^[0-9a-f-]{36}$/);
+
+  const created = json(runBms(['keys', 'create', '--account', account.id, '--name', 'ci', '--scopes', 'clients:read,clients:write', '--per-minute', '120', '--json'], env));
+  assert.deepEqual(Object.keys(created).sort(), ['id', 'key', 'prefix', 'scopes']);
+  assert.match(created.key, /^bms_[0-9A-Za-z]{40}$/);
+  assert.equal(created.prefix, created.key.slice(0, 12));
+  assert.deepEqual(created.scopes, ['clients:read', 'clients:write']);
+
+  const headers = { authorization: `Bearer ${created.key}`, 'content-type': 'application/json' };
+  const made = await fetch(`${server.baseUrl}/v1/clients`, { method: 'POST', headers, body: JSON.stringify({ name: 'From the CLI key' }) });
+  assert.equal(made.status, 201);
+  const forbidden = await fetch(`${server.baseUrl}/v1/clients/${(await made.json()).data.id}`, { method: 'DELETE', headers });
+  assert.equal(forbidden.status, 403);
+
+  const listed = json(runBms(['keys', 'list', '--account', account.id, '--json'], env));
+  assert.equal(listed.keys.length, 1);
+  assert.equal(listed.keys[0].id, created.id);
+  assert.equal(listed.keys[0].revoked_at, null);
+  assert.ok(listed.keys[0].last_used_at, 'last use is recorded');
+  assert.equal(listed.keys[0].rate_limits.per_minute, 120);
+  assert.doesNotMatch(JSON.stringify(listed), new RegExp(created.key), 'the secret is never shown again');
+
+  const revoked = json(runBms(['keys', 'revoke', created.id, '--json'], env));
+  assert.equal(revoked.id, created.id);
+  assert.ok(revoked.revoked_at);
+  const after = await fetch(`${server.baseUrl}/v1/clients`, { headers });
+  assert.equal(after.status, 401);
+  assert.equal((await after.json()).error.code, 'INVALID_API_KEY');
+});
+
+test('keys create with all scopes and an expiry', () => {
+  const account = json(runBms(['accounts', 'create', '--name', 'B', '--json'], env));
+  const created = json(runBms(['keys', 'create', '--account', account.id, '--name', 'all', '--scopes', 'all', '--expires-at', '2099-01-01T00:00:00Z', '--json'], env));
+  assert.equal(created.scopes.length, 16);
+  const listed = json(runBms(['keys', 'list', '--account', account.id, '--json'], env));
+  assert.equal(listed.keys[0].expires_at, '2099-01-01T00:00:00.000Z');
+});
+
+test('prose output without --json', () => {
+  const result = runBms(['accounts', 'create', '--name', 'Prose Co'], env);
+  assert.equal(result.status, 0);
+  assert.match(result.stdout, /^Created account [0-9a-f-]{36} \(Prose Co\)\./);
+});
+
+test('mistakes get a clear message and a non-zero exit, and change nothing', () => {
+  const account = json(runBms(['accounts', 'create', '--name', 'C', '--json'], env));
+  const cases: Array<[string[], RegExp]> = [
+    [['keys', 'create', '--account', account.id, '--name', 'x', '--scopes', 'clients:read,clients:fly'], /Unknown scope\(s\): clients:fly/],
+    [['keys', 'create', '--account', account.id, '--name', 'x'], /--scopes is required/],
+    [['keys', 'create', '--account', '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', '--name', 'x', '--scopes', 'all'], /No account with id/],
+    [['keys', 'create', '--account', account.id, '--name', 'x', '--scopes', 'all', '--per-minute', '0'], /--per-minute must be a whole number/],
+    [['keys', 'create', '--account', account.id, '--name', 'x', '--scopes', 'all', '--burst=-5'], /--burst must be a whole number/],
+    [['keys', 'create', '--account', account.id, '--name', 'x', '--scopes', 'all', '--expires-at', 'tomorrow'], /--expires-at must be an ISO 8601 timestamp/],
+    [['keys', 'revoke', 'nope'], /No key with id nope/],
+    [['accounts', 'create'], /--name is required/],
+    [['frobnicate'], /Unknown command: frobnicate/],
+    [['accounts', 'create', '--name', 'x', '--colour', 'red'], /Unknown option '--colour'/],
+  ];
+  for (const [args, message] of cases) {
+    const result = runBms(args, env);
+    assert.notEqual(result.status, 0, args.join(' '));
+    assert.match(result.stderr, message, args.join(' '));
+  }
+  assert.deepEqual(json(runBms(['keys', 'list', '--account', account.id, '--json'], env)).keys, []);
+  const jsonError = runBms(['keys', 'revoke', 'nope', '--json'], env);
+  assert.deepEqual(JSON.parse(jsonError.stderr), { error: 'No key with id nope' });
+});
+
+test('a bad setting stops the command with a message naming it', () => {
+  const result = runBms(['migrate'], { ...env, DATABASE_URL: 'mysql://localhost/bms' });
+  assert.equal(result.status, 1);
+  assert.match(result.stderr, /DATABASE_URL must start with postgres:\/\/, postgresql:\/\/ or sqlite:/);
+});

@@ -1,0 +1,91 @@
+// The real server process over real HTTP: first run on an empty database, a walk through the
+// clients API, configuration errors and SIGTERM.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { after, test } from 'node:test';
+import { temporaryDirectory } from './helpers/context.js';
+import { ROOT, startServer } from './helpers/processes.js';
+
+const directories: string[] = [];
+after(() => directories.forEach((directory) => fs.rmSync(directory, { recursive: true, force: true })));
+
+function sqliteEnv() {
+  const directory = temporaryDirectory('bms-server-');
+  directories.push(directory);
+  return { DATABASE_URL: `sqlite:${path.join(directory, 'bms.sqlite')}`, directory };
+}
+
+test('first run in development prints an all-scopes key that works at once, only once', async () => {
+  const { DATABASE_URL } = sqliteEnv();
+  const server = await startServer({ DATABASE_URL, NODE_ENV: 'development' });
+  const key = /API key: (bms_[0-9A-Za-z]{40})/.exec(server.output())?.[1];
+  assert.ok(key, server.output());
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+
+  const created = await fetch(`${server.baseUrl}/v1/clients`, { method: 'POST', headers, body: JSON.stringify({ name: 'Jane Cooper', email: 'jane@example.com' }) });
+  assert.equal(created.status, 201);
+  assert.equal(created.headers.get('content-type'), 'application/json; charset=utf-8');
+  const client = (await created.json()).data;
+  assert.equal(created.headers.get('location'), `/v1/clients/${client.id}`);
+
+  const updated = await fetch(`${server.baseUrl}/v1/clients/${client.id}`, { method: 'PUT', headers, body: JSON.stringify({ phone: '+1 555 0100' }) });
+  assert.equal((await updated.json()).data.phone, '+1 555 0100');
+
+  const listed = await fetch(`${server.baseUrl}/v1/clients?q=cooper`, { headers });
+  const body = await listed.json();
+  assert.equal(body.data.length, 1);
+  assert.equal(listed.headers.get('x-request-id'), body.meta.request_id);
+
+  const deleted = await fetch(`${server.baseUrl}/v1/clients/${client.id}`, { method: 'DELETE', headers });
+  assert.deepEqual((await deleted.json()).data, { id: client.id, deleted: true });
+
+  // A raw, broken HTTP request still gets an answer, and the server stays up.
+  const bad = await fetch(`${server.baseUrl}/v1/clients`, { method: 'POST', headers, body: '{"name":' });
+  assert.equal(bad.status, 400);
+  assert.equal((await bad.json()).error.code, 'INVALID_JSON');
+
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0, 'SIGTERM exits 0');
+
+  const again = await startServer({ DATABASE_URL, NODE_ENV: 'development' });
+  assert.doesNotMatch(again.output(), /API key:/, 'the key is printed only on the first run');
+  const stillWorks = await fetch(`${again.baseUrl}/v1/clients`, { headers });
+  assert.equal(stillWorks.status, 200, 'data and keys survive a restart');
+  again.child.kill('SIGTERM');
+  assert.equal(await again.exited, 0);
+});
+
+test('production never creates a key by itself', async () => {
+  const { DATABASE_URL } = sqliteEnv();
+  const server = await startServer({ DATABASE_URL, NODE_ENV: 'production' });
+  assert.doesNotMatch(server.output(), /API key:/);
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+});
+
+test('/ready, /health, /docs and /v1/openapi.json need no key', async () => {
+  const { DATABASE_URL } = sqliteEnv();
+  const server = await startServer({ DATABASE_URL, NODE_ENV: 'production' });
+  for (const url of ['/health', '/ready', '/docs/', '/v1/openapi.json']) {
+    assert.equal((await fetch(`${server.baseUrl}${url}`)).status, 200, url);
+  }
+  server.child.kill('SIGTERM');
+  await server.exited;
+});
+
+test('bad settings stop the start with every problem named', () => {
+  const result = spawnSync(process.execPath, ['bin/bms.js', 'serve'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'oracle://x', SMTP_URL: 'http://mail' },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  assert.equal(result.status, 1);
+  assert.match(result.stderr, /Invalid configuration/);
+  assert.match(result.stderr, /PORT must be a whole number from 0 to 65535, got "eighty"/);
+  assert.match(result.stderr, /LOG_LEVEL must be one of/);
+  assert.match(result.stderr, /DATABASE_URL must start with/);
+  assert.match(result.stderr, /SMTP_URL must use one of smtp:, smtps:/);
+});
