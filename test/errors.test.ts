@@ -173,3 +173,13 @@ describe('OpenAPI and docs', () => {
     assert.match(response.text, /swagger/i);
   });
 });
+
+test('/ready answers 503 SERVICE_UNAVAILABLE with Retry-After when the database is gone', async () => {
+  const broken = await createTestContext();
+  await broken.database.close();
+  const response = await broken.request('GET', '/ready');
+  assertError(response, 503, 'SERVICE_UNAVAILABLE');
+  assert.equal(response.headers['retry-after'], '5');
+  assert.equal((await broken.request('GET', '/health')).status, 200, 'the process itself is still up');
+  await broken.app.close();
+});
