@@ -18,6 +18,14 @@ import { ErrorEnvelopeSchema } from './http/schemas.js';
 import { schemaCompiler } from './http/validation.js';
 import { clientRoutes } from './modules/clients/clients.routes.js';
 import { ClientSchema } from './modules/clients/clients.schemas.js';
+import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
+import { InvoiceSchema } from './modules/invoices/invoices.schemas.js';
+import { jobRoutes } from './modules/jobs/jobs.routes.js';
+import { JobSchema } from './modules/jobs/jobs.schemas.js';
+import { quoteRoutes } from './modules/quotes/quotes.routes.js';
+import { QuoteSchema } from './modules/quotes/quotes.schemas.js';
+import { serviceRequestRoutes } from './modules/service-requests/service-requests.routes.js';
+import { ServiceRequestSchema } from './modules/service-requests/service-requests.schemas.js';
 import { systemRoutes } from './modules/system/system.routes.js';
 
 export interface AppDependencies {
@@ -56,7 +64,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   app.decorate('clock', dependencies.clock ?? systemClock);
   app.setValidatorCompiler(schemaCompiler);
   app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
-  app.addSchema(ClientSchema);
+  for (const schema of [ClientSchema, ServiceRequestSchema, QuoteSchema, JobSchema, InvoiceSchema]) app.addSchema(schema);
   trackRoutes(app, routes);
   registerErrorHandling(app, routes);
   registerJsonBodyParser(app);
@@ -86,6 +94,10 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   registerAuthentication(app, { pepper: config.apiKeyPepper });
   await app.register(systemRoutes);
   await app.register(clientRoutes);
+  await app.register(serviceRequestRoutes);
+  await app.register(quoteRoutes);
+  await app.register(jobRoutes);
+  await app.register(invoiceRoutes);
 
   app.decorate('routeTable', routes);
   return app;

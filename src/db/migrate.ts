@@ -2,9 +2,11 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.js';
 import * as foundation from './migrations/20261121000000_foundation.js';
+import * as documents from './migrations/20261121010000_documents.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
+  '20261121010000_documents': documents,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

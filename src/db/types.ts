@@ -44,10 +44,83 @@ export interface ClientsTable {
   updated_at: Timestamp;
 }
 
+interface DocumentColumns {
+  id: string;
+  account_id: string;
+  client_id: string;
+  status: string;
+  metadata: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Money columns of quotes, jobs and invoices. Amounts are integer minor units. */
+interface PricedColumns {
+  currency: string;
+  line_items: string;
+  subtotal_amount: number;
+  tax_amount: number;
+  total_amount: number;
+  number: string | null;
+  number_seq: number | null;
+}
+
+export interface AccountCountersTable {
+  account_id: string;
+  name: string;
+  value: number;
+}
+
+export interface ServiceRequestsTable extends DocumentColumns {
+  title: string;
+  description: string | null;
+  source: string;
+  preferred_date: string | null;
+  converted_at: Timestamp | null;
+}
+
+export interface QuotesTable extends DocumentColumns, PricedColumns {
+  request_id: string | null;
+  title: string | null;
+  notes: string | null;
+  valid_until: string | null;
+  sent_at: Timestamp | null;
+  approved_at: Timestamp | null;
+  declined_at: Timestamp | null;
+  converted_at: Timestamp | null;
+}
+
+export interface JobsTable extends DocumentColumns, PricedColumns {
+  quote_id: string | null;
+  request_id: string | null;
+  title: string;
+  description: string | null;
+  scheduled_start: Timestamp | null;
+  scheduled_end: Timestamp | null;
+  completed_at: Timestamp | null;
+}
+
+export interface InvoicesTable extends DocumentColumns, PricedColumns {
+  job_id: string | null;
+  quote_id: string | null;
+  amount_paid: number;
+  notes: string | null;
+  issue_date: string | null;
+  due_date: string | null;
+  sent_at: Timestamp | null;
+  paid_at: Timestamp | null;
+  voided_at: Timestamp | null;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   clients: ClientsTable;
+  account_counters: AccountCountersTable;
+  service_requests: ServiceRequestsTable;
+  quotes: QuotesTable;
+  jobs: JobsTable;
+  invoices: InvoicesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -56,3 +129,7 @@ export type NewApiKeyRow = Insertable<ApiKeysTable>;
 export type ClientRow = Selectable<ClientsTable>;
 export type NewClientRow = Insertable<ClientsTable>;
 export type ClientPatch = Updateable<ClientsTable>;
+export type ServiceRequestRow = Selectable<ServiceRequestsTable>;
+export type QuoteRow = Selectable<QuotesTable>;
+export type JobRow = Selectable<JobsTable>;
+export type InvoiceRow = Selectable<InvoicesTable>;

@@ -5,8 +5,25 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import { fieldError } from './errors.js';
 import { meta } from './envelope.js';
 
-export interface PageRequest {
+/** How a list sorts by one field: the SQL it orders by (a column by default) and that value for a row. */
+export interface SortField<Row> {
+  /** An SQL expression from our own code (never from input), e.g. coalesce(number_seq, 0); matches an index. */
+  expression?: string;
+  value(row: Row): string | number;
+}
+
+export type SortFields<Row> = Record<string, SortField<Row>>;
+
+/** created_at and updated_at, which every list sorts by. */
+export function timestampSorts<Row extends { created_at: string | Date; updated_at: string | Date }>(): SortFields<Row> {
+  const iso = (value: string | Date) => (value instanceof Date ? value.toISOString() : value);
+  return { created_at: { value: (row) => iso(row.created_at) }, updated_at: { value: (row) => iso(row.updated_at) } };
+}
+
+// `any` default: helpers that only read the sort column and limit need not know the row type.
+export interface PageRequest<Row = any> {
   column: string;
+  field: SortField<Row>;
   descending: boolean;
   limit: number;
   after: { value: string | number; id: string } | undefined;
@@ -19,10 +36,12 @@ export interface Page<T> {
 }
 
 /** Reads `sort`, `limit` and `cursor`; a cursor made for another sort order is a validation error. */
-export function pageRequest(query: { sort?: string; limit?: number; cursor?: string }): PageRequest {
+export function pageRequest<Row>(query: { sort?: string | undefined; limit?: number | undefined; cursor?: string | undefined }, fields: SortFields<Row>): PageRequest<Row> {
   const sort = query.sort ?? '-created_at';
   const descending = sort.startsWith('-');
   const column = descending ? sort.slice(1) : sort;
+  const field = fields[column];
+  if (!field) throw fieldError('sort', `cannot sort by ${column}`);
   let after: PageRequest['after'];
   if (query.cursor !== undefined) {
     let decoded: unknown;
@@ -37,7 +56,7 @@ export function pageRequest(query: { sort?: string; limit?: number; cursor?: str
     if (decoded[0] !== sort) throw fieldError('cursor', `was made for sort=${String(decoded[0])}; pass the same sort as the first page`);
     after = { value: decoded[1] as string | number, id: decoded[2] };
   }
-  return { column, descending, limit: query.limit ?? 25, after };
+  return { column, field, descending, limit: query.limit ?? 25, after };
 }
 
 /**
@@ -47,20 +66,21 @@ export function pageRequest(query: { sort?: string; limit?: number; cursor?: str
 // `any`: this helper works on a select from any table; the caller's builder keeps its own types.
 export function applyPage<QB extends SelectQueryBuilder<any, any, any>>(query: QB, page: PageRequest): QB {
   const direction = page.descending ? 'desc' : 'asc';
-  let result = query.orderBy(sql.ref(page.column), direction).orderBy(sql.ref('id'), direction);
+  const sortKey = page.field.expression ? sql.raw(page.field.expression) : sql.ref(page.column);
+  let result = query.orderBy(sortKey, direction).orderBy(sql.ref('id'), direction);
   if (page.after) {
     const operator = sql.raw(page.descending ? '<' : '>');
-    result = result.where(sql<boolean>`(${sql.ref(page.column)}, ${sql.ref('id')}) ${operator} (${page.after.value}, ${page.after.id})`);
+    result = result.where(sql<boolean>`(${sortKey}, ${sql.ref('id')}) ${operator} (${page.after.value}, ${page.after.id})`);
   }
   return result.limit(page.limit + 1) as QB;
 }
 
-export function toPage<T extends { id: string }>(rows: T[], page: PageRequest, sortValue: (row: T) => string | number): Page<T> {
+export function toPage<T extends { id: string }>(rows: T[], page: PageRequest<T>): Page<T> {
   const hasMore = rows.length > page.limit;
   const items = hasMore ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];
   const sort = `${page.descending ? '-' : ''}${page.column}`;
-  const nextCursor = hasMore && last ? Buffer.from(JSON.stringify([sort, sortValue(last), last.id])).toString('base64url') : null;
+  const nextCursor = hasMore && last ? Buffer.from(JSON.stringify([sort, page.field.value(last), last.id])).toString('base64url') : null;
   return { items, hasMore, nextCursor };
 }
 

@@ -117,3 +117,11 @@ export function listQueryProperties<Sort extends string>(sortFields: readonly So
 }
 
 export const IdParamsSchema = Type.Object({ id: Type.String({ description: 'The object id.' }) });
+
+/** The errors any route with a JSON body can answer. */
+export const BODY_ERRORS = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION_ERROR'] as const;
+
+/** A reference to a schema registered with `app.addSchema` (its `$id`), typed as the schema itself. */
+export function schemaRef<T extends TSchema & { $id?: string }>(schema: T): T {
+  return { $ref: schema.$id } as unknown as T;
+}

@@ -3,9 +3,9 @@ import type { Clock } from '../../deps.js';
 import { isUuid, newId } from '../../deps.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
-import { fromJson, normalizeInstant as instant, toIso } from '../../db/values.js';
+import { fromJson, toIso } from '../../db/values.js';
 import { conflict, notFound } from '../../http/errors.js';
-import { pageRequest, toPage, type Page } from '../../http/pagination.js';
+import { pageRequest, timestampSorts, toPage, type Page, type SortFields } from '../../http/pagination.js';
 import * as repository from './clients.repository.js';
 import type { Client, CreateClientInput, ListClientsInput, UpdateClientInput } from './clients.schemas.js';
 
@@ -94,13 +94,10 @@ export async function deleteClient(db: Db, accountId: string, id: string): Promi
   });
 }
 
+const SORTS: SortFields<ClientRow> = { ...timestampSorts<ClientRow>(), name: { value: (row) => row.name } };
+
 export async function listClients(db: Executor, accountId: string, query: ListClientsInput): Promise<Page<ClientRow>> {
-  const page = pageRequest(query);
-  const rows = await repository.listClients(
-    db,
-    accountId,
-    { q: query.q, email: query.email, createdAfter: instant(query.created_after), createdBefore: instant(query.created_before), updatedAfter: instant(query.updated_after) },
-    page,
-  );
-  return toPage(rows, page, (row) => (page.column === 'name' ? row.name : toIso(row[page.column as 'created_at' | 'updated_at'])));
+  const page = pageRequest(query, SORTS);
+  const rows = await repository.listClients(db, accountId, query, page);
+  return toPage(rows, page);
 }

@@ -1,0 +1,82 @@
+// The standard endpoints of a resource (list, create, get, update, and delete where the seed has it),
+// declared once: each resource's routes file states its schemas, scopes and service functions.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { TSchema, Static } from '@sinclair/typebox';
+import type { Db } from '../db/database.js';
+import type { Clock } from '../deps.js';
+import type { Scope } from '../modules/api-keys/scopes.js';
+import { auth } from './auth.js';
+import { created, ok } from './envelope.js';
+import type { ErrorCode } from './errors.js';
+import { listResponse, type Page } from './pagination.js';
+import { BODY_ERRORS, dataEnvelope, DeletedSchema, errorResponses, IdParamsSchema, listEnvelope, schemaRef } from './schemas.js';
+
+export interface ResourceDefinition<Row, Item, Create extends TSchema, Update extends TSchema, Query extends TSchema> {
+  path: string;
+  /** Singular and plural names for summaries, e.g. ['quote', 'quotes']. */
+  names: [string, string];
+  scopes: { read: Scope; write: Scope; delete?: Scope };
+  schemas: { item: TSchema & { $id?: string }; create: Create; update: Update; list: Query };
+  /** Error codes besides validation and lookup that update and delete can answer (e.g. INVALID_STATE). */
+  stateErrors?: ErrorCode[];
+  service: {
+    /** `now` (from the injected clock) is for fields that depend on the date, such as is_overdue. */
+    list(db: Db, accountId: string, query: Static<Query>, now: Date): Promise<Page<Row>>;
+    present(row: Row, now: Date): Item;
+    create(db: Db, clock: Clock, accountId: string, body: Static<Create>): Promise<Item & { id: string }>;
+    get(db: Db, accountId: string, id: string, now: Date): Promise<Item>;
+    update(db: Db, clock: Clock, accountId: string, id: string, body: Static<Update>): Promise<Item>;
+    delete?(db: Db, accountId: string, id: string): Promise<{ id: string; deleted: true }>;
+  };
+}
+
+export function resourceRoutes<Row, Item, Create extends TSchema, Update extends TSchema, Query extends TSchema>(
+  definition: ResourceDefinition<Row, Item, Create, Update, Query>,
+): FastifyPluginAsyncTypebox {
+  const { path, names, scopes, schemas, service } = definition;
+  const [singular, plural] = names;
+  const tags = [plural.charAt(0).toUpperCase() + plural.slice(1)];
+  const item = schemaRef(schemas.item);
+  const stateErrors = definition.stateErrors ?? [];
+
+  return async (app) => {
+    app.get(path, {
+      config: { scope: scopes.read },
+      schema: { tags, summary: `List ${plural}`, querystring: schemas.list, response: { 200: listEnvelope(item), ...errorResponses('VALIDATION_ERROR') } },
+    }, async (request, reply) => {
+      const query = request.query as Static<Query> & { limit?: number };
+      const now = app.clock.now();
+      const page = await service.list(app.db, auth(request).accountId, query, now);
+      return listResponse(request, reply, page, query.limit ?? 25, (row) => service.present(row, now));
+    });
+
+    app.post(path, {
+      config: { scope: scopes.write },
+      schema: { tags, summary: `Create a ${singular}`, body: schemas.create, response: { 201: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...stateErrors) } },
+    }, async (request, reply) => created(request, reply, path, await service.create(app.db, app.clock, auth(request).accountId, request.body as Static<Create>)));
+
+    app.get(`${path}/:id`, {
+      config: { scope: scopes.read },
+      schema: { tags, summary: `Get a ${singular}`, params: IdParamsSchema, response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') } },
+    }, async (request) => ok(request, await service.get(app.db, auth(request).accountId, request.params.id, app.clock.now())));
+
+    app.put(`${path}/:id`, {
+      config: { scope: scopes.write },
+      schema: {
+        tags,
+        summary: `Update a ${singular} (partial: absent fields are kept, null clears)`,
+        params: IdParamsSchema,
+        body: schemas.update,
+        response: { 200: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, 'NOT_FOUND', ...stateErrors) },
+      },
+    }, async (request) => ok(request, await service.update(app.db, app.clock, auth(request).accountId, request.params.id, request.body as Static<Update>)));
+
+    const remove = service.delete;
+    if (scopes.delete && remove) {
+      app.delete(`${path}/:id`, {
+        config: { scope: scopes.delete },
+        schema: { tags, summary: `Delete a ${singular}`, params: IdParamsSchema, response: { 200: dataEnvelope(DeletedSchema), ...errorResponses('NOT_FOUND', ...stateErrors) } },
+      }, async (request) => ok(request, await remove(app.db, auth(request).accountId, request.params.id)));
+    }
+  };
+}

@@ -1,0 +1,32 @@
+// Schema pieces shared by service requests, quotes, jobs and invoices.
+import { Type } from '@sinclair/typebox';
+import { IdSchema, MetadataSchema, Nullable, TimestampSchema } from '../../http/schemas.js';
+
+export const DateSchema = Type.String({ format: 'date', description: 'Calendar date, YYYY-MM-DD.', example: '2026-12-01' });
+
+export const CurrencySchema = Type.String({ pattern: '^[A-Z]{3}$', description: "ISO 4217 currency code, upper case. Defaults to the account's currency.", example: 'USD' });
+
+export const ReferenceSchema = (description: string) => Type.String({ format: 'uuid', description, example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' });
+
+export const nullableDate = (description: string) => Nullable({ ...DateSchema, description });
+export const nullableTimestamp = (description: string) => Nullable({ ...TimestampSchema, description });
+
+/** Fields every document response has. */
+export function documentFields<K extends string>(object: K, statuses: readonly string[]) {
+  return {
+    id: IdSchema,
+    object: Type.Literal(object, { description: `Always "${object}".` }),
+    client_id: ReferenceSchema('The client this belongs to.'),
+    status: Type.Unsafe<string>({ type: 'string', enum: [...statuses], description: `Current status: ${statuses.join(', ')}. Changes only through the allowed transitions.`, example: statuses[0] }),
+    metadata: MetadataSchema,
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+  };
+}
+
+export const totalsFields = {
+  currency: CurrencySchema,
+  subtotal_amount: Type.Integer({ description: 'Sum of line amounts, in minor units. Read-only.', example: 18000 }),
+  tax_amount: Type.Integer({ description: 'Sum of line taxes, in minor units. Read-only.', example: 1598 }),
+  total_amount: Type.Integer({ description: 'subtotal_amount + tax_amount, in minor units. Read-only.', example: 19598 }),
+};

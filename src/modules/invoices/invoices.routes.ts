@@ -1,0 +1,20 @@
+// Invoice endpoints: the five standard operations (send has its own issue).
+import { resourceRoutes } from '../../http/resource-routes.js';
+import { CreateInvoiceBody, InvoiceSchema, ListInvoicesQuery, UpdateInvoiceBody } from './invoices.schemas.js';
+import * as service from './invoices.service.js';
+
+export const invoiceRoutes = resourceRoutes({
+  path: '/v1/invoices',
+  names: ['invoice', 'invoices'],
+  scopes: { read: 'invoices:read', write: 'invoices:write', delete: 'invoices:delete' },
+  schemas: { item: InvoiceSchema, create: CreateInvoiceBody, update: UpdateInvoiceBody, list: ListInvoicesQuery },
+  stateErrors: ['INVALID_STATE'],
+  service: {
+    list: service.listInvoices,
+    present: service.presentInvoice,
+    create: service.createInvoice,
+    get: service.getInvoice,
+    update: service.updateInvoice,
+    delete: service.deleteInvoice,
+  },
+});

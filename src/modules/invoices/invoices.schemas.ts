@@ -1,0 +1,81 @@
+// Invoice shapes: a bill for work, numbered when first sent, then paid or voided.
+import { Type, type Static } from '@sinclair/typebox';
+import { listQueryProperties, MetadataSchema, Nullable } from '../../http/schemas.js';
+import { CurrencySchema, DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields } from '../documents/document.schemas.js';
+import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
+import { idFilter, statusFilter } from '../documents/list-filters.js';
+
+export const INVOICE_STATUSES = ['draft', 'sent', 'paid', 'void'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+const notes = Nullable(Type.String({ maxLength: 5000, description: 'Notes shown to the client on the invoice.', example: 'Thank you for your business.' }));
+const issueDate = nullableDate('Date of issue; set to the send date on first send when empty.');
+const dueDate = nullableDate('Payment due date; defaults to issue_date + 30 days.');
+
+export const InvoiceSchema = Type.Object(
+  {
+    ...documentFields('invoice', INVOICE_STATUSES),
+    number: Nullable(Type.String({ description: 'INV-000001 upward, assigned when first sent; null before. Never reused.', example: 'INV-000123' })),
+    job_id: Nullable(ReferenceSchema('The job being billed.')),
+    quote_id: Nullable(ReferenceSchema('The quote being billed.')),
+    line_items: Type.Array(LineItemSchema),
+    ...totalsFields,
+    amount_paid: Type.Integer({ description: 'Amount paid, in minor units: total_amount once paid, else 0. Read-only.', example: 0 }),
+    amount_due: Type.Integer({ description: 'total_amount − amount_paid, in minor units; 0 once paid or void. Read-only.', example: 19598 }),
+    notes,
+    issue_date: issueDate,
+    due_date: dueDate,
+    is_overdue: Type.Boolean({ description: 'True when sent and due_date is before today (UTC). Read-only.', example: false }),
+    sent_at: nullableTimestamp('When the invoice was last sent or marked sent.'),
+    paid_at: nullableTimestamp('When the invoice was marked paid.'),
+    voided_at: nullableTimestamp('When the invoice was voided.'),
+  },
+  { $id: 'Invoice', description: 'A bill sent to a client.' },
+);
+
+const writable = {
+  line_items: Type.Optional(LineItemsInputSchema),
+  currency: Type.Optional(CurrencySchema),
+  notes: Type.Optional(notes),
+  issue_date: Type.Optional(issueDate),
+  due_date: Type.Optional(dueDate),
+  metadata: Type.Optional(MetadataSchema),
+};
+
+export const CreateInvoiceBody = Type.Object(
+  {
+    client_id: Type.Optional(ReferenceSchema('The client; required unless job_id or quote_id is given.')),
+    job_id: Type.Optional(ReferenceSchema('A job of the same client; its lines are copied when none are given.')),
+    quote_id: Type.Optional(ReferenceSchema('An approved quote of the same client; it becomes converted and its lines are copied when none are given.')),
+    ...writable,
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateInvoiceBody = Type.Object(
+  {
+    client_id: Type.Optional(ReferenceSchema('The client.')),
+    ...writable,
+    status: Type.Optional(Type.Unsafe<InvoiceStatus>({ type: 'string', enum: [...INVOICE_STATUSES], description: 'draft -> sent (mark sent without e-mail); sent -> paid | void. paid and void are final.', example: 'paid' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ListInvoicesQuery = Type.Object(
+  {
+    ...listQueryProperties(['created_at', 'updated_at', 'number', 'due_date'] as const),
+    client_id: idFilter('Only invoices of this client.'),
+    status: statusFilter(INVOICE_STATUSES),
+    overdue: Type.Optional(Type.Boolean({ description: 'true: only overdue invoices (sent, due before today); false: none of them.', example: true })),
+    due_before: Type.Optional({ ...DateSchema, description: 'Only invoices due before this date.' }),
+    due_after: Type.Optional({ ...DateSchema, description: 'Only invoices due on or after this date.' }),
+    quote_id: idFilter('Only invoices made from this quote.'),
+    job_id: idFilter('Only invoices for this job.'),
+  },
+  { additionalProperties: false },
+);
+
+export type Invoice = Static<typeof InvoiceSchema>;
+export type CreateInvoiceInput = Static<typeof CreateInvoiceBody>;
+export type UpdateInvoiceInput = Static<typeof UpdateInvoiceBody>;
+export type ListInvoicesInput = Static<typeof ListInvoicesQuery>;

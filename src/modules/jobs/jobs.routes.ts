@@ -1,0 +1,20 @@
+// Job endpoints: the five standard operations (jobs have no send).
+import { resourceRoutes } from '../../http/resource-routes.js';
+import { CreateJobBody, JobSchema, ListJobsQuery, UpdateJobBody } from './jobs.schemas.js';
+import * as service from './jobs.service.js';
+
+export const jobRoutes = resourceRoutes({
+  path: '/v1/jobs',
+  names: ['job', 'jobs'],
+  scopes: { read: 'jobs:read', write: 'jobs:write', delete: 'jobs:delete' },
+  schemas: { item: JobSchema, create: CreateJobBody, update: UpdateJobBody, list: ListJobsQuery },
+  stateErrors: ['INVALID_STATE', 'CONFLICT'],
+  service: {
+    list: service.listJobs,
+    present: service.presentJob,
+    create: service.createJob,
+    get: service.getJob,
+    update: service.updateJob,
+    delete: service.deleteJob,
+  },
+});

@@ -1,0 +1,79 @@
+// Job shapes: a work order, numbered at creation, scheduled, done, then invoiced.
+import { Type, type Static } from '@sinclair/typebox';
+import { listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../http/schemas.js';
+import { CurrencySchema, documentFields, nullableTimestamp, ReferenceSchema, totalsFields } from '../documents/document.schemas.js';
+import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
+import { idFilter, statusFilter } from '../documents/list-filters.js';
+
+export const JOB_STATUSES = ['scheduled', 'in_progress', 'completed', 'canceled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+const title = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'What the job is. Required unless the job is made from a quote (then the quote’s title).', example: 'Replace kitchen faucet' });
+const description = Nullable(Type.String({ maxLength: 10_000, description: 'Instructions for the crew.', example: 'Shut-off valve is under the sink.' }));
+const scheduledStart = nullableTimestamp('When the work is planned to start.');
+const scheduledEnd = nullableTimestamp('When the work is planned to end; not before scheduled_start.');
+
+export const JobSchema = Type.Object(
+  {
+    ...documentFields('job', JOB_STATUSES),
+    number: Type.String({ description: 'J-000001 upward, assigned at creation. Never reused.', example: 'J-000007' }),
+    quote_id: Nullable(ReferenceSchema('The quote the job was made from.')),
+    request_id: Nullable(ReferenceSchema('The service request the job answers.')),
+    title: Type.String({ description: 'What the job is.', example: 'Replace kitchen faucet' }),
+    description,
+    line_items: Type.Array(LineItemSchema),
+    ...totalsFields,
+    scheduled_start: scheduledStart,
+    scheduled_end: scheduledEnd,
+    completed_at: nullableTimestamp('When the job was completed; null unless completed.'),
+  },
+  { $id: 'Job', description: 'A work order.' },
+);
+
+const writable = {
+  description: Type.Optional(description),
+  line_items: Type.Optional(LineItemsInputSchema),
+  currency: Type.Optional(CurrencySchema),
+  scheduled_start: Type.Optional(scheduledStart),
+  scheduled_end: Type.Optional(scheduledEnd),
+  metadata: Type.Optional(MetadataSchema),
+};
+
+export const CreateJobBody = Type.Object(
+  {
+    client_id: Type.Optional(ReferenceSchema('The client; required unless quote_id is given (then the quote’s client).')),
+    quote_id: Type.Optional(ReferenceSchema('An approved quote of the same client; it becomes converted and its lines are copied when none are given.')),
+    request_id: Type.Optional(ReferenceSchema('A service request of the same client; it becomes converted.')),
+    title: Type.Optional(title),
+    ...writable,
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateJobBody = Type.Object(
+  {
+    client_id: Type.Optional(ReferenceSchema('The client.')),
+    title: Type.Optional(title),
+    ...writable,
+    status: Type.Optional(Type.Unsafe<JobStatus>({ type: 'string', enum: [...JOB_STATUSES], description: 'scheduled -> in_progress | completed | canceled; in_progress -> scheduled | completed | canceled; completed -> in_progress; canceled -> scheduled.', example: 'in_progress' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ListJobsQuery = Type.Object(
+  {
+    ...listQueryProperties(['created_at', 'updated_at', 'scheduled_start'] as const),
+    client_id: idFilter('Only jobs of this client.'),
+    status: statusFilter(JOB_STATUSES),
+    request_id: idFilter('Only jobs made from this service request.'),
+    quote_id: idFilter('Only jobs made from this quote.'),
+    scheduled_from: Type.Optional({ ...TimestampSchema, description: 'Only jobs scheduled to start at or after this instant.' }),
+    scheduled_to: Type.Optional({ ...TimestampSchema, description: 'Only jobs scheduled to start before this instant.' }),
+  },
+  { additionalProperties: false },
+);
+
+export type Job = Static<typeof JobSchema>;
+export type CreateJobInput = Static<typeof CreateJobBody>;
+export type UpdateJobInput = Static<typeof UpdateJobBody>;
+export type ListJobsInput = Static<typeof ListJobsQuery>;

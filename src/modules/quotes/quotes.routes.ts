@@ -1,0 +1,20 @@
+// Quote endpoints: the five standard operations (send has its own issue).
+import { resourceRoutes } from '../../http/resource-routes.js';
+import { CreateQuoteBody, ListQuotesQuery, QuoteSchema, UpdateQuoteBody } from './quotes.schemas.js';
+import * as service from './quotes.service.js';
+
+export const quoteRoutes = resourceRoutes({
+  path: '/v1/quotes',
+  names: ['quote', 'quotes'],
+  scopes: { read: 'quotes:read', write: 'quotes:write', delete: 'quotes:delete' },
+  schemas: { item: QuoteSchema, create: CreateQuoteBody, update: UpdateQuoteBody, list: ListQuotesQuery },
+  stateErrors: ['INVALID_STATE'],
+  service: {
+    list: service.listQuotes,
+    present: service.presentQuote,
+    create: service.createQuote,
+    get: service.getQuote,
+    update: service.updateQuote,
+    delete: service.deleteQuote,
+  },
+});

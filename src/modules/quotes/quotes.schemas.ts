@@ -1,0 +1,73 @@
+// Quote shapes: a priced proposal sent to a client, approved or declined, then turned into a job or invoice.
+import { Type, type Static } from '@sinclair/typebox';
+import { listQueryProperties, MetadataSchema, Nullable } from '../../http/schemas.js';
+import { CurrencySchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields } from '../documents/document.schemas.js';
+import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
+import { idFilter, statusFilter } from '../documents/list-filters.js';
+
+export const QUOTE_STATUSES = ['draft', 'sent', 'approved', 'declined', 'converted'] as const;
+export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
+
+const title = Nullable(Type.String({ maxLength: 200, description: 'Short title shown to the client.', example: 'Kitchen faucet replacement' }));
+const notes = Nullable(Type.String({ maxLength: 5000, description: 'Notes shown to the client on the quote.', example: 'Price includes parts and labour.' }));
+const validUntil = nullableDate('Last day the client may accept the quote.');
+
+export const QuoteSchema = Type.Object(
+  {
+    ...documentFields('quote', QUOTE_STATUSES),
+    number: Nullable(Type.String({ description: 'Q-000001 upward, assigned when first sent; null before. Never reused.', example: 'Q-000042' })),
+    request_id: Nullable(ReferenceSchema('The service request this quote answers.')),
+    title,
+    line_items: Type.Array(LineItemSchema),
+    ...totalsFields,
+    notes,
+    valid_until: validUntil,
+    sent_at: nullableTimestamp('When the quote was last sent or marked sent.'),
+    approved_at: nullableTimestamp('When the quote was approved.'),
+    declined_at: nullableTimestamp('When the quote was declined.'),
+    converted_at: nullableTimestamp('When a job or invoice was made from the quote.'),
+  },
+  { $id: 'Quote', description: 'A priced proposal for a client.' },
+);
+
+const writable = {
+  title: Type.Optional(title),
+  line_items: Type.Optional(LineItemsInputSchema),
+  currency: Type.Optional(CurrencySchema),
+  notes: Type.Optional(notes),
+  valid_until: Type.Optional(validUntil),
+  metadata: Type.Optional(MetadataSchema),
+};
+
+export const CreateQuoteBody = Type.Object(
+  {
+    client_id: ReferenceSchema('The client the quote is for.'),
+    request_id: Type.Optional(ReferenceSchema('A service request of the same client; it becomes converted.')),
+    ...writable,
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateQuoteBody = Type.Object(
+  {
+    client_id: Type.Optional(ReferenceSchema('The client the quote is for.')),
+    ...writable,
+    status: Type.Optional(Type.Unsafe<QuoteStatus>({ type: 'string', enum: [...QUOTE_STATUSES], description: 'draft -> sent (mark sent without e-mail); sent -> approved | declined | draft; declined -> draft. converted is set automatically.', example: 'approved' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ListQuotesQuery = Type.Object(
+  {
+    ...listQueryProperties(['created_at', 'updated_at', 'number'] as const),
+    client_id: idFilter('Only quotes of this client.'),
+    status: statusFilter(QUOTE_STATUSES),
+    request_id: idFilter('Only quotes made from this service request.'),
+  },
+  { additionalProperties: false },
+);
+
+export type Quote = Static<typeof QuoteSchema>;
+export type CreateQuoteInput = Static<typeof CreateQuoteBody>;
+export type UpdateQuoteInput = Static<typeof UpdateQuoteBody>;
+export type ListQuotesInput = Static<typeof ListQuotesQuery>;
