@@ -159,10 +159,16 @@ describe('OpenAPI and docs', () => {
       assert.deepEqual(operation.security, [{ bearerAuth: [] }]);
       assert.ok(operation.responses['401'] && operation.responses['403'], `${route.method} ${path} documents auth errors`);
     }
-    const client = response.body.components.schemas.Client;
-    for (const [name, property] of Object.entries<any>(client.properties)) {
-      if (name === 'object' || name === 'address') continue;
-      assert.ok(property.description || property.anyOf, `Client.${name} has a description`);
+    for (const kind of ['Client', 'ServiceRequest', 'Quote', 'Job', 'Invoice']) {
+      const schema = response.body.components.schemas[kind];
+      assert.ok(schema, `${kind} is a component`);
+      for (const [name, property] of Object.entries<any>(schema.properties)) {
+        const described = property.description ?? property.anyOf?.find((branch: any) => branch.description)?.description;
+        const example = property.example ?? property.anyOf?.find((branch: any) => branch.example !== undefined)?.example;
+        if (['address', 'line_items'].includes(name)) continue; // objects whose own fields carry them
+        assert.ok(described, `${kind}.${name} has a description`);
+        if (!['object', 'metadata'].includes(name)) assert.ok(example !== undefined, `${kind}.${name} has an example`);
+      }
     }
   });
 

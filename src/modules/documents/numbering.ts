@@ -3,6 +3,7 @@
 // lock (PostgreSQL) or the single writer (SQLite) keeps concurrent sends from sharing a number.
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { fieldError } from '../../http/errors.js';
 
 export type NumberedKind = 'quote' | 'job' | 'invoice';
 
@@ -15,4 +16,14 @@ export async function nextNumber(db: Executor, accountId: string, kind: Numbered
     returning value`.execute(db);
   const sequence = Number(result.rows[0]?.value);
   return { number: `${PREFIXES[kind]}-${String(sequence).padStart(6, '0')}`, sequence };
+}
+
+/**
+ * The number and status columns of a document being sent: its existing number, or the next one on the
+ * first send. A document is sent only with at least one line (422 on `line_items`).
+ */
+export async function sendingColumns(db: Executor, accountId: string, kind: 'quote' | 'invoice', document: { number: string | null; number_seq: number | null; line_items: string }) {
+  if ((JSON.parse(document.line_items) as unknown[]).length === 0) throw fieldError('line_items', `${kind === 'invoice' ? 'an' : 'a'} ${kind} needs at least one line item before it is sent`);
+  const { number, sequence } = document.number === null ? await nextNumber(db, accountId, kind) : { number: document.number, sequence: document.number_seq };
+  return { status: 'sent', number, number_seq: sequence };
 }

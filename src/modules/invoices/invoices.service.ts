@@ -12,7 +12,7 @@ import { fieldError, invalidState } from '../../http/errors.js';
 import { pageRequest, timestampSorts, toPage, type Page, type SortFields } from '../../http/pagination.js';
 import { copyLineItems } from '../documents/line-items.js';
 import { applyDocumentFilters } from '../documents/list-filters.js';
-import { nextNumber } from '../documents/numbering.js';
+import { sendingColumns } from '../documents/numbering.js';
 import { accountCurrency, addDays, lineItemsOf, presentPriced, pricedColumns, todayUtc } from '../documents/priced.js';
 import { requireReference, requireRow } from '../documents/references.js';
 import { assertTransition, type TransitionTable } from '../documents/state-machine.js';
@@ -123,14 +123,10 @@ export async function getInvoice(db: Executor, accountId: string, id: string, no
  * issue_date + 30 days when empty, sent_at now. Shared by `PUT {status: "sent"}` and the send operation.
  */
 export async function sentColumns(trx: Executor, clock: Clock, accountId: string, invoice: Pick<InvoiceRow, 'number' | 'number_seq' | 'line_items' | 'issue_date' | 'due_date'>) {
-  if (lineItemsOf(invoice).length === 0) throw fieldError('line_items', 'an invoice needs at least one line item before it is sent');
   const now = clock.now();
-  const numbering = invoice.number === null ? await nextNumber(trx, accountId, 'invoice') : { number: invoice.number, sequence: invoice.number_seq };
   const issueDate = invoice.issue_date ?? todayUtc(now);
   return {
-    status: 'sent',
-    number: numbering.number,
-    number_seq: numbering.sequence,
+    ...(await sendingColumns(trx, accountId, 'invoice', invoice)),
     issue_date: issueDate,
     due_date: invoice.due_date ?? addDays(issueDate, DEFAULT_PAYMENT_TERMS_DAYS),
     sent_at: now.toISOString(),

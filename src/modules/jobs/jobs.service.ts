@@ -115,9 +115,11 @@ export async function updateJob(db: Db, clock: Clock, accountId: string, id: str
     const { status, metadata, line_items: lineItems, scheduled_start: start, scheduled_end: end, ...fields } = input;
     const now = clock.now().toISOString();
     const patch: Partial<JobRow> = { ...fields, updated_at: now };
-    if (start !== undefined) patch.scheduled_start = instantOrNull(start);
-    if (end !== undefined) patch.scheduled_end = instantOrNull(end);
-    assertScheduleOrder(patch.scheduled_start !== undefined ? patch.scheduled_start as string | null : toIso(current.scheduled_start), patch.scheduled_end !== undefined ? patch.scheduled_end as string | null : toIso(current.scheduled_end));
+    const scheduledStart = start !== undefined ? instantOrNull(start) : toIso(current.scheduled_start);
+    const scheduledEnd = end !== undefined ? instantOrNull(end) : toIso(current.scheduled_end);
+    assertScheduleOrder(scheduledStart, scheduledEnd);
+    if (start !== undefined) patch.scheduled_start = scheduledStart;
+    if (end !== undefined) patch.scheduled_end = scheduledEnd;
     if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
     if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
     if (status !== undefined && status !== from) {

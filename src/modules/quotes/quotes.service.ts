@@ -10,8 +10,8 @@ import { newId } from '../../deps.js';
 import { fieldError, invalidState } from '../../http/errors.js';
 import { pageRequest, timestampSorts, toPage, type Page, type SortFields } from '../../http/pagination.js';
 import { applyDocumentFilters } from '../documents/list-filters.js';
-import { nextNumber } from '../documents/numbering.js';
-import { accountCurrency, lineItemsOf, presentPriced, pricedColumns } from '../documents/priced.js';
+import { sendingColumns } from '../documents/numbering.js';
+import { accountCurrency, presentPriced, pricedColumns } from '../documents/priced.js';
 import { requireReference, requireRow } from '../documents/references.js';
 import { assertTransition, type TransitionTable } from '../documents/state-machine.js';
 import { convertServiceRequest } from '../service-requests/service-requests.service.js';
@@ -94,9 +94,7 @@ export async function getQuote(db: Executor, accountId: string, id: string): Pro
  * Shared by `PUT {status: "sent"}` and the send operation. Needs at least one line.
  */
 export async function sentColumns(trx: Executor, clock: Clock, accountId: string, quote: Pick<QuoteRow, 'number' | 'number_seq' | 'line_items'>) {
-  if (lineItemsOf(quote).length === 0) throw fieldError('line_items', 'a quote needs at least one line item before it is sent');
-  const numbering = quote.number === null ? await nextNumber(trx, accountId, 'quote') : { number: quote.number, sequence: quote.number_seq };
-  return { status: 'sent', number: numbering.number, number_seq: numbering.sequence, sent_at: clock.now().toISOString() };
+  return { ...(await sendingColumns(trx, accountId, 'quote', quote)), sent_at: clock.now().toISOString() };
 }
 
 export async function updateQuote(db: Db, clock: Clock, accountId: string, id: string, input: UpdateQuoteInput): Promise<Quote> {
