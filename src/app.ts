@@ -24,6 +24,7 @@ import { jobRoutes } from './modules/jobs/jobs.routes.js';
 import { JobSchema } from './modules/jobs/jobs.schemas.js';
 import { quoteRoutes } from './modules/quotes/quotes.routes.js';
 import { QuoteSchema } from './modules/quotes/quotes.schemas.js';
+import { sendingRoutes } from './modules/sending/sending.routes.js';
 import { serviceRequestRoutes } from './modules/service-requests/service-requests.routes.js';
 import { ServiceRequestSchema } from './modules/service-requests/service-requests.schemas.js';
 import { systemRoutes } from './modules/system/system.routes.js';
@@ -98,6 +99,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(quoteRoutes);
   await app.register(jobRoutes);
   await app.register(invoiceRoutes);
+  await app.register(sendingRoutes);
 
   app.decorate('routeTable', routes);
   return app;

@@ -16,6 +16,8 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
   readonly outboxDirectory: string;
+  /** Delivery worker tuning: how often it looks for work, how long a claim lasts, retry backoff and limit. */
+  readonly outbox: { pollMs: number; leaseMs: number; retryBaseMs: number; maxAttempts: number };
   readonly logLevel: LogLevel;
   /** Optional secret mixed into API-key hashes (HMAC-SHA256), so a stolen database alone cannot be brute-forced. */
   readonly apiKeyPepper: string | undefined;
@@ -64,15 +66,23 @@ function parseUrlSetting(name: string, value: string | undefined, protocols: str
   return value;
 }
 
+function wholeNumber(name: string, value: string | undefined, fallback: number, minimum: number, maximum: number, problems: string[]): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || parsed < minimum || parsed > maximum) {
+    problems.push(`${name} must be a whole number from ${minimum} to ${maximum}, got "${value}"`);
+    return fallback;
+  }
+  return parsed;
+}
+
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const problems: string[] = [];
 
   const nodeEnv = (env.NODE_ENV ?? 'development') as Config['nodeEnv'];
   if (!NODE_ENVS.includes(nodeEnv)) problems.push(`NODE_ENV must be one of ${NODE_ENVS.join(', ')}`);
 
-  const portText = env.PORT ?? '3000';
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) problems.push(`PORT must be a whole number from 0 to 65535, got "${portText}"`);
+  const port = wholeNumber('PORT', env.PORT, 3000, 0, 65535, problems);
 
   const host = env.HOST ?? '127.0.0.1';
   if (host.trim() === '') problems.push('HOST must not be empty');
@@ -96,6 +106,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const bootstrapText = env.BMS_BOOTSTRAP_KEY ?? (nodeEnv === 'development' ? 'true' : 'false');
   if (!['true', 'false'].includes(bootstrapText)) problems.push('BMS_BOOTSTRAP_KEY must be true or false');
 
+  const outbox = {
+    pollMs: wholeNumber('OUTBOX_POLL_MS', env.OUTBOX_POLL_MS, 1000, 10, 3_600_000, problems),
+    leaseMs: wholeNumber('OUTBOX_LEASE_MS', env.OUTBOX_LEASE_MS, 60_000, 100, 86_400_000, problems),
+    retryBaseMs: wholeNumber('OUTBOX_RETRY_BASE_MS', env.OUTBOX_RETRY_BASE_MS, 5000, 1, 3_600_000, problems),
+    maxAttempts: wholeNumber('OUTBOX_MAX_ATTEMPTS', env.OUTBOX_MAX_ATTEMPTS, 8, 1, 100, problems),
+  };
+
   const config: Config = {
     nodeEnv,
     port,
@@ -105,6 +122,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     smtpUrl: parseUrlSetting('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:'], problems),
     mailFrom,
     outboxDirectory: path.resolve(env.OUTBOX_DIR ?? './data/outbox'),
+    outbox,
     logLevel,
     apiKeyPepper: pepper,
     bootstrapKey: bootstrapText === 'true',

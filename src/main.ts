@@ -1,11 +1,14 @@
 // Process entry: load config -> open and migrate the database -> build the app -> listen.
-// SIGTERM/SIGINT stop accepting, finish in-flight requests, close the database and exit 0.
+// Starts the outbox worker. SIGTERM/SIGINT stop accepting, finish in-flight requests and the outbox
+// delivery in progress, close the database and exit 0.
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './deps.js';
+import { OutboxWorker } from './mail/outbox-worker.js';
+import { transportFromConfig } from './mail/transports.js';
 import { bootstrapDefaultAccount } from './modules/accounts/accounts.service.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
@@ -33,6 +36,9 @@ export async function serve(config: Config): Promise<void> {
     if (created) printBootstrapKey(created.key.key, created.account.id, config.port);
   }
 
+  const transport = transportFromConfig(config);
+  const worker = new OutboxWorker(database, transport, systemClock, { ...config.outbox, fromAddress: config.mailFrom }, app.log);
+
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -40,6 +46,8 @@ export async function serve(config: Config): Promise<void> {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     try {
       await app.close();
+      await worker.stop();
+      transport.close();
       await database.close();
       process.exit(0);
     } catch (error) {
@@ -51,6 +59,8 @@ export async function serve(config: Config): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  worker.start();
+  app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 
 export async function main(): Promise<void> {

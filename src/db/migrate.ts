@@ -3,10 +3,12 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './database.js';
 import * as foundation from './migrations/20261121000000_foundation.js';
 import * as documents from './migrations/20261121010000_documents.js';
+import * as outbox from './migrations/20261121020000_outbox.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
   '20261121010000_documents': documents,
+  '20261121020000_outbox': outbox,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -112,6 +112,25 @@ export interface InvoicesTable extends DocumentColumns, PricedColumns {
   voided_at: Timestamp | null;
 }
 
+export interface OutboxMessagesTable {
+  id: string;
+  account_id: string;
+  document_type: string;
+  document_id: string;
+  recipient: string;
+  message_id: string;
+  snapshot: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Timestamp;
+  locked_by: string | null;
+  locked_until: Timestamp | null;
+  last_error: string | null;
+  delivered_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -121,6 +140,7 @@ export interface Tables {
   quotes: QuotesTable;
   jobs: JobsTable;
   invoices: InvoicesTable;
+  outbox_messages: OutboxMessagesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -133,3 +153,4 @@ export type ServiceRequestRow = Selectable<ServiceRequestsTable>;
 export type QuoteRow = Selectable<QuotesTable>;
 export type JobRow = Selectable<JobsTable>;
 export type InvoiceRow = Selectable<InvoicesTable>;
+export type OutboxMessageRow = Selectable<OutboxMessagesTable>;

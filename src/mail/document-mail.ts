@@ -1,0 +1,121 @@
+// What a sent quote or invoice looks like as an e-mail: the snapshot frozen at send time, and the
+// subject, text and HTML rendered from it. Amounts are formatted exactly from integer minor units.
+import type { LineItem } from '../modules/documents/line-items.js';
+import { minorUnitDigits } from '../modules/documents/money.js';
+
+export interface MailSnapshot {
+  kind: 'invoice' | 'quote';
+  business: { name: string };
+  client: { name: string; email: string; company_name: string | null };
+  document: {
+    id: string;
+    number: string;
+    title: string | null;
+    currency: string;
+    line_items: LineItem[];
+    subtotal_amount: number;
+    tax_amount: number;
+    total_amount: number;
+    amount_due: number | null;
+    issue_date: string | null;
+    due_date: string | null;
+    valid_until: string | null;
+    notes: string | null;
+  };
+  /** The personal note given to the send operation. */
+  message: string | null;
+}
+
+/** 123456 minor units of USD -> "$1,234.56", computed from the digits, never through a float. */
+export function formatMoney(amount: number, currency: string): string {
+  const digits = minorUnitDigits(currency);
+  const negative = amount < 0;
+  const text = String(Math.abs(amount)).padStart(digits + 1, '0');
+  const decimal = digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
+  const format = new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
+  // Intl.NumberFormat formats a decimal string exactly (no conversion to a binary float).
+  return format.format(`${negative ? '-' : ''}${decimal}` as unknown as number);
+}
+
+export function formatQuantity(quantity: number): string {
+  return String(quantity);
+}
+
+export function documentLabel(snapshot: MailSnapshot): string {
+  return `${snapshot.kind === 'invoice' ? 'Invoice' : 'Quote'} ${snapshot.document.number}`;
+}
+
+export function subjectOf(snapshot: MailSnapshot): string {
+  return `${documentLabel(snapshot)} from ${snapshot.business.name}`;
+}
+
+/** The lines under the table: due or validity dates, and totals. */
+export function summaryRows(snapshot: MailSnapshot): Array<[string, string]> {
+  const { document } = snapshot;
+  const money = (amount: number) => formatMoney(amount, document.currency);
+  const rows: Array<[string, string]> = [
+    ['Subtotal', money(document.subtotal_amount)],
+    ['Tax', money(document.tax_amount)],
+    ['Total', money(document.total_amount)],
+  ];
+  if (document.amount_due !== null) rows.push(['Amount due', money(document.amount_due)]);
+  return rows;
+}
+
+export function dateRows(snapshot: MailSnapshot): Array<[string, string]> {
+  const { document } = snapshot;
+  const rows: Array<[string, string]> = [];
+  if (document.issue_date) rows.push(['Issue date', document.issue_date]);
+  if (document.due_date) rows.push(['Due date', document.due_date]);
+  if (document.valid_until) rows.push(['Valid until', document.valid_until]);
+  return rows;
+}
+
+export function renderText(snapshot: MailSnapshot): string {
+  const { document } = snapshot;
+  const money = (amount: number) => formatMoney(amount, document.currency);
+  const lines = [
+    `Hello ${snapshot.client.name},`,
+    '',
+    ...(snapshot.message ? [snapshot.message, ''] : []),
+    `${snapshot.business.name} sent you ${snapshot.kind === 'invoice' ? 'an invoice' : 'a quote'}: ${documentLabel(snapshot)}${document.title ? ` (${document.title})` : ''}.`,
+    ...dateRows(snapshot).map(([label, value]) => `${label}: ${value}`),
+    '',
+    ...document.line_items.map((item) => `- ${item.description}: ${formatQuantity(item.quantity)} x ${money(item.unit_amount)}${item.tax_rate ? ` + ${item.tax_rate}% tax` : ''} = ${money(item.amount)}`),
+    '',
+    ...summaryRows(snapshot).map(([label, value]) => `${label}: ${value}`),
+    ...(document.notes ? ['', document.notes] : []),
+    '',
+    `The ${snapshot.kind} is attached as a PDF.`,
+    '',
+    snapshot.business.name,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+export function renderHtml(snapshot: MailSnapshot): string {
+  const { document } = snapshot;
+  const money = (amount: number) => escapeHtml(formatMoney(amount, document.currency));
+  const cell = 'style="padding:4px 8px;border-bottom:1px solid #ddd"';
+  const right = 'style="padding:4px 8px;border-bottom:1px solid #ddd;text-align:right"';
+  const rows = document.line_items
+    .map((item) => `<tr><td ${cell}>${escapeHtml(item.description)}</td><td ${right}>${escapeHtml(formatQuantity(item.quantity))}</td><td ${right}>${money(item.unit_amount)}</td><td ${right}>${item.tax_rate}%</td><td ${right}>${money(item.amount)}</td></tr>`)
+    .join('');
+  const summary = summaryRows(snapshot).map(([label, value]) => `<tr><td colspan="4" ${right}>${escapeHtml(label)}</td><td ${right}><strong>${escapeHtml(value)}</strong></td></tr>`).join('');
+  const dates = dateRows(snapshot).map(([label, value]) => `${escapeHtml(label)}: ${escapeHtml(value)}`).join('<br>');
+  return `<!doctype html><html><body style="font-family:Helvetica,Arial,sans-serif;color:#222">
+<p>Hello ${escapeHtml(snapshot.client.name)},</p>
+${snapshot.message ? `<p>${escapeHtml(snapshot.message).replace(/\n/g, '<br>')}</p>` : ''}
+<h2>${escapeHtml(documentLabel(snapshot))}${document.title ? ` &middot; ${escapeHtml(document.title)}` : ''}</h2>
+<p>${dates}</p>
+<table style="border-collapse:collapse"><thead><tr><th ${cell}>Description</th><th ${right}>Qty</th><th ${right}>Unit</th><th ${right}>Tax</th><th ${right}>Amount</th></tr></thead>
+<tbody>${rows}${summary}</tbody></table>
+${document.notes ? `<p>${escapeHtml(document.notes).replace(/\n/g, '<br>')}</p>` : ''}
+<p>The ${snapshot.kind} is attached as a PDF.</p>
+<p>${escapeHtml(snapshot.business.name)}</p>
+</body></html>`;
+}

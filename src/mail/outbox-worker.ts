@@ -1,0 +1,117 @@
+// Delivers the outbox: claims one message at a time, renders it (text, HTML, PDF) from its snapshot,
+// hands it to the transport, and records the outcome. Failures are retried with exponential backoff and
+// jitter up to a limit, then the message is marked failed with the last error kept.
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../db/database.js';
+import type { OutboxMessageRow } from '../db/types.js';
+import { fromJson } from '../db/values.js';
+import type { Clock } from '../deps.js';
+import { renderHtml, renderText, subjectOf, type MailSnapshot } from './document-mail.js';
+import { completeMessage, claimNextMessage } from './outbox.repository.js';
+import { renderDocumentPdf } from './pdf.js';
+import type { MailTransport, OutgoingMail } from './transports.js';
+
+export interface OutboxWorkerOptions {
+  pollMs: number;
+  leaseMs: number;
+  retryBaseMs: number;
+  maxAttempts: number;
+  fromAddress: string;
+  /** 0..1: the share of each backoff that is random, so retries from many messages spread out. */
+  jitter?: number;
+}
+
+export function composeMail(message: OutboxMessageRow, snapshot: MailSnapshot, pdf: Buffer, fromAddress: string): OutgoingMail {
+  return {
+    from: { name: snapshot.business.name, address: fromAddress },
+    to: message.recipient,
+    subject: subjectOf(snapshot),
+    text: renderText(snapshot),
+    html: renderHtml(snapshot),
+    messageId: message.message_id,
+    attachments: [{ filename: `${snapshot.document.number}.pdf`, content: pdf, contentType: 'application/pdf' }],
+  };
+}
+
+export class OutboxWorker {
+  readonly id = `worker-${randomUUID()}`;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly database: Database,
+    private readonly transport: MailTransport,
+    private readonly clock: Clock,
+    private readonly options: OutboxWorkerOptions,
+    private readonly log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops taking new messages and resolves once the delivery in progress (if any) is recorded. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let delivered = false;
+      try {
+        delivered = await this.deliverNext();
+      } catch (error) {
+        this.log.error({ err: error }, 'outbox: worker step failed');
+      }
+      if (!delivered && this.running) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.options.pollMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    }
+  }
+
+  /** Claims and delivers one due message; false when there was none. */
+  async deliverNext(): Promise<boolean> {
+    const now = this.clock.now();
+    const message = await claimNextMessage(this.database, this.id, now.toISOString(), new Date(now.getTime() + this.options.leaseMs).toISOString());
+    if (!message) return false;
+    const attempts = message.attempts + 1;
+    try {
+      const snapshot = fromJson<MailSnapshot>(message.snapshot);
+      const pdf = await renderDocumentPdf(snapshot, new Date(message.created_at));
+      await this.transport.send(composeMail(message, snapshot, pdf, this.options.fromAddress));
+      const finished = this.clock.now().toISOString();
+      await completeMessage(this.database.db, message.id, this.id, { status: 'delivered', attempts, delivered_at: finished, last_error: null, updated_at: finished });
+      this.log.info({ outboxId: message.id, documentId: message.document_id, attempts }, 'outbox: delivered');
+    } catch (error) {
+      await this.recordFailure(message, attempts, error);
+    }
+    return true;
+  }
+
+  private async recordFailure(message: OutboxMessageRow, attempts: number, error: unknown): Promise<void> {
+    const reason = error instanceof Error ? error.message : String(error);
+    const now = this.clock.now();
+    if (attempts >= this.options.maxAttempts) {
+      await completeMessage(this.database.db, message.id, this.id, { status: 'failed', attempts, last_error: reason, updated_at: now.toISOString() });
+      this.log.error({ outboxId: message.id, documentId: message.document_id, attempts, reason }, 'outbox: delivery failed for good');
+      return;
+    }
+    const backoff = this.options.retryBaseMs * 2 ** (attempts - 1);
+    const jitter = backoff * (this.options.jitter ?? 0.2) * Math.random();
+    const nextAttempt = new Date(now.getTime() + backoff + jitter).toISOString();
+    await completeMessage(this.database.db, message.id, this.id, { status: 'pending', attempts, last_error: reason, next_attempt_at: nextAttempt, updated_at: now.toISOString() });
+    this.log.warn({ outboxId: message.id, attempts, nextAttempt, reason }, 'outbox: delivery failed, will retry');
+  }
+}

@@ -1,0 +1,41 @@
+// Outbox queries. A row is claimed by one worker at a time with a single atomic UPDATE (SQLite takes the
+// write lock for it; PostgreSQL skips rows another worker has locked), under a lease that expires if the
+// worker dies, so a crashed delivery is picked up again.
+import { sql } from 'kysely';
+import type { Database, Executor } from '../db/database.js';
+import type { OutboxMessageRow } from '../db/types.js';
+
+export async function enqueueMessage(db: Executor, row: OutboxMessageRow): Promise<void> {
+  await db.insertInto('outbox_messages').values(row).execute();
+}
+
+/** Claims the oldest due message: pending and due, or held by a worker whose lease ran out. */
+export async function claimNextMessage(database: Database, workerId: string, now: string, leaseUntil: string): Promise<OutboxMessageRow | undefined> {
+  const skipLocked = database.dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const result = await sql<OutboxMessageRow>`
+    update outbox_messages set status = 'sending', locked_by = ${workerId}, locked_until = ${leaseUntil}, updated_at = ${now}
+    where id = (
+      select id from outbox_messages
+      where (status = 'pending' and next_attempt_at <= ${now}) or (status = 'sending' and locked_until <= ${now})
+      order by next_attempt_at, id
+      limit 1 ${skipLocked}
+    )
+    returning *`.execute(database.db);
+  return result.rows[0];
+}
+
+/** Each completion applies only while the worker still holds the claim. */
+export async function completeMessage(db: Executor, id: string, workerId: string, changes: Partial<OutboxMessageRow>): Promise<boolean> {
+  const result = await db
+    .updateTable('outbox_messages')
+    .set({ ...changes, locked_by: null, locked_until: null })
+    .where('id', '=', id)
+    .where('locked_by', '=', workerId)
+    .where('status', '=', 'sending')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function listMessagesForDocument(db: Executor, accountId: string, documentId: string): Promise<OutboxMessageRow[]> {
+  return db.selectFrom('outbox_messages').selectAll().where('account_id', '=', accountId).where('document_id', '=', documentId).orderBy('created_at').orderBy('id').execute();
+}
