@@ -1,0 +1,101 @@
+// A real SMTP server in the test process (smtp-server), recording every message it accepts, parsed
+// back with mailparser. It can refuse the next N messages, or hold each message for a while.
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+export interface TestSmtpServer {
+  url: string;
+  port: number;
+  messages: ParsedMail[];
+  /** Answer the next `count` messages with a temporary failure (451). */
+  refuseNext(count: number): void;
+  /** Hold each message this long before accepting it. */
+  delayMs: number;
+  /** How many messages have started to arrive (DATA begun), accepted or not. */
+  readonly started: number;
+  /** Resolves once `count` messages have been accepted. */
+  waitFor(count: number, timeoutMs?: number): Promise<ParsedMail[]>;
+  close(): Promise<void>;
+}
+
+export async function startSmtpServer(port = 0): Promise<TestSmtpServer> {
+  const messages: ParsedMail[] = [];
+  let refusals = 0;
+  const state = { delayMs: 0, started: 0 };
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      state.started += 1;
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        if (refusals > 0) {
+          refusals -= 1;
+          const error = Object.assign(new Error('Try again later'), { responseCode: 451 });
+          callback(error);
+          return;
+        }
+        setTimeout(() => {
+          simpleParser(Buffer.concat(chunks))
+            .then((parsed) => {
+              messages.push(parsed);
+              callback();
+            })
+            .catch(callback);
+        }, state.delayMs);
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = server.server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  return {
+    url: `smtp://127.0.0.1:${actualPort}`,
+    port: actualPort,
+    messages,
+    refuseNext(count) {
+      refusals = count;
+    },
+    get started() {
+      return state.started;
+    },
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(value: number) {
+      state.delayMs = value;
+    },
+    async waitFor(count, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (messages.length < count) {
+        if (Date.now() > deadline) throw new Error(`expected ${count} messages, got ${messages.length}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return messages;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The text a PDF shows: pdfkit writes Helvetica text as hex strings inside compressed content streams. */
+export async function pdfText(pdf: Buffer): Promise<string> {
+  const { inflateSync } = await import('node:zlib');
+  const text: string[] = [];
+  const source = pdf.toString('latin1');
+  const streams = source.matchAll(/stream\r?\n([\s\S]*?)\r?\nendstream/g);
+  for (const [, body] of streams) {
+    let content: string;
+    try {
+      content = inflateSync(Buffer.from(body!, 'latin1')).toString('latin1');
+    } catch {
+      content = body!;
+    }
+    // One TJ operator draws one run of text; kerning splits it into several hex strings.
+    for (const [, run] of content.matchAll(/\[([^\]]*)\]\s*TJ/g)) {
+      text.push([...run!.matchAll(/<([0-9a-fA-F]+)>/g)].map(([, hex]) => Buffer.from(hex!, 'hex').toString('latin1')).join(''), '\n');
+    }
+  }
+  return text.join('');
+}
