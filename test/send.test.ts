@@ -234,7 +234,7 @@ describe('delivery', () => {
     const secondDatabase = openDatabase(context.config.database);
     const secondTransport = smtpTransport(smtp.url);
     const delivered = [0, 0];
-    const counting = (index: number) => ({ ...quietLog, info: (_fields: unknown, message?: string) => void (message === 'outbox: delivered' && (delivered[index] += 1)) });
+    const counting = (index: number) => ({ ...quietLog, info: (_fields: unknown, message?: string) => void (message === 'outbox: delivered' && (delivered[index] = (delivered[index] ?? 0) + 1)) });
     const first = new OutboxWorker(context.database, transport, clock, OPTIONS, counting(0));
     const second = new OutboxWorker(secondDatabase, secondTransport, clock, OPTIONS, counting(1));
     first.start();
