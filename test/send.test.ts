@@ -103,6 +103,17 @@ describe('the send operation', () => {
     assert.deepEqual([delivered.status, delivered.attempts, delivered.last_error], ['delivered', 1, null]);
   });
 
+  test('names and lines outside Latin-1 print correctly in the PDF', async () => {
+    await context.request('PUT', `/v1/clients/${clientId}`, { key, body: { name: 'Łukasz Żółć', company_name: 'Ελληνικά & Кириллица' } });
+    const invoice = await newInvoice({ currency: 'EUR', line_items: [{ description: 'Naprawa kranu — łazienka', quantity: 1, unit_amount: 12000, tax_rate: 23 }] });
+    await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key });
+    await drain();
+    const [mail] = await smtp.waitFor(1);
+    const text = await pdfText(mail!.attachments[0]!.content);
+    for (const expected of ['Łukasz Żółć', 'Ελληνικά & Кириллица', 'Naprawa kranu — łazienka', '€120.00', '€27.60', '€147.60']) assert.ok(text.includes(expected), `the PDF shows ${expected}`);
+    assert.match(mail!.text ?? '', /Total: €147\.60/);
+  });
+
   test('HTML in names and notes is escaped in the HTML part', async () => {
     await context.request('PUT', `/v1/clients/${clientId}`, { key, body: { name: '<script>alert(1)</script>' } });
     const invoice = await newInvoice({ notes: '<b>bold</b>' });

@@ -79,23 +79,15 @@ export async function startSmtpServer(port = 0): Promise<TestSmtpServer> {
   };
 }
 
-/** The text a PDF shows: pdfkit writes Helvetica text as hex strings inside compressed content streams. */
+/** The text a PDF shows, one line per text run, read back with pdf.js (Mozilla's PDF reader). */
 export async function pdfText(pdf: Buffer): Promise<string> {
-  const { inflateSync } = await import('node:zlib');
-  const text: string[] = [];
-  const source = pdf.toString('latin1');
-  const streams = source.matchAll(/stream\r?\n([\s\S]*?)\r?\nendstream/g);
-  for (const [, body] of streams) {
-    let content: string;
-    try {
-      content = inflateSync(Buffer.from(body!, 'latin1')).toString('latin1');
-    } catch {
-      content = body!;
-    }
-    // One TJ operator draws one run of text; kerning splits it into several hex strings.
-    for (const [, run] of content.matchAll(/\[([^\]]*)\]\s*TJ/g)) {
-      text.push([...run!.matchAll(/<([0-9a-fA-F]+)>/g)].map(([, hex]) => Buffer.from(hex!, 'hex').toString('latin1')).join(''), '\n');
-    }
+  const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const document = await getDocument({ data: new Uint8Array(pdf), useSystemFonts: false, isEvalSupported: false }).promise;
+  const lines: string[] = [];
+  for (let number = 1; number <= document.numPages; number += 1) {
+    const content = await (await document.getPage(number)).getTextContent();
+    for (const item of content.items) if ('str' in item && item.str.trim() !== '') lines.push(item.str);
   }
-  return text.join('');
+  await document.destroy();
+  return lines.join('\n');
 }
