@@ -13,6 +13,8 @@ import { registerAuthentication } from './http/auth.js';
 import { AppError } from './http/errors.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerJsonBodyParser } from './http/json-body.js';
+import { RateLimiter } from './http/rate-limit/rate-limiter.js';
+import { FailOpenStore, MemoryStore, RedisStore, type RateLimitStore } from './http/rate-limit/stores.js';
 import { RouteTable, trackRoutes } from './http/route-table.js';
 import { ErrorEnvelopeSchema } from './http/schemas.js';
 import { schemaCompiler } from './http/validation.js';
@@ -32,6 +34,8 @@ import { systemRoutes } from './modules/system/system.routes.js';
 export interface AppDependencies {
   database: Database;
   clock?: Clock;
+  /** Where rate-limit buckets live; from REDIS_URL (else the process) when absent. */
+  rateLimitStore?: RateLimitStore;
   /** A destination for the JSON log lines (tests capture them); stdout when absent. */
   logStream?: NodeJS.WritableStream;
 }
@@ -92,7 +96,11 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } as never });
 
-  registerAuthentication(app, { pepper: config.apiKeyPepper });
+  // With REDIS_URL every instance shares the buckets; if Redis fails, each process limits on its own.
+  const store = dependencies.rateLimitStore ?? (config.redisUrl ? new FailOpenStore(new RedisStore(config.redisUrl), new MemoryStore(), app.log) : new MemoryStore());
+  const limiter = new RateLimiter(store);
+  app.addHook('onClose', () => limiter.close());
+  registerAuthentication(app, { pepper: config.apiKeyPepper, limiter });
   await app.register(systemRoutes);
   await app.register(clientRoutes);
   await app.register(serviceRequestRoutes);

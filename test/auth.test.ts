@@ -61,12 +61,16 @@ describe('per route, from the route table', () => {
   // The route table is complete once the app is built; `before` has run by the time these tests run.
   test('401, 403 and cross-account 404 on every route', async (t) => {
     const routes = context.app.routeTable.routes.filter((route) => route.scope);
-    for (const route of routes) {
+    for (const [index, route] of routes.entries()) {
       await t.test(`${route.method} ${route.url}`, async () => {
         const url = concretePath(route.url);
+        // Each route's failures come from their own address, so the per-IP limit on failed
+        // authentication (tested in rate-limit.test.ts) does not turn these 401s into 429s.
+        const remoteAddress = `10.0.0.${index + 1}`;
+        const request = (method: string, path: string, options: Parameters<TestContext['request']>[2] = {}) => context.request(method, path, { remoteAddress, ...options });
         const body = ['POST', 'PUT'].includes(route.method) ? {} : undefined;
 
-        const missing = await context.request(route.method, url, { body });
+        const missing = await request(route.method, url, { body });
         assert.deepEqual(withoutMeta(missing), {
           status: 401,
           error: { code: 'AUTHENTICATION_REQUIRED', message: 'Send your API key as "Authorization: Bearer <API_KEY>".' },
@@ -76,11 +80,11 @@ describe('per route, from the route table', () => {
 
         // Malformed, unknown, revoked and expired keys are indistinguishable.
         const invalid = [
-          await context.request(route.method, url, { body, headers: { authorization: 'Basic dXNlcjpwYXNz' } }),
-          await context.request(route.method, url, { body, key: 'not-a-key' }),
-          await context.request(route.method, url, { body, key: `bms_${'A'.repeat(40)}` }),
-          await context.request(route.method, url, { body, key: revokedKey }),
-          await context.request(route.method, url, { body, key: expiredKey }),
+          await request(route.method, url, { body, headers: { authorization: 'Basic dXNlcjpwYXNz' } }),
+          await request(route.method, url, { body, key: 'not-a-key' }),
+          await request(route.method, url, { body, key: `bms_${'A'.repeat(40)}` }),
+          await request(route.method, url, { body, key: revokedKey }),
+          await request(route.method, url, { body, key: expiredKey }),
         ].map(withoutMeta);
         for (const response of invalid) {
           assert.deepEqual(response, {
@@ -92,7 +96,7 @@ describe('per route, from the route table', () => {
 
         const otherScopes = SCOPES.filter((scope) => scope !== route.scope);
         const { key: narrowKey } = await context.key(owner.accountId, otherScopes);
-        const forbidden = await context.request(route.method, url, { body, key: narrowKey });
+        const forbidden = await request(route.method, url, { body, key: narrowKey });
         assert.deepEqual(withoutMeta(forbidden), {
           status: 403,
           error: { code: 'INSUFFICIENT_SCOPE', message: `This API key lacks the scope '${route.scope}' that this operation requires.` },
@@ -100,10 +104,10 @@ describe('per route, from the route table', () => {
         });
 
         if (route.url.includes(':id')) {
-          const foreign = await context.request(route.method, url, { key: stranger.key, body: ['POST', 'PUT'].includes(route.method) ? {} : undefined });
+          const foreign = await request(route.method, url, { key: stranger.key, body: ['POST', 'PUT'].includes(route.method) ? {} : undefined });
           assert.equal(foreign.status, 404, `another account's id is 404: ${foreign.text}`);
           assert.equal(foreign.body.error.code, 'NOT_FOUND');
-          const own = await context.request('GET', url.replace(/\/send$/, ''), { key: owner.key });
+          const own = await request('GET', url.replace(/\/send$/, ''), { key: owner.key });
           assert.equal(own.status, 200, 'the object is untouched and still there for its owner');
         }
       });

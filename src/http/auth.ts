@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateApiKey, type AuthContext } from '../modules/api-keys/api-keys.service.js';
 import { AppError } from './errors.js';
+import { rateLimited, type RateLimiter } from './rate-limit/rate-limiter.js';
 
 const REALM = 'Bearer realm="bms"';
 
@@ -28,20 +29,33 @@ export function auth(request: FastifyRequest): AuthContext {
   return request.auth;
 }
 
-export type AfterAuthenticationHook = (request: FastifyRequest, auth: AuthContext) => Promise<void> | void;
-
-export function registerAuthentication(app: FastifyInstance, options: { pepper: string | undefined; afterAuthentication?: AfterAuthenticationHook[] }): void {
+/**
+ * On every route that declares a scope: an IP that failed authentication too often gets 429 before its
+ * key is even looked at; then the key (401), the key's rate limit (429, and the rate-limit headers on
+ * every answer), and the scope (403).
+ */
+export function registerAuthentication(app: FastifyInstance, options: { pepper: string | undefined; limiter: RateLimiter }): void {
+  const { limiter } = options;
   app.decorateRequest('auth', undefined);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const scope = request.routeOptions.config.scope;
     if (!scope) return;
+    const now = app.clock.now();
+    const blockedFor = await limiter.blockedFor(request.ip, now);
+    if (blockedFor !== undefined) throw rateLimited(blockedFor);
+
     const header = request.headers.authorization;
-    if (header === undefined || header.trim() === '') throw authenticationRequired();
-    const match = /^Bearer +(\S+)\s*$/i.exec(header);
+    const match = header === undefined ? null : /^Bearer +(\S+)\s*$/i.exec(header);
     const context = match?.[1] ? await authenticateApiKey(app.db, app.clock, options.pepper, match[1]) : undefined;
-    if (!context) throw invalidApiKey();
+    if (!context) {
+      await limiter.recordFailedAuthentication(request.ip, now);
+      throw header === undefined || header.trim() === '' ? authenticationRequired() : invalidApiKey();
+    }
     request.auth = context;
-    for (const hook of options.afterAuthentication ?? []) await hook(request, context);
+
+    const admission = await limiter.admit(context, now);
+    reply.headers(admission.headers);
+    if (!admission.allowed) throw rateLimited(admission.retryAfter, admission.headers);
     if (!context.scopes.has(scope)) throw insufficientScope(scope);
   });
 }

@@ -11,7 +11,7 @@ import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { ManualClock, systemClock, type Clock } from '../../src/deps.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
-import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
+import { createApiKey, type RateLimitOverrides } from '../../src/modules/api-keys/api-keys.service.js';
 import { SCOPES, type Scope } from '../../src/modules/api-keys/scopes.js';
 
 export interface ApiResponse<T = any> {
@@ -26,6 +26,8 @@ export interface RequestOptions {
   body?: unknown;
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /** The client's IP address as the server sees it. */
+  remoteAddress?: string;
 }
 
 export interface TestContext {
@@ -37,7 +39,8 @@ export interface TestContext {
   logs: string[];
   /** A new account with an all-scopes key. */
   account(name?: string): Promise<{ accountId: string; key: string }>;
-  key(accountId: string, scopes: readonly Scope[], options?: { expiresAt?: Date }): Promise<{ id: string; key: string }>;
+  /** Test keys get a high rate-limit override unless `rateLimits` says otherwise, so suites can go fast. */
+  key(accountId: string, scopes: readonly Scope[], options?: { expiresAt?: Date; rateLimits?: RateLimitOverrides }): Promise<{ id: string; key: string }>;
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   close(): Promise<void>;
 }
@@ -74,7 +77,8 @@ export async function createTestContext(options: { clock?: Clock; env?: Record<s
       return { accountId: account.id, key };
     },
     async key(accountId, scopes, keyOptions = {}) {
-      const created = await createApiKey(database.db, clock, config.apiKeyPepper, { accountId, name: 'test', scopes: [...scopes], expiresAt: keyOptions.expiresAt });
+      const rateLimits = keyOptions.rateLimits ?? { burst: 1_000_000, perMinute: 1_000_000, perDay: 1_000_000_000 };
+      const created = await createApiKey(database.db, clock, config.apiKeyPepper, { accountId, name: 'test', scopes: [...scopes], expiresAt: keyOptions.expiresAt, rateLimits });
       return { id: created.id, key: created.key };
     },
     async request(method, url, requestOptions = {}) {
@@ -85,7 +89,7 @@ export async function createTestContext(options: { clock?: Clock; env?: Record<s
         payload = JSON.stringify(requestOptions.body);
         headers['content-type'] ??= 'application/json';
       }
-      const response = await app.inject({ method: method as never, url, headers, ...(payload !== undefined ? { payload } : {}) });
+      const response = await app.inject({ method: method as never, url, headers, ...(payload !== undefined ? { payload } : {}), ...(requestOptions.remoteAddress ? { remoteAddress: requestOptions.remoteAddress } : {}) });
       let body: unknown;
       try {
         body = response.body === '' ? undefined : JSON.parse(response.body);

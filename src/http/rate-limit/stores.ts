@@ -1,0 +1,72 @@
+// Where bucket state lives: in the process (the default), or in Redis so every instance shares it.
+// If Redis stops answering, the service keeps answering on the in-process buckets (fail open) and logs it.
+import { Redis } from 'ioredis';
+import { take, TAKE_LUA, utcDay, type BucketState, type LimitPolicy, type TakeResult } from './token-bucket.js';
+
+export interface RateLimitStore {
+  take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult>;
+  close(): Promise<void>;
+}
+
+/** In-process buckets; the least recently used are forgotten beyond `maxKeys` (a full bucket loses nothing). */
+export class MemoryStore implements RateLimitStore {
+  private readonly buckets = new Map<string, BucketState>();
+  constructor(private readonly maxKeys = 100_000) {}
+
+  async take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult> {
+    const { state, result } = take(this.buckets.get(key), policy, nowMs, cost);
+    this.buckets.delete(key);
+    this.buckets.set(key, state);
+    if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
+    return result;
+  }
+
+  async close(): Promise<void> {}
+}
+
+export class RedisStore implements RateLimitStore {
+  private readonly redis: Redis;
+
+  constructor(url: string) {
+    // Fail fast instead of queueing commands while disconnected: the caller falls back to memory.
+    this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 500, lazyConnect: false });
+    this.redis.on('error', () => {
+      // Reported by the fail-open wrapper when a command fails; ioredis keeps reconnecting.
+    });
+  }
+
+  async take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult> {
+    const reply = (await this.redis.eval(TAKE_LUA, 1, `bms:rl:${key}`, policy.burst, policy.perMinute, policy.perDay, nowMs, cost, utcDay(nowMs))) as [number, number, number];
+    return { allowed: reply[0] === 1, units: Number(reply[1]), used: Number(reply[2]) };
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
+
+/** Uses `primary` while it answers, `fallback` when it fails, logging at most every 10 s. */
+export class FailOpenStore implements RateLimitStore {
+  private lastReport = 0;
+  constructor(
+    private readonly primary: RateLimitStore,
+    private readonly fallback: RateLimitStore,
+    private readonly log: { error(fields: object, message: string): void },
+  ) {}
+
+  async take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult> {
+    try {
+      return await this.primary.take(key, policy, nowMs, cost);
+    } catch (error) {
+      if (Date.now() - this.lastReport > 10_000) {
+        this.lastReport = Date.now();
+        this.log.error({ err: error }, 'rate limit: Redis is not answering; limiting per process until it is back');
+      }
+      return this.fallback.take(key, policy, nowMs, cost);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.primary.close(), this.fallback.close()]);
+  }
+}

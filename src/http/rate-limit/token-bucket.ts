@@ -1,0 +1,81 @@
+// The token bucket and daily quota of the contract, as integer arithmetic: one token is 60,000 units and
+// a key refilling `perMinute` tokens a minute gains exactly `perMinute` units a millisecond, so refills
+// are exact (no float drift: after 100 back-to-back requests, one more is allowed each second, exactly).
+// The Redis store runs the same rule in Lua; this file is the reference for both.
+
+export const UNITS_PER_TOKEN = 60_000;
+
+export interface LimitPolicy {
+  /** Bucket capacity in tokens (the burst). */
+  burst: number;
+  /** Tokens added per minute, spread evenly. */
+  perMinute: number;
+  /** Requests per UTC day. */
+  perDay: number;
+}
+
+export interface BucketState {
+  units: number;
+  updatedMs: number;
+  day: string;
+  used: number;
+}
+
+export interface TakeResult {
+  allowed: boolean;
+  /** Units in the bucket after this request. */
+  units: number;
+  /** Requests counted today after this request. */
+  used: number;
+}
+
+export function utcDay(nowMs: number): string {
+  return new Date(nowMs).toISOString().slice(0, 10);
+}
+
+/**
+ * Refills the bucket for the time passed, then takes `cost` (0 or 1) tokens when a whole token is there
+ * and the day's quota is not used up. A refused request takes nothing.
+ */
+export function take(state: BucketState | undefined, policy: LimitPolicy, nowMs: number, cost: 0 | 1): { state: BucketState; result: TakeResult } {
+  const day = utcDay(nowMs);
+  const capacity = policy.burst * UNITS_PER_TOKEN;
+  let units = state ? Math.min(capacity, state.units + Math.max(0, nowMs - state.updatedMs) * policy.perMinute) : capacity;
+  let used = state && state.day === day ? state.used : 0;
+  const allowed = units >= UNITS_PER_TOKEN && used < policy.perDay;
+  if (allowed && cost === 1) {
+    units -= UNITS_PER_TOKEN;
+    used += 1;
+  }
+  return { state: { units, updatedMs: nowMs, day, used }, result: { allowed, units, used } };
+}
+
+/** The Lua twin of `take`, run atomically by Redis. KEYS[1]: bucket; ARGV: burst, perMinute, perDay, nowMs, cost. */
+export const TAKE_LUA = `
+local units_per_token = ${UNITS_PER_TOKEN}
+local burst = tonumber(ARGV[1])
+local per_minute = tonumber(ARGV[2])
+local per_day = tonumber(ARGV[3])
+local now = tonumber(ARGV[4])
+local cost = tonumber(ARGV[5])
+local day = ARGV[6]
+local capacity = burst * units_per_token
+local stored = redis.call('HMGET', KEYS[1], 'units', 'ts', 'day', 'used')
+local units = capacity
+if stored[1] then
+  units = math.min(capacity, tonumber(stored[1]) + math.max(0, now - tonumber(stored[2])) * per_minute)
+end
+local used = 0
+if stored[3] == day then used = tonumber(stored[4]) end
+local allowed = 0
+if units >= units_per_token and used < per_day then
+  allowed = 1
+  if cost == 1 then
+    units = units - units_per_token
+    used = used + 1
+  end
+end
+redis.call('HSET', KEYS[1], 'units', units, 'ts', now, 'day', day, 'used', used)
+redis.call('PEXPIRE', KEYS[1], 172800000)
+return {allowed, units, used}
+`;
