@@ -10,6 +10,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { ManualClock, systemClock, type Clock } from '../../src/deps.js';
+import type { RateLimitStore } from '../../src/http/rate-limit/stores.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { createApiKey, type RateLimitOverrides } from '../../src/modules/api-keys/api-keys.service.js';
 import { SCOPES, type Scope } from '../../src/modules/api-keys/scopes.js';
@@ -49,7 +50,7 @@ export function temporaryDirectory(prefix = 'bms-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function createTestContext(options: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestContext> {
+export async function createTestContext(options: { clock?: Clock; env?: Record<string, string>; rateLimitStore?: RateLimitStore } = {}): Promise<TestContext> {
   const directory = temporaryDirectory();
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${path.join(directory, 'bms.sqlite')}`, LOG_LEVEL: 'info', OUTBOX_DIR: path.join(directory, 'outbox'), ...options.env });
   const database = openDatabase(config.database);
@@ -62,7 +63,7 @@ export async function createTestContext(options: { clock?: Clock; env?: Record<s
     },
   });
   const clock = options.clock ?? systemClock;
-  const app = await buildApp(config, { database, clock, logStream });
+  const app = await buildApp(config, { database, clock, logStream, ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}) });
 
   const context: TestContext = {
     app,

@@ -26,16 +26,23 @@ export class MemoryStore implements RateLimitStore {
 
 export class RedisStore implements RateLimitStore {
   private readonly redis: Redis;
+  private readonly firstConnection: Promise<void>;
 
   constructor(url: string) {
     // Fail fast instead of queueing commands while disconnected: the caller falls back to memory.
-    this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 500, lazyConnect: false });
+    this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 500 });
     this.redis.on('error', () => {
       // Reported by the fail-open wrapper when a command fails; ioredis keeps reconnecting.
+    });
+    // Requests arriving while the first connection is being made wait for it (at most 2 s).
+    this.firstConnection = new Promise((resolve) => {
+      this.redis.once('ready', () => resolve());
+      setTimeout(resolve, 2000).unref();
     });
   }
 
   async take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult> {
+    await this.firstConnection;
     const reply = (await this.redis.eval(TAKE_LUA, 1, `bms:rl:${key}`, policy.burst, policy.perMinute, policy.perDay, nowMs, cost, utcDay(nowMs))) as [number, number, number];
     return { allowed: reply[0] === 1, units: Number(reply[1]), used: Number(reply[2]) };
   }
