@@ -57,6 +57,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     // Our own ids only: a client-chosen X-Request-Id could collide or forge log lines.
     requestIdHeader: false,
     bodyLimit: 1_048_576,
+    trustProxy: config.trustProxy,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors: (error, request, reply) => {

@@ -21,6 +21,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Optional secret mixed into API-key hashes (HMAC-SHA256), so a stolen database alone cannot be brute-forced. */
   readonly apiKeyPepper: string | undefined;
+  /** Behind a reverse proxy: take the client's IP from X-Forwarded-For (used to limit failed authentication). */
+  readonly trustProxy: boolean;
   /** Development convenience: on an empty database, create a default account and print an all-scopes key. */
   readonly bootstrapKey: boolean;
 }
@@ -103,6 +105,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const pepper = env.API_KEY_PEPPER === '' ? undefined : env.API_KEY_PEPPER;
   if (pepper !== undefined && pepper.length < 16) problems.push('API_KEY_PEPPER must be at least 16 characters');
 
+  const trustProxyText = env.TRUST_PROXY ?? 'false';
+  if (!['true', 'false'].includes(trustProxyText)) problems.push('TRUST_PROXY must be true or false');
+
   const bootstrapText = env.BMS_BOOTSTRAP_KEY ?? (nodeEnv === 'development' ? 'true' : 'false');
   if (!['true', 'false'].includes(bootstrapText)) problems.push('BMS_BOOTSTRAP_KEY must be true or false');
 
@@ -125,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     outbox,
     logLevel,
     apiKeyPepper: pepper,
+    trustProxy: trustProxyText === 'true',
     bootstrapKey: bootstrapText === 'true',
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -178,3 +178,13 @@ test('Redis failing: the service keeps answering, limiting per process, and says
   assert.ok(logs.some((line) => line.includes('Redis is not answering')), 'logged loudly');
   await context.close();
 });
+
+test('behind a proxy (TRUST_PROXY=true) failures are counted per forwarded client address', async () => {
+  const context = await createTestContext({ env: { TRUST_PROXY: 'true' } });
+  const bad = `bms_${'y'.repeat(40)}`;
+  const from = (client: string) => context.request('GET', '/v1/clients', { key: bad, remoteAddress: '10.1.1.1', headers: { 'x-forwarded-for': client } });
+  for (let index = 0; index < 20; index += 1) assert.equal((await from('198.51.100.1')).status, 401);
+  assert.equal((await from('198.51.100.1')).status, 429);
+  assert.equal((await from('198.51.100.2')).status, 401, 'another client behind the same proxy is not blocked');
+  await context.close();
+});
