@@ -3,7 +3,7 @@ import path from 'node:path';
 
 export type DatabaseConfig =
   | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string };
+  | { kind: 'postgres'; url: string; poolMax: number };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -47,7 +47,7 @@ export function parseDatabaseUrl(value: string | undefined): DatabaseConfig {
     } catch {
       throw new Error('DATABASE_URL is not a valid postgres:// URL');
     }
-    return { kind: 'postgres', url: value };
+    return { kind: 'postgres', url: value, poolMax: 10 };
   }
   if (value.startsWith('sqlite:')) {
     const file = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
@@ -95,6 +95,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   } catch (error) {
     problems.push((error as Error).message);
   }
+  const poolMax = wholeNumber('DATABASE_POOL_MAX', env.DATABASE_POOL_MAX, 10, 1, 1000, problems);
+  if (database.kind === 'postgres') database = { ...database, poolMax };
 
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);

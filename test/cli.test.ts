@@ -1,23 +1,26 @@
 // The `bms` command, run as a user runs it (the package's bin), against a real SQLite file.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { temporaryDirectory } from './helpers/context.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { runBms, startServer, type ServerProcess } from './helpers/processes.js';
 
 let directory: string;
+let database: TestDatabase;
 let env: Record<string, string>;
 let server: ServerProcess;
 
 before(async () => {
   directory = temporaryDirectory('bms-cli-');
-  env = { DATABASE_URL: `sqlite:${path.join(directory, 'bms.sqlite')}`, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
+  database = await createTestDatabase(directory);
+  env = { DATABASE_URL: database.url, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
   server = await startServer(env);
 });
 after(async () => {
   server.child.kill('SIGTERM');
   await server.exited;
+  await database.drop();
   fs.rmSync(directory, { recursive: true, force: true });
 });
 

@@ -189,3 +189,16 @@ test('/ready answers 503 SERVICE_UNAVAILABLE with Retry-After when the database 
   assert.equal((await broken.request('GET', '/health')).status, 200, 'the process itself is still up');
   await broken.app.close();
 });
+
+test('the suite runs on the database its pass names, with the proper column types', async () => {
+  const { onPostgres } = await import('./helpers/database.js');
+  assert.equal(context.database.dialect, onPostgres ? 'postgres' : 'sqlite');
+  if (onPostgres) {
+    const { sql } = await import('kysely');
+    const columns = await sql<{ table_name: string; column_name: string; data_type: string }>`
+      select table_name, column_name, data_type from information_schema.columns
+      where table_schema = 'public' and (table_name, column_name) in (('invoices', 'id'), ('invoices', 'total_amount'), ('invoices', 'due_date'), ('invoices', 'created_at'), ('clients', 'metadata'))`.execute(context.database.db);
+    const types = Object.fromEntries(columns.rows.map((row) => [`${row.table_name}.${row.column_name}`, row.data_type]));
+    assert.deepEqual(types, { 'clients.metadata': 'jsonb', 'invoices.created_at': 'timestamp with time zone', 'invoices.due_date': 'date', 'invoices.id': 'uuid', 'invoices.total_amount': 'bigint' });
+  }
+});

@@ -1,9 +1,9 @@
 // Two server processes sharing one Redis share each key's bucket: the burst of 100 is shared, not doubled.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { after, test } from 'node:test';
 import { temporaryDirectory } from './helpers/context.js';
+import { createTestDatabase } from './helpers/database.js';
 import { startServer, type ServerProcess } from './helpers/processes.js';
 import { startRedis, type TestRedis } from './helpers/redis.js';
 
@@ -21,8 +21,9 @@ test('two instances on one Redis admit one burst of 100 between them', async () 
   const redis: TestRedis = await startRedis();
   cleanups.push(() => redis.stop());
   const directory = temporaryDirectory('bms-shared-');
-  cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }));
-  const env = { DATABASE_URL: `sqlite:${path.join(directory, 'bms.sqlite')}`, NODE_ENV: 'development', REDIS_URL: redis.url, LOG_LEVEL: 'warn' };
+  const database = await createTestDatabase(directory);
+  cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }), () => database.drop());
+  const env = { DATABASE_URL: database.url, NODE_ENV: 'development', REDIS_URL: redis.url, LOG_LEVEL: 'warn' };
   const first = await startServer(env);
   cleanups.push(() => stop(first));
   const second = await startServer(env);

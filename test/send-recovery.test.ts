@@ -3,28 +3,29 @@
 // SIGTERM lets the delivery in progress finish and be recorded before the process exits.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { parseDatabaseUrl } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { temporaryDirectory } from './helpers/context.js';
+import { createTestDatabase } from './helpers/database.js';
 import { startServer, type ServerProcess } from './helpers/processes.js';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp.js';
 
 let smtp: TestSmtpServer;
-const directories: string[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
 before(async () => {
   smtp = await startSmtpServer();
 });
 after(async () => {
   await smtp.close();
-  for (const directory of directories) fs.rmSync(directory, { recursive: true, force: true });
+  for (const cleanup of cleanups) await cleanup();
 });
 
-function environment() {
+async function environment() {
   const directory = temporaryDirectory('bms-recovery-');
-  directories.push(directory);
-  const file = path.join(directory, 'bms.sqlite');
-  return { file, env: { DATABASE_URL: `sqlite:${file}`, NODE_ENV: 'development', SMTP_URL: smtp.url, OUTBOX_POLL_MS: '50', OUTBOX_LEASE_MS: '1500', OUTBOX_RETRY_BASE_MS: '200', LOG_LEVEL: 'warn' } };
+  const database = await createTestDatabase(directory);
+  cleanups.push(() => database.drop(), () => fs.rmSync(directory, { recursive: true, force: true }));
+  return { url: database.url, env: { DATABASE_URL: database.url, NODE_ENV: 'development', SMTP_URL: smtp.url, OUTBOX_POLL_MS: '50', OUTBOX_LEASE_MS: '1500', OUTBOX_RETRY_BASE_MS: '200', LOG_LEVEL: 'warn' } };
 }
 
 async function sendInvoices(server: ServerProcess, count: number): Promise<void> {
@@ -47,8 +48,8 @@ async function waitUntil(condition: () => boolean, what: string, timeoutMs = 15_
   }
 }
 
-async function outboxRows(file: string) {
-  const database = openDatabase({ kind: 'sqlite', path: file });
+async function outboxRows(url: string) {
+  const database = openDatabase(parseDatabaseUrl(url));
   try {
     return await database.db.selectFrom('outbox_messages').selectAll().execute();
   } finally {
@@ -57,7 +58,7 @@ async function outboxRows(file: string) {
 }
 
 test('SIGKILL during a delivery: every queued message is delivered after the restart', async () => {
-  const { file, env } = environment();
+  const { url, env } = await environment();
   smtp.messages.length = 0;
   smtp.delayMs = 3000;
   const first = await startServer(env);
@@ -66,7 +67,7 @@ test('SIGKILL during a delivery: every queued message is delivered after the res
   await waitUntil(() => smtp.started > startedBefore, 'a delivery to start');
   first.child.kill('SIGKILL');
   await first.exited;
-  const rowsAfterKill = await outboxRows(file);
+  const rowsAfterKill = await outboxRows(url);
   assert.equal(rowsAfterKill.length, 3, 'all three messages were queued durably');
   assert.ok(rowsAfterKill.some((row) => row.status === 'sending'), 'one was caught mid-delivery');
 
@@ -76,7 +77,7 @@ test('SIGKILL during a delivery: every queued message is delivered after the res
   await waitUntil(() => new Set(smtp.messages.map((mail) => mail.messageId).filter((id) => ids.has(id ?? ''))).size === 3, 'all three messages');
   second.child.kill('SIGTERM');
   assert.equal(await second.exited, 0);
-  const rows = await outboxRows(file);
+  const rows = await outboxRows(url);
   assert.ok(rows.every((row) => row.status === 'delivered'), JSON.stringify(rows.map((row) => row.status)));
   // A message interrupted after the SMTP server took it may arrive twice: always with the same Message-ID.
   const received = smtp.messages.filter((mail) => ids.has(mail.messageId ?? ''));
@@ -84,7 +85,7 @@ test('SIGKILL during a delivery: every queued message is delivered after the res
 });
 
 test('SIGTERM during a delivery: the delivery finishes and is recorded, then the process exits 0', async () => {
-  const { file, env } = environment();
+  const { url, env } = await environment();
   smtp.messages.length = 0;
   smtp.delayMs = 1000;
   const server = await startServer(env);
@@ -94,7 +95,7 @@ test('SIGTERM during a delivery: the delivery finishes and is recorded, then the
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0);
   smtp.delayMs = 0;
-  const rows = await outboxRows(file);
+  const rows = await outboxRows(url);
   assert.deepEqual(rows.map((row) => [row.status, row.attempts]), [['delivered', 1]]);
   assert.equal(smtp.messages.filter((mail) => mail.messageId === rows[0]!.message_id).length, 1);
 });

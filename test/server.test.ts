@@ -2,23 +2,27 @@
 // clients API, configuration errors and SIGTERM.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { after, test } from 'node:test';
 import { temporaryDirectory } from './helpers/context.js';
+import { createTestDatabase } from './helpers/database.js';
 import { ROOT, startServer } from './helpers/processes.js';
 
-const directories: string[] = [];
-after(() => directories.forEach((directory) => fs.rmSync(directory, { recursive: true, force: true })));
+const cleanups: Array<() => Promise<void> | void> = [];
+after(async () => {
+  for (const cleanup of cleanups) await cleanup();
+});
 
-function sqliteEnv() {
+/** A fresh database (SQLite file, or a PostgreSQL database in the PostgreSQL pass) for one server. */
+async function databaseEnv() {
   const directory = temporaryDirectory('bms-server-');
-  directories.push(directory);
-  return { DATABASE_URL: `sqlite:${path.join(directory, 'bms.sqlite')}`, directory };
+  const database = await createTestDatabase(directory);
+  cleanups.push(() => database.drop(), () => fs.rmSync(directory, { recursive: true, force: true }));
+  return { DATABASE_URL: database.url };
 }
 
 test('first run in development prints an all-scopes key that works at once, only once', async () => {
-  const { DATABASE_URL } = sqliteEnv();
+  const { DATABASE_URL } = await databaseEnv();
   const server = await startServer({ DATABASE_URL, NODE_ENV: 'development' });
   const key = /API key: (bms_[0-9A-Za-z]{40})/.exec(server.output())?.[1];
   assert.ok(key, server.output());
@@ -58,7 +62,7 @@ test('first run in development prints an all-scopes key that works at once, only
 });
 
 test('production never creates a key by itself', async () => {
-  const { DATABASE_URL } = sqliteEnv();
+  const { DATABASE_URL } = await databaseEnv();
   const server = await startServer({ DATABASE_URL, NODE_ENV: 'production' });
   assert.doesNotMatch(server.output(), /API key:/);
   server.child.kill('SIGTERM');
@@ -66,7 +70,7 @@ test('production never creates a key by itself', async () => {
 });
 
 test('/ready, /health, /docs and /v1/openapi.json need no key', async () => {
-  const { DATABASE_URL } = sqliteEnv();
+  const { DATABASE_URL } = await databaseEnv();
   const server = await startServer({ DATABASE_URL, NODE_ENV: 'production' });
   for (const url of ['/health', '/ready', '/docs/', '/v1/openapi.json']) {
     assert.equal((await fetch(`${server.baseUrl}${url}`)).status, 200, url);

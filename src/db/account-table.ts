@@ -2,14 +2,15 @@
 // account_id, so no caller can reach another account's rows by forgetting it.
 import type { Insertable, Kysely, Selectable, SelectQueryBuilder, Updateable } from 'kysely';
 import { applyPage, type PageRequest } from '../http/pagination.js';
-import type { Executor } from './database.js';
+import { isPostgres, type Executor } from './database.js';
 import type { Tables } from './types.js';
 
 export type AccountTable = 'clients' | 'service_requests' | 'quotes' | 'jobs' | 'invoices';
 
 export interface AccountTableRepository<T extends AccountTable> {
   insert(db: Executor, row: Insertable<Tables[T]>): Promise<void>;
-  find(db: Executor, accountId: string, id: string): Promise<Selectable<Tables[T]> | undefined>;
+  /** `lock`: on PostgreSQL, hold the row (FOR UPDATE) until the transaction ends; SQLite's single writer already does. */
+  find(db: Executor, accountId: string, id: string, lock?: boolean): Promise<Selectable<Tables[T]> | undefined>;
   update(db: Executor, accountId: string, id: string, patch: Updateable<Tables[T]>): Promise<Selectable<Tables[T]> | undefined>;
   delete(db: Executor, accountId: string, id: string): Promise<boolean>;
   count(db: Executor, accountId: string, column: string, value: string): Promise<number>;
@@ -29,8 +30,9 @@ export function accountTable<T extends AccountTable>(table: T): AccountTableRepo
     async insert(db, row) {
       await untyped(db).insertInto(name).values(row).execute();
     },
-    async find(db, accountId, id) {
-      return untyped(db).selectFrom(name).selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst() as Promise<Row | undefined>;
+    async find(db, accountId, id, lock = false) {
+      const query = untyped(db).selectFrom(name).selectAll().where('account_id', '=', accountId).where('id', '=', id);
+      return (lock && isPostgres(db) ? query.forUpdate() : query).executeTakeFirst() as Promise<Row | undefined>;
     },
     async update(db, accountId, id, patch) {
       return untyped(db).updateTable(name).set(patch as Record<string, unknown>).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst() as Promise<Row | undefined>;

@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Tables } from './types.js';
 
@@ -42,7 +43,49 @@ function openSqlite(file: string): Database {
   };
 }
 
+const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ);
+
+/**
+ * Rows read the same as on SQLite: bigint as a number (every amount we store is below 2^53), a date as
+ * its YYYY-MM-DD text (never a Date at local midnight), a timestamp as ISO 8601 text with milliseconds.
+ */
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === pg.types.builtins.INT8) return (value: string) => Number(value);
+    if (oid === pg.types.builtins.DATE) return (value: string) => value;
+    if (oid === pg.types.builtins.TIMESTAMPTZ) return (value: string) => (parseTimestamptz(value) as Date).toISOString();
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+function openPostgres(url: string, poolMax: number): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolMax,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+    // A runaway query cannot hold a connection (and its locks) for ever.
+    statement_timeout: 30_000,
+    types: typeParsers,
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
 export function openDatabase(config: DatabaseConfig): Database {
-  if (config.kind === 'sqlite') return openSqlite(config.path);
-  throw new Error('PostgreSQL is not supported by this build yet; use DATABASE_URL=sqlite:PATH or leave it unset.');
+  return config.kind === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, config.poolMax);
+}
+
+/** Whether a query runner talks to PostgreSQL (for the few statements SQLite has no form of). */
+export function isPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }

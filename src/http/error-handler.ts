@@ -15,8 +15,25 @@ const FASTIFY_ERRORS: Record<string, () => AppError> = {
   FST_ERR_BAD_URL: () => new AppError('NOT_FOUND', 'No such route.'),
 };
 
+/**
+ * Database errors a concurrent request can cause despite our checks: a row referred to was deleted in
+ * between, or a unique value was taken (409); the database is busy or chose this transaction as a
+ * deadlock victim (503, try again).
+ */
+function fromDatabaseError(error: Error & { code?: unknown }): AppError | undefined {
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new AppError('CONFLICT', 'An object this request refers to was changed or deleted by another request. Retry it.');
+  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new AppError('CONFLICT', 'Another request changed the same data at the same time. Retry it.');
+  if (code === '40001' || code === '40P01' || code === '55P03' || code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database is busy. Retry in a moment.', undefined, { 'retry-after': '1' });
+  }
+  return undefined;
+}
+
 export function toAppError(error: FastifyError | Error): AppError | undefined {
   if (error instanceof AppError) return error;
+  const fromDatabase = fromDatabaseError(error);
+  if (fromDatabase) return fromDatabase;
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     // Path parameters carry only ids: one that cannot be valid names nothing that exists.

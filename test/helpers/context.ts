@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { createTestDatabase } from './database.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -52,7 +53,8 @@ export function temporaryDirectory(prefix = 'bms-test-'): string {
 
 export async function createTestContext(options: { clock?: Clock; env?: Record<string, string>; rateLimitStore?: RateLimitStore } = {}): Promise<TestContext> {
   const directory = temporaryDirectory();
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${path.join(directory, 'bms.sqlite')}`, LOG_LEVEL: 'info', OUTBOX_DIR: path.join(directory, 'outbox'), ...options.env });
+  const testDatabase = await createTestDatabase(directory);
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: testDatabase.url, LOG_LEVEL: 'info', OUTBOX_DIR: path.join(directory, 'outbox'), ...options.env });
   const database = openDatabase(config.database);
   await migrateToLatest(database.db);
   const logs: string[] = [];
@@ -102,6 +104,7 @@ export async function createTestContext(options: { clock?: Clock; env?: Record<s
     async close() {
       await app.close();
       await database.close();
+      await testDatabase.drop();
       fs.rmSync(directory, { recursive: true, force: true });
     },
   };

@@ -39,7 +39,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('title', 'text', (column) => column.notNull())
     .addColumn('description', 'text')
     .addColumn('source', 'text', (column) => column.notNull())
-    .addColumn('preferred_date', 'text')
+    .addColumn('preferred_date', types.date)
     .addColumn('converted_at', types.timestamp)
     .execute();
 
@@ -47,7 +47,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('request_id', types.id, (column) => column.references('service_requests.id'))
     .addColumn('title', 'text')
     .addColumn('notes', 'text')
-    .addColumn('valid_until', 'text')
+    .addColumn('valid_until', types.date)
     .addColumn('sent_at', types.timestamp)
     .addColumn('approved_at', types.timestamp)
     .addColumn('declined_at', types.timestamp)
@@ -69,8 +69,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('quote_id', types.id, (column) => column.references('quotes.id'))
     .addColumn('amount_paid', 'bigint', (column) => column.notNull())
     .addColumn('notes', 'text')
-    .addColumn('issue_date', 'text')
-    .addColumn('due_date', 'text')
+    .addColumn('issue_date', types.date)
+    .addColumn('due_date', types.date)
     .addColumn('sent_at', types.timestamp)
     .addColumn('paid_at', types.timestamp)
     .addColumn('voided_at', types.timestamp)
@@ -81,8 +81,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   const indexes: Record<string, string[]> = {
     service_requests: ['created_at', 'updated_at'],
     quotes: ['created_at', 'updated_at', 'coalesce(number_seq, 0)'],
-    jobs: ['created_at', 'updated_at', 'number_seq', "coalesce(scheduled_start, '')"],
-    invoices: ['created_at', 'updated_at', 'coalesce(number_seq, 0)', "coalesce(due_date, '')"],
+    // The scheduled_start and due_date sort indexes are created by 20261121030000_sort_sentinels.
+    jobs: ['created_at', 'updated_at', 'number_seq'],
+    invoices: ['created_at', 'updated_at', 'coalesce(number_seq, 0)'],
   };
   for (const [table, sortColumns] of Object.entries(indexes)) {
     for (const [index, column] of sortColumns.entries()) {

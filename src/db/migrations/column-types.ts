@@ -8,5 +8,6 @@ export function columnTypes(db: Kysely<any>) {
     id: postgres ? ('uuid' as const) : ('text' as const),
     timestamp: postgres ? ('timestamptz' as const) : ('text' as const),
     json: postgres ? ('jsonb' as const) : ('text' as const),
+    date: postgres ? ('date' as const) : ('text' as const),
   };
 }

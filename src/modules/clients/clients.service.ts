@@ -34,8 +34,8 @@ export function presentClient(row: ClientRow): Client {
   };
 }
 
-async function getRow(db: Executor, accountId: string, id: string): Promise<ClientRow> {
-  const row = isUuid(id) ? await repository.findClient(db, accountId, id) : undefined;
+async function getRow(db: Executor, accountId: string, id: string, lock = false): Promise<ClientRow> {
+  const row = isUuid(id) ? await repository.findClient(db, accountId, id, lock) : undefined;
   if (!row) throw notFound('client', id);
   return row;
 }
@@ -83,7 +83,7 @@ export async function updateClient(db: Executor, clock: Clock, accountId: string
 /** The reference check and the delete share one transaction, so no new reference slips in between. */
 export async function deleteClient(db: Db, accountId: string, id: string): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
-    const row = await getRow(trx, accountId, id);
+    const row = await getRow(trx, accountId, id, true);
     const references = await repository.countClientReferences(trx, accountId, row.id);
     if (references.length > 0) {
       const list = references.map(({ label, count }) => `${count} ${label}${count === 1 ? '' : 's'}`).join(', ');

@@ -3,6 +3,7 @@
 // lock (PostgreSQL) or the single writer (SQLite) keeps concurrent sends from sharing a number.
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { fromJson } from '../../db/values.js';
 import { fieldError } from '../../http/errors.js';
 
 export type NumberedKind = 'quote' | 'job' | 'invoice';
@@ -23,7 +24,7 @@ export async function nextNumber(db: Executor, accountId: string, kind: Numbered
  * first send. A document is sent only with at least one line (422 on `line_items`).
  */
 export async function sendingColumns(db: Executor, accountId: string, kind: 'quote' | 'invoice', document: { number: string | null; number_seq: number | null; line_items: string }) {
-  if ((JSON.parse(document.line_items) as unknown[]).length === 0) throw fieldError('line_items', `${kind === 'invoice' ? 'an' : 'a'} ${kind} needs at least one line item before it is sent`);
+  if (fromJson<unknown[]>(document.line_items).length === 0) throw fieldError('line_items', `${kind === 'invoice' ? 'an' : 'a'} ${kind} needs at least one line item before it is sent`);
   const { number, sequence } = document.number === null ? await nextNumber(db, accountId, kind) : { number: document.number, sequence: document.number_seq };
   return { status: 'sent', number, number_seq: sequence };
 }

@@ -5,6 +5,7 @@ import type { AnySelect } from '../../db/account-table.js';
 import { accountTable } from '../../db/account-table.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { InvoiceRow, JobRow, QuoteRow } from '../../db/types.js';
+import { coalesceSort, SORT_SENTINELS } from '../../db/sort-sentinels.js';
 import { fromJson, toIso } from '../../db/values.js';
 import type { Clock } from '../../deps.js';
 import { newId } from '../../deps.js';
@@ -135,7 +136,7 @@ export async function sentColumns(trx: Executor, clock: Clock, accountId: string
 
 export async function updateInvoice(db: Db, clock: Clock, accountId: string, id: string, input: UpdateInvoiceInput): Promise<Invoice> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'invoices', accountId, id);
+    const current = await requireRow(trx, 'invoices', accountId, id, true);
     const from = current.status as InvoiceStatus;
     const { status, metadata, line_items: lineItems, ...fields } = input;
     const changesFields = Object.keys(input).some((key) => key !== 'status');
@@ -160,7 +161,7 @@ export async function updateInvoice(db: Db, clock: Clock, accountId: string, id:
 
 export async function deleteInvoice(db: Db, accountId: string, id: string): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'invoices', accountId, id);
+    const current = await requireRow(trx, 'invoices', accountId, id, true);
     if (current.status !== 'draft') throw invalidState(`This invoice is '${current.status}'; only draft invoices can be deleted. Void a sent invoice instead.`);
     await invoices.delete(trx, accountId, current.id);
     return { id: current.id, deleted: true as const };
@@ -170,7 +171,7 @@ export async function deleteInvoice(db: Db, accountId: string, id: string): Prom
 const SORTS: SortFields<InvoiceRow> = {
   ...timestampSorts<InvoiceRow>(),
   number: { expression: 'coalesce(number_seq, 0)', value: (row) => Number(row.number_seq ?? 0) },
-  due_date: { expression: "coalesce(due_date, '')", value: (row) => row.due_date ?? '' },
+  due_date: { expression: coalesceSort('due_date', 'date'), value: (row) => row.due_date ?? SORT_SENTINELS.date },
 };
 
 function overdueCondition(select: AnySelect, today: string, overdue: boolean): AnySelect {

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { accountTable } from '../../db/account-table.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { JobRow } from '../../db/types.js';
+import { coalesceSort, SORT_SENTINELS } from '../../db/sort-sentinels.js';
 import { fromJson, normalizeInstant, toIso } from '../../db/values.js';
 import type { Clock } from '../../deps.js';
 import { newId } from '../../deps.js';
@@ -106,7 +107,7 @@ export async function getJob(db: Executor, accountId: string, id: string): Promi
 
 export async function updateJob(db: Db, clock: Clock, accountId: string, id: string, input: UpdateJobInput): Promise<Job> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'jobs', accountId, id);
+    const current = await requireRow(trx, 'jobs', accountId, id, true);
     const from = current.status as JobStatus;
     if (input.status !== undefined) assertTransition('job', JOB_TRANSITIONS, from, input.status);
     if (input.client_id !== undefined) await requireReference(trx, 'clients', accountId, input.client_id, 'client_id');
@@ -132,7 +133,7 @@ export async function updateJob(db: Db, clock: Clock, accountId: string, id: str
 
 export async function deleteJob(db: Db, accountId: string, id: string): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'jobs', accountId, id);
+    const current = await requireRow(trx, 'jobs', accountId, id, true);
     const invoices = await accountTable('invoices').count(trx, accountId, 'job_id', current.id);
     if (invoices > 0) throw conflict(`This job cannot be deleted while ${invoices} invoice${invoices === 1 ? '' : 's'} refer to it.`);
     await jobs.delete(trx, accountId, current.id);
@@ -142,7 +143,7 @@ export async function deleteJob(db: Db, accountId: string, id: string): Promise<
 
 const SORTS: SortFields<JobRow> = {
   ...timestampSorts<JobRow>(),
-  scheduled_start: { expression: "coalesce(scheduled_start, '')", value: (row) => toIso(row.scheduled_start) ?? '' },
+  scheduled_start: { expression: coalesceSort('scheduled_start', 'timestamp'), value: (row) => toIso(row.scheduled_start) ?? SORT_SENTINELS.timestamp },
 };
 
 export async function listJobs(db: Executor, accountId: string, query: ListJobsInput): Promise<Page<JobRow>> {

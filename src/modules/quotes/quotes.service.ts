@@ -99,7 +99,7 @@ export async function sentColumns(trx: Executor, clock: Clock, accountId: string
 
 export async function updateQuote(db: Db, clock: Clock, accountId: string, id: string, input: UpdateQuoteInput): Promise<Quote> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'quotes', accountId, id);
+    const current = await requireRow(trx, 'quotes', accountId, id, true);
     const from = current.status as QuoteStatus;
     const { status, metadata, line_items: lineItems, ...fields } = input;
     const changesFields = Object.keys(input).some((key) => key !== 'status');
@@ -126,7 +126,7 @@ export async function updateQuote(db: Db, clock: Clock, accountId: string, id: s
 
 export async function deleteQuote(db: Db, accountId: string, id: string): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'quotes', accountId, id);
+    const current = await requireRow(trx, 'quotes', accountId, id, true);
     if (current.status === 'converted') throw invalidState("This quote is 'converted': a job or invoice was made from it, so it cannot be deleted.");
     await quotes.delete(trx, accountId, current.id);
     return { id: current.id, deleted: true as const };

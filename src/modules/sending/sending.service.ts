@@ -54,7 +54,7 @@ async function queueMail(trx: Executor, clock: Clock, accountId: string, kind: '
 
 export async function sendInvoice(db: Db, clock: Clock, accountId: string, id: string, input: SendInput): Promise<Invoice> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'invoices', accountId, id);
+    const current = await requireRow(trx, 'invoices', accountId, id, true);
     const client = await requireRow(trx, 'clients', accountId, current.client_id);
     assertSendable('invoice', current, client);
     const columns = await invoices.sentColumns(trx, clock, accountId, current);
@@ -71,7 +71,7 @@ export async function sendInvoice(db: Db, clock: Clock, accountId: string, id: s
 
 export async function sendQuote(db: Db, clock: Clock, accountId: string, id: string, input: SendInput): Promise<Quote> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'quotes', accountId, id);
+    const current = await requireRow(trx, 'quotes', accountId, id, true);
     const client = await requireRow(trx, 'clients', accountId, current.client_id);
     assertSendable('quote', current, client);
     const columns = await quotes.sentColumns(trx, clock, accountId, current);

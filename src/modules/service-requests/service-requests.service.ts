@@ -75,7 +75,7 @@ export async function getServiceRequest(db: Executor, accountId: string, id: str
 
 export async function updateServiceRequest(db: Db, clock: Clock, accountId: string, id: string, input: UpdateServiceRequestInput): Promise<ServiceRequest> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'service_requests', accountId, id);
+    const current = await requireRow(trx, 'service_requests', accountId, id, true);
     if (input.status !== undefined) assertTransition('service request', REQUEST_TRANSITIONS, current.status as RequestStatus, input.status);
     if (input.client_id !== undefined) await requireReference(trx, 'clients', accountId, input.client_id, 'client_id');
     const { metadata, ...fields } = input;
