@@ -21,6 +21,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Optional secret mixed into API-key hashes (HMAC-SHA256), so a stolen database alone cannot be brute-forced. */
   readonly apiKeyPepper: string | undefined;
+  /** Worker processes sharing the port (node:cluster); 1 runs the server in this process. */
+  readonly webConcurrency: number;
   /** Behind a reverse proxy: take the client's IP from X-Forwarded-For (used to limit failed authentication). */
   readonly trustProxy: boolean;
   /** Development convenience: on an empty database, create a default account and print an all-scopes key. */
@@ -133,6 +135,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel,
     apiKeyPepper: pepper,
     trustProxy: trustProxyText === 'true',
+    webConcurrency: wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems),
     bootstrapKey: bootstrapText === 'true',
   };
   if (problems.length > 0) throw new ConfigError(problems);

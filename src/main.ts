@@ -1,10 +1,12 @@
-// Process entry: load config -> open and migrate the database -> build the app -> listen.
+// Process entry: load config -> open and migrate the database -> build the app -> listen. With
+// WEB_CONCURRENCY > 1 a primary process migrates once and forks that many workers sharing the port.
 // Starts the outbox worker. SIGTERM/SIGINT stop accepting, finish in-flight requests and the outbox
 // delivery in progress, close the database and exit 0.
+import cluster from 'node:cluster';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { openDatabase } from './db/database.js';
+import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './deps.js';
 import { OutboxWorker } from './mail/outbox-worker.js';
@@ -26,15 +28,20 @@ function printBootstrapKey(key: string, accountId: string, port: number): void {
   );
 }
 
-export async function serve(config: Config): Promise<void> {
-  const database = openDatabase(config.database);
+/** Migrations and the first-run key, done once per start (by the primary when there are workers). */
+async function prepareDatabase(config: Config, database: Database): Promise<void> {
   await migrateToLatest(database.db);
-  const app = await buildApp(config, { database });
-
   if (config.bootstrapKey) {
     const created = await bootstrapDefaultAccount(database.db, systemClock, config.apiKeyPepper);
     if (created) printBootstrapKey(created.key.key, created.account.id, config.port);
   }
+}
+
+/** Serves HTTP and runs an outbox worker in this process until SIGTERM/SIGINT. */
+export async function serve(config: Config, options: { prepare: boolean } = { prepare: true }): Promise<void> {
+  const database = openDatabase(config.database);
+  if (options.prepare) await prepareDatabase(config, database);
+  const app = await buildApp(config, { database });
 
   const transport = transportFromConfig(config);
   const worker = new OutboxWorker(database, transport, systemClock, { ...config.outbox, fromAddress: config.mailFrom }, app.log);
@@ -63,9 +70,45 @@ export async function serve(config: Config): Promise<void> {
   app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 
+/** The primary of WEB_CONCURRENCY workers: prepares the database, forks, restarts a worker that dies. */
+async function runPrimary(config: Config): Promise<void> {
+  const database = openDatabase(config.database);
+  await prepareDatabase(config, database);
+  await database.close();
+  let stopping = false;
+  for (let index = 0; index < config.webConcurrency; index += 1) cluster.fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, worker: worker.process.pid, code, signal, msg: 'worker died; starting another' })}\n`);
+    cluster.fork();
+  });
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {});
+    let running = workers.length;
+    if (running === 0) process.exit(0);
+    for (const worker of workers) {
+      worker?.once('exit', () => {
+        running -= 1;
+        if (running === 0) process.exit(0);
+      });
+      worker?.process.kill('SIGTERM');
+    }
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+/** Starts the service as configured: one process, or a primary with WEB_CONCURRENCY workers. */
+export async function start(config: Config): Promise<void> {
+  if (config.webConcurrency > 1 && cluster.isPrimary) return runPrimary(config);
+  await serve(config, { prepare: cluster.isPrimary });
+}
+
 export async function main(): Promise<void> {
   try {
-    await serve(loadConfig(process.env));
+    await start(loadConfig(process.env));
   } catch (error) {
     process.stderr.write(`${error instanceof ConfigError ? error.message : `bms failed to start: ${(error as Error).stack ?? String(error)}`}\n`);
     process.exit(1);

@@ -93,3 +93,34 @@ test('bad settings stop the start with every problem named', () => {
   assert.match(result.stderr, /DATABASE_URL must start with/);
   assert.match(result.stderr, /SMTP_URL must use one of smtp:, smtps:/);
 });
+
+test('WEB_CONCURRENCY=2: two worker processes share the port; SIGTERM stops them all, exit 0', async () => {
+  const { DATABASE_URL } = await databaseEnv();
+  const server = await startServer({ DATABASE_URL, NODE_ENV: 'development', WEB_CONCURRENCY: '2', LOG_LEVEL: 'info' });
+  const key = /API key: (bms_[0-9A-Za-z]{40})/.exec(server.output())?.[1];
+  assert.ok(key, 'the primary prints the first-run key once');
+  // /health answers as soon as one worker listens; wait for the second before counting.
+  const deadline = Date.now() + 15_000;
+  while ((server.output().match(/Server listening/g) ?? []).length < 2) {
+    assert.ok(Date.now() < deadline, 'both workers start listening');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const { request } = await import('node:http');
+  const get = () =>
+    new Promise<number>((resolve, reject) => {
+      // A new connection each time (no keep-alive), so the cluster can hand it to either worker.
+      request(`${server.baseUrl}/v1/clients`, { agent: false, headers: { authorization: `Bearer ${key}` } }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      }).on('error', reject).end();
+    });
+  const statuses = [];
+  for (let index = 0; index < 30; index += 1) statuses.push(await get());
+  assert.ok(statuses.every((status) => status === 200));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const pids = new Set(server.output().split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line).pid));
+  assert.equal(pids.size, 2, 'requests were served by two processes');
+  assert.equal((server.output().match(/API key:/g) ?? []).length, 1);
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+});

@@ -7,7 +7,7 @@ import { systemClock } from '../deps.js';
 import { accountExists, createAccount } from '../modules/accounts/accounts.service.js';
 import { createApiKey, listAccountApiKeys, revokeApiKey } from '../modules/api-keys/api-keys.service.js';
 import { parseScopeList } from '../modules/api-keys/scopes.js';
-import { serve } from '../main.js';
+import { start } from '../main.js';
 
 const USAGE = `Usage: bms <command> [options]
 
@@ -122,7 +122,7 @@ export async function runCli(argv: string[], output: Output = { out: (text) => p
     return values.help ? 0 : 2;
   }
   if (command === 'serve') {
-    await serve(loadConfig(process.env));
+    await start(loadConfig(process.env));
     return 0;
   }
   let database: Database | undefined;

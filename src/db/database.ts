@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type DatabaseConnection, type Driver, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Tables } from './types.js';
@@ -20,6 +20,42 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * SQLite's default BEGIN takes the write lock only at the first write, and a transaction that read before
+ * another process committed then fails at once (SQLITE_BUSY_SNAPSHOT) instead of waiting. Every BMS
+ * transaction writes, so each starts with BEGIN IMMEDIATE: it waits its turn (busy_timeout) up front.
+ */
+class ImmediateTransactionDriver implements Driver {
+  constructor(private readonly inner: Driver) {}
+  init() {
+    return this.inner.init();
+  }
+  acquireConnection() {
+    return this.inner.acquireConnection();
+  }
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+  commitTransaction(connection: DatabaseConnection) {
+    return this.inner.commitTransaction(connection);
+  }
+  rollbackTransaction(connection: DatabaseConnection) {
+    return this.inner.rollbackTransaction(connection);
+  }
+  releaseConnection(connection: DatabaseConnection) {
+    return this.inner.releaseConnection(connection);
+  }
+  destroy() {
+    return this.inner.destroy();
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    return new ImmediateTransactionDriver(super.createDriver());
+  }
+}
+
 function openSqlite(file: string): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const connection = new SqliteDatabase(file);
@@ -32,7 +68,7 @@ function openSqlite(file: string): Database {
   if (file !== ':memory:' && journalMode !== 'wal') {
     throw new Error(`SQLite refused WAL mode (journal_mode is ${String(journalMode)})`);
   }
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: connection }) });
+  const db = new Kysely<Tables>({ dialect: new ImmediateSqliteDialect({ database: connection }) });
   return {
     db,
     dialect: 'sqlite',

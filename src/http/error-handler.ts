@@ -24,7 +24,7 @@ function fromDatabaseError(error: Error & { code?: unknown }): AppError | undefi
   const code = typeof error.code === 'string' ? error.code : '';
   if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new AppError('CONFLICT', 'An object this request refers to was changed or deleted by another request. Retry it.');
   if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new AppError('CONFLICT', 'Another request changed the same data at the same time. Retry it.');
-  if (code === '40001' || code === '40P01' || code === '55P03' || code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+  if (['40001', '40P01', '55P03'].includes(code) || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new AppError('SERVICE_UNAVAILABLE', 'The database is busy. Retry in a moment.', undefined, { 'retry-after': '1' });
   }
   return undefined;
