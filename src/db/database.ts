@@ -56,6 +56,29 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * better-sqlite3 compiles a statement on every `prepare`, and Kysely prepares each query afresh: the
+ * compile was a quarter of the CPU time of a GET. Statements are cached by SQL text (bounded, least
+ * recently used out), which is safe because better-sqlite3 runs each one to completion synchronously.
+ */
+function withStatementCache(connection: SqliteDatabase.Database, size = 500) {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    prepare(sqlText: string) {
+      let statement = statements.get(sqlText);
+      if (statement) {
+        statements.delete(sqlText);
+      } else {
+        statement = connection.prepare(sqlText);
+        if (statements.size >= size) statements.delete(statements.keys().next().value as string);
+      }
+      statements.set(sqlText, statement);
+      return statement;
+    },
+    close: () => connection.close(),
+  };
+}
+
 function openSqlite(file: string): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const connection = new SqliteDatabase(file);
@@ -68,7 +91,7 @@ function openSqlite(file: string): Database {
   if (file !== ':memory:' && journalMode !== 'wal') {
     throw new Error(`SQLite refused WAL mode (journal_mode is ${String(journalMode)})`);
   }
-  const db = new Kysely<Tables>({ dialect: new ImmediateSqliteDialect({ database: connection }) });
+  const db = new Kysely<Tables>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(connection) as unknown as SqliteDatabase.Database }) });
   return {
     db,
     dialect: 'sqlite',

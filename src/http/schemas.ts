@@ -1,9 +1,18 @@
 // Shapes shared by every resource: the envelope, errors, metadata, timestamps and list parameters.
 // They drive request validation, response serialization and the OpenAPI document alike.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * `T | null` as a JSON Schema type array (`"type": ["string", "null"]`) rather than `anyOf`: valid
+ * OpenAPI 3.1, and fast-json-stringify serializes it directly, where an `anyOf` made it run a validator
+ * on every value to choose a branch (a measurable share of a GET's CPU time).
+ */
+export function Nullable<T extends TSchema>(schema: T) {
+  const type = (schema as { type?: unknown }).type;
+  if (typeof type !== 'string') return Type.Union([schema, Type.Null()]);
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
+}
 
 export const TimestampSchema = Type.String({
   format: 'date-time',

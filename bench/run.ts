@@ -1,0 +1,267 @@
+// `npm run bench`: throughput, latency and memory of BMS as ratios against a bare node:http baseline
+// measured in the same run, plus the cost of a deep page in a million clients. Load comes from a
+// separate process (autocannon) on 127.0.0.1 with a fixed connection count and duration; baseline and
+// BMS runs alternate. Results go to bench/results/<time>.json and bench/results/latest.md.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+// @ts-expect-error: a plain JavaScript module shared with the test runner
+import { startPostgres } from '../scripts/postgres.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const SCALE_ROWS = Number(process.env.BENCH_SCALE_ROWS ?? 1_000_000);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bms-bench-'));
+
+interface Load {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+interface Row {
+  scenario: string;
+  baseline: Load;
+  bms: Load;
+  ratio: number;
+  peakRssMb: number;
+  target?: number;
+}
+
+let nextPort = 41_000 + Math.floor(Math.random() * 1000);
+const children: ChildProcess[] = [];
+process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+
+async function waitForHttp(url: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function bms(args: string[], env: Record<string, string>) {
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/bms.js'), ...args, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`bms ${args.join(' ')}: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+async function startBms(env: Record<string, string>): Promise<{ url: string; process: ChildProcess }> {
+  const port = nextPort++;
+  const log = fs.openSync(path.join(work, `bms-${port}.log`), 'w');
+  // As in production: info logging (to a file, as a log shipper would read it), durable storage.
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/main.js')], {
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), OUTBOX_DIR: path.join(work, 'outbox'), ...env },
+    stdio: ['ignore', log, log],
+  });
+  children.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/health`);
+  if (env.WEB_CONCURRENCY) await new Promise((resolve) => setTimeout(resolve, 2000));
+  return { url, process: child };
+}
+
+async function startBaseline(size: number): Promise<{ url: string; process: ChildProcess }> {
+  const port = nextPort++;
+  const child = spawn(process.execPath, [path.join(ROOT, 'bench/baseline.mjs'), String(port), String(size)], { stdio: 'ignore' });
+  children.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(url);
+  return { url, process: child };
+}
+
+/** Peak resident memory of a process and its children (cluster workers), in MB, from /proc. */
+function peakRssMb(pid: number): number {
+  const read = (id: number) => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${id}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  const childrenOf = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  return Math.max(read(pid), ...childrenOf.map(read));
+}
+
+function load(url: string, options: { method?: string; body?: string; key?: string; duration?: number; connections?: number } = {}): Load {
+  const args = [path.join(ROOT, 'node_modules/autocannon/autocannon.js'), '-j', '-c', String(options.connections ?? CONNECTIONS), '-d', String(options.duration ?? DURATION)];
+  if (options.method) args.push('-m', options.method);
+  if (options.key) args.push('-H', `authorization=Bearer ${options.key}`);
+  if (options.body) args.push('-H', 'content-type=application/json', '-b', options.body);
+  args.push(url);
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const report = JSON.parse(result.stdout);
+  return { requestsPerSecond: Math.round(report.requests.average), p50: report.latency.p50, p99: report.latency.p99, non2xx: report.non2xx, errors: report.errors };
+}
+
+async function api(base: string, key: string, method: string, url: string, body?: unknown) {
+  const response = await fetch(`${base}${url}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${text}`);
+  return { json: JSON.parse(text), size: Buffer.byteLength(text) };
+}
+
+interface Seeded {
+  key: string;
+  clientId: string;
+  invoiceId: string;
+  clientResponseSize: number;
+}
+
+async function prepare(env: Record<string, string>): Promise<Seeded> {
+  bms(['migrate'], env);
+  const account = bms(['accounts', 'create', '--name', 'Bench Plumbing'], env);
+  // A high per-key override: the limiter runs on every request, but does not cap the benchmark.
+  const key = bms(['keys', 'create', '--account', account.id, '--name', 'bench', '--scopes', 'all', '--per-minute', '900000000', '--burst', '900000000', '--per-day', '900000000'], env).key;
+  return { key, clientId: '', invoiceId: '', clientResponseSize: 0 };
+}
+
+async function seed(base: string, seeded: Seeded): Promise<Seeded> {
+  const clients: string[] = [];
+  for (let index = 0; index < 300; index += 1) {
+    clients.push((await api(base, seeded.key, 'POST', '/v1/clients', { name: `Client ${index}`, email: `client${index}@example.com`, phone: '+1 555 0100', address: { city: 'Springfield', country: 'US' } })).json.data.id);
+  }
+  let invoiceId = '';
+  for (let index = 0; index < 200; index += 1) {
+    const invoice = (await api(base, seeded.key, 'POST', '/v1/invoices', { client_id: clients[index % clients.length], line_items: [{ description: 'Labour', quantity: 2, unit_amount: 6000, tax_rate: 8.875 }] })).json.data;
+    if (index % 2 === 0) await api(base, seeded.key, 'PUT', `/v1/invoices/${invoice.id}`, { status: 'sent' });
+    invoiceId = invoice.id;
+  }
+  const clientId = clients[150] as string;
+  const { size } = await api(base, seeded.key, 'GET', `/v1/clients/${clientId}`);
+  return { ...seeded, clientId, invoiceId, clientResponseSize: size };
+}
+
+function compare(scenario: string, baselineUrl: string, bmsUrl: string, pid: number, options: Parameters<typeof load>[1], target?: number): Row {
+  const baseline = load(baselineUrl, { ...options, key: undefined });
+  const measured = load(bmsUrl, options);
+  if (measured.non2xx > 0 || measured.errors > 0) throw new Error(`${scenario}: ${measured.non2xx} non-2xx, ${measured.errors} errors`);
+  const row: Row = { scenario, baseline, bms: measured, ratio: Math.round((measured.requestsPerSecond / baseline.requestsPerSecond) * 1000) / 1000, peakRssMb: Math.round(peakRssMb(pid)), ...(target ? { target } : {}) };
+  console.log(`${scenario}: ${measured.requestsPerSecond} req/s vs ${baseline.requestsPerSecond} (ratio ${row.ratio}), p50 ${measured.p50} ms, p99 ${measured.p99} ms, RSS ${row.peakRssMb} MB`);
+  return row;
+}
+
+async function stop(child: ChildProcess) {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Inserts `count` clients straight into a migrated SQLite file, in large transactions. */
+function seedMillion(file: string, accountId: string, count: number): number {
+  const database = new SqliteDatabase(file);
+  database.pragma('journal_mode = WAL');
+  const insert = database.prepare(`insert into clients (id, account_id, name, email, phone, company_name, address, notes, metadata, created_at, updated_at) values (?, ?, ?, ?, null, null, null, null, '{}', ?, ?)`);
+  const started = performance.now();
+  const start = Date.parse('2020-01-01T00:00:00.000Z');
+  const batch = database.transaction((from: number, to: number) => {
+    for (let index = from; index < to; index += 1) {
+      const created = new Date(start + index * 1000).toISOString();
+      insert.run(uuidv7(), accountId, `Client ${index}`, `c${index}@example.com`, created, created);
+    }
+  });
+  for (let from = 0; from < count; from += 50_000) batch(from, Math.min(count, from + 50_000));
+  database.close();
+  return Math.round((performance.now() - started) / 100) / 10;
+}
+
+async function main() {
+  const rows: Row[] = [];
+  const scale: Record<string, number | string> = {};
+  const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  console.log('machine:', machine);
+
+  // --- SQLite, one process -------------------------------------------------------------
+  const sqliteEnv = { DATABASE_URL: `sqlite:${path.join(work, 'bench.sqlite')}` };
+  let seeded = await prepare(sqliteEnv);
+  const single = await startBms(sqliteEnv);
+  seeded = await seed(single.url, seeded);
+  const baseline = await startBaseline(seeded.clientResponseSize);
+  const pid = single.process.pid as number;
+  rows.push(compare('get one client', baseline.url, `${single.url}/v1/clients/${seeded.clientId}`, pid, { key: seeded.key }, 0.3));
+  rows.push(compare('list 25 clients', baseline.url, `${single.url}/v1/clients?limit=25`, pid, { key: seeded.key }, 0.15));
+  rows.push(compare('create a client (durable)', baseline.url, `${single.url}/v1/clients`, pid, { key: seeded.key, method: 'POST', body: JSON.stringify({ name: 'Bench client', email: 'bench@example.com' }) }, 0.08));
+  rows.push(compare('update an invoice', baseline.url, `${single.url}/v1/invoices/${seeded.invoiceId}`, pid, { key: seeded.key, method: 'PUT', body: JSON.stringify({ notes: 'Updated by the benchmark' }) }));
+  rows.push(compare('list invoices, status=sent', baseline.url, `${single.url}/v1/invoices?status=sent&limit=25`, pid, { key: seeded.key }));
+  await stop(single.process);
+
+  // --- SQLite, two worker processes ----------------------------------------------------
+  const cluster = await startBms({ ...sqliteEnv, WEB_CONCURRENCY: '2' });
+  rows.push(compare('get one client, 2 workers', baseline.url, `${cluster.url}/v1/clients/${seeded.clientId}`, cluster.process.pid as number, { key: seeded.key }, 0.6));
+  await stop(cluster.process);
+
+  // --- PostgreSQL (durable settings) ---------------------------------------------------
+  const postgres = await startPostgres({ durable: true });
+  try {
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query('create database bench');
+    await admin.end();
+    const pgEnv = { DATABASE_URL: postgres.url.replace(/\/[^/]*$/, '/bench') };
+    let pgSeeded = await prepare(pgEnv);
+    const onPostgres = await startBms(pgEnv);
+    pgSeeded = await seed(onPostgres.url, pgSeeded);
+    rows.push(compare('get one client, PostgreSQL', baseline.url, `${onPostgres.url}/v1/clients/${pgSeeded.clientId}`, onPostgres.process.pid as number, { key: pgSeeded.key }, 0.18));
+    rows.push(compare('list 25 clients, PostgreSQL', baseline.url, `${onPostgres.url}/v1/clients?limit=25`, onPostgres.process.pid as number, { key: pgSeeded.key }));
+    await stop(onPostgres.process);
+  } finally {
+    postgres.stop();
+  }
+
+  // --- Scale: a million clients in one account -----------------------------------------
+  const scaleFile = path.join(work, 'scale.sqlite');
+  const scaleEnv = { DATABASE_URL: `sqlite:${scaleFile}` };
+  const scaleSeeded = await prepare(scaleEnv);
+  const accountId = (new SqliteDatabase(scaleFile).prepare('select account_id from api_keys limit 1').get() as { account_id: string }).account_id;
+  scale.rows = SCALE_ROWS;
+  scale.seedSeconds = seedMillion(scaleFile, accountId, SCALE_ROWS);
+  const scaleServer = await startBms(scaleEnv);
+  // The cursor of the row 25 from the end of the default order (-created_at): the last page.
+  const near = new SqliteDatabase(scaleFile).prepare('select id, created_at from clients where account_id = ? order by created_at asc, id asc limit 1 offset 25').get(accountId) as { id: string; created_at: string };
+  const cursor = Buffer.from(JSON.stringify(['-created_at', near.created_at, near.id])).toString('base64url');
+  const first = load(`${scaleServer.url}/v1/clients?limit=25`, { key: scaleSeeded.key, duration: 5 });
+  const deep = load(`${scaleServer.url}/v1/clients?limit=25&cursor=${cursor}`, { key: scaleSeeded.key, duration: 5 });
+  scale.firstPageP50 = first.p50;
+  scale.deepPageP50 = deep.p50;
+  scale.firstPageRps = first.requestsPerSecond;
+  scale.deepPageRps = deep.requestsPerSecond;
+  scale.deepOverFirstP50 = Math.round(((deep.p50 || 0.5) / (first.p50 || 0.5)) * 100) / 100;
+  scale.deepOverFirstRps = Math.round((first.requestsPerSecond / deep.requestsPerSecond) * 100) / 100;
+  scale.databaseMb = Math.round((fs.statSync(scaleFile).size + (fs.existsSync(`${scaleFile}-wal`) ? fs.statSync(`${scaleFile}-wal`).size : 0)) / 2 ** 20);
+  scale.peakRssMb = Math.round(peakRssMb(scaleServer.process.pid as number));
+  console.log('scale:', scale);
+  await stop(scaleServer.process);
+  await stop(baseline.process);
+
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const result = { date: new Date().toISOString(), machine, duration: DURATION, connections: CONNECTIONS, rows, scale };
+  fs.writeFileSync(path.join(ROOT, 'bench/results', `${stamp}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  fs.writeFileSync(path.join(ROOT, 'bench/results/latest.md'), markdown(result));
+  console.log(markdown(result));
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+function markdown(result: { date: string; machine: Record<string, unknown>; duration: number; connections: number; rows: Row[]; scale: Record<string, number | string> }): string {
+  const lines = [
+    `Run ${result.date} on ${result.machine.cores} × ${result.machine.cpu}, ${result.machine.memoryGiB} GiB, Node ${result.machine.node}; ${result.connections} connections, ${result.duration} s per run, autocannon in a separate process.`,
+    '',
+    '| scenario | BMS req/s | baseline req/s | ratio | target | p50 ms | p99 ms | peak RSS MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...result.rows.map((row) => `| ${row.scenario} | ${row.bms.requestsPerSecond} | ${row.baseline.requestsPerSecond} | **${row.ratio}** | ${row.target ? `≥ ${row.target} ${row.ratio >= row.target ? '✓' : '✗'}` : ''} | ${row.bms.p50} | ${row.bms.p99} | ${row.peakRssMb} |`),
+    '',
+    `Scale: ${result.scale.rows} clients in one account, seeded in ${result.scale.seedSeconds} s; database ${result.scale.databaseMb} MB. ` +
+      `First page p50 ${result.scale.firstPageP50} ms (${result.scale.firstPageRps} req/s), last page by cursor p50 ${result.scale.deepPageP50} ms (${result.scale.deepPageRps} req/s): ` +
+      `p50 ratio ${result.scale.deepOverFirstP50} (target ≤ 1.2), throughput ratio ${result.scale.deepOverFirstRps}; peak RSS ${result.scale.peakRssMb} MB.`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+await main();
