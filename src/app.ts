@@ -12,6 +12,7 @@ import './http/fastify-types.js';
 import { registerAuthentication } from './http/auth.js';
 import { AppError } from './http/errors.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
+import { registerIdempotency } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { RateLimiter } from './http/rate-limit/rate-limiter.js';
 import { FailOpenStore, MemoryStore, RedisStore, type RateLimitStore } from './http/rate-limit/stores.js';
@@ -102,6 +103,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   const limiter = new RateLimiter(store);
   app.addHook('onClose', () => limiter.close());
   registerAuthentication(app, { pepper: config.apiKeyPepper, limiter });
+  registerIdempotency(app, dependencies.database.db);
   await app.register(systemRoutes);
   await app.register(clientRoutes);
   await app.register(serviceRequestRoutes);

@@ -5,12 +5,14 @@ import * as foundation from './migrations/20261121000000_foundation.js';
 import * as documents from './migrations/20261121010000_documents.js';
 import * as outbox from './migrations/20261121020000_outbox.js';
 import * as sortSentinels from './migrations/20261121030000_sort_sentinels.js';
+import * as idempotency from './migrations/20261121040000_idempotency.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
   '20261121010000_documents': documents,
   '20261121020000_outbox': outbox,
   '20261121030000_sort_sentinels': sortSentinels,
+  '20261121040000_idempotency': idempotency,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -131,6 +131,19 @@ export interface OutboxMessagesTable {
   updated_at: Timestamp;
 }
 
+export interface IdempotencyKeysTable {
+  api_key_id: string;
+  key: string;
+  request_hash: string;
+  status: string;
+  response_status: number | null;
+  response_body: string | null;
+  response_location: string | null;
+  locked_until: Timestamp;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -141,6 +154,7 @@ export interface Tables {
   jobs: JobsTable;
   invoices: InvoicesTable;
   outbox_messages: OutboxMessagesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

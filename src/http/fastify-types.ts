@@ -15,6 +15,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: AuthContext | undefined;
+    /** Set while this request holds an Idempotency-Key, until its response is stored. */
+    idempotencyKey: string | undefined;
   }
   interface FastifyContextConfig {
     scope?: Scope;

@@ -6,10 +6,11 @@ import type { Db } from '../db/database.js';
 import type { Clock } from '../deps.js';
 import type { Scope } from '../modules/api-keys/scopes.js';
 import { auth } from './auth.js';
+import { IdempotencyHeaders } from './idempotency.js';
 import { created, ok } from './envelope.js';
 import type { ErrorCode } from './errors.js';
 import { listResponse, type Page } from './pagination.js';
-import { BODY_ERRORS, dataEnvelope, DeletedSchema, errorResponses, IdParamsSchema, listEnvelope, schemaRef } from './schemas.js';
+import { BODY_ERRORS, IDEMPOTENCY_ERRORS, dataEnvelope, DeletedSchema, errorResponses, IdParamsSchema, listEnvelope, schemaRef } from './schemas.js';
 
 export interface ResourceDefinition<Row, Item, Create extends TSchema, Update extends TSchema, Query extends TSchema> {
   path: string;
@@ -52,7 +53,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
 
     app.post(path, {
       config: { scope: scopes.write },
-      schema: { tags, summary: `Create a ${singular}`, body: schemas.create, response: { 201: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...stateErrors) } },
+      schema: { tags, summary: `Create a ${singular}`, headers: IdempotencyHeaders, body: schemas.create, response: { 201: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors) } },
     }, async (request, reply) => created(request, reply, path, await service.create(app.db, app.clock, auth(request).accountId, request.body as Static<Create>)));
 
     app.get(`${path}/:id`, {

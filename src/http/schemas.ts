@@ -127,6 +127,9 @@ export function listQueryProperties<Sort extends string>(sortFields: readonly So
 
 export const IdParamsSchema = Type.Object({ id: Type.String({ description: 'The object id.' }) });
 
+/** What a POST with an Idempotency-Key can answer besides its own errors. */
+export const IDEMPOTENCY_ERRORS = ['IDEMPOTENCY_KEY_REUSED', 'CONFLICT'] as const;
+
 /** The errors any route with a JSON body can answer. */
 export const BODY_ERRORS = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION_ERROR'] as const;
 

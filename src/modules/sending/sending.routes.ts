@@ -2,7 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auth } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { BODY_ERRORS, dataEnvelope, errorResponses, IdParamsSchema, schemaRef } from '../../http/schemas.js';
+import { IdempotencyHeaders } from '../../http/idempotency.js';
+import { BODY_ERRORS, IDEMPOTENCY_ERRORS, dataEnvelope, errorResponses, IdParamsSchema, schemaRef } from '../../http/schemas.js';
 import { InvoiceSchema } from '../invoices/invoices.schemas.js';
 import { QuoteSchema } from '../quotes/quotes.schemas.js';
 import { SendBody, type SendInput } from './sending.schemas.js';
@@ -15,11 +16,11 @@ const description =
 export const sendingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/v1/invoices/:id/send', {
     config: { scope: 'invoices:send' },
-    schema: { tags: ['Invoices'], summary: 'Send an invoice to its client', description, params: IdParamsSchema, body: SendBody, response: { 200: dataEnvelope(schemaRef(InvoiceSchema)), ...errorResponses(...BODY_ERRORS, 'NOT_FOUND', 'INVALID_STATE') } },
+    schema: { tags: ['Invoices'], summary: 'Send an invoice to its client', description, params: IdParamsSchema, headers: IdempotencyHeaders, body: SendBody, response: { 200: dataEnvelope(schemaRef(InvoiceSchema)), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND', 'INVALID_STATE') } },
   }, async (request) => ok(request, await sendInvoice(app.db, app.clock, auth(request).accountId, request.params.id, request.body as SendInput)));
 
   app.post('/v1/quotes/:id/send', {
     config: { scope: 'quotes:send' },
-    schema: { tags: ['Quotes'], summary: 'Send a quote to its client', description, params: IdParamsSchema, body: SendBody, response: { 200: dataEnvelope(schemaRef(QuoteSchema)), ...errorResponses(...BODY_ERRORS, 'NOT_FOUND', 'INVALID_STATE') } },
+    schema: { tags: ['Quotes'], summary: 'Send a quote to its client', description, params: IdParamsSchema, headers: IdempotencyHeaders, body: SendBody, response: { 200: dataEnvelope(schemaRef(QuoteSchema)), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND', 'INVALID_STATE') } },
   }, async (request) => ok(request, await sendQuote(app.db, app.clock, auth(request).accountId, request.params.id, request.body as SendInput)));
 };

@@ -1,0 +1,91 @@
+// Idempotency-Key on POST (Stripe's semantics, the IETF idempotency-key draft's status codes): the first
+// response (status and body) is kept per API key and key string for 24 hours and replayed for a retry
+// with the same request; the same key with another request is 422 IDEMPOTENCY_KEY_REUSED; a retry
+// while the first is still running is 409 CONFLICT. Validation failures and server faults are not kept,
+// so they can be retried with the same key.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Db } from '../db/database.js';
+import type { IdempotencyKeysTable } from '../db/types.js';
+import { AppError, conflict } from './errors.js';
+
+const RETENTION_MS = 24 * 60 * 60 * 1000;
+/** A request holds its key this long; a process that died holding it releases it by timing out. */
+const LEASE_MS = 60_000;
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'Makes a retried POST safe: the first response is replayed for 24 hours for the same request with the same key.', example: 'f2c1a7e0-5b7d-4c3e-9a61-0d6a2b8f9e14' }),
+  ),
+});
+
+/** The same JSON with its keys in a fixed order, so a retry that reorders fields is the same request. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+  return value;
+}
+
+type Claim = { claimed: true } | { claimed: false; row: IdempotencyKeysTable };
+
+async function claim(db: Db, apiKeyId: string, key: string, hash: string, now: Date): Promise<Claim> {
+  const nowIso = now.toISOString();
+  const lockedUntil = new Date(now.getTime() + LEASE_MS).toISOString();
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const inserted = await db
+      .insertInto('idempotency_keys')
+      .values({ api_key_id: apiKeyId, key, request_hash: hash, status: 'running', response_status: null, response_body: null, response_location: null, locked_until: lockedUntil, expires_at: new Date(now.getTime() + RETENTION_MS).toISOString(), created_at: nowIso })
+      .onConflict((conflicting) => conflicting.columns(['api_key_id', 'key']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { claimed: true };
+    const row = await db.selectFrom('idempotency_keys').selectAll().where('api_key_id', '=', apiKeyId).where('key', '=', key).executeTakeFirst();
+    if (!row) continue;
+    const expired = String(row.expires_at) <= nowIso;
+    const abandoned = row.status === 'running' && String(row.locked_until) <= nowIso;
+    if (!expired && !abandoned) return { claimed: false, row };
+    // An expired record, or one whose request died: start afresh (only one retry wins the delete).
+    await db.deleteFrom('idempotency_keys').where('api_key_id', '=', apiKeyId).where('key', '=', key).where('created_at', '=', row.created_at).execute();
+  }
+  throw conflict('Another request with this Idempotency-Key is being processed; retry it.');
+}
+
+export function registerIdempotency(app: FastifyInstance, db: Db): void {
+  app.decorateRequest('idempotencyKey', undefined);
+  let claims = 0;
+
+  app.addHook('preHandler', async (request, reply) => {
+    const header = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || !request.auth || typeof header !== 'string' || header === '') return;
+    const now = app.clock.now();
+    const hash = createHash('sha256').update(`${request.method} ${request.url}\n${JSON.stringify(canonical(request.body ?? null))}`).digest('hex');
+    // Now and then, forget records past their 24 hours.
+    if (++claims % 500 === 0) await db.deleteFrom('idempotency_keys').where('expires_at', '<', now.toISOString()).execute();
+    const result = await claim(db, request.auth.keyId, header, hash, now);
+    if (result.claimed) {
+      request.idempotencyKey = header;
+      return;
+    }
+    const { row } = result;
+    if (row.request_hash !== hash) throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.');
+    if (row.status === 'running') throw conflict('The first request with this Idempotency-Key is still being processed; retry shortly.');
+    reply.code(row.response_status ?? 200).type('application/json; charset=utf-8').header('idempotent-replayed', 'true');
+    if (row.response_location) reply.header('location', row.response_location);
+    return reply.send(row.response_body);
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const key = request.idempotencyKey;
+    if (!key || !request.auth) return payload;
+    request.idempotencyKey = undefined;
+    const where = db.updateTable('idempotency_keys').where('api_key_id', '=', request.auth.keyId).where('key', '=', key);
+    const failedValidation = reply.statusCode === 422 && typeof payload === 'string' && payload.includes('"VALIDATION_ERROR"');
+    if (reply.statusCode >= 500 || failedValidation) {
+      await db.deleteFrom('idempotency_keys').where('api_key_id', '=', request.auth.keyId).where('key', '=', key).execute();
+    } else {
+      const location = reply.getHeader('location');
+      await where.set({ status: 'done', response_status: reply.statusCode, response_body: String(payload), response_location: typeof location === 'string' ? location : null }).execute();
+    }
+    return payload;
+  });
+}
