@@ -78,6 +78,13 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // An API answer is data, never a page: no sniffing, framing or referrers; HTTPS remembered.
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('strict-transport-security', 'max-age=31536000');
+    // What a key can see must not be kept by shared caches or proxies.
+    if (request.auth) reply.header('cache-control', 'no-store');
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');

@@ -202,3 +202,19 @@ test('the suite runs on the database its pass names, with the proper column type
     assert.deepEqual(types, { 'clients.metadata': 'jsonb', 'invoices.created_at': 'timestamp with time zone', 'invoices.due_date': 'date', 'invoices.id': 'uuid', 'invoices.total_amount': 'bigint' });
   }
 });
+
+test('security headers everywhere; authenticated answers are never cached; no CORS', async () => {
+  const authenticated = await context.request('GET', '/v1/clients', { key, headers: { origin: 'https://evil.example' } });
+  const health = await context.request('GET', '/health');
+  for (const response of [authenticated, health]) {
+    assert.equal(response.headers['x-content-type-options'], 'nosniff');
+    assert.equal(response.headers['x-frame-options'], 'DENY');
+    assert.equal(response.headers['referrer-policy'], 'no-referrer');
+    assert.equal(response.headers['access-control-allow-origin'], undefined);
+  }
+  assert.equal(authenticated.headers['cache-control'], 'no-store');
+  assert.equal(health.headers['cache-control'], undefined);
+  const preflight = await context.request('OPTIONS', '/v1/clients', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+  assert.equal(preflight.status, 405);
+  assert.equal(preflight.headers['access-control-allow-origin'], undefined);
+});
