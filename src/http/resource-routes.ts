@@ -6,6 +6,7 @@ import type { Db } from '../db/database.js';
 import type { Clock } from '../deps.js';
 import type { Scope } from '../modules/api-keys/scopes.js';
 import { auth } from './auth.js';
+import { etagOf, ifMatch, IfMatchHeaders, type Precondition } from './etag.js';
 import { IdempotencyHeaders } from './idempotency.js';
 import { created, ok } from './envelope.js';
 import type { ErrorCode } from './errors.js';
@@ -26,8 +27,8 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
     present(row: Row, now: Date): Item;
     create(db: Db, clock: Clock, accountId: string, body: Static<Create>): Promise<Item & { id: string }>;
     get(db: Db, accountId: string, id: string, now: Date): Promise<Item>;
-    update(db: Db, clock: Clock, accountId: string, id: string, body: Static<Update>): Promise<Item>;
-    delete?(db: Db, accountId: string, id: string): Promise<{ id: string; deleted: true }>;
+    update(db: Db, clock: Clock, accountId: string, id: string, body: Static<Update>, precondition?: Precondition): Promise<Item>;
+    delete?(db: Db, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }>;
   };
 }
 
@@ -54,12 +55,20 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     app.post(path, {
       config: { scope: scopes.write },
       schema: { tags, summary: `Create a ${singular}`, headers: IdempotencyHeaders, body: schemas.create, response: { 201: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors) } },
-    }, async (request, reply) => created(request, reply, path, await service.create(app.db, app.clock, auth(request).accountId, request.body as Static<Create>)));
+    }, async (request, reply) => {
+      const item = await service.create(app.db, app.clock, auth(request).accountId, request.body as Static<Create>);
+      reply.header('etag', etagOf(item));
+      return created(request, reply, path, item);
+    });
 
     app.get(`${path}/:id`, {
       config: { scope: scopes.read },
       schema: { tags, summary: `Get a ${singular}`, params: IdParamsSchema, response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') } },
-    }, async (request) => ok(request, await service.get(app.db, auth(request).accountId, request.params.id, app.clock.now())));
+    }, async (request, reply) => {
+      const item = await service.get(app.db, auth(request).accountId, request.params.id, app.clock.now());
+      reply.header('etag', etagOf(item));
+      return ok(request, item);
+    });
 
     app.put(`${path}/:id`, {
       config: { scope: scopes.write },
@@ -67,17 +76,22 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         tags,
         summary: `Update a ${singular} (partial: absent fields are kept, null clears)`,
         params: IdParamsSchema,
+        headers: IfMatchHeaders,
         body: schemas.update,
-        response: { 200: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, 'NOT_FOUND', ...stateErrors) },
+        response: { 200: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, 'NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors) },
       },
-    }, async (request) => ok(request, await service.update(app.db, app.clock, auth(request).accountId, request.params.id, request.body as Static<Update>)));
+    }, async (request, reply) => {
+      const updated = await service.update(app.db, app.clock, auth(request).accountId, request.params.id, request.body as Static<Update>, ifMatch(request.headers['if-match']));
+      reply.header('etag', etagOf(updated));
+      return ok(request, updated);
+    });
 
     const remove = service.delete;
     if (scopes.delete && remove) {
       app.delete(`${path}/:id`, {
         config: { scope: scopes.delete },
-        schema: { tags, summary: `Delete a ${singular}`, params: IdParamsSchema, response: { 200: dataEnvelope(DeletedSchema), ...errorResponses('NOT_FOUND', ...stateErrors) } },
-      }, async (request) => ok(request, await remove(app.db, auth(request).accountId, request.params.id)));
+        schema: { tags, summary: `Delete a ${singular}`, params: IdParamsSchema, headers: IfMatchHeaders, response: { 200: dataEnvelope(DeletedSchema), ...errorResponses('NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors) } },
+      }, async (request) => ok(request, await remove(app.db, auth(request).accountId, request.params.id, ifMatch(request.headers['if-match']))));
     }
   };
 }

@@ -1,6 +1,7 @@
 // Client rules: creation, partial update (null clears), and delete refused while other records refer to it.
 import type { Clock } from '../../deps.js';
 import { isUuid, newId } from '../../deps.js';
+import type { Precondition } from '../../http/etag.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 import { fromJson, toIso } from '../../db/values.js';
@@ -63,8 +64,13 @@ export async function getClient(db: Executor, accountId: string, id: string): Pr
   return presentClient(await getRow(db, accountId, id));
 }
 
-export async function updateClient(db: Executor, clock: Clock, accountId: string, id: string, input: UpdateClientInput): Promise<Client> {
-  const current = await getRow(db, accountId, id);
+export async function updateClient(db: Db, clock: Clock, accountId: string, id: string, input: UpdateClientInput, precondition?: Precondition): Promise<Client> {
+  return db.transaction().execute((trx) => applyClientUpdate(trx, clock, accountId, id, input, precondition));
+}
+
+async function applyClientUpdate(db: Executor, clock: Clock, accountId: string, id: string, input: UpdateClientInput, precondition?: Precondition): Promise<Client> {
+  const current = await getRow(db, accountId, id, true);
+  precondition?.(presentClient(current));
   const patch: ClientPatch = {};
   if (input.name !== undefined) patch.name = input.name;
   if (input.email !== undefined) patch.email = input.email;
@@ -81,9 +87,10 @@ export async function updateClient(db: Executor, clock: Clock, accountId: string
 }
 
 /** The reference check and the delete share one transaction, so no new reference slips in between. */
-export async function deleteClient(db: Db, accountId: string, id: string): Promise<{ id: string; deleted: true }> {
+export async function deleteClient(db: Db, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
     const row = await getRow(trx, accountId, id, true);
+    precondition?.(presentClient(row));
     const references = await repository.countClientReferences(trx, accountId, row.id);
     if (references.length > 0) {
       const list = references.map(({ label, count }) => `${count} ${label}${count === 1 ? '' : 's'}`).join(', ');

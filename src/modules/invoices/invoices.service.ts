@@ -9,6 +9,7 @@ import { coalesceSort, SORT_SENTINELS } from '../../db/sort-sentinels.js';
 import { fromJson, toIso } from '../../db/values.js';
 import type { Clock } from '../../deps.js';
 import { newId } from '../../deps.js';
+import type { Precondition } from '../../http/etag.js';
 import { fieldError, invalidState } from '../../http/errors.js';
 import { pageRequest, timestampSorts, toPage, type Page, type SortFields } from '../../http/pagination.js';
 import { copyLineItems } from '../documents/line-items.js';
@@ -134,9 +135,10 @@ export async function sentColumns(trx: Executor, clock: Clock, accountId: string
   };
 }
 
-export async function updateInvoice(db: Db, clock: Clock, accountId: string, id: string, input: UpdateInvoiceInput): Promise<Invoice> {
+export async function updateInvoice(db: Db, clock: Clock, accountId: string, id: string, input: UpdateInvoiceInput, precondition?: Precondition): Promise<Invoice> {
   return db.transaction().execute(async (trx) => {
     const current = await requireRow(trx, 'invoices', accountId, id, true);
+    precondition?.(presentInvoice(current, clock.now()));
     const from = current.status as InvoiceStatus;
     const { status, metadata, line_items: lineItems, ...fields } = input;
     const changesFields = Object.keys(input).some((key) => key !== 'status');
@@ -159,9 +161,10 @@ export async function updateInvoice(db: Db, clock: Clock, accountId: string, id:
   });
 }
 
-export async function deleteInvoice(db: Db, accountId: string, id: string): Promise<{ id: string; deleted: true }> {
+export async function deleteInvoice(db: Db, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
     const current = await requireRow(trx, 'invoices', accountId, id, true);
+    precondition?.(presentInvoice(current));
     if (current.status !== 'draft') throw invalidState(`This invoice is '${current.status}'; only draft invoices can be deleted. Void a sent invoice instead.`);
     await invoices.delete(trx, accountId, current.id);
     return { id: current.id, deleted: true as const };

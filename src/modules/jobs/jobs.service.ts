@@ -8,6 +8,7 @@ import { coalesceSort, SORT_SENTINELS } from '../../db/sort-sentinels.js';
 import { fromJson, normalizeInstant, toIso } from '../../db/values.js';
 import type { Clock } from '../../deps.js';
 import { newId } from '../../deps.js';
+import type { Precondition } from '../../http/etag.js';
 import { conflict, fieldError } from '../../http/errors.js';
 import { pageRequest, timestampSorts, toPage, type Page, type SortFields } from '../../http/pagination.js';
 import { copyLineItems } from '../documents/line-items.js';
@@ -105,9 +106,10 @@ export async function getJob(db: Executor, accountId: string, id: string): Promi
   return presentJob(await requireRow(db, 'jobs', accountId, id));
 }
 
-export async function updateJob(db: Db, clock: Clock, accountId: string, id: string, input: UpdateJobInput): Promise<Job> {
+export async function updateJob(db: Db, clock: Clock, accountId: string, id: string, input: UpdateJobInput, precondition?: Precondition): Promise<Job> {
   return db.transaction().execute(async (trx) => {
     const current = await requireRow(trx, 'jobs', accountId, id, true);
+    precondition?.(presentJob(current));
     const from = current.status as JobStatus;
     if (input.status !== undefined) assertTransition('job', JOB_TRANSITIONS, from, input.status);
     if (input.client_id !== undefined) await requireReference(trx, 'clients', accountId, input.client_id, 'client_id');
@@ -131,9 +133,10 @@ export async function updateJob(db: Db, clock: Clock, accountId: string, id: str
   });
 }
 
-export async function deleteJob(db: Db, accountId: string, id: string): Promise<{ id: string; deleted: true }> {
+export async function deleteJob(db: Db, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
     const current = await requireRow(trx, 'jobs', accountId, id, true);
+    precondition?.(presentJob(current));
     const invoices = await accountTable('invoices').count(trx, accountId, 'job_id', current.id);
     if (invoices > 0) throw conflict(`This job cannot be deleted while ${invoices} invoice${invoices === 1 ? '' : 's'} refer to it.`);
     await jobs.delete(trx, accountId, current.id);

@@ -7,6 +7,7 @@ import type { QuoteRow } from '../../db/types.js';
 import { fromJson, toIso } from '../../db/values.js';
 import type { Clock } from '../../deps.js';
 import { newId } from '../../deps.js';
+import type { Precondition } from '../../http/etag.js';
 import { fieldError, invalidState } from '../../http/errors.js';
 import { pageRequest, timestampSorts, toPage, type Page, type SortFields } from '../../http/pagination.js';
 import { applyDocumentFilters } from '../documents/list-filters.js';
@@ -97,9 +98,10 @@ export async function sentColumns(trx: Executor, clock: Clock, accountId: string
   return { ...(await sendingColumns(trx, accountId, 'quote', quote)), sent_at: clock.now().toISOString() };
 }
 
-export async function updateQuote(db: Db, clock: Clock, accountId: string, id: string, input: UpdateQuoteInput): Promise<Quote> {
+export async function updateQuote(db: Db, clock: Clock, accountId: string, id: string, input: UpdateQuoteInput, precondition?: Precondition): Promise<Quote> {
   return db.transaction().execute(async (trx) => {
     const current = await requireRow(trx, 'quotes', accountId, id, true);
+    precondition?.(presentQuote(current));
     const from = current.status as QuoteStatus;
     const { status, metadata, line_items: lineItems, ...fields } = input;
     const changesFields = Object.keys(input).some((key) => key !== 'status');
@@ -124,9 +126,10 @@ export async function updateQuote(db: Db, clock: Clock, accountId: string, id: s
   });
 }
 
-export async function deleteQuote(db: Db, accountId: string, id: string): Promise<{ id: string; deleted: true }> {
+export async function deleteQuote(db: Db, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
     const current = await requireRow(trx, 'quotes', accountId, id, true);
+    precondition?.(presentQuote(current));
     if (current.status === 'converted') throw invalidState("This quote is 'converted': a job or invoice was made from it, so it cannot be deleted.");
     await quotes.delete(trx, accountId, current.id);
     return { id: current.id, deleted: true as const };

@@ -5,6 +5,7 @@ import type { ServiceRequestRow } from '../../db/types.js';
 import { fromJson, toIso } from '../../db/values.js';
 import type { Clock } from '../../deps.js';
 import { newId } from '../../deps.js';
+import type { Precondition } from '../../http/etag.js';
 import { fieldError, invalidState } from '../../http/errors.js';
 import { pageRequest, timestampSorts, toPage, type Page } from '../../http/pagination.js';
 import { applyDocumentFilters } from '../documents/list-filters.js';
@@ -73,9 +74,10 @@ export async function getServiceRequest(db: Executor, accountId: string, id: str
   return presentServiceRequest(await requireRow(db, 'service_requests', accountId, id));
 }
 
-export async function updateServiceRequest(db: Db, clock: Clock, accountId: string, id: string, input: UpdateServiceRequestInput): Promise<ServiceRequest> {
+export async function updateServiceRequest(db: Db, clock: Clock, accountId: string, id: string, input: UpdateServiceRequestInput, precondition?: Precondition): Promise<ServiceRequest> {
   return db.transaction().execute(async (trx) => {
     const current = await requireRow(trx, 'service_requests', accountId, id, true);
+    precondition?.(presentServiceRequest(current));
     if (input.status !== undefined) assertTransition('service request', REQUEST_TRANSITIONS, current.status as RequestStatus, input.status);
     if (input.client_id !== undefined) await requireReference(trx, 'clients', accountId, input.client_id, 'client_id');
     const { metadata, ...fields } = input;

@@ -1,0 +1,27 @@
+// Optimistic concurrency: every single-object response carries a strong ETag (a hash of the object as
+// returned), and PUT/DELETE with If-Match go ahead only while the object is unchanged (else 412). The
+// check runs inside the update's transaction, on the locked row, so it cannot race the change.
+import { createHash } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { AppError } from './errors.js';
+
+/** Checks the current object before it is changed; throws PRECONDITION_FAILED when it does not hold. */
+export type Precondition = (current: unknown) => void;
+
+export function etagOf(item: unknown): string {
+  return `"${createHash('sha256').update(JSON.stringify(item)).digest('base64url').slice(0, 27)}"`;
+}
+
+/** The precondition an If-Match header states (strong comparison; `*` matches any existing object). */
+export function ifMatch(header: string | string[] | undefined): Precondition | undefined {
+  if (header === undefined) return undefined;
+  const tags = (Array.isArray(header) ? header.join(',') : header).split(',').map((tag) => tag.trim());
+  return (current) => {
+    if (tags.includes('*') || tags.includes(etagOf(current))) return;
+    throw new AppError('PRECONDITION_FAILED', 'The object has changed since you read it: If-Match does not match its current ETag. Get it again, then retry.');
+  };
+}
+
+export const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(Type.String({ maxLength: 1000, description: 'The ETag you last read; the change is made only if the object is unchanged (else 412).', example: '"mV3q0b1eJf8tWJpQ2xHc9Kp5sZ4"' })),
+});
