@@ -14,6 +14,7 @@ import { AppError } from './http/errors.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
+import { registerNulCharacterCheck } from './http/nul-characters.js';
 import { RateLimiter } from './http/rate-limit/rate-limiter.js';
 import { FailOpenStore, MemoryStore, RedisStore, type RateLimitStore } from './http/rate-limit/stores.js';
 import { RouteTable, trackRoutes } from './http/route-table.js';
@@ -75,6 +76,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   trackRoutes(app, routes);
   registerErrorHandling(app, routes);
   registerJsonBodyParser(app);
+  registerNulCharacterCheck(app);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -3,6 +3,23 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { AppError, fieldError } from './errors.js';
+import { assertNoNulCharacter } from './nul-characters.js';
+
+/** No BMS body nests beyond a few levels; this bounds the work (and stack) any body can demand. */
+const MAX_DEPTH = 64;
+
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop() as [unknown, number];
+    if (current === null || typeof current !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_DEPTH) return deepest;
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
 
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
@@ -15,11 +32,18 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     } catch (error) {
       return done(new AppError('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`));
     }
+    // Measured without recursion, so no body can exhaust the stack of the checks that follow.
+    if (nestingDepth(parsed) > MAX_DEPTH) return done(fieldError('body', `must not be nested more than ${MAX_DEPTH} levels deep`));
     try {
       // Re-scan for __proto__ / constructor.prototype keys, which JSON.parse accepts.
       if (typeof parsed === 'object' && parsed !== null) secureJson.scan(parsed, { protoAction: 'error', constructorAction: 'error' });
     } catch {
       return done(fieldError('__proto__', 'forbidden property name (__proto__ or constructor.prototype)'));
+    }
+    try {
+      assertNoNulCharacter(parsed);
+    } catch (error) {
+      return done(error as Error);
     }
     return done(null, parsed);
   });

@@ -1,0 +1,139 @@
+// Hostile input, property-based (fast-check): random and adversarial bodies for every POST and PUT, and
+// random query strings for every list. Whatever arrives, the answer is a 4xx or 2xx in the envelope, never
+// a 5xx, and a request that is refused changes nothing.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import fc from 'fast-check';
+import { createTestContext, type ApiResponse, type TestContext } from './helpers/context.js';
+
+const RUNS = Number(process.env.BMS_FUZZ_RUNS ?? 60);
+let context: TestContext;
+let key: string;
+const ids: Record<string, string> = {};
+
+/** Values a careless or hostile client might send, at any depth. */
+const hostile = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.string(),
+    fc.string({ unit: 'binary' }),
+    fc.constantFrom('', ' ', '\u0000', '\ud800', '%s%n', "'; drop table clients; --", '<script>', 'NaN', '1e309', '__proto__', 'constructor', '0001-01-01', '2026-02-30', 'bms_x'),
+    fc.integer(),
+    fc.double(),
+    fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e308, -0, 0.1 + 0.2),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', 'prototype', 'name', 'email', 'line_items', 'status', 'client_id', 'metadata')), tie('value'), { maxKeys: 4 }),
+  ),
+})).value;
+
+/** Bodies shaped like the real ones, with fields swapped for hostile values. */
+function bodyFor(path: string) {
+  const real: Record<string, Record<string, unknown>> = {
+    '/v1/clients': { name: 'Fuzz', email: 'fuzz@example.com', address: { country: 'US' }, metadata: { a: 'b' } },
+    '/v1/service-requests': { client_id: ids.client, title: 'Fuzz', preferred_date: '2026-12-01' },
+    '/v1/quotes': { client_id: ids.client, line_items: [{ description: 'x', quantity: 1, unit_amount: 100, tax_rate: 8.875 }] },
+    '/v1/jobs': { client_id: ids.client, title: 'Fuzz', scheduled_start: '2026-12-01T09:00:00Z' },
+    '/v1/invoices': { client_id: ids.client, line_items: [{ description: 'x', quantity: 1, unit_amount: 100 }], due_date: '2026-12-31' },
+  };
+  const base = real[path]!;
+  return fc.oneof(
+    hostile,
+    fc.record(Object.fromEntries(Object.keys(base).map((field) => [field, fc.oneof(fc.constant(base[field]), hostile)])), { requiredKeys: [] }),
+    fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), hostile).map(([field, value]) => ({ ...base, [field]: value })),
+  );
+}
+
+function assertSane(response: ApiResponse, label: string) {
+  assert.ok(response.status < 500, `${label}: ${response.status} ${response.text.slice(0, 300)}`);
+  assert.ok(response.body?.meta?.request_id, `${label}: the envelope`);
+  if (response.status >= 400) assert.match(response.body.error.code, /^[A-Z_]+$/, label);
+}
+
+before(async () => {
+  context = await createTestContext();
+  ({ key } = await context.account());
+  ids.client = (await context.request('POST', '/v1/clients', { key, body: { name: 'Fuzz owner' } })).body.data.id;
+  for (const [name, path, body] of [
+    ['service-requests', '/v1/service-requests', { client_id: ids.client, title: 'x' }],
+    ['quotes', '/v1/quotes', { client_id: ids.client }],
+    ['jobs', '/v1/jobs', { client_id: ids.client, title: 'x' }],
+    ['invoices', '/v1/invoices', { client_id: ids.client }],
+  ] as const) {
+    ids[name] = (await context.request('POST', path, { key, body })).body.data.id;
+  }
+  ids.clients = ids.client!;
+});
+after(() => context.close());
+
+for (const collection of ['clients', 'service-requests', 'quotes', 'jobs', 'invoices']) {
+  const path = `/v1/${collection}`;
+  test(`POST and PUT ${path}: hostile bodies never cause a 5xx, refused ones change nothing`, async () => {
+    await fc.assert(
+      fc.asyncProperty(bodyFor(path), async (body) => {
+        const before = (await context.request('GET', `${path}/${ids[collection]}`, { key })).body.data;
+        const created = await context.request('POST', path, { key, body });
+        assertSane(created, `POST ${JSON.stringify(body)}`);
+        const updated = await context.request('PUT', `${path}/${ids[collection]}`, { key, body });
+        assertSane(updated, `PUT ${JSON.stringify(body)}`);
+        if (updated.status >= 400) assert.deepEqual((await context.request('GET', `${path}/${ids[collection]}`, { key })).body.data, before, 'a refused PUT changes nothing');
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test(`GET ${path}: hostile query strings never cause a 5xx`, async () => {
+    const names = fc.constantFrom('limit', 'cursor', 'sort', 'status', 'client_id', 'q', 'email', 'created_after', 'overdue', 'due_before', 'scheduled_from', 'x', '__proto__');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(names, fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.integer().map(String), fc.constantFrom('-1', '1e9', 'true', '', '%00', '-created_at', 'eyJ4IjoxfQ', 'WyJ4IiwxLCJ5Il0'))), { maxLength: 4 }), async (pairs) => {
+        const query = new URLSearchParams(pairs).toString();
+        assertSane(await context.request('GET', `${path}?${query}`, { key }), `GET ?${query}`);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+}
+
+test('odd encodings and content types never cause a 5xx', async () => {
+  const cases: Array<[string, string | Buffer]> = [
+    ['application/json', Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])],
+    ['application/json', '{"name": "a"'.repeat(1000)],
+    ['application/json', `${'['.repeat(5000)}${']'.repeat(5000)}`],
+    ['application/json', `{"name":"x","metadata":${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}}`],
+    ['application/json; charset=latin1', '{"name":"x"}'],
+    ['application/merge-patch+json', '{"name":"x"}'],
+    ['multipart/form-data; boundary=x', '--x\r\n\r\n--x--'],
+    ['', '{"name":"x"}'],
+    ['application/json', '123456789012345678901234567890'],
+    ['application/json', '{"name":"x","notes":"\\ud800"}'],
+  ];
+  for (const [type, payload] of cases) {
+    const response = await context.request('POST', '/v1/clients', { key, rawBody: payload, headers: type ? { 'content-type': type } : {} });
+    assertSane(response, `${type} ${String(payload).slice(0, 40)}`);
+  }
+});
+
+test('the NUL character is refused in any string, body or query, naming the field (PostgreSQL cannot store it)', async () => {
+  const cases: Array<[string, string, unknown, string]> = [
+    ['POST', '/v1/clients', { name: 'a\u0000b' }, 'name'],
+    ['POST', '/v1/clients', { name: 'ok', metadata: { 'k\u0000': 'v' } }, 'metadata.k\u0000'],
+    ['POST', '/v1/invoices', { client_id: ids.client, line_items: [{ description: '\u0000', quantity: 1, unit_amount: 1 }] }, 'line_items[0].description'],
+    ['PUT', `/v1/clients/${ids.client}`, { notes: 'x\u0000' }, 'notes'],
+  ];
+  for (const [method, url, body, field] of cases) {
+    const response = await context.request(method, url, { key, body });
+    assert.equal(response.status, 422, `${url}: ${response.text}`);
+    assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field), [field]);
+  }
+  const query = await context.request('GET', '/v1/clients?q=%00', { key });
+  assert.deepEqual([query.status, query.body.error.details[0].field], [422, 'q']);
+  assert.equal((await context.request('GET', `/v1/clients/${ids.client}`, { key })).body.data.notes, null, 'nothing stored');
+});
+
+test('bodies nested deeper than 64 levels are refused with a 422, not a crash', async () => {
+  const deep = await context.request('POST', '/v1/clients', { key, rawBody: `{"name":"x","metadata":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}`, headers: { 'content-type': 'application/json' } });
+  assert.deepEqual([deep.status, deep.body.error.details[0].field], [422, 'body']);
+  const shallow = await context.request('POST', '/v1/clients', { key, body: { name: 'x', address: { city: 'y' } } });
+  assert.equal(shallow.status, 201);
+});
