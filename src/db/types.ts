@@ -161,7 +161,6 @@ export type AccountRow = Selectable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKeyRow = Insertable<ApiKeysTable>;
 export type ClientRow = Selectable<ClientsTable>;
-export type NewClientRow = Insertable<ClientsTable>;
 export type ClientPatch = Updateable<ClientsTable>;
 export type ServiceRequestRow = Selectable<ServiceRequestsTable>;
 export type QuoteRow = Selectable<QuotesTable>;

@@ -37,11 +37,6 @@ export const schemaCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPar
   return ajv.compile(schema as object);
 };
 
-/** Registers a shared schema (referenced by `$id`) with both validators. */
-export function addSharedSchema(schema: { $id: string }) {
-  for (const ajv of [bodyAjv, queryAjv]) if (!ajv.getSchema(schema.$id)) ajv.addSchema(schema);
-}
-
 /** `/line_items/2/quantity` -> `line_items[2].quantity`. */
 export function toFieldPath(instancePath: string, child?: string): string {
   const parts = instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));

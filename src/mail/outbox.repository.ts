@@ -35,7 +35,3 @@ export async function completeMessage(db: Executor, id: string, workerId: string
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
-
-export async function listMessagesForDocument(db: Executor, accountId: string, documentId: string): Promise<OutboxMessageRow[]> {
-  return db.selectFrom('outbox_messages').selectAll().where('account_id', '=', accountId).where('document_id', '=', documentId).orderBy('created_at').orderBy('id').execute();
-}

@@ -2,7 +2,8 @@
 // move it to `sent`, and queue the e-mail in the outbox. The HTTP response never waits for SMTP; a crash
 // can never leave a document marked sent without its message queued, or the reverse.
 import type { Db, Executor } from '../../db/database.js';
-import type { ClientRow, InvoiceRow, QuoteRow } from '../../db/types.js';
+import { accountTable } from '../../db/account-table.js';
+import type { ClientRow } from '../../db/types.js';
 import type { Clock } from '../../deps.js';
 import { newId } from '../../deps.js';
 import { invalidState, validationError, type ErrorDetail } from '../../http/errors.js';
@@ -58,9 +59,8 @@ export async function sendInvoice(db: Db, clock: Clock, accountId: string, id: s
     const client = await requireRow(trx, 'clients', accountId, current.client_id);
     assertSendable('invoice', current, client);
     const columns = await invoices.sentColumns(trx, clock, accountId, current);
-    const updated = { ...current, ...columns, updated_at: clock.now().toISOString() } as InvoiceRow;
-    await trx.updateTable('invoices').set({ ...columns, updated_at: updated.updated_at }).where('account_id', '=', accountId).where('id', '=', current.id).execute();
-    const invoice = invoices.presentInvoice(updated, clock.now());
+    const updated = await accountTable('invoices').update(trx, accountId, current.id, { ...columns, updated_at: clock.now().toISOString() });
+    const invoice = invoices.presentInvoice(updated ?? current, clock.now());
     await queueMail(trx, clock, accountId, 'invoice', invoice.id, client, {
       message: input?.message ?? null,
       document: { ...invoice, number: invoice.number as string, title: null, valid_until: null },
@@ -75,9 +75,8 @@ export async function sendQuote(db: Db, clock: Clock, accountId: string, id: str
     const client = await requireRow(trx, 'clients', accountId, current.client_id);
     assertSendable('quote', current, client);
     const columns = await quotes.sentColumns(trx, clock, accountId, current);
-    const updated = { ...current, ...columns, updated_at: clock.now().toISOString() } as QuoteRow;
-    await trx.updateTable('quotes').set({ ...columns, updated_at: updated.updated_at }).where('account_id', '=', accountId).where('id', '=', current.id).execute();
-    const quote = quotes.presentQuote(updated);
+    const updated = await accountTable('quotes').update(trx, accountId, current.id, { ...columns, updated_at: clock.now().toISOString() });
+    const quote = quotes.presentQuote(updated ?? current);
     await queueMail(trx, clock, accountId, 'quote', quote.id, client, {
       message: input?.message ?? null,
       document: { ...quote, number: quote.number as string, amount_due: null, issue_date: null, due_date: null },
