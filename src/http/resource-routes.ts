@@ -13,6 +13,9 @@ import type { ErrorCode } from './errors.js';
 import { listResponse, type Page } from './pagination.js';
 import { BODY_ERRORS, IDEMPOTENCY_ERRORS, dataEnvelope, DeletedSchema, errorResponses, IdParamsSchema, listEnvelope, schemaRef } from './schemas.js';
 
+/** 'a client', 'an invoice'. */
+const article = (noun: string): string => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
+
 export interface ResourceDefinition<Row, Item, Create extends TSchema, Update extends TSchema, Query extends TSchema> {
   path: string;
   /** Singular and plural names for summaries, e.g. ['quote', 'quotes']. */
@@ -54,7 +57,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
 
     app.post(path, {
       config: { scope: scopes.write },
-      schema: { tags, summary: `Create a ${singular}`, headers: IdempotencyHeaders, body: schemas.create, response: { 201: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors) } },
+      schema: { tags, summary: `Create ${article(singular)}`, headers: IdempotencyHeaders, body: schemas.create, response: { 201: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors) } },
     }, async (request, reply) => {
       const item = await service.create(app.db, app.clock, auth(request).accountId, request.body as Static<Create>);
       reply.header('etag', etagOf(item));
@@ -63,7 +66,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
 
     app.get(`${path}/:id`, {
       config: { scope: scopes.read },
-      schema: { tags, summary: `Get a ${singular}`, params: IdParamsSchema, response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') } },
+      schema: { tags, summary: `Get ${article(singular)}`, params: IdParamsSchema, response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') } },
     }, async (request, reply) => {
       const item = await service.get(app.db, auth(request).accountId, request.params.id, app.clock.now());
       reply.header('etag', etagOf(item));
@@ -74,7 +77,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       config: { scope: scopes.write },
       schema: {
         tags,
-        summary: `Update a ${singular} (partial: absent fields are kept, null clears)`,
+        summary: `Update ${article(singular)} (partial: absent fields are kept, null clears)`,
         params: IdParamsSchema,
         headers: IfMatchHeaders,
         body: schemas.update,
@@ -90,7 +93,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     if (scopes.delete && remove) {
       app.delete(`${path}/:id`, {
         config: { scope: scopes.delete },
-        schema: { tags, summary: `Delete a ${singular}`, params: IdParamsSchema, headers: IfMatchHeaders, response: { 200: dataEnvelope(DeletedSchema), ...errorResponses('NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors) } },
+        schema: { tags, summary: `Delete ${article(singular)}`, params: IdParamsSchema, headers: IfMatchHeaders, response: { 200: dataEnvelope(DeletedSchema), ...errorResponses('NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors) } },
       }, async (request) => ok(request, await remove(app.db, auth(request).accountId, request.params.id, ifMatch(request.headers['if-match']))));
     }
   };

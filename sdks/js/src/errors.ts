@@ -1,0 +1,79 @@
+// One class per kind of failure, so callers can `instanceof` what they handle. Every error carries the
+// API's envelope: status, code, message, details and the request id to quote to support.
+
+export interface ErrorDetail {
+  /** Path of the offending field, such as `line_items[2].quantity`. */
+  field: string;
+  message: string;
+}
+
+export interface ErrorInit {
+  status: number | null;
+  code: string;
+  message: string;
+  details?: ErrorDetail[];
+  requestId?: string | null;
+  headers?: Record<string, string>;
+}
+
+export class BmsError extends Error {
+  /** The HTTP status; null when no response arrived. */
+  readonly status: number | null;
+  /** The machine-readable code, such as `VALIDATION_ERROR`. */
+  readonly code: string;
+  readonly details: ErrorDetail[];
+  /** The server's id of the request (the `X-Request-Id` header); null when no response arrived. */
+  readonly requestId: string | null;
+  readonly headers: Record<string, string>;
+
+  constructor(init: ErrorInit) {
+    super(init.message);
+    this.name = new.target.name;
+    this.status = init.status;
+    this.code = init.code;
+    this.details = init.details ?? [];
+    this.requestId = init.requestId ?? null;
+    this.headers = init.headers ?? {};
+  }
+}
+
+/** The request never got an answer: refused or reset connection, DNS failure, or timeout. */
+export class ApiConnectionError extends BmsError {}
+/** 400, 405, 413, 415 and other refusals of the request as sent. */
+export class InvalidRequestError extends BmsError {}
+/** 422 (and 400 INVALID_JSON): see `details` for each field. */
+export class ValidationError extends InvalidRequestError {}
+/** 401: the API key is missing, unknown, revoked or expired. */
+export class AuthenticationError extends BmsError {}
+/** 403: the key lacks the scope the endpoint needs. */
+export class PermissionDeniedError extends BmsError {}
+/** 404. */
+export class NotFoundError extends BmsError {}
+/** 409: the request conflicts with the stored state. */
+export class ConflictError extends BmsError {}
+/** 409 INVALID_STATE: the status does not allow this change. */
+export class InvalidStateError extends ConflictError {}
+/** 412: the object changed since the ETag passed as `ifMatch`. */
+export class PreconditionFailedError extends ConflictError {}
+/** 429 after the retries ran out; `retryAfter` is in seconds. */
+export class RateLimitError extends BmsError {
+  get retryAfter(): number | null {
+    const value = Number(this.headers['retry-after']);
+    return Number.isFinite(value) ? value : null;
+  }
+}
+/** 5xx after the retries ran out. */
+export class ServerError extends BmsError {}
+
+export function errorFor(init: ErrorInit): BmsError {
+  const status = init.status ?? 0;
+  if (status === 422 || init.code === 'INVALID_JSON') return new ValidationError(init);
+  if (status === 401) return new AuthenticationError(init);
+  if (status === 403) return new PermissionDeniedError(init);
+  if (status === 404) return new NotFoundError(init);
+  if (status === 409) return init.code === 'INVALID_STATE' ? new InvalidStateError(init) : new ConflictError(init);
+  if (status === 412) return new PreconditionFailedError(init);
+  if (status === 429) return new RateLimitError(init);
+  if (status >= 500) return new ServerError(init);
+  return new InvalidRequestError(init);
+}

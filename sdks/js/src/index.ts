@@ -1,0 +1,5 @@
+export { BmsClient } from './client.js';
+export * from './errors.js';
+export * from './generated.js';
+export { Page, PagePromise } from './pagination.js';
+export { VERSION, type BmsClientOptions, type FetchFunction, type RequestOptions, type ResponseInfo, type WithResponse } from './transport.js';

@@ -1,0 +1,48 @@
+// A list call returns a PagePromise: `await` it for the first page, or `for await` over it to walk every
+// object across all pages, following `next_cursor` one request at a time.
+
+export class Page<T> implements AsyncIterable<T> {
+  constructor(
+    /** The objects on this page. */
+    readonly data: T[],
+    readonly hasMore: boolean,
+    /** Pass as `cursor` to get the next page; null on the last page. */
+    readonly nextCursor: string | null,
+    readonly requestId: string | null,
+    private readonly fetchPage: (cursor: string) => Promise<Page<T>>,
+  ) {}
+
+  /** The following page, or null when this is the last one. */
+  async nextPage(): Promise<Page<T> | null> {
+    return this.hasMore && this.nextCursor !== null ? this.fetchPage(this.nextCursor) : null;
+  }
+
+  /** Every object from this page to the end of the list. */
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    let page: Page<T> | null = this;
+    while (page) {
+      yield* page.data;
+      page = await page.nextPage();
+    }
+  }
+}
+
+export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
+  private promise: Promise<Page<T>> | undefined;
+
+  /** The request is made on first use, so an unused PagePromise costs nothing. */
+  constructor(private readonly load: () => Promise<Page<T>>) {}
+
+  private page(): Promise<Page<T>> {
+    this.promise ??= this.load();
+    return this.promise;
+  }
+
+  then<A = Page<T>, B = never>(onFulfilled?: ((page: Page<T>) => A | PromiseLike<A>) | null, onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+    return this.page().then(onFulfilled, onRejected);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    yield* await this.page();
+  }
+}
