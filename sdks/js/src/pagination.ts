@@ -42,6 +42,14 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return this.page().then(onFulfilled, onRejected);
   }
 
+  catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<Page<T> | B> {
+    return this.page().catch(onRejected);
+  }
+
+  finally(onFinally?: (() => void) | null): Promise<Page<T>> {
+    return this.page().finally(onFinally);
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     yield* await this.page();
   }

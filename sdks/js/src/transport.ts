@@ -27,7 +27,7 @@ export interface RequestOptions {
   /** Sent as `Idempotency-Key` on a POST; by default a new UUID per call, kept across its retries. */
   idempotencyKey?: string;
   /** Sent as `If-Match` on an update or delete: the `etag` of the version you read (else 412). */
-  ifMatch?: string;
+  ifMatch?: string | null;
   timeout?: number;
   maxRetries?: number;
   signal?: AbortSignal;
@@ -112,7 +112,7 @@ export class Transport {
     const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: 'application/json', 'user-agent': `bms-sdk-js/${VERSION}` };
     if (parts.body !== undefined) headers['content-type'] = 'application/json';
     if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
-    if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
+    if (options.ifMatch != null) headers['if-match'] = options.ifMatch;
     const url = this.url(path, parts.query);
     const body = parts.body === undefined ? undefined : JSON.stringify(parts.body);
     const maxRetries = options.maxRetries ?? this.maxRetries;

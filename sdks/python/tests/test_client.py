@@ -1,0 +1,182 @@
+"""The Python SDK against a real BMS server, started by the repository's test harness (``npm test``),
+which passes its address and keys in the environment."""
+from __future__ import annotations
+
+import os
+import time
+import unittest
+from typing import List
+
+import bms_sdk
+from bms_sdk import BmsClient
+from bms_sdk._transport import backoff_delay, retry_after_delay
+
+from .flaky_proxy import FlakyProxy
+
+BASE_URL = os.environ.get("BMS_BASE_URL", "")
+API_KEY = os.environ.get("BMS_API_KEY", "")
+
+
+@unittest.skipUnless(BASE_URL and API_KEY, "needs a running server: BMS_BASE_URL and BMS_API_KEY")
+class AgainstServer(unittest.TestCase):
+    def setUp(self) -> None:
+        self.bms = BmsClient(api_key=API_KEY, base_url=BASE_URL)
+
+    def test_every_endpoint_from_request_to_sent_invoice(self) -> None:
+        bms = self.bms
+        client = bms.clients.create(name="Jane Cooper", email="jane@example.com", address={"city": "Springfield"})
+        self.assertEqual(client["object"], "client")
+        self.assertEqual((client["address"] or {}).get("city"), "Springfield")
+        self.assertEqual(bms.last_response.status if bms.last_response else None, 201)
+        self.assertEqual(bms.clients.get(client["id"])["name"], "Jane Cooper")
+        self.assertEqual(bms.clients.update(client["id"], phone="+1 555 0100")["phone"], "+1 555 0100")
+        self.assertEqual(bms.clients.update(client["id"], phone=None)["phone"], None)
+        self.assertIn(client["id"], [c["id"] for c in bms.clients.list(q="Jane Cooper").data])
+
+        request = bms.service_requests.create(client_id=client["id"], title="Leaking tap", source="phone")
+        self.assertEqual(bms.service_requests.get(request["id"])["title"], "Leaking tap")
+        self.assertEqual(bms.service_requests.update(request["id"], status="assessed")["status"], "assessed")
+        self.assertIn(request["id"], [r["id"] for r in bms.service_requests.list(client_id=client["id"]).data])
+
+        lines: List[bms_sdk.QuoteLineItemParams] = [
+            {"description": "Replace faucet", "quantity": 1.5, "unit_amount": 12000, "tax_rate": 8.875}
+        ]
+        quote = bms.quotes.create(client_id=client["id"], request_id=request["id"], line_items=lines)
+        self.assertEqual(quote["total_amount"], 19598)
+        self.assertEqual(bms.quotes.get(quote["id"])["status"], "draft")
+        sent_quote = bms.quotes.send(quote["id"], message="As discussed.")
+        self.assertEqual(sent_quote["status"], "sent")
+        self.assertTrue((sent_quote["number"] or "").startswith("Q-"))
+        self.assertEqual(bms.quotes.update(quote["id"], status="approved")["status"], "approved")
+        self.assertEqual(len(bms.quotes.list(client_id=client["id"]).data), 1)
+        spare = bms.quotes.create(client_id=client["id"])
+        self.assertEqual(bms.quotes.delete(spare["id"]), {"id": spare["id"], "deleted": True})
+
+        job = bms.jobs.create(quote_id=quote["id"])
+        self.assertEqual(job["total_amount"], 19598)
+        self.assertEqual(bms.jobs.get(job["id"])["status"], "scheduled")
+        self.assertEqual(bms.jobs.update(job["id"], status="completed")["status"], "completed")
+        self.assertIn(job["id"], [j["id"] for j in bms.jobs.list(client_id=client["id"], status="completed").data])
+        spare_job = bms.jobs.create(client_id=client["id"], title="Spare")
+        self.assertTrue(bms.jobs.delete(spare_job["id"])["deleted"])
+
+        invoice = bms.invoices.create(job_id=job["id"])
+        self.assertEqual(invoice["amount_due"], 19598)
+        self.assertEqual(bms.invoices.get(invoice["id"])["status"], "draft")
+        self.assertEqual(bms.invoices.update(invoice["id"], notes="Thanks!")["notes"], "Thanks!")
+        sent = bms.invoices.send(invoice["id"])
+        self.assertEqual(sent["status"], "sent")
+        self.assertTrue((sent["number"] or "").startswith("INV-"))
+        self.assertEqual([i["id"] for i in bms.invoices.list(client_id=client["id"], status="sent").data], [invoice["id"]])
+        spare_invoice = bms.invoices.create(client_id=client["id"])
+        self.assertTrue(bms.invoices.delete(spare_invoice["id"])["deleted"])
+
+        loner = bms.clients.create(name="Gone Soon")
+        self.assertTrue(bms.clients.delete(loner["id"])["deleted"])
+        with self.assertRaises(bms_sdk.NotFoundError):
+            bms.clients.get(loner["id"])
+
+    def test_list_returns_the_first_page_and_iterates_every_page(self) -> None:
+        tag = f"paging-{time.time_ns()}"
+        created = [self.bms.clients.create(name=f"{tag} {i}")["id"] for i in range(7)]
+        first = self.bms.clients.list(q=tag, limit=3, sort="created_at")
+        self.assertEqual([c["id"] for c in first.data], created[:3])
+        self.assertTrue(first.has_more)
+        second = first.next_page()
+        assert second is not None
+        self.assertEqual([c["id"] for c in second.data], created[3:6])
+        self.assertEqual([c["id"] for c in self.bms.clients.list(q=tag, limit=3, sort="created_at")], created)
+
+    def test_validation_error_has_status_code_details_and_request_id(self) -> None:
+        with self.assertRaises(bms_sdk.ValidationError) as raised:
+            self.bms.clients.create(name="", email="not-an-email")
+        error = raised.exception
+        self.assertEqual(error.status, 422)
+        self.assertEqual(error.code, "VALIDATION_ERROR")
+        self.assertEqual(sorted(detail["field"] for detail in error.details), ["email", "name"])
+        self.assertTrue((error.request_id or "").startswith("req_"))
+        self.assertIsInstance(error, bms_sdk.InvalidRequestError)
+
+    def test_error_kinds(self) -> None:
+        with self.assertRaises(bms_sdk.AuthenticationError) as unknown:
+            BmsClient(api_key="bms_" + "x" * 40, base_url=BASE_URL).clients.list()
+        self.assertEqual(unknown.exception.status, 401)
+        read_only = os.environ.get("BMS_READ_ONLY_API_KEY", "")
+        with self.assertRaises(bms_sdk.PermissionDeniedError) as denied:
+            BmsClient(api_key=read_only, base_url=BASE_URL).clients.create(name="X")
+        self.assertEqual(denied.exception.code, "INSUFFICIENT_SCOPE")
+
+        client = self.bms.clients.create(name="Stale")
+        etag = self.bms.last_response.etag if self.bms.last_response else None
+        self.bms.clients.update(client["id"], phone="1")
+        with self.assertRaises(bms_sdk.PreconditionFailedError):
+            self.bms.clients.update(client["id"], phone="2", if_match=etag)
+        self.bms.clients.get(client["id"])
+        fresh = self.bms.last_response.etag if self.bms.last_response else None
+        self.assertEqual(self.bms.clients.update(client["id"], phone="3", if_match=fresh)["phone"], "3")
+
+        invoice = self.bms.invoices.create(client_id=client["id"])
+        with self.assertRaises(bms_sdk.InvalidStateError) as state:
+            self.bms.invoices.update(invoice["id"], status="paid")
+        self.assertEqual(state.exception.status, 409)
+        self.assertIsInstance(state.exception, bms_sdk.ConflictError)
+
+    def test_429_is_retried_after_retry_after(self) -> None:
+        limited = os.environ.get("BMS_LIMITED_API_KEY", "")
+        BmsClient(api_key=limited, base_url=BASE_URL).clients.list(limit=1)
+        with self.assertRaises(bms_sdk.RateLimitError) as raised:
+            BmsClient(api_key=limited, base_url=BASE_URL, max_retries=0).clients.list(limit=1)
+        self.assertEqual(raised.exception.retry_after, 1.0)
+        started = time.monotonic()
+        patient = BmsClient(api_key=limited, base_url=BASE_URL)
+        patient.clients.list(limit=1)
+        self.assertEqual(patient.last_response.status if patient.last_response else None, 200)
+        self.assertGreaterEqual(time.monotonic() - started, 0.9)
+
+    def test_reset_connection_is_retried(self) -> None:
+        proxy = FlakyProxy(BASE_URL, "reset")
+        try:
+            flaky = BmsClient(api_key=API_KEY, base_url=proxy.url)
+            flaky.clients.list(limit=1)
+            self.assertEqual(flaky.last_response.status if flaky.last_response else None, 200)
+            self.assertEqual(proxy.connections, 2)
+        finally:
+            proxy.close()
+
+    def test_post_whose_response_was_lost_creates_once(self) -> None:
+        proxy = FlakyProxy(BASE_URL, "drop-response")
+        tag = f"once-{time.time_ns()}"
+        try:
+            flaky = BmsClient(api_key=API_KEY, base_url=proxy.url)
+            created = flaky.clients.create(name=tag)
+            self.assertEqual(flaky.last_response.headers.get("idempotent-replayed") if flaky.last_response else None, "true")
+            self.assertEqual(proxy.connections, 2)
+        finally:
+            proxy.close()
+        self.assertEqual([c["id"] for c in self.bms.clients.list(q=tag)], [created["id"]])
+
+    def test_no_server_raises_api_connection_error(self) -> None:
+        proxy = FlakyProxy(BASE_URL, "reset")
+        proxy.close()
+        with self.assertRaises(bms_sdk.APIConnectionError) as raised:
+            BmsClient(api_key=API_KEY, base_url=proxy.url, max_retries=1).clients.list()
+        self.assertIsNone(raised.exception.status)
+        self.assertEqual(raised.exception.code, "CONNECTION_ERROR")
+
+
+class RetryTiming(unittest.TestCase):
+    def test_backoff_grows_with_jitter_and_is_capped(self) -> None:
+        for attempt, (low, high) in enumerate([(0.25, 0.5), (0.5, 1.0), (1.0, 2.0), (2.0, 4.0), (4.0, 8.0), (4.0, 8.0)]):
+            delays = [backoff_delay(attempt) for _ in range(50)]
+            self.assertTrue(all(low <= delay <= high for delay in delays), (attempt, delays))
+            self.assertGreater(len(set(delays)), 1)
+
+    def test_retry_after_as_seconds_or_http_date(self) -> None:
+        self.assertEqual(retry_after_delay("2"), 2.0)
+        self.assertEqual(retry_after_delay("Thu, 01 Jan 1970 00:00:10 GMT", now=4.0), 6.0)
+        self.assertIsNone(retry_after_delay(None))
+        self.assertIsNone(retry_after_delay("soon"))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,251 @@
+// The official SDKs against a real BMS server over HTTP: the JavaScript SDK here, the Python SDK's own
+// unittest suite as a child process, both READMEs' examples, and the generated files checked against the
+// running server's /v1/openapi.json so the SDKs cannot drift from the API.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { generateSdkSources, type OpenApiDocument } from '../sdks/generate.js';
+import * as sdk from '../sdks/js/src/index.js';
+import { createTestContext, temporaryDirectory, type TestContext } from './helpers/context.js';
+import { startFlakyProxy } from './helpers/flaky-proxy.js';
+import { ROOT } from './helpers/processes.js';
+import { SCOPES } from '../src/modules/api-keys/scopes.js';
+
+const { BmsClient } = sdk;
+
+let context: TestContext;
+let baseUrl: string;
+let accountId: string;
+let apiKey: string;
+
+before(async () => {
+  context = await createTestContext();
+  baseUrl = await context.app.listen({ port: 0, host: '127.0.0.1' });
+  ({ accountId, key: apiKey } = await context.account());
+});
+after(() => context.close());
+
+/** Runs a child process without blocking this one, which serves the API the child calls. */
+function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += String(chunk)));
+    child.stderr.on('data', (chunk) => (output += String(chunk)));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, output }));
+  });
+}
+
+/** A fetch that records every status the server answered, to see the retries. */
+function recordingFetch(statuses: number[]): sdk.FetchFunction {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    statuses.push(response.status);
+    return response;
+  };
+}
+
+async function rejection(promise: PromiseLike<unknown>): Promise<sdk.BmsError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof sdk.BmsError, `expected a BmsError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected the call to fail');
+}
+
+test('the generated SDK files match the running server’s /v1/openapi.json', async () => {
+  const document = (await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as OpenApiDocument;
+  for (const [file, text] of Object.entries(generateSdkSources(document))) {
+    assert.equal(fs.readFileSync(path.join(ROOT, 'sdks', file), 'utf8'), text, `sdks/${file} is stale: run npm run sdk:generate`);
+  }
+});
+
+describe('JavaScript SDK', () => {
+  test('every endpoint, from a service request to a sent invoice', async () => {
+    const bms = new BmsClient({ apiKey, baseUrl });
+    const client = await bms.clients.create({ name: 'Jane Cooper', email: 'jane@example.com', address: { city: 'Springfield' } });
+    assert.equal(client.object, 'client');
+    assert.equal(client.address?.city, 'Springfield');
+    assert.match(client.lastResponse.requestId ?? '', /^req_/);
+    assert.equal(client.lastResponse.status, 201);
+    assert.equal(Object.keys(client).includes('lastResponse'), false, 'lastResponse is not enumerable');
+    assert.equal((await bms.clients.get(client.id)).name, 'Jane Cooper');
+    assert.equal((await bms.clients.update(client.id, { phone: '+1 555 0100' })).phone, '+1 555 0100');
+    assert.deepEqual((await bms.clients.list({ q: 'Jane' })).data.map((c) => c.id), [client.id]);
+
+    const request = await bms.serviceRequests.create({ client_id: client.id, title: 'Leaking tap', source: 'phone' });
+    assert.equal((await bms.serviceRequests.get(request.id)).title, 'Leaking tap');
+    assert.equal((await bms.serviceRequests.update(request.id, { status: 'assessed' })).status, 'assessed');
+    assert.equal((await bms.serviceRequests.list({ status: 'assessed' })).data.length, 1);
+
+    const lines = [{ description: 'Replace faucet', quantity: 1.5, unit_amount: 12_000, tax_rate: 8.875 }];
+    const quote = await bms.quotes.create({ client_id: client.id, request_id: request.id, line_items: lines });
+    assert.equal(quote.total_amount, 19_598);
+    assert.equal((await bms.quotes.get(quote.id)).status, 'draft');
+    const sentQuote = await bms.quotes.send(quote.id, { message: 'As discussed.' });
+    assert.equal(sentQuote.status, 'sent');
+    assert.match(sentQuote.number ?? '', /^Q-/);
+    assert.equal((await bms.quotes.update(quote.id, { status: 'approved' })).status, 'approved');
+    assert.equal((await bms.quotes.list({ client_id: client.id })).data.length, 1);
+    const spare = await bms.quotes.create({ client_id: client.id });
+    assert.deepEqual({ ...(await bms.quotes.delete(spare.id)) }, { id: spare.id, deleted: true });
+
+    const job = await bms.jobs.create({ quote_id: quote.id });
+    assert.equal(job.total_amount, 19_598);
+    assert.equal((await bms.jobs.get(job.id)).status, 'scheduled');
+    assert.equal((await bms.jobs.update(job.id, { status: 'completed' })).status, 'completed');
+    assert.equal((await bms.jobs.list({ status: 'completed' })).data.length, 1);
+    const spareJob = await bms.jobs.create({ client_id: client.id, title: 'Spare' });
+    assert.equal((await bms.jobs.delete(spareJob.id)).deleted, true);
+
+    const invoice = await bms.invoices.create({ job_id: job.id });
+    assert.equal(invoice.amount_due, 19_598);
+    assert.equal((await bms.invoices.get(invoice.id)).status, 'draft');
+    assert.equal((await bms.invoices.update(invoice.id, { notes: 'Thanks!' })).notes, 'Thanks!');
+    const sent = await bms.invoices.send(invoice.id);
+    assert.equal(sent.status, 'sent');
+    assert.match(sent.number ?? '', /^INV-/);
+    assert.deepEqual((await bms.invoices.list({ status: 'sent' })).data.map((i) => i.id), [invoice.id]);
+    const spareInvoice = await bms.invoices.create({ client_id: client.id });
+    assert.equal((await bms.invoices.delete(spareInvoice.id)).deleted, true);
+
+    const loner = await bms.clients.create({ name: 'Gone Soon' });
+    assert.equal((await bms.clients.delete(loner.id)).deleted, true);
+    assert.ok((await rejection(bms.clients.get(loner.id))) instanceof sdk.NotFoundError);
+  });
+
+  test('list: await gives the first page; for await walks every page', async () => {
+    const { key } = await context.account('Paging');
+    const bms = new BmsClient({ apiKey: key, baseUrl });
+    const created = [];
+    for (let i = 0; i < 7; i++) created.push((await bms.clients.create({ name: `Client ${i}` })).id);
+    const first = await bms.clients.list({ limit: 3, sort: 'created_at' });
+    assert.deepEqual(first.data.map((c) => c.id), created.slice(0, 3));
+    assert.equal(first.hasMore, true);
+    const second = await first.nextPage();
+    assert.deepEqual(second?.data.map((c) => c.id), created.slice(3, 6));
+    const walked = [];
+    for await (const c of bms.clients.list({ limit: 3, sort: 'created_at' })) walked.push(c.id);
+    assert.deepEqual(walked, created);
+  });
+
+  test('errors: a class per kind, with status, code, message, details and request id', async () => {
+    const bms = new BmsClient({ apiKey, baseUrl });
+    const invalid = await rejection(bms.clients.create({ name: '', email: 'not-an-email' }));
+    assert.ok(invalid instanceof sdk.ValidationError);
+    assert.equal(invalid.status, 422);
+    assert.equal(invalid.code, 'VALIDATION_ERROR');
+    assert.deepEqual(invalid.details.map((detail) => detail.field).sort(), ['email', 'name']);
+    assert.match(invalid.requestId ?? '', /^req_/);
+
+    const unknownKey = await rejection(new BmsClient({ apiKey: `bms_${'x'.repeat(40)}`, baseUrl }).clients.list());
+    assert.ok(unknownKey instanceof sdk.AuthenticationError);
+    assert.equal(unknownKey.status, 401);
+
+    const readOnly = (await context.key(accountId, ['clients:read'])).key;
+    const denied = await rejection(new BmsClient({ apiKey: readOnly, baseUrl }).clients.create({ name: 'X' }));
+    assert.ok(denied instanceof sdk.PermissionDeniedError);
+    assert.equal(denied.code, 'INSUFFICIENT_SCOPE');
+
+    const client = await bms.clients.create({ name: 'Stale' });
+    await bms.clients.update(client.id, { phone: '1' });
+    const stale = await rejection(bms.clients.update(client.id, { phone: '2' }, { ifMatch: client.lastResponse.etag }));
+    assert.ok(stale instanceof sdk.PreconditionFailedError && stale instanceof sdk.ConflictError);
+    const fresh = await bms.clients.get(client.id);
+    assert.equal((await bms.clients.update(client.id, { phone: '3' }, { ifMatch: fresh.lastResponse.etag })).phone, '3');
+
+    const invoice = await bms.invoices.create({ client_id: client.id });
+    const state = await rejection(bms.invoices.update(invoice.id, { status: 'paid' }));
+    assert.ok(state instanceof sdk.InvalidStateError);
+    assert.equal(state.status, 409);
+    assert.match(state.message, /'draft'.*'paid'/);
+  });
+
+  test('a 429 is retried after the Retry-After the server sent', async () => {
+    const limited = (await context.key(accountId, SCOPES, { rateLimits: { burst: 1, perMinute: 60 } })).key;
+    const statuses: number[] = [];
+    const bms = new BmsClient({ apiKey: limited, baseUrl, fetch: recordingFetch(statuses) });
+    await bms.clients.list({ limit: 1 });
+    const started = Date.now();
+    await bms.clients.list({ limit: 1 });
+    assert.deepEqual(statuses, [200, 429, 200]);
+    assert.ok(Date.now() - started >= 900, 'waited about the one second Retry-After asked for');
+
+    const impatient = new BmsClient({ apiKey: limited, baseUrl, maxRetries: 0 });
+    const limitedError = await rejection(impatient.clients.list());
+    assert.ok(limitedError instanceof sdk.RateLimitError);
+    assert.equal(limitedError.retryAfter, 1);
+  });
+
+  test('a reset connection is retried', async () => {
+    const proxy = await startFlakyProxy(baseUrl, 'reset');
+    try {
+      const bms = new BmsClient({ apiKey, baseUrl: proxy.url });
+      const page = await bms.clients.list({ limit: 1 });
+      assert.equal(page.data.length, 1);
+      assert.equal(proxy.connections, 2);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('a POST whose response was lost is retried with the same Idempotency-Key and creates once', async () => {
+    const { key } = await context.account('Lost response');
+    const proxy = await startFlakyProxy(baseUrl, 'drop-response');
+    try {
+      const created = await new BmsClient({ apiKey: key, baseUrl: proxy.url }).clients.create({ name: 'Only Once' });
+      assert.equal(created.lastResponse.headers['idempotent-replayed'], 'true');
+      assert.equal(proxy.connections, 2);
+      const all = await new BmsClient({ apiKey: key, baseUrl }).clients.list();
+      assert.deepEqual(all.data.map((c) => c.id), [created.id]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('with no server, the call fails with ApiConnectionError after its retries', async () => {
+    const proxy = await startFlakyProxy(baseUrl, 'reset');
+    await proxy.close();
+    const failure = await rejection(new BmsClient({ apiKey, baseUrl: proxy.url, maxRetries: 1 }).clients.list());
+    assert.ok(failure instanceof sdk.ApiConnectionError);
+    assert.equal(failure.status, null);
+    assert.equal(failure.code, 'CONNECTION_ERROR');
+  });
+
+  test('the README examples run against the built package', async () => {
+    const { key } = await context.account('README');
+    const directory = temporaryDirectory('bms-sdk-readme-');
+    try {
+      fs.mkdirSync(path.join(directory, 'node_modules/@bms'), { recursive: true });
+      fs.symlinkSync(path.join(ROOT, 'sdks/js'), path.join(directory, 'node_modules/@bms/sdk'));
+      const readme = fs.readFileSync(path.join(ROOT, 'sdks/js/README.md'), 'utf8');
+      const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]);
+      assert.ok(blocks.length >= 3);
+      fs.writeFileSync(path.join(directory, 'example.mjs'), blocks.join('\n'));
+      const result = await run(process.execPath, ['example.mjs'], { cwd: directory, env: { ...process.env, BMS_API_KEY: key, BMS_BASE_URL: baseUrl } });
+      assert.equal(result.status, 0, result.output);
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Python SDK', () => {
+  test('its unittest suite (every endpoint, paging, errors, retries, README) passes against this server', async () => {
+    const { accountId: pythonAccount, key } = await context.account('Python');
+    const limited = (await context.key(pythonAccount, SCOPES, { rateLimits: { burst: 1, perMinute: 60 } })).key;
+    const readOnly = (await context.key(pythonAccount, ['clients:read'])).key;
+    const result = await run('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.', '-v'], {
+      cwd: path.join(ROOT, 'sdks/python'),
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', BMS_BASE_URL: baseUrl, BMS_API_KEY: key, BMS_LIMITED_API_KEY: limited, BMS_READ_ONLY_API_KEY: readOnly },
+    });
+    assert.equal(result.status, 0, result.output);
+    const ran = Number(/Ran (\d+) tests?/.exec(result.output)?.[1] ?? 0);
+    assert.ok(ran >= 8, `ran ${ran} Python tests`);
+  });
+});
