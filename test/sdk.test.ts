@@ -208,6 +208,19 @@ describe('JavaScript SDK', () => {
     }
   });
 
+  test('backoff grows exponentially with jitter up to a cap; Retry-After is read as seconds or a date', async () => {
+    const { backoffDelay, retryAfterDelay } = await import('../sdks/js/src/transport.js');
+    [[250, 500], [500, 1000], [1000, 2000], [2000, 4000], [4000, 8000], [4000, 8000]].forEach(([low, high], attempt) => {
+      const delays = Array.from({ length: 50 }, () => backoffDelay(attempt));
+      assert.ok(delays.every((delay) => delay >= low! && delay <= high!), `attempt ${attempt}: ${delays.join(', ')}`);
+      assert.ok(new Set(delays).size > 1, 'jittered');
+    });
+    assert.equal(retryAfterDelay('2'), 2000);
+    assert.equal(retryAfterDelay('Thu, 01 Jan 1970 00:00:10 GMT', 4000), 6000);
+    assert.equal(retryAfterDelay(undefined), null);
+    assert.equal(retryAfterDelay('soon'), null);
+  });
+
   test('with no server, the call fails with ApiConnectionError after its retries', async () => {
     const proxy = await startFlakyProxy(baseUrl, 'reset');
     await proxy.close();
