@@ -14,6 +14,7 @@ import { AppError } from './http/errors.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
+import { registerOverloadShedding } from './http/overload.js';
 import { registerNulCharacterCheck } from './http/nul-characters.js';
 import { RateLimiter } from './http/rate-limit/rate-limiter.js';
 import { FailOpenStore, MemoryStore, RedisStore, type RateLimitStore } from './http/rate-limit/stores.js';
@@ -59,6 +60,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     // Our own ids only: a client-chosen X-Request-Id could collide or forge log lines.
     requestIdHeader: false,
     bodyLimit: 1_048_576,
+    // On SIGTERM, a request arriving on an open connection is still served (with Connection: close)
+    // rather than refused with Fastify's own 503 body: nothing that reached us is dropped.
+    return503OnClosing: false,
     trustProxy: config.trustProxy,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -75,6 +79,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   for (const schema of [ClientSchema, ServiceRequestSchema, QuoteSchema, JobSchema, InvoiceSchema]) app.addSchema(schema);
   trackRoutes(app, routes);
   registerErrorHandling(app, routes);
+  await registerOverloadShedding(app, config.overloadMaxEventLoopDelayMs);
   registerJsonBodyParser(app);
   registerNulCharacterCheck(app);
 

@@ -23,6 +23,8 @@ export interface Config {
   readonly apiKeyPepper: string | undefined;
   /** Worker processes sharing the port (node:cluster); 1 runs the server in this process. */
   readonly webConcurrency: number;
+  /** Shed API requests with 503 while the event loop lags more than this (ms, mean over 250 ms); 0: never. */
+  readonly overloadMaxEventLoopDelayMs: number;
   /** Behind a reverse proxy: take the client's IP from X-Forwarded-For (used to limit failed authentication). */
   readonly trustProxy: boolean;
   /** Development convenience: on an empty database, create a default account and print an all-scopes key. */
@@ -136,6 +138,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     apiKeyPepper: pepper,
     trustProxy: trustProxyText === 'true',
     webConcurrency: wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems),
+    overloadMaxEventLoopDelayMs: wholeNumber('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS, 200, 0, 60_000, problems),
     bootstrapKey: bootstrapText === 'true',
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -96,7 +96,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
 
 /** Error responses of an authenticated route, as a Fastify `response` map (one entry per status). */
 export function errorResponses(...extra: ErrorCode[]) {
-  const statuses = new Set<number>([401, 403, 429, 500, ...extra.map((code) => ERROR_STATUS[code])]);
+  const statuses = new Set<number>([401, 403, 429, 500, 503, ...extra.map((code) => ERROR_STATUS[code])]);
   const map: Record<number, TSchema> = {};
   for (const status of [...statuses].sort()) {
     map[status] = Type.Ref('ErrorEnvelope', { description: STATUS_DESCRIPTIONS[status] });

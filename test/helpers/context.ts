@@ -54,7 +54,8 @@ export function temporaryDirectory(prefix = 'bms-test-'): string {
 export async function createTestContext(options: { clock?: Clock; env?: Record<string, string>; rateLimitStore?: RateLimitStore } = {}): Promise<TestContext> {
   const directory = temporaryDirectory();
   const testDatabase = await createTestDatabase(directory);
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: testDatabase.url, LOG_LEVEL: 'info', OUTBOX_DIR: path.join(directory, 'outbox'), ...options.env });
+  // Overload shedding is off unless a test turns it on: a CPU-starved test machine must not shed.
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: testDatabase.url, LOG_LEVEL: 'info', OUTBOX_DIR: path.join(directory, 'outbox'), OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...options.env });
   const database = openDatabase(config.database);
   await migrateToLatest(database.db);
   const logs: string[] = [];

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../http/errors.js';
 import { ok } from '../../http/envelope.js';
+import { ANSWER_UNDER_PRESSURE } from '../../http/overload.js';
 import { dataEnvelope } from '../../http/schemas.js';
 
 const tags = ['System'];
@@ -10,11 +11,12 @@ const StatusSchema = Type.Object({ status: Type.String({ description: '"ok" when
 
 export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/health', {
+    config: ANSWER_UNDER_PRESSURE,
     schema: { tags, summary: 'Liveness: the process is up', response: { 200: dataEnvelope(StatusSchema) } },
   }, async (request) => ok(request, { status: 'ok' }));
 
   app.get('/ready', {
-    schema: { tags, summary: 'Readiness: the database answers', response: { 200: dataEnvelope(StatusSchema), 503: { $ref: 'ErrorEnvelope' } } },
+    schema: { tags, summary: 'Readiness: the database answers and the process is not overloaded', response: { 200: dataEnvelope(StatusSchema), 503: { $ref: 'ErrorEnvelope' } } },
   }, async (request, reply) => {
     try {
       await app.database.ping();

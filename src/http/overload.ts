@@ -1,0 +1,45 @@
+// Overload shedding. When the process has more work than it can do, its event loop lags; rather than
+// queue every request until all of them time out, requests are refused at once with
+// 503 SERVICE_UNAVAILABLE and Retry-After (which our SDKs honour), and served again as soon as the lag
+// falls. /health keeps answering (the process is alive); /ready says 503, so a load balancer sends
+// traffic elsewhere meanwhile.
+//
+// @fastify/under-pressure measures the lag (mean event-loop delay per sample). Its own gate is not used:
+// its first sample includes the start-up work, which would shed the first requests after every start,
+// so the gate here ignores the samples taken before the server listened.
+import underPressure from '@fastify/under-pressure';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from './errors.js';
+
+/** How often the lag is measured; also how long a spike keeps the process shedding. */
+const SAMPLE_INTERVAL_MS = 250;
+const RETRY_AFTER_SECONDS = 1;
+
+/** Route config for routes that answer however loaded the process is. */
+export const ANSWER_UNDER_PRESSURE = { answerUnderPressure: true };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    answerUnderPressure?: boolean;
+  }
+}
+
+export async function registerOverloadShedding(app: FastifyInstance, maxEventLoopDelayMs: number): Promise<void> {
+  if (maxEventLoopDelayMs === 0) return;
+  await app.register(underPressure, { sampleInterval: SAMPLE_INTERVAL_MS });
+  let measuringFrom = Number.POSITIVE_INFINITY;
+  app.addHook('onListen', async () => {
+    measuringFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS;
+  });
+  // In-process use (app.inject, no listen): measure from when the app is ready.
+  app.addHook('onReady', async () => {
+    measuringFrom = Math.min(measuringFrom, Date.now() + 2 * SAMPLE_INTERVAL_MS);
+  });
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.routeOptions.config.answerUnderPressure || Date.now() < measuringFrom || app.memoryUsage().eventLoopDelay <= maxEventLoopDelayMs) {
+      done();
+      return;
+    }
+    done(new AppError('SERVICE_UNAVAILABLE', `The server is overloaded. Retry after ${RETRY_AFTER_SECONDS} second.`, undefined, { 'retry-after': String(RETRY_AFTER_SECONDS) }));
+  });
+}
