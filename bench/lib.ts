@@ -1,0 +1,143 @@
+// Shared by the benchmark (run.ts) and the soak run (soak.ts): BMS and the baseline as child processes,
+// the bms command, seeding through the API, and load from autocannon in a separate process.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+export const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bms-bench-'));
+
+export interface Load {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** Responses by HTTP status. */
+  statusCodes: Record<string, number>;
+}
+
+export interface Row {
+  scenario: string;
+  baseline: Load;
+  bms: Load;
+  ratio: number;
+  peakRssMb: number;
+  target?: number;
+}
+
+let nextPort = 41_000 + Math.floor(Math.random() * 1000);
+const children: ChildProcess[] = [];
+process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+
+export async function waitForHttp(url: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+export function bms(args: string[], env: Record<string, string>) {
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/bms.js'), ...args, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`bms ${args.join(' ')}: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+export async function startBms(env: Record<string, string>): Promise<{ url: string; process: ChildProcess }> {
+  const port = nextPort++;
+  const log = fs.openSync(path.join(work, `bms-${port}.log`), 'w');
+  // As in production: info logging (to a file, as a log shipper would read it), durable storage.
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/main.js')], {
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), OUTBOX_DIR: path.join(work, 'outbox'), ...env },
+    stdio: ['ignore', log, log],
+  });
+  children.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/health`);
+  if (env.WEB_CONCURRENCY) await new Promise((resolve) => setTimeout(resolve, 2000));
+  return { url, process: child };
+}
+
+export async function startBaseline(size: number): Promise<{ url: string; process: ChildProcess }> {
+  const port = nextPort++;
+  const child = spawn(process.execPath, [path.join(ROOT, 'bench/baseline.mjs'), String(port), String(size)], { stdio: 'ignore' });
+  children.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(url);
+  return { url, process: child };
+}
+
+/** Peak resident memory of a process and its children (cluster workers), in MB, from /proc. */
+export function peakRssMb(pid: number): number {
+  const read = (id: number) => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${id}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  const childrenOf = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  return Math.max(read(pid), ...childrenOf.map(read));
+}
+
+export function load(url: string, options: { method?: string; body?: string; key?: string; duration?: number; connections?: number } = {}): Load {
+  const args = [path.join(ROOT, 'node_modules/autocannon/autocannon.js'), '-j', '-c', String(options.connections ?? CONNECTIONS), '-d', String(options.duration ?? DURATION)];
+  if (options.method) args.push('-m', options.method);
+  if (options.key) args.push('-H', `authorization=Bearer ${options.key}`);
+  if (options.body) args.push('-H', 'content-type=application/json', '-b', options.body);
+  args.push(url);
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const report = JSON.parse(result.stdout);
+  const statusCodes = Object.fromEntries(Object.entries(report.statusCodeStats ?? {}).map(([status, stats]) => [status, (stats as { count: number }).count]));
+  return { requestsPerSecond: Math.round(report.requests.average), p50: report.latency.p50, p99: report.latency.p99, non2xx: report.non2xx, errors: report.errors, timeouts: report.timeouts, statusCodes };
+}
+
+export async function api(base: string, key: string, method: string, url: string, body?: unknown) {
+  const response = await fetch(`${base}${url}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${text}`);
+  return { json: JSON.parse(text), size: Buffer.byteLength(text) };
+}
+
+export interface Seeded {
+  key: string;
+  clientId: string;
+  invoiceId: string;
+  clientResponseSize: number;
+}
+
+export async function prepare(env: Record<string, string>): Promise<Seeded> {
+  bms(['migrate'], env);
+  const account = bms(['accounts', 'create', '--name', 'Bench Plumbing'], env);
+  // A high per-key override: the limiter runs on every request, but does not cap the benchmark.
+  const key = bms(['keys', 'create', '--account', account.id, '--name', 'bench', '--scopes', 'all', '--per-minute', '900000000', '--burst', '900000000', '--per-day', '900000000'], env).key;
+  return { key, clientId: '', invoiceId: '', clientResponseSize: 0 };
+}
+
+export async function seed(base: string, seeded: Seeded): Promise<Seeded> {
+  const clients: string[] = [];
+  for (let index = 0; index < 300; index += 1) {
+    clients.push((await api(base, seeded.key, 'POST', '/v1/clients', { name: `Client ${index}`, email: `client${index}@example.com`, phone: '+1 555 0100', address: { city: 'Springfield', country: 'US' } })).json.data.id);
+  }
+  let invoiceId = '';
+  for (let index = 0; index < 200; index += 1) {
+    const invoice = (await api(base, seeded.key, 'POST', '/v1/invoices', { client_id: clients[index % clients.length], line_items: [{ description: 'Labour', quantity: 2, unit_amount: 6000, tax_rate: 8.875 }] })).json.data;
+    if (index % 2 === 0) await api(base, seeded.key, 'PUT', `/v1/invoices/${invoice.id}`, { status: 'sent' });
+    invoiceId = invoice.id;
+  }
+  const clientId = clients[150] as string;
+  const { size } = await api(base, seeded.key, 'GET', `/v1/clients/${clientId}`);
+  return { ...seeded, clientId, invoiceId, clientResponseSize: size };
+}
+
+export async function stop(child: ChildProcess) {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
