@@ -1,7 +1,7 @@
 // Overload shedding. When the process has more work than it can do, its event loop lags; rather than
 // queue every request until all of them time out, requests are refused at once with
 // 503 SERVICE_UNAVAILABLE and Retry-After (which our SDKs honour), and served again as soon as the lag
-// falls. /health keeps answering (the process is alive); /ready says 503, so a load balancer sends
+// falls. Only a share of requests is refused, growing with the lag (see shedShare). /health keeps answering (the process is alive); /ready says 503, so a load balancer sends
 // traffic elsewhere meanwhile.
 //
 // @fastify/under-pressure measures the lag (mean event-loop delay per sample). Its own gate is not used:
@@ -36,10 +36,20 @@ export async function registerOverloadShedding(app: FastifyInstance, maxEventLoo
     measuringFrom = Math.min(measuringFrom, Date.now() + 2 * SAMPLE_INTERVAL_MS);
   });
   app.addHook('onRequest', (request, _reply, done) => {
-    if (request.routeOptions.config.answerUnderPressure || Date.now() < measuringFrom || app.memoryUsage().eventLoopDelay <= maxEventLoopDelayMs) {
+    const lag = app.memoryUsage().eventLoopDelay;
+    if (lag <= maxEventLoopDelayMs || request.routeOptions.config.answerUnderPressure || Date.now() < measuringFrom || Math.random() >= shedShare(lag, maxEventLoopDelayMs)) {
       done();
       return;
     }
     done(new AppError('SERVICE_UNAVAILABLE', `The server is overloaded. Retry after ${RETRY_AFTER_SECONDS} second.`, undefined, { 'retry-after': String(RETRY_AFTER_SECONDS) }));
   });
+}
+
+/**
+ * The share of requests refused at a given lag: none up to the limit, then in proportion to the excess
+ * (half at twice the limit), at most 95%. Refusing only the excess keeps the process serving at about
+ * its capacity instead of flapping between refusing everything and accepting everything.
+ */
+export function shedShare(lag: number, limit: number): number {
+  return lag <= limit ? 0 : Math.min(0.95, 1 - limit / lag);
 }
