@@ -3,6 +3,8 @@
 // Starts the outbox worker. SIGTERM/SIGINT stop accepting, finish in-flight requests and the outbox
 // delivery in progress, close the database and exit 0.
 import cluster from 'node:cluster';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -37,6 +39,11 @@ async function prepareDatabase(config: Config, database: Database): Promise<void
   }
 }
 
+/** Exits once the log lines still buffered (the logger writes asynchronously) are written. */
+function exitAfterLogs(app: FastifyInstance, code: number): void {
+  (app.log as Logger).flush(() => process.exit(code));
+}
+
 /** Serves HTTP and runs an outbox worker in this process until SIGTERM/SIGINT. */
 export async function serve(config: Config, options: { prepare: boolean } = { prepare: true }): Promise<void> {
   const database = openDatabase(config.database);
@@ -56,10 +63,10 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
       await worker.stop();
       transport.close();
       await database.close();
-      process.exit(0);
+      exitAfterLogs(app, 0);
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
+      exitAfterLogs(app, 1);
     }
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

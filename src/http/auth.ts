@@ -1,9 +1,10 @@
 // Authentication and scope checks, run before the body is parsed so the contract's order holds:
 // 401 -> (rate limit) -> 403 -> body and validation.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateApiKey, type AuthContext } from '../modules/api-keys/api-keys.service.js';
 import { AppError } from './errors.js';
 import { rateLimited, type RateLimiter } from './rate-limit/rate-limiter.js';
+import { addRouteHook, hasScope } from './route-hooks.js';
 
 const REALM = 'Bearer realm="bms"';
 
@@ -37,9 +38,8 @@ export function auth(request: FastifyRequest): AuthContext {
 export function registerAuthentication(app: FastifyInstance, options: { pepper: string | undefined; limiter: RateLimiter }): void {
   const { limiter } = options;
   app.decorateRequest('auth', undefined);
-  app.addHook('onRequest', async (request, reply) => {
-    const scope = request.routeOptions.config.scope;
-    if (!scope) return;
+  addRouteHook(app, hasScope, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const scope = request.routeOptions.config.scope!;
     const now = app.clock.now();
     const blockedFor = await limiter.blockedFor(request.ip, now);
     if (blockedFor !== undefined) throw rateLimited(blockedFor);

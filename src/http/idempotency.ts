@@ -4,11 +4,12 @@
 // while the first is still running is 409 CONFLICT. Validation failures and server faults are not kept,
 // so they can be retried with the same key.
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
 import type { IdempotencyKeysTable } from '../db/types.js';
 import { AppError, conflict } from './errors.js';
+import { addRouteHook, isPost } from './route-hooks.js';
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A request holds its key this long; a process that died holding it releases it by timing out. */
@@ -54,9 +55,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
   app.decorateRequest('idempotencyKey', undefined);
   let claims = 0;
 
-  app.addHook('preHandler', async (request, reply) => {
+  addRouteHook(app, isPost, 'preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers['idempotency-key'];
-    if (request.method !== 'POST' || !request.auth || typeof header !== 'string' || header === '') return;
+    if (!request.auth || typeof header !== 'string' || header === '') return;
     const now = app.clock.now();
     const hash = createHash('sha256').update(`${request.method} ${request.url}\n${JSON.stringify(canonical(request.body ?? null))}`).digest('hex');
     // Now and then, forget records past their 24 hours.
@@ -74,7 +75,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     return reply.send(row.response_body);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  addRouteHook(app, isPost, 'onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const key = request.idempotencyKey;
     if (!key || !request.auth) return payload;
     request.idempotencyKey = undefined;

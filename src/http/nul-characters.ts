@@ -1,7 +1,8 @@
 // The NUL character (U+0000) is refused in every string, in bodies and query strings: PostgreSQL's text
 // cannot hold it, and no business field needs it. Found by testing hostile input; a 422 names the field.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { fieldError } from './errors.js';
+import { addRouteHook } from './route-hooks.js';
 import { toFieldPath } from './validation.js';
 
 /** The path of the first string (value or key) containing U+0000, or undefined. */
@@ -32,5 +33,13 @@ export function assertNoNulCharacter(value: unknown): void {
 
 /** Query strings are checked before validation; bodies are checked by the JSON parser. */
 export function registerNulCharacterCheck(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => assertNoNulCharacter(request.query));
+  const hasQuery = (route: RouteOptions): boolean => Boolean(route.schema?.querystring);
+  addRouteHook(app, hasQuery, 'preValidation', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+    try {
+      assertNoNulCharacter(request.query);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
 }

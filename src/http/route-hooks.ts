@@ -1,0 +1,18 @@
+// Hooks attached only to the routes that need them (from onRoute), so that no request pays for a hook
+// that has nothing to do for it: authentication on routes with a scope, idempotency on POSTs, the NUL
+// check on routes with a query.
+import type { FastifyInstance, RouteOptions } from 'fastify';
+
+type RouteHookName = 'onRequest' | 'preValidation' | 'preHandler' | 'onSend';
+
+export function addRouteHook(app: FastifyInstance, applies: (route: RouteOptions) => boolean, name: RouteHookName, hook: NonNullable<RouteOptions[RouteHookName]>): void {
+  app.addHook('onRoute', (route) => {
+    if (!applies(route)) return;
+    const existing = route[name];
+    const hooks = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
+    (route as Record<RouteHookName, unknown>)[name] = [...hooks, ...(Array.isArray(hook) ? hook : [hook])];
+  });
+}
+
+export const hasScope = (route: RouteOptions): boolean => Boolean(route.config?.scope);
+export const isPost = (route: RouteOptions): boolean => ([] as string[]).concat(route.method).includes('POST');
