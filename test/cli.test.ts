@@ -61,9 +61,16 @@ test('accounts and keys: create, use against the running server, list, revoke', 
   const revoked = json(runBms(['keys', 'revoke', created.id, '--json'], env));
   assert.equal(revoked.id, created.id);
   assert.ok(revoked.revoked_at);
-  const after = await fetch(`${server.baseUrl}/v1/clients`, { headers });
+  // The server keeps key lookups for 2 s: the revocation reaches it within that time.
+  const revokedAt = Date.now();
+  let after = await fetch(`${server.baseUrl}/v1/clients`, { headers });
+  while (after.status === 200 && Date.now() - revokedAt < 5000) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    after = await fetch(`${server.baseUrl}/v1/clients`, { headers });
+  }
   assert.equal(after.status, 401);
   assert.equal((await after.json()).error.code, 'INVALID_API_KEY');
+  assert.ok(Date.now() - revokedAt < 3000, 'within the 2 s the lookups are kept, plus one request');
 });
 
 test('keys create with all scopes and an expiry', () => {

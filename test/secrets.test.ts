@@ -19,13 +19,14 @@ test('keys are not in the database file, the logs or the responses', { skip: onP
     await context.request('DELETE', '/v1/clients/019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', { key: other.key }),
     await context.request('GET', '/v1/nothing', { key }),
   ];
-  await context.database.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', other.id).execute();
-  responses.push(await context.request('GET', '/v1/clients', { key: other.key }));
+  const revoked = await context.key(accountId, ['clients:read']);
+  await context.database.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', revoked.id).execute();
+  responses.push(await context.request('GET', '/v1/clients', { key: revoked.key }));
   assert.deepEqual(responses.map((response) => response.status), [200, 201, 401, 403, 404, 401]);
 
   await context.app.close();
   await context.database.close();
-  const secrets = [key, other.key, typo].map((secret) => secret.slice(4));
+  const secrets = [key, other.key, revoked.key, typo].map((secret) => secret.slice(4));
   const files = fs.readdirSync(context.directory).filter((name) => name.startsWith('bms.sqlite')).map((name) => fs.readFileSync(path.join(context.directory, name)).toString('latin1'));
   assert.ok(files.some((content) => content.includes(key.slice(0, 12))), 'the scan sees stored text: the display prefix is there');
   for (const secret of secrets) {

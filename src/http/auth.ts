@@ -1,7 +1,7 @@
 // Authentication and scope checks, run before the body is parsed so the contract's order holds:
 // 401 -> (rate limit) -> 403 -> body and validation.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateApiKey, type AuthContext } from '../modules/api-keys/api-keys.service.js';
+import { ApiKeyCache, authenticateApiKey, type AuthContext } from '../modules/api-keys/api-keys.service.js';
 import { AppError } from './errors.js';
 import { rateLimited, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { addRouteHook, hasScope } from './route-hooks.js';
@@ -37,6 +37,7 @@ export function auth(request: FastifyRequest): AuthContext {
  */
 export function registerAuthentication(app: FastifyInstance, options: { pepper: string | undefined; limiter: RateLimiter }): void {
   const { limiter } = options;
+  const keys = new ApiKeyCache();
   app.decorateRequest('auth', undefined);
   addRouteHook(app, hasScope, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const scope = request.routeOptions.config.scope!;
@@ -46,7 +47,7 @@ export function registerAuthentication(app: FastifyInstance, options: { pepper: 
 
     const header = request.headers.authorization;
     const match = header === undefined ? null : /^Bearer +(\S+)\s*$/i.exec(header);
-    const context = match?.[1] ? await authenticateApiKey(app.db, app.clock, options.pepper, match[1]) : undefined;
+    const context = match?.[1] ? await authenticateApiKey(app.db, app.clock, options.pepper, match[1], keys) : undefined;
     if (!context) {
       await limiter.recordFailedAuthentication(request.ip, now);
       throw header === undefined || header.trim() === '' ? authenticationRequired() : invalidApiKey();
