@@ -1,15 +1,16 @@
 // Optimistic concurrency: every single-object response carries a strong ETag (a hash of the object as
 // returned), and PUT/DELETE with If-Match go ahead only while the object is unchanged (else 412). The
 // check runs inside the update's transaction, on the locked row, so it cannot race the change.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { AppError } from './errors.js';
 
 /** Checks the current object before it is changed; throws PRECONDITION_FAILED when it does not hold. */
 export type Precondition = (current: unknown) => void;
 
+/** SHA-1 here is a fingerprint, not a defence: the one-shot hash is the cheapest strong enough. */
 export function etagOf(item: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(item)).digest('base64url').slice(0, 27)}"`;
+  return `"${hash('sha1', JSON.stringify(item), 'base64url')}"`;
 }
 
 /** The precondition an If-Match header states (strong comparison; `*` matches any existing object). */

@@ -29,8 +29,14 @@ export interface TakeResult {
   used: number;
 }
 
+const DAY_MS = 86_400_000;
+let lastDay = { number: Number.NaN, text: '' };
+
+/** YYYY-MM-DD of the UTC day; the string is made once a day, not once a request. */
 export function utcDay(nowMs: number): string {
-  return new Date(nowMs).toISOString().slice(0, 10);
+  const number = Math.floor(nowMs / DAY_MS);
+  if (number !== lastDay.number) lastDay = { number, text: new Date(number * DAY_MS).toISOString().slice(0, 10) };
+  return lastDay.text;
 }
 
 /**

@@ -1,6 +1,6 @@
 // API keys: `bms_` + 40 base62 characters (~238 bits), shown once; only a SHA-256 (or HMAC-SHA256 with
 // a pepper) is stored, with a short prefix for display. Authentication looks a key up by that hash.
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, hash, randomBytes } from 'node:crypto';
 import type { Clock } from '../../deps.js';
 import { newId, isUuid } from '../../deps.js';
 import type { Executor } from '../../db/database.js';
@@ -63,7 +63,7 @@ function randomBase62(length: number): string {
 }
 
 export function hashApiKey(key: string, pepper: string | undefined): string {
-  return pepper ? createHmac('sha256', pepper).update(key).digest('hex') : createHash('sha256').update(key).digest('hex');
+  return pepper ? createHmac('sha256', pepper).update(key).digest('hex') : hash('sha256', key, 'hex');
 }
 
 export async function createApiKey(
