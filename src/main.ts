@@ -39,7 +39,7 @@ async function prepareDatabase(config: Config, database: Database): Promise<void
   }
 }
 
-/** Exits once the log lines still buffered (the logger writes asynchronously) are written. */
+/** Exits once any log line still buffered is written. */
 function exitAfterLogs(app: FastifyInstance, code: number): void {
   (app.log as Logger).flush(() => process.exit(code));
 }
