@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type DatabaseConnection, type Driver, type Transaction } from 'kysely';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Tables } from './types.js';
 
@@ -102,30 +103,36 @@ function openSqlite(file: string): Database {
   };
 }
 
-const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ);
+/** The PostgreSQL driver is loaded only when PostgreSQL is used: a SQLite process does not carry it. */
+const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;
 
 /**
  * Rows read the same as on SQLite: bigint as a number (every amount we store is below 2^53), a date as
  * its YYYY-MM-DD text (never a Date at local midnight), a timestamp as ISO 8601 text with milliseconds.
  */
-const typeParsers = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === pg.types.builtins.INT8) return (value: string) => Number(value);
-    if (oid === pg.types.builtins.DATE) return (value: string) => value;
-    if (oid === pg.types.builtins.TIMESTAMPTZ) return (value: string) => (parseTimestamptz(value) as Date).toISOString();
-    return pg.types.getTypeParser(oid, format);
-  },
-} as pg.CustomTypesConfig;
+function typeParsers(driver: typeof pg): pg.CustomTypesConfig {
+  const { builtins } = driver.types;
+  const parseTimestamptz = driver.types.getTypeParser(builtins.TIMESTAMPTZ);
+  return {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === builtins.INT8) return (value: string) => Number(value);
+      if (oid === builtins.DATE) return (value: string) => value;
+      if (oid === builtins.TIMESTAMPTZ) return (value: string) => (parseTimestamptz(value) as Date).toISOString();
+      return driver.types.getTypeParser(oid, format);
+    },
+  } as pg.CustomTypesConfig;
+}
 
 function openPostgres(url: string, poolMax: number): Database {
-  const pool = new pg.Pool({
+  const driver = loadPg();
+  const pool = new driver.Pool({
     connectionString: url,
     max: poolMax,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
     // A runaway query cannot hold a connection (and its locks) for ever.
     statement_timeout: 30_000,
-    types: typeParsers,
+    types: typeParsers(driver),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});

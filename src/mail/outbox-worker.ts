@@ -9,7 +9,6 @@ import { fromJson } from '../db/values.js';
 import type { Clock } from '../deps.js';
 import { renderHtml, renderText, subjectOf, type MailSnapshot } from './document-mail.js';
 import { completeMessage, claimNextMessage } from './outbox.repository.js';
-import { renderDocumentPdf } from './pdf.js';
 import type { MailTransport, OutgoingMail } from './transports.js';
 
 export interface OutboxWorkerOptions {
@@ -89,6 +88,8 @@ export class OutboxWorker {
     const attempts = message.attempts + 1;
     try {
       const snapshot = fromJson<MailSnapshot>(message.snapshot);
+      // Loaded on the first delivery: pdfkit and its font are some 25 MB a process that sends nothing need not hold.
+      const { renderDocumentPdf } = await import('./pdf.js');
       const pdf = await renderDocumentPdf(snapshot, new Date(message.created_at));
       await this.transport.send(composeMail(message, snapshot, pdf, this.options.fromAddress));
       const finished = this.clock.now().toISOString();

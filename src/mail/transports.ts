@@ -2,7 +2,7 @@
 // sent. Both build the message with nodemailer, so the bytes are the same either way.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
 
 export interface OutgoingMail {
@@ -21,9 +21,25 @@ export interface MailTransport {
   close(): void;
 }
 
+/** nodemailer is loaded with the first message: a process that sends nothing does not carry it. */
+function loadedOnFirstSend(create: (mailer: typeof nodemailer) => MailTransport): MailTransport {
+  let transport: MailTransport | undefined;
+  return {
+    async send(mail) {
+      transport ??= create((await import('nodemailer')).default);
+      await transport.send(mail);
+    },
+    close: () => transport?.close(),
+  };
+}
+
 export function smtpTransport(url: string): MailTransport {
+  return loadedOnFirstSend((mailer) => smtpWith(mailer, url));
+}
+
+function smtpWith(mailer: typeof nodemailer, url: string): MailTransport {
   const parsed = new URL(url);
-  const transporter = nodemailer.createTransport({
+  const transporter = mailer.createTransport({
     host: parsed.hostname,
     port: Number(parsed.port || (parsed.protocol === 'smtps:' ? 465 : 587)),
     secure: parsed.protocol === 'smtps:',
@@ -41,7 +57,11 @@ export function smtpTransport(url: string): MailTransport {
 }
 
 export function fileTransport(directory: string): MailTransport {
-  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  return loadedOnFirstSend((mailer) => filesWith(mailer, directory));
+}
+
+function filesWith(mailer: typeof nodemailer, directory: string): MailTransport {
+  const transporter = mailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return {
     async send(mail) {
       const info = await transporter.sendMail(mail);

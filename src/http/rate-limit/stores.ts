@@ -1,6 +1,7 @@
 // Where bucket state lives: in the process (the default), or in Redis so every instance shares it.
 // If Redis stops answering, the service keeps answering on the in-process buckets (fail open) and logs it.
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { take, TAKE_LUA, utcDay, type BucketState, type LimitPolicy, type TakeResult } from './token-bucket.js';
 
 export interface RateLimitStore {
@@ -30,7 +31,9 @@ export class RedisStore implements RateLimitStore {
 
   constructor(url: string) {
     // Fail fast instead of queueing commands while disconnected: the caller falls back to memory.
-    this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 500 });
+    // Loaded only when REDIS_URL is set: a process without Redis does not carry the client.
+    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    this.redis = new RedisClient(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 500 });
     this.redis.on('error', () => {
       // Reported by the fail-open wrapper when a command fails; ioredis keeps reconnecting.
     });
