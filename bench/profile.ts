@@ -1,0 +1,50 @@
+// `npm run bench:profile [get|list|health]`: one BMS process (production settings, durable SQLite) under
+// autocannon load with `node --cpu-prof`, then the functions that took the most CPU time (self time, by
+// function and by package). The .cpuprofile file is kept for a flame graph (Chrome DevTools, speedscope).
+import fs from 'node:fs';
+import path from 'node:path';
+import { api, load, peakRssMb, prepare, seed, startBms, stop, work } from './lib.js';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+function summarise(file: string, rows: number): string[] {
+  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const total = profile.timeDeltas.reduce((sum, delta) => sum + delta, 0);
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  profile.samples.forEach((id, index) => {
+    const { functionName, url, lineNumber } = nodes.get(id)!.callFrame;
+    const inPackage = url.includes('/node_modules/');
+    const file = inPackage ? url.split('/node_modules/').at(-1)! : url.replace(/^file:\/\/.*?\/dist\//, 'dist/');
+    const packageName = file.startsWith('@') ? file.split('/').slice(0, 2).join('/') : file.split('/')[0]!;
+    const where = inPackage ? packageName : url === '' ? functionName || '(native)' : file;
+    const delta = profile.timeDeltas[index] ?? 0;
+    byFunction.set(`${functionName || '(anonymous)'} ${file}:${lineNumber}`, (byFunction.get(`${functionName || '(anonymous)'} ${file}:${lineNumber}`) ?? 0) + delta);
+    byPackage.set(where, (byPackage.get(where) ?? 0) + delta);
+  });
+  const top = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]).slice(0, rows).map(([name, time]) => `${((time / total) * 100).toFixed(1).padStart(5)} %  ${name}`);
+  return ['self time by function:', ...top(byFunction), '', 'self time by package or file:', ...top(byPackage)];
+}
+
+const scenario = process.argv[2] ?? 'get';
+const directory = path.join(work, 'profile');
+const env = { DATABASE_URL: `sqlite:${path.join(work, 'profile.sqlite')}` };
+let seeded = await prepare(env);
+const server = await startBms(env, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
+seeded = await seed(server.url, seeded);
+await api(server.url, seeded.key, 'GET', '/health');
+const url = { health: `${server.url}/health`, list: `${server.url}/v1/clients?limit=25`, get: `${server.url}/v1/clients/${seeded.clientId}` }[scenario];
+if (!url) throw new Error('usage: npm run bench:profile [get|list|health]');
+const result = load(url, { key: seeded.key, duration: Number(process.env.BENCH_DURATION ?? 10) });
+const rss = Math.round(peakRssMb(server.process.pid as number));
+await stop(server.process);
+const file = path.join(directory, fs.readdirSync(directory)[0]!);
+const kept = path.resolve('bench/results', `profile-${scenario}.cpuprofile`);
+fs.copyFileSync(file, kept);
+console.log(`${scenario}: ${result.requestsPerSecond} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, peak RSS ${rss} MB (the profile includes start-up and seeding)`);
+console.log(summarise(kept, 25).join('\n'));
+console.log(`\nprofile: ${kept}`);
