@@ -54,11 +54,14 @@ export function bms(args: string[], env: Record<string, string>) {
   return JSON.parse(result.stdout);
 }
 
+/** The V8 flag `npm start` passes (package.json): smaller young-generation semi-spaces. */
+const START_FLAGS = ['--max-semi-space-size=8'];
+
 export async function startBms(env: Record<string, string>, nodeOptions: string[] = []): Promise<{ url: string; process: ChildProcess }> {
   const port = nextPort++;
   const log = fs.openSync(path.join(work, `bms-${port}.log`), 'w');
-  // As in production: info logging (to a file, as a log shipper would read it), durable storage.
-  const child = spawn(process.execPath, [...nodeOptions, path.join(ROOT, 'dist/main.js')], {
+  // As in production (`npm start`): info logging (to a file, as a log shipper would read it), durable storage.
+  const child = spawn(process.execPath, [...START_FLAGS, ...nodeOptions, path.join(ROOT, 'dist/main.js')], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), OUTBOX_DIR: path.join(work, 'outbox'), ...env },
     stdio: ['ignore', log, log],
   });
