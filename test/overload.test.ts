@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
+import { shedShare } from '../src/http/overload.js';
 import { createTestContext, type ApiResponse, type TestContext } from './helpers/context.js';
 
 let context: TestContext;
@@ -61,4 +62,12 @@ test('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS=0 never sheds', async () => {
   } finally {
     await calm.close();
   }
+});
+
+test('the share refused grows with the lag past the limit: none at it, half at twice it, never over 95 %', () => {
+  assert.equal(shedShare(150, 200), 0);
+  assert.equal(shedShare(200, 200), 0);
+  assert.equal(shedShare(400, 200), 0.5);
+  assert.equal(shedShare(800, 200), 0.75);
+  assert.equal(shedShare(100_000, 200), 0.95);
 });
