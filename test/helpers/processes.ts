@@ -46,10 +46,13 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `bms serve` (the compiled server) and waits until /health answers. */
+/**
+ * Starts `bms serve` (the compiled server) and waits until /health answers. Overload shedding is off
+ * unless `env` turns it on: a CPU-starved test machine must not shed (test/overload.test.ts covers it).
+ */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: { ...cleanEnv(), PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: { ...cleanEnv(), PORT: String(port), HOST: '127.0.0.1', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += String(chunk)));
   child.stderr?.on('data', (chunk) => (output += String(chunk)));
