@@ -3,8 +3,6 @@
 // Starts the outbox worker. SIGTERM/SIGINT stop accepting, finish in-flight requests and the outbox
 // delivery in progress, close the database and exit 0.
 import cluster from 'node:cluster';
-import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -39,11 +37,6 @@ async function prepareDatabase(config: Config, database: Database): Promise<void
   }
 }
 
-/** Exits once any log line still buffered is written. */
-function exitAfterLogs(app: FastifyInstance, code: number): void {
-  (app.log as Logger).flush(() => process.exit(code));
-}
-
 /** Serves HTTP and runs an outbox worker in this process until SIGTERM/SIGINT. */
 export async function serve(config: Config, options: { prepare: boolean } = { prepare: true }): Promise<void> {
   const database = openDatabase(config.database);
@@ -63,10 +56,10 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
       await worker.stop();
       transport.close();
       await database.close();
-      exitAfterLogs(app, 0);
+      process.exit(0);
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed');
-      exitAfterLogs(app, 1);
+      process.exit(1);
     }
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -3,7 +3,7 @@
 // with the same request; the same key with another request is 422 IDEMPOTENCY_KEY_REUSED; a retry
 // while the first is still running is 409 CONFLICT. Validation failures and server faults are not kept,
 // so they can be retried with the same key.
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
@@ -59,7 +59,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     const header = request.headers['idempotency-key'];
     if (!request.auth || typeof header !== 'string' || header === '') return;
     const now = app.clock.now();
-    const hash = createHash('sha256').update(`${request.method} ${request.url}\n${JSON.stringify(canonical(request.body ?? null))}`).digest('hex');
+    const hash = digest('sha256', `${request.method} ${request.url}\n${JSON.stringify(canonical(request.body ?? null))}`, 'hex');
     // Now and then, forget records past their 24 hours.
     if (++claims % 500 === 0) await db.deleteFrom('idempotency_keys').where('expires_at', '<', now.toISOString()).execute();
     const result = await claim(db, request.auth.keyId, header, hash, now);

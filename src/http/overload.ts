@@ -1,12 +1,12 @@
 // Overload shedding. When the process has more work than it can do, its event loop lags; rather than
 // queue every request until all of them time out, requests are refused at once with
 // 503 SERVICE_UNAVAILABLE and Retry-After (which our SDKs honour), and served again as soon as the lag
-// falls. Only a share of requests is refused, growing with the lag (see shedShare). /health keeps answering (the process is alive); /ready says 503, so a load balancer sends
-// traffic elsewhere meanwhile.
+// falls. Only a share of requests is refused, growing with the lag (see shedShare). /health keeps
+// answering (the process is alive); /ready says 503, so a load balancer sends traffic elsewhere meanwhile.
 //
 // @fastify/under-pressure measures the lag (mean event-loop delay per sample). Its own gate is not used:
 // its first sample includes the start-up work, which would shed the first requests after every start,
-// so the gate here ignores the samples taken before the server listened.
+// so the gate here ignores the samples taken before the app was ready (listen makes it ready, then listens).
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from './errors.js';
@@ -28,12 +28,8 @@ export async function registerOverloadShedding(app: FastifyInstance, maxEventLoo
   if (maxEventLoopDelayMs === 0) return;
   await app.register(underPressure, { sampleInterval: SAMPLE_INTERVAL_MS });
   let measuringFrom = Number.POSITIVE_INFINITY;
-  app.addHook('onListen', async () => {
-    measuringFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS;
-  });
-  // In-process use (app.inject, no listen): measure from when the app is ready.
   app.addHook('onReady', async () => {
-    measuringFrom = Math.min(measuringFrom, Date.now() + 2 * SAMPLE_INTERVAL_MS);
+    measuringFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS;
   });
   app.addHook('onRequest', (request, _reply, done) => {
     const lag = app.memoryUsage().eventLoopDelay;
