@@ -81,9 +81,14 @@ export async function startBaseline(size: number): Promise<{ url: string; proces
   return { url, process: child };
 }
 
-/** Peak resident memory of a process and its children (cluster workers), in MB, from /proc. */
+/** A memory figure of a process from /proc, in MB: VmRSS (now) or VmHWM (its peak). */
+export function procMemoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+}
+
+/** Peak resident memory of a process and its children (cluster workers), in MB. */
 export function peakRssMb(pid: number): number {
-  const read = (id: number) => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${id}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  const read = (id: number) => procMemoryMb(id, 'VmHWM');
   const childrenOf = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
   return Math.max(read(pid), ...childrenOf.map(read));
 }

@@ -23,7 +23,8 @@ function summarise(file: string, rows: number): string[] {
     const packageName = file.startsWith('@') ? file.split('/').slice(0, 2).join('/') : file.split('/')[0]!;
     const where = inPackage ? packageName : url === '' ? functionName || '(native)' : file;
     const delta = profile.timeDeltas[index] ?? 0;
-    byFunction.set(`${functionName || '(anonymous)'} ${file}:${lineNumber}`, (byFunction.get(`${functionName || '(anonymous)'} ${file}:${lineNumber}`) ?? 0) + delta);
+    const name = `${functionName || '(anonymous)'} ${file}:${lineNumber}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + delta);
     byPackage.set(where, (byPackage.get(where) ?? 0) + delta);
   });
   const top = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]).slice(0, rows).map(([name, time]) => `${((time / total) * 100).toFixed(1).padStart(5)} %  ${name}`);

@@ -5,15 +5,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, api, load, peakRssMb, prepare, seed, startBms, stop, work, type Load } from './lib.js';
+import { ROOT, api, load, peakRssMb, prepare, procMemoryMb, seed, startBms, stop, work, type Load } from './lib.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 5);
 const SLICE_SECONDS = 20;
 const OVERLOAD_CONNECTIONS = Number(process.env.SOAK_OVERLOAD_CONNECTIONS ?? 2000);
 
-function rssMb(pid: number): number {
-  return Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
-}
+const rssMb = (pid: number): number => Math.round(procMemoryMb(pid, 'VmRSS'));
 
 function add(total: Record<string, number>, counts: Record<string, number>) {
   for (const [status, count] of Object.entries(counts)) total[status] = (total[status] ?? 0) + count;

@@ -91,6 +91,12 @@ export function readResources(document: OpenApiDocument): Resource[] {
   return [...resources.values()];
 }
 
+/** The `data` of a delete's answer (the same for every resource), typed once as DeletedObject. */
+function deletedSchema(resources: Resource[]): Schema | undefined {
+  const endpoint = resources.flatMap((resource) => resource.endpoints).find((candidate) => candidate.name === 'delete');
+  return endpoint?.operation.responses['200']?.content?.['application/json'].schema.properties?.data;
+}
+
 // --- naming -------------------------------------------------------------------------------------------
 
 const pascal = (text: string): string => text.split(/[-_]/).map((word) => word[0]!.toUpperCase() + word.slice(1)).join('');
@@ -172,9 +178,8 @@ function tsMethod(resource: Resource, endpoint: Endpoint): string {
 function generateTypeScript(document: OpenApiDocument, resources: Resource[]): string {
   let out = `// ${HEADER}\nimport type { PagePromise } from './pagination.js';\nimport type { RequestOptions, Transport, WithResponse } from './transport.js';\n\n`;
   for (const [name, schema] of Object.entries(document.components.schemas)) if (name !== 'ErrorEnvelope') out += `${tsInterface(name, schema)}\n`;
-  const deleted = resources.flatMap((resource) => resource.endpoints).find((endpoint) => endpoint.name === 'delete');
-  const deletedSchema = deleted?.operation.responses['200']?.content?.['application/json'].schema.properties?.data;
-  if (deletedSchema) out += `${tsInterface('DeletedObject', deletedSchema, 'What a delete returns.')}\n`;
+  const deleted = deletedSchema(resources);
+  if (deleted) out += `${tsInterface('DeletedObject', deleted, 'What a delete returns.')}\n`;
   for (const resource of resources) {
     for (const endpoint of resource.endpoints) {
       if (endpoint.query) out += `${tsInterface(paramsName(resource, endpoint), { properties: endpoint.query }, `Query parameters of ${endpoint.httpMethod} ${endpoint.path}.`, true)}\n`;
@@ -292,9 +297,8 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
 function generatePython(document: OpenApiDocument, resources: Resource[]): string {
   const python = new PythonTypes();
   for (const [name, schema] of Object.entries(document.components.schemas)) if (name !== 'ErrorEnvelope') python.typedDict(name, schema);
-  const deleted = resources.flatMap((resource) => resource.endpoints).find((endpoint) => endpoint.name === 'delete');
-  const deletedSchema = deleted?.operation.responses['200']?.content?.['application/json'].schema.properties?.data;
-  if (deletedSchema) python.typedDict('DeletedObject', { ...deletedSchema, description: 'What a delete returns.' });
+  const deleted = deletedSchema(resources);
+  if (deleted) python.typedDict('DeletedObject', { ...deleted, description: 'What a delete returns.' });
   let classes = '';
   for (const resource of resources) {
     classes += `\n\nclass ${pascal(resource.segment)}Resource:\n    """${resource.segment}: ${resource.endpoints.map((endpoint) => endpoint.name).join(', ')}."""\n\n    def __init__(self, transport: Transport) -> None:\n        self._transport = transport\n`;
