@@ -8,10 +8,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
-import { systemClock, type Clock } from './deps.js';
+import { systemClock, type Clock } from './core/deps.js';
 import './http/fastify-types.js';
 import { registerAuthentication } from './http/auth.js';
-import { AppError } from './http/errors.js';
+import { AppError } from './core/errors.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerJsonBodyParser } from './http/json-body.js';
@@ -30,7 +30,6 @@ import { jobRoutes } from './modules/jobs/jobs.routes.js';
 import { JobSchema } from './modules/jobs/jobs.schemas.js';
 import { quoteRoutes } from './modules/quotes/quotes.routes.js';
 import { QuoteSchema } from './modules/quotes/quotes.schemas.js';
-import { sendingRoutes } from './modules/sending/sending.routes.js';
 import { serviceRequestRoutes } from './modules/service-requests/service-requests.routes.js';
 import { ServiceRequestSchema } from './modules/service-requests/service-requests.schemas.js';
 import { systemRoutes } from './modules/system/system.routes.js';
@@ -134,7 +133,6 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(quoteRoutes);
   await app.register(jobRoutes);
   await app.register(invoiceRoutes);
-  await app.register(sendingRoutes);
 
   app.decorate('routeTable', routes);
   return app;

@@ -8,7 +8,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { systemClock } from './deps.js';
+import { systemClock } from './core/deps.js';
 import { OutboxWorker } from './mail/outbox-worker.js';
 import { transportFromConfig } from './mail/transports.js';
 import { bootstrapDefaultAccount } from './modules/accounts/accounts.service.js';

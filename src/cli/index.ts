@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { systemClock } from '../deps.js';
+import { systemClock } from '../core/deps.js';
 import { accountExists, createAccount } from '../modules/accounts/accounts.service.js';
 import { createApiKey, listAccountApiKeys, revokeApiKey } from '../modules/api-keys/api-keys.service.js';
 import { parseScopeList } from '../modules/api-keys/scopes.js';

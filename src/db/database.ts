@@ -1,193 +1,40 @@
 // Opens the configured database behind one Kysely instance. Services and repositories see only
-// `Database`; which engine is underneath is decided here.
-import fs from 'node:fs';
-import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type DatabaseConnection, type Driver, type Transaction } from 'kysely';
-import { createRequire } from 'node:module';
-import type pg from 'pg';
+// `Database` (or its `db`); which engine is underneath is decided here, and asked only through `dialectOf`.
+import { Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
+import { openPostgres } from './postgres.js';
+import { openSqlite } from './sqlite.js';
 import type { Tables } from './types.js';
 
 export type Db = Kysely<Tables>;
 /** A query runner: the database itself or an open transaction. Repositories accept either. */
 export type Executor = Kysely<Tables> | Transaction<Tables>;
+export type Dialect = 'sqlite' | 'postgres';
 
 export interface Database {
   readonly db: Db;
-  readonly dialect: 'sqlite' | 'postgres';
+  readonly dialect: Dialect;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * SQLite's default BEGIN takes the write lock only at the first write, and a transaction that read before
- * another process committed then fails at once (SQLITE_BUSY_SNAPSHOT) instead of waiting. Every BMS
- * transaction writes, so each starts with BEGIN IMMEDIATE: it waits its turn (busy_timeout) up front.
+ * The one answer to "which engine is this?", for the few statements the engines spell differently.
+ * `Kysely<unknown>`: migrations ask it too, on their untyped instance.
  */
-class ImmediateTransactionDriver implements Driver {
-  constructor(private readonly inner: Driver) {}
-  init() {
-    return this.inner.init();
-  }
-  acquireConnection() {
-    return this.inner.acquireConnection();
-  }
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-  commitTransaction(connection: DatabaseConnection) {
-    return this.inner.commitTransaction(connection);
-  }
-  rollbackTransaction(connection: DatabaseConnection) {
-    return this.inner.rollbackTransaction(connection);
-  }
-  releaseConnection(connection: DatabaseConnection) {
-    return this.inner.releaseConnection(connection);
-  }
-  destroy() {
-    return this.inner.destroy();
-  }
-}
-
-class ImmediateSqliteDialect extends SqliteDialect {
-  override createDriver(): Driver {
-    return new ImmediateTransactionDriver(super.createDriver());
-  }
-}
-
-/**
- * better-sqlite3 compiles a statement on every `prepare`, and Kysely prepares each query afresh: the
- * compile was a quarter of the CPU time of a GET. Statements are cached by SQL text (bounded, least
- * recently used out), which is safe because better-sqlite3 runs each one to completion synchronously.
- */
-function withStatementCache(connection: SqliteDatabase.Database, size = 500) {
-  const statements = new Map<string, RowStatement>();
-  return {
-    prepare(sqlText: string) {
-      let statement = statements.get(sqlText);
-      if (statement) {
-        statements.delete(sqlText);
-      } else {
-        statement = new RowStatement(connection.prepare(sqlText));
-        if (statements.size >= size) statements.delete(statements.keys().next().value as string);
-      }
-      statements.set(sqlText, statement);
-      return statement;
-    },
-    close: () => connection.close(),
-  };
-}
-
-/**
- * What Kysely's SQLite driver uses of a statement. Rows are read as arrays and made into objects here:
- * better-sqlite3 builds each row object property by property, and a list of 25 clients took twice as
- * long that way (100 µs against 54 µs, measured).
- */
-class RowStatement {
-  readonly reader: boolean;
-  private readonly names: string[] = [];
-
-  constructor(private readonly statement: SqliteDatabase.Statement) {
-    this.reader = statement.reader;
-    if (this.reader) {
-      statement.raw(true);
-      this.names = statement.columns().map((column) => column.name);
-    }
-  }
-
-  private toRow(values: unknown[]): Record<string, unknown> {
-    const row: Record<string, unknown> = {};
-    for (let index = 0; index < this.names.length; index += 1) row[this.names[index]!] = values[index];
-    return row;
-  }
-
-  all(parameters: unknown[]): Record<string, unknown>[] {
-    return (this.statement.all(parameters) as unknown[][]).map((values) => this.toRow(values));
-  }
-
-  run(parameters: unknown[]): SqliteDatabase.RunResult {
-    return this.statement.run(parameters);
-  }
-
-  *iterate(parameters: unknown[]): IterableIterator<Record<string, unknown>> {
-    for (const values of this.statement.iterate(parameters) as IterableIterator<unknown[]>) yield this.toRow(values);
-  }
-}
-
-function openSqlite(file: string): Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const connection = new SqliteDatabase(file);
-  // Durability: WAL with a full fsync on every commit, so an acknowledged write survives a power cut.
-  connection.pragma('journal_mode = WAL');
-  connection.pragma('synchronous = FULL');
-  connection.pragma('foreign_keys = ON');
-  connection.pragma('busy_timeout = 5000');
-  const journalMode = connection.pragma('journal_mode', { simple: true });
-  if (file !== ':memory:' && journalMode !== 'wal') {
-    throw new Error(`SQLite refused WAL mode (journal_mode is ${String(journalMode)})`);
-  }
-  const db = new Kysely<Tables>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(connection) as unknown as SqliteDatabase.Database }) });
-  return {
-    db,
-    dialect: 'sqlite',
-    ping: async () => {
-      await sql`select 1`.execute(db);
-    },
-    close: () => db.destroy(),
-  };
-}
-
-/** The PostgreSQL driver is loaded only when PostgreSQL is used: a SQLite process does not carry it. */
-const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;
-
-/**
- * Rows read the same as on SQLite: bigint as a number (every amount we store is below 2^53), a date as
- * its YYYY-MM-DD text (never a Date at local midnight), a timestamp as ISO 8601 text with milliseconds.
- */
-function typeParsers(driver: typeof pg): pg.CustomTypesConfig {
-  const { builtins } = driver.types;
-  const parseTimestamptz = driver.types.getTypeParser(builtins.TIMESTAMPTZ);
-  return {
-    getTypeParser(oid: number, format?: 'text' | 'binary') {
-      if (oid === builtins.INT8) return (value: string) => Number(value);
-      if (oid === builtins.DATE) return (value: string) => value;
-      if (oid === builtins.TIMESTAMPTZ) return (value: string) => (parseTimestamptz(value) as Date).toISOString();
-      return driver.types.getTypeParser(oid, format);
-    },
-  } as pg.CustomTypesConfig;
-}
-
-function openPostgres(url: string, poolMax: number): Database {
-  const driver = loadPg();
-  const pool = new driver.Pool({
-    connectionString: url,
-    max: poolMax,
-    idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 5_000,
-    // A runaway query cannot hold a connection (and its locks) for ever.
-    statement_timeout: 30_000,
-    types: typeParsers(driver),
-  });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return {
-    db,
-    dialect: 'postgres',
-    ping: async () => {
-      await sql`select 1`.execute(db);
-    },
-    close: () => db.destroy(),
-  };
+export function dialectOf(db: Pick<Kysely<unknown>, 'getExecutor'>): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 export function openDatabase(config: DatabaseConfig): Database {
-  return config.kind === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, config.poolMax);
-}
-
-/** Whether a query runner talks to PostgreSQL (for the few statements SQLite has no form of). */
-export function isPostgres(db: Executor): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
+  const db = config.kind === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, config.poolMax);
+  return {
+    db,
+    dialect: dialectOf(db),
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
 }

@@ -1,9 +1,13 @@
-// Row types of every table, as Kysely sees them. Timestamps are ISO 8601 strings in SQLite;
-// JSON columns (metadata, address, scopes) hold serialized JSON text.
+// Row types of every table, as both engines return them: db/sqlite.ts stores these forms as text, and
+// db/postgres.ts parses its own column types back into the very same forms.
 import type { Insertable, Selectable, Updateable } from 'kysely';
 
-/** A stored timestamp: ISO text in SQLite, a Date from drivers that parse timestamptz. */
-export type Timestamp = string | Date;
+/** An instant as ISO 8601 UTC text with milliseconds: `2026-11-21T10:04:05.123Z` (timestamptz on PostgreSQL). */
+export type Timestamp = string;
+/** A calendar date as `YYYY-MM-DD` text (date on PostgreSQL). */
+export type DateText = string;
+/** A JSON value as its text, parsed with `fromJson` (jsonb on PostgreSQL). */
+export type JsonText = string;
 
 export interface AccountsTable {
   id: string;
@@ -19,7 +23,7 @@ export interface ApiKeysTable {
   name: string;
   prefix: string;
   key_hash: string;
-  scopes: string;
+  scopes: JsonText;
   expires_at: Timestamp | null;
   revoked_at: Timestamp | null;
   last_used_at: Timestamp | null;
@@ -37,9 +41,9 @@ export interface ClientsTable {
   email: string | null;
   phone: string | null;
   company_name: string | null;
-  address: string | null;
+  address: JsonText | null;
   notes: string | null;
-  metadata: string;
+  metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -49,7 +53,7 @@ interface DocumentColumns {
   account_id: string;
   client_id: string;
   status: string;
-  metadata: string;
+  metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -57,7 +61,7 @@ interface DocumentColumns {
 /** Money columns of quotes, jobs and invoices. Amounts are integer minor units. */
 interface PricedColumns {
   currency: string;
-  line_items: string;
+  line_items: JsonText;
   subtotal_amount: number;
   tax_amount: number;
   total_amount: number;
@@ -75,7 +79,7 @@ export interface ServiceRequestsTable extends DocumentColumns {
   title: string;
   description: string | null;
   source: string;
-  preferred_date: string | null;
+  preferred_date: DateText | null;
   converted_at: Timestamp | null;
 }
 
@@ -83,7 +87,7 @@ export interface QuotesTable extends DocumentColumns, PricedColumns {
   request_id: string | null;
   title: string | null;
   notes: string | null;
-  valid_until: string | null;
+  valid_until: DateText | null;
   sent_at: Timestamp | null;
   approved_at: Timestamp | null;
   declined_at: Timestamp | null;
@@ -105,8 +109,8 @@ export interface InvoicesTable extends DocumentColumns, PricedColumns {
   quote_id: string | null;
   amount_paid: number;
   notes: string | null;
-  issue_date: string | null;
-  due_date: string | null;
+  issue_date: DateText | null;
+  due_date: DateText | null;
   sent_at: Timestamp | null;
   paid_at: Timestamp | null;
   voided_at: Timestamp | null;
@@ -119,7 +123,7 @@ export interface OutboxMessagesTable {
   document_id: string;
   recipient: string;
   message_id: string;
-  snapshot: string;
+  snapshot: JsonText;
   status: string;
   attempts: number;
   next_attempt_at: Timestamp;
@@ -167,3 +171,7 @@ export type QuoteRow = Selectable<QuotesTable>;
 export type JobRow = Selectable<JobsTable>;
 export type InvoiceRow = Selectable<InvoicesTable>;
 export type OutboxMessageRow = Selectable<OutboxMessagesTable>;
+export type ServiceRequestPatch = Updateable<ServiceRequestsTable>;
+export type QuotePatch = Updateable<QuotesTable>;
+export type JobPatch = Updateable<JobsTable>;
+export type InvoicePatch = Updateable<InvoicesTable>;

@@ -1,7 +1,7 @@
 // Turns every failure (AppError, Fastify's own, unknown faults, unknown routes) into the contract's
 // error envelope. Real faults are logged with the request id and answered 500 without internals.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, validationError } from './errors.js';
+import { AppError, validationError } from '../core/errors.js';
 import { meta } from './envelope.js';
 import type { RouteTable } from './route-table.js';
 import { toDetails } from './validation.js';

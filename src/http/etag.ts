@@ -3,10 +3,7 @@
 // check runs inside the update's transaction, on the locked row, so it cannot race the change.
 import { hash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { AppError } from './errors.js';
-
-/** Checks the current object before it is changed; throws PRECONDITION_FAILED when it does not hold. */
-export type Precondition = (current: unknown) => void;
+import { AppError, type Precondition } from '../core/errors.js';
 
 /** SHA-1 here is a fingerprint, not a defence: the one-shot hash is the cheapest strong enough. */
 export function etagOf(item: unknown): string {

@@ -1,7 +1,7 @@
 // What BMS adds to Fastify's types: the shared dependencies on the instance, the caller on the request,
 // and the scope each route declares.
 import type { RouteTable } from './route-table.js';
-import type { Clock } from '../deps.js';
+import type { Clock } from '../core/deps.js';
 import type { Database, Db } from '../db/database.js';
 import type { AuthContext } from '../modules/api-keys/api-keys.service.js';
 import type { Scope } from '../modules/api-keys/scopes.js';

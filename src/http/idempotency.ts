@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
 import type { IdempotencyKeysTable } from '../db/types.js';
-import { AppError, conflict } from './errors.js';
+import { AppError, conflict } from '../core/errors.js';
 import { addRouteHook, isPost } from './route-hooks.js';
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;

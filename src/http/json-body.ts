@@ -2,7 +2,7 @@
 // works); prototype-pollution keys are refused rather than silently dropped.
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { AppError, fieldError } from './errors.js';
+import { AppError, fieldError } from '../core/errors.js';
 import { assertNoNulCharacter } from './nul-characters.js';
 
 /** No BMS body nests beyond a few levels; this bounds the work (and stack) any body can demand. */

@@ -1,7 +1,7 @@
 // The NUL character (U+0000) is refused in every string, in bodies and query strings: PostgreSQL's text
 // cannot hold it, and no business field needs it. Found by testing hostile input; a 422 names the field.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { fieldError } from './errors.js';
+import { fieldError } from '../core/errors.js';
 import { addRouteHook } from './route-hooks.js';
 import { toFieldPath } from './validation.js';
 

@@ -9,7 +9,7 @@
 // so the gate here ignores the samples taken before the app was ready (listen makes it ready, then listens).
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from './errors.js';
+import { AppError } from '../core/errors.js';
 
 /** How often the lag is measured; also how long a spike keeps the process shedding. */
 const SAMPLE_INTERVAL_MS = 250;

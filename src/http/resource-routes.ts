@@ -1,17 +1,24 @@
-// The standard endpoints of a resource (list, create, get, update, and delete where the seed has it),
+// The endpoints of a resource (list, create, get, update, and delete and send where the seed has them),
 // declared once: each resource's routes file states its schemas, scopes and service functions.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema, Static } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
-import type { Clock } from '../deps.js';
+import type { Clock } from '../core/deps.js';
 import type { Scope } from '../modules/api-keys/scopes.js';
+import { SendBody, type SendInput } from '../modules/documents/document.schemas.js';
 import { auth } from './auth.js';
-import { etagOf, ifMatch, IfMatchHeaders, type Precondition } from './etag.js';
+import type { Precondition } from '../core/errors.js';
+import { etagOf, ifMatch, IfMatchHeaders } from './etag.js';
 import { IdempotencyHeaders } from './idempotency.js';
 import { created, ok } from './envelope.js';
-import type { ErrorCode } from './errors.js';
-import { listResponse, type Page } from './pagination.js';
+import type { ErrorCode } from '../core/errors.js';
+import type { Page } from '../db/keyset.js';
+import { listResponse } from './pagination.js';
 import { BODY_ERRORS, IDEMPOTENCY_ERRORS, dataEnvelope, DeletedSchema, errorResponses, IdParamsSchema, listEnvelope, schemaRef } from './schemas.js';
+
+const SEND_DESCRIPTION =
+  'Assigns the number on first send, moves the document to `sent` and queues an e-mail (text, HTML and a PDF) to the client’s stored address. ' +
+  'Allowed from `draft` and `sent` (a re-send). The response does not wait for delivery.';
 
 /** 'a client', 'an invoice'. */
 const article = (noun: string): string => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
@@ -20,7 +27,7 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
   path: string;
   /** Singular and plural names for summaries, e.g. ['quote', 'quotes']. */
   names: [string, string];
-  scopes: { read: Scope; write: Scope; delete?: Scope };
+  scopes: { read: Scope; write: Scope; delete?: Scope; send?: Scope };
   schemas: { item: TSchema & { $id?: string }; create: Create; update: Update; list: Query };
   /** Error codes besides validation and lookup that update and delete can answer (e.g. INVALID_STATE). */
   stateErrors?: ErrorCode[];
@@ -31,7 +38,8 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
     create(db: Db, clock: Clock, accountId: string, body: Static<Create>): Promise<Item & { id: string }>;
     get(db: Db, accountId: string, id: string, now: Date): Promise<Item>;
     update(db: Db, clock: Clock, accountId: string, id: string, body: Static<Update>, precondition?: Precondition): Promise<Item>;
-    delete?(db: Db, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }>;
+    delete?(db: Db, clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }>;
+    send?(db: Db, clock: Clock, accountId: string, id: string, body: SendInput): Promise<Item>;
   };
 }
 
@@ -52,7 +60,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       const query = request.query as Static<Query> & { limit?: number };
       const now = app.clock.now();
       const page = await service.list(app.db, auth(request).accountId, query, now);
-      return listResponse(request, reply, page, query.limit ?? 25, (row) => service.present(row, now));
+      return listResponse(request, reply, page, query.limit, (row) => service.present(row, now));
     });
 
     app.post(path, {
@@ -94,7 +102,27 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       app.delete(`${path}/:id`, {
         config: { scope: scopes.delete },
         schema: { tags, summary: `Delete ${article(singular)}`, params: IdParamsSchema, headers: IfMatchHeaders, response: { 200: dataEnvelope(DeletedSchema), ...errorResponses('NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors) } },
-      }, async (request) => ok(request, await remove(app.db, auth(request).accountId, request.params.id, ifMatch(request.headers['if-match']))));
+      }, async (request) => ok(request, await remove(app.db, app.clock, auth(request).accountId, request.params.id, ifMatch(request.headers['if-match']))));
+    }
+
+    const send = service.send;
+    if (scopes.send && send) {
+      app.post(`${path}/:id/send`, {
+        config: { scope: scopes.send },
+        schema: {
+          tags,
+          summary: `Send ${article(singular)} to its client`,
+          description: SEND_DESCRIPTION,
+          params: IdParamsSchema,
+          headers: IdempotencyHeaders,
+          body: SendBody,
+          response: { 200: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND', 'INVALID_STATE') },
+        },
+      }, async (request, reply) => {
+        const sent = await send(app.db, app.clock, auth(request).accountId, request.params.id, request.body as SendInput);
+        reply.header('etag', etagOf(sent));
+        return ok(request, sent);
+      });
     }
   };
 }

@@ -1,37 +1,9 @@
-// Shapes shared by every resource: the envelope, errors, metadata, timestamps and list parameters.
-// They drive request validation, response serialization and the OpenAPI document alike.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ERROR_STATUS, type ErrorCode } from './errors.js';
-
-/**
- * `T | null` as a JSON Schema type array (`"type": ["string", "null"]`) rather than `anyOf`: valid
- * OpenAPI 3.1, and fast-json-stringify serializes it directly, where an `anyOf` made it run a validator
- * on every value to choose a branch (a measurable share of a GET's CPU time).
- */
-export function Nullable<T extends TSchema>(schema: T) {
-  const type = (schema as { type?: unknown }).type;
-  if (typeof type !== 'string') return Type.Union([schema, Type.Null()]);
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
-}
-
-export const TimestampSchema = Type.String({
-  format: 'date-time',
-  description: 'ISO 8601 UTC timestamp with milliseconds.',
-  example: '2026-11-21T10:04:05.123Z',
-});
-
-export const IdSchema = Type.String({
-  format: 'uuid',
-  description: 'Unique identifier (UUIDv7).',
-  example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
-});
-
-export const MetadataSchema = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
-  maxProperties: 50,
-  propertyNames: { maxLength: 40, minLength: 1 },
-  description: 'Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters).',
-  example: { crm_id: 'C-1042' },
-});
+// The HTTP shapes around every resource: the envelope, the list envelope, errors per status, and the
+// path and header parameters. The resources' own fields are in modules/shared/fields.ts.
+import { Type, type TSchema } from '@sinclair/typebox';
+import { DEFAULT_PAGE_SIZE } from '../db/keyset.js';
+import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
+import { IdSchema, Nullable, TimestampSchema } from '../modules/shared/fields.js';
 
 export const MetaSchema = Type.Object(
   {
@@ -42,7 +14,7 @@ export const MetaSchema = Type.Object(
 );
 
 export const PaginationSchema = Type.Object({
-  limit: Type.Integer({ description: 'Page size used.', example: 25 }),
+  limit: Type.Integer({ description: 'Page size used.', example: DEFAULT_PAGE_SIZE }),
   has_more: Type.Boolean({ description: 'Whether another page follows.', example: true }),
   next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page; null on the last page.', example: 'WyItY3JlYXRlZF9hdCIsIjIwMjYtMTEtMjFUMTA6MDQ6MDUuMTIzWiIsIjAxOWEiXQ' })),
 });
@@ -102,27 +74,6 @@ export function errorResponses(...extra: ErrorCode[]) {
     map[status] = Type.Ref('ErrorEnvelope', { description: STATUS_DESCRIPTIONS[status] });
   }
   return map;
-}
-
-/** Query parameters shared by every list endpoint. */
-export function listQueryProperties<Sort extends string>(sortFields: readonly Sort[]) {
-  const sortValues = sortFields.flatMap((field) => [field, `-${field}`]);
-  return {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Page size, 1 to 100.', example: 25 })),
-    cursor: Type.Optional(Type.String({ maxLength: 1000, description: 'The `next_cursor` of the previous page.' })),
-    sort: Type.Optional(
-      Type.Unsafe<string>({
-        type: 'string',
-        enum: sortValues,
-        default: '-created_at',
-        description: `Sort field, prefixed with - for descending. One of: ${sortValues.join(', ')}.`,
-        example: '-created_at',
-      }),
-    ),
-    created_after: Type.Optional({ ...TimestampSchema, description: 'Only objects created at or after this instant.' }),
-    created_before: Type.Optional({ ...TimestampSchema, description: 'Only objects created before this instant.' }),
-    updated_after: Type.Optional({ ...TimestampSchema, description: 'Only objects updated at or after this instant.' }),
-  };
 }
 
 export const IdParamsSchema = Type.Object({ id: Type.String({ description: 'The object id.' }) });

@@ -3,7 +3,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { ErrorDetail } from './errors.js';
+import type { ErrorDetail } from '../core/errors.js';
 
 // Fields the server owns: naming them in a body is an error with a clearer message than "unknown field".
 const READ_ONLY_FIELDS = new Set([

@@ -1,7 +1,14 @@
 // What a sent quote or invoice looks like as an e-mail: the snapshot frozen at send time, and the
 // subject, text and HTML rendered from it. Amounts are formatted exactly from integer minor units.
-import type { LineItem } from '../modules/documents/line-items.js';
-import { minorUnitDigits } from '../modules/documents/money.js';
+
+/** A line as the e-mail and the PDF print it (the API's line item has these fields and more). */
+export interface MailLineItem {
+  description: string;
+  quantity: number;
+  unit_amount: number;
+  tax_rate: number;
+  amount: number;
+}
 
 export interface MailSnapshot {
   kind: 'invoice' | 'quote';
@@ -12,7 +19,7 @@ export interface MailSnapshot {
     number: string;
     title: string | null;
     currency: string;
-    line_items: LineItem[];
+    line_items: MailLineItem[];
     subtotal_amount: number;
     tax_amount: number;
     total_amount: number;
@@ -24,6 +31,13 @@ export interface MailSnapshot {
   };
   /** The personal note given to the send operation. */
   message: string | null;
+}
+
+const MINOR_UNIT_DIGITS: Record<string, number> = { JPY: 0, KRW: 0, VND: 0, CLP: 0, ISK: 0, HUF: 2, BHD: 3, KWD: 3, OMR: 3, JOD: 3, TND: 3 };
+
+/** Digits after the decimal point of a currency's minor unit (ISO 4217; 2 unless listed). */
+export function minorUnitDigits(currency: string): number {
+  return MINOR_UNIT_DIGITS[currency] ?? 2;
 }
 
 /** 123456 minor units of USD -> "$1,234.56", computed from the digits, never through a float. */

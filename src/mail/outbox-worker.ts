@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
 import type { OutboxMessageRow } from '../db/types.js';
 import { fromJson } from '../db/values.js';
-import type { Clock } from '../deps.js';
+import type { Clock } from '../core/deps.js';
 import { renderHtml, renderText, subjectOf, type MailSnapshot } from './document-mail.js';
 import { completeMessage, claimNextMessage } from './outbox.repository.js';
 import type { MailTransport, OutgoingMail } from './transports.js';

@@ -10,7 +10,7 @@ import { createTestDatabase } from './database.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { ManualClock, systemClock, type Clock } from '../../src/deps.js';
+import { ManualClock, systemClock, type Clock } from '../../src/core/deps.js';
 import type { RateLimitStore } from '../../src/http/rate-limit/stores.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { createApiKey, type RateLimitOverrides } from '../../src/modules/api-keys/api-keys.service.js';

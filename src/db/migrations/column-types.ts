@@ -1,9 +1,10 @@
 // Column types that differ between the engines, chosen once so migrations read the same on both.
-import { PostgresAdapter, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { dialectOf } from '../database.js';
 
 // `any`: migrations run against past schemas, so they use an untyped Kysely.
 export function columnTypes(db: Kysely<any>) {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = dialectOf(db) === 'postgres';
   return {
     id: postgres ? ('uuid' as const) : ('text' as const),
     timestamp: postgres ? ('timestamptz' as const) : ('text' as const),

@@ -1,6 +1,6 @@
 // Accounts: created from the CLI (or once, on an empty development database).
-import type { Clock } from '../../deps.js';
-import { newId } from '../../deps.js';
+import type { Clock } from '../../core/deps.js';
+import { newId } from '../../core/deps.js';
 import type { Db, Executor } from '../../db/database.js';
 import { countAccounts, findAccount, insertAccount } from './accounts.repository.js';
 import { createApiKey, type CreatedApiKey } from '../api-keys/api-keys.service.js';

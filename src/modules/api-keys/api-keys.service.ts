@@ -1,11 +1,10 @@
 // API keys: `bms_` + 40 base62 characters (~238 bits), shown once; only a SHA-256 (or HMAC-SHA256 with
 // a pepper) is stored, with a short prefix for display. Authentication looks a key up by that hash.
 import { createHmac, hash, randomBytes } from 'node:crypto';
-import type { Clock } from '../../deps.js';
-import { newId, isUuid } from '../../deps.js';
+import type { Clock } from '../../core/deps.js';
+import { newId, isUuid } from '../../core/deps.js';
 import type { Executor } from '../../db/database.js';
 import type { ApiKeyRow } from '../../db/types.js';
-import { toIso } from '../../db/values.js';
 import { findApiKey, findApiKeyByHash, insertApiKey, listApiKeys, markApiKeyRevoked, touchApiKey } from './api-keys.repository.js';
 import type { Scope } from './scopes.js';
 
@@ -102,11 +101,11 @@ function toSummary(row: ApiKeyRow): ApiKeySummary {
     name: row.name,
     prefix: row.prefix,
     scopes: JSON.parse(row.scopes) as Scope[],
-    expires_at: toIso(row.expires_at),
-    revoked_at: toIso(row.revoked_at),
-    last_used_at: toIso(row.last_used_at),
+    expires_at: row.expires_at,
+    revoked_at: row.revoked_at,
+    last_used_at: row.last_used_at,
     rate_limits: { per_minute: row.rate_limit_per_minute, per_day: row.rate_limit_per_day, burst: row.rate_limit_burst },
-    created_at: toIso(row.created_at) as string,
+    created_at: row.created_at,
   };
 }
 

@@ -1,6 +1,6 @@
 // Client shapes: the single source of request validation, response serialization, types and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
-import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../http/schemas.js';
+import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../shared/fields.js';
 
 const text = (maxLength: number, description: string, example: string) => Type.String({ maxLength, description, example });
 

@@ -1,12 +1,12 @@
 // Client rules: creation, partial update (null clears), and delete refused while other records refer to it.
-import type { Clock } from '../../deps.js';
-import { isUuid, newId } from '../../deps.js';
-import type { Precondition } from '../../http/etag.js';
+import type { Clock } from '../../core/deps.js';
+import { newId } from '../../core/deps.js';
+import { conflict, notFound, type Precondition } from '../../core/errors.js';
 import type { Db, Executor } from '../../db/database.js';
+import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
-import { fromJson, toIso } from '../../db/values.js';
-import { conflict, notFound } from '../../http/errors.js';
-import { pageRequest, timestampSorts, toPage, type Page, type SortFields } from '../../http/pagination.js';
+import { fromJson } from '../../db/values.js';
+import { requireReference, requireRow } from '../shared/lookup.js';
 import * as repository from './clients.repository.js';
 import type { Client, CreateClientInput, ListClientsInput, UpdateClientInput } from './clients.schemas.js';
 
@@ -30,15 +30,22 @@ export function presentClient(row: ClientRow): Client {
     address: row.address === null ? null : fromJson<Address>(row.address),
     notes: row.notes,
     metadata: fromJson<Record<string, string>>(row.metadata),
-    created_at: toIso(row.created_at),
-    updated_at: toIso(row.updated_at),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
-async function getRow(db: Executor, accountId: string, id: string, lock = false): Promise<ClientRow> {
-  const row = isUuid(id) ? await repository.findClient(db, accountId, id, lock) : undefined;
-  if (!row) throw notFound('client', id);
-  return row;
+/** The client addressed by id (404 when there is none in the account). */
+export function getClientRow(db: Executor, accountId: string, id: string, lock = false): Promise<ClientRow> {
+  return requireRow('client', id, (found) => repository.findClient(db, accountId, found, lock));
+}
+
+/**
+ * The client a body's `client_id` names (422 on that field when there is none in the account), locked
+ * until the transaction ends so it cannot be deleted under the document being made for it.
+ */
+export function requireClientReference(trx: Executor, accountId: string, clientId: string): Promise<ClientRow> {
+  return requireReference('client_id', 'client', clientId, (id) => repository.findClient(trx, accountId, id, true));
 }
 
 export async function createClient(db: Executor, clock: Clock, accountId: string, input: CreateClientInput): Promise<Client> {
@@ -61,7 +68,7 @@ export async function createClient(db: Executor, clock: Clock, accountId: string
 }
 
 export async function getClient(db: Executor, accountId: string, id: string): Promise<Client> {
-  return presentClient(await getRow(db, accountId, id));
+  return presentClient(await getClientRow(db, accountId, id));
 }
 
 export async function updateClient(db: Db, clock: Clock, accountId: string, id: string, input: UpdateClientInput, precondition?: Precondition): Promise<Client> {
@@ -69,7 +76,7 @@ export async function updateClient(db: Db, clock: Clock, accountId: string, id: 
 }
 
 async function applyClientUpdate(db: Executor, clock: Clock, accountId: string, id: string, input: UpdateClientInput, precondition?: Precondition): Promise<Client> {
-  const current = await getRow(db, accountId, id, true);
+  const current = await getClientRow(db, accountId, id, true);
   precondition?.(presentClient(current));
   const patch: ClientPatch = {};
   if (input.name !== undefined) patch.name = input.name;
@@ -87,9 +94,9 @@ async function applyClientUpdate(db: Executor, clock: Clock, accountId: string, 
 }
 
 /** The reference check and the delete share one transaction, so no new reference slips in between. */
-export async function deleteClient(db: Db, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+export async function deleteClient(db: Db, _clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
-    const row = await getRow(trx, accountId, id, true);
+    const row = await getClientRow(trx, accountId, id, true);
     precondition?.(presentClient(row));
     const references = await repository.countClientReferences(trx, accountId, row.id);
     if (references.length > 0) {
@@ -101,10 +108,8 @@ export async function deleteClient(db: Db, accountId: string, id: string, precon
   });
 }
 
-const SORTS: SortFields<ClientRow> = { ...timestampSorts<ClientRow>(), name: { value: (row) => row.name } };
-
 export async function listClients(db: Executor, accountId: string, query: ListClientsInput): Promise<Page<ClientRow>> {
-  const page = pageRequest(query, SORTS);
+  const page = pageRequest(query, repository.CLIENT_SORTS);
   const rows = await repository.listClients(db, accountId, query, page);
   return toPage(rows, page);
 }

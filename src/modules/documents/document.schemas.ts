@@ -1,6 +1,6 @@
 // Schema pieces shared by service requests, quotes, jobs and invoices.
-import { Type } from '@sinclair/typebox';
-import { IdSchema, MetadataSchema, Nullable, TimestampSchema } from '../../http/schemas.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { IdSchema, MetadataSchema, Nullable, TimestampSchema } from '../shared/fields.js';
 
 export const DateSchema = Type.String({ format: 'date', description: 'Calendar date, YYYY-MM-DD.', example: '2026-12-01' });
 
@@ -30,3 +30,17 @@ export const totalsFields = {
   tax_amount: Type.Integer({ description: 'Sum of line taxes, in minor units. Read-only.', example: 1598 }),
   total_amount: Type.Integer({ description: 'subtotal_amount + tax_amount, in minor units. Read-only.', example: 19598 }),
 };
+
+/** The body of POST /v1/invoices/:id/send and /v1/quotes/:id/send (optional). */
+export const SendBody = Type.Union(
+  [
+    Type.Object(
+      { message: Type.Optional(Type.String({ maxLength: 2000, description: 'A personal note put at the top of the e-mail.', example: 'Thanks for choosing us! Payment details are on the invoice.' })) },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'Optional. The e-mail goes only to the client’s stored address.' },
+);
+
+export type SendInput = Static<typeof SendBody> | undefined;

@@ -1,8 +1,8 @@
 // Line items of quotes, jobs and invoices: their schemas and the exact computation of amounts and totals.
 import { Type, type Static } from '@sinclair/typebox';
-import { newId } from '../../deps.js';
-import { validationError, type ErrorDetail } from '../../http/errors.js';
-import { IdSchema } from '../../http/schemas.js';
+import { newId } from '../../core/deps.js';
+import { validationError, type ErrorDetail } from '../../core/errors.js';
+import { IdSchema } from '../shared/fields.js';
 import { lineAmount, lineTax, MAX_AMOUNT, toScaledInteger } from './money.js';
 
 export const MAX_LINE_ITEMS = 200;

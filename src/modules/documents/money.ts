@@ -39,10 +39,3 @@ export function lineAmount(quantityThousandths: bigint, unitAmount: bigint): big
 export function lineTax(amount: bigint, taxRateThousandths: bigint): bigint {
   return multiplyDivideRounded(amount, taxRateThousandths, 100_000n);
 }
-
-const MINOR_UNIT_DIGITS: Record<string, number> = { JPY: 0, KRW: 0, VND: 0, CLP: 0, ISK: 0, HUF: 2, BHD: 3, KWD: 3, OMR: 3, JOD: 3, TND: 3 };
-
-/** Digits after the decimal point of a currency's minor unit (ISO 4217; 2 unless listed). */
-export function minorUnitDigits(currency: string): number {
-  return MINOR_UNIT_DIGITS[currency] ?? 2;
-}

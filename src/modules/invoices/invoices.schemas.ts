@@ -1,12 +1,12 @@
 // Invoice shapes: a bill for work, numbered when first sent, then paid or voided.
 import { Type, type Static } from '@sinclair/typebox';
-import { listQueryProperties, MetadataSchema, Nullable } from '../../http/schemas.js';
+import { INVOICE_STATUSES, INVOICE_TRANSITIONS, type InvoiceStatus } from './invoices.lifecycle.js';
+import { describeTransitions } from '../documents/state-machine.js';
+import { listQueryProperties, MetadataSchema, Nullable } from '../shared/fields.js';
 import { CurrencySchema, DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields } from '../documents/document.schemas.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
 import { idFilter, statusFilter } from '../documents/list-filters.js';
 
-export const INVOICE_STATUSES = ['draft', 'sent', 'paid', 'void'] as const;
-export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
 const notes = Nullable(Type.String({ maxLength: 5000, description: 'Notes shown to the client on the invoice.', example: 'Thank you for your business.' }));
 const issueDate = nullableDate('Date of issue; set to the send date on first send when empty.');
@@ -56,7 +56,7 @@ export const UpdateInvoiceBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client.')),
     ...writable,
-    status: Type.Optional(Type.Unsafe<InvoiceStatus>({ type: 'string', enum: [...INVOICE_STATUSES], description: 'draft -> sent (mark sent without e-mail); sent -> paid | void. paid and void are final.', example: 'paid' })),
+    status: Type.Optional(Type.Unsafe<InvoiceStatus>({ type: 'string', enum: [...INVOICE_STATUSES], description: `${describeTransitions(INVOICE_TRANSITIONS)}. draft -> sent marks it sent without e-mail; paid and void are final.`, example: 'paid' })),
   },
   { additionalProperties: false },
 );

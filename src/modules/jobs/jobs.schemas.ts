@@ -1,12 +1,12 @@
 // Job shapes: a work order, numbered at creation, scheduled, done, then invoiced.
 import { Type, type Static } from '@sinclair/typebox';
-import { listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../http/schemas.js';
+import { JOB_STATUSES, JOB_TRANSITIONS, type JobStatus } from './jobs.lifecycle.js';
+import { describeTransitions } from '../documents/state-machine.js';
+import { listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../shared/fields.js';
 import { CurrencySchema, documentFields, nullableTimestamp, ReferenceSchema, totalsFields } from '../documents/document.schemas.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
 import { idFilter, statusFilter } from '../documents/list-filters.js';
 
-export const JOB_STATUSES = ['scheduled', 'in_progress', 'completed', 'canceled'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
 
 const title = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'What the job is. Required unless the job is made from a quote (then the quote’s title).', example: 'Replace kitchen faucet' });
 const description = Nullable(Type.String({ maxLength: 10_000, description: 'Instructions for the crew.', example: 'Shut-off valve is under the sink.' }));
@@ -55,7 +55,7 @@ export const UpdateJobBody = Type.Object(
     client_id: Type.Optional(ReferenceSchema('The client.')),
     title: Type.Optional(title),
     ...writable,
-    status: Type.Optional(Type.Unsafe<JobStatus>({ type: 'string', enum: [...JOB_STATUSES], description: 'scheduled -> in_progress | completed | canceled; in_progress -> scheduled | completed | canceled; completed -> in_progress; canceled -> scheduled.', example: 'in_progress' })),
+    status: Type.Optional(Type.Unsafe<JobStatus>({ type: 'string', enum: [...JOB_STATUSES], description: `${describeTransitions(JOB_TRANSITIONS)}.`, example: 'in_progress' })),
   },
   { additionalProperties: false },
 );

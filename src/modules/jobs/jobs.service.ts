@@ -1,34 +1,25 @@
 // Job rules: numbered at creation, made from an approved quote or a service request (converting them in
 // the same transaction), the status table, schedule order, and delete refused while invoiced.
-import { sql } from 'kysely';
-import { accountTable } from '../../db/account-table.js';
+import type { Clock } from '../../core/deps.js';
+import { newId } from '../../core/deps.js';
+import { conflict, fieldError, type Precondition } from '../../core/errors.js';
 import type { Db, Executor } from '../../db/database.js';
+import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { JobRow } from '../../db/types.js';
-import { coalesceSort, SORT_SENTINELS } from '../../db/sort-sentinels.js';
-import { fromJson, normalizeInstant, toIso } from '../../db/values.js';
-import type { Clock } from '../../deps.js';
-import { newId } from '../../deps.js';
-import type { Precondition } from '../../http/etag.js';
-import { conflict, fieldError } from '../../http/errors.js';
-import { pageRequest, timestampSorts, toPage, type Page, type SortFields } from '../../http/pagination.js';
+import { fromJson, normalizeInstant } from '../../db/values.js';
+import { requireClientReference } from '../clients/clients.service.js';
+import { countInvoicesOfJob } from '../invoices/invoices.repository.js';
 import { copyLineItems } from '../documents/line-items.js';
-import { applyDocumentFilters } from '../documents/list-filters.js';
+import { parseStatusFilter } from '../documents/list-filters.js';
 import { nextNumber } from '../documents/numbering.js';
 import { accountCurrency, lineItemsOf, presentPriced, pricedColumns } from '../documents/priced.js';
-import { requireReference, requireRow } from '../documents/references.js';
-import { assertTransition, type TransitionTable } from '../documents/state-machine.js';
+import { assertTransition } from '../documents/state-machine.js';
 import { convertQuote } from '../quotes/quotes.service.js';
 import { convertServiceRequest } from '../service-requests/service-requests.service.js';
-import { JOB_STATUSES, type CreateJobInput, type Job, type JobStatus, type ListJobsInput, type UpdateJobInput } from './jobs.schemas.js';
-
-export const JOB_TRANSITIONS: TransitionTable<JobStatus> = {
-  scheduled: ['in_progress', 'completed', 'canceled'],
-  in_progress: ['scheduled', 'completed', 'canceled'],
-  completed: ['in_progress'],
-  canceled: ['scheduled'],
-};
-
-const jobs = accountTable('jobs');
+import { requireReference, requireRow } from '../shared/lookup.js';
+import { JOB_STATUSES, JOB_TRANSITIONS, type JobStatus } from './jobs.lifecycle.js';
+import * as repository from './jobs.repository.js';
+import type { CreateJobInput, Job, ListJobsInput, UpdateJobInput } from './jobs.schemas.js';
 
 export function presentJob(row: JobRow): Job {
   return {
@@ -41,14 +32,23 @@ export function presentJob(row: JobRow): Job {
     title: row.title,
     description: row.description,
     ...presentPriced(row),
-    scheduled_start: toIso(row.scheduled_start),
-    scheduled_end: toIso(row.scheduled_end),
+    scheduled_start: row.scheduled_start,
+    scheduled_end: row.scheduled_end,
     status: row.status,
-    completed_at: toIso(row.completed_at),
+    completed_at: row.completed_at,
     metadata: fromJson(row.metadata),
-    created_at: toIso(row.created_at),
-    updated_at: toIso(row.updated_at),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
+}
+
+function getRow(db: Executor, accountId: string, id: string, lock = false): Promise<JobRow> {
+  return requireRow('job', id, (found) => repository.findJob(db, accountId, found, lock));
+}
+
+/** The job a body's `job_id` names (422 on that field when there is none), locked until the transaction ends. */
+export function requireJobReference(trx: Executor, accountId: string, jobId: string): Promise<JobRow> {
+  return requireReference('job_id', 'job', jobId, (id) => repository.findJob(trx, accountId, id, true));
 }
 
 function assertScheduleOrder(start: string | null, end: string | null): void {
@@ -57,14 +57,14 @@ function assertScheduleOrder(start: string | null, end: string | null): void {
   }
 }
 
-const instantOrNull = (value: string | null | undefined) => (value === null || value === undefined ? null : (normalizeInstant(value) as string));
+const instantOrNull = (value: string | null | undefined) => (value === null || value === undefined ? null : normalizeInstant(value));
 
 export async function createJob(db: Db, clock: Clock, accountId: string, input: CreateJobInput): Promise<Job> {
   return db.transaction().execute(async (trx) => {
     const quote = input.quote_id === undefined ? undefined : await convertQuote(trx, clock, accountId, input.quote_id, input.client_id);
     const clientId = input.client_id ?? quote?.client_id;
     if (clientId === undefined) throw fieldError('client_id', 'is required unless quote_id is given');
-    await requireReference(trx, 'clients', accountId, clientId, 'client_id');
+    await requireClientReference(trx, accountId, clientId);
     const title = input.title ?? quote?.title ?? (quote?.number ? `Job for quote ${quote.number}` : undefined);
     if (title === undefined) throw fieldError('title', 'is required unless the job is made from a quote');
     const requestId = input.request_id ?? quote?.request_id ?? undefined;
@@ -75,13 +75,12 @@ export async function createJob(db: Db, clock: Clock, accountId: string, input: 
 
     const lines = input.line_items ?? (quote ? copyLineItems(lineItemsOf(quote)) : []);
     const priced = pricedColumns(lines);
-    const { number, sequence } = await nextNumber(trx, accountId, 'job');
+    const numbered = await nextNumber(trx, accountId, 'job');
     const now = clock.now().toISOString();
     const row: JobRow = {
       id: newId(),
       account_id: accountId,
-      number,
-      number_seq: sequence,
+      ...numbered,
       client_id: clientId,
       quote_id: quote?.id ?? null,
       request_id: requestId ?? null,
@@ -97,29 +96,29 @@ export async function createJob(db: Db, clock: Clock, accountId: string, input: 
       created_at: now,
       updated_at: now,
     };
-    await jobs.insert(trx, row);
+    await repository.insertJob(trx, row);
     return presentJob(row);
   });
 }
 
 export async function getJob(db: Executor, accountId: string, id: string): Promise<Job> {
-  return presentJob(await requireRow(db, 'jobs', accountId, id));
+  return presentJob(await getRow(db, accountId, id));
 }
 
 export async function updateJob(db: Db, clock: Clock, accountId: string, id: string, input: UpdateJobInput, precondition?: Precondition): Promise<Job> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'jobs', accountId, id, true);
+    const current = await getRow(trx, accountId, id, true);
     precondition?.(presentJob(current));
     const from = current.status as JobStatus;
     if (input.status !== undefined) assertTransition('job', JOB_TRANSITIONS, from, input.status);
-    if (input.client_id !== undefined) await requireReference(trx, 'clients', accountId, input.client_id, 'client_id');
+    if (input.client_id !== undefined) await requireClientReference(trx, accountId, input.client_id);
     if (Object.keys(input).length === 0) return presentJob(current);
 
     const { status, metadata, line_items: lineItems, scheduled_start: start, scheduled_end: end, ...fields } = input;
     const now = clock.now().toISOString();
     const patch: Partial<JobRow> = { ...fields, updated_at: now };
-    const scheduledStart = start !== undefined ? instantOrNull(start) : toIso(current.scheduled_start);
-    const scheduledEnd = end !== undefined ? instantOrNull(end) : toIso(current.scheduled_end);
+    const scheduledStart = start !== undefined ? instantOrNull(start) : current.scheduled_start;
+    const scheduledEnd = end !== undefined ? instantOrNull(end) : current.scheduled_end;
     assertScheduleOrder(scheduledStart, scheduledEnd);
     if (start !== undefined) patch.scheduled_start = scheduledStart;
     if (end !== undefined) patch.scheduled_end = scheduledEnd;
@@ -129,35 +128,23 @@ export async function updateJob(db: Db, clock: Clock, accountId: string, id: str
       patch.status = status;
       patch.completed_at = status === 'completed' ? now : null;
     }
-    return presentJob((await jobs.update(trx, accountId, current.id, patch)) ?? current);
+    return presentJob((await repository.updateJob(trx, accountId, current.id, patch)) ?? current);
   });
 }
 
-export async function deleteJob(db: Db, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+export async function deleteJob(db: Db, _clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'jobs', accountId, id, true);
+    const current = await getRow(trx, accountId, id, true);
     precondition?.(presentJob(current));
-    const invoices = await accountTable('invoices').count(trx, accountId, 'job_id', current.id);
+    const invoices = await countInvoicesOfJob(trx, accountId, current.id);
     if (invoices > 0) throw conflict(`This job cannot be deleted while ${invoices} invoice${invoices === 1 ? '' : 's'} refer to it.`);
-    await jobs.delete(trx, accountId, current.id);
+    await repository.deleteJob(trx, accountId, current.id);
     return { id: current.id, deleted: true as const };
   });
 }
 
-const SORTS: SortFields<JobRow> = {
-  ...timestampSorts<JobRow>(),
-  scheduled_start: { expression: coalesceSort('scheduled_start', 'timestamp'), value: (row) => toIso(row.scheduled_start) ?? SORT_SENTINELS.timestamp },
-};
-
 export async function listJobs(db: Executor, accountId: string, query: ListJobsInput): Promise<Page<JobRow>> {
-  const page = pageRequest(query, SORTS);
-  const rows = await jobs.list(db, accountId, page, (select) => {
-    let filtered = applyDocumentFilters(select, query, JOB_STATUSES);
-    if (query.request_id !== undefined) filtered = filtered.where(sql.ref('request_id'), '=', query.request_id);
-    if (query.quote_id !== undefined) filtered = filtered.where(sql.ref('quote_id'), '=', query.quote_id);
-    if (query.scheduled_from !== undefined) filtered = filtered.where(sql.ref('scheduled_start'), '>=', normalizeInstant(query.scheduled_from));
-    if (query.scheduled_to !== undefined) filtered = filtered.where(sql.ref('scheduled_start'), '<', normalizeInstant(query.scheduled_to));
-    return filtered;
-  });
+  const page = pageRequest(query, repository.JOB_SORTS);
+  const rows = await repository.listJobs(db, accountId, { ...query, statuses: parseStatusFilter(query.status, JOB_STATUSES) }, page);
   return toPage(rows, page);
 }

@@ -1,4 +1,4 @@
-// Quote endpoints: the five standard operations (send has its own issue).
+// Quote endpoints: the five standard operations and send.
 import { resourceRoutes } from '../../http/resource-routes.js';
 import { CreateQuoteBody, ListQuotesQuery, QuoteSchema, UpdateQuoteBody } from './quotes.schemas.js';
 import * as service from './quotes.service.js';
@@ -6,7 +6,7 @@ import * as service from './quotes.service.js';
 export const quoteRoutes = resourceRoutes({
   path: '/v1/quotes',
   names: ['quote', 'quotes'],
-  scopes: { read: 'quotes:read', write: 'quotes:write', delete: 'quotes:delete' },
+  scopes: { read: 'quotes:read', write: 'quotes:write', delete: 'quotes:delete', send: 'quotes:send' },
   schemas: { item: QuoteSchema, create: CreateQuoteBody, update: UpdateQuoteBody, list: ListQuotesQuery },
   stateErrors: ['INVALID_STATE'],
   service: {
@@ -16,5 +16,6 @@ export const quoteRoutes = resourceRoutes({
     get: service.getQuote,
     update: service.updateQuote,
     delete: service.deleteQuote,
+    send: service.sendQuote,
   },
 });

@@ -1,12 +1,12 @@
 // Quote shapes: a priced proposal sent to a client, approved or declined, then turned into a job or invoice.
 import { Type, type Static } from '@sinclair/typebox';
-import { listQueryProperties, MetadataSchema, Nullable } from '../../http/schemas.js';
+import { QUOTE_STATUSES, QUOTE_TRANSITIONS, type QuoteStatus } from './quotes.lifecycle.js';
+import { describeTransitions } from '../documents/state-machine.js';
+import { listQueryProperties, MetadataSchema, Nullable } from '../shared/fields.js';
 import { CurrencySchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields } from '../documents/document.schemas.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
 import { idFilter, statusFilter } from '../documents/list-filters.js';
 
-export const QUOTE_STATUSES = ['draft', 'sent', 'approved', 'declined', 'converted'] as const;
-export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
 
 const title = Nullable(Type.String({ maxLength: 200, description: 'Short title shown to the client.', example: 'Kitchen faucet replacement' }));
 const notes = Nullable(Type.String({ maxLength: 5000, description: 'Notes shown to the client on the quote.', example: 'Price includes parts and labour.' }));
@@ -52,7 +52,7 @@ export const UpdateQuoteBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client the quote is for.')),
     ...writable,
-    status: Type.Optional(Type.Unsafe<QuoteStatus>({ type: 'string', enum: [...QUOTE_STATUSES], description: 'draft -> sent (mark sent without e-mail); sent -> approved | declined | draft; declined -> draft. converted is set automatically.', example: 'approved' })),
+    status: Type.Optional(Type.Unsafe<QuoteStatus>({ type: 'string', enum: [...QUOTE_STATUSES], description: `${describeTransitions(QUOTE_TRANSITIONS)}. draft -> sent marks it sent without e-mail; converted is set automatically.`, example: 'approved' })),
   },
   { additionalProperties: false },
 );

@@ -1,36 +1,31 @@
-// Quote rules: editable while draft or sent, the status table, numbering on first send, deletion
-// refused once converted, and conversion when a job or invoice is made from an approved quote.
-import { sql } from 'kysely';
-import { accountTable } from '../../db/account-table.js';
+// Quote rules: made for a client (optionally from a service request, converting it), editable while
+// draft or sent, numbered on first send, sent by e-mail, and converted when a job or invoice is made from it.
+import type { Clock } from '../../core/deps.js';
+import { newId } from '../../core/deps.js';
+import { fieldError, type Precondition } from '../../core/errors.js';
 import type { Db, Executor } from '../../db/database.js';
+import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { QuoteRow } from '../../db/types.js';
-import { fromJson, toIso } from '../../db/values.js';
-import type { Clock } from '../../deps.js';
-import { newId } from '../../deps.js';
-import type { Precondition } from '../../http/etag.js';
-import { fieldError, invalidState } from '../../http/errors.js';
-import { pageRequest, timestampSorts, toPage, type Page, type SortFields } from '../../http/pagination.js';
-import { applyDocumentFilters } from '../documents/list-filters.js';
-import { sendingColumns } from '../documents/numbering.js';
+import { fromJson } from '../../db/values.js';
+import { getClientRow, requireClientReference } from '../clients/clients.service.js';
+import { parseStatusFilter } from '../documents/list-filters.js';
+import type { SendInput } from '../documents/document.schemas.js';
 import { accountCurrency, presentPriced, pricedColumns } from '../documents/priced.js';
-import { requireReference, requireRow } from '../documents/references.js';
-import { assertTransition, type TransitionTable } from '../documents/state-machine.js';
+import { queueDocumentMail } from '../documents/sending.js';
+import { assertTransition } from '../documents/state-machine.js';
 import { convertServiceRequest } from '../service-requests/service-requests.service.js';
-import { QUOTE_STATUSES, type CreateQuoteInput, type ListQuotesInput, type Quote, type QuoteStatus, type UpdateQuoteInput } from './quotes.schemas.js';
-
-/** Moves a client may make with PUT; `approved -> converted` happens only by making a job or invoice. */
-export const QUOTE_TRANSITIONS: TransitionTable<QuoteStatus> = {
-  draft: ['sent'],
-  sent: ['approved', 'declined', 'draft'],
-  declined: ['draft'],
-  approved: [],
-  converted: [],
-};
-
-/** Statuses in which the quote's fields (not only its status) may change. */
-export const QUOTE_EDITABLE: readonly QuoteStatus[] = ['draft', 'sent'];
-
-const quotes = accountTable('quotes');
+import { requireReference, requireRow } from '../shared/lookup.js';
+import {
+  assertQuoteConvertible,
+  assertQuoteDeletable,
+  assertQuoteEditable,
+  QUOTE_STATUSES,
+  QUOTE_TRANSITIONS,
+  quoteSentColumns,
+  type QuoteStatus,
+} from './quotes.lifecycle.js';
+import * as repository from './quotes.repository.js';
+import type { CreateQuoteInput, ListQuotesInput, Quote, UpdateQuoteInput } from './quotes.schemas.js';
 
 export function presentQuote(row: QuoteRow): Quote {
   return {
@@ -44,19 +39,23 @@ export function presentQuote(row: QuoteRow): Quote {
     notes: row.notes,
     valid_until: row.valid_until,
     status: row.status,
-    sent_at: toIso(row.sent_at),
-    approved_at: toIso(row.approved_at),
-    declined_at: toIso(row.declined_at),
-    converted_at: toIso(row.converted_at),
+    sent_at: row.sent_at,
+    approved_at: row.approved_at,
+    declined_at: row.declined_at,
+    converted_at: row.converted_at,
     metadata: fromJson(row.metadata),
-    created_at: toIso(row.created_at),
-    updated_at: toIso(row.updated_at),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
+}
+
+function getRow(db: Executor, accountId: string, id: string, lock = false): Promise<QuoteRow> {
+  return requireRow('quote', id, (found) => repository.findQuote(db, accountId, found, lock));
 }
 
 export async function createQuote(db: Db, clock: Clock, accountId: string, input: CreateQuoteInput): Promise<Quote> {
   return db.transaction().execute(async (trx) => {
-    await requireReference(trx, 'clients', accountId, input.client_id, 'client_id');
+    await requireClientReference(trx, accountId, input.client_id);
     const priced = pricedColumns(input.line_items ?? []);
     if (input.request_id !== undefined) await convertServiceRequest(trx, clock, accountId, input.request_id, input.client_id);
     const now = clock.now().toISOString();
@@ -81,35 +80,24 @@ export async function createQuote(db: Db, clock: Clock, accountId: string, input
       created_at: now,
       updated_at: now,
     };
-    await quotes.insert(trx, row);
+    await repository.insertQuote(trx, row);
     return presentQuote(row);
   });
 }
 
 export async function getQuote(db: Executor, accountId: string, id: string): Promise<Quote> {
-  return presentQuote(await requireRow(db, 'quotes', accountId, id));
-}
-
-/**
- * The columns that mark a quote sent: a number on first send (never changed after), sent_at now.
- * Shared by `PUT {status: "sent"}` and the send operation. Needs at least one line.
- */
-export async function sentColumns(trx: Executor, clock: Clock, accountId: string, quote: Pick<QuoteRow, 'number' | 'number_seq' | 'line_items'>) {
-  return { ...(await sendingColumns(trx, accountId, 'quote', quote)), sent_at: clock.now().toISOString() };
+  return presentQuote(await getRow(db, accountId, id));
 }
 
 export async function updateQuote(db: Db, clock: Clock, accountId: string, id: string, input: UpdateQuoteInput, precondition?: Precondition): Promise<Quote> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'quotes', accountId, id, true);
+    const current = await getRow(trx, accountId, id, true);
     precondition?.(presentQuote(current));
     const from = current.status as QuoteStatus;
     const { status, metadata, line_items: lineItems, ...fields } = input;
-    const changesFields = Object.keys(input).some((key) => key !== 'status');
-    if (changesFields && !QUOTE_EDITABLE.includes(from)) {
-      throw invalidState(`This quote is '${from}': only its status can change (fields are editable while draft or sent).`);
-    }
+    if (Object.keys(input).some((key) => key !== 'status')) assertQuoteEditable(from);
     if (status !== undefined) assertTransition('quote', QUOTE_TRANSITIONS, from, status);
-    if (fields.client_id !== undefined) await requireReference(trx, 'clients', accountId, fields.client_id, 'client_id');
+    if (fields.client_id !== undefined) await requireClientReference(trx, accountId, fields.client_id);
     if (Object.keys(input).length === 0) return presentQuote(current);
 
     const now = clock.now().toISOString();
@@ -117,21 +105,40 @@ export async function updateQuote(db: Db, clock: Clock, accountId: string, id: s
     if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
     if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
     if (status !== undefined && status !== from) {
-      if (status === 'sent') Object.assign(patch, await sentColumns(trx, clock, accountId, { ...current, ...patch }));
+      if (status === 'sent') Object.assign(patch, await quoteSentColumns(trx, clock, accountId, { ...current, ...patch }));
       else patch.status = status;
       if (status === 'approved') patch.approved_at = now;
       if (status === 'declined') patch.declined_at = now;
     }
-    return presentQuote((await quotes.update(trx, accountId, current.id, patch)) ?? current);
+    return presentQuote((await repository.updateQuote(trx, accountId, current.id, patch)) ?? current);
   });
 }
 
-export async function deleteQuote(db: Db, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+/**
+ * Sends the quote: in one transaction, assign its number on first send, move it to `sent`, and queue the
+ * e-mail to the client's stored address. The response never waits for SMTP.
+ */
+export async function sendQuote(db: Db, clock: Clock, accountId: string, id: string, input: SendInput): Promise<Quote> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'quotes', accountId, id, true);
+    const current = await getRow(trx, accountId, id, true);
+    const client = await getClientRow(trx, accountId, current.client_id);
+    const columns = await quoteSentColumns(trx, clock, accountId, current, client);
+    const quote = presentQuote((await repository.updateQuote(trx, accountId, current.id, { ...columns, updated_at: clock.now().toISOString() })) ?? current);
+    await queueDocumentMail(trx, clock, accountId, client, {
+      kind: 'quote',
+      message: input?.message ?? null,
+      document: { ...quote, number: quote.number as string, amount_due: null, issue_date: null, due_date: null },
+    });
+    return quote;
+  });
+}
+
+export async function deleteQuote(db: Db, _clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+  return db.transaction().execute(async (trx) => {
+    const current = await getRow(trx, accountId, id, true);
     precondition?.(presentQuote(current));
-    if (current.status === 'converted') throw invalidState("This quote is 'converted': a job or invoice was made from it, so it cannot be deleted.");
-    await quotes.delete(trx, accountId, current.id);
+    assertQuoteDeletable(current.status as QuoteStatus);
+    await repository.deleteQuote(trx, accountId, current.id);
     return { id: current.id, deleted: true as const };
   });
 }
@@ -141,24 +148,16 @@ export async function deleteQuote(db: Db, accountId: string, id: string, precond
  * and returns it, so its client and lines can be copied. `clientId`, when given, must be the quote's.
  */
 export async function convertQuote(trx: Executor, clock: Clock, accountId: string, quoteId: string, clientId: string | undefined): Promise<QuoteRow> {
-  const quote = await requireReference(trx, 'quotes', accountId, quoteId, 'quote_id');
+  const quote = await requireReference('quote_id', 'quote', quoteId, (id) => repository.findQuote(trx, accountId, id, true));
   if (clientId !== undefined && quote.client_id !== clientId) throw fieldError('quote_id', 'belongs to another client');
-  if (quote.status !== 'approved') throw invalidState(`This quote is '${quote.status}'; only an approved quote can become a job or invoice.`);
+  assertQuoteConvertible(quote.status as QuoteStatus);
   const now = clock.now().toISOString();
-  await quotes.update(trx, accountId, quote.id, { status: 'converted', converted_at: now, updated_at: now });
+  await repository.updateQuote(trx, accountId, quote.id, { status: 'converted', converted_at: now, updated_at: now });
   return quote;
 }
 
-const SORTS: SortFields<QuoteRow> = {
-  ...timestampSorts<QuoteRow>(),
-  number: { expression: 'coalesce(number_seq, 0)', value: (row) => Number(row.number_seq ?? 0) },
-};
-
 export async function listQuotes(db: Executor, accountId: string, query: ListQuotesInput): Promise<Page<QuoteRow>> {
-  const page = pageRequest(query, SORTS);
-  const rows = await quotes.list(db, accountId, page, (select) => {
-    const filtered = applyDocumentFilters(select, query, QUOTE_STATUSES);
-    return query.request_id === undefined ? filtered : filtered.where(sql.ref('request_id'), '=', query.request_id);
-  });
+  const page = pageRequest(query, repository.QUOTE_SORTS);
+  const rows = await repository.listQuotes(db, accountId, { ...query, statuses: parseStatusFilter(query.status, QUOTE_STATUSES) }, page);
   return toPage(rows, page);
 }

@@ -1,11 +1,11 @@
 // Service request shapes: incoming requests for work, before any quote or job.
 import { Type, type Static } from '@sinclair/typebox';
-import { listQueryProperties, MetadataSchema, Nullable } from '../../http/schemas.js';
+import { REQUEST_STATUSES, REQUEST_TRANSITIONS, type RequestStatus } from './service-requests.lifecycle.js';
+import { describeTransitions } from '../documents/state-machine.js';
+import { listQueryProperties, MetadataSchema, Nullable } from '../shared/fields.js';
 import { DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema } from '../documents/document.schemas.js';
 import { idFilter, statusFilter } from '../documents/list-filters.js';
 
-export const REQUEST_STATUSES = ['new', 'assessed', 'archived', 'converted'] as const;
-export type RequestStatus = (typeof REQUEST_STATUSES)[number];
 export const REQUEST_SOURCES = ['phone', 'email', 'web', 'in_person', 'other'] as const;
 
 const title = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Short summary of what the client asks for.', example: 'Leaking kitchen sink' });
@@ -37,8 +37,6 @@ export const CreateServiceRequestBody = Type.Object(
   { additionalProperties: false },
 );
 
-const manualStatuses = REQUEST_STATUSES.filter((status) => status !== 'converted');
-
 export const UpdateServiceRequestBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client asking for the work.')),
@@ -46,7 +44,7 @@ export const UpdateServiceRequestBody = Type.Object(
     description: Type.Optional(description),
     source: Type.Optional(source),
     preferred_date: Type.Optional(preferredDate),
-    status: Type.Optional(Type.Unsafe<RequestStatus>({ type: 'string', enum: [...REQUEST_STATUSES], description: `New status: ${manualStatuses.join(', ')} (converted is set automatically).`, example: 'assessed' })),
+    status: Type.Optional(Type.Unsafe<RequestStatus>({ type: 'string', enum: [...REQUEST_STATUSES], description: `${describeTransitions(REQUEST_TRANSITIONS)}. converted is set automatically.`, example: 'assessed' })),
     metadata: Type.Optional(MetadataSchema),
   },
   { additionalProperties: false },

@@ -1,34 +1,18 @@
 // Service request rules: the status table, and conversion when a quote or job is made from a request.
-import { accountTable } from '../../db/account-table.js';
+import type { Clock } from '../../core/deps.js';
+import { newId } from '../../core/deps.js';
+import { fieldError, type Precondition } from '../../core/errors.js';
 import type { Db, Executor } from '../../db/database.js';
+import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { ServiceRequestRow } from '../../db/types.js';
-import { fromJson, toIso } from '../../db/values.js';
-import type { Clock } from '../../deps.js';
-import { newId } from '../../deps.js';
-import type { Precondition } from '../../http/etag.js';
-import { fieldError, invalidState } from '../../http/errors.js';
-import { pageRequest, timestampSorts, toPage, type Page } from '../../http/pagination.js';
-import { applyDocumentFilters } from '../documents/list-filters.js';
-import { requireReference, requireRow } from '../documents/references.js';
-import { assertTransition, type TransitionTable } from '../documents/state-machine.js';
-import {
-  REQUEST_STATUSES,
-  type CreateServiceRequestInput,
-  type ListServiceRequestsInput,
-  type RequestStatus,
-  type ServiceRequest,
-  type UpdateServiceRequestInput,
-} from './service-requests.schemas.js';
-
-/** Moves a client may make with PUT. `converted` is reached only by making a quote or job, and is final. */
-export const REQUEST_TRANSITIONS: TransitionTable<RequestStatus> = {
-  new: ['assessed', 'archived'],
-  assessed: ['new', 'archived'],
-  archived: ['new'],
-  converted: [],
-};
-
-const requests = accountTable('service_requests');
+import { fromJson } from '../../db/values.js';
+import { requireClientReference } from '../clients/clients.service.js';
+import { parseStatusFilter } from '../documents/list-filters.js';
+import { assertTransition } from '../documents/state-machine.js';
+import { requireReference, requireRow } from '../shared/lookup.js';
+import * as repository from './service-requests.repository.js';
+import { convertsOnUse, REQUEST_STATUSES, REQUEST_TRANSITIONS, type RequestStatus } from './service-requests.lifecycle.js';
+import type { CreateServiceRequestInput, ListServiceRequestsInput, ServiceRequest, UpdateServiceRequestInput } from './service-requests.schemas.js';
 
 export function presentServiceRequest(row: ServiceRequestRow): ServiceRequest {
   return {
@@ -40,16 +24,20 @@ export function presentServiceRequest(row: ServiceRequestRow): ServiceRequest {
     description: row.description,
     source: row.source as ServiceRequest['source'],
     preferred_date: row.preferred_date,
-    converted_at: toIso(row.converted_at),
+    converted_at: row.converted_at,
     metadata: fromJson(row.metadata),
-    created_at: toIso(row.created_at),
-    updated_at: toIso(row.updated_at),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
+}
+
+function getRow(db: Executor, accountId: string, id: string, lock = false): Promise<ServiceRequestRow> {
+  return requireRow('service request', id, (found) => repository.findServiceRequest(db, accountId, found, lock));
 }
 
 export async function createServiceRequest(db: Db, clock: Clock, accountId: string, input: CreateServiceRequestInput): Promise<ServiceRequest> {
   return db.transaction().execute(async (trx) => {
-    await requireReference(trx, 'clients', accountId, input.client_id, 'client_id');
+    await requireClientReference(trx, accountId, input.client_id);
     const now = clock.now().toISOString();
     const row: ServiceRequestRow = {
       id: newId(),
@@ -65,24 +53,24 @@ export async function createServiceRequest(db: Db, clock: Clock, accountId: stri
       created_at: now,
       updated_at: now,
     };
-    await requests.insert(trx, row);
+    await repository.insertServiceRequest(trx, row);
     return presentServiceRequest(row);
   });
 }
 
 export async function getServiceRequest(db: Executor, accountId: string, id: string): Promise<ServiceRequest> {
-  return presentServiceRequest(await requireRow(db, 'service_requests', accountId, id));
+  return presentServiceRequest(await getRow(db, accountId, id));
 }
 
 export async function updateServiceRequest(db: Db, clock: Clock, accountId: string, id: string, input: UpdateServiceRequestInput, precondition?: Precondition): Promise<ServiceRequest> {
   return db.transaction().execute(async (trx) => {
-    const current = await requireRow(trx, 'service_requests', accountId, id, true);
+    const current = await getRow(trx, accountId, id, true);
     precondition?.(presentServiceRequest(current));
     if (input.status !== undefined) assertTransition('service request', REQUEST_TRANSITIONS, current.status as RequestStatus, input.status);
-    if (input.client_id !== undefined) await requireReference(trx, 'clients', accountId, input.client_id, 'client_id');
+    if (input.client_id !== undefined) await requireClientReference(trx, accountId, input.client_id);
     const { metadata, ...fields } = input;
     if (Object.keys(input).length === 0) return presentServiceRequest(current);
-    const updated = await requests.update(trx, accountId, current.id, {
+    const updated = await repository.updateServiceRequest(trx, accountId, current.id, {
       ...fields,
       ...(metadata !== undefined ? { metadata: JSON.stringify(metadata) } : {}),
       updated_at: clock.now().toISOString(),
@@ -97,16 +85,15 @@ export async function updateServiceRequest(db: Db, clock: Clock, accountId: stri
  * converted stays as it is, so a quote and then its job may both name it.
  */
 export async function convertServiceRequest(trx: Executor, clock: Clock, accountId: string, requestId: string, clientId: string): Promise<void> {
-  const request = await requireReference(trx, 'service_requests', accountId, requestId, 'request_id');
+  const request = await requireReference('request_id', 'service request', requestId, (id) => repository.findServiceRequest(trx, accountId, id, true));
   if (request.client_id !== clientId) throw fieldError('request_id', 'belongs to another client');
-  if (request.status === 'archived') throw invalidState("This service request is 'archived'; move it back to 'new' before making a quote or job from it.");
-  if (request.status === 'converted') return;
+  if (!convertsOnUse(request.status as RequestStatus)) return;
   const now = clock.now().toISOString();
-  await requests.update(trx, accountId, request.id, { status: 'converted', converted_at: now, updated_at: now });
+  await repository.updateServiceRequest(trx, accountId, request.id, { status: 'converted', converted_at: now, updated_at: now });
 }
 
 export async function listServiceRequests(db: Executor, accountId: string, query: ListServiceRequestsInput): Promise<Page<ServiceRequestRow>> {
-  const page = pageRequest(query, timestampSorts<ServiceRequestRow>());
-  const rows = await requests.list(db, accountId, page, (select) => applyDocumentFilters(select, query, REQUEST_STATUSES));
+  const page = pageRequest(query, repository.SERVICE_REQUEST_SORTS);
+  const rows = await repository.listServiceRequests(db, accountId, { ...query, statuses: parseStatusFilter(query.status, REQUEST_STATUSES) }, page);
   return toPage(rows, page);
 }

@@ -1,7 +1,7 @@
 // Unauthenticated endpoints: liveness, readiness and the OpenAPI document.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import { ok } from '../../http/envelope.js';
 import { ANSWER_UNDER_PRESSURE } from '../../http/overload.js';
 import { dataEnvelope } from '../../http/schemas.js';

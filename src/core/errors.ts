@@ -43,6 +43,12 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A check of the current object that a service runs before changing it, inside the change's transaction
+ * (the HTTP layer builds it from If-Match); throws PRECONDITION_FAILED when it does not hold.
+ */
+export type Precondition = (current: unknown) => void;
+
 export function validationError(details: ErrorDetail[], message = 'The request has invalid fields.'): AppError {
   return new AppError('VALIDATION_ERROR', message, details);
 }

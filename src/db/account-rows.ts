@@ -1,0 +1,31 @@
+// What every account-scoped repository shares: row locks, and the time bounds every list filters by.
+import { sql, type Expression, type SqlBool } from 'kysely';
+import { dialectOf, type Executor } from './database.js';
+import { normalizeInstant } from './values.js';
+
+/** The filters every list takes (contract section 5). */
+export interface TimeBounds {
+  created_after?: string | undefined;
+  created_before?: string | undefined;
+  updated_after?: string | undefined;
+}
+
+/**
+ * The conditions for `TimeBounds` on a table of the account (every one has created_at and updated_at,
+ * stored as ISO text, so text comparison is instant order once the bound is normalized).
+ */
+export function timeBoundConditions(bounds: TimeBounds): Array<Expression<SqlBool>> {
+  const conditions: Array<Expression<SqlBool>> = [];
+  if (bounds.created_after !== undefined) conditions.push(sql<SqlBool>`created_at >= ${normalizeInstant(bounds.created_after)}`);
+  if (bounds.created_before !== undefined) conditions.push(sql<SqlBool>`created_at < ${normalizeInstant(bounds.created_before)}`);
+  if (bounds.updated_after !== undefined) conditions.push(sql<SqlBool>`updated_at >= ${normalizeInstant(bounds.updated_after)}`);
+  return conditions;
+}
+
+/**
+ * `lock`: hold the row until the transaction ends. PostgreSQL needs FOR UPDATE; SQLite has no such
+ * clause, and its transactions (BEGIN IMMEDIATE) already hold the one write lock.
+ */
+export function lockedIf<Query extends { forUpdate(): Query }>(db: Executor, query: Query, lock: boolean): Query {
+  return lock && dialectOf(db) === 'postgres' ? query.forUpdate() : query;
+}

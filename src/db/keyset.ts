@@ -1,0 +1,90 @@
+// Keyset pagination shared by every list: `sort` names one column, the cursor carries that column's
+// value and the id of the last row, so a page deep in a million rows costs the same as the first.
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { fieldError } from '../core/errors.js';
+
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_SORT = '-created_at';
+
+/** How a list sorts by one field: the SQL it orders by (a column by default) and that value for a row. */
+export interface SortField<Row> {
+  /** An SQL expression from our own code (never from input), e.g. coalesce(number_seq, 0); matches an index. */
+  expression?: string;
+  value(row: Row): string | number;
+}
+
+export type SortFields<Row> = Record<string, SortField<Row>>;
+
+/** created_at and updated_at, which every list sorts by. */
+export function timestampSorts<Row extends { created_at: string; updated_at: string }>(): SortFields<Row> {
+  return { created_at: { value: (row) => row.created_at }, updated_at: { value: (row) => row.updated_at } };
+}
+
+export interface PageRequest<Row> {
+  column: string;
+  field: SortField<Row>;
+  descending: boolean;
+  limit: number;
+  after: { value: string | number; id: string } | undefined;
+}
+
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export interface PageQuery {
+  sort?: string | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+/** Reads `sort`, `limit` and `cursor`; a cursor made for another sort order is a validation error. */
+export function pageRequest<Row>(query: PageQuery, fields: SortFields<Row>): PageRequest<Row> {
+  const sort = query.sort ?? DEFAULT_SORT;
+  const descending = sort.startsWith('-');
+  const column = descending ? sort.slice(1) : sort;
+  const field = fields[column];
+  if (!field) throw fieldError('sort', `cannot sort by ${column}`);
+  let after: PageRequest<Row>['after'];
+  if (query.cursor !== undefined) {
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(Buffer.from(query.cursor, 'base64url').toString('utf8'));
+    } catch {
+      throw fieldError('cursor', 'is not a cursor returned by this API');
+    }
+    if (!Array.isArray(decoded) || decoded.length !== 3 || typeof decoded[2] !== 'string' || !['string', 'number'].includes(typeof decoded[1])) {
+      throw fieldError('cursor', 'is not a cursor returned by this API');
+    }
+    if (decoded[0] !== sort) throw fieldError('cursor', `was made for sort=${String(decoded[0])}; pass the same sort as the first page`);
+    after = { value: decoded[1] as string | number, id: decoded[2] };
+  }
+  return { column, field, descending, limit: query.limit ?? DEFAULT_PAGE_SIZE, after };
+}
+
+/**
+ * Orders by (column, id), starts after the cursor's row and fetches one row more than the page, which
+ * tells whether another page follows. Row-value comparison lets the (account_id, column, id) index serve it.
+ */
+export function applyPage<DB, TB extends keyof DB, O, Row>(query: SelectQueryBuilder<DB, TB, O>, page: PageRequest<Row>): SelectQueryBuilder<DB, TB, O> {
+  const direction = page.descending ? 'desc' : 'asc';
+  const sortKey = page.field.expression ? sql.raw(page.field.expression) : sql.ref(page.column);
+  let result = query.orderBy(sortKey, direction).orderBy(sql.ref('id'), direction);
+  if (page.after) {
+    const operator = sql.raw(page.descending ? '<' : '>');
+    result = result.where(sql<boolean>`(${sortKey}, ${sql.ref('id')}) ${operator} (${page.after.value}, ${page.after.id})`);
+  }
+  return result.limit(page.limit + 1);
+}
+
+export function toPage<T extends { id: string }>(rows: T[], page: PageRequest<T>): Page<T> {
+  const hasMore = rows.length > page.limit;
+  const items = hasMore ? rows.slice(0, page.limit) : rows;
+  const last = items[items.length - 1];
+  const sort = `${page.descending ? '-' : ''}${page.column}`;
+  const nextCursor = hasMore && last ? Buffer.from(JSON.stringify([sort, page.field.value(last), last.id])).toString('base64url') : null;
+  return { items, hasMore, nextCursor };
+}

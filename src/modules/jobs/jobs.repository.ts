@@ -1,0 +1,55 @@
+// Job queries, every one scoped by account.
+import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
+import type { Executor } from '../../db/database.js';
+import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { coalesceSort, SORT_SENTINELS } from '../../db/sort-sentinels.js';
+import type { JobPatch, JobRow } from '../../db/types.js';
+import { normalizeInstant } from '../../db/values.js';
+import type { JobStatus } from './jobs.lifecycle.js';
+
+const COLUMNS = [
+  'id', 'account_id', 'client_id', 'quote_id', 'request_id', 'number', 'number_seq', 'title', 'description', 'currency', 'line_items', 'subtotal_amount',
+  'tax_amount', 'total_amount', 'scheduled_start', 'scheduled_end', 'status', 'completed_at', 'metadata', 'created_at', 'updated_at',
+] as const;
+
+export interface JobFilters extends TimeBounds {
+  client_id?: string | undefined;
+  statuses?: JobStatus[] | undefined;
+  request_id?: string | undefined;
+  quote_id?: string | undefined;
+  scheduled_from?: string | undefined;
+  scheduled_to?: string | undefined;
+}
+
+export const JOB_SORTS: SortFields<JobRow> = {
+  ...timestampSorts<JobRow>(),
+  scheduled_start: { expression: coalesceSort('scheduled_start', 'timestamp'), value: (row) => row.scheduled_start ?? SORT_SENTINELS.timestamp },
+};
+
+export async function insertJob(db: Executor, row: JobRow): Promise<void> {
+  await db.insertInto('jobs').values(row).execute();
+}
+
+export async function findJob(db: Executor, accountId: string, id: string, lock = false): Promise<JobRow | undefined> {
+  const query = db.selectFrom('jobs').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
+  return lockedIf(db, query, lock).executeTakeFirst();
+}
+
+export async function updateJob(db: Executor, accountId: string, id: string, patch: JobPatch): Promise<JobRow | undefined> {
+  return db.updateTable('jobs').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+}
+
+export async function deleteJob(db: Executor, accountId: string, id: string): Promise<void> {
+  await db.deleteFrom('jobs').where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+export async function listJobs(db: Executor, accountId: string, filters: JobFilters, page: PageRequest<JobRow>): Promise<JobRow[]> {
+  let query = db.selectFrom('jobs').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters)));
+  if (filters.client_id !== undefined) query = query.where('client_id', '=', filters.client_id);
+  if (filters.statuses !== undefined) query = query.where('status', 'in', filters.statuses);
+  if (filters.request_id !== undefined) query = query.where('request_id', '=', filters.request_id);
+  if (filters.quote_id !== undefined) query = query.where('quote_id', '=', filters.quote_id);
+  if (filters.scheduled_from !== undefined) query = query.where('scheduled_start', '>=', normalizeInstant(filters.scheduled_from));
+  if (filters.scheduled_to !== undefined) query = query.where('scheduled_start', '<', normalizeInstant(filters.scheduled_to));
+  return applyPage(query, page).execute();
+}

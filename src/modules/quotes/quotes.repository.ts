@@ -1,0 +1,47 @@
+// Quote queries, every one scoped by account.
+import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
+import type { Executor } from '../../db/database.js';
+import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import type { QuotePatch, QuoteRow } from '../../db/types.js';
+import type { QuoteStatus } from './quotes.lifecycle.js';
+
+const COLUMNS = [
+  'id', 'account_id', 'client_id', 'request_id', 'number', 'number_seq', 'title', 'currency', 'line_items', 'subtotal_amount', 'tax_amount', 'total_amount',
+  'notes', 'valid_until', 'status', 'sent_at', 'approved_at', 'declined_at', 'converted_at', 'metadata', 'created_at', 'updated_at',
+] as const;
+
+export interface QuoteFilters extends TimeBounds {
+  client_id?: string | undefined;
+  statuses?: QuoteStatus[] | undefined;
+  request_id?: string | undefined;
+}
+
+export const QUOTE_SORTS: SortFields<QuoteRow> = {
+  ...timestampSorts<QuoteRow>(),
+  number: { expression: 'coalesce(number_seq, 0)', value: (row) => Number(row.number_seq ?? 0) },
+};
+
+export async function insertQuote(db: Executor, row: QuoteRow): Promise<void> {
+  await db.insertInto('quotes').values(row).execute();
+}
+
+export async function findQuote(db: Executor, accountId: string, id: string, lock = false): Promise<QuoteRow | undefined> {
+  const query = db.selectFrom('quotes').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
+  return lockedIf(db, query, lock).executeTakeFirst();
+}
+
+export async function updateQuote(db: Executor, accountId: string, id: string, patch: QuotePatch): Promise<QuoteRow | undefined> {
+  return db.updateTable('quotes').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+}
+
+export async function deleteQuote(db: Executor, accountId: string, id: string): Promise<void> {
+  await db.deleteFrom('quotes').where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+export async function listQuotes(db: Executor, accountId: string, filters: QuoteFilters, page: PageRequest<QuoteRow>): Promise<QuoteRow[]> {
+  let query = db.selectFrom('quotes').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters)));
+  if (filters.client_id !== undefined) query = query.where('client_id', '=', filters.client_id);
+  if (filters.statuses !== undefined) query = query.where('status', 'in', filters.statuses);
+  if (filters.request_id !== undefined) query = query.where('request_id', '=', filters.request_id);
+  return applyPage(query, page).execute();
+}

@@ -1,0 +1,35 @@
+// Service request queries, every one scoped by account.
+import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
+import type { Executor } from '../../db/database.js';
+import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import type { ServiceRequestPatch, ServiceRequestRow } from '../../db/types.js';
+import type { RequestStatus } from './service-requests.lifecycle.js';
+
+const COLUMNS = ['id', 'account_id', 'client_id', 'status', 'title', 'description', 'source', 'preferred_date', 'converted_at', 'metadata', 'created_at', 'updated_at'] as const;
+
+export interface ServiceRequestFilters extends TimeBounds {
+  client_id?: string | undefined;
+  statuses?: RequestStatus[] | undefined;
+}
+
+export const SERVICE_REQUEST_SORTS: SortFields<ServiceRequestRow> = timestampSorts<ServiceRequestRow>();
+
+export async function insertServiceRequest(db: Executor, row: ServiceRequestRow): Promise<void> {
+  await db.insertInto('service_requests').values(row).execute();
+}
+
+export async function findServiceRequest(db: Executor, accountId: string, id: string, lock = false): Promise<ServiceRequestRow | undefined> {
+  const query = db.selectFrom('service_requests').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
+  return lockedIf(db, query, lock).executeTakeFirst();
+}
+
+export async function updateServiceRequest(db: Executor, accountId: string, id: string, patch: ServiceRequestPatch): Promise<ServiceRequestRow | undefined> {
+  return db.updateTable('service_requests').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+}
+
+export async function listServiceRequests(db: Executor, accountId: string, filters: ServiceRequestFilters, page: PageRequest<ServiceRequestRow>): Promise<ServiceRequestRow[]> {
+  let query = db.selectFrom('service_requests').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters)));
+  if (filters.client_id !== undefined) query = query.where('client_id', '=', filters.client_id);
+  if (filters.statuses !== undefined) query = query.where('status', 'in', filters.statuses);
+  return applyPage(query, page).execute();
+}

@@ -1,0 +1,61 @@
+// Quotes: the contract's status table (section 6), written out here, and the rules of the resource.
+// Sending by e-mail is in send.test.ts; conversion into jobs and invoices in workflow.test.ts.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createTestContext, type TestContext } from './helpers/context.js';
+import { describeStateTable } from './helpers/state-table.js';
+
+const LINES = [{ description: 'Work', quantity: 1, unit_amount: 1000 }];
+let context: TestContext;
+let key: string;
+let clientId: string;
+
+before(async () => {
+  context = await createTestContext();
+  ({ key } = await context.account());
+  clientId = (await context.request('POST', '/v1/clients', { key, body: { name: 'Quotes', email: 'quotes@example.com' } })).body.data.id;
+});
+after(() => context.close());
+
+describeStateTable(
+  {
+    path: '/v1/quotes',
+    table: 'quotes',
+    // Contract 6: draft -> sent; sent -> approved | declined | draft; declined -> draft; approved -> converted
+    // only by making a job or invoice; converted is final.
+    transitions: { draft: ['sent'], sent: ['approved', 'declined', 'draft'], approved: [], declined: ['draft'], converted: [] },
+    // Fields are editable in draft and sent; delete in any status but converted.
+    editable: ['draft', 'sent'],
+    deletable: ['draft', 'sent', 'approved', 'declined'],
+    body: (client_id) => ({ client_id, line_items: LINES }),
+    edit: { title: 'Edited' },
+  },
+  () => context,
+  () => ({ key, clientId }),
+);
+
+test('each transition records its time; revising keeps the number', async () => {
+  const id = (await context.request('POST', '/v1/quotes', { key, body: { client_id: clientId, line_items: LINES } })).body.data.id;
+  const sent = (await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'sent' } })).body.data;
+  assert.match(sent.number, /^Q-\d{6}$/);
+  assert.ok(sent.sent_at);
+  const revised = (await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'draft' } })).body.data;
+  assert.equal(revised.number, sent.number);
+  const resent = (await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'sent' } })).body.data;
+  assert.equal(resent.number, sent.number, 'a number is never replaced');
+  const declined = (await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'declined' } })).body.data;
+  assert.ok(declined.declined_at);
+  await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'draft' } });
+  await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'sent' } });
+  const approved = (await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'approved' } })).body.data;
+  assert.ok(approved.approved_at);
+});
+
+test('a quote without lines cannot be marked sent (422 line_items); lines given in the same request count', async () => {
+  const id = (await context.request('POST', '/v1/quotes', { key, body: { client_id: clientId } })).body.data.id;
+  const response = await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'sent' } });
+  assert.equal(response.status, 422, response.text);
+  assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field), ['line_items']);
+  assert.equal((await context.request('GET', `/v1/quotes/${id}`, { key })).body.data.status, 'draft');
+  assert.equal((await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'sent', line_items: LINES } })).status, 200);
+});

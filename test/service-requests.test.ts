@@ -1,0 +1,51 @@
+// Service requests: the contract's status table (section 6), written out here, and the rules of the
+// resource. Conversion through quotes and jobs is in workflow.test.ts.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createTestContext, type TestContext } from './helpers/context.js';
+import { describeStateTable } from './helpers/state-table.js';
+
+let context: TestContext;
+let key: string;
+let clientId: string;
+
+before(async () => {
+  context = await createTestContext();
+  ({ key } = await context.account());
+  clientId = (await context.request('POST', '/v1/clients', { key, body: { name: 'Requests', email: 'requests@example.com' } })).body.data.id;
+});
+after(() => context.close());
+
+describeStateTable(
+  {
+    path: '/v1/service-requests',
+    table: 'service_requests',
+    // Contract 6: new -> assessed | archived; assessed -> new | archived; archived -> new; converted is final
+    // (and reached only by making a quote or job).
+    transitions: { new: ['assessed', 'archived'], assessed: ['new', 'archived'], archived: ['new'], converted: [] },
+    editable: ['new', 'assessed', 'archived', 'converted'],
+    body: (client_id) => ({ client_id, title: 'Leak' }),
+    edit: { title: 'Edited' },
+  },
+  () => context,
+  () => ({ key, clientId }),
+);
+
+test('service requests have no delete and no send: 405 with Allow', async () => {
+  const id = (await context.request('POST', '/v1/service-requests', { key, body: { client_id: clientId, title: 'Leak' } })).body.data.id;
+  const remove = await context.request('DELETE', `/v1/service-requests/${id}`, { key });
+  assert.equal(remove.status, 405);
+  assert.equal(remove.headers.allow, 'GET, HEAD, PUT');
+  assert.equal((await context.request('POST', `/v1/service-requests/${id}/send`, { key })).status, 404);
+});
+
+test('source defaults to other and takes only the listed values', async () => {
+  const created = await context.request('POST', '/v1/service-requests', { key, body: { client_id: clientId, title: 'Leak' } });
+  assert.equal(created.body.data.source, 'other');
+  for (const source of ['phone', 'email', 'web', 'in_person', 'other']) {
+    assert.equal((await context.request('POST', '/v1/service-requests', { key, body: { client_id: clientId, title: 'Leak', source } })).status, 201, source);
+  }
+  const wrong = await context.request('POST', '/v1/service-requests', { key, body: { client_id: clientId, title: 'Leak', source: 'fax' } });
+  assert.equal(wrong.status, 422);
+  assert.equal(wrong.body.error.details[0].field, 'source');
+});
