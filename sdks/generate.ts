@@ -196,6 +196,8 @@ function generateTypeScript(document: OpenApiDocument, resources: Resource[]): s
   out += `\n  constructor(transport: Transport) {\n`;
   for (const resource of resources) out += `    this.${camel(resource.segment)} = new ${pascal(resource.segment)}Resource(transport);\n`;
   out += '  }\n}\n';
+  const codes = readErrorCodes(document);
+  out += `\n/** Every error code the API answers with, and its HTTP status (null: not tied to one operation). */\nexport const ERROR_CODES = {\n${codes.map(([code, status]) => `  ${code}: ${status},\n`).join('')}} as const;\n\nexport type ErrorCode = keyof typeof ERROR_CODES;\n`;
   return out;
 }
 
@@ -316,8 +318,29 @@ function generatePython(document: OpenApiDocument, resources: Resource[]): strin
     'from ._pagination import Page',
     'from ._transport import NOT_GIVEN, NotGiven, Transport, given as _given',
   ].join('\n');
-  const exported = [...python.definitions.keys()].filter((name) => !name.startsWith('_'));
-  return `${imports}\n\n__all__ = [\n${exported.map((name) => `    "${name}",\n`).join('')}]\n\n\ndef _quote(value: str) -> str:\n    return quote(value, safe="")\n\n\n${[...python.definitions.values()].join('\n\n')}${classes}`;
+  const codes = readErrorCodes(document);
+  const errorCodes = `\n\nErrorCode = Literal[${codes.map(([code]) => `"${code}"`).join(', ')}]\n\n# Every error code the API answers with, and its HTTP status (None: not tied to one operation).\nERROR_CODES: Dict[str, Optional[int]] = {\n${codes.map(([code, status]) => `    "${code}": ${status ?? 'None'},\n`).join('')}}\n`;
+  const exported = [...python.definitions.keys(), 'ErrorCode', 'ERROR_CODES'].filter((name) => !name.startsWith('_'));
+  return `${imports}\n\n__all__ = [\n${exported.map((name) => `    "${name}",\n`).join('')}]\n\n\ndef _quote(value: str) -> str:\n    return quote(value, safe="")\n\n\n${[...python.definitions.values()].join('\n\n')}${classes}${errorCodes}`;
+}
+
+/**
+ * Every error code of the document (the enum of ErrorEnvelope's `error.code`) with the HTTP status the
+ * operations' responses declare for it; null for a code no operation lists (such as METHOD_NOT_ALLOWED,
+ * answered for a path rather than an operation).
+ */
+export function readErrorCodes(document: OpenApiDocument): Array<[string, number | null]> {
+  const envelope = document.components.schemas.ErrorEnvelope;
+  const all = envelope?.properties?.error?.properties?.code?.enum ?? [];
+  const statuses = new Map<string, number>();
+  for (const operations of Object.values(document.paths)) {
+    for (const operation of Object.values(operations)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        for (const code of response.content?.['application/json'].schema.properties?.error?.properties?.code?.enum ?? []) statuses.set(String(code), Number(status));
+      }
+    }
+  }
+  return all.map((code) => [String(code), statuses.get(String(code)) ?? null]);
 }
 
 /** The generated files, by path relative to `sdks/`. */

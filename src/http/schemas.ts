@@ -19,24 +19,32 @@ export const PaginationSchema = Type.Object({
   next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page; null on the last page.', example: 'WyItY3JlYXRlZF9hdCIsIjIwMjYtMTEtMjFUMTA6MDQ6MDUuMTIzWiIsIjAxOWEiXQ' })),
 });
 
-export const ErrorEnvelopeSchema = Type.Object(
-  {
-    error: Type.Object({
-      code: Type.String({ description: 'Machine-readable error code.', example: 'VALIDATION_ERROR' }),
-      message: Type.String({ description: 'Human-readable explanation.', example: 'The request has invalid fields.' }),
-      details: Type.Optional(
-        Type.Array(
-          Type.Object({
-            field: Type.String({ description: 'Path of the offending field.', example: 'email' }),
-            message: Type.String({ description: 'What is wrong with it.', example: 'must be a valid e-mail address' }),
-          }),
+const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** The error envelope whose `error.code` is one of `codes` (the closed set of the contract, or a part of it). */
+function errorEnvelope(codes: readonly ErrorCode[], description: string) {
+  return Type.Object(
+    {
+      error: Type.Object({
+        code: Type.Unsafe<ErrorCode>({ type: 'string', enum: [...codes], description: 'Machine-readable error code.', example: codes[0] }),
+        message: Type.String({ description: 'Human-readable explanation.', example: 'The request has invalid fields.' }),
+        details: Type.Optional(
+          Type.Array(
+            Type.Object({
+              field: Type.String({ description: 'Path of the offending field.', example: 'email' }),
+              message: Type.String({ description: 'What is wrong with it.', example: 'must be a valid e-mail address' }),
+            }),
+          ),
         ),
-      ),
-    }),
-    meta: MetaSchema,
-  },
-  { description: 'An error.' },
-);
+      }),
+      meta: MetaSchema,
+    },
+    { description },
+  );
+}
+
+/** Every error the API can answer: `error.code` is one of the contract's codes. */
+export const ErrorEnvelopeSchema = errorEnvelope(ERROR_CODES, 'An error.');
 
 export function dataEnvelope<T extends TSchema>(data: T) {
   return Type.Object({ data, meta: MetaSchema });
@@ -66,12 +74,22 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   503: 'Overloaded or shutting down',
 };
 
-/** Error responses of an authenticated route, as a Fastify `response` map (one entry per status). */
+/** What every authenticated route can answer, whatever it does. */
+const AUTHENTICATED_ERRORS: readonly ErrorCode[] = ['AUTHENTICATION_REQUIRED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+
+/**
+ * Error responses of an authenticated route, as a Fastify `response` map: one entry per status, each
+ * stating the codes this route can answer with that status.
+ */
 export function errorResponses(...extra: ErrorCode[]) {
-  const statuses = new Set<number>([401, 403, 429, 500, 503, ...extra.map((code) => ERROR_STATUS[code])]);
+  const codesByStatus = new Map<number, Set<ErrorCode>>();
+  for (const code of [...AUTHENTICATED_ERRORS, ...extra]) {
+    const status = ERROR_STATUS[code];
+    codesByStatus.set(status, (codesByStatus.get(status) ?? new Set()).add(code));
+  }
   const map: Record<number, TSchema> = {};
-  for (const status of [...statuses].sort()) {
-    map[status] = Type.Ref('ErrorEnvelope', { description: STATUS_DESCRIPTIONS[status] });
+  for (const status of [...codesByStatus.keys()].sort()) {
+    map[status] = errorEnvelope([...codesByStatus.get(status)!], STATUS_DESCRIPTIONS[status] ?? 'Error');
   }
   return map;
 }

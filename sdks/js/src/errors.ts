@@ -1,3 +1,5 @@
+import { ERROR_CODES } from './generated.js';
+
 // One class per kind of failure, so callers can `instanceof` what they handle. Every error carries the
 // API's envelope: status, code, message, details and the request id to quote to support.
 
@@ -65,8 +67,13 @@ export class RateLimitError extends BmsError {
 /** 5xx after the retries ran out. */
 export class ServerError extends BmsError {}
 
+/**
+ * The error class for a response: chosen by the status the API documents for the code (ERROR_CODES,
+ * generated from the OpenAPI document), else by the response's status.
+ */
 export function errorFor(init: ErrorInit): BmsError {
-  const status = init.status ?? 0;
+  const documented: number | null | undefined = (ERROR_CODES as Record<string, number | null>)[init.code];
+  const status = documented ?? init.status ?? 0;
   if (status === 422 || init.code === 'INVALID_JSON') return new ValidationError(init);
   if (status === 401) return new AuthenticationError(init);
   if (status === 403) return new PermissionDeniedError(init);

@@ -384,7 +384,7 @@ export interface ServiceRequestUpdateParams {
   source?: "phone" | "email" | "web" | "in_person" | "other";
   /** The day the client would like the work done. */
   preferred_date?: string | null;
-  /** New status: new, assessed, archived (converted is set automatically). */
+  /** new -> assessed | archived; assessed -> new | archived; archived -> new. converted is set automatically. */
   status?: "new" | "assessed" | "archived" | "converted";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -466,7 +466,7 @@ export interface QuoteUpdateParams {
   valid_until?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** draft -> sent (mark sent without e-mail); sent -> approved | declined | draft; declined -> draft. converted is set automatically. */
+  /** draft -> sent; sent -> approved | declined | draft; declined -> draft. draft -> sent marks it sent without e-mail; converted is set automatically. */
   status?: "draft" | "sent" | "approved" | "declined" | "converted";
 }
 
@@ -654,7 +654,7 @@ export interface InvoiceUpdateParams {
   due_date?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** draft -> sent (mark sent without e-mail); sent -> paid | void. paid and void are final. */
+  /** draft -> sent; sent -> paid | void. draft -> sent marks it sent without e-mail; paid and void are final. */
   status?: "draft" | "sent" | "paid" | "void";
 }
 
@@ -835,3 +835,26 @@ export class Resources {
     this.invoices = new InvoicesResource(transport);
   }
 }
+
+/** Every error code the API answers with, and its HTTP status (null: not tied to one operation). */
+export const ERROR_CODES = {
+  VALIDATION_ERROR: 422,
+  INVALID_JSON: 400,
+  BAD_REQUEST: null,
+  AUTHENTICATION_REQUIRED: 401,
+  INVALID_API_KEY: 401,
+  INSUFFICIENT_SCOPE: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: null,
+  INVALID_STATE: 409,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

@@ -100,23 +100,28 @@ def error_for(
     request_id: Optional[str],
     headers: Mapping[str, str],
 ) -> BmsError:
-    """The exception for an error response."""
+    """The exception for an error response: chosen by the status the API documents for the code
+    (ERROR_CODES, generated from the OpenAPI document), else by the response's status."""
+    from ._generated import ERROR_CODES  # here, not at the top: _generated imports the transport, which imports this
+
+    documented = ERROR_CODES.get(code)
+    kind_status = documented if documented is not None else status
     kind: type
-    if status == 422 or code == "INVALID_JSON":
+    if kind_status == 422 or code == "INVALID_JSON":
         kind = ValidationError
-    elif status == 401:
+    elif kind_status == 401:
         kind = AuthenticationError
-    elif status == 403:
+    elif kind_status == 403:
         kind = PermissionDeniedError
-    elif status == 404:
+    elif kind_status == 404:
         kind = NotFoundError
-    elif status == 409:
+    elif kind_status == 409:
         kind = InvalidStateError if code == "INVALID_STATE" else ConflictError
-    elif status == 412:
+    elif kind_status == 412:
         kind = PreconditionFailedError
-    elif status == 429:
+    elif kind_status == 429:
         kind = RateLimitError
-    elif status >= 500:
+    elif kind_status >= 500:
         kind = ServerError
     else:
         kind = InvalidRequestError
