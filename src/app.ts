@@ -14,7 +14,7 @@ import { registerAuthentication } from './http/auth.js';
 import { AppError } from './core/errors.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
-import { registerJsonBodyParser } from './http/json-body.js';
+import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { registerOverloadShedding } from './http/overload.js';
 import { registerNulCharacterCheck } from './http/nul-characters.js';
 import { RateLimiter } from './http/rate-limit/rate-limiter.js';
@@ -72,7 +72,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
     // Our own ids only: a client-chosen X-Request-Id could collide or forge log lines.
     requestIdHeader: false,
-    bodyLimit: 1_048_576,
+    bodyLimit: BODY_LIMIT_BYTES,
     // On SIGTERM, a request arriving on an open connection is still served (with Connection: close)
     // rather than refused with Fastify's own 503 body: nothing that reached us is dropped.
     return503OnClosing: false,

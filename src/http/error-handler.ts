@@ -2,12 +2,13 @@
 // error envelope. Real faults are logged with the request id and answered 500 without internals.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, validationError } from '../core/errors.js';
+import { BODY_LIMIT_TEXT } from './json-body.js';
 import { meta } from './envelope.js';
 import type { RouteTable } from './route-table.js';
 import { toDetails } from './validation.js';
 
 const FASTIFY_ERRORS: Record<string, () => AppError> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE', 'The body is larger than the 1 MiB limit.'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE', `The body is larger than the ${BODY_LIMIT_TEXT} limit.`),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('BAD_REQUEST', 'Content-Length does not match the body.'),
   FST_ERR_CTP_INVALID_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.'),

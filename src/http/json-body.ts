@@ -5,6 +5,10 @@ import secureJson from 'secure-json-parse';
 import { AppError, fieldError } from '../core/errors.js';
 import { assertNoNulCharacter } from './nul-characters.js';
 
+/** The largest body accepted (contract section 2: over it, 413 PAYLOAD_TOO_LARGE). */
+export const BODY_LIMIT_BYTES = 1_048_576;
+export const BODY_LIMIT_TEXT = '1 MiB';
+
 /** No BMS body nests beyond a few levels; this bounds the work (and stack) any body can demand. */
 const MAX_DEPTH = 64;
 

@@ -2,6 +2,7 @@
 // path and header parameters. The resources' own fields are in modules/shared/fields.ts.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { DEFAULT_PAGE_SIZE } from '../db/keyset.js';
+import { BODY_LIMIT_TEXT } from './json-body.js';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { IdSchema, Nullable, TimestampSchema } from '../modules/shared/fields.js';
 
@@ -66,7 +67,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   404: 'No such resource',
   409: 'Conflict with the current state',
   412: 'If-Match does not match the current ETag',
-  413: 'Body larger than 1 MiB',
+  413: `Body larger than ${BODY_LIMIT_TEXT}`,
   415: 'Content-Type is not application/json',
   422: 'Validation failed',
   429: 'Rate limit exceeded',
