@@ -1,21 +1,11 @@
 // Quotes: the contract's status table (section 6), written out here, and the rules of the resource.
 // Sending by e-mail is in send.test.ts; conversion into jobs and invoices in workflow.test.ts.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { createTestContext, type TestContext } from './helpers/context.js';
-import { describeStateTable } from './helpers/state-table.js';
+import { test } from 'node:test';
+import { clientSuite, describeStateTable } from './helpers/state-table.js';
 
 const LINES = [{ description: 'Work', quantity: 1, unit_amount: 1000 }];
-let context: TestContext;
-let key: string;
-let clientId: string;
-
-before(async () => {
-  context = await createTestContext();
-  ({ key } = await context.account());
-  clientId = (await context.request('POST', '/v1/clients', { key, body: { name: 'Quotes', email: 'quotes@example.com' } })).body.data.id;
-});
-after(() => context.close());
+const suite = clientSuite('Quotes');
 
 describeStateTable(
   {
@@ -30,32 +20,31 @@ describeStateTable(
     body: (client_id) => ({ client_id, line_items: LINES }),
     edit: { title: 'Edited' },
   },
-  () => context,
-  () => ({ key, clientId }),
+  suite,
 );
 
 test('each transition records its time; revising keeps the number', async () => {
-  const id = (await context.request('POST', '/v1/quotes', { key, body: { client_id: clientId, line_items: LINES } })).body.data.id;
-  const sent = (await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'sent' } })).body.data;
+  const id = (await suite.context.request('POST', '/v1/quotes', { key: suite.key, body: { client_id: suite.clientId, line_items: LINES } })).body.data.id;
+  const sent = (await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent' } })).body.data;
   assert.match(sent.number, /^Q-\d{6}$/);
   assert.ok(sent.sent_at);
-  const revised = (await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'draft' } })).body.data;
+  const revised = (await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'draft' } })).body.data;
   assert.equal(revised.number, sent.number);
-  const resent = (await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'sent' } })).body.data;
+  const resent = (await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent' } })).body.data;
   assert.equal(resent.number, sent.number, 'a number is never replaced');
-  const declined = (await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'declined' } })).body.data;
+  const declined = (await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'declined' } })).body.data;
   assert.ok(declined.declined_at);
-  await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'draft' } });
-  await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'sent' } });
-  const approved = (await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'approved' } })).body.data;
+  await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'draft' } });
+  await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent' } });
+  const approved = (await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'approved' } })).body.data;
   assert.ok(approved.approved_at);
 });
 
 test('a quote without lines cannot be marked sent (422 line_items); lines given in the same request count', async () => {
-  const id = (await context.request('POST', '/v1/quotes', { key, body: { client_id: clientId } })).body.data.id;
-  const response = await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'sent' } });
+  const id = (await suite.context.request('POST', '/v1/quotes', { key: suite.key, body: { client_id: suite.clientId } })).body.data.id;
+  const response = await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent' } });
   assert.equal(response.status, 422, response.text);
   assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field), ['line_items']);
-  assert.equal((await context.request('GET', `/v1/quotes/${id}`, { key })).body.data.status, 'draft');
-  assert.equal((await context.request('PUT', `/v1/quotes/${id}`, { key, body: { status: 'sent', line_items: LINES } })).status, 200);
+  assert.equal((await suite.context.request('GET', `/v1/quotes/${id}`, { key: suite.key })).body.data.status, 'draft');
+  assert.equal((await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent', line_items: LINES } })).status, 200);
 });

@@ -1,20 +1,10 @@
 // Service requests: the contract's status table (section 6), written out here, and the rules of the
 // resource. Conversion through quotes and jobs is in workflow.test.ts.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { createTestContext, type TestContext } from './helpers/context.js';
-import { describeStateTable } from './helpers/state-table.js';
+import { test } from 'node:test';
+import { clientSuite, describeStateTable } from './helpers/state-table.js';
 
-let context: TestContext;
-let key: string;
-let clientId: string;
-
-before(async () => {
-  context = await createTestContext();
-  ({ key } = await context.account());
-  clientId = (await context.request('POST', '/v1/clients', { key, body: { name: 'Requests', email: 'requests@example.com' } })).body.data.id;
-});
-after(() => context.close());
+const suite = clientSuite('Requests');
 
 describeStateTable(
   {
@@ -27,25 +17,24 @@ describeStateTable(
     body: (client_id) => ({ client_id, title: 'Leak' }),
     edit: { title: 'Edited' },
   },
-  () => context,
-  () => ({ key, clientId }),
+  suite,
 );
 
 test('service requests have no delete and no send: 405 with Allow', async () => {
-  const id = (await context.request('POST', '/v1/service-requests', { key, body: { client_id: clientId, title: 'Leak' } })).body.data.id;
-  const remove = await context.request('DELETE', `/v1/service-requests/${id}`, { key });
+  const id = (await suite.context.request('POST', '/v1/service-requests', { key: suite.key, body: { client_id: suite.clientId, title: 'Leak' } })).body.data.id;
+  const remove = await suite.context.request('DELETE', `/v1/service-requests/${id}`, { key: suite.key });
   assert.equal(remove.status, 405);
   assert.equal(remove.headers.allow, 'GET, HEAD, PUT');
-  assert.equal((await context.request('POST', `/v1/service-requests/${id}/send`, { key })).status, 404);
+  assert.equal((await suite.context.request('POST', `/v1/service-requests/${id}/send`, { key: suite.key })).status, 404);
 });
 
 test('source defaults to other and takes only the listed values', async () => {
-  const created = await context.request('POST', '/v1/service-requests', { key, body: { client_id: clientId, title: 'Leak' } });
+  const created = await suite.context.request('POST', '/v1/service-requests', { key: suite.key, body: { client_id: suite.clientId, title: 'Leak' } });
   assert.equal(created.body.data.source, 'other');
   for (const source of ['phone', 'email', 'web', 'in_person', 'other']) {
-    assert.equal((await context.request('POST', '/v1/service-requests', { key, body: { client_id: clientId, title: 'Leak', source } })).status, 201, source);
+    assert.equal((await suite.context.request('POST', '/v1/service-requests', { key: suite.key, body: { client_id: suite.clientId, title: 'Leak', source } })).status, 201, source);
   }
-  const wrong = await context.request('POST', '/v1/service-requests', { key, body: { client_id: clientId, title: 'Leak', source: 'fax' } });
+  const wrong = await suite.context.request('POST', '/v1/service-requests', { key: suite.key, body: { client_id: suite.clientId, title: 'Leak', source: 'fax' } });
   assert.equal(wrong.status, 422);
   assert.equal(wrong.body.error.details[0].field, 'source');
 });

@@ -3,8 +3,28 @@
 // statuses allow field edits, and which allow delete. Nothing here is imported from src, so a wrong rule
 // in src fails these tests.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import type { TestContext } from './context.js';
+import { after, before, describe, test } from 'node:test';
+import { createTestContext, type TestContext } from './context.js';
+
+/** A resource suite's world: a test app, an all-scopes key, and one client with an e-mail address. */
+export interface ClientSuite {
+  context: TestContext;
+  key: string;
+  clientId: string;
+}
+
+/** Builds the suite's world before the file's tests and closes it after; read its fields inside tests. */
+export function clientSuite(name: string): ClientSuite {
+  const suite = {} as ClientSuite;
+  before(async () => {
+    suite.context = await createTestContext();
+    suite.key = (await suite.context.account()).key;
+    const client = await suite.context.request('POST', '/v1/clients', { key: suite.key, body: { name, email: 'client@example.com' } });
+    suite.clientId = client.body.data.id;
+  });
+  after(() => suite.context.close());
+  return suite;
+}
 
 export interface StateTable {
   path: string;
@@ -21,16 +41,15 @@ export interface StateTable {
   edit: Record<string, unknown>;
 }
 
-/** `context()` and `setup()` are read when the tests run (after the file's `before`). */
-export function describeStateTable(machine: StateTable, context: () => TestContext, setup: () => { key: string; clientId: string }): void {
+export function describeStateTable(machine: StateTable, suite: ClientSuite): void {
   const statuses = Object.keys(machine.transitions);
 
   /** A new object forced into `status` directly in the database: the state under test, however reached. */
   async function objectIn(status: string): Promise<string> {
-    const { key, clientId } = setup();
-    const created = await context().request('POST', machine.path, { key, body: machine.body(clientId) });
+    const { key, clientId } = suite;
+    const created = await suite.context.request('POST', machine.path, { key, body: machine.body(clientId) });
     assert.equal(created.status, 201, created.text);
-    await context().database.db.updateTable(machine.table).set({ status }).where('id', '=', created.body.data.id).execute();
+    await suite.context.database.db.updateTable(machine.table).set({ status }).where('id', '=', created.body.data.id).execute();
     return created.body.data.id;
   }
 
@@ -39,10 +58,10 @@ export function describeStateTable(machine: StateTable, context: () => TestConte
       for (const to of statuses) {
         const allowed = from === to || machine.transitions[from]!.includes(to);
         test(`${from} -> ${to}: ${allowed ? 'allowed' : '409 INVALID_STATE'}`, async () => {
-          const { key } = setup();
+          const { key } = suite;
           const id = await objectIn(from);
-          const response = await context().request('PUT', `${machine.path}/${id}`, { key, body: { status: to } });
-          const stored = await context().request('GET', `${machine.path}/${id}`, { key });
+          const response = await suite.context.request('PUT', `${machine.path}/${id}`, { key, body: { status: to } });
+          const stored = await suite.context.request('GET', `${machine.path}/${id}`, { key });
           if (allowed) {
             assert.equal(response.status, 200, response.text);
             assert.equal(response.body.data.status, to);
@@ -58,11 +77,11 @@ export function describeStateTable(machine: StateTable, context: () => TestConte
 
       const editable = machine.editable.includes(from);
       test(`fields in ${from}: ${editable ? 'editable' : '409 INVALID_STATE'}`, async () => {
-        const { key } = setup();
+        const { key } = suite;
         const id = await objectIn(from);
-        const response = await context().request('PUT', `${machine.path}/${id}`, { key, body: machine.edit });
+        const response = await suite.context.request('PUT', `${machine.path}/${id}`, { key, body: machine.edit });
         assert.equal(response.status, editable ? 200 : 409, response.text);
-        const stored = (await context().request('GET', `${machine.path}/${id}`, { key })).body.data;
+        const stored = (await suite.context.request('GET', `${machine.path}/${id}`, { key })).body.data;
         const [field, value] = Object.entries(machine.edit)[0]!;
         assert.equal(stored[field] === value, editable);
       });
@@ -70,27 +89,27 @@ export function describeStateTable(machine: StateTable, context: () => TestConte
       if (machine.deletable) {
         const deletable = machine.deletable.includes(from);
         test(`delete in ${from}: ${deletable ? 'allowed' : '409 INVALID_STATE'}`, async () => {
-          const { key } = setup();
+          const { key } = suite;
           const id = await objectIn(from);
-          const response = await context().request('DELETE', `${machine.path}/${id}`, { key });
+          const response = await suite.context.request('DELETE', `${machine.path}/${id}`, { key });
           assert.equal(response.status, deletable ? 200 : 409, response.text);
           if (!deletable) assert.equal(response.body.error.code, 'INVALID_STATE');
-          assert.equal((await context().request('GET', `${machine.path}/${id}`, { key })).status, deletable ? 404 : 200);
+          assert.equal((await suite.context.request('GET', `${machine.path}/${id}`, { key })).status, deletable ? 404 : 200);
         });
       }
     }
 
     test('status is never accepted on create', async () => {
-      const { key, clientId } = setup();
-      const response = await context().request('POST', machine.path, { key, body: { ...machine.body(clientId), status: statuses[1] } });
+      const { key, clientId } = suite;
+      const response = await suite.context.request('POST', machine.path, { key, body: { ...machine.body(clientId), status: statuses[1] } });
       assert.equal(response.status, 422);
       assert.equal(response.body.error.details[0].field, 'status');
     });
 
     test('an unknown status is a 422, not a 409', async () => {
-      const { key } = setup();
+      const { key } = suite;
       const id = await objectIn(statuses[0]!);
-      const response = await context().request('PUT', `${machine.path}/${id}`, { key, body: { status: 'exploded' } });
+      const response = await suite.context.request('PUT', `${machine.path}/${id}`, { key, body: { status: 'exploded' } });
       assert.equal(response.status, 422);
     });
   });
