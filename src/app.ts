@@ -27,6 +27,8 @@ import { ClientSchema } from './modules/clients/clients.schemas.js';
 import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
 import { InvoiceSchema } from './modules/invoices/invoices.schemas.js';
 import { jobRoutes } from './modules/jobs/jobs.routes.js';
+import { paymentRoutes } from './modules/payments/payments.routes.js';
+import { PaymentSchema } from './modules/payments/payments.schemas.js';
 import { JobSchema } from './modules/jobs/jobs.schemas.js';
 import { quoteRoutes } from './modules/quotes/quotes.routes.js';
 import { QuoteSchema } from './modules/quotes/quotes.schemas.js';
@@ -89,7 +91,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   app.decorate('clock', dependencies.clock ?? systemClock);
   app.setValidatorCompiler(schemaCompiler);
   app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
-  for (const schema of [ClientSchema, ServiceRequestSchema, QuoteSchema, JobSchema, InvoiceSchema]) app.addSchema(schema);
+  for (const schema of [ClientSchema, ServiceRequestSchema, QuoteSchema, JobSchema, InvoiceSchema, PaymentSchema]) app.addSchema(schema);
   trackRoutes(app, routes);
   registerErrorHandling(app, routes);
   await registerOverloadShedding(app, config.overloadMaxEventLoopDelayMs);
@@ -133,6 +135,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(quoteRoutes);
   await app.register(jobRoutes);
   await app.register(invoiceRoutes);
+  await app.register(paymentRoutes);
 
   app.decorate('routeTable', routes);
   return app;

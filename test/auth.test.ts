@@ -1,6 +1,6 @@
-// Authentication, scopes and tenancy. The seed's endpoint table and its 16 scopes are written out here,
-// literally: the app's routes must be exactly these, each requiring exactly its scope. Then, for every
-// route in the app's route table: 401 without or with a bad key, 403 without its scope, 404 across accounts.
+// Authentication, scopes and tenancy. The seed's endpoint table and its 16 scopes, and the contract's
+// version-2 endpoints and scopes, are written out here, literally: the app's routes must be exactly
+// these, each requiring exactly its scope. Then, for every route in the app's route table: 401 without or with a bad key, 403 without its scope, 404 across accounts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { isUuid } from '../src/core/deps.js';
@@ -12,6 +12,8 @@ let owner: { accountId: string; key: string };
 let stranger: { accountId: string; key: string };
 let revokedKey: string;
 let expiredKey: string;
+/** A sent invoice of `owner`'s, for the sample payment. */
+let payableInvoiceId: string;
 /** One existing object of each kind, owned by `owner`, keyed by collection path. */
 const existing = new Map<string, string>();
 
@@ -22,9 +24,11 @@ const SCOPES = [
   'quotes:read', 'quotes:write', 'quotes:delete', 'quotes:send',
   'jobs:read', 'jobs:write', 'jobs:delete',
   'requests:read', 'requests:write',
+  // Contract section 3, for the resources version 2 adds.
+  'payments:read', 'payments:write',
 ] as const;
 
-/** The seed's endpoint table: method and path -> the scope it requires. */
+/** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
 const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/clients': 'clients:read',
   'POST /v1/clients': 'clients:write',
@@ -52,6 +56,12 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/service-requests': 'requests:write',
   'GET /v1/service-requests/:id': 'requests:read',
   'PUT /v1/service-requests/:id': 'requests:write',
+  // Contract section 11: payment operations need only the payments scopes.
+  'GET /v1/payments': 'payments:read',
+  'POST /v1/payments': 'payments:write',
+  'GET /v1/payments/:id': 'payments:read',
+  'PUT /v1/payments/:id': 'payments:write',
+  'POST /v1/payments/:id/refund': 'payments:write',
 };
 
 /** A body that creates one object per collection; later ones may use the ids made before them. */
@@ -61,6 +71,8 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   '/v1/quotes': (ids) => ({ client_id: ids.get('/v1/clients'), line_items: [{ description: 'Fix', quantity: 1, unit_amount: 1000 }] }),
   '/v1/jobs': (ids) => ({ client_id: ids.get('/v1/clients'), title: 'Fix leak' }),
   '/v1/invoices': (ids) => ({ client_id: ids.get('/v1/clients'), line_items: [{ description: 'Fix', quantity: 1, unit_amount: 1000 }] }),
+  // A second invoice, marked sent before the payment is made (see `before`).
+  '/v1/payments': () => ({ invoice_id: payableInvoiceId, amount: 100, method: 'cash' }),
 };
 
 function concretePath(url: string): string {
@@ -83,6 +95,11 @@ before(async () => {
   expiredKey = (await context.key(owner.accountId, SCOPES, { expiresAt: new Date(clock.now().getTime() + 1000) })).key;
   clock.advance(2000);
   for (const [collection, body] of Object.entries(SAMPLE_BODIES)) {
+    if (collection === '/v1/payments') {
+      const payable = await context.request('POST', '/v1/invoices', { key: owner.key, body: SAMPLE_BODIES['/v1/invoices']!(existing) });
+      await context.request('PUT', `/v1/invoices/${payable.body.data.id}`, { key: owner.key, body: { status: 'sent' } });
+      payableInvoiceId = payable.body.data.id;
+    }
     const response = await context.request('POST', collection, { key: owner.key, body: body(existing) });
     assert.equal(response.status, 201, response.text);
     existing.set(collection, response.body.data.id);
@@ -90,13 +107,13 @@ before(async () => {
 });
 after(() => context.close());
 
-test("the /v1 routes are exactly the seed's endpoints, each requiring the seed's scope", () => {
+test("the /v1 routes are exactly the seed's and the contract's endpoints, each requiring its scope", () => {
   const routes = context.app.routeTable.routes.filter((route) => route.url.startsWith('/v1/') && route.url !== '/v1/openapi.json');
   const declared = Object.fromEntries(routes.map((route) => [`${route.method} ${route.url}`, route.scope]));
   assert.deepEqual(declared, SEED_ENDPOINTS);
 });
 
-test('the CLI and the server know exactly the 16 scopes of the seed', async () => {
+test('the CLI and the server know exactly the scopes of the seed and the contract', async () => {
   const { SCOPES: known } = await import('../src/modules/api-keys/scopes.js');
   assert.deepEqual([...known].sort(), [...SCOPES].sort());
 });
@@ -157,7 +174,7 @@ describe('per route, from the route table', () => {
           const foreign = await request(route.method, url, { key: stranger.key, body: ['POST', 'PUT'].includes(route.method) ? {} : undefined });
           assert.equal(foreign.status, 404, `another account's id is 404: ${foreign.text}`);
           assert.equal(foreign.body.error.code, 'NOT_FOUND');
-          const own = await request('GET', url.replace(/\/send$/, ''), { key: owner.key });
+          const own = await request('GET', url.replace(/\/(send|refund)$/, ''), { key: owner.key });
           assert.equal(own.status, 200, 'the object is untouched and still there for its owner');
         }
       });

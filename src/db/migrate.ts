@@ -6,6 +6,7 @@ import * as documents from './migrations/20261121010000_documents.js';
 import * as outbox from './migrations/20261121020000_outbox.js';
 import * as sortSentinels from './migrations/20261121030000_sort_sentinels.js';
 import * as idempotency from './migrations/20261121040000_idempotency.js';
+import * as payments from './migrations/20261122000000_payments.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261121020000_outbox': outbox,
   '20261121030000_sort_sentinels': sortSentinels,
   '20261121040000_idempotency': idempotency,
+  '20261122000000_payments': payments,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

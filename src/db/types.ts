@@ -135,6 +135,34 @@ export interface OutboxMessagesTable {
   updated_at: Timestamp;
 }
 
+export interface PaymentsTable {
+  id: string;
+  account_id: string;
+  invoice_id: string;
+  client_id: string;
+  /** Minor units, > 0, never changed after creation. */
+  amount: number;
+  /** The sum of the payment's refunds, in minor units. */
+  amount_refunded: number;
+  currency: string;
+  method: string;
+  reference: string | null;
+  paid_at: Timestamp;
+  notes: string | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PaymentRefundsTable {
+  id: string;
+  account_id: string;
+  payment_id: string;
+  amount: number;
+  reason: string | null;
+  created_at: Timestamp;
+}
+
 export interface IdempotencyKeysTable {
   api_key_id: string;
   key: string;
@@ -159,6 +187,8 @@ export interface Tables {
   invoices: InvoicesTable;
   outbox_messages: OutboxMessagesTable;
   idempotency_keys: IdempotencyKeysTable;
+  payments: PaymentsTable;
+  payment_refunds: PaymentRefundsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -175,3 +205,6 @@ export type ServiceRequestPatch = Updateable<ServiceRequestsTable>;
 export type QuotePatch = Updateable<QuotesTable>;
 export type JobPatch = Updateable<JobsTable>;
 export type InvoicePatch = Updateable<InvoicesTable>;
+export type PaymentRow = Selectable<PaymentsTable>;
+export type PaymentPatch = Updateable<PaymentsTable>;
+export type PaymentRefundRow = Selectable<PaymentRefundsTable>;

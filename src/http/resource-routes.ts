@@ -1,4 +1,4 @@
-// The endpoints of a resource (list, create, get, update, and delete and send where the seed has them),
+// The endpoints of a resource (list, create, get, update, delete where it has one, and actions such as send),
 // declared once: each resource's routes file states its schemas, scopes and service functions.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema, Static } from '@sinclair/typebox';
@@ -16,10 +16,6 @@ import type { Page } from '../db/keyset.js';
 import { listResponse } from './pagination.js';
 import { BODY_ERRORS, IDEMPOTENCY_ERRORS, dataEnvelope, DeletedSchema, errorResponses, IdParamsSchema, listEnvelope, schemaRef } from './schemas.js';
 
-const SEND_DESCRIPTION =
-  'Assigns the number on first send, moves the document to `sent` and queues an e-mail (text, HTML and a PDF) to the client’s stored address. ' +
-  'Allowed from `draft` and `sent` (a re-send). The response does not wait for delivery.';
-
 /** 'a client', 'an invoice'. */
 const article = (noun: string): string => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 
@@ -27,7 +23,7 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
   path: string;
   /** Singular and plural names for summaries, e.g. ['quote', 'quotes']. */
   names: [string, string];
-  scopes: { read: Scope; write: Scope; delete?: Scope; send?: Scope };
+  scopes: { read: Scope; write: Scope; delete?: Scope };
   schemas: { item: TSchema & { $id?: string }; create: Create; update: Update; list: Query };
   /** Error codes besides validation and lookup that update and delete can answer (e.g. INVALID_STATE). */
   stateErrors?: ErrorCode[];
@@ -39,7 +35,35 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
     get(db: Db, accountId: string, id: string, now: Date): Promise<Item>;
     update(db: Db, clock: Clock, accountId: string, id: string, body: Static<Update>, precondition?: Precondition): Promise<Item>;
     delete?(db: Db, clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }>;
-    send?(db: Db, clock: Clock, accountId: string, id: string, body: SendInput): Promise<Item>;
+  };
+  /** Operations on one object beyond the standard five: `POST <path>/:id/<name>`. */
+  actions?: Array<ResourceAction<Item>>;
+}
+
+export interface ResourceAction<Item> {
+  /** The path segment after `/:id`, such as `send`. */
+  name: string;
+  scope: Scope;
+  summary: string;
+  description: string;
+  body: TSchema;
+  /** Error codes besides the body's, idempotency's and NOT_FOUND that it can answer. */
+  errors: ErrorCode[];
+  run(db: Db, clock: Clock, accountId: string, id: string, body: unknown): Promise<Item>;
+}
+
+/** `POST /:id/send` of a quote or invoice (contract section 7). */
+export function sendAction<Item>(singular: string, scope: Scope, run: (db: Db, clock: Clock, accountId: string, id: string, body: SendInput) => Promise<Item>): ResourceAction<Item> {
+  return {
+    name: 'send',
+    scope,
+    summary: `Send ${article(singular)} to its client`,
+    description:
+      'Assigns the number on first send, moves the document to `sent` and queues an e-mail (text, HTML and a PDF) to the client’s stored address. ' +
+      'Allowed from `draft` and `sent` (a re-send). The response does not wait for delivery.',
+    body: SendBody,
+    errors: ['INVALID_STATE'],
+    run: (db, clock, accountId, id, body) => run(db, clock, accountId, id, body as SendInput),
   };
 }
 
@@ -105,23 +129,22 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       }, async (request) => ok(request, await remove(app.db, app.clock, auth(request).accountId, request.params.id, ifMatch(request.headers['if-match']))));
     }
 
-    const send = service.send;
-    if (scopes.send && send) {
-      app.post(`${path}/:id/send`, {
-        config: { scope: scopes.send },
+    for (const action of definition.actions ?? []) {
+      app.post(`${path}/:id/${action.name}`, {
+        config: { scope: action.scope },
         schema: {
           tags,
-          summary: `Send ${article(singular)} to its client`,
-          description: SEND_DESCRIPTION,
+          summary: action.summary,
+          description: action.description,
           params: IdParamsSchema,
           headers: IdempotencyHeaders,
-          body: SendBody,
-          response: { 200: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND', 'INVALID_STATE') },
+          body: action.body,
+          response: { 200: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND', ...action.errors) },
         },
       }, async (request, reply) => {
-        const sent = await send(app.db, app.clock, auth(request).accountId, request.params.id, request.body as SendInput);
-        reply.header('etag', etagOf(sent));
-        return ok(request, sent);
+        const result = await action.run(app.db, app.clock, auth(request).accountId, request.params.id, request.body);
+        reply.header('etag', etagOf(result));
+        return ok(request, result);
       });
     }
   };

@@ -9,7 +9,7 @@ import type { ErrorDetail } from '../core/errors.js';
 const READ_ONLY_FIELDS = new Set([
   'id', 'number', 'created_at', 'updated_at', 'subtotal_amount', 'tax_amount', 'total_amount', 'amount',
   'amount_due', 'amount_paid', 'is_overdue', 'sent_at', 'approved_at', 'declined_at', 'converted_at',
-  'completed_at', 'paid_at', 'voided_at', 'object',
+  'completed_at', 'paid_at', 'voided_at', 'object', 'payments', 'amount_refunded', 'refunds',
   // Links are set when a document is created from another one, and cannot be changed afterwards.
   'quote_id', 'job_id', 'request_id',
 ]);

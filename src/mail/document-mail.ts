@@ -23,6 +23,8 @@ export interface MailSnapshot {
     subtotal_amount: number;
     tax_amount: number;
     total_amount: number;
+    /** Invoices: received so far (absent from snapshots queued before payments existed). */
+    amount_paid?: number | null;
     amount_due: number | null;
     issue_date: string | null;
     due_date: string | null;
@@ -72,6 +74,7 @@ export function summaryRows(snapshot: MailSnapshot): Array<[string, string]> {
     ['Tax', money(document.tax_amount)],
     ['Total', money(document.total_amount)],
   ];
+  if (document.amount_paid) rows.push(['Amount paid', money(document.amount_paid)]);
   if (document.amount_due !== null) rows.push(['Amount due', money(document.amount_due)]);
   return rows;
 }

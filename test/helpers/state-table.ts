@@ -9,6 +9,7 @@ import { createTestContext, type TestContext } from './context.js';
 /** A resource suite's world: a test app, an all-scopes key, and one client with an e-mail address. */
 export interface ClientSuite {
   context: TestContext;
+  accountId: string;
   key: string;
   clientId: string;
 }
@@ -18,7 +19,7 @@ export function clientSuite(name: string): ClientSuite {
   const suite = {} as ClientSuite;
   before(async () => {
     suite.context = await createTestContext();
-    suite.key = (await suite.context.account()).key;
+    ({ accountId: suite.accountId, key: suite.key } = await suite.context.account());
     const client = await suite.context.request('POST', '/v1/clients', { key: suite.key, body: { name, email: 'client@example.com' } });
     suite.clientId = client.body.data.id;
   });

@@ -1,10 +1,12 @@
-// The 16 scopes of the seed, exactly: <resource>:<action>.
+// The scopes, <resource>:<action>: the 16 of the seed, exactly, then those of the resources that the
+// contract's version 2 adds (section 3).
 export const SCOPES = [
   'clients:read', 'clients:write', 'clients:delete',
   'invoices:read', 'invoices:write', 'invoices:delete', 'invoices:send',
   'quotes:read', 'quotes:write', 'quotes:delete', 'quotes:send',
   'jobs:read', 'jobs:write', 'jobs:delete',
   'requests:read', 'requests:write',
+  'payments:read', 'payments:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -56,7 +56,21 @@ export async function invoiceSentColumns(trx: Executor, clock: Clock, accountId:
   };
 }
 
-/** The columns that mark an invoice paid in full. */
-export function invoicePaidColumns(invoice: Pick<InvoiceRow, 'total_amount'>, now: Date) {
-  return { status: 'paid', paid_at: now.toISOString(), amount_paid: Number(invoice.total_amount) };
+/** Payments are recorded only against a sent invoice (contract section 11). */
+export function assertInvoicePayable(status: InvoiceStatus): void {
+  if (status === 'sent') return;
+  const why = status === 'draft' ? 'send it (or mark it sent) first' : status === 'paid' ? 'nothing is due on it' : 'it is void';
+  throw invalidState(`This invoice is '${status}'; payments are recorded only against a sent invoice: ${why}.`);
+}
+
+/**
+ * The balance of an invoice that has received `amountPaid` (its payments less their refunds): a sent
+ * invoice with nothing left due becomes paid; a paid one with money due again (after a refund) returns
+ * to sent. A void invoice stays void.
+ */
+export function invoiceBalanceColumns(invoice: Pick<InvoiceRow, 'status' | 'total_amount'>, amountPaid: number, now: Date) {
+  const due = Number(invoice.total_amount) - amountPaid;
+  if (invoice.status === 'sent' && due <= 0) return { amount_paid: amountPaid, status: 'paid', paid_at: now.toISOString() };
+  if (invoice.status === 'paid' && due > 0) return { amount_paid: amountPaid, status: 'sent', paid_at: null };
+  return { amount_paid: amountPaid };
 }

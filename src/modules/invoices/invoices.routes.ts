@@ -1,12 +1,12 @@
 // Invoice endpoints: the five standard operations and send.
-import { resourceRoutes } from '../../http/resource-routes.js';
+import { resourceRoutes, sendAction } from '../../http/resource-routes.js';
 import { CreateInvoiceBody, InvoiceSchema, ListInvoicesQuery, UpdateInvoiceBody } from './invoices.schemas.js';
 import * as service from './invoices.service.js';
 
 export const invoiceRoutes = resourceRoutes({
   path: '/v1/invoices',
   names: ['invoice', 'invoices'],
-  scopes: { read: 'invoices:read', write: 'invoices:write', delete: 'invoices:delete', send: 'invoices:send' },
+  scopes: { read: 'invoices:read', write: 'invoices:write', delete: 'invoices:delete' },
   schemas: { item: InvoiceSchema, create: CreateInvoiceBody, update: UpdateInvoiceBody, list: ListInvoicesQuery },
   stateErrors: ['INVALID_STATE'],
   service: {
@@ -16,6 +16,6 @@ export const invoiceRoutes = resourceRoutes({
     get: service.getInvoice,
     update: service.updateInvoice,
     delete: service.deleteInvoice,
-    send: service.sendInvoice,
   },
+  actions: [sendAction('invoice', 'invoices:send', service.sendInvoice)],
 });

@@ -6,6 +6,7 @@ import { listQueryProperties, MetadataSchema, Nullable } from '../shared/fields.
 import { CurrencySchema, DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields } from '../documents/document.schemas.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
 import { idFilter, statusFilter } from '../documents/list-filters.js';
+import { InvoicePaymentSchema } from '../payments/payments.schemas.js';
 
 
 const notes = Nullable(Type.String({ maxLength: 5000, description: 'Notes shown to the client on the invoice.', example: 'Thank you for your business.' }));
@@ -20,14 +21,15 @@ export const InvoiceSchema = Type.Object(
     quote_id: Nullable(ReferenceSchema('The quote being billed.')),
     line_items: Type.Array(LineItemSchema),
     ...totalsFields,
-    amount_paid: Type.Integer({ description: 'Amount paid, in minor units: total_amount once paid, else 0. Read-only.', example: 0 }),
+    amount_paid: Type.Integer({ description: 'The sum of the payments less their refunds, in minor units. Read-only.', example: 0 }),
     amount_due: Type.Integer({ description: 'total_amount − amount_paid, in minor units; 0 once paid or void. Read-only.', example: 19598 }),
+    payments: Type.Array(InvoicePaymentSchema, { description: 'Payments recorded against the invoice, oldest first. Read-only: record them with POST /v1/payments.' }),
     notes,
     issue_date: issueDate,
     due_date: dueDate,
     is_overdue: Type.Boolean({ description: 'True when sent and due_date is before today (UTC). Read-only.', example: false }),
     sent_at: nullableTimestamp('When the invoice was last sent or marked sent.'),
-    paid_at: nullableTimestamp('When the invoice was marked paid.'),
+    paid_at: nullableTimestamp('When the invoice became paid (its amount_due reached 0).'),
     voided_at: nullableTimestamp('When the invoice was voided.'),
   },
   { $id: 'Invoice', description: 'A bill sent to a client.' },

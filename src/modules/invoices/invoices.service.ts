@@ -23,15 +23,19 @@ import {
   defaultDueDate,
   INVOICE_STATUSES,
   INVOICE_TRANSITIONS,
-  invoicePaidColumns,
   invoiceSentColumns,
   type InvoiceStatus,
 } from './invoices.lifecycle.js';
 import * as repository from './invoices.repository.js';
+import { paymentsOfInvoices, recordPayment, settleInvoice } from '../payments/payments.service.js';
+import type { InvoicePayment } from '../payments/payments.schemas.js';
 import type { CreateInvoiceInput, Invoice, ListInvoicesInput, UpdateInvoiceInput } from './invoices.schemas.js';
 
+/** An invoice row with its payments, as the invoice object lists them. */
+export type InvoiceRecord = InvoiceRow & { payments: InvoicePayment[] };
+
 /** `now` decides is_overdue, so the same row reads differently tomorrow. */
-export function presentInvoice(row: InvoiceRow, now: Date): Invoice {
+export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
   const priced = presentPriced(row);
   const amountPaid = Number(row.amount_paid);
   return {
@@ -44,6 +48,7 @@ export function presentInvoice(row: InvoiceRow, now: Date): Invoice {
     ...priced,
     amount_paid: amountPaid,
     amount_due: row.status === 'void' ? 0 : priced.total_amount - amountPaid,
+    payments: row.payments,
     notes: row.notes,
     issue_date: row.issue_date,
     due_date: row.due_date,
@@ -58,8 +63,14 @@ export function presentInvoice(row: InvoiceRow, now: Date): Invoice {
   };
 }
 
-function getRow(db: Executor, accountId: string, id: string, lock = false): Promise<InvoiceRow> {
-  return requireRow('invoice', id, (found) => repository.findInvoice(db, accountId, found, lock));
+async function withPayments(db: Executor, accountId: string, rows: InvoiceRow[]): Promise<InvoiceRecord[]> {
+  const payments = await paymentsOfInvoices(db, accountId, rows.map((row) => row.id));
+  return rows.map((row) => ({ ...row, payments: payments.get(row.id) ?? [] }));
+}
+
+async function getRow(db: Executor, accountId: string, id: string, lock = false): Promise<InvoiceRecord> {
+  const row = await requireRow('invoice', id, (found) => repository.findInvoice(db, accountId, found, lock));
+  return (await withPayments(db, accountId, [row]))[0]!;
 }
 
 function assertDueAfterIssue(issueDate: string | null, dueDate: string | null): void {
@@ -113,7 +124,7 @@ export async function createInvoice(db: Db, clock: Clock, accountId: string, inp
       updated_at: now.toISOString(),
     };
     await repository.insertInvoice(trx, row);
-    return presentInvoice(row, now);
+    return presentInvoice({ ...row, payments: [] }, now);
   });
 }
 
@@ -129,21 +140,34 @@ export async function updateInvoice(db: Db, clock: Clock, accountId: string, id:
     const { status, metadata, line_items: lineItems, ...fields } = input;
     if (Object.keys(input).some((key) => key !== 'status')) assertInvoiceEditable(from);
     if (status !== undefined) assertTransition('invoice', INVOICE_TRANSITIONS, from, status);
-    if (fields.client_id !== undefined) await requireClientReference(trx, accountId, fields.client_id);
+    if (fields.client_id !== undefined) {
+      await requireClientReference(trx, accountId, fields.client_id);
+      if (current.payments.length > 0 && fields.client_id !== current.client_id) throw fieldError('client_id', 'cannot change: payments are recorded against this invoice');
+    }
     const now = clock.now();
     if (Object.keys(input).length === 0) return presentInvoice(current, now);
 
     const patch: Partial<InvoiceRow> = { ...fields, updated_at: now.toISOString() };
     if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
-    if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
-    assertDueAfterIssue(patch.issue_date !== undefined ? patch.issue_date : current.issue_date, patch.due_date !== undefined ? patch.due_date : current.due_date);
-    if (status !== undefined && status !== from) {
-      if (status === 'sent') Object.assign(patch, await invoiceSentColumns(trx, clock, accountId, { ...current, ...patch }));
-      if (status === 'paid') Object.assign(patch, invoicePaidColumns({ ...current, ...patch }, now));
-      if (status === 'void') Object.assign(patch, { status, voided_at: now.toISOString() });
+    if (lineItems !== undefined) {
+      Object.assign(patch, pricedColumns(lineItems));
+      if (Number(patch.total_amount) < Number(current.amount_paid)) throw fieldError('line_items', `the total would be below the ${current.amount_paid} already paid; refund a payment first`);
     }
-    return presentInvoice((await repository.updateInvoice(trx, accountId, current.id, patch)) ?? current, now);
+    assertDueAfterIssue(patch.issue_date !== undefined ? patch.issue_date : current.issue_date, patch.due_date !== undefined ? patch.due_date : current.due_date);
+    if (status === 'sent' && from !== 'sent') Object.assign(patch, await invoiceSentColumns(trx, clock, accountId, { ...current, ...patch }));
+    if (status === 'void' && from !== 'void') Object.assign(patch, { status, voided_at: now.toISOString() });
+    const updated = (await repository.updateInvoice(trx, accountId, current.id, patch)) ?? current;
+    // Marking paid records the rest as a payment (method `other`), so the balance always comes from payments.
+    if (status === 'paid' && from !== 'paid') await payInFull(trx, clock, updated);
+    else if (lineItems !== undefined && Number(updated.amount_paid) > 0) await settleInvoice(trx, clock, updated);
+    return presentInvoice(await getRow(trx, accountId, current.id), now);
   });
+}
+
+async function payInFull(trx: Executor, clock: Clock, invoice: InvoiceRow): Promise<void> {
+  const due = Number(invoice.total_amount) - Number(invoice.amount_paid);
+  if (due > 0) await recordPayment(trx, clock, invoice, { amount: due, method: 'other' });
+  else await settleInvoice(trx, clock, invoice);
 }
 
 /**
@@ -156,11 +180,12 @@ export async function sendInvoice(db: Db, clock: Clock, accountId: string, id: s
     const client = await getClientRow(trx, accountId, current.client_id);
     const columns = await invoiceSentColumns(trx, clock, accountId, current, client);
     const now = clock.now();
-    const invoice = presentInvoice((await repository.updateInvoice(trx, accountId, current.id, { ...columns, updated_at: now.toISOString() })) ?? current, now);
+    const updated = (await repository.updateInvoice(trx, accountId, current.id, { ...columns, updated_at: now.toISOString() })) ?? current;
+    const invoice = presentInvoice({ ...updated, payments: current.payments }, now);
     await queueDocumentMail(trx, clock, accountId, client, {
       kind: 'invoice',
       message: input?.message ?? null,
-      document: { ...invoice, number: invoice.number as string, title: null, valid_until: null },
+      document: { ...invoice, number: invoice.number as string, title: null, valid_until: null, amount_paid: invoice.amount_paid },
     });
     return invoice;
   });
@@ -176,10 +201,10 @@ export async function deleteInvoice(db: Db, clock: Clock, accountId: string, id:
   });
 }
 
-export async function listInvoices(db: Executor, accountId: string, query: ListInvoicesInput, now: Date): Promise<Page<InvoiceRow>> {
+export async function listInvoices(db: Executor, accountId: string, query: ListInvoicesInput, now: Date): Promise<Page<InvoiceRecord>> {
   const page = pageRequest(query, repository.INVOICE_SORTS);
   const { overdue, ...filters } = query;
   const statuses = parseStatusFilter(query.status, INVOICE_STATUSES);
   const rows = await repository.listInvoices(db, accountId, { ...filters, statuses, overdue: overdue === undefined ? undefined : { today: todayUtc(now), wanted: overdue } }, page);
-  return toPage(rows, page);
+  return toPage<InvoiceRecord>(await withPayments(db, accountId, rows), page);
 }

@@ -1,12 +1,12 @@
 // Quote endpoints: the five standard operations and send.
-import { resourceRoutes } from '../../http/resource-routes.js';
+import { resourceRoutes, sendAction } from '../../http/resource-routes.js';
 import { CreateQuoteBody, ListQuotesQuery, QuoteSchema, UpdateQuoteBody } from './quotes.schemas.js';
 import * as service from './quotes.service.js';
 
 export const quoteRoutes = resourceRoutes({
   path: '/v1/quotes',
   names: ['quote', 'quotes'],
-  scopes: { read: 'quotes:read', write: 'quotes:write', delete: 'quotes:delete', send: 'quotes:send' },
+  scopes: { read: 'quotes:read', write: 'quotes:write', delete: 'quotes:delete' },
   schemas: { item: QuoteSchema, create: CreateQuoteBody, update: UpdateQuoteBody, list: ListQuotesQuery },
   stateErrors: ['INVALID_STATE'],
   service: {
@@ -16,6 +16,6 @@ export const quoteRoutes = resourceRoutes({
     get: service.getQuote,
     update: service.updateQuote,
     delete: service.deleteQuote,
-    send: service.sendQuote,
   },
+  actions: [sendAction('quote', 'quotes:send', service.sendQuote)],
 });

@@ -127,7 +127,7 @@ export async function sendQuote(db: Db, clock: Clock, accountId: string, id: str
     await queueDocumentMail(trx, clock, accountId, client, {
       kind: 'quote',
       message: input?.message ?? null,
-      document: { ...quote, number: quote.number as string, amount_due: null, issue_date: null, due_date: null },
+      document: { ...quote, number: quote.number as string, amount_paid: null, amount_due: null, issue_date: null, due_date: null },
     });
     return quote;
   });

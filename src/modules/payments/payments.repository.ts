@@ -1,0 +1,75 @@
+// Payment and refund queries, every one scoped by account.
+import { sql } from 'kysely';
+import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
+import type { Executor } from '../../db/database.js';
+import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import type { PaymentPatch, PaymentRefundRow, PaymentRow } from '../../db/types.js';
+import { normalizeInstant } from '../../db/values.js';
+import type { PaymentMethod } from './payments.schemas.js';
+
+const COLUMNS = ['id', 'account_id', 'invoice_id', 'client_id', 'amount', 'amount_refunded', 'currency', 'method', 'reference', 'paid_at', 'notes', 'metadata', 'created_at', 'updated_at'] as const;
+const REFUND_COLUMNS = ['id', 'account_id', 'payment_id', 'amount', 'reason', 'created_at'] as const;
+
+export interface PaymentFilters extends TimeBounds {
+  invoice_id?: string | undefined;
+  client_id?: string | undefined;
+  method?: PaymentMethod | undefined;
+  paid_after?: string | undefined;
+  paid_before?: string | undefined;
+}
+
+export const PAYMENT_SORTS: SortFields<PaymentRow> = { ...timestampSorts<PaymentRow>(), paid_at: { value: (row) => row.paid_at } };
+
+export async function insertPayment(db: Executor, row: PaymentRow): Promise<void> {
+  await db.insertInto('payments').values(row).execute();
+}
+
+export async function findPayment(db: Executor, accountId: string, id: string, lock = false): Promise<PaymentRow | undefined> {
+  const query = db.selectFrom('payments').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
+  return lockedIf(db, query, lock).executeTakeFirst();
+}
+
+export async function findPaymentByReference(db: Executor, accountId: string, reference: string): Promise<PaymentRow | undefined> {
+  return db.selectFrom('payments').select(COLUMNS).where('account_id', '=', accountId).where('reference', '=', reference).executeTakeFirst();
+}
+
+export async function updatePayment(db: Executor, accountId: string, id: string, patch: PaymentPatch): Promise<PaymentRow | undefined> {
+  return db.updateTable('payments').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+}
+
+/** The payments of some invoices, each invoice's in the order they were received. */
+export async function listPaymentsOfInvoices(db: Executor, accountId: string, invoiceIds: readonly string[]): Promise<PaymentRow[]> {
+  if (invoiceIds.length === 0) return [];
+  return db.selectFrom('payments').select(COLUMNS).where('account_id', '=', accountId).where('invoice_id', 'in', invoiceIds).orderBy('paid_at').orderBy('id').execute();
+}
+
+/** What an invoice has received, net of refunds, in minor units. */
+export async function netPaidOfInvoice(db: Executor, accountId: string, invoiceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('payments')
+    .select(sql<number | string | null>`sum(amount - amount_refunded)`.as('paid'))
+    .where('account_id', '=', accountId)
+    .where('invoice_id', '=', invoiceId)
+    .executeTakeFirst();
+  return Number(row?.paid ?? 0);
+}
+
+export async function listPayments(db: Executor, accountId: string, filters: PaymentFilters, page: PageRequest<PaymentRow>): Promise<PaymentRow[]> {
+  let query = db.selectFrom('payments').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters)));
+  if (filters.invoice_id !== undefined) query = query.where('invoice_id', '=', filters.invoice_id);
+  if (filters.client_id !== undefined) query = query.where('client_id', '=', filters.client_id);
+  if (filters.method !== undefined) query = query.where('method', '=', filters.method);
+  if (filters.paid_after !== undefined) query = query.where('paid_at', '>=', normalizeInstant(filters.paid_after));
+  if (filters.paid_before !== undefined) query = query.where('paid_at', '<', normalizeInstant(filters.paid_before));
+  return applyPage(query, page).execute();
+}
+
+export async function insertRefund(db: Executor, row: PaymentRefundRow): Promise<void> {
+  await db.insertInto('payment_refunds').values(row).execute();
+}
+
+/** The refunds of some payments, oldest first. */
+export async function listRefundsOfPayments(db: Executor, accountId: string, paymentIds: readonly string[]): Promise<PaymentRefundRow[]> {
+  if (paymentIds.length === 0) return [];
+  return db.selectFrom('payment_refunds').select(REFUND_COLUMNS).where('account_id', '=', accountId).where('payment_id', 'in', paymentIds).orderBy('created_at').orderBy('id').execute();
+}

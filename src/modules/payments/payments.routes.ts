@@ -1,0 +1,30 @@
+// Payment endpoints: list, create, get, update (notes and metadata) and refund; no delete.
+import { resourceRoutes } from '../../http/resource-routes.js';
+import { CreatePaymentBody, ListPaymentsQuery, PaymentSchema, RefundPaymentBody, UpdatePaymentBody, type RefundPaymentInput } from './payments.schemas.js';
+import * as service from './payments.service.js';
+
+export const paymentRoutes = resourceRoutes({
+  path: '/v1/payments',
+  names: ['payment', 'payments'],
+  scopes: { read: 'payments:read', write: 'payments:write' },
+  schemas: { item: PaymentSchema, create: CreatePaymentBody, update: UpdatePaymentBody, list: ListPaymentsQuery },
+  stateErrors: ['INVALID_STATE', 'CONFLICT'],
+  service: {
+    list: service.listPayments,
+    present: service.presentPayment,
+    create: service.createPayment,
+    get: service.getPayment,
+    update: service.updatePayment,
+  },
+  actions: [
+    {
+      name: 'refund',
+      scope: 'payments:write',
+      summary: 'Refund a payment',
+      description: "Records a refund of part (`amount`) or all of what is left of the payment. The invoice's amount_paid drops by it; a paid invoice with money due again returns to `sent`.",
+      body: RefundPaymentBody,
+      errors: [],
+      run: (db, clock, accountId, id, body) => service.refundPayment(db, clock, accountId, id, body as RefundPaymentInput),
+    },
+  ],
+});

@@ -1,0 +1,102 @@
+// Payment shapes: money received against a sent invoice, never edited or deleted, only refunded.
+import { Type, type Static } from '@sinclair/typebox';
+import { CurrencySchema, ReferenceSchema } from '../documents/document.schemas.js';
+import { MAX_AMOUNT } from '../documents/money.js';
+import { idFilter } from '../documents/list-filters.js';
+import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../shared/fields.js';
+
+export const PAYMENT_METHODS = ['cash', 'check', 'card', 'bank_transfer', 'other'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+const method = Type.Unsafe<PaymentMethod>({ type: 'string', enum: [...PAYMENT_METHODS], description: `How the money came in: ${PAYMENT_METHODS.join(', ')}.`, example: 'bank_transfer' });
+const positiveAmount = (description: string) => Type.Integer({ minimum: 1, maximum: Number(MAX_AMOUNT), description, example: 5000 });
+const reference = Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'Your reference for the payment (a cheque number, a bank or card transaction id). Unique per account: a second payment with it is 409, so a sync can retry safely.', example: 'TXN-88412' }));
+const notes = Nullable(Type.String({ maxLength: 5000, description: 'Internal notes.', example: 'Paid at the door.' }));
+
+export const RefundSchema = Type.Object({
+  id: IdSchema,
+  amount: Type.Integer({ description: 'Amount refunded, in minor units.', example: 2000 }),
+  reason: Nullable(Type.String({ description: 'Why the money was returned.', example: 'Overcharged for parts' })),
+  created_at: TimestampSchema,
+});
+
+export const PaymentSchema = Type.Object(
+  {
+    id: IdSchema,
+    object: Type.Literal('payment', { description: 'Always "payment".' }),
+    invoice_id: ReferenceSchema('The invoice paid.'),
+    client_id: ReferenceSchema("The invoice's client."),
+    amount: Type.Integer({ description: 'Amount received, in minor units of the invoice currency. Never changes.', example: 5000 }),
+    amount_refunded: Type.Integer({ description: 'The sum of the refunds, in minor units.', example: 0 }),
+    currency: CurrencySchema,
+    method,
+    reference,
+    paid_at: { ...TimestampSchema, description: 'When the money was received.' },
+    notes,
+    refunds: Type.Array(RefundSchema, { description: 'Refunds of this payment, oldest first.' }),
+    metadata: MetadataSchema,
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+  },
+  { $id: 'Payment', description: 'Money received against an invoice. Corrections are refunds, never edits.' },
+);
+
+/** A payment as an invoice lists it. */
+export const InvoicePaymentSchema = Type.Object({
+  id: IdSchema,
+  amount: Type.Integer({ description: 'Amount received, in minor units.', example: 5000 }),
+  amount_refunded: Type.Integer({ description: 'The sum of its refunds, in minor units.', example: 0 }),
+  method,
+  paid_at: TimestampSchema,
+});
+
+export const CreatePaymentBody = Type.Object(
+  {
+    invoice_id: ReferenceSchema('A sent invoice of this account.'),
+    amount: positiveAmount('Amount received, in minor units; at most the invoice’s amount_due.'),
+    method,
+    reference: Type.Optional(reference),
+    paid_at: Type.Optional({ ...TimestampSchema, description: 'When the money was received; defaults to now; not in the future.' }),
+    notes: Type.Optional(notes),
+    metadata: Type.Optional(MetadataSchema),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdatePaymentBody = Type.Object(
+  { notes: Type.Optional(notes), metadata: Type.Optional(MetadataSchema) },
+  { additionalProperties: false, description: 'Only notes and metadata change; amounts are corrected by refunds.' },
+);
+
+export const RefundPaymentBody = Type.Union(
+  [
+    Type.Object(
+      {
+        amount: Type.Optional(positiveAmount('Amount to refund, in minor units; defaults to all that is not yet refunded.')),
+        reason: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'Why the money is returned.', example: 'Overcharged for parts' }))),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'Optional: without a body the whole unrefunded amount is refunded.' },
+);
+
+export const ListPaymentsQuery = Type.Object(
+  {
+    ...listQueryProperties(['created_at', 'updated_at', 'paid_at'] as const),
+    invoice_id: idFilter('Only payments of this invoice.'),
+    client_id: idFilter('Only payments of this client.'),
+    method: Type.Optional(method),
+    paid_after: Type.Optional({ ...TimestampSchema, description: 'Only payments received at or after this instant.' }),
+    paid_before: Type.Optional({ ...TimestampSchema, description: 'Only payments received before this instant.' }),
+  },
+  { additionalProperties: false },
+);
+
+export type Payment = Static<typeof PaymentSchema>;
+export type InvoicePayment = Static<typeof InvoicePaymentSchema>;
+export type CreatePaymentInput = Static<typeof CreatePaymentBody>;
+export type UpdatePaymentInput = Static<typeof UpdatePaymentBody>;
+export type RefundPaymentInput = Static<typeof RefundPaymentBody> | undefined;
+export type ListPaymentsInput = Static<typeof ListPaymentsQuery>;

@@ -1,0 +1,163 @@
+// Payment rules (contract section 11): recorded against a sent invoice, at most what is due, a reference
+// unique per account, never edited (but notes and metadata) nor deleted, only refunded. The invoice's
+// balance and status are recomputed from its payments in the same transaction, with its row locked, so
+// concurrent payments can never overpay.
+import type { Clock } from '../../core/deps.js';
+import { newId } from '../../core/deps.js';
+import { conflict, fieldError, type Precondition } from '../../core/errors.js';
+import type { Db, Executor } from '../../db/database.js';
+import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import type { InvoiceRow, PaymentRefundRow, PaymentRow } from '../../db/types.js';
+import { fromJson, normalizeInstant } from '../../db/values.js';
+import { assertInvoicePayable, invoiceBalanceColumns, type InvoiceStatus } from '../invoices/invoices.lifecycle.js';
+import { findInvoice, updateInvoice } from '../invoices/invoices.repository.js';
+import { requireReference, requireRow } from '../shared/lookup.js';
+import * as repository from './payments.repository.js';
+import type { CreatePaymentInput, InvoicePayment, ListPaymentsInput, Payment, PaymentMethod, RefundPaymentInput, UpdatePaymentInput } from './payments.schemas.js';
+
+export type PaymentRecord = PaymentRow & { refunds: PaymentRefundRow[] };
+
+export function presentPayment(row: PaymentRecord): Payment {
+  return {
+    id: row.id,
+    object: 'payment',
+    invoice_id: row.invoice_id,
+    client_id: row.client_id,
+    amount: Number(row.amount),
+    amount_refunded: Number(row.amount_refunded),
+    currency: row.currency,
+    method: row.method as PaymentMethod,
+    reference: row.reference,
+    paid_at: row.paid_at,
+    notes: row.notes,
+    refunds: row.refunds.map((refund) => ({ id: refund.id, amount: Number(refund.amount), reason: refund.reason, created_at: refund.created_at })),
+    metadata: fromJson(row.metadata),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** Payments with their refunds, in one query for all of them. */
+async function withRefunds(db: Executor, accountId: string, rows: PaymentRow[]): Promise<PaymentRecord[]> {
+  const refunds = await repository.listRefundsOfPayments(db, accountId, rows.map((row) => row.id));
+  return rows.map((row) => ({ ...row, refunds: refunds.filter((refund) => refund.payment_id === row.id) }));
+}
+
+async function getRecord(db: Executor, accountId: string, id: string, lock = false): Promise<PaymentRecord> {
+  const row = await requireRow('payment', id, (found) => repository.findPayment(db, accountId, found, lock));
+  return (await withRefunds(db, accountId, [row]))[0]!;
+}
+
+/** Each invoice's payments as the invoice object lists them, by invoice id. */
+export async function paymentsOfInvoices(db: Executor, accountId: string, invoiceIds: readonly string[]): Promise<Map<string, InvoicePayment[]>> {
+  const byInvoice = new Map<string, InvoicePayment[]>(invoiceIds.map((id) => [id, []]));
+  for (const row of await repository.listPaymentsOfInvoices(db, accountId, invoiceIds)) {
+    byInvoice.get(row.invoice_id)?.push({ id: row.id, amount: Number(row.amount), amount_refunded: Number(row.amount_refunded), method: row.method as PaymentMethod, paid_at: row.paid_at });
+  }
+  return byInvoice;
+}
+
+/** Recomputes the invoice's amount_paid and status from its payments (the caller holds its row lock). */
+export async function settleInvoice(trx: Executor, clock: Clock, invoice: InvoiceRow): Promise<void> {
+  const paid = await repository.netPaidOfInvoice(trx, invoice.account_id, invoice.id);
+  const now = clock.now();
+  await updateInvoice(trx, invoice.account_id, invoice.id, { ...invoiceBalanceColumns(invoice, paid, now), updated_at: now.toISOString() });
+}
+
+/**
+ * Records a payment on a locked, sent invoice and settles its balance. Shared by POST /v1/payments and
+ * `PUT /v1/invoices/:id {status: "paid"}` (which pays what is due, with method `other`).
+ */
+export async function recordPayment(
+  trx: Executor,
+  clock: Clock,
+  invoice: InvoiceRow,
+  input: Pick<CreatePaymentInput, 'amount' | 'method'> & Partial<Pick<CreatePaymentInput, 'reference' | 'paid_at' | 'notes' | 'metadata'>>,
+): Promise<PaymentRecord> {
+  assertInvoicePayable(invoice.status as InvoiceStatus);
+  const due = Number(invoice.total_amount) - Number(invoice.amount_paid);
+  if (input.amount > due) throw fieldError('amount', `must not exceed the invoice's amount_due (${due})`);
+  const now = clock.now();
+  const paidAt = input.paid_at === undefined ? now.toISOString() : normalizeInstant(input.paid_at);
+  if (paidAt > now.toISOString()) throw fieldError('paid_at', 'must not be in the future');
+  const reference = input.reference ?? null;
+  if (reference !== null && (await repository.findPaymentByReference(trx, invoice.account_id, reference))) {
+    throw conflict(`A payment with reference '${reference}' is already recorded in this account.`);
+  }
+  const row: PaymentRow = {
+    id: newId(),
+    account_id: invoice.account_id,
+    invoice_id: invoice.id,
+    client_id: invoice.client_id,
+    amount: input.amount,
+    amount_refunded: 0,
+    currency: invoice.currency,
+    method: input.method,
+    reference,
+    paid_at: paidAt,
+    notes: input.notes ?? null,
+    metadata: JSON.stringify(input.metadata ?? {}),
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+  await repository.insertPayment(trx, row);
+  await settleInvoice(trx, clock, invoice);
+  return { ...row, refunds: [] };
+}
+
+/** The invoice a payment is for, locked until the transaction ends: every balance change holds it. */
+function lockInvoice(trx: Executor, accountId: string, invoiceId: string, field: string): Promise<InvoiceRow> {
+  return requireReference(field, 'invoice', invoiceId, (id) => findInvoice(trx, accountId, id, true));
+}
+
+export async function createPayment(db: Db, clock: Clock, accountId: string, input: CreatePaymentInput): Promise<Payment> {
+  return db.transaction().execute(async (trx) => presentPayment(await recordPayment(trx, clock, await lockInvoice(trx, accountId, input.invoice_id, 'invoice_id'), input)));
+}
+
+export async function getPayment(db: Executor, accountId: string, id: string): Promise<Payment> {
+  return presentPayment(await getRecord(db, accountId, id));
+}
+
+export async function updatePayment(db: Db, clock: Clock, accountId: string, id: string, input: UpdatePaymentInput, precondition?: Precondition): Promise<Payment> {
+  return db.transaction().execute(async (trx) => {
+    const current = await getRecord(trx, accountId, id, true);
+    precondition?.(presentPayment(current));
+    if (Object.keys(input).length === 0) return presentPayment(current);
+    const updated = await repository.updatePayment(trx, accountId, current.id, {
+      ...(input.notes !== undefined ? { notes: input.notes } : {}),
+      ...(input.metadata !== undefined ? { metadata: JSON.stringify(input.metadata) } : {}),
+      updated_at: clock.now().toISOString(),
+    });
+    return presentPayment({ ...(updated ?? current), refunds: current.refunds });
+  });
+}
+
+/**
+ * Refunds part or all of what is left of a payment. The invoice's amount_paid drops with it, and a paid
+ * invoice with money due again returns to sent. Refunds are allowed on a void invoice too: money received
+ * against it may have to go back.
+ */
+export async function refundPayment(db: Db, clock: Clock, accountId: string, id: string, input: RefundPaymentInput): Promise<Payment> {
+  return db.transaction().execute(async (trx) => {
+    const found = await requireRow('payment', id, (paymentId) => repository.findPayment(trx, accountId, paymentId));
+    // The invoice first, then the payment: the same lock order as a new payment, so the two cannot deadlock.
+    const invoice = await lockInvoice(trx, accountId, found.invoice_id, 'invoice_id');
+    const payment = await getRecord(trx, accountId, found.id, true);
+    const left = Number(payment.amount) - Number(payment.amount_refunded);
+    if (left === 0) throw fieldError('amount', 'nothing is left to refund on this payment');
+    const amount = input?.amount ?? left;
+    if (amount > left) throw fieldError('amount', `must not exceed what is left to refund (${left})`);
+    const now = clock.now().toISOString();
+    const refund: PaymentRefundRow = { id: newId(), account_id: accountId, payment_id: payment.id, amount, reason: input?.reason ?? null, created_at: now };
+    await repository.insertRefund(trx, refund);
+    const updated = await repository.updatePayment(trx, accountId, payment.id, { amount_refunded: Number(payment.amount_refunded) + amount, updated_at: now });
+    await settleInvoice(trx, clock, invoice);
+    return presentPayment({ ...(updated ?? payment), refunds: [...payment.refunds, refund] });
+  });
+}
+
+export async function listPayments(db: Executor, accountId: string, query: ListPaymentsInput): Promise<Page<PaymentRecord>> {
+  const page = pageRequest(query, repository.PAYMENT_SORTS);
+  const rows = await repository.listPayments(db, accountId, query, page);
+  return toPage<PaymentRecord>(await withRefunds(db, accountId, rows), page);
+}
