@@ -28,7 +28,9 @@ export interface OpenApiDocument {
   components: { schemas: Record<string, Schema> };
 }
 
-type MethodName = 'list' | 'create' | 'get' | 'update' | 'delete' | 'send';
+type MethodName = 'list' | 'create' | 'get' | 'update' | 'delete' | 'send' | 'refund';
+/** Operations on one object beyond the standard five: `POST /v1/<resource>/{id}/<action>`, an optional body. */
+const ACTIONS: readonly MethodName[] = ['send', 'refund'];
 
 interface Endpoint {
   name: MethodName;
@@ -58,7 +60,8 @@ function refName(schema: Schema | undefined): string | undefined {
 
 function methodName(httpMethod: string, rest: string[]): MethodName {
   if (rest.length === 0) return httpMethod === 'get' ? 'list' : 'create';
-  if (rest.length === 2 && rest[1] === 'send' && httpMethod === 'post') return 'send';
+  const action = ACTIONS.find((candidate) => candidate === rest[1]);
+  if (rest.length === 2 && action && httpMethod === 'post') return action;
   const byMethod: Record<string, MethodName> = { get: 'get', put: 'update', delete: 'delete' };
   const name = byMethod[httpMethod];
   if (rest.length !== 1 || !name) throw new Error(`no SDK method for ${httpMethod.toUpperCase()} ${rest.join('/')}`);
@@ -86,7 +89,7 @@ export function readResources(document: OpenApiDocument): Resource[] {
       resources.set(segment, resource);
     }
   }
-  const order: MethodName[] = ['list', 'create', 'get', 'update', 'delete', 'send'];
+  const order: MethodName[] = ['list', 'create', 'get', 'update', 'delete', ...ACTIONS];
   for (const resource of resources.values()) resource.endpoints.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
   return [...resources.values()];
 }
@@ -171,7 +174,8 @@ function tsMethod(resource: Resource, endpoint: Endpoint): string {
     case 'delete':
       return `${doc}  delete(id: string, options?: RequestOptions): Promise<WithResponse<${model}>> {\n    return this.transport.request<${model}>('DELETE', \`${path}\`, {}, options);\n  }\n`;
     case 'send':
-      return `${doc}  send(id: string, params: ${params} = {}, options?: RequestOptions): Promise<WithResponse<${model}>> {\n    return this.transport.request<${model}>('POST', \`${path}\`, { body: params }, options);\n  }\n`;
+    case 'refund':
+      return `${doc}  ${endpoint.name}(id: string, params: ${params} = {}, options?: RequestOptions): Promise<WithResponse<${model}>> {\n    return this.transport.request<${model}>('POST', \`${path}\`, { body: params }, options);\n  }\n`;
   }
 }
 
@@ -283,6 +287,7 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
     list: ['timeout: Optional[float] = None'],
     create: ['idempotency_key: Optional[str] = None', 'timeout: Optional[float] = None'],
     send: ['idempotency_key: Optional[str] = None', 'timeout: Optional[float] = None'],
+    refund: ['idempotency_key: Optional[str] = None', 'timeout: Optional[float] = None'],
     get: ['timeout: Optional[float] = None'],
     update: ['if_match: Optional[str] = None', 'timeout: Optional[float] = None'],
     delete: ['if_match: Optional[str] = None', 'timeout: Optional[float] = None'],

@@ -114,6 +114,15 @@ describe('JavaScript SDK', () => {
     const spareInvoice = await bms.invoices.create({ client_id: client.id });
     assert.equal((await bms.invoices.delete(spareInvoice.id)).deleted, true);
 
+    const deposit = await bms.payments.create({ invoice_id: invoice.id, amount: 5_000, method: 'bank_transfer', reference: 'SDK-DEP-1' });
+    assert.equal((await bms.invoices.get(invoice.id)).amount_due, 14_598);
+    assert.equal((await bms.payments.get(deposit.id)).reference, 'SDK-DEP-1');
+    assert.equal((await bms.payments.update(deposit.id, { notes: 'Deposit' })).notes, 'Deposit');
+    const refunded = await bms.payments.refund(deposit.id, { amount: 1_000, reason: 'Goodwill' });
+    assert.deepEqual([refunded.amount_refunded, refunded.refunds.length], [1_000, 1]);
+    assert.deepEqual((await bms.payments.list({ invoice_id: invoice.id })).data.map((payment) => payment.id), [deposit.id]);
+    assert.ok((await rejection(bms.payments.create({ invoice_id: invoice.id, amount: 1, method: 'cash', reference: 'SDK-DEP-1' }))) instanceof sdk.ConflictError);
+
     const loner = await bms.clients.create({ name: 'Gone Soon' });
     assert.equal((await bms.clients.delete(loner.id)).deleted, true);
     assert.ok((await rejection(bms.clients.get(loner.id))) instanceof sdk.NotFoundError);

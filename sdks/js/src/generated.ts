@@ -226,10 +226,23 @@ export interface Invoice {
   tax_amount: number;
   /** subtotal_amount + tax_amount, in minor units. Read-only. */
   total_amount: number;
-  /** Amount paid, in minor units: total_amount once paid, else 0. Read-only. */
+  /** The sum of the payments less their refunds, in minor units. Read-only. */
   amount_paid: number;
   /** total_amount − amount_paid, in minor units; 0 once paid or void. Read-only. */
   amount_due: number;
+  /** Payments recorded against the invoice, oldest first. Read-only: record them with POST /v1/payments. */
+  payments: Array<{
+    /** Unique identifier (UUIDv7). */
+    id: string;
+    /** Amount received, in minor units. */
+    amount: number;
+    /** The sum of its refunds, in minor units. */
+    amount_refunded: number;
+    /** How the money came in: cash, check, card, bank_transfer, other. */
+    method: "cash" | "check" | "card" | "bank_transfer" | "other";
+    /** ISO 8601 UTC timestamp with milliseconds. */
+    paid_at: string;
+  }>;
   /** Notes shown to the client on the invoice. */
   notes: string | null;
   /** Date of issue; set to the send date on first send when empty. */
@@ -240,10 +253,53 @@ export interface Invoice {
   is_overdue: boolean;
   /** When the invoice was last sent or marked sent. */
   sent_at: string | null;
-  /** When the invoice was marked paid. */
+  /** When the invoice became paid (its amount_due reached 0). */
   paid_at: string | null;
   /** When the invoice was voided. */
   voided_at: string | null;
+}
+
+/** Money received against an invoice. Corrections are refunds, never edits. */
+export interface Payment {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "payment". */
+  object: "payment";
+  /** The invoice paid. */
+  invoice_id: string;
+  /** The invoice's client. */
+  client_id: string;
+  /** Amount received, in minor units of the invoice currency. Never changes. */
+  amount: number;
+  /** The sum of the refunds, in minor units. */
+  amount_refunded: number;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** How the money came in: cash, check, card, bank_transfer, other. */
+  method: "cash" | "check" | "card" | "bank_transfer" | "other";
+  /** Your reference for the payment (a cheque number, a bank or card transaction id). Unique per account: a second payment with it is 409, so a sync can retry safely. */
+  reference: string | null;
+  /** When the money was received. */
+  paid_at: string;
+  /** Internal notes. */
+  notes: string | null;
+  /** Refunds of this payment, oldest first. */
+  refunds: Array<{
+    /** Unique identifier (UUIDv7). */
+    id: string;
+    /** Amount refunded, in minor units. */
+    amount: number;
+    /** Why the money was returned. */
+    reason: string | null;
+    /** ISO 8601 UTC timestamp with milliseconds. */
+    created_at: string;
+  }>;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
 }
 
 /** What a delete returns. */
@@ -664,6 +720,66 @@ export interface InvoiceSendParams {
   message?: string;
 }
 
+/** Query parameters of GET /v1/payments. */
+export interface PaymentListParams {
+  /** Page size, 1 to 100. */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at, paid_at, -paid_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "paid_at" | "-paid_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Only payments of this invoice. */
+  invoice_id?: string;
+  /** Only payments of this client. */
+  client_id?: string;
+  /** How the money came in: cash, check, card, bank_transfer, other. */
+  method?: "cash" | "check" | "card" | "bank_transfer" | "other";
+  /** Only payments received at or after this instant. */
+  paid_after?: string;
+  /** Only payments received before this instant. */
+  paid_before?: string;
+}
+
+/** Body of POST /v1/payments. */
+export interface PaymentCreateParams {
+  /** A sent invoice of this account. */
+  invoice_id: string;
+  /** Amount received, in minor units; at most the invoice’s amount_due. */
+  amount: number;
+  /** How the money came in: cash, check, card, bank_transfer, other. */
+  method: "cash" | "check" | "card" | "bank_transfer" | "other";
+  /** Your reference for the payment (a cheque number, a bank or card transaction id). Unique per account: a second payment with it is 409, so a sync can retry safely. */
+  reference?: string | null;
+  /** When the money was received; defaults to now; not in the future. */
+  paid_at?: string;
+  /** Internal notes. */
+  notes?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/payments/{id}. */
+export interface PaymentUpdateParams {
+  /** Internal notes. */
+  notes?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of POST /v1/payments/{id}/refund. */
+export interface PaymentRefundParams {
+  /** Amount to refund, in minor units; defaults to all that is not yet refunded. */
+  amount?: number;
+  /** Why the money is returned. */
+  reason?: string | null;
+}
+
 /** clients: list, create, get, update, delete. */
 export class ClientsResource {
   constructor(private readonly transport: Transport) {}
@@ -748,7 +864,9 @@ export class QuotesResource {
     return this.transport.request<DeletedObject>('DELETE', `/v1/quotes/${encodeURIComponent(id)}`, {}, options);
   }
 
-  /** Send a quote to its client. Requires the scope `quotes:send`. */
+  /** Send a quote to its client. Assigns the number on first send, moves the document to `sent` and queues an e-mail (text, HTML and a PDF) to the client’s stored address. Allowed from `draft` and `sent` (a re-send). The response does not wait for delivery.
+
+Requires the scope `quotes:send`. */
   send(id: string, params: QuoteSendParams = {}, options?: RequestOptions): Promise<WithResponse<Quote>> {
     return this.transport.request<Quote>('POST', `/v1/quotes/${encodeURIComponent(id)}/send`, { body: params }, options);
   }
@@ -813,9 +931,43 @@ export class InvoicesResource {
     return this.transport.request<DeletedObject>('DELETE', `/v1/invoices/${encodeURIComponent(id)}`, {}, options);
   }
 
-  /** Send an invoice to its client. Requires the scope `invoices:send`. */
+  /** Send an invoice to its client. Assigns the number on first send, moves the document to `sent` and queues an e-mail (text, HTML and a PDF) to the client’s stored address. Allowed from `draft` and `sent` (a re-send). The response does not wait for delivery.
+
+Requires the scope `invoices:send`. */
   send(id: string, params: InvoiceSendParams = {}, options?: RequestOptions): Promise<WithResponse<Invoice>> {
     return this.transport.request<Invoice>('POST', `/v1/invoices/${encodeURIComponent(id)}/send`, { body: params }, options);
+  }
+}
+
+/** payments: list, create, get, update, refund. */
+export class PaymentsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List payments. Requires the scope `payments:read`. */
+  list(params: PaymentListParams = {}, options?: RequestOptions): PagePromise<Payment> {
+    return this.transport.list<Payment>(`/v1/payments`, { ...params }, options);
+  }
+
+  /** Create a payment. Requires the scope `payments:write`. */
+  create(params: PaymentCreateParams, options?: RequestOptions): Promise<WithResponse<Payment>> {
+    return this.transport.request<Payment>('POST', `/v1/payments`, { body: params }, options);
+  }
+
+  /** Get a payment. Requires the scope `payments:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<Payment>> {
+    return this.transport.request<Payment>('GET', `/v1/payments/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a payment (partial: absent fields are kept, null clears). Requires the scope `payments:write`. */
+  update(id: string, params: PaymentUpdateParams, options?: RequestOptions): Promise<WithResponse<Payment>> {
+    return this.transport.request<Payment>('PUT', `/v1/payments/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Refund a payment. Records a refund of part (`amount`) or all of what is left of the payment. The invoice's amount_paid drops by it; a paid invoice with money due again returns to `sent`.
+
+Requires the scope `payments:write`. */
+  refund(id: string, params: PaymentRefundParams = {}, options?: RequestOptions): Promise<WithResponse<Payment>> {
+    return this.transport.request<Payment>('POST', `/v1/payments/${encodeURIComponent(id)}/refund`, { body: params }, options);
   }
 }
 
@@ -826,6 +978,7 @@ export class Resources {
   readonly quotes: QuotesResource;
   readonly jobs: JobsResource;
   readonly invoices: InvoicesResource;
+  readonly payments: PaymentsResource;
 
   constructor(transport: Transport) {
     this.clients = new ClientsResource(transport);
@@ -833,6 +986,7 @@ export class Resources {
     this.quotes = new QuotesResource(transport);
     this.jobs = new JobsResource(transport);
     this.invoices = new InvoicesResource(transport);
+    this.payments = new PaymentsResource(transport);
   }
 }
 

@@ -16,7 +16,10 @@ __all__ = [
     "JobLineItem",
     "Job",
     "InvoiceLineItem",
+    "InvoicePayment",
     "Invoice",
+    "PaymentRefund",
+    "Payment",
     "DeletedObject",
     "ClientAddressParams",
     "QuoteLineItemParams",
@@ -162,6 +165,16 @@ class InvoiceLineItem(TypedDict):
     tax_amount: int
 
 
+class InvoicePayment(TypedDict):
+    """InvoicePayment"""
+
+    id: str
+    amount: int
+    amount_refunded: int
+    method: Literal["cash", "check", "card", "bank_transfer", "other"]
+    paid_at: str
+
+
 class Invoice(TypedDict):
     """A bill sent to a client."""
 
@@ -182,6 +195,7 @@ class Invoice(TypedDict):
     total_amount: int
     amount_paid: int
     amount_due: int
+    payments: List[InvoicePayment]
     notes: Optional[str]
     issue_date: Optional[str]
     due_date: Optional[str]
@@ -189,6 +203,35 @@ class Invoice(TypedDict):
     sent_at: Optional[str]
     paid_at: Optional[str]
     voided_at: Optional[str]
+
+
+class PaymentRefund(TypedDict):
+    """PaymentRefund"""
+
+    id: str
+    amount: int
+    reason: Optional[str]
+    created_at: str
+
+
+class Payment(TypedDict):
+    """Money received against an invoice. Corrections are refunds, never edits."""
+
+    id: str
+    object: Literal["payment"]
+    invoice_id: str
+    client_id: str
+    amount: int
+    amount_refunded: int
+    currency: str
+    method: Literal["cash", "check", "card", "bank_transfer", "other"]
+    reference: Optional[str]
+    paid_at: str
+    notes: Optional[str]
+    refunds: List[PaymentRefund]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
 
 
 class DeletedObject(TypedDict):
@@ -472,7 +515,9 @@ class QuotesResource:
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
     ) -> Quote:
-        """Send a quote to its client. Requires the scope `quotes:send`."""
+        """Send a quote to its client. Assigns the number on first send, moves the document to `sent` and queues an e-mail (text, HTML and a PDF) to the client’s stored address. Allowed from `draft` and `sent` (a re-send). The response does not wait for delivery.
+
+Requires the scope `quotes:send`."""
         return cast(Quote, self._transport.request("POST", f"/v1/quotes/{_quote(id)}/send", body=_given(message=message), idempotency_key=idempotency_key, timeout=timeout))
 
 
@@ -650,8 +695,87 @@ class InvoicesResource:
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
     ) -> Invoice:
-        """Send an invoice to its client. Requires the scope `invoices:send`."""
+        """Send an invoice to its client. Assigns the number on first send, moves the document to `sent` and queues an e-mail (text, HTML and a PDF) to the client’s stored address. Allowed from `draft` and `sent` (a re-send). The response does not wait for delivery.
+
+Requires the scope `invoices:send`."""
         return cast(Invoice, self._transport.request("POST", f"/v1/invoices/{_quote(id)}/send", body=_given(message=message), idempotency_key=idempotency_key, timeout=timeout))
+
+
+class PaymentsResource:
+    """payments: list, create, get, update, refund."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "paid_at", "-paid_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        method: Union[Literal["cash", "check", "card", "bank_transfer", "other"], NotGiven] = NOT_GIVEN,
+        paid_after: Union[str, NotGiven] = NOT_GIVEN,
+        paid_before: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+    ) -> Page[Payment]:
+        """List payments. Requires the scope `payments:read`."""
+        return self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before), timeout=timeout)
+
+    def create(
+        self,
+        *,
+        invoice_id: str,
+        amount: int,
+        method: Literal["cash", "check", "card", "bank_transfer", "other"],
+        reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        paid_at: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Payment:
+        """Create a payment. Requires the scope `payments:write`."""
+        return cast(Payment, self._transport.request("POST", "/v1/payments", body=_given(invoice_id=invoice_id, amount=amount, method=method, reference=reference, paid_at=paid_at, notes=notes, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout))
+
+    def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+    ) -> Payment:
+        """Get a payment. Requires the scope `payments:read`."""
+        return cast(Payment, self._transport.request("GET", f"/v1/payments/{_quote(id)}", timeout=timeout))
+
+    def update(
+        self,
+        id: str,
+        *,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Payment:
+        """Update a payment (partial: absent fields are kept, null clears). Requires the scope `payments:write`."""
+        return cast(Payment, self._transport.request("PUT", f"/v1/payments/{_quote(id)}", body=_given(notes=notes, metadata=metadata), if_match=if_match, timeout=timeout))
+
+    def refund(
+        self,
+        id: str,
+        *,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Payment:
+        """Refund a payment. Records a refund of part (`amount`) or all of what is left of the payment. The invoice's amount_paid drops by it; a paid invoice with money due again returns to `sent`.
+
+Requires the scope `payments:write`."""
+        return cast(Payment, self._transport.request("POST", f"/v1/payments/{_quote(id)}/refund", body=_given(amount=amount, reason=reason), idempotency_key=idempotency_key, timeout=timeout))
 
 
 class Resources:
@@ -663,6 +787,7 @@ class Resources:
         self.quotes = QuotesResource(transport)
         self.jobs = JobsResource(transport)
         self.invoices = InvoicesResource(transport)
+        self.payments = PaymentsResource(transport)
 
 
 ErrorCode = Literal["VALIDATION_ERROR", "INVALID_JSON", "BAD_REQUEST", "AUTHENTICATION_REQUIRED", "INVALID_API_KEY", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVALID_STATE", "CONFLICT", "PRECONDITION_FAILED", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "RATE_LIMITED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"]

@@ -71,6 +71,16 @@ class AgainstServer(unittest.TestCase):
         spare_invoice = bms.invoices.create(client_id=client["id"])
         self.assertTrue(bms.invoices.delete(spare_invoice["id"])["deleted"])
 
+        deposit = bms.payments.create(invoice_id=invoice["id"], amount=5000, method="bank_transfer", reference="PY-DEP-1")
+        self.assertEqual(bms.invoices.get(invoice["id"])["amount_due"], 14598)
+        self.assertEqual(bms.payments.get(deposit["id"])["reference"], "PY-DEP-1")
+        self.assertEqual(bms.payments.update(deposit["id"], notes="Deposit")["notes"], "Deposit")
+        refunded = bms.payments.refund(deposit["id"], amount=1000, reason="Goodwill")
+        self.assertEqual([refunded["amount_refunded"], len(refunded["refunds"])], [1000, 1])
+        self.assertEqual([p["id"] for p in bms.payments.list(invoice_id=invoice["id"]).data], [deposit["id"]])
+        with self.assertRaises(bms_sdk.ConflictError):
+            bms.payments.create(invoice_id=invoice["id"], amount=1, method="cash", reference="PY-DEP-1")
+
         loner = bms.clients.create(name="Gone Soon")
         self.assertTrue(bms.clients.delete(loner["id"])["deleted"])
         with self.assertRaises(bms_sdk.NotFoundError):
