@@ -276,3 +276,25 @@ describe('listing and scopes', () => {
   });
 });
 
+
+test('the worked example of docs/resources.md, step by step', async () => {
+  const id = await sentInvoice(120_000);
+  const balance = async () => {
+    const current = await invoice(id);
+    return [current.amount_paid, current.amount_due, current.status];
+  };
+  const deposit = { invoice_id: id, amount: 40_000, method: 'card', reference: `CARD-7731-${id}` };
+  assert.equal((await pay(deposit)).status, 201);
+  assert.deepEqual(await balance(), [40_000, 80_000, 'sent']);
+  assert.equal((await pay(deposit)).status, 409, 'a retried sync');
+  const p2 = (await pay({ invoice_id: id, amount: 80_000, method: 'bank_transfer' })).body.data.id;
+  assert.deepEqual(await balance(), [120_000, 0, 'paid']);
+  assert.equal((await pay({ invoice_id: id, amount: 1, method: 'cash' })).body.error.code, 'INVALID_STATE');
+  assert.equal((await suite.context.request('POST', `/v1/payments/${p2}/refund`, { key: suite.key, body: { amount: 15_000, reason: 'Overcharged for parts' } })).status, 200);
+  assert.deepEqual(await balance(), [105_000, 15_000, 'sent']);
+  const tooMuch = await suite.context.request('POST', `/v1/payments/${p2}/refund`, { key: suite.key, body: { amount: 70_000 } });
+  assert.deepEqual([tooMuch.status, tooMuch.body.error.details[0].message], [422, 'must not exceed what is left to refund (65000)']);
+  assert.equal((await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'paid' } })).status, 200);
+  assert.deepEqual(await balance(), [120_000, 0, 'paid']);
+  assert.deepEqual((await invoice(id)).payments.map((payment: { amount: number; method: string }) => [payment.amount, payment.method]), [[40_000, 'card'], [80_000, 'bank_transfer'], [15_000, 'other']]);
+});
