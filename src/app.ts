@@ -119,7 +119,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
       const scope = route.config?.scope;
       if (!scope) return { schema, url };
       const requires = `Requires the scope \`${scope}\`.`;
-      return { schema: { ...schema, security: [{ bearerAuth: [] }], description: schema.description ? `${schema.description}\n\n${requires}` : requires }, url };
+      return { schema: { ...schema, security: [{ bearerAuth: [] }], description: schema?.description ? `${schema.description}\n\n${requires}` : requires }, url };
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } as never });
