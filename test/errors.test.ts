@@ -159,7 +159,7 @@ describe('OpenAPI and docs', () => {
       assert.deepEqual(operation.security, [{ bearerAuth: [] }]);
       assert.ok(operation.responses['401'] && operation.responses['403'], `${route.method} ${path} documents auth errors`);
     }
-    for (const kind of ['Client', 'ServiceRequest', 'Quote', 'Job', 'Invoice']) {
+    for (const kind of ['Client', 'ServiceRequest', 'Quote', 'Job', 'Invoice', 'Payment']) {
       const schema = response.body.components.schemas[kind];
       assert.ok(schema, `${kind} is a component`);
       for (const [name, property] of Object.entries<any>(schema.properties)) {

@@ -163,6 +163,57 @@ export interface PaymentRefundsTable {
   created_at: Timestamp;
 }
 
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  /** The id of the object the event is about. */
+  resource_id: string;
+  /** `{object, previous_attributes?, source?}`. */
+  data: JsonText;
+  created_at: Timestamp;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  description: string | null;
+  enabled_events: JsonText;
+  status: string;
+  disabled_reason: string | null;
+  secret: string;
+  /** The secret before the last rotation, which keeps signing until previous_secret_expires_at. */
+  previous_secret: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  /** Since when every attempt has failed; null after a success. */
+  failing_since: Timestamp | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  /** pending (the next attempt, possibly in flight), succeeded or failed. */
+  status: string;
+  next_attempt_at: Timestamp;
+  locked_by: string | null;
+  locked_until: Timestamp | null;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  /** The first 1 KB of the response. */
+  response_body: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface IdempotencyKeysTable {
   api_key_id: string;
   key: string;
@@ -189,6 +240,9 @@ export interface Tables {
   idempotency_keys: IdempotencyKeysTable;
   payments: PaymentsTable;
   payment_refunds: PaymentRefundsTable;
+  events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -208,3 +262,7 @@ export type InvoicePatch = Updateable<InvoicesTable>;
 export type PaymentRow = Selectable<PaymentsTable>;
 export type PaymentPatch = Updateable<PaymentsTable>;
 export type PaymentRefundRow = Selectable<PaymentRefundsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookEndpointPatch = Updateable<WebhookEndpointsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -23,7 +23,10 @@ export const InvoiceSchema = Type.Object(
     ...totalsFields,
     amount_paid: Type.Integer({ description: 'The sum of the payments less their refunds, in minor units. Read-only.', example: 0 }),
     amount_due: Type.Integer({ description: 'total_amount − amount_paid, in minor units; 0 once paid or void. Read-only.', example: 19598 }),
-    payments: Type.Array(InvoicePaymentSchema, { description: 'Payments recorded against the invoice, oldest first. Read-only: record them with POST /v1/payments.' }),
+    payments: Type.Array(InvoicePaymentSchema, {
+      description: 'Payments recorded against the invoice, oldest first. Read-only: record them with POST /v1/payments.',
+      example: [{ id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', amount: 5000, amount_refunded: 0, method: 'card', paid_at: '2026-11-21T10:04:05.123Z' }],
+    }),
     notes,
     issue_date: issueDate,
     due_date: dueDate,

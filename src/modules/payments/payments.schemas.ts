@@ -33,7 +33,7 @@ export const PaymentSchema = Type.Object(
     reference,
     paid_at: { ...TimestampSchema, description: 'When the money was received.' },
     notes,
-    refunds: Type.Array(RefundSchema, { description: 'Refunds of this payment, oldest first.' }),
+    refunds: Type.Array(RefundSchema, { description: 'Refunds of this payment, oldest first.', example: [{ id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02', amount: 2000, reason: 'Overcharged for parts', created_at: '2026-11-22T09:00:00.000Z' }] }),
     metadata: MetadataSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,

@@ -1,0 +1,44 @@
+// The closed list of event types (contract section 9), and what each one's `data.object` is.
+export const EVENT_TYPES = [
+  'client.created', 'client.updated', 'client.deleted',
+  'service_request.created', 'service_request.updated', 'service_request.converted',
+  'quote.created', 'quote.updated', 'quote.sent', 'quote.approved', 'quote.declined', 'quote.converted', 'quote.deleted',
+  'job.created', 'job.updated', 'job.completed', 'job.canceled', 'job.deleted',
+  'invoice.created', 'invoice.updated', 'invoice.sent', 'invoice.paid', 'invoice.voided', 'invoice.deleted',
+  'payment.created', 'payment.refunded',
+  'delivery.succeeded', 'delivery.failed',
+  'webhook_endpoint.disabled', 'webhook_endpoint.test',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+export type EventResource = EventType extends `${infer Resource}.${string}` ? Resource : never;
+
+/** The schema ($id) of `data.object` for each kind of resource an event is about. */
+export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
+  client: 'Client',
+  service_request: 'ServiceRequest',
+  quote: 'Quote',
+  job: 'Job',
+  invoice: 'Invoice',
+  payment: 'Payment',
+  delivery: 'Delivery',
+  webhook_endpoint: 'WebhookEndpoint',
+};
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * Whether a pattern (`*`, `invoice.*` or an exact type) is valid, and whether it matches a type. Used by
+ * the `type` filter of the event list and by the endpoints' `enabled_events`.
+ */
+export function isEventPattern(pattern: string): boolean {
+  if (pattern === '*') return true;
+  if (pattern.endsWith('.*')) return Object.keys(EVENT_OBJECT_SCHEMAS).includes(pattern.slice(0, -2));
+  return isEventType(pattern);
+}
+
+export function matchesEventPattern(pattern: string, type: string): boolean {
+  return pattern === '*' || pattern === type || (pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1)));
+}
