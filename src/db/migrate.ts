@@ -7,6 +7,7 @@ import * as outbox from './migrations/20261121020000_outbox.js';
 import * as sortSentinels from './migrations/20261121030000_sort_sentinels.js';
 import * as idempotency from './migrations/20261121040000_idempotency.js';
 import * as payments from './migrations/20261122000000_payments.js';
+import * as events from './migrations/20261122010000_events.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261121030000_sort_sentinels': sortSentinels,
   '20261121040000_idempotency': idempotency,
   '20261122000000_payments': payments,
+  '20261122010000_events': events,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

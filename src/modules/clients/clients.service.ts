@@ -6,6 +6,7 @@ import type { Db, Executor } from '../../db/database.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
+import { recordChange, recordEvent } from '../events/events.service.js';
 import { requireReference, requireRow } from '../shared/lookup.js';
 import * as repository from './clients.repository.js';
 import type { Client, CreateClientInput, ListClientsInput, UpdateClientInput } from './clients.schemas.js';
@@ -48,7 +49,7 @@ export function requireClientReference(trx: Executor, accountId: string, clientI
   return requireReference('client_id', 'client', clientId, (id) => repository.findClient(trx, accountId, id, true));
 }
 
-export async function createClient(db: Executor, clock: Clock, accountId: string, input: CreateClientInput): Promise<Client> {
+export async function createClient(db: Db, clock: Clock, accountId: string, input: CreateClientInput): Promise<Client> {
   const now = clock.now().toISOString();
   const row: ClientRow = {
     id: newId(),
@@ -63,8 +64,12 @@ export async function createClient(db: Executor, clock: Clock, accountId: string
     created_at: now,
     updated_at: now,
   };
-  await repository.insertClient(db, row);
-  return presentClient(row);
+  return db.transaction().execute(async (trx) => {
+    await repository.insertClient(trx, row);
+    const client = presentClient(row);
+    await recordEvent(trx, clock, accountId, 'client.created', client);
+    return client;
+  });
 }
 
 export async function getClient(db: Executor, accountId: string, id: string): Promise<Client> {
@@ -90,11 +95,13 @@ async function applyClientUpdate(db: Executor, clock: Clock, accountId: string, 
   patch.updated_at = clock.now().toISOString();
   const updated = await repository.updateClient(db, accountId, current.id, patch);
   if (!updated) throw notFound('client', id);
-  return presentClient(updated);
+  const client = presentClient(updated);
+  await recordChange(db, clock, accountId, 'client', presentClient(current), client);
+  return client;
 }
 
 /** The reference check and the delete share one transaction, so no new reference slips in between. */
-export async function deleteClient(db: Db, _clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+export async function deleteClient(db: Db, clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
     const row = await getClientRow(trx, accountId, id, true);
     precondition?.(presentClient(row));
@@ -104,6 +111,7 @@ export async function deleteClient(db: Db, _clock: Clock, accountId: string, id:
       throw conflict(`This client cannot be deleted while ${list} refer to it. Delete or reassign them first.`);
     }
     await repository.deleteClient(trx, accountId, row.id);
+    await recordEvent(trx, clock, accountId, 'client.deleted', presentClient(row));
     return { id: row.id, deleted: true as const };
   });
 }

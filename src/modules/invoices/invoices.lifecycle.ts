@@ -8,6 +8,7 @@ import { numberOnSend } from '../documents/numbering.js';
 import { addDays, todayUtc } from '../documents/priced.js';
 import { assertSendable } from '../documents/sending.js';
 import type { TransitionTable } from '../documents/state-machine.js';
+import type { EventType } from '../events/event-types.js';
 
 export const INVOICE_STATUSES = ['draft', 'sent', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -18,6 +19,9 @@ export const INVOICE_TRANSITIONS: TransitionTable<InvoiceStatus> = {
   paid: [],
   void: [],
 };
+
+/** The event a move to each status records (others record invoice.updated). */
+export const INVOICE_STATUS_EVENTS: Partial<Record<InvoiceStatus, EventType>> = { sent: 'invoice.sent', paid: 'invoice.paid', void: 'invoice.voided' };
 
 /** Statuses in which the invoice's fields may change; paid and void are final. */
 export const INVOICE_EDITABLE: readonly InvoiceStatus[] = ['draft', 'sent'];

@@ -1,6 +1,7 @@
 // Invoice endpoints: the five standard operations and send.
 import { resourceRoutes, sendAction } from '../../http/resource-routes.js';
 import { CreateInvoiceBody, InvoiceSchema, ListInvoicesQuery, UpdateInvoiceBody } from './invoices.schemas.js';
+import { presentInvoice } from './invoices.presenter.js';
 import * as service from './invoices.service.js';
 
 export const invoiceRoutes = resourceRoutes({
@@ -11,7 +12,7 @@ export const invoiceRoutes = resourceRoutes({
   stateErrors: ['INVALID_STATE'],
   service: {
     list: service.listInvoices,
-    present: service.presentInvoice,
+    present: presentInvoice,
     create: service.createInvoice,
     get: service.getInvoice,
     update: service.updateInvoice,

@@ -6,72 +6,30 @@ import { fieldError, type Precondition } from '../../core/errors.js';
 import type { Db, Executor } from '../../db/database.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { InvoiceRow, JobRow, QuoteRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import { getClientRow, requireClientReference } from '../clients/clients.service.js';
 import type { SendInput } from '../documents/document.schemas.js';
 import { copyLineItems } from '../documents/line-items.js';
 import { parseStatusFilter } from '../documents/list-filters.js';
-import { accountCurrency, lineItemsOf, presentPriced, pricedColumns, todayUtc } from '../documents/priced.js';
+import { accountCurrency, lineItemsOf, pricedColumns, todayUtc } from '../documents/priced.js';
 import { queueDocumentMail } from '../documents/sending.js';
 import { assertTransition } from '../documents/state-machine.js';
 import { requireJobReference } from '../jobs/jobs.service.js';
 import { convertQuote } from '../quotes/quotes.service.js';
-import { requireRow } from '../shared/lookup.js';
 import {
   assertInvoiceDeletable,
   assertInvoiceEditable,
   defaultDueDate,
+  INVOICE_STATUS_EVENTS,
   INVOICE_STATUSES,
   INVOICE_TRANSITIONS,
   invoiceSentColumns,
   type InvoiceStatus,
 } from './invoices.lifecycle.js';
 import * as repository from './invoices.repository.js';
-import { paymentsOfInvoices, recordPayment, settleInvoice } from '../payments/payments.service.js';
-import type { InvoicePayment } from '../payments/payments.schemas.js';
+import { previousAttributes, recordChange, recordEvent } from '../events/events.service.js';
+import { recordPayment, settleInvoice } from '../payments/payments.service.js';
+import { getInvoiceRecord as getRow, presentInvoice, withPayments, type InvoiceRecord } from './invoices.presenter.js';
 import type { CreateInvoiceInput, Invoice, ListInvoicesInput, UpdateInvoiceInput } from './invoices.schemas.js';
-
-/** An invoice row with its payments, as the invoice object lists them. */
-export type InvoiceRecord = InvoiceRow & { payments: InvoicePayment[] };
-
-/** `now` decides is_overdue, so the same row reads differently tomorrow. */
-export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
-  const priced = presentPriced(row);
-  const amountPaid = Number(row.amount_paid);
-  return {
-    id: row.id,
-    object: 'invoice',
-    number: row.number,
-    client_id: row.client_id,
-    job_id: row.job_id,
-    quote_id: row.quote_id,
-    ...priced,
-    amount_paid: amountPaid,
-    amount_due: row.status === 'void' ? 0 : priced.total_amount - amountPaid,
-    payments: row.payments,
-    notes: row.notes,
-    issue_date: row.issue_date,
-    due_date: row.due_date,
-    status: row.status,
-    is_overdue: row.status === 'sent' && row.due_date !== null && row.due_date < todayUtc(now),
-    sent_at: row.sent_at,
-    paid_at: row.paid_at,
-    voided_at: row.voided_at,
-    metadata: fromJson(row.metadata),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
-async function withPayments(db: Executor, accountId: string, rows: InvoiceRow[]): Promise<InvoiceRecord[]> {
-  const payments = await paymentsOfInvoices(db, accountId, rows.map((row) => row.id));
-  return rows.map((row) => ({ ...row, payments: payments.get(row.id) ?? [] }));
-}
-
-async function getRow(db: Executor, accountId: string, id: string, lock = false): Promise<InvoiceRecord> {
-  const row = await requireRow('invoice', id, (found) => repository.findInvoice(db, accountId, found, lock));
-  return (await withPayments(db, accountId, [row]))[0]!;
-}
 
 function assertDueAfterIssue(issueDate: string | null, dueDate: string | null): void {
   if (issueDate !== null && dueDate !== null && dueDate < issueDate) throw fieldError('due_date', 'must not be before issue_date');
@@ -124,7 +82,9 @@ export async function createInvoice(db: Db, clock: Clock, accountId: string, inp
       updated_at: now.toISOString(),
     };
     await repository.insertInvoice(trx, row);
-    return presentInvoice({ ...row, payments: [] }, now);
+    const invoice = presentInvoice({ ...row, payments: [] }, now);
+    await recordEvent(trx, clock, accountId, 'invoice.created', invoice);
+    return invoice;
   });
 }
 
@@ -157,17 +117,19 @@ export async function updateInvoice(db: Db, clock: Clock, accountId: string, id:
     if (status === 'sent' && from !== 'sent') Object.assign(patch, await invoiceSentColumns(trx, clock, accountId, { ...current, ...patch }));
     if (status === 'void' && from !== 'void') Object.assign(patch, { status, voided_at: now.toISOString() });
     const updated = (await repository.updateInvoice(trx, accountId, current.id, patch)) ?? current;
+    const edited = presentInvoice({ ...updated, payments: current.payments }, now);
+    await recordChange(trx, clock, accountId, 'invoice', presentInvoice(current, now), edited, INVOICE_STATUS_EVENTS);
     // Marking paid records the rest as a payment (method `other`), so the balance always comes from payments.
-    if (status === 'paid' && from !== 'paid') await payInFull(trx, clock, updated);
-    else if (lineItems !== undefined && Number(updated.amount_paid) > 0) await settleInvoice(trx, clock, updated);
+    if (status === 'paid' && from !== 'paid') await payInFull(trx, clock, updated, edited);
+    else if (lineItems !== undefined && Number(updated.amount_paid) > 0) await settleInvoice(trx, clock, updated, edited);
     return presentInvoice(await getRow(trx, accountId, current.id), now);
   });
 }
 
-async function payInFull(trx: Executor, clock: Clock, invoice: InvoiceRow): Promise<void> {
+async function payInFull(trx: Executor, clock: Clock, invoice: InvoiceRow, before: Invoice): Promise<void> {
   const due = Number(invoice.total_amount) - Number(invoice.amount_paid);
   if (due > 0) await recordPayment(trx, clock, invoice, { amount: due, method: 'other' });
-  else await settleInvoice(trx, clock, invoice);
+  else await settleInvoice(trx, clock, invoice, before);
 }
 
 /**
@@ -182,6 +144,8 @@ export async function sendInvoice(db: Db, clock: Clock, accountId: string, id: s
     const now = clock.now();
     const updated = (await repository.updateInvoice(trx, accountId, current.id, { ...columns, updated_at: now.toISOString() })) ?? current;
     const invoice = presentInvoice({ ...updated, payments: current.payments }, now);
+    // Every send is an invoice.sent, a re-send too (its sent_at moves).
+    await recordEvent(trx, clock, accountId, 'invoice.sent', invoice, { previous_attributes: previousAttributes(presentInvoice(current, now), invoice) });
     await queueDocumentMail(trx, clock, accountId, client, {
       kind: 'invoice',
       message: input?.message ?? null,
@@ -194,9 +158,11 @@ export async function sendInvoice(db: Db, clock: Clock, accountId: string, id: s
 export async function deleteInvoice(db: Db, clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
     const current = await getRow(trx, accountId, id, true);
-    precondition?.(presentInvoice(current, clock.now()));
+    const invoice = presentInvoice(current, clock.now());
+    precondition?.(invoice);
     assertInvoiceDeletable(current.status as InvoiceStatus);
     await repository.deleteInvoice(trx, accountId, current.id);
+    await recordEvent(trx, clock, accountId, 'invoice.deleted', invoice);
     return { id: current.id, deleted: true as const };
   });
 }

@@ -16,8 +16,9 @@ import { accountCurrency, lineItemsOf, presentPriced, pricedColumns } from '../d
 import { assertTransition } from '../documents/state-machine.js';
 import { convertQuote } from '../quotes/quotes.service.js';
 import { convertServiceRequest } from '../service-requests/service-requests.service.js';
+import { recordChange, recordEvent } from '../events/events.service.js';
 import { requireReference, requireRow } from '../shared/lookup.js';
-import { JOB_STATUSES, JOB_TRANSITIONS, type JobStatus } from './jobs.lifecycle.js';
+import { JOB_STATUS_EVENTS, JOB_STATUSES, JOB_TRANSITIONS, type JobStatus } from './jobs.lifecycle.js';
 import * as repository from './jobs.repository.js';
 import type { CreateJobInput, Job, ListJobsInput, UpdateJobInput } from './jobs.schemas.js';
 
@@ -97,7 +98,9 @@ export async function createJob(db: Db, clock: Clock, accountId: string, input: 
       updated_at: now,
     };
     await repository.insertJob(trx, row);
-    return presentJob(row);
+    const job = presentJob(row);
+    await recordEvent(trx, clock, accountId, 'job.created', job);
+    return job;
   });
 }
 
@@ -128,17 +131,20 @@ export async function updateJob(db: Db, clock: Clock, accountId: string, id: str
       patch.status = status;
       patch.completed_at = status === 'completed' ? now : null;
     }
-    return presentJob((await repository.updateJob(trx, accountId, current.id, patch)) ?? current);
+    const job = presentJob((await repository.updateJob(trx, accountId, current.id, patch)) ?? current);
+    await recordChange(trx, clock, accountId, 'job', presentJob(current), job, JOB_STATUS_EVENTS);
+    return job;
   });
 }
 
-export async function deleteJob(db: Db, _clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+export async function deleteJob(db: Db, clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
     const current = await getRow(trx, accountId, id, true);
     precondition?.(presentJob(current));
     const invoices = await countInvoicesOfJob(trx, accountId, current.id);
     if (invoices > 0) throw conflict(`This job cannot be deleted while ${invoices} invoice${invoices === 1 ? '' : 's'} refer to it.`);
     await repository.deleteJob(trx, accountId, current.id);
+    await recordEvent(trx, clock, accountId, 'job.deleted', presentJob(current));
     return { id: current.id, deleted: true as const };
   });
 }

@@ -9,11 +9,14 @@ import type { Db, Executor } from '../../db/database.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { InvoiceRow, PaymentRefundRow, PaymentRow } from '../../db/types.js';
 import { fromJson, normalizeInstant } from '../../db/values.js';
-import { assertInvoicePayable, invoiceBalanceColumns, type InvoiceStatus } from '../invoices/invoices.lifecycle.js';
+import { previousAttributes, recordChange, recordEvent } from '../events/events.service.js';
+import { assertInvoicePayable, INVOICE_STATUS_EVENTS, invoiceBalanceColumns, type InvoiceStatus } from '../invoices/invoices.lifecycle.js';
+import { getInvoiceRecord, presentInvoice } from '../invoices/invoices.presenter.js';
+import type { Invoice } from '../invoices/invoices.schemas.js';
 import { findInvoice, updateInvoice } from '../invoices/invoices.repository.js';
 import { requireReference, requireRow } from '../shared/lookup.js';
 import * as repository from './payments.repository.js';
-import type { CreatePaymentInput, InvoicePayment, ListPaymentsInput, Payment, PaymentMethod, RefundPaymentInput, UpdatePaymentInput } from './payments.schemas.js';
+import type { CreatePaymentInput, ListPaymentsInput, Payment, PaymentMethod, RefundPaymentInput, UpdatePaymentInput } from './payments.schemas.js';
 
 export type PaymentRecord = PaymentRow & { refunds: PaymentRefundRow[] };
 
@@ -48,20 +51,21 @@ async function getRecord(db: Executor, accountId: string, id: string, lock = fal
   return (await withRefunds(db, accountId, [row]))[0]!;
 }
 
-/** Each invoice's payments as the invoice object lists them, by invoice id. */
-export async function paymentsOfInvoices(db: Executor, accountId: string, invoiceIds: readonly string[]): Promise<Map<string, InvoicePayment[]>> {
-  const byInvoice = new Map<string, InvoicePayment[]>(invoiceIds.map((id) => [id, []]));
-  for (const row of await repository.listPaymentsOfInvoices(db, accountId, invoiceIds)) {
-    byInvoice.get(row.invoice_id)?.push({ id: row.id, amount: Number(row.amount), amount_refunded: Number(row.amount_refunded), method: row.method as PaymentMethod, paid_at: row.paid_at });
-  }
-  return byInvoice;
+/** The invoice as GET shows it now, to compare with after a payment or refund. */
+export async function invoiceBefore(trx: Executor, clock: Clock, invoice: InvoiceRow): Promise<Invoice> {
+  return presentInvoice(await getInvoiceRecord(trx, invoice.account_id, invoice.id), clock.now());
 }
 
-/** Recomputes the invoice's amount_paid and status from its payments (the caller holds its row lock). */
-export async function settleInvoice(trx: Executor, clock: Clock, invoice: InvoiceRow): Promise<void> {
+/**
+ * Recomputes the invoice's amount_paid and status from its payments (the caller holds its row lock) and
+ * records the invoice's event (invoice.paid when it became paid, else invoice.updated) against `before`.
+ */
+export async function settleInvoice(trx: Executor, clock: Clock, invoice: InvoiceRow, before: Invoice): Promise<void> {
   const paid = await repository.netPaidOfInvoice(trx, invoice.account_id, invoice.id);
   const now = clock.now();
   await updateInvoice(trx, invoice.account_id, invoice.id, { ...invoiceBalanceColumns(invoice, paid, now), updated_at: now.toISOString() });
+  const after = presentInvoice(await getInvoiceRecord(trx, invoice.account_id, invoice.id), now);
+  await recordChange(trx, clock, invoice.account_id, 'invoice', before, after, INVOICE_STATUS_EVENTS);
 }
 
 /**
@@ -84,6 +88,7 @@ export async function recordPayment(
   if (reference !== null && (await repository.findPaymentByReference(trx, invoice.account_id, reference))) {
     throw conflict(`A payment with reference '${reference}' is already recorded in this account.`);
   }
+  const before = await invoiceBefore(trx, clock, invoice);
   const row: PaymentRow = {
     id: newId(),
     account_id: invoice.account_id,
@@ -101,8 +106,10 @@ export async function recordPayment(
     updated_at: now.toISOString(),
   };
   await repository.insertPayment(trx, row);
-  await settleInvoice(trx, clock, invoice);
-  return { ...row, refunds: [] };
+  const record: PaymentRecord = { ...row, refunds: [] };
+  await recordEvent(trx, clock, invoice.account_id, 'payment.created', presentPayment(record));
+  await settleInvoice(trx, clock, invoice, before);
+  return record;
 }
 
 /** The invoice a payment is for, locked until the transaction ends: every balance change holds it. */
@@ -147,12 +154,15 @@ export async function refundPayment(db: Db, clock: Clock, accountId: string, id:
     if (left === 0) throw fieldError('amount', 'nothing is left to refund on this payment');
     const amount = input?.amount ?? left;
     if (amount > left) throw fieldError('amount', `must not exceed what is left to refund (${left})`);
+    const before = await invoiceBefore(trx, clock, invoice);
     const now = clock.now().toISOString();
     const refund: PaymentRefundRow = { id: newId(), account_id: accountId, payment_id: payment.id, amount, reason: input?.reason ?? null, created_at: now };
     await repository.insertRefund(trx, refund);
     const updated = await repository.updatePayment(trx, accountId, payment.id, { amount_refunded: Number(payment.amount_refunded) + amount, updated_at: now });
-    await settleInvoice(trx, clock, invoice);
-    return presentPayment({ ...(updated ?? payment), refunds: [...payment.refunds, refund] });
+    const refunded = presentPayment({ ...(updated ?? payment), refunds: [...payment.refunds, refund] });
+    await recordEvent(trx, clock, accountId, 'payment.refunded', refunded, { previous_attributes: previousAttributes(presentPayment(payment), refunded) });
+    await settleInvoice(trx, clock, invoice, before);
+    return refunded;
   });
 }
 

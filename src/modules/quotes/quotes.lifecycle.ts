@@ -7,6 +7,7 @@ import type { ClientRow, QuoteRow } from '../../db/types.js';
 import { numberOnSend } from '../documents/numbering.js';
 import { assertSendable } from '../documents/sending.js';
 import type { TransitionTable } from '../documents/state-machine.js';
+import type { EventType } from '../events/event-types.js';
 
 export const QUOTE_STATUSES = ['draft', 'sent', 'approved', 'declined', 'converted'] as const;
 export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
@@ -19,6 +20,9 @@ export const QUOTE_TRANSITIONS: TransitionTable<QuoteStatus> = {
   approved: [],
   converted: [],
 };
+
+/** The event a move to each status records (others record quote.updated). */
+export const QUOTE_STATUS_EVENTS: Partial<Record<QuoteStatus, EventType>> = { sent: 'quote.sent', approved: 'quote.approved', declined: 'quote.declined', converted: 'quote.converted' };
 
 /** Statuses in which the quote's fields (not only its status) may change. */
 export const QUOTE_EDITABLE: readonly QuoteStatus[] = ['draft', 'sent'];

@@ -14,11 +14,13 @@ import { accountCurrency, presentPriced, pricedColumns } from '../documents/pric
 import { queueDocumentMail } from '../documents/sending.js';
 import { assertTransition } from '../documents/state-machine.js';
 import { convertServiceRequest } from '../service-requests/service-requests.service.js';
+import { previousAttributes, recordChange, recordEvent } from '../events/events.service.js';
 import { requireReference, requireRow } from '../shared/lookup.js';
 import {
   assertQuoteConvertible,
   assertQuoteDeletable,
   assertQuoteEditable,
+  QUOTE_STATUS_EVENTS,
   QUOTE_STATUSES,
   QUOTE_TRANSITIONS,
   quoteSentColumns,
@@ -81,7 +83,9 @@ export async function createQuote(db: Db, clock: Clock, accountId: string, input
       updated_at: now,
     };
     await repository.insertQuote(trx, row);
-    return presentQuote(row);
+    const quote = presentQuote(row);
+    await recordEvent(trx, clock, accountId, 'quote.created', quote);
+    return quote;
   });
 }
 
@@ -110,7 +114,9 @@ export async function updateQuote(db: Db, clock: Clock, accountId: string, id: s
       if (status === 'approved') patch.approved_at = now;
       if (status === 'declined') patch.declined_at = now;
     }
-    return presentQuote((await repository.updateQuote(trx, accountId, current.id, patch)) ?? current);
+    const quote = presentQuote((await repository.updateQuote(trx, accountId, current.id, patch)) ?? current);
+    await recordChange(trx, clock, accountId, 'quote', presentQuote(current), quote, QUOTE_STATUS_EVENTS);
+    return quote;
   });
 }
 
@@ -124,6 +130,8 @@ export async function sendQuote(db: Db, clock: Clock, accountId: string, id: str
     const client = await getClientRow(trx, accountId, current.client_id);
     const columns = await quoteSentColumns(trx, clock, accountId, current, client);
     const quote = presentQuote((await repository.updateQuote(trx, accountId, current.id, { ...columns, updated_at: clock.now().toISOString() })) ?? current);
+    // Every send is a quote.sent, a re-send too (its sent_at moves).
+    await recordEvent(trx, clock, accountId, 'quote.sent', quote, { previous_attributes: previousAttributes(presentQuote(current), quote) });
     await queueDocumentMail(trx, clock, accountId, client, {
       kind: 'quote',
       message: input?.message ?? null,
@@ -133,12 +141,13 @@ export async function sendQuote(db: Db, clock: Clock, accountId: string, id: str
   });
 }
 
-export async function deleteQuote(db: Db, _clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+export async function deleteQuote(db: Db, clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
   return db.transaction().execute(async (trx) => {
     const current = await getRow(trx, accountId, id, true);
     precondition?.(presentQuote(current));
     assertQuoteDeletable(current.status as QuoteStatus);
     await repository.deleteQuote(trx, accountId, current.id);
+    await recordEvent(trx, clock, accountId, 'quote.deleted', presentQuote(current));
     return { id: current.id, deleted: true as const };
   });
 }
@@ -152,7 +161,8 @@ export async function convertQuote(trx: Executor, clock: Clock, accountId: strin
   if (clientId !== undefined && quote.client_id !== clientId) throw fieldError('quote_id', 'belongs to another client');
   assertQuoteConvertible(quote.status as QuoteStatus);
   const now = clock.now().toISOString();
-  await repository.updateQuote(trx, accountId, quote.id, { status: 'converted', converted_at: now, updated_at: now });
+  const converted = await repository.updateQuote(trx, accountId, quote.id, { status: 'converted', converted_at: now, updated_at: now });
+  if (converted) await recordChange(trx, clock, accountId, 'quote', presentQuote(quote), presentQuote(converted), QUOTE_STATUS_EVENTS);
   return quote;
 }
 

@@ -2,9 +2,13 @@
 // conversion, which only making a quote or job does.
 import { invalidState } from '../../core/errors.js';
 import type { TransitionTable } from '../documents/state-machine.js';
+import type { EventType } from '../events/event-types.js';
 
 export const REQUEST_STATUSES = ['new', 'assessed', 'archived', 'converted'] as const;
 export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+
+/** The event a move to each status records (others record service_request.updated). */
+export const REQUEST_STATUS_EVENTS: Partial<Record<RequestStatus, EventType>> = { converted: 'service_request.converted' };
 
 /** Moves a client may make with PUT. `converted` is reached only by making a quote or job, and is final. */
 export const REQUEST_TRANSITIONS: TransitionTable<RequestStatus> = {

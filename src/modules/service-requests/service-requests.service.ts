@@ -9,9 +9,10 @@ import { fromJson } from '../../db/values.js';
 import { requireClientReference } from '../clients/clients.service.js';
 import { parseStatusFilter } from '../documents/list-filters.js';
 import { assertTransition } from '../documents/state-machine.js';
+import { recordChange, recordEvent } from '../events/events.service.js';
 import { requireReference, requireRow } from '../shared/lookup.js';
 import * as repository from './service-requests.repository.js';
-import { convertsOnUse, REQUEST_STATUSES, REQUEST_TRANSITIONS, type RequestStatus } from './service-requests.lifecycle.js';
+import { convertsOnUse, REQUEST_STATUS_EVENTS, REQUEST_STATUSES, REQUEST_TRANSITIONS, type RequestStatus } from './service-requests.lifecycle.js';
 import type { CreateServiceRequestInput, ListServiceRequestsInput, ServiceRequest, UpdateServiceRequestInput } from './service-requests.schemas.js';
 
 export function presentServiceRequest(row: ServiceRequestRow): ServiceRequest {
@@ -54,7 +55,9 @@ export async function createServiceRequest(db: Db, clock: Clock, accountId: stri
       updated_at: now,
     };
     await repository.insertServiceRequest(trx, row);
-    return presentServiceRequest(row);
+    const request = presentServiceRequest(row);
+    await recordEvent(trx, clock, accountId, 'service_request.created', request);
+    return request;
   });
 }
 
@@ -75,7 +78,9 @@ export async function updateServiceRequest(db: Db, clock: Clock, accountId: stri
       ...(metadata !== undefined ? { metadata: JSON.stringify(metadata) } : {}),
       updated_at: clock.now().toISOString(),
     });
-    return presentServiceRequest(updated ?? current);
+    const request = presentServiceRequest(updated ?? current);
+    await recordChange(trx, clock, accountId, 'service_request', presentServiceRequest(current), request, REQUEST_STATUS_EVENTS);
+    return request;
   });
 }
 
@@ -89,7 +94,8 @@ export async function convertServiceRequest(trx: Executor, clock: Clock, account
   if (request.client_id !== clientId) throw fieldError('request_id', 'belongs to another client');
   if (!convertsOnUse(request.status as RequestStatus)) return;
   const now = clock.now().toISOString();
-  await repository.updateServiceRequest(trx, accountId, request.id, { status: 'converted', converted_at: now, updated_at: now });
+  const converted = await repository.updateServiceRequest(trx, accountId, request.id, { status: 'converted', converted_at: now, updated_at: now });
+  if (converted) await recordChange(trx, clock, accountId, 'service_request', presentServiceRequest(request), presentServiceRequest(converted), REQUEST_STATUS_EVENTS);
 }
 
 export async function listServiceRequests(db: Executor, accountId: string, query: ListServiceRequestsInput): Promise<Page<ServiceRequestRow>> {

@@ -1,0 +1,56 @@
+// Event queries, every one scoped by account but the pruning of old events.
+import { sql, type SqlBool } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import { applyPage, type PageRequest, type SortFields } from '../../db/keyset.js';
+import type { EventRow } from '../../db/types.js';
+import { normalizeInstant } from '../../db/values.js';
+
+const COLUMNS = ['id', 'account_id', 'type', 'resource_id', 'data', 'created_at'] as const;
+
+export interface EventFilters {
+  /** Exact types, and prefixes such as `invoice.` from `invoice.*`. */
+  types?: { exact: string[]; prefixes: string[] } | undefined;
+  resource_id?: string | undefined;
+  created_after?: string | undefined;
+  created_before?: string | undefined;
+}
+
+export const EVENT_SORTS: SortFields<EventRow> = { created_at: { value: (row) => row.created_at } };
+
+export async function insertEvent(db: Executor, row: EventRow): Promise<void> {
+  await db.insertInto('events').values(row).execute();
+}
+
+export async function findEvent(db: Executor, accountId: string, id: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+/** An event by id alone, for the delivery workers. */
+export async function findEventForDelivery(db: Executor, id: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+export async function listEvents(db: Executor, accountId: string, filters: EventFilters, page: PageRequest<EventRow>): Promise<EventRow[]> {
+  let query = db.selectFrom('events').select(COLUMNS).where('account_id', '=', accountId);
+  if (filters.types) {
+    const { exact, prefixes } = filters.types;
+    query = query.where((eb) => eb.or([...(exact.length > 0 ? [eb('type', 'in', exact)] : []), ...prefixes.map((prefix) => sql<SqlBool>`type like ${`${prefix}%`}`)]));
+  }
+  if (filters.resource_id !== undefined) query = query.where('resource_id', '=', filters.resource_id);
+  if (filters.created_after !== undefined) query = query.where('created_at', '>=', normalizeInstant(filters.created_after));
+  if (filters.created_before !== undefined) query = query.where('created_at', '<', normalizeInstant(filters.created_before));
+  return applyPage(query, page).execute();
+}
+
+/**
+ * Deletes up to `limit` events created before `before` (and their delivery attempts), oldest first;
+ * returns how many. Bounded, so one run never holds the database for long.
+ */
+export async function pruneEvents(db: Executor, before: string, limit: number): Promise<number> {
+  const old = await db.selectFrom('events').select('id').where('created_at', '<', before).orderBy('created_at').limit(limit).execute();
+  if (old.length === 0) return 0;
+  const ids = old.map((row) => row.id);
+  await db.deleteFrom('webhook_deliveries').where('event_id', 'in', ids).execute();
+  await db.deleteFrom('events').where('id', 'in', ids).execute();
+  return ids.length;
+}

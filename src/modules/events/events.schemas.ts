@@ -1,0 +1,40 @@
+// Event shapes: what happened, to which object, and the object as it was after.
+import { Type, type Static } from '@sinclair/typebox';
+import { IdSchema, TimestampSchema } from '../shared/fields.js';
+import { EVENT_TYPES, type EventType } from './event-types.js';
+
+const AnyObject = (description: string, example: Record<string, unknown>) => Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description, example });
+
+export const EventDataSchema = Type.Object({
+  object: AnyObject('The object exactly as GET returns it after the change (before it, for *.deleted).', { id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', object: 'quote', status: 'approved' }),
+  previous_attributes: Type.Optional(AnyObject('For updates and status changes: the changed fields, with their values before the change.', { status: 'sent' })),
+  source: Type.Optional(Type.Literal('hub', { description: 'Present when the client made the change on the hosted page.' })),
+});
+
+export const EventSchema = Type.Object(
+  {
+    id: IdSchema,
+    object: Type.Literal('event', { description: 'Always "event".' }),
+    type: Type.Unsafe<EventType>({ type: 'string', enum: [...EVENT_TYPES], description: 'What happened: <resource>.<what>, from a closed list.', example: 'quote.approved' }),
+    created_at: TimestampSchema,
+    account_id: { ...IdSchema, description: 'The account the event belongs to.' },
+    data: EventDataSchema,
+  },
+  { $id: 'Event', description: 'Something that happened in the account. Kept at least 90 days.' },
+);
+
+export const ListEventsQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Page size, 1 to 100.', example: 25 })),
+    cursor: Type.Optional(Type.String({ maxLength: 1000, description: 'The `next_cursor` of the previous page.' })),
+    type: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Comma-separated types; `invoice.*` matches every invoice event.', example: 'invoice.*,payment.created' })),
+    resource_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only events about this object.', example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' })),
+    created_after: Type.Optional({ ...TimestampSchema, description: 'Only events at or after this instant.' }),
+    created_before: Type.Optional({ ...TimestampSchema, description: 'Only events before this instant.' }),
+  },
+  { additionalProperties: false },
+);
+
+export type Event = Static<typeof EventSchema>;
+export type EventData = Static<typeof EventDataSchema>;
+export type ListEventsInput = Static<typeof ListEventsQuery>;

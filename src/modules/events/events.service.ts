@@ -1,0 +1,94 @@
+// Events (contract section 9): recorded in the transaction of the change they describe, so a change that
+// rolls back leaves no event and no change goes without one; each is queued, in the same transaction, to
+// every enabled webhook endpoint whose enabled_events match it.
+import type { Clock } from '../../core/deps.js';
+import { newId } from '../../core/deps.js';
+import type { Executor } from '../../db/database.js';
+import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import type { EventRow, WebhookDeliveryRow } from '../../db/types.js';
+import { fromJson } from '../../db/values.js';
+import { insertDeliveries, listEnabledEndpoints } from '../webhooks/webhooks.repository.js';
+import { requireRow } from '../shared/lookup.js';
+import { EVENT_TYPES, matchesEventPattern, type EventType } from './event-types.js';
+import * as repository from './events.repository.js';
+import type { Event, EventData, ListEventsInput } from './events.schemas.js';
+
+export function presentEvent(row: EventRow): Event {
+  return { id: row.id, object: 'event', type: row.type as EventType, created_at: row.created_at, account_id: row.account_id, data: fromJson<EventData>(row.data) };
+}
+
+export interface RecordOptions {
+  /** For `*.updated` and status events: the changed fields' values before the change. */
+  previous_attributes?: Record<string, unknown> | undefined;
+  /** Where the change came from, when not the API (the client hub). */
+  source?: 'hub' | undefined;
+  /** Queue to this endpoint alone, whatever it subscribes to (the endpoint test). */
+  onlyEndpointId?: string | undefined;
+}
+
+/** Records one event and queues it to the endpoints that listen for it. Call it inside the change's transaction. */
+export async function recordEvent(trx: Executor, clock: Clock, accountId: string, type: EventType, object: { id: string }, options: RecordOptions = {}): Promise<EventRow> {
+  const now = clock.now().toISOString();
+  const data: EventData = { object, ...(options.previous_attributes ? { previous_attributes: options.previous_attributes } : {}), ...(options.source ? { source: options.source } : {}) };
+  const row: EventRow = { id: newId(), account_id: accountId, type, resource_id: object.id, data: JSON.stringify(data), created_at: now };
+  await repository.insertEvent(trx, row);
+  const endpoints = options.onlyEndpointId
+    ? [options.onlyEndpointId]
+    : (await listEnabledEndpoints(trx, accountId)).filter((endpoint) => fromJson<string[]>(endpoint.enabled_events).some((pattern) => matchesEventPattern(pattern, type))).map((endpoint) => endpoint.id);
+  await insertDeliveries(trx, endpoints.map((endpointId): WebhookDeliveryRow => firstAttempt(accountId, endpointId, row, now)));
+  return row;
+}
+
+/** The pending first attempt of an event to an endpoint, due at once. */
+export function firstAttempt(accountId: string, endpointId: string, event: Pick<EventRow, 'id' | 'type'>, now: string, attempt = 1): WebhookDeliveryRow {
+  return {
+    id: newId(), account_id: accountId, endpoint_id: endpointId, event_id: event.id, event_type: event.type, attempt, status: 'pending', next_attempt_at: now,
+    locked_by: null, locked_until: null, response_status: null, error: null, duration_ms: null, response_body: null, created_at: now, updated_at: now,
+  };
+}
+
+/** The fields whose value differs between two presentations of an object, with their old values (updated_at aside). */
+export function previousAttributes(before: object, after: object): Record<string, unknown> {
+  const old = before as Record<string, unknown>;
+  const current = after as Record<string, unknown>;
+  const changed: Record<string, unknown> = {};
+  for (const key of Object.keys(current)) {
+    if (key !== 'updated_at' && JSON.stringify(old[key]) !== JSON.stringify(current[key])) changed[key] = old[key] ?? null;
+  }
+  return changed;
+}
+
+/**
+ * The event of a change to an object: its status's own type when the status moved to one that has a
+ * type (`quote.approved`), else `<resource>.updated`; nothing when nothing visible changed.
+ */
+export async function recordChange<T extends { id: string; status?: string }>(
+  trx: Executor,
+  clock: Clock,
+  accountId: string,
+  resource: 'client' | 'service_request' | 'quote' | 'job' | 'invoice' | 'payment',
+  before: T,
+  after: T,
+  statusEvents: Partial<Record<string, EventType>> = {},
+  source?: 'hub',
+): Promise<void> {
+  const changed = previousAttributes(before, after);
+  if (Object.keys(changed).length === 0) return;
+  const statusType = before.status !== after.status && after.status !== undefined ? statusEvents[after.status] : undefined;
+  const type = statusType ?? (`${resource}.updated` as EventType);
+  if (!(EVENT_TYPES as readonly string[]).includes(type)) throw new Error(`no event type ${type}`);
+  await recordEvent(trx, clock, accountId, type, after, { previous_attributes: changed, source });
+}
+
+export async function getEvent(db: Executor, accountId: string, id: string): Promise<Event> {
+  return presentEvent(await requireRow('event', id, (found) => repository.findEvent(db, accountId, found)));
+}
+
+export async function listEvents(db: Executor, accountId: string, query: ListEventsInput): Promise<Page<EventRow>> {
+  const page = pageRequest({ ...query, sort: '-created_at' }, repository.EVENT_SORTS);
+  const patterns = query.type?.split(',').map((pattern) => pattern.trim());
+  const types = patterns && { exact: patterns.filter((pattern) => !pattern.endsWith('.*') && pattern !== '*'), prefixes: patterns.filter((pattern) => pattern.endsWith('.*')).map((pattern) => pattern.slice(0, -1)) };
+  const everything = patterns?.includes('*');
+  const rows = await repository.listEvents(db, accountId, { ...query, types: everything ? undefined : types }, page);
+  return toPage(rows, page);
+}

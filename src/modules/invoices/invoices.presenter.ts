@@ -1,0 +1,59 @@
+// The invoice as the API shows it: its row, its payments, and is_overdue as of a given day.
+import type { Executor } from '../../db/database.js';
+import type { InvoiceRow } from '../../db/types.js';
+import { fromJson } from '../../db/values.js';
+import { presentPriced, todayUtc } from '../documents/priced.js';
+import { listPaymentsOfInvoices } from '../payments/payments.repository.js';
+import type { InvoicePayment, PaymentMethod } from '../payments/payments.schemas.js';
+import { requireRow } from '../shared/lookup.js';
+import { findInvoice } from './invoices.repository.js';
+import type { Invoice } from './invoices.schemas.js';
+
+/** An invoice row with its payments, as the invoice object lists them. */
+export type InvoiceRecord = InvoiceRow & { payments: InvoicePayment[] };
+
+/** `now` decides is_overdue, so the same row reads differently tomorrow. */
+export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
+  const priced = presentPriced(row);
+  const amountPaid = Number(row.amount_paid);
+  return {
+    id: row.id,
+    object: 'invoice',
+    number: row.number,
+    client_id: row.client_id,
+    job_id: row.job_id,
+    quote_id: row.quote_id,
+    ...priced,
+    amount_paid: amountPaid,
+    amount_due: row.status === 'void' ? 0 : priced.total_amount - amountPaid,
+    payments: row.payments,
+    notes: row.notes,
+    issue_date: row.issue_date,
+    due_date: row.due_date,
+    status: row.status,
+    is_overdue: row.status === 'sent' && row.due_date !== null && row.due_date < todayUtc(now),
+    sent_at: row.sent_at,
+    paid_at: row.paid_at,
+    voided_at: row.voided_at,
+    metadata: fromJson(row.metadata),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export async function withPayments(db: Executor, accountId: string, rows: InvoiceRow[]): Promise<InvoiceRecord[]> {
+  const payments = await listPaymentsOfInvoices(db, accountId, rows.map((row) => row.id));
+  return rows.map((row) => ({
+    ...row,
+    payments: payments
+      .filter((payment) => payment.invoice_id === row.id)
+      .map((payment) => ({ id: payment.id, amount: Number(payment.amount), amount_refunded: Number(payment.amount_refunded), method: payment.method as PaymentMethod, paid_at: payment.paid_at })),
+  }));
+}
+
+/** The addressed invoice with its payments (404 when there is none in the account). */
+export async function getInvoiceRecord(db: Executor, accountId: string, id: string, lock = false): Promise<InvoiceRecord> {
+  const row = await requireRow('invoice', id, (found) => findInvoice(db, accountId, found, lock));
+  return (await withPayments(db, accountId, [row]))[0]!;
+}
+

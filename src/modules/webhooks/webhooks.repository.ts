@@ -1,0 +1,127 @@
+// Webhook endpoint and delivery queries. Endpoints are scoped by account; the delivery queue is claimed
+// across accounts by the workers, one pending attempt per (event, endpoint) under a lease.
+import { sql, type SqlBool } from 'kysely';
+import { timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
+import { dialectOf, type Executor } from '../../db/database.js';
+import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import type { WebhookDeliveriesTable, WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow } from '../../db/types.js';
+
+const ENDPOINT_COLUMNS = [
+  'id', 'account_id', 'url', 'description', 'enabled_events', 'status', 'disabled_reason', 'secret', 'previous_secret', 'previous_secret_expires_at',
+  'failing_since', 'metadata', 'created_at', 'updated_at',
+] as const;
+const DELIVERY_COLUMNS = [
+  'id', 'account_id', 'endpoint_id', 'event_id', 'event_type', 'attempt', 'status', 'next_attempt_at', 'locked_by', 'locked_until', 'response_status', 'error',
+  'duration_ms', 'response_body', 'created_at', 'updated_at',
+] as const;
+
+export const ENDPOINT_SORTS: SortFields<WebhookEndpointRow> = timestampSorts<WebhookEndpointRow>();
+export const DELIVERY_SORTS: SortFields<WebhookDeliveryRow> = { created_at: { value: (row) => row.created_at } };
+
+export async function insertEndpoint(db: Executor, row: WebhookEndpointRow): Promise<void> {
+  await db.insertInto('webhook_endpoints').values(row).execute();
+}
+
+export async function findEndpoint(db: Executor, accountId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+  return db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+/** An endpoint by id alone, for the delivery workers (which serve every account). */
+export async function findEndpointForDelivery(db: Executor, id: string): Promise<WebhookEndpointRow | undefined> {
+  return db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateEndpoint(db: Executor, accountId: string, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointRow | undefined> {
+  return db.updateTable('webhook_endpoints').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(ENDPOINT_COLUMNS).executeTakeFirst();
+}
+
+export async function deleteEndpoint(db: Executor, accountId: string, id: string): Promise<void> {
+  await db.deleteFrom('webhook_endpoints').where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+/** The account's enabled endpoints: who hears of a new event. */
+export async function listEnabledEndpoints(db: Executor, accountId: string): Promise<Array<Pick<WebhookEndpointRow, 'id' | 'enabled_events'>>> {
+  return db.selectFrom('webhook_endpoints').select(['id', 'enabled_events']).where('account_id', '=', accountId).where('status', '=', 'enabled').execute();
+}
+
+export async function listEndpoints(db: Executor, accountId: string, filters: TimeBounds, page: PageRequest<WebhookEndpointRow>): Promise<WebhookEndpointRow[]> {
+  const query = db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters)));
+  return applyPage(query, page).execute();
+}
+
+export async function insertDeliveries(db: Executor, rows: WebhookDeliveryRow[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
+}
+
+/** Whether the (event, endpoint) pair already has an attempt waiting. */
+export async function hasPendingDelivery(db: Executor, eventId: string, endpointId: string): Promise<boolean> {
+  const row = await db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).where('endpoint_id', '=', endpointId).where('status', '=', 'pending').executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Claims the oldest due pending attempt whose endpoint is not in `busyEndpoints` (those this worker
+ * already serves to its limit): one atomic UPDATE under a lease, so one worker at a time holds it
+ * (SQLite's write lock; PostgreSQL skips rows another worker has locked). An attempt whose lease ran
+ * out (its worker died) is due again.
+ */
+export async function claimDelivery(db: Executor, workerId: string, now: string, leaseUntil: string, busyEndpoints: readonly string[]): Promise<WebhookDeliveryRow | undefined> {
+  const skipLocked = dialectOf(db) === 'postgres' ? sql`for update skip locked` : sql``;
+  const notBusy = busyEndpoints.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`endpoint_id not in (${sql.join(busyEndpoints)})`;
+  const result = await sql<WebhookDeliveryRow>`
+    update webhook_deliveries set locked_by = ${workerId}, locked_until = ${leaseUntil}, updated_at = ${now}
+    where id = (
+      select id from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= ${now} and (locked_until is null or locked_until <= ${now}) and ${notBusy}
+      order by next_attempt_at, id
+      limit 1 ${skipLocked}
+    )
+    returning *`.execute(db);
+  return result.rows[0];
+}
+
+/** Records the outcome of a claimed attempt, only while this worker still holds it. */
+export async function completeDelivery(db: Executor, id: string, workerId: string, changes: Partial<WebhookDeliveriesTable>): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ ...changes, locked_by: null, locked_until: null })
+    .where('id', '=', id)
+    .where('locked_by', '=', workerId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export interface DeliveryFilters {
+  status?: string | undefined;
+  event_id?: string | undefined;
+}
+
+export async function listDeliveries(db: Executor, accountId: string, endpointId: string, filters: DeliveryFilters, page: PageRequest<WebhookDeliveryRow>): Promise<WebhookDeliveryRow[]> {
+  let query = db.selectFrom('webhook_deliveries').select(DELIVERY_COLUMNS).where('account_id', '=', accountId).where('endpoint_id', '=', endpointId);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+  if (filters.event_id !== undefined) query = query.where('event_id', '=', filters.event_id);
+  return applyPage(query, page).execute();
+}
+
+/** The last attempt of each (event, endpoint) that failed for good since `since` and has none waiting. */
+export async function listFailedSince(db: Executor, accountId: string, endpointId: string, since: string): Promise<Array<Pick<WebhookDeliveryRow, 'event_id' | 'event_type'>>> {
+  return db
+    .selectFrom('webhook_deliveries as failed')
+    .select(['failed.event_id', 'failed.event_type'])
+    .distinct()
+    .where('failed.account_id', '=', accountId)
+    .where('failed.endpoint_id', '=', endpointId)
+    .where('failed.status', '=', 'failed')
+    .where('failed.created_at', '>=', since)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('webhook_deliveries as later').select('later.id').whereRef('later.event_id', '=', 'failed.event_id').whereRef('later.endpoint_id', '=', 'failed.endpoint_id').where((eb) => eb.or([eb('later.status', '=', 'pending'), eb('later.status', '=', 'succeeded')])))),
+    )
+    .execute();
+}
+
+/** The attempt number the next attempt of (event, endpoint) gets. */
+export async function nextAttemptNumber(db: Executor, eventId: string, endpointId: string): Promise<number> {
+  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.max('attempt').as('attempt')).where('event_id', '=', eventId).where('endpoint_id', '=', endpointId).executeTakeFirst();
+  return Number(row?.attempt ?? 0) + 1;
+}
