@@ -20,6 +20,7 @@ import { registerNulCharacterCheck } from './http/nul-characters.js';
 import { RateLimiter } from './http/rate-limit/rate-limiter.js';
 import { FailOpenStore, MemoryStore, RedisStore, type RateLimitStore } from './http/rate-limit/stores.js';
 import { RouteTable, trackRoutes } from './http/route-table.js';
+import { webhookDocumentation } from './http/openapi-webhooks.js';
 import { ErrorEnvelopeSchema } from './http/schemas.js';
 import { schemaCompiler } from './http/validation.js';
 import { clientRoutes } from './modules/clients/clients.routes.js';
@@ -27,6 +28,9 @@ import { ClientSchema } from './modules/clients/clients.schemas.js';
 import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
 import { InvoiceSchema } from './modules/invoices/invoices.schemas.js';
 import { jobRoutes } from './modules/jobs/jobs.routes.js';
+import { DeliverySchema } from './modules/documents/deliveries.js';
+import { eventRoutes } from './modules/events/events.routes.js';
+import { EventSchema } from './modules/events/events.schemas.js';
 import { paymentRoutes } from './modules/payments/payments.routes.js';
 import { PaymentSchema } from './modules/payments/payments.schemas.js';
 import { JobSchema } from './modules/jobs/jobs.schemas.js';
@@ -35,6 +39,8 @@ import { QuoteSchema } from './modules/quotes/quotes.schemas.js';
 import { serviceRequestRoutes } from './modules/service-requests/service-requests.routes.js';
 import { ServiceRequestSchema } from './modules/service-requests/service-requests.schemas.js';
 import { systemRoutes } from './modules/system/system.routes.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { WebhookDeliverySchema, WebhookEndpointSchema } from './modules/webhooks/webhooks.schemas.js';
 
 /** An API answer is data, never a page: no sniffing, framing or referrers; HTTPS remembered. */
 const SECURITY_HEADERS = {
@@ -91,7 +97,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   app.decorate('clock', dependencies.clock ?? systemClock);
   app.setValidatorCompiler(schemaCompiler);
   app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
-  for (const schema of [ClientSchema, ServiceRequestSchema, QuoteSchema, JobSchema, InvoiceSchema, PaymentSchema]) app.addSchema(schema);
+  for (const schema of [ClientSchema, ServiceRequestSchema, QuoteSchema, JobSchema, InvoiceSchema, PaymentSchema, EventSchema, WebhookEndpointSchema, WebhookDeliverySchema, DeliverySchema]) app.addSchema(schema);
   trackRoutes(app, routes);
   registerErrorHandling(app, routes);
   await registerOverloadShedding(app, config.overloadMaxEventLoopDelayMs);
@@ -112,6 +118,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     openapi: {
       openapi: '3.1.0',
       info: { title: 'BMS API', version: '1.0.0', description: API_DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+      webhooks: webhookDocumentation(),
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: bms_ followed by 40 characters.' } } },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
@@ -137,6 +144,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(jobRoutes);
   await app.register(invoiceRoutes);
   await app.register(paymentRoutes);
+  await app.register(eventRoutes);
+  await app.register(webhookRoutes(config.webhooks));
 
   app.decorate('routeTable', routes);
   return app;

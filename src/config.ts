@@ -29,7 +29,32 @@ export interface Config {
   readonly trustProxy: boolean;
   /** Development convenience: on an empty database, create a default account and print an all-scopes key. */
   readonly bootstrapKey: boolean;
+  /** Events and webhook delivery (contract section 9). */
+  readonly webhooks: WebhookConfig;
 }
+
+export interface WebhookConfig {
+  /** Accept `http://` endpoint URLs (always accepted in development). */
+  readonly allowHttp: boolean;
+  /** Deliver to loopback, private and link-local addresses (development and tests only). */
+  readonly allowPrivate: boolean;
+  /** Seconds between attempts: attempt n + 1 waits retrySchedule[n - 1]; after the last, the delivery has failed. */
+  readonly retrySchedule: readonly number[];
+  /** An endpoint whose every attempt failed for this long is disabled. */
+  readonly disableAfterMs: number;
+  readonly eventRetentionDays: number;
+  /** Deliveries in flight per process, and per endpoint per process. */
+  readonly maxConcurrent: number;
+  readonly maxConcurrentPerEndpoint: number;
+  readonly pollMs: number;
+  /** An attempt's whole time limit (connect, send, answer). */
+  readonly timeoutMs: number;
+  /** How long a worker holds a claimed attempt; a worker that died releases it by this lapsing. */
+  readonly leaseMs: number;
+}
+
+/** Standard Webhooks' schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 28 hours in all). */
+export const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -117,6 +142,31 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const bootstrapText = env.BMS_BOOTSTRAP_KEY ?? (nodeEnv === 'development' ? 'true' : 'false');
   if (!['true', 'false'].includes(bootstrapText)) problems.push('BMS_BOOTSTRAP_KEY must be true or false');
 
+  const booleanSetting = (name: string, value: string | undefined, fallback: boolean): boolean => {
+    if (value === undefined || value === '') return fallback;
+    if (!['true', 'false'].includes(value)) problems.push(`${name} must be true or false`);
+    return value === 'true';
+  };
+  let retrySchedule = DEFAULT_RETRY_SCHEDULE;
+  if (env.WEBHOOK_RETRY_SCHEDULE !== undefined && env.WEBHOOK_RETRY_SCHEDULE !== '') {
+    const parts = env.WEBHOOK_RETRY_SCHEDULE.split(',').map((part) => part.trim());
+    if (parts.length > 20 || !parts.every((part) => /^\d{1,6}$/.test(part))) problems.push('WEBHOOK_RETRY_SCHEDULE must be up to 20 comma-separated whole numbers of seconds, e.g. 5,300,1800');
+    else retrySchedule = parts.map(Number);
+  }
+  const webhooks: WebhookConfig = {
+    allowHttp: booleanSetting('WEBHOOK_ALLOW_HTTP', env.WEBHOOK_ALLOW_HTTP, nodeEnv === 'development'),
+    allowPrivate: booleanSetting('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, false),
+    retrySchedule,
+    disableAfterMs: wholeNumber('WEBHOOK_DISABLE_AFTER_SECONDS', env.WEBHOOK_DISABLE_AFTER_SECONDS, 259_200, 1, 31_536_000, problems) * 1000,
+    eventRetentionDays: wholeNumber('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 90, 90, 3650, problems),
+    maxConcurrent: wholeNumber('WEBHOOK_MAX_CONCURRENT', env.WEBHOOK_MAX_CONCURRENT, 32, 1, 1000, problems),
+    maxConcurrentPerEndpoint: wholeNumber('WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT', env.WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT, 4, 1, 100, problems),
+    pollMs: wholeNumber('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, 500, 10, 3_600_000, problems),
+    timeoutMs: wholeNumber('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, 100, 10_000, problems),
+    leaseMs: wholeNumber('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS, 30_000, 200, 3_600_000, problems),
+  };
+  if (webhooks.leaseMs <= webhooks.timeoutMs) problems.push('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS');
+
   const outbox = {
     pollMs: wholeNumber('OUTBOX_POLL_MS', env.OUTBOX_POLL_MS, 1000, 10, 3_600_000, problems),
     leaseMs: wholeNumber('OUTBOX_LEASE_MS', env.OUTBOX_LEASE_MS, 60_000, 100, 86_400_000, problems),
@@ -140,6 +190,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webConcurrency: wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems),
     overloadMaxEventLoopDelayMs: wholeNumber('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS, 200, 0, 60_000, problems),
     bootstrapKey: bootstrapText === 'true',
+    webhooks,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

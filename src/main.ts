@@ -1,6 +1,6 @@
 // Process entry: load config -> open and migrate the database -> build the app -> listen. With
 // WEB_CONCURRENCY > 1 a primary process migrates once and forks that many workers sharing the port.
-// Starts the outbox worker. SIGTERM/SIGINT stop accepting, finish in-flight requests and the outbox
+// Starts the outbox and webhook workers. SIGTERM/SIGINT stop accepting, finish in-flight requests and the outbox
 // delivery in progress, close the database and exit 0.
 import cluster from 'node:cluster';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +12,8 @@ import { systemClock } from './core/deps.js';
 import { OutboxWorker } from './mail/outbox-worker.js';
 import { transportFromConfig } from './mail/transports.js';
 import { bootstrapDefaultAccount } from './modules/accounts/accounts.service.js';
+import { deliveryEventRecorder } from './modules/documents/deliveries.js';
+import { WebhookWorker } from './modules/webhooks/webhooks.worker.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
   process.stdout.write(
@@ -44,7 +46,8 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   const app = await buildApp(config, { database });
 
   const transport = transportFromConfig(config);
-  const worker = new OutboxWorker(database, transport, systemClock, { ...config.outbox, fromAddress: config.mailFrom }, app.log);
+  const worker = new OutboxWorker(database, transport, systemClock, { ...config.outbox, fromAddress: config.mailFrom }, app.log, deliveryEventRecorder(systemClock));
+  const webhooks = new WebhookWorker(database, systemClock, config.webhooks, app.log);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -54,6 +57,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
     try {
       await app.close();
       await worker.stop();
+      await webhooks.stop();
       transport.close();
       await database.close();
       process.exit(0);
@@ -67,6 +71,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
 
   await app.listen({ port: config.port, host: config.host });
   worker.start();
+  webhooks.start();
   app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 

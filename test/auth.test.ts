@@ -26,6 +26,7 @@ const SCOPES = [
   'requests:read', 'requests:write',
   // Contract section 3, for the resources version 2 adds.
   'payments:read', 'payments:write',
+  'events:read', 'webhooks:read', 'webhooks:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -62,6 +63,25 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/payments/:id': 'payments:read',
   'PUT /v1/payments/:id': 'payments:write',
   'POST /v1/payments/:id/refund': 'payments:write',
+  // Contract section 9: events and webhook endpoints.
+  'GET /v1/events': 'events:read',
+  'GET /v1/events/:id': 'events:read',
+  'POST /v1/events/:id/resend': 'webhooks:write',
+  'GET /v1/webhook-endpoints': 'webhooks:read',
+  'POST /v1/webhook-endpoints': 'webhooks:write',
+  'GET /v1/webhook-endpoints/:id': 'webhooks:read',
+  'PUT /v1/webhook-endpoints/:id': 'webhooks:write',
+  'DELETE /v1/webhook-endpoints/:id': 'webhooks:write',
+  'POST /v1/webhook-endpoints/:id/rotate-secret': 'webhooks:write',
+  'POST /v1/webhook-endpoints/:id/test': 'webhooks:write',
+  'GET /v1/webhook-endpoints/:id/deliveries': 'webhooks:read',
+  'POST /v1/webhook-endpoints/:id/recover': 'webhooks:write',
+};
+
+/** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
+const ACTION_BODIES: Record<string, () => unknown> = {
+  '/v1/webhook-endpoints/:id/recover': () => ({ since: '2020-01-01T00:00:00.000Z' }),
+  '/v1/events/:id/resend': () => ({ endpoint_id: existing.get('/v1/webhook-endpoints') }),
 };
 
 /** A body that creates one object per collection; later ones may use the ids made before them. */
@@ -73,6 +93,7 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   '/v1/invoices': (ids) => ({ client_id: ids.get('/v1/clients'), line_items: [{ description: 'Fix', quantity: 1, unit_amount: 1000 }] }),
   // A second invoice, marked sent before the payment is made (see `before`).
   '/v1/payments': () => ({ invoice_id: payableInvoiceId, amount: 100, method: 'cash' }),
+  '/v1/webhook-endpoints': () => ({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['invoice.*'] }),
 };
 
 function concretePath(url: string): string {
@@ -104,6 +125,8 @@ before(async () => {
     assert.equal(response.status, 201, response.text);
     existing.set(collection, response.body.data.id);
   }
+  const events = await context.request('GET', '/v1/events?limit=1', { key: owner.key });
+  existing.set('/v1/events', events.body.data[0].id);
 });
 after(() => context.close());
 
@@ -171,10 +194,10 @@ describe('per route, from the route table', () => {
         assert.ok([200, 404, 422].includes(admitted.status), `its own scope alone admits the request: ${admitted.status} ${admitted.text}`);
 
         if (route.url.includes(':id')) {
-          const foreign = await request(route.method, url, { key: stranger.key, body: ['POST', 'PUT'].includes(route.method) ? {} : undefined });
+          const foreign = await request(route.method, url, { key: stranger.key, body: ['POST', 'PUT'].includes(route.method) ? (ACTION_BODIES[route.url]?.() ?? {}) : undefined });
           assert.equal(foreign.status, 404, `another account's id is 404: ${foreign.text}`);
           assert.equal(foreign.body.error.code, 'NOT_FOUND');
-          const own = await request('GET', url.replace(/\/(send|refund)$/, ''), { key: owner.key });
+          const own = await request('GET', url.replace(/(\/v1\/[a-z-]+\/[^/]+)\/[a-z-]+$/, '$1'), { key: owner.key });
           assert.equal(own.status, 200, 'the object is untouched and still there for its owner');
         }
       });

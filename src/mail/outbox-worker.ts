@@ -3,7 +3,7 @@
 // jitter up to a limit, then the message is marked failed with the last error kept.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../db/database.js';
+import type { Database, Executor } from '../db/database.js';
 import type { OutboxMessageRow } from '../db/types.js';
 import { fromJson } from '../db/values.js';
 import type { Clock } from '../core/deps.js';
@@ -33,6 +33,12 @@ export function composeMail(message: OutboxMessageRow, snapshot: MailSnapshot, p
   };
 }
 
+/**
+ * Called inside the transaction that records a final outcome (delivered, or failed for good), so what it
+ * writes (the delivery.* event) commits with the outcome or not at all.
+ */
+export type OutcomeRecorder = (trx: Executor, message: OutboxMessageRow) => Promise<void>;
+
 export class OutboxWorker {
   readonly id = `worker-${randomUUID()}`;
   private running = false;
@@ -45,7 +51,16 @@ export class OutboxWorker {
     private readonly clock: Clock,
     private readonly options: OutboxWorkerOptions,
     private readonly log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>,
+    private readonly recordOutcome: OutcomeRecorder = async () => {},
   ) {}
+
+  /** Records a final outcome and what goes with it, in one transaction. */
+  private async finish(message: OutboxMessageRow, changes: Partial<OutboxMessageRow>): Promise<void> {
+    await this.database.db.transaction().execute(async (trx) => {
+      const finished = await completeMessage(trx, message.id, this.id, changes);
+      if (finished) await this.recordOutcome(trx, finished);
+    });
+  }
 
   start(): void {
     if (this.running) return;
@@ -93,7 +108,7 @@ export class OutboxWorker {
       const pdf = await renderDocumentPdf(snapshot, new Date(message.created_at));
       await this.transport.send(composeMail(message, snapshot, pdf, this.options.fromAddress));
       const finished = this.clock.now().toISOString();
-      await completeMessage(this.database.db, message.id, this.id, { status: 'delivered', attempts, delivered_at: finished, last_error: null, updated_at: finished });
+      await this.finish(message, { status: 'delivered', attempts, delivered_at: finished, last_error: null, updated_at: finished });
       this.log.info({ outboxId: message.id, documentId: message.document_id, attempts }, 'outbox: delivered');
     } catch (error) {
       await this.recordFailure(message, attempts, error);
@@ -105,7 +120,7 @@ export class OutboxWorker {
     const reason = error instanceof Error ? error.message : String(error);
     const now = this.clock.now();
     if (attempts >= this.options.maxAttempts) {
-      await completeMessage(this.database.db, message.id, this.id, { status: 'failed', attempts, last_error: reason, updated_at: now.toISOString() });
+      await this.finish(message, { status: 'failed', attempts, last_error: reason, updated_at: now.toISOString() });
       this.log.error({ outboxId: message.id, documentId: message.document_id, attempts, reason }, 'outbox: delivery failed for good');
       return;
     }

@@ -24,14 +24,14 @@ export async function claimNextMessage(database: Database, workerId: string, now
   return result.rows[0];
 }
 
-/** Each completion applies only while the worker still holds the claim. */
-export async function completeMessage(db: Executor, id: string, workerId: string, changes: Partial<OutboxMessageRow>): Promise<boolean> {
-  const result = await db
+/** Each completion applies only while the worker still holds the claim; returns the row, or undefined when it no longer did. */
+export async function completeMessage(db: Executor, id: string, workerId: string, changes: Partial<OutboxMessageRow>): Promise<OutboxMessageRow | undefined> {
+  return db
     .updateTable('outbox_messages')
     .set({ ...changes, locked_by: null, locked_until: null })
     .where('id', '=', id)
     .where('locked_by', '=', workerId)
     .where('status', '=', 'sending')
+    .returningAll()
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
 }

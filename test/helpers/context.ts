@@ -55,7 +55,7 @@ export async function createTestContext(options: { clock?: Clock; env?: Record<s
   const directory = temporaryDirectory();
   const testDatabase = await createTestDatabase(directory);
   // Overload shedding is off unless a test turns it on: a CPU-starved test machine must not shed.
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: testDatabase.url, LOG_LEVEL: 'info', OUTBOX_DIR: path.join(directory, 'outbox'), OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...options.env });
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: testDatabase.url, LOG_LEVEL: 'info', OUTBOX_DIR: path.join(directory, 'outbox'), OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env });
   const database = openDatabase(config.database);
   await migrateToLatest(database.db);
   const logs: string[] = [];

@@ -7,6 +7,7 @@ export const SCOPES = [
   'jobs:read', 'jobs:write', 'jobs:delete',
   'requests:read', 'requests:write',
   'payments:read', 'payments:write',
+  'events:read', 'webhooks:read', 'webhooks:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -1,0 +1,66 @@
+// The delivery of a sent quote or invoice (contract section 10): the outbox row as the API shows it, and
+// its final outcome recorded as a delivery.succeeded or delivery.failed event.
+import { Type, type Static } from '@sinclair/typebox';
+import type { Clock } from '../../core/deps.js';
+import type { Executor } from '../../db/database.js';
+import type { OutboxMessageRow } from '../../db/types.js';
+import { fromJson } from '../../db/values.js';
+import { subjectOf, type MailSnapshot } from '../../mail/document-mail.js';
+import { recordEvent } from '../events/events.service.js';
+import { IdSchema, Nullable, TimestampSchema } from '../shared/fields.js';
+
+export const DELIVERY_STATUSES = ['queued', 'sending', 'delivered', 'failed'] as const;
+
+export const DeliverySchema = Type.Object(
+  {
+    id: IdSchema,
+    object: Type.Literal('delivery', { description: 'Always "delivery".' }),
+    channel: Type.Literal('email', { description: 'How the document went out.' }),
+    document_type: Type.Unsafe<'quote' | 'invoice'>({ type: 'string', enum: ['quote', 'invoice'], description: 'The kind of document sent.', example: 'invoice' }),
+    document_id: { ...IdSchema, description: 'The quote or invoice sent.' },
+    to: Type.String({ description: 'The address it went to: the client’s at send time.', example: 'jane@example.com' }),
+    subject: Type.String({ description: 'The e-mail subject.', example: 'Invoice INV-000042 from Cooper Plumbing' }),
+    status: Type.Unsafe<(typeof DELIVERY_STATUSES)[number]>({ type: 'string', enum: [...DELIVERY_STATUSES], description: 'queued, sending, delivered (accepted by the SMTP server), or failed after every attempt.', example: 'delivered' }),
+    attempts: Type.Integer({ description: 'Attempts made so far.', example: 1 }),
+    last_error: Nullable(Type.String({ description: 'Why the last attempt failed (no credentials in it).', example: 'connect ECONNREFUSED 127.0.0.1:2525' })),
+    message_id: Type.String({ description: 'The Message-ID header of the e-mail.', example: '<019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01@bms.outbox>' }),
+    queued_at: TimestampSchema,
+    delivered_at: Nullable({ ...TimestampSchema, description: 'When the SMTP server accepted it.' }),
+    failed_at: Nullable({ ...TimestampSchema, description: 'When the last attempt failed for good.' }),
+  },
+  { $id: 'Delivery', description: 'One send of a quote or invoice by e-mail, and what became of it.' },
+);
+
+export type Delivery = Static<typeof DeliverySchema>;
+
+/** user:password in URLs, and the value after "password"/"pass", as they can appear in transport errors. */
+export function withoutCredentials(text: string): string {
+  return text.replace(/(\w+:\/\/[^:/\s@]*):[^@\s]*@/g, '$1:[redacted]@').replace(/(pass(?:word)?[=:\s]+)\S+/gi, '$1[redacted]');
+}
+
+export function presentDelivery(row: OutboxMessageRow): Delivery {
+  return {
+    id: row.id,
+    object: 'delivery',
+    channel: 'email',
+    document_type: row.document_type as Delivery['document_type'],
+    document_id: row.document_id,
+    to: row.recipient,
+    subject: subjectOf(fromJson<MailSnapshot>(row.snapshot)),
+    status: row.status === 'pending' ? 'queued' : (row.status as Delivery['status']),
+    attempts: row.attempts,
+    last_error: row.last_error === null ? null : withoutCredentials(row.last_error),
+    message_id: row.message_id,
+    queued_at: row.created_at,
+    delivered_at: row.delivered_at,
+    failed_at: row.status === 'failed' ? row.updated_at : null,
+  };
+}
+
+/** The outbox worker's outcome recorder: delivery.succeeded or delivery.failed, in the outcome's transaction. */
+export function deliveryEventRecorder(clock: Clock) {
+  return async (trx: Executor, message: OutboxMessageRow): Promise<void> => {
+    if (message.status !== 'delivered' && message.status !== 'failed') return;
+    await recordEvent(trx, clock, message.account_id, message.status === 'delivered' ? 'delivery.succeeded' : 'delivery.failed', presentDelivery(message));
+  };
+}

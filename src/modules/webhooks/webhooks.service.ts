@@ -1,0 +1,214 @@
+// Webhook endpoints (contract section 9): their URL checked (https, and a host that resolves to no
+// private address), their subscriptions from the closed list of event types, a signing secret shown
+// once and rotated with a 24-hour overlap, a test event, the attempt log, and re-queuing failures.
+import type { WebhookConfig } from '../../config.js';
+import type { Clock } from '../../core/deps.js';
+import { newId } from '../../core/deps.js';
+import { fieldError, type Precondition } from '../../core/errors.js';
+import type { Db, Executor } from '../../db/database.js';
+import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import type { WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow } from '../../db/types.js';
+import { fromJson, normalizeInstant } from '../../db/values.js';
+import { isEventPattern } from '../events/event-types.js';
+import { findEvent } from '../events/events.repository.js';
+import { firstAttempt, presentEvent, recordEvent } from '../events/events.service.js';
+import type { Event } from '../events/events.schemas.js';
+import { requireReference, requireRow } from '../shared/lookup.js';
+import { RefusedAddressError, resolveTarget } from './address-policy.js';
+import { newWebhookSecret } from './signing.js';
+import * as repository from './webhooks.repository.js';
+import type {
+  CreateWebhookEndpointInput,
+  ListWebhookDeliveriesInput,
+  ListWebhookEndpointsInput,
+  UpdateWebhookEndpointInput,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from './webhooks.schemas.js';
+
+/** A rotated-out secret keeps signing this long, so receivers can switch without missing a message. */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export type UrlPolicy = Pick<WebhookConfig, 'allowHttp' | 'allowPrivate'>;
+
+export function presentEndpoint(row: WebhookEndpointRow, withSecret = false): WebhookEndpoint {
+  return {
+    id: row.id,
+    object: 'webhook_endpoint',
+    url: row.url,
+    description: row.description,
+    enabled_events: fromJson<string[]>(row.enabled_events),
+    status: row.status as WebhookEndpoint['status'],
+    disabled_reason: row.disabled_reason,
+    ...(withSecret ? { secret: row.secret } : {}),
+    metadata: fromJson(row.metadata),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function presentDelivery(row: WebhookDeliveryRow): WebhookDelivery {
+  return {
+    id: row.id,
+    object: 'webhook_delivery',
+    endpoint_id: row.endpoint_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    attempt: row.attempt,
+    status: row.status as WebhookDelivery['status'],
+    next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
+    response_status: row.response_status,
+    error: row.error,
+    duration_ms: row.duration_ms,
+    response_body: row.response_body,
+    created_at: row.created_at,
+  };
+}
+
+/** 422 on `url` unless it is an absolute http(s) URL this server may deliver to. */
+export async function checkEndpointUrl(text: string, policy: UrlPolicy): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw fieldError('url', 'must be an absolute URL, e.g. https://example.com/webhooks');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) throw fieldError('url', policy.allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
+  if (url.username || url.password) throw fieldError('url', 'must not carry a user name or password');
+  try {
+    await resolveTarget(url.hostname, policy.allowPrivate);
+  } catch (error) {
+    if (error instanceof RefusedAddressError) throw fieldError('url', `is not deliverable: ${error.message}`);
+    throw error;
+  }
+  return url.toString();
+}
+
+function checkEnabledEvents(patterns: readonly string[]): string[] {
+  const unknown = patterns.filter((pattern) => !isEventPattern(pattern));
+  if (unknown.length > 0) throw fieldError('enabled_events', `unknown event types: ${unknown.join(', ')} (use "*", a type such as "invoice.paid", or "invoice.*")`);
+  return [...new Set(patterns)];
+}
+
+function getRow(db: Executor, accountId: string, id: string): Promise<WebhookEndpointRow> {
+  return requireRow('webhook endpoint', id, (found) => repository.findEndpoint(db, accountId, found));
+}
+
+export async function createEndpoint(db: Db, clock: Clock, policy: UrlPolicy, accountId: string, input: CreateWebhookEndpointInput): Promise<WebhookEndpoint> {
+  const url = await checkEndpointUrl(input.url, policy);
+  const enabledEvents = checkEnabledEvents(input.enabled_events);
+  const now = clock.now().toISOString();
+  const row: WebhookEndpointRow = {
+    id: newId(),
+    account_id: accountId,
+    url,
+    description: input.description ?? null,
+    enabled_events: JSON.stringify(enabledEvents),
+    status: 'enabled',
+    disabled_reason: null,
+    secret: newWebhookSecret(),
+    previous_secret: null,
+    previous_secret_expires_at: null,
+    failing_since: null,
+    metadata: JSON.stringify(input.metadata ?? {}),
+    created_at: now,
+    updated_at: now,
+  };
+  await repository.insertEndpoint(db, row);
+  return presentEndpoint(row, true);
+}
+
+export async function getEndpoint(db: Executor, accountId: string, id: string): Promise<WebhookEndpoint> {
+  return presentEndpoint(await getRow(db, accountId, id));
+}
+
+export async function updateEndpoint(db: Db, clock: Clock, policy: UrlPolicy, accountId: string, id: string, input: UpdateWebhookEndpointInput, precondition?: Precondition): Promise<WebhookEndpoint> {
+  // The URL is resolved before the transaction: a slow DNS answer must not hold a write lock.
+  const url = input.url === undefined ? undefined : await checkEndpointUrl(input.url, policy);
+  return db.transaction().execute(async (trx) => {
+    const current = await getRow(trx, accountId, id);
+    precondition?.(presentEndpoint(current));
+    if (Object.keys(input).length === 0) return presentEndpoint(current);
+    const patch: WebhookEndpointPatch = { updated_at: clock.now().toISOString() };
+    if (url !== undefined) patch.url = url;
+    if (input.description !== undefined) patch.description = input.description;
+    if (input.enabled_events !== undefined) patch.enabled_events = JSON.stringify(checkEnabledEvents(input.enabled_events));
+    if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
+    if (input.status === 'enabled' && current.status !== 'enabled') Object.assign(patch, { status: 'enabled', disabled_reason: null, failing_since: null });
+    if (input.status === 'disabled' && current.status !== 'disabled') Object.assign(patch, { status: 'disabled', disabled_reason: 'disabled through the API' });
+    return presentEndpoint((await repository.updateEndpoint(trx, accountId, current.id, patch)) ?? current);
+  });
+}
+
+export async function deleteEndpoint(db: Db, _clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+  return db.transaction().execute(async (trx) => {
+    const current = await getRow(trx, accountId, id);
+    precondition?.(presentEndpoint(current));
+    await repository.deleteEndpoint(trx, accountId, current.id);
+    return { id: current.id, deleted: true as const };
+  });
+}
+
+export async function listEndpoints(db: Executor, accountId: string, query: ListWebhookEndpointsInput): Promise<Page<WebhookEndpointRow>> {
+  const page = pageRequest(query, repository.ENDPOINT_SORTS);
+  return toPage(await repository.listEndpoints(db, accountId, query, page), page);
+}
+
+/** A new secret; the old one keeps signing beside it for 24 hours. */
+export async function rotateSecret(db: Db, clock: Clock, accountId: string, id: string): Promise<WebhookEndpoint> {
+  return db.transaction().execute(async (trx) => {
+    const current = await getRow(trx, accountId, id);
+    const now = clock.now();
+    const updated = await repository.updateEndpoint(trx, accountId, current.id, {
+      secret: newWebhookSecret(),
+      previous_secret: current.secret,
+      previous_secret_expires_at: new Date(now.getTime() + SECRET_OVERLAP_MS).toISOString(),
+      updated_at: now.toISOString(),
+    });
+    return presentEndpoint(updated ?? current, true);
+  });
+}
+
+/** Queues a webhook_endpoint.test event to this endpoint alone. */
+export async function testEndpoint(db: Db, clock: Clock, accountId: string, id: string): Promise<Event> {
+  return db.transaction().execute(async (trx) => {
+    const endpoint = await getRow(trx, accountId, id);
+    return presentEvent(await recordEvent(trx, clock, accountId, 'webhook_endpoint.test', presentEndpoint(endpoint), { onlyEndpointId: endpoint.id }));
+  });
+}
+
+export async function listEndpointDeliveries(db: Executor, accountId: string, id: string, query: ListWebhookDeliveriesInput): Promise<Page<WebhookDeliveryRow>> {
+  const endpoint = await getRow(db, accountId, id);
+  const page = pageRequest({ ...query, sort: '-created_at' }, repository.DELIVERY_SORTS);
+  return toPage(await repository.listDeliveries(db, accountId, endpoint.id, query, page), page);
+}
+
+/** Queues the next attempt of (event, endpoint) now, unless one is already waiting; true when queued. */
+async function requeue(trx: Executor, clock: Clock, accountId: string, endpointId: string, event: { id: string; type: string }): Promise<boolean> {
+  if (await repository.hasPendingDelivery(trx, event.id, endpointId)) return false;
+  const attempt = await repository.nextAttemptNumber(trx, event.id, endpointId);
+  await repository.insertDeliveries(trx, [firstAttempt(accountId, endpointId, event, clock.now().toISOString(), attempt)]);
+  return true;
+}
+
+/** Re-queues every (event, endpoint) delivery that failed for good since `since`. */
+export async function recoverEndpoint(db: Db, clock: Clock, accountId: string, id: string, since: string): Promise<{ requeued: number }> {
+  return db.transaction().execute(async (trx) => {
+    const endpoint = await getRow(trx, accountId, id);
+    let requeued = 0;
+    for (const failed of await repository.listFailedSince(trx, accountId, endpoint.id, normalizeInstant(since))) {
+      if (await requeue(trx, clock, accountId, endpoint.id, { id: failed.event_id, type: failed.event_type })) requeued += 1;
+    }
+    return { requeued };
+  });
+}
+
+/** Queues one event to one endpoint again (an attempt already waiting counts as queued). */
+export async function resendEvent(db: Db, clock: Clock, accountId: string, eventId: string, endpointId: string): Promise<{ requeued: number }> {
+  return db.transaction().execute(async (trx) => {
+    const event = await requireRow('event', eventId, (found) => findEvent(trx, accountId, found));
+    const endpoint = await requireReference('endpoint_id', 'webhook endpoint', endpointId, (found) => repository.findEndpoint(trx, accountId, found));
+    await requeue(trx, clock, accountId, endpoint.id, event);
+    return { requeued: 1 };
+  });
+}

@@ -1,0 +1,171 @@
+// Delivers the webhook queue: claims due attempts under a lease (one worker per attempt across every
+// instance), up to WEBHOOK_MAX_CONCURRENT at a time and WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT per endpoint,
+// so a slow or dead endpoint never holds up another. Each outcome is recorded in one transaction: the
+// attempt's row, the next attempt on the retry schedule (Retry-After honoured), and the endpoint's state
+// (410 Gone, or every attempt failing for WEBHOOK_DISABLE_AFTER_SECONDS, disables it, with an event).
+// It also prunes events older than EVENT_RETENTION_DAYS, a bounded batch at a time.
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { WebhookConfig } from '../../config.js';
+import type { Clock } from '../../core/deps.js';
+import type { Database, Executor } from '../../db/database.js';
+import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../db/types.js';
+import { findEventForDelivery, pruneEvents } from '../events/events.repository.js';
+import { firstAttempt, presentEvent, recordEvent } from '../events/events.service.js';
+import { signatureHeader } from './signing.js';
+import { attemptWebhook, type AttemptResult } from './webhook-sender.js';
+import * as repository from './webhooks.repository.js';
+import { presentEndpoint } from './webhooks.service.js';
+
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+const PRUNE_BATCH = 1000;
+
+export class WebhookWorker {
+  readonly id = `webhooks-${randomUUID()}`;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly perEndpoint = new Map<string, number>();
+  private lastPrune = 0;
+
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly config: WebhookConfig,
+    private readonly log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops claiming and resolves once the attempts in flight are recorded. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await Promise.allSettled(this.inFlight.values());
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let claimed = 0;
+      try {
+        await this.pruneWhenDue();
+        while (this.running && this.inFlight.size < this.config.maxConcurrent) {
+          const busy = [...this.perEndpoint].filter(([, count]) => count >= this.config.maxConcurrentPerEndpoint).map(([endpointId]) => endpointId);
+          const now = this.clock.now();
+          const row = await repository.claimDelivery(this.database.db, this.id, now.toISOString(), new Date(now.getTime() + this.config.leaseMs).toISOString(), busy);
+          if (!row) break;
+          claimed += 1;
+          this.launch(row);
+        }
+      } catch (error) {
+        this.log.error({ err: error }, 'webhooks: worker step failed');
+      }
+      if (claimed === 0 && this.running) await this.sleep(this.config.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private launch(row: WebhookDeliveryRow): void {
+    this.perEndpoint.set(row.endpoint_id, (this.perEndpoint.get(row.endpoint_id) ?? 0) + 1);
+    const task = this.deliver(row)
+      .catch((error: unknown) => this.log.error({ err: error, deliveryId: row.id }, 'webhooks: delivery failed unexpectedly'))
+      .finally(() => {
+        this.inFlight.delete(row.id);
+        const left = (this.perEndpoint.get(row.endpoint_id) ?? 1) - 1;
+        if (left === 0) this.perEndpoint.delete(row.endpoint_id);
+        else this.perEndpoint.set(row.endpoint_id, left);
+        this.wake?.();
+      });
+    this.inFlight.set(row.id, task);
+  }
+
+  private async pruneWhenDue(): Promise<void> {
+    const now = this.clock.now().getTime();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    const before = new Date(now - this.config.eventRetentionDays * 86_400_000).toISOString();
+    const pruned = await pruneEvents(this.database.db, before, PRUNE_BATCH);
+    if (pruned > 0) this.log.info({ pruned, before }, 'webhooks: pruned old events');
+  }
+
+  /** Makes one claimed attempt and records its outcome. */
+  async deliver(row: WebhookDeliveryRow): Promise<void> {
+    const db = this.database.db;
+    const endpoint = await repository.findEndpointForDelivery(db, row.endpoint_id);
+    const event = await findEventForDelivery(db, row.event_id);
+    if (!endpoint || !event) return; // deleted since: the attempt went with it
+    const attemptedAt = this.clock.now();
+    let result: AttemptResult;
+    if (endpoint.status !== 'enabled') {
+      result = { ok: false, status: null, error: `the endpoint is disabled (${endpoint.disabled_reason ?? 'no reason given'})`, body: null, durationMs: 0, retryAfterMs: null };
+    } else {
+      const body = JSON.stringify(presentEvent(event));
+      const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+      const secrets = [endpoint.secret, ...(endpoint.previous_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > attemptedAt.toISOString() ? [endpoint.previous_secret] : [])];
+      const headers = {
+        'webhook-id': event.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(secrets, event.id, timestamp, body),
+        'user-agent': 'BMS-Webhooks/1',
+      };
+      result = await attemptWebhook(endpoint.url, headers, body, { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivate });
+    }
+    await db.transaction().execute((trx) => this.record(trx, row, endpoint, result, endpoint.status === 'enabled'));
+  }
+
+  private async record(trx: Executor, row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, result: AttemptResult, retryable: boolean): Promise<void> {
+    const now = this.clock.now();
+    const nowIso = now.toISOString();
+    const held = await repository.completeDelivery(trx, row.id, this.id, {
+      status: result.ok ? 'succeeded' : 'failed',
+      response_status: result.status,
+      error: result.error,
+      duration_ms: result.durationMs,
+      response_body: result.body,
+      updated_at: nowIso,
+    });
+    if (!held) return; // the lease ran out and another worker took the attempt over
+    if (result.ok) {
+      if (endpoint.failing_since !== null) await repository.updateEndpoint(trx, endpoint.account_id, endpoint.id, { failing_since: null });
+      this.log.info({ deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, attempt: row.attempt, status: result.status }, 'webhooks: delivered');
+      return;
+    }
+    if (!retryable) return;
+    const failingSince = endpoint.failing_since ?? row.created_at;
+    let disabledReason: string | undefined;
+    if (result.status === 410) disabledReason = 'the endpoint answered 410 Gone';
+    else if (now.getTime() - new Date(failingSince).getTime() >= this.config.disableAfterMs) disabledReason = `every attempt failed for ${Math.round(this.config.disableAfterMs / 3_600_000)} hours`;
+    if (disabledReason) {
+      const disabled = await repository.updateEndpoint(trx, endpoint.account_id, endpoint.id, { status: 'disabled', disabled_reason: disabledReason, failing_since: failingSince, updated_at: nowIso });
+      if (disabled) await recordEvent(trx, this.clock, endpoint.account_id, 'webhook_endpoint.disabled', presentEndpoint(disabled), { previous_attributes: { status: 'enabled', disabled_reason: null } });
+      this.log.warn({ endpointId: endpoint.id, reason: disabledReason }, 'webhooks: endpoint disabled');
+      return;
+    }
+    if (endpoint.failing_since === null) await repository.updateEndpoint(trx, endpoint.account_id, endpoint.id, { failing_since: failingSince });
+    const wait = this.config.retrySchedule[row.attempt - 1];
+    if (wait === undefined) {
+      this.log.warn({ deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, attempt: row.attempt, error: result.error }, 'webhooks: delivery failed for good');
+      return;
+    }
+    // A Retry-After longer than the schedule's step is honoured, up to a day.
+    const delayMs = Math.max(wait * 1000, Math.min(result.retryAfterMs ?? 0, 86_400_000));
+    const next = firstAttempt(row.account_id, row.endpoint_id, { id: row.event_id, type: row.event_type }, nowIso, row.attempt + 1);
+    await repository.insertDeliveries(trx, [{ ...next, next_attempt_at: new Date(now.getTime() + delayMs).toISOString() }]);
+    this.log.warn({ deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, attempt: row.attempt, error: result.error, retryInMs: delayMs }, 'webhooks: attempt failed, will retry');
+  }
+}
