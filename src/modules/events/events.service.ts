@@ -9,7 +9,8 @@ import type { EventRow, WebhookDeliveryRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { insertDeliveries, listEnabledEndpoints } from '../webhooks/webhooks.repository.js';
 import { requireRow } from '../shared/lookup.js';
-import { EVENT_TYPES, matchesEventPattern, type EventType } from './event-types.js';
+import { fieldError } from '../../core/errors.js';
+import { EVENT_TYPES, isEventPattern, matchesEventPattern, type EventType } from './event-types.js';
 import * as repository from './events.repository.js';
 import type { Event, EventData, ListEventsInput } from './events.schemas.js';
 
@@ -87,6 +88,8 @@ export async function getEvent(db: Executor, accountId: string, id: string): Pro
 export async function listEvents(db: Executor, accountId: string, query: ListEventsInput): Promise<Page<EventRow>> {
   const page = pageRequest({ ...query, sort: '-created_at' }, repository.EVENT_SORTS);
   const patterns = query.type?.split(',').map((pattern) => pattern.trim());
+  const unknown = patterns?.filter((pattern) => !isEventPattern(pattern)) ?? [];
+  if (unknown.length > 0) throw fieldError('type', `unknown event types: ${unknown.join(', ')} (use a type such as invoice.paid, or invoice.*)`);
   const types = patterns && { exact: patterns.filter((pattern) => !pattern.endsWith('.*') && pattern !== '*'), prefixes: patterns.filter((pattern) => pattern.endsWith('.*')).map((pattern) => pattern.slice(0, -1)) };
   const everything = patterns?.includes('*');
   const rows = await repository.listEvents(db, accountId, { ...query, types: everything ? undefined : types }, page);
