@@ -28,12 +28,17 @@ export interface OpenApiDocument {
   components: { schemas: Record<string, Schema> };
 }
 
-type MethodName = 'list' | 'create' | 'get' | 'update' | 'delete' | 'send' | 'refund';
-/** Operations on one object beyond the standard five: `POST /v1/<resource>/{id}/<action>`, an optional body. */
-const ACTIONS: readonly MethodName[] = ['send', 'refund'];
+/**
+ * The standard five, an action on one object (`POST /v1/<resource>/{id}/<name>`, such as send or refund),
+ * and a list under one object (`GET /v1/<resource>/{id}/<name>`, such as an endpoint's deliveries).
+ */
+type Kind = 'list' | 'create' | 'get' | 'update' | 'delete' | 'action' | 'sublist';
+const KIND_ORDER: readonly Kind[] = ['list', 'create', 'get', 'update', 'delete', 'action', 'sublist'];
 
 interface Endpoint {
-  name: MethodName;
+  kind: Kind;
+  /** The path's name for the operation: the kind, or the last segment for actions and sublists (`rotate-secret`). */
+  name: string;
   httpMethod: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   operation: Operation;
@@ -42,6 +47,8 @@ interface Endpoint {
   body?: Schema;
   /** The component schema the response's `data` is (or, for lists, holds). */
   model?: string;
+  /** An action's answer when it is no component (`{requeued: 3}`): typed as `<Model><Name>Result`. */
+  result?: Schema;
 }
 
 interface Resource {
@@ -58,39 +65,49 @@ function refName(schema: Schema | undefined): string | undefined {
   return schema?.$ref?.replace('#/components/schemas/', '');
 }
 
-function methodName(httpMethod: string, rest: string[]): MethodName {
-  if (rest.length === 0) return httpMethod === 'get' ? 'list' : 'create';
-  const action = ACTIONS.find((candidate) => candidate === rest[1]);
-  if (rest.length === 2 && action && httpMethod === 'post') return action;
-  const byMethod: Record<string, MethodName> = { get: 'get', put: 'update', delete: 'delete' };
-  const name = byMethod[httpMethod];
-  if (rest.length !== 1 || !name) throw new Error(`no SDK method for ${httpMethod.toUpperCase()} ${rest.join('/')}`);
-  return name;
+function methodOf(httpMethod: string, rest: string[]): { kind: Kind; name: string } {
+  if (rest.length === 0) return httpMethod === 'get' ? { kind: 'list', name: 'list' } : { kind: 'create', name: 'create' };
+  if (rest.length === 2 && httpMethod === 'post') return { kind: 'action', name: rest[1]! };
+  if (rest.length === 2 && httpMethod === 'get') return { kind: 'sublist', name: rest[1]! };
+  const byMethod: Record<string, Kind> = { get: 'get', put: 'update', delete: 'delete' };
+  const kind = byMethod[httpMethod];
+  if (rest.length !== 1 || !kind) throw new Error(`no SDK method for ${httpMethod.toUpperCase()} ${rest.join('/')}`);
+  return { kind, name: kind };
 }
 
 export function readResources(document: OpenApiDocument): Resource[] {
   const resources = new Map<string, Resource>();
   for (const [path, operations] of Object.entries(document.paths)) {
-    const match = /^\/v1\/([a-z-]+)((?:\/\{id\})(?:\/[a-z]+)?)?$/.exec(path);
+    const match = /^\/v1\/([a-z-]+)((?:\/\{id\})(?:\/[a-z-]+)?)?$/.exec(path);
     if (!match || match[1] === 'openapi.json') continue;
     const segment = match[1]!;
     const rest = (match[2] ?? '').split('/').filter(Boolean);
     for (const [httpMethod, operation] of Object.entries(operations)) {
-      const name = methodName(httpMethod, rest);
-      const success = operation.responses['200'] ?? operation.responses['201'];
+      const { kind, name } = methodOf(httpMethod, rest);
+      const success = operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202'];
       const data = success?.content?.['application/json'].schema.properties?.data;
       const model = refName(data?.type === 'array' ? data.items : data);
       const query = Object.fromEntries((operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => [parameter.name, { ...parameter.schema, description: parameter.description }]));
       const body = operation.requestBody?.content['application/json'].schema;
-      const endpoint: Endpoint = { name, httpMethod: httpMethod.toUpperCase() as Endpoint['httpMethod'], path, operation, hasId: rest.length > 0, ...(name === 'list' ? { query } : {}), ...(body ? { body: body.anyOf?.find((option) => option.type === 'object') ?? body } : {}), ...(model ? { model } : {}) };
+      const endpoint: Endpoint = {
+        kind,
+        name,
+        httpMethod: httpMethod.toUpperCase() as Endpoint['httpMethod'],
+        path,
+        operation,
+        hasId: rest.length > 0,
+        ...(kind === 'list' || kind === 'sublist' ? { query } : {}),
+        ...(body ? { body: body.anyOf?.find((option) => option.type === 'object') ?? body } : {}),
+        ...(model ? { model } : {}),
+        ...(!model && data && kind === 'action' ? { result: data } : {}),
+      };
       const resource = resources.get(segment) ?? { segment, model: '', endpoints: [] };
-      if (name === 'get' && model) resource.model = model;
+      if (kind === 'get' && model) resource.model = model;
       resource.endpoints.push(endpoint);
       resources.set(segment, resource);
     }
   }
-  const order: MethodName[] = ['list', 'create', 'get', 'update', 'delete', ...ACTIONS];
-  for (const resource of resources.values()) resource.endpoints.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+  for (const resource of resources.values()) resource.endpoints.sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
   return [...resources.values()];
 }
 
@@ -107,6 +124,10 @@ const camel = (text: string): string => pascal(text).replace(/^./, (first) => fi
 const snake = (text: string): string => text.replace(/-/g, '_');
 const singular = (text: string): string => text.replace(/ies$/, 'y').replace(/s$/, '');
 const paramsName = (resource: Resource, endpoint: Endpoint): string => `${resource.model}${pascal(endpoint.name)}Params`;
+/** The type an endpoint answers with: its component, an action's own result type, or what a delete returns. */
+const modelName = (resource: Resource, endpoint: Endpoint): string => endpoint.model ?? (endpoint.result ? `${resource.model}${pascal(endpoint.name)}Result` : 'DeletedObject');
+/** Whether a body has a required field (then its params argument is required too). */
+const requiresParams = (endpoint: Endpoint): boolean => (endpoint.body?.required ?? []).length > 0;
 
 function types(schema: Schema): string[] {
   if (schema.anyOf) return schema.anyOf.flatMap(types);
@@ -159,10 +180,10 @@ function tsInterface(name: string, schema: Schema, description?: string, allOpti
 
 function tsMethod(resource: Resource, endpoint: Endpoint): string {
   const doc = comment(`${endpoint.operation.summary ?? ''}. ${endpoint.operation.description ?? ''}`.trim(), '  ');
-  const model = endpoint.model ?? 'DeletedObject';
+  const model = modelName(resource, endpoint);
   const path = endpoint.path.replace('{id}', '${encodeURIComponent(id)}');
   const params = paramsName(resource, endpoint);
-  switch (endpoint.name) {
+  switch (endpoint.kind) {
     case 'list':
       return `${doc}  list(params: ${params} = {}, options?: RequestOptions): PagePromise<${model}> {\n    return this.transport.list<${model}>(\`${path}\`, { ...params }, options);\n  }\n`;
     case 'create':
@@ -173,9 +194,10 @@ function tsMethod(resource: Resource, endpoint: Endpoint): string {
       return `${doc}  update(id: string, params: ${params}, options?: RequestOptions): Promise<WithResponse<${model}>> {\n    return this.transport.request<${model}>('PUT', \`${path}\`, { body: params }, options);\n  }\n`;
     case 'delete':
       return `${doc}  delete(id: string, options?: RequestOptions): Promise<WithResponse<${model}>> {\n    return this.transport.request<${model}>('DELETE', \`${path}\`, {}, options);\n  }\n`;
-    case 'send':
-    case 'refund':
-      return `${doc}  ${endpoint.name}(id: string, params: ${params} = {}, options?: RequestOptions): Promise<WithResponse<${model}>> {\n    return this.transport.request<${model}>('POST', \`${path}\`, { body: params }, options);\n  }\n`;
+    case 'action':
+      return `${doc}  ${camel(endpoint.name)}(id: string, params: ${params}${requiresParams(endpoint) ? '' : ' = {}'}, options?: RequestOptions): Promise<WithResponse<${model}>> {\n    return this.transport.request<${model}>('POST', \`${path}\`, { body: params }, options);\n  }\n`;
+    case 'sublist':
+      return `${doc}  ${camel(endpoint.name)}(id: string, params: ${params} = {}, options?: RequestOptions): PagePromise<${model}> {\n    return this.transport.list<${model}>(\`${path}\`, { ...params }, options);\n  }\n`;
   }
 }
 
@@ -188,10 +210,11 @@ function generateTypeScript(document: OpenApiDocument, resources: Resource[]): s
     for (const endpoint of resource.endpoints) {
       if (endpoint.query) out += `${tsInterface(paramsName(resource, endpoint), { properties: endpoint.query }, `Query parameters of ${endpoint.httpMethod} ${endpoint.path}.`, true)}\n`;
       else if (endpoint.body) out += `${tsInterface(paramsName(resource, endpoint), endpoint.body, `Body of ${endpoint.httpMethod} ${endpoint.path}.`)}\n`;
+      if (endpoint.result) out += `${tsInterface(modelName(resource, endpoint), endpoint.result, `What ${endpoint.httpMethod} ${endpoint.path} answers.`)}\n`;
     }
   }
   for (const resource of resources) {
-    out += `/** ${resource.segment}: ${resource.endpoints.map((endpoint) => endpoint.name).join(', ')}. */\nexport class ${pascal(resource.segment)}Resource {\n  constructor(private readonly transport: Transport) {}\n\n`;
+    out += `/** ${resource.segment}: ${resource.endpoints.map((endpoint) => camel(endpoint.name)).join(', ')}. */\nexport class ${pascal(resource.segment)}Resource {\n  constructor(private readonly transport: Transport) {}\n\n`;
     out += resource.endpoints.map((endpoint) => tsMethod(resource, endpoint)).join('\n');
     out += '}\n\n';
   }
@@ -276,29 +299,31 @@ function pythonKeywordArguments(python: PythonTypes, resource: Resource, endpoin
 }
 
 function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoint): string {
-  const model = endpoint.model ?? 'DeletedObject';
+  const model = modelName(resource, endpoint);
+  if (endpoint.result) python.typedDict(model, { ...endpoint.result, description: `What ${endpoint.httpMethod} ${endpoint.path} answers.` });
   const docText = `${endpoint.operation.summary ?? ''}. ${endpoint.operation.description ?? ''}`.trim();
   const doc = `        """${docText}"""\n`;
   const pathExpression = endpoint.hasId ? `f"${endpoint.path.replace('{id}', '{_quote(id)}')}"` : `"${endpoint.path}"`;
   const schema = endpoint.query ? { properties: endpoint.query } : endpoint.body;
   const { signature, names } = schema ? pythonKeywordArguments(python, resource, endpoint, schema, Boolean(endpoint.query)) : { signature: [], names: [] };
   const collected = `_given(${names.map((name) => `${name}=${name}`).join(', ')})`;
-  const options: Record<MethodName, string[]> = {
+  const options: Record<Kind, string[]> = {
     list: ['timeout: Optional[float] = None'],
+    sublist: ['timeout: Optional[float] = None'],
     create: ['idempotency_key: Optional[str] = None', 'timeout: Optional[float] = None'],
-    send: ['idempotency_key: Optional[str] = None', 'timeout: Optional[float] = None'],
-    refund: ['idempotency_key: Optional[str] = None', 'timeout: Optional[float] = None'],
+    action: ['idempotency_key: Optional[str] = None', 'timeout: Optional[float] = None'],
     get: ['timeout: Optional[float] = None'],
     update: ['if_match: Optional[str] = None', 'timeout: Optional[float] = None'],
     delete: ['if_match: Optional[str] = None', 'timeout: Optional[float] = None'],
   };
-  const parameters = ['self', ...(endpoint.hasId ? ['id: str'] : []), '*', ...signature, ...options[endpoint.name]].join(',\n        ');
-  if (endpoint.name === 'list') {
-    return `    def list(\n        ${parameters},\n    ) -> Page[${model}]:\n${doc}        return self._transport.list("${endpoint.path}", ${collected}, timeout=timeout)\n`;
+  const method = snake(endpoint.name);
+  const parameters = ['self', ...(endpoint.hasId ? ['id: str'] : []), '*', ...signature, ...options[endpoint.kind]].join(',\n        ');
+  if (endpoint.kind === 'list' || endpoint.kind === 'sublist') {
+    return `    def ${method}(\n        ${parameters},\n    ) -> Page[${model}]:\n${doc}        return self._transport.list(${pathExpression}, ${collected}, timeout=timeout)\n`;
   }
-  const optionArguments = options[endpoint.name].map((option) => option.split(':')[0]).map((name) => `${name}=${name}`).join(', ');
+  const optionArguments = options[endpoint.kind].map((option) => option.split(':')[0]).map((name) => `${name}=${name}`).join(', ');
   const body = endpoint.body ? `, body=${collected}` : '';
-  return `    def ${endpoint.name}(\n        ${parameters},\n    ) -> ${model}:\n${doc}        return cast(${model}, self._transport.request("${endpoint.httpMethod}", ${pathExpression}${body}, ${optionArguments}))\n`;
+  return `    def ${method}(\n        ${parameters},\n    ) -> ${model}:\n${doc}        return cast(${model}, self._transport.request("${endpoint.httpMethod}", ${pathExpression}${body}, ${optionArguments}))\n`;
 }
 
 function generatePython(document: OpenApiDocument, resources: Resource[]): string {
@@ -308,7 +333,7 @@ function generatePython(document: OpenApiDocument, resources: Resource[]): strin
   if (deleted) python.typedDict('DeletedObject', { ...deleted, description: 'What a delete returns.' });
   let classes = '';
   for (const resource of resources) {
-    classes += `\n\nclass ${pascal(resource.segment)}Resource:\n    """${resource.segment}: ${resource.endpoints.map((endpoint) => endpoint.name).join(', ')}."""\n\n    def __init__(self, transport: Transport) -> None:\n        self._transport = transport\n`;
+    classes += `\n\nclass ${pascal(resource.segment)}Resource:\n    """${resource.segment}: ${resource.endpoints.map((endpoint) => snake(endpoint.name)).join(', ')}."""\n\n    def __init__(self, transport: Transport) -> None:\n        self._transport = transport\n`;
     for (const endpoint of resource.endpoints) classes += `\n${pythonMethod(python, resource, endpoint)}`;
   }
   classes += `\n\nclass Resources:\n    """Every resource, as the attributes of BmsClient."""\n\n    def __init__(self, transport: Transport) -> None:\n`;

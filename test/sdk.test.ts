@@ -11,6 +11,7 @@ import * as sdk from '../sdks/js/src/index.js';
 import { createTestContext, temporaryDirectory, type TestContext } from './helpers/context.js';
 import { startFlakyProxy } from './helpers/flaky-proxy.js';
 import { ROOT } from './helpers/processes.js';
+import { Webhook } from 'standardwebhooks';
 import { SCOPES } from '../src/modules/api-keys/scopes.js';
 
 const { BmsClient } = sdk;
@@ -257,15 +258,54 @@ describe('JavaScript SDK', () => {
   });
 });
 
+/** A delivery signed by the independent Standard Webhooks library, and variants that must fail. */
+function signedFixture() {
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const payload = JSON.stringify({ id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', object: 'event', type: 'invoice.paid', data: { object: { id: 'x', amount_due: 0 } } });
+  const id = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
+  const sign = (at: Date, key = secret) => ({ 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(key).sign(id, at, payload) });
+  const other = 'whsec_' + Buffer.from('another secret of thirty-two bytes!').toString('base64');
+  return {
+    secret,
+    payload,
+    headers: sign(new Date()),
+    rotated: { ...sign(new Date(), other), 'webhook-signature': `${sign(new Date(), other)['webhook-signature']} ${sign(new Date())['webhook-signature']}` },
+    stale: sign(new Date(Date.now() - 301_000)),
+    wrongSecret: sign(new Date(), other),
+  };
+}
+
+describe('webhooks.verify (JavaScript)', () => {
+  test('accepts what the Standard Webhooks library signs, and refuses tampering, replays and other secrets', async () => {
+    const fixture = signedFixture();
+    const event = await sdk.webhooks.verify(fixture.payload, fixture.headers, fixture.secret);
+    assert.equal(event.type, 'invoice.paid');
+    assert.equal((await sdk.webhooks.verify(new TextEncoder().encode(fixture.payload), new Headers(fixture.rotated), fixture.secret)).id, event.id, 'one of several signatures, Headers and bytes');
+    const refusals = [
+      () => sdk.webhooks.verify(fixture.payload.replace('"amount_due":0', '"amount_due":1'), fixture.headers, fixture.secret),
+      () => sdk.webhooks.verify(fixture.payload, fixture.stale, fixture.secret),
+      () => sdk.webhooks.verify(fixture.payload, fixture.wrongSecret, fixture.secret),
+      () => sdk.webhooks.verify(fixture.payload, { 'webhook-id': fixture.headers['webhook-id'] }, fixture.secret),
+    ];
+    for (const refusal of refusals) await assert.rejects(refusal, sdk.WebhookVerificationError);
+    const lenient = await sdk.webhooks.verify(fixture.payload, fixture.stale, fixture.secret, { toleranceSeconds: 600 });
+    assert.equal(lenient.id, event.id, 'the tolerance is adjustable');
+  });
+});
+
 describe('Python SDK', () => {
   test('its unittest suite (every endpoint, paging, errors, retries, README) passes against this server', async () => {
     const { accountId: pythonAccount, key } = await context.account('Python');
     const limited = (await context.key(pythonAccount, SCOPES, { rateLimits: { burst: 1, perMinute: 60 } })).key;
     const readOnly = (await context.key(pythonAccount, ['clients:read'])).key;
+    const fixtureDirectory = temporaryDirectory('bms-webhook-fixture-');
+    const fixture = path.join(fixtureDirectory, 'signed.json');
+    fs.writeFileSync(fixture, JSON.stringify(signedFixture()));
     const result = await run('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.', '-v'], {
       cwd: path.join(ROOT, 'sdks/python'),
-      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', BMS_BASE_URL: baseUrl, BMS_API_KEY: key, BMS_LIMITED_API_KEY: limited, BMS_READ_ONLY_API_KEY: readOnly },
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', BMS_BASE_URL: baseUrl, BMS_API_KEY: key, BMS_LIMITED_API_KEY: limited, BMS_READ_ONLY_API_KEY: readOnly, BMS_WEBHOOK_FIXTURE: fixture },
     });
+    fs.rmSync(fixtureDirectory, { recursive: true, force: true });
     assert.equal(result.status, 0, result.output);
     const ran = Number(/Ran (\d+) tests?/.exec(result.output)?.[1] ?? 0);
     assert.ok(ran >= 8, `ran ${ran} Python tests`);

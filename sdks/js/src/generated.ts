@@ -302,6 +302,116 @@ export interface Payment {
   updated_at: string;
 }
 
+/** Something that happened in the account. Kept at least 90 days. */
+export interface Event {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  data: {
+    /** The object exactly as GET returns it after the change (before it, for *.deleted). */
+    object: Record<string, unknown>;
+    /** For updates and status changes: the changed fields, with their values before the change. */
+    previous_attributes?: Record<string, unknown>;
+    /** Present when the client made the change on the hosted page. */
+    source?: "hub";
+  };
+}
+
+/** A URL that receives the account’s events, signed (Standard Webhooks). */
+export interface WebhookEndpoint {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "webhook_endpoint". */
+  object: "webhook_endpoint";
+  /** Where events are POSTed. */
+  url: string;
+  /** What the endpoint is for. */
+  description: string | null;
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test. */
+  enabled_events: Array<string>;
+  /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
+  status: "enabled" | "disabled";
+  /** Why the endpoint is disabled; null while enabled. */
+  disabled_reason: string | null;
+  /** The signing secret (whsec_…): only in the responses of create and rotate-secret. Keep it. */
+  secret?: string;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** One attempt to deliver an event to an endpoint. */
+export interface WebhookDelivery {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "webhook_delivery". */
+  object: "webhook_delivery";
+  /** The endpoint. */
+  endpoint_id: string;
+  /** The event (also the webhook-id header). */
+  event_id: string;
+  /** The event type. */
+  event_type: string;
+  /** Attempt number for this event and endpoint, from 1. */
+  attempt: number;
+  /** pending (not yet made, or in flight), succeeded (2xx), failed. */
+  status: "pending" | "succeeded" | "failed";
+  /** When a pending attempt is due; null once made. */
+  next_attempt_at: string | null;
+  /** The HTTP status the endpoint answered. */
+  response_status: number | null;
+  /** Why the attempt failed (timeout, connection, refused address, redirect, status). */
+  error: string | null;
+  /** How long the attempt took. */
+  duration_ms: number | null;
+  /** The first 1 KB of the response body. */
+  response_body: string | null;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+}
+
+/** One send of a quote or invoice by e-mail, and what became of it. */
+export interface Delivery {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "delivery". */
+  object: "delivery";
+  /** How the document went out. */
+  channel: "email";
+  /** The kind of document sent. */
+  document_type: "quote" | "invoice";
+  /** The quote or invoice sent. */
+  document_id: string;
+  /** The address it went to: the client’s at send time. */
+  to: string;
+  /** The e-mail subject. */
+  subject: string;
+  /** queued, sending, delivered (accepted by the SMTP server), or failed after every attempt. */
+  status: "queued" | "sending" | "delivered" | "failed";
+  /** Attempts made so far. */
+  attempts: number;
+  /** Why the last attempt failed (no credentials in it). */
+  last_error: string | null;
+  /** The Message-ID header of the e-mail. */
+  message_id: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  queued_at: string;
+  /** When the SMTP server accepted it. */
+  delivered_at: string | null;
+  /** When the last attempt failed for good. */
+  failed_at: string | null;
+}
+
 /** What a delete returns. */
 export interface DeletedObject {
   /** Unique identifier (UUIDv7). */
@@ -780,6 +890,108 @@ export interface PaymentRefundParams {
   reason?: string | null;
 }
 
+/** Query parameters of GET /v1/events. */
+export interface EventListParams {
+  /** Page size, 1 to 100. */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Comma-separated types; `invoice.*` matches every invoice event. */
+  type?: string;
+  /** Only events about this object. */
+  resource_id?: string;
+  /** Only events at or after this instant. */
+  created_after?: string;
+  /** Only events before this instant. */
+  created_before?: string;
+}
+
+/** Body of POST /v1/events/{id}/resend. */
+export interface EventResendParams {
+  /** The endpoint to deliver the event to again. */
+  endpoint_id: string;
+}
+
+/** What POST /v1/events/{id}/resend answers. */
+export interface EventResendResult {
+  /** How many deliveries were queued again. */
+  requeued: number;
+}
+
+/** Query parameters of GET /v1/webhook-endpoints. */
+export interface WebhookEndpointListParams {
+  /** Page size, 1 to 100. */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+}
+
+/** Body of POST /v1/webhook-endpoints. */
+export interface WebhookEndpointCreateParams {
+  /** Where events are POSTed: https:// (http:// only in development or with WEBHOOK_ALLOW_HTTP). Its host must not resolve to a private, loopback or link-local address. */
+  url: string;
+  /** What the endpoint is for. */
+  description?: string | null;
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test. */
+  enabled_events: Array<string>;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/webhook-endpoints/{id}. */
+export interface WebhookEndpointUpdateParams {
+  /** Where events are POSTed: https:// (http:// only in development or with WEBHOOK_ALLOW_HTTP). Its host must not resolve to a private, loopback or link-local address. */
+  url?: string;
+  /** What the endpoint is for. */
+  description?: string | null;
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test. */
+  enabled_events?: Array<string>;
+  /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
+  status?: "enabled" | "disabled";
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of POST /v1/webhook-endpoints/{id}/rotate-secret. */
+export interface WebhookEndpointRotateSecretParams {
+}
+
+/** Body of POST /v1/webhook-endpoints/{id}/test. */
+export interface WebhookEndpointTestParams {
+}
+
+/** Body of POST /v1/webhook-endpoints/{id}/recover. */
+export interface WebhookEndpointRecoverParams {
+  /** Re-queue every delivery to this endpoint that failed for good at or after this instant. */
+  since: string;
+}
+
+/** What POST /v1/webhook-endpoints/{id}/recover answers. */
+export interface WebhookEndpointRecoverResult {
+  /** How many deliveries were queued again. */
+  requeued: number;
+}
+
+/** Query parameters of GET /v1/webhook-endpoints/{id}/deliveries. */
+export interface WebhookEndpointDeliveriesParams {
+  /** Page size, 1 to 100. */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Only attempts in this status. */
+  status?: "pending" | "succeeded" | "failed";
+  /** Only attempts of this event. */
+  event_id?: string;
+}
+
 /** clients: list, create, get, update, delete. */
 export class ClientsResource {
   constructor(private readonly transport: Transport) {}
@@ -971,6 +1183,88 @@ Requires the scope `payments:write`. */
   }
 }
 
+/** events: list, get, resend. */
+export class EventsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List events. Newest first. Events are kept at least 90 days.
+
+Requires the scope `events:read`. */
+  list(params: EventListParams = {}, options?: RequestOptions): PagePromise<Event> {
+    return this.transport.list<Event>(`/v1/events`, { ...params }, options);
+  }
+
+  /** Get an event. Requires the scope `events:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<Event>> {
+    return this.transport.request<Event>('GET', `/v1/events/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Resend an event to an endpoint. Queues the event to the endpoint again; answers 202.
+
+Requires the scope `webhooks:write`. */
+  resend(id: string, params: EventResendParams, options?: RequestOptions): Promise<WithResponse<EventResendResult>> {
+    return this.transport.request<EventResendResult>('POST', `/v1/events/${encodeURIComponent(id)}/resend`, { body: params }, options);
+  }
+}
+
+/** webhook-endpoints: list, create, get, update, delete, rotateSecret, test, recover, deliveries. */
+export class WebhookEndpointsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List webhook endpoints. Requires the scope `webhooks:read`. */
+  list(params: WebhookEndpointListParams = {}, options?: RequestOptions): PagePromise<WebhookEndpoint> {
+    return this.transport.list<WebhookEndpoint>(`/v1/webhook-endpoints`, { ...params }, options);
+  }
+
+  /** Create a webhook endpoint. Requires the scope `webhooks:write`. */
+  create(params: WebhookEndpointCreateParams, options?: RequestOptions): Promise<WithResponse<WebhookEndpoint>> {
+    return this.transport.request<WebhookEndpoint>('POST', `/v1/webhook-endpoints`, { body: params }, options);
+  }
+
+  /** Get a webhook endpoint. Requires the scope `webhooks:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<WebhookEndpoint>> {
+    return this.transport.request<WebhookEndpoint>('GET', `/v1/webhook-endpoints/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a webhook endpoint (partial: absent fields are kept, null clears). Requires the scope `webhooks:write`. */
+  update(id: string, params: WebhookEndpointUpdateParams, options?: RequestOptions): Promise<WithResponse<WebhookEndpoint>> {
+    return this.transport.request<WebhookEndpoint>('PUT', `/v1/webhook-endpoints/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete a webhook endpoint. Requires the scope `webhooks:write`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/webhook-endpoints/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Rotate the signing secret. Answers the endpoint with its new secret. The old secret keeps signing beside the new one for 24 hours (two signatures in webhook-signature), so receivers can switch without missing a message.
+
+Requires the scope `webhooks:write`. */
+  rotateSecret(id: string, params: WebhookEndpointRotateSecretParams = {}, options?: RequestOptions): Promise<WithResponse<WebhookEndpoint>> {
+    return this.transport.request<WebhookEndpoint>('POST', `/v1/webhook-endpoints/${encodeURIComponent(id)}/rotate-secret`, { body: params }, options);
+  }
+
+  /** Send a test event. Queues a webhook_endpoint.test event to this endpoint alone and answers 202 with the event.
+
+Requires the scope `webhooks:write`. */
+  test(id: string, params: WebhookEndpointTestParams = {}, options?: RequestOptions): Promise<WithResponse<Event>> {
+    return this.transport.request<Event>('POST', `/v1/webhook-endpoints/${encodeURIComponent(id)}/test`, { body: params }, options);
+  }
+
+  /** Re-queue failed deliveries. Queues again every delivery to this endpoint that failed for good since `since`; answers 202 with how many.
+
+Requires the scope `webhooks:write`. */
+  recover(id: string, params: WebhookEndpointRecoverParams, options?: RequestOptions): Promise<WithResponse<WebhookEndpointRecoverResult>> {
+    return this.transport.request<WebhookEndpointRecoverResult>('POST', `/v1/webhook-endpoints/${encodeURIComponent(id)}/recover`, { body: params }, options);
+  }
+
+  /** List delivery attempts. The attempt log of this endpoint, newest first: one entry per attempt.
+
+Requires the scope `webhooks:read`. */
+  deliveries(id: string, params: WebhookEndpointDeliveriesParams = {}, options?: RequestOptions): PagePromise<WebhookDelivery> {
+    return this.transport.list<WebhookDelivery>(`/v1/webhook-endpoints/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
+  }
+}
+
 /** Every resource, as the properties of BmsClient. */
 export class Resources {
   readonly clients: ClientsResource;
@@ -979,6 +1273,8 @@ export class Resources {
   readonly jobs: JobsResource;
   readonly invoices: InvoicesResource;
   readonly payments: PaymentsResource;
+  readonly events: EventsResource;
+  readonly webhookEndpoints: WebhookEndpointsResource;
 
   constructor(transport: Transport) {
     this.clients = new ClientsResource(transport);
@@ -987,6 +1283,8 @@ export class Resources {
     this.jobs = new JobsResource(transport);
     this.invoices = new InvoicesResource(transport);
     this.payments = new PaymentsResource(transport);
+    this.events = new EventsResource(transport);
+    this.webhookEndpoints = new WebhookEndpointsResource(transport);
   }
 }
 

@@ -2,4 +2,6 @@ export { BmsClient } from './client.js';
 export * from './errors.js';
 export * from './generated.js';
 export { Page, PagePromise } from './pagination.js';
+export * as webhooks from './webhooks.js';
+export { WebhookVerificationError } from './webhooks.js';
 export { VERSION, type BmsClientOptions, type FetchFunction, type RequestOptions, type ResponseInfo, type WithResponse } from './transport.js';

@@ -18,6 +18,8 @@ from ._errors import (
 from ._generated import *  # noqa: F401,F403  (the object and parameter types)
 from ._pagination import Page
 from ._transport import NOT_GIVEN, VERSION, NotGiven, ResponseInfo
+from . import webhooks
+from .webhooks import WebhookVerificationError
 
 __version__ = VERSION
 
@@ -40,4 +42,6 @@ __all__ = [
     "ResponseInfo",
     "ServerError",
     "ValidationError",
+    "WebhookVerificationError",
+    "webhooks",
 ]

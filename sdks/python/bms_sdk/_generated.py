@@ -20,11 +20,18 @@ __all__ = [
     "Invoice",
     "PaymentRefund",
     "Payment",
+    "EventData",
+    "Event",
+    "WebhookEndpoint",
+    "WebhookDelivery",
+    "Delivery",
     "DeletedObject",
     "ClientAddressParams",
     "QuoteLineItemParams",
     "JobLineItemParams",
     "InvoiceLineItemParams",
+    "EventResendResult",
+    "WebhookEndpointRecoverResult",
     "ErrorCode",
     "ERROR_CODES",
 ]
@@ -234,6 +241,86 @@ class Payment(TypedDict):
     updated_at: str
 
 
+class _EventDataRequired(TypedDict):
+    object: Dict[str, Any]
+
+
+
+class EventData(_EventDataRequired, total=False):
+    """EventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+
+
+class Event(TypedDict):
+    """Something that happened in the account. Kept at least 90 days."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test"]
+    created_at: str
+    account_id: str
+    data: EventData
+
+
+class _WebhookEndpointRequired(TypedDict):
+    id: str
+    object: Literal["webhook_endpoint"]
+    url: str
+    description: Optional[str]
+    enabled_events: List[str]
+    status: Literal["enabled", "disabled"]
+    disabled_reason: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+
+class WebhookEndpoint(_WebhookEndpointRequired, total=False):
+    """A URL that receives the account’s events, signed (Standard Webhooks)."""
+
+    secret: str
+
+
+class WebhookDelivery(TypedDict):
+    """One attempt to deliver an event to an endpoint."""
+
+    id: str
+    object: Literal["webhook_delivery"]
+    endpoint_id: str
+    event_id: str
+    event_type: str
+    attempt: int
+    status: Literal["pending", "succeeded", "failed"]
+    next_attempt_at: Optional[str]
+    response_status: Optional[int]
+    error: Optional[str]
+    duration_ms: Optional[int]
+    response_body: Optional[str]
+    created_at: str
+
+
+class Delivery(TypedDict):
+    """One send of a quote or invoice by e-mail, and what became of it."""
+
+    id: str
+    object: Literal["delivery"]
+    channel: Literal["email"]
+    document_type: Literal["quote", "invoice"]
+    document_id: str
+    to: str
+    subject: str
+    status: Literal["queued", "sending", "delivered", "failed"]
+    attempts: int
+    last_error: Optional[str]
+    message_id: str
+    queued_at: str
+    delivered_at: Optional[str]
+    failed_at: Optional[str]
+
+
 class DeletedObject(TypedDict):
     """What a delete returns."""
 
@@ -289,6 +376,18 @@ class InvoiceLineItemParams(_InvoiceLineItemParamsRequired, total=False):
     """InvoiceLineItemParams"""
 
     tax_rate: float
+
+
+class EventResendResult(TypedDict):
+    """What POST /v1/events/{id}/resend answers."""
+
+    requeued: int
+
+
+class WebhookEndpointRecoverResult(TypedDict):
+    """What POST /v1/webhook-endpoints/{id}/recover answers."""
+
+    requeued: int
 
 
 class ClientsResource:
@@ -778,6 +877,171 @@ Requires the scope `payments:write`."""
         return cast(Payment, self._transport.request("POST", f"/v1/payments/{_quote(id)}/refund", body=_given(amount=amount, reason=reason), idempotency_key=idempotency_key, timeout=timeout))
 
 
+class EventsResource:
+    """events: list, get, resend."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        type: Union[str, NotGiven] = NOT_GIVEN,
+        resource_id: Union[str, NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+    ) -> Page[Event]:
+        """List events. Newest first. Events are kept at least 90 days.
+
+Requires the scope `events:read`."""
+        return self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, created_after=created_after, created_before=created_before), timeout=timeout)
+
+    def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+    ) -> Event:
+        """Get an event. Requires the scope `events:read`."""
+        return cast(Event, self._transport.request("GET", f"/v1/events/{_quote(id)}", timeout=timeout))
+
+    def resend(
+        self,
+        id: str,
+        *,
+        endpoint_id: str,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> EventResendResult:
+        """Resend an event to an endpoint. Queues the event to the endpoint again; answers 202.
+
+Requires the scope `webhooks:write`."""
+        return cast(EventResendResult, self._transport.request("POST", f"/v1/events/{_quote(id)}/resend", body=_given(endpoint_id=endpoint_id), idempotency_key=idempotency_key, timeout=timeout))
+
+
+class WebhookEndpointsResource:
+    """webhook-endpoints: list, create, get, update, delete, rotate_secret, test, recover, deliveries."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+    ) -> Page[WebhookEndpoint]:
+        """List webhook endpoints. Requires the scope `webhooks:read`."""
+        return self._transport.list("/v1/webhook-endpoints", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after), timeout=timeout)
+
+    def create(
+        self,
+        *,
+        url: str,
+        enabled_events: List[str],
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> WebhookEndpoint:
+        """Create a webhook endpoint. Requires the scope `webhooks:write`."""
+        return cast(WebhookEndpoint, self._transport.request("POST", "/v1/webhook-endpoints", body=_given(url=url, enabled_events=enabled_events, description=description, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout))
+
+    def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+    ) -> WebhookEndpoint:
+        """Get a webhook endpoint. Requires the scope `webhooks:read`."""
+        return cast(WebhookEndpoint, self._transport.request("GET", f"/v1/webhook-endpoints/{_quote(id)}", timeout=timeout))
+
+    def update(
+        self,
+        id: str,
+        *,
+        url: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        enabled_events: Union[List[str], NotGiven] = NOT_GIVEN,
+        status: Union[Literal["enabled", "disabled"], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> WebhookEndpoint:
+        """Update a webhook endpoint (partial: absent fields are kept, null clears). Requires the scope `webhooks:write`."""
+        return cast(WebhookEndpoint, self._transport.request("PUT", f"/v1/webhook-endpoints/{_quote(id)}", body=_given(url=url, description=description, enabled_events=enabled_events, status=status, metadata=metadata), if_match=if_match, timeout=timeout))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> DeletedObject:
+        """Delete a webhook endpoint. Requires the scope `webhooks:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/webhook-endpoints/{_quote(id)}", if_match=if_match, timeout=timeout))
+
+    def rotate_secret(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> WebhookEndpoint:
+        """Rotate the signing secret. Answers the endpoint with its new secret. The old secret keeps signing beside the new one for 24 hours (two signatures in webhook-signature), so receivers can switch without missing a message.
+
+Requires the scope `webhooks:write`."""
+        return cast(WebhookEndpoint, self._transport.request("POST", f"/v1/webhook-endpoints/{_quote(id)}/rotate-secret", body=_given(), idempotency_key=idempotency_key, timeout=timeout))
+
+    def test(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> Event:
+        """Send a test event. Queues a webhook_endpoint.test event to this endpoint alone and answers 202 with the event.
+
+Requires the scope `webhooks:write`."""
+        return cast(Event, self._transport.request("POST", f"/v1/webhook-endpoints/{_quote(id)}/test", body=_given(), idempotency_key=idempotency_key, timeout=timeout))
+
+    def recover(
+        self,
+        id: str,
+        *,
+        since: str,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> WebhookEndpointRecoverResult:
+        """Re-queue failed deliveries. Queues again every delivery to this endpoint that failed for good since `since`; answers 202 with how many.
+
+Requires the scope `webhooks:write`."""
+        return cast(WebhookEndpointRecoverResult, self._transport.request("POST", f"/v1/webhook-endpoints/{_quote(id)}/recover", body=_given(since=since), idempotency_key=idempotency_key, timeout=timeout))
+
+    def deliveries(
+        self,
+        id: str,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Literal["pending", "succeeded", "failed"], NotGiven] = NOT_GIVEN,
+        event_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+    ) -> Page[WebhookDelivery]:
+        """List delivery attempts. The attempt log of this endpoint, newest first: one entry per attempt.
+
+Requires the scope `webhooks:read`."""
+        return self._transport.list(f"/v1/webhook-endpoints/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor, status=status, event_id=event_id), timeout=timeout)
+
+
 class Resources:
     """Every resource, as the attributes of BmsClient."""
 
@@ -788,6 +1052,8 @@ class Resources:
         self.jobs = JobsResource(transport)
         self.invoices = InvoicesResource(transport)
         self.payments = PaymentsResource(transport)
+        self.events = EventsResource(transport)
+        self.webhook_endpoints = WebhookEndpointsResource(transport)
 
 
 ErrorCode = Literal["VALIDATION_ERROR", "INVALID_JSON", "BAD_REQUEST", "AUTHENTICATION_REQUIRED", "INVALID_API_KEY", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVALID_STATE", "CONFLICT", "PRECONDITION_FAILED", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "RATE_LIMITED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"]
