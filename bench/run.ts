@@ -10,7 +10,8 @@ import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 // @ts-expect-error: a plain JavaScript module shared with the test runner
 import { startPostgres } from '../scripts/postgres.mjs';
-import { CONNECTIONS, DURATION, ROOT, load, peakRssMb, prepare, seed, startBaseline, startBms, stop, work, type Row } from './lib.js';
+import { spawn } from 'node:child_process';
+import { CONNECTIONS, DURATION, ROOT, api, load, peakRssMb, prepare, seed, startBaseline, startBms, stop, waitForHttp, work, type Row } from './lib.js';
 
 const SCALE_ROWS = Number(process.env.BENCH_SCALE_ROWS ?? 1_000_000);
 
@@ -21,6 +22,58 @@ function compare(scenario: string, baselineUrl: string, bmsUrl: string, pid: num
   const row: Row = { scenario, baseline, bms: measured, ratio: Math.round((measured.requestsPerSecond / baseline.requestsPerSecond) * 1000) / 1000, peakRssMb: Math.round(peakRssMb(pid)), ...(target ? { target } : {}) };
   console.log(`${scenario}: ${measured.requestsPerSecond} req/s vs ${baseline.requestsPerSecond} (ratio ${row.ratio}), p50 ${measured.p50} ms, p99 ${measured.p99} ms, RSS ${row.peakRssMb} MB`);
   return row;
+}
+
+/** A webhook receiver in its own process (the load generator's run blocks this one): answers 200, counts. */
+async function startReceiverProcess(port: number) {
+  const source = `const http = require('node:http'); let count = 0;
+    http.createServer((request, response) => { if (request.url === '/count') return response.end(String(count)); request.resume(); request.on('end', () => { count += 1; response.end('ok'); }); }).listen(${port}, '127.0.0.1');`;
+  const child = spawn(process.execPath, ['-e', source], { stdio: 'ignore' });
+  await waitForHttp(`http://127.0.0.1:${port}/count`);
+  return { url: `http://127.0.0.1:${port}/hooks`, count: async () => Number(await (await fetch(`http://127.0.0.1:${port}/count`, { headers: { connection: 'close' } })).text()), process: child };
+}
+
+/**
+ * Webhooks: create-client throughput with 3 endpoints subscribed, as a ratio to the same server and
+ * database with none (the event and its 3 deliveries ride in the create's transaction), then how fast
+ * the worker drains the queue to a local receiver.
+ */
+async function webhookRows(baselineUrl: string): Promise<{ rows: Row[]; deliveriesPerSecond: number; delivered: number }> {
+  const file = path.join(work, 'webhooks.sqlite');
+  const env = { DATABASE_URL: `sqlite:${file}`, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...(process.env.WEBHOOK_POLL_MS ? { WEBHOOK_POLL_MS: process.env.WEBHOOK_POLL_MS } : {}) };
+  const seeded = await prepare(env);
+  const server = await startBms(env);
+  const body = JSON.stringify({ name: 'Bench client', email: 'bench@example.com' });
+  const pid = server.process.pid as number;
+  const none = compare('create a client, no webhook endpoint', baselineUrl, `${server.url}/v1/clients`, pid, { key: seeded.key, method: 'POST', body });
+  const receivers = await Promise.all([0, 1, 2].map((offset) => startReceiverProcess(47_000 + offset)));
+  for (const receiver of receivers) await api(server.url, seeded.key, 'POST', '/v1/webhook-endpoints', { url: receiver.url, enabled_events: ['client.created'] });
+  const before = (await Promise.all(receivers.map((receiver) => receiver.count()))).reduce((sum, count) => sum + count, 0);
+  const three = compare('create a client, 3 webhook endpoints', baselineUrl, `${server.url}/v1/clients`, pid, { key: seeded.key, method: 'POST', body });
+  const ratio = Math.round((three.bms.requestsPerSecond / none.bms.requestsPerSecond) * 1000) / 1000;
+  const withEndpoints: Row = { ...three, scenario: 'create a client, 3 webhook endpoints (ratio to none)', ratio, target: 0.8 };
+  console.log(`webhooks: create with 3 endpoints at ${ratio} of create with none`);
+  // Drain: every create made 3 deliveries; time from the end of the load until the receivers have them all.
+  const database = new SqliteDatabase(file, { readonly: true });
+  const queued = (database.prepare(`select count(*) as count from webhook_deliveries`).get() as { count: number }).count;
+  database.close();
+  const started = performance.now();
+  let delivered = 0;
+  while (performance.now() - started < 120_000) {
+    delivered = (await Promise.all(receivers.map((receiver) => receiver.count()))).reduce((sum, count) => sum + count, 0) - before;
+    if (delivered >= queued) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const check = new SqliteDatabase(file, { readonly: true });
+  const remaining = (check.prepare(`select count(*) as count from webhook_deliveries where status = 'pending'`).get() as { count: number }).count;
+  check.close();
+  // Deliveries made during the load count too: the rate is all of them over the load and the drain.
+  const deliveriesPerSecond = Math.round(queued / (DURATION + seconds));
+  console.log(`webhooks: ${queued} deliveries queued, ${remaining} still pending after ${Math.round(seconds * 10) / 10} s of drain; ${deliveriesPerSecond} deliveries/s over load and drain`);
+  await stop(server.process);
+  for (const receiver of receivers) receiver.process.kill();
+  return { rows: [none, withEndpoints], deliveriesPerSecond, delivered: queued - remaining };
 }
 
 /** Inserts `count` clients straight into a migrated SQLite file, in large transactions. */
@@ -47,6 +100,14 @@ async function main() {
   const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
   console.log('machine:', machine);
 
+  if (process.env.BENCH_ONLY === 'webhooks') {
+    const baseline = await startBaseline(400);
+    const result = await webhookRows(baseline.url);
+    console.log(JSON.stringify({ rows: result.rows.map((row) => ({ scenario: row.scenario, rps: row.bms.requestsPerSecond, ratio: row.ratio })), deliveriesPerSecond: result.deliveriesPerSecond, delivered: result.delivered }, null, 2));
+    await stop(baseline.process);
+    return;
+  }
+
   // --- SQLite, one process -------------------------------------------------------------
   const sqliteEnv = { DATABASE_URL: `sqlite:${path.join(work, 'bench.sqlite')}` };
   let seeded = await prepare(sqliteEnv);
@@ -65,6 +126,11 @@ async function main() {
   const cluster = await startBms({ ...sqliteEnv, WEB_CONCURRENCY: '2' });
   rows.push(compare('get one client, 2 workers', baseline.url, `${cluster.url}/v1/clients/${seeded.clientId}`, cluster.process.pid as number, { key: seeded.key }, 0.6));
   await stop(cluster.process);
+
+  // --- Webhooks ------------------------------------------------------------------------
+  const webhooks = await webhookRows(baseline.url);
+  rows.push(...webhooks.rows);
+  scale.webhookDeliveriesPerSecond = webhooks.deliveriesPerSecond;
 
   // --- PostgreSQL (durable settings) ---------------------------------------------------
   const postgres = await startPostgres({ durable: true });
@@ -124,6 +190,8 @@ function markdown(result: { date: string; machine: Record<string, unknown>; dura
     '| scenario | BMS req/s | baseline req/s | ratio | target | p50 ms | p99 ms | peak RSS MB |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...result.rows.map((row) => `| ${row.scenario} | ${row.bms.requestsPerSecond} | ${row.baseline.requestsPerSecond} | **${row.ratio}** | ${row.target ? `≥ ${row.target} ${row.ratio >= row.target ? '✓' : '✗'}` : ''} | ${row.bms.p50} | ${row.bms.p99} | ${row.peakRssMb} |`),
+    '',
+    `Webhooks: ${result.scale.webhookDeliveriesPerSecond} deliveries/s to local receivers (3 endpoints, over the create load and the drain after it).`,
     '',
     `Scale: ${result.scale.rows} clients in one account, seeded in ${result.scale.seedSeconds} s; database ${result.scale.databaseMb} MB. ` +
       `First page p50 ${result.scale.firstPageP50} ms (${result.scale.firstPageRps} req/s), last page by cursor p50 ${result.scale.deepPageP50} ms (${result.scale.deepPageRps} req/s): ` +

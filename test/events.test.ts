@@ -274,11 +274,17 @@ describe('listing events', () => {
 
 test('events older than the retention are pruned, a bounded batch at a time, with their deliveries', async () => {
   const { pruneEvents } = await import('../src/modules/events/events.repository.js');
+  const { v7 } = await import('uuid');
   const db = suite.context.database.db;
-  const client = await api('POST', '/v1/clients', { name: 'Old news' });
-  const [event] = await eventsOf('client.created', client.id);
-  await db.updateTable('events').set({ created_at: '2020-01-01T00:00:00.000Z' }).where('id', '=', event!.id).execute();
+  const recent = await api('POST', '/v1/clients', { name: 'Recent news' });
+  // Two events from 2020, as they would have been written then (ids are UUIDv7: their time is in the id).
+  const [oldest, older] = [Date.parse('2020-01-01T00:00:00.000Z'), Date.parse('2020-06-01T00:00:00.000Z')].map((at) => ({ id: v7({ msecs: at }), created_at: new Date(at).toISOString() }));
+  for (const old of [oldest!, older!]) {
+    await db.insertInto('events').values({ ...old, account_id: suite.accountId, type: 'client.created', resource_id: recent.id, data: JSON.stringify({ object: recent }) }).execute();
+  }
+  assert.equal(await pruneEvents(db, '2021-01-01T00:00:00.000Z', 1), 1, 'one batch of 1');
+  assert.equal((await suite.context.request('GET', `/v1/events/${oldest!.id}`, { key: suite.key })).status, 404, 'oldest first');
   assert.equal(await pruneEvents(db, '2021-01-01T00:00:00.000Z', 10), 1);
-  assert.equal((await suite.context.request('GET', `/v1/events/${event!.id}`, { key: suite.key })).status, 404);
   assert.equal(await pruneEvents(db, '2021-01-01T00:00:00.000Z', 10), 0);
+  assert.equal((await eventsOf('client.created', recent.id)).length, 1, 'the recent event stays');
 });

@@ -18,8 +18,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('events_account_created_idx').on('events').columns(['account_id', 'created_at', 'id']).execute();
   await db.schema.createIndex('events_account_type_idx').on('events').columns(['account_id', 'type', 'created_at', 'id']).execute();
   await db.schema.createIndex('events_account_resource_idx').on('events').columns(['account_id', 'resource_id', 'created_at', 'id']).execute();
-  // Pruning walks events by age across accounts.
-  await db.schema.createIndex('events_created_idx').on('events').columns(['created_at']).execute();
+  // Pruning walks events by age across accounts through the primary key: ids are UUIDv7, time-ordered.
 
   await db.schema
     .createTable('webhook_endpoints')

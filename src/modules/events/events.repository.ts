@@ -25,9 +25,10 @@ export async function findEvent(db: Executor, accountId: string, id: string): Pr
   return db.selectFrom('events').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 
-/** An event by id alone, for the delivery workers. */
-export async function findEventForDelivery(db: Executor, id: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+/** Events by id alone, for the delivery workers. */
+export async function findEventsForDelivery(db: Executor, ids: readonly string[]): Promise<EventRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('events').select(COLUMNS).where('id', 'in', ids).execute();
 }
 
 export async function listEvents(db: Executor, accountId: string, filters: EventFilters, page: PageRequest<EventRow>): Promise<EventRow[]> {
@@ -47,7 +48,11 @@ export async function listEvents(db: Executor, accountId: string, filters: Event
  * returns how many. Bounded, so one run never holds the database for long.
  */
 export async function pruneEvents(db: Executor, before: string, limit: number): Promise<number> {
-  const old = await db.selectFrom('events').select('id').where('created_at', '<', before).orderBy('created_at').limit(limit).execute();
+  // Event ids are UUIDv7, whose first 48 bits are the creation time in milliseconds: every id below the
+  // smallest id of `before` is older, and the primary key finds them without an index on created_at.
+  const hex = new Date(before).getTime().toString(16).padStart(12, '0');
+  const boundary = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
+  const old = await db.selectFrom('events').select('id').where('id', '<', boundary).where('created_at', '<', before).orderBy('id').limit(limit).execute();
   if (old.length === 0) return 0;
   const ids = old.map((row) => row.id);
   await db.deleteFrom('webhook_deliveries').where('event_id', 'in', ids).execute();

@@ -7,6 +7,8 @@ import type { LookupFunction } from 'node:net';
 import { RefusedAddressError, resolveTarget } from './address-policy.js';
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Connections are kept for the next delivery to the same origin: a new TCP (and TLS) handshake per event would cost both sides more than the event. */
+const agents = { 'http:': new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 30_000 }), 'https:': new https.Agent({ keepAlive: true, maxSockets: 64, timeout: 30_000 }) };
 const KEPT_RESPONSE_BYTES = 1024;
 
 export interface AttemptResult {
@@ -45,31 +47,33 @@ export async function attemptWebhook(target: string, headers: Record<string, str
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
-    const settle = (result: Omit<AttemptResult, 'durationMs'>) => {
+    const settle = (result: Omit<AttemptResult, 'durationMs'>, reuse = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      request.destroy();
+      // A connection whose answer was read to its end goes back to the pool; any other is closed.
+      if (!reuse) request.destroy();
       resolve(finish(result));
     };
-    const request = client.request(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, lookup: pinned, agent: false }, (response) => {
+    const agent = url.protocol === 'https:' ? agents['https:'] : agents['http:'];
+    const request = client.request(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, lookup: pinned, agent }, (response) => {
       const status = response.statusCode ?? 0;
       const chunks: Buffer[] = [];
       let size = 0;
-      const done = () => {
+      const done = (complete: boolean) => {
         const text = Buffer.concat(chunks).subarray(0, KEPT_RESPONSE_BYTES).toString('utf8');
-        if (status >= 200 && status < 300) return settle({ ok: true, status, error: null, body: text, retryAfterMs: null });
+        if (status >= 200 && status < 300) return settle({ ok: true, status, error: null, body: text, retryAfterMs: null }, complete);
         const location = response.headers.location;
         const error = status >= 300 && status < 400 ? `the endpoint answered ${status} (a redirect${location ? ` to ${location}` : ''}, not followed)` : `the endpoint answered ${status}`;
         const wait = status === 429 || status === 503 ? retryAfterMs(response.headers['retry-after'], Date.now()) : null;
-        return settle({ ok: false, status, error, body: text, retryAfterMs: wait });
+        return settle({ ok: false, status, error, body: text, retryAfterMs: wait }, complete);
       };
       response.on('data', (chunk: Buffer) => {
         if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
         size += chunk.length;
-        if (size >= MAX_RESPONSE_BYTES) done();
+        if (size >= MAX_RESPONSE_BYTES) done(false);
       });
-      response.on('end', done);
+      response.on('end', () => done(true));
       response.on('error', (error) => settle({ ok: false, status, error: `the answer broke off: ${error.message}`, body: null, retryAfterMs: null }));
     });
     const timer = setTimeout(() => settle({ ok: false, status: null, error: `no answer within ${options.timeoutMs} ms`, body: null, retryAfterMs: null }), options.timeoutMs);

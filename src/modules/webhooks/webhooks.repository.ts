@@ -2,7 +2,7 @@
 // across accounts by the workers, one pending attempt per (event, endpoint) under a lease.
 import { sql, type SqlBool } from 'kysely';
 import { timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import { dialectOf, type Executor } from '../../db/database.js';
+import type { Executor } from '../../db/database.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import type { WebhookDeliveriesTable, WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow } from '../../db/types.js';
 
@@ -26,13 +26,25 @@ export async function findEndpoint(db: Executor, accountId: string, id: string):
   return db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 
-/** An endpoint by id alone, for the delivery workers (which serve every account). */
-export async function findEndpointForDelivery(db: Executor, id: string): Promise<WebhookEndpointRow | undefined> {
-  return db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('id', '=', id).executeTakeFirst();
+/** Endpoints by id alone, for the delivery workers (which serve every account). */
+export async function findEndpointsForDelivery(db: Executor, ids: readonly string[]): Promise<WebhookEndpointRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('id', 'in', ids).execute();
 }
 
 export async function updateEndpoint(db: Executor, accountId: string, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointRow | undefined> {
   return db.updateTable('webhook_endpoints').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(ENDPOINT_COLUMNS).executeTakeFirst();
+}
+
+/** Disables an endpoint that is still enabled; returns it, or undefined when it already was disabled. */
+export async function disableEndpoint(db: Executor, id: string, reason: string, failingSince: string, now: string): Promise<WebhookEndpointRow | undefined> {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ status: 'disabled', disabled_reason: reason, failing_since: failingSince, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'enabled')
+    .returning(ENDPOINT_COLUMNS)
+    .executeTakeFirst();
 }
 
 export async function deleteEndpoint(db: Executor, accountId: string, id: string): Promise<void> {
@@ -60,24 +72,34 @@ export async function hasPendingDelivery(db: Executor, eventId: string, endpoint
 }
 
 /**
- * Claims the oldest due pending attempt whose endpoint is not in `busyEndpoints` (those this worker
- * already serves to its limit): one atomic UPDATE under a lease, so one worker at a time holds it
- * (SQLite's write lock; PostgreSQL skips rows another worker has locked). An attempt whose lease ran
- * out (its worker died) is due again.
+ * Claims up to `limit` of the oldest due pending attempts, at most `perEndpoint` of any one endpoint and
+ * none of `busyEndpoints` (those this worker already serves to its limit), under a lease: one UPDATE, so
+ * one commit for the whole batch. The outer conditions are checked again on each row as it is updated
+ * (SQLite's single writer; PostgreSQL re-reads a row another worker changed meanwhile), so no attempt
+ * is claimed twice. An attempt whose lease ran out (its worker died) is due again.
  */
-export async function claimDelivery(db: Executor, workerId: string, now: string, leaseUntil: string, busyEndpoints: readonly string[]): Promise<WebhookDeliveryRow | undefined> {
-  const skipLocked = dialectOf(db) === 'postgres' ? sql`for update skip locked` : sql``;
+export async function claimDeliveries(db: Executor, workerId: string, now: string, leaseUntil: string, busyEndpoints: readonly string[], limit: number, perEndpoint: number): Promise<WebhookDeliveryRow[]> {
+  const claimable = sql<SqlBool>`status = 'pending' and next_attempt_at <= ${now} and (locked_until is null or locked_until <= ${now})`;
   const notBusy = busyEndpoints.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`endpoint_id not in (${sql.join(busyEndpoints)})`;
   const result = await sql<WebhookDeliveryRow>`
     update webhook_deliveries set locked_by = ${workerId}, locked_until = ${leaseUntil}, updated_at = ${now}
-    where id = (
-      select id from webhook_deliveries
-      where status = 'pending' and next_attempt_at <= ${now} and (locked_until is null or locked_until <= ${now}) and ${notBusy}
+    where ${claimable} and id in (
+      select id from (
+        select id, next_attempt_at, row_number() over (partition by endpoint_id order by next_attempt_at, id) as place
+        from (select id, endpoint_id, next_attempt_at from webhook_deliveries where ${claimable} and ${notBusy} order by next_attempt_at, id limit ${limit * 4}) due
+      ) ranked
+      where place <= ${perEndpoint}
       order by next_attempt_at, id
-      limit 1 ${skipLocked}
+      limit ${limit}
     )
     returning *`.execute(db);
-  return result.rows[0];
+  return result.rows;
+}
+
+/** Gives claimed attempts back (a worker that claimed more of an endpoint than it may run at once). */
+export async function releaseDeliveries(db: Executor, workerId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('webhook_deliveries').set({ locked_by: null, locked_until: null }).where('id', 'in', ids).where('locked_by', '=', workerId).execute();
 }
 
 /** Records the outcome of a claimed attempt, only while this worker still holds it. */

@@ -1,16 +1,18 @@
 // Delivers the webhook queue: claims due attempts under a lease (one worker per attempt across every
 // instance), up to WEBHOOK_MAX_CONCURRENT at a time and WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT per endpoint,
-// so a slow or dead endpoint never holds up another. Each outcome is recorded in one transaction: the
-// attempt's row, the next attempt on the retry schedule (Retry-After honoured), and the endpoint's state
-// (410 Gone, or every attempt failing for WEBHOOK_DISABLE_AFTER_SECONDS, disables it, with an event).
+// so a slow or dead endpoint never holds up another. Each outcome records the attempt's row, the next
+// attempt on the retry schedule (Retry-After honoured), and the endpoint's state (410 Gone, or every
+// attempt failing for WEBHOOK_DISABLE_AFTER_SECONDS, disables it, with an event). Claims are made a batch
+// at a time and outcomes recorded a batch per transaction: every commit is a durable write (an fsync on
+// SQLite), and one per delivery would take the disk from the API's own writes.
 // It also prunes events older than EVENT_RETENTION_DAYS, a bounded batch at a time.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebhookConfig } from '../../config.js';
 import type { Clock } from '../../core/deps.js';
 import type { Database, Executor } from '../../db/database.js';
-import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../db/types.js';
-import { findEventForDelivery, pruneEvents } from '../events/events.repository.js';
+import type { EventRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/types.js';
+import { findEventsForDelivery, pruneEvents } from '../events/events.repository.js';
 import { firstAttempt, presentEvent, recordEvent } from '../events/events.service.js';
 import { signatureHeader } from './signing.js';
 import { attemptWebhook, type AttemptResult } from './webhook-sender.js';
@@ -28,6 +30,8 @@ export class WebhookWorker {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
   private lastPrune = 0;
+  private outcomes: Array<{ row: WebhookDeliveryRow; endpoint: WebhookEndpointRow; result: AttemptResult; retryable: boolean; recorded: () => void; failed: (error: unknown) => void }> = [];
+  private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly database: Database,
@@ -55,13 +59,24 @@ export class WebhookWorker {
       let claimed = 0;
       try {
         await this.pruneWhenDue();
-        while (this.running && this.inFlight.size < this.config.maxConcurrent) {
-          const busy = [...this.perEndpoint].filter(([, count]) => count >= this.config.maxConcurrentPerEndpoint).map(([endpointId]) => endpointId);
+        const room = this.config.maxConcurrent - this.inFlight.size;
+        if (room > 0) {
+          const cap = this.config.maxConcurrentPerEndpoint;
+          const busy = [...this.perEndpoint].filter(([, count]) => count >= cap).map(([endpointId]) => endpointId);
           const now = this.clock.now();
-          const row = await repository.claimDelivery(this.database.db, this.id, now.toISOString(), new Date(now.getTime() + this.config.leaseMs).toISOString(), busy);
-          if (!row) break;
-          claimed += 1;
-          this.launch(row);
+          const rows = await repository.claimDeliveries(this.database.db, this.id, now.toISOString(), new Date(now.getTime() + this.config.leaseMs).toISOString(), busy, room, cap);
+          const extra: string[] = [];
+          // What the batch needs, in two queries: its endpoints and its events (deleted since: skipped).
+          const endpoints = new Map((await repository.findEndpointsForDelivery(this.database.db, [...new Set(rows.map((row) => row.endpoint_id))])).map((endpoint) => [endpoint.id, endpoint]));
+          const events = new Map((await findEventsForDelivery(this.database.db, [...new Set(rows.map((row) => row.event_id))])).map((event) => [event.id, event]));
+          for (const row of rows) {
+            const endpoint = endpoints.get(row.endpoint_id);
+            const event = events.get(row.event_id);
+            if ((this.perEndpoint.get(row.endpoint_id) ?? 0) >= cap) extra.push(row.id);
+            else if (endpoint && event) this.launch(row, endpoint, event);
+          }
+          await repository.releaseDeliveries(this.database.db, this.id, extra);
+          claimed = rows.length - extra.length;
         }
       } catch (error) {
         this.log.error({ err: error }, 'webhooks: worker step failed');
@@ -80,9 +95,9 @@ export class WebhookWorker {
     });
   }
 
-  private launch(row: WebhookDeliveryRow): void {
+  private launch(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, event: EventRow): void {
     this.perEndpoint.set(row.endpoint_id, (this.perEndpoint.get(row.endpoint_id) ?? 0) + 1);
-    const task = this.deliver(row)
+    const task = this.deliver(row, endpoint, event)
       .catch((error: unknown) => this.log.error({ err: error, deliveryId: row.id }, 'webhooks: delivery failed unexpectedly'))
       .finally(() => {
         this.inFlight.delete(row.id);
@@ -104,11 +119,7 @@ export class WebhookWorker {
   }
 
   /** Makes one claimed attempt and records its outcome. */
-  async deliver(row: WebhookDeliveryRow): Promise<void> {
-    const db = this.database.db;
-    const endpoint = await repository.findEndpointForDelivery(db, row.endpoint_id);
-    const event = await findEventForDelivery(db, row.event_id);
-    if (!endpoint || !event) return; // deleted since: the attempt went with it
+  private async deliver(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, event: EventRow): Promise<void> {
     const attemptedAt = this.clock.now();
     let result: AttemptResult;
     if (endpoint.status !== 'enabled') {
@@ -125,7 +136,27 @@ export class WebhookWorker {
       };
       result = await attemptWebhook(endpoint.url, headers, body, { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivate });
     }
-    await db.transaction().execute((trx) => this.record(trx, row, endpoint, result, endpoint.status === 'enabled'));
+    await new Promise<void>((recorded, failed) => {
+      this.outcomes.push({ row, endpoint, result, retryable: endpoint.status === 'enabled', recorded, failed });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  /** Records every outcome waiting, in one transaction; outcomes that arrive meanwhile wait for the next. */
+  private async flush(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    const batch = this.outcomes;
+    this.outcomes = [];
+    try {
+      await this.database.db.transaction().execute(async (trx) => {
+        for (const outcome of batch) await this.record(trx, outcome.row, outcome.endpoint, outcome.result, outcome.retryable);
+      });
+      for (const outcome of batch) outcome.recorded();
+    } catch (error) {
+      for (const outcome of batch) outcome.failed(error);
+    } finally {
+      this.flushing = this.outcomes.length > 0 ? this.flush() : undefined;
+    }
   }
 
   private async record(trx: Executor, row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, result: AttemptResult, retryable: boolean): Promise<void> {
@@ -151,7 +182,7 @@ export class WebhookWorker {
     if (result.status === 410) disabledReason = 'the endpoint answered 410 Gone';
     else if (now.getTime() - new Date(failingSince).getTime() >= this.config.disableAfterMs) disabledReason = `every attempt failed for ${Math.round(this.config.disableAfterMs / 3_600_000)} hours`;
     if (disabledReason) {
-      const disabled = await repository.updateEndpoint(trx, endpoint.account_id, endpoint.id, { status: 'disabled', disabled_reason: disabledReason, failing_since: failingSince, updated_at: nowIso });
+      const disabled = await repository.disableEndpoint(trx, endpoint.id, disabledReason, failingSince, nowIso);
       if (disabled) await recordEvent(trx, this.clock, endpoint.account_id, 'webhook_endpoint.disabled', presentEndpoint(disabled), { previous_attributes: { status: 'enabled', disabled_reason: null } });
       this.log.warn({ endpointId: endpoint.id, reason: disabledReason }, 'webhooks: endpoint disabled');
       return;
