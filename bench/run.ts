@@ -40,7 +40,7 @@ async function startReceiverProcess(port: number) {
  */
 async function webhookRows(baselineUrl: string): Promise<{ rows: Row[]; deliveriesPerSecond: number; delivered: number }> {
   const file = path.join(work, 'webhooks.sqlite');
-  const env = { DATABASE_URL: `sqlite:${file}`, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...(process.env.WEBHOOK_POLL_MS ? { WEBHOOK_POLL_MS: process.env.WEBHOOK_POLL_MS } : {}) };
+  const env = { DATABASE_URL: `sqlite:${file}`, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...(process.env.WEBHOOK_POLL_MS ? { WEBHOOK_POLL_MS: process.env.WEBHOOK_POLL_MS } : {}), ...(process.env.WEBHOOK_STARTS_WHILE_SATURATED ? { WEBHOOK_STARTS_WHILE_SATURATED: process.env.WEBHOOK_STARTS_WHILE_SATURATED } : {}) };
   const seeded = await prepare(env);
   const server = await startBms(env);
   const body = JSON.stringify({ name: 'Bench client', email: 'bench@example.com' });

@@ -45,6 +45,8 @@ export interface WebhookConfig {
   readonly eventRetentionDays: number;
   /** Deliveries in flight per process, and per endpoint per process. */
   readonly maxConcurrent: number;
+  /** While this process's event loop is saturated (by API requests), deliveries started per 50 ms. */
+  readonly startsWhileSaturated: number;
   readonly maxConcurrentPerEndpoint: number;
   readonly pollMs: number;
   /** An attempt's whole time limit (connect, send, answer). */
@@ -160,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     disableAfterMs: wholeNumber('WEBHOOK_DISABLE_AFTER_SECONDS', env.WEBHOOK_DISABLE_AFTER_SECONDS, 259_200, 1, 31_536_000, problems) * 1000,
     eventRetentionDays: wholeNumber('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 90, 90, 3650, problems),
     maxConcurrent: wholeNumber('WEBHOOK_MAX_CONCURRENT', env.WEBHOOK_MAX_CONCURRENT, 32, 1, 1000, problems),
+    startsWhileSaturated: wholeNumber('WEBHOOK_STARTS_WHILE_SATURATED', env.WEBHOOK_STARTS_WHILE_SATURATED, 1, 1, 1000, problems),
     maxConcurrentPerEndpoint: wholeNumber('WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT', env.WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT, 4, 1, 100, problems),
     pollMs: wholeNumber('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, 500, 10, 3_600_000, problems),
     timeoutMs: wholeNumber('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, 100, 10_000, problems),

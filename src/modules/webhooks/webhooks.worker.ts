@@ -7,6 +7,7 @@
 // SQLite), and one per delivery would take the disk from the API's own writes.
 // It also prunes events older than EVENT_RETENTION_DAYS, a bounded batch at a time.
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebhookConfig } from '../../config.js';
 import type { Clock } from '../../core/deps.js';
@@ -40,6 +41,16 @@ export class WebhookWorker {
     private readonly log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>,
   ) {}
 
+  private utilization = performance.eventLoopUtilization();
+
+  /** Whether the event loop was busy more than 90 % of the time since the last look: the API needs the CPU. */
+  private saturated(): boolean {
+    const now = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(now, this.utilization);
+    this.utilization = now;
+    return utilization > 0.9;
+  }
+
   start(): void {
     if (this.running) return;
     this.running = true;
@@ -57,9 +68,15 @@ export class WebhookWorker {
   private async run(): Promise<void> {
     while (this.running) {
       let claimed = 0;
+      let saturated = false;
       try {
         await this.pruneWhenDue();
-        const room = this.config.maxConcurrent - this.inFlight.size;
+        // Delivery is background work: while API requests saturate the process, it starts only a trickle
+        // (WEBHOOK_STARTS_WHILE_SATURATED per 50 ms), so it never takes the CPU or the disk from them; the
+        // queue drains at full speed once they leave room. Attempts waiting on a slow endpoint cost no CPU
+        // and do not count against the trickle.
+        saturated = this.saturated();
+        const room = Math.min(this.config.maxConcurrent - this.inFlight.size, saturated ? this.config.startsWhileSaturated : Infinity);
         if (room > 0) {
           const cap = this.config.maxConcurrentPerEndpoint;
           const busy = [...this.perEndpoint].filter(([, count]) => count >= cap).map(([endpointId]) => endpointId);
@@ -82,6 +99,7 @@ export class WebhookWorker {
         this.log.error({ err: error }, 'webhooks: worker step failed');
       }
       if (claimed === 0 && this.running) await this.sleep(this.config.pollMs);
+      else if (this.running && saturated) await this.sleep(50);
     }
   }
 
