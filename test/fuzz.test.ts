@@ -131,6 +131,23 @@ test('the NUL character is refused in any string, body or query, naming the fiel
   assert.equal((await context.request('GET', `/v1/clients/${ids.client}`, { key })).body.data.notes, null, 'nothing stored');
 });
 
+test('a lone UTF-16 surrogate is refused in any string with a 422 naming the field, on both engines', async () => {
+  const cases: Array<[string, string, string, string]> = [
+    ['POST', '/v1/clients', '{"name":"x","notes":"\\ud800"}', 'notes'],
+    ['POST', '/v1/clients', '{"name":"\\udfff tail"}', 'name'],
+    ['POST', '/v1/clients', '{"name":"ok","metadata":{"k\\ud83d":"v"}}', 'metadata.k\ud83d'],
+    ['PUT', `/v1/clients/${ids.client}`, '{"notes":"end \\ud83d"}', 'notes'],
+  ];
+  for (const [method, url, rawBody, field] of cases) {
+    const response = await context.request(method, url, { key, rawBody, headers: { 'content-type': 'application/json' } });
+    assert.equal(response.status, 422, `${rawBody}: ${response.text}`);
+    assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field), [field]);
+  }
+  const pair = await context.request('POST', '/v1/clients', { key, rawBody: '{"name":"Emoji \\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } });
+  assert.equal(pair.status, 201, 'a surrogate pair is a character');
+  assert.equal(pair.body.data.name, 'Emoji \u{1F600}');
+});
+
 test('bodies nested deeper than 64 levels are refused with a 422, not a crash', async () => {
   const deep = await context.request('POST', '/v1/clients', { key, rawBody: `{"name":"x","metadata":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}`, headers: { 'content-type': 'application/json' } });
   assert.deepEqual([deep.status, deep.body.error.details[0].field], [422, 'body']);

@@ -1,13 +1,21 @@
-// The NUL character (U+0000) is refused in every string, in bodies and query strings: PostgreSQL's text
-// cannot hold it, and no business field needs it. Found by testing hostile input; a 422 names the field.
+// Text that a database cannot store as given is refused in every string, in bodies and query strings, with
+// a 422 naming the field: the NUL character (U+0000), which PostgreSQL's text cannot hold, and a lone
+// UTF-16 surrogate (such as "\ud800"), which is no character at all (PostgreSQL's jsonb refuses it; SQLite
+// would store other bytes than the API echoed). Both engines then accept exactly the same text.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { fieldError } from '../core/errors.js';
 import { addRouteHook } from './route-hooks.js';
 import { toFieldPath } from './validation.js';
 
-/** The path of the first string (value or key) containing U+0000, or undefined. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function unstorable(text: string): boolean {
+  return text.includes('\u0000') || LONE_SURROGATE.test(text);
+}
+
+/** The path of the first string (value or key) holding U+0000 or a lone surrogate, or undefined. */
 export function findNulCharacter(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || 'body' : undefined;
+  if (typeof value === 'string') return unstorable(value) ? path || 'body' : undefined;
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {
       const found = findNulCharacter(item, `${path}/${index}`);
@@ -18,7 +26,7 @@ export function findNulCharacter(value: unknown, path = ''): string | undefined 
   if (value && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const child = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (key.includes('\u0000')) return child;
+      if (unstorable(key)) return child;
       const found = findNulCharacter(item, child);
       if (found !== undefined) return found;
     }
@@ -28,7 +36,7 @@ export function findNulCharacter(value: unknown, path = ''): string | undefined 
 
 export function assertNoNulCharacter(value: unknown): void {
   const found = findNulCharacter(value);
-  if (found !== undefined) throw fieldError(found === 'body' ? 'body' : toFieldPath(found), 'must not contain the NUL character (U+0000)');
+  if (found !== undefined) throw fieldError(found === 'body' ? 'body' : toFieldPath(found), 'must be valid Unicode text without the NUL character (U+0000) or a lone surrogate');
 }
 
 /** Query strings are checked before validation; bodies are checked by the JSON parser. */
