@@ -7,6 +7,7 @@ import type { Database, Executor } from '../db/database.js';
 import type { OutboxMessageRow } from '../db/types.js';
 import { fromJson } from '../db/values.js';
 import type { Clock } from '../core/deps.js';
+import { Pause } from '../core/pause.js';
 import { renderHtml, renderText, subjectOf, type MailSnapshot } from './document-mail.js';
 import { completeMessage, claimNextMessage } from './outbox.repository.js';
 import type { MailTransport, OutgoingMail } from './transports.js';
@@ -43,7 +44,7 @@ export class OutboxWorker {
   readonly id = `worker-${randomUUID()}`;
   private running = false;
   private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly pause = new Pause();
 
   constructor(
     private readonly database: Database,
@@ -71,7 +72,7 @@ export class OutboxWorker {
   /** Stops taking new messages and resolves once the delivery in progress (if any) is recorded. */
   async stop(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.pause.wake();
     await this.loop;
   }
 
@@ -83,15 +84,7 @@ export class OutboxWorker {
       } catch (error) {
         this.log.error({ err: error }, 'outbox: worker step failed');
       }
-      if (!delivered && this.running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
+      if (!delivered && this.running) await this.pause.sleep(this.options.pollMs);
     }
   }
 

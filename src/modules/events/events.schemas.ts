@@ -1,6 +1,6 @@
 // Event shapes: what happened, to which object, and the object as it was after.
 import { Type, type Static } from '@sinclair/typebox';
-import { IdSchema, TimestampSchema } from '../shared/fields.js';
+import { IdSchema, pageQueryProperties, TimestampSchema } from '../shared/fields.js';
 import { EVENT_TYPES, type EventType } from './event-types.js';
 
 const AnyObject = (description: string, example: Record<string, unknown>) => Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description, example });
@@ -25,8 +25,7 @@ export const EventSchema = Type.Object(
 
 export const ListEventsQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Page size, 1 to 100.', example: 25 })),
-    cursor: Type.Optional(Type.String({ maxLength: 1000, description: 'The `next_cursor` of the previous page.' })),
+    ...pageQueryProperties,
     type: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Comma-separated types; `invoice.*` matches every invoice event.', example: 'invoice.*,payment.created' })),
     resource_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only events about this object.', example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' })),
     created_after: Type.Optional({ ...TimestampSchema, description: 'Only events at or after this instant.' }),

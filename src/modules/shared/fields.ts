@@ -33,12 +33,17 @@ export const MetadataSchema = Type.Record(Type.String(), Type.String({ maxLength
   example: { crm_id: 'C-1042' },
 });
 
-/** Query parameters shared by every list endpoint. */
+/** The paging parameters of every list: `limit` and `cursor`. */
+export const pageQueryProperties = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Page size, 1 to ${MAX_PAGE_SIZE}.`, example: DEFAULT_PAGE_SIZE })),
+  cursor: Type.Optional(Type.String({ maxLength: 1000, description: 'The `next_cursor` of the previous page.' })),
+};
+
+/** Query parameters shared by every list endpoint of a resource: paging, `sort` and the time bounds. */
 export function listQueryProperties<Sort extends string>(sortFields: readonly Sort[]) {
   const sortValues = sortFields.flatMap((field) => [field, `-${field}`]);
   return {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Page size, 1 to ${MAX_PAGE_SIZE}.`, example: DEFAULT_PAGE_SIZE })),
-    cursor: Type.Optional(Type.String({ maxLength: 1000, description: 'The `next_cursor` of the previous page.' })),
+    ...pageQueryProperties,
     sort: Type.Optional(
       Type.Unsafe<string>({
         type: 'string',

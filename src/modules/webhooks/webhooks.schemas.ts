@@ -1,7 +1,7 @@
 // Webhook endpoint and delivery-attempt shapes.
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../events/event-types.js';
-import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../shared/fields.js';
+import { IdSchema, listQueryProperties, MetadataSchema, Nullable, pageQueryProperties, TimestampSchema } from '../shared/fields.js';
 
 export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -71,8 +71,7 @@ export const WebhookDeliverySchema = Type.Object(
 
 export const ListWebhookDeliveriesQuery = Type.Object(
   {
-    limit: listQueryProperties([] as const).limit,
-    cursor: listQueryProperties([] as const).cursor,
+    ...pageQueryProperties,
     status: Type.Optional(Type.Unsafe<(typeof DELIVERY_STATUSES)[number]>({ type: 'string', enum: [...DELIVERY_STATUSES], description: 'Only attempts in this status.', example: 'failed' })),
     event_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only attempts of this event.', example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' })),
   },

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebhookConfig } from '../../config.js';
 import type { Clock } from '../../core/deps.js';
+import { Pause } from '../../core/pause.js';
 import type { Database, Executor } from '../../db/database.js';
 import type { EventRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/types.js';
 import { findEventsForDelivery, pruneEvents } from '../events/events.repository.js';
@@ -27,7 +28,7 @@ export class WebhookWorker {
   readonly id = `webhooks-${randomUUID()}`;
   private running = false;
   private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly pause = new Pause();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
   private lastPrune = 0;
@@ -60,7 +61,7 @@ export class WebhookWorker {
   /** Stops claiming and resolves once the attempts in flight are recorded. */
   async stop(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.pause.wake();
     await this.loop;
     await Promise.allSettled(this.inFlight.values());
   }
@@ -98,19 +99,9 @@ export class WebhookWorker {
       } catch (error) {
         this.log.error({ err: error }, 'webhooks: worker step failed');
       }
-      if (claimed === 0 && this.running) await this.sleep(this.config.pollMs);
-      else if (this.running && saturated) await this.sleep(50);
+      if (claimed === 0 && this.running) await this.pause.sleep(this.config.pollMs);
+      else if (this.running && saturated) await this.pause.sleep(50);
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 
   private launch(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, event: EventRow): void {
@@ -122,7 +113,7 @@ export class WebhookWorker {
         const left = (this.perEndpoint.get(row.endpoint_id) ?? 1) - 1;
         if (left === 0) this.perEndpoint.delete(row.endpoint_id);
         else this.perEndpoint.set(row.endpoint_id, left);
-        this.wake?.();
+        this.pause.wake();
       });
     this.inFlight.set(row.id, task);
   }
