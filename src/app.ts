@@ -84,7 +84,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     // On SIGTERM, a request arriving on an open connection is still served (with Connection: close)
     // rather than refused with Fastify's own 503 body: nothing that reached us is dropped.
     return503OnClosing: false,
-    trustProxy: config.trustProxy,
+    // A number of hops trusts that many proxies nearest to us (hop 0 is the one that connected).
+    trustProxy: typeof config.trustProxy === 'number' ? (_address: string, hop: number) => hop < (config.trustProxy as number) : config.trustProxy,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors: (error, request, reply) => {

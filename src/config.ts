@@ -1,4 +1,5 @@
 // The only reader of the environment: every setting is parsed and validated once, at start-up.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type DatabaseConfig =
@@ -25,8 +26,12 @@ export interface Config {
   readonly webConcurrency: number;
   /** Shed API requests with 503 while the event loop lags more than this (ms, mean over 250 ms); 0: never. */
   readonly overloadMaxEventLoopDelayMs: number;
-  /** Behind a reverse proxy: take the client's IP from X-Forwarded-For (used to limit failed authentication). */
-  readonly trustProxy: boolean;
+  /**
+   * Behind reverse proxies: how many (a number of hops) or which (addresses and CIDR ranges) are trusted to
+   * append the client's address to X-Forwarded-For; false trusts none. The client's IP is then the address
+   * the outermost trusted proxy appended, never one the client wrote (used to limit failed authentication).
+   */
+  readonly trustProxy: false | number | string;
   /** Development convenience: on an empty database, create a default account and print an all-scopes key. */
   readonly bootstrapKey: boolean;
   /** Events and webhook delivery (contract section 9). */
@@ -68,6 +73,24 @@ export class ConfigError extends Error {
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const NODE_ENVS = ['development', 'production', 'test'] as const;
 export const DEFAULT_SQLITE_PATH = './data/bms.sqlite';
+
+/**
+ * `TRUST_PROXY`: false (default), a number of proxy hops, `true` (one hop: the proxy in front), or a
+ * comma-separated list of the proxies' addresses or CIDR ranges.
+ */
+function parseTrustProxy(value: string | undefined, problems: string[]): false | number | string {
+  const text = (value ?? 'false').trim();
+  if (text === 'false' || text === '' || text === '0') return false;
+  if (text === 'true') return 1;
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  const valid = entries.every((entry) => {
+    const [address, prefix, ...rest] = entry.split('/');
+    return rest.length === 0 && address !== undefined && isIP(address) !== 0 && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (isIP(address) === 4 ? 32 : 128)));
+  });
+  if (!valid) problems.push('TRUST_PROXY must be false, a number of proxy hops (e.g. 1), or comma-separated proxy addresses or CIDR ranges (e.g. 10.0.0.1,10.1.0.0/16)');
+  return entries.join(',');
+}
 
 /** Parses `DATABASE_URL`: empty for the embedded SQLite file, `sqlite:PATH`, or `postgres://…`. */
 export function parseDatabaseUrl(value: string | undefined): DatabaseConfig {
@@ -138,8 +161,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const pepper = env.API_KEY_PEPPER === '' ? undefined : env.API_KEY_PEPPER;
   if (pepper !== undefined && pepper.length < 16) problems.push('API_KEY_PEPPER must be at least 16 characters');
 
-  const trustProxyText = env.TRUST_PROXY ?? 'false';
-  if (!['true', 'false'].includes(trustProxyText)) problems.push('TRUST_PROXY must be true or false');
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY, problems);
 
   const bootstrapText = env.BMS_BOOTSTRAP_KEY ?? (nodeEnv === 'development' ? 'true' : 'false');
   if (!['true', 'false'].includes(bootstrapText)) problems.push('BMS_BOOTSTRAP_KEY must be true or false');
@@ -189,7 +211,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     outbox,
     logLevel,
     apiKeyPepper: pepper,
-    trustProxy: trustProxyText === 'true',
+    trustProxy,
     webConcurrency: wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems),
     overloadMaxEventLoopDelayMs: wholeNumber('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS, 200, 0, 60_000, problems),
     bootstrapKey: bootstrapText === 'true',

@@ -179,12 +179,36 @@ test('Redis failing: the service keeps answering, limiting per process, and says
   await context.close();
 });
 
-test('behind a proxy (TRUST_PROXY=true) failures are counted per forwarded client address', async () => {
-  const context = await createTestContext({ env: { TRUST_PROXY: 'true' } });
-  const bad = `bms_${'y'.repeat(40)}`;
-  const from = (client: string) => context.request('GET', '/v1/clients', { key: bad, remoteAddress: '10.1.1.1', headers: { 'x-forwarded-for': client } });
-  for (let index = 0; index < 20; index += 1) assert.equal((await from('198.51.100.1')).status, 401);
-  assert.equal((await from('198.51.100.1')).status, 429);
-  assert.equal((await from('198.51.100.2')).status, 401, 'another client behind the same proxy is not blocked');
+test('behind a proxy, failures are counted per the address the proxy appended, never one the client wrote', async () => {
+  // TRUST_PROXY as a number of hops (true is one), and as the proxy's address: the same rule.
+  for (const trust of ['true', '1', '10.1.1.1', '10.1.0.0/16']) {
+    const context = await createTestContext({ env: { TRUST_PROXY: trust } });
+    const bad = `bms_${'y'.repeat(40)}`;
+    // The client wrote the first address; the proxy at 10.1.1.1 appended the one it saw.
+    const from = (client: string, forged = '203.0.113.9', remoteAddress = '10.1.1.1') =>
+      context.request('GET', '/v1/clients', { key: bad, remoteAddress, headers: { 'x-forwarded-for': `${forged}, ${client}` } });
+    for (let index = 0; index < 20; index += 1) assert.equal((await from('198.51.100.1', `203.0.113.${index}`)).status, 401, trust);
+    assert.equal((await from('198.51.100.1', '192.0.2.77')).status, 429, `${trust}: a new forged address does not escape the limit`);
+    assert.equal((await from('198.51.100.2', '198.51.100.1')).status, 401, `${trust}: writing a victim's address does not lock the victim out, nor block another client`);
+    await context.close();
+  }
+});
+
+test('a request that did not come through a trusted proxy is counted on its own address', async () => {
+  const context = await createTestContext({ env: { TRUST_PROXY: '10.1.1.1' } });
+  const bad = `bms_${'z'.repeat(40)}`;
+  for (let index = 0; index < 20; index += 1) {
+    const response = await context.request('GET', '/v1/clients', { key: bad, remoteAddress: '10.9.9.9', headers: { 'x-forwarded-for': `198.51.100.${index}` } });
+    assert.equal(response.status, 401);
+  }
+  assert.equal((await context.request('GET', '/v1/clients', { key: bad, remoteAddress: '10.9.9.9', headers: { 'x-forwarded-for': '198.51.100.200' } })).status, 429);
   await context.close();
+});
+
+test('TRUST_PROXY takes false, hops, or proxy addresses; anything else stops the start', async () => {
+  const { loadConfig } = await import('../src/config.js');
+  assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.equal(loadConfig({ TRUST_PROXY: '10.0.0.1, fd00::/8' }).trustProxy, '10.0.0.1,fd00::/8');
+  for (const value of ['yes', '10.0.0.999', '10.0.0.0/33', 'proxy.example.com']) assert.throws(() => loadConfig({ TRUST_PROXY: value }), /TRUST_PROXY/);
 });
