@@ -247,3 +247,30 @@ test('a key expiring now stops working at that instant', async () => {
   clock.advance(60_000);
   assert.equal((await context.request('GET', '/v1/clients', { key })).status, 401);
 });
+
+test('making a document from another needs that one’s scope too, checked before it is looked up', async () => {
+  const ids = Object.fromEntries(existing);
+  const unknown = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
+  const client = ids['/v1/clients'];
+  // Each row: the key's scopes, the create, and the scope the link needs (contract section 3).
+  const cases: Array<[string[], string, Record<string, unknown>, string]> = [
+    [['invoices:write'], '/v1/invoices', { job_id: ids['/v1/jobs'] }, 'jobs:read'],
+    [['invoices:write'], '/v1/invoices', { job_id: unknown }, 'jobs:read'],
+    [['invoices:write', 'quotes:read'], '/v1/invoices', { quote_id: ids['/v1/quotes'] }, 'quotes:write'],
+    [['jobs:write'], '/v1/jobs', { quote_id: ids['/v1/quotes'] }, 'quotes:write'],
+    [['jobs:write'], '/v1/jobs', { client_id: client, title: 'Fix', request_id: ids['/v1/service-requests'] }, 'requests:write'],
+    [['quotes:write'], '/v1/quotes', { client_id: client, request_id: unknown }, 'requests:write'],
+  ];
+  for (const [scopes, path, body, needed] of cases) {
+    const { key } = await context.key(owner.accountId, scopes as never);
+    const response = await context.request('POST', path, { key, body });
+    assert.equal(response.status, 403, `${path} ${JSON.stringify(body)} with ${scopes}: ${response.text}`);
+    assert.equal(response.body.error.code, 'INSUFFICIENT_SCOPE');
+    assert.equal(response.headers['www-authenticate'], `Bearer realm="bms", error="insufficient_scope", scope="${needed}"`);
+  }
+  assert.equal((await context.request('GET', `/v1/service-requests/${ids['/v1/service-requests']}`, { key: owner.key })).body.data.status, 'new', 'nothing was converted');
+  const { key: both } = await context.key(owner.accountId, ['invoices:write', 'jobs:read']);
+  const made = await context.request('POST', '/v1/invoices', { key: both, body: { job_id: ids['/v1/jobs'] } });
+  assert.equal(made.status, 201, made.text);
+  assert.equal((await context.request('POST', '/v1/invoices', { key: both, body: { job_id: unknown } })).status, 422, 'with the scope, an unknown job is a 422 on job_id');
+});

@@ -2,6 +2,7 @@
 // 401 -> (rate limit) -> 403 -> body and validation.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyCache, authenticateApiKey, type AuthContext } from '../modules/api-keys/api-keys.service.js';
+import type { Scope } from '../modules/api-keys/scopes.js';
 import { AppError } from '../core/errors.js';
 import { rateLimited, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { addRouteHook, hasScope } from './route-hooks.js';
@@ -18,10 +19,19 @@ function invalidApiKey(): AppError {
   });
 }
 
-function insufficientScope(scope: string): AppError {
+export function insufficientScope(scope: string): AppError {
   return new AppError('INSUFFICIENT_SCOPE', `This API key lacks the scope '${scope}' that this operation requires.`, undefined, {
     'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
   });
+}
+
+/**
+ * 403 unless the key also holds `scope`: an operation that reads or changes a second resource needs that
+ * resource's scope too (contract section 3), checked before the second resource is looked up, so a 422 on
+ * its id cannot tell a key without that scope whether it exists.
+ */
+export function requireScope(request: FastifyRequest, scope: Scope): void {
+  if (!auth(request).scopes.has(scope)) throw insufficientScope(scope);
 }
 
 /** The caller's account and key; only present on routes that declare a scope. */

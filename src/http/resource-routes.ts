@@ -6,7 +6,7 @@ import type { Db } from '../db/database.js';
 import type { Clock } from '../core/deps.js';
 import type { Scope } from '../modules/api-keys/scopes.js';
 import { SendBody, type SendInput } from '../modules/documents/document.schemas.js';
-import { auth } from './auth.js';
+import { auth, requireScope } from './auth.js';
 import type { Precondition } from '../core/errors.js';
 import { etagOf, ifMatch, IfMatchHeaders } from './etag.js';
 import { IdempotencyHeaders } from './idempotency.js';
@@ -25,6 +25,11 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
   names: [string, string];
   scopes: { read: Scope; write: Scope; delete?: Scope };
   schemas: { item: TSchema & { $id?: string }; create: Create; update: Update; list: Query };
+  /**
+   * Body fields that name a second resource the create reads or changes, and the scope that takes (a job
+   * from a quote converts it: `quote_id: 'quotes:write'`).
+   */
+  linkScopes?: Record<string, Scope>;
   /** Error codes besides validation and lookup that update and delete can answer (e.g. INVALID_STATE). */
   stateErrors?: ErrorCode[];
   service: {
@@ -91,6 +96,9 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       config: { scope: scopes.write },
       schema: { tags, summary: `Create ${article(singular)}`, headers: IdempotencyHeaders, body: schemas.create, response: { 201: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors) } },
     }, async (request, reply) => {
+      for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
+        if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
+      }
       const item = await service.create(app.db, app.clock, auth(request).accountId, request.body as Static<Create>);
       reply.header('etag', etagOf(item));
       return created(request, reply, path, item);

@@ -9,6 +9,8 @@ export const invoiceRoutes = resourceRoutes({
   names: ['invoice', 'invoices'],
   scopes: { read: 'invoices:read', write: 'invoices:write', delete: 'invoices:delete' },
   schemas: { item: InvoiceSchema, create: CreateInvoiceBody, update: UpdateInvoiceBody, list: ListInvoicesQuery },
+  // An invoice from a job reads the job; from a quote, converts the quote.
+  linkScopes: { job_id: 'jobs:read', quote_id: 'quotes:write' },
   stateErrors: ['INVALID_STATE'],
   service: {
     list: service.listInvoices,

@@ -8,6 +8,8 @@ export const jobRoutes = resourceRoutes({
   names: ['job', 'jobs'],
   scopes: { read: 'jobs:read', write: 'jobs:write', delete: 'jobs:delete' },
   schemas: { item: JobSchema, create: CreateJobBody, update: UpdateJobBody, list: ListJobsQuery },
+  // A job from a quote or a service request converts it.
+  linkScopes: { quote_id: 'quotes:write', request_id: 'requests:write' },
   stateErrors: ['INVALID_STATE', 'CONFLICT'],
   service: {
     list: service.listJobs,

@@ -8,6 +8,8 @@ export const quoteRoutes = resourceRoutes({
   names: ['quote', 'quotes'],
   scopes: { read: 'quotes:read', write: 'quotes:write', delete: 'quotes:delete' },
   schemas: { item: QuoteSchema, create: CreateQuoteBody, update: UpdateQuoteBody, list: ListQuotesQuery },
+  // A quote from a service request converts it.
+  linkScopes: { request_id: 'requests:write' },
   stateErrors: ['INVALID_STATE'],
   service: {
     list: service.listQuotes,
