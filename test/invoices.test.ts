@@ -59,3 +59,15 @@ test('due_date is never before issue_date', async () => {
   const update = await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { issue_date: '2026-04-20' } });
   assert.equal(update.status, 422, 'moving issue_date past the stored due_date');
 });
+
+test('while sent, an invoice keeps what sending required: a line, an issue date and a due date', async () => {
+  const id = (await suite.context.request('POST', '/v1/invoices', { key: suite.key, body: { client_id: suite.clientId, line_items: LINES } })).body.data.id;
+  await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'sent' } });
+  for (const [body, field] of [[{ line_items: [] }, 'line_items'], [{ issue_date: null }, 'issue_date'], [{ due_date: null }, 'due_date']] as const) {
+    const response = await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body });
+    assert.equal(response.status, 422, JSON.stringify(body));
+    assert.equal(response.body.error.details[0].field, field);
+  }
+  const paid = await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'paid' } });
+  assert.deepEqual([paid.body.data.amount_paid, paid.body.data.total_amount], [1000, 1000], 'not paid at 0');
+});

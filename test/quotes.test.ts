@@ -48,3 +48,11 @@ test('a quote without lines cannot be marked sent (422 line_items); lines given 
   assert.equal((await suite.context.request('GET', `/v1/quotes/${id}`, { key: suite.key })).body.data.status, 'draft');
   assert.equal((await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent', line_items: LINES } })).status, 200);
 });
+
+test('while sent, a quote keeps at least one line', async () => {
+  const id = (await suite.context.request('POST', '/v1/quotes', { key: suite.key, body: { client_id: suite.clientId, line_items: LINES } })).body.data.id;
+  await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent' } });
+  const emptied = await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { line_items: [] } });
+  assert.deepEqual([emptied.status, emptied.body.error.details[0].field], [422, 'line_items']);
+  assert.equal((await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'draft', line_items: [] } })).status, 200, 'back in draft it may be emptied');
+});

@@ -225,6 +225,28 @@ describe('what the links refuse', () => {
   });
 });
 
+describe('a linked document keeps its client', () => {
+  test('the job of a quote, the invoice of a job, the quote of a request and a converted request cannot move to another client', async () => {
+    const other = (await post('/v1/clients', { name: 'Someone else' })).id;
+    const request = await post('/v1/service-requests', { client_id: clientId, title: 'Leak' });
+    const quote = await approvedQuote(clientId, { request_id: request.id });
+    const job = await post('/v1/jobs', { quote_id: quote.id });
+    const invoice = await post('/v1/invoices', { job_id: job.id });
+    for (const path of [`/v1/jobs/${job.id}`, `/v1/invoices/${invoice.id}`, `/v1/service-requests/${request.id}`]) {
+      const moved = await context.request('PUT', path, { key, body: { client_id: other } });
+      assert.equal(moved.status, 422, `${path}: ${moved.text}`);
+      assert.equal(moved.body.error.details[0].field, 'client_id');
+      assert.match(moved.body.error.details[0].message, /^cannot change: .*made/);
+      assert.equal((await get(path)).client_id, clientId, 'unchanged');
+    }
+    const draft = await post('/v1/quotes', { client_id: clientId, request_id: (await post('/v1/service-requests', { client_id: clientId, title: 'Drip' })).id });
+    assert.equal((await context.request('PUT', `/v1/quotes/${draft.id}`, { key, body: { client_id: other } })).status, 422);
+    assert.equal((await context.request('PUT', `/v1/invoices/${invoice.id}`, { key, body: { client_id: clientId } })).status, 200, 'naming the same client is fine');
+    const loose = await post('/v1/invoices', { client_id: clientId });
+    assert.equal((await put(`/v1/invoices/${loose.id}`, { client_id: other })).client_id, other, 'an unlinked draft may change client');
+  });
+});
+
 describe('referential rules on delete', () => {
   test('a client with requests, quotes, jobs or invoices cannot be deleted; the message says what refers to it', async () => {
     await post('/v1/service-requests', { client_id: clientId, title: 'x' });

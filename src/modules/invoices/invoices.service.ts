@@ -8,6 +8,7 @@ import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { InvoiceRow, JobRow, QuoteRow } from '../../db/types.js';
 import { getClientRow, requireClientReference } from '../clients/clients.service.js';
 import type { SendInput } from '../documents/document.schemas.js';
+import { assertClientKept } from '../documents/client-link.js';
 import { copyLineItems } from '../documents/line-items.js';
 import { parseStatusFilter } from '../documents/list-filters.js';
 import { accountCurrency, lineItemsOf, pricedColumns, todayUtc } from '../documents/priced.js';
@@ -100,6 +101,7 @@ export async function updateInvoice(db: Db, clock: Clock, accountId: string, id:
     const { status, metadata, line_items: lineItems, ...fields } = input;
     if (Object.keys(input).some((key) => key !== 'status')) assertInvoiceEditable(from);
     if (status !== undefined) assertTransition('invoice', INVOICE_TRANSITIONS, from, status);
+    assertClientKept(current.client_id, fields.client_id, current.job_id !== null ? 'the invoice was made from a job' : current.quote_id !== null ? 'the invoice was made from a quote' : undefined);
     if (fields.client_id !== undefined) {
       await requireClientReference(trx, accountId, fields.client_id);
       if (current.payments.length > 0 && fields.client_id !== current.client_id) throw fieldError('client_id', 'cannot change: payments are recorded against this invoice');
@@ -107,6 +109,11 @@ export async function updateInvoice(db: Db, clock: Clock, accountId: string, id:
     const now = clock.now();
     if (Object.keys(input).length === 0) return presentInvoice(current, now);
 
+    if ((status ?? from) === 'sent') {
+      // What sending required stays true while sent: a line, an issue date and a due date.
+      if (lineItems !== undefined && lineItems.length === 0) throw fieldError('line_items', 'a sent invoice keeps at least one line item; void it instead');
+      for (const field of ['issue_date', 'due_date'] as const) if (fields[field] === null && from === 'sent') throw fieldError(field, 'a sent invoice keeps its issue and due dates');
+    }
     const patch: Partial<InvoiceRow> = { ...fields, updated_at: now.toISOString() };
     if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
     if (lineItems !== undefined) {

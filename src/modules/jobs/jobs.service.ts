@@ -10,6 +10,7 @@ import { fromJson, normalizeInstant } from '../../db/values.js';
 import { requireClientReference } from '../clients/clients.service.js';
 import { countInvoicesOfJob } from '../invoices/invoices.repository.js';
 import { copyLineItems } from '../documents/line-items.js';
+import { assertClientKept } from '../documents/client-link.js';
 import { parseStatusFilter } from '../documents/list-filters.js';
 import { nextNumber } from '../documents/numbering.js';
 import { accountCurrency, lineItemsOf, presentPriced, pricedColumns } from '../documents/priced.js';
@@ -114,6 +115,7 @@ export async function updateJob(db: Db, clock: Clock, accountId: string, id: str
     precondition?.(presentJob(current));
     const from = current.status as JobStatus;
     if (input.status !== undefined) assertTransition('job', JOB_TRANSITIONS, from, input.status);
+    assertClientKept(current.client_id, input.client_id, current.quote_id !== null ? 'the job was made from a quote' : current.request_id !== null ? 'the job was made from a service request' : undefined);
     if (input.client_id !== undefined) await requireClientReference(trx, accountId, input.client_id);
     if (Object.keys(input).length === 0) return presentJob(current);
 

@@ -8,6 +8,7 @@ import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { QuoteRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { getClientRow, requireClientReference } from '../clients/clients.service.js';
+import { assertClientKept } from '../documents/client-link.js';
 import { parseStatusFilter } from '../documents/list-filters.js';
 import type { SendInput } from '../documents/document.schemas.js';
 import { accountCurrency, presentPriced, pricedColumns } from '../documents/priced.js';
@@ -101,8 +102,10 @@ export async function updateQuote(db: Db, clock: Clock, accountId: string, id: s
     const { status, metadata, line_items: lineItems, ...fields } = input;
     if (Object.keys(input).some((key) => key !== 'status')) assertQuoteEditable(from);
     if (status !== undefined) assertTransition('quote', QUOTE_TRANSITIONS, from, status);
+    assertClientKept(current.client_id, fields.client_id, current.request_id === null ? undefined : 'the quote was made from a service request');
     if (fields.client_id !== undefined) await requireClientReference(trx, accountId, fields.client_id);
     if (Object.keys(input).length === 0) return presentQuote(current);
+    if ((status ?? from) === 'sent' && lineItems !== undefined && lineItems.length === 0) throw fieldError('line_items', 'a sent quote keeps at least one line item; move it back to draft first');
 
     const now = clock.now().toISOString();
     const patch: Partial<QuoteRow> = { ...fields, updated_at: now };

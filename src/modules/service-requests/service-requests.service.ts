@@ -7,6 +7,7 @@ import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { ServiceRequestRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { requireClientReference } from '../clients/clients.service.js';
+import { assertClientKept } from '../documents/client-link.js';
 import { parseStatusFilter } from '../documents/list-filters.js';
 import { assertTransition } from '../documents/state-machine.js';
 import { recordChange, recordEvent } from '../events/events.service.js';
@@ -70,6 +71,7 @@ export async function updateServiceRequest(db: Db, clock: Clock, accountId: stri
     const current = await getRow(trx, accountId, id, true);
     precondition?.(presentServiceRequest(current));
     if (input.status !== undefined) assertTransition('service request', REQUEST_TRANSITIONS, current.status as RequestStatus, input.status);
+    assertClientKept(current.client_id, input.client_id, current.status === 'converted' ? 'a quote or job was made from the request' : undefined);
     if (input.client_id !== undefined) await requireClientReference(trx, accountId, input.client_id);
     const { metadata, ...fields } = input;
     if (Object.keys(input).length === 0) return presentServiceRequest(current);
