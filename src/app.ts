@@ -52,6 +52,16 @@ const SECURITY_HEADERS = {
 /** What a key can see must not be kept by shared caches or proxies. */
 const AUTHENTICATED_HEADERS = { ...SECURITY_HEADERS, 'cache-control': 'no-store' };
 
+/**
+ * The URL as logged: anything that looks like an API key, and the value of any query parameter whose name
+ * says it holds a secret, is replaced, so a key pasted into a URL does not end up in the logs.
+ */
+export function redactUrl(url: string): string {
+  return url
+    .replace(/bms_[0-9A-Za-z]{4,}/g, 'bms_[redacted]')
+    .replace(/([?&][^=&]*(?:key|token|secret|password|auth)[^=&]*=)[^&#]*/gi, '$1[redacted]');
+}
+
 export interface AppDependencies {
   database: Database;
   clock?: Clock;
@@ -111,7 +121,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    request.log.info({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     done();
   });
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { after, test } from 'node:test';
-import { temporaryDirectory } from './helpers/context.js';
+import { createTestContext, temporaryDirectory } from './helpers/context.js';
 import { createTestDatabase } from './helpers/database.js';
 import { ROOT, startServer } from './helpers/processes.js';
 
@@ -123,4 +123,24 @@ test('WEB_CONCURRENCY=2: two worker processes share the port; SIGTERM stops them
   assert.equal((server.output().match(/API key:/g) ?? []).length, 1);
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0);
+});
+
+test('an API key in a URL never reaches the log line', async () => {
+  const context = await createTestContext();
+  try {
+    const { key } = await context.account();
+    await context.request('GET', `/v1/clients?api_key=${key}`, { key });
+    await context.request('GET', `/v1/clients/${key}`, { key });
+    await context.request('GET', '/v1/clients?access_token=hunter2&limit=5', { key });
+    const lines = context.logs.filter((line) => line.includes('"msg":"request"'));
+    assert.ok(lines.length >= 3);
+    for (const line of lines) {
+      assert.doesNotMatch(line, new RegExp(key.slice(4)), 'no key in the line');
+      assert.doesNotMatch(line, /hunter2/);
+    }
+    assert.ok(lines.some((line) => line.includes('api_key=[redacted]')));
+    assert.ok(lines.some((line) => line.includes('limit=5')), 'other parameters stay readable');
+  } finally {
+    await context.close();
+  }
 });
