@@ -17,7 +17,9 @@ const hostile = fc.letrec((tie) => ({
     { depthSize: 'small' },
     fc.string(),
     fc.string({ unit: 'binary' }),
-    fc.constantFrom('', ' ', '\u0000', '\ud800', '%s%n', "'; drop table clients; --", '<script>', 'NaN', '1e309', '__proto__', 'constructor', '0001-01-01', '2026-02-30', 'bms_x'),
+    fc.constantFrom('', ' ', '\u0000', '\ud800', '\udfff', 'a\ud83d', '%s%n', "'; drop table clients; --", '<script>', 'NaN', '1e309', '__proto__', 'constructor', '0001-01-01', '2026-02-30', 'bms_x'),
+    // Dates and instants at and beyond what both engines store (years 0001–9999, in UTC), and bad currencies.
+    fc.constantFrom('0000-01-01', '0000-12-31T23:59:59Z', '9999-12-31', '9999-12-31T23:59:59Z', '9999-12-31T23:59:59-01:00', '0001-01-01T00:00:00+01:00', '+010000-01-01T00:00:00Z', 'ZZZ', 'usd', 'XTS'),
     fc.integer(),
     fc.double(),
     fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e308, -0, 0.1 + 0.2),
@@ -93,6 +95,21 @@ for (const collection of ['clients', 'service-requests', 'quotes', 'jobs', 'invo
       { numRuns: RUNS },
     );
   });
+
+  test(`GET ${path}: forged cursors and out-of-range dates never cause a 5xx`, async () => {
+    const sorts = fc.constantFrom('-created_at', 'created_at', 'updated_at', 'name', '-number', 'due_date', 'scheduled_start', 'x');
+    const forged = fc.tuple(sorts, fc.oneof(hostile, fc.constantFrom('0000-01-01T00:00:00.000Z', '+010000-01-01T00:00:00.000Z', '2026-13-45T99:99:99.999Z', 9e15, -1, 1.5)), fc.oneof(fc.uuid(), hostile))
+      .map(([sort, value, id]) => ({ sort, cursor: Buffer.from(JSON.stringify([sort, value, id])).toString('base64url') }));
+    const dates = fc.constantFrom('created_after', 'created_before', 'updated_after', 'due_before', 'due_after', 'scheduled_from', 'scheduled_to');
+    const values = fc.constantFrom('0000-01-01', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59-01:00', '9999-12-31T23:59:59Z', '0001-01-01T00:00:00+00:30');
+    await fc.assert(
+      fc.asyncProperty(forged, dates, values, async ({ sort, cursor }, name, value) => {
+        assertSane(await context.request('GET', `${path}?sort=${encodeURIComponent(sort)}&cursor=${cursor}`, { key }), `GET sort=${sort} cursor=${cursor}`);
+        assertSane(await context.request('GET', `${path}?${name}=${encodeURIComponent(value)}`, { key }), `GET ${name}=${value}`);
+      }),
+      { numRuns: RUNS },
+    );
+  });
 }
 
 test('odd encodings and content types never cause a 5xx', async () => {
@@ -153,4 +170,38 @@ test('bodies nested deeper than 64 levels are refused with a 422, not a crash', 
   assert.deepEqual([deep.status, deep.body.error.details[0].field], [422, 'body']);
   const shallow = await context.request('POST', '/v1/clients', { key, body: { name: 'x', address: { city: 'y' } } });
   assert.equal(shallow.status, 201);
+});
+
+test('PostgreSQL and SQLite refuse the same hostile values with a 422: forged cursors, years 0000 and 10000, unknown currencies', async () => {
+  const cursor = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+  const uuid = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
+  const lists = [
+    `/v1/clients?cursor=${cursor(['-created_at', '2026-01-01T00:00:00.000Z', 'not-a-uuid'])}`,
+    `/v1/clients?cursor=${cursor(['-created_at', 42, uuid])}`,
+    `/v1/clients?cursor=${cursor(['-created_at', '0000-01-01T00:00:00.000Z', uuid])}`,
+    `/v1/clients?cursor=${cursor(['-created_at', '2026-01-01T00:00:00.000Z', `${uuid}\u0000`])}`,
+    `/v1/clients?sort=name&cursor=${cursor(['name', 'a\u0000b', uuid])}`,
+    `/v1/quotes?sort=number&cursor=${cursor(['number', 'seven', uuid])}`,
+    `/v1/invoices?sort=due_date&cursor=${cursor(['due_date', '2026-99-99', uuid])}`,
+    '/v1/clients?created_after=0000-01-01T00:00:00Z',
+    `/v1/jobs?scheduled_from=${encodeURIComponent('9999-12-31T23:59:59-01:00')}`,
+    '/v1/invoices?due_before=0000-01-01',
+  ];
+  for (const url of lists) {
+    const response = await context.request('GET', url, { key });
+    assert.equal(response.status, 422, `${url}: ${response.text}`);
+  }
+  const bodies: Array<[string, Record<string, unknown>, string]> = [
+    ['/v1/invoices', { client_id: ids.client, issue_date: '0000-01-01' }, 'issue_date'],
+    ['/v1/jobs', { client_id: ids.client, title: 'x', scheduled_start: '9999-12-31T23:59:59-01:00' }, 'scheduled_start'],
+    ['/v1/jobs', { client_id: ids.client, title: 'x', scheduled_start: '0000-06-01T00:00:00Z' }, 'scheduled_start'],
+    ['/v1/quotes', { client_id: ids.client, currency: 'ZZZ' }, 'currency'],
+  ];
+  for (const [path, body, field] of bodies) {
+    const response = await context.request('POST', path, { key, body });
+    assert.deepEqual([response.status, response.body.error?.details?.[0]?.field], [422, field], `${path} ${JSON.stringify(body)}: ${response.text}`);
+  }
+  const edge = await context.request('POST', '/v1/jobs', { key, body: { client_id: ids.client, title: 'Edge', scheduled_start: '9999-12-31T23:59:59Z', scheduled_end: '9999-12-31T23:59:59.999Z' } });
+  assert.equal(edge.status, 201, `the last instant of 9999 is storable: ${edge.text}`);
+  assert.equal((await context.request('POST', '/v1/quotes', { key, body: { client_id: ids.client, currency: 'JPY' } })).status, 201);
 });

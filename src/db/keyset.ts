@@ -1,6 +1,7 @@
 // Keyset pagination shared by every list: `sort` names one column, the cursor carries that column's
 // value and the id of the last row, so a page deep in a million rows costs the same as the first.
 import { sql, type SelectQueryBuilder } from 'kysely';
+import { isUuid } from '../core/deps.js';
 import { fieldError } from '../core/errors.js';
 
 export const DEFAULT_PAGE_SIZE = 25;
@@ -9,6 +10,8 @@ export const DEFAULT_SORT = '-created_at';
 
 /** How a list sorts by one field: the SQL it orders by (a column by default) and that value for a row. */
 export interface SortField<Row> {
+  /** What the sort value is, so that a cursor's value is checked before it reaches a query. */
+  kind: 'timestamp' | 'date' | 'text' | 'integer';
   /** An SQL expression from our own code (never from input), e.g. coalesce(number_seq, 0); matches an index. */
   expression?: string;
   value(row: Row): string | number;
@@ -18,7 +21,7 @@ export type SortFields<Row> = Record<string, SortField<Row>>;
 
 /** created_at and updated_at, which every list sorts by. */
 export function timestampSorts<Row extends { created_at: string; updated_at: string }>(): SortFields<Row> {
-  return { created_at: { value: (row) => row.created_at }, updated_at: { value: (row) => row.updated_at } };
+  return { created_at: { kind: 'timestamp', value: (row) => row.created_at }, updated_at: { kind: 'timestamp', value: (row) => row.updated_at } };
 }
 
 export interface PageRequest<Row> {
@@ -41,6 +44,26 @@ export interface PageQuery {
   cursor?: string | undefined;
 }
 
+const INSTANT = /^(\d{4})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const DATE = /^(\d{4})-\d{2}-\d{2}$/;
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether a cursor's sort value is one this sort can have produced (as stored: UTC, years 0001–9999). */
+function validSortValue(kind: SortField<unknown>['kind'], value: unknown): boolean {
+  switch (kind) {
+    case 'integer':
+      return Number.isSafeInteger(value);
+    case 'text':
+      return typeof value === 'string' && value.length <= 1000 && !UNSTORABLE.test(value);
+    case 'timestamp':
+    case 'date': {
+      if (typeof value !== 'string') return false;
+      const match = (kind === 'timestamp' ? INSTANT : DATE).exec(value);
+      return match !== null && match[1] !== '0000' && !Number.isNaN(Date.parse(kind === 'date' ? `${value}T00:00:00Z` : value));
+    }
+  }
+}
+
 /** Reads `sort`, `limit` and `cursor`; a cursor made for another sort order is a validation error. */
 export function pageRequest<Row>(query: PageQuery, fields: SortFields<Row>): PageRequest<Row> {
   const sort = query.sort ?? DEFAULT_SORT;
@@ -56,7 +79,8 @@ export function pageRequest<Row>(query: PageQuery, fields: SortFields<Row>): Pag
     } catch {
       throw fieldError('cursor', 'is not a cursor returned by this API');
     }
-    if (!Array.isArray(decoded) || decoded.length !== 3 || typeof decoded[2] !== 'string' || !['string', 'number'].includes(typeof decoded[1])) {
+    // Every part is checked before any query: a forged cursor is a 422 on both engines, never a 500.
+    if (!Array.isArray(decoded) || decoded.length !== 3 || typeof decoded[2] !== 'string' || !isUuid(decoded[2]) || !validSortValue(field.kind, decoded[1])) {
       throw fieldError('cursor', 'is not a cursor returned by this API');
     }
     if (decoded[0] !== sort) throw fieldError('cursor', `was made for sort=${String(decoded[0])}; pass the same sort as the first page`);

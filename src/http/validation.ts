@@ -25,8 +25,29 @@ function buildAjv(coerceTypes: boolean) {
     allowUnionTypes: true,
   });
   addFormats.default(ajv, ['date-time', 'date', 'email', 'uuid', 'uri']);
+  // Both engines store exactly the years 0001 to 9999 (PostgreSQL has no year 0; SQLite's text would sort
+  // a five-digit year wrongly): a date, or a timestamp once converted to UTC, outside them is refused.
+  const fullDate = ajv.formats.date as { validate: (text: string) => boolean };
+  const fullDateTime = ajv.formats['date-time'] as { validate: (text: string) => boolean };
+  ajv.addFormat('date', { type: 'string', validate: (text: string) => fullDate.validate(text) && storableDate(text) });
+  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => fullDateTime.validate(text) && storableInstant(text) });
+  ajv.addFormat('currency', { type: 'string', validate: (text: string) => CURRENCIES.has(text) });
   ajv.addKeyword({ keyword: 'example', metaSchema: {} });
   return ajv;
+}
+
+/** ISO 4217 codes, as the runtime's Intl knows them. */
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+export function storableDate(text: string): boolean {
+  return !text.startsWith('0000');
+}
+
+export function storableInstant(text: string): boolean {
+  const time = Date.parse(text);
+  if (Number.isNaN(time)) return false;
+  const year = new Date(time).getUTCFullYear();
+  return year >= 1 && year <= 9999;
 }
 
 const bodyAjv = buildAjv(false);
@@ -78,9 +99,11 @@ function formatMessage(format: string): string {
     case 'email':
       return 'must be a valid e-mail address';
     case 'date-time':
-      return 'must be an ISO 8601 timestamp, e.g. 2026-11-21T10:04:05.123Z';
+      return 'must be an ISO 8601 timestamp between the years 0001 and 9999, e.g. 2026-11-21T10:04:05.123Z';
     case 'date':
-      return 'must be a calendar date, YYYY-MM-DD';
+      return 'must be a calendar date, YYYY-MM-DD, between the years 0001 and 9999';
+    case 'currency':
+      return 'must be an ISO 4217 currency code, e.g. USD';
     case 'uuid':
       return 'must be a UUID';
     default:

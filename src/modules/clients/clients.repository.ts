@@ -12,7 +12,7 @@ export interface ClientFilters extends TimeBounds {
   email?: string | undefined;
 }
 
-export const CLIENT_SORTS: SortFields<ClientRow> = { ...timestampSorts<ClientRow>(), name: { value: (row) => row.name } };
+export const CLIENT_SORTS: SortFields<ClientRow> = { ...timestampSorts<ClientRow>(), name: { kind: 'text', value: (row) => row.name } };
 
 /** Tables whose rows refer to a client, and what to call them in the 409 message. */
 const CLIENT_REFERENCES = [

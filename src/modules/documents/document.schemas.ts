@@ -4,7 +4,7 @@ import { IdSchema, MetadataSchema, Nullable, TimestampSchema } from '../shared/f
 
 export const DateSchema = Type.String({ format: 'date', description: 'Calendar date, YYYY-MM-DD.', example: '2026-12-01' });
 
-export const CurrencySchema = Type.String({ pattern: '^[A-Z]{3}$', description: "ISO 4217 currency code, upper case. Defaults to the account's currency.", example: 'USD' });
+export const CurrencySchema = Type.String({ pattern: '^[A-Z]{3}$', format: 'currency', description: "ISO 4217 currency code, upper case. Defaults to the account's currency.", example: 'USD' });
 
 export const ReferenceSchema = (description: string) => Type.String({ format: 'uuid', description, example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' });
 

@@ -15,7 +15,7 @@ export interface EventFilters {
   created_before?: string | undefined;
 }
 
-export const EVENT_SORTS: SortFields<EventRow> = { created_at: { value: (row) => row.created_at } };
+export const EVENT_SORTS: SortFields<EventRow> = { created_at: { kind: 'timestamp', value: (row) => row.created_at } };
 
 export async function insertEvent(db: Executor, row: EventRow): Promise<void> {
   await db.insertInto('events').values(row).execute();

@@ -25,8 +25,8 @@ export interface InvoiceFilters extends TimeBounds {
 
 export const INVOICE_SORTS: SortFields<InvoiceRow> = {
   ...timestampSorts<InvoiceRow>(),
-  number: { expression: 'coalesce(number_seq, 0)', value: (row) => Number(row.number_seq ?? 0) },
-  due_date: { expression: coalesceSort('due_date', 'date'), value: (row) => row.due_date ?? SORT_SENTINELS.date },
+  number: { kind: 'integer', expression: 'coalesce(number_seq, 0)', value: (row) => Number(row.number_seq ?? 0) },
+  due_date: { kind: 'date', expression: coalesceSort('due_date', 'date'), value: (row) => row.due_date ?? SORT_SENTINELS.date },
 };
 
 export async function insertInvoice(db: Executor, row: InvoiceRow): Promise<void> {

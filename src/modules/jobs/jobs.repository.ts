@@ -23,7 +23,7 @@ export interface JobFilters extends TimeBounds {
 
 export const JOB_SORTS: SortFields<JobRow> = {
   ...timestampSorts<JobRow>(),
-  scheduled_start: { expression: coalesceSort('scheduled_start', 'timestamp'), value: (row) => row.scheduled_start ?? SORT_SENTINELS.timestamp },
+  scheduled_start: { kind: 'timestamp', expression: coalesceSort('scheduled_start', 'timestamp'), value: (row) => row.scheduled_start ?? SORT_SENTINELS.timestamp },
 };
 
 export async function insertJob(db: Executor, row: JobRow): Promise<void> {

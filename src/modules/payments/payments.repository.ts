@@ -18,7 +18,7 @@ export interface PaymentFilters extends TimeBounds {
   paid_before?: string | undefined;
 }
 
-export const PAYMENT_SORTS: SortFields<PaymentRow> = { ...timestampSorts<PaymentRow>(), paid_at: { value: (row) => row.paid_at } };
+export const PAYMENT_SORTS: SortFields<PaymentRow> = { ...timestampSorts<PaymentRow>(), paid_at: { kind: 'timestamp', value: (row) => row.paid_at } };
 
 export async function insertPayment(db: Executor, row: PaymentRow): Promise<void> {
   await db.insertInto('payments').values(row).execute();

@@ -18,7 +18,7 @@ export interface QuoteFilters extends TimeBounds {
 
 export const QUOTE_SORTS: SortFields<QuoteRow> = {
   ...timestampSorts<QuoteRow>(),
-  number: { expression: 'coalesce(number_seq, 0)', value: (row) => Number(row.number_seq ?? 0) },
+  number: { kind: 'integer', expression: 'coalesce(number_seq, 0)', value: (row) => Number(row.number_seq ?? 0) },
 };
 
 export async function insertQuote(db: Executor, row: QuoteRow): Promise<void> {

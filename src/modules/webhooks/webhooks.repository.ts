@@ -16,7 +16,7 @@ const DELIVERY_COLUMNS = [
 ] as const;
 
 export const ENDPOINT_SORTS: SortFields<WebhookEndpointRow> = timestampSorts<WebhookEndpointRow>();
-export const DELIVERY_SORTS: SortFields<WebhookDeliveryRow> = { created_at: { value: (row) => row.created_at } };
+export const DELIVERY_SORTS: SortFields<WebhookDeliveryRow> = { created_at: { kind: 'timestamp', value: (row) => row.created_at } };
 
 export async function insertEndpoint(db: Executor, row: WebhookEndpointRow): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
