@@ -205,3 +205,17 @@ test('PostgreSQL and SQLite refuse the same hostile values with a 422: forged cu
   assert.equal(edge.status, 201, `the last instant of 9999 is storable: ${edge.text}`);
   assert.equal((await context.request('POST', '/v1/quotes', { key, body: { client_id: ids.client, currency: 'JPY' } })).status, 201);
 });
+
+test('a body of 60,000 unknown fields is refused early with a short answer; details stop at 100 with a count', async () => {
+  const wide = `{${Array.from({ length: 60_000 }, (_, index) => `"f${index}":1`).join(',')}}`;
+  const refused = await context.request('POST', '/v1/clients', { key, rawBody: wide, headers: { 'content-type': 'application/json' } });
+  assert.equal(refused.status, 422);
+  assert.deepEqual(refused.body.error.details, [{ field: 'body', message: 'must not hold an object of more than 200 keys' }]);
+  assert.ok(refused.text.length < 1000, `a short answer (${refused.text.length} bytes)`);
+
+  const lines = Array.from({ length: 200 }, () => ({ description: '', quantity: -1, unit_amount: 'x' }));
+  const many = await context.request('POST', '/v1/invoices', { key, body: { client_id: ids.client, line_items: lines } });
+  assert.equal(many.status, 422);
+  assert.equal(many.body.error.details.length, 100);
+  assert.match(many.body.error.message, /\(100 of 600 problems listed\)$/);
+});

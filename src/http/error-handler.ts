@@ -50,9 +50,14 @@ export function toAppError(error: FastifyError | Error): AppError | undefined {
   return undefined;
 }
 
+/** At most this many details in one answer; the message counts the rest. */
+const MAX_DETAILS = 100;
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+  const details = error.details && error.details.length > MAX_DETAILS ? error.details.slice(0, MAX_DETAILS) : error.details;
+  const message = details !== error.details ? `${error.message} (${MAX_DETAILS} of ${error.details!.length} problems listed)` : error.message;
   const body = {
-    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+    error: { code: error.code, message, ...(details ? { details } : {}) },
     meta: meta(request),
   };
   return reply.code(error.status).headers(error.headers).send(body);
