@@ -17,6 +17,7 @@ import { registerIdempotency } from './http/idempotency.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { registerOverloadShedding } from './http/overload.js';
 import { registerNulCharacterCheck } from './http/nul-characters.js';
+import { registerStrictQueries } from './http/query-strings.js';
 import { RateLimiter } from './http/rate-limit/rate-limiter.js';
 import { FailOpenStore, MemoryStore, RedisStore, type RateLimitStore } from './http/rate-limit/stores.js';
 import { RouteTable, trackRoutes } from './http/route-table.js';
@@ -114,6 +115,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await registerOverloadShedding(app, config.overloadMaxEventLoopDelayMs);
   registerJsonBodyParser(app);
   registerNulCharacterCheck(app);
+  registerStrictQueries(app);
 
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);

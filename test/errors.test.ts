@@ -218,3 +218,22 @@ test('security headers everywhere; authenticated answers are never cached; no CO
   assert.equal(preflight.status, 405);
   assert.equal(preflight.headers['access-control-allow-origin'], undefined);
 });
+
+test('query strings are strict: unknown parameters on any route, and integers not in decimal digits, are 422', async () => {
+  const client = (await context.request('POST', '/v1/clients', { key, body: { name: 'Strict' } })).body.data.id;
+  for (const [method, url, field] of [
+    ['GET', `/v1/clients/${client}?x=1`, 'x'],
+    ['POST', '/v1/clients?debug=true', 'debug'],
+    ['PUT', `/v1/clients/${client}?y=`, 'y'],
+    ['GET', '/v1/clients?limit=0x10', 'limit'],
+    ['GET', '/v1/clients?limit=1e2', 'limit'],
+    ['GET', '/v1/clients?limit=16.0', 'limit'],
+    ['GET', '/v1/clients?limit=%2016', 'limit'],
+  ] as const) {
+    const response = await context.request(method, url, { key, body: method === 'GET' ? undefined : { name: 'Strict' } });
+    assert.equal(response.status, 422, `${method} ${url}: ${response.text}`);
+    assert.equal(response.body.error.details[0].field, field);
+  }
+  const fine = await context.request('GET', '/v1/clients?limit=16', { key });
+  assert.deepEqual([fine.status, fine.body.meta.pagination.limit], [200, 16]);
+});

@@ -35,6 +35,8 @@ test('a retry with the same key and body replays the first response and creates 
   assert.equal(retry.headers['idempotent-replayed'], 'true');
   assert.equal(retry.headers.location, first.headers.location);
   assert.deepEqual(retry.body, first.body, 'the very same body, request id included');
+  assert.ok(first.headers.etag);
+  assert.equal(retry.headers.etag, first.headers.etag, 'the same ETag');
   assert.equal(first.headers['idempotent-replayed'], undefined);
   assert.equal(await count('clients'), before + 1);
 });
@@ -125,4 +127,18 @@ test('a key longer than 255 characters is a 422 on the header', async () => {
   const response = await post('/v1/clients', { name: 'Long' }, 'k'.repeat(256));
   assert.equal(response.status, 422);
   assert.equal(response.body.error.details[0].field, 'idempotency-key');
+});
+
+test('a send without a body and the same send with {} or null are one request under one key', async () => {
+  const client = (await post('/v1/clients', { name: 'Send twice', email: 'twice@example.com' })).body.data.id;
+  const invoice = (await post('/v1/invoices', { client_id: client, line_items: [{ description: 'Work', quantity: 1, unit_amount: 100 }] })).body.data.id;
+  const first = await context.request('POST', `/v1/invoices/${invoice}/send`, { key, headers: { 'idempotency-key': 'send-once' } });
+  assert.equal(first.status, 200, first.text);
+  for (const rawBody of ['{}', 'null']) {
+    const again = await context.request('POST', `/v1/invoices/${invoice}/send`, { key, rawBody, headers: { 'idempotency-key': 'send-once', 'content-type': 'application/json' } });
+    assert.equal(again.status, 200, `${rawBody}: ${again.text}`);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+  }
+  const queued = await context.database.db.selectFrom('outbox_messages').select('id').where('document_id', '=', invoice).execute();
+  assert.equal(queued.length, 1, 'one e-mail');
 });

@@ -8,6 +8,7 @@ import * as sortSentinels from './migrations/20261121030000_sort_sentinels.js';
 import * as idempotency from './migrations/20261121040000_idempotency.js';
 import * as payments from './migrations/20261122000000_payments.js';
 import * as events from './migrations/20261122010000_events.js';
+import * as idempotencyEtag from './migrations/20261122020000_idempotency_etag.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261121040000_idempotency': idempotency,
   '20261122000000_payments': payments,
   '20261122010000_events': events,
+  '20261122020000_idempotency_etag': idempotencyEtag,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

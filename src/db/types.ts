@@ -222,6 +222,7 @@ export interface IdempotencyKeysTable {
   response_status: number | null;
   response_body: string | null;
   response_location: string | null;
+  response_etag: string | null;
   locked_until: Timestamp;
   expires_at: Timestamp;
   created_at: Timestamp;

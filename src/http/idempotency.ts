@@ -36,7 +36,7 @@ async function claim(db: Db, apiKeyId: string, key: string, hash: string, now: D
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const inserted = await db
       .insertInto('idempotency_keys')
-      .values({ api_key_id: apiKeyId, key, request_hash: hash, status: 'running', response_status: null, response_body: null, response_location: null, locked_until: lockedUntil, expires_at: new Date(now.getTime() + RETENTION_MS).toISOString(), created_at: nowIso })
+      .values({ api_key_id: apiKeyId, key, request_hash: hash, status: 'running', response_status: null, response_body: null, response_location: null, response_etag: null, locked_until: lockedUntil, expires_at: new Date(now.getTime() + RETENTION_MS).toISOString(), created_at: nowIso })
       .onConflict((conflicting) => conflicting.columns(['api_key_id', 'key']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { claimed: true };
@@ -59,7 +59,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     const header = request.headers['idempotency-key'];
     if (!request.auth || typeof header !== 'string' || header === '') return;
     const now = app.clock.now();
-    const hash = digest('sha256', `${request.method} ${request.url}\n${JSON.stringify(canonical(request.body ?? null))}`, 'hex');
+    // No body, null and {} ask for the same thing (a send without a message).
+    const body = request.body === undefined || request.body === null ? {} : request.body;
+    const hash = digest('sha256', `${request.method} ${request.url}\n${JSON.stringify(canonical(body))}`, 'hex');
     // Now and then, forget records past their 24 hours.
     if (++claims % 500 === 0) await db.deleteFrom('idempotency_keys').where('expires_at', '<', now.toISOString()).execute();
     const result = await claim(db, request.auth.keyId, header, hash, now);
@@ -72,6 +74,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     if (row.status === 'running') throw conflict('The first request with this Idempotency-Key is still being processed; retry shortly.');
     reply.code(row.response_status ?? 200).type('application/json; charset=utf-8').header('idempotent-replayed', 'true');
     if (row.response_location) reply.header('location', row.response_location);
+    if (row.response_etag) reply.header('etag', row.response_etag);
     return reply.send(row.response_body);
   });
 
@@ -85,7 +88,8 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
       await db.deleteFrom('idempotency_keys').where('api_key_id', '=', request.auth.keyId).where('key', '=', key).execute();
     } else {
       const location = reply.getHeader('location');
-      await where.set({ status: 'done', response_status: reply.statusCode, response_body: String(payload), response_location: typeof location === 'string' ? location : null }).execute();
+      const etag = reply.getHeader('etag');
+      await where.set({ status: 'done', response_status: reply.statusCode, response_body: String(payload), response_location: typeof location === 'string' ? location : null, response_etag: typeof etag === 'string' ? etag : null }).execute();
     }
     return payload;
   });
