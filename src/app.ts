@@ -1,6 +1,5 @@
 // buildApp(): the one composition root, used by the server and by the tests. Plugins and modules are
 // registered explicitly, in order, so the request flow can be followed from here.
-import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { destination } from 'pino';
 import swagger from '@fastify/swagger';
@@ -11,6 +10,7 @@ import type { Database } from './db/database.js';
 import { systemClock, type Clock } from './core/deps.js';
 import './http/fastify-types.js';
 import { registerAuthentication } from './http/auth.js';
+import { clientErrorHandler, newRequestId, serverFactory } from './http/connections.js';
 import { AppError } from './core/errors.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -88,7 +88,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
       // buffer grows under load), and it loses no line when the process dies.
       stream: dependencies.logStream ?? destination({ dest: 1, sync: true }),
     },
-    genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
+    genReqId: newRequestId,
+    serverFactory: serverFactory(config),
+    clientErrorHandler,
     // Our own ids only: a client-chosen X-Request-Id could collide or forge log lines.
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,

@@ -34,6 +34,10 @@ export interface Config {
   readonly trustProxy: false | number | string;
   /** Development convenience: on an empty database, create a default account and print an all-scopes key. */
   readonly bootstrapKey: boolean;
+  /** How long a request may take to arrive, headers and body (a slow sender is answered 408 after it). */
+  readonly requestTimeoutMs: number;
+  /** Open connections one client address may hold (0: no cap; not applied behind a trusted proxy). */
+  readonly maxConnectionsPerIp: number;
   /** Events and webhook delivery (contract section 9). */
   readonly webhooks: WebhookConfig;
 }
@@ -212,6 +216,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel,
     apiKeyPepper: pepper,
     trustProxy,
+    requestTimeoutMs: wholeNumber('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000, 500, 600_000, problems),
+    maxConnectionsPerIp: wholeNumber('MAX_CONNECTIONS_PER_IP', env.MAX_CONNECTIONS_PER_IP, 256, 0, 1_000_000, problems),
     webConcurrency: wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems),
     overloadMaxEventLoopDelayMs: wholeNumber('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS, 200, 0, 60_000, problems),
     bootstrapKey: bootstrapText === 'true',
