@@ -18,6 +18,7 @@ import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { registerOverloadShedding } from './http/overload.js';
 import { registerNulCharacterCheck } from './http/nul-characters.js';
 import { registerStrictQueries } from './http/query-strings.js';
+import { StorageHealth } from './http/storage-health.js';
 import { RateLimiter } from './http/rate-limit/rate-limiter.js';
 import { FailOpenStore, MemoryStore, RedisStore, type RateLimitStore } from './http/rate-limit/stores.js';
 import { RouteTable, trackRoutes } from './http/route-table.js';
@@ -109,6 +110,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   app.decorate('database', dependencies.database);
   app.decorate('db', dependencies.database.db);
   app.decorate('clock', dependencies.clock ?? systemClock);
+  app.decorate('storage', new StorageHealth());
   app.setValidatorCompiler(schemaCompiler);
   app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
   for (const schema of [ClientSchema, ServiceRequestSchema, QuoteSchema, JobSchema, InvoiceSchema, PaymentSchema, EventSchema, WebhookEndpointSchema, WebhookDeliverySchema, DeliverySchema]) app.addSchema(schema);

@@ -8,6 +8,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { sqliteFiles } from './db/sqlite.js';
 import { systemClock } from './core/deps.js';
 import { OutboxWorker } from './mail/outbox-worker.js';
 import { transportFromConfig } from './mail/transports.js';
@@ -44,6 +45,12 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   const database = openDatabase(config.database);
   if (options.prepare) await prepareDatabase(config, database);
   const app = await buildApp(config, { database });
+  if (config.database.kind === 'sqlite') {
+    const files = sqliteFiles(config.database.path);
+    const notWritable = files.filter((file) => !file.writable).map((file) => file.path);
+    if (notWritable.length > 0) app.log.error({ files: notWritable }, 'sqlite: these files must be writable, and are not: writes will fail');
+    else app.log.info({ files: files.map((file) => file.path) }, 'sqlite: these files must stay writable');
+  }
 
   const transport = transportFromConfig(config);
   const worker = new OutboxWorker(database, transport, systemClock, { ...config.outbox, fromAddress: config.mailFrom }, app.log, deliveryEventRecorder(systemClock));

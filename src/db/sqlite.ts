@@ -25,8 +25,16 @@ class ImmediateTransactionDriver implements Driver {
   commitTransaction(connection: DatabaseConnection) {
     return this.inner.commitTransaction(connection);
   }
-  rollbackTransaction(connection: DatabaseConnection) {
-    return this.inner.rollbackTransaction(connection);
+  /**
+   * On some errors (disk full, I/O error, out of memory) SQLite rolls the transaction back itself; the
+   * rollback then finds none, and its error must not hide the one that caused it.
+   */
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.rollbackTransaction(connection);
+    } catch (error) {
+      if (!/no transaction is active/.test((error as Error).message)) throw error;
+    }
   }
   releaseConnection(connection: DatabaseConnection) {
     return this.inner.releaseConnection(connection);
@@ -99,6 +107,24 @@ class RowStatement {
   *iterate(parameters: unknown[]): IterableIterator<Record<string, unknown>> {
     for (const values of this.statement.iterate(parameters) as IterableIterator<unknown[]>) yield this.toRow(values);
   }
+}
+
+/**
+ * The files a SQLite database needs writable (the database, its write-ahead log and shared-memory index,
+ * and their folder, where SQLite creates them), each with whether it is writable now. A `-shm` file made
+ * read-only kills the process with SIGBUS at its first write, so this is logged and checked at start.
+ */
+export function sqliteFiles(file: string): Array<{ path: string; writable: boolean }> {
+  if (file === ':memory:') return [];
+  return [path.dirname(file), file, `${file}-wal`, `${file}-shm`].map((entry) => {
+    try {
+      fs.accessSync(entry, fs.constants.W_OK);
+      return { path: entry, writable: true };
+    } catch (error) {
+      // A file SQLite has not made yet is fine: its folder is checked.
+      return { path: entry, writable: (error as NodeJS.ErrnoException).code === 'ENOENT' };
+    }
+  });
 }
 
 /** A SQLite file (or `:memory:`) in WAL mode with full fsync, foreign keys on, and a 5 s busy wait. */

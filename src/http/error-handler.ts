@@ -28,7 +28,21 @@ function fromDatabaseError(error: Error & { code?: unknown }): AppError | undefi
   if (['40001', '40P01', '55P03'].includes(code) || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new AppError('SERVICE_UNAVAILABLE', 'The database is busy. Retry in a moment.', undefined, { 'retry-after': '1' });
   }
+  if (isStorageUnavailable(code)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database cannot take writes right now (full, read-only or failing). Retry later.', undefined, { 'retry-after': '5' });
+  }
   return undefined;
+}
+
+/**
+ * Storage faults no retry of ours can cure: disk full, a read-only file or database, an I/O error, a
+ * database shutting down or refusing connections. They are 503 with Retry-After, and /ready reports them.
+ */
+export function isStorageUnavailable(code: string): boolean {
+  return (
+    ['SQLITE_FULL', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_CORRUPT'].includes(code) || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_IOERR') ||
+    ['53100', '53000', '53200', '25006', '57P01', '57P02', '57P03', '58030'].includes(code) || code.startsWith('08')
+  );
 }
 
 export function toAppError(error: FastifyError | Error): AppError | undefined {
@@ -65,6 +79,11 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 
 export function registerErrorHandling(app: FastifyInstance, routes: RouteTable): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    const code = typeof (error as { code?: unknown }).code === 'string' ? String((error as { code?: unknown }).code) : '';
+    if (isStorageUnavailable(code)) {
+      app.storage.failed(app.clock.now());
+      request.log.error({ err: error }, 'storage unavailable');
+    }
     const appError = toAppError(error);
     if (appError) return sendError(request, reply, appError);
     request.log.error({ err: error }, 'unhandled error');

@@ -1,6 +1,7 @@
 // What BMS adds to Fastify's types: the shared dependencies on the instance, the caller on the request,
 // and the scope each route declares.
 import type { RouteTable } from './route-table.js';
+import type { StorageHealth } from './storage-health.js';
 import type { Clock } from '../core/deps.js';
 import type { Database, Db } from '../db/database.js';
 import type { AuthContext } from '../modules/api-keys/api-keys.service.js';
@@ -12,6 +13,8 @@ declare module 'fastify' {
     database: Database;
     clock: Clock;
     routeTable: RouteTable;
+    /** Whether the database took writes lately: /ready reports a recent storage fault. */
+    storage: StorageHealth;
   }
   interface FastifyRequest {
     auth: AuthContext | undefined;

@@ -180,7 +180,11 @@ export async function authenticateApiKey(db: Executor, clock: Clock, pepper: str
   const lastUsed = row.last_used_at === null ? 0 : new Date(row.last_used_at).getTime();
   if (now.getTime() - lastUsed >= LAST_USED_RESOLUTION_MS) {
     row.last_used_at = now.toISOString();
-    await touchApiKey(db, row.id, row.last_used_at);
+    // Bookkeeping only: a database that cannot take this write (full, read-only, locked) must not
+    // fail a request that only reads. The next request tries again.
+    await touchApiKey(db, row.id, row.last_used_at).catch(() => {
+      row.last_used_at = null;
+    });
   }
   return found.context;
 }

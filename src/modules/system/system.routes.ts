@@ -25,6 +25,11 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       reply.header('retry-after', '5');
       throw new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable.');
     }
+    const failure = app.storage.recentFailure(app.clock.now());
+    if (failure) {
+      reply.header('retry-after', '5');
+      throw new AppError('SERVICE_UNAVAILABLE', `The database refused a write at ${failure.toISOString()} (full, read-only or failing).`);
+    }
     return ok(request, { status: 'ok' });
   });
 
