@@ -151,3 +151,24 @@ describe('money through the API', () => {
     assert.equal(euro.body.data.currency, 'EUR');
   });
 });
+
+test('a number that a double cannot keep as written is refused, not rounded (1.00000000000000000001 is not 1)', async () => {
+  const context = await createTestContext();
+  try {
+    const { key } = await context.account();
+    const client = (await context.request('POST', '/v1/clients', { key, body: { name: 'Exact' } })).body.data.id;
+    const send = (quantity: string) => context.request('POST', '/v1/invoices', { key, rawBody: `{"client_id":"${client}","notes":"9.99999999999999999999 in text is text","line_items":[{"description":"x","quantity":${quantity},"unit_amount":100}]}`, headers: { 'content-type': 'application/json' } });
+    for (const quantity of ['1.00000000000000000001', '12345678901234567890', '0.30000000000000000001']) {
+      const response = await send(quantity);
+      assert.equal(response.status, 422, quantity);
+      assert.match(response.body.error.details[0].message, /cannot be kept exactly/);
+    }
+    for (const [quantity, kept] of [['1.5', 1.5], ['2.50', 2.5], ['1e2', 100], ['1E-3', 0.001]] as const) {
+      const response = await send(quantity);
+      assert.equal(response.status, 201, `${quantity}: ${response.text}`);
+      assert.equal(response.body.data.line_items[0].quantity, kept);
+    }
+  } finally {
+    await context.close();
+  }
+});

@@ -33,6 +33,29 @@ function shapeProblem(value: unknown): string | undefined {
   return undefined;
 }
 
+/** A JSON number written out as sign, significant digits and the position of the decimal point. */
+function decimalValue(text: string): string {
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text) ?? [];
+  let digits = whole + fraction;
+  let point = whole.length + Number(exponent);
+  const leading = /^0*/.exec(digits)![0].length;
+  digits = digits.slice(leading).replace(/0+$/, '');
+  point -= leading;
+  return digits === '' ? '0' : `${sign}${digits}e${point}`;
+}
+
+/**
+ * The first number in the body whose value a double cannot hold as written (1.00000000000000000001 would
+ * be read as 1, 12345678901234567890 as …7000): refused rather than silently changed. Strings are skipped.
+ */
+function inexactNumber(text: string): string | undefined {
+  for (const [token] of text.matchAll(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) {
+    if (token.startsWith('"')) continue;
+    if (decimalValue(token) !== decimalValue(String(Number(token)))) return token;
+  }
+  return undefined;
+}
+
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -46,6 +69,8 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     }
     const problem = shapeProblem(parsed);
     if (problem) return done(fieldError('body', problem));
+    const inexact = inexactNumber(text);
+    if (inexact !== undefined) return done(fieldError('body', `holds the number ${inexact.slice(0, 40)}, which cannot be kept exactly as written (at most 15 significant digits)`));
     try {
       // Re-scan for __proto__ / constructor.prototype keys, which JSON.parse accepts.
       if (typeof parsed === 'object' && parsed !== null) secureJson.scan(parsed, { protoAction: 'error', constructorAction: 'error' });
