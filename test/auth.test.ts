@@ -274,3 +274,12 @@ test('making a document from another needs that one’s scope too, checked befor
   assert.equal(made.status, 201, made.text);
   assert.equal((await context.request('POST', '/v1/invoices', { key: both, body: { job_id: unknown } })).status, 422, 'with the scope, an unknown job is a 422 on job_id');
 });
+
+test('a revoked key is looked up exactly as an unknown one: not found (so their timing is alike)', async () => {
+  const { findApiKeyByHash } = await import('../src/modules/api-keys/api-keys.repository.js');
+  const { hashApiKey } = await import('../src/modules/api-keys/api-keys.service.js');
+  const unknown = await findApiKeyByHash(context.database.db, hashApiKey(`bms_${'Q'.repeat(40)}`, context.config.apiKeyPepper));
+  const revoked = await findApiKeyByHash(context.database.db, hashApiKey(revokedKey, context.config.apiKeyPepper));
+  assert.equal(unknown, undefined);
+  assert.equal(revoked, undefined);
+});

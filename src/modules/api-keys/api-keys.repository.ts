@@ -6,8 +6,12 @@ export async function insertApiKey(db: Executor, row: NewApiKeyRow): Promise<voi
   await db.insertInto('api_keys').values(row).execute();
 }
 
+/**
+ * A key that can still authenticate, by the hash of its secret. A revoked key is not found, exactly as an
+ * unknown one: the two take the same path, so their timing cannot tell them apart.
+ */
 export async function findApiKeyByHash(db: Executor, keyHash: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst();
 }
 
 export async function listApiKeys(db: Executor, accountId: string): Promise<ApiKeyRow[]> {
