@@ -3,6 +3,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { isUuid } from '../core/deps.js';
 import { fieldError } from '../core/errors.js';
+import { isStorableText } from '../core/text.js';
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
@@ -46,7 +47,6 @@ export interface PageQuery {
 
 const INSTANT = /^(\d{4})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DATE = /^(\d{4})-\d{2}-\d{2}$/;
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Whether a cursor's sort value is one this sort can have produced (as stored: UTC, years 0001–9999). */
 function validSortValue(kind: SortField<unknown>['kind'], value: unknown): boolean {
@@ -54,7 +54,7 @@ function validSortValue(kind: SortField<unknown>['kind'], value: unknown): boole
     case 'integer':
       return Number.isSafeInteger(value);
     case 'text':
-      return typeof value === 'string' && value.length <= 1000 && !UNSTORABLE.test(value);
+      return typeof value === 'string' && value.length <= 1000 && isStorableText(value);
     case 'timestamp':
     case 'date': {
       if (typeof value !== 'string') return false;

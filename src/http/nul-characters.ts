@@ -4,18 +4,13 @@
 // would store other bytes than the API echoed). Both engines then accept exactly the same text.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { fieldError } from '../core/errors.js';
+import { isStorableText } from '../core/text.js';
 import { addRouteHook } from './route-hooks.js';
 import { toFieldPath } from './validation.js';
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-function unstorable(text: string): boolean {
-  return text.includes('\u0000') || LONE_SURROGATE.test(text);
-}
-
 /** The path of the first string (value or key) holding U+0000 or a lone surrogate, or undefined. */
 export function findNulCharacter(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return unstorable(value) ? path || 'body' : undefined;
+  if (typeof value === 'string') return isStorableText(value) ? undefined : path || 'body';
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {
       const found = findNulCharacter(item, `${path}/${index}`);
@@ -26,7 +21,7 @@ export function findNulCharacter(value: unknown, path = ''): string | undefined 
   if (value && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const child = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (unstorable(key)) return child;
+      if (!isStorableText(key)) return child;
       const found = findNulCharacter(item, child);
       if (found !== undefined) return found;
     }
