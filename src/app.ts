@@ -16,7 +16,7 @@ import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { registerOverloadShedding } from './http/overload.js';
-import { registerNulCharacterCheck } from './http/nul-characters.js';
+import { registerStorableTextCheck } from './http/storable-text.js';
 import { registerStrictQueries } from './http/query-strings.js';
 import { StorageHealth } from './http/storage-health.js';
 import { RateLimiter } from './http/rate-limit/rate-limiter.js';
@@ -118,7 +118,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   registerErrorHandling(app, routes);
   await registerOverloadShedding(app, config.overloadMaxEventLoopDelayMs);
   registerJsonBodyParser(app);
-  registerNulCharacterCheck(app);
+  registerStorableTextCheck(app);
   registerStrictQueries(app);
 
   app.addHook('onSend', (request, reply, payload, done) => {

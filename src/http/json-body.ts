@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { AppError, fieldError } from '../core/errors.js';
-import { assertNoNulCharacter } from './nul-characters.js';
+import { assertStorableText } from './storable-text.js';
 
 /** The largest body accepted (contract section 2: over it, 413 PAYLOAD_TOO_LARGE). */
 export const BODY_LIMIT_BYTES = 1_048_576;
@@ -78,7 +78,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       return done(fieldError('__proto__', 'forbidden property name (__proto__ or constructor.prototype)'));
     }
     try {
-      assertNoNulCharacter(parsed);
+      assertStorableText(parsed);
     } catch (error) {
       return done(error as Error);
     }

@@ -39,11 +39,11 @@ function buildAjv(coerceTypes: boolean) {
 /** ISO 4217 codes, as the runtime's Intl knows them. */
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
-export function storableDate(text: string): boolean {
+function storableDate(text: string): boolean {
   return !text.startsWith('0000');
 }
 
-export function storableInstant(text: string): boolean {
+function storableInstant(text: string): boolean {
   const time = Date.parse(text);
   if (Number.isNaN(time)) return false;
   const year = new Date(time).getUTCFullYear();

@@ -36,14 +36,14 @@ export async function recordEvent(trx: Executor, clock: Clock, accountId: string
   const endpoints = options.onlyEndpointId
     ? [options.onlyEndpointId]
     : (await listEnabledEndpoints(trx, accountId)).filter((endpoint) => fromJson<string[]>(endpoint.enabled_events).some((pattern) => matchesEventPattern(pattern, type))).map((endpoint) => endpoint.id);
-  await insertDeliveries(trx, endpoints.map((endpointId): WebhookDeliveryRow => firstAttempt(accountId, endpointId, row, now)));
+  await insertDeliveries(trx, endpoints.map((endpointId): WebhookDeliveryRow => pendingAttempt(accountId, endpointId, row, 1, now)));
   return row;
 }
 
-/** The pending first attempt of an event to an endpoint, due at once. */
-export function firstAttempt(accountId: string, endpointId: string, event: Pick<EventRow, 'id' | 'type'>, now: string, attempt = 1): WebhookDeliveryRow {
+/** A pending attempt (number `attempt`) of an event to an endpoint, made `now` and due at `dueAt`. */
+export function pendingAttempt(accountId: string, endpointId: string, event: Pick<EventRow, 'id' | 'type'>, attempt: number, now: string, dueAt = now): WebhookDeliveryRow {
   return {
-    id: newId(), account_id: accountId, endpoint_id: endpointId, event_id: event.id, event_type: event.type, attempt, status: 'pending', next_attempt_at: now,
+    id: newId(), account_id: accountId, endpoint_id: endpointId, event_id: event.id, event_type: event.type, attempt, status: 'pending', next_attempt_at: dueAt,
     locked_by: null, locked_until: null, response_status: null, error: null, duration_ms: null, response_body: null, created_at: now, updated_at: now,
   };
 }

@@ -11,7 +11,7 @@ import type { WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow } fro
 import { fromJson, normalizeInstant } from '../../db/values.js';
 import { isEventPattern } from '../events/event-types.js';
 import { findEvent } from '../events/events.repository.js';
-import { firstAttempt, presentEvent, recordEvent } from '../events/events.service.js';
+import { pendingAttempt, presentEvent, recordEvent } from '../events/events.service.js';
 import type { Event } from '../events/events.schemas.js';
 import { requireReference, requireRow } from '../shared/lookup.js';
 import { RefusedAddressError, resolveTarget } from './address-policy.js';
@@ -27,7 +27,7 @@ import type {
 } from './webhooks.schemas.js';
 
 /** A rotated-out secret keeps signing this long, so receivers can switch without missing a message. */
-export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 export type UrlPolicy = Pick<WebhookConfig, 'allowHttp' | 'allowPrivate'>;
 
@@ -187,7 +187,7 @@ export async function listEndpointDeliveries(db: Executor, accountId: string, id
 async function requeue(trx: Executor, clock: Clock, accountId: string, endpointId: string, event: { id: string; type: string }): Promise<boolean> {
   if (await repository.hasPendingDelivery(trx, event.id, endpointId)) return false;
   const attempt = await repository.nextAttemptNumber(trx, event.id, endpointId);
-  await repository.insertDeliveries(trx, [firstAttempt(accountId, endpointId, event, clock.now().toISOString(), attempt)]);
+  await repository.insertDeliveries(trx, [pendingAttempt(accountId, endpointId, event, attempt, clock.now().toISOString())]);
   return true;
 }
 

@@ -15,7 +15,7 @@ import { Pause } from '../../core/pause.js';
 import type { Database, Executor } from '../../db/database.js';
 import type { EventRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/types.js';
 import { findEventsForDelivery, pruneEvents } from '../events/events.repository.js';
-import { firstAttempt, presentEvent, recordEvent } from '../events/events.service.js';
+import { pendingAttempt, presentEvent, recordEvent } from '../events/events.service.js';
 import { signatureHeader } from './signing.js';
 import { attemptWebhook, type AttemptResult } from './webhook-sender.js';
 import * as repository from './webhooks.repository.js';
@@ -204,8 +204,8 @@ export class WebhookWorker {
     }
     // A Retry-After longer than the schedule's step is honoured, up to a day.
     const delayMs = Math.max(wait * 1000, Math.min(result.retryAfterMs ?? 0, 86_400_000));
-    const next = firstAttempt(row.account_id, row.endpoint_id, { id: row.event_id, type: row.event_type }, nowIso, row.attempt + 1);
-    await repository.insertDeliveries(trx, [{ ...next, next_attempt_at: new Date(now.getTime() + delayMs).toISOString() }]);
+    const dueAt = new Date(now.getTime() + delayMs).toISOString();
+    await repository.insertDeliveries(trx, [pendingAttempt(row.account_id, row.endpoint_id, { id: row.event_id, type: row.event_type }, row.attempt + 1, nowIso, dueAt)]);
     this.log.warn({ deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, attempt: row.attempt, error: result.error, retryInMs: delayMs }, 'webhooks: attempt failed, will retry');
   }
 }
