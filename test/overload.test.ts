@@ -33,15 +33,26 @@ test('a lagging event loop sheds API requests with 503 and Retry-After, keeps /h
   while (Date.now() < until) {
     // Busy: the process has more work than it can do.
   }
-  const shed = await pollUntil(503, 3000);
+  // While the lag lasts (a sample or two on a busy machine), the API sheds, /ready says 503 and /health
+  // answers. They are polled together: one request after another could each see a different sample.
+  const deadline = Date.now() + 3000;
+  let shed: ApiResponse | undefined;
+  let ready: ApiResponse | undefined;
+  const healthStatuses: number[] = [];
+  while (Date.now() < deadline && (!shed || !ready)) {
+    const [api, readiness, health] = await Promise.all([context.request('GET', '/v1/clients', { key }), context.request('GET', '/ready'), context.request('GET', '/health')]);
+    if (api.status === 503) shed ??= api;
+    if (readiness.status === 503) ready ??= readiness;
+    healthStatuses.push(health.status);
+    await sleep(5);
+  }
   assert.ok(shed, 'an API request was shed');
-  const [ready, health] = [await context.request('GET', '/ready'), await context.request('GET', '/health')];
   assert.equal(shed.body.error.code, 'SERVICE_UNAVAILABLE');
   assert.match(shed.body.error.message, /overloaded/);
   assert.equal(shed.headers['retry-after'], '1');
   assert.match(shed.body.meta.request_id, /^req_/);
-  assert.equal(health.status, 200, '/health answers under pressure');
-  assert.equal(ready.status, 503, '/ready tells the load balancer to send traffic elsewhere');
+  assert.deepEqual([...new Set(healthStatuses)], [200], '/health answers under pressure');
+  assert.ok(ready, '/ready tells the load balancer to send traffic elsewhere');
   assert.equal(ready.body.error.code, 'SERVICE_UNAVAILABLE');
 
   assert.ok(await pollUntil(200, 5000), 'serves again once the lag is gone');
