@@ -9,6 +9,7 @@ import * as idempotency from './migrations/20261121040000_idempotency.js';
 import * as payments from './migrations/20261122000000_payments.js';
 import * as events from './migrations/20261122010000_events.js';
 import * as idempotencyEtag from './migrations/20261122020000_idempotency_etag.js';
+import * as documentsV2 from './migrations/20261122030000_documents_v2.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261122000000_payments': payments,
   '20261122010000_events': events,
   '20261122020000_idempotency_etag': idempotencyEtag,
+  '20261122030000_documents_v2': documentsV2,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -12,7 +12,17 @@ export type JsonText = string;
 export interface AccountsTable {
   id: string;
   name: string;
+  legal_name: string | null;
+  email: string | null;
+  phone: string | null;
+  website: string | null;
+  address: JsonText | null;
+  tax_id: string | null;
   currency: string;
+  payment_terms_days: number;
+  payment_instructions: string | null;
+  invoice_footer: string | null;
+  quote_footer: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -83,7 +93,21 @@ export interface ServiceRequestsTable extends DocumentColumns {
   converted_at: Timestamp | null;
 }
 
-export interface QuotesTable extends DocumentColumns, PricedColumns {
+/** The last send of a quote or invoice: its outbox row and that row's status (null before any send). */
+interface DeliveredColumns {
+  delivery_id: string | null;
+  delivery_status: string | null;
+}
+
+export interface AccountLogosTable {
+  account_id: string;
+  content_type: string;
+  data: Buffer;
+  sha256: string;
+  created_at: Timestamp;
+}
+
+export interface QuotesTable extends DocumentColumns, PricedColumns, DeliveredColumns {
   request_id: string | null;
   title: string | null;
   notes: string | null;
@@ -104,7 +128,7 @@ export interface JobsTable extends DocumentColumns, PricedColumns {
   completed_at: Timestamp | null;
 }
 
-export interface InvoicesTable extends DocumentColumns, PricedColumns {
+export interface InvoicesTable extends DocumentColumns, PricedColumns, DeliveredColumns {
   job_id: string | null;
   quote_id: string | null;
   amount_paid: number;
@@ -230,6 +254,7 @@ export interface IdempotencyKeysTable {
 
 export interface Tables {
   accounts: AccountsTable;
+  account_logos: AccountLogosTable;
   api_keys: ApiKeysTable;
   clients: ClientsTable;
   account_counters: AccountCountersTable;
@@ -247,6 +272,7 @@ export interface Tables {
 }
 
 export type AccountRow = Selectable<AccountsTable>;
+export type AccountLogoRow = Selectable<AccountLogosTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKeyRow = Insertable<ApiKeysTable>;
 export type ClientRow = Selectable<ClientsTable>;

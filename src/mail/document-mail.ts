@@ -10,13 +10,45 @@ export interface MailLineItem {
   amount: number;
 }
 
+/** A postal address as printed: every key present, null when empty. */
+export interface MailAddress {
+  line1: string | null;
+  line2: string | null;
+  city: string | null;
+  region: string | null;
+  postal_code: string | null;
+  country: string | null;
+}
+
+/**
+ * The business as its documents show it (contract section 10). Snapshots queued before version 2 carry
+ * only the name; every other field is then absent and printed as empty.
+ */
+export interface MailBusiness {
+  name: string;
+  legal_name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  website?: string | null;
+  address?: MailAddress | null;
+  tax_id?: string | null;
+  payment_instructions?: string | null;
+  /** The invoice or quote footer of the profile, as fits the document. */
+  footer?: string | null;
+}
+
 export interface MailSnapshot {
   kind: 'invoice' | 'quote';
-  business: { name: string };
-  client: { name: string; email: string; company_name: string | null };
+  business: MailBusiness;
+  client: { name: string; email: string | null; company_name: string | null; address?: MailAddress | null };
   document: {
     id: string;
-    number: string;
+    /** Null only for a PDF of a draft read through the API. */
+    number: string | null;
+    /** The document's status when the PDF was made (absent before version 2): a paid or void invoice is stamped. */
+    status?: string;
+    /** The revision: the PDF's creation date, so one revision always gives the same bytes (absent before version 2). */
+    updated_at?: string;
     title: string | null;
     currency: string;
     line_items: MailLineItem[];
@@ -58,7 +90,15 @@ export function formatQuantity(quantity: number): string {
 }
 
 export function documentLabel(snapshot: MailSnapshot): string {
-  return `${snapshot.kind === 'invoice' ? 'Invoice' : 'Quote'} ${snapshot.document.number}`;
+  const kind = snapshot.kind === 'invoice' ? 'Invoice' : 'Quote';
+  return snapshot.document.number === null ? `Draft ${kind.toLowerCase()}` : `${kind} ${snapshot.document.number}`;
+}
+
+/** The address as lines: street lines, then "city region postal_code", then the country code. */
+export function addressLines(address: MailAddress | null | undefined): string[] {
+  if (!address) return [];
+  const locality = [address.city, address.region, address.postal_code].filter((part) => part).join(' ');
+  return [address.line1, address.line2, locality, address.country].filter((line): line is string => Boolean(line));
 }
 
 export function subjectOf(snapshot: MailSnapshot): string {
@@ -102,6 +142,7 @@ export function renderText(snapshot: MailSnapshot): string {
     '',
     ...summaryRows(snapshot).map(([label, value]) => `${label}: ${value}`),
     ...(document.notes ? ['', document.notes] : []),
+    ...(snapshot.kind === 'invoice' && snapshot.business.payment_instructions ? ['', 'How to pay:', snapshot.business.payment_instructions] : []),
     '',
     `The ${snapshot.kind} is attached as a PDF.`,
     '',
@@ -132,6 +173,7 @@ ${snapshot.message ? `<p>${escapeHtml(snapshot.message).replace(/\n/g, '<br>')}<
 <table style="border-collapse:collapse"><thead><tr><th ${cell}>Description</th><th ${right}>Qty</th><th ${right}>Unit</th><th ${right}>Tax</th><th ${right}>Amount</th></tr></thead>
 <tbody>${rows}${summary}</tbody></table>
 ${document.notes ? `<p>${escapeHtml(document.notes).replace(/\n/g, '<br>')}</p>` : ''}
+${snapshot.kind === 'invoice' && snapshot.business.payment_instructions ? `<p><strong>How to pay</strong><br>${escapeHtml(snapshot.business.payment_instructions).replace(/\n/g, '<br>')}</p>` : ''}
 <p>The ${snapshot.kind} is attached as a PDF.</p>
 <p>${escapeHtml(snapshot.business.name)}</p>
 </body></html>`;

@@ -10,5 +10,6 @@ export function columnTypes(db: Kysely<any>) {
     timestamp: postgres ? ('timestamptz' as const) : ('text' as const),
     json: postgres ? ('jsonb' as const) : ('text' as const),
     date: postgres ? ('date' as const) : ('text' as const),
+    blob: postgres ? ('bytea' as const) : ('blob' as const),
   };
 }

@@ -1,29 +1,9 @@
 // Client shapes: the single source of request validation, response serialization, types and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
+import { AddressResponseSchema, AddressSchema } from '../shared/address.js';
 import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../shared/fields.js';
 
 const text = (maxLength: number, description: string, example: string) => Type.String({ maxLength, description, example });
-
-export const AddressSchema = Type.Object(
-  {
-    line1: Type.Optional(Nullable(text(200, 'Street address.', '12 Elm Street'))),
-    line2: Type.Optional(Nullable(text(200, 'Apartment, suite or unit.', 'Unit 4'))),
-    city: Type.Optional(Nullable(text(100, 'City or town.', 'Springfield'))),
-    region: Type.Optional(Nullable(text(100, 'State, province or region.', 'IL'))),
-    postal_code: Type.Optional(Nullable(text(20, 'Postal or ZIP code.', '62704'))),
-    country: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code.', example: 'US' }))),
-  },
-  { additionalProperties: false, description: 'Postal address. Replaced as a whole on update.' },
-);
-
-const AddressResponseSchema = Type.Object({
-  line1: Nullable(Type.String({ example: '12 Elm Street' })),
-  line2: Nullable(Type.String({ example: 'Unit 4' })),
-  city: Nullable(Type.String({ example: 'Springfield' })),
-  region: Nullable(Type.String({ example: 'IL' })),
-  postal_code: Nullable(Type.String({ example: '62704' })),
-  country: Nullable(Type.String({ example: 'US' })),
-});
 
 const writableFields = {
   name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Name of the person or business.', example: 'Jane Cooper' }),

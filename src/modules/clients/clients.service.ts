@@ -7,18 +7,10 @@ import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { recordChange, recordEvent } from '../events/events.service.js';
+import { presentAddress, serializeAddress } from '../shared/address.js';
 import { requireReference, requireRow } from '../shared/lookup.js';
 import * as repository from './clients.repository.js';
 import type { Client, CreateClientInput, ListClientsInput, UpdateClientInput } from './clients.schemas.js';
-
-type Address = NonNullable<Client['address']>;
-const ADDRESS_KEYS = ['line1', 'line2', 'city', 'region', 'postal_code', 'country'] as const;
-
-function serializeAddress(address: CreateClientInput['address']): string | null {
-  if (!address) return null;
-  const complete = Object.fromEntries(ADDRESS_KEYS.map((key) => [key, address[key] ?? null])) as Address;
-  return Object.values(complete).every((value) => value === null) ? null : JSON.stringify(complete);
-}
 
 export function presentClient(row: ClientRow): Client {
   return {
@@ -28,7 +20,7 @@ export function presentClient(row: ClientRow): Client {
     email: row.email,
     phone: row.phone,
     company_name: row.company_name,
-    address: row.address === null ? null : fromJson<Address>(row.address),
+    address: presentAddress(row.address),
     notes: row.notes,
     metadata: fromJson<Record<string, string>>(row.metadata),
     created_at: row.created_at,

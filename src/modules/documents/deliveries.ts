@@ -8,8 +8,7 @@ import { fromJson } from '../../db/values.js';
 import { subjectOf, type MailSnapshot } from '../../mail/document-mail.js';
 import { recordEvent } from '../events/events.service.js';
 import { IdSchema, Nullable, TimestampSchema } from '../shared/fields.js';
-
-export const DELIVERY_STATUSES = ['queued', 'sending', 'delivered', 'failed'] as const;
+import { DELIVERY_STATUSES } from './document.schemas.js';
 
 export const DeliverySchema = Type.Object(
   {

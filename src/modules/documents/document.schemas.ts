@@ -31,6 +31,14 @@ export const totalsFields = {
   total_amount: Type.Integer({ description: 'subtotal_amount + tax_amount, in minor units. Read-only.', example: 19598 }),
 };
 
+export const DELIVERY_STATUSES = ['queued', 'sending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** A sent document's read-only `delivery_status`: its last send's (contract section 10). */
+export const deliveryStatusField = Nullable(
+  Type.Unsafe<DeliveryStatus>({ type: 'string', enum: [...DELIVERY_STATUSES], description: 'The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send.', example: 'delivered' }),
+);
+
 /** The body of POST /v1/invoices/:id/send and /v1/quotes/:id/send (optional). */
 export const SendBody = Type.Union(
   [

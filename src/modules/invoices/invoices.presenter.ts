@@ -2,6 +2,7 @@
 import type { Executor } from '../../db/database.js';
 import type { InvoiceRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
+import type { DeliveryStatus } from '../documents/document.schemas.js';
 import { presentPriced, todayUtc } from '../documents/priced.js';
 import { listPaymentsOfInvoices } from '../payments/payments.repository.js';
 import type { InvoicePayment, PaymentMethod } from '../payments/payments.schemas.js';
@@ -33,6 +34,7 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
     status: row.status,
     is_overdue: row.status === 'sent' && row.due_date !== null && row.due_date < todayUtc(now),
     sent_at: row.sent_at,
+    delivery_status: row.delivery_status as DeliveryStatus | null,
     paid_at: row.paid_at,
     voided_at: row.voided_at,
     metadata: fromJson(row.metadata),

@@ -9,7 +9,7 @@ import type { InvoiceStatus } from './invoices.lifecycle.js';
 
 const COLUMNS = [
   'id', 'account_id', 'client_id', 'job_id', 'quote_id', 'number', 'number_seq', 'currency', 'line_items', 'subtotal_amount', 'tax_amount', 'total_amount',
-  'amount_paid', 'notes', 'issue_date', 'due_date', 'status', 'sent_at', 'paid_at', 'voided_at', 'metadata', 'created_at', 'updated_at',
+  'amount_paid', 'notes', 'issue_date', 'due_date', 'status', 'sent_at', 'paid_at', 'voided_at', 'delivery_id', 'delivery_status', 'metadata', 'created_at', 'updated_at',
 ] as const;
 
 export interface InvoiceFilters extends TimeBounds {

@@ -78,6 +78,8 @@ export async function createInvoice(db: Db, clock: Clock, accountId: string, inp
       sent_at: null,
       paid_at: null,
       voided_at: null,
+      delivery_id: null,
+      delivery_status: null,
       metadata: JSON.stringify(input.metadata ?? {}),
       created_at: now.toISOString(),
       updated_at: now.toISOString(),

@@ -7,7 +7,7 @@ import type { QuoteStatus } from './quotes.lifecycle.js';
 
 const COLUMNS = [
   'id', 'account_id', 'client_id', 'request_id', 'number', 'number_seq', 'title', 'currency', 'line_items', 'subtotal_amount', 'tax_amount', 'total_amount',
-  'notes', 'valid_until', 'status', 'sent_at', 'approved_at', 'declined_at', 'converted_at', 'metadata', 'created_at', 'updated_at',
+  'notes', 'valid_until', 'status', 'sent_at', 'approved_at', 'declined_at', 'converted_at', 'delivery_id', 'delivery_status', 'metadata', 'created_at', 'updated_at',
 ] as const;
 
 export interface QuoteFilters extends TimeBounds {

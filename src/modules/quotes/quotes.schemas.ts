@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { QUOTE_STATUSES, QUOTE_TRANSITIONS, type QuoteStatus } from './quotes.lifecycle.js';
 import { describeTransitions } from '../documents/state-machine.js';
 import { listQueryProperties, MetadataSchema, Nullable } from '../shared/fields.js';
-import { CurrencySchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields } from '../documents/document.schemas.js';
+import { CurrencySchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField } from '../documents/document.schemas.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
 import { idFilter, statusFilter } from '../documents/list-filters.js';
 
@@ -23,6 +23,7 @@ export const QuoteSchema = Type.Object(
     notes,
     valid_until: validUntil,
     sent_at: nullableTimestamp('When the quote was last sent or marked sent.'),
+    delivery_status: deliveryStatusField,
     approved_at: nullableTimestamp('When the quote was approved.'),
     declined_at: nullableTimestamp('When the quote was declined.'),
     converted_at: nullableTimestamp('When a job or invoice was made from the quote.'),

@@ -10,7 +10,7 @@ import { fromJson } from '../../db/values.js';
 import { getClientRow, requireClientReference } from '../clients/clients.service.js';
 import { assertClientKept } from '../documents/client-link.js';
 import { parseStatusFilter } from '../documents/list-filters.js';
-import type { SendInput } from '../documents/document.schemas.js';
+import type { DeliveryStatus, SendInput } from '../documents/document.schemas.js';
 import { accountCurrency, presentPriced, pricedColumns } from '../documents/priced.js';
 import { queueDocumentMail } from '../documents/sending.js';
 import { assertTransition } from '../documents/state-machine.js';
@@ -43,6 +43,7 @@ export function presentQuote(row: QuoteRow): Quote {
     valid_until: row.valid_until,
     status: row.status,
     sent_at: row.sent_at,
+    delivery_status: row.delivery_status as DeliveryStatus | null,
     approved_at: row.approved_at,
     declined_at: row.declined_at,
     converted_at: row.converted_at,
@@ -79,6 +80,8 @@ export async function createQuote(db: Db, clock: Clock, accountId: string, input
       approved_at: null,
       declined_at: null,
       converted_at: null,
+      delivery_id: null,
+      delivery_status: null,
       metadata: JSON.stringify(input.metadata ?? {}),
       created_at: now,
       updated_at: now,

@@ -1,0 +1,42 @@
+// The postal address, as clients and the business profile both have it: validated on input, stored as
+// JSON with every key present, replaced as a whole on update.
+import { Type, type Static } from '@sinclair/typebox';
+import { fromJson } from '../../db/values.js';
+import { Nullable } from './fields.js';
+
+const text = (maxLength: number, description: string, example: string) => Type.String({ maxLength, description, example });
+
+export const AddressSchema = Type.Object(
+  {
+    line1: Type.Optional(Nullable(text(200, 'Street address.', '12 Elm Street'))),
+    line2: Type.Optional(Nullable(text(200, 'Apartment, suite or unit.', 'Unit 4'))),
+    city: Type.Optional(Nullable(text(100, 'City or town.', 'Springfield'))),
+    region: Type.Optional(Nullable(text(100, 'State, province or region.', 'IL'))),
+    postal_code: Type.Optional(Nullable(text(20, 'Postal or ZIP code.', '62704'))),
+    country: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code.', example: 'US' }))),
+  },
+  { additionalProperties: false, description: 'Postal address. Replaced as a whole on update.' },
+);
+
+export const AddressResponseSchema = Type.Object({
+  line1: Nullable(Type.String({ example: '12 Elm Street' })),
+  line2: Nullable(Type.String({ example: 'Unit 4' })),
+  city: Nullable(Type.String({ example: 'Springfield' })),
+  region: Nullable(Type.String({ example: 'IL' })),
+  postal_code: Nullable(Type.String({ example: '62704' })),
+  country: Nullable(Type.String({ example: 'US' })),
+});
+
+export type Address = Static<typeof AddressResponseSchema>;
+const ADDRESS_KEYS = ['line1', 'line2', 'city', 'region', 'postal_code', 'country'] as const;
+
+/** Every key present (null when not given); an address with nothing in it is stored as null. */
+export function serializeAddress(address: Static<typeof AddressSchema> | null | undefined): string | null {
+  if (!address) return null;
+  const complete = Object.fromEntries(ADDRESS_KEYS.map((key) => [key, address[key] ?? null])) as Address;
+  return Object.values(complete).every((value) => value === null) ? null : JSON.stringify(complete);
+}
+
+export function presentAddress(stored: string | null): Address | null {
+  return stored === null ? null : fromJson<Address>(stored);
+}
