@@ -31,6 +31,10 @@ import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
 import { InvoiceSchema } from './modules/invoices/invoices.schemas.js';
 import { jobRoutes } from './modules/jobs/jobs.routes.js';
 import { DeliverySchema } from './modules/documents/deliveries.js';
+import { documentFileRoutes } from './modules/documents/document-files.routes.js';
+import { accountRoutes } from './modules/accounts/accounts.routes.js';
+import { AccountSchema } from './modules/accounts/accounts.schemas.js';
+import { PdfPool } from './mail/pdf-pool.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { EventSchema } from './modules/events/events.schemas.js';
 import { paymentRoutes } from './modules/payments/payments.routes.js';
@@ -71,6 +75,8 @@ export interface AppDependencies {
   rateLimitStore?: RateLimitStore;
   /** A destination for the JSON log lines (tests capture them); stdout when absent. */
   logStream?: NodeJS.WritableStream;
+  /** The PDF renderer; a pool of config.pdf's size, closed with the app, when absent. */
+  pdf?: PdfPool;
 }
 
 const API_DESCRIPTION = `REST API for small service businesses: clients, service requests, quotes, jobs and invoices.
@@ -111,9 +117,12 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   app.decorate('db', dependencies.database.db);
   app.decorate('clock', dependencies.clock ?? systemClock);
   app.decorate('storage', new StorageHealth());
+  const pdf = dependencies.pdf ?? new PdfPool(config.pdf);
+  app.decorate('pdf', pdf);
+  if (!dependencies.pdf) app.addHook('onClose', () => pdf.close());
   app.setValidatorCompiler(schemaCompiler);
   app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
-  for (const schema of [ClientSchema, ServiceRequestSchema, QuoteSchema, JobSchema, InvoiceSchema, PaymentSchema, EventSchema, WebhookEndpointSchema, WebhookDeliverySchema, DeliverySchema]) app.addSchema(schema);
+  for (const schema of [ClientSchema, ServiceRequestSchema, QuoteSchema, JobSchema, InvoiceSchema, PaymentSchema, EventSchema, WebhookEndpointSchema, WebhookDeliverySchema, DeliverySchema, AccountSchema]) app.addSchema(schema);
   trackRoutes(app, routes);
   registerErrorHandling(app, routes);
   await registerOverloadShedding(app, config.overloadMaxEventLoopDelayMs);
@@ -163,6 +172,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(paymentRoutes);
   await app.register(eventRoutes);
   await app.register(webhookRoutes(config.webhooks));
+  await app.register(documentFileRoutes);
+  await app.register(accountRoutes);
 
   app.decorate('routeTable', routes);
   return app;

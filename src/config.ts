@@ -1,5 +1,6 @@
 // The only reader of the environment: every setting is parsed and validated once, at start-up.
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 export type DatabaseConfig =
@@ -19,6 +20,8 @@ export interface Config {
   readonly outboxDirectory: string;
   /** Delivery worker tuning: how often it looks for work, how long a claim lasts, retry backoff and limit. */
   readonly outbox: { pollMs: number; leaseMs: number; retryBaseMs: number; maxAttempts: number };
+  /** The PDF renderer's worker threads and its time limit per document. */
+  readonly pdf: { threads: number; timeoutMs: number };
   readonly logLevel: LogLevel;
   /** Optional secret mixed into API-key hashes (HMAC-SHA256), so a stolen database alone cannot be brute-forced. */
   readonly apiKeyPepper: string | undefined;
@@ -203,6 +206,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxAttempts: wholeNumber('OUTBOX_MAX_ATTEMPTS', env.OUTBOX_MAX_ATTEMPTS, 8, 1, 100, problems),
   };
 
+  const pdf = {
+    // One core stays with the API's event loop.
+    threads: wholeNumber('PDF_RENDER_THREADS', env.PDF_RENDER_THREADS, Math.max(1, availableParallelism() - 1), 1, 64, problems),
+    timeoutMs: wholeNumber('PDF_RENDER_TIMEOUT_MS', env.PDF_RENDER_TIMEOUT_MS, 20_000, 100, 600_000, problems),
+  };
+
   const config: Config = {
     nodeEnv,
     port,
@@ -213,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     mailFrom,
     outboxDirectory: path.resolve(env.OUTBOX_DIR ?? './data/outbox'),
     outbox,
+    pdf,
     logLevel,
     apiKeyPepper: pepper,
     trustProxy,

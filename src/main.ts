@@ -11,9 +11,10 @@ import { migrateToLatest } from './db/migrate.js';
 import { sqliteFiles } from './db/sqlite.js';
 import { systemClock } from './core/deps.js';
 import { OutboxWorker } from './mail/outbox-worker.js';
+import { PdfPool } from './mail/pdf-pool.js';
 import { transportFromConfig } from './mail/transports.js';
 import { bootstrapDefaultAccount } from './modules/accounts/accounts.service.js';
-import { deliveryEventRecorder } from './modules/documents/deliveries.js';
+import { deliveryHooks } from './modules/documents/deliveries.js';
 import { WebhookWorker } from './modules/webhooks/webhooks.worker.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
@@ -44,7 +45,9 @@ async function prepareDatabase(config: Config, database: Database): Promise<void
 export async function serve(config: Config, options: { prepare: boolean } = { prepare: true }): Promise<void> {
   const database = openDatabase(config.database);
   if (options.prepare) await prepareDatabase(config, database);
-  const app = await buildApp(config, { database });
+  // Owned here, not by the app: the outbox worker renders with it until it stops, after the app has closed.
+  const pdf = new PdfPool(config.pdf);
+  const app = await buildApp(config, { database, pdf });
   if (config.database.kind === 'sqlite') {
     const files = sqliteFiles(config.database.path);
     const notWritable = files.filter((file) => !file.writable).map((file) => file.path);
@@ -53,7 +56,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   }
 
   const transport = transportFromConfig(config);
-  const worker = new OutboxWorker(database, transport, systemClock, { ...config.outbox, fromAddress: config.mailFrom }, app.log, deliveryEventRecorder(systemClock));
+  const worker = new OutboxWorker(database, transport, systemClock, { ...config.outbox, fromAddress: config.mailFrom }, app.log, deliveryHooks(systemClock, pdf, database));
   const webhooks = new WebhookWorker(database, systemClock, config.webhooks, app.log);
 
   let closing = false;
@@ -64,6 +67,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
     try {
       await app.close();
       await worker.stop();
+      await pdf.close();
       await webhooks.stop();
       transport.close();
       await database.close();

@@ -27,6 +27,7 @@ const SCOPES = [
   // Contract section 3, for the resources version 2 adds.
   'payments:read', 'payments:write',
   'events:read', 'webhooks:read', 'webhooks:write',
+  'account:read', 'account:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -76,6 +77,15 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/webhook-endpoints/:id/test': 'webhooks:write',
   'GET /v1/webhook-endpoints/:id/deliveries': 'webhooks:read',
   'POST /v1/webhook-endpoints/:id/recover': 'webhooks:write',
+  // Contract section 10: the business profile, documents' PDFs and deliveries (the document's read scope).
+  'GET /v1/account': 'account:read',
+  'PUT /v1/account': 'account:write',
+  'PUT /v1/account/logo': 'account:write',
+  'DELETE /v1/account/logo': 'account:write',
+  'GET /v1/quotes/:id/pdf': 'quotes:read',
+  'GET /v1/quotes/:id/deliveries': 'quotes:read',
+  'GET /v1/invoices/:id/pdf': 'invoices:read',
+  'GET /v1/invoices/:id/deliveries': 'invoices:read',
 };
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { OutboxWorker } from '../src/mail/outbox-worker.js';
 import { fileTransport, smtpTransport } from '../src/mail/transports.js';
-import { deliveryEventRecorder } from '../src/modules/documents/deliveries.js';
+import { deliveryHooks } from '../src/modules/documents/deliveries.js';
 import { WebhookWorker } from '../src/modules/webhooks/webhooks.worker.js';
 import { freePort } from './helpers/processes.js';
 import { startReceiver } from './helpers/receiver.js';
@@ -69,7 +69,7 @@ const CATALOGUE: Record<string, Row> = {
   },
   'quote.created': { act: async () => (await api('POST', '/v1/quotes', { client_id: suite.clientId })).id, path: (id) => `/v1/quotes/${id}` },
   'quote.updated': { act: async () => (await api('PUT', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId })).id}`, { title: 'Better' })).id, path: (id) => `/v1/quotes/${id}`, changed: ['title'] },
-  'quote.sent': { act: async () => (await api('POST', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId, line_items: LINES })).id}/send`)).id, path: (id) => `/v1/quotes/${id}`, changed: ['status', 'number', 'sent_at'] },
+  'quote.sent': { act: async () => (await api('POST', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId, line_items: LINES })).id}/send`)).id, path: (id) => `/v1/quotes/${id}`, changed: ['status', 'number', 'sent_at', 'delivery_status'] },
   'quote.approved': { act: approvedQuote, path: (id) => `/v1/quotes/${id}`, changed: ['status', 'approved_at'] },
   'quote.declined': {
     act: async () => {
@@ -97,7 +97,7 @@ const CATALOGUE: Record<string, Row> = {
   'job.deleted': { act: async () => (await api('DELETE', `/v1/jobs/${(await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id}`)).id },
   'invoice.created': { act: async () => (await api('POST', '/v1/invoices', { client_id: suite.clientId })).id, path: (id) => `/v1/invoices/${id}` },
   'invoice.updated': { act: async () => (await api('PUT', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId })).id}`, { notes: 'Thanks' })).id, path: (id) => `/v1/invoices/${id}`, changed: ['notes'] },
-  'invoice.sent': { act: async () => (await api('POST', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId, line_items: LINES })).id}/send`)).id, path: (id) => `/v1/invoices/${id}`, changed: ['status', 'number', 'issue_date', 'due_date', 'sent_at'] },
+  'invoice.sent': { act: async () => (await api('POST', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId, line_items: LINES })).id}/send`)).id, path: (id) => `/v1/invoices/${id}`, changed: ['status', 'number', 'issue_date', 'due_date', 'sent_at', 'delivery_status'] },
   'invoice.paid': {
     act: async () => {
       const id = await sentInvoice();
@@ -121,7 +121,7 @@ const CATALOGUE: Record<string, Row> = {
   'delivery.succeeded': {
     async act() {
       const invoice = await api('POST', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId, line_items: LINES })).id}/send`);
-      const worker = new OutboxWorker(suite.context.database, fileTransport(`${suite.context.directory}/outbox`), suite.context.clock, { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' }, quiet, deliveryEventRecorder(suite.context.clock));
+      const worker = new OutboxWorker(suite.context.database, fileTransport(`${suite.context.directory}/outbox`), suite.context.clock, { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' }, quiet, deliveryHooks(suite.context.clock, suite.context.app.pdf, suite.context.database));
       while (await worker.deliverNext());
       return (await suite.context.database.db.selectFrom('outbox_messages').select('id').where('document_id', '=', invoice.id).executeTakeFirstOrThrow()).id;
     },
@@ -130,7 +130,7 @@ const CATALOGUE: Record<string, Row> = {
     async act() {
       const quote = await api('POST', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId, line_items: LINES })).id}/send`);
       const dead = smtpTransport(`smtp://user:hunter2@127.0.0.1:${await freePort()}`);
-      const worker = new OutboxWorker(suite.context.database, dead, suite.context.clock, { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' }, quiet, deliveryEventRecorder(suite.context.clock));
+      const worker = new OutboxWorker(suite.context.database, dead, suite.context.clock, { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' }, quiet, deliveryHooks(suite.context.clock, suite.context.app.pdf, suite.context.database));
       while (await worker.deliverNext());
       dead.close();
       return (await suite.context.database.db.selectFrom('outbox_messages').select('id').where('document_id', '=', quote.id).executeTakeFirstOrThrow()).id;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { openDatabase } from '../src/db/database.js';
 import { OutboxWorker, type OutboxWorkerOptions } from '../src/mail/outbox-worker.js';
+import { deliveryHooks } from '../src/modules/documents/deliveries.js';
 import { fileTransport, smtpTransport, type MailTransport } from '../src/mail/transports.js';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
 import { pdfText, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js';
@@ -38,6 +39,11 @@ async function outbox(documentId?: string) {
   return query.execute();
 }
 
+/** What the worker needs from documents, over this test's database and the app's PDF pool. */
+function hooks() {
+  return deliveryHooks(clock, context.app.pdf, context.database);
+}
+
 /** Runs the worker until nothing is due now. */
 async function drain(target = worker) {
   while (await target.deliverNext());
@@ -47,7 +53,7 @@ before(async () => {
   context = await createTestContext({ clock });
   smtp = await startSmtpServer();
   transport = smtpTransport(smtp.url);
-  worker = new OutboxWorker(context.database, transport, clock, OPTIONS, quietLog);
+  worker = new OutboxWorker(context.database, transport, clock, OPTIONS, quietLog, hooks());
 });
 after(async () => {
   transport.close();
@@ -96,9 +102,10 @@ describe('the send operation', () => {
     assert.deepEqual([pdf!.filename, pdf!.contentType], ['INV-000001.pdf', 'application/pdf']);
     assert.equal(pdf!.content.subarray(0, 5).toString(), '%PDF-');
     const text = await pdfText(pdf!.content);
-    for (const expected of ['Cooper Plumbing', 'Invoice INV-000001', 'Jane Doe', 'Doe Bakery', 'Due date: 2026-12-21', 'Labour', '8.875%', '$120.00', '$10.65', '$220.64']) {
+    for (const expected of ['Cooper Plumbing', 'INVOICE', 'INV-000001', 'Jane Doe', 'Doe Bakery', 'Labour', '8.875%', '$120.00', '$10.65', '$220.64']) {
       assert.ok(text.includes(expected), `the PDF shows ${expected}`);
     }
+    assert.match(text, /Due date\s+2026-12-21/);
     const delivered = (await outbox(invoice.id))[0]!;
     assert.deepEqual([delivered.status, delivered.attempts, delivered.last_error], ['delivered', 1, null]);
   });
@@ -131,7 +138,10 @@ describe('the send operation', () => {
     const [mail] = await smtp.waitFor(1);
     assert.equal(mail!.subject, 'Quote Q-000001 from Cooper Plumbing');
     assert.match(mail!.text ?? '', /Valid until: 2026-12-31/);
-    assert.match(await pdfText(mail!.attachments[0]!.content), /Quote Q-000001 - New faucet/);
+    const text = await pdfText(mail!.attachments[0]!.content);
+    assert.match(text, /QUOTE\s+Q-000001/);
+    assert.match(text, /Valid until\s+2026-12-31/);
+    assert.ok(text.includes('New faucet'), 'the title is printed');
   });
 
   test('a re-send keeps the number and queues a new message', async () => {
@@ -209,7 +219,7 @@ describe('delivery', () => {
 
   test('with the SMTP server down, attempts stop at the limit in a failed state that keeps the last error', async () => {
     const down = smtpTransport('smtp://127.0.0.1:1');
-    const downWorker = new OutboxWorker(context.database, down, clock, OPTIONS, quietLog);
+    const downWorker = new OutboxWorker(context.database, down, clock, OPTIONS, quietLog, hooks());
     const invoice = await newInvoice();
     await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key });
     for (let attempt = 0; attempt < 6; attempt += 1) {
@@ -246,8 +256,8 @@ describe('delivery', () => {
     const secondTransport = smtpTransport(smtp.url);
     const delivered = [0, 0];
     const counting = (index: number) => ({ ...quietLog, info: (_fields: unknown, message?: string) => void (message === 'outbox: delivered' && (delivered[index] = (delivered[index] ?? 0) + 1)) });
-    const first = new OutboxWorker(context.database, transport, clock, OPTIONS, counting(0));
-    const second = new OutboxWorker(secondDatabase, secondTransport, clock, OPTIONS, counting(1));
+    const first = new OutboxWorker(context.database, transport, clock, OPTIONS, counting(0), hooks());
+    const second = new OutboxWorker(secondDatabase, secondTransport, clock, OPTIONS, counting(1), deliveryHooks(clock, context.app.pdf, secondDatabase));
     first.start();
     second.start();
     const mails = await smtp.waitFor(20);
@@ -267,7 +277,7 @@ describe('delivery', () => {
 test('without SMTP_URL, messages are written as .eml files a person can open', async () => {
   const directory = path.join(context.directory, 'eml');
   const files = fileTransport(directory);
-  const fileWorker = new OutboxWorker(context.database, files, clock, OPTIONS, quietLog);
+  const fileWorker = new OutboxWorker(context.database, files, clock, OPTIONS, quietLog, hooks());
   const invoice = await newInvoice();
   await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key });
   await drain(fileWorker);

@@ -4,6 +4,7 @@ import type { RouteTable } from './route-table.js';
 import type { StorageHealth } from './storage-health.js';
 import type { Clock } from '../core/deps.js';
 import type { Database, Db } from '../db/database.js';
+import type { PdfPool } from '../mail/pdf-pool.js';
 import type { AuthContext } from '../modules/api-keys/api-keys.service.js';
 import type { Scope } from '../modules/api-keys/scopes.js';
 
@@ -15,6 +16,8 @@ declare module 'fastify' {
     routeTable: RouteTable;
     /** Whether the database took writes lately: /ready reports a recent storage fault. */
     storage: StorageHealth;
+    /** The PDF renderer's worker threads. */
+    pdf: PdfPool;
   }
   interface FastifyRequest {
     auth: AuthContext | undefined;

@@ -34,11 +34,16 @@ export function composeMail(message: OutboxMessageRow, snapshot: MailSnapshot, p
   };
 }
 
-/**
- * Called inside the transaction that records a final outcome (delivered, or failed for good), so what it
- * writes (the delivery.* event) commits with the outcome or not at all.
- */
-export type OutcomeRecorder = (trx: Executor, message: OutboxMessageRow) => Promise<void>;
+/** What the worker needs from the documents it delivers. */
+export interface DeliveryHooks {
+  /** The PDF attachment of a message (rendered off the event loop). */
+  renderPdf(message: OutboxMessageRow, snapshot: MailSnapshot): Promise<Buffer>;
+  /**
+   * Called inside the transaction of every status change of a message (sending, back to pending, delivered,
+   * failed), so what it writes (the document's delivery_status, a delivery.* event) commits with it.
+   */
+  track(trx: Executor, message: OutboxMessageRow): Promise<void>;
+}
 
 export class OutboxWorker {
   readonly id = `worker-${randomUUID()}`;
@@ -52,14 +57,14 @@ export class OutboxWorker {
     private readonly clock: Clock,
     private readonly options: OutboxWorkerOptions,
     private readonly log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>,
-    private readonly recordOutcome: OutcomeRecorder = async () => {},
+    private readonly hooks: DeliveryHooks,
   ) {}
 
-  /** Records a final outcome and what goes with it, in one transaction. */
+  /** Records an attempt's outcome and what goes with it, in one transaction. */
   private async finish(message: OutboxMessageRow, changes: Partial<OutboxMessageRow>): Promise<void> {
     await this.database.db.transaction().execute(async (trx) => {
       const finished = await completeMessage(trx, message.id, this.id, changes);
-      if (finished) await this.recordOutcome(trx, finished);
+      if (finished) await this.hooks.track(trx, finished);
     });
   }
 
@@ -91,14 +96,16 @@ export class OutboxWorker {
   /** Claims and delivers one due message; false when there was none. */
   async deliverNext(): Promise<boolean> {
     const now = this.clock.now();
-    const message = await claimNextMessage(this.database, this.id, now.toISOString(), new Date(now.getTime() + this.options.leaseMs).toISOString());
+    const message = await this.database.db.transaction().execute(async (trx) => {
+      const claimed = await claimNextMessage(trx, this.id, now.toISOString(), new Date(now.getTime() + this.options.leaseMs).toISOString());
+      if (claimed) await this.hooks.track(trx, claimed);
+      return claimed;
+    });
     if (!message) return false;
     const attempts = message.attempts + 1;
     try {
       const snapshot = fromJson<MailSnapshot>(message.snapshot);
-      // Loaded on the first delivery: pdfkit and its font are some 25 MB a process that sends nothing need not hold.
-      const { renderDocumentPdf } = await import('./pdf.js');
-      const pdf = await renderDocumentPdf(snapshot, new Date(message.created_at));
+      const pdf = await this.hooks.renderPdf(message, snapshot);
       await this.transport.send(composeMail(message, snapshot, pdf, this.options.fromAddress));
       const finished = this.clock.now().toISOString();
       await this.finish(message, { status: 'delivered', attempts, delivered_at: finished, last_error: null, updated_at: finished });
@@ -120,7 +127,7 @@ export class OutboxWorker {
     const backoff = this.options.retryBaseMs * 2 ** (attempts - 1);
     const jitter = backoff * (this.options.jitter ?? 0.2) * Math.random();
     const nextAttempt = new Date(now.getTime() + backoff + jitter).toISOString();
-    await completeMessage(this.database.db, message.id, this.id, { status: 'pending', attempts, last_error: reason, next_attempt_at: nextAttempt, updated_at: now.toISOString() });
+    await this.finish(message, { status: 'pending', attempts, last_error: reason, next_attempt_at: nextAttempt, updated_at: now.toISOString() });
     this.log.warn({ outboxId: message.id, attempts, nextAttempt, reason }, 'outbox: delivery failed, will retry');
   }
 }

@@ -2,7 +2,8 @@
 // write lock for it; PostgreSQL skips rows another worker has locked), under a lease that expires if the
 // worker dies, so a crashed delivery is picked up again.
 import { sql } from 'kysely';
-import type { Database, Executor } from '../db/database.js';
+import { dialectOf, type Executor } from '../db/database.js';
+import { applyPage, type PageRequest } from '../db/keyset.js';
 import type { OutboxMessageRow } from '../db/types.js';
 
 export async function enqueueMessage(db: Executor, row: OutboxMessageRow): Promise<void> {
@@ -10,8 +11,8 @@ export async function enqueueMessage(db: Executor, row: OutboxMessageRow): Promi
 }
 
 /** Claims the oldest due message: pending and due, or held by a worker whose lease ran out. */
-export async function claimNextMessage(database: Database, workerId: string, now: string, leaseUntil: string): Promise<OutboxMessageRow | undefined> {
-  const skipLocked = database.dialect === 'postgres' ? sql`for update skip locked` : sql``;
+export async function claimNextMessage(db: Executor, workerId: string, now: string, leaseUntil: string): Promise<OutboxMessageRow | undefined> {
+  const skipLocked = dialectOf(db) === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql<OutboxMessageRow>`
     update outbox_messages set status = 'sending', locked_by = ${workerId}, locked_until = ${leaseUntil}, updated_at = ${now}
     where id = (
@@ -20,7 +21,7 @@ export async function claimNextMessage(database: Database, workerId: string, now
       order by next_attempt_at, id
       limit 1 ${skipLocked}
     )
-    returning *`.execute(database.db);
+    returning *`.execute(db);
   return result.rows[0];
 }
 
@@ -34,4 +35,9 @@ export async function completeMessage(db: Executor, id: string, workerId: string
     .where('status', '=', 'sending')
     .returningAll()
     .executeTakeFirst();
+}
+
+/** The messages of one document, a page at a time (the deliveries list). */
+export async function listDocumentMessages(db: Executor, accountId: string, documentId: string, page: PageRequest<OutboxMessageRow>): Promise<OutboxMessageRow[]> {
+  return applyPage(db.selectFrom('outbox_messages').selectAll().where('account_id', '=', accountId).where('document_id', '=', documentId), page).execute();
 }

@@ -21,6 +21,8 @@ export interface ApiResponse<T = any> {
   headers: Record<string, string | string[] | number | undefined>;
   body: T;
   text: string;
+  /** The body's bytes (a PDF, say). */
+  raw: Buffer;
 }
 
 export interface RequestOptions {
@@ -100,7 +102,7 @@ export async function createTestContext(options: { clock?: Clock; env?: Record<s
       } catch {
         body = undefined;
       }
-      return { status: response.statusCode, headers: response.headers, body: body as never, text: response.body };
+      return { status: response.statusCode, headers: response.headers, body: body as never, text: response.body, raw: response.rawPayload };
     },
     async close() {
       await app.close();

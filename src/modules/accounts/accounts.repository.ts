@@ -1,16 +1,47 @@
-// Queries on accounts (the businesses that own every other row).
+// Queries on accounts (the businesses that own every other row) and their logos.
+import { lockedIf } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
-import type { AccountRow } from '../../db/types.js';
+import type { AccountLogoRow, AccountRow } from '../../db/types.js';
+
+type AccountPatch = Partial<Omit<AccountRow, 'id' | 'created_at'>>;
 
 export async function insertAccount(db: Executor, row: AccountRow): Promise<void> {
   await db.insertInto('accounts').values(row).execute();
 }
 
-export async function findAccount(db: Executor, id: string): Promise<AccountRow | undefined> {
-  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findAccount(db: Executor, id: string, lock = false): Promise<AccountRow | undefined> {
+  const query = db.selectFrom('accounts').selectAll().where('id', '=', id);
+  return lockedIf(db, query, lock).executeTakeFirst();
+}
+
+export async function updateAccount(db: Executor, id: string, patch: AccountPatch): Promise<AccountRow | undefined> {
+  return db.updateTable('accounts').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
 export async function countAccounts(db: Executor): Promise<number> {
   const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+export async function hasLogo(db: Executor, accountId: string): Promise<boolean> {
+  return (await db.selectFrom('account_logos').select('account_id').where('account_id', '=', accountId).executeTakeFirst()) !== undefined;
+}
+
+export async function findLogo(db: Executor, accountId: string): Promise<AccountLogoRow | undefined> {
+  return db.selectFrom('account_logos').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+}
+
+/** The logo's fingerprint alone (a PDF's ETag needs it, not the image). */
+export async function findLogoHash(db: Executor, accountId: string): Promise<string | undefined> {
+  return (await db.selectFrom('account_logos').select('sha256').where('account_id', '=', accountId).executeTakeFirst())?.sha256;
+}
+
+export async function replaceLogo(db: Executor, row: AccountLogoRow): Promise<void> {
+  await db.deleteFrom('account_logos').where('account_id', '=', row.account_id).execute();
+  await db.insertInto('account_logos').values(row).execute();
+}
+
+export async function deleteLogo(db: Executor, accountId: string): Promise<boolean> {
+  const result = await db.deleteFrom('account_logos').where('account_id', '=', accountId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }

@@ -1,16 +1,40 @@
-// Accounts: created from the CLI (or once, on an empty development database).
+// Accounts: created from the CLI (or once, on an empty development database); their business profile and
+// logo read and changed through /v1/account.
+import { hash } from 'node:crypto';
 import type { Clock } from '../../core/deps.js';
 import { newId } from '../../core/deps.js';
+import { fieldError, type Precondition } from '../../core/errors.js';
 import type { Db, Executor } from '../../db/database.js';
-import { countAccounts, findAccount, insertAccount } from './accounts.repository.js';
+import type { AccountRow } from '../../db/types.js';
+import type { MailBusiness } from '../../mail/document-mail.js';
+import type { PdfPool } from '../../mail/pdf-pool.js';
 import { createApiKey, type CreatedApiKey } from '../api-keys/api-keys.service.js';
 import { SCOPES } from '../api-keys/scopes.js';
+import { presentAddress, serializeAddress } from '../shared/address.js';
+import * as repository from './accounts.repository.js';
+import { DEFAULT_PAYMENT_TERMS_DAYS, type Account, type LogoInput, type UpdateAccountInput } from './accounts.schemas.js';
+import { decodeLogo } from './logo.js';
 
-export interface Account {
-  id: string;
-  name: string;
-  currency: string;
-  created_at: string;
+export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
+  return {
+    id: row.id,
+    object: 'account',
+    name: row.name,
+    legal_name: row.legal_name,
+    email: row.email,
+    phone: row.phone,
+    website: row.website,
+    address: presentAddress(row.address),
+    tax_id: row.tax_id,
+    currency: row.currency,
+    payment_terms_days: row.payment_terms_days,
+    payment_instructions: row.payment_instructions,
+    invoice_footer: row.invoice_footer,
+    quote_footer: row.quote_footer,
+    has_logo: hasLogo,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
 }
 
 export async function createAccount(db: Executor, clock: Clock, input: { name: string; currency?: string }): Promise<Account> {
@@ -19,13 +43,92 @@ export async function createAccount(db: Executor, clock: Clock, input: { name: s
   const currency = (input.currency ?? 'USD').toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency)) throw new Error('A currency must be a three-letter ISO 4217 code, e.g. USD.');
   const now = clock.now().toISOString();
-  const row = { id: newId(), name, currency, created_at: now, updated_at: now };
-  await insertAccount(db, row);
-  return { id: row.id, name, currency, created_at: now };
+  const row: AccountRow = {
+    id: newId(),
+    name,
+    legal_name: null,
+    email: null,
+    phone: null,
+    website: null,
+    address: null,
+    tax_id: null,
+    currency,
+    payment_terms_days: DEFAULT_PAYMENT_TERMS_DAYS,
+    payment_instructions: null,
+    invoice_footer: null,
+    quote_footer: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await repository.insertAccount(db, row);
+  return presentAccount(row, false);
 }
 
 export async function accountExists(db: Db, id: string): Promise<boolean> {
-  return (await findAccount(db, id)) !== undefined;
+  return (await repository.findAccount(db, id)) !== undefined;
+}
+
+/** The account of an authenticated key: it exists while the key does. */
+async function getRow(db: Executor, accountId: string, lock = false): Promise<AccountRow> {
+  const row = await repository.findAccount(db, accountId, lock);
+  if (!row) throw new Error(`account ${accountId} is missing`);
+  return row;
+}
+
+export async function getAccount(db: Executor, accountId: string): Promise<Account> {
+  return presentAccount(await getRow(db, accountId), await repository.hasLogo(db, accountId));
+}
+
+export async function updateAccount(db: Db, clock: Clock, accountId: string, input: UpdateAccountInput, precondition?: Precondition): Promise<Account> {
+  return db.transaction().execute(async (trx) => {
+    const current = await getRow(trx, accountId, true);
+    const logo = await repository.hasLogo(trx, accountId);
+    precondition?.(presentAccount(current, logo));
+    if (Object.keys(input).length === 0) return presentAccount(current, logo);
+    const { address, ...fields } = input;
+    const patch: Partial<AccountRow> = { ...fields, updated_at: clock.now().toISOString() };
+    if (address !== undefined) patch.address = serializeAddress(address);
+    return presentAccount((await repository.updateAccount(trx, accountId, patch)) ?? current, logo);
+  });
+}
+
+/** Stores the logo once the PDF renderer has drawn it (so every later document can), replacing any before. */
+export async function putLogo(db: Db, clock: Clock, pdf: Pick<PdfPool, 'checkImage'>, accountId: string, input: LogoInput): Promise<Account> {
+  const data = decodeLogo(input);
+  try {
+    await pdf.checkImage(data);
+  } catch {
+    throw fieldError('data', `is not a ${input.content_type === 'image/png' ? 'PNG' : 'JPEG'} image the renderer can read (damaged or unsupported encoding)`);
+  }
+  return db.transaction().execute(async (trx) => {
+    await getRow(trx, accountId, true);
+    const now = clock.now().toISOString();
+    await repository.replaceLogo(trx, { account_id: accountId, content_type: input.content_type, data, sha256: hash('sha256', data), created_at: now });
+    return presentAccount((await repository.updateAccount(trx, accountId, { updated_at: now }))!, true);
+  });
+}
+
+export async function deleteLogo(db: Db, clock: Clock, accountId: string): Promise<Account> {
+  return db.transaction().execute(async (trx) => {
+    const current = await getRow(trx, accountId, true);
+    if (!(await repository.deleteLogo(trx, accountId))) return presentAccount(current, false);
+    return presentAccount((await repository.updateAccount(trx, accountId, { updated_at: clock.now().toISOString() }))!, false);
+  });
+}
+
+/** The business as a document prints it; the footer is the invoice's or the quote's. */
+export function businessOnDocument(row: AccountRow, kind: 'invoice' | 'quote'): MailBusiness {
+  return {
+    name: row.name,
+    legal_name: row.legal_name,
+    email: row.email,
+    phone: row.phone,
+    website: row.website,
+    address: presentAddress(row.address),
+    tax_id: row.tax_id,
+    payment_instructions: row.payment_instructions,
+    footer: kind === 'invoice' ? row.invoice_footer : row.quote_footer,
+  };
 }
 
 /**
@@ -34,7 +137,7 @@ export async function accountExists(db: Db, id: string): Promise<boolean> {
  */
 export async function bootstrapDefaultAccount(db: Db, clock: Clock, pepper: string | undefined): Promise<{ account: Account; key: CreatedApiKey } | undefined> {
   return db.transaction().execute(async (trx) => {
-    if ((await countAccounts(trx)) > 0) return undefined;
+    if ((await repository.countAccounts(trx)) > 0) return undefined;
     const account = await createAccount(trx, clock, { name: 'My Business' });
     const key = await createApiKey(trx, clock, pepper, { accountId: account.id, name: 'Default key', scopes: [...SCOPES] });
     return { account, key };

@@ -8,6 +8,7 @@ export const SCOPES = [
   'requests:read', 'requests:write',
   'payments:read', 'payments:write',
   'events:read', 'webhooks:read', 'webhooks:write',
+  'account:read', 'account:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -2,7 +2,15 @@
 // its final outcome recorded as a delivery.succeeded or delivery.failed event.
 import { Type, type Static } from '@sinclair/typebox';
 import type { Clock } from '../../core/deps.js';
-import type { Executor } from '../../db/database.js';
+import type { Database, Executor } from '../../db/database.js';
+import { pageRequest, timestampSorts, toPage, type Page, type PageQuery } from '../../db/keyset.js';
+import { listDocumentMessages } from '../../mail/outbox.repository.js';
+import type { DeliveryHooks } from '../../mail/outbox-worker.js';
+import type { PdfPool } from '../../mail/pdf-pool.js';
+import { findLogo } from '../accounts/accounts.repository.js';
+import { findInvoice } from '../invoices/invoices.repository.js';
+import { findQuote } from '../quotes/quotes.repository.js';
+import { requireRow } from '../shared/lookup.js';
 import type { OutboxMessageRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { subjectOf, type MailSnapshot } from '../../mail/document-mail.js';
@@ -32,6 +40,8 @@ export const DeliverySchema = Type.Object(
 
 export type Delivery = Static<typeof DeliverySchema>;
 
+const DELIVERY_SORTS = timestampSorts<OutboxMessageRow>();
+
 /** user:password in URLs, and the value after "password"/"pass", as they can appear in transport errors. */
 export function withoutCredentials(text: string): string {
   return text.replace(/(\w+:\/\/[^:/\s@]*):[^@\s]*@/g, '$1:[redacted]@').replace(/(pass(?:word)?[=:\s]+)\S+/gi, '$1[redacted]');
@@ -56,10 +66,30 @@ export function presentDelivery(row: OutboxMessageRow): Delivery {
   };
 }
 
-/** The outbox worker's outcome recorder: delivery.succeeded or delivery.failed, in the outcome's transaction. */
-export function deliveryEventRecorder(clock: Clock) {
-  return async (trx: Executor, message: OutboxMessageRow): Promise<void> => {
-    if (message.status !== 'delivered' && message.status !== 'failed') return;
-    await recordEvent(trx, clock, message.account_id, message.status === 'delivered' ? 'delivery.succeeded' : 'delivery.failed', presentDelivery(message));
+/**
+ * What the outbox worker needs from documents: the PDF attachment (with the account's logo, rendered in the
+ * pool) and, in the transaction of each status change, the document's delivery_status (while this message
+ * is its last send) and, on a final outcome, delivery.succeeded or delivery.failed.
+ */
+export function deliveryHooks(clock: Clock, pdf: Pick<PdfPool, 'render'>, database: Pick<Database, 'db'>): DeliveryHooks {
+  return {
+    async renderPdf(message, snapshot) {
+      const logo = await findLogo(database.db, message.account_id);
+      return pdf.render({ snapshot, logo: logo?.data ?? null, fallbackDate: message.created_at });
+    },
+    async track(trx, message) {
+      const status = presentDelivery(message).status;
+      const patch = { delivery_status: status };
+      if (message.document_type === 'invoice') await trx.updateTable('invoices').set(patch).where('id', '=', message.document_id).where('delivery_id', '=', message.id).execute();
+      else await trx.updateTable('quotes').set(patch).where('id', '=', message.document_id).where('delivery_id', '=', message.id).execute();
+      if (status === 'delivered' || status === 'failed') await recordEvent(trx, clock, message.account_id, status === 'delivered' ? 'delivery.succeeded' : 'delivery.failed', presentDelivery(message));
+    },
   };
+}
+
+/** Every send of the document, newest first (404 when the document is not in the account). */
+export async function listDeliveries(db: Executor, accountId: string, kind: 'quote' | 'invoice', id: string, query: PageQuery): Promise<Page<OutboxMessageRow>> {
+  const document = await requireRow<{ id: string }>(kind, id, (found) => (kind === 'invoice' ? findInvoice(db, accountId, found) : findQuote(db, accountId, found)));
+  const page = pageRequest({ ...query, sort: '-created_at' }, DELIVERY_SORTS);
+  return toPage(await listDocumentMessages(db, accountId, document.id, page), page);
 }

@@ -2,12 +2,14 @@
 // for the send operation and for `PUT {status: "sent"}`, and the e-mail queued in the outbox inside the
 // caller's transaction, so a document is never marked sent without its message, nor the reverse.
 import { invalidState, validationError, type ErrorDetail } from '../../core/errors.js';
-import { newId, type Clock } from '../../core/deps.js';
+import type { Clock } from '../../core/deps.js';
 import type { Executor } from '../../db/database.js';
 import type { ClientRow } from '../../db/types.js';
-import type { MailSnapshot } from '../../mail/document-mail.js';
+import type { MailLineItem, MailSnapshot } from '../../mail/document-mail.js';
 import { enqueueMessage } from '../../mail/outbox.repository.js';
 import { findAccount } from '../accounts/accounts.repository.js';
+import { businessOnDocument } from '../accounts/accounts.service.js';
+import { presentAddress } from '../shared/address.js';
 import { lineItemsOf } from './priced.js';
 
 export type SentKind = 'quote' | 'invoice';
@@ -24,24 +26,72 @@ export function assertSendable(kind: SentKind, sendable: readonly string[], docu
   if (details.length > 0) throw validationError(details, `This ${kind} cannot be sent yet.`);
 }
 
-/** Puts the document's e-mail in the outbox, frozen as it is now, for the worker to deliver. */
+/** What a quote or an invoice (as the API presents it) gives its printed form; the kind-specific fields are optional. */
+export interface PrintableDocument {
+  id: string;
+  number: string | null;
+  status: string;
+  updated_at: string;
+  currency: string;
+  line_items: MailLineItem[];
+  subtotal_amount: number;
+  tax_amount: number;
+  total_amount: number;
+  notes: string | null;
+  title?: string | null;
+  valid_until?: string | null;
+  amount_paid?: number;
+  amount_due?: number;
+  issue_date?: string | null;
+  due_date?: string | null;
+}
+
+/**
+ * The document as its PDF and e-mail print it: the business profile and the client as they are now, the
+ * document at its current revision. The e-mail freezes this at send time; GET …/pdf builds it afresh.
+ */
+export async function documentSnapshot(db: Executor, accountId: string, kind: SentKind, document: PrintableDocument, client: ClientRow, message: string | null): Promise<MailSnapshot> {
+  const account = await findAccount(db, accountId);
+  return {
+    kind,
+    business: account ? businessOnDocument(account, kind) : { name: 'BMS' },
+    client: { name: client.name, email: client.email, company_name: client.company_name, address: presentAddress(client.address) },
+    document: {
+      id: document.id,
+      number: document.number,
+      status: document.status,
+      updated_at: document.updated_at,
+      title: document.title ?? null,
+      currency: document.currency,
+      line_items: document.line_items.map(({ description, quantity, unit_amount, tax_rate, amount }) => ({ description, quantity, unit_amount, tax_rate, amount })),
+      subtotal_amount: document.subtotal_amount,
+      tax_amount: document.tax_amount,
+      total_amount: document.total_amount,
+      amount_paid: document.amount_paid ?? null,
+      amount_due: document.amount_due ?? null,
+      issue_date: document.issue_date ?? null,
+      due_date: document.due_date ?? null,
+      valid_until: document.valid_until ?? null,
+      notes: document.notes,
+    },
+    message,
+  };
+}
+
+/**
+ * Puts the document's e-mail in the outbox as delivery `deliveryId`, frozen as it is now, for the worker to
+ * deliver. The caller has already marked the document with that delivery (delivery_status queued).
+ */
 export async function queueDocumentMail(
   trx: Executor,
   clock: Clock,
   accountId: string,
   client: ClientRow,
-  mail: { kind: SentKind; document: MailSnapshot['document']; message: string | null },
+  mail: { kind: SentKind; deliveryId: string; document: PrintableDocument; message: string | null },
 ): Promise<void> {
-  const account = await findAccount(trx, accountId);
   const now = clock.now().toISOString();
-  const id = newId();
-  const snapshot: MailSnapshot = {
-    kind: mail.kind,
-    business: { name: account?.name ?? 'BMS' },
-    client: { name: client.name, email: String(client.email), company_name: client.company_name },
-    document: mail.document,
-    message: mail.message,
-  };
+  const id = mail.deliveryId;
+  const snapshot = await documentSnapshot(trx, accountId, mail.kind, mail.document, client, mail.message);
   await enqueueMessage(trx, {
     id,
     account_id: accountId,

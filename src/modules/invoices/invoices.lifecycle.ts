@@ -4,6 +4,8 @@ import { invalidState } from '../../core/errors.js';
 import type { Clock } from '../../core/deps.js';
 import type { Executor } from '../../db/database.js';
 import type { ClientRow, InvoiceRow } from '../../db/types.js';
+import { findAccount } from '../accounts/accounts.repository.js';
+import { DEFAULT_PAYMENT_TERMS_DAYS } from '../accounts/accounts.schemas.js';
 import { numberOnSend } from '../documents/numbering.js';
 import { addDays, todayUtc } from '../documents/priced.js';
 import { assertSendable } from '../documents/sending.js';
@@ -27,7 +29,6 @@ export const INVOICE_STATUS_EVENTS: Partial<Record<InvoiceStatus, EventType>> = 
 export const INVOICE_EDITABLE: readonly InvoiceStatus[] = ['draft', 'sent'];
 /** Statuses an invoice may be sent (or re-sent) from. */
 export const INVOICE_SENDABLE: readonly InvoiceStatus[] = ['draft', 'sent'];
-export const DEFAULT_PAYMENT_TERMS_DAYS = 30;
 
 export function assertInvoiceEditable(status: InvoiceStatus): void {
   if (!INVOICE_EDITABLE.includes(status)) throw invalidState(`This invoice is '${status}', which is final: nothing about it can change.`);
@@ -37,9 +38,9 @@ export function assertInvoiceDeletable(status: InvoiceStatus): void {
   if (status !== 'draft') throw invalidState(`This invoice is '${status}'; only draft invoices can be deleted. Void a sent invoice instead.`);
 }
 
-/** The default due date: the issue date plus the payment terms. */
-export function defaultDueDate(issueDate: string): string {
-  return addDays(issueDate, DEFAULT_PAYMENT_TERMS_DAYS);
+/** The default due date: the issue date plus the account's payment terms (contract section 10). */
+export async function defaultDueDate(trx: Executor, accountId: string, issueDate: string): Promise<string> {
+  return addDays(issueDate, (await findAccount(trx, accountId))?.payment_terms_days ?? DEFAULT_PAYMENT_TERMS_DAYS);
 }
 
 /**
@@ -55,7 +56,7 @@ export async function invoiceSentColumns(trx: Executor, clock: Clock, accountId:
     status: 'sent',
     ...(await numberOnSend(trx, accountId, 'invoice', invoice)),
     issue_date: issueDate,
-    due_date: invoice.due_date ?? defaultDueDate(issueDate),
+    due_date: invoice.due_date ?? (await defaultDueDate(trx, accountId, issueDate)),
     sent_at: now.toISOString(),
   };
 }

@@ -57,7 +57,7 @@ export async function createInvoice(db: Db, clock: Clock, accountId: string, inp
     const source = job ?? quote;
     const priced = pricedColumns(input.line_items ?? (source ? copyLineItems(lineItemsOf(source)) : []));
     const issueDate = input.issue_date ?? null;
-    const dueDate = input.due_date !== undefined ? input.due_date : issueDate && defaultDueDate(issueDate);
+    const dueDate = input.due_date !== undefined ? input.due_date : issueDate && (await defaultDueDate(trx, accountId, issueDate));
     assertDueAfterIssue(issueDate, dueDate);
     const now = clock.now();
     const row: InvoiceRow = {
@@ -151,15 +151,13 @@ export async function sendInvoice(db: Db, clock: Clock, accountId: string, id: s
     const client = await getClientRow(trx, accountId, current.client_id);
     const columns = await invoiceSentColumns(trx, clock, accountId, current, client);
     const now = clock.now();
-    const updated = (await repository.updateInvoice(trx, accountId, current.id, { ...columns, updated_at: now.toISOString() })) ?? current;
+    const deliveryId = newId();
+    const patch = { ...columns, delivery_id: deliveryId, delivery_status: 'queued', updated_at: now.toISOString() };
+    const updated = (await repository.updateInvoice(trx, accountId, current.id, patch)) ?? current;
     const invoice = presentInvoice({ ...updated, payments: current.payments }, now);
     // Every send is an invoice.sent, a re-send too (its sent_at moves).
     await recordEvent(trx, clock, accountId, 'invoice.sent', invoice, { previous_attributes: previousAttributes(presentInvoice(current, now), invoice) });
-    await queueDocumentMail(trx, clock, accountId, client, {
-      kind: 'invoice',
-      message: input?.message ?? null,
-      document: { ...invoice, number: invoice.number as string, title: null, valid_until: null, amount_paid: invoice.amount_paid },
-    });
+    await queueDocumentMail(trx, clock, accountId, client, { kind: 'invoice', deliveryId, message: input?.message ?? null, document: invoice });
     return invoice;
   });
 }

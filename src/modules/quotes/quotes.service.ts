@@ -135,14 +135,12 @@ export async function sendQuote(db: Db, clock: Clock, accountId: string, id: str
     const current = await getRow(trx, accountId, id, true);
     const client = await getClientRow(trx, accountId, current.client_id);
     const columns = await quoteSentColumns(trx, clock, accountId, current, client);
-    const quote = presentQuote((await repository.updateQuote(trx, accountId, current.id, { ...columns, updated_at: clock.now().toISOString() })) ?? current);
+    const deliveryId = newId();
+    const patch = { ...columns, delivery_id: deliveryId, delivery_status: 'queued', updated_at: clock.now().toISOString() };
+    const quote = presentQuote((await repository.updateQuote(trx, accountId, current.id, patch)) ?? current);
     // Every send is a quote.sent, a re-send too (its sent_at moves).
     await recordEvent(trx, clock, accountId, 'quote.sent', quote, { previous_attributes: previousAttributes(presentQuote(current), quote) });
-    await queueDocumentMail(trx, clock, accountId, client, {
-      kind: 'quote',
-      message: input?.message ?? null,
-      document: { ...quote, number: quote.number as string, amount_paid: null, amount_due: null, issue_date: null, due_date: null },
-    });
+    await queueDocumentMail(trx, clock, accountId, client, { kind: 'quote', deliveryId, message: input?.message ?? null, document: quote });
     return quote;
   });
 }

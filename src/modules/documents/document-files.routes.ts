@@ -1,0 +1,74 @@
+// What a sent document has beyond its fields: GET /v1/{quotes,invoices}/:id/pdf and …/deliveries.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { auth } from '../../http/auth.js';
+import { listResponse } from '../../http/pagination.js';
+import { errorResponses, IdParamsSchema, listEnvelope, schemaRef } from '../../http/schemas.js';
+import type { Scope } from '../api-keys/scopes.js';
+import { pageQueryProperties } from '../shared/fields.js';
+import { DeliverySchema, listDeliveries, presentDelivery } from './deliveries.js';
+import { documentFile } from './document-files.js';
+import type { SentKind } from './sending.js';
+
+const DOCUMENTS: Array<{ kind: SentKind; path: string; tag: string; scope: Scope }> = [
+  { kind: 'quote', path: '/v1/quotes', tag: 'Quotes', scope: 'quotes:read' },
+  { kind: 'invoice', path: '/v1/invoices', tag: 'Invoices', scope: 'invoices:read' },
+];
+
+const PdfHeaders = Type.Object({
+  'if-none-match': Type.Optional(Type.String({ maxLength: 1000, description: 'An ETag from an earlier GET of this PDF: 304 while the document is unchanged.', example: '"f1dCq2lV0v9Xc7bW8HkY2uX4kR0sLmNp3qTt6yZzA1c"' })),
+});
+const ListDeliveriesQuery = Type.Object(pageQueryProperties, { additionalProperties: false });
+
+/** True when an If-None-Match header lists this ETag (weak comparison, as RFC 9110 asks) or is `*`. */
+function matches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+  });
+}
+
+export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  for (const { kind, path, tag, scope } of DOCUMENTS) {
+    app.get(`${path}/:id/pdf`, {
+      config: { scope },
+      schema: {
+        tags: [tag],
+        summary: `Get the ${kind} as a PDF`,
+        description:
+          `The PDF e-mailed with the ${kind}, rendered from its current revision (a draft too): business and client blocks, every line, totals${kind === 'invoice' ? ', amount due, payment instructions and a PAID or VOID mark' : ''}. ` +
+          'The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.',
+        params: IdParamsSchema,
+        headers: PdfHeaders,
+        response: {
+          200: { description: 'The PDF.', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
+          304: { description: 'Unchanged since the ETag given in If-None-Match.', type: 'null' },
+          ...errorResponses('NOT_FOUND'),
+        },
+      },
+    }, async (request, reply) => {
+      const file = await documentFile(app.db, app.pdf, auth(request).accountId, kind, request.params.id, app.clock.now());
+      reply.header('etag', file.etag);
+      if (matches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+      const pdf = await file.render();
+      return reply.type('application/pdf').header('content-disposition', `inline; filename="${file.filename}"`).send(pdf);
+    });
+
+    app.get(`${path}/:id/deliveries`, {
+      config: { scope },
+      schema: {
+        tags: [tag],
+        summary: `List the deliveries of ${kind === 'invoice' ? 'an invoice' : 'a quote'}`,
+        description: `Every send of the ${kind} by e-mail, newest first, with what became of it. The ${kind}’s delivery_status is the first one’s status.`,
+        params: IdParamsSchema,
+        querystring: ListDeliveriesQuery,
+        response: { 200: listEnvelope(schemaRef(DeliverySchema)), ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND') },
+      },
+    }, async (request, reply) => {
+      const query = request.query as Static<typeof ListDeliveriesQuery>;
+      const page = await listDeliveries(app.db, auth(request).accountId, kind, request.params.id, query);
+      return listResponse(request, reply, page, query.limit, presentDelivery);
+    });
+  }
+};

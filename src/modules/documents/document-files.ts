@@ -1,0 +1,43 @@
+// A quote's or invoice's PDF through the API (contract section 10): the same snapshot and renderer as the
+// e-mail attachment, built from the document's current revision. Its ETag is a hash of everything the PDF
+// is made from, so a conditional GET is answered without rendering.
+import { hash } from 'node:crypto';
+import { AppError } from '../../core/errors.js';
+import type { Executor } from '../../db/database.js';
+import type { PdfInput } from '../../mail/pdf.js';
+import { PdfRenderTimeout, type PdfPool } from '../../mail/pdf-pool.js';
+import { findLogo, findLogoHash } from '../accounts/accounts.repository.js';
+import { getClientRow } from '../clients/clients.service.js';
+import { getInvoice } from '../invoices/invoices.service.js';
+import { getQuote } from '../quotes/quotes.service.js';
+import { documentSnapshot, type SentKind } from './sending.js';
+
+/** Raise when the layout changes, so PDFs cached under the old ETags are fetched again. */
+const LAYOUT_VERSION = 2;
+
+export interface DocumentFile {
+  etag: string;
+  filename: string;
+  render(): Promise<Buffer>;
+}
+
+export async function documentFile(db: Executor, pdf: Pick<PdfPool, 'render'>, accountId: string, kind: SentKind, id: string, now: Date): Promise<DocumentFile> {
+  const document = kind === 'invoice' ? await getInvoice(db, accountId, id, now) : await getQuote(db, accountId, id);
+  const client = await getClientRow(db, accountId, document.client_id);
+  const snapshot = await documentSnapshot(db, accountId, kind, document, client, null);
+  const logoHash = (await findLogoHash(db, accountId)) ?? null;
+  return {
+    etag: `"${hash('sha256', JSON.stringify([LAYOUT_VERSION, logoHash, snapshot]), 'base64url')}"`,
+    filename: `${document.number ?? document.id}.pdf`,
+    async render() {
+      const logo = logoHash === null ? undefined : await findLogo(db, accountId);
+      const input: PdfInput = { snapshot, logo: logo?.data ?? null, fallbackDate: document.updated_at };
+      try {
+        return await pdf.render(input);
+      } catch (error) {
+        if (error instanceof PdfRenderTimeout) throw new AppError('SERVICE_UNAVAILABLE', `${error.message} Try again shortly.`);
+        throw error;
+      }
+    },
+  };
+}
