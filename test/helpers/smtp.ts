@@ -81,15 +81,22 @@ export async function startSmtpServer(port = 0): Promise<TestSmtpServer> {
   };
 }
 
-/** The text a PDF shows, one line per text run, read back with pdf.js (Mozilla's PDF reader). */
-export async function pdfText(pdf: Buffer): Promise<string> {
+/** The text of each page of a PDF, one line per text run, read back with pdf.js (Mozilla's PDF reader). */
+export async function pdfPages(pdf: Buffer): Promise<string[]> {
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const document = await getDocument({ data: new Uint8Array(pdf), useSystemFonts: false, isEvalSupported: false }).promise;
-  const lines: string[] = [];
+  const pages: string[] = [];
   for (let number = 1; number <= document.numPages; number += 1) {
     const content = await (await document.getPage(number)).getTextContent();
+    const lines: string[] = [];
     for (const item of content.items) if ('str' in item && item.str.trim() !== '') lines.push(item.str);
+    pages.push(lines.join('\n'));
   }
   await document.destroy();
-  return lines.join('\n');
+  return pages;
+}
+
+/** The text a PDF shows, all pages. */
+export async function pdfText(pdf: Buffer): Promise<string> {
+  return (await pdfPages(pdf)).join('\n');
 }

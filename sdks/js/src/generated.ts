@@ -114,6 +114,8 @@ export interface Quote {
   valid_until: string | null;
   /** When the quote was last sent or marked sent. */
   sent_at: string | null;
+  /** The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send. */
+  delivery_status: "queued" | "sending" | "delivered" | "failed";
   /** When the quote was approved. */
   approved_at: string | null;
   /** When the quote was declined. */
@@ -253,6 +255,8 @@ export interface Invoice {
   is_overdue: boolean;
   /** When the invoice was last sent or marked sent. */
   sent_at: string | null;
+  /** The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send. */
+  delivery_status: "queued" | "sending" | "delivered" | "failed";
   /** When the invoice became paid (its amount_due reached 0). */
   paid_at: string | null;
   /** When the invoice was voided. */
@@ -410,6 +414,42 @@ export interface Delivery {
   delivered_at: string | null;
   /** When the last attempt failed for good. */
   failed_at: string | null;
+}
+
+/** The business: how its invoices and quotes present it. */
+export interface Account {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "account". */
+  object: "account";
+  /** The business’s name, as its documents and e-mails show it. */
+  name: string;
+  legal_name: string | null;
+  email: string | null;
+  phone: string | null;
+  website: string | null;
+  address: {
+    line1: string | null;
+    line2: string | null;
+    city: string | null;
+    region: string | null;
+    postal_code: string | null;
+    country: string | null;
+  } | null;
+  tax_id: string | null;
+  /** ISO 4217 code: the default currency of new documents. */
+  currency: string;
+  /** Days from issue to due date: an invoice without a due date gets issue date + this (default 30). */
+  payment_terms_days: number;
+  payment_instructions: string | null;
+  invoice_footer: string | null;
+  quote_footer: string | null;
+  /** Whether a logo is uploaded (PUT /v1/account/logo). */
+  has_logo: boolean;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
 }
 
 /** What a delete returns. */
@@ -642,6 +682,14 @@ export interface QuoteSendParams {
   message?: string;
 }
 
+/** Query parameters of GET /v1/quotes/{id}/deliveries. */
+export interface QuoteDeliveriesParams {
+  /** Page size, 1 to 100. */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+}
+
 /** Query parameters of GET /v1/jobs. */
 export interface JobListParams {
   /** Page size, 1 to 100. */
@@ -828,6 +876,14 @@ export interface InvoiceUpdateParams {
 export interface InvoiceSendParams {
   /** A personal note put at the top of the e-mail. */
   message?: string;
+}
+
+/** Query parameters of GET /v1/invoices/{id}/deliveries. */
+export interface InvoiceDeliveriesParams {
+  /** Page size, 1 to 100. */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
 }
 
 /** Query parameters of GET /v1/payments. */
@@ -1047,7 +1103,7 @@ export class ServiceRequestsResource {
   }
 }
 
-/** quotes: list, create, get, update, delete, send. */
+/** quotes: list, create, get, update, delete, send, deliveries. */
 export class QuotesResource {
   constructor(private readonly transport: Transport) {}
 
@@ -1082,6 +1138,13 @@ Requires the scope `quotes:send`. */
   send(id: string, params: QuoteSendParams = {}, options?: RequestOptions): Promise<WithResponse<Quote>> {
     return this.transport.request<Quote>('POST', `/v1/quotes/${encodeURIComponent(id)}/send`, { body: params }, options);
   }
+
+  /** List the deliveries of a quote. Every send of the quote by e-mail, newest first, with what became of it. The quote’s delivery_status is the first one’s status.
+
+Requires the scope `quotes:read`. */
+  deliveries(id: string, params: QuoteDeliveriesParams = {}, options?: RequestOptions): PagePromise<Delivery> {
+    return this.transport.list<Delivery>(`/v1/quotes/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
+  }
 }
 
 /** jobs: list, create, get, update, delete. */
@@ -1114,7 +1177,7 @@ export class JobsResource {
   }
 }
 
-/** invoices: list, create, get, update, delete, send. */
+/** invoices: list, create, get, update, delete, send, deliveries. */
 export class InvoicesResource {
   constructor(private readonly transport: Transport) {}
 
@@ -1148,6 +1211,13 @@ export class InvoicesResource {
 Requires the scope `invoices:send`. */
   send(id: string, params: InvoiceSendParams = {}, options?: RequestOptions): Promise<WithResponse<Invoice>> {
     return this.transport.request<Invoice>('POST', `/v1/invoices/${encodeURIComponent(id)}/send`, { body: params }, options);
+  }
+
+  /** List the deliveries of an invoice. Every send of the invoice by e-mail, newest first, with what became of it. The invoice’s delivery_status is the first one’s status.
+
+Requires the scope `invoices:read`. */
+  deliveries(id: string, params: InvoiceDeliveriesParams = {}, options?: RequestOptions): PagePromise<Delivery> {
+    return this.transport.list<Delivery>(`/v1/invoices/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
   }
 }
 

@@ -25,6 +25,8 @@ __all__ = [
     "WebhookEndpoint",
     "WebhookDelivery",
     "Delivery",
+    "AccountAddress",
+    "Account",
     "DeletedObject",
     "ClientAddressParams",
     "QuoteLineItemParams",
@@ -118,6 +120,7 @@ class Quote(TypedDict):
     notes: Optional[str]
     valid_until: Optional[str]
     sent_at: Optional[str]
+    delivery_status: Literal["queued", "sending", "delivered", "failed"]
     approved_at: Optional[str]
     declined_at: Optional[str]
     converted_at: Optional[str]
@@ -208,6 +211,7 @@ class Invoice(TypedDict):
     due_date: Optional[str]
     is_overdue: bool
     sent_at: Optional[str]
+    delivery_status: Literal["queued", "sending", "delivered", "failed"]
     paid_at: Optional[str]
     voided_at: Optional[str]
 
@@ -319,6 +323,39 @@ class Delivery(TypedDict):
     queued_at: str
     delivered_at: Optional[str]
     failed_at: Optional[str]
+
+
+class AccountAddress(TypedDict):
+    """AccountAddress"""
+
+    line1: Optional[str]
+    line2: Optional[str]
+    city: Optional[str]
+    region: Optional[str]
+    postal_code: Optional[str]
+    country: Optional[str]
+
+
+class Account(TypedDict):
+    """The business: how its invoices and quotes present it."""
+
+    id: str
+    object: Literal["account"]
+    name: str
+    legal_name: Optional[str]
+    email: Optional[str]
+    phone: Optional[str]
+    website: Optional[str]
+    address: Optional[AccountAddress]
+    tax_id: Optional[str]
+    currency: str
+    payment_terms_days: int
+    payment_instructions: Optional[str]
+    invoice_footer: Optional[str]
+    quote_footer: Optional[str]
+    has_logo: bool
+    created_at: str
+    updated_at: str
 
 
 class DeletedObject(TypedDict):
@@ -530,7 +567,7 @@ class ServiceRequestsResource:
 
 
 class QuotesResource:
-    """quotes: list, create, get, update, delete, send."""
+    """quotes: list, create, get, update, delete, send, deliveries."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -619,6 +656,19 @@ class QuotesResource:
 Requires the scope `quotes:send`."""
         return cast(Quote, self._transport.request("POST", f"/v1/quotes/{_quote(id)}/send", body=_given(message=message), idempotency_key=idempotency_key, timeout=timeout))
 
+    def deliveries(
+        self,
+        id: str,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+    ) -> Page[Delivery]:
+        """List the deliveries of a quote. Every send of the quote by e-mail, newest first, with what became of it. The quote’s delivery_status is the first one’s status.
+
+Requires the scope `quotes:read`."""
+        return self._transport.list(f"/v1/quotes/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), timeout=timeout)
+
 
 class JobsResource:
     """jobs: list, create, get, update, delete."""
@@ -705,7 +755,7 @@ class JobsResource:
 
 
 class InvoicesResource:
-    """invoices: list, create, get, update, delete, send."""
+    """invoices: list, create, get, update, delete, send, deliveries."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -798,6 +848,19 @@ class InvoicesResource:
 
 Requires the scope `invoices:send`."""
         return cast(Invoice, self._transport.request("POST", f"/v1/invoices/{_quote(id)}/send", body=_given(message=message), idempotency_key=idempotency_key, timeout=timeout))
+
+    def deliveries(
+        self,
+        id: str,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+    ) -> Page[Delivery]:
+        """List the deliveries of an invoice. Every send of the invoice by e-mail, newest first, with what became of it. The invoice’s delivery_status is the first one’s status.
+
+Requires the scope `invoices:read`."""
+        return self._transport.list(f"/v1/invoices/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), timeout=timeout)
 
 
 class PaymentsResource:

@@ -41,7 +41,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags,
       summary: 'Upload the logo',
-      description: 'A PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 10,000 pixels a side; checked to be a real image of the stated type that the PDF renderer can draw. Replaces any logo before. Answers with the account.',
+      description: 'A PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side; checked to be a real image of the stated type that the PDF renderer can draw. Replaces any logo before. Answers with the account.',
       body: LogoBody,
       response: { 200: item, ...errorResponses(...BODY_ERRORS) },
     },

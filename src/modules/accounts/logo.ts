@@ -5,7 +5,7 @@ import { MAX_LOGO_BYTES, type LogoInput } from './accounts.schemas.js';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const MAX_SIDE = 10_000;
+const MAX_SIDE = 4000;
 
 /** The decoded bytes, or 422 on `data` saying what is wrong with them. */
 export function decodeLogo(input: LogoInput): Buffer {
