@@ -93,9 +93,10 @@ export function peakRssMb(pid: number): number {
   return Math.max(read(pid), ...childrenOf.map(read));
 }
 
-export function load(url: string, options: { method?: string; body?: string; key?: string; duration?: number; connections?: number } = {}): Load {
+export function load(url: string, options: { method?: string; body?: string; key?: string; duration?: number; connections?: number; rate?: number } = {}): Load {
   const args = [path.join(ROOT, 'node_modules/autocannon/autocannon.js'), '-j', '-c', String(options.connections ?? CONNECTIONS), '-d', String(options.duration ?? DURATION)];
   if (options.method) args.push('-m', options.method);
+  if (options.rate) args.push('-R', String(options.rate));
   if (options.key) args.push('-H', `authorization=Bearer ${options.key}`);
   if (options.body) args.push('-H', 'content-type=application/json', '-b', options.body);
   args.push(url);

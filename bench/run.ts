@@ -11,6 +11,7 @@ import { v7 as uuidv7 } from 'uuid';
 // @ts-expect-error: a plain JavaScript module shared with the test runner
 import { startPostgres } from '../scripts/postgres.mjs';
 import { spawn } from 'node:child_process';
+import { documentRows, type DocumentsResult } from './documents.js';
 import { CONNECTIONS, DURATION, ROOT, api, load, peakRssMb, prepare, seed, startBaseline, startBms, stop, waitForHttp, work, type Row } from './lib.js';
 
 const SCALE_ROWS = Number(process.env.BENCH_SCALE_ROWS ?? 1_000_000);
@@ -100,6 +101,10 @@ async function main() {
   const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
   console.log('machine:', machine);
 
+  if (process.env.BENCH_ONLY === 'documents') {
+    console.log(JSON.stringify(await documentRows(), null, 2));
+    return;
+  }
   if (process.env.BENCH_ONLY === 'webhooks') {
     const baseline = await startBaseline(400);
     const result = await webhookRows(baseline.url);
@@ -131,6 +136,9 @@ async function main() {
   const webhooks = await webhookRows(baseline.url);
   rows.push(...webhooks.rows);
   scale.webhookDeliveriesPerSecond = webhooks.deliveriesPerSecond;
+
+  // --- Documents: another account's reads while PDFs render ------------------------------
+  const documents = await documentRows();
 
   // --- PostgreSQL (durable settings) ---------------------------------------------------
   const postgres = await startPostgres({ durable: true });
@@ -176,20 +184,25 @@ async function main() {
   await stop(baseline.process);
 
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const result = { date: new Date().toISOString(), machine, duration: DURATION, connections: CONNECTIONS, rows, scale };
+  const result = { date: new Date().toISOString(), machine, duration: DURATION, connections: CONNECTIONS, rows, scale, documents };
   fs.writeFileSync(path.join(ROOT, 'bench/results', `${stamp}.json`), `${JSON.stringify(result, null, 2)}\n`);
   fs.writeFileSync(path.join(ROOT, 'bench/results/latest.md'), markdown(result));
   console.log(markdown(result));
   fs.rmSync(work, { recursive: true, force: true });
 }
 
-function markdown(result: { date: string; machine: Record<string, unknown>; duration: number; connections: number; rows: Row[]; scale: Record<string, number | string> }): string {
+function markdown(result: { date: string; machine: Record<string, unknown>; duration: number; connections: number; rows: Row[]; scale: Record<string, number | string>; documents: DocumentsResult }): string {
+  const { documents } = result;
   const lines = [
     `Run ${result.date} on ${result.machine.cores} × ${result.machine.cpu}, ${result.machine.memoryGiB} GiB, Node ${result.machine.node}; ${result.connections} connections, ${result.duration} s per run, autocannon in a separate process.`,
     '',
     '| scenario | BMS req/s | baseline req/s | ratio | target | p50 ms | p99 ms | peak RSS MB |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...result.rows.map((row) => `| ${row.scenario} | ${row.bms.requestsPerSecond} | ${row.baseline.requestsPerSecond} | **${row.ratio}** | ${row.target ? `≥ ${row.target} ${row.ratio >= row.target ? '✓' : '✗'}` : ''} | ${row.bms.p50} | ${row.bms.p99} | ${row.peakRssMb} |`),
+    '',
+    `Documents: GET /v1/clients/:id of another account at ${documents.rate} req/s: p99 ${documents.quiet.p99} ms with nothing rendering, ` +
+      `${documents.rendering.p99} ms (p50 ${documents.rendering.p50}) while 20 sends of 200-line invoices and 20 GETs of their PDFs render (target < 50 ms ${documents.rendering.p99 < 50 ? '✓' : '✗'}); ` +
+      `non-2xx ${documents.rendering.non2xx}; ${documents.rendered.pdfs} PDFs in ${documents.rendered.pdfSeconds} s, ${documents.rendered.delivered} of 20 e-mails delivered by the end; peak RSS ${documents.peakRssMb} MB.`,
     '',
     `Webhooks: ${result.scale.webhookDeliveriesPerSecond} deliveries/s to local receivers (3 endpoints, over the create load and the drain after it).`,
     '',

@@ -76,7 +76,7 @@ test('accounts and keys: create, use against the running server, list, revoke', 
 test('keys create with all scopes and an expiry', () => {
   const account = json(runBms(['accounts', 'create', '--name', 'B', '--json'], env));
   const created = json(runBms(['keys', 'create', '--account', account.id, '--name', 'all', '--scopes', 'all', '--expires-at', '2099-01-01T00:00:00Z', '--json'], env));
-  assert.equal(created.scopes.length, 21, 'the 16 scopes of the seed, payments:read|write, events:read, webhooks:read|write');
+  assert.equal(created.scopes.length, 23, 'the 16 scopes of the seed, payments:read|write, events:read, webhooks:read|write, account:read|write');
   const listed = json(runBms(['keys', 'list', '--account', account.id, '--json'], env));
   assert.equal(listed.keys[0].expires_at, '2099-01-01T00:00:00.000Z');
 });
