@@ -23,7 +23,8 @@ const RULE = '#d0d7de';
 const HEADER_FILL = '#f0f3f6';
 const COLUMNS = [
   { label: '#', width: 24, align: 'right' as const },
-  { label: 'Description', width: 215, align: 'left' as const },
+  // The description takes what the other columns leave of the width.
+  { label: 'Description', width: CONTENT_WIDTH - 24 - 45 - 70 - 46 - 80, align: 'left' as const },
   { label: 'Qty', width: 45, align: 'right' as const },
   { label: 'Unit price', width: 70, align: 'right' as const },
   { label: 'Tax', width: 46, align: 'right' as const },
@@ -150,7 +151,7 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
     pdf.font(strong ? 'Bold' : 'Regular').fontSize(strong ? 10.5 : 9.5);
     const y = pdf.y;
     pdf.fillColor(strong ? INK : MUTED).text(label, labelX, y, { width: 140, align: 'right' });
-    pdf.fillColor(INK).text(value, labelX + 150, y, { width: 100, align: 'right' });
+    pdf.fillColor(INK).text(value, labelX + 150, y, { width: 100 - CELL_PADDING, align: 'right' });
     pdf.y = Math.max(pdf.y, y + 14) + 2;
   }
   const paragraph = (heading: string, body: string) => {
