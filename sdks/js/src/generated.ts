@@ -249,7 +249,7 @@ export interface Invoice {
   notes: string | null;
   /** Date of issue; set to the send date on first send when empty. */
   issue_date: string | null;
-  /** Payment due date; defaults to issue_date + 30 days. */
+  /** Payment due date; defaults to issue_date + the account’s payment_terms_days (30 unless changed). */
   due_date: string | null;
   /** True when sent and due_date is before today (UTC). Read-only. */
   is_overdue: boolean;
@@ -837,7 +837,7 @@ export interface InvoiceCreateParams {
   notes?: string | null;
   /** Date of issue; set to the send date on first send when empty. */
   issue_date?: string | null;
-  /** Payment due date; defaults to issue_date + 30 days. */
+  /** Payment due date; defaults to issue_date + the account’s payment_terms_days (30 unless changed). */
   due_date?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -864,7 +864,7 @@ export interface InvoiceUpdateParams {
   notes?: string | null;
   /** Date of issue; set to the send date on first send when empty. */
   issue_date?: string | null;
-  /** Payment due date; defaults to issue_date + 30 days. */
+  /** Payment due date; defaults to issue_date + the account’s payment_terms_days (30 unless changed). */
   due_date?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;

@@ -11,7 +11,7 @@ import { InvoicePaymentSchema } from '../payments/payments.schemas.js';
 
 const notes = Nullable(Type.String({ maxLength: 5000, description: 'Notes shown to the client on the invoice.', example: 'Thank you for your business.' }));
 const issueDate = nullableDate('Date of issue; set to the send date on first send when empty.');
-const dueDate = nullableDate('Payment due date; defaults to issue_date + 30 days.');
+const dueDate = nullableDate('Payment due date; defaults to issue_date + the account’s payment_terms_days (30 unless changed).');
 
 export const InvoiceSchema = Type.Object(
   {
