@@ -1,5 +1,5 @@
-// Documents under load (issue 15's target): while 20 sends of 200-line invoices render (and 20 GETs of
-// their PDFs at once), the latency of GET /v1/clients/:id from another account, against the same load with
+// Documents under load (issue 15's target): while 20 sends of 200-line invoices render, and rounds of 20
+// simultaneous GETs of their PDFs keep the pool busy for the whole window, the latency of GET /v1/clients/:id from another account, against the same load with
 // nothing rendering. The load is a fixed rate (autocannon -R) so both phases ask the same of the server;
 // the server runs with its production defaults (overload gate at 200 ms, PDF pool of cores - 1 threads).
 import { spawn } from 'node:child_process';
@@ -17,15 +17,18 @@ export interface DocumentsResult {
   peakRssMb: number;
 }
 
-/** 20 PDF GETs at once from a separate process, so this one can run the load generator meanwhile. */
-function fetchPdfs(base: string, key: string, ids: string[]) {
-  const source = `const started = Date.now();
-    Promise.all(${JSON.stringify(ids)}.map((id) => fetch('${base}/v1/invoices/' + id + '/pdf', { headers: { authorization: 'Bearer ${key}' } }).then(async (r) => { await r.arrayBuffer(); return r.status; })))
-      .then((statuses) => { console.log(JSON.stringify({ ok: statuses.filter((s) => s === 200).length, seconds: (Date.now() - started) / 1000 })); });`;
+/**
+ * Rounds of 20 PDF GETs at once, from a separate process (this one runs the load generator meanwhile), until
+ * `seconds` have passed: rendering lasts the whole measured window.
+ */
+function fetchPdfs(base: string, key: string, ids: string[], seconds: number) {
+  const source = `const started = Date.now(); let ok = 0, rounds = 0;
+    const round = () => Promise.all(${JSON.stringify(ids)}.map((id) => fetch('${base}/v1/invoices/' + id + '/pdf', { headers: { authorization: 'Bearer ${key}' } }).then(async (r) => { await r.arrayBuffer(); if (r.status === 200) ok += 1; })));
+    (async () => { while (Date.now() - started < ${seconds * 1000}) { await round(); rounds += 1; } console.log(JSON.stringify({ ok, rounds, seconds: (Date.now() - started) / 1000 })); })();`;
   const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
-  return new Promise<{ ok: number; seconds: number }>((resolve) => child.on('exit', () => resolve(JSON.parse(output || '{"ok":0,"seconds":0}'))));
+  return new Promise<{ ok: number; rounds: number; seconds: number }>((resolve) => child.on('exit', () => resolve(JSON.parse(output || '{"ok":0,"rounds":0,"seconds":0}'))));
 }
 
 export async function documentRows(): Promise<DocumentsResult> {
@@ -45,12 +48,12 @@ export async function documentRows(): Promise<DocumentsResult> {
   console.log(`documents, quiet: p50 ${quiet.p50} ms, p99 ${quiet.p99} ms, non-2xx ${quiet.non2xx}`);
 
   await Promise.all(invoices.map((id) => api(server.url, renderer.key, 'POST', `/v1/invoices/${id}/send`)));
-  const pdfs = fetchPdfs(server.url, renderer.key, invoices);
+  const pdfs = fetchPdfs(server.url, renderer.key, invoices, SECONDS);
   const rendering = load(url, { key: otherKey, rate: RATE, duration: SECONDS });
   const fetched = await pdfs;
   let delivered = 0;
   for (const id of invoices) if ((await api(server.url, renderer.key, 'GET', `/v1/invoices/${id}`)).json.data.delivery_status === 'delivered') delivered += 1;
-  console.log(`documents, 20 sends + 20 PDF GETs rendering: p50 ${rendering.p50} ms, p99 ${rendering.p99} ms, non-2xx ${rendering.non2xx}; ${fetched.ok} PDFs in ${fetched.seconds} s, ${delivered} of 20 delivered by the end`);
+  console.log(`documents, 20 sends + 20 PDF GETs rendering: p50 ${rendering.p50} ms, p99 ${rendering.p99} ms, non-2xx ${rendering.non2xx}; ${fetched.ok} PDFs downloaded in ${fetched.seconds} s, ${delivered} of 20 e-mails delivered by the end`);
   const result = { quiet, rendering, rate: RATE, rendered: { sends: invoices.length, delivered, pdfs: fetched.ok, pdfSeconds: fetched.seconds }, peakRssMb: Math.round(peakRssMb(server.process.pid as number)) };
   await stop(server.process);
   return result;
