@@ -1,23 +1,28 @@
 // The business profile: GET and PUT /v1/account, and its logo (PUT and DELETE /v1/account/logo).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { auth } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { etagOf, ifMatch, IfMatchHeaders } from '../../http/etag.js';
 import { BODY_ERRORS, dataEnvelope, errorResponses, schemaRef } from '../../http/schemas.js';
-import { AccountSchema, LogoBody, UpdateAccountBody, type LogoInput, type UpdateAccountInput } from './accounts.schemas.js';
+import { AccountSchema, LogoBody, UpdateAccountBody, type Account, type LogoInput, type UpdateAccountInput } from './accounts.schemas.js';
 import * as service from './accounts.service.js';
 
 const tags = ['Account'];
 const item = dataEnvelope(schemaRef(AccountSchema));
+
+/** Every account operation answers with the account and its ETag. */
+function answer(request: FastifyRequest, reply: FastifyReply, account: Account) {
+  reply.header('etag', etagOf(account));
+  return ok(request, account);
+}
 
 export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/account', {
     config: { scope: 'account:read' },
     schema: { tags, summary: 'Get the business profile', description: 'The account of the API key: the business as its invoices and quotes present it.', response: { 200: item, ...errorResponses() } },
   }, async (request, reply) => {
-    const account = await service.getAccount(app.db, auth(request).accountId);
-    reply.header('etag', etagOf(account));
-    return ok(request, account);
+    return answer(request, reply, await service.getAccount(app.db, auth(request).accountId));
   });
 
   app.put('/v1/account', {
@@ -31,9 +36,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: item, ...errorResponses(...BODY_ERRORS, 'PRECONDITION_FAILED') },
     },
   }, async (request, reply) => {
-    const account = await service.updateAccount(app.db, app.clock, auth(request).accountId, request.body as UpdateAccountInput, ifMatch(request.headers['if-match']));
-    reply.header('etag', etagOf(account));
-    return ok(request, account);
+    return answer(request, reply, await service.updateAccount(app.db, app.clock, auth(request).accountId, request.body as UpdateAccountInput, ifMatch(request.headers['if-match'])));
   });
 
   app.put('/v1/account/logo', {
@@ -46,17 +49,13 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: item, ...errorResponses(...BODY_ERRORS) },
     },
   }, async (request, reply) => {
-    const account = await service.putLogo(app.db, app.clock, app.pdf, auth(request).accountId, request.body as LogoInput);
-    reply.header('etag', etagOf(account));
-    return ok(request, account);
+    return answer(request, reply, await service.putLogo(app.db, app.clock, app.pdf, auth(request).accountId, request.body as LogoInput));
   });
 
   app.delete('/v1/account/logo', {
     config: { scope: 'account:write' },
     schema: { tags, summary: 'Remove the logo', description: 'Documents print the business name instead. Answers with the account (also when there was no logo).', response: { 200: item, ...errorResponses() } },
   }, async (request, reply) => {
-    const account = await service.deleteLogo(app.db, app.clock, auth(request).accountId);
-    reply.header('etag', etagOf(account));
-    return ok(request, account);
+    return answer(request, reply, await service.deleteLogo(app.db, app.clock, auth(request).accountId));
   });
 };

@@ -118,17 +118,8 @@ export async function deleteLogo(db: Db, clock: Clock, accountId: string): Promi
 
 /** The business as a document prints it; the footer is the invoice's or the quote's. */
 export function businessOnDocument(row: AccountRow, kind: 'invoice' | 'quote'): MailBusiness {
-  return {
-    name: row.name,
-    legal_name: row.legal_name,
-    email: row.email,
-    phone: row.phone,
-    website: row.website,
-    address: presentAddress(row.address),
-    tax_id: row.tax_id,
-    payment_instructions: row.payment_instructions,
-    footer: kind === 'invoice' ? row.invoice_footer : row.quote_footer,
-  };
+  const { name, legal_name, email, phone, website, address, tax_id, payment_instructions } = presentAccount(row, false);
+  return { name, legal_name, email, phone, website, address, tax_id, payment_instructions, footer: kind === 'invoice' ? row.invoice_footer : row.quote_footer };
 }
 
 /**
