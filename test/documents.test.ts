@@ -348,3 +348,22 @@ describe('deliveries and delivery_status', () => {
     }
   });
 });
+
+describe('the render time limit', () => {
+  test('a PDF that takes longer than PDF_RENDER_TIMEOUT_MS is a 503 envelope', async () => {
+    const limited = await createTestContext({ env: { PDF_RENDER_TIMEOUT_MS: '100' } });
+    try {
+      const { key: limitedKey } = await limited.account();
+      const call = (method: string, url: string, body?: unknown) => limited.request(method, url, { key: limitedKey, body });
+      const client = (await call('POST', '/v1/clients', { name: 'Jane Doe', email: 'jane@example.com' })).body.data.id;
+      const long = Array.from({ length: 200 }, (_, index) => ({ description: `Line ${index + 1}: ${'Replaced the corroded supply pipe and tested for leaks. '.repeat(9).slice(0, 480)}`, quantity: 1, unit_amount: 100 }));
+      const slow = (await call('POST', '/v1/invoices', { client_id: client, line_items: long })).body.data.id;
+      const refused = await call('GET', `/v1/invoices/${slow}/pdf`);
+      assert.deepEqual([refused.status, refused.body.error.code], [503, 'SERVICE_UNAVAILABLE']);
+      assert.match(refused.body.error.message, /longer than 100 ms/);
+      assert.equal((await call('GET', `/v1/invoices/${slow}`)).status, 200, 'the API answers on: the render was in its own thread');
+    } finally {
+      await limited.close();
+    }
+  });
+});
