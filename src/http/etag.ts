@@ -10,10 +10,21 @@ export function etagOf(item: unknown): string {
   return `"${hash('sha1', JSON.stringify(item), 'base64url')}"`;
 }
 
+/** The entity tags a conditional header lists, trimmed (If-Match, If-None-Match). */
+function listedTags(header: string | string[] | undefined): string[] {
+  if (header === undefined) return [];
+  return (Array.isArray(header) ? header.join(',') : header).split(',').map((tag) => tag.trim());
+}
+
+/** True when an If-None-Match header lists this ETag (weak comparison, as RFC 9110 asks) or is `*`. */
+export function noneMatch(header: string | string[] | undefined, etag: string): boolean {
+  return listedTags(header).some((tag) => tag === '*' || tag.replace(/^W\//, '') === etag);
+}
+
 /** The precondition an If-Match header states (strong comparison; `*` matches any existing object). */
 export function ifMatch(header: string | string[] | undefined): Precondition | undefined {
   if (header === undefined) return undefined;
-  const tags = (Array.isArray(header) ? header.join(',') : header).split(',').map((tag) => tag.trim());
+  const tags = listedTags(header);
   return (current) => {
     if (tags.includes('*') || tags.includes(etagOf(current))) return;
     throw new AppError('PRECONDITION_FAILED', 'The object has changed since you read it: If-Match does not match its current ETag. Get it again, then retry.');

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { auth } from '../../http/auth.js';
+import { noneMatch } from '../../http/etag.js';
 import { listResponse } from '../../http/pagination.js';
 import { errorResponses, IdParamsSchema, listEnvelope, schemaRef } from '../../http/schemas.js';
 import type { Scope } from '../api-keys/scopes.js';
@@ -19,15 +20,6 @@ const PdfHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ maxLength: 1000, description: 'An ETag from an earlier GET of this PDF: 304 while the document is unchanged.', example: '"f1dCq2lV0v9Xc7bW8HkY2uX4kR0sLmNp3qTt6yZzA1c"' })),
 });
 const ListDeliveriesQuery = Type.Object(pageQueryProperties, { additionalProperties: false });
-
-/** True when an If-None-Match header lists this ETag (weak comparison, as RFC 9110 asks) or is `*`. */
-function matches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((tag) => {
-    const trimmed = tag.trim();
-    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
-  });
-}
 
 export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const { kind, path, tag, scope } of DOCUMENTS) {
@@ -50,7 +42,7 @@ export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }, async (request, reply) => {
       const file = await documentFile(app.db, app.pdf, auth(request).accountId, kind, request.params.id, app.clock.now());
       reply.header('etag', file.etag);
-      if (matches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+      if (noneMatch(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
       const pdf = await file.render();
       return reply.type('application/pdf').header('content-disposition', `inline; filename="${file.filename}"`).send(pdf);
     });
