@@ -33,6 +33,7 @@ import { jobRoutes } from './modules/jobs/jobs.routes.js';
 import { DeliverySchema } from './modules/documents/deliveries.js';
 import { documentFileRoutes } from './modules/documents/document-files.routes.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
+import { hubRoutes } from './modules/hub/hub.routes.js';
 import { AccountSchema } from './modules/accounts/accounts.schemas.js';
 import { PdfPool } from './mail/pdf-pool.js';
 import { eventRoutes } from './modules/events/events.routes.js';
@@ -59,11 +60,12 @@ const SECURITY_HEADERS = {
 const AUTHENTICATED_HEADERS = { ...SECURITY_HEADERS, 'cache-control': 'no-store' };
 
 /**
- * The URL as logged: anything that looks like an API key, and the value of any query parameter whose name
- * says it holds a secret, is replaced, so a key pasted into a URL does not end up in the logs.
+ * The URL as logged: a client hub token, anything that looks like an API key, and the value of any query
+ * parameter whose name says it holds a secret, are replaced, so no credential ends up in the logs.
  */
 export function redactUrl(url: string): string {
   return url
+    .replace(/^\/hub\/(?!static\/)[^/?#]+/, '/hub/[redacted]')
     .replace(/bms_[0-9A-Za-z]{4,}/g, 'bms_[redacted]')
     .replace(/([?&][^=&]*(?:key|token|secret|password|auth)[^=&]*=)[^&#]*/gi, '$1[redacted]');
 }
@@ -166,14 +168,15 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(systemRoutes);
   await app.register(clientRoutes);
   await app.register(serviceRequestRoutes);
-  await app.register(quoteRoutes);
+  await app.register(quoteRoutes(config));
   await app.register(jobRoutes);
-  await app.register(invoiceRoutes);
+  await app.register(invoiceRoutes(config));
   await app.register(paymentRoutes);
   await app.register(eventRoutes);
   await app.register(webhookRoutes(config.webhooks));
   await app.register(documentFileRoutes);
   await app.register(accountRoutes);
+  await app.register(hubRoutes({ links: config, limiter }), { prefix: '/hub' });
 
   app.decorate('routeTable', routes);
   return app;

@@ -43,6 +43,8 @@ export interface Config {
   readonly maxConnectionsPerIp: number;
   /** Events and webhook delivery (contract section 9). */
   readonly webhooks: WebhookConfig;
+  /** Where clients reach this server: the origin of the hub's links (`PUBLIC_BASE_URL`), without a trailing slash. */
+  readonly publicBaseUrl: string;
 }
 
 export interface WebhookConfig {
@@ -212,6 +214,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     timeoutMs: wholeNumber('PDF_RENDER_TIMEOUT_MS', env.PDF_RENDER_TIMEOUT_MS, 20_000, 100, 600_000, problems),
   };
 
+  const publicBaseUrl = (parseUrlSetting('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL, ['http:', 'https:'], problems) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+
   const config: Config = {
     nodeEnv,
     port,
@@ -232,6 +236,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     overloadMaxEventLoopDelayMs: wholeNumber('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS, 200, 0, 60_000, problems),
     bootstrapKey: bootstrapText === 'true',
     webhooks,
+    publicBaseUrl,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -10,6 +10,7 @@ import * as payments from './migrations/20261122000000_payments.js';
 import * as events from './migrations/20261122010000_events.js';
 import * as idempotencyEtag from './migrations/20261122020000_idempotency_etag.js';
 import * as documentsV2 from './migrations/20261122030000_documents_v2.js';
+import * as clientHub from './migrations/20261122040000_client_hub.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261122010000_events': events,
   '20261122020000_idempotency_etag': idempotencyEtag,
   '20261122030000_documents_v2': documentsV2,
+  '20261122040000_client_hub': clientHub,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

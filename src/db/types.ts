@@ -97,6 +97,9 @@ export interface ServiceRequestsTable extends DocumentColumns {
 interface DeliveredColumns {
   delivery_id: string | null;
   delivery_status: string | null;
+  /** The client hub's secret token and page (contract section 12); set on first send. */
+  hosted_token: string | null;
+  hosted_url: string | null;
 }
 
 export interface AccountLogosTable {
@@ -114,7 +117,10 @@ export interface QuotesTable extends DocumentColumns, PricedColumns, DeliveredCo
   valid_until: DateText | null;
   sent_at: Timestamp | null;
   approved_at: Timestamp | null;
+  /** The name the client typed when approving on the hub. */
+  approved_by: string | null;
   declined_at: Timestamp | null;
+  decline_reason: string | null;
   converted_at: Timestamp | null;
 }
 

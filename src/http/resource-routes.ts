@@ -5,7 +5,7 @@ import type { TSchema, Static } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../core/deps.js';
 import type { Scope } from '../modules/api-keys/scopes.js';
-import { SendBody, type SendInput } from '../modules/documents/document.schemas.js';
+import { NoBody, SendBody, type SendInput } from '../modules/documents/document.schemas.js';
 import { auth, requireScope } from './auth.js';
 import type { Precondition } from '../core/errors.js';
 import { etagOf, ifMatch, IfMatchHeaders } from './etag.js';
@@ -69,6 +69,21 @@ export function sendAction<Item>(singular: string, scope: Scope, run: (db: Db, c
     body: SendBody,
     errors: ['INVALID_STATE'],
     run: (db, clock, accountId, id, body) => run(db, clock, accountId, id, body as SendInput),
+  };
+}
+
+/** `POST /:id/hosted-link/rotate` of a quote or invoice (contract section 12). */
+export function rotateLinkAction<Item>(singular: string, scope: Scope, run: (db: Db, clock: Clock, accountId: string, id: string) => Promise<Item>): ResourceAction<Item> {
+  return {
+    name: 'hosted-link/rotate',
+    scope,
+    summary: `Replace ${article(singular)}'s hosted link`,
+    description:
+      'Issues a new `hosted_url` for the client hub page; the old link stops working at once (use it when a link reached the wrong person). ' +
+      'The document must have been sent and not be a draft again or void. The new link is not e-mailed: send the document again to e-mail it.',
+    body: NoBody,
+    errors: ['INVALID_STATE'],
+    run: (db, clock, accountId, id) => run(db, clock, accountId, id),
   };
 }
 

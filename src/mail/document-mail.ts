@@ -1,5 +1,6 @@
 // What a sent quote or invoice looks like as an e-mail: the snapshot frozen at send time, and the
 // subject, text and HTML rendered from it. Amounts are formatted exactly from integer minor units.
+import { escapeHtml } from '../core/html.js';
 
 /** A line as the e-mail and the PDF print it (the API's line item has these fields and more). */
 export interface MailLineItem {
@@ -65,6 +66,13 @@ export interface MailSnapshot {
   };
   /** The personal note given to the send operation. */
   message: string | null;
+  /** The document's page on the client hub (absent from snapshots queued before the hub existed). */
+  hosted_url?: string | null;
+}
+
+/** The sentence that leads to the hub page: a quote is answered there, an invoice read. */
+function hubInvitation(snapshot: MailSnapshot): string {
+  return snapshot.kind === 'quote' ? 'View the quote online, and approve or decline it there:' : 'View the invoice online:';
 }
 
 const MINOR_UNIT_DIGITS: Record<string, number> = { JPY: 0, KRW: 0, VND: 0, CLP: 0, ISK: 0, HUF: 2, BHD: 3, KWD: 3, OMR: 3, JOD: 3, TND: 3 };
@@ -143,16 +151,13 @@ export function renderText(snapshot: MailSnapshot): string {
     ...summaryRows(snapshot).map(([label, value]) => `${label}: ${value}`),
     ...(document.notes ? ['', document.notes] : []),
     ...(snapshot.kind === 'invoice' && snapshot.business.payment_instructions ? ['', 'How to pay:', snapshot.business.payment_instructions] : []),
+    ...(snapshot.hosted_url ? ['', hubInvitation(snapshot), snapshot.hosted_url] : []),
     '',
     `The ${snapshot.kind} is attached as a PDF.`,
     '',
     snapshot.business.name,
   ];
   return `${lines.join('\n')}\n`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
 export function renderHtml(snapshot: MailSnapshot): string {
@@ -174,6 +179,7 @@ ${snapshot.message ? `<p>${escapeHtml(snapshot.message).replace(/\n/g, '<br>')}<
 <tbody>${rows}${summary}</tbody></table>
 ${document.notes ? `<p>${escapeHtml(document.notes).replace(/\n/g, '<br>')}</p>` : ''}
 ${snapshot.kind === 'invoice' && snapshot.business.payment_instructions ? `<p><strong>How to pay</strong><br>${escapeHtml(snapshot.business.payment_instructions).replace(/\n/g, '<br>')}</p>` : ''}
+${snapshot.hosted_url ? `<p>${escapeHtml(hubInvitation(snapshot))}<br><a href="${escapeHtml(snapshot.hosted_url)}" style="display:inline-block;margin-top:6px;padding:10px 16px;background:#1d4ed8;color:#fff;text-decoration:none;border-radius:4px">${snapshot.kind === 'quote' ? 'View and answer the quote' : 'View the invoice'}</a></p>` : ''}
 <p>The ${snapshot.kind} is attached as a PDF.</p>
 <p>${escapeHtml(snapshot.business.name)}</p>
 </body></html>`;

@@ -66,6 +66,11 @@ export class RateLimiter {
     return describe(policy, await this.store.take(`key:${auth.keyId}`, policy, now.getTime(), 1), now.getTime());
   }
 
+  /** Takes a token from a bucket of callers without a key (the client hub's pages, per IP). */
+  async admitAnonymous(bucket: string, policy: LimitPolicy, now: Date): Promise<Admission> {
+    return describe(policy, await this.store.take(bucket, policy, now.getTime(), 1), now.getTime());
+  }
+
   /** Seconds to wait when this IP has used up its failed authentications, else undefined. */
   async blockedFor(ip: string, now: Date): Promise<number | undefined> {
     const result = await this.store.take(`ip:${ip}`, FAILED_AUTH_POLICY, now.getTime(), 0);

@@ -8,7 +8,8 @@ import { errorResponses, IdParamsSchema, listEnvelope, schemaRef } from '../../h
 import type { Scope } from '../api-keys/scopes.js';
 import { pageQueryProperties } from '../shared/fields.js';
 import { DeliverySchema, listDeliveries, presentDelivery } from './deliveries.js';
-import { documentFile } from './document-files.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { documentFile, type DocumentFile } from './document-files.js';
 import type { SentKind } from './sending.js';
 
 const DOCUMENTS: Array<{ kind: SentKind; path: string; tag: string; scope: Scope }> = [
@@ -20,6 +21,14 @@ const PdfHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ maxLength: 1000, description: 'An ETag from an earlier GET of this PDF: 304 while the document is unchanged.', example: '"f1dCq2lV0v9Xc7bW8HkY2uX4kR0sLmNp3qTt6yZzA1c"' })),
 });
 const ListDeliveriesQuery = Type.Object(pageQueryProperties, { additionalProperties: false });
+
+/** The PDF with its ETag, or 304 when If-None-Match names that ETag (no rendering then). */
+export async function sendDocumentFile(request: FastifyRequest, reply: FastifyReply, file: DocumentFile): Promise<FastifyReply> {
+  reply.header('etag', file.etag);
+  if (noneMatch(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+  const pdf = await file.render();
+  return reply.type('application/pdf').header('content-disposition', `inline; filename="${file.filename}"`).send(pdf);
+}
 
 export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const { kind, path, tag, scope } of DOCUMENTS) {
@@ -40,11 +49,7 @@ export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     }, async (request, reply) => {
-      const file = await documentFile(app.db, app.pdf, auth(request).accountId, kind, request.params.id, app.clock.now());
-      reply.header('etag', file.etag);
-      if (noneMatch(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
-      const pdf = await file.render();
-      return reply.type('application/pdf').header('content-disposition', `inline; filename="${file.filename}"`).send(pdf);
+      return sendDocumentFile(request, reply, await documentFile(app.db, app.pdf, auth(request).accountId, kind, request.params.id, app.clock.now()));
     });
 
     app.get(`${path}/:id/deliveries`, {

@@ -39,6 +39,18 @@ export const deliveryStatusField = Nullable(
   Type.Unsafe<DeliveryStatus>({ type: 'string', enum: [...DELIVERY_STATUSES], description: 'The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send.', example: 'delivered' }),
 );
 
+/** The body of an action that takes none: absent, or an empty object. */
+export const NoBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], { description: 'No body is needed.' });
+
+/** A sent document's read-only `hosted_url` (contract section 12). */
+export const hostedUrlField = Nullable(
+  Type.String({
+    format: 'uri',
+    description: 'The client hub page where the client sees the document (and answers a quote): PUBLIC_BASE_URL/hub/<secret token>. Set when first sent, null while a draft; a rotation replaces it; a void invoice has none. Read-only.',
+    example: 'https://billing.example.com/hub/6Vq0Ck3mJ9yCw1pQ3tq3Ssd8hY2i1FqkP4mZ8xY0aBc',
+  }),
+);
+
 /** The body of POST /v1/invoices/:id/send and /v1/quotes/:id/send (optional). */
 export const SendBody = Type.Union(
   [

@@ -26,6 +26,13 @@ export function assertSendable(kind: SentKind, sendable: readonly string[], docu
   if (details.length > 0) throw validationError(details, `This ${kind} cannot be sent yet.`);
 }
 
+/** 409 unless the document has a hosted link to rotate: it was sent, and is not a draft again or void. */
+export function assertHasHostedLink(kind: SentKind, document: { status: string; hosted_token: string | null }): void {
+  if (document.status === 'draft' || document.status === 'void' || document.hosted_token === null) {
+    throw invalidState(`This ${kind} is '${document.status}' and has no hosted link; it gets one when it is sent.`);
+  }
+}
+
 /** What a quote or an invoice (as the API presents it) gives its printed form; the kind-specific fields are optional. */
 export interface PrintableDocument {
   id: string;
@@ -44,6 +51,7 @@ export interface PrintableDocument {
   amount_due?: number;
   issue_date?: string | null;
   due_date?: string | null;
+  hosted_url?: string | null;
 }
 
 /**
@@ -91,7 +99,7 @@ export async function queueDocumentMail(
 ): Promise<void> {
   const now = clock.now().toISOString();
   const id = mail.deliveryId;
-  const snapshot = await documentSnapshot(trx, accountId, mail.kind, mail.document, client, mail.message);
+  const snapshot = { ...(await documentSnapshot(trx, accountId, mail.kind, mail.document, client, mail.message)), hosted_url: mail.document.hosted_url ?? null };
   await enqueueMessage(trx, {
     id,
     account_id: accountId,

@@ -11,6 +11,7 @@ import { addDays, todayUtc } from '../documents/priced.js';
 import { assertSendable } from '../documents/sending.js';
 import type { TransitionTable } from '../documents/state-machine.js';
 import type { EventType } from '../events/event-types.js';
+import { hostedLinkOnSend, type HostedLinks } from '../hub/hosted-links.js';
 
 export const INVOICE_STATUSES = ['draft', 'sent', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -45,16 +46,17 @@ export async function defaultDueDate(trx: Executor, accountId: string, issueDate
 
 /**
  * The columns that mark an invoice sent, by the send operation or `PUT {status: "sent"}`: a number on
- * first send, issue_date today when empty, due_date from the payment terms when empty, sent_at now.
+ * first send, a hosted link on first send, issue_date today when empty, due_date from the payment terms when empty, sent_at now.
  * `client` is given when the invoice is e-mailed.
  */
-export async function invoiceSentColumns(trx: Executor, clock: Clock, accountId: string, invoice: InvoiceRow, client?: ClientRow) {
+export async function invoiceSentColumns(trx: Executor, clock: Clock, links: HostedLinks, accountId: string, invoice: InvoiceRow, client?: ClientRow) {
   assertSendable('invoice', INVOICE_SENDABLE, invoice, client);
   const now = clock.now();
   const issueDate = invoice.issue_date ?? todayUtc(now);
   return {
     status: 'sent',
     ...(await numberOnSend(trx, accountId, 'invoice', invoice)),
+    ...hostedLinkOnSend(invoice, links),
     issue_date: issueDate,
     due_date: invoice.due_date ?? (await defaultDueDate(trx, accountId, issueDate)),
     sent_at: now.toISOString(),

@@ -4,6 +4,7 @@ import type { InvoiceRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import type { DeliveryStatus } from '../documents/document.schemas.js';
 import { presentPriced, todayUtc } from '../documents/priced.js';
+import { presentHostedUrl } from '../hub/hosted-links.js';
 import { listPaymentsOfInvoices } from '../payments/payments.repository.js';
 import type { InvoicePayment, PaymentMethod } from '../payments/payments.schemas.js';
 import { requireRow } from '../shared/lookup.js';
@@ -35,6 +36,7 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
     is_overdue: row.status === 'sent' && row.due_date !== null && row.due_date < todayUtc(now),
     sent_at: row.sent_at,
     delivery_status: row.delivery_status as DeliveryStatus | null,
+    hosted_url: presentHostedUrl(row),
     paid_at: row.paid_at,
     voided_at: row.voided_at,
     metadata: fromJson(row.metadata),

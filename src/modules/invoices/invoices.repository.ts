@@ -9,7 +9,7 @@ import type { InvoiceStatus } from './invoices.lifecycle.js';
 
 const COLUMNS = [
   'id', 'account_id', 'client_id', 'job_id', 'quote_id', 'number', 'number_seq', 'currency', 'line_items', 'subtotal_amount', 'tax_amount', 'total_amount',
-  'amount_paid', 'notes', 'issue_date', 'due_date', 'status', 'sent_at', 'paid_at', 'voided_at', 'delivery_id', 'delivery_status', 'metadata', 'created_at', 'updated_at',
+  'amount_paid', 'notes', 'issue_date', 'due_date', 'status', 'sent_at', 'paid_at', 'voided_at', 'delivery_id', 'delivery_status', 'hosted_token', 'hosted_url', 'metadata', 'created_at', 'updated_at',
 ] as const;
 
 export interface InvoiceFilters extends TimeBounds {
@@ -31,6 +31,11 @@ export const INVOICE_SORTS: SortFields<InvoiceRow> = {
 
 export async function insertInvoice(db: Executor, row: InvoiceRow): Promise<void> {
   await db.insertInto('invoices').values(row).execute();
+}
+
+/** The invoice a hub link names, in whichever account (the token is the credential). */
+export async function findInvoiceByToken(db: Executor, token: string): Promise<InvoiceRow | undefined> {
+  return db.selectFrom('invoices').select(COLUMNS).where('hosted_token', '=', token).executeTakeFirst();
 }
 
 export async function findInvoice(db: Executor, accountId: string, id: string, lock = false): Promise<InvoiceRow | undefined> {

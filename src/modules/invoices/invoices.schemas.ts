@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { INVOICE_STATUSES, INVOICE_TRANSITIONS, type InvoiceStatus } from './invoices.lifecycle.js';
 import { describeTransitions } from '../documents/state-machine.js';
 import { listQueryProperties, MetadataSchema, Nullable } from '../shared/fields.js';
-import { CurrencySchema, DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField } from '../documents/document.schemas.js';
+import { CurrencySchema, DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField, hostedUrlField } from '../documents/document.schemas.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
 import { idFilter, statusFilter } from '../documents/list-filters.js';
 import { InvoicePaymentSchema } from '../payments/payments.schemas.js';
@@ -33,6 +33,7 @@ export const InvoiceSchema = Type.Object(
     is_overdue: Type.Boolean({ description: 'True when sent and due_date is before today (UTC). Read-only.', example: false }),
     sent_at: nullableTimestamp('When the invoice was last sent or marked sent.'),
     delivery_status: deliveryStatusField,
+    hosted_url: hostedUrlField,
     paid_at: nullableTimestamp('When the invoice became paid (its amount_due reached 0).'),
     voided_at: nullableTimestamp('When the invoice was voided.'),
   },

@@ -12,7 +12,7 @@ import { assertClientKept } from '../documents/client-link.js';
 import { copyLineItems } from '../documents/line-items.js';
 import { parseStatusFilter } from '../documents/list-filters.js';
 import { accountCurrency, lineItemsOf, pricedColumns, todayUtc } from '../documents/priced.js';
-import { queueDocumentMail } from '../documents/sending.js';
+import { assertHasHostedLink, queueDocumentMail } from '../documents/sending.js';
 import { assertTransition } from '../documents/state-machine.js';
 import { requireJobReference } from '../jobs/jobs.service.js';
 import { convertQuote } from '../quotes/quotes.service.js';
@@ -28,6 +28,7 @@ import {
 } from './invoices.lifecycle.js';
 import * as repository from './invoices.repository.js';
 import { previousAttributes, recordChange, recordEvent } from '../events/events.service.js';
+import { newHostedLink, type HostedLinks } from '../hub/hosted-links.js';
 import { recordPayment, settleInvoice } from '../payments/payments.service.js';
 import { getInvoiceRecord as getRow, presentInvoice, withPayments, type InvoiceRecord } from './invoices.presenter.js';
 import type { CreateInvoiceInput, Invoice, ListInvoicesInput, UpdateInvoiceInput } from './invoices.schemas.js';
@@ -80,6 +81,8 @@ export async function createInvoice(db: Db, clock: Clock, accountId: string, inp
       voided_at: null,
       delivery_id: null,
       delivery_status: null,
+      hosted_token: null,
+      hosted_url: null,
       metadata: JSON.stringify(input.metadata ?? {}),
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
@@ -95,7 +98,7 @@ export async function getInvoice(db: Executor, accountId: string, id: string, no
   return presentInvoice(await getRow(db, accountId, id), now);
 }
 
-export async function updateInvoice(db: Db, clock: Clock, accountId: string, id: string, input: UpdateInvoiceInput, precondition?: Precondition): Promise<Invoice> {
+export async function updateInvoice(db: Db, clock: Clock, links: HostedLinks, accountId: string, id: string, input: UpdateInvoiceInput, precondition?: Precondition): Promise<Invoice> {
   return db.transaction().execute(async (trx) => {
     const current = await getRow(trx, accountId, id, true);
     precondition?.(presentInvoice(current, clock.now()));
@@ -123,8 +126,9 @@ export async function updateInvoice(db: Db, clock: Clock, accountId: string, id:
       if (Number(patch.total_amount) < Number(current.amount_paid)) throw fieldError('line_items', `the total would be below the ${current.amount_paid} already paid; refund a payment first`);
     }
     assertDueAfterIssue(patch.issue_date !== undefined ? patch.issue_date : current.issue_date, patch.due_date !== undefined ? patch.due_date : current.due_date);
-    if (status === 'sent' && from !== 'sent') Object.assign(patch, await invoiceSentColumns(trx, clock, accountId, { ...current, ...patch }));
-    if (status === 'void' && from !== 'void') Object.assign(patch, { status, voided_at: now.toISOString() });
+    if (status === 'sent' && from !== 'sent') Object.assign(patch, await invoiceSentColumns(trx, clock, links, accountId, { ...current, ...patch }));
+    // A void invoice's hosted page stops working (contract section 12).
+    if (status === 'void' && from !== 'void') Object.assign(patch, { status, voided_at: now.toISOString(), hosted_token: null, hosted_url: null });
     const updated = (await repository.updateInvoice(trx, accountId, current.id, patch)) ?? current;
     const edited = presentInvoice({ ...updated, payments: current.payments }, now);
     await recordChange(trx, clock, accountId, 'invoice', presentInvoice(current, now), edited, INVOICE_STATUS_EVENTS);
@@ -145,11 +149,11 @@ async function payInFull(trx: Executor, clock: Clock, invoice: InvoiceRow, befor
  * Sends the invoice: in one transaction, assign its number and dates on first send, move it to `sent`,
  * and queue the e-mail to the client's stored address. The response never waits for SMTP.
  */
-export async function sendInvoice(db: Db, clock: Clock, accountId: string, id: string, input: SendInput): Promise<Invoice> {
+export async function sendInvoice(db: Db, clock: Clock, links: HostedLinks, accountId: string, id: string, input: SendInput): Promise<Invoice> {
   return db.transaction().execute(async (trx) => {
     const current = await getRow(trx, accountId, id, true);
     const client = await getClientRow(trx, accountId, current.client_id);
-    const columns = await invoiceSentColumns(trx, clock, accountId, current, client);
+    const columns = await invoiceSentColumns(trx, clock, links, accountId, current, client);
     const now = clock.now();
     const deliveryId = newId();
     const patch = { ...columns, delivery_id: deliveryId, delivery_status: 'queued', updated_at: now.toISOString() };
@@ -158,6 +162,19 @@ export async function sendInvoice(db: Db, clock: Clock, accountId: string, id: s
     // Every send is an invoice.sent, a re-send too (its sent_at moves).
     await recordEvent(trx, clock, accountId, 'invoice.sent', invoice, { previous_attributes: previousAttributes(presentInvoice(current, now), invoice) });
     await queueDocumentMail(trx, clock, accountId, client, { kind: 'invoice', deliveryId, message: input?.message ?? null, document: invoice });
+    return invoice;
+  });
+}
+
+/** Replaces the invoice's hosted link: the old URL stops working at once. */
+export async function rotateInvoiceLink(db: Db, clock: Clock, links: HostedLinks, accountId: string, id: string): Promise<Invoice> {
+  return db.transaction().execute(async (trx) => {
+    const current = await getRow(trx, accountId, id, true);
+    assertHasHostedLink('invoice', current);
+    const now = clock.now();
+    const updated = (await repository.updateInvoice(trx, accountId, current.id, { ...newHostedLink(links), updated_at: now.toISOString() })) ?? current;
+    const invoice = presentInvoice({ ...updated, payments: current.payments }, now);
+    await recordChange(trx, clock, accountId, 'invoice', presentInvoice(current, now), invoice);
     return invoice;
   });
 }

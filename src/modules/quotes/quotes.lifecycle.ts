@@ -8,6 +8,7 @@ import { numberOnSend } from '../documents/numbering.js';
 import { assertSendable } from '../documents/sending.js';
 import type { TransitionTable } from '../documents/state-machine.js';
 import type { EventType } from '../events/event-types.js';
+import { hostedLinkOnSend, type HostedLinks } from '../hub/hosted-links.js';
 
 export const QUOTE_STATUSES = ['draft', 'sent', 'approved', 'declined', 'converted'] as const;
 export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
@@ -43,10 +44,11 @@ export function assertQuoteConvertible(status: QuoteStatus): void {
 }
 
 /**
- * The columns that mark a quote sent, by the send operation or `PUT {status: "sent"}`: a number on first
- * send (never changed after), sent_at now. `client` is given when the quote is e-mailed.
+ * The columns that mark a quote sent, by the send operation or `PUT {status: "sent"}`: a number and a
+ * hosted link on first send (never changed after, but for a rotation), sent_at now. `client` is given
+ * when the quote is e-mailed.
  */
-export async function quoteSentColumns(trx: Executor, clock: Clock, accountId: string, quote: QuoteRow, client?: ClientRow) {
+export async function quoteSentColumns(trx: Executor, clock: Clock, links: HostedLinks, accountId: string, quote: QuoteRow, client?: ClientRow) {
   assertSendable('quote', QUOTE_SENDABLE, quote, client);
-  return { status: 'sent', ...(await numberOnSend(trx, accountId, 'quote', quote)), sent_at: clock.now().toISOString() };
+  return { status: 'sent', ...(await numberOnSend(trx, accountId, 'quote', quote)), ...hostedLinkOnSend(quote, links), sent_at: clock.now().toISOString() };
 }

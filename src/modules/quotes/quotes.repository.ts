@@ -7,7 +7,7 @@ import type { QuoteStatus } from './quotes.lifecycle.js';
 
 const COLUMNS = [
   'id', 'account_id', 'client_id', 'request_id', 'number', 'number_seq', 'title', 'currency', 'line_items', 'subtotal_amount', 'tax_amount', 'total_amount',
-  'notes', 'valid_until', 'status', 'sent_at', 'approved_at', 'declined_at', 'converted_at', 'delivery_id', 'delivery_status', 'metadata', 'created_at', 'updated_at',
+  'notes', 'valid_until', 'status', 'sent_at', 'approved_at', 'approved_by', 'declined_at', 'decline_reason', 'converted_at', 'delivery_id', 'delivery_status', 'hosted_token', 'hosted_url', 'metadata', 'created_at', 'updated_at',
 ] as const;
 
 export interface QuoteFilters extends TimeBounds {
@@ -32,6 +32,11 @@ export async function findQuote(db: Executor, accountId: string, id: string, loc
 
 export async function updateQuote(db: Executor, accountId: string, id: string, patch: QuotePatch): Promise<QuoteRow | undefined> {
   return db.updateTable('quotes').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+}
+
+/** The quote a hub link names, in whichever account (the token is the credential). */
+export async function findQuoteByToken(db: Executor, token: string, lock = false): Promise<QuoteRow | undefined> {
+  return lockedIf(db, db.selectFrom('quotes').select(COLUMNS).where('hosted_token', '=', token), lock).executeTakeFirst();
 }
 
 export async function deleteQuote(db: Executor, accountId: string, id: string): Promise<void> {

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { QUOTE_STATUSES, QUOTE_TRANSITIONS, type QuoteStatus } from './quotes.lifecycle.js';
 import { describeTransitions } from '../documents/state-machine.js';
 import { listQueryProperties, MetadataSchema, Nullable } from '../shared/fields.js';
-import { CurrencySchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField } from '../documents/document.schemas.js';
+import { CurrencySchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField, hostedUrlField } from '../documents/document.schemas.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
 import { idFilter, statusFilter } from '../documents/list-filters.js';
 
@@ -24,8 +24,11 @@ export const QuoteSchema = Type.Object(
     valid_until: validUntil,
     sent_at: nullableTimestamp('When the quote was last sent or marked sent.'),
     delivery_status: deliveryStatusField,
+    hosted_url: hostedUrlField,
     approved_at: nullableTimestamp('When the quote was approved.'),
+    approved_by: Nullable(Type.String({ description: 'The name the client typed when approving on the client hub; null when approved through the API.', example: 'Ada Lovelace' })),
     declined_at: nullableTimestamp('When the quote was declined.'),
+    decline_reason: Nullable(Type.String({ description: 'The reason the client gave when declining on the client hub (optional there); null otherwise.', example: 'We went with a cheaper offer.' })),
     converted_at: nullableTimestamp('When a job or invoice was made from the quote.'),
   },
   { $id: 'Quote', description: 'A priced proposal for a client.' },

@@ -11,11 +11,12 @@ import { getClientRow, requireClientReference } from '../clients/clients.service
 import { assertClientKept } from '../documents/client-link.js';
 import { parseStatusFilter } from '../documents/list-filters.js';
 import type { DeliveryStatus, SendInput } from '../documents/document.schemas.js';
-import { accountCurrency, presentPriced, pricedColumns } from '../documents/priced.js';
-import { queueDocumentMail } from '../documents/sending.js';
+import { accountCurrency, presentPriced, pricedColumns, todayUtc } from '../documents/priced.js';
+import { assertHasHostedLink, queueDocumentMail } from '../documents/sending.js';
 import { assertTransition } from '../documents/state-machine.js';
 import { convertServiceRequest } from '../service-requests/service-requests.service.js';
 import { previousAttributes, recordChange, recordEvent } from '../events/events.service.js';
+import { newHostedLink, presentHostedUrl, type HostedLinks } from '../hub/hosted-links.js';
 import { requireReference, requireRow } from '../shared/lookup.js';
 import {
   assertQuoteConvertible,
@@ -44,8 +45,11 @@ export function presentQuote(row: QuoteRow): Quote {
     status: row.status,
     sent_at: row.sent_at,
     delivery_status: row.delivery_status as DeliveryStatus | null,
+    hosted_url: presentHostedUrl(row),
     approved_at: row.approved_at,
+    approved_by: row.approved_by,
     declined_at: row.declined_at,
+    decline_reason: row.decline_reason,
     converted_at: row.converted_at,
     metadata: fromJson(row.metadata),
     created_at: row.created_at,
@@ -78,10 +82,14 @@ export async function createQuote(db: Db, clock: Clock, accountId: string, input
       status: 'draft',
       sent_at: null,
       approved_at: null,
+      approved_by: null,
       declined_at: null,
+      decline_reason: null,
       converted_at: null,
       delivery_id: null,
       delivery_status: null,
+      hosted_token: null,
+      hosted_url: null,
       metadata: JSON.stringify(input.metadata ?? {}),
       created_at: now,
       updated_at: now,
@@ -97,7 +105,7 @@ export async function getQuote(db: Executor, accountId: string, id: string): Pro
   return presentQuote(await getRow(db, accountId, id));
 }
 
-export async function updateQuote(db: Db, clock: Clock, accountId: string, id: string, input: UpdateQuoteInput, precondition?: Precondition): Promise<Quote> {
+export async function updateQuote(db: Db, clock: Clock, links: HostedLinks, accountId: string, id: string, input: UpdateQuoteInput, precondition?: Precondition): Promise<Quote> {
   return db.transaction().execute(async (trx) => {
     const current = await getRow(trx, accountId, id, true);
     precondition?.(presentQuote(current));
@@ -115,7 +123,7 @@ export async function updateQuote(db: Db, clock: Clock, accountId: string, id: s
     if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
     if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
     if (status !== undefined && status !== from) {
-      if (status === 'sent') Object.assign(patch, await quoteSentColumns(trx, clock, accountId, { ...current, ...patch }));
+      if (status === 'sent') Object.assign(patch, await quoteSentColumns(trx, clock, links, accountId, { ...current, ...patch }));
       else patch.status = status;
       if (status === 'approved') patch.approved_at = now;
       if (status === 'declined') patch.declined_at = now;
@@ -130,11 +138,11 @@ export async function updateQuote(db: Db, clock: Clock, accountId: string, id: s
  * Sends the quote: in one transaction, assign its number on first send, move it to `sent`, and queue the
  * e-mail to the client's stored address. The response never waits for SMTP.
  */
-export async function sendQuote(db: Db, clock: Clock, accountId: string, id: string, input: SendInput): Promise<Quote> {
+export async function sendQuote(db: Db, clock: Clock, links: HostedLinks, accountId: string, id: string, input: SendInput): Promise<Quote> {
   return db.transaction().execute(async (trx) => {
     const current = await getRow(trx, accountId, id, true);
     const client = await getClientRow(trx, accountId, current.client_id);
-    const columns = await quoteSentColumns(trx, clock, accountId, current, client);
+    const columns = await quoteSentColumns(trx, clock, links, accountId, current, client);
     const deliveryId = newId();
     const patch = { ...columns, delivery_id: deliveryId, delivery_status: 'queued', updated_at: clock.now().toISOString() };
     const quote = presentQuote((await repository.updateQuote(trx, accountId, current.id, patch)) ?? current);
@@ -142,6 +150,48 @@ export async function sendQuote(db: Db, clock: Clock, accountId: string, id: str
     await recordEvent(trx, clock, accountId, 'quote.sent', quote, { previous_attributes: previousAttributes(presentQuote(current), quote) });
     await queueDocumentMail(trx, clock, accountId, client, { kind: 'quote', deliveryId, message: input?.message ?? null, document: quote });
     return quote;
+  });
+}
+
+/**
+ * Replaces the quote's hosted link: the old URL stops working at once (a link forwarded by mistake). A
+ * draft has no link to replace.
+ */
+export async function rotateQuoteLink(db: Db, clock: Clock, links: HostedLinks, accountId: string, id: string): Promise<Quote> {
+  return db.transaction().execute(async (trx) => {
+    const current = await getRow(trx, accountId, id, true);
+    assertHasHostedLink('quote', current);
+    const quote = presentQuote((await repository.updateQuote(trx, accountId, current.id, { ...newHostedLink(links), updated_at: clock.now().toISOString() })) ?? current);
+    await recordChange(trx, clock, accountId, 'quote', presentQuote(current), quote);
+    return quote;
+  });
+}
+
+/** The client's answer on the hub: approve with their typed name, or decline with an optional reason. */
+export type QuoteAnswer = { decision: 'approve'; name: string } | { decision: 'decline'; reason: string | null };
+
+/**
+ * Records the client's answer to the quote a hub token names, by the API's rules (sent -> approved |
+ * declined) and with its events (`data.source: "hub"`), once: the row is locked, so of two answers at
+ * the same moment the second finds the quote answered ('closed'). An approval after valid_until is
+ * refused ('expired'). Undefined when the token names no quote the client may see.
+ */
+export async function answerQuote(db: Db, clock: Clock, token: string, answer: QuoteAnswer): Promise<'answered' | 'closed' | 'expired' | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const current = await repository.findQuoteByToken(trx, token, true);
+    if (!current || current.status === 'draft') return undefined;
+    if (current.status !== 'sent') return 'closed';
+    const now = clock.now();
+    if (answer.decision === 'approve' && current.valid_until !== null && current.valid_until < todayUtc(now)) return 'expired';
+    const to: QuoteStatus = answer.decision === 'approve' ? 'approved' : 'declined';
+    assertTransition('quote', QUOTE_TRANSITIONS, 'sent', to);
+    const patch: Partial<QuoteRow> =
+      answer.decision === 'approve'
+        ? { status: to, approved_at: now.toISOString(), approved_by: answer.name }
+        : { status: to, declined_at: now.toISOString(), decline_reason: answer.reason };
+    const updated = (await repository.updateQuote(trx, current.account_id, current.id, { ...patch, updated_at: now.toISOString() })) ?? current;
+    await recordChange(trx, clock, current.account_id, 'quote', presentQuote(current), presentQuote(updated), QUOTE_STATUS_EVENTS, 'hub');
+    return 'answered';
   });
 }
 

@@ -1,0 +1,42 @@
+// The hub's forms are protected the way a page without sessions can be: a double-submit cookie. The page
+// sets a random value in an HttpOnly, SameSite=Strict cookie scoped to /hub and puts the same value in
+// each form; an answer is taken only when both arrive and match, and only from this site (Origin and
+// Sec-Fetch-Site, when the browser sends them). Another site can neither read the value nor send the
+// cookie with its own form.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const CSRF_COOKIE = 'bms_hub_csrf';
+const VALUE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** The cookie's value from a Cookie header, when it is one we could have set. */
+export function csrfFromCookies(header: string | undefined): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [name, value] = part.trim().split('=', 2);
+    if (name === CSRF_COOKIE && value !== undefined && VALUE_PATTERN.test(value)) return value;
+  }
+  return undefined;
+}
+
+export function newCsrfValue(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** `Secure` when the public address is https (a test or development server on http cannot use it). */
+export function csrfCookie(value: string, secure: boolean): string {
+  return `${CSRF_COOKIE}=${value}; Path=/hub; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+}
+
+export function csrfMatches(cookie: string | undefined, field: unknown): boolean {
+  if (cookie === undefined || typeof field !== 'string' || field.length !== cookie.length) return false;
+  return timingSafeEqual(Buffer.from(cookie), Buffer.from(field));
+}
+
+/**
+ * True when the browser says the form came from another site: `Sec-Fetch-Site: cross-site`, or an
+ * `Origin` that is neither the address the request was made to nor PUBLIC_BASE_URL's.
+ */
+export function fromAnotherSite(headers: { origin?: string | undefined; 'sec-fetch-site'?: string | string[] | undefined }, ownOrigins: readonly string[]): boolean {
+  if (headers['sec-fetch-site'] === 'cross-site') return true;
+  const origin = headers.origin;
+  return origin !== undefined && !ownOrigins.includes(origin);
+}

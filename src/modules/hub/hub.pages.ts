@@ -1,0 +1,196 @@
+// The hub's pages (contract section 12), server-rendered: the document as its client sees it, with the
+// quote's answer forms, and the plain pages for an unknown link, a refusal or too many requests. Every
+// link is relative, so the pages work behind a proxy that serves them under a path.
+import { html, type Html } from '../../core/html.js';
+import { addressLines, dateRows, documentLabel, formatMoney, formatQuantity, summaryRows, type MailSnapshot } from '../../mail/document-mail.js';
+
+/** What the client has just been told, or why their answer was refused. */
+export type HubNotice =
+  | { kind: 'expired' }
+  | { kind: 'closed' }
+  | { kind: 'invalid'; errors: { name?: string; reason?: string }; values: { name: string; reason: string } };
+
+export interface DocumentView {
+  token: string;
+  snapshot: MailSnapshot;
+  hasLogo: boolean;
+  /** The quote's answer as stored (quotes only). */
+  answer?: { approved_at: string | null; approved_by: string | null; declined_at: string | null; decline_reason: string | null };
+  /** A quote in `sent` whose valid_until has passed. */
+  expired: boolean;
+  /** The double-submit value the forms carry (a quote in `sent` only). */
+  csrf: string | undefined;
+  notice?: HubNotice;
+}
+
+const longDate = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' });
+
+/** "2026-11-22" or an instant -> "November 22, 2026". */
+function dateText(value: string): string {
+  const date = new Date(value.length === 10 ? `${value}T00:00:00.000Z` : value);
+  return Number.isNaN(date.getTime()) ? value : longDate.format(date);
+}
+
+function layout(title: string, body: Html): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${title}</title>
+<link rel="stylesheet" href="${stylesheetHref}">
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+/** Pages live at /hub/<token>; the stylesheet at /hub/static/hub.css: relative, so a path prefix is kept. */
+const stylesheetHref = 'static/hub.css';
+
+/** The page for a link that names nothing the client may see. It never says why. */
+export function notFoundPage(): Html {
+  return messagePage('Page not found', 'This link does not lead to a page. If someone sent it to you, ask them for a new link.');
+}
+
+export function messagePage(title: string, text: string): Html {
+  return layout(title, html`<main class="page" id="main"><div class="card message"><h1>${title}</h1><p>${text}</p></div></main>`);
+}
+
+function statusBadge(snapshot: MailSnapshot, expired: boolean): Html {
+  const { status, due_date: dueDate } = snapshot.document;
+  const [label, tone] =
+    snapshot.kind === 'quote'
+      ? status === 'sent'
+        ? expired ? ['Expired', 'bad'] : ['Awaiting your answer', 'open']
+        : status === 'declined' ? ['Declined', 'bad'] : ['Approved', 'good']
+      : status === 'paid' ? ['Paid', 'good'] : dueDate ? [`Due ${dateText(dueDate)}`, 'open'] : ['Sent', 'open'];
+  return html`<p class="status status-${tone}">${label}</p>`;
+}
+
+function noticeBlock(view: DocumentView): Html | undefined {
+  const { answer, snapshot, notice } = view;
+  const business = snapshot.business.name;
+  if (notice?.kind === 'expired') {
+    return html`<div class="notice notice-bad" role="alert"><h2>This quote has expired</h2><p>It was valid until ${dateText(snapshot.document.valid_until ?? '')} and can no longer be approved here. Please contact ${business} for a new quote.</p></div>`;
+  }
+  if (notice?.kind === 'invalid') {
+    return html`<div class="notice notice-bad" role="alert"><h2>Your answer was not sent</h2><p>Please correct the field marked below and send it again.</p></div>`;
+  }
+  if (answer?.approved_at && snapshot.document.status !== 'sent') {
+    return html`<div class="notice notice-good" role="status"><h2>Thank you: the quote is approved</h2><p>Approved${answer.approved_by ? html` by ${answer.approved_by}` : ''} on ${dateText(answer.approved_at)}. ${business} has been told and will be in touch.</p></div>`;
+  }
+  if (answer?.declined_at && snapshot.document.status === 'declined') {
+    return html`<div class="notice notice-info" role="status"><h2>You declined this quote</h2><p>Declined on ${dateText(answer.declined_at)}. ${business} has been told.${answer.decline_reason ? html` Your reason: “${answer.decline_reason}”` : ''}</p></div>`;
+  }
+  if (notice?.kind === 'closed') {
+    return html`<div class="notice notice-info" role="status"><h2>This quote can no longer be answered</h2><p>It has already been answered or changed. The page shows it as it is now.</p></div>`;
+  }
+  return undefined;
+}
+
+function partyLines(lines: Array<string | null | undefined>): Html[] {
+  return lines.filter((line): line is string => Boolean(line)).map((line) => html`${line}<br>`);
+}
+
+function linesTable(snapshot: MailSnapshot): Html {
+  const { document } = snapshot;
+  const money = (amount: number) => formatMoney(amount, document.currency);
+  return html`<table>
+<caption class="skip">Items of ${documentLabel(snapshot)}</caption>
+<thead><tr><th scope="col">Description</th><th scope="col" class="num">Qty</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Tax</th><th scope="col" class="num">Amount</th></tr></thead>
+<tbody>
+${document.line_items.map(
+  (item) =>
+    html`<tr><td class="desc">${item.description}</td><td class="num qty">${formatQuantity(item.quantity)}<span class="per"> × ${money(item.unit_amount)}</span></td><td class="num unit">${money(item.unit_amount)}</td><td class="num tax">${item.tax_rate}%</td><td class="num amount">${money(item.amount)}</td></tr>\n`,
+)}</tbody>
+</table>
+<dl class="totals">
+${summaryRows(snapshot).map(([label, value], index, rows) => html`<div class="${index === rows.length - 1 ? 'grand' : ''}"><dt>${label}</dt><dd>${value}</dd></div>`)}
+</dl>`;
+}
+
+function answerForms(view: DocumentView): Html | undefined {
+  const { snapshot, csrf, notice } = view;
+  if (snapshot.kind !== 'quote' || snapshot.document.status !== 'sent' || csrf === undefined) return undefined;
+  const invalid = notice?.kind === 'invalid' ? notice : undefined;
+  const nameError = invalid?.errors.name;
+  const reasonError = invalid?.errors.reason;
+  const total = formatMoney(snapshot.document.total_amount, snapshot.document.currency);
+  const approve = view.expired
+    ? html`<div><h3>Approve</h3><p>This quote expired on ${dateText(snapshot.document.valid_until ?? '')}, so it can no longer be approved here. Please contact ${snapshot.business.name} for a new quote.</p></div>`
+    : html`<form method="post" action="${view.token}/approve">
+<input type="hidden" name="csrf" value="${csrf}">
+<label for="name">Your full name</label>
+<input type="text" id="name" name="name" autocomplete="name" required maxlength="200" value="${invalid?.values.name ?? ''}" aria-describedby="name-help${nameError ? ' name-error' : ''}"${nameError ? html` aria-invalid="true" autofocus` : ''}>
+${nameError ? html`<p class="field-error" id="name-error">${nameError}</p>` : ''}
+<p class="help" id="name-help">Typing your name and approving accepts this quote for ${total}.</p>
+<button type="submit" class="button">Approve quote</button>
+</form>`;
+  return html`<section class="card" aria-labelledby="answer-heading">
+<h2 id="answer-heading">Your answer</h2>
+<div class="answer">
+${approve}
+<form method="post" action="${view.token}/decline">
+<input type="hidden" name="csrf" value="${csrf}">
+<label for="reason">Reason for declining (optional)</label>
+<textarea id="reason" name="reason" maxlength="2000" aria-describedby="reason-help${reasonError ? ' reason-error' : ''}"${reasonError ? html` aria-invalid="true" autofocus` : ''}>${invalid?.values.reason ?? ''}</textarea>
+${reasonError ? html`<p class="field-error" id="reason-error">${reasonError}</p>` : ''}
+<p class="help" id="reason-help">${snapshot.business.name} will see your reason.</p>
+<button type="submit" class="button danger">Decline quote</button>
+</form>
+</div>
+</section>`;
+}
+
+/** The document's page: what the client was sent, its status and what they may do with it. */
+export function documentPage(view: DocumentView): Html {
+  const { snapshot } = view;
+  const { business, client, document } = snapshot;
+  const label = documentLabel(snapshot);
+  const kindLabel = snapshot.kind === 'invoice' ? 'Invoice' : 'Quote';
+  const money = (amount: number) => formatMoney(amount, document.currency);
+  const headline: Array<[string, string]> = [...dateRows(snapshot).map(([name, value]): [string, string] => [name, dateText(value)])];
+  const due = snapshot.kind === 'invoice' && document.amount_due !== null ? html`<div class="due"><dt>Amount due</dt><dd>${money(document.amount_due)}</dd></div>` : html`<div class="due"><dt>Total</dt><dd>${money(document.total_amount)}</dd></div>`;
+  const contact = [business.email, business.phone, business.website].filter((part): part is string => Boolean(part));
+  const body = html`<a class="skip" href="#main">Skip to the ${kindLabel.toLowerCase()}</a>
+<div class="page">
+<header class="business">
+${view.hasLogo ? html`<img src="${view.token}/logo" alt="${business.name}">` : html`<p class="business-name">${business.name}</p>`}
+${contact.length > 0 ? html`<p class="business-contact">${contact.join(' · ')}</p>` : ''}
+</header>
+<main id="main">
+${noticeBlock(view)}
+<section class="card" aria-labelledby="document-heading">
+<p class="kind">${kindLabel}</p>
+<h1 id="document-heading">${document.number ?? label}</h1>
+${document.title ? html`<p class="title">${document.title}</p>` : ''}
+${statusBadge(snapshot, view.expired)}
+<dl class="facts">
+${due}
+${headline.map(([name, value]) => html`<div><dt>${name}</dt><dd>${value}</dd></div>`)}
+</dl>
+<div class="parties">
+<div><h2>From</h2><p>${partyLines([business.legal_name ?? business.name, ...addressLines(business.address), business.tax_id ? `Tax ID ${business.tax_id}` : null])}</p></div>
+<div><h2>${snapshot.kind === 'invoice' ? 'Bill to' : 'For'}</h2><p>${partyLines([client.name, client.company_name, ...addressLines(client.address)])}</p></div>
+</div>
+<p class="actions"><a class="button secondary" href="${view.token}/pdf">Download PDF</a></p>
+</section>
+${answerForms(view)}
+<section class="card" aria-labelledby="items-heading">
+<h2 id="items-heading">Items</h2>
+${linesTable(snapshot)}
+</section>
+${document.notes ? html`<section class="card" aria-labelledby="notes-heading"><h2 id="notes-heading">Notes</h2><p class="prose">${document.notes}</p></section>` : ''}
+${snapshot.kind === 'invoice' && business.payment_instructions && document.status === 'sent' ? html`<section class="card" aria-labelledby="pay-heading"><h2 id="pay-heading">How to pay</h2><p class="prose">${business.payment_instructions}</p></section>` : ''}
+</main>
+<footer>
+${business.footer ? html`<p>${business.footer}</p>` : ''}
+<p>${label} from ${business.name}.</p>
+</footer>
+</div>`;
+  return layout(`${label} from ${business.name}`, body);
+}

@@ -1,0 +1,161 @@
+// The client hub (contract section 12): public pages at /hub/<token>, no API key. The token in the path
+// is the credential, so it is never logged (app.ts redacts /hub/… in the log line). Each IP has its own
+// rate limit; answers need the double-submit CSRF value; every page carries a strict
+// Content-Security-Policy, noindex and no-referrer; whatever goes wrong is an HTML page, never JSON.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../core/errors.js';
+import type { Html } from '../../core/html.js';
+import { isStorableText } from '../../core/text.js';
+import { rateLimited, type RateLimiter } from '../../http/rate-limit/rate-limiter.js';
+import type { LimitPolicy } from '../../http/rate-limit/token-bucket.js';
+import { toAppError } from '../../http/error-handler.js';
+import { documentFile } from '../documents/document-files.js';
+import { sendDocumentFile } from '../documents/document-files.routes.js';
+import { answerQuote, type QuoteAnswer } from '../quotes/quotes.service.js';
+import { csrfCookie, csrfFromCookies, csrfMatches, fromAnotherSite, newCsrfValue } from './csrf.js';
+import type { HostedLinks } from './hosted-links.js';
+import { documentPage, messagePage, notFoundPage, type HubNotice } from './hub.pages.js';
+import { findHostedDocument, hostedLogo, type HostedDocument } from './hub.service.js';
+import { HUB_CSS } from './hub.styles.js';
+
+/** Per client IP: 60 at once, then 30 a minute; a person reading and answering a quote needs a handful. */
+export const HUB_POLICY: LimitPolicy = { burst: 60, perMinute: 30, perDay: 2_000 };
+
+const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const PAGE_HEADERS = { 'content-security-policy': CONTENT_SECURITY_POLICY, 'x-robots-tag': 'noindex, nofollow', 'referrer-policy': 'no-referrer' };
+/** A form's body: a name and a reason are all it holds. */
+const FORM_BODY_LIMIT = 16_384;
+const NAME_MAX = 200;
+const REASON_MAX = 2_000;
+
+export interface HubOptions {
+  links: HostedLinks;
+  limiter: RateLimiter;
+}
+
+type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
+type FormBody = Record<string, string | undefined>;
+
+function page(reply: FastifyReply, status: number, body: Html): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(body.text);
+}
+
+/** The name typed to approve, or why it cannot be taken. */
+function readName(value: string | undefined): { name: string } | { error: string } {
+  const name = (value ?? '').trim().replace(/\s+/g, ' ');
+  if (name === '') return { error: 'Type your full name to approve.' };
+  if (name.length > NAME_MAX) return { error: `Your name must be at most ${NAME_MAX} characters.` };
+  if (!isStorableText(name)) return { error: 'Your name holds a character that cannot be stored.' };
+  return { name };
+}
+
+function readReason(value: string | undefined): { reason: string | null } | { error: string } {
+  const reason = (value ?? '').trim();
+  if (reason.length > REASON_MAX) return { error: `The reason must be at most ${REASON_MAX} characters.` };
+  if (!isStorableText(reason)) return { error: 'The reason holds a character that cannot be stored.' };
+  return { reason: reason === '' ? null : reason };
+}
+
+export function hubRoutes(options: HubOptions) {
+  const secureCookie = options.links.publicBaseUrl.startsWith('https:');
+  const publicOrigin = new URL(options.links.publicBaseUrl).origin;
+
+  return async (app: FastifyInstance): Promise<void> => {
+    // Pages, not API operations: kept out of the OpenAPI document.
+    app.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+
+    app.addHook('onRequest', async (request) => {
+      const admission = await options.limiter.admitAnonymous(`hub:${request.ip}`, HUB_POLICY, app.clock.now());
+      if (!admission.allowed) throw rateLimited(admission.retryAfter);
+    });
+    app.addHook('onSend', async (_request, reply, payload) => {
+      reply.headers(PAGE_HEADERS);
+      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+      return payload;
+    });
+
+    app.setErrorHandler((error: Error, request, reply) => {
+      const known = toAppError(error);
+      if (known?.code === 'RATE_LIMITED') return page(reply.headers(known.headers), 429, messagePage('Too many requests', 'Please wait a minute and try again.'));
+      if (known?.code === 'NOT_FOUND') return page(reply, 404, notFoundPage());
+      if (known?.code === 'SERVICE_UNAVAILABLE') return page(reply.headers(known.headers), 503, messagePage('Please try again', 'This page is busy right now. Please try again in a moment.'));
+      if (known && known.status < 500) return page(reply, known.status === 413 ? 413 : 400, messagePage('Something was wrong with the request', 'Go back, reload the page and try again.'));
+      request.log.error({ err: error }, 'unhandled error on the hub');
+      return page(reply, 500, messagePage('Something went wrong', 'We could not show this page. Please try again later.'));
+    });
+    app.setNotFoundHandler((_request, reply) => page(reply, 404, notFoundPage()));
+
+    app.get('/static/hub.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=86400').send(HUB_CSS));
+
+    /** The document's page; `notice` and `status` when an answer was refused. */
+    async function showDocument(request: TokenRequest, reply: FastifyReply, document: HostedDocument, status = 200, notice?: HubNotice): Promise<FastifyReply> {
+      let csrf: string | undefined;
+      if (document.quote?.status === 'sent') {
+        csrf = csrfFromCookies(request.headers.cookie);
+        if (csrf === undefined) {
+          csrf = newCsrfValue();
+          reply.header('set-cookie', csrfCookie(csrf, secureCookie));
+        }
+      }
+      const answer = document.quote && { approved_at: document.quote.approved_at, approved_by: document.quote.approved_by, declined_at: document.quote.declined_at, decline_reason: document.quote.decline_reason };
+      const view = { token: request.params.token, snapshot: document.snapshot, hasLogo: document.hasLogo, expired: document.expired, csrf, ...(answer ? { answer } : {}), ...(notice ? { notice } : {}) };
+      return page(reply, status, documentPage(view));
+    }
+
+    async function requireDocument(request: TokenRequest): Promise<HostedDocument> {
+      const document = await findHostedDocument(app.db, request.params.token, app.clock.now());
+      if (!document) throw new AppError('NOT_FOUND', 'No such page.');
+      return document;
+    }
+
+    app.get('/:token', async (request: TokenRequest, reply) => showDocument(request, reply, await requireDocument(request)));
+
+    app.get('/:token/pdf', async (request: TokenRequest, reply) => {
+      const document = await requireDocument(request);
+      return sendDocumentFile(request, reply, await documentFile(app.db, app.pdf, document.accountId, document.kind, document.id, app.clock.now()));
+    });
+
+    app.get('/:token/logo', async (request: TokenRequest, reply) => {
+      const logo = await hostedLogo(app.db, await requireDocument(request));
+      if (!logo) throw new AppError('NOT_FOUND', 'No logo.');
+      return reply.type(logo.content_type).header('cache-control', 'private, max-age=300').send(logo.data);
+    });
+
+    /** An answer: from this site with the CSRF value, valid, then recorded once; the page after it shows the outcome. */
+    async function answer(request: TokenRequest, reply: FastifyReply, read: (body: FormBody) => QuoteAnswer | HubNotice): Promise<FastifyReply> {
+      const document = await requireDocument(request);
+      const body = (request.body ?? {}) as FormBody;
+      const ownOrigins = [publicOrigin, `${request.protocol}://${request.host}`];
+      if (fromAnotherSite(request.headers, ownOrigins) || !csrfMatches(csrfFromCookies(request.headers.cookie), body.csrf)) {
+        return page(reply, 403, messagePage('This form has expired', 'Your answer was not recorded. Go back, reload the page and answer again. (Your browser must accept cookies from this page.)'));
+      }
+      const parsed = read(body);
+      if ('kind' in parsed) return showDocument(request, reply, document, 422, parsed);
+      const outcome = await answerQuote(app.db, app.clock, request.params.token, parsed);
+      if (outcome === undefined) throw new AppError('NOT_FOUND', 'No such page.');
+      if (outcome === 'expired') return showDocument(request, reply, await requireDocument(request), 409, { kind: 'expired' });
+      if (outcome === 'closed') return showDocument(request, reply, await requireDocument(request), 409, { kind: 'closed' });
+      // Post/redirect/get: a reload of the confirmation does not send the answer again.
+      return reply.code(303).header('location', `../${request.params.token}`).send();
+    }
+
+    app.post('/:token/approve', async (request: TokenRequest, reply) =>
+      answer(request, reply, (body) => {
+        const name = readName(body.name);
+        return 'error' in name ? { kind: 'invalid', errors: { name: name.error }, values: { name: body.name ?? '', reason: '' } } : { decision: 'approve', name: name.name };
+      }),
+    );
+
+    app.post('/:token/decline', async (request: TokenRequest, reply) =>
+      answer(request, reply, (body) => {
+        const reason = readReason(body.reason);
+        return 'error' in reason ? { kind: 'invalid', errors: { reason: reason.error }, values: { name: '', reason: body.reason ?? '' } } : { decision: 'decline', reason: reason.reason };
+      }),
+    );
+  };
+}

@@ -1,0 +1,346 @@
+// Contract section 12 without a browser: hosted_url and its token rules, rotation, the page's security
+// headers, the answer forms' CSRF check, validation, expiry, per-IP rate limits, an approval made once
+// under simultaneous clicks, events with data.source "hub", and tokens kept out of the logs.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { OutboxWorker } from '../src/mail/outbox-worker.js';
+import { smtpTransport } from '../src/mail/transports.js';
+import { deliveryHooks } from '../src/modules/documents/deliveries.js';
+import { createTestContext, ManualClock, type ApiResponse, type TestContext } from './helpers/context.js';
+import { logoPng } from './helpers/images.js';
+import { startSmtpServer, type TestSmtpServer } from './helpers/smtp.js';
+
+const PUBLIC_BASE_URL = 'https://billing.cooper-plumbing.test';
+const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
+const LINES = [
+  { description: 'Labour', quantity: 2, unit_amount: 6000, tax_rate: 10 },
+  { description: 'Faucet <script>alert(1)</script>', quantity: 1, unit_amount: 8999 },
+];
+/** The contract's headers on every hub answer, stated here rather than read from src. */
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+let context: TestContext;
+let key: string;
+let clientId: string;
+let smtp: TestSmtpServer;
+/** Each test answers from its own address, so the per-IP limit is only met where a test means to. */
+let addressCounter = 0;
+const nextAddress = () => `10.0.${Math.floor(++addressCounter / 250)}.${addressCounter % 250}`;
+
+async function api(method: string, url: string, body?: unknown, apiKey = key): Promise<ApiResponse> {
+  return context.request(method, url, { key: apiKey, body });
+}
+
+async function sentQuote(fields: Record<string, unknown> = {}): Promise<{ id: string; url: string; path: string }> {
+  const quote = (await api('POST', '/v1/quotes', { client_id: clientId, line_items: LINES, ...fields })).body.data;
+  const sent = await api('POST', `/v1/quotes/${quote.id}/send`);
+  assert.equal(sent.status, 200, sent.text);
+  const url: string = sent.body.data.hosted_url;
+  return { id: quote.id, url, path: new URL(url).pathname };
+}
+
+/** A visitor: one address, with the cookie jar a browser would keep for /hub. */
+function visitor(remoteAddress = nextAddress()) {
+  let cookie: string | undefined;
+  return {
+    remoteAddress,
+    async get(path: string, headers: Record<string, string> = {}) {
+      const response = await context.request('GET', path, { remoteAddress, headers: { ...(cookie ? { cookie } : {}), ...headers } });
+      const set = response.headers['set-cookie'];
+      if (typeof set === 'string') cookie = set.split(';')[0];
+      return response;
+    },
+    async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+      return context.request('POST', path, {
+        remoteAddress,
+        rawBody: new URLSearchParams(form).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}), ...headers },
+      });
+    },
+    get cookie() {
+      return cookie;
+    },
+  };
+}
+
+/** The CSRF value the page's forms carry. */
+function csrfOf(page: ApiResponse): string {
+  const match = /name="csrf" value="([^"]+)"/.exec(page.text);
+  assert.ok(match, 'the page has an answer form with a CSRF field');
+  return match[1]!;
+}
+
+async function eventsOf(type: string, quoteId: string) {
+  return (await api('GET', `/v1/events?type=${type}&resource_id=${quoteId}`)).body.data as Array<{ data: { object: any; source?: string } }>;
+}
+
+before(async () => {
+  context = await createTestContext({ clock, env: { PUBLIC_BASE_URL } });
+  ({ key } = await context.account('Cooper Plumbing'));
+  await api('PUT', '/v1/account', { payment_instructions: 'Bank transfer to IBAN DE89 3704 0044 0532 0130 00.', phone: '+1 555 0100' });
+  clientId = (await api('POST', '/v1/clients', { name: 'Jane Doe', email: 'jane@example.com' })).body.data.id;
+  smtp = await startSmtpServer();
+});
+after(async () => {
+  await smtp.close();
+  await context.close();
+});
+
+describe('hosted_url', () => {
+  test('null in draft; on send PUBLIC_BASE_URL/hub/<256-bit token>, the same on GET, in the list, and on a re-send', async () => {
+    const draft = (await api('POST', '/v1/quotes', { client_id: clientId, line_items: LINES })).body.data;
+    assert.equal(draft.hosted_url, null);
+    const sent = (await api('POST', `/v1/quotes/${draft.id}/send`)).body.data;
+    assert.match(sent.hosted_url, /^https:\/\/billing\.cooper-plumbing\.test\/hub\/[A-Za-z0-9_-]{43}$/);
+    assert.equal((await api('GET', `/v1/quotes/${draft.id}`)).body.data.hosted_url, sent.hosted_url);
+    assert.equal((await api('GET', `/v1/quotes?limit=100`)).body.data.find((quote: { id: string }) => quote.id === draft.id).hosted_url, sent.hosted_url);
+    assert.equal((await api('POST', `/v1/quotes/${draft.id}/send`)).body.data.hosted_url, sent.hosted_url, 'a re-send keeps the link the first e-mail carried');
+    const other = await sentQuote();
+    assert.notEqual(other.url, sent.hosted_url);
+  });
+
+  test('an invoice marked sent with PUT gets one too; back to draft a quote shows none and its page is gone', async () => {
+    const invoice = (await api('POST', '/v1/invoices', { client_id: clientId, line_items: LINES })).body.data;
+    const marked = (await api('PUT', `/v1/invoices/${invoice.id}`, { status: 'sent' })).body.data;
+    assert.match(marked.hosted_url, /^https:\/\/billing\.cooper-plumbing\.test\/hub\/[A-Za-z0-9_-]{43}$/);
+    const quote = await sentQuote();
+    assert.equal((await visitor().get(quote.path)).status, 200);
+    assert.equal((await api('PUT', `/v1/quotes/${quote.id}`, { status: 'draft' })).body.data.hosted_url, null);
+    assert.equal((await visitor().get(quote.path)).status, 404);
+  });
+
+  test('the e-mail carries the link, in its text and its HTML', async () => {
+    const quote = await sentQuote();
+    const worker = new OutboxWorker(context.database, smtpTransport(smtp.url), clock, { pollMs: 10, leaseMs: 60_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@cooper.test', jitter: 0 }, { info() {}, warn() {}, error() {} }, deliveryHooks(clock, context.app.pdf, context.database));
+    while (await worker.deliverNext());
+    const mail = smtp.messages.at(-1)!;
+    assert.ok(mail.text?.includes(`approve or decline it there:\n${quote.url}`), mail.text);
+    assert.ok(String(mail.html).includes(`href="${quote.url}"`));
+  });
+});
+
+describe('rotation and revocation', () => {
+  test('rotate answers the quote with a new link; the old one is a 404 at once; the change is a quote.updated event', async () => {
+    const quote = await sentQuote();
+    const rotated = await api('POST', `/v1/quotes/${quote.id}/hosted-link/rotate`);
+    assert.equal(rotated.status, 200, rotated.text);
+    assert.notEqual(rotated.body.data.hosted_url, quote.url);
+    assert.equal((await visitor().get(quote.path)).status, 404);
+    assert.equal((await visitor().get(new URL(rotated.body.data.hosted_url).pathname)).status, 200);
+    const [event] = await eventsOf('quote.updated', quote.id);
+    assert.equal(event?.data.object.hosted_url, rotated.body.data.hosted_url);
+  });
+
+  test('rotate needs the write scope, a sent document, and answers 404 for another account', async () => {
+    const quote = await sentQuote();
+    const { key: readOnly } = await context.key((await api('GET', '/v1/account')).body.data.id, ['quotes:read', 'invoices:read']);
+    assert.equal((await api('POST', `/v1/quotes/${quote.id}/hosted-link/rotate`, undefined, readOnly)).status, 403);
+    const draft = (await api('POST', '/v1/invoices', { client_id: clientId, line_items: LINES })).body.data;
+    const refused = await api('POST', `/v1/invoices/${draft.id}/hosted-link/rotate`);
+    assert.deepEqual([refused.status, refused.body.error.code], [409, 'INVALID_STATE']);
+    const { key: stranger } = await context.account('Someone Else');
+    assert.equal((await api('POST', `/v1/quotes/${quote.id}/hosted-link/rotate`, undefined, stranger)).status, 404);
+    const invoiceRotated = await api('POST', `/v1/invoices/${(await api('PUT', `/v1/invoices/${draft.id}`, { status: 'sent' })).body.data.id}/hosted-link/rotate`);
+    assert.equal(invoiceRotated.status, 200, invoiceRotated.text);
+  });
+
+  test('unknown, malformed, rotated, deleted and voided links are the same plain 404 page', async () => {
+    const deleted = await sentQuote();
+    assert.equal((await api('DELETE', `/v1/quotes/${deleted.id}`)).status, 200);
+    const invoice = (await api('POST', '/v1/invoices', { client_id: clientId, line_items: LINES })).body.data;
+    const sent = (await api('POST', `/v1/invoices/${invoice.id}/send`)).body.data;
+    const voided = await api('PUT', `/v1/invoices/${invoice.id}`, { status: 'void' });
+    assert.equal(voided.body.data.hosted_url, null);
+    const pages = [];
+    for (const path of ['/hub/' + 'A'.repeat(43), '/hub/short', deleted.path, new URL(sent.hosted_url).pathname, '/hub/x/y/z']) {
+      const response = await visitor().get(path);
+      assert.equal(response.status, 404, path);
+      assert.match(String(response.headers['content-type']), /^text\/html/);
+      assert.equal(response.headers['content-security-policy'], CSP);
+      pages.push(response.text);
+    }
+    assert.equal(new Set(pages).size, 1, 'one page for every reason');
+    assert.match(pages[0]!, /Page not found/);
+  });
+});
+
+describe('the page', () => {
+  test('shows the business, the document, its lines escaped, totals and the PDF link, with the contract headers', async () => {
+    const quote = await sentQuote({ title: 'Kitchen faucet', notes: 'Parts included.' });
+    const response = await visitor().get(quote.path);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(response.headers['content-security-policy'], CSP);
+    assert.equal(response.headers['x-robots-tag'], 'noindex, nofollow');
+    assert.equal(response.headers['referrer-policy'], 'no-referrer');
+    assert.equal(response.headers['cache-control'], 'no-store');
+    assert.equal(response.headers['x-frame-options'], 'DENY');
+    const page = response.text;
+    for (const text of ['Cooper Plumbing', 'Kitchen faucet', 'Labour', 'Parts included.', '$221.99', 'Awaiting your answer', 'Approve quote', 'Decline quote']) assert.ok(page.includes(text), text);
+    assert.ok(page.includes('Faucet &#60;script&#62;alert(1)&#60;/script&#62;'));
+    assert.ok(!page.includes('<script>'), 'no script, and nothing from another origin');
+    assert.doesNotMatch(page, /(src|href)="(https?:)?\/\//);
+    const pdf = await visitor().get(`${quote.path}/pdf`);
+    assert.deepEqual([pdf.status, pdf.headers['content-type']], [200, 'application/pdf']);
+    assert.ok(pdf.raw.equals((await api('GET', `/v1/quotes/${quote.id}/pdf`)).raw), 'the same PDF as the API gives');
+    const css = await visitor().get('/hub/static/hub.css');
+    assert.deepEqual([css.status, css.headers['content-type']], [200, 'text/css; charset=utf-8']);
+  });
+
+  test('the logo, when the business has one, is served from the page’s own origin', async () => {
+    assert.equal((await api('PUT', '/v1/account/logo', { content_type: 'image/png', data: logoPng().toString('base64') })).status, 200);
+    const quote = await sentQuote();
+    const page = await visitor().get(quote.path);
+    assert.ok(page.text.includes(`<img src="${quote.path.slice('/hub/'.length)}/logo" alt="Cooper Plumbing">`));
+    const logo = await visitor().get(`${quote.path}/logo`);
+    assert.deepEqual([logo.status, logo.headers['content-type']], [200, 'image/png']);
+    assert.ok(logo.raw.equals(logoPng()));
+    await api('DELETE', '/v1/account/logo');
+  });
+
+  test('an invoice shows the amount due and how to pay, and no answer form; paid, it says so', async () => {
+    const invoice = (await api('POST', '/v1/invoices', { client_id: clientId, line_items: LINES })).body.data;
+    const sent = (await api('POST', `/v1/invoices/${invoice.id}/send`)).body.data;
+    await api('POST', '/v1/payments', { invoice_id: invoice.id, amount: 10_000, method: 'cash' });
+    const path = new URL(sent.hosted_url).pathname;
+    const page = (await visitor().get(path)).text;
+    for (const text of ['Amount due', '$121.99', 'How to pay', 'IBAN DE89', 'Amount paid', '$100.00']) assert.ok(page.includes(text), text);
+    assert.ok(!page.includes('<form'));
+    await api('POST', '/v1/payments', { invoice_id: invoice.id, amount: 12_199, method: 'cash' });
+    const paid = (await visitor().get(path)).text;
+    assert.ok(paid.includes('>Paid<'));
+    assert.ok(!paid.includes('How to pay'));
+  });
+});
+
+describe('answering a quote', () => {
+  test('approve: the typed name is stored as approved_by; one quote.approved event with data.source "hub"; the page confirms', async () => {
+    const quote = await sentQuote();
+    const client = visitor();
+    const page = await client.get(quote.path);
+    assert.match(String(page.headers['set-cookie']), /^bms_hub_csrf=[A-Za-z0-9_-]{43}; Path=\/hub; HttpOnly; SameSite=Strict; Secure$/);
+    const answered = await client.post(`${quote.path}/approve`, { csrf: csrfOf(page), name: '  Jane   Doe ' }, { origin: PUBLIC_BASE_URL, 'sec-fetch-site': 'same-origin' });
+    assert.equal(answered.status, 303, answered.text);
+    assert.equal(new URL(String(answered.headers.location), `${PUBLIC_BASE_URL}${quote.path}/approve`).pathname, quote.path);
+    const stored = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
+    assert.deepEqual([stored.status, stored.approved_by, stored.approved_at], ['approved', 'Jane Doe', clock.now().toISOString()]);
+    const events = await eventsOf('quote.approved', quote.id);
+    assert.equal(events.length, 1);
+    assert.equal(events[0]!.data.source, 'hub');
+    assert.equal(events[0]!.data.object.approved_by, 'Jane Doe');
+    const after = (await client.get(quote.path)).text;
+    assert.ok(after.includes('Thank you: the quote is approved'));
+    assert.ok(after.includes('by Jane Doe'));
+    assert.ok(!after.includes('<form'), 'no form once answered');
+  });
+
+  test('decline with a reason: declined, decline_reason stored, quote.declined with data.source "hub"', async () => {
+    const quote = await sentQuote();
+    const client = visitor();
+    const page = await client.get(quote.path);
+    const answered = await client.post(`${quote.path}/decline`, { csrf: csrfOf(page), reason: 'Too expensive for us.' });
+    assert.equal(answered.status, 303, answered.text);
+    const stored = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
+    assert.deepEqual([stored.status, stored.decline_reason, stored.approved_by], ['declined', 'Too expensive for us.', null]);
+    const [event] = await eventsOf('quote.declined', quote.id);
+    assert.equal(event?.data.source, 'hub');
+    assert.ok((await client.get(quote.path)).text.includes('You declined this quote'));
+  });
+
+  test('an approval through the API has no source and no approved_by', async () => {
+    const quote = await sentQuote();
+    const approved = (await api('PUT', `/v1/quotes/${quote.id}`, { status: 'approved' })).body.data;
+    assert.equal(approved.approved_by, null);
+    const [event] = await eventsOf('quote.approved', quote.id);
+    assert.equal(event?.data.source, undefined);
+  });
+
+  test('CSRF: no cookie, a cookie that does not match, another site’s Origin or Sec-Fetch-Site: 403 and nothing changes', async () => {
+    const quote = await sentQuote();
+    const client = visitor();
+    const csrf = csrfOf(await client.get(quote.path));
+    const stranger = visitor();
+    const attempts: Array<[string, ApiResponse]> = [
+      ['no cookie', await stranger.post(`${quote.path}/approve`, { csrf, name: 'Mallory' })],
+      ['no field', await client.post(`${quote.path}/approve`, { name: 'Mallory' })],
+      ['another value', await client.post(`${quote.path}/approve`, { csrf: 'B'.repeat(43), name: 'Mallory' })],
+      ['cross-site origin', await client.post(`${quote.path}/approve`, { csrf, name: 'Mallory' }, { origin: 'https://evil.example' })],
+      ['cross-site fetch', await client.post(`${quote.path}/decline`, { csrf }, { 'sec-fetch-site': 'cross-site' })],
+    ];
+    for (const [name, response] of attempts) {
+      assert.equal(response.status, 403, name);
+      assert.match(response.text, /This form has expired/, name);
+    }
+    assert.equal((await api('GET', `/v1/quotes/${quote.id}`)).body.data.status, 'sent');
+    assert.deepEqual(await eventsOf('quote.*', quote.id).then((events) => events.map((event) => (event as { type?: string }).type)), ['quote.sent', 'quote.created']);
+  });
+
+  test('a missing name, one over 200 characters, or a NUL is refused on the page (422); the quote stays sent', async () => {
+    const quote = await sentQuote();
+    const client = visitor();
+    const csrf = csrfOf(await client.get(quote.path));
+    for (const name of ['', '   ', 'x'.repeat(201), 'Jane\u0000Doe']) {
+      const response = await client.post(`${quote.path}/approve`, { csrf, name });
+      assert.equal(response.status, 422, JSON.stringify(name));
+      assert.match(response.text, /Your answer was not sent/);
+      assert.match(response.text, /aria-invalid="true"/);
+    }
+    const long = await client.post(`${quote.path}/decline`, { csrf, reason: 'r'.repeat(2001) });
+    assert.equal(long.status, 422);
+    assert.equal((await api('GET', `/v1/quotes/${quote.id}`)).body.data.status, 'sent');
+  });
+
+  test('after valid_until the page says the quote expired and an approval is refused (409); declining still works', async () => {
+    const quote = await sentQuote({ valid_until: '2026-11-20' });
+    const client = visitor();
+    const page = await client.get(quote.path);
+    assert.ok(page.text.includes('Expired'));
+    assert.ok(!page.text.includes('Approve quote'));
+    const refused = await client.post(`${quote.path}/approve`, { csrf: csrfOf(page), name: 'Jane Doe' });
+    assert.equal(refused.status, 409);
+    assert.match(refused.text, /This quote has expired/);
+    assert.equal((await api('GET', `/v1/quotes/${quote.id}`)).body.data.status, 'sent');
+    assert.equal((await client.post(`${quote.path}/decline`, { csrf: csrfOf(page) })).status, 303);
+    assert.equal((await api('GET', `/v1/quotes/${quote.id}`)).body.data.status, 'declined');
+  });
+
+  test('twenty simultaneous approvals: approved once, by one name, with one event; the others see it answered', async () => {
+    const quote = await sentQuote();
+    const client = visitor();
+    const csrf = csrfOf(await client.get(quote.path));
+    const names = Array.from({ length: 20 }, (_, index) => `Clicker ${index}`);
+    const responses = await Promise.all(names.map((name) => client.post(`${quote.path}/approve`, { csrf, name })));
+    const statuses = responses.map((response) => response.status);
+    assert.equal(statuses.filter((status) => status === 303).length, 1, statuses.join(','));
+    assert.ok(statuses.every((status) => status === 303 || status === 409), statuses.join(','));
+    const stored = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
+    assert.equal(stored.status, 'approved');
+    assert.ok(names.includes(stored.approved_by));
+    assert.equal((await eventsOf('quote.approved', quote.id)).length, 1);
+  });
+});
+
+describe('a public page', () => {
+  test('per IP: 60 requests at once, then 429 with Retry-After as a page; another address is served', async () => {
+    const client = visitor();
+    const statuses: number[] = [];
+    for (let index = 0; index < 61; index++) statuses.push((await client.get('/hub/static/hub.css')).status);
+    assert.deepEqual([statuses.slice(0, 60).every((status) => status === 200), statuses[60]], [true, 429]);
+    const limited = await client.get('/hub/' + 'A'.repeat(43));
+    assert.equal(limited.status, 429);
+    assert.match(limited.text, /Too many requests/);
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
+    assert.equal((await visitor().get('/hub/static/hub.css')).status, 200);
+  });
+
+  test('no hub token reaches the log; the hub is not in the OpenAPI document', async () => {
+    const quote = await sentQuote();
+    await visitor().get(quote.path);
+    const token = quote.path.slice('/hub/'.length);
+    assert.ok(context.logs.some((line) => line.includes('"url":"/hub/[redacted]"')));
+    assert.ok(!context.logs.some((line) => line.includes(token)), 'the token is not logged');
+    const openapi = (await context.request('GET', '/v1/openapi.json')).body;
+    assert.ok(!Object.keys(openapi.paths).some((path) => path.startsWith('/hub')));
+    assert.ok(openapi.paths['/v1/quotes/{id}/hosted-link/rotate'].post);
+  });
+});
