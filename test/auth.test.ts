@@ -86,6 +86,9 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/quotes/:id/deliveries': 'quotes:read',
   'GET /v1/invoices/:id/pdf': 'invoices:read',
   'GET /v1/invoices/:id/deliveries': 'invoices:read',
+  // Contract section 12: replacing a hosted link takes the document's write scope.
+  'POST /v1/quotes/:id/hosted-link/rotate': 'quotes:write',
+  'POST /v1/invoices/:id/hosted-link/rotate': 'invoices:write',
 };
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
@@ -207,7 +210,7 @@ describe('per route, from the route table', () => {
           const foreign = await request(route.method, url, { key: stranger.key, body: ['POST', 'PUT'].includes(route.method) ? (ACTION_BODIES[route.url]?.() ?? {}) : undefined });
           assert.equal(foreign.status, 404, `another account's id is 404: ${foreign.text}`);
           assert.equal(foreign.body.error.code, 'NOT_FOUND');
-          const own = await request('GET', url.replace(/(\/v1\/[a-z-]+\/[^/]+)\/[a-z-]+$/, '$1'), { key: owner.key });
+          const own = await request('GET', url.replace(/^(\/v1\/[a-z-]+\/[^/]+)\/.+$/, '$1'), { key: owner.key });
           assert.equal(own.status, 200, 'the object is untouched and still there for its owner');
         }
       });

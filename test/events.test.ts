@@ -69,7 +69,7 @@ const CATALOGUE: Record<string, Row> = {
   },
   'quote.created': { act: async () => (await api('POST', '/v1/quotes', { client_id: suite.clientId })).id, path: (id) => `/v1/quotes/${id}` },
   'quote.updated': { act: async () => (await api('PUT', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId })).id}`, { title: 'Better' })).id, path: (id) => `/v1/quotes/${id}`, changed: ['title'] },
-  'quote.sent': { act: async () => (await api('POST', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId, line_items: LINES })).id}/send`)).id, path: (id) => `/v1/quotes/${id}`, changed: ['status', 'number', 'sent_at', 'delivery_status'] },
+  'quote.sent': { act: async () => (await api('POST', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId, line_items: LINES })).id}/send`)).id, path: (id) => `/v1/quotes/${id}`, changed: ['status', 'number', 'sent_at', 'delivery_status', 'hosted_url'] },
   'quote.approved': { act: approvedQuote, path: (id) => `/v1/quotes/${id}`, changed: ['status', 'approved_at'] },
   'quote.declined': {
     act: async () => {
@@ -97,7 +97,7 @@ const CATALOGUE: Record<string, Row> = {
   'job.deleted': { act: async () => (await api('DELETE', `/v1/jobs/${(await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id}`)).id },
   'invoice.created': { act: async () => (await api('POST', '/v1/invoices', { client_id: suite.clientId })).id, path: (id) => `/v1/invoices/${id}` },
   'invoice.updated': { act: async () => (await api('PUT', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId })).id}`, { notes: 'Thanks' })).id, path: (id) => `/v1/invoices/${id}`, changed: ['notes'] },
-  'invoice.sent': { act: async () => (await api('POST', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId, line_items: LINES })).id}/send`)).id, path: (id) => `/v1/invoices/${id}`, changed: ['status', 'number', 'issue_date', 'due_date', 'sent_at', 'delivery_status'] },
+  'invoice.sent': { act: async () => (await api('POST', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId, line_items: LINES })).id}/send`)).id, path: (id) => `/v1/invoices/${id}`, changed: ['status', 'number', 'issue_date', 'due_date', 'sent_at', 'delivery_status', 'hosted_url'] },
   'invoice.paid': {
     act: async () => {
       const id = await sentInvoice();
@@ -107,7 +107,7 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/invoices/${id}`,
     changed: ['status', 'paid_at', 'amount_paid', 'amount_due', 'payments'],
   },
-  'invoice.voided': { act: async () => (await api('PUT', `/v1/invoices/${await sentInvoice()}`, { status: 'void' })).id, path: (id) => `/v1/invoices/${id}`, changed: ['status', 'voided_at', 'amount_due'] },
+  'invoice.voided': { act: async () => (await api('PUT', `/v1/invoices/${await sentInvoice()}`, { status: 'void' })).id, path: (id) => `/v1/invoices/${id}`, changed: ['status', 'voided_at', 'amount_due', 'hosted_url'] },
   'invoice.deleted': { act: async () => (await api('DELETE', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId })).id}`)).id },
   'payment.created': { act: async () => (await api('POST', '/v1/payments', { invoice_id: await sentInvoice(), amount: 2_500, method: 'cash' })).id, path: (id) => `/v1/payments/${id}` },
   'payment.refunded': {

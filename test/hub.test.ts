@@ -191,7 +191,7 @@ describe('the page', () => {
     assert.equal((await api('PUT', '/v1/account/logo', { content_type: 'image/png', data: logoPng().toString('base64') })).status, 200);
     const quote = await sentQuote();
     const page = await visitor().get(quote.path);
-    assert.ok(page.text.includes(`<img src="${quote.path.slice('/hub/'.length)}/logo" alt="Cooper Plumbing">`));
+    assert.ok(page.text.includes(`<img src="${quote.path}/logo" alt="Cooper Plumbing">`));
     const logo = await visitor().get(`${quote.path}/logo`);
     assert.deepEqual([logo.status, logo.headers['content-type']], [200, 'image/png']);
     assert.ok(logo.raw.equals(logoPng()));
@@ -221,7 +221,7 @@ describe('answering a quote', () => {
     assert.match(String(page.headers['set-cookie']), /^bms_hub_csrf=[A-Za-z0-9_-]{43}; Path=\/hub; HttpOnly; SameSite=Strict; Secure$/);
     const answered = await client.post(`${quote.path}/approve`, { csrf: csrfOf(page), name: '  Jane   Doe ' }, { origin: PUBLIC_BASE_URL, 'sec-fetch-site': 'same-origin' });
     assert.equal(answered.status, 303, answered.text);
-    assert.equal(new URL(String(answered.headers.location), `${PUBLIC_BASE_URL}${quote.path}/approve`).pathname, quote.path);
+    assert.equal(answered.headers.location, quote.path);
     const stored = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
     assert.deepEqual([stored.status, stored.approved_by, stored.approved_at], ['approved', 'Jane Doe', clock.now().toISOString()]);
     const events = await eventsOf('quote.approved', quote.id);

@@ -116,10 +116,16 @@ export interface Quote {
   sent_at: string | null;
   /** The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send. */
   delivery_status: "queued" | "sending" | "delivered" | "failed";
+  /** The client hub page where the client sees the document (and answers a quote): PUBLIC_BASE_URL/hub/<secret token>. Set when first sent, null while a draft; a rotation replaces it; a void invoice has none. Read-only. */
+  hosted_url: string | null;
   /** When the quote was approved. */
   approved_at: string | null;
+  /** The name the client typed when approving on the client hub; null when approved through the API. */
+  approved_by: string | null;
   /** When the quote was declined. */
   declined_at: string | null;
+  /** The reason the client gave when declining on the client hub (optional there); null otherwise. */
+  decline_reason: string | null;
   /** When a job or invoice was made from the quote. */
   converted_at: string | null;
 }
@@ -257,6 +263,8 @@ export interface Invoice {
   sent_at: string | null;
   /** The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send. */
   delivery_status: "queued" | "sending" | "delivered" | "failed";
+  /** The client hub page where the client sees the document (and answers a quote): PUBLIC_BASE_URL/hub/<secret token>. Set when first sent, null while a draft; a rotation replaces it; a void invoice has none. Read-only. */
+  hosted_url: string | null;
   /** When the invoice became paid (its amount_due reached 0). */
   paid_at: string | null;
   /** When the invoice was voided. */

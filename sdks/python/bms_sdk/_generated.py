@@ -121,8 +121,11 @@ class Quote(TypedDict):
     valid_until: Optional[str]
     sent_at: Optional[str]
     delivery_status: Literal["queued", "sending", "delivered", "failed"]
+    hosted_url: Optional[str]
     approved_at: Optional[str]
+    approved_by: Optional[str]
     declined_at: Optional[str]
+    decline_reason: Optional[str]
     converted_at: Optional[str]
 
 
@@ -212,6 +215,7 @@ class Invoice(TypedDict):
     is_overdue: bool
     sent_at: Optional[str]
     delivery_status: Literal["queued", "sending", "delivered", "failed"]
+    hosted_url: Optional[str]
     paid_at: Optional[str]
     voided_at: Optional[str]
 

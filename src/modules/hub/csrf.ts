@@ -32,11 +32,14 @@ export function csrfMatches(cookie: string | undefined, field: unknown): boolean
 }
 
 /**
- * True when the browser says the form came from another site: `Sec-Fetch-Site: cross-site`, or an
- * `Origin` that is neither the address the request was made to nor PUBLIC_BASE_URL's.
+ * True unless the browser says the form came from this origin. `Sec-Fetch-Site` decides when sent (only
+ * `same-origin` is taken: a sibling subdomain is another site here); otherwise an `Origin` other than
+ * the address the request was made to or PUBLIC_BASE_URL's. `Origin: null` is what a page with
+ * `Referrer-Policy: no-referrer` (ours) sends, so alone it proves nothing either way.
  */
 export function fromAnotherSite(headers: { origin?: string | undefined; 'sec-fetch-site'?: string | string[] | undefined }, ownOrigins: readonly string[]): boolean {
-  if (headers['sec-fetch-site'] === 'cross-site') return true;
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined) return site !== 'same-origin';
   const origin = headers.origin;
-  return origin !== undefined && !ownOrigins.includes(origin);
+  return origin !== undefined && origin !== 'null' && !ownOrigins.includes(origin);
 }

@@ -1,6 +1,7 @@
 // The hub's pages (contract section 12), server-rendered: the document as its client sees it, with the
-// quote's answer forms, and the plain pages for an unknown link, a refusal or too many requests. Every
-// link is relative, so the pages work behind a proxy that serves them under a path.
+// quote's answer forms, and the plain pages for an unknown link, a refusal or too many requests. Links
+// are paths under `hubPath` (PUBLIC_BASE_URL's path + /hub), so a page answering a POST at …/approve and
+// a server behind a proxy that adds a path both link right.
 import { html, type Html } from '../../core/html.js';
 import { addressLines, dateRows, documentLabel, formatMoney, formatQuantity, summaryRows, type MailSnapshot } from '../../mail/document-mail.js';
 
@@ -11,6 +12,8 @@ export type HubNotice =
   | { kind: 'invalid'; errors: { name?: string; reason?: string }; values: { name: string; reason: string } };
 
 export interface DocumentView {
+  /** `/hub`, or `/prefix/hub` when PUBLIC_BASE_URL has a path. */
+  hubPath: string;
   token: string;
   snapshot: MailSnapshot;
   hasLogo: boolean;
@@ -31,7 +34,7 @@ function dateText(value: string): string {
   return Number.isNaN(date.getTime()) ? value : longDate.format(date);
 }
 
-function layout(title: string, body: Html): Html {
+function layout(hubPath: string, title: string, body: Html): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -39,7 +42,8 @@ function layout(title: string, body: Html): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <title>${title}</title>
-<link rel="stylesheet" href="${stylesheetHref}">
+<link rel="stylesheet" href="${hubPath}/static/hub.css">
+<link rel="icon" href="${hubPath}/static/icon.svg" type="image/svg+xml">
 </head>
 <body>
 ${body}
@@ -48,16 +52,13 @@ ${body}
 `;
 }
 
-/** Pages live at /hub/<token>; the stylesheet at /hub/static/hub.css: relative, so a path prefix is kept. */
-const stylesheetHref = 'static/hub.css';
-
 /** The page for a link that names nothing the client may see. It never says why. */
-export function notFoundPage(): Html {
-  return messagePage('Page not found', 'This link does not lead to a page. If someone sent it to you, ask them for a new link.');
+export function notFoundPage(hubPath: string): Html {
+  return messagePage(hubPath, 'Page not found', 'This link does not lead to a page. If someone sent it to you, ask them for a new link.');
 }
 
-export function messagePage(title: string, text: string): Html {
-  return layout(title, html`<main class="page" id="main"><div class="card message"><h1>${title}</h1><p>${text}</p></div></main>`);
+export function messagePage(hubPath: string, title: string, text: string): Html {
+  return layout(hubPath, title, html`<main class="page" id="main"><div class="card message"><h1>${title}</h1><p>${text}</p></div></main>`);
 }
 
 function statusBadge(snapshot: MailSnapshot, expired: boolean): Html {
@@ -122,7 +123,7 @@ function answerForms(view: DocumentView): Html | undefined {
   const total = formatMoney(snapshot.document.total_amount, snapshot.document.currency);
   const approve = view.expired
     ? html`<div><h3>Approve</h3><p>This quote expired on ${dateText(snapshot.document.valid_until ?? '')}, so it can no longer be approved here. Please contact ${snapshot.business.name} for a new quote.</p></div>`
-    : html`<form method="post" action="${view.token}/approve">
+    : html`<form method="post" action="${view.hubPath}/${view.token}/approve">
 <input type="hidden" name="csrf" value="${csrf}">
 <label for="name">Your full name</label>
 <input type="text" id="name" name="name" autocomplete="name" required maxlength="200" value="${invalid?.values.name ?? ''}" aria-describedby="name-help${nameError ? ' name-error' : ''}"${nameError ? html` aria-invalid="true" autofocus` : ''}>
@@ -134,7 +135,7 @@ ${nameError ? html`<p class="field-error" id="name-error">${nameError}</p>` : ''
 <h2 id="answer-heading">Your answer</h2>
 <div class="answer">
 ${approve}
-<form method="post" action="${view.token}/decline">
+<form method="post" action="${view.hubPath}/${view.token}/decline">
 <input type="hidden" name="csrf" value="${csrf}">
 <label for="reason">Reason for declining (optional)</label>
 <textarea id="reason" name="reason" maxlength="2000" aria-describedby="reason-help${reasonError ? ' reason-error' : ''}"${reasonError ? html` aria-invalid="true" autofocus` : ''}>${invalid?.values.reason ?? ''}</textarea>
@@ -159,7 +160,7 @@ export function documentPage(view: DocumentView): Html {
   const body = html`<a class="skip" href="#main">Skip to the ${kindLabel.toLowerCase()}</a>
 <div class="page">
 <header class="business">
-${view.hasLogo ? html`<img src="${view.token}/logo" alt="${business.name}">` : html`<p class="business-name">${business.name}</p>`}
+${view.hasLogo ? html`<img src="${view.hubPath}/${view.token}/logo" alt="${business.name}">` : html`<p class="business-name">${business.name}</p>`}
 ${contact.length > 0 ? html`<p class="business-contact">${contact.join(' · ')}</p>` : ''}
 </header>
 <main id="main">
@@ -177,7 +178,7 @@ ${headline.map(([name, value]) => html`<div><dt>${name}</dt><dd>${value}</dd></d
 <div><h2>From</h2><p>${partyLines([business.legal_name ?? business.name, ...addressLines(business.address), business.tax_id ? `Tax ID ${business.tax_id}` : null])}</p></div>
 <div><h2>${snapshot.kind === 'invoice' ? 'Bill to' : 'For'}</h2><p>${partyLines([client.name, client.company_name, ...addressLines(client.address)])}</p></div>
 </div>
-<p class="actions"><a class="button secondary" href="${view.token}/pdf">Download PDF</a></p>
+<p class="actions"><a class="button secondary" href="${view.hubPath}/${view.token}/pdf">Download PDF</a></p>
 </section>
 ${answerForms(view)}
 <section class="card" aria-labelledby="items-heading">
@@ -192,5 +193,5 @@ ${business.footer ? html`<p>${business.footer}</p>` : ''}
 <p>${label} from ${business.name}.</p>
 </footer>
 </div>`;
-  return layout(`${label} from ${business.name}`, body);
+  return layout(view.hubPath, `${label} from ${business.name}`, body);
 }

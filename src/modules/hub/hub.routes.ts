@@ -16,7 +16,7 @@ import { csrfCookie, csrfFromCookies, csrfMatches, fromAnotherSite, newCsrfValue
 import type { HostedLinks } from './hosted-links.js';
 import { documentPage, messagePage, notFoundPage, type HubNotice } from './hub.pages.js';
 import { findHostedDocument, hostedLogo, type HostedDocument } from './hub.service.js';
-import { HUB_CSS } from './hub.styles.js';
+import { HUB_CSS, HUB_ICON } from './hub.styles.js';
 
 /** Per client IP: 60 at once, then 30 a minute; a person reading and answering a quote needs a handful. */
 export const HUB_POLICY: LimitPolicy = { burst: 60, perMinute: 30, perDay: 2_000 };
@@ -58,7 +58,8 @@ function readReason(value: string | undefined): { reason: string | null } | { er
 
 export function hubRoutes(options: HubOptions) {
   const secureCookie = options.links.publicBaseUrl.startsWith('https:');
-  const publicOrigin = new URL(options.links.publicBaseUrl).origin;
+  const publicUrl = new URL(options.links.publicBaseUrl);
+  const hubPath = `${publicUrl.pathname.replace(/\/$/, '')}/hub`;
 
   return async (app: FastifyInstance): Promise<void> => {
     // Pages, not API operations: kept out of the OpenAPI document.
@@ -81,16 +82,17 @@ export function hubRoutes(options: HubOptions) {
 
     app.setErrorHandler((error: Error, request, reply) => {
       const known = toAppError(error);
-      if (known?.code === 'RATE_LIMITED') return page(reply.headers(known.headers), 429, messagePage('Too many requests', 'Please wait a minute and try again.'));
-      if (known?.code === 'NOT_FOUND') return page(reply, 404, notFoundPage());
-      if (known?.code === 'SERVICE_UNAVAILABLE') return page(reply.headers(known.headers), 503, messagePage('Please try again', 'This page is busy right now. Please try again in a moment.'));
-      if (known && known.status < 500) return page(reply, known.status === 413 ? 413 : 400, messagePage('Something was wrong with the request', 'Go back, reload the page and try again.'));
+      if (known?.code === 'RATE_LIMITED') return page(reply.headers(known.headers), 429, messagePage(hubPath, 'Too many requests', 'Please wait a minute and try again.'));
+      if (known?.code === 'NOT_FOUND') return page(reply, 404, notFoundPage(hubPath));
+      if (known?.code === 'SERVICE_UNAVAILABLE') return page(reply.headers(known.headers), 503, messagePage(hubPath, 'Please try again', 'This page is busy right now. Please try again in a moment.'));
+      if (known && known.status < 500) return page(reply, known.status === 413 ? 413 : 400, messagePage(hubPath, 'Something was wrong with the request', 'Go back, reload the page and try again.'));
       request.log.error({ err: error }, 'unhandled error on the hub');
-      return page(reply, 500, messagePage('Something went wrong', 'We could not show this page. Please try again later.'));
+      return page(reply, 500, messagePage(hubPath, 'Something went wrong', 'We could not show this page. Please try again later.'));
     });
-    app.setNotFoundHandler((_request, reply) => page(reply, 404, notFoundPage()));
+    app.setNotFoundHandler((_request, reply) => page(reply, 404, notFoundPage(hubPath)));
 
     app.get('/static/hub.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=86400').send(HUB_CSS));
+    app.get('/static/icon.svg', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(HUB_ICON));
 
     /** The document's page; `notice` and `status` when an answer was refused. */
     async function showDocument(request: TokenRequest, reply: FastifyReply, document: HostedDocument, status = 200, notice?: HubNotice): Promise<FastifyReply> {
@@ -103,7 +105,7 @@ export function hubRoutes(options: HubOptions) {
         }
       }
       const answer = document.quote && { approved_at: document.quote.approved_at, approved_by: document.quote.approved_by, declined_at: document.quote.declined_at, decline_reason: document.quote.decline_reason };
-      const view = { token: request.params.token, snapshot: document.snapshot, hasLogo: document.hasLogo, expired: document.expired, csrf, ...(answer ? { answer } : {}), ...(notice ? { notice } : {}) };
+      const view = { hubPath, token: request.params.token, snapshot: document.snapshot, hasLogo: document.hasLogo, expired: document.expired, csrf, ...(answer ? { answer } : {}), ...(notice ? { notice } : {}) };
       return page(reply, status, documentPage(view));
     }
 
@@ -130,9 +132,9 @@ export function hubRoutes(options: HubOptions) {
     async function answer(request: TokenRequest, reply: FastifyReply, read: (body: FormBody) => QuoteAnswer | HubNotice): Promise<FastifyReply> {
       const document = await requireDocument(request);
       const body = (request.body ?? {}) as FormBody;
-      const ownOrigins = [publicOrigin, `${request.protocol}://${request.host}`];
+      const ownOrigins = [publicUrl.origin, `${request.protocol}://${request.host}`];
       if (fromAnotherSite(request.headers, ownOrigins) || !csrfMatches(csrfFromCookies(request.headers.cookie), body.csrf)) {
-        return page(reply, 403, messagePage('This form has expired', 'Your answer was not recorded. Go back, reload the page and answer again. (Your browser must accept cookies from this page.)'));
+        return page(reply, 403, messagePage(hubPath, 'This form has expired', 'Your answer was not recorded. Go back, reload the page and answer again. (Your browser must accept cookies from this page.)'));
       }
       const parsed = read(body);
       if ('kind' in parsed) return showDocument(request, reply, document, 422, parsed);
@@ -141,7 +143,7 @@ export function hubRoutes(options: HubOptions) {
       if (outcome === 'expired') return showDocument(request, reply, await requireDocument(request), 409, { kind: 'expired' });
       if (outcome === 'closed') return showDocument(request, reply, await requireDocument(request), 409, { kind: 'closed' });
       // Post/redirect/get: a reload of the confirmation does not send the answer again.
-      return reply.code(303).header('location', `../${request.params.token}`).send();
+      return reply.code(303).header('location', `${hubPath}/${request.params.token}`).send();
     }
 
     app.post('/:token/approve', async (request: TokenRequest, reply) =>
