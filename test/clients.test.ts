@@ -215,7 +215,8 @@ describe('lists', () => {
       assert.equal(seen.length, ids.length, sort);
       assert.deepEqual(new Set(seen.map((client) => client.id)), new Set(ids), sort);
       const column = sort.replace('-', '');
-      const values = seen.map((client) => `${client[column]}\u0000${client.id}`);
+      // sort=name ignores case (contract section 13): 'Alpha' and 'alpha' tie, and the id breaks it.
+      const values = seen.map((client) => `${column === 'name' ? client.name.toLowerCase() : client[column]}\u0000${client.id}`);
       const sorted = [...values].sort();
       assert.deepEqual(values, sort.startsWith('-') ? sorted.reverse() : sorted, `ordered by ${sort} then id`);
     }
@@ -249,8 +250,27 @@ describe('lists', () => {
     const ids = (items: any[]) => items.map((client) => client.id).sort();
     assert.deepEqual(ids(await listAll('q=cOoPeR')), [jane.id, byEmail.id, byCompany.id].sort());
     assert.deepEqual(ids(await listAll('q=0199')), [byPhone.id]);
-    assert.deepEqual(ids(await listAll('q=0%25')), [percent.id]);
+    assert.deepEqual(ids(await listAll('q=0%25%20C')), [percent.id]);
+    assert.deepEqual(ids(await listAll('q=%25_C')), []);
+    assert.deepEqual(ids(await listAll('q=%22coo')), [], 'a quote character is literal too');
+  });
+
+  test('a q of one or two characters matches the start of name, e-mail, company or phone, case-insensitively', async () => {
+    const jane = await create({ name: 'Jean-Luc Zorro' });
+    const byEmail = await create({ name: 'Q', email: 'ZOE@example.com' });
+    const byCompany = await create({ name: 'R', company_name: 'zo Bakery' });
+    const byPhone = await create({ name: 'S', phone: 'zo-555' });
+    await create({ name: 'Bozo' });
+    const ids = (items: any[]) => items.map((client) => client.id).sort();
+    assert.deepEqual(ids(await listAll('q=zO')), [byEmail.id, byCompany.id, byPhone.id].sort());
+    assert.deepEqual(ids(await listAll('q=J')).includes(jane.id), true);
     assert.deepEqual(ids(await listAll('q=_')), []);
+  });
+
+  test('sort=name ignores case: alpha before Charlie before delta', async () => {
+    for (const name of ['Charlie', 'delta', 'alpha']) await create({ name });
+    const names = (await listAll('sort=name')).map((client) => client.name).filter((name) => ['Charlie', 'delta', 'alpha'].includes(name));
+    assert.deepEqual(names, ['alpha', 'Charlie', 'delta']);
   });
 
   test('email filter is exact and case-insensitive', async () => {

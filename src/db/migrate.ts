@@ -11,6 +11,7 @@ import * as events from './migrations/20261122010000_events.js';
 import * as idempotencyEtag from './migrations/20261122020000_idempotency_etag.js';
 import * as documentsV2 from './migrations/20261122030000_documents_v2.js';
 import * as clientHub from './migrations/20261122040000_client_hub.js';
+import * as clientSearch from './migrations/20261122050000_client_search.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261122020000_idempotency_etag': idempotencyEtag,
   '20261122030000_documents_v2': documentsV2,
   '20261122040000_client_hub': clientHub,
+  '20261122050000_client_search': clientSearch,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

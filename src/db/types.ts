@@ -48,6 +48,8 @@ export interface ClientsTable {
   id: string;
   account_id: string;
   name: string;
+  /** The name in lower case (JavaScript's folding): what `sort=name` orders by. */
+  sort_name: string;
   email: string | null;
   phone: string | null;
   company_name: string | null;

@@ -1,18 +1,28 @@
 // Client queries. Every query is scoped by account: another account's rows do not exist here.
 import { sql, type SqlBool } from 'kysely';
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import type { Executor } from '../../db/database.js';
+import { dialectOf, type Executor } from '../../db/database.js';
+import { POSTGRES_SEARCH_TEXT } from '../../db/migrations/20261122050000_client_search.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
-const COLUMNS = ['id', 'account_id', 'name', 'email', 'phone', 'company_name', 'address', 'notes', 'metadata', 'created_at', 'updated_at'] as const;
+const COLUMNS = ['id', 'account_id', 'name', 'sort_name', 'email', 'phone', 'company_name', 'address', 'notes', 'metadata', 'created_at', 'updated_at'] as const;
 
 export interface ClientFilters extends TimeBounds {
   q?: string | undefined;
   email?: string | undefined;
 }
 
-export const CLIENT_SORTS: SortFields<ClientRow> = { ...timestampSorts<ClientRow>(), name: { kind: 'text', value: (row) => row.name } };
+/** `sort=name` is case-insensitive: it orders by sort_name, the name in lower case, which has its own index. */
+export const CLIENT_SORTS: SortFields<ClientRow> = { ...timestampSorts<ClientRow>(), name: { kind: 'text', expression: 'sort_name', value: (row) => row.sort_name } };
+
+/** The sort key of a name: lower case as JavaScript folds it, the same on both engines. */
+export function sortName(name: string): string {
+  return name.toLowerCase();
+}
+
+/** Queries this long or longer use the trigram index; shorter ones match the start of a field. */
+const TRIGRAM = 3;
 
 /** Tables whose rows refer to a client, and what to call them in the 409 message. */
 const CLIENT_REFERENCES = [
@@ -53,13 +63,26 @@ function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (character) => `\\${character}`);
 }
 
+/**
+ * `q` of three characters or more, case-insensitively anywhere in name, e-mail, phone or company, from
+ * the trigram index: FTS5 on SQLite (a phrase query: every character literal), pg_trgm on PostgreSQL.
+ */
+function containsText(db: Executor, q: string) {
+  if (dialectOf(db) === 'postgres') return sql<SqlBool>`${sql.raw(POSTGRES_SEARCH_TEXT)} like ${`%${escapeLike(q.toLowerCase())}%`} escape '\\'`;
+  const phrase = `"${q.replace(/"/g, '""')}"`;
+  return sql<SqlBool>`id in (select k.client_id from clients_fts f join client_search_keys k on k.search_id = f.rowid where clients_fts match ${phrase})`;
+}
+
+/** A shorter `q`: the start of name, e-mail, company or phone, as index ranges (a trigram needs three characters). */
+function startsWith(prefix: string) {
+  const end = `${prefix}\uffff`;
+  const range = (column: string) => sql<SqlBool>`(${sql.raw(column)} >= ${prefix} and ${sql.raw(column)} < ${end})`;
+  return sql<SqlBool>`(${range('sort_name')} or ${range('lower(email)')} or ${range('lower(company_name)')} or ${range('phone')})`;
+}
+
 export async function listClients(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>): Promise<ClientRow[]> {
   let query = db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters)));
-  if (filters.q !== undefined) {
-    const pattern = `%${escapeLike(filters.q.toLowerCase())}%`;
-    const contains = (column: 'name' | 'email' | 'phone' | 'company_name') => sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
-    query = query.where((eb) => eb.or([contains('name'), contains('email'), contains('phone'), contains('company_name')]));
-  }
+  if (filters.q !== undefined) query = query.where([...filters.q].length >= TRIGRAM ? containsText(db, filters.q) : startsWith(filters.q.toLowerCase()));
   if (filters.email !== undefined) query = query.where(sql<SqlBool>`lower(email) = ${filters.email.toLowerCase()}`);
   return applyPage(query, page).execute();
 }

@@ -47,6 +47,7 @@ export async function createClient(db: Db, clock: Clock, accountId: string, inpu
     id: newId(),
     account_id: accountId,
     name: input.name,
+    sort_name: repository.sortName(input.name),
     email: input.email ?? null,
     phone: input.phone ?? null,
     company_name: input.company_name ?? null,
@@ -76,7 +77,7 @@ async function applyClientUpdate(db: Executor, clock: Clock, accountId: string, 
   const current = await getClientRow(db, accountId, id, true);
   precondition?.(presentClient(current));
   const patch: ClientPatch = {};
-  if (input.name !== undefined) patch.name = input.name;
+  if (input.name !== undefined) Object.assign(patch, { name: input.name, sort_name: repository.sortName(input.name) });
   if (input.email !== undefined) patch.email = input.email;
   if (input.phone !== undefined) patch.phone = input.phone;
   if (input.company_name !== undefined) patch.company_name = input.company_name;
