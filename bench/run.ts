@@ -81,13 +81,13 @@ async function webhookRows(baselineUrl: string): Promise<{ rows: Row[]; deliveri
 function seedMillion(file: string, accountId: string, count: number): number {
   const database = new SqliteDatabase(file);
   database.pragma('journal_mode = WAL');
-  const insert = database.prepare(`insert into clients (id, account_id, name, email, phone, company_name, address, notes, metadata, created_at, updated_at) values (?, ?, ?, ?, null, null, null, null, '{}', ?, ?)`);
+  const insert = database.prepare(`insert into clients (id, account_id, name, sort_name, email, phone, company_name, address, notes, metadata, created_at, updated_at) values (?, ?, ?, ?, ?, null, null, null, null, '{}', ?, ?)`);
   const started = performance.now();
   const start = Date.parse('2020-01-01T00:00:00.000Z');
   const batch = database.transaction((from: number, to: number) => {
     for (let index = from; index < to; index += 1) {
       const created = new Date(start + index * 1000).toISOString();
-      insert.run(uuidv7(), accountId, `Client ${index}`, `c${index}@example.com`, created, created);
+      insert.run(uuidv7(), accountId, `Client ${index}`, `client ${index}`, `c${index}@example.com`, created, created);
     }
   });
   for (let from = 0; from < count; from += 50_000) batch(from, Math.min(count, from + 50_000));
