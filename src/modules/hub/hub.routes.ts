@@ -15,7 +15,8 @@ import { answerQuote, type QuoteAnswer } from '../quotes/quotes.service.js';
 import { csrfCookie, csrfFromCookies, csrfMatches, fromAnotherSite, newCsrfValue } from './csrf.js';
 import type { HostedLinks } from './hosted-links.js';
 import { documentPage, messagePage, notFoundPage, type HubNotice } from './hub.pages.js';
-import { findHostedDocument, hostedLogo, type HostedDocument } from './hub.service.js';
+import { findLogo } from '../accounts/accounts.repository.js';
+import { locateHostedDocument, printHostedDocument, type HostedDocument, type HostedTarget } from './hub.service.js';
 import { HUB_CSS, HUB_ICON } from './hub.styles.js';
 
 /** Per client IP: 60 at once, then 30 a minute; a person reading and answering a quote needs a handful. */
@@ -109,35 +110,41 @@ export function hubRoutes(options: HubOptions) {
       return page(reply, status, documentPage(view));
     }
 
-    async function requireDocument(request: TokenRequest): Promise<HostedDocument> {
-      const document = await findHostedDocument(app.db, request.params.token, app.clock.now());
-      if (!document) throw new AppError('NOT_FOUND', 'No such page.');
-      return document;
+    /** The document the token names (404 page when none); the PDF, the logo and an answer need no more. */
+    async function requireTarget(request: TokenRequest): Promise<HostedTarget> {
+      const target = await locateHostedDocument(app.db, request.params.token);
+      if (!target) throw new AppError('NOT_FOUND', 'No such page.');
+      return target;
+    }
+
+    /** The document as its page prints it. */
+    async function requireDocument(request: TokenRequest, target?: HostedTarget): Promise<HostedDocument> {
+      return printHostedDocument(app.db, target ?? (await requireTarget(request)), app.clock.now());
     }
 
     app.get('/:token', async (request: TokenRequest, reply) => showDocument(request, reply, await requireDocument(request)));
 
     app.get('/:token/pdf', async (request: TokenRequest, reply) => {
-      const document = await requireDocument(request);
-      return sendDocumentFile(request, reply, await documentFile(app.db, app.pdf, document.accountId, document.kind, document.id, app.clock.now()));
+      const target = await requireTarget(request);
+      return sendDocumentFile(request, reply, await documentFile(app.db, app.pdf, target.accountId, target.kind, target.id, app.clock.now()));
     });
 
     app.get('/:token/logo', async (request: TokenRequest, reply) => {
-      const logo = await hostedLogo(app.db, await requireDocument(request));
+      const logo = await findLogo(app.db, (await requireTarget(request)).accountId);
       if (!logo) throw new AppError('NOT_FOUND', 'No logo.');
       return reply.type(logo.content_type).header('cache-control', 'private, max-age=300').send(logo.data);
     });
 
     /** An answer: from this site with the CSRF value, valid, then recorded once; the page after it shows the outcome. */
     async function answer(request: TokenRequest, reply: FastifyReply, read: (body: FormBody) => QuoteAnswer | HubNotice): Promise<FastifyReply> {
-      const document = await requireDocument(request);
+      const target = await requireTarget(request);
       const body = (request.body ?? {}) as FormBody;
       const ownOrigins = [publicUrl.origin, `${request.protocol}://${request.host}`];
       if (fromAnotherSite(request.headers, ownOrigins) || !csrfMatches(csrfFromCookies(request.headers.cookie), body.csrf)) {
         return page(reply, 403, messagePage(hubPath, 'This form has expired', 'Your answer was not recorded. Go back, reload the page and answer again. (Your browser must accept cookies from this page.)'));
       }
       const parsed = read(body);
-      if ('kind' in parsed) return showDocument(request, reply, document, 422, parsed);
+      if ('kind' in parsed) return showDocument(request, reply, await requireDocument(request, target), 422, parsed);
       const outcome = await answerQuote(app.db, app.clock, request.params.token, parsed);
       if (outcome === undefined) throw new AppError('NOT_FOUND', 'No such page.');
       if (outcome === 'expired') return showDocument(request, reply, await requireDocument(request), 409, { kind: 'expired' });

@@ -3,7 +3,8 @@
 // token names nothing.
 import type { Executor } from '../../db/database.js';
 import type { MailSnapshot } from '../../mail/document-mail.js';
-import { findLogo, hasLogo } from '../accounts/accounts.repository.js';
+import { hasLogo } from '../accounts/accounts.repository.js';
+import type { InvoiceRow, QuoteRow } from '../../db/types.js';
 import { getClientRow } from '../clients/clients.service.js';
 import { documentSnapshot, type PrintableDocument, type SentKind } from '../documents/sending.js';
 import { todayUtc } from '../documents/priced.js';
@@ -26,27 +27,31 @@ export interface HostedDocument {
   expired: boolean;
 }
 
+/** Which document a token names, without printing it: enough for its PDF, its logo or an answer. */
+export type HostedTarget = { kind: 'quote'; accountId: string; id: string; row: QuoteRow } | { kind: 'invoice'; accountId: string; id: string; row: InvoiceRow };
+
 /** The document the token names, or undefined (unknown, replaced, draft, void or deleted). */
-export async function findHostedDocument(db: Executor, token: string, now: Date): Promise<HostedDocument | undefined> {
+export async function locateHostedDocument(db: Executor, token: string): Promise<HostedTarget | undefined> {
   if (!isHostedToken(token)) return undefined;
   const quoteRow = await findQuoteByToken(db, token);
-  if (quoteRow && quoteRow.status !== 'draft') {
-    const quote = presentQuote(quoteRow);
-    const expired = quote.status === 'sent' && quote.valid_until !== null && quote.valid_until < todayUtc(now);
-    return { ...(await printed(db, quoteRow.account_id, 'quote', quote)), quote, expired };
-  }
+  if (quoteRow && quoteRow.status !== 'draft') return { kind: 'quote', accountId: quoteRow.account_id, id: quoteRow.id, row: quoteRow };
   const invoiceRow = await findInvoiceByToken(db, token);
   if (!invoiceRow || invoiceRow.status === 'draft' || invoiceRow.status === 'void') return undefined;
-  const invoice = presentInvoice(await getInvoiceRecord(db, invoiceRow.account_id, invoiceRow.id), now);
-  return { ...(await printed(db, invoiceRow.account_id, 'invoice', invoice)), expired: false };
+  return { kind: 'invoice', accountId: invoiceRow.account_id, id: invoiceRow.id, row: invoiceRow };
+}
+
+/** The located document as its page prints it. */
+export async function printHostedDocument(db: Executor, target: HostedTarget, now: Date): Promise<HostedDocument> {
+  if (target.kind === 'quote') {
+    const quote = presentQuote(target.row);
+    const expired = quote.status === 'sent' && quote.valid_until !== null && quote.valid_until < todayUtc(now);
+    return { ...(await printed(db, target.accountId, 'quote', quote)), quote, expired };
+  }
+  const invoice = presentInvoice(await getInvoiceRecord(db, target.accountId, target.id), now);
+  return { ...(await printed(db, target.accountId, 'invoice', invoice)), expired: false };
 }
 
 async function printed(db: Executor, accountId: string, kind: SentKind, document: PrintableDocument & { client_id: string }) {
   const client = await getClientRow(db, accountId, document.client_id);
   return { kind, accountId, id: document.id, snapshot: await documentSnapshot(db, accountId, kind, document, client, null), hasLogo: await hasLogo(db, accountId) };
-}
-
-/** The account's logo, for the page's header. */
-export async function hostedLogo(db: Executor, document: HostedDocument) {
-  return document.hasLogo ? findLogo(db, document.accountId) : undefined;
 }
