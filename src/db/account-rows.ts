@@ -1,6 +1,6 @@
 // What every account-scoped repository shares: row locks, and the time bounds every list filters by.
-import { sql, type Expression, type SqlBool } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
+import { compare, type Condition } from './list-plan.js';
 import { normalizeInstant } from './values.js';
 
 /** The filters every list takes (contract section 5). */
@@ -14,11 +14,11 @@ export interface TimeBounds {
  * The conditions for `TimeBounds` on a table of the account (every one has created_at and updated_at,
  * stored as ISO text, so text comparison is instant order once the bound is normalized).
  */
-export function timeBoundConditions(bounds: TimeBounds): Array<Expression<SqlBool>> {
-  const conditions: Array<Expression<SqlBool>> = [];
-  if (bounds.created_after !== undefined) conditions.push(sql<SqlBool>`created_at >= ${normalizeInstant(bounds.created_after)}`);
-  if (bounds.created_before !== undefined) conditions.push(sql<SqlBool>`created_at < ${normalizeInstant(bounds.created_before)}`);
-  if (bounds.updated_after !== undefined) conditions.push(sql<SqlBool>`updated_at >= ${normalizeInstant(bounds.updated_after)}`);
+export function timeBoundConditions(bounds: TimeBounds): Condition[] {
+  const conditions: Condition[] = [];
+  if (bounds.created_after !== undefined) conditions.push(compare('created_at', '>=', normalizeInstant(bounds.created_after)));
+  if (bounds.created_before !== undefined) conditions.push(compare('created_at', '<', normalizeInstant(bounds.created_before)));
+  if (bounds.updated_after !== undefined) conditions.push(compare('updated_at', '>=', normalizeInstant(bounds.updated_after)));
   return conditions;
 }
 

@@ -4,6 +4,7 @@ import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account
 import { dialectOf, type Executor } from '../../db/database.js';
 import { POSTGRES_SEARCH_TEXT } from '../../db/migrations/20261122050000_client_search.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { fenced } from '../../db/list-plan.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
 const COLUMNS = ['id', 'account_id', 'name', 'sort_name', 'email', 'phone', 'company_name', 'address', 'notes', 'metadata', 'created_at', 'updated_at'] as const;
@@ -100,7 +101,7 @@ export function listClientsQuery(db: Executor, accountId: string, filters: Clien
   const postgres = dialectOf(db) === 'postgres';
   const { q, email } = filters;
   const trigram = q !== undefined && [...q].length >= TRIGRAM;
-  let query = (trigram && !postgres ? searchHits(db, q) : db.selectFrom('clients')).select(COLUMNS).where((eb) => eb.and(timeBoundConditions(filters)));
+  let query = (trigram && !postgres ? searchHits(db, q) : db.selectFrom('clients')).select(COLUMNS).where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
   if (trigram) {
     // The trigram index drives: the account's condition is written so that no index can serve it
     // (SQLite's unary +, PostgreSQL's IS TRUE), or the planner walks the account's rows testing each.
@@ -114,7 +115,6 @@ export function listClientsQuery(db: Executor, accountId: string, filters: Clien
   if (q === undefined && email === undefined) return applyPage(query, page);
   // A search or an e-mail: its rows come from its own index first, then are sorted. Left to itself the
   // planner may walk the sort's index through the whole account instead, testing each row (330 ms at a
-  // million clients); an OFFSET 0 subquery is a fence neither engine flattens.
-  const fenced = postgres ? query.offset(0) : query.limit(-1).offset(0);
-  return applyPage(db.selectFrom(fenced.as('matched')).selectAll(), page);
+  // million clients); the fence keeps the two apart.
+  return applyPage(db.selectFrom(fenced(db, query).as('matched')).selectAll(), page);
 }

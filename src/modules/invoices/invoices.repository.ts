@@ -2,7 +2,8 @@
 import { sql, type SqlBool } from 'kysely';
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
-import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { compare, keysOf, shapedList } from '../../db/list-plan.js';
 import { coalesceSort, SORT_SENTINELS } from '../../db/sort-sentinels.js';
 import type { DateText, InvoicePatch, InvoiceRow } from '../../db/types.js';
 import type { InvoiceStatus } from './invoices.lifecycle.js';
@@ -58,16 +59,24 @@ export async function countInvoicesOfJob(db: Executor, accountId: string, jobId:
 }
 
 export async function listInvoices(db: Executor, accountId: string, filters: InvoiceFilters, page: PageRequest<InvoiceRow>): Promise<InvoiceRow[]> {
-  let query = db.selectFrom('invoices').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters)));
-  if (filters.client_id !== undefined) query = query.where('client_id', '=', filters.client_id);
-  if (filters.statuses !== undefined) query = query.where('status', 'in', filters.statuses);
-  if (filters.quote_id !== undefined) query = query.where('quote_id', '=', filters.quote_id);
-  if (filters.job_id !== undefined) query = query.where('job_id', '=', filters.job_id);
-  if (filters.due_before !== undefined) query = query.where('due_date', '<', filters.due_before);
-  if (filters.due_after !== undefined) query = query.where('due_date', '>=', filters.due_after);
-  if (filters.overdue !== undefined) {
-    const overdue = sql<SqlBool>`(status = 'sent' and due_date is not null and due_date < ${filters.overdue.today})`;
-    query = query.where(filters.overdue.wanted ? overdue : sql<SqlBool>`not ${overdue}`);
+  return listInvoicesQuery(db, accountId, filters, page).execute();
+}
+
+/** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
+export function listInvoicesQuery(db: Executor, accountId: string, filters: InvoiceFilters, page: PageRequest<InvoiceRow>) {
+  const dueSort = INVOICE_SORTS.due_date!.expression;
+  const conditions = timeBoundConditions(filters);
+  if (filters.due_before !== undefined) conditions.push(compare('due_date', '<', filters.due_before, dueSort));
+  if (filters.due_after !== undefined) conditions.push(compare('due_date', '>=', filters.due_after, dueSort));
+  let statuses: readonly string[] | undefined = filters.statuses;
+  if (filters.overdue?.wanted === true) {
+    // Overdue is sent and past due: the status range of 'sent', with due_date before today.
+    statuses = (statuses ?? ['sent']).filter((status) => status === 'sent');
+    conditions.push(compare('due_date', '<', filters.overdue.today, dueSort));
+  } else if (filters.overdue?.wanted === false) {
+    conditions.push({ column: 'status', expression: sql<SqlBool>`not (status = 'sent' and due_date is not null and due_date < ${filters.overdue.today})` });
   }
-  return applyPage(query, page).execute();
+  const keys = keysOf({ client_id: filters.client_id, quote_id: filters.quote_id, job_id: filters.job_id });
+  const among = statuses && { column: 'status', values: statuses };
+  return shapedList(db, () => db.selectFrom('invoices').select(COLUMNS).where('account_id', '=', accountId), { keys, among, conditions }, page);
 }

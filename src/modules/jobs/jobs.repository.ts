@@ -1,7 +1,8 @@
 // Job queries, every one scoped by account.
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
-import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { compare, keysOf, shapedList } from '../../db/list-plan.js';
 import { coalesceSort, SORT_SENTINELS } from '../../db/sort-sentinels.js';
 import type { JobPatch, JobRow } from '../../db/types.js';
 import { normalizeInstant } from '../../db/values.js';
@@ -44,12 +45,16 @@ export async function deleteJob(db: Executor, accountId: string, id: string): Pr
 }
 
 export async function listJobs(db: Executor, accountId: string, filters: JobFilters, page: PageRequest<JobRow>): Promise<JobRow[]> {
-  let query = db.selectFrom('jobs').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters)));
-  if (filters.client_id !== undefined) query = query.where('client_id', '=', filters.client_id);
-  if (filters.statuses !== undefined) query = query.where('status', 'in', filters.statuses);
-  if (filters.request_id !== undefined) query = query.where('request_id', '=', filters.request_id);
-  if (filters.quote_id !== undefined) query = query.where('quote_id', '=', filters.quote_id);
-  if (filters.scheduled_from !== undefined) query = query.where('scheduled_start', '>=', normalizeInstant(filters.scheduled_from));
-  if (filters.scheduled_to !== undefined) query = query.where('scheduled_start', '<', normalizeInstant(filters.scheduled_to));
-  return applyPage(query, page).execute();
+  return listJobsQuery(db, accountId, filters, page).execute();
+}
+
+/** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
+export function listJobsQuery(db: Executor, accountId: string, filters: JobFilters, page: PageRequest<JobRow>) {
+  const scheduledSort = JOB_SORTS.scheduled_start!.expression;
+  const conditions = timeBoundConditions(filters);
+  if (filters.scheduled_from !== undefined) conditions.push(compare('scheduled_start', '>=', normalizeInstant(filters.scheduled_from), scheduledSort));
+  if (filters.scheduled_to !== undefined) conditions.push(compare('scheduled_start', '<', normalizeInstant(filters.scheduled_to), scheduledSort));
+  const keys = keysOf({ client_id: filters.client_id, request_id: filters.request_id, quote_id: filters.quote_id });
+  const among = filters.statuses && { column: 'status', values: filters.statuses };
+  return shapedList(db, () => db.selectFrom('jobs').select(COLUMNS).where('account_id', '=', accountId), { keys, among, conditions }, page);
 }

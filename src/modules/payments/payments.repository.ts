@@ -2,7 +2,8 @@
 import { sql } from 'kysely';
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
-import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { compare, keysOf, shapedList } from '../../db/list-plan.js';
 import type { PaymentPatch, PaymentRefundRow, PaymentRow } from '../../db/types.js';
 import { normalizeInstant } from '../../db/values.js';
 import type { PaymentMethod } from './payments.schemas.js';
@@ -55,13 +56,17 @@ export async function netPaidOfInvoice(db: Executor, accountId: string, invoiceI
 }
 
 export async function listPayments(db: Executor, accountId: string, filters: PaymentFilters, page: PageRequest<PaymentRow>): Promise<PaymentRow[]> {
-  let query = db.selectFrom('payments').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters)));
-  if (filters.invoice_id !== undefined) query = query.where('invoice_id', '=', filters.invoice_id);
-  if (filters.client_id !== undefined) query = query.where('client_id', '=', filters.client_id);
-  if (filters.method !== undefined) query = query.where('method', '=', filters.method);
-  if (filters.paid_after !== undefined) query = query.where('paid_at', '>=', normalizeInstant(filters.paid_after));
-  if (filters.paid_before !== undefined) query = query.where('paid_at', '<', normalizeInstant(filters.paid_before));
-  return applyPage(query, page).execute();
+  return listPaymentsQuery(db, accountId, filters, page).execute();
+}
+
+/** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
+export function listPaymentsQuery(db: Executor, accountId: string, filters: PaymentFilters, page: PageRequest<PaymentRow>) {
+  const conditions = timeBoundConditions(filters);
+  if (filters.paid_after !== undefined) conditions.push(compare('paid_at', '>=', normalizeInstant(filters.paid_after)));
+  if (filters.paid_before !== undefined) conditions.push(compare('paid_at', '<', normalizeInstant(filters.paid_before)));
+  const keys = keysOf({ invoice_id: filters.invoice_id, client_id: filters.client_id });
+  const among = filters.method === undefined ? undefined : { column: 'method', values: [filters.method] };
+  return shapedList(db, () => db.selectFrom('payments').select(COLUMNS).where('account_id', '=', accountId), { keys, among, conditions }, page);
 }
 
 export async function insertRefund(db: Executor, row: PaymentRefundRow): Promise<void> {

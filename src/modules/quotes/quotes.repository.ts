@@ -1,7 +1,8 @@
 // Quote queries, every one scoped by account.
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
-import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { keysOf, shapedList } from '../../db/list-plan.js';
 import type { QuotePatch, QuoteRow } from '../../db/types.js';
 import type { QuoteStatus } from './quotes.lifecycle.js';
 
@@ -44,9 +45,12 @@ export async function deleteQuote(db: Executor, accountId: string, id: string): 
 }
 
 export async function listQuotes(db: Executor, accountId: string, filters: QuoteFilters, page: PageRequest<QuoteRow>): Promise<QuoteRow[]> {
-  let query = db.selectFrom('quotes').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters)));
-  if (filters.client_id !== undefined) query = query.where('client_id', '=', filters.client_id);
-  if (filters.statuses !== undefined) query = query.where('status', 'in', filters.statuses);
-  if (filters.request_id !== undefined) query = query.where('request_id', '=', filters.request_id);
-  return applyPage(query, page).execute();
+  return listQuotesQuery(db, accountId, filters, page).execute();
+}
+
+/** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
+export function listQuotesQuery(db: Executor, accountId: string, filters: QuoteFilters, page: PageRequest<QuoteRow>) {
+  const keys = keysOf({ client_id: filters.client_id, request_id: filters.request_id });
+  const among = filters.statuses && { column: 'status', values: filters.statuses };
+  return shapedList(db, () => db.selectFrom('quotes').select(COLUMNS).where('account_id', '=', accountId), { keys, among, conditions: timeBoundConditions(filters) }, page);
 }

@@ -1,7 +1,8 @@
 // Service request queries, every one scoped by account.
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
-import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { keysOf, shapedList } from '../../db/list-plan.js';
 import type { ServiceRequestPatch, ServiceRequestRow } from '../../db/types.js';
 import type { RequestStatus } from './service-requests.lifecycle.js';
 
@@ -28,8 +29,12 @@ export async function updateServiceRequest(db: Executor, accountId: string, id: 
 }
 
 export async function listServiceRequests(db: Executor, accountId: string, filters: ServiceRequestFilters, page: PageRequest<ServiceRequestRow>): Promise<ServiceRequestRow[]> {
-  let query = db.selectFrom('service_requests').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters)));
-  if (filters.client_id !== undefined) query = query.where('client_id', '=', filters.client_id);
-  if (filters.statuses !== undefined) query = query.where('status', 'in', filters.statuses);
-  return applyPage(query, page).execute();
+  return listServiceRequestsQuery(db, accountId, filters, page).execute();
+}
+
+/** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
+export function listServiceRequestsQuery(db: Executor, accountId: string, filters: ServiceRequestFilters, page: PageRequest<ServiceRequestRow>) {
+  const keys = keysOf({ client_id: filters.client_id });
+  const among = filters.statuses && { column: 'status', values: filters.statuses };
+  return shapedList(db, () => db.selectFrom('service_requests').select(COLUMNS).where('account_id', '=', accountId), { keys, among, conditions: timeBoundConditions(filters) }, page);
 }

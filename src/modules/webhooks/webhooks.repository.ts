@@ -3,6 +3,7 @@
 import { sql, type SqlBool } from 'kysely';
 import { timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
+import { keysOf, shapedList } from '../../db/list-plan.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import type { WebhookDeliveriesTable, WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow } from '../../db/types.js';
 
@@ -57,7 +58,7 @@ export async function listEnabledEndpoints(db: Executor, accountId: string): Pro
 }
 
 export async function listEndpoints(db: Executor, accountId: string, filters: TimeBounds, page: PageRequest<WebhookEndpointRow>): Promise<WebhookEndpointRow[]> {
-  const query = db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters)));
+  const query = db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
   return applyPage(query, page).execute();
 }
 
@@ -120,10 +121,10 @@ export interface DeliveryFilters {
 }
 
 export async function listDeliveries(db: Executor, accountId: string, endpointId: string, filters: DeliveryFilters, page: PageRequest<WebhookDeliveryRow>): Promise<WebhookDeliveryRow[]> {
-  let query = db.selectFrom('webhook_deliveries').select(DELIVERY_COLUMNS).where('account_id', '=', accountId).where('endpoint_id', '=', endpointId);
-  if (filters.status !== undefined) query = query.where('status', '=', filters.status);
-  if (filters.event_id !== undefined) query = query.where('event_id', '=', filters.event_id);
-  return applyPage(query, page).execute();
+  const keys = keysOf({ event_id: filters.event_id });
+  const among = filters.status === undefined ? undefined : { column: 'status', values: [filters.status] };
+  const start = () => db.selectFrom('webhook_deliveries').select(DELIVERY_COLUMNS).where('account_id', '=', accountId).where('endpoint_id', '=', endpointId);
+  return shapedList(db, start, { keys, among, conditions: [] }, page).execute();
 }
 
 /** The last attempt of each (event, endpoint) that failed for good since `since` and has none waiting. */
