@@ -1,0 +1,240 @@
+// The scale benchmark (contract section 13): 1,000,000 clients and 1,000,000 invoices (spread over 10,000
+// clients) in one account, on SQLite and on PostgreSQL; every filter and sort of section 5 asked of a
+// production-configured server. For each: p50 and p99 of 200 sequential requests, their ratio to the
+// first page's, the server's largest event-loop delay while they ran, and every answer that was not 200.
+// `npm run bench:scale`; SCALE_ROWS=100000 for a quicker run.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import { startPostgres } from '../scripts/postgres.mjs';
+import { openDatabase, type Database } from '../src/db/database.js';
+import type { ClientRow, InvoiceRow } from '../src/db/types.js';
+import { ROOT, prepare, startBms, stop, work } from './lib.js';
+
+const ROWS = Number(process.env.SCALE_ROWS ?? 1_000_000);
+const INVOICE_CLIENTS = Math.min(10_000, ROWS);
+const REQUESTS = Number(process.env.SCALE_REQUESTS ?? 200);
+const START = Date.parse('2020-01-01T00:00:00.000Z');
+const STATUSES = ['paid', 'paid', 'paid', 'paid', 'paid', 'sent', 'sent', 'sent', 'draft', 'void'] as const;
+const LINES = JSON.stringify([{ id: '0195d1f0-0000-7000-8000-0000000000aa', description: 'Labour', quantity: 2, unit_amount: 6000, tax_rate: 8.875, amount: 12000, tax_amount: 1065 }]);
+
+interface Seeded {
+  accountId: string;
+  clientIds: string[];
+  seconds: number;
+}
+
+const instant = (index: number) => new Date(START + index * 1000).toISOString();
+const day = (offset: number) => new Date(START + offset * 86_400_000).toISOString().slice(0, 10);
+
+/** Inserts the rows straight into a migrated database, in batches inside large transactions. */
+async function seedRows(database: Database, accountId: string): Promise<Seeded> {
+  const started = performance.now();
+  const { db } = database;
+  const clientIds: string[] = [];
+  const BATCH = 500;
+  for (let from = 0; from < ROWS; from += 20 * BATCH) {
+    await db.transaction().execute(async (trx) => {
+      for (let at = from; at < Math.min(ROWS, from + 20 * BATCH); at += BATCH) {
+        const rows: ClientRow[] = [];
+        for (let index = at; index < Math.min(ROWS, at + BATCH); index += 1) {
+          const id = uuidv7();
+          if (index < INVOICE_CLIENTS) clientIds.push(id);
+          // Names repeat a little (as people's do) and vary in case, so sort=name and q have work to do.
+          const name = `${index % 3 === 0 ? 'cooper' : 'Cooper'} ${['Plumbing', 'Electric', 'Gardens', 'Roofing'][index % 4]} ${index}`;
+          rows.push({ id, account_id: accountId, name, sort_name: name.toLowerCase(), email: `c${index}@example.com`, phone: `+1 555 ${String(index).padStart(7, '0')}`, company_name: `Company ${index % 5000}`, address: null, notes: null, metadata: '{}', created_at: instant(index), updated_at: instant(index + (index % 7) * 3600) });
+        }
+        await trx.insertInto('clients').values(rows).execute();
+      }
+    });
+  }
+  let number = 0;
+  for (let from = 0; from < ROWS; from += 20 * BATCH) {
+    await db.transaction().execute(async (trx) => {
+      for (let at = from; at < Math.min(ROWS, from + 20 * BATCH); at += BATCH) {
+        const rows: InvoiceRow[] = [];
+        for (let index = at; index < Math.min(ROWS, at + BATCH); index += 1) {
+          const status = STATUSES[index % STATUSES.length]!;
+          const numbered = status !== 'draft';
+          if (numbered) number += 1;
+          const issued = Math.floor(index / 600);
+          rows.push({
+            id: uuidv7(), account_id: accountId, client_id: clientIds[index % INVOICE_CLIENTS]!, job_id: null, quote_id: null,
+            number: numbered ? `INV-${String(number).padStart(6, '0')}` : null, number_seq: numbered ? number : null, currency: 'USD', line_items: LINES,
+            subtotal_amount: 12000, tax_amount: 1065, total_amount: 13065, amount_paid: status === 'paid' ? 13065 : 0, notes: null,
+            issue_date: numbered ? day(issued) : null, due_date: index % 11 === 0 ? null : day(issued + 30), status,
+            sent_at: numbered ? instant(index) : null, paid_at: status === 'paid' ? instant(index + 86_400) : null, voided_at: status === 'void' ? instant(index + 3600) : null,
+            delivery_id: null, delivery_status: null, hosted_token: null, hosted_url: null, metadata: '{}', created_at: instant(index), updated_at: instant(index + (index % 5) * 86_400),
+          });
+        }
+        await trx.insertInto('invoices').values(rows).execute();
+      }
+    });
+  }
+  return { accountId, clientIds, seconds: Math.round((performance.now() - started) / 100) / 10 };
+}
+
+interface Measured {
+  scenario: string;
+  p50: number;
+  p99: number;
+  ratioP50: number;
+  ratioP99: number;
+  loopMaxMs: number;
+  non200: number;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
+
+async function loopFigures(pid: number, file: string): Promise<{ maxMs: number }> {
+  fs.rmSync(file, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  for (let waited = 0; waited < 5000 && !fs.existsSync(file); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+/** Sequential requests (one at a time, so the latency is the query's), after a few to warm the caches. */
+async function measure(base: string, key: string, url: string, pid: number, loopFile: string): Promise<Omit<Measured, 'scenario' | 'ratioP50' | 'ratioP99'>> {
+  const headers = { authorization: `Bearer ${key}` };
+  for (let warm = 0; warm < 5; warm += 1) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
+  await loopFigures(pid, loopFile);
+  const latencies: number[] = [];
+  let non200 = 0;
+  for (let request = 0; request < REQUESTS; request += 1) {
+    const started = performance.now();
+    const response = await fetch(`${base}${url}`, { headers });
+    await response.arrayBuffer();
+    latencies.push(performance.now() - started);
+    if (response.status !== 200) non200 += 1;
+  }
+  const { maxMs } = await loopFigures(pid, loopFile);
+  latencies.sort((a, b) => a - b);
+  return { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), loopMaxMs: round(maxMs, 1), non200 };
+}
+
+const cursor = (sort: string, value: string | number, id: string) => Buffer.from(JSON.stringify([sort, value, id])).toString('base64url');
+
+/** [scenario, URL]: the first of each group is the first page the others are compared with. */
+async function scenarios(database: Database, seeded: Seeded): Promise<Array<[string, string, string]>> {
+  const { db } = database;
+  const oldestClient = await db.selectFrom('clients').select(['id', 'created_at']).where('account_id', '=', seeded.accountId).orderBy('created_at').orderBy('id').offset(25).limit(1).executeTakeFirstOrThrow();
+  const oldestInvoice = await db.selectFrom('invoices').select(['id', 'created_at']).where('account_id', '=', seeded.accountId).orderBy('created_at').orderBy('id').offset(25).limit(1).executeTakeFirstOrThrow();
+  const busyClient = seeded.clientIds[1234 % seeded.clientIds.length]!;
+  const middle = instant(Math.floor(ROWS / 2));
+  const middleDay = day(Math.floor(ROWS / 1200) + 30);
+  const c = '/v1/clients?limit=25';
+  const i = '/v1/invoices?limit=25';
+  return [
+    ['clients', 'first page (default -created_at)', c],
+    ['clients', 'last page by cursor', `${c}&cursor=${cursor('-created_at', oldestClient.created_at, oldestClient.id)}`],
+    ['clients', 'sort=created_at', `${c}&sort=created_at`],
+    ['clients', 'sort=-updated_at', `${c}&sort=-updated_at`],
+    ['clients', 'sort=name', `${c}&sort=name`],
+    ['clients', 'sort=-name', `${c}&sort=-name`],
+    ['clients', 'email=<exact, other case>', `${c}&email=C${Math.floor(ROWS * 0.7)}@Example.com`],
+    ['clients', 'q=<rare, 9 characters>', `${c}&q=${encodeURIComponent(`Company ${Math.floor(ROWS / 1000) % 5000}7`).slice(0, 9)}`],
+    ['clients', 'q=0000123 (phone digits)', `${c}&q=0000123`],
+    ['clients', 'q=Cooper&sort=name (matches every row)', `${c}&q=Cooper&sort=name`],
+    ['clients', 'q=Gardens 99', `${c}&q=${encodeURIComponent('Gardens 99')}`],
+    ['clients', 'q=co (2 characters: prefix)', `${c}&q=co`],
+    ['clients', 'created_after=<middle>', `${c}&created_after=${middle}`],
+    ['clients', 'created_before=<middle>', `${c}&created_before=${middle}`],
+    ['clients', 'updated_after=<middle>', `${c}&updated_after=${middle}`],
+    ['invoices', 'first page (default -created_at)', i],
+    ['invoices', 'last page by cursor', `${i}&cursor=${cursor('-created_at', oldestInvoice.created_at, oldestInvoice.id)}`],
+    ['invoices', 'sort=-updated_at', `${i}&sort=-updated_at`],
+    ['invoices', 'sort=number', `${i}&sort=number`],
+    ['invoices', 'sort=-number', `${i}&sort=-number`],
+    ['invoices', 'sort=due_date', `${i}&sort=due_date`],
+    ['invoices', 'sort=-due_date', `${i}&sort=-due_date`],
+    ['invoices', 'status=sent', `${i}&status=sent`],
+    ['invoices', 'status=void (rare)', `${i}&status=void`],
+    ['invoices', 'status=draft,void&sort=due_date', `${i}&status=draft,void&sort=due_date`],
+    ['invoices', 'status=sent,paid,void&sort=-number', `${i}&status=sent,paid,void&sort=-number`],
+    ['invoices', 'client_id', `${i}&client_id=${busyClient}`],
+    ['invoices', 'client_id&sort=-due_date', `${i}&client_id=${busyClient}&sort=-due_date`],
+    ['invoices', 'client_id&status=paid,sent', `${i}&client_id=${busyClient}&status=paid,sent`],
+    ['invoices', 'overdue=true', `${i}&overdue=true`],
+    ['invoices', 'overdue=true&sort=due_date', `${i}&overdue=true&sort=due_date`],
+    ['invoices', 'overdue=false', `${i}&overdue=false`],
+    ['invoices', 'due_before=<middle>', `${i}&due_before=${middleDay}`],
+    ['invoices', 'due_after=<middle>&sort=due_date', `${i}&due_after=${middleDay}&sort=due_date`],
+    ['invoices', 'due_after=<middle>&sort=-number', `${i}&due_after=${middleDay}&sort=-number`],
+    ['invoices', 'quote_id (none match)', `${i}&quote_id=0195d1f0-0000-7000-8000-000000000001`],
+    ['invoices', 'job_id (none match)', `${i}&job_id=0195d1f0-0000-7000-8000-000000000001`],
+    ['invoices', 'created_after=<middle>', `${i}&created_after=${middle}`],
+    ['invoices', 'created_before=<middle>&sort=-number', `${i}&created_before=${middle}&sort=-number`],
+    ['invoices', 'updated_after=<middle>', `${i}&updated_after=${middle}`],
+  ].map(([group, name, url]) => [group!, name!, url!]);
+}
+
+async function runEngine(engine: 'SQLite' | 'PostgreSQL', env: Record<string, string>, config: Parameters<typeof openDatabase>[0]) {
+  const { key } = await prepare(env);
+  const database = openDatabase(config);
+  const account = await database.db.selectFrom('api_keys').select('account_id').executeTakeFirstOrThrow();
+  const seeded = await seedRows(database, account.account_id);
+  console.log(`${engine}: seeded ${ROWS} clients and ${ROWS} invoices in ${seeded.seconds} s`);
+  const analyzeStarted = performance.now();
+  await (await import('kysely')).sql`analyze`.execute(database.db);
+  const analyzeSeconds = round((performance.now() - analyzeStarted) / 1000, 1);
+  const loopFile = path.join(work, `loop-${engine}.json`);
+  const server = await startBms({ ...env, BENCH_LOOP_FILE: loopFile }, ['--import', path.join(ROOT, 'bench/loop-delay.mjs')]);
+  const pid = server.process.pid as number;
+  const results: Measured[] = [];
+  const firsts: Record<string, { p50: number; p99: number }> = {};
+  for (const [group, name, url] of await scenarios(database, seeded)) {
+    const figures = await measure(server.url, key, url, pid, loopFile);
+    const first = (firsts[group] ??= figures);
+    results.push({ scenario: `${group}: ${name}`, ...figures, ratioP50: round(figures.p50 / first.p50), ratioP99: round(figures.p99 / first.p99) });
+    console.log(engine, results.at(-1));
+  }
+  await stop(server.process);
+  await database.close();
+  return { engine, seedSeconds: seeded.seconds, analyzeSeconds, results };
+}
+
+function markdown(runs: Array<Awaited<ReturnType<typeof runEngine>>>, machine: Record<string, unknown>): string {
+  const lines = [`# Scale benchmark`, '', `${new Date().toISOString()} · ${JSON.stringify(machine)}`, '', `${ROWS} clients and ${ROWS} invoices (over ${INVOICE_CLIENTS} clients) in one account; ${REQUESTS} sequential requests per row. Targets: ratio ≤ 2, event-loop max delay ≤ 50 ms, no non-200.`, ''];
+  for (const run of runs) {
+    const missed = run.results.filter((row) => row.ratioP50 > 2 || row.ratioP99 > 2 || row.loopMaxMs > 50 || row.non200 > 0);
+    lines.push(`## ${run.engine}`, '', `Seeded in ${run.seedSeconds} s, ANALYZE ${run.analyzeSeconds} s. ${missed.length === 0 ? 'Every row meets the targets.' : `${missed.length} rows miss a target: ${missed.map((row) => row.scenario).join('; ')}.`}`, '');
+    lines.push('| scenario | p50 ms | p99 ms | p50 ratio | p99 ratio | loop max ms | non-200 |', '|---|---:|---:|---:|---:|---:|---:|');
+    for (const row of run.results) lines.push(`| ${row.scenario} | ${row.p50} | ${row.p99} | ${row.ratioP50} | ${row.ratioP99} | ${row.loopMaxMs} | ${row.non200} |`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+async function main() {
+  const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version };
+  const runs = [];
+  const only = process.env.SCALE_ENGINE;
+  if (only !== 'postgres') {
+    const file = path.join(work, 'scale.sqlite');
+    runs.push(await runEngine('SQLite', { DATABASE_URL: `sqlite:${file}` }, { kind: 'sqlite', path: file }));
+  }
+  if (only !== 'sqlite') {
+    const postgres = await startPostgres({ durable: true });
+    try {
+      const admin = new pg.Client({ connectionString: postgres.url });
+      await admin.connect();
+      await admin.query('create database scale');
+      await admin.end();
+      const url = postgres.url.replace(/\/[^/]*$/, '/scale');
+      runs.push(await runEngine('PostgreSQL', { DATABASE_URL: url }, { kind: 'postgres', url, poolMax: 4 }));
+    } finally {
+      postgres.stop();
+    }
+  }
+  const text = markdown(runs, machine);
+  const results = path.join(ROOT, 'bench/results');
+  fs.writeFileSync(path.join(results, `scale-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ machine, rows: ROWS, runs }, null, 2));
+  if (ROWS === 1_000_000) fs.writeFileSync(path.join(results, 'scale-latest.md'), text);
+  console.log(text);
+}
+
+await main();
+process.exit(0);
