@@ -267,6 +267,20 @@ describe('lists', () => {
     assert.deepEqual(ids(await listAll('q=_')), []);
   });
 
+  test('a search pages in sort order whether a page comes from the nearest rows (common term) or from the index (rare)', async () => {
+    // 12 matches fill pages of 5 from the first rows read; the last page of 2 is completed from the index.
+    const names = ['cooper Ann', 'Cooper Bob', 'COOPER Cy', 'Dee Cooper', 'ed cooper', 'Fay Coopers', 'Gus Cooper', 'hal cooper', 'Ivy Cooper', 'Jo Cooper', 'kim COOPER', 'Lu Cooper'];
+    for (const name of names) {
+      await create({ name });
+      await create({ name: `Other ${name.length}` });
+    }
+    const expected = [...names].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1));
+    assert.deepEqual((await listAll('q=cooper&sort=name&limit=5')).map((client) => client.name), expected);
+    assert.deepEqual((await listAll('q=COOPER&sort=-name&limit=5')).map((client) => client.name), [...expected].reverse());
+    assert.deepEqual((await listAll('q=ed&limit=5')).map((client) => client.name), ['ed cooper']);
+    assert.deepEqual((await listAll('q=Coopers&limit=5')).map((client) => client.name), ['Fay Coopers']);
+  });
+
   test('sort=name ignores case: alpha before Charlie before delta', async () => {
     for (const name of ['Charlie', 'delta', 'alpha']) await create({ name });
     const names = (await listAll('sort=name')).map((client) => client.name).filter((name) => ['Charlie', 'delta', 'alpha'].includes(name));

@@ -9,7 +9,7 @@ import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../database.js';
 
 /** The text `q` searches: name, e-mail, phone and company, one per line (a query cannot span two). */
-const SQLITE_BODY = (row: string) => `${row}.name || char(10) || coalesce(${row}.email, '') || char(10) || coalesce(${row}.phone, '') || char(10) || coalesce(${row}.company_name, '')`;
+export const SQLITE_BODY = (row: string) => `${row}.name || char(10) || coalesce(${row}.email, '') || char(10) || coalesce(${row}.phone, '') || char(10) || coalesce(${row}.company_name, '')`;
 export const POSTGRES_SEARCH_TEXT = `lower(name || E'\\n' || coalesce(email, '') || E'\\n' || coalesce(phone, '') || E'\\n' || coalesce(company_name, ''))`;
 
 // `any`: migrations run against past schemas, so they use an untyped Kysely.

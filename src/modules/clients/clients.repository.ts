@@ -2,7 +2,7 @@
 import { sql, type SqlBool } from 'kysely';
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import { dialectOf, type Executor } from '../../db/database.js';
-import { POSTGRES_SEARCH_TEXT } from '../../db/migrations/20261122050000_client_search.js';
+import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../../db/migrations/20261122050000_client_search.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import { fenced } from '../../db/list-plan.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
@@ -24,6 +24,12 @@ export function sortName(name: string): string {
 
 /** Queries this long or longer use the trigram index; shorter ones match the start of a field. */
 const TRIGRAM = 3;
+
+/**
+ * How many rows of the sort order a search reads first. A common term (`Cooper` in a million names) fills
+ * a page from them; only a rarer one reaches its index, whose matches are then few enough to sort.
+ */
+const SEARCH_WINDOW = 5000;
 
 /** Tables whose rows refer to a client, and what to call them in the 409 message. */
 const CLIENT_REFERENCES = [
@@ -93,7 +99,30 @@ function startsWith(accountId: string, prefix: string) {
 }
 
 export async function listClients(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>): Promise<ClientRow[]> {
+  const window = searchWindowQuery(db, accountId, filters, page);
+  if (window) {
+    const rows = await window.execute();
+    if (rows.length > page.limit) return rows;
+  }
   return listClientsQuery(db, accountId, filters, page).execute();
+}
+
+/**
+ * A search's first try: the matches among the next SEARCH_WINDOW rows in sort order. A full page from it
+ * is the right page (the window is the start of the order). Undefined when the search has no such try: with
+ * an e-mail (its index is exact), or a non-ASCII term on SQLite, whose LIKE folds only ASCII case while
+ * the FTS5 index folds all of Unicode, so the two could disagree.
+ */
+export function searchWindowQuery(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>) {
+  const { q, email } = filters;
+  if (q === undefined || email !== undefined) return undefined;
+  const postgres = dialectOf(db) === 'postgres';
+  const trigram = [...q].length >= TRIGRAM;
+  if (trigram && !postgres && !/^[\x20-\x7e]*$/.test(q)) return undefined;
+  const base = db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
+  const nearest = applyPage(base, { ...page, limit: SEARCH_WINDOW });
+  const matches = !trigram ? startsWith(accountId, q.toLowerCase()) : postgres ? containsText(q) : sql<SqlBool>`${sql.raw(SQLITE_BODY('nearest'))} like ${`%${escapeLike(q)}%`} escape '\\'`;
+  return applyPage(db.selectFrom(nearest.as('nearest')).selectAll().where(matches), page);
 }
 
 /** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
