@@ -73,6 +73,25 @@ test('accounts and keys: create, use against the running server, list, revoke', 
   assert.ok(Date.now() - revokedAt < 3000, 'within the 2 s the lookups are kept, plus one request');
 });
 
+test('the server writes its log lines in batches, each at most about 100 ms late, and every one before it exits', async () => {
+  const logged = await startServer({ ...env, LOG_LEVEL: 'info' });
+  try {
+    const lines = () => logged.output().split('\n').filter((line) => line.includes('"msg":"request"') && line.includes('"url":"/health?probe=1"'));
+    await fetch(`${logged.baseUrl}/health?probe=1`);
+    const sent = Date.now();
+    while (lines().length === 0 && Date.now() - sent < 2000) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(lines().length, 1, 'a quiet server still writes the line soon');
+    assert.ok(Date.now() - sent < 1000, `written after ${Date.now() - sent} ms`);
+    for (let index = 0; index < 20; index += 1) await fetch(`${logged.baseUrl}/health?probe=1`);
+    logged.child.kill('SIGTERM');
+    await logged.exited;
+    assert.equal(lines().length, 21, 'nothing buffered is lost on shutdown');
+    for (const line of lines()) assert.doesNotThrow(() => JSON.parse(line), 'each line whole');
+  } finally {
+    logged.child.kill('SIGKILL');
+  }
+});
+
 test('keys create with all scopes and an expiry', () => {
   const account = json(runBms(['accounts', 'create', '--name', 'B', '--json'], env));
   const created = json(runBms(['keys', 'create', '--account', account.id, '--name', 'all', '--scopes', 'all', '--expires-at', '2099-01-01T00:00:00Z', '--json'], env));
