@@ -61,7 +61,8 @@ export async function startBms(env: Record<string, string>, nodeOptions: string[
   const port = nextPort++;
   const log = fs.openSync(path.join(work, `bms-${port}.log`), 'w');
   // As in production (`npm start`): info logging (to a file, as a log shipper would read it), durable storage.
-  const child = spawn(process.execPath, [...START_FLAGS, ...nodeOptions, path.join(ROOT, 'dist/main.js')], {
+  // BENCH_MAIN: another build's entry (e.g. an older commit's dist/main.js), for a before-and-after in one run.
+  const child = spawn(process.execPath, [...START_FLAGS, ...nodeOptions, process.env.BENCH_MAIN ?? path.join(ROOT, 'dist/main.js')], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), OUTBOX_DIR: path.join(work, 'outbox'), ...env },
     stdio: ['ignore', log, log],
   });

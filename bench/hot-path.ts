@@ -1,0 +1,109 @@
+// The hot path (issue 19): GET one client and list 25 clients, on SQLite and PostgreSQL, loaded by wrk
+// (2 threads, 50 connections), each as a ratio to a bare node:http server measured in the same run. The
+// figure of saturation is the server's CPU use over the run (100 % is one core busy: Node's limit).
+// `npm run bench:hot`. wrk is Debian's package; this script installs it when missing and run as root.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+// @ts-expect-error: a plain JavaScript module shared with the test runner
+import { startPostgres } from '../scripts/postgres.mjs';
+import { ROOT, peakRssMb, prepare, seed, startBaseline, startBms, stop, work } from './lib.js';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+
+interface Measured {
+  scenario: string;
+  requestsPerSecond: number;
+  p50: string;
+  p99: string;
+  non2xx: number;
+  cpuPercent: number;
+  peakRssMb: number;
+  ratio?: number;
+  target?: number;
+}
+
+function ensureWrk(): void {
+  if (spawnSync('wrk', ['--version']).error === undefined) return;
+  if (process.getuid?.() !== 0) throw new Error('wrk is not installed: apt-get install -y wrk');
+  execFileSync('apt-get', ['update'], { stdio: 'inherit' });
+  execFileSync('apt-get', ['install', '-y', 'wrk'], { stdio: 'inherit' });
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function wrk(scenario: string, url: string, pid: number, key?: string): Measured {
+  const args = ['-t2', '-c50', `-d${DURATION}s`, '--latency', ...(key ? ['-H', `Authorization: Bearer ${key}`] : []), url];
+  spawnSync('wrk', ['-t2', '-c50', '-d2s', ...args.slice(3)]); // warm-up
+  const before = cpuSeconds(pid);
+  const output = spawnSync('wrk', args, { encoding: 'utf8' }).stdout;
+  const cpuPercent = Math.round(((cpuSeconds(pid) - before) / DURATION) * 100);
+  const latency = (p: string) => new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(output)?.[1] ?? '?';
+  const result = {
+    scenario,
+    requestsPerSecond: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0)),
+    p50: latency('50'),
+    p99: latency('99'),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
+    cpuPercent,
+    peakRssMb: Math.round(peakRssMb(pid)),
+  };
+  console.log(result);
+  return result;
+}
+
+async function main() {
+  ensureWrk();
+  const rows: Measured[] = [];
+  const sqliteEnv = { DATABASE_URL: `sqlite:${path.join(work, 'hot.sqlite')}` };
+  let seeded = await prepare(sqliteEnv);
+  const sqlite = await startBms(sqliteEnv);
+  seeded = await seed(sqlite.url, seeded);
+  const baseline = await startBaseline(seeded.clientResponseSize);
+  const bare = wrk('bare node:http (baseline)', baseline.url, baseline.process.pid as number);
+  rows.push(bare);
+  const ratio = (row: Measured, target: number) => ({ ...row, ratio: Math.round((row.requestsPerSecond / bare.requestsPerSecond) * 1000) / 1000, target });
+  rows.push(ratio(wrk('GET one client, SQLite, info logging', `${sqlite.url}/v1/clients/${seeded.clientId}`, sqlite.process.pid as number, seeded.key), 0.22));
+  rows.push(ratio(wrk('list 25 clients, SQLite', `${sqlite.url}/v1/clients?limit=25`, sqlite.process.pid as number, seeded.key), 0.1));
+  await stop(sqlite.process);
+
+  const postgres = await startPostgres({ durable: true });
+  try {
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query('create database hot');
+    await admin.end();
+    const pgEnv = { DATABASE_URL: postgres.url.replace(/\/[^/]*$/, '/hot') };
+    let pgSeeded = await prepare(pgEnv);
+    const server = await startBms(pgEnv);
+    pgSeeded = await seed(server.url, pgSeeded);
+    rows.push(ratio(wrk('GET one client, PostgreSQL', `${server.url}/v1/clients/${pgSeeded.clientId}`, server.process.pid as number, pgSeeded.key), 0.12));
+    rows.push(ratio(wrk('list 25 clients, PostgreSQL', `${server.url}/v1/clients?limit=25`, server.process.pid as number, pgSeeded.key), 0.1));
+    await stop(server.process);
+  } finally {
+    postgres.stop();
+  }
+  await stop(baseline.process);
+
+  const lines = [
+    `# Hot path (wrk -t2 -c50 -d${DURATION}s)`,
+    '',
+    `${new Date().toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'} · Node ${process.version}${process.env.BENCH_MAIN ? ` · build ${process.env.BENCH_MAIN}` : ''}`,
+    '',
+    '| scenario | req/s | ratio to bare node:http | target | p50 | p99 | non-2xx | server CPU | peak RSS MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((row) => `| ${row.scenario} | ${row.requestsPerSecond} | ${row.ratio ?? 1} | ${row.target === undefined ? '' : `≥ ${row.target}`} | ${row.p50} | ${row.p99} | ${row.non2xx} | ${row.cpuPercent} % | ${row.peakRssMb} |`),
+  ];
+  const text = lines.join('\n');
+  fs.writeFileSync(path.join(ROOT, 'bench/results', `hot-path${process.env.BENCH_MAIN ? '-before' : ''}-latest.md`), `${text}\n`);
+  console.log(text);
+}
+
+await main();
+process.exit(0);
