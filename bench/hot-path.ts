@@ -6,10 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-// @ts-expect-error: a plain JavaScript module shared with the test runner
-import { startPostgres } from '../scripts/postgres.mjs';
-import { ROOT, peakRssMb, prepare, seed, startBaseline, startBms, stop, work } from './lib.js';
+import { ROOT, peakRssMb, prepare, seed, startBaseline, startBms, stop, work, startPostgresDatabase } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 
@@ -73,13 +70,9 @@ async function main() {
   rows.push(ratio(wrk('list 25 clients, SQLite', `${sqlite.url}/v1/clients?limit=25`, sqlite.process.pid as number, seeded.key), 0.1));
   await stop(sqlite.process);
 
-  const postgres = await startPostgres({ durable: true });
+  const postgres = await startPostgresDatabase('hot');
   try {
-    const admin = new pg.Client({ connectionString: postgres.url });
-    await admin.connect();
-    await admin.query('create database hot');
-    await admin.end();
-    const pgEnv = { DATABASE_URL: postgres.url.replace(/\/[^/]*$/, '/hot') };
+    const pgEnv = { DATABASE_URL: postgres.url };
     let pgSeeded = await prepare(pgEnv);
     const server = await startBms(pgEnv);
     pgSeeded = await seed(server.url, pgSeeded);

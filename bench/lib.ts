@@ -5,6 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+// @ts-expect-error: a plain JavaScript module shared with the test runner
+import { startPostgres } from '../scripts/postgres.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DURATION = Number(process.env.BENCH_DURATION ?? 8);
@@ -143,6 +146,21 @@ export async function seed(base: string, seeded: Seeded): Promise<Seeded> {
   const clientId = clients[150] as string;
   const { size } = await api(base, seeded.key, 'GET', `/v1/clients/${clientId}`);
   return { ...seeded, clientId, invoiceId, clientResponseSize: size };
+}
+
+/** A PostgreSQL server with its durable defaults and one empty database `name`: that database's URL, and a stop. */
+export async function startPostgresDatabase(name: string): Promise<{ url: string; stop(): void }> {
+  const postgres = await startPostgres({ durable: true });
+  try {
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+  } catch (error) {
+    postgres.stop();
+    throw error;
+  }
+  return { url: postgres.url.replace(/\/[^/]*$/, `/${name}`), stop: () => postgres.stop() };
 }
 
 export async function stop(child: ChildProcess) {

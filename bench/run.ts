@@ -6,13 +6,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-// @ts-expect-error: a plain JavaScript module shared with the test runner
-import { startPostgres } from '../scripts/postgres.mjs';
 import { spawn } from 'node:child_process';
 import { documentRows, type DocumentsResult } from './documents.js';
-import { CONNECTIONS, DURATION, ROOT, api, load, peakRssMb, prepare, seed, startBaseline, startBms, stop, waitForHttp, work, type Row } from './lib.js';
+import { CONNECTIONS, DURATION, ROOT, api, load, peakRssMb, prepare, seed, startBaseline, startBms, stop, waitForHttp, work, type Row, startPostgresDatabase } from './lib.js';
 
 const SCALE_ROWS = Number(process.env.BENCH_SCALE_ROWS ?? 1_000_000);
 
@@ -141,13 +138,9 @@ async function main() {
   const documents = await documentRows();
 
   // --- PostgreSQL (durable settings) ---------------------------------------------------
-  const postgres = await startPostgres({ durable: true });
+  const postgres = await startPostgresDatabase('bench');
   try {
-    const admin = new pg.Client({ connectionString: postgres.url });
-    await admin.connect();
-    await admin.query('create database bench');
-    await admin.end();
-    const pgEnv = { DATABASE_URL: postgres.url.replace(/\/[^/]*$/, '/bench') };
+    const pgEnv = { DATABASE_URL: postgres.url };
     let pgSeeded = await prepare(pgEnv);
     const onPostgres = await startBms(pgEnv);
     pgSeeded = await seed(onPostgres.url, pgSeeded);

@@ -6,13 +6,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-// @ts-expect-error: a plain JavaScript module shared with the test runner
-import { startPostgres } from '../scripts/postgres.mjs';
 import { openDatabase, type Database } from '../src/db/database.js';
 import type { ClientRow, InvoiceRow } from '../src/db/types.js';
-import { ROOT, prepare, startBms, stop, work } from './lib.js';
+import { ROOT, prepare, startBms, stop, work, startPostgresDatabase } from './lib.js';
 
 const ROWS = Number(process.env.SCALE_ROWS ?? 1_000_000);
 const INVOICE_CLIENTS = Math.min(10_000, ROWS);
@@ -222,13 +219,9 @@ async function main() {
     runs.push(await runEngine('SQLite', { DATABASE_URL: `sqlite:${file}` }, { kind: 'sqlite', path: file }));
   }
   if (only !== 'sqlite') {
-    const postgres = await startPostgres({ durable: true });
+    const postgres = await startPostgresDatabase('scale');
     try {
-      const admin = new pg.Client({ connectionString: postgres.url });
-      await admin.connect();
-      await admin.query('create database scale');
-      await admin.end();
-      const url = postgres.url.replace(/\/[^/]*$/, '/scale');
+      const { url } = postgres;
       runs.push(await runEngine('PostgreSQL', { DATABASE_URL: url }, { kind: 'postgres', url, poolMax: 4 }));
     } finally {
       postgres.stop();
