@@ -81,6 +81,21 @@ export interface AppDependencies {
   pdf?: PdfPool;
 }
 
+/** Every tag an operation uses, in the order the reference shows them. */
+const API_TAGS = [
+  { name: 'Clients', description: 'The people and businesses you work for.' },
+  { name: 'Service requests', description: 'What a client asked for, before it is quoted.' },
+  { name: 'Quotes', description: 'Priced offers, sent to the client to approve.' },
+  { name: 'Jobs', description: 'Scheduled work, from an approved quote or on its own.' },
+  { name: 'Invoices', description: 'Bills sent to the client, and what is still due.' },
+  { name: 'Payments', description: 'Money received against an invoice, and refunds.' },
+  { name: 'Events', description: 'Everything that changed, newest first: what webhooks deliver.' },
+  { name: 'Webhook endpoints', description: 'Where events are delivered, signed per Standard Webhooks.' },
+  { name: 'Webhooks', description: 'The requests BMS sends to your endpoints.' },
+  { name: 'Account', description: 'The business profile and logo printed on documents.' },
+  { name: 'System', description: 'Liveness and readiness, without an API key.' },
+];
+
 const API_DESCRIPTION = `REST API for small service businesses: clients, service requests, quotes, jobs and invoices.
 
 Authenticate with \`Authorization: Bearer <API_KEY>\`. Every response carries \`meta.request_id\` and \`meta.timestamp\`;
@@ -146,7 +161,16 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'BMS API', version: '1.0.0', description: API_DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+      info: {
+        title: 'BMS API',
+        version: '1.0.0',
+        description: API_DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
+        // A self-hosted service: whoever runs this server answers for it, and its reference is here.
+        contact: { name: 'The operator of this BMS server', url: `${config.publicBaseUrl}/docs` },
+      },
+      servers: [{ url: config.publicBaseUrl, description: 'This server, as PUBLIC_BASE_URL names it.' }],
+      tags: API_TAGS,
       webhooks: webhookDocumentation(),
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: bms_ followed by 40 characters.' } } },
     },

@@ -16,6 +16,9 @@ import type { Page } from '../db/keyset.js';
 import { listResponse } from './pagination.js';
 import { BODY_ERRORS, IDEMPOTENCY_ERRORS, dataEnvelope, DeletedSchema, errorResponses, IdParamsSchema, listEnvelope, schemaRef } from './schemas.js';
 
+/** 'webhook endpoint' → 'WebhookEndpoint', for operationIds such as `createWebhookEndpoint`. */
+const pascal = (words: string): string => words.replace(/(?:^|\s)(\w)/g, (_, first: string) => first.toUpperCase());
+
 /** 'a client', 'an invoice'. */
 const article = (noun: string): string => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 
@@ -48,6 +51,8 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
 export interface ResourceAction<Item> {
   /** The path segment after `/:id`, such as `send`. */
   name: string;
+  /** The OpenAPI operationId, as the SDKs name the method: `sendInvoice` is `invoices.send`. */
+  operationId: string;
   scope: Scope;
   summary: string;
   description: string;
@@ -61,6 +66,7 @@ export interface ResourceAction<Item> {
 export function sendAction<Item>(singular: string, scope: Scope, run: (db: Db, clock: Clock, accountId: string, id: string, body: SendInput) => Promise<Item>): ResourceAction<Item> {
   return {
     name: 'send',
+    operationId: `send${pascal(singular)}`,
     scope,
     summary: `Send ${article(singular)} to its client`,
     description:
@@ -76,6 +82,7 @@ export function sendAction<Item>(singular: string, scope: Scope, run: (db: Db, c
 export function rotateLinkAction<Item>(singular: string, scope: Scope, run: (db: Db, clock: Clock, accountId: string, id: string) => Promise<Item>): ResourceAction<Item> {
   return {
     name: 'hosted-link/rotate',
+    operationId: `rotate${pascal(singular)}HostedLink`,
     scope,
     summary: `Replace ${article(singular)}'s hosted link`,
     description:
@@ -99,7 +106,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
   return async (app) => {
     app.get(path, {
       config: { scope: scopes.read },
-      schema: { tags, summary: `List ${plural}`, querystring: schemas.list, response: { 200: listEnvelope(item), ...errorResponses('VALIDATION_ERROR') } },
+      schema: { tags, operationId: `list${pascal(plural)}`, summary: `List ${plural}`, querystring: schemas.list, response: { 200: listEnvelope(item), ...errorResponses('VALIDATION_ERROR') } },
     }, async (request, reply) => {
       const query = request.query as Static<Query> & { limit?: number };
       const now = app.clock.now();
@@ -109,7 +116,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
 
     app.post(path, {
       config: { scope: scopes.write },
-      schema: { tags, summary: `Create ${article(singular)}`, headers: IdempotencyHeaders, body: schemas.create, response: { 201: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors) } },
+      schema: { tags, operationId: `create${pascal(singular)}`, summary: `Create ${article(singular)}`, headers: IdempotencyHeaders, body: schemas.create, response: { 201: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors) } },
     }, async (request, reply) => {
       for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
         if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
@@ -121,7 +128,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
 
     app.get(`${path}/:id`, {
       config: { scope: scopes.read },
-      schema: { tags, summary: `Get ${article(singular)}`, params: IdParamsSchema, response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') } },
+      schema: { tags, operationId: `get${pascal(singular)}`, summary: `Get ${article(singular)}`, params: IdParamsSchema, response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') } },
     }, async (request, reply) => {
       const item = await service.get(app.db, auth(request).accountId, request.params.id, app.clock.now());
       reply.header('etag', etagOf(item));
@@ -132,6 +139,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       config: { scope: scopes.write },
       schema: {
         tags,
+        operationId: `update${pascal(singular)}`,
         summary: `Update ${article(singular)} (partial: absent fields are kept, null clears)`,
         params: IdParamsSchema,
         headers: IfMatchHeaders,
@@ -148,7 +156,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     if (scopes.delete && remove) {
       app.delete(`${path}/:id`, {
         config: { scope: scopes.delete },
-        schema: { tags, summary: `Delete ${article(singular)}`, params: IdParamsSchema, headers: IfMatchHeaders, response: { 200: dataEnvelope(DeletedSchema), ...errorResponses('NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors) } },
+        schema: { tags, operationId: `delete${pascal(singular)}`, summary: `Delete ${article(singular)}`, params: IdParamsSchema, headers: IfMatchHeaders, response: { 200: dataEnvelope(DeletedSchema), ...errorResponses('NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors) } },
       }, async (request) => ok(request, await remove(app.db, app.clock, auth(request).accountId, request.params.id, ifMatch(request.headers['if-match']))));
     }
 
@@ -157,6 +165,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         config: { scope: action.scope },
         schema: {
           tags,
+          operationId: action.operationId,
           summary: action.summary,
           description: action.description,
           params: IdParamsSchema,

@@ -33,6 +33,9 @@ function buildAjv(coerceTypes: boolean) {
   ajv.addFormat('date-time', { type: 'string', validate: (text: string) => fullDateTime.validate(text) && storableInstant(text) });
   ajv.addFormat('currency', { type: 'string', validate: (text: string) => CURRENCIES.has(text) });
   ajv.addKeyword({ keyword: 'example', metaSchema: {} });
+  // Documentation for the SDK generator, checked by the services (see docs/decisions.md, "SDK types").
+  ajv.addKeyword({ keyword: 'x-list-of', metaSchema: { type: 'array', items: { type: 'string' } } });
+  ajv.addKeyword({ keyword: 'x-required-one-of', metaSchema: { type: 'array', items: { type: 'string' } } });
   return ajv;
 }
 

@@ -20,7 +20,7 @@ function answer(request: FastifyRequest, reply: FastifyReply, account: Account) 
 export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v1/account', {
     config: { scope: 'account:read' },
-    schema: { tags, summary: 'Get the business profile', description: 'The account of the API key: the business as its invoices and quotes present it.', response: { 200: item, ...errorResponses() } },
+    schema: { tags, operationId: 'getAccount', summary: 'Get the business profile', description: 'The account of the API key: the business as its invoices and quotes present it.', response: { 200: item, ...errorResponses() } },
   }, async (request, reply) => {
     return answer(request, reply, await service.getAccount(app.db, auth(request).accountId));
   });
@@ -29,6 +29,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'account:write' },
     schema: {
       tags,
+      operationId: 'updateAccount',
       summary: 'Update the business profile (partial: absent fields are kept, null clears)',
       description: 'Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.',
       headers: IfMatchHeaders,
@@ -43,6 +44,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { scope: 'account:write' },
     schema: {
       tags,
+      operationId: 'uploadAccountLogo',
       summary: 'Upload the logo',
       description: 'A PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side; checked to be a real image of the stated type that the PDF renderer can draw. Replaces any logo before. Answers with the account.',
       body: LogoBody,
@@ -54,7 +56,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/v1/account/logo', {
     config: { scope: 'account:write' },
-    schema: { tags, summary: 'Remove the logo', description: 'Documents print the business name instead. Answers with the account (also when there was no logo).', response: { 200: item, ...errorResponses() } },
+    schema: { tags, operationId: 'deleteAccountLogo', summary: 'Remove the logo', description: 'Documents print the business name instead. Answers with the account (also when there was no logo).', response: { 200: item, ...errorResponses() } },
   }, async (request, reply) => {
     return answer(request, reply, await service.deleteLogo(app.db, app.clock, auth(request).accountId));
   });

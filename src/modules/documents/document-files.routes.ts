@@ -36,6 +36,7 @@ export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope },
       schema: {
         tags: [tag],
+        operationId: `get${tag.slice(0, -1)}Pdf`,
         summary: `Get the ${kind} as a PDF`,
         description:
           `The PDF e-mailed with the ${kind}, rendered from its current revision (a draft too): business and client blocks, every line, totals${kind === 'invoice' ? ', amount due, payment instructions and a PAID or VOID mark' : ''}. ` +
@@ -56,6 +57,7 @@ export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope },
       schema: {
         tags: [tag],
+        operationId: `list${tag.slice(0, -1)}Deliveries`,
         summary: `List the deliveries of ${kind === 'invoice' ? 'an invoice' : 'a quote'}`,
         description: `Every send of the ${kind} by e-mail, newest first, with what became of it. The ${kind}’s delivery_status is the first one’s status.`,
         params: IdParamsSchema,

@@ -17,5 +17,5 @@ export function idFilter(description: string) {
 }
 
 export function statusFilter(statuses: readonly string[]) {
-  return Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: `Comma-separated statuses: ${statuses.join(', ')}.`, example: statuses.slice(0, 2).join(',') }));
+  return Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: `Comma-separated statuses: ${statuses.join(', ')}.`, example: statuses.slice(0, 2).join(','), 'x-list-of': statuses }));
 }

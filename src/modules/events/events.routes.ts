@@ -18,7 +18,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/events', {
     config: { scope: 'events:read' },
-    schema: { tags, summary: 'List events', description: 'Newest first. Events are kept at least 90 days.', querystring: ListEventsQuery, response: { 200: listEnvelope(event), ...errorResponses('VALIDATION_ERROR') } },
+    schema: { tags, operationId: 'listEvents', summary: 'List events', description: 'Newest first. Events are kept at least 90 days.', querystring: ListEventsQuery, response: { 200: listEnvelope(event), ...errorResponses('VALIDATION_ERROR') } },
   }, async (request, reply) => {
     const query = request.query as ListEventsInput;
     return listResponse(request, reply, await service.listEvents(app.db, auth(request).accountId, query), query.limit, service.presentEvent);
@@ -26,7 +26,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/v1/events/:id', {
     config: { scope: 'events:read' },
-    schema: { tags, summary: 'Get an event', params: IdParamsSchema, response: { 200: dataEnvelope(event), ...errorResponses('NOT_FOUND') } },
+    schema: { tags, operationId: 'getEvent', summary: 'Get an event', params: IdParamsSchema, response: { 200: dataEnvelope(event), ...errorResponses('NOT_FOUND') } },
   }, async (request, reply) => {
     const found = await service.getEvent(app.db, auth(request).accountId, request.params.id);
     reply.header('etag', etagOf(found));
@@ -35,7 +35,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/v1/events/:id/resend', {
     config: { scope: 'webhooks:write' },
-    schema: { tags, summary: 'Resend an event to an endpoint', description: 'Queues the event to the endpoint again; answers 202.', params: IdParamsSchema, headers: IdempotencyHeaders, body: ResendBody, response: { 202: dataEnvelope(RequeuedSchema), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND') } },
+    schema: { tags, operationId: 'resendEvent', summary: 'Resend an event to an endpoint', description: 'Queues the event to the endpoint again; answers 202.', params: IdParamsSchema, headers: IdempotencyHeaders, body: ResendBody, response: { 202: dataEnvelope(RequeuedSchema), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND') } },
   }, async (request, reply) => {
     reply.code(202);
     return ok(request, await resendEvent(app.db, app.clock, auth(request).accountId, request.params.id, request.body.endpoint_id));

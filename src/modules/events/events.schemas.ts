@@ -26,7 +26,7 @@ export const EventSchema = Type.Object(
 export const ListEventsQuery = Type.Object(
   {
     ...pageQueryProperties,
-    type: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Comma-separated types; `invoice.*` matches every invoice event.', example: 'invoice.*,payment.created' })),
+    type: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Comma-separated types; `invoice.*` matches every invoice event.', example: 'invoice.*,payment.created', 'x-list-of': [...EVENT_TYPES, ...new Set(EVENT_TYPES.map((type) => `${type.split('.')[0]}.*`))] })),
     resource_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only events about this object.', example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' })),
     created_after: Type.Optional({ ...TimestampSchema, description: 'Only events at or after this instant.' }),
     created_before: Type.Optional({ ...TimestampSchema, description: 'Only events before this instant.' }),

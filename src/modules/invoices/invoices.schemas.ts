@@ -56,7 +56,7 @@ export const CreateInvoiceBody = Type.Object(
     quote_id: Type.Optional(ReferenceSchema('An approved quote of the same client; it becomes converted and its lines are copied when none are given.')),
     ...writable,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, 'x-required-one-of': ['client_id', 'job_id', 'quote_id'] },
 );
 
 export const UpdateInvoiceBody = Type.Object(

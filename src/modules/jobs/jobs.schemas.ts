@@ -47,7 +47,7 @@ export const CreateJobBody = Type.Object(
     title: Type.Optional(title),
     ...writable,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, 'x-required-one-of': ['client_id', 'quote_id'] },
 );
 
 export const UpdateJobBody = Type.Object(

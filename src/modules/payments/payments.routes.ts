@@ -19,6 +19,7 @@ export const paymentRoutes = resourceRoutes({
   actions: [
     {
       name: 'refund',
+      operationId: 'refundPayment',
       scope: 'payments:write',
       summary: 'Refund a payment',
       description: "Records a refund of part (`amount`) or all of what is left of the payment. The invoice's amount_paid drops by it; a paid invoice with money due again returns to `sent`.",

@@ -12,11 +12,11 @@ const StatusSchema = Type.Object({ status: Type.String({ description: '"ok" when
 export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/health', {
     config: ANSWER_UNDER_PRESSURE,
-    schema: { tags, summary: 'Liveness: the process is up', response: { 200: dataEnvelope(StatusSchema) } },
+    schema: { tags, operationId: 'getHealth', summary: 'Liveness: the process is up', description: 'Answers 200 while the process runs, even when overloaded; for a process supervisor.', response: { 200: dataEnvelope(StatusSchema) } },
   }, async (request) => ok(request, { status: 'ok' }));
 
   app.get('/ready', {
-    schema: { tags, summary: 'Readiness: the database answers and the process is not overloaded', response: { 200: dataEnvelope(StatusSchema), 503: { $ref: 'ErrorEnvelope' } } },
+    schema: { tags, operationId: 'getReadiness', summary: 'Readiness: the database answers and the process is not overloaded', description: 'Answers 503 with Retry-After when the database does not answer, refused a recent write, or the process is overloaded; for a load balancer.', response: { 200: dataEnvelope(StatusSchema), 503: { $ref: 'ErrorEnvelope' } } },
   }, async (request, reply) => {
     try {
       await app.database.ping();

@@ -43,6 +43,7 @@ export function webhookRoutes(policy: Pick<WebhookConfig, 'allowHttp' | 'allowPr
     actions: [
       {
         name: 'rotate-secret',
+        operationId: 'rotateWebhookEndpointSecret',
         scope: 'webhooks:write',
         summary: 'Rotate the signing secret',
         description: 'Answers the endpoint with its new secret. The old secret keeps signing beside the new one for 24 hours (two signatures in webhook-signature), so receivers can switch without missing a message.',
@@ -59,7 +60,7 @@ export function webhookRoutes(policy: Pick<WebhookConfig, 'allowHttp' | 'allowPr
 
     app.post('/v1/webhook-endpoints/:id/test', {
       config: { scope: 'webhooks:write' },
-      schema: { ...item, summary: 'Send a test event', description: 'Queues a webhook_endpoint.test event to this endpoint alone and answers 202 with the event.', headers: IdempotencyHeaders, body: NoBody, response: { 202: dataEnvelope(schemaRef(EventSchema)), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND') } },
+      schema: { ...item, operationId: 'testWebhookEndpoint', summary: 'Send a test event', description: 'Queues a webhook_endpoint.test event to this endpoint alone and answers 202 with the event.', headers: IdempotencyHeaders, body: NoBody, response: { 202: dataEnvelope(schemaRef(EventSchema)), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND') } },
     }, async (request, reply) => {
       reply.code(202);
       return ok(request, await service.testEndpoint(app.db, app.clock, auth(request).accountId, request.params.id));
@@ -67,7 +68,7 @@ export function webhookRoutes(policy: Pick<WebhookConfig, 'allowHttp' | 'allowPr
 
     app.get('/v1/webhook-endpoints/:id/deliveries', {
       config: { scope: 'webhooks:read' },
-      schema: { ...item, summary: 'List delivery attempts', description: 'The attempt log of this endpoint, newest first: one entry per attempt.', querystring: ListWebhookDeliveriesQuery, response: { 200: listEnvelope(schemaRef(WebhookDeliverySchema)), ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND') } },
+      schema: { ...item, operationId: 'listWebhookEndpointDeliveries', summary: 'List delivery attempts', description: 'The attempt log of this endpoint, newest first: one entry per attempt.', querystring: ListWebhookDeliveriesQuery, response: { 200: listEnvelope(schemaRef(WebhookDeliverySchema)), ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND') } },
     }, async (request, reply) => {
       const query = request.query as ListWebhookDeliveriesInput;
       const page = await service.listEndpointDeliveries(app.db, auth(request).accountId, request.params.id, query);
@@ -76,7 +77,7 @@ export function webhookRoutes(policy: Pick<WebhookConfig, 'allowHttp' | 'allowPr
 
     app.post('/v1/webhook-endpoints/:id/recover', {
       config: { scope: 'webhooks:write' },
-      schema: { ...item, summary: 'Re-queue failed deliveries', description: 'Queues again every delivery to this endpoint that failed for good since `since`; answers 202 with how many.', headers: IdempotencyHeaders, body: RecoverBody, response: { 202: dataEnvelope(RequeuedSchema), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND') } },
+      schema: { ...item, operationId: 'recoverWebhookEndpoint', summary: 'Re-queue failed deliveries', description: 'Queues again every delivery to this endpoint that failed for good since `since`; answers 202 with how many.', headers: IdempotencyHeaders, body: RecoverBody, response: { 202: dataEnvelope(RequeuedSchema), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND') } },
     }, async (request, reply) => {
       reply.code(202);
       return ok(request, await service.recoverEndpoint(app.db, app.clock, auth(request).accountId, request.params.id, request.body.since));

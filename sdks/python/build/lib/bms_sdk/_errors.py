@@ -1,0 +1,129 @@
+"""One exception class per kind of failure, each carrying the API's error envelope."""
+from __future__ import annotations
+
+from typing import Dict, List, Mapping, Optional, TypedDict
+
+
+class ErrorDetail(TypedDict):
+    """One offending field: its path (such as ``line_items[2].quantity``) and what is wrong with it."""
+
+    field: str
+    message: str
+
+
+class BmsError(Exception):
+    """Base class of every error the SDK raises."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: Optional[int],
+        code: str,
+        details: Optional[List[ErrorDetail]] = None,
+        request_id: Optional[str] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        #: The HTTP status; None when no response arrived.
+        self.status = status
+        #: The machine-readable code, such as ``VALIDATION_ERROR``.
+        self.code = code
+        self.details: List[ErrorDetail] = list(details or [])
+        #: The server's id of the request (the ``X-Request-Id`` header).
+        self.request_id = request_id
+        self.headers: Dict[str, str] = dict(headers or {})
+
+    def __str__(self) -> str:
+        suffix = f" (request {self.request_id})" if self.request_id else ""
+        return f"{self.code}: {self.message}{suffix}"
+
+
+class APIConnectionError(BmsError):
+    """The request never got an answer: refused or reset connection, DNS failure, or timeout."""
+
+
+class InvalidRequestError(BmsError):
+    """400, 405, 413, 415 and other refusals of the request as sent."""
+
+
+class ValidationError(InvalidRequestError):
+    """422 (and 400 INVALID_JSON): see ``details`` for each field."""
+
+
+class AuthenticationError(BmsError):
+    """401: the API key is missing, unknown, revoked or expired."""
+
+
+class PermissionDeniedError(BmsError):
+    """403: the key lacks the scope the endpoint needs."""
+
+
+class NotFoundError(BmsError):
+    """404."""
+
+
+class ConflictError(BmsError):
+    """409: the request conflicts with the stored state."""
+
+
+class InvalidStateError(ConflictError):
+    """409 INVALID_STATE: the status does not allow this change."""
+
+
+class PreconditionFailedError(ConflictError):
+    """412: the object changed since the ETag passed as ``if_match``."""
+
+
+class RateLimitError(BmsError):
+    """429 after the retries ran out."""
+
+    @property
+    def retry_after(self) -> Optional[float]:
+        """Seconds the server asked to wait, when it said."""
+        try:
+            return float(self.headers["retry-after"])
+        except (KeyError, ValueError):
+            return None
+
+
+class ServerError(BmsError):
+    """5xx after the retries ran out."""
+
+
+def error_for(
+    status: int,
+    code: str,
+    message: str,
+    details: Optional[List[ErrorDetail]],
+    request_id: Optional[str],
+    headers: Mapping[str, str],
+) -> BmsError:
+    """The exception for an error response: chosen by the status the API documents for the code
+    (ERROR_CODES, generated from the OpenAPI document), else by the response's status."""
+    from ._generated import ERROR_CODES  # here, not at the top: _generated imports the transport, which imports this
+
+    documented = ERROR_CODES.get(code)
+    kind_status = documented if documented is not None else status
+    kind: type
+    if kind_status == 422 or code == "INVALID_JSON":
+        kind = ValidationError
+    elif kind_status == 401:
+        kind = AuthenticationError
+    elif kind_status == 403:
+        kind = PermissionDeniedError
+    elif kind_status == 404:
+        kind = NotFoundError
+    elif kind_status == 409:
+        kind = InvalidStateError if code == "INVALID_STATE" else ConflictError
+    elif kind_status == 412:
+        kind = PreconditionFailedError
+    elif kind_status == 429:
+        kind = RateLimitError
+    elif kind_status >= 500:
+        kind = ServerError
+    else:
+        kind = InvalidRequestError
+    error: BmsError = kind(message, status=status, code=code, details=details, request_id=request_id, headers=headers)
+    return error
