@@ -13,14 +13,20 @@ type Schema = {
   items?: Schema;
   additionalProperties?: boolean | Schema;
   description?: string;
+  /** A comma-separated list of these values (the API's `status` filters). */
+  'x-list-of'?: string[];
+  /** One of these fields is required (an invoice needs a client, a job or a quote). */
+  'x-required-one-of'?: string[];
 };
 
 interface Operation {
+  operationId?: string;
   summary?: string;
   description?: string;
+  tags?: string[];
   parameters?: { name: string; in: string; required?: boolean; description?: string; schema: Schema }[];
   requestBody?: { content: { 'application/json': { schema: Schema } } };
-  responses: Record<string, { content?: { 'application/json'?: { schema: Schema } } }>;
+  responses: Record<string, { content?: Record<string, { schema: Schema } | undefined> }>;
 }
 
 export interface OpenApiDocument {
@@ -28,24 +34,21 @@ export interface OpenApiDocument {
   components: { schemas: Record<string, Schema> };
 }
 
-/**
- * The standard five, an action on one object (`POST /v1/<resource>/{id}/<name>`, such as send or refund),
- * and a list under one object (`GET /v1/<resource>/{id}/<name>`, such as an endpoint's deliveries).
- */
-type Kind = 'list' | 'create' | 'get' | 'update' | 'delete' | 'action' | 'sublist';
-const KIND_ORDER: readonly Kind[] = ['list', 'create', 'get', 'update', 'delete', 'action', 'sublist'];
+/** What a method gives back: a page of objects (iterable over every page), bytes (a PDF), or one JSON object. */
+type Returns = 'page' | 'bytes' | 'json';
 
 interface Endpoint {
-  kind: Kind;
-  /** The path's name for the operation: the kind, or the last segment for actions and sublists (`rotate-secret`). */
+  /** The method's name: the operationId without the resource's name (`sendInvoice` → `send`). */
   name: string;
+  operationId: string;
   httpMethod: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   operation: Operation;
   hasId: boolean;
+  returns: Returns;
   query?: Record<string, Schema & { description?: string }>;
   body?: Schema;
-  /** The component schema the response's `data` is (or, for lists, holds). */
+  /** The component schema the response's `data` is (or, for pages, holds). */
   model?: string;
   /** An action's answer when it is no component (`{requeued: 3}`): typed as `<Model><Name>Result`. */
   result?: Schema;
@@ -65,75 +68,81 @@ function refName(schema: Schema | undefined): string | undefined {
   return schema?.$ref?.replace('#/components/schemas/', '');
 }
 
-function methodOf(httpMethod: string, rest: string[]): { kind: Kind; name: string } {
-  if (rest.length === 0) return httpMethod === 'get' ? { kind: 'list', name: 'list' } : { kind: 'create', name: 'create' };
-  if (rest.length === 2 && httpMethod === 'post') return { kind: 'action', name: rest[1]! };
-  if (rest.length === 2 && httpMethod === 'get') return { kind: 'sublist', name: rest[1]! };
-  const byMethod: Record<string, Kind> = { get: 'get', put: 'update', delete: 'delete' };
-  const kind = byMethod[httpMethod];
-  if (rest.length !== 1 || !kind) throw new Error(`no SDK method for ${httpMethod.toUpperCase()} ${rest.join('/')}`);
-  return { kind, name: kind };
-}
-
 /**
- * Operations this release of the SDKs does not wrap yet, each named so none is left out by accident: the
- * business profile (a singleton, no id) and the PDFs (bytes, not JSON). Call them with any HTTP client.
+ * Every operation of `/v1/<resource>…`, grouped by resource, named by its operationId. The unauthenticated
+ * System operations (health, readiness) are for operators, not integrators, and are left out.
  */
-const NOT_WRAPPED = new Set(['/v1/account', '/v1/account/logo', '/v1/quotes/{id}/pdf', '/v1/invoices/{id}/pdf']);
-
 export function readResources(document: OpenApiDocument): Resource[] {
   const resources = new Map<string, Resource>();
   for (const [path, operations] of Object.entries(document.paths)) {
-    const match = /^\/v1\/([a-z-]+)((?:\/\{id\})(?:\/[a-z-]+)?)?$/.exec(path);
-    if (!match || match[1] === 'openapi.json' || NOT_WRAPPED.has(path)) continue;
+    const match = /^\/v1\/([a-z-]+)(\/\{id\})?(?:\/[a-z-]+)*$/.exec(path);
+    if (!match) continue;
     const segment = match[1]!;
-    const rest = (match[2] ?? '').split('/').filter(Boolean);
     for (const [httpMethod, operation] of Object.entries(operations)) {
-      const { kind, name } = methodOf(httpMethod, rest);
+      if (!operation.operationId) throw new Error(`${httpMethod.toUpperCase()} ${path} has no operationId`);
       const success = operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202'];
+      const returns: Returns = success?.content?.['application/pdf'] ? 'bytes' : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination ? 'page' : 'json';
       const data = success?.content?.['application/json']?.schema.properties?.data;
       const model = refName(data?.type === 'array' ? data.items : data);
       const query = Object.fromEntries((operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => [parameter.name, { ...parameter.schema, description: parameter.description }]));
       const body = operation.requestBody?.content['application/json'].schema;
       const endpoint: Endpoint = {
-        kind,
-        name,
+        name: '',
+        operationId: operation.operationId,
         httpMethod: httpMethod.toUpperCase() as Endpoint['httpMethod'],
         path,
         operation,
-        hasId: rest.length > 0,
-        ...(kind === 'list' || kind === 'sublist' ? { query } : {}),
+        hasId: match[2] !== undefined,
+        returns,
+        ...(Object.keys(query).length > 0 ? { query } : {}),
         ...(body ? { body: body.anyOf?.find((option) => option.type === 'object') ?? body } : {}),
         ...(model ? { model } : {}),
-        ...(!model && data && kind === 'action' ? { result: data } : {}),
+        ...(!model && data && returns === 'json' && httpMethod === 'post' ? { result: data } : {}),
       };
       const resource = resources.get(segment) ?? { segment, model: '', endpoints: [] };
-      if (kind === 'get' && model) resource.model = model;
+      if (endpoint.httpMethod === 'GET' && returns === 'json' && model && (!resource.model || operation.operationId === `get${model}`)) resource.model = model;
       resource.endpoints.push(endpoint);
       resources.set(segment, resource);
     }
   }
-  for (const resource of resources.values()) resource.endpoints.sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
+  for (const resource of resources.values()) {
+    for (const endpoint of resource.endpoints) endpoint.name = methodName(endpoint.operationId, [pascal(resource.segment), resource.model]);
+    const names = resource.endpoints.map((endpoint) => endpoint.name);
+    const twice = names.find((name, index) => names.indexOf(name) !== index);
+    if (twice) throw new Error(`two methods named ${resource.segment}.${twice}`);
+  }
   return [...resources.values()];
+}
+
+/** `listWebhookEndpointDeliveries` of `webhook-endpoints` → `listDeliveries`; `getAccount` → `get`. */
+function methodName(operationId: string, resourceNames: string[]): string {
+  for (const noun of resourceNames) {
+    const at = operationId.indexOf(noun);
+    if (noun && at > 0) return camel(operationId.slice(0, at) + operationId.slice(at + noun.length));
+  }
+  throw new Error(`operationId ${operationId} does not name its resource (${resourceNames.join(' or ')})`);
 }
 
 /** The `data` of a delete's answer (the same for every resource), typed once as DeletedObject. */
 function deletedSchema(resources: Resource[]): Schema | undefined {
-  const endpoint = resources.flatMap((resource) => resource.endpoints).find((candidate) => candidate.name === 'delete');
+  const endpoint = resources.flatMap((resource) => resource.endpoints).find((candidate) => candidate.httpMethod === 'DELETE' && !candidate.model);
   return endpoint?.operation.responses['200']?.content?.['application/json']?.schema.properties?.data;
 }
 
 // --- naming -------------------------------------------------------------------------------------------
 
-const pascal = (text: string): string => text.split(/[-_]/).map((word) => word[0]!.toUpperCase() + word.slice(1)).join('');
+const pascal = (text: string): string => text.split(/[-_\s]/).map((word) => word[0]!.toUpperCase() + word.slice(1)).join('');
 const camel = (text: string): string => pascal(text).replace(/^./, (first) => first.toLowerCase());
-const snake = (text: string): string => text.replace(/-/g, '_');
+const snake = (text: string): string => text.replace(/-/g, '_').replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
 const singular = (text: string): string => text.replace(/ies$/, 'y').replace(/s$/, '');
 const paramsName = (resource: Resource, endpoint: Endpoint): string => `${resource.model}${pascal(endpoint.name)}Params`;
 /** The type an endpoint answers with: its component, an action's own result type, or what a delete returns. */
 const modelName = (resource: Resource, endpoint: Endpoint): string => endpoint.model ?? (endpoint.result ? `${resource.model}${pascal(endpoint.name)}Result` : 'DeletedObject');
-/** Whether a body has a required field (then its params argument is required too). */
-const requiresParams = (endpoint: Endpoint): boolean => (endpoint.body?.required ?? []).length > 0;
+/** A body with a required field, or one of several required (`x-required-one-of`), makes its argument required. */
+const requiresParams = (endpoint: Endpoint): boolean => (endpoint.body?.required ?? []).length > 0 || (endpoint.body?.['x-required-one-of'] ?? []).length > 0;
+/** The parameters an endpoint takes: its query, else its body. */
+const paramsSchema = (endpoint: Endpoint): Schema | undefined => (endpoint.query ? { properties: endpoint.query } : endpoint.body);
+const documentation = (endpoint: Endpoint): string => `${endpoint.operation.summary ?? ''}. ${endpoint.operation.description ?? ''}`.trim();
 
 function types(schema: Schema): string[] {
   if (schema.anyOf) return schema.anyOf.flatMap(types);
@@ -144,87 +153,109 @@ function comment(text: string | undefined, indent: string): string {
   return text ? `${indent}/** ${text.replace(/\*\//g, '*\\/')} */\n` : '';
 }
 
+/**
+ * Named types for both languages: every nested object becomes its own exported type, named after where it
+ * appears (`line_items` of an invoice's create → `InvoiceLineItemParams`), so callers can name it too.
+ */
+abstract class NamedTypes {
+  readonly definitions = new Map<string, string>();
+
+  protected define(name: string, text: string): string {
+    const existing = this.definitions.get(name);
+    if (existing !== undefined && existing !== text) throw new Error(`two different types named ${name}`);
+    this.definitions.set(name, text);
+    return name;
+  }
+}
+
 // --- TypeScript ---------------------------------------------------------------------------------------
 
-function tsType(schema: Schema, indent: string): string {
-  const ref = refName(schema);
-  if (ref) return ref;
-  if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
-  const parts = types(schema).map((type) => {
-    switch (type) {
-      case 'string':
-        return 'string';
-      case 'integer':
-      case 'number':
-        return 'number';
-      case 'boolean':
-        return 'boolean';
-      case 'null':
-        return 'null';
-      case 'array':
-        return `Array<${tsType(schema.items ?? {}, indent)}>`;
-      case 'object':
-        if (!schema.properties) return `Record<string, ${typeof schema.additionalProperties === 'object' ? tsType(schema.additionalProperties, indent) : 'unknown'}>`;
-        return `{\n${tsProperties(schema, `${indent}  `)}${indent}}`;
-      default:
-        throw new Error(`unsupported schema type ${type}`);
+class TypeScriptTypes extends NamedTypes {
+  annotation(schema: Schema, name: string, suffix = ''): string {
+    const ref = refName(schema);
+    if (ref) return ref;
+    if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
+    const list = schema['x-list-of'];
+    if (list) {
+      const one = list.map((value) => JSON.stringify(value)).join(' | ');
+      return `${one} | Array<${one}>`;
     }
-  });
-  return parts.length === 0 ? 'unknown' : parts.join(' | ');
-}
+    const parts = types(schema).map((type) => {
+      switch (type) {
+        case 'string':
+          return 'string';
+        case 'integer':
+        case 'number':
+          return 'number';
+        case 'boolean':
+          return 'boolean';
+        case 'null':
+          return 'null';
+        case 'array':
+          return `Array<${this.annotation(schema.items ?? {}, singular(name), suffix)}>`;
+        case 'object':
+          if (!schema.properties) return `Record<string, ${typeof schema.additionalProperties === 'object' ? this.annotation(schema.additionalProperties, name, suffix) : 'unknown'}>`;
+          return this.interface(name + suffix, schema, { stem: name, suffix });
+        default:
+          throw new Error(`unsupported schema type ${type}`);
+      }
+    });
+    return parts.length === 0 ? 'unknown' : parts.join(' | ');
+  }
 
-function tsProperties(schema: Schema, indent: string, allOptional = false): string {
-  const required = new Set(allOptional ? [] : schema.required ?? []);
-  return Object.entries(schema.properties ?? {})
-    .map(([name, property]) => `${comment(property.description, indent)}${indent}${name}${required.has(name) ? '' : '?'}: ${tsType(property, indent)};\n`)
-    .join('');
-}
-
-function tsInterface(name: string, schema: Schema, description?: string, allOptional = false): string {
-  return `${comment(description ?? schema.description, '')}export interface ${name} {\n${tsProperties(schema, '  ', allOptional)}}\n`;
+  /** An interface; its nested objects are named `<stem><Property><suffix>` (`InvoiceLineItemParams`). */
+  interface(name: string, schema: Schema, { allOptional = false, stem = name, suffix = '', description }: { allOptional?: boolean; stem?: string; suffix?: string; description?: string } = {}): string {
+    const required = new Set(allOptional ? [] : schema.required ?? []);
+    const lines = Object.entries(schema.properties ?? {})
+      .map(([key, property]) => `${comment(property.description, '  ')}  ${key}${required.has(key) ? '' : '?'}: ${this.annotation(property, stem + pascal(key), suffix)};\n`)
+      .join('');
+    const oneOf = schema['x-required-one-of'];
+    const doc = comment(description ?? schema.description, '');
+    if (!oneOf) return this.define(name, `${doc}export interface ${name} {\n${lines}}\n`);
+    // One of several fields is required: the fields, and a union that demands one of them.
+    const choices = oneOf.map((key) => `{ ${key}: ${this.annotation(schema.properties![key]!, stem + pascal(key), suffix)} }`).join(' | ');
+    this.define(`${name}Fields`, `${comment(`The fields of ${name}.`, '')}export interface ${name}Fields {\n${lines}}\n`);
+    return this.define(name, `${doc ? doc.replace(/ \*\/\n$/, ` One of ${oneOf.join(', ')} is required. */\n`) : ''}export type ${name} = ${name}Fields & (${choices});\n`);
+  }
 }
 
 function tsMethod(resource: Resource, endpoint: Endpoint): string {
-  const doc = comment(`${endpoint.operation.summary ?? ''}. ${endpoint.operation.description ?? ''}`.trim(), '  ');
-  const model = modelName(resource, endpoint);
+  const doc = comment(documentation(endpoint), '  ');
+  const model = endpoint.returns === 'bytes' ? 'Uint8Array' : modelName(resource, endpoint);
   const path = endpoint.path.replace('{id}', '${encodeURIComponent(id)}');
-  const params = paramsName(resource, endpoint);
-  switch (endpoint.kind) {
-    case 'list':
-      return `${doc}  list(params: ${params} = {}, options?: RequestOptions): PagePromise<${model}> {\n    return this.transport.list<${model}>(\`${path}\`, { ...params }, options);\n  }\n`;
-    case 'create':
-      return `${doc}  create(params: ${params}, options?: RequestOptions): Promise<WithResponse<${model}>> {\n    return this.transport.request<${model}>('POST', \`${path}\`, { body: params }, options);\n  }\n`;
-    case 'get':
-      return `${doc}  get(id: string, options?: RequestOptions): Promise<WithResponse<${model}>> {\n    return this.transport.request<${model}>('GET', \`${path}\`, {}, options);\n  }\n`;
-    case 'update':
-      return `${doc}  update(id: string, params: ${params}, options?: RequestOptions): Promise<WithResponse<${model}>> {\n    return this.transport.request<${model}>('PUT', \`${path}\`, { body: params }, options);\n  }\n`;
-    case 'delete':
-      return `${doc}  delete(id: string, options?: RequestOptions): Promise<WithResponse<${model}>> {\n    return this.transport.request<${model}>('DELETE', \`${path}\`, {}, options);\n  }\n`;
-    case 'action':
-      return `${doc}  ${camel(endpoint.name)}(id: string, params: ${params}${requiresParams(endpoint) ? '' : ' = {}'}, options?: RequestOptions): Promise<WithResponse<${model}>> {\n    return this.transport.request<${model}>('POST', \`${path}\`, { body: params }, options);\n  }\n`;
-    case 'sublist':
-      return `${doc}  ${camel(endpoint.name)}(id: string, params: ${params} = {}, options?: RequestOptions): PagePromise<${model}> {\n    return this.transport.list<${model}>(\`${path}\`, { ...params }, options);\n  }\n`;
-  }
+  const schema = paramsSchema(endpoint);
+  const args = [
+    ...(endpoint.hasId ? ['id: string'] : []),
+    ...(schema ? [`params: ${paramsName(resource, endpoint)}${requiresParams(endpoint) ? '' : ' = {}'}`] : []),
+    'options?: RequestOptions',
+  ].join(', ');
+  const parts = endpoint.query ? '{ query: { ...params } }' : endpoint.body ? '{ body: params }' : '{}';
+  if (endpoint.returns === 'page') return `${doc}  ${endpoint.name}(${args}): PagePromise<${model}> {\n    return this.transport.list<${model}>(\`${path}\`, { ...params }, options);\n  }\n`;
+  const call = endpoint.returns === 'bytes' ? 'requestBytes' : `request<${model}>`;
+  return `${doc}  ${endpoint.name}(${args}): Promise<WithResponse<${model}>> {\n    return this.transport.${call}('${endpoint.httpMethod}', \`${path}\`, ${parts}, options);\n  }\n`;
 }
 
 function generateTypeScript(document: OpenApiDocument, resources: Resource[]): string {
-  let out = `// ${HEADER}\nimport type { PagePromise } from './pagination.js';\nimport type { RequestOptions, Transport, WithResponse } from './transport.js';\n\n`;
-  for (const [name, schema] of Object.entries(document.components.schemas)) if (name !== 'ErrorEnvelope') out += `${tsInterface(name, schema)}\n`;
+  const ts = new TypeScriptTypes();
+  for (const [name, schema] of Object.entries(document.components.schemas)) if (name !== 'ErrorEnvelope') ts.interface(name, schema);
   const deleted = deletedSchema(resources);
-  if (deleted) out += `${tsInterface('DeletedObject', deleted, 'What a delete returns.')}\n`;
+  if (deleted) ts.interface('DeletedObject', deleted, { description: 'What a delete returns.' });
   for (const resource of resources) {
     for (const endpoint of resource.endpoints) {
-      if (endpoint.query) out += `${tsInterface(paramsName(resource, endpoint), { properties: endpoint.query }, `Query parameters of ${endpoint.httpMethod} ${endpoint.path}.`, true)}\n`;
-      else if (endpoint.body) out += `${tsInterface(paramsName(resource, endpoint), endpoint.body, `Body of ${endpoint.httpMethod} ${endpoint.path}.`)}\n`;
-      if (endpoint.result) out += `${tsInterface(modelName(resource, endpoint), endpoint.result, `What ${endpoint.httpMethod} ${endpoint.path} answers.`)}\n`;
+      const schema = paramsSchema(endpoint);
+      const name = paramsName(resource, endpoint);
+      if (schema) ts.interface(name, schema, { allOptional: Boolean(endpoint.query), stem: resource.model, suffix: 'Params', description: `${endpoint.query ? 'Query parameters' : 'Body'} of ${endpoint.httpMethod} ${endpoint.path}.` });
+      if (endpoint.result) ts.interface(modelName(resource, endpoint), endpoint.result, { description: `What ${endpoint.httpMethod} ${endpoint.path} answers.` });
     }
   }
+  let out = `// ${HEADER}\nimport type { PagePromise } from './pagination.js';\nimport type { RequestOptions, Transport, WithResponse } from './transport.js';\n\n`;
+  out += [...ts.definitions.values()].join('\n');
   for (const resource of resources) {
-    out += `/** ${resource.segment}: ${resource.endpoints.map((endpoint) => camel(endpoint.name)).join(', ')}. */\nexport class ${pascal(resource.segment)}Resource {\n  constructor(private readonly transport: Transport) {}\n\n`;
+    out += `\n/** ${resource.segment}: ${resource.endpoints.map((endpoint) => endpoint.name).join(', ')}. */\nexport class ${pascal(resource.segment)}Resource {\n  constructor(private readonly transport: Transport) {}\n\n`;
     out += resource.endpoints.map((endpoint) => tsMethod(resource, endpoint)).join('\n');
-    out += '}\n\n';
+    out += '}\n';
   }
-  out += `/** Every resource, as the properties of BmsClient. */\nexport class Resources {\n`;
+  out += `\n/** Every resource, as the properties of BmsClient. */\nexport class Resources {\n`;
   for (const resource of resources) out += `  readonly ${camel(resource.segment)}: ${pascal(resource.segment)}Resource;\n`;
   out += `\n  constructor(transport: Transport) {\n`;
   for (const resource of resources) out += `    this.${camel(resource.segment)} = new ${pascal(resource.segment)}Resource(transport);\n`;
@@ -236,16 +267,19 @@ function generateTypeScript(document: OpenApiDocument, resources: Resource[]): s
 
 // --- Python -------------------------------------------------------------------------------------------
 
-const PYTHON_RESERVED = new Set(['from', 'import', 'class', 'def', 'global', 'lambda', 'pass', 'return', 'in', 'is', 'not', 'and', 'or', 'if', 'else', 'for', 'while', 'with', 'as', 'try', 'except', 'raise', 'del', 'yield', 'async', 'await', 'timeout', 'idempotency_key', 'if_match', 'id', 'self']);
+const PYTHON_RESERVED = new Set(['from', 'import', 'class', 'def', 'global', 'lambda', 'pass', 'return', 'in', 'is', 'not', 'and', 'or', 'if', 'else', 'for', 'while', 'with', 'as', 'try', 'except', 'raise', 'del', 'yield', 'async', 'await', 'timeout', 'max_retries', 'idempotency_key', 'if_match', 'id', 'self']);
 
-class PythonTypes {
-  readonly definitions = new Map<string, string>();
-
+class PythonTypes extends NamedTypes {
   /** A Python annotation for the schema; nested objects become TypedDicts named after where they appear. */
   annotation(schema: Schema, name: string, suffix = ''): string {
     const ref = refName(schema);
     if (ref) return ref;
     if (schema.enum) return `Literal[${schema.enum.map((value) => (typeof value === 'boolean' ? (value ? 'True' : 'False') : JSON.stringify(value))).join(', ')}]`;
+    const list = schema['x-list-of'];
+    if (list) {
+      const one = `Literal[${list.map((value) => JSON.stringify(value)).join(', ')}]`;
+      return `Union[${one}, Sequence[${one}]]`;
+    }
     const all = types(schema);
     const nullable = all.includes('null');
     const parts = all.filter((type) => type !== 'null').map((type) => {
@@ -271,7 +305,7 @@ class PythonTypes {
     return nullable ? `Optional[${inner}]` : inner;
   }
 
-  /** A TypedDict; optional keys go in a total=False subclass so that this works on Python 3.9. */
+  /** A TypedDict; optional keys go in a total=False subclass. */
   typedDict(name: string, schema: Schema, allOptional = false, stem = name): string {
     const required = new Set(allOptional ? [] : schema.required ?? []);
     const line = (key: string, property: Schema): string => `    ${key}: ${this.annotation(property, stem + pascal(key), name.slice(stem.length))}\n`;
@@ -282,15 +316,12 @@ class PythonTypes {
     let text: string;
     if (!optionalLines) text = `class ${name}(TypedDict):\n${doc}${requiredLines}`;
     else if (!requiredLines) text = `class ${name}(TypedDict, total=False):\n${doc}${optionalLines}`;
-    else text = `class _${name}Required(TypedDict):\n${requiredLines}\n\n\nclass ${name}(_${name}Required, total=False):\n${doc}${optionalLines}`;
-    const existing = this.definitions.get(name);
-    if (existing !== undefined && existing !== text) throw new Error(`two different Python types named ${name}`);
-    this.definitions.set(name, text);
-    return name;
+    else text = `class _${name}Required(TypedDict):\n${requiredLines}\n\nclass ${name}(_${name}Required, total=False):\n${doc}${optionalLines}`;
+    return this.define(name, text);
   }
 }
 
-function pythonKeywordArguments(python: PythonTypes, resource: Resource, endpoint: Endpoint, schema: Schema, allOptional: boolean): { signature: string[]; names: string[] } {
+function pythonKeywordArguments(python: PythonTypes, resource: Resource, schema: Schema, allOptional: boolean): { signature: string[]; names: string[] } {
   const required = new Set(allOptional ? [] : schema.required ?? []);
   const signature: string[] = [];
   const names: string[] = [];
@@ -304,32 +335,42 @@ function pythonKeywordArguments(python: PythonTypes, resource: Resource, endpoin
   return { signature, names };
 }
 
-function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoint): string {
-  const model = modelName(resource, endpoint);
+/** One method, for the blocking client or (`flavor: 'async'`) the asyncio one. */
+function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoint, flavor: 'sync' | 'async'): string {
+  const model = endpoint.returns === 'bytes' ? 'bytes' : modelName(resource, endpoint);
   if (endpoint.result) python.typedDict(model, { ...endpoint.result, description: `What ${endpoint.httpMethod} ${endpoint.path} answers.` });
-  const docText = `${endpoint.operation.summary ?? ''}. ${endpoint.operation.description ?? ''}`.trim();
-  const doc = `        """${docText}"""\n`;
+  const doc = `        """${documentation(endpoint)}"""\n`;
   const pathExpression = endpoint.hasId ? `f"${endpoint.path.replace('{id}', '{_quote(id)}')}"` : `"${endpoint.path}"`;
-  const schema = endpoint.query ? { properties: endpoint.query } : endpoint.body;
-  const { signature, names } = schema ? pythonKeywordArguments(python, resource, endpoint, schema, Boolean(endpoint.query)) : { signature: [], names: [] };
+  const schema = paramsSchema(endpoint);
+  const { signature, names } = schema ? pythonKeywordArguments(python, resource, schema, Boolean(endpoint.query)) : { signature: [], names: [] };
   const collected = `_given(${names.map((name) => `${name}=${name}`).join(', ')})`;
-  const options: Record<Kind, string[]> = {
-    list: ['timeout: Optional[float] = None'],
-    sublist: ['timeout: Optional[float] = None'],
-    create: ['idempotency_key: Optional[str] = None', 'timeout: Optional[float] = None'],
-    action: ['idempotency_key: Optional[str] = None', 'timeout: Optional[float] = None'],
-    get: ['timeout: Optional[float] = None'],
-    update: ['if_match: Optional[str] = None', 'timeout: Optional[float] = None'],
-    delete: ['if_match: Optional[str] = None', 'timeout: Optional[float] = None'],
-  };
+  const options = [
+    ...(endpoint.httpMethod === 'POST' ? ['idempotency_key: Optional[str] = None'] : []),
+    ...(endpoint.httpMethod === 'PUT' || endpoint.httpMethod === 'DELETE' ? ['if_match: Optional[str] = None'] : []),
+    'timeout: Optional[float] = None',
+    'max_retries: Optional[int] = None',
+  ];
   const method = snake(endpoint.name);
-  const parameters = ['self', ...(endpoint.hasId ? ['id: str'] : []), '*', ...signature, ...options[endpoint.kind]].join(',\n        ');
-  if (endpoint.kind === 'list' || endpoint.kind === 'sublist') {
-    return `    def ${method}(\n        ${parameters},\n    ) -> Page[${model}]:\n${doc}        return self._transport.list(${pathExpression}, ${collected}, timeout=timeout)\n`;
+  const parameters = ['self', ...(endpoint.hasId ? ['id: str'] : []), '*', ...signature, ...options].join(',\n        ');
+  const optionArguments = options.map((option) => option.split(':')[0]).map((name) => `${name}=${name}`).join(', ');
+  const [def, wait, page] = flavor === 'async' ? ['async def', 'await ', 'AsyncPage'] : ['def', '', 'Page'];
+  if (endpoint.returns === 'page') {
+    return `    ${def} ${method}(\n        ${parameters},\n    ) -> ${page}[${model}]:\n${doc}        return ${wait}self._transport.list(${pathExpression}, ${collected}, ${optionArguments})\n`;
   }
-  const optionArguments = options[endpoint.kind].map((option) => option.split(':')[0]).map((name) => `${name}=${name}`).join(', ');
-  const body = endpoint.body ? `, body=${collected}` : '';
-  return `    def ${method}(\n        ${parameters},\n    ) -> ${model}:\n${doc}        return cast(${model}, self._transport.request("${endpoint.httpMethod}", ${pathExpression}${body}, ${optionArguments}))\n`;
+  const parts = [`"${endpoint.httpMethod}"`, pathExpression, ...(endpoint.body ? [`body=${collected}`] : []), ...(endpoint.returns === 'bytes' ? ['accept="application/pdf"'] : []), optionArguments];
+  return `    ${def} ${method}(\n        ${parameters},\n    ) -> ${model}:\n${doc}        return cast(${model}, ${wait}self._transport.request(${parts.join(', ')}))\n`;
+}
+
+function pythonResources(python: PythonTypes, resources: Resource[], flavor: 'sync' | 'async'): string {
+  const [prefix, transport] = flavor === 'async' ? ['Async', 'AsyncTransport'] : ['', 'Transport'];
+  let classes = '';
+  for (const resource of resources) {
+    classes += `\n\nclass ${prefix}${pascal(resource.segment)}Resource:\n    """${resource.segment}: ${resource.endpoints.map((endpoint) => snake(endpoint.name)).join(', ')}."""\n\n    def __init__(self, transport: ${transport}) -> None:\n        self._transport = transport\n`;
+    for (const endpoint of resource.endpoints) classes += `\n${pythonMethod(python, resource, endpoint, flavor)}`;
+  }
+  classes += `\n\nclass ${prefix}Resources:\n    """Every resource, as the attributes of ${prefix}BmsClient."""\n\n    def __init__(self, transport: ${transport}) -> None:\n`;
+  for (const resource of resources) classes += `        self.${snake(resource.segment)} = ${prefix}${pascal(resource.segment)}Resource(transport)\n`;
+  return classes;
 }
 
 function generatePython(document: OpenApiDocument, resources: Resource[]): string {
@@ -337,22 +378,16 @@ function generatePython(document: OpenApiDocument, resources: Resource[]): strin
   for (const [name, schema] of Object.entries(document.components.schemas)) if (name !== 'ErrorEnvelope') python.typedDict(name, schema);
   const deleted = deletedSchema(resources);
   if (deleted) python.typedDict('DeletedObject', { ...deleted, description: 'What a delete returns.' });
-  let classes = '';
-  for (const resource of resources) {
-    classes += `\n\nclass ${pascal(resource.segment)}Resource:\n    """${resource.segment}: ${resource.endpoints.map((endpoint) => snake(endpoint.name)).join(', ')}."""\n\n    def __init__(self, transport: Transport) -> None:\n        self._transport = transport\n`;
-    for (const endpoint of resource.endpoints) classes += `\n${pythonMethod(python, resource, endpoint)}`;
-  }
-  classes += `\n\nclass Resources:\n    """Every resource, as the attributes of BmsClient."""\n\n    def __init__(self, transport: Transport) -> None:\n`;
-  for (const resource of resources) classes += `        self.${snake(resource.segment)} = ${pascal(resource.segment)}Resource(transport)\n`;
+  const classes = pythonResources(python, resources, 'sync') + pythonResources(python, resources, 'async');
   const imports = [
     `# ${HEADER}`,
     'from __future__ import annotations',
     '',
-    'from typing import Any, Dict, List, Literal, Optional, TypedDict, Union, cast',
+    'from typing import Any, Dict, List, Literal, Optional, Sequence, TypedDict, Union, cast',
     'from urllib.parse import quote',
     '',
-    'from ._pagination import Page',
-    'from ._transport import NOT_GIVEN, NotGiven, Transport, given as _given',
+    'from ._pagination import AsyncPage, Page',
+    'from ._transport import NOT_GIVEN, AsyncTransport, NotGiven, Transport, given as _given',
   ].join('\n');
   const codes = readErrorCodes(document);
   const errorCodes = `\n\nErrorCode = Literal[${codes.map(([code]) => `"${code}"`).join(', ')}]\n\n# Every error code the API answers with, and its HTTP status (None: not tied to one operation).\nERROR_CODES: Dict[str, Optional[int]] = {\n${codes.map(([code, status]) => `    "${code}": ${status ?? 'None'},\n`).join('')}}\n`;

@@ -57,6 +57,7 @@ test('a retry while the first request is still running is 409 CONFLICT', async (
   await context.database.db.updateTable('idempotency_keys').set({ status: 'running', locked_until: new Date(clock.now().getTime() + 60_000).toISOString() }).where('api_key_id', '=', apiKeyId).where('key', '=', 'running-1').execute();
   const retry = await post('/v1/clients', body, 'running-1');
   assert.deepEqual([retry.status, retry.body.error.code], [409, 'CONFLICT']);
+  assert.equal(retry.headers['retry-after'], '1', 'Retry-After tells a client (and the SDKs) this 409 is worth retrying');
   // A holder that died lets go when its lease runs out: the retry then runs (the first's work is not
   // visible to it, as with any request that never answered).
   clock.advance(60_000);

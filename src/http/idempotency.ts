@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
 import type { IdempotencyKeysTable } from '../db/types.js';
-import { AppError, conflict } from '../core/errors.js';
+import { AppError } from '../core/errors.js';
 import { addRouteHook, isPost } from './route-hooks.js';
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -48,7 +48,7 @@ async function claim(db: Db, apiKeyId: string, key: string, hash: string, now: D
     // An expired record, or one whose request died: start afresh (only one retry wins the delete).
     await db.deleteFrom('idempotency_keys').where('api_key_id', '=', apiKeyId).where('key', '=', key).where('created_at', '=', row.created_at).execute();
   }
-  throw conflict('Another request with this Idempotency-Key is being processed; retry it.');
+  throw stillRunning('Another request with this Idempotency-Key is being processed; retry it.');
 }
 
 export function registerIdempotency(app: FastifyInstance, db: Db): void {
@@ -71,7 +71,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     }
     const { row } = result;
     if (row.request_hash !== hash) throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.');
-    if (row.status === 'running') throw conflict('The first request with this Idempotency-Key is still being processed; retry shortly.');
+    if (row.status === 'running') throw stillRunning('The first request with this Idempotency-Key is still being processed; retry shortly.');
     reply.code(row.response_status ?? 200).type('application/json; charset=utf-8').header('idempotent-replayed', 'true');
     if (row.response_location) reply.header('location', row.response_location);
     if (row.response_etag) reply.header('etag', row.response_etag);
@@ -93,4 +93,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     }
     return payload;
   });
+}
+
+/** 409 while the first request with the key runs; its Retry-After tells clients (and the SDKs) to retry it. */
+function stillRunning(message: string): AppError {
+  return new AppError('CONFLICT', message, undefined, { 'retry-after': '1' });
 }

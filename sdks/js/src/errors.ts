@@ -16,6 +16,9 @@ export interface ErrorInit {
   details?: ErrorDetail[];
   requestId?: string | null;
   headers?: Record<string, string>;
+  /** A response body that was not the API's JSON (a proxy's page), kept here rather than in the message. */
+  body?: string | null;
+  cause?: unknown;
 }
 
 export class BmsError extends Error {
@@ -27,24 +30,44 @@ export class BmsError extends Error {
   /** The server's id of the request (the `X-Request-Id` header); null when no response arrived. */
   readonly requestId: string | null;
   readonly headers: Record<string, string>;
+  /** The response body when it was not the API's JSON envelope (at most 64 KB); else null. */
+  readonly body: string | null;
 
   constructor(init: ErrorInit) {
-    super(init.message);
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = new.target.name;
     this.status = init.status;
     this.code = init.code;
     this.details = init.details ?? [];
     this.requestId = init.requestId ?? null;
     this.headers = init.headers ?? {};
+    this.body = init.body ?? null;
   }
 }
 
-/** The request never got an answer: refused or reset connection, DNS failure, or timeout. */
-export class ApiConnectionError extends BmsError {}
+/** The request never got an answer: refused or reset connection, DNS failure. `cause` is the network error. */
+export class APIConnectionError extends BmsError {}
+/** @deprecated The 0.1 name of {@link APIConnectionError}; the same class. */
+export const ApiConnectionError = APIConnectionError;
+/** An attempt took longer than `timeout` (after the retries, if any). */
+export class APITimeoutError extends APIConnectionError {}
+/** The caller's AbortSignal fired: before an attempt, during one, or while waiting to retry. */
+export class RequestAbortedError extends BmsError {}
+/** The server answered with a redirect (status and `location`), which the SDK never follows: the API key
+ * must not go to another address, and a POST must not turn into a GET. Fix `baseUrl`. */
+export class RedirectError extends BmsError {
+  get location(): string | null {
+    return this.headers['location'] ?? null;
+  }
+}
+/** A success status whose body is not the API's JSON (a proxy's HTML page, a cut-off body); see `body`. */
+export class InvalidResponseError extends BmsError {}
 /** 400, 405, 413, 415 and other refusals of the request as sent. */
 export class InvalidRequestError extends BmsError {}
 /** 422 (and 400 INVALID_JSON): see `details` for each field. */
 export class ValidationError extends InvalidRequestError {}
+/** 422 IDEMPOTENCY_KEY_REUSED: the `idempotencyKey` was used before with a different request. */
+export class IdempotencyKeyReusedError extends InvalidRequestError {}
 /** 401: the API key is missing, unknown, revoked or expired. */
 export class AuthenticationError extends BmsError {}
 /** 403: the key lacks the scope the endpoint needs. */
@@ -57,15 +80,25 @@ export class ConflictError extends BmsError {}
 export class InvalidStateError extends ConflictError {}
 /** 412: the object changed since the ETag passed as `ifMatch`. */
 export class PreconditionFailedError extends ConflictError {}
-/** 429 after the retries ran out; `retryAfter` is in seconds. */
+/** 429 after the retries ran out. */
 export class RateLimitError extends BmsError {
+  /** Seconds the server asked to wait (from delta-seconds or an HTTP date), or null when it did not say. */
   get retryAfter(): number | null {
-    const value = Number(this.headers['retry-after']);
-    return Number.isFinite(value) ? value : null;
+    const delay = retryAfterDelay(this.headers['retry-after']);
+    return delay === null ? null : delay / 1000;
   }
 }
 /** 5xx after the retries ran out. */
 export class ServerError extends BmsError {}
+
+/** Retry-After in milliseconds (delta-seconds or an HTTP date), or null when absent or unreadable. */
+export function retryAfterDelay(value: string | undefined, now = Date.now()): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
 
 /**
  * The error class for a response: chosen by the status the API documents for the code (ERROR_CODES,
@@ -74,6 +107,7 @@ export class ServerError extends BmsError {}
 export function errorFor(init: ErrorInit): BmsError {
   const documented: number | null | undefined = (ERROR_CODES as Record<string, number | null>)[init.code];
   const status = documented ?? init.status ?? 0;
+  if (init.code === 'IDEMPOTENCY_KEY_REUSED') return new IdempotencyKeyReusedError(init);
   if (status === 422 || init.code === 'INVALID_JSON') return new ValidationError(init);
   if (status === 401) return new AuthenticationError(init);
   if (status === 403) return new PermissionDeniedError(init);
@@ -81,6 +115,7 @@ export function errorFor(init: ErrorInit): BmsError {
   if (status === 409) return init.code === 'INVALID_STATE' ? new InvalidStateError(init) : new ConflictError(init);
   if (status === 412) return new PreconditionFailedError(init);
   if (status === 429) return new RateLimitError(init);
+  if (status >= 300 && status < 400) return new RedirectError(init);
   if (status >= 500) return new ServerError(init);
   return new InvalidRequestError(init);
 }

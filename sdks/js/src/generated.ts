@@ -2,6 +2,15 @@
 import type { PagePromise } from './pagination.js';
 import type { RequestOptions, Transport, WithResponse } from './transport.js';
 
+export interface ClientAddress {
+  line1: string | null;
+  line2: string | null;
+  city: string | null;
+  region: string | null;
+  postal_code: string | null;
+  country: string | null;
+}
+
 /** A customer of the business. */
 export interface Client {
   /** Unique identifier (UUIDv7). */
@@ -16,14 +25,7 @@ export interface Client {
   phone: string | null;
   /** Company name. */
   company_name: string | null;
-  address: {
-    line1: string | null;
-    line2: string | null;
-    city: string | null;
-    region: string | null;
-    postal_code: string | null;
-    country: string | null;
-  } | null;
+  address: ClientAddress | null;
   /** Internal notes. */
   notes: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -62,6 +64,23 @@ export interface ServiceRequest {
   converted_at: string | null;
 }
 
+export interface QuoteLineItem {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** What was or will be done or supplied. */
+  description: string;
+  /** Quantity. */
+  quantity: number;
+  /** Price of one unit in minor units. */
+  unit_amount: number;
+  /** Tax rate in percent. */
+  tax_rate: number;
+  /** round_half_up(quantity × unit_amount), in minor units. Read-only. */
+  amount: number;
+  /** round_half_up(amount × tax_rate / 100), in minor units. Read-only. */
+  tax_amount: number;
+}
+
 /** A priced proposal for a client. */
 export interface Quote {
   /** Unique identifier (UUIDv7). */
@@ -84,22 +103,7 @@ export interface Quote {
   request_id: string | null;
   /** Short title shown to the client. */
   title: string | null;
-  line_items: Array<{
-    /** Unique identifier (UUIDv7). */
-    id: string;
-    /** What was or will be done or supplied. */
-    description: string;
-    /** Quantity. */
-    quantity: number;
-    /** Price of one unit in minor units. */
-    unit_amount: number;
-    /** Tax rate in percent. */
-    tax_rate: number;
-    /** round_half_up(quantity × unit_amount), in minor units. Read-only. */
-    amount: number;
-    /** round_half_up(amount × tax_rate / 100), in minor units. Read-only. */
-    tax_amount: number;
-  }>;
+  line_items: Array<QuoteLineItem>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency: string;
   /** Sum of line amounts, in minor units. Read-only. */
@@ -130,6 +134,23 @@ export interface Quote {
   converted_at: string | null;
 }
 
+export interface JobLineItem {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** What was or will be done or supplied. */
+  description: string;
+  /** Quantity. */
+  quantity: number;
+  /** Price of one unit in minor units. */
+  unit_amount: number;
+  /** Tax rate in percent. */
+  tax_rate: number;
+  /** round_half_up(quantity × unit_amount), in minor units. Read-only. */
+  amount: number;
+  /** round_half_up(amount × tax_rate / 100), in minor units. Read-only. */
+  tax_amount: number;
+}
+
 /** A work order. */
 export interface Job {
   /** Unique identifier (UUIDv7). */
@@ -156,22 +177,7 @@ export interface Job {
   title: string;
   /** Instructions for the crew. */
   description: string | null;
-  line_items: Array<{
-    /** Unique identifier (UUIDv7). */
-    id: string;
-    /** What was or will be done or supplied. */
-    description: string;
-    /** Quantity. */
-    quantity: number;
-    /** Price of one unit in minor units. */
-    unit_amount: number;
-    /** Tax rate in percent. */
-    tax_rate: number;
-    /** round_half_up(quantity × unit_amount), in minor units. Read-only. */
-    amount: number;
-    /** round_half_up(amount × tax_rate / 100), in minor units. Read-only. */
-    tax_amount: number;
-  }>;
+  line_items: Array<JobLineItem>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency: string;
   /** Sum of line amounts, in minor units. Read-only. */
@@ -186,6 +192,36 @@ export interface Job {
   scheduled_end: string | null;
   /** When the job was completed; null unless completed. */
   completed_at: string | null;
+}
+
+export interface InvoiceLineItem {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** What was or will be done or supplied. */
+  description: string;
+  /** Quantity. */
+  quantity: number;
+  /** Price of one unit in minor units. */
+  unit_amount: number;
+  /** Tax rate in percent. */
+  tax_rate: number;
+  /** round_half_up(quantity × unit_amount), in minor units. Read-only. */
+  amount: number;
+  /** round_half_up(amount × tax_rate / 100), in minor units. Read-only. */
+  tax_amount: number;
+}
+
+export interface InvoicePayment {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Amount received, in minor units. */
+  amount: number;
+  /** The sum of its refunds, in minor units. */
+  amount_refunded: number;
+  /** How the money came in: cash, check, card, bank_transfer, other. */
+  method: "cash" | "check" | "card" | "bank_transfer" | "other";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  paid_at: string;
 }
 
 /** A bill sent to a client. */
@@ -210,22 +246,7 @@ export interface Invoice {
   job_id: string | null;
   /** The quote being billed. */
   quote_id: string | null;
-  line_items: Array<{
-    /** Unique identifier (UUIDv7). */
-    id: string;
-    /** What was or will be done or supplied. */
-    description: string;
-    /** Quantity. */
-    quantity: number;
-    /** Price of one unit in minor units. */
-    unit_amount: number;
-    /** Tax rate in percent. */
-    tax_rate: number;
-    /** round_half_up(quantity × unit_amount), in minor units. Read-only. */
-    amount: number;
-    /** round_half_up(amount × tax_rate / 100), in minor units. Read-only. */
-    tax_amount: number;
-  }>;
+  line_items: Array<InvoiceLineItem>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency: string;
   /** Sum of line amounts, in minor units. Read-only. */
@@ -239,18 +260,7 @@ export interface Invoice {
   /** total_amount − amount_paid, in minor units; 0 once paid or void. Read-only. */
   amount_due: number;
   /** Payments recorded against the invoice, oldest first. Read-only: record them with POST /v1/payments. */
-  payments: Array<{
-    /** Unique identifier (UUIDv7). */
-    id: string;
-    /** Amount received, in minor units. */
-    amount: number;
-    /** The sum of its refunds, in minor units. */
-    amount_refunded: number;
-    /** How the money came in: cash, check, card, bank_transfer, other. */
-    method: "cash" | "check" | "card" | "bank_transfer" | "other";
-    /** ISO 8601 UTC timestamp with milliseconds. */
-    paid_at: string;
-  }>;
+  payments: Array<InvoicePayment>;
   /** Notes shown to the client on the invoice. */
   notes: string | null;
   /** Date of issue; set to the send date on first send when empty. */
@@ -269,6 +279,17 @@ export interface Invoice {
   paid_at: string | null;
   /** When the invoice was voided. */
   voided_at: string | null;
+}
+
+export interface PaymentRefund {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Amount refunded, in minor units. */
+  amount: number;
+  /** Why the money was returned. */
+  reason: string | null;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
 }
 
 /** Money received against an invoice. Corrections are refunds, never edits. */
@@ -296,22 +317,22 @@ export interface Payment {
   /** Internal notes. */
   notes: string | null;
   /** Refunds of this payment, oldest first. */
-  refunds: Array<{
-    /** Unique identifier (UUIDv7). */
-    id: string;
-    /** Amount refunded, in minor units. */
-    amount: number;
-    /** Why the money was returned. */
-    reason: string | null;
-    /** ISO 8601 UTC timestamp with milliseconds. */
-    created_at: string;
-  }>;
+  refunds: Array<PaymentRefund>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+}
+
+export interface EventData {
+  /** The object exactly as GET returns it after the change (before it, for *.deleted). */
+  object: Record<string, unknown>;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
 }
 
 /** Something that happened in the account. Kept at least 90 days. */
@@ -326,14 +347,7 @@ export interface Event {
   created_at: string;
   /** The account the event belongs to. */
   account_id: string;
-  data: {
-    /** The object exactly as GET returns it after the change (before it, for *.deleted). */
-    object: Record<string, unknown>;
-    /** For updates and status changes: the changed fields, with their values before the change. */
-    previous_attributes?: Record<string, unknown>;
-    /** Present when the client made the change on the hosted page. */
-    source?: "hub";
-  };
+  data: EventData;
 }
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
@@ -424,6 +438,15 @@ export interface Delivery {
   failed_at: string | null;
 }
 
+export interface AccountAddress {
+  line1: string | null;
+  line2: string | null;
+  city: string | null;
+  region: string | null;
+  postal_code: string | null;
+  country: string | null;
+}
+
 /** The business: how its invoices and quotes present it. */
 export interface Account {
   /** Unique identifier (UUIDv7). */
@@ -436,14 +459,7 @@ export interface Account {
   email: string | null;
   phone: string | null;
   website: string | null;
-  address: {
-    line1: string | null;
-    line2: string | null;
-    city: string | null;
-    region: string | null;
-    postal_code: string | null;
-    country: string | null;
-  } | null;
+  address: AccountAddress | null;
   tax_id: string | null;
   /** ISO 4217 code: the default currency of new documents. */
   currency: string;
@@ -488,6 +504,22 @@ export interface ClientListParams {
   email?: string;
 }
 
+/** Postal address. Replaced as a whole on update. */
+export interface ClientAddressParams {
+  /** Street address. */
+  line1?: string | null;
+  /** Apartment, suite or unit. */
+  line2?: string | null;
+  /** City or town. */
+  city?: string | null;
+  /** State, province or region. */
+  region?: string | null;
+  /** Postal or ZIP code. */
+  postal_code?: string | null;
+  /** ISO 3166-1 alpha-2 country code. */
+  country?: string | null;
+}
+
 /** Body of POST /v1/clients. */
 export interface ClientCreateParams {
   /** Name of the person or business. */
@@ -499,20 +531,7 @@ export interface ClientCreateParams {
   /** Company the client belongs to. */
   company_name?: string | null;
   /** Postal address. Replaced as a whole on update. */
-  address?: {
-    /** Street address. */
-    line1?: string | null;
-    /** Apartment, suite or unit. */
-    line2?: string | null;
-    /** City or town. */
-    city?: string | null;
-    /** State, province or region. */
-    region?: string | null;
-    /** Postal or ZIP code. */
-    postal_code?: string | null;
-    /** ISO 3166-1 alpha-2 country code. */
-    country?: string | null;
-  } | null;
+  address?: ClientAddressParams | null;
   /** Internal notes, never shown to the client. */
   notes?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -530,20 +549,7 @@ export interface ClientUpdateParams {
   /** Company the client belongs to. */
   company_name?: string | null;
   /** Postal address. Replaced as a whole on update. */
-  address?: {
-    /** Street address. */
-    line1?: string | null;
-    /** Apartment, suite or unit. */
-    line2?: string | null;
-    /** City or town. */
-    city?: string | null;
-    /** State, province or region. */
-    region?: string | null;
-    /** Postal or ZIP code. */
-    postal_code?: string | null;
-    /** ISO 3166-1 alpha-2 country code. */
-    country?: string | null;
-  } | null;
+  address?: ClientAddressParams | null;
   /** Internal notes, never shown to the client. */
   notes?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -567,7 +573,7 @@ export interface ServiceRequestListParams {
   /** Only requests of this client. */
   client_id?: string;
   /** Comma-separated statuses: new, assessed, archived, converted. */
-  status?: string;
+  status?: "new" | "assessed" | "archived" | "converted" | Array<"new" | "assessed" | "archived" | "converted">;
 }
 
 /** Body of POST /v1/service-requests. */
@@ -621,9 +627,20 @@ export interface QuoteListParams {
   /** Only quotes of this client. */
   client_id?: string;
   /** Comma-separated statuses: draft, sent, approved, declined, converted. */
-  status?: string;
+  status?: "draft" | "sent" | "approved" | "declined" | "converted" | Array<"draft" | "sent" | "approved" | "declined" | "converted">;
   /** Only quotes made from this service request. */
   request_id?: string;
+}
+
+export interface QuoteLineItemParams {
+  /** What was or will be done or supplied. */
+  description: string;
+  /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. */
+  quantity: number;
+  /** Price of one unit in minor units (cents); negative for a discount line. */
+  unit_amount: number;
+  /** Tax rate in percent, 0 to 100, at most 3 decimals. */
+  tax_rate?: number;
 }
 
 /** Body of POST /v1/quotes. */
@@ -635,16 +652,7 @@ export interface QuoteCreateParams {
   /** Short title shown to the client. */
   title?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
-  line_items?: Array<{
-    /** What was or will be done or supplied. */
-    description: string;
-    /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. */
-    quantity: number;
-    /** Price of one unit in minor units (cents); negative for a discount line. */
-    unit_amount: number;
-    /** Tax rate in percent, 0 to 100, at most 3 decimals. */
-    tax_rate?: number;
-  }>;
+  line_items?: Array<QuoteLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** Notes shown to the client on the quote. */
@@ -662,16 +670,7 @@ export interface QuoteUpdateParams {
   /** Short title shown to the client. */
   title?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
-  line_items?: Array<{
-    /** What was or will be done or supplied. */
-    description: string;
-    /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. */
-    quantity: number;
-    /** Price of one unit in minor units (cents); negative for a discount line. */
-    unit_amount: number;
-    /** Tax rate in percent, 0 to 100, at most 3 decimals. */
-    tax_rate?: number;
-  }>;
+  line_items?: Array<QuoteLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** Notes shown to the client on the quote. */
@@ -690,8 +689,12 @@ export interface QuoteSendParams {
   message?: string;
 }
 
+/** Body of POST /v1/quotes/{id}/hosted-link/rotate. */
+export interface QuoteRotateHostedLinkParams {
+}
+
 /** Query parameters of GET /v1/quotes/{id}/deliveries. */
-export interface QuoteDeliveriesParams {
+export interface QuoteListDeliveriesParams {
   /** Page size, 1 to 100. */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -715,7 +718,7 @@ export interface JobListParams {
   /** Only jobs of this client. */
   client_id?: string;
   /** Comma-separated statuses: scheduled, in_progress, completed, canceled. */
-  status?: string;
+  status?: "scheduled" | "in_progress" | "completed" | "canceled" | Array<"scheduled" | "in_progress" | "completed" | "canceled">;
   /** Only jobs made from this service request. */
   request_id?: string;
   /** Only jobs made from this quote. */
@@ -726,8 +729,19 @@ export interface JobListParams {
   scheduled_to?: string;
 }
 
-/** Body of POST /v1/jobs. */
-export interface JobCreateParams {
+export interface JobLineItemParams {
+  /** What was or will be done or supplied. */
+  description: string;
+  /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. */
+  quantity: number;
+  /** Price of one unit in minor units (cents); negative for a discount line. */
+  unit_amount: number;
+  /** Tax rate in percent, 0 to 100, at most 3 decimals. */
+  tax_rate?: number;
+}
+
+/** The fields of JobCreateParams. */
+export interface JobCreateParamsFields {
   /** The client; required unless quote_id is given (then the quote’s client). */
   client_id?: string;
   /** An approved quote of the same client; it becomes converted and its lines are copied when none are given. */
@@ -739,16 +753,7 @@ export interface JobCreateParams {
   /** Instructions for the crew. */
   description?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
-  line_items?: Array<{
-    /** What was or will be done or supplied. */
-    description: string;
-    /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. */
-    quantity: number;
-    /** Price of one unit in minor units (cents); negative for a discount line. */
-    unit_amount: number;
-    /** Tax rate in percent, 0 to 100, at most 3 decimals. */
-    tax_rate?: number;
-  }>;
+  line_items?: Array<JobLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** When the work is planned to start. */
@@ -759,6 +764,9 @@ export interface JobCreateParams {
   metadata?: Record<string, string>;
 }
 
+/** Body of POST /v1/jobs. One of client_id, quote_id is required. */
+export type JobCreateParams = JobCreateParamsFields & ({ client_id: string } | { quote_id: string });
+
 /** Body of PUT /v1/jobs/{id}. */
 export interface JobUpdateParams {
   /** The client. */
@@ -768,16 +776,7 @@ export interface JobUpdateParams {
   /** Instructions for the crew. */
   description?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
-  line_items?: Array<{
-    /** What was or will be done or supplied. */
-    description: string;
-    /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. */
-    quantity: number;
-    /** Price of one unit in minor units (cents); negative for a discount line. */
-    unit_amount: number;
-    /** Tax rate in percent, 0 to 100, at most 3 decimals. */
-    tax_rate?: number;
-  }>;
+  line_items?: Array<JobLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** When the work is planned to start. */
@@ -807,7 +806,7 @@ export interface InvoiceListParams {
   /** Only invoices of this client. */
   client_id?: string;
   /** Comma-separated statuses: draft, sent, paid, void. */
-  status?: string;
+  status?: "draft" | "sent" | "paid" | "void" | Array<"draft" | "sent" | "paid" | "void">;
   /** true: only overdue invoices (sent, due before today); false: none of them. */
   overdue?: boolean;
   /** Only invoices due before this date. */
@@ -820,8 +819,19 @@ export interface InvoiceListParams {
   job_id?: string;
 }
 
-/** Body of POST /v1/invoices. */
-export interface InvoiceCreateParams {
+export interface InvoiceLineItemParams {
+  /** What was or will be done or supplied. */
+  description: string;
+  /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. */
+  quantity: number;
+  /** Price of one unit in minor units (cents); negative for a discount line. */
+  unit_amount: number;
+  /** Tax rate in percent, 0 to 100, at most 3 decimals. */
+  tax_rate?: number;
+}
+
+/** The fields of InvoiceCreateParams. */
+export interface InvoiceCreateParamsFields {
   /** The client; required unless job_id or quote_id is given. */
   client_id?: string;
   /** A job of the same client; its lines are copied when none are given. */
@@ -829,16 +839,7 @@ export interface InvoiceCreateParams {
   /** An approved quote of the same client; it becomes converted and its lines are copied when none are given. */
   quote_id?: string;
   /** The document's lines (at most 200); replaces the whole list on update. */
-  line_items?: Array<{
-    /** What was or will be done or supplied. */
-    description: string;
-    /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. */
-    quantity: number;
-    /** Price of one unit in minor units (cents); negative for a discount line. */
-    unit_amount: number;
-    /** Tax rate in percent, 0 to 100, at most 3 decimals. */
-    tax_rate?: number;
-  }>;
+  line_items?: Array<InvoiceLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** Notes shown to the client on the invoice. */
@@ -851,21 +852,15 @@ export interface InvoiceCreateParams {
   metadata?: Record<string, string>;
 }
 
+/** Body of POST /v1/invoices. One of client_id, job_id, quote_id is required. */
+export type InvoiceCreateParams = InvoiceCreateParamsFields & ({ client_id: string } | { job_id: string } | { quote_id: string });
+
 /** Body of PUT /v1/invoices/{id}. */
 export interface InvoiceUpdateParams {
   /** The client. */
   client_id?: string;
   /** The document's lines (at most 200); replaces the whole list on update. */
-  line_items?: Array<{
-    /** What was or will be done or supplied. */
-    description: string;
-    /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. */
-    quantity: number;
-    /** Price of one unit in minor units (cents); negative for a discount line. */
-    unit_amount: number;
-    /** Tax rate in percent, 0 to 100, at most 3 decimals. */
-    tax_rate?: number;
-  }>;
+  line_items?: Array<InvoiceLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** Notes shown to the client on the invoice. */
@@ -886,8 +881,12 @@ export interface InvoiceSendParams {
   message?: string;
 }
 
+/** Body of POST /v1/invoices/{id}/hosted-link/rotate. */
+export interface InvoiceRotateHostedLinkParams {
+}
+
 /** Query parameters of GET /v1/invoices/{id}/deliveries. */
-export interface InvoiceDeliveriesParams {
+export interface InvoiceListDeliveriesParams {
   /** Page size, 1 to 100. */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -961,7 +960,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: string;
+  type?: "client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "client.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | Array<"client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "client.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events at or after this instant. */
@@ -1032,6 +1031,18 @@ export interface WebhookEndpointRotateSecretParams {
 export interface WebhookEndpointTestParams {
 }
 
+/** Query parameters of GET /v1/webhook-endpoints/{id}/deliveries. */
+export interface WebhookEndpointListDeliveriesParams {
+  /** Page size, 1 to 100. */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Only attempts in this status. */
+  status?: "pending" | "succeeded" | "failed";
+  /** Only attempts of this event. */
+  event_id?: string;
+}
+
 /** Body of POST /v1/webhook-endpoints/{id}/recover. */
 export interface WebhookEndpointRecoverParams {
   /** Re-queue every delivery to this endpoint that failed for good at or after this instant. */
@@ -1044,16 +1055,56 @@ export interface WebhookEndpointRecoverResult {
   requeued: number;
 }
 
-/** Query parameters of GET /v1/webhook-endpoints/{id}/deliveries. */
-export interface WebhookEndpointDeliveriesParams {
-  /** Page size, 1 to 100. */
-  limit?: number;
-  /** The `next_cursor` of the previous page. */
-  cursor?: string;
-  /** Only attempts in this status. */
-  status?: "pending" | "succeeded" | "failed";
-  /** Only attempts of this event. */
-  event_id?: string;
+/** Postal address. Replaced as a whole on update. */
+export interface AccountAddressParams {
+  /** Street address. */
+  line1?: string | null;
+  /** Apartment, suite or unit. */
+  line2?: string | null;
+  /** City or town. */
+  city?: string | null;
+  /** State, province or region. */
+  region?: string | null;
+  /** Postal or ZIP code. */
+  postal_code?: string | null;
+  /** ISO 3166-1 alpha-2 country code. */
+  country?: string | null;
+}
+
+/** Body of PUT /v1/account. */
+export interface AccountUpdateParams {
+  /** The business’s name, as its documents and e-mails show it. */
+  name?: string;
+  /** The registered name, printed under the name when it differs. */
+  legal_name?: string | null;
+  /** The business’s e-mail address, printed on documents. */
+  email?: string | null;
+  /** Telephone number, free text. */
+  phone?: string | null;
+  /** An http or https URL. */
+  website?: string | null;
+  /** Postal address. Replaced as a whole on update. */
+  address?: AccountAddressParams | null;
+  /** VAT number, EIN, ABN or the like; printed on every document. */
+  tax_id?: string | null;
+  /** ISO 4217 code: the default currency of new documents. */
+  currency?: string;
+  /** Days from issue to due date: an invoice without a due date gets issue date + this (default 30). */
+  payment_terms_days?: number;
+  /** How to pay, printed on invoices (bank details, payment link, …). */
+  payment_instructions?: string | null;
+  /** The footer line of every invoice page. */
+  invoice_footer?: string | null;
+  /** The footer line of every quote page. */
+  quote_footer?: string | null;
+}
+
+/** Body of PUT /v1/account/logo. */
+export interface AccountUploadLogoParams {
+  /** The image’s type; the data must really be one. */
+  content_type: "image/png" | "image/jpeg";
+  /** The image, base64-encoded; at most 512 KB decoded. */
+  data: string;
 }
 
 /** clients: list, create, get, update, delete. */
@@ -1076,7 +1127,7 @@ export class ClientsResource {
   }
 
   /** Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`. */
-  update(id: string, params: ClientUpdateParams, options?: RequestOptions): Promise<WithResponse<Client>> {
+  update(id: string, params: ClientUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<Client>> {
     return this.transport.request<Client>('PUT', `/v1/clients/${encodeURIComponent(id)}`, { body: params }, options);
   }
 
@@ -1106,12 +1157,12 @@ export class ServiceRequestsResource {
   }
 
   /** Update a service request (partial: absent fields are kept, null clears). Requires the scope `requests:write`. */
-  update(id: string, params: ServiceRequestUpdateParams, options?: RequestOptions): Promise<WithResponse<ServiceRequest>> {
+  update(id: string, params: ServiceRequestUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<ServiceRequest>> {
     return this.transport.request<ServiceRequest>('PUT', `/v1/service-requests/${encodeURIComponent(id)}`, { body: params }, options);
   }
 }
 
-/** quotes: list, create, get, update, delete, send, deliveries. */
+/** quotes: list, create, get, update, delete, send, rotateHostedLink, getPdf, listDeliveries. */
 export class QuotesResource {
   constructor(private readonly transport: Transport) {}
 
@@ -1131,7 +1182,7 @@ export class QuotesResource {
   }
 
   /** Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`. */
-  update(id: string, params: QuoteUpdateParams, options?: RequestOptions): Promise<WithResponse<Quote>> {
+  update(id: string, params: QuoteUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<Quote>> {
     return this.transport.request<Quote>('PUT', `/v1/quotes/${encodeURIComponent(id)}`, { body: params }, options);
   }
 
@@ -1147,10 +1198,24 @@ Requires the scope `quotes:send`. */
     return this.transport.request<Quote>('POST', `/v1/quotes/${encodeURIComponent(id)}/send`, { body: params }, options);
   }
 
+  /** Replace a quote's hosted link. Issues a new `hosted_url` for the client hub page; the old link stops working at once (use it when a link reached the wrong person). The document must have been sent and not be a draft again or void. The new link is not e-mailed: send the document again to e-mail it.
+
+Requires the scope `quotes:write`. */
+  rotateHostedLink(id: string, params: QuoteRotateHostedLinkParams = {}, options?: RequestOptions): Promise<WithResponse<Quote>> {
+    return this.transport.request<Quote>('POST', `/v1/quotes/${encodeURIComponent(id)}/hosted-link/rotate`, { body: params }, options);
+  }
+
+  /** Get the quote as a PDF. The PDF e-mailed with the quote, rendered from its current revision (a draft too): business and client blocks, every line, totals. The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.
+
+Requires the scope `quotes:read`. */
+  getPdf(id: string, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/quotes/${encodeURIComponent(id)}/pdf`, {}, options);
+  }
+
   /** List the deliveries of a quote. Every send of the quote by e-mail, newest first, with what became of it. The quote’s delivery_status is the first one’s status.
 
 Requires the scope `quotes:read`. */
-  deliveries(id: string, params: QuoteDeliveriesParams = {}, options?: RequestOptions): PagePromise<Delivery> {
+  listDeliveries(id: string, params: QuoteListDeliveriesParams = {}, options?: RequestOptions): PagePromise<Delivery> {
     return this.transport.list<Delivery>(`/v1/quotes/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
   }
 }
@@ -1175,7 +1240,7 @@ export class JobsResource {
   }
 
   /** Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`. */
-  update(id: string, params: JobUpdateParams, options?: RequestOptions): Promise<WithResponse<Job>> {
+  update(id: string, params: JobUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<Job>> {
     return this.transport.request<Job>('PUT', `/v1/jobs/${encodeURIComponent(id)}`, { body: params }, options);
   }
 
@@ -1185,7 +1250,7 @@ export class JobsResource {
   }
 }
 
-/** invoices: list, create, get, update, delete, send, deliveries. */
+/** invoices: list, create, get, update, delete, send, rotateHostedLink, getPdf, listDeliveries. */
 export class InvoicesResource {
   constructor(private readonly transport: Transport) {}
 
@@ -1205,7 +1270,7 @@ export class InvoicesResource {
   }
 
   /** Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`. */
-  update(id: string, params: InvoiceUpdateParams, options?: RequestOptions): Promise<WithResponse<Invoice>> {
+  update(id: string, params: InvoiceUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<Invoice>> {
     return this.transport.request<Invoice>('PUT', `/v1/invoices/${encodeURIComponent(id)}`, { body: params }, options);
   }
 
@@ -1221,10 +1286,24 @@ Requires the scope `invoices:send`. */
     return this.transport.request<Invoice>('POST', `/v1/invoices/${encodeURIComponent(id)}/send`, { body: params }, options);
   }
 
+  /** Replace an invoice's hosted link. Issues a new `hosted_url` for the client hub page; the old link stops working at once (use it when a link reached the wrong person). The document must have been sent and not be a draft again or void. The new link is not e-mailed: send the document again to e-mail it.
+
+Requires the scope `invoices:write`. */
+  rotateHostedLink(id: string, params: InvoiceRotateHostedLinkParams = {}, options?: RequestOptions): Promise<WithResponse<Invoice>> {
+    return this.transport.request<Invoice>('POST', `/v1/invoices/${encodeURIComponent(id)}/hosted-link/rotate`, { body: params }, options);
+  }
+
+  /** Get the invoice as a PDF. The PDF e-mailed with the invoice, rendered from its current revision (a draft too): business and client blocks, every line, totals, amount due, payment instructions and a PAID or VOID mark. The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.
+
+Requires the scope `invoices:read`. */
+  getPdf(id: string, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/invoices/${encodeURIComponent(id)}/pdf`, {}, options);
+  }
+
   /** List the deliveries of an invoice. Every send of the invoice by e-mail, newest first, with what became of it. The invoice’s delivery_status is the first one’s status.
 
 Requires the scope `invoices:read`. */
-  deliveries(id: string, params: InvoiceDeliveriesParams = {}, options?: RequestOptions): PagePromise<Delivery> {
+  listDeliveries(id: string, params: InvoiceListDeliveriesParams = {}, options?: RequestOptions): PagePromise<Delivery> {
     return this.transport.list<Delivery>(`/v1/invoices/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
   }
 }
@@ -1249,7 +1328,7 @@ export class PaymentsResource {
   }
 
   /** Update a payment (partial: absent fields are kept, null clears). Requires the scope `payments:write`. */
-  update(id: string, params: PaymentUpdateParams, options?: RequestOptions): Promise<WithResponse<Payment>> {
+  update(id: string, params: PaymentUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<Payment>> {
     return this.transport.request<Payment>('PUT', `/v1/payments/${encodeURIComponent(id)}`, { body: params }, options);
   }
 
@@ -1285,7 +1364,7 @@ Requires the scope `webhooks:write`. */
   }
 }
 
-/** webhook-endpoints: list, create, get, update, delete, rotateSecret, test, recover, deliveries. */
+/** webhook-endpoints: list, create, get, update, delete, rotateSecret, test, listDeliveries, recover. */
 export class WebhookEndpointsResource {
   constructor(private readonly transport: Transport) {}
 
@@ -1305,7 +1384,7 @@ export class WebhookEndpointsResource {
   }
 
   /** Update a webhook endpoint (partial: absent fields are kept, null clears). Requires the scope `webhooks:write`. */
-  update(id: string, params: WebhookEndpointUpdateParams, options?: RequestOptions): Promise<WithResponse<WebhookEndpoint>> {
+  update(id: string, params: WebhookEndpointUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<WebhookEndpoint>> {
     return this.transport.request<WebhookEndpoint>('PUT', `/v1/webhook-endpoints/${encodeURIComponent(id)}`, { body: params }, options);
   }
 
@@ -1328,18 +1407,51 @@ Requires the scope `webhooks:write`. */
     return this.transport.request<Event>('POST', `/v1/webhook-endpoints/${encodeURIComponent(id)}/test`, { body: params }, options);
   }
 
+  /** List delivery attempts. The attempt log of this endpoint, newest first: one entry per attempt.
+
+Requires the scope `webhooks:read`. */
+  listDeliveries(id: string, params: WebhookEndpointListDeliveriesParams = {}, options?: RequestOptions): PagePromise<WebhookDelivery> {
+    return this.transport.list<WebhookDelivery>(`/v1/webhook-endpoints/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
+  }
+
   /** Re-queue failed deliveries. Queues again every delivery to this endpoint that failed for good since `since`; answers 202 with how many.
 
 Requires the scope `webhooks:write`. */
   recover(id: string, params: WebhookEndpointRecoverParams, options?: RequestOptions): Promise<WithResponse<WebhookEndpointRecoverResult>> {
     return this.transport.request<WebhookEndpointRecoverResult>('POST', `/v1/webhook-endpoints/${encodeURIComponent(id)}/recover`, { body: params }, options);
   }
+}
 
-  /** List delivery attempts. The attempt log of this endpoint, newest first: one entry per attempt.
+/** account: get, update, uploadLogo, deleteLogo. */
+export class AccountResource {
+  constructor(private readonly transport: Transport) {}
 
-Requires the scope `webhooks:read`. */
-  deliveries(id: string, params: WebhookEndpointDeliveriesParams = {}, options?: RequestOptions): PagePromise<WebhookDelivery> {
-    return this.transport.list<WebhookDelivery>(`/v1/webhook-endpoints/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
+  /** Get the business profile. The account of the API key: the business as its invoices and quotes present it.
+
+Requires the scope `account:read`. */
+  get(options?: RequestOptions): Promise<WithResponse<Account>> {
+    return this.transport.request<Account>('GET', `/v1/account`, {}, options);
+  }
+
+  /** Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
+
+Requires the scope `account:write`. */
+  update(params: AccountUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<Account>> {
+    return this.transport.request<Account>('PUT', `/v1/account`, { body: params }, options);
+  }
+
+  /** Upload the logo. A PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side; checked to be a real image of the stated type that the PDF renderer can draw. Replaces any logo before. Answers with the account.
+
+Requires the scope `account:write`. */
+  uploadLogo(params: AccountUploadLogoParams, options?: RequestOptions): Promise<WithResponse<Account>> {
+    return this.transport.request<Account>('PUT', `/v1/account/logo`, { body: params }, options);
+  }
+
+  /** Remove the logo. Documents print the business name instead. Answers with the account (also when there was no logo).
+
+Requires the scope `account:write`. */
+  deleteLogo(options?: RequestOptions): Promise<WithResponse<Account>> {
+    return this.transport.request<Account>('DELETE', `/v1/account/logo`, {}, options);
   }
 }
 
@@ -1353,6 +1465,7 @@ export class Resources {
   readonly payments: PaymentsResource;
   readonly events: EventsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
+  readonly account: AccountResource;
 
   constructor(transport: Transport) {
     this.clients = new ClientsResource(transport);
@@ -1363,6 +1476,7 @@ export class Resources {
     this.payments = new PaymentsResource(transport);
     this.events = new EventsResource(transport);
     this.webhookEndpoints = new WebhookEndpointsResource(transport);
+    this.account = new AccountResource(transport);
   }
 }
 

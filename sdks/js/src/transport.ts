@@ -1,26 +1,43 @@
 // HTTP for the SDK: authentication, JSON, timeouts, the error classes, and retries with exponential
-// backoff and jitter. Retried are connection failures, 429 and 5xx, waiting as long as `Retry-After`
+// backoff and jitter. Retried are connection failures and timeouts, 429, 5xx, and a 409 that carries
+// Retry-After (an idempotent POST whose first attempt is still running), waiting as long as `Retry-After`
 // says when the server says. Every request the SDK sends is safe to repeat: GET, PUT and DELETE are
 // idempotent, and every POST carries an Idempotency-Key (one per call, the same on each retry), so the
-// server replays the first result instead of creating twice.
-import { ApiConnectionError, errorFor, type ErrorDetail } from './errors.js';
+// server replays the first result instead of creating twice. Redirects are never followed.
+import { APIConnectionError, APITimeoutError, errorFor, InvalidResponseError, RequestAbortedError, retryAfterDelay, type ErrorDetail } from './errors.js';
 import { Page, PagePromise } from './pagination.js';
+import { environment, runtime, type AbortSignalLike, type FetchFunction, type FetchResponse } from './runtime.js';
 
-export const VERSION = '0.1.0';
+export const VERSION = '0.2.0';
 
-/** The subset of `fetch` the SDK uses; pass your own (a proxy, a test double) as `fetch`. */
-export type FetchFunction = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }) => Promise<{ status: number; ok: boolean; headers: { forEach(callback: (value: string, name: string) => void): void }; text(): Promise<string> }>;
+/** One line per attempt, for a `log` hook or `BMS_LOG=debug`. Never holds the API key or a body. */
+export interface RequestLog {
+  method: string;
+  url: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** null when no response arrived. */
+  status: number | null;
+  requestId: string | null;
+  durationMs: number;
+  /** Why the attempt failed without a response, or why it will be retried. */
+  error?: string;
+  /** Milliseconds until the next attempt, when there will be one. */
+  retryInMs?: number;
+}
 
 export interface BmsClientOptions {
-  /** A secret key, `bms_` followed by 40 characters. */
-  apiKey: string;
-  /** Where the API is served; default `http://localhost:3000`. */
+  /** A secret key, `bms_` followed by 40 characters; default the `BMS_API_KEY` environment variable. */
+  apiKey?: string;
+  /** Where the API is served; default `BMS_BASE_URL`, else `http://localhost:3000`. */
   baseUrl?: string;
   /** Per attempt, in milliseconds; default 30,000. */
   timeout?: number;
   /** Retries after the first attempt; default 2. */
   maxRetries?: number;
   fetch?: FetchFunction;
+  /** Called after every attempt; `BMS_LOG=debug` logs the same to stderr when no hook is given. */
+  log?: (entry: RequestLog) => void;
 }
 
 export interface RequestOptions {
@@ -30,7 +47,8 @@ export interface RequestOptions {
   ifMatch?: string | null;
   timeout?: number;
   maxRetries?: number;
-  signal?: AbortSignal;
+  /** Stops the call: before an attempt, during one, or while it waits to retry (RequestAbortedError). */
+  signal?: AbortSignalLike;
 }
 
 /** What came with a response besides its data. */
@@ -42,17 +60,22 @@ export interface ResponseInfo {
   headers: Record<string, string>;
 }
 
-/** Objects returned by create, get, update, delete and send carry `lastResponse` (not enumerable). */
+/** Objects returned by create, get, update, delete and actions carry `lastResponse` (not enumerable). */
 export type WithResponse<T> = T & { readonly lastResponse: ResponseInfo };
 
-type Query = Record<string, string | number | boolean | null | undefined>;
+type QueryValue = string | number | boolean | null | undefined | readonly string[];
+type Query = Record<string, QueryValue>;
+interface Parts {
+  body?: unknown;
+  query?: Query;
+}
 
 const RETRY_BASE_MS = 500;
 const RETRY_CAP_MS = 8_000;
 /** A longer Retry-After is not waited for: the error is raised at once. */
 const RETRY_AFTER_LIMIT_MS = 60_000;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** How much of a body that is not the API's JSON an error keeps. */
+const BODY_KEPT = 64 * 1024;
 
 /** Exponential backoff with jitter: 250–500 ms, then 500–1000 ms, ..., capped at 4–8 s. */
 export function backoffDelay(attempt: number): number {
@@ -60,114 +83,187 @@ export function backoffDelay(attempt: number): number {
   return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
-/** Retry-After in milliseconds (delta-seconds or an HTTP date), or null when absent or unreadable. */
-export function retryAfterDelay(value: string | undefined, now = Date.now()): number | null {
-  if (value === undefined || value.trim() === '') return null;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
+export { retryAfterDelay };
+
+function aborted(signal: AbortSignalLike): RequestAbortedError {
+  return new RequestAbortedError({ status: null, code: 'ABORTED', message: 'The request was aborted.', cause: signal.reason });
+}
+
+/** Waits, or rejects with RequestAbortedError as soon as the signal fires. */
+function sleep(ms: number, signal: AbortSignalLike | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(aborted(signal));
+    const onAbort = (): void => {
+      runtime.clearTimeout(timer);
+      reject(aborted(signal!));
+    };
+    const timer = runtime.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function headersOf(response: FetchResponse): Record<string, string> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
+  return headers;
+}
+
+/** A body that is not the API's JSON, described in a short message; the body itself goes in `body`. */
+function describeBody(headers: Record<string, string>, text: string): string {
+  const type = headers['content-type']?.split(';')[0] ?? 'no content type';
+  return text === '' ? 'an empty body' : `a ${type} body of ${text.length} characters that is not the API's JSON`;
 }
 
 export class Transport {
-  private readonly apiKey: string;
-  private readonly baseUrl: string;
-  private readonly timeout: number;
-  private readonly maxRetries: number;
-  private readonly fetch: FetchFunction;
+  readonly #apiKey: string;
+  readonly baseUrl: string;
+  readonly #timeout: number;
+  readonly #maxRetries: number;
+  readonly #fetch: FetchFunction;
+  readonly #log: ((entry: RequestLog) => void) | undefined;
 
-  constructor(options: BmsClientOptions) {
-    if (typeof options?.apiKey !== 'string' || options.apiKey === '') throw new TypeError('BmsClient needs an apiKey.');
-    this.apiKey = options.apiKey;
-    this.baseUrl = (options.baseUrl ?? 'http://localhost:3000').replace(/\/+$/, '');
-    this.timeout = options.timeout ?? 30_000;
-    this.maxRetries = options.maxRetries ?? 2;
-    this.fetch = options.fetch ?? (globalThis.fetch as unknown as FetchFunction);
+  constructor(options: BmsClientOptions = {}) {
+    const apiKey = options.apiKey ?? environment('BMS_API_KEY');
+    if (typeof apiKey !== 'string' || apiKey === '') throw new TypeError('BmsClient needs an apiKey (or the BMS_API_KEY environment variable).');
+    this.#apiKey = apiKey;
+    this.baseUrl = (options.baseUrl ?? environment('BMS_BASE_URL') ?? 'http://localhost:3000').replace(/\/+$/, '');
+    this.#timeout = options.timeout ?? 30_000;
+    this.#maxRetries = options.maxRetries ?? 2;
+    const fetch = options.fetch ?? runtime.fetch;
+    if (!fetch) throw new TypeError('No global fetch: pass one as the fetch option.');
+    this.#fetch = fetch;
+    this.#log = options.log ?? (environment('BMS_LOG') === 'debug' ? (entry) => runtime.console.error('[bms]', JSON.stringify(entry)) : undefined);
   }
 
-  async request<T>(method: string, path: string, parts: { body?: unknown; query?: Query }, options: RequestOptions = {}): Promise<WithResponse<T>> {
-    const { json, info } = await this.send(method, path, parts, options);
-    const data = (json as { data: T }).data;
-    Object.defineProperty(data, 'lastResponse', { value: info, enumerable: false });
-    return data as WithResponse<T>;
+  async request<T>(method: string, path: string, parts: Parts, options: RequestOptions = {}): Promise<WithResponse<T>> {
+    const { json, info } = await this.json(method, path, parts, options);
+    Object.defineProperty(json.data, 'lastResponse', { value: info, enumerable: false });
+    return json.data as WithResponse<T>;
+  }
+
+  /** A binary answer (a PDF), as bytes with `lastResponse`. */
+  async requestBytes(method: string, path: string, parts: Parts, options: RequestOptions = {}): Promise<WithResponse<Uint8Array>> {
+    const { bytes, info } = await this.send(method, path, parts, options, 'application/pdf');
+    Object.defineProperty(bytes, 'lastResponse', { value: info, enumerable: false });
+    return bytes as WithResponse<Uint8Array>;
   }
 
   list<T>(path: string, query: Query, options: RequestOptions = {}): PagePromise<T> {
     const load = async (cursor?: string): Promise<Page<T>> => {
-      const { json, info } = await this.send('GET', path, { query: cursor === undefined ? query : { ...query, cursor } }, options);
-      const { data, meta } = json as { data: T[]; meta: { pagination: { has_more: boolean; next_cursor: string | null } } };
-      return new Page(data, meta.pagination.has_more, meta.pagination.next_cursor, info.requestId, load);
+      const { json, info } = await this.json('GET', path, { query: cursor === undefined ? query : { ...query, cursor } }, options);
+      const pagination = (json.meta as { pagination?: { has_more: boolean; next_cursor: string | null } } | undefined)?.pagination;
+      if (!Array.isArray(json.data) || !pagination) throw new InvalidResponseError({ status: info.status, code: 'INVALID_RESPONSE', message: `BMS answered ${info.status} to a list without a page.`, requestId: info.requestId, headers: info.headers });
+      return new Page(json.data as T[], pagination.has_more, pagination.next_cursor, info.requestId, load);
     };
     return new PagePromise(() => load());
   }
 
+  /** A success answer's JSON envelope; anything else (HTML, a cut-off body) is an InvalidResponseError. */
+  private async json(method: string, path: string, parts: Parts, options: RequestOptions): Promise<{ json: { data: unknown; meta?: unknown }; info: ResponseInfo }> {
+    const { text, info } = await this.send(method, path, parts, options, 'application/json');
+    try {
+      const json = JSON.parse(text) as { data: unknown; meta?: unknown } | null;
+      if (json === null || typeof json !== 'object' || json.data === null || typeof json.data !== 'object') throw new SyntaxError('The body has no data object.');
+      return { json, info };
+    } catch (error) {
+      throw new InvalidResponseError({ status: info.status, code: 'INVALID_RESPONSE', message: `BMS answered ${info.status} with ${describeBody(info.headers, text)}.`, requestId: info.requestId, headers: info.headers, body: text.slice(0, BODY_KEPT), cause: error });
+    }
+  }
+
   private url(path: string, query: Query = {}): string {
-    const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== null) search.set(name, String(value));
+    const search = new runtime.URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value === undefined || value === null) continue;
+      search.set(name, Array.isArray(value) ? value.join(',') : String(value));
+    }
     const text = search.toString();
     return `${this.baseUrl}${path}${text ? `?${text}` : ''}`;
   }
 
-  private async send(method: string, path: string, parts: { body?: unknown; query?: Query }, options: RequestOptions): Promise<{ json: unknown; info: ResponseInfo }> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: 'application/json', 'user-agent': `bms-sdk-js/${VERSION}` };
+  private async send(method: string, path: string, parts: Parts, options: RequestOptions, accept: string): Promise<{ text: string; bytes: Uint8Array; info: ResponseInfo }> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.#apiKey}`, accept, 'user-agent': `bms-sdk-js/${VERSION}` };
     if (parts.body !== undefined) headers['content-type'] = 'application/json';
-    if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? runtime.crypto.randomUUID();
     if (options.ifMatch != null) headers['if-match'] = options.ifMatch;
     const url = this.url(path, parts.query);
     const body = parts.body === undefined ? undefined : JSON.stringify(parts.body);
-    const maxRetries = options.maxRetries ?? this.maxRetries;
-    const timeout = options.timeout ?? this.timeout;
+    const maxRetries = options.maxRetries ?? this.#maxRetries;
+    const timeout = options.timeout ?? this.#timeout;
+    const signal = options.signal;
 
     for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted) throw aborted(signal);
       const retriesLeft = attempt < maxRetries;
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), timeout);
+      const started = Date.now();
+      const log = (entry: Omit<RequestLog, 'method' | 'url' | 'attempt' | 'durationMs'>): void => this.#log?.({ method, url, attempt: attempt + 1, durationMs: Date.now() - started, ...entry });
+      const controller = new runtime.AbortController();
+      let timedOut = false;
+      const timer = runtime.setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeout);
       const onAbort = (): void => controller.abort();
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      let status: number;
-      let text: string;
-      let responseHeaders: Record<string, string>;
+      signal?.addEventListener('abort', onAbort, { once: true });
+      let response: FetchResponse;
+      let bytes: Uint8Array;
       try {
-        const response = await this.fetch(url, { method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal });
-        status = response.status;
-        responseHeaders = {};
-        response.headers.forEach((value, name) => (responseHeaders[name.toLowerCase()] = value));
-        text = await response.text();
+        response = await this.#fetch(url, { method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal, redirect: 'manual' });
+        bytes = new Uint8Array(await response.arrayBuffer());
       } catch (error) {
-        if (options.signal?.aborted) throw options.signal.reason ?? error;
+        if (signal?.aborted) throw aborted(signal);
+        const reason = timedOut ? `timed out after ${timeout} ms` : error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
         if (retriesLeft) {
-          await sleep(backoffDelay(attempt));
+          const delay = backoffDelay(attempt);
+          log({ status: null, requestId: null, error: reason, retryInMs: Math.round(delay) });
+          await sleep(delay, signal);
           continue;
         }
-        const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-        const reason = controller.signal.aborted ? `timed out after ${timeout} ms` : cause;
-        throw new ApiConnectionError({ status: null, code: 'CONNECTION_ERROR', message: `Could not reach BMS at ${this.baseUrl} (${reason}).` });
+        log({ status: null, requestId: null, error: reason });
+        const Kind = timedOut ? APITimeoutError : APIConnectionError;
+        throw new Kind({ status: null, code: timedOut ? 'TIMEOUT' : 'CONNECTION_ERROR', message: `Could not reach BMS at ${this.baseUrl} (${reason}).`, cause: error });
       } finally {
-        clearTimeout(timer);
-        options.signal?.removeEventListener('abort', onAbort);
+        runtime.clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
       }
 
+      const status = response.status;
+      const responseHeaders = headersOf(response);
       const requestId = responseHeaders['x-request-id'] ?? null;
+      const info: ResponseInfo = { status, requestId, etag: responseHeaders['etag'] ?? null, headers: responseHeaders };
+      const text = accept === 'application/json' || status >= 300 ? new runtime.TextDecoder().decode(bytes) : '';
       if (status >= 200 && status < 300) {
-        return { json: JSON.parse(text), info: { status, requestId, etag: responseHeaders['etag'] ?? null, headers: responseHeaders } };
+        log({ status, requestId });
+        return { text, bytes, info };
       }
-      if ((status === 429 || status >= 500) && retriesLeft) {
-        const delay = retryAfterDelay(responseHeaders['retry-after']) ?? backoffDelay(attempt);
+      const retryAfter = retryAfterDelay(responseHeaders['retry-after']);
+      const retryable = status === 429 || status >= 500 || (status === 409 && retryAfter !== null);
+      if (retryable && retriesLeft) {
+        const delay = retryAfter ?? backoffDelay(attempt);
         if (delay <= RETRY_AFTER_LIMIT_MS) {
-          await sleep(delay);
+          log({ status, requestId, retryInMs: Math.round(delay) });
+          await sleep(delay, signal);
           continue;
         }
       }
-      throw errorFor({ status, ...parseError(text, status), requestId, headers: responseHeaders });
+      log({ status, requestId });
+      throw errorFor({ status, ...parseError(text, status, responseHeaders), requestId, headers: responseHeaders });
     }
   }
 }
 
-function parseError(text: string, status: number): { code: string; message: string; details: ErrorDetail[] } {
+function parseError(text: string, status: number, headers: Record<string, string>): { code: string; message: string; details: ErrorDetail[]; body?: string } {
   try {
     const { error } = JSON.parse(text) as { error: { code: string; message: string; details?: ErrorDetail[] } };
-    return { code: error.code, message: error.message, details: error.details ?? [] };
+    if (typeof error?.code === 'string' && typeof error.message === 'string') return { code: error.code, message: error.message, details: error.details ?? [] };
   } catch {
-    return { code: `HTTP_${status}`, message: text.slice(0, 500) || `HTTP ${status}`, details: [] };
+    // Not the API's envelope: described below.
   }
+  const message = status >= 300 && status < 400
+    ? `BMS answered ${status}, a redirect to ${headers['location'] ?? 'nowhere'}, which the SDK does not follow: check baseUrl.`
+    : `BMS answered ${status} with ${describeBody(headers, text)}.`;
+  return { code: `HTTP_${status}`, message, details: [], body: text.slice(0, BODY_KEPT) };
 }
+

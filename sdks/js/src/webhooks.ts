@@ -3,6 +3,7 @@
 // within 5 minutes. Works wherever Web Crypto does (Node 20+, browsers, workers); the comparison is
 // crypto.subtle.verify's, which does not leak timing.
 import type { Event } from './generated.js';
+import { runtime } from './runtime.js';
 
 export class WebhookVerificationError extends Error {
   constructor(message: string) {
@@ -18,10 +19,11 @@ export interface VerifyOptions {
   now?: number;
 }
 
-type HeaderSource = Headers | Record<string, string | string[] | undefined>;
+/** A `Headers` object, or a plain object of headers (Node's `request.headers`). */
+export type HeaderSource = { get(name: string): string | null } | Record<string, string | string[] | undefined>;
 
 function header(headers: HeaderSource, name: string): string | undefined {
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   const record = headers as Record<string, string | string[] | undefined>;
   const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
   const value = key === undefined ? undefined : record[key];
@@ -29,7 +31,7 @@ function header(headers: HeaderSource, name: string): string | undefined {
 }
 
 function fromBase64(text: string) {
-  const binary = atob(text);
+  const binary = runtime.atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);
   return bytes;
@@ -50,9 +52,9 @@ export async function verify(payload: string | Uint8Array, headers: HeaderSource
   if (!/^\d+$/.test(timestamp)) throw new WebhookVerificationError('The webhook-timestamp header is not a Unix time.');
   const now = options.now ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - seconds) > (options.toleranceSeconds ?? 300)) throw new WebhookVerificationError('The webhook-timestamp is too far from now: refusing a possible replay.');
-  const body = typeof payload === 'string' ? payload : new TextDecoder().decode(payload);
-  const key = await crypto.subtle.importKey('raw', fromBase64(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
-  const signed = new TextEncoder().encode(`${id}.${timestamp}.${body}`);
+  const body = typeof payload === 'string' ? payload : new runtime.TextDecoder().decode(payload);
+  const key = await runtime.crypto.subtle.importKey('raw', fromBase64(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const signed = new runtime.TextEncoder().encode(`${id}.${timestamp}.${body}`);
   for (const entry of signatures.split(' ')) {
     const [version, signature] = entry.split(',', 2);
     if (version !== 'v1' || !signature) continue;
@@ -62,7 +64,7 @@ export async function verify(payload: string | Uint8Array, headers: HeaderSource
     } catch {
       continue;
     }
-    if (await crypto.subtle.verify('HMAC', key, bytes, signed)) return JSON.parse(body) as Event;
+    if (await runtime.crypto.subtle.verify('HMAC', key, bytes, signed)) return JSON.parse(body) as Event;
   }
   throw new WebhookVerificationError('No signature matches: the secret is wrong or the body was changed.');
 }
