@@ -355,7 +355,7 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
   const optionArguments = options.map((option) => option.split(':')[0]).map((name) => `${name}=${name}`).join(', ');
   const [def, wait, page] = flavor === 'async' ? ['async def', 'await ', 'AsyncPage'] : ['def', '', 'Page'];
   if (endpoint.returns === 'page') {
-    return `    ${def} ${method}(\n        ${parameters},\n    ) -> ${page}[${model}]:\n${doc}        return ${wait}self._transport.list(${pathExpression}, ${collected}, ${optionArguments})\n`;
+    return `    ${def} ${method}(\n        ${parameters},\n    ) -> ${page}[${model}]:\n${doc}        return cast(${page}[${model}], ${wait}self._transport.list(${pathExpression}, ${collected}, ${optionArguments}))\n`;
   }
   const parts = [`"${endpoint.httpMethod}"`, pathExpression, ...(endpoint.body ? [`body=${collected}`] : []), ...(endpoint.returns === 'bytes' ? ['accept="application/pdf"'] : []), optionArguments];
   return `    ${def} ${method}(\n        ${parameters},\n    ) -> ${model}:\n${doc}        return cast(${model}, ${wait}self._transport.request(${parts.join(', ')}))\n`;

@@ -1,23 +1,27 @@
 """The official Python client for the BMS API."""
-from ._client import BmsClient
+from ._client import AsyncBmsClient, BmsClient
 from ._errors import (
     APIConnectionError,
+    APITimeoutError,
     AuthenticationError,
     BmsError,
     ConflictError,
     ErrorDetail,
+    IdempotencyKeyReusedError,
     InvalidRequestError,
+    InvalidResponseError,
     InvalidStateError,
     NotFoundError,
     PermissionDeniedError,
     PreconditionFailedError,
     RateLimitError,
+    RedirectError,
     ServerError,
     ValidationError,
 )
 from ._generated import *  # noqa: F401,F403  (the object and parameter types)
-from ._pagination import Page
-from ._transport import NOT_GIVEN, VERSION, NotGiven, ResponseInfo
+from ._pagination import AsyncPage, Page
+from ._transport import NOT_GIVEN, VERSION, APIResponse, NotGiven, async_raw_response, raw_response
 from . import webhooks
 from .webhooks import WebhookVerificationError
 
@@ -25,12 +29,18 @@ __version__ = VERSION
 
 __all__ = [
     "APIConnectionError",
+    "APIResponse",
+    "APITimeoutError",
+    "AsyncBmsClient",
+    "AsyncPage",
     "AuthenticationError",
     "BmsClient",
     "BmsError",
     "ConflictError",
     "ErrorDetail",
+    "IdempotencyKeyReusedError",
     "InvalidRequestError",
+    "InvalidResponseError",
     "InvalidStateError",
     "NOT_GIVEN",
     "NotFoundError",
@@ -39,9 +49,11 @@ __all__ = [
     "PermissionDeniedError",
     "PreconditionFailedError",
     "RateLimitError",
-    "ResponseInfo",
+    "RedirectError",
     "ServerError",
     "ValidationError",
     "WebhookVerificationError",
+    "async_raw_response",
+    "raw_response",
     "webhooks",
 ]

@@ -1,26 +1,91 @@
-"""The entry point: ``BmsClient(api_key=..., base_url=...)``, with one attribute per resource."""
+"""The entry points: ``BmsClient(api_key=..., base_url=...)`` and ``AsyncBmsClient`` (or either with no
+arguments, reading ``BMS_API_KEY`` and ``BMS_BASE_URL``), with one attribute per resource."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
-from ._generated import Resources
-from ._transport import ResponseInfo, Transport
+from ._generated import AsyncResources, Resources
+from ._transport import AsyncTransport, Transport
 
 
 class BmsClient(Resources):
+    """The blocking client. Safe to share between threads; its connections are kept alive and reused."""
+
     def __init__(
         self,
-        api_key: str,
-        base_url: str = "http://localhost:3000",
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
         *,
         timeout: float = 30.0,
         max_retries: int = 2,
     ) -> None:
-        """``timeout`` is per attempt, in seconds; ``max_retries`` counts retries after the first attempt."""
+        """``timeout`` is a deadline per attempt, in seconds; ``max_retries`` counts retries after the first."""
         self._transport = Transport(api_key, base_url, timeout, max_retries)
         super().__init__(self._transport)
 
+    @classmethod
+    def _over(cls, transport: Transport) -> "BmsClient":
+        client = cls.__new__(cls)
+        client._transport = transport
+        Resources.__init__(client, transport)
+        return client
+
+    def with_options(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> "BmsClient":
+        """A client with other defaults that shares this one's key and connections:
+        ``bms.with_options(max_retries=0).clients.list()``."""
+        return BmsClient._over(self._transport.with_options(timeout, max_retries))
+
     @property
-    def last_response(self) -> Optional[ResponseInfo]:
-        """Status, request id, ETag and headers of the latest response on this thread."""
-        return self._transport.last_response
+    def base_url(self) -> str:
+        return self._transport.base_url
+
+    def close(self) -> None:
+        """Closes the kept-alive connections (they are closed at exit anyway)."""
+        self._transport.close()
+
+    def __enter__(self) -> "BmsClient":
+        return self
+
+    def __exit__(self, *exception: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<BmsClient {self.base_url}>"
+
+
+class AsyncBmsClient(AsyncResources):
+    """The asyncio client: every method is a coroutine; lists return an AsyncPage (``async for``). Use it
+    from one event loop."""
+
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        *,
+        timeout: float = 30.0,
+        max_retries: int = 2,
+    ) -> None:
+        self._transport = AsyncTransport(api_key, base_url, timeout, max_retries)
+        super().__init__(self._transport)
+
+    def with_options(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> "AsyncBmsClient":
+        client = AsyncBmsClient.__new__(AsyncBmsClient)
+        client._transport = self._transport.with_options(timeout, max_retries)
+        AsyncResources.__init__(client, client._transport)
+        return client
+
+    @property
+    def base_url(self) -> str:
+        return self._transport.base_url
+
+    async def close(self) -> None:
+        await self._transport.close()
+
+    async def __aenter__(self) -> "AsyncBmsClient":
+        return self
+
+    async def __aexit__(self, *exception: Any) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"<AsyncBmsClient {self.base_url}>"

@@ -1,6 +1,8 @@
 """One exception class per kind of failure, each carrying the API's error envelope."""
 from __future__ import annotations
 
+import email.utils
+import time
 from typing import Dict, List, Mapping, Optional, TypedDict
 
 
@@ -23,6 +25,7 @@ class BmsError(Exception):
         details: Optional[List[ErrorDetail]] = None,
         request_id: Optional[str] = None,
         headers: Optional[Mapping[str, str]] = None,
+        body: Optional[str] = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -34,6 +37,8 @@ class BmsError(Exception):
         #: The server's id of the request (the ``X-Request-Id`` header).
         self.request_id = request_id
         self.headers: Dict[str, str] = dict(headers or {})
+        #: The response body when it was not the API's JSON envelope (at most 64 KB); else None.
+        self.body = body
 
     def __str__(self) -> str:
         suffix = f" (request {self.request_id})" if self.request_id else ""
@@ -41,7 +46,25 @@ class BmsError(Exception):
 
 
 class APIConnectionError(BmsError):
-    """The request never got an answer: refused or reset connection, DNS failure, or timeout."""
+    """The request never got an answer: refused or reset connection, DNS failure. ``__cause__`` is the
+    network error."""
+
+
+class APITimeoutError(APIConnectionError):
+    """An attempt took longer than ``timeout`` (connecting, sending and reading the whole body)."""
+
+
+class RedirectError(BmsError):
+    """The server answered with a redirect, which the SDK never follows: the API key must not go to another
+    address, and a POST must not turn into a GET. Fix ``base_url``."""
+
+    @property
+    def location(self) -> Optional[str]:
+        return self.headers.get("location")
+
+
+class InvalidResponseError(BmsError):
+    """A success status whose body is not the API's JSON (a proxy's HTML page, a cut-off body); see ``body``."""
 
 
 class InvalidRequestError(BmsError):
@@ -50,6 +73,10 @@ class InvalidRequestError(BmsError):
 
 class ValidationError(InvalidRequestError):
     """422 (and 400 INVALID_JSON): see ``details`` for each field."""
+
+
+class IdempotencyKeyReusedError(InvalidRequestError):
+    """422 IDEMPOTENCY_KEY_REUSED: the ``idempotency_key`` was used before with a different request."""
 
 
 class AuthenticationError(BmsError):
@@ -81,15 +108,27 @@ class RateLimitError(BmsError):
 
     @property
     def retry_after(self) -> Optional[float]:
-        """Seconds the server asked to wait, when it said."""
-        try:
-            return float(self.headers["retry-after"])
-        except (KeyError, ValueError):
-            return None
+        """Seconds the server asked to wait (delta-seconds or an HTTP date), when it said."""
+        return retry_after_delay(self.headers.get("retry-after"))
 
 
 class ServerError(BmsError):
     """5xx after the retries ran out."""
+
+
+def retry_after_delay(value: Optional[str], now: Optional[float] = None) -> Optional[float]:
+    """Retry-After in seconds (delta-seconds or an HTTP date), or None when absent or unreadable."""
+    if value is None or value.strip() == "":
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        date = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, date.timestamp() - (time.time() if now is None else now))
 
 
 def error_for(
@@ -99,6 +138,7 @@ def error_for(
     details: Optional[List[ErrorDetail]],
     request_id: Optional[str],
     headers: Mapping[str, str],
+    body: Optional[str] = None,
 ) -> BmsError:
     """The exception for an error response: chosen by the status the API documents for the code
     (ERROR_CODES, generated from the OpenAPI document), else by the response's status."""
@@ -107,7 +147,9 @@ def error_for(
     documented = ERROR_CODES.get(code)
     kind_status = documented if documented is not None else status
     kind: type
-    if kind_status == 422 or code == "INVALID_JSON":
+    if code == "IDEMPOTENCY_KEY_REUSED":
+        kind = IdempotencyKeyReusedError
+    elif kind_status == 422 or code == "INVALID_JSON":
         kind = ValidationError
     elif kind_status == 401:
         kind = AuthenticationError
@@ -121,9 +163,11 @@ def error_for(
         kind = PreconditionFailedError
     elif kind_status == 429:
         kind = RateLimitError
+    elif 300 <= kind_status < 400:
+        kind = RedirectError
     elif kind_status >= 500:
         kind = ServerError
     else:
         kind = InvalidRequestError
-    error: BmsError = kind(message, status=status, code=code, details=details, request_id=request_id, headers=headers)
+    error: BmsError = kind(message, status=status, code=code, details=details, request_id=request_id, headers=headers, body=body)
     return error

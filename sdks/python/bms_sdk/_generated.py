@@ -459,7 +459,7 @@ class ClientsResource:
         max_retries: Optional[int] = None,
     ) -> Page[Client]:
         """List clients. Requires the scope `clients:read`."""
-        return self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, q=q, email=email), timeout=timeout, max_retries=max_retries)
+        return cast(Page[Client], self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, q=q, email=email), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -539,7 +539,7 @@ class ServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> Page[ServiceRequest]:
         """List service requests. Requires the scope `requests:read`."""
-        return self._transport.list("/v1/service-requests", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status), timeout=timeout, max_retries=max_retries)
+        return cast(Page[ServiceRequest], self._transport.list("/v1/service-requests", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -608,7 +608,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Page[Quote]:
         """List quotes. Requires the scope `quotes:read`."""
-        return self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id), timeout=timeout, max_retries=max_retries)
+        return cast(Page[Quote], self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -719,7 +719,7 @@ Requires the scope `quotes:read`."""
         """List the deliveries of a quote. Every send of the quote by e-mail, newest first, with what became of it. The quote’s delivery_status is the first one’s status.
 
 Requires the scope `quotes:read`."""
-        return self._transport.list(f"/v1/quotes/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), timeout=timeout, max_retries=max_retries)
+        return cast(Page[Delivery], self._transport.list(f"/v1/quotes/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), timeout=timeout, max_retries=max_retries))
 
 
 class JobsResource:
@@ -747,7 +747,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Page[Job]:
         """List jobs. Requires the scope `jobs:read`."""
-        return self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), timeout=timeout, max_retries=max_retries)
+        return cast(Page[Job], self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -837,7 +837,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Page[Invoice]:
         """List invoices. Requires the scope `invoices:read`."""
-        return self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), timeout=timeout, max_retries=max_retries)
+        return cast(Page[Invoice], self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -949,7 +949,7 @@ Requires the scope `invoices:read`."""
         """List the deliveries of an invoice. Every send of the invoice by e-mail, newest first, with what became of it. The invoice’s delivery_status is the first one’s status.
 
 Requires the scope `invoices:read`."""
-        return self._transport.list(f"/v1/invoices/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), timeout=timeout, max_retries=max_retries)
+        return cast(Page[Delivery], self._transport.list(f"/v1/invoices/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), timeout=timeout, max_retries=max_retries))
 
 
 class PaymentsResource:
@@ -976,7 +976,7 @@ class PaymentsResource:
         max_retries: Optional[int] = None,
     ) -> Page[Payment]:
         """List payments. Requires the scope `payments:read`."""
-        return self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before), timeout=timeout, max_retries=max_retries)
+        return cast(Page[Payment], self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -1055,7 +1055,7 @@ class EventsResource:
         """List events. Newest first. Events are kept at least 90 days.
 
 Requires the scope `events:read`."""
-        return self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, created_after=created_after, created_before=created_before), timeout=timeout, max_retries=max_retries)
+        return cast(Page[Event], self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, created_after=created_after, created_before=created_before), timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1101,7 +1101,7 @@ class WebhookEndpointsResource:
         max_retries: Optional[int] = None,
     ) -> Page[WebhookEndpoint]:
         """List webhook endpoints. Requires the scope `webhooks:read`."""
-        return self._transport.list("/v1/webhook-endpoints", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after), timeout=timeout, max_retries=max_retries)
+        return cast(Page[WebhookEndpoint], self._transport.list("/v1/webhook-endpoints", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -1194,7 +1194,7 @@ Requires the scope `webhooks:write`."""
         """List delivery attempts. The attempt log of this endpoint, newest first: one entry per attempt.
 
 Requires the scope `webhooks:read`."""
-        return self._transport.list(f"/v1/webhook-endpoints/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor, status=status, event_id=event_id), timeout=timeout, max_retries=max_retries)
+        return cast(Page[WebhookDelivery], self._transport.list(f"/v1/webhook-endpoints/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor, status=status, event_id=event_id), timeout=timeout, max_retries=max_retries))
 
     def recover(
         self,
@@ -1315,7 +1315,7 @@ class AsyncClientsResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPage[Client]:
         """List clients. Requires the scope `clients:read`."""
-        return await self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, q=q, email=email), timeout=timeout, max_retries=max_retries)
+        return cast(AsyncPage[Client], await self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, q=q, email=email), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -1395,7 +1395,7 @@ class AsyncServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPage[ServiceRequest]:
         """List service requests. Requires the scope `requests:read`."""
-        return await self._transport.list("/v1/service-requests", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status), timeout=timeout, max_retries=max_retries)
+        return cast(AsyncPage[ServiceRequest], await self._transport.list("/v1/service-requests", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -1464,7 +1464,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPage[Quote]:
         """List quotes. Requires the scope `quotes:read`."""
-        return await self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id), timeout=timeout, max_retries=max_retries)
+        return cast(AsyncPage[Quote], await self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -1575,7 +1575,7 @@ Requires the scope `quotes:read`."""
         """List the deliveries of a quote. Every send of the quote by e-mail, newest first, with what became of it. The quote’s delivery_status is the first one’s status.
 
 Requires the scope `quotes:read`."""
-        return await self._transport.list(f"/v1/quotes/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), timeout=timeout, max_retries=max_retries)
+        return cast(AsyncPage[Delivery], await self._transport.list(f"/v1/quotes/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), timeout=timeout, max_retries=max_retries))
 
 
 class AsyncJobsResource:
@@ -1603,7 +1603,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPage[Job]:
         """List jobs. Requires the scope `jobs:read`."""
-        return await self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), timeout=timeout, max_retries=max_retries)
+        return cast(AsyncPage[Job], await self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -1693,7 +1693,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPage[Invoice]:
         """List invoices. Requires the scope `invoices:read`."""
-        return await self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), timeout=timeout, max_retries=max_retries)
+        return cast(AsyncPage[Invoice], await self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -1805,7 +1805,7 @@ Requires the scope `invoices:read`."""
         """List the deliveries of an invoice. Every send of the invoice by e-mail, newest first, with what became of it. The invoice’s delivery_status is the first one’s status.
 
 Requires the scope `invoices:read`."""
-        return await self._transport.list(f"/v1/invoices/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), timeout=timeout, max_retries=max_retries)
+        return cast(AsyncPage[Delivery], await self._transport.list(f"/v1/invoices/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), timeout=timeout, max_retries=max_retries))
 
 
 class AsyncPaymentsResource:
@@ -1832,7 +1832,7 @@ class AsyncPaymentsResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPage[Payment]:
         """List payments. Requires the scope `payments:read`."""
-        return await self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before), timeout=timeout, max_retries=max_retries)
+        return cast(AsyncPage[Payment], await self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -1911,7 +1911,7 @@ class AsyncEventsResource:
         """List events. Newest first. Events are kept at least 90 days.
 
 Requires the scope `events:read`."""
-        return await self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, created_after=created_after, created_before=created_before), timeout=timeout, max_retries=max_retries)
+        return cast(AsyncPage[Event], await self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, created_after=created_after, created_before=created_before), timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1957,7 +1957,7 @@ class AsyncWebhookEndpointsResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPage[WebhookEndpoint]:
         """List webhook endpoints. Requires the scope `webhooks:read`."""
-        return await self._transport.list("/v1/webhook-endpoints", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after), timeout=timeout, max_retries=max_retries)
+        return cast(AsyncPage[WebhookEndpoint], await self._transport.list("/v1/webhook-endpoints", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -2050,7 +2050,7 @@ Requires the scope `webhooks:write`."""
         """List delivery attempts. The attempt log of this endpoint, newest first: one entry per attempt.
 
 Requires the scope `webhooks:read`."""
-        return await self._transport.list(f"/v1/webhook-endpoints/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor, status=status, event_id=event_id), timeout=timeout, max_retries=max_retries)
+        return cast(AsyncPage[WebhookDelivery], await self._transport.list(f"/v1/webhook-endpoints/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor, status=status, event_id=event_id), timeout=timeout, max_retries=max_retries))
 
     async def recover(
         self,

@@ -1,20 +1,24 @@
-"""A list call returns a Page: its ``data`` is the first page, and iterating it walks every object
-across all pages, following ``next_cursor`` one request at a time."""
+"""A list call returns a page: its ``data`` is the first page, and iterating it (``for``, or ``async for``
+with the asyncio client) walks every object across all pages, following ``next_cursor`` one request at a
+time."""
 from __future__ import annotations
 
-from typing import Callable, Generic, Iterator, List, Optional, TypeVar
+from typing import AsyncIterator, Awaitable, Callable, Dict, Generic, Iterator, List, Optional, TypeVar
 
 T = TypeVar("T")
 
 
-class Page(Generic[T]):
+class _PageBase(Generic[T]):
     def __init__(
         self,
         data: List[T],
         has_more: bool,
         next_cursor: Optional[str],
         request_id: Optional[str],
-        fetch_page: Callable[[str], "Page[T]"],
+        fetch_page: Callable[[str], object],
+        *,
+        status: int = 200,
+        headers: Optional[Dict[str, str]] = None,
     ) -> None:
         #: The objects on this page.
         self.data = data
@@ -22,13 +26,21 @@ class Page(Generic[T]):
         #: Pass as ``cursor`` to get the next page; None on the last page.
         self.next_cursor = next_cursor
         self.request_id = request_id
+        self.status = status
+        self.headers: Dict[str, str] = dict(headers or {})
         self._fetch_page = fetch_page
 
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {len(self.data)} has_more={self.has_more}>"
+
+
+class Page(_PageBase[T]):
     def next_page(self) -> Optional[Page[T]]:
         """The following page, or None when this is the last one."""
         if not self.has_more or self.next_cursor is None:
             return None
-        return self._fetch_page(self.next_cursor)
+        page: Page[T] = self._fetch_page(self.next_cursor)  # type: ignore[assignment]
+        return page
 
     def __iter__(self) -> Iterator[T]:
         """Every object from this page to the end of the list."""
@@ -37,5 +49,19 @@ class Page(Generic[T]):
             yield from page.data
             page = page.next_page()
 
-    def __repr__(self) -> str:
-        return f"<Page of {len(self.data)} has_more={self.has_more}>"
+
+class AsyncPage(_PageBase[T]):
+    async def next_page(self) -> Optional[AsyncPage[T]]:
+        """The following page, or None when this is the last one."""
+        if not self.has_more or self.next_cursor is None:
+            return None
+        fetch: Callable[[str], Awaitable[AsyncPage[T]]] = self._fetch_page  # type: ignore[assignment]
+        return await fetch(self.next_cursor)
+
+    async def __aiter__(self) -> AsyncIterator[T]:
+        """Every object from this page to the end of the list."""
+        page: Optional[AsyncPage[T]] = self
+        while page is not None:
+            for item in page.data:
+                yield item
+            page = await page.next_page()

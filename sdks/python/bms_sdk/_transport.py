@@ -1,36 +1,55 @@
-"""HTTP for the SDK: authentication, JSON, timeouts, the exception classes, and retries with exponential
-backoff and jitter.
+"""HTTP for the SDK: authentication, JSON, deadlines, the exception classes, and retries with exponential
+backoff and jitter, over kept-alive connections, for the blocking client (``http.client``) and the asyncio
+one (``asyncio`` streams); standard library only.
 
-Retried are connection failures, 429 and 5xx, waiting as long as ``Retry-After`` says when the server
-says. Every request the SDK sends is safe to repeat: GET, PUT and DELETE are idempotent, and every POST
-carries an ``Idempotency-Key`` (one per call, the same on each retry), so the server replays the first
-result instead of creating twice.
+Retried are connection failures and timeouts, 429, 5xx, and a 409 that carries ``Retry-After`` (an
+idempotent POST whose first attempt is still running), waiting as long as ``Retry-After`` says when the
+server says. Every request the SDK sends is safe to repeat: GET, PUT and DELETE are idempotent, and every
+POST carries an ``Idempotency-Key`` (one per call, the same on each retry), so the server replays the first
+result instead of creating twice. Redirects are never followed: the key must not reach another address.
 """
 from __future__ import annotations
 
-import email.utils
+import asyncio
+import contextvars
+import functools
 import http.client
 import json
+import logging
+import os
 import random
 import socket
+import ssl
 import threading
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
+import weakref
 from dataclasses import dataclass, field
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, Tuple, TypeVar, Union
 
-from ._errors import APIConnectionError, ErrorDetail, error_for
-from ._pagination import Page
+from typing import ParamSpec
 
-VERSION = "0.1.0"
+from ._errors import APIConnectionError, APITimeoutError, ErrorDetail, InvalidResponseError, error_for, retry_after_delay
+from ._pagination import AsyncPage, Page
+
+__all__ = ["retry_after_delay"]
+
+VERSION = "0.2.0"
 
 RETRY_BASE = 0.5
 RETRY_CAP = 8.0
 #: A longer Retry-After is not waited for: the error is raised at once.
 RETRY_AFTER_LIMIT = 60.0
+#: How much of a body that is not the API's JSON an exception keeps.
+BODY_KEPT = 64 * 1024
+#: Idle connections kept per client.
+POOL_SIZE = 10
+
+logger = logging.getLogger("bms_sdk")
+
+T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class NotGiven:
@@ -52,57 +71,250 @@ def given(**values: Any) -> Dict[str, Any]:
 
 
 @dataclass
-class ResponseInfo:
-    """What came with a response besides its data."""
+class APIResponse(Generic[T]):
+    """A call's answer with what came with it: ``raw_response(bms.clients.get)(id)`` returns one."""
 
     status: int
+    headers: Dict[str, str]
+    #: The server's id of the request, to quote to support.
     request_id: Optional[str]
     #: The object's ETag, to pass as ``if_match``.
     etag: Optional[str]
-    headers: Dict[str, str] = field(default_factory=dict)
+    #: What the call returns without raw_response: the object, a Page, or bytes.
+    data: T
+
+
+_RAW: contextvars.ContextVar[bool] = contextvars.ContextVar("bms_sdk_raw", default=False)
+
+
+def raw_response(method: Callable[P, T]) -> Callable[P, APIResponse[T]]:
+    """``raw_response(bms.invoices.get)(id)``: the same call, answered with its status, headers, request id
+    and ETag beside the data. Nothing is kept on the client between calls."""
+
+    @functools.wraps(method)
+    def call(*args: P.args, **kwargs: P.kwargs) -> APIResponse[T]:
+        token = _RAW.set(True)
+        try:
+            return method(*args, **kwargs)  # type: ignore[return-value]
+        finally:
+            _RAW.reset(token)
+
+    return call
+
+
+def async_raw_response(method: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[APIResponse[T]]]:
+    """The asyncio client's :func:`raw_response`: ``await async_raw_response(bms.invoices.get)(id)``."""
+
+    @functools.wraps(method)
+    async def call(*args: P.args, **kwargs: P.kwargs) -> APIResponse[T]:
+        token = _RAW.set(True)
+        try:
+            return await method(*args, **kwargs)  # type: ignore[return-value]
+        finally:
+            _RAW.reset(token)
+
+    return call
 
 
 def backoff_delay(attempt: int) -> float:
     """Exponential backoff with jitter: 0.25–0.5 s, then 0.5–1 s, ..., capped at 4–8 s."""
-    ceiling = min(RETRY_CAP, RETRY_BASE * 2**attempt)
+    ceiling: float = min(RETRY_CAP, RETRY_BASE * 2.0**attempt)
     return ceiling / 2 + random.random() * ceiling / 2
-
-
-def retry_after_delay(value: Optional[str], now: Optional[float] = None) -> Optional[float]:
-    """Retry-After in seconds (delta-seconds or an HTTP date), or None when absent or unreadable."""
-    if value is None or value.strip() == "":
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        date = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, date.timestamp() - (time.time() if now is None else now))
 
 
 def _query_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(each) for each in value)
     return str(value)
 
 
-class Transport:
-    def __init__(self, api_key: str, base_url: str, timeout: float, max_retries: int) -> None:
-        if not isinstance(api_key, str) or api_key == "":
-            raise TypeError("BmsClient needs an api_key.")
-        self.api_key = api_key
-        self.base_url = base_url.rstrip("/")
+def _describe(headers: Mapping[str, str], body: bytes) -> str:
+    kind = headers.get("content-type", "no content type").split(";")[0]
+    return "an empty body" if not body else f"a {kind} body of {len(body)} bytes that is not the API's JSON"
+
+
+@dataclass
+class _Prepared:
+    """One call's request, built once and sent as is on every attempt."""
+
+    method: str
+    target: str
+    headers: Dict[str, str]
+    data: Optional[bytes]
+    timeout: float
+    max_retries: int
+    accept: str
+
+
+@dataclass
+class _Retry:
+    delay: float
+
+
+@dataclass
+class _Answer:
+    status: int
+    headers: Dict[str, str]
+    body: Any = field(repr=False)
+
+
+class _Base:
+    """What the blocking and the asyncio transports share: settings, requests, and what an answer means."""
+
+    def __init__(self, api_key: Optional[str], base_url: Optional[str], timeout: float, max_retries: int) -> None:
+        key = api_key if api_key is not None else os.environ.get("BMS_API_KEY")
+        if not isinstance(key, str) or key == "":
+            raise TypeError("BmsClient needs an api_key (or the BMS_API_KEY environment variable).")
+        self.__api_key = key
+        self.base_url = (base_url or os.environ.get("BMS_BASE_URL") or "http://localhost:3000").rstrip("/")
+        parsed = urllib.parse.urlsplit(self.base_url)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"base_url must be an http or https address, not {self.base_url!r}.")
+        self._scheme = parsed.scheme
+        self._host = parsed.hostname
+        self._port = parsed.port or (443 if parsed.scheme == "https" else 80)
+        self._base_path = parsed.path
         self.timeout = timeout
         self.max_retries = max_retries
-        self._local = threading.local()
+        if os.environ.get("BMS_LOG") == "debug" and not logger.handlers:
+            logger.addHandler(logging.StreamHandler())
+            logger.setLevel(logging.DEBUG)
 
-    @property
-    def last_response(self) -> Optional[ResponseInfo]:
-        """The latest response received on this thread."""
-        return getattr(self._local, "last_response", None)
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.base_url}>"
+
+    def _prepare(
+        self,
+        method: str,
+        path: str,
+        body: Optional[Mapping[str, Any]],
+        query: Optional[Mapping[str, Any]],
+        idempotency_key: Optional[str],
+        if_match: Optional[str],
+        timeout: Optional[float],
+        max_retries: Optional[int],
+        accept: str,
+    ) -> _Prepared:
+        headers = {
+            "Host": self._host if self._port in (80, 443) else f"{self._host}:{self._port}",
+            "Authorization": f"Bearer {self.__api_key}",
+            "Accept": accept,
+            "User-Agent": f"bms-sdk-python/{VERSION}",
+        }
+        data = None
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+            data = json.dumps(body).encode("utf-8")
+        headers["Content-Length"] = str(len(data or b""))
+        if method == "POST":
+            headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
+        if if_match is not None:
+            headers["If-Match"] = if_match
+        pairs = [(name, _query_value(value)) for name, value in (query or {}).items() if value is not None]
+        target = self._base_path + path + ("?" + urllib.parse.urlencode(pairs) if pairs else "")
+        return _Prepared(
+            method,
+            target,
+            headers,
+            data,
+            self.timeout if timeout is None else timeout,
+            self.max_retries if max_retries is None else max_retries,
+            accept,
+        )
+
+    def _failed(self, prepared: _Prepared, attempt: int, error: BaseException, timed_out: bool, started: float) -> float:
+        """A retry's delay after an attempt that got no answer; raises when no retry is left."""
+        reason = f"timed out after {prepared.timeout} s" if timed_out else (str(error) or type(error).__name__)
+        if attempt < prepared.max_retries:
+            delay = backoff_delay(attempt)
+            self._log(prepared, attempt, None, None, started, f"{reason}; retrying in {delay:.2f} s")
+            return delay
+        self._log(prepared, attempt, None, None, started, reason)
+        kind = APITimeoutError if timed_out else APIConnectionError
+        raise kind(f"Could not reach BMS at {self.base_url} ({reason}).", status=None, code="TIMEOUT" if timed_out else "CONNECTION_ERROR") from error
+
+    def _answered(self, prepared: _Prepared, attempt: int, status: int, headers: Dict[str, str], body: bytes, started: float) -> Union[_Retry, _Answer]:
+        """What an answer means: a retry after a delay, the parsed success, or an exception raised."""
+        request_id = headers.get("x-request-id")
+        if 200 <= status < 300:
+            self._log(prepared, attempt, status, request_id, started, None)
+            if prepared.accept != "application/json":
+                return _Answer(status, headers, body)
+            try:
+                payload = json.loads(body)
+                if not isinstance(payload, dict) or not isinstance(payload.get("data"), (dict, list)):
+                    raise ValueError("The body has no data.")
+            except ValueError as error:
+                raise InvalidResponseError(
+                    f"BMS answered {status} with {_describe(headers, body)}.",
+                    status=status,
+                    code="INVALID_RESPONSE",
+                    request_id=request_id,
+                    headers=headers,
+                    body=body[:BODY_KEPT].decode("utf-8", "replace"),
+                ) from error
+            return _Answer(status, headers, payload)
+        retry_after = retry_after_delay(headers.get("retry-after"))
+        retryable = status == 429 or status >= 500 or (status == 409 and retry_after is not None)
+        if retryable and attempt < prepared.max_retries:
+            delay = backoff_delay(attempt) if retry_after is None else retry_after
+            if delay <= RETRY_AFTER_LIMIT:
+                self._log(prepared, attempt, status, request_id, started, f"retrying in {delay:.2f} s")
+                return _Retry(delay)
+        self._log(prepared, attempt, status, request_id, started, None)
+        code, message, details, kept = _parse_error(body, status, headers)
+        raise error_for(status, code, message, details, request_id, headers, kept)
+
+    def _result(self, answer: _Answer, data: Any) -> Any:
+        if not _RAW.get():
+            return data
+        headers = answer.headers
+        return APIResponse(answer.status, headers, headers.get("x-request-id"), headers.get("etag"), data)
+
+    def _log(self, prepared: _Prepared, attempt: int, status: Optional[int], request_id: Optional[str], started: float, note: Optional[str]) -> None:
+        if logger.isEnabledFor(logging.DEBUG):
+            path = prepared.target.split("?")[0]
+            took = (time.monotonic() - started) * 1000
+            logger.debug("%s %s attempt %d: %s %s %.0f ms%s", prepared.method, path, attempt + 1, status or "no answer", request_id or "-", took, f" ({note})" if note else "")
+
+
+def _headers_of(pairs: List[Tuple[str, str]]) -> Dict[str, str]:
+    headers: Dict[str, str] = {}
+    for name, value in pairs:
+        key = name.lower()
+        headers[key] = f"{headers[key]}, {value}" if key in headers else value
+    return headers
+
+
+class _StaleConnection(Exception):
+    """A kept-alive connection the server had closed: the request is sent again on a new one."""
+
+
+class Transport(_Base):
+    """The blocking transport: ``http.client`` connections kept alive in a small pool (thread-safe), and a
+    deadline per attempt that covers connecting, sending and reading the whole body."""
+
+    def __init__(self, api_key: Optional[str], base_url: Optional[str], timeout: float, max_retries: int) -> None:
+        super().__init__(api_key, base_url, timeout, max_retries)
+        self._idle: List[http.client.HTTPConnection] = []
+        self._lock = threading.Lock()
+        weakref.finalize(self, _close_connections, self._idle)
+
+    def with_options(self, timeout: Optional[float], max_retries: Optional[int]) -> "Transport":
+        """A copy with other defaults that shares this one's connections."""
+        copy = object.__new__(Transport)
+        copy.__dict__.update(self.__dict__)
+        copy.timeout = self.timeout if timeout is None else timeout
+        copy.max_retries = self.max_retries if max_retries is None else max_retries
+        return copy
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
 
     def request(
         self,
@@ -114,87 +326,257 @@ class Transport:
         idempotency_key: Optional[str] = None,
         if_match: Optional[str] = None,
         timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        accept: str = "application/json",
     ) -> Any:
-        return self._send(method, path, body, query, idempotency_key, if_match, timeout)["data"]
+        prepared = self._prepare(method, path, body, query, idempotency_key, if_match, timeout, max_retries, accept)
+        answer = self._send(prepared)
+        return self._result(answer, answer.body["data"] if accept == "application/json" else answer.body)
 
-    def list(self, path: str, query: Mapping[str, Any], *, timeout: Optional[float] = None) -> Page[Any]:
+    def list(self, path: str, query: Mapping[str, Any], *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Any:
+        raw = _RAW.get()
+
         def load(cursor: Optional[str]) -> Page[Any]:
             parameters = dict(query) if cursor is None else {**query, "cursor": cursor}
-            payload = self._send("GET", path, None, parameters, None, None, timeout)
-            pagination = payload["meta"]["pagination"]
-            request_id = self.last_response.request_id if self.last_response else None
-            return Page(payload["data"], pagination["has_more"], pagination["next_cursor"], request_id, load)
+            answer = self._send(self._prepare("GET", path, None, parameters, None, None, timeout, max_retries, "application/json"))
+            return _page(Page, answer, load)
 
-        return load(None)
+        token = _RAW.set(False)
+        try:
+            first = load(None)
+        finally:
+            _RAW.reset(token)
+        return APIResponse(first.status, first.headers, first.request_id, None, first) if raw else first
 
-    def _url(self, path: str, query: Optional[Mapping[str, Any]]) -> str:
-        pairs = [(name, _query_value(value)) for name, value in (query or {}).items() if value is not None]
-        return self.base_url + path + ("?" + urllib.parse.urlencode(pairs) if pairs else "")
+    def _send(self, prepared: _Prepared) -> _Answer:
+        attempt = 0
+        while True:
+            started = time.monotonic()
+            timed_out = threading.Event()
+            try:
+                status, headers, body = self._exchange(prepared, timed_out)
+            except (OSError, http.client.HTTPException) as error:
+                time.sleep(self._failed(prepared, attempt, error, timed_out.is_set(), started))
+                attempt += 1
+                continue
+            outcome = self._answered(prepared, attempt, status, headers, body, started)
+            if isinstance(outcome, _Answer):
+                return outcome
+            time.sleep(outcome.delay)
+            attempt += 1
 
-    def _send(
+    def _connect(self, timeout: float) -> http.client.HTTPConnection:
+        if self._scheme == "https":
+            return http.client.HTTPSConnection(self._host, self._port, timeout=timeout, context=ssl.create_default_context())
+        return http.client.HTTPConnection(self._host, self._port, timeout=timeout)
+
+    def _exchange(self, prepared: _Prepared, timed_out: threading.Event) -> Tuple[int, Dict[str, str], bytes]:
+        with self._lock:
+            connection = self._idle.pop() if self._idle else None
+        if connection is not None:
+            try:
+                return self._over(connection, prepared, timed_out, reused=True)
+            except _StaleConnection:
+                pass
+        return self._over(self._connect(prepared.timeout), prepared, timed_out, reused=False)
+
+    def _over(self, connection: http.client.HTTPConnection, prepared: _Prepared, timed_out: threading.Event, reused: bool) -> Tuple[int, Dict[str, str], bytes]:
+        def expire() -> None:
+            timed_out.set()
+            if connection.sock is not None:
+                try:
+                    connection.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+        deadline = threading.Timer(prepared.timeout, expire)
+        deadline.daemon = True
+        deadline.start()
+        received = False
+        try:
+            connection.timeout = prepared.timeout
+            connection.request(prepared.method, prepared.target, body=prepared.data, headers=prepared.headers)
+            response = connection.getresponse()
+            received = True
+            body = response.read()
+        except (OSError, http.client.HTTPException) as error:
+            connection.close()
+            if timed_out.is_set():
+                raise socket.timeout("timed out") from error
+            if reused and not received:
+                raise _StaleConnection() from error
+            raise
+        finally:
+            deadline.cancel()
+        if timed_out.is_set():
+            connection.close()
+            raise socket.timeout("timed out")
+        if response.will_close:
+            connection.close()
+        else:
+            with self._lock:
+                if len(self._idle) < POOL_SIZE:
+                    self._idle.append(connection)
+                    connection = None  # type: ignore[assignment]
+            if connection is not None:
+                connection.close()
+        return response.status, _headers_of(response.getheaders()), body
+
+
+def _close_connections(idle: List[http.client.HTTPConnection]) -> None:
+    for connection in idle:
+        connection.close()
+
+
+class AsyncTransport(_Base):
+    """The asyncio transport: HTTP/1.1 over ``asyncio`` streams, connections kept alive, and a deadline per
+    attempt (``asyncio.wait_for``) that covers connecting, sending and reading the whole body."""
+
+    def __init__(self, api_key: Optional[str], base_url: Optional[str], timeout: float, max_retries: int) -> None:
+        super().__init__(api_key, base_url, timeout, max_retries)
+        self._idle: List[Tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+
+    def with_options(self, timeout: Optional[float], max_retries: Optional[int]) -> "AsyncTransport":
+        copy = object.__new__(AsyncTransport)
+        copy.__dict__.update(self.__dict__)
+        copy.timeout = self.timeout if timeout is None else timeout
+        copy.max_retries = self.max_retries if max_retries is None else max_retries
+        return copy
+
+    async def close(self) -> None:
+        idle, self._idle = self._idle, []
+        for _, writer in idle:
+            writer.close()
+
+    async def request(
         self,
         method: str,
         path: str,
-        body: Optional[Mapping[str, Any]],
-        query: Optional[Mapping[str, Any]],
-        idempotency_key: Optional[str],
-        if_match: Optional[str],
-        timeout: Optional[float],
+        *,
+        body: Optional[Mapping[str, Any]] = None,
+        query: Optional[Mapping[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        accept: str = "application/json",
     ) -> Any:
-        headers = {
-            "Authorization": f"Bearer {self.api_key}",
-            "Accept": "application/json",
-            "User-Agent": f"bms-sdk-python/{VERSION}",
-        }
-        data = None
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-            data = json.dumps(body).encode("utf-8")
-        if method == "POST":
-            headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
-        if if_match is not None:
-            headers["If-Match"] = if_match
-        url = self._url(path, query)
-        seconds = self.timeout if timeout is None else timeout
+        prepared = self._prepare(method, path, body, query, idempotency_key, if_match, timeout, max_retries, accept)
+        answer = await self._send(prepared)
+        return self._result(answer, answer.body["data"] if accept == "application/json" else answer.body)
 
+    async def list(self, path: str, query: Mapping[str, Any], *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Any:
+        raw = _RAW.get()
+
+        async def load(cursor: Optional[str]) -> AsyncPage[Any]:
+            parameters = dict(query) if cursor is None else {**query, "cursor": cursor}
+            answer = await self._send(self._prepare("GET", path, None, parameters, None, None, timeout, max_retries, "application/json"))
+            return _page(AsyncPage, answer, load)
+
+        token = _RAW.set(False)
+        try:
+            first = await load(None)
+        finally:
+            _RAW.reset(token)
+        return APIResponse(first.status, first.headers, first.request_id, None, first) if raw else first
+
+    async def _send(self, prepared: _Prepared) -> _Answer:
         attempt = 0
         while True:
-            retries_left = attempt < self.max_retries
-            request = urllib.request.Request(url, data=data, headers=headers, method=method)
+            started = time.monotonic()
             try:
-                with urllib.request.urlopen(request, timeout=seconds) as response:
-                    status, text, response_headers = response.status, response.read(), response.headers
-            except urllib.error.HTTPError as error:
-                status, text, response_headers = error.code, error.read(), error.headers
-            except (urllib.error.URLError, http.client.HTTPException, socket.timeout, OSError) as error:
-                if retries_left:
-                    time.sleep(backoff_delay(attempt))
-                    attempt += 1
-                    continue
-                reason = getattr(error, "reason", None) or error
-                raise APIConnectionError(
-                    f"Could not reach BMS at {self.base_url} ({reason}).", status=None, code="CONNECTION_ERROR"
-                ) from error
+                status, headers, body = await asyncio.wait_for(self._exchange(prepared), prepared.timeout)
+            except asyncio.TimeoutError as error:
+                await asyncio.sleep(self._failed(prepared, attempt, error, True, started))
+                attempt += 1
+                continue
+            except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError) as error:
+                await asyncio.sleep(self._failed(prepared, attempt, error, False, started))
+                attempt += 1
+                continue
+            outcome = self._answered(prepared, attempt, status, headers, body, started)
+            if isinstance(outcome, _Answer):
+                return outcome
+            await asyncio.sleep(outcome.delay)
+            attempt += 1
 
-            header_map = {name.lower(): value for name, value in response_headers.items()}
-            request_id = header_map.get("x-request-id")
-            self._local.last_response = ResponseInfo(status, request_id, header_map.get("etag"), header_map)
-            if 200 <= status < 300:
-                return json.loads(text)
-            if (status == 429 or status >= 500) and retries_left:
-                delay = retry_after_delay(header_map.get("retry-after"))
-                delay = backoff_delay(attempt) if delay is None else delay
-                if delay <= RETRY_AFTER_LIMIT:
-                    time.sleep(delay)
-                    attempt += 1
-                    continue
-            code, message, details = _parse_error(text, status)
-            raise error_for(status, code, message, details, request_id, header_map)
+    async def _exchange(self, prepared: _Prepared) -> Tuple[int, Dict[str, str], bytes]:
+        if self._idle:
+            reader, writer = self._idle.pop()
+            try:
+                return await self._over(reader, writer, prepared, reused=True)
+            except _StaleConnection:
+                pass
+        reader, writer = await asyncio.open_connection(self._host, self._port, ssl=ssl.create_default_context() if self._scheme == "https" else None)
+        return await self._over(reader, writer, prepared, reused=False)
+
+    async def _over(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, prepared: _Prepared, reused: bool) -> Tuple[int, Dict[str, str], bytes]:
+        head = f"{prepared.method} {prepared.target} HTTP/1.1\r\n" + "".join(f"{name}: {value}\r\n" for name, value in prepared.headers.items()) + "\r\n"
+        try:
+            writer.write(head.encode("latin-1") + (prepared.data or b""))
+            await writer.drain()
+            lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        except (OSError, asyncio.IncompleteReadError) as error:
+            writer.close()
+            if reused:
+                raise _StaleConnection() from error
+            raise
+        except BaseException:
+            writer.close()
+            raise
+        try:
+            status = int(lines[0].split(" ", 2)[1])
+            headers = _headers_of([(name, value.strip()) for name, _, value in (line.partition(":") for line in lines[1:] if line)])
+            body = await _read_body(reader, status, headers)
+        except BaseException:
+            writer.close()
+            raise
+        if headers.get("connection", "").lower() == "close" or ("content-length" not in headers and "chunked" not in headers.get("transfer-encoding", "")):
+            writer.close()
+        elif len(self._idle) < POOL_SIZE:
+            self._idle.append((reader, writer))
+        else:
+            writer.close()
+        return status, headers, body
 
 
-def _parse_error(text: bytes, status: int) -> "tuple[str, str, list[ErrorDetail]]":
+async def _read_body(reader: asyncio.StreamReader, status: int, headers: Mapping[str, str]) -> bytes:
+    if status in (204, 304) or 100 <= status < 200:
+        return b""
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        chunks: List[bytes] = []
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
+            if size == 0:
+                while (await reader.readuntil(b"\r\n")) != b"\r\n":
+                    pass
+                return b"".join(chunks)
+            chunks.append((await reader.readexactly(size + 2))[:-2])
+    if "content-length" in headers:
+        return await reader.readexactly(int(headers["content-length"]))
+    return await reader.read()
+
+
+PageT = TypeVar("PageT", Page[Any], AsyncPage[Any])
+
+
+def _page(kind: Callable[..., PageT], answer: _Answer, load: Any) -> PageT:
+    payload = answer.body
+    pagination = (payload.get("meta") or {}).get("pagination") if isinstance(payload, dict) else None
+    if not isinstance(pagination, dict) or not isinstance(payload.get("data"), list):
+        raise InvalidResponseError(f"BMS answered {answer.status} to a list without a page.", status=answer.status, code="INVALID_RESPONSE", headers=answer.headers)
+    return kind(payload["data"], pagination["has_more"], pagination["next_cursor"], answer.headers.get("x-request-id"), load, status=answer.status, headers=answer.headers)
+
+
+def _parse_error(body: bytes, status: int, headers: Mapping[str, str]) -> "Tuple[str, str, List[ErrorDetail], Optional[str]]":
     try:
-        error = json.loads(text)["error"]
-        return str(error["code"]), str(error["message"]), list(error.get("details") or [])
-    except (ValueError, KeyError, TypeError):
-        return f"HTTP_{status}", text[:500].decode("utf-8", "replace") or f"HTTP {status}", []
+        error = json.loads(body)["error"]
+        if isinstance(error.get("code"), str) and isinstance(error.get("message"), str):
+            return error["code"], error["message"], list(error.get("details") or []), None
+    except (ValueError, KeyError, TypeError, AttributeError):
+        pass
+    if 300 <= status < 400:
+        message = f"BMS answered {status}, a redirect to {headers.get('location', 'nowhere')}, which the SDK does not follow: check base_url."
+    else:
+        message = f"BMS answered {status} with {_describe(headers, body)}."
+    return f"HTTP_{status}", message, [], body[:BODY_KEPT].decode("utf-8", "replace")

@@ -8,7 +8,7 @@ import unittest
 from typing import List
 
 import bms_sdk
-from bms_sdk import BmsClient
+from bms_sdk import AsyncBmsClient, BmsClient, async_raw_response, raw_response
 from bms_sdk._transport import backoff_delay, retry_after_delay
 
 from .flaky_proxy import FlakyProxy
@@ -24,10 +24,12 @@ class AgainstServer(unittest.TestCase):
 
     def test_every_endpoint_from_request_to_sent_invoice(self) -> None:
         bms = self.bms
-        client = bms.clients.create(name="Jane Cooper", email="jane@example.com", address={"city": "Springfield"})
+        created = raw_response(bms.clients.create)(name="Jane Cooper", email="jane@example.com", address={"city": "Springfield"})
+        client = created.data
         self.assertEqual(client["object"], "client")
         self.assertEqual((client["address"] or {}).get("city"), "Springfield")
-        self.assertEqual(bms.last_response.status if bms.last_response else None, 201)
+        self.assertEqual(created.status, 201)
+        self.assertTrue((created.request_id or "").startswith("req_"))
         self.assertEqual(bms.clients.get(client["id"])["name"], "Jane Cooper")
         self.assertEqual(bms.clients.update(client["id"], phone="+1 555 0100")["phone"], "+1 555 0100")
         self.assertEqual(bms.clients.update(client["id"], phone=None)["phone"], None)
@@ -116,13 +118,12 @@ class AgainstServer(unittest.TestCase):
             BmsClient(api_key=read_only, base_url=BASE_URL).clients.create(name="X")
         self.assertEqual(denied.exception.code, "INSUFFICIENT_SCOPE")
 
-        client = self.bms.clients.create(name="Stale")
-        etag = self.bms.last_response.etag if self.bms.last_response else None
+        created = raw_response(self.bms.clients.create)(name="Stale")
+        client, etag = created.data, created.etag
         self.bms.clients.update(client["id"], phone="1")
         with self.assertRaises(bms_sdk.PreconditionFailedError):
             self.bms.clients.update(client["id"], phone="2", if_match=etag)
-        self.bms.clients.get(client["id"])
-        fresh = self.bms.last_response.etag if self.bms.last_response else None
+        fresh = raw_response(self.bms.clients.get)(client["id"]).etag
         self.assertEqual(self.bms.clients.update(client["id"], phone="3", if_match=fresh)["phone"], "3")
 
         invoice = self.bms.invoices.create(client_id=client["id"])
@@ -139,16 +140,14 @@ class AgainstServer(unittest.TestCase):
         self.assertEqual(raised.exception.retry_after, 1.0)
         started = time.monotonic()
         patient = BmsClient(api_key=limited, base_url=BASE_URL)
-        patient.clients.list(limit=1)
-        self.assertEqual(patient.last_response.status if patient.last_response else None, 200)
+        self.assertEqual(raw_response(patient.clients.list)(limit=1).status, 200)
         self.assertGreaterEqual(time.monotonic() - started, 0.9)
 
     def test_reset_connection_is_retried(self) -> None:
         proxy = FlakyProxy(BASE_URL, "reset")
         try:
             flaky = BmsClient(api_key=API_KEY, base_url=proxy.url)
-            flaky.clients.list(limit=1)
-            self.assertEqual(flaky.last_response.status if flaky.last_response else None, 200)
+            self.assertEqual(raw_response(flaky.clients.list)(limit=1).status, 200)
             self.assertEqual(proxy.connections, 2)
         finally:
             proxy.close()
@@ -158,8 +157,9 @@ class AgainstServer(unittest.TestCase):
         tag = f"once-{time.time_ns()}"
         try:
             flaky = BmsClient(api_key=API_KEY, base_url=proxy.url)
-            created = flaky.clients.create(name=tag)
-            self.assertEqual(flaky.last_response.headers.get("idempotent-replayed") if flaky.last_response else None, "true")
+            answer = raw_response(flaky.clients.create)(name=tag)
+            created = answer.data
+            self.assertEqual(answer.headers.get("idempotent-replayed"), "true")
             self.assertEqual(proxy.connections, 2)
         finally:
             proxy.close()
@@ -172,6 +172,37 @@ class AgainstServer(unittest.TestCase):
             BmsClient(api_key=API_KEY, base_url=proxy.url, max_retries=1).clients.list()
         self.assertIsNone(raised.exception.status)
         self.assertEqual(raised.exception.code, "CONNECTION_ERROR")
+
+
+    def test_a_reused_idempotency_key_is_its_own_error(self) -> None:
+        key = f"reuse-{time.time_ns()}"
+        self.bms.clients.create(name="First", idempotency_key=key)
+        with self.assertRaises(bms_sdk.IdempotencyKeyReusedError) as raised:
+            self.bms.clients.create(name="Second", idempotency_key=key)
+        self.assertEqual(raised.exception.status, 422)
+        self.assertIsInstance(raised.exception, bms_sdk.InvalidRequestError)
+        self.assertNotIsInstance(raised.exception, bms_sdk.ValidationError)
+
+
+@unittest.skipUnless(BASE_URL and API_KEY, "needs a running server: BMS_BASE_URL and BMS_API_KEY")
+class AsyncAgainstServer(unittest.IsolatedAsyncioTestCase):
+    async def test_the_async_client_creates_reads_pages_and_answers_raw(self) -> None:
+        tag = f"async-{time.time_ns()}"
+        async with AsyncBmsClient(api_key=API_KEY, base_url=BASE_URL) as bms:
+            created = [await bms.clients.create(name=f"{tag} {i}") for i in range(5)]
+            answer = await async_raw_response(bms.clients.get)(created[0]["id"])
+            self.assertEqual((answer.status, answer.data["name"]), (200, f"{tag} 0"))
+            self.assertTrue((answer.etag or "").startswith('"'))
+            updated = await bms.clients.update(created[0]["id"], phone="1", if_match=answer.etag)
+            self.assertEqual(updated["phone"], "1")
+            with self.assertRaises(bms_sdk.PreconditionFailedError):
+                await bms.clients.update(created[0]["id"], phone="2", if_match=answer.etag)
+            first = await bms.clients.list(q=tag, limit=2, sort="created_at")
+            self.assertEqual(len(first.data), 2)
+            walked = [each["id"] async for each in first]
+            self.assertEqual(walked, [each["id"] for each in created])
+            with self.assertRaises(bms_sdk.NotFoundError):
+                await bms.clients.get("019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01")
 
 
 class RetryTiming(unittest.TestCase):
