@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import { inspect } from 'node:util';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { generateSdkSources, type OpenApiDocument } from '../sdks/generate.js';
@@ -231,30 +233,216 @@ describe('JavaScript SDK', () => {
     assert.equal(retryAfterDelay('soon'), null);
   });
 
-  test('with no server, the call fails with ApiConnectionError after its retries', async () => {
+  test('with no server, the call fails with APIConnectionError after its retries', async () => {
     const proxy = await startFlakyProxy(baseUrl, 'reset');
     await proxy.close();
     const failure = await rejection(new BmsClient({ apiKey, baseUrl: proxy.url, maxRetries: 1 }).clients.list());
-    assert.ok(failure instanceof sdk.ApiConnectionError);
+    assert.ok(failure instanceof sdk.APIConnectionError);
     assert.equal(failure.status, null);
     assert.equal(failure.code, 'CONNECTION_ERROR');
   });
 
-  test('the README examples run against the built package', async () => {
+  test('the README examples compile under strict TypeScript and run, from a CommonJS and an ESM project', async () => {
     const { key } = await context.account('README');
-    const directory = temporaryDirectory('bms-sdk-readme-');
+    const readme = fs.readFileSync(path.join(ROOT, 'sdks/js/README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    assert.ok(blocks.length >= 4);
+    const source = blocks.join('\n');
+    const imports = source.split('\n').filter((line) => line.startsWith('import '));
+    const body = source.split('\n').filter((line) => !line.startsWith('import ')).join('\n');
+    const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+    // A default `tsc --init` CommonJS project, and an ESM one; neither has DOM or @types/node.
+    const projects = {
+      commonjs: { packageType: 'commonjs', compilerOptions: { module: 'commonjs', target: 'ES2022', lib: ['ES2022'], types: [], strict: true, esModuleInterop: true, skipLibCheck: false, outDir: 'out' }, program: `${imports.join('\n')}\ndeclare const process: { env: Record<string, string | undefined> };\nasync function main(): Promise<void> {\n${body}\n}\nmain().catch((error: unknown) => { console.error(error); throw error; });\n` },
+      module: { packageType: 'module', compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022'], types: [], strict: true, skipLibCheck: false, outDir: 'out' }, program: `${imports.join('\n')}\ndeclare const process: { env: Record<string, string | undefined> };\n${body}\n` },
+    };
+    for (const [kind, project] of Object.entries(projects)) {
+      const directory = temporaryDirectory(`bms-sdk-${kind}-`);
+      try {
+        fs.mkdirSync(path.join(directory, 'node_modules/@bms'), { recursive: true });
+        fs.symlinkSync(path.join(ROOT, 'sdks/js'), path.join(directory, 'node_modules/@bms/sdk'));
+        fs.writeFileSync(path.join(directory, 'package.json'), JSON.stringify({ name: `consumer-${kind}`, private: true, type: project.packageType }));
+        fs.writeFileSync(path.join(directory, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...project.compilerOptions, lib: ['ES2022'] }, files: ['example.ts'] }));
+        fs.writeFileSync(path.join(directory, 'example.ts'), project.program.replace('declare const process', 'declare const console: { log(...values: unknown[]): void; error(...values: unknown[]): void };\ndeclare const process'));
+        const compiled = await run(process.execPath, [tsc, '-p', '.'], { cwd: directory, env: process.env });
+        assert.equal(compiled.status, 0, `${kind}: ${compiled.output}`);
+        const result = await run(process.execPath, ['out/example.js'], { cwd: directory, env: { ...process.env, BMS_API_KEY: key, BMS_BASE_URL: baseUrl } });
+        assert.equal(result.status, 0, `${kind}: ${result.output}`);
+        assert.match(result.output, /19598/);
+      } finally {
+        fs.rmSync(directory, { recursive: true, force: true });
+      }
+    }
+  });
+
+  test('a mistyped call does not compile: the types catch what the server would refuse', async () => {
+    const directory = temporaryDirectory('bms-sdk-types-');
     try {
       fs.mkdirSync(path.join(directory, 'node_modules/@bms'), { recursive: true });
       fs.symlinkSync(path.join(ROOT, 'sdks/js'), path.join(directory, 'node_modules/@bms/sdk'));
-      const readme = fs.readFileSync(path.join(ROOT, 'sdks/js/README.md'), 'utf8');
-      const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]);
-      assert.ok(blocks.length >= 3);
-      fs.writeFileSync(path.join(directory, 'example.mjs'), blocks.join('\n'));
-      const result = await run(process.execPath, ['example.mjs'], { cwd: directory, env: { ...process.env, BMS_API_KEY: key, BMS_BASE_URL: baseUrl } });
-      assert.equal(result.status, 0, result.output);
+      fs.writeFileSync(path.join(directory, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
+      fs.writeFileSync(path.join(directory, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022'], types: [], strict: true, noEmit: true }, files: ['mistakes.ts'] }));
+      const mistakes = [
+        "bms.invoices.create({})",
+        "bms.invoices.list({ status: 'paied' })",
+        "bms.invoices.list({ status: ['sent', 'open'] })",
+        "bms.payments.create({ invoice_id: 'x', amount: 100, method: 'bitcoin' })",
+        "bms.jobs.create({ title: 'No client or quote' })",
+      ];
+      fs.writeFileSync(path.join(directory, 'mistakes.ts'), `import { BmsClient, type InvoiceLineItemParams } from '@bms/sdk';\nconst bms = new BmsClient({ apiKey: 'bms_x' });\nconst line: InvoiceLineItemParams = { description: 'Fine', quantity: 1, unit_amount: 100 };\nvoid line;\nvoid bms.invoices.list({ status: ['sent', 'paid'] });\n${mistakes.map((line) => `void ${line};`).join('\n')}\n`);
+      const compiled = await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], { cwd: directory, env: process.env });
+      const errorLines = new Set([...compiled.output.matchAll(/mistakes\.ts\((\d+),/g)].map((match) => Number(match[1])));
+      assert.deepEqual([...errorLines].sort((a, b) => a - b), mistakes.map((_, index) => 6 + index), compiled.output);
     } finally {
       fs.rmSync(directory, { recursive: true, force: true });
     }
+  });
+});
+
+/** A scripted server: each request gets the next reply (the last repeats); requests are recorded. */
+async function scriptedServer(replies: Array<{ status: number; headers?: Record<string, string>; body?: string; trickleMs?: number }>) {
+  const requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders }> = [];
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', async () => {
+      requests.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers });
+      const reply = replies[Math.min(requests.length, replies.length) - 1]!;
+      const body = Buffer.from(reply.body ?? '');
+      response.writeHead(reply.status, { 'content-type': 'application/json', 'content-length': String(body.length), ...reply.headers });
+      if (!reply.trickleMs) return response.end(body);
+      for (const byte of body) {
+        if (response.destroyed) return;
+        response.write(Buffer.from([byte]));
+        await new Promise((resolve) => setTimeout(resolve, reply.trickleMs));
+      }
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`, requests, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+}
+
+const KEY = `bms_${'k'.repeat(40)}`;
+const CLIENT_BODY = JSON.stringify({ data: { id: 'c1', object: 'client', name: 'Jane' } });
+const BUSY = JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'busy' }, meta: {} });
+
+describe('JavaScript SDK against scripted servers', () => {
+  test('a redirect is never followed: RedirectError with status and location, the key never leaves', async () => {
+    const elsewhere = await scriptedServer([{ status: 200, body: '{"data": []}' }]);
+    const server = await scriptedServer([{ status: 301, headers: { location: `${elsewhere.url}/v1/clients` } }]);
+    try {
+      const error = await rejection(new BmsClient({ apiKey: KEY, baseUrl: server.url }).clients.create({ name: 'Jane' }));
+      assert.ok(error instanceof sdk.RedirectError);
+      assert.equal(error.status, 301);
+      assert.equal(error.location, `${elsewhere.url}/v1/clients`);
+      assert.deepEqual(server.requests.map((request) => request.method), ['POST']);
+      assert.equal(elsewhere.requests.length, 0);
+    } finally {
+      await Promise.all([server.close(), elsewhere.close()]);
+    }
+  });
+
+  test('a 200 that is not JSON, or an HTML error page, is an SDK error with a short message and the body kept', async () => {
+    const page = `<html>${'Gateway says hello '.repeat(500)}</html>`;
+    const server = await scriptedServer([{ status: 200, headers: { 'content-type': 'text/html' }, body: page }, { status: 502, headers: { 'content-type': 'text/html' }, body: page }]);
+    try {
+      const bms = new BmsClient({ apiKey: KEY, baseUrl: server.url, maxRetries: 0 });
+      const invalid = await rejection(bms.clients.get('c1'));
+      assert.ok(invalid instanceof sdk.InvalidResponseError);
+      assert.ok(invalid.message.length < 200 && invalid.message.includes('text/html'), invalid.message);
+      assert.equal(invalid.body, page);
+      const failed = await rejection(bms.clients.get('c1'));
+      assert.ok(failed instanceof sdk.ServerError);
+      assert.ok(failed.message.length < 200, failed.message);
+      assert.equal(failed.body, page);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a 409 with Retry-After is retried with the same Idempotency-Key; one without is final', async () => {
+    const conflict = JSON.stringify({ error: { code: 'CONFLICT', message: 'still being processed' }, meta: {} });
+    const server = await scriptedServer([{ status: 409, headers: { 'retry-after': '0' }, body: conflict }, { status: 201, body: CLIENT_BODY }, { status: 409, body: conflict }]);
+    try {
+      const bms = new BmsClient({ apiKey: KEY, baseUrl: server.url });
+      assert.equal((await bms.clients.create({ name: 'Jane' })).id, 'c1');
+      const [first, second] = server.requests.map((request) => request.headers['idempotency-key']);
+      assert.ok(first && first === second);
+      assert.ok((await rejection(bms.clients.create({ name: 'Jane' }))) instanceof sdk.ConflictError);
+      assert.equal(server.requests.length, 3);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('an AbortSignal stops the call before the first attempt and during a retry wait', async () => {
+    const server = await scriptedServer([{ status: 503, headers: { 'retry-after': '30' }, body: BUSY }]);
+    try {
+      const bms = new BmsClient({ apiKey: KEY, baseUrl: server.url });
+      const early = await rejection(bms.clients.create({ name: 'Never' }, { signal: AbortSignal.abort() }));
+      assert.ok(early instanceof sdk.RequestAbortedError);
+      assert.equal(server.requests.length, 0, 'nothing was sent');
+      const controller = new AbortController();
+      const started = Date.now();
+      setTimeout(() => controller.abort(), 300);
+      const waiting = await rejection(bms.clients.get('c1', { signal: controller.signal }));
+      assert.ok(waiting instanceof sdk.RequestAbortedError);
+      assert.ok(Date.now() - started < 5_000, 'the 30-second wait was cut short');
+      assert.equal(server.requests.length, 1, 'no retry after the abort');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('timeout: APITimeoutError (an APIConnectionError); connection errors keep their cause', async () => {
+    const server = await scriptedServer([{ status: 200, body: CLIENT_BODY, trickleMs: 200 }]);
+    try {
+      const slow = await rejection(new BmsClient({ apiKey: KEY, baseUrl: server.url, timeout: 1_000, maxRetries: 0 }).clients.get('c1'));
+      assert.ok(slow instanceof sdk.APITimeoutError && slow instanceof sdk.APIConnectionError);
+      assert.equal(slow.code, 'TIMEOUT');
+    } finally {
+      await server.close();
+    }
+    const refused = await rejection(new BmsClient({ apiKey: KEY, baseUrl: server.url, maxRetries: 0 }).clients.get('c1'));
+    assert.ok(refused instanceof sdk.APIConnectionError);
+    assert.equal(sdk.ApiConnectionError, sdk.APIConnectionError, 'the 0.1 name still works');
+    assert.ok(refused.cause instanceof Error, 'the network error is the cause');
+  });
+
+  test('the key stays out of console.log and JSON.stringify; env defaults; the log hook sees each attempt', async () => {
+    const server = await scriptedServer([{ status: 503, headers: { 'retry-after': '0' }, body: BUSY }, { status: 200, body: CLIENT_BODY }, { status: 200, body: JSON.stringify({ data: [], meta: { pagination: { has_more: false, next_cursor: null } } }) }]);
+    const saved = { key: process.env.BMS_API_KEY, url: process.env.BMS_BASE_URL };
+    try {
+      process.env.BMS_API_KEY = KEY;
+      process.env.BMS_BASE_URL = server.url;
+      const entries: sdk.RequestLog[] = [];
+      const bms = new BmsClient({ log: (entry) => entries.push(entry) });
+      assert.equal((await bms.clients.get('c1')).name, 'Jane');
+      assert.equal(server.requests[0]!.headers.authorization, `Bearer ${KEY}`);
+      assert.ok(!inspect(bms, { depth: 10, showHidden: true }).includes(KEY));
+      assert.ok(!JSON.stringify(bms).includes(KEY));
+      assert.ok(!inspect(bms.clients, { depth: 10 }).includes(KEY));
+      assert.deepEqual(entries.map((entry) => [entry.method, entry.attempt, entry.status]), [['GET', 1, 503], ['GET', 2, 200]]);
+      assert.ok(!JSON.stringify(entries).includes(KEY));
+      await bms.invoices.list({ status: ['sent', 'paid'] });
+      assert.equal(server.requests.at(-1)!.url, '/v1/invoices?status=sent%2Cpaid');
+    } finally {
+      process.env.BMS_API_KEY = saved.key;
+      process.env.BMS_BASE_URL = saved.url;
+      if (saved.key === undefined) delete process.env.BMS_API_KEY;
+      if (saved.url === undefined) delete process.env.BMS_BASE_URL;
+      await server.close();
+    }
+  });
+
+  test('IDEMPOTENCY_KEY_REUSED is its own class; a RateLimitError reads an HTTP-date Retry-After', async () => {
+    const bms = new BmsClient({ apiKey, baseUrl });
+    const idempotencyKey = `reuse-${Date.now()}`;
+    await bms.clients.create({ name: 'First' }, { idempotencyKey });
+    const reused = await rejection(bms.clients.create({ name: 'Second' }, { idempotencyKey }));
+    assert.ok(reused instanceof sdk.IdempotencyKeyReusedError && !(reused instanceof sdk.ValidationError));
+    const limited = new sdk.RateLimitError({ status: 429, code: 'RATE_LIMITED', message: 'slow down', headers: { 'retry-after': new Date(Date.now() + 120_000).toUTCString() } });
+    assert.ok(limited.retryAfter! > 110 && limited.retryAfter! <= 120, String(limited.retryAfter));
   });
 });
 
@@ -309,5 +497,39 @@ describe('Python SDK', () => {
     assert.equal(result.status, 0, result.output);
     const ran = Number(/Ran (\d+) tests?/.exec(result.output)?.[1] ?? 0);
     assert.ok(ran >= 8, `ran ${ran} Python tests`);
+  });
+
+  test('mypy --strict passes on the package', async () => {
+    const result = await run('mypy', ['--strict', 'bms_sdk'], { cwd: path.join(ROOT, 'sdks/python'), env: process.env }).catch((error: Error) => ({ status: null, output: `${error.message}: install mypy (Debian's package; .ci/run does)` }));
+    assert.equal(result.status, 0, result.output);
+  });
+
+  test('a wheel built from the folder installs into a fresh venv and runs the README there', async () => {
+    const { key } = await context.account('Python wheel');
+    const directory = temporaryDirectory('bms-python-wheel-');
+    try {
+      fs.cpSync(path.join(ROOT, 'sdks/python'), path.join(directory, 'source'), { recursive: true, filter: (source) => !/__pycache__|\.egg-info|\/build$/.test(source) });
+      // Offline: the wheel is built with the system's setuptools and wheel (Debian's python3-wheel).
+      const builder = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+      const built = await run(builder, ['-m', 'pip', 'wheel', '--no-build-isolation', '--no-deps', '--no-index', '-w', path.join(directory, 'wheels'), path.join(directory, 'source')], { cwd: directory, env: process.env });
+      assert.equal(built.status, 0, built.output);
+      const venv = path.join(directory, 'venv');
+      const created = await run('python3', ['-m', 'venv', venv], { cwd: directory, env: process.env });
+      assert.equal(created.status, 0, created.output);
+      const wheel = fs.readdirSync(path.join(directory, 'wheels')).find((name) => name.endsWith('.whl'))!;
+      const installed = await run(path.join(venv, 'bin/pip'), ['install', '--no-index', path.join(directory, 'wheels', wheel)], { cwd: directory, env: process.env });
+      assert.equal(installed.status, 0, installed.output);
+      const readme = fs.readFileSync(path.join(ROOT, 'sdks/python/README.md'), 'utf8');
+      const blocks = [...readme.matchAll(/```python\n([\s\S]*?)```/g)].map((match) => match[1]);
+      fs.writeFileSync(path.join(directory, 'readme_example.py'), blocks.join('\n'));
+      const result = await run(path.join(venv, 'bin/python'), ['readme_example.py'], { cwd: directory, env: { ...process.env, BMS_API_KEY: key, BMS_BASE_URL: baseUrl, PYTHONPATH: '' } });
+      assert.equal(result.status, 0, result.output);
+      assert.match(result.output, /19598/);
+      assert.match(result.output, /found Ada Lovelace/);
+      const where = await run(path.join(venv, 'bin/python'), ['-c', 'import bms_sdk; print(bms_sdk.__file__, bms_sdk.__version__)'], { cwd: directory, env: process.env });
+      assert.match(where.output, /venv\/lib\/python3\.\d+\/site-packages\/bms_sdk\/__init__\.py 0\.2\.0/);
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
