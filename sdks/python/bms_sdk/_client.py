@@ -68,11 +68,16 @@ class AsyncBmsClient(AsyncResources):
         self._transport = AsyncTransport(api_key, base_url, timeout, max_retries)
         super().__init__(self._transport)
 
-    def with_options(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> "AsyncBmsClient":
-        client = AsyncBmsClient.__new__(AsyncBmsClient)
-        client._transport = self._transport.with_options(timeout, max_retries)
-        AsyncResources.__init__(client, client._transport)
+    @classmethod
+    def _over(cls, transport: AsyncTransport) -> "AsyncBmsClient":
+        client = cls.__new__(cls)
+        client._transport = transport
+        AsyncResources.__init__(client, transport)
         return client
+
+    def with_options(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> "AsyncBmsClient":
+        """A client with other defaults that shares this one's key and connections."""
+        return AsyncBmsClient._over(self._transport.with_options(timeout, max_retries))
 
     @property
     def base_url(self) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import copy
 import functools
 import http.client
 import json
@@ -50,6 +51,7 @@ logger = logging.getLogger("bms_sdk")
 
 T = TypeVar("T")
 P = ParamSpec("P")
+TransportT = TypeVar("TransportT", bound="_Base")
 
 
 class NotGiven:
@@ -185,6 +187,13 @@ class _Base:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.base_url}>"
 
+    def with_options(self: TransportT, timeout: Optional[float], max_retries: Optional[int]) -> TransportT:
+        """A copy with other defaults that shares this one's key and connections (a shallow copy)."""
+        other = copy.copy(self)
+        other.timeout = self.timeout if timeout is None else timeout
+        other.max_retries = self.max_retries if max_retries is None else max_retries
+        return other
+
     def _prepare(
         self,
         method: str,
@@ -267,7 +276,9 @@ class _Base:
         code, message, details, kept = _parse_error(body, status, headers)
         raise error_for(status, code, message, details, request_id, headers, kept)
 
-    def _result(self, answer: _Answer, data: Any) -> Any:
+    def _result(self, answer: _Answer) -> Any:
+        """What a call returns: the envelope's data (or the bytes), wrapped in an APIResponse under raw_response."""
+        data = answer.body["data"] if isinstance(answer.body, dict) else answer.body
         if not _RAW.get():
             return data
         headers = answer.headers
@@ -302,14 +313,6 @@ class Transport(_Base):
         self._lock = threading.Lock()
         weakref.finalize(self, _close_connections, self._idle)
 
-    def with_options(self, timeout: Optional[float], max_retries: Optional[int]) -> "Transport":
-        """A copy with other defaults that shares this one's connections."""
-        copy = object.__new__(Transport)
-        copy.__dict__.update(self.__dict__)
-        copy.timeout = self.timeout if timeout is None else timeout
-        copy.max_retries = self.max_retries if max_retries is None else max_retries
-        return copy
-
     def close(self) -> None:
         with self._lock:
             idle, self._idle = self._idle, []
@@ -331,7 +334,7 @@ class Transport(_Base):
     ) -> Any:
         prepared = self._prepare(method, path, body, query, idempotency_key, if_match, timeout, max_retries, accept)
         answer = self._send(prepared)
-        return self._result(answer, answer.body["data"] if accept == "application/json" else answer.body)
+        return self._result(answer)
 
     def list(self, path: str, query: Mapping[str, Any], *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Any:
         raw = _RAW.get()
@@ -436,13 +439,6 @@ class AsyncTransport(_Base):
         super().__init__(api_key, base_url, timeout, max_retries)
         self._idle: List[Tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
 
-    def with_options(self, timeout: Optional[float], max_retries: Optional[int]) -> "AsyncTransport":
-        copy = object.__new__(AsyncTransport)
-        copy.__dict__.update(self.__dict__)
-        copy.timeout = self.timeout if timeout is None else timeout
-        copy.max_retries = self.max_retries if max_retries is None else max_retries
-        return copy
-
     async def close(self) -> None:
         idle, self._idle = self._idle, []
         for _, writer in idle:
@@ -463,7 +459,7 @@ class AsyncTransport(_Base):
     ) -> Any:
         prepared = self._prepare(method, path, body, query, idempotency_key, if_match, timeout, max_retries, accept)
         answer = await self._send(prepared)
-        return self._result(answer, answer.body["data"] if accept == "application/json" else answer.body)
+        return self._result(answer)
 
     async def list(self, path: str, query: Mapping[str, Any], *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Any:
         raw = _RAW.get()
