@@ -30,7 +30,15 @@ export interface PageRequest<Row> {
   field: SortField<Row>;
   descending: boolean;
   limit: number;
-  after: { value: string | number; id: string } | undefined;
+  after: SortKey | undefined;
+  /** Every column the list sorts by: each has an index (account_id, column, id), so a range of it is a read of that index. */
+  columns: readonly string[];
+}
+
+/** Where a row stands in a list's order: its sort value and its id (what a cursor carries). */
+export interface SortKey {
+  value: string | number;
+  id: string;
 }
 
 export interface Page<T> {
@@ -86,7 +94,7 @@ export function pageRequest<Row>(query: PageQuery, fields: SortFields<Row>): Pag
     if (decoded[0] !== sort) throw fieldError('cursor', `was made for sort=${String(decoded[0])}; pass the same sort as the first page`);
     after = { value: decoded[1] as string | number, id: decoded[2] };
   }
-  return { column, field, descending, limit: query.limit ?? DEFAULT_PAGE_SIZE, after };
+  return { column, field, descending, limit: query.limit ?? DEFAULT_PAGE_SIZE, after, columns: Object.keys(fields) };
 }
 
 /**
@@ -95,20 +103,30 @@ export function pageRequest<Row>(query: PageQuery, fields: SortFields<Row>): Pag
  */
 export function applyPage<DB, TB extends keyof DB, O, Row>(query: SelectQueryBuilder<DB, TB, O>, page: PageRequest<Row>): SelectQueryBuilder<DB, TB, O> {
   const direction = page.descending ? 'desc' : 'asc';
-  const sortKey = page.field.expression ? sql.raw(page.field.expression) : sql.ref(page.column);
-  let result = query.orderBy(sortKey, direction).orderBy(sql.ref('id'), direction);
-  if (page.after) {
-    const operator = sql.raw(page.descending ? '<' : '>');
-    result = result.where(sql<boolean>`(${sortKey}, ${sql.ref('id')}) ${operator} (${page.after.value}, ${page.after.id})`);
-  }
-  return result.limit(page.limit + 1);
+  const result = query.orderBy(sortKeyOf(page), direction).orderBy(sql.ref('id'), direction);
+  return (page.after ? result.where(beyond(page, page.after, page.descending ? '<' : '>')) : result).limit(page.limit + 1);
 }
 
-export function toPage<T extends { id: string }>(rows: T[], page: PageRequest<T>): Page<T> {
-  const hasMore = rows.length > page.limit;
-  const items = hasMore ? rows.slice(0, page.limit) : rows;
+/** The SQL a list orders by: the sort's expression, or its column. */
+export function sortKeyOf(page: PageRequest<unknown>) {
+  return page.field.expression ? sql.raw(page.field.expression) : sql.ref(page.column);
+}
+
+/** `(sort key, id) operator (key.value, key.id)`: a range of the sort's index. */
+export function beyond(page: PageRequest<unknown>, key: SortKey, operator: '<' | '>' | '<=' | '>=') {
+  return sql<boolean>`(${sortKeyOf(page)}, ${sql.ref('id')}) ${sql.raw(operator)} (${key.value}, ${key.id})`;
+}
+
+/**
+ * The page from the rows a list read (one more than the page when another follows). `resumeAfter`: the
+ * list stopped reading there (list-plan.ts, WALK_LIMIT), so more may follow even on a short page.
+ */
+export function toPage<T extends { id: string }>(rows: T[], page: PageRequest<T>, resumeAfter?: SortKey): Page<T> {
+  const full = rows.length > page.limit;
+  const items = full ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];
   const sort = `${page.descending ? '-' : ''}${page.column}`;
-  const nextCursor = hasMore && last ? Buffer.from(JSON.stringify([sort, page.field.value(last), last.id])).toString('base64url') : null;
-  return { items, hasMore, nextCursor };
+  const next = full && last ? { value: page.field.value(last), id: last.id } : resumeAfter;
+  const nextCursor = next ? Buffer.from(JSON.stringify([sort, next.value, next.id])).toString('base64url') : null;
+  return { items, hasMore: next !== undefined, nextCursor };
 }

@@ -1,16 +1,23 @@
 // How a filtered list is written so that one index must answer it, at a million rows as at a hundred
 // (contract section 13). Left to statistics, both engines will walk the sort's index through the whole
 // account testing each row, or read every matching row to sort them; the query's form rules both out.
+//
+// A filter that is not a range of the sort's index (due_before with the default sort, say) cannot be
+// answered from one index in bounded time. Such a list first counts the filter's own range (at most
+// WALK_LIMIT entries of its index): a small range is read whole and sorted. A larger one is found by
+// walking the sort's index, at most WALK_LIMIT entries per page; a page that reaches that bound before it
+// is full ends there, short or even empty, with a cursor that resumes where it stopped (docs/decisions.md).
 import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
-import { applyPage, type PageRequest } from './keyset.js';
+import { applyPage, beyond, sortKeyOf, type PageRequest, type SortKey } from './keyset.js';
 
-/** A filter condition, and the column it is on: a range on the sort's own column is a range of its index. */
+/** The most index entries a list reads to find one page's rows when a filter is not a range of the sort's index. */
+export const WALK_LIMIT = 1000;
+
+/** A filter condition, and the column it is on: a condition on a sort column is a range of its index. */
 export interface Condition {
   column: string;
   expression: Expression<SqlBool>;
-  /** The same range on the sort expression of `column` (e.g. its coalesce(...)), when that sort is asked. */
-  onSortExpression?: Expression<SqlBool>;
 }
 
 export interface ListShape {
@@ -28,13 +35,9 @@ export interface ListShape {
   conditions: Condition[];
 }
 
-/**
- * `column operator value`, and the same on the sort expression `onSort` (e.g. coalesce(due_date, …)),
- * which a sort by that column orders by: then the condition is a range of the sort's index.
- */
-export function compare(column: string, operator: '<' | '>=', value: string, onSort?: string): Condition {
-  const condition = (left: string) => sql<SqlBool>`${sql.raw(left)} ${sql.raw(operator)} ${value}`;
-  return { column, expression: condition(column), ...(onSort === undefined ? {} : { onSortExpression: condition(onSort) }) };
+/** `column operator value`: a value that is not null, so a range of the index on the plain column. */
+export function compare(column: string, operator: '<' | '>=', value: string): Condition {
+  return { column, expression: sql<SqlBool>`${sql.ref(column)} ${sql.raw(operator)} ${value}` };
 }
 
 /** A condition no index may serve, so the planner cannot prefer it to the driving one. */
@@ -55,36 +58,119 @@ export function fenced<DB, TB extends keyof DB, O>(db: Executor, query: SelectQu
   return dialectOf(db) === 'postgres' ? query.offset(0) : query.limit(-1).offset(0);
 }
 
+/** What a list read: its rows and, when it stopped at WALK_LIMIT before the page was full, where. */
+export interface Listed<Row> {
+  rows: Row[];
+  resumeAfter?: SortKey | undefined;
+}
+
 /**
- * The list query for `shape`, unexecuted (the query-plan test explains exactly what runs). `start`
- * selects the table's columns of one account; it is called once per branch.
+ * Every query a list may run, unexecuted (the query-plan test explains each): `query` alone when every
+ * condition is a range of the index that drives it; else also, per filtered column with an index, the
+ * count of its range and the list read from it, and the walk's bound and the list within it.
  */
-export function shapedList<DB, TB extends keyof DB, O>(db: Executor, start: () => SelectQueryBuilder<DB, TB, O>, shape: ListShape, page: PageRequest<O>) {
+export interface ListPlan<O> {
+  query: SelectQueryBuilder<any, any, O>;
+  ranges: Array<{ column: string; count: SelectQueryBuilder<any, any, { count: number | string | bigint }>; list: SelectQueryBuilder<any, any, O> }>;
+  walk?: { bound: SelectQueryBuilder<any, any, SortKey>; list(bound: SortKey): SelectQueryBuilder<any, any, O> } | undefined;
+}
+
+/**
+ * Sorting by a column a condition bounds: the rows have a value, so the plain column orders them as the
+ * sort's coalesce(...) does, and the condition is a range of the plain column's index.
+ */
+function servedPage<Row>(page: PageRequest<Row>, conditions: Condition[]): PageRequest<Row> {
+  if (!page.field.expression || !conditions.some((condition) => condition.column === page.column)) return page;
+  const { expression: _, ...plain } = page.field;
+  return { ...page, field: plain };
+}
+
+/** What a list reads: `columns` of `table`, in the rows whose columns equal `scope` (the account's, …). */
+export interface ListSource {
+  table: string;
+  columns: readonly string[];
+  scope: Record<string, string>;
+}
+
+/** The plan of the list `shape` asks for, of the rows of `source`. */
+export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, asked: PageRequest<O>): ListPlan<O> {
   const { keys, among, conditions } = shape;
-  // Written against Executor's tables, which the derived tables below are not; the rows are O either way.
-  const outer = db as unknown as { selectFrom(from: unknown): { selectAll(): SelectQueryBuilder<DB, TB, O> } };
+  const page = servedPage(asked, conditions);
+  // Written against Executor's tables, which `source.table` and the derived tables below are not typed as; the rows are O either way.
+  type Query = SelectQueryBuilder<any, any, O>;
+  const untyped = db as unknown as { selectFrom(from: unknown): Query & { selectAll(): Query; crossJoin(table: string): { select(columns: readonly string[]): Query } } };
+  const start = () => Object.entries(source.scope).reduce((query, [column, value]) => query.where(sql.ref(column), '=', value), untyped.selectFrom(source.table).select(source.columns as never) as Query);
+  const outer = untyped;
+  const outerKeys = db as unknown as { selectFrom(from: unknown): { selectAll(): SelectQueryBuilder<any, any, SortKey> } };
+  const sorted = (query: Query) => applyPage(outer.selectFrom(fenced(db, query).as('matched')).selectAll(), page);
+  const amongCondition = among && sql<SqlBool>`${sql.ref(among.column)} in (${sql.join(among.values.length > 0 ? among.values : [null])})`;
   if (keys.length > 0) {
     let query = start();
     for (const key of keys) query = query.where(sql.ref(key.column), '=', key.value);
-    if (among) query = query.where(unindexed(sql<SqlBool>`${sql.ref(among.column)} in (${sql.join(among.values)})`));
+    if (amongCondition) query = query.where(unindexed(amongCondition));
     for (const condition of conditions) query = query.where(unindexed(condition.expression));
-    return applyPage(outer.selectFrom(fenced(db, query).as('matched')).selectAll(), page);
+    return { query: sorted(query), ranges: [] };
   }
-  const filtered = (query: SelectQueryBuilder<DB, TB, O>) => {
-    for (const condition of conditions) {
-      if (condition.column !== page.column) query = query.where(unindexed(condition.expression));
-      else if (!page.field.expression) query = query.where(condition.expression);
-      else if (condition.onSortExpression) query = query.where(condition.onSortExpression).where(unindexed(condition.expression));
-      else query = query.where(unindexed(condition.expression));
-    }
+  const residual = conditions.filter((condition) => condition.column !== page.column);
+  // The rows of the sort's index that the walk reads: the account's, or one value's, within the conditions on the sort column.
+  const walked = (query: Query, value?: string) => {
+    for (const condition of conditions) if (condition.column === page.column) query = query.where(condition.expression);
+    if (among && value !== undefined) query = query.where(sql.ref(among.column), '=', value);
     return query;
   };
-  if (!among) return applyPage(filtered(start()), page);
-  if (among.values.length === 0) return applyPage(start().where(sql<SqlBool>`1 = 0`), page);
-  const branches = [...new Set(among.values)].map((value) => applyPage(filtered(start()).where(sql.ref(among.column), '=', value), page));
-  if (branches.length === 1) return branches[0]!;
-  // Each branch reads at most one page from its own range; the merge sorts those few rows.
-  const [first, ...rest] = branches.map((branch, index) => outer.selectFrom(branch.as(`branch${index}`)).selectAll());
-  const merged = rest.reduce((union, branch) => union.unionAll(branch), first!);
-  return applyPage(outer.selectFrom(merged.as('merged')).selectAll(), page);
+  const values = among ? [...new Set(among.values)] : [undefined];
+  const list = (bound?: SortKey) => {
+    const branches = values.map((value) => {
+      let query = walked(start(), value);
+      for (const condition of residual) query = query.where(unindexed(condition.expression));
+      if (bound) query = query.where(beyond(page, bound, page.descending ? '>=' : '<='));
+      return applyPage(query, page);
+    });
+    if (branches.length === 0) return applyPage(start().where(sql<SqlBool>`1 = 0`), page);
+    if (branches.length === 1) return branches[0]!;
+    // Each branch reads at most one page from its own range; the merge sorts those few rows.
+    const [first, ...rest] = branches.map((branch, index) => outer.selectFrom(branch.as(`branch${index}`)).selectAll());
+    return applyPage(outer.selectFrom(rest.reduce((union, branch) => union.unionAll(branch), first!).as('merged')).selectAll(), page);
+  };
+  if (residual.length === 0 || values.length === 0) return { query: list(), ranges: [] };
+
+  const ranges = [...new Set(residual.map((condition) => condition.column))]
+    .filter((column) => page.columns.includes(column))
+    .map((column) => {
+      const onColumn = residual.filter((condition) => condition.column === column);
+      let range = start().clearSelect().select(sql.ref('id').as('range_id'));
+      for (const condition of onColumn) range = range.where(condition.expression);
+      // In the index's order, which no other index gives: the planner must read this one, statistics or none.
+      range = range.orderBy(sql.ref(column)).orderBy(sql.ref('id')).limit(WALK_LIMIT + 1);
+      const count = untyped.selectFrom(range.as('range')).clearSelect().select(sql<number>`count(*)`.as('count')) as unknown as ListPlan<O>['ranges'][number]['count'];
+      // The range's ids drive (CROSS JOIN keeps that order on SQLite), each row then found by its primary key.
+      let read = untyped.selectFrom(range.as('range')).crossJoin(source.table).select(source.columns).where(sql<SqlBool>`${sql.ref(`${source.table}.id`)} = ${sql.ref('range.range_id')}`);
+      for (const [scoped, value] of Object.entries(source.scope)) read = read.where(unindexed(sql<SqlBool>`${sql.ref(scoped)} = ${value}`));
+      for (const condition of conditions) if (condition.column !== column) read = read.where(unindexed(condition.expression));
+      if (amongCondition) read = read.where(unindexed(amongCondition));
+      return { column, count, list: sorted(read) };
+    });
+  // The walk's bound: the WALK_LIMIT-th entry after the cursor (of each value's range; the nearest of those).
+  const direction = page.descending ? 'desc' : 'asc';
+  const bounds = values.map((value) => {
+    let query = walked(start(), value).clearSelect().select([sortKeyOf(page).as('value'), sql.ref<string>('id').as('id')]);
+    if (page.after) query = query.where(beyond(page, page.after, page.descending ? '<' : '>'));
+    return query.orderBy(sortKeyOf(page), direction).orderBy(sql.ref('id'), direction).limit(1).offset(WALK_LIMIT - 1);
+  });
+  const [firstBound, ...restBounds] = bounds.map((bound, index) => outerKeys.selectFrom(bound.as(`bound${index}`)).selectAll());
+  const bound = restBounds.length === 0 ? firstBound! : outerKeys.selectFrom(restBounds.reduce((union, branch) => union.unionAll(branch), firstBound!).as('bounds')).selectAll().orderBy(sql.ref('value'), direction).orderBy(sql.ref('id'), direction).limit(1);
+  return { query: list(), ranges, walk: { bound, list } };
+}
+
+/** Runs a plan: the one query; or a small range read whole; or the walk, stopped at its bound. */
+export async function runList<O>(plan: ListPlan<O>): Promise<Listed<O>> {
+  if (!plan.walk) return { rows: await plan.query.execute() };
+  for (const range of plan.ranges) {
+    const { count } = await range.count.executeTakeFirstOrThrow();
+    if (Number(count) <= WALK_LIMIT) return { rows: await range.list.execute() };
+  }
+  const bound = await plan.walk.bound.executeTakeFirst();
+  if (!bound) return { rows: await plan.query.execute() };
+  // A full page ends at its own last row (toPage); a short one resumes after the bound.
+  return { rows: await plan.walk.list(bound).execute(), resumeAfter: bound };
 }

@@ -13,6 +13,7 @@ import * as documentsV2 from './migrations/20261122030000_documents_v2.js';
 import * as clientHub from './migrations/20261122040000_client_hub.js';
 import * as clientSearch from './migrations/20261122050000_client_search.js';
 import * as listIndexes from './migrations/20261122060000_list_indexes.js';
+import * as rangeIndexes from './migrations/20261122070000_range_indexes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261122040000_client_hub': clientHub,
   '20261122050000_client_search': clientSearch,
   '20261122060000_list_indexes': listIndexes,
+  '20261122070000_range_indexes': rangeIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -4,7 +4,7 @@ import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account
 import { dialectOf, type Executor } from '../../db/database.js';
 import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../../db/migrations/20261122050000_client_search.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { fenced } from '../../db/list-plan.js';
+import { fenced, listPlan, runList, type Listed } from '../../db/list-plan.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
 const COLUMNS = ['id', 'account_id', 'name', 'sort_name', 'email', 'phone', 'company_name', 'address', 'notes', 'metadata', 'created_at', 'updated_at'] as const;
@@ -98,13 +98,19 @@ function startsWith(accountId: string, prefix: string) {
   return sql<SqlBool>`(${range('sort_name')} or ${range('lower(email)')} or ${range('lower(company_name)')} or ${range('phone')})`;
 }
 
-export async function listClients(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>): Promise<ClientRow[]> {
+export async function listClients(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>): Promise<Listed<ClientRow>> {
+  if (filters.q === undefined && filters.email === undefined) return runList(clientListPlan(db, accountId, filters, page));
   const window = searchWindowQuery(db, accountId, filters, page);
   if (window) {
     const rows = await window.execute();
-    if (rows.length > page.limit) return rows;
+    if (rows.length > page.limit) return { rows };
   }
-  return listClientsQuery(db, accountId, filters, page).execute();
+  return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
+}
+
+/** The plan of a list without `q` or `email`: the time bounds, as every other list has them. */
+export function clientListPlan(db: Executor, accountId: string, filters: TimeBounds, page: PageRequest<ClientRow>) {
+  return listPlan(db, { table: 'clients', columns: COLUMNS, scope: { account_id: accountId } }, { keys: [], conditions: timeBoundConditions(filters) }, page);
 }
 
 /**
@@ -125,7 +131,7 @@ export function searchWindowQuery(db: Executor, accountId: string, filters: Clie
   return applyPage(db.selectFrom(nearest.as('nearest')).selectAll().where(matches), page);
 }
 
-/** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
+/** A search's or an e-mail's query, unexecuted: the query-plan test explains exactly what the list runs. */
 export function listClientsQuery(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>) {
   const postgres = dialectOf(db) === 'postgres';
   const { q, email } = filters;
@@ -141,7 +147,6 @@ export function listClientsQuery(db: Executor, accountId: string, filters: Clien
     query = query.where('account_id', '=', accountId);
   }
   if (email !== undefined) query = query.where(sql<SqlBool>`lower(email) = ${email.toLowerCase()}`);
-  if (q === undefined && email === undefined) return applyPage(query, page);
   // A search or an e-mail: its rows come from its own index first, then are sorted. Left to itself the
   // planner may walk the sort's index through the whole account instead, testing each row (330 ms at a
   // million clients); the fence keeps the two apart.

@@ -111,6 +111,6 @@ export async function deleteClient(db: Db, clock: Clock, accountId: string, id: 
 
 export async function listClients(db: Executor, accountId: string, query: ListClientsInput): Promise<Page<ClientRow>> {
   const page = pageRequest(query, repository.CLIENT_SORTS);
-  const rows = await repository.listClients(db, accountId, query, page);
-  return toPage(rows, page);
+  const { rows, resumeAfter } = await repository.listClients(db, accountId, query, page);
+  return toPage(rows, page, resumeAfter);
 }

@@ -2,7 +2,7 @@
 import type { Executor } from '../../db/database.js';
 import { timeBoundConditions } from '../../db/account-rows.js';
 import { type PageRequest, type SortFields } from '../../db/keyset.js';
-import { keysOf, shapedList } from '../../db/list-plan.js';
+import { keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
 import type { EventRow } from '../../db/types.js';
 
 const COLUMNS = ['id', 'account_id', 'type', 'resource_id', 'data', 'created_at'] as const;
@@ -31,15 +31,15 @@ export async function findEventsForDelivery(db: Executor, ids: readonly string[]
   return db.selectFrom('events').select(COLUMNS).where('id', 'in', ids).execute();
 }
 
-export async function listEvents(db: Executor, accountId: string, filters: EventFilters, page: PageRequest<EventRow>): Promise<EventRow[]> {
-  return listEventsQuery(db, accountId, filters, page).execute();
+export async function listEvents(db: Executor, accountId: string, filters: EventFilters, page: PageRequest<EventRow>): Promise<Listed<EventRow>> {
+  return runList(listEventsPlan(db, accountId, filters, page));
 }
 
-/** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
-export function listEventsQuery(db: Executor, accountId: string, filters: EventFilters, page: PageRequest<EventRow>) {
+/** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
+export function listEventsPlan(db: Executor, accountId: string, filters: EventFilters, page: PageRequest<EventRow>) {
   const keys = keysOf({ resource_id: filters.resource_id });
   const among = filters.types && { column: 'type', values: filters.types };
-  return shapedList(db, () => db.selectFrom('events').select(COLUMNS).where('account_id', '=', accountId), { keys, among, conditions: timeBoundConditions(filters) }, page);
+  return listPlan(db, { table: 'events', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions: timeBoundConditions(filters) }, page);
 }
 
 /**

@@ -92,6 +92,6 @@ export async function listEvents(db: Executor, accountId: string, query: ListEve
   if (unknown.length > 0) throw fieldError('type', `unknown event types: ${unknown.join(', ')} (use a type such as invoice.paid, or invoice.*)`);
   // Patterns are spelled out into the closed list of types: each type is one range of its index.
   const types = patterns?.includes('*') ? undefined : patterns && EVENT_TYPES.filter((type) => patterns.some((pattern) => matchesEventPattern(pattern, type)));
-  const rows = await repository.listEvents(db, accountId, { ...query, types }, page);
-  return toPage(rows, page);
+  const { rows, resumeAfter } = await repository.listEvents(db, accountId, { ...query, types }, page);
+  return toPage(rows, page, resumeAfter);
 }

@@ -3,7 +3,7 @@ import { sql, type SqlBool } from 'kysely';
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
 import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { compare, keysOf, shapedList } from '../../db/list-plan.js';
+import { compare, keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
 import { coalesceSort, SORT_SENTINELS } from '../../db/sort-sentinels.js';
 import type { DateText, InvoicePatch, InvoiceRow } from '../../db/types.js';
 import type { InvoiceStatus } from './invoices.lifecycle.js';
@@ -58,25 +58,24 @@ export async function countInvoicesOfJob(db: Executor, accountId: string, jobId:
   return Number(row.count);
 }
 
-export async function listInvoices(db: Executor, accountId: string, filters: InvoiceFilters, page: PageRequest<InvoiceRow>): Promise<InvoiceRow[]> {
-  return listInvoicesQuery(db, accountId, filters, page).execute();
+export async function listInvoices(db: Executor, accountId: string, filters: InvoiceFilters, page: PageRequest<InvoiceRow>): Promise<Listed<InvoiceRow>> {
+  return runList(listInvoicesPlan(db, accountId, filters, page));
 }
 
-/** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
-export function listInvoicesQuery(db: Executor, accountId: string, filters: InvoiceFilters, page: PageRequest<InvoiceRow>) {
-  const dueSort = INVOICE_SORTS.due_date!.expression;
+/** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
+export function listInvoicesPlan(db: Executor, accountId: string, filters: InvoiceFilters, page: PageRequest<InvoiceRow>) {
   const conditions = timeBoundConditions(filters);
-  if (filters.due_before !== undefined) conditions.push(compare('due_date', '<', filters.due_before, dueSort));
-  if (filters.due_after !== undefined) conditions.push(compare('due_date', '>=', filters.due_after, dueSort));
+  if (filters.due_before !== undefined) conditions.push(compare('due_date', '<', filters.due_before));
+  if (filters.due_after !== undefined) conditions.push(compare('due_date', '>=', filters.due_after));
   let statuses: readonly string[] | undefined = filters.statuses;
   if (filters.overdue?.wanted === true) {
     // Overdue is sent and past due: the status range of 'sent', with due_date before today.
     statuses = (statuses ?? ['sent']).filter((status) => status === 'sent');
-    conditions.push(compare('due_date', '<', filters.overdue.today, dueSort));
+    conditions.push(compare('due_date', '<', filters.overdue.today));
   } else if (filters.overdue?.wanted === false) {
     conditions.push({ column: 'status', expression: sql<SqlBool>`not (status = 'sent' and due_date is not null and due_date < ${filters.overdue.today})` });
   }
   const keys = keysOf({ client_id: filters.client_id, quote_id: filters.quote_id, job_id: filters.job_id });
   const among = statuses && { column: 'status', values: statuses };
-  return shapedList(db, () => db.selectFrom('invoices').select(COLUMNS).where('account_id', '=', accountId), { keys, among, conditions }, page);
+  return listPlan(db, { table: 'invoices', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions }, page);
 }

@@ -195,6 +195,6 @@ export async function listInvoices(db: Executor, accountId: string, query: ListI
   const page = pageRequest(query, repository.INVOICE_SORTS);
   const { overdue, ...filters } = query;
   const statuses = parseStatusFilter(query.status, INVOICE_STATUSES);
-  const rows = await repository.listInvoices(db, accountId, { ...filters, statuses, overdue: overdue === undefined ? undefined : { today: todayUtc(now), wanted: overdue } }, page);
-  return toPage<InvoiceRecord>(await withPayments(db, accountId, rows), page);
+  const { rows, resumeAfter } = await repository.listInvoices(db, accountId, { ...filters, statuses, overdue: overdue === undefined ? undefined : { today: todayUtc(now), wanted: overdue } }, page);
+  return toPage<InvoiceRecord>(await withPayments(db, accountId, rows), page, resumeAfter);
 }

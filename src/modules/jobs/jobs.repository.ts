@@ -2,7 +2,7 @@
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
 import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { compare, keysOf, shapedList } from '../../db/list-plan.js';
+import { compare, keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
 import { coalesceSort, SORT_SENTINELS } from '../../db/sort-sentinels.js';
 import type { JobPatch, JobRow } from '../../db/types.js';
 import { normalizeInstant } from '../../db/values.js';
@@ -44,17 +44,16 @@ export async function deleteJob(db: Executor, accountId: string, id: string): Pr
   await db.deleteFrom('jobs').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
-export async function listJobs(db: Executor, accountId: string, filters: JobFilters, page: PageRequest<JobRow>): Promise<JobRow[]> {
-  return listJobsQuery(db, accountId, filters, page).execute();
+export async function listJobs(db: Executor, accountId: string, filters: JobFilters, page: PageRequest<JobRow>): Promise<Listed<JobRow>> {
+  return runList(listJobsPlan(db, accountId, filters, page));
 }
 
-/** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
-export function listJobsQuery(db: Executor, accountId: string, filters: JobFilters, page: PageRequest<JobRow>) {
-  const scheduledSort = JOB_SORTS.scheduled_start!.expression;
+/** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
+export function listJobsPlan(db: Executor, accountId: string, filters: JobFilters, page: PageRequest<JobRow>) {
   const conditions = timeBoundConditions(filters);
-  if (filters.scheduled_from !== undefined) conditions.push(compare('scheduled_start', '>=', normalizeInstant(filters.scheduled_from), scheduledSort));
-  if (filters.scheduled_to !== undefined) conditions.push(compare('scheduled_start', '<', normalizeInstant(filters.scheduled_to), scheduledSort));
+  if (filters.scheduled_from !== undefined) conditions.push(compare('scheduled_start', '>=', normalizeInstant(filters.scheduled_from)));
+  if (filters.scheduled_to !== undefined) conditions.push(compare('scheduled_start', '<', normalizeInstant(filters.scheduled_to)));
   const keys = keysOf({ client_id: filters.client_id, request_id: filters.request_id, quote_id: filters.quote_id });
   const among = filters.statuses && { column: 'status', values: filters.statuses };
-  return shapedList(db, () => db.selectFrom('jobs').select(COLUMNS).where('account_id', '=', accountId), { keys, among, conditions }, page);
+  return listPlan(db, { table: 'jobs', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions }, page);
 }

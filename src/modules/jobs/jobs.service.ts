@@ -153,6 +153,6 @@ export async function deleteJob(db: Db, clock: Clock, accountId: string, id: str
 
 export async function listJobs(db: Executor, accountId: string, query: ListJobsInput): Promise<Page<JobRow>> {
   const page = pageRequest(query, repository.JOB_SORTS);
-  const rows = await repository.listJobs(db, accountId, { ...query, statuses: parseStatusFilter(query.status, JOB_STATUSES) }, page);
-  return toPage(rows, page);
+  const { rows, resumeAfter } = await repository.listJobs(db, accountId, { ...query, statuses: parseStatusFilter(query.status, JOB_STATUSES) }, page);
+  return toPage(rows, page, resumeAfter);
 }

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
 import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { compare, keysOf, shapedList } from '../../db/list-plan.js';
+import { compare, keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
 import type { PaymentPatch, PaymentRefundRow, PaymentRow } from '../../db/types.js';
 import { normalizeInstant } from '../../db/values.js';
 import type { PaymentMethod } from './payments.schemas.js';
@@ -55,18 +55,18 @@ export async function netPaidOfInvoice(db: Executor, accountId: string, invoiceI
   return Number(row?.paid ?? 0);
 }
 
-export async function listPayments(db: Executor, accountId: string, filters: PaymentFilters, page: PageRequest<PaymentRow>): Promise<PaymentRow[]> {
-  return listPaymentsQuery(db, accountId, filters, page).execute();
+export async function listPayments(db: Executor, accountId: string, filters: PaymentFilters, page: PageRequest<PaymentRow>): Promise<Listed<PaymentRow>> {
+  return runList(listPaymentsPlan(db, accountId, filters, page));
 }
 
-/** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
-export function listPaymentsQuery(db: Executor, accountId: string, filters: PaymentFilters, page: PageRequest<PaymentRow>) {
+/** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
+export function listPaymentsPlan(db: Executor, accountId: string, filters: PaymentFilters, page: PageRequest<PaymentRow>) {
   const conditions = timeBoundConditions(filters);
   if (filters.paid_after !== undefined) conditions.push(compare('paid_at', '>=', normalizeInstant(filters.paid_after)));
   if (filters.paid_before !== undefined) conditions.push(compare('paid_at', '<', normalizeInstant(filters.paid_before)));
   const keys = keysOf({ invoice_id: filters.invoice_id, client_id: filters.client_id });
   const among = filters.method === undefined ? undefined : { column: 'method', values: [filters.method] };
-  return shapedList(db, () => db.selectFrom('payments').select(COLUMNS).where('account_id', '=', accountId), { keys, among, conditions }, page);
+  return listPlan(db, { table: 'payments', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions }, page);
 }
 
 export async function insertRefund(db: Executor, row: PaymentRefundRow): Promise<void> {

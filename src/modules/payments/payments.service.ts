@@ -168,6 +168,6 @@ export async function refundPayment(db: Db, clock: Clock, accountId: string, id:
 
 export async function listPayments(db: Executor, accountId: string, query: ListPaymentsInput): Promise<Page<PaymentRecord>> {
   const page = pageRequest(query, repository.PAYMENT_SORTS);
-  const rows = await repository.listPayments(db, accountId, query, page);
-  return toPage<PaymentRecord>(await withRefunds(db, accountId, rows), page);
+  const { rows, resumeAfter } = await repository.listPayments(db, accountId, query, page);
+  return toPage<PaymentRecord>(await withRefunds(db, accountId, rows), page, resumeAfter);
 }

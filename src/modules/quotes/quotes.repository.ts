@@ -2,7 +2,7 @@
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
 import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { keysOf, shapedList } from '../../db/list-plan.js';
+import { keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
 import type { QuotePatch, QuoteRow } from '../../db/types.js';
 import type { QuoteStatus } from './quotes.lifecycle.js';
 
@@ -44,13 +44,13 @@ export async function deleteQuote(db: Executor, accountId: string, id: string): 
   await db.deleteFrom('quotes').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
-export async function listQuotes(db: Executor, accountId: string, filters: QuoteFilters, page: PageRequest<QuoteRow>): Promise<QuoteRow[]> {
-  return listQuotesQuery(db, accountId, filters, page).execute();
+export async function listQuotes(db: Executor, accountId: string, filters: QuoteFilters, page: PageRequest<QuoteRow>): Promise<Listed<QuoteRow>> {
+  return runList(listQuotesPlan(db, accountId, filters, page));
 }
 
-/** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
-export function listQuotesQuery(db: Executor, accountId: string, filters: QuoteFilters, page: PageRequest<QuoteRow>) {
+/** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
+export function listQuotesPlan(db: Executor, accountId: string, filters: QuoteFilters, page: PageRequest<QuoteRow>) {
   const keys = keysOf({ client_id: filters.client_id, request_id: filters.request_id });
   const among = filters.statuses && { column: 'status', values: filters.statuses };
-  return shapedList(db, () => db.selectFrom('quotes').select(COLUMNS).where('account_id', '=', accountId), { keys, among, conditions: timeBoundConditions(filters) }, page);
+  return listPlan(db, { table: 'quotes', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions: timeBoundConditions(filters) }, page);
 }

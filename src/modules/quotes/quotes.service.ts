@@ -222,6 +222,6 @@ export async function convertQuote(trx: Executor, clock: Clock, accountId: strin
 
 export async function listQuotes(db: Executor, accountId: string, query: ListQuotesInput): Promise<Page<QuoteRow>> {
   const page = pageRequest(query, repository.QUOTE_SORTS);
-  const rows = await repository.listQuotes(db, accountId, { ...query, statuses: parseStatusFilter(query.status, QUOTE_STATUSES) }, page);
-  return toPage(rows, page);
+  const { rows, resumeAfter } = await repository.listQuotes(db, accountId, { ...query, statuses: parseStatusFilter(query.status, QUOTE_STATUSES) }, page);
+  return toPage(rows, page, resumeAfter);
 }

@@ -2,7 +2,7 @@
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
 import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { keysOf, shapedList } from '../../db/list-plan.js';
+import { keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
 import type { ServiceRequestPatch, ServiceRequestRow } from '../../db/types.js';
 import type { RequestStatus } from './service-requests.lifecycle.js';
 
@@ -28,13 +28,13 @@ export async function updateServiceRequest(db: Executor, accountId: string, id: 
   return db.updateTable('service_requests').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
 }
 
-export async function listServiceRequests(db: Executor, accountId: string, filters: ServiceRequestFilters, page: PageRequest<ServiceRequestRow>): Promise<ServiceRequestRow[]> {
-  return listServiceRequestsQuery(db, accountId, filters, page).execute();
+export async function listServiceRequests(db: Executor, accountId: string, filters: ServiceRequestFilters, page: PageRequest<ServiceRequestRow>): Promise<Listed<ServiceRequestRow>> {
+  return runList(listServiceRequestsPlan(db, accountId, filters, page));
 }
 
-/** The list's query, unexecuted: the query-plan test explains exactly what the list runs. */
-export function listServiceRequestsQuery(db: Executor, accountId: string, filters: ServiceRequestFilters, page: PageRequest<ServiceRequestRow>) {
+/** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
+export function listServiceRequestsPlan(db: Executor, accountId: string, filters: ServiceRequestFilters, page: PageRequest<ServiceRequestRow>) {
   const keys = keysOf({ client_id: filters.client_id });
   const among = filters.statuses && { column: 'status', values: filters.statuses };
-  return shapedList(db, () => db.selectFrom('service_requests').select(COLUMNS).where('account_id', '=', accountId), { keys, among, conditions: timeBoundConditions(filters) }, page);
+  return listPlan(db, { table: 'service_requests', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions: timeBoundConditions(filters) }, page);
 }

@@ -102,6 +102,6 @@ export async function convertServiceRequest(trx: Executor, clock: Clock, account
 
 export async function listServiceRequests(db: Executor, accountId: string, query: ListServiceRequestsInput): Promise<Page<ServiceRequestRow>> {
   const page = pageRequest(query, repository.SERVICE_REQUEST_SORTS);
-  const rows = await repository.listServiceRequests(db, accountId, { ...query, statuses: parseStatusFilter(query.status, REQUEST_STATUSES) }, page);
-  return toPage(rows, page);
+  const { rows, resumeAfter } = await repository.listServiceRequests(db, accountId, { ...query, statuses: parseStatusFilter(query.status, REQUEST_STATUSES) }, page);
+  return toPage(rows, page, resumeAfter);
 }

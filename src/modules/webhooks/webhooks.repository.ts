@@ -3,7 +3,7 @@
 import { sql, type SqlBool } from 'kysely';
 import { timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
-import { keysOf, shapedList } from '../../db/list-plan.js';
+import { keysOf, listPlan } from '../../db/list-plan.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import type { WebhookDeliveriesTable, WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow } from '../../db/types.js';
 
@@ -123,8 +123,8 @@ export interface DeliveryFilters {
 export async function listDeliveries(db: Executor, accountId: string, endpointId: string, filters: DeliveryFilters, page: PageRequest<WebhookDeliveryRow>): Promise<WebhookDeliveryRow[]> {
   const keys = keysOf({ event_id: filters.event_id });
   const among = filters.status === undefined ? undefined : { column: 'status', values: [filters.status] };
-  const start = () => db.selectFrom('webhook_deliveries').select(DELIVERY_COLUMNS).where('account_id', '=', accountId).where('endpoint_id', '=', endpointId);
-  return shapedList(db, start, { keys, among, conditions: [] }, page).execute();
+  const source = { table: 'webhook_deliveries', columns: DELIVERY_COLUMNS, scope: { account_id: accountId, endpoint_id: endpointId } };
+  return listPlan(db, source, { keys, among, conditions: [] }, page).query.execute();
 }
 
 /** The last attempt of each (event, endpoint) that failed for good since `since` and has none waiting. */

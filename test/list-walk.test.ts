@@ -1,0 +1,157 @@
+// Lists whose filter is not a range of the sort's index (contract section 13; docs/decisions.md "Bounded
+// lists"). A small filtered range is read whole: full pages. A large one is found by walking the sort's
+// index at most WALK_LIMIT (1,000) entries a page: a page may come back short, even empty, with has_more
+// and a cursor, and following the cursors yields exactly the matching rows in order. The expected rows
+// are computed here from the rows the test inserted, not by the code under test.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { v7 as uuidv7 } from 'uuid';
+import type { ClientRow, InvoiceRow } from '../src/db/types.js';
+import { createTestContext, ManualClock, type ApiResponse, type TestContext } from './helpers/context.js';
+
+/** The walk's bound per page, as the contract's decision states it. */
+const WALK_LIMIT = 1000;
+const ROWS = 2400;
+const START = Date.parse('2026-01-01T00:00:00.000Z');
+const STATUSES = ['sent', 'paid', 'draft', 'void', 'paid', 'sent'] as const;
+
+const clock = new ManualClock(new Date('2026-11-22T10:00:00.000Z'));
+let context: TestContext;
+let key: string;
+const invoices: InvoiceRow[] = [];
+const clients: ClientRow[] = [];
+
+const instant = (seconds: number) => new Date(START + seconds * 1000).toISOString();
+/** Day `n` after 2026-01-01: due dates rise with creation, a hundred invoices a day, as a business's do. */
+const day = (n: number) => new Date(START + n * 86_400_000).toISOString().slice(0, 10);
+
+before(async () => {
+  context = await createTestContext({ clock });
+  const account = await context.account();
+  key = account.key;
+  const { db } = context.database;
+  // Rows go straight into the tables: 2,400 through the API would be most of this test's time.
+  for (let index = 0; index < ROWS; index += 1) {
+    const name = `Client ${index}`;
+    // updated_at falls as created_at rises: a range of one is far from the start of the other's order.
+    clients.push({ id: uuidv7(), account_id: account.accountId, name, sort_name: name.toLowerCase(), email: null, phone: null, company_name: null, address: null, notes: null, metadata: '{}', created_at: instant(index), updated_at: instant(2 * ROWS - index) });
+  }
+  let number = 0;
+  for (let index = 0; index < ROWS; index += 1) {
+    const status = STATUSES[index % STATUSES.length]!;
+    const numbered = status !== 'draft';
+    if (numbered) number += 1;
+    invoices.push({
+      id: uuidv7(), account_id: account.accountId, client_id: clients[index % 10]!.id, job_id: null, quote_id: null,
+      number: numbered ? `INV-${String(number).padStart(6, '0')}` : null, number_seq: numbered ? number : null, currency: 'USD', line_items: '[]',
+      subtotal_amount: 1000, tax_amount: 0, total_amount: 1000, amount_paid: status === 'paid' ? 1000 : 0, notes: null,
+      issue_date: numbered ? day(Math.floor(index / 100)) : null, due_date: index % 7 === 0 ? null : day(Math.floor(index / 100)), status,
+      sent_at: numbered ? instant(index) : null, paid_at: status === 'paid' ? instant(index) : null, voided_at: status === 'void' ? instant(index) : null,
+      delivery_id: null, delivery_status: null, hosted_token: null, hosted_url: null, metadata: '{}', created_at: instant(index), updated_at: instant(index),
+    });
+  }
+  await db.transaction().execute(async (trx) => {
+    for (let at = 0; at < ROWS; at += 200) await trx.insertInto('clients').values(clients.slice(at, at + 200)).execute();
+    for (let at = 0; at < ROWS; at += 200) await trx.insertInto('invoices').values(invoices.slice(at, at + 200)).execute();
+  });
+});
+after(() => context.close());
+
+interface Walked {
+  ids: string[];
+  pages: Array<{ size: number; hasMore: boolean }>;
+}
+
+/** Follows next_cursor from the first page to the last; every page must be a 200 of at most `limit` rows. */
+async function walk(path: string, query: string, limit = 50): Promise<Walked> {
+  const walked: Walked = { ids: [], pages: [] };
+  let cursor: string | null = null;
+  do {
+    const response: ApiResponse = await context.request('GET', `${path}?limit=${limit}&${query}${cursor ? `&cursor=${cursor}` : ''}`, { key });
+    assert.equal(response.status, 200, response.text);
+    const { data, meta } = response.body;
+    assert.ok(data.length <= limit);
+    assert.equal(meta.pagination.has_more, meta.pagination.next_cursor !== null);
+    walked.ids.push(...data.map((item: { id: string }) => item.id));
+    walked.pages.push({ size: data.length, hasMore: meta.pagination.has_more });
+    cursor = meta.pagination.next_cursor;
+    assert.ok(walked.pages.length < 200, 'the pages end');
+  } while (cursor);
+  return walked;
+}
+
+/** Rows in the order (key, id), descending when asked: the expected list. */
+function ordered<Row extends { id: string }>(rows: Row[], key: (row: Row) => string | number, descending: boolean): string[] {
+  const sign = descending ? -1 : 1;
+  return [...rows].sort((a, b) => sign * (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((row) => row.id);
+}
+
+const shortPagesWithMore = (walked: Walked) => walked.pages.filter((page, index) => page.hasMore && page.size < 50 && index < walked.pages.length - 1).length;
+
+describe('lists whose filter is not a range of the sort index', () => {
+  test('a small range (≤ 1,000 rows) is read whole: full pages, newest first', async () => {
+    const expected = ordered(invoices.filter((row) => row.due_date !== null && row.due_date < day(5)), (row) => row.created_at, true);
+    assert.ok(expected.length < WALK_LIMIT && expected.length > 100);
+    const walked = await walk('/v1/invoices', `due_before=${day(5)}`);
+    assert.deepEqual(walked.ids, expected);
+    assert.equal(shortPagesWithMore(walked), 0, 'every page but the last is full');
+  });
+
+  test('a large range far from the start of the order: short pages that resume, and exactly the matching rows', async () => {
+    // Due before day 13: the oldest 1,300 invoices less the undated, walked from the newest.
+    const expected = ordered(invoices.filter((row) => row.due_date !== null && row.due_date < day(13)), (row) => row.created_at, true);
+    assert.ok(expected.length > WALK_LIMIT);
+    const walked = await walk('/v1/invoices', `due_before=${day(13)}`);
+    assert.deepEqual(walked.ids, expected);
+    // The newest 1,100 rows of the order match nothing: the first page stops at the bound, empty, and says more follow.
+    assert.deepEqual(walked.pages[0], { size: 0, hasMore: true });
+    assert.ok(walked.pages.length <= Math.ceil(ROWS / WALK_LIMIT) + Math.ceil(expected.length / 50) + 1, `${walked.pages.length} pages`);
+  });
+
+  test('created_before with sort=-number, the same way', async () => {
+    // The highest 1,000 numbers belong to invoices made after the 1,100th: the first page is empty.
+    const expected = ordered(invoices.filter((row) => row.created_at < instant(1100)), (row) => row.number_seq ?? 0, true);
+    const walked = await walk('/v1/invoices', `created_before=${instant(1100)}&sort=-number`);
+    assert.deepEqual(walked.ids, expected);
+    assert.deepEqual(walked.pages[0], { size: 0, hasMore: true });
+  });
+
+  test('status=sent,paid with due_before and sort=-number: each status walked, merged, exact', async () => {
+    const expected = ordered(invoices.filter((row) => (row.status === 'sent' || row.status === 'paid') && row.due_date !== null && row.due_date < day(15)), (row) => row.number_seq ?? 0, true);
+    const walked = await walk('/v1/invoices', `status=sent,paid&due_before=${day(15)}&sort=-number`);
+    assert.deepEqual(walked.ids, expected);
+  });
+
+  test('overdue=false (no index orders it) with the default sort: exact', async () => {
+    const today = '2026-11-22';
+    const expected = ordered(invoices.filter((row) => !(row.status === 'sent' && row.due_date !== null && row.due_date < today)), (row) => row.created_at, true);
+    assert.deepEqual((await walk('/v1/invoices', 'overdue=false', 100)).ids, expected);
+  });
+
+  test('overdue=true with sort=due_date skips the undated rows: full pages from the first', async () => {
+    const expected = ordered(invoices.filter((row) => row.status === 'sent' && row.due_date !== null && row.due_date < '2026-11-22'), (row) => row.due_date!, false);
+    const walked = await walk('/v1/invoices', 'overdue=true&sort=due_date');
+    assert.deepEqual(walked.ids, expected);
+    assert.equal(shortPagesWithMore(walked), 0);
+  });
+
+  test('clients: updated_after with sort=created_at, a large range and a small one', async () => {
+    const large = ordered(clients.filter((row) => row.updated_at >= instant(ROWS + 200)), (row) => row.created_at, false);
+    assert.ok(large.length > WALK_LIMIT);
+    const walked = await walk('/v1/clients', `updated_after=${instant(ROWS + 200)}&sort=created_at`);
+    assert.deepEqual(walked.ids, large);
+    const small = ordered(clients.filter((row) => row.updated_at >= instant(2 * ROWS - 300)), (row) => row.created_at, false);
+    const smallWalk = await walk('/v1/clients', `updated_after=${instant(2 * ROWS - 300)}&sort=created_at`);
+    assert.deepEqual(smallWalk.ids, small);
+    assert.equal(shortPagesWithMore(smallWalk), 0);
+  });
+
+  test('a cursor from a short page is an ordinary cursor of its sort: another sort refuses it', async () => {
+    const first = await context.request('GET', `/v1/invoices?limit=50&due_before=${day(15)}`, { key });
+    const cursor = first.body.meta.pagination.next_cursor;
+    assert.ok(cursor);
+    const other = await context.request('GET', `/v1/invoices?limit=50&due_before=${day(15)}&sort=created_at&cursor=${cursor}`, { key });
+    assert.equal(other.status, 422);
+    assert.equal(other.body.error.code, 'VALIDATION_ERROR');
+  });
+});
