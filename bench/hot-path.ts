@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, peakRssMb, prepare, seed, startBaseline, startBms, stop, work, startPostgresDatabase } from './lib.js';
+import { ROOT, peakRssMb, startBaseline, startSeeded, stop, work, startPostgresDatabase } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 
@@ -59,9 +59,7 @@ async function main() {
   ensureWrk();
   const rows: Measured[] = [];
   const sqliteEnv = { DATABASE_URL: `sqlite:${path.join(work, 'hot.sqlite')}` };
-  let seeded = await prepare(sqliteEnv);
-  const sqlite = await startBms(sqliteEnv);
-  seeded = await seed(sqlite.url, seeded);
+  const { server: sqlite, seeded } = await startSeeded(sqliteEnv);
   const baseline = await startBaseline(seeded.clientResponseSize);
   const bare = wrk('bare node:http (baseline)', baseline.url, baseline.process.pid as number);
   rows.push(bare);
@@ -73,9 +71,7 @@ async function main() {
   const postgres = await startPostgresDatabase('hot');
   try {
     const pgEnv = { DATABASE_URL: postgres.url };
-    let pgSeeded = await prepare(pgEnv);
-    const server = await startBms(pgEnv);
-    pgSeeded = await seed(server.url, pgSeeded);
+    const { server, seeded: pgSeeded } = await startSeeded(pgEnv);
     rows.push(ratio(wrk('GET one client, PostgreSQL', `${server.url}/v1/clients/${pgSeeded.clientId}`, server.process.pid as number, pgSeeded.key), 0.12));
     rows.push(ratio(wrk('list 25 clients, PostgreSQL', `${server.url}/v1/clients?limit=25`, server.process.pid as number, pgSeeded.key), 0.1));
     await stop(server.process);

@@ -148,6 +148,13 @@ export async function seed(base: string, seeded: Seeded): Promise<Seeded> {
   return { ...seeded, clientId, invoiceId, clientResponseSize: size };
 }
 
+/** A migrated database with an account and a key, a production-configured BMS on it, and the standard rows made through the API. */
+export async function startSeeded(env: Record<string, string>, nodeOptions: string[] = []): Promise<{ server: { url: string; process: ChildProcess }; seeded: Seeded }> {
+  const prepared = await prepare(env);
+  const server = await startBms(env, nodeOptions);
+  return { server, seeded: await seed(server.url, prepared) };
+}
+
 /** A PostgreSQL server with its durable defaults and one empty database `name`: that database's URL, and a stop. */
 export async function startPostgresDatabase(name: string): Promise<{ url: string; stop(): void }> {
   const postgres = await startPostgres({ durable: true });

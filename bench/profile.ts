@@ -3,7 +3,7 @@
 // function and by package). The .cpuprofile file is kept for a flame graph (Chrome DevTools, speedscope).
 import fs from 'node:fs';
 import path from 'node:path';
-import { api, load, peakRssMb, prepare, seed, startBms, stop, work } from './lib.js';
+import { api, load, peakRssMb, startSeeded, stop, work } from './lib.js';
 
 interface ProfileNode {
   id: number;
@@ -34,9 +34,7 @@ function summarise(file: string, rows: number): string[] {
 const scenario = process.argv[2] ?? 'get';
 const directory = path.join(work, 'profile');
 const env = { DATABASE_URL: `sqlite:${path.join(work, 'profile.sqlite')}` };
-let seeded = await prepare(env);
-const server = await startBms(env, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
-seeded = await seed(server.url, seeded);
+const { server, seeded } = await startSeeded(env, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
 await api(server.url, seeded.key, 'GET', '/health');
 const url = { health: `${server.url}/health`, list: `${server.url}/v1/clients?limit=25`, get: `${server.url}/v1/clients/${seeded.clientId}` }[scenario];
 if (!url) throw new Error('usage: npm run bench:profile [get|list|health]');

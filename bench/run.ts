@@ -9,7 +9,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { v7 as uuidv7 } from 'uuid';
 import { spawn } from 'node:child_process';
 import { documentRows, type DocumentsResult } from './documents.js';
-import { CONNECTIONS, DURATION, ROOT, api, load, peakRssMb, prepare, seed, startBaseline, startBms, stop, waitForHttp, work, type Row, startPostgresDatabase } from './lib.js';
+import { CONNECTIONS, DURATION, ROOT, api, load, peakRssMb, prepare, startBaseline, startBms, startSeeded, stop, waitForHttp, work, type Row, startPostgresDatabase } from './lib.js';
 
 const SCALE_ROWS = Number(process.env.BENCH_SCALE_ROWS ?? 1_000_000);
 
@@ -112,9 +112,7 @@ async function main() {
 
   // --- SQLite, one process -------------------------------------------------------------
   const sqliteEnv = { DATABASE_URL: `sqlite:${path.join(work, 'bench.sqlite')}` };
-  let seeded = await prepare(sqliteEnv);
-  const single = await startBms(sqliteEnv);
-  seeded = await seed(single.url, seeded);
+  const { server: single, seeded } = await startSeeded(sqliteEnv);
   const baseline = await startBaseline(seeded.clientResponseSize);
   const pid = single.process.pid as number;
   rows.push(compare('get one client', baseline.url, `${single.url}/v1/clients/${seeded.clientId}`, pid, { key: seeded.key }, 0.3));
@@ -141,9 +139,7 @@ async function main() {
   const postgres = await startPostgresDatabase('bench');
   try {
     const pgEnv = { DATABASE_URL: postgres.url };
-    let pgSeeded = await prepare(pgEnv);
-    const onPostgres = await startBms(pgEnv);
-    pgSeeded = await seed(onPostgres.url, pgSeeded);
+    const { server: onPostgres, seeded: pgSeeded } = await startSeeded(pgEnv);
     rows.push(compare('get one client, PostgreSQL', baseline.url, `${onPostgres.url}/v1/clients/${pgSeeded.clientId}`, onPostgres.process.pid as number, { key: pgSeeded.key }, 0.18));
     rows.push(compare('list 25 clients, PostgreSQL', baseline.url, `${onPostgres.url}/v1/clients?limit=25`, onPostgres.process.pid as number, { key: pgSeeded.key }));
     await stop(onPostgres.process);

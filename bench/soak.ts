@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, api, load, peakRssMb, prepare, procMemoryMb, seed, startBms, stop, work, type Load } from './lib.js';
+import { ROOT, api, load, peakRssMb, procMemoryMb, startSeeded, stop, work, type Load } from './lib.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 5);
 const SLICE_SECONDS = 20;
@@ -19,10 +19,8 @@ function add(total: Record<string, number>, counts: Record<string, number>) {
 
 async function main() {
   const env = { DATABASE_URL: `sqlite:${path.join(work, 'soak.sqlite')}` };
-  let seeded = await prepare(env);
-  const server = await startBms(env);
+  const { server, seeded } = await startSeeded(env);
   const pid = server.process.pid as number;
-  seeded = await seed(server.url, seeded);
 
   const mix = [
     { name: 'get client', url: `/v1/clients/${seeded.clientId}` },

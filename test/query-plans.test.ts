@@ -184,6 +184,11 @@ describe(`lists whose filter is not a range of the sort's index, on ${onPostgres
       assertReads(await plan(walk.list({ value: name.includes('number') ? 1 : '2026-06-01T00:00:00.000Z', id: ID })), walkIndex, merges);
     });
   }
+  test('a cursor is a range of an expression index (sort=-number), not a walk from its start', async () => {
+    const cursor = Buffer.from(JSON.stringify(['-number', 500, ID])).toString('base64url');
+    const text = await plan(listInvoicesPlan(db(), documentAccountId, {}, pageRequest({ sort: '-number', cursor }, INVOICE_SORTS)).query);
+    assert.match(text, onPostgres ? /Index Cond: \(\(account_id = .*\) AND \(COALESCE\(number_seq, '0'::bigint\) <= / : /invoices_sort_2_idx \(account_id=\? AND <expr><\?\)/, text);
+  });
   test('a filter on a column no index orders (overdue=false) is walked, never counted', () => {
     const { ranges, walk } = listInvoicesPlan(db(), documentAccountId, { overdue: { today: '2026-11-22', wanted: false } }, pageRequest({}, INVOICE_SORTS));
     assert.deepEqual([ranges.length, walk !== undefined], [0, true]);

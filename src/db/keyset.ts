@@ -99,7 +99,7 @@ export function pageRequest<Row>(query: PageQuery, fields: SortFields<Row>): Pag
 
 /**
  * Orders by (column, id), starts after the cursor's row and fetches one row more than the page, which
- * tells whether another page follows. Row-value comparison lets the (account_id, column, id) index serve it.
+ * tells whether another page follows. The cursor's condition is a range of the (account_id, column, id) index.
  */
 export function applyPage<DB, TB extends keyof DB, O, Row>(query: SelectQueryBuilder<DB, TB, O>, page: PageRequest<Row>): SelectQueryBuilder<DB, TB, O> {
   const direction = page.descending ? 'desc' : 'asc';
@@ -112,9 +112,15 @@ export function sortKeyOf(page: PageRequest<unknown>) {
   return page.field.expression ? sql.raw(page.field.expression) : sql.ref(page.column);
 }
 
-/** `(sort key, id) operator (key.value, key.id)`: a range of the sort's index. */
+/**
+ * `(sort key, id) operator (key.value, key.id)`, written `sort key ≤ value and (sort key < value or id
+ * < key.id)` (for `<`): SQLite uses a row-value comparison as a range of an index only on plain columns, and
+ * walked an expression index (`coalesce(number_seq, 0)`) from its start; the first term is a range of any.
+ */
 export function beyond(page: PageRequest<unknown>, key: SortKey, operator: '<' | '>' | '<=' | '>=') {
-  return sql<boolean>`(${sortKeyOf(page)}, ${sql.ref('id')}) ${sql.raw(operator)} (${key.value}, ${key.id})`;
+  const sortKey = sortKeyOf(page);
+  const strict = sql.raw(operator[0]!);
+  return sql<boolean>`(${sortKey} ${strict}= ${key.value} and (${sortKey} ${strict} ${key.value} or ${sql.ref('id')} ${sql.raw(operator)} ${key.id}))`;
 }
 
 /**

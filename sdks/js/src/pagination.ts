@@ -3,7 +3,7 @@
 
 export class Page<T> implements AsyncIterable<T> {
   constructor(
-    /** The objects on this page. */
+    /** The objects on this page: at most `limit`, and possibly fewer, even none, while `hasMore` is true. */
     readonly data: T[],
     readonly hasMore: boolean,
     /** Pass as `cursor` to get the next page; null on the last page. */

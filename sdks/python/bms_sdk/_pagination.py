@@ -20,7 +20,7 @@ class _PageBase(Generic[T]):
         status: int = 200,
         headers: Optional[Dict[str, str]] = None,
     ) -> None:
-        #: The objects on this page.
+        #: The objects on this page: at most ``limit``, possibly fewer, even none, while ``has_more`` is true.
         self.data = data
         self.has_more = has_more
         #: Pass as ``cursor`` to get the next page; None on the last page.
