@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql, type Compilable } from 'kysely';
 import { pageRequest } from '../src/db/keyset.js';
-import { CLIENT_SORTS, clientListPlan, listClientsQuery, type ClientFilters } from '../src/modules/clients/clients.repository.js';
+import { CLIENT_SORTS, clientListPlan, listClientsQuery, searchCountQuery, type ClientFilters } from '../src/modules/clients/clients.repository.js';
 import { EVENT_SORTS, listEventsPlan } from '../src/modules/events/events.repository.js';
 import { INVOICE_SORTS, listInvoicesPlan } from '../src/modules/invoices/invoices.repository.js';
 import { JOB_SORTS, listJobsPlan } from '../src/modules/jobs/jobs.repository.js';
@@ -92,6 +92,17 @@ describe(`client lists on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: each from its
       assert.doesNotMatch(text, onPostgres ? /Seq Scan on clients/ : /SCAN clients\b(?! USING)/, text);
     });
   }
+});
+
+describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
+  test('SQLite counts the trigram index alone (never the clients table); PostgreSQL has no count', async () => {
+    const count = searchCountQuery(context.database.db, { q: 'Cooper' });
+    if (onPostgres) return assert.equal(count, undefined);
+    const text = await plan(count!);
+    assert.match(text, /SCAN clients_fts VIRTUAL TABLE INDEX/, text);
+    assert.doesNotMatch(text, /\bclients\b(?!_fts)/, text);
+    assert.equal(searchCountQuery(context.database.db, { q: 'co' }), undefined, 'a 2-character q has no trigram');
+  });
 });
 
 const ID = '0195d1f0-0000-7000-8000-000000000001';

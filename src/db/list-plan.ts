@@ -12,7 +12,7 @@ import { dialectOf, type Executor } from './database.js';
 import { applyPage, beyond, sortKeyOf, type PageRequest, type SortKey } from './keyset.js';
 
 /** The most index entries a list reads to find one page's rows when a filter is not a range of the sort's index. */
-export const WALK_LIMIT = 1000;
+export const WALK_LIMIT = 500;
 
 /** A filter condition, and the column it is on: a condition on a sort column is a range of its index. */
 export interface Condition {

@@ -4,7 +4,7 @@ import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account
 import { dialectOf, type Executor } from '../../db/database.js';
 import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../../db/migrations/20261122050000_client_search.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { fenced, listPlan, runList, type Listed } from '../../db/list-plan.js';
+import { fenced, listPlan, runList, WALK_LIMIT, type Listed } from '../../db/list-plan.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
 const COLUMNS = ['id', 'account_id', 'name', 'sort_name', 'email', 'phone', 'company_name', 'address', 'notes', 'metadata', 'created_at', 'updated_at'] as const;
@@ -100,7 +100,9 @@ function startsWith(accountId: string, prefix: string) {
 
 export async function listClients(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>): Promise<Listed<ClientRow>> {
   if (filters.q === undefined && filters.email === undefined) return runList(clientListPlan(db, accountId, filters, page));
-  const window = searchWindowQuery(db, accountId, filters, page);
+  const hits = searchCountQuery(db, filters);
+  const few = hits !== undefined && Number((await hits.executeTakeFirstOrThrow()).count) <= WALK_LIMIT;
+  const window = few ? undefined : searchWindowQuery(db, accountId, filters, page);
   if (window) {
     const rows = await window.execute();
     if (rows.length > page.limit) return { rows };
@@ -111,6 +113,18 @@ export async function listClients(db: Executor, accountId: string, filters: Clie
 /** The plan of a list without `q` or `email`: the time bounds, as every other list has them. */
 export function clientListPlan(db: Executor, accountId: string, filters: TimeBounds, page: PageRequest<ClientRow>) {
   return listPlan(db, { table: 'clients', columns: COLUMNS, scope: { account_id: accountId } }, { keys: [], conditions: timeBoundConditions(filters) }, page);
+}
+
+/**
+ * SQLite: how many clients (of any account) the trigram index finds for `q`, counted to WALK_LIMIT + 1 at
+ * most. A rare term's few matches are read and sorted at once, without first reading the nearest rows.
+ * Undefined when the list does not search the FTS index (PostgreSQL, short or no `q`, an e-mail).
+ */
+export function searchCountQuery(db: Executor, filters: ClientFilters) {
+  const { q, email } = filters;
+  if (q === undefined || email !== undefined || dialectOf(db) === 'postgres' || [...q].length < TRIGRAM) return undefined;
+  const phrase = `"${q.replace(/"/g, '""')}"`;
+  return db.selectFrom(sql<{ one: number }>`(select 1 from clients_fts where clients_fts match ${phrase} limit ${WALK_LIMIT + 1})`.as('hits')).select(sql<number>`count(*)`.as('count'));
 }
 
 /**
