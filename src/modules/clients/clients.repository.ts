@@ -4,6 +4,7 @@ import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account
 import { dialectOf, type Executor } from '../../db/database.js';
 import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../../db/migrations/20261122050000_client_search.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { prepared } from '../../db/prepared.js';
 import { fenced, listPlan, runList, WALK_LIMIT, type Listed } from '../../db/list-plan.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
@@ -43,9 +44,13 @@ export async function insertClient(db: Executor, row: ClientRow): Promise<void> 
   await db.insertInto('clients').values(row).execute();
 }
 
+const clientById = (db: Executor, accountId: string, id: string) => db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
+/** GET /v1/clients/:id, the hottest route: compiled once. */
+const findClientPrepared = prepared(clientById);
+
 export async function findClient(db: Executor, accountId: string, id: string, lock = false): Promise<ClientRow | undefined> {
-  const query = db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
-  return lockedIf(db, query, lock).executeTakeFirst();
+  if (lock) return lockedIf(db, clientById(db, accountId, id), lock).executeTakeFirst();
+  return (await findClientPrepared(db, accountId, id))[0];
 }
 
 export async function updateClient(db: Executor, accountId: string, id: string, patch: ClientPatch): Promise<ClientRow | undefined> {
