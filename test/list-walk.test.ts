@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
 import type { ClientRow, InvoiceRow } from '../src/db/types.js';
 import { createTestContext, ManualClock, type ApiResponse, type TestContext } from './helpers/context.js';
+import { onPostgres } from './helpers/database.js';
 
 /** The walk's bound per page, as the contract's decision states it. */
 const WALK_LIMIT = 500;
@@ -153,6 +154,19 @@ describe('lists whose filter is not a range of the sort index', () => {
       const expected = ordered(clients.filter((row) => row.name.toLowerCase().includes(q.toLowerCase())), (row) => row.sort_name, false);
       assert.deepEqual((await walk('/v1/clients', `q=${encodeURIComponent(q)}&sort=name`)).ids, expected, q);
     }
+  });
+
+  test('q: a term with over 500 matches, none among the nearest 1,000 rows: short pages that resume, exact', async () => {
+    // 1,300 older clients of one company, behind the 1,200 newer ones in the default order.
+    const accountId = clients[0]!.account_id;
+    const older: ClientRow[] = Array.from({ length: 1300 }, (_, index) => ({ ...clients[0]!, id: uuidv7(), account_id: accountId, name: `Zed ${index}`, sort_name: `zed ${index}`, company_name: 'Acme Roofing', created_at: instant(index - 10_000), updated_at: instant(index - 10_000) }));
+    await context.database.db.transaction().execute(async (trx) => {
+      for (let at = 0; at < older.length; at += 200) await trx.insertInto('clients').values(older.slice(at, at + 200)).execute();
+    });
+    const walked = await walk('/v1/clients', 'q=acme');
+    assert.deepEqual(walked.ids, ordered(older, (row) => row.created_at, true));
+    // SQLite walks (its trigram index counts the matches); PostgreSQL reads its trigram index's matches whole.
+    assert.deepEqual(walked.pages[0], onPostgres ? { size: 50, hasMore: true } : { size: 0, hasMore: true });
   });
 
   test('a cursor from a short page is an ordinary cursor of its sort: another sort refuses it', async () => {

@@ -3,7 +3,7 @@ import { sql, type SqlBool } from 'kysely';
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import { dialectOf, type Executor } from '../../db/database.js';
 import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../../db/migrations/20261122050000_client_search.js';
-import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { applyPage, sortKeyOf, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import { prepared } from '../../db/prepared.js';
 import { fenced, listPlan, runList, WALK_LIMIT, type Listed } from '../../db/list-plan.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
@@ -30,7 +30,7 @@ const TRIGRAM = 3;
  * How many rows of the sort order a search reads first. A common term (`Cooper` in a million names) fills
  * a page from them; only a rarer one reaches its index, whose matches are then few enough to sort.
  */
-const SEARCH_WINDOW = 5000;
+const SEARCH_WINDOW = 1000;
 
 /** Tables whose rows refer to a client, and what to call them in the 409 message. */
 const CLIENT_REFERENCES = [
@@ -105,14 +105,15 @@ function startsWith(accountId: string, prefix: string) {
 
 export async function listClients(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>): Promise<Listed<ClientRow>> {
   if (filters.q === undefined && filters.email === undefined) return runList(clientListPlan(db, accountId, filters, page));
+  const window = searchWindowQuery(db, accountId, filters, page);
+  if (!window) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
+  const rows = await window.matches.execute();
+  if (rows.length > page.limit) return { rows };
+  // Not a page from the nearest rows. SQLite counts the term's matches: a few are read and sorted at
+  // once; more are walked as the other lists do, a window per page, the page resuming after the window.
   const hits = searchCountQuery(db, filters);
-  const few = hits !== undefined && Number((await hits.executeTakeFirstOrThrow()).count) <= WALK_LIMIT;
-  const window = few ? undefined : searchWindowQuery(db, accountId, filters, page);
-  if (window) {
-    const rows = await window.execute();
-    if (rows.length > page.limit) return { rows };
-  }
-  return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
+  if (!hits || Number((await hits.executeTakeFirstOrThrow()).count) <= WALK_LIMIT) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
+  return { rows, resumeAfter: await window.bound.executeTakeFirst() };
 }
 
 /** The plan of a list without `q` or `email`: the time bounds, as every other list has them. */
@@ -133,10 +134,11 @@ export function searchCountQuery(db: Executor, filters: ClientFilters) {
 }
 
 /**
- * A search's first try: the matches among the next SEARCH_WINDOW rows in sort order. A full page from it
- * is the right page (the window is the start of the order). Undefined when the search has no such try: with
- * an e-mail (its index is exact), or a non-ASCII term on SQLite, whose LIKE folds only ASCII case while
- * the FTS5 index folds all of Unicode, so the two could disagree.
+ * A search's first try: the matches among the next SEARCH_WINDOW rows in sort order, and the last of those
+ * rows (`bound`; none when fewer remain). A full page from it is the right page (the window is the start of
+ * the order). Undefined when the search has no such try: with an e-mail (its index is exact), or a non-ASCII
+ * term on SQLite, whose LIKE folds only ASCII case while the FTS5 index folds all of Unicode, so the two
+ * could disagree.
  */
 export function searchWindowQuery(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>) {
   const { q, email } = filters;
@@ -145,9 +147,10 @@ export function searchWindowQuery(db: Executor, accountId: string, filters: Clie
   const trigram = [...q].length >= TRIGRAM;
   if (trigram && !postgres && !/^[\x20-\x7e]*$/.test(q)) return undefined;
   const base = db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
-  const nearest = applyPage(base, { ...page, limit: SEARCH_WINDOW });
+  const nearest = applyPage(base, { ...page, limit: SEARCH_WINDOW - 1 });
   const matches = !trigram ? startsWith(accountId, q.toLowerCase()) : postgres ? containsText(q) : sql<SqlBool>`${sql.raw(SQLITE_BODY('nearest'))} like ${`%${escapeLike(q)}%`} escape '\\'`;
-  return applyPage(db.selectFrom(nearest.as('nearest')).selectAll().where(matches), page);
+  const bound = applyPage(base.clearSelect().select([sql<string | number>`${sortKeyOf(page)}`.as('value'), sql.ref<string>('id').as('id')]), { ...page, limit: 0 }).offset(SEARCH_WINDOW - 1);
+  return { matches: applyPage(db.selectFrom(nearest.as('nearest')).selectAll().where(matches), page), bound };
 }
 
 /** A search's or an e-mail's query, unexecuted: the query-plan test explains exactly what the list runs. */
