@@ -100,9 +100,8 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
   type Query = SelectQueryBuilder<any, any, O>;
   const untyped = db as unknown as { selectFrom(from: unknown): Query & { selectAll(): Query; crossJoin(table: string): { select(columns: readonly string[]): Query } } };
   const start = () => Object.entries(source.scope).reduce((query, [column, value]) => query.where(sql.ref(column), '=', value), untyped.selectFrom(source.table).select(source.columns as never) as Query);
-  const outer = untyped;
   const outerKeys = db as unknown as { selectFrom(from: unknown): { selectAll(): SelectQueryBuilder<any, any, SortKey> } };
-  const sorted = (query: Query) => applyPage(outer.selectFrom(fenced(db, query).as('matched')).selectAll(), page);
+  const sorted = (query: Query) => applyPage(untyped.selectFrom(fenced(db, query).as('matched')).selectAll(), page);
   const amongCondition = among && sql<SqlBool>`${sql.ref(among.column)} in (${sql.join(among.values.length > 0 ? among.values : [null])})`;
   if (keys.length > 0) {
     let query = start();
@@ -129,8 +128,8 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
     if (branches.length === 0) return applyPage(start().where(sql<SqlBool>`1 = 0`), page);
     if (branches.length === 1) return branches[0]!;
     // Each branch reads at most one page from its own range; the merge sorts those few rows.
-    const [first, ...rest] = branches.map((branch, index) => outer.selectFrom(branch.as(`branch${index}`)).selectAll());
-    return applyPage(outer.selectFrom(rest.reduce((union, branch) => union.unionAll(branch), first!).as('merged')).selectAll(), page);
+    const [first, ...rest] = branches.map((branch, index) => untyped.selectFrom(branch.as(`branch${index}`)).selectAll());
+    return applyPage(untyped.selectFrom(rest.reduce((union, branch) => union.unionAll(branch), first!).as('merged')).selectAll(), page);
   };
   if (residual.length === 0 || values.length === 0) return { query: list(), ranges: [] };
 

@@ -27,8 +27,8 @@ export function sortName(name: string): string {
 const TRIGRAM = 3;
 
 /**
- * How many rows of the sort order a search reads first. A common term (`Cooper` in a million names) fills
- * a page from them; only a rarer one reaches its index, whose matches are then few enough to sort.
+ * How many rows of the sort order a search reads first (and, on SQLite, per page of a walk). A common term
+ * (`Cooper` in a million names) fills a page from them; a rarer one reaches its index (listClients).
  */
 const SEARCH_WINDOW = 1000;
 
@@ -123,8 +123,8 @@ export function clientListPlan(db: Executor, accountId: string, filters: TimeBou
 
 /**
  * SQLite: how many clients (of any account) the trigram index finds for `q`, counted to WALK_LIMIT + 1 at
- * most. A rare term's few matches are read and sorted at once, without first reading the nearest rows.
- * Undefined when the list does not search the FTS index (PostgreSQL, short or no `q`, an e-mail).
+ * most: a rare term's few matches are read and sorted; a commoner one is walked. Undefined when the list
+ * does not search the FTS index (PostgreSQL, short or no `q`, an e-mail).
  */
 export function searchCountQuery(db: Executor, filters: ClientFilters) {
   const { q, email } = filters;
