@@ -83,13 +83,17 @@ function containsText(q: string) {
   return sql<SqlBool>`${sql.raw(POSTGRES_SEARCH_TEXT)} like ${`%${escapeLike(q.toLowerCase())}%`} escape '\\'`;
 }
 
+/** `q` as an FTS5 phrase query: every character literal. */
+function ftsPhrase(q: string): string {
+  return `"${q.replace(/"/g, '""')}"`;
+}
+
 /**
  * SQLite: the clients whose text holds `q`, from the FTS5 trigram table (a phrase query: every character
  * literal), joined to clients by primary key. CROSS JOIN keeps that order: the matches drive the query.
  */
 function searchHits(db: Executor, q: string) {
-  const phrase = `"${q.replace(/"/g, '""')}"`;
-  const hits = sql<{ client_id: string }>`(select k.client_id from clients_fts f join client_search_keys k on k.search_id = f.rowid where clients_fts match ${phrase})`.as('hits');
+  const hits = sql<{ client_id: string }>`(select k.client_id from clients_fts f join client_search_keys k on k.search_id = f.rowid where clients_fts match ${ftsPhrase(q)})`.as('hits');
   return db.selectFrom(hits).crossJoin('clients').whereRef('clients.id', '=', 'hits.client_id');
 }
 
@@ -129,8 +133,7 @@ export function clientListPlan(db: Executor, accountId: string, filters: TimeBou
 export function searchCountQuery(db: Executor, filters: ClientFilters) {
   const { q, email } = filters;
   if (q === undefined || email !== undefined || dialectOf(db) === 'postgres' || [...q].length < TRIGRAM) return undefined;
-  const phrase = `"${q.replace(/"/g, '""')}"`;
-  return db.selectFrom(sql<{ one: number }>`(select 1 from clients_fts where clients_fts match ${phrase} limit ${WALK_LIMIT + 1})`.as('hits')).select(sql<number>`count(*)`.as('count'));
+  return db.selectFrom(sql<{ one: number }>`(select 1 from clients_fts where clients_fts match ${ftsPhrase(q)} limit ${WALK_LIMIT + 1})`.as('hits')).select(sql<number>`count(*)`.as('count'));
 }
 
 /**
