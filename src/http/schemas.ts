@@ -16,7 +16,7 @@ export const MetaSchema = Type.Object(
 
 export const PaginationSchema = Type.Object({
   limit: Type.Integer({ description: 'Page size used.', example: DEFAULT_PAGE_SIZE }),
-  has_more: Type.Boolean({ description: 'Whether another page follows.', example: true }),
+  has_more: Type.Boolean({ description: 'Whether another page follows. Follow `next_cursor` while it is true, even after a short or empty page: a list filtered on one field and sorted by another reads at most about 500 index entries per request.', example: true }),
   next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page; null on the last page.', example: 'WyItY3JlYXRlZF9hdCIsIjIwMjYtMTEtMjFUMTA6MDQ6MDUuMTIzWiIsIjAxOWEiXQ' })),
 });
 

@@ -486,7 +486,7 @@ export interface DeletedObject {
 
 /** Query parameters of GET /v1/clients. */
 export interface ClientListParams {
-  /** Page size, 1 to 100. */
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
@@ -558,7 +558,7 @@ export interface ClientUpdateParams {
 
 /** Query parameters of GET /v1/service-requests. */
 export interface ServiceRequestListParams {
-  /** Page size, 1 to 100. */
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
@@ -612,7 +612,7 @@ export interface ServiceRequestUpdateParams {
 
 /** Query parameters of GET /v1/quotes. */
 export interface QuoteListParams {
-  /** Page size, 1 to 100. */
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
@@ -695,7 +695,7 @@ export interface QuoteRotateHostedLinkParams {
 
 /** Query parameters of GET /v1/quotes/{id}/deliveries. */
 export interface QuoteListDeliveriesParams {
-  /** Page size, 1 to 100. */
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
@@ -703,7 +703,7 @@ export interface QuoteListDeliveriesParams {
 
 /** Query parameters of GET /v1/jobs. */
 export interface JobListParams {
-  /** Page size, 1 to 100. */
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
@@ -791,7 +791,7 @@ export interface JobUpdateParams {
 
 /** Query parameters of GET /v1/invoices. */
 export interface InvoiceListParams {
-  /** Page size, 1 to 100. */
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
@@ -887,7 +887,7 @@ export interface InvoiceRotateHostedLinkParams {
 
 /** Query parameters of GET /v1/invoices/{id}/deliveries. */
 export interface InvoiceListDeliveriesParams {
-  /** Page size, 1 to 100. */
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
@@ -895,7 +895,7 @@ export interface InvoiceListDeliveriesParams {
 
 /** Query parameters of GET /v1/payments. */
 export interface PaymentListParams {
-  /** Page size, 1 to 100. */
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
@@ -955,7 +955,7 @@ export interface PaymentRefundParams {
 
 /** Query parameters of GET /v1/events. */
 export interface EventListParams {
-  /** Page size, 1 to 100. */
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
@@ -983,7 +983,7 @@ export interface EventResendResult {
 
 /** Query parameters of GET /v1/webhook-endpoints. */
 export interface WebhookEndpointListParams {
-  /** Page size, 1 to 100. */
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
@@ -1033,7 +1033,7 @@ export interface WebhookEndpointTestParams {
 
 /** Query parameters of GET /v1/webhook-endpoints/{id}/deliveries. */
 export interface WebhookEndpointListDeliveriesParams {
-  /** Page size, 1 to 100. */
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
