@@ -183,6 +183,10 @@ test('PostgreSQL and SQLite refuse the same hostile values with a 422: forged cu
     `/v1/clients?sort=name&cursor=${cursor(['name', 'a\u0000b', uuid])}`,
     `/v1/quotes?sort=number&cursor=${cursor(['number', 'seven', uuid])}`,
     `/v1/invoices?sort=due_date&cursor=${cursor(['due_date', '2026-99-99', uuid])}`,
+    // Days that do not exist: JavaScript's Date rolls them over to March; PostgreSQL refuses them.
+    `/v1/invoices?sort=due_date&cursor=${cursor(['due_date', '2026-02-30', uuid])}`,
+    `/v1/clients?cursor=${cursor(['-created_at', '2026-02-30T00:00:00.000Z', uuid])}`,
+    `/v1/jobs?sort=scheduled_start&cursor=${cursor(['scheduled_start', '2025-02-29T09:00:00.000Z', uuid])}`,
     '/v1/clients?created_after=0000-01-01T00:00:00Z',
     `/v1/jobs?scheduled_from=${encodeURIComponent('9999-12-31T23:59:59-01:00')}`,
     '/v1/invoices?due_before=0000-01-01',

@@ -67,7 +67,10 @@ function validSortValue(kind: SortField<unknown>['kind'], value: unknown): boole
     case 'date': {
       if (typeof value !== 'string') return false;
       const match = (kind === 'timestamp' ? INSTANT : DATE).exec(value);
-      return match !== null && match[1] !== '0000' && !Number.isNaN(Date.parse(kind === 'date' ? `${value}T00:00:00Z` : value));
+      if (match === null || match[1] === '0000') return false;
+      // A day that exists: Date.parse rolls 2026-02-30 over to March, which PostgreSQL refuses with an error.
+      const parsed = new Date(kind === 'date' ? `${value}T00:00:00.000Z` : value);
+      return !Number.isNaN(parsed.getTime()) && parsed.toISOString() === (kind === 'date' ? `${value}T00:00:00.000Z` : value);
     }
   }
 }
