@@ -1,29 +1,63 @@
 #!/usr/bin/env node
-// Checks that the layers of src/ point one way and that no file imports itself in a circle.
-// Layers, lowest first; a file may import its own layer or a lower one, never a higher one:
-//   0 core         src/core/**, src/config.ts             errors, clock and ids, config
-//   1 storage      src/db/**, src/mail/**                  queries, engines, e-mail rendering and delivery
-//   2 modules      src/modules/**  (but *.routes.ts)       schemas, services, repositories: the rules
-//   3 http         src/http/**, src/modules/**/*.routes.ts  the HTTP surface
-//   4 composition  src/app.ts, src/main.ts, src/cli/**      wiring and entry points
-// Type-only imports count: a type from a higher layer is still a dependency on it.
-// Usage: node scripts/check-imports.mjs [src]   (exits 1 and lists each violation)
+// Checks the shape of src/ (docs/architecture.md draws it):
+// 1. Layers point one way. Lowest first; a file imports its own layer or a lower one:
+//      0 core         src/core/**, src/config.ts              errors, clock and ids, config
+//      1 storage      src/db/**, src/mail/**                   queries, engines, e-mail rendering and transport
+//      2 kernel       src/kernel/**                            the closed sets http and modules both name
+//      3 modules      src/modules/** (but *.routes.ts)         schemas, services, repositories: the rules
+//      4 http         src/http/**, src/modules/**/*.routes.ts  the HTTP surface
+//      5 composition  src/app.ts, src/main.ts, src/cli/**, src/workers/**   wiring, entry points, workers
+// 2. Modules stand in MODULE_ORDER: a module imports only modules below it, and only through their face
+//    (`index.ts`). Outside src/modules, only a module's face is imported, and its `*.routes.ts` by app.ts.
+// 3. src/http imports no module.
+// 4. No cycle of files, nor of folders (each module is a folder; so is each other top-level folder), here
+//    and in both SDKs (scripts/sdk-import-cycles.mjs).
+// Type-only imports count: a type from elsewhere is still a dependency on it.
+// Usage: node scripts/check-imports.mjs   (exits 1 and lists each problem; prints the module order when clean)
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
-const root = path.resolve(process.argv[2] ?? 'src');
-const LAYERS = ['core', 'storage', 'modules', 'http', 'composition'];
+const repository = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const root = path.join(repository, 'src');
+const LAYERS = ['core', 'storage', 'kernel', 'modules', 'http', 'composition'];
+
+/** Lowest first: each module may import the faces of the modules before it, never after. */
+export const MODULE_ORDER = [
+  'shared',
+  'api-keys',
+  'accounts',
+  'events',
+  'clients',
+  'documents',
+  'service-requests',
+  'quotes',
+  'jobs',
+  'invoices',
+  'sent-documents',
+  'system',
+];
+
+const relativeOf = (file) => path.relative(root, file).split(path.sep).join('/');
 
 export function layerOf(file) {
-  const relative = path.relative(root, file).split(path.sep).join('/');
+  const relative = relativeOf(file);
   if (relative.startsWith('core/') || relative === 'config.ts') return 0;
   if (relative.startsWith('db/') || relative.startsWith('mail/')) return 1;
-  if (relative.startsWith('modules/')) return relative.endsWith('.routes.ts') ? 3 : 2;
-  if (relative.startsWith('http/')) return 3;
-  if (relative === 'app.ts' || relative === 'main.ts' || relative.startsWith('cli/')) return 4;
+  if (relative.startsWith('kernel/')) return 2;
+  if (relative.startsWith('modules/')) return relative.endsWith('.routes.ts') ? 4 : 3;
+  if (relative.startsWith('http/')) return 4;
+  if (['app.ts', 'main.ts'].includes(relative) || relative.startsWith('cli/') || relative.startsWith('workers/')) return 5;
   return undefined;
 }
+
+/** `modules/<name>` for a module's files, else the top-level folder (or file) it is in. */
+function folderOf(file) {
+  const [first, second] = relativeOf(file).split('/');
+  return first === 'modules' ? `modules/${second}` : first;
+}
+
+const moduleOf = (file) => (folderOf(file).startsWith('modules/') ? folderOf(file).slice('modules/'.length) : undefined);
 
 function sourceFiles(directory) {
   return fs.readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -42,47 +76,85 @@ function importsOf(file) {
     .map((specifier) => path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts')));
 }
 
-const files = sourceFiles(root);
-const graph = new Map(files.map((file) => [file, importsOf(file)]));
-const problems = [];
-const name = (file) => path.relative(process.cwd(), file);
+/** Each cycle a depth-first walk of `graph` meets, as `a -> b -> a`. */
+export function cyclesOf(graph, label) {
+  const cycles = [];
+  const state = new Map();
+  const stack = [];
+  const visit = (node) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const target of graph.get(node) ?? []) {
+      if (!graph.has(target)) continue;
+      if (state.get(target) === 'open') cycles.push(`cycle: ${[...stack.slice(stack.indexOf(target)), target].map(label).join(' -> ')}`);
+      else if (!state.has(target)) visit(target);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
+  return cycles;
+}
 
-for (const [file, imports] of graph) {
+/** The rule an import from `file` to `target` breaks, or undefined. */
+function breach(file, target) {
+  const name = (item) => relativeOf(item);
   const layer = layerOf(file);
-  if (layer === undefined) {
-    problems.push(`${name(file)}: in no layer (add it to scripts/check-imports.mjs)`);
-    continue;
+  const targetLayer = layerOf(target);
+  if (targetLayer !== undefined && targetLayer > layer) {
+    return `${name(file)} (${LAYERS[layer]}) imports ${name(target)} (${LAYERS[targetLayer]}): a lower layer must not import a higher one`;
   }
-  for (const target of imports) {
-    if (!graph.has(target)) {
-      problems.push(`${name(file)}: imports ${name(target)}, which does not exist`);
+  const from = moduleOf(file);
+  const to = moduleOf(target);
+  if (to === undefined || from === to) return undefined;
+  if (from === undefined && relativeOf(file).startsWith('http/')) return `${name(file)} imports ${name(target)}: http/ imports no module`;
+  if (!MODULE_ORDER.includes(to)) return `${name(target)}: module '${to}' is not in MODULE_ORDER`;
+  const face = path.basename(target) === 'index.ts';
+  const routesForApp = relativeOf(file) === 'app.ts' && target.endsWith('.routes.ts');
+  if (!face && !routesForApp) return `${name(file)} imports ${name(target)}: outside its module, only modules/${to}/index.ts may be imported`;
+  if (from !== undefined && MODULE_ORDER.indexOf(to) > MODULE_ORDER.indexOf(from)) {
+    return `${name(file)} imports ${name(target)}: module '${from}' stands below '${to}' in MODULE_ORDER`;
+  }
+  return undefined;
+}
+
+export function importProblems() {
+  const files = sourceFiles(root);
+  const graph = new Map(files.map((file) => [file, importsOf(file)]));
+  const problems = [];
+  for (const [file, imports] of graph) {
+    if (layerOf(file) === undefined) {
+      problems.push(`${relativeOf(file)}: in no layer (add it to scripts/check-imports.mjs)`);
       continue;
     }
-    const targetLayer = layerOf(target);
-    if (targetLayer !== undefined && targetLayer > layer) {
-      problems.push(`${name(file)} (${LAYERS[layer]}) imports ${name(target)} (${LAYERS[targetLayer]}): a lower layer must not import a higher one`);
+    if (moduleOf(file) !== undefined && !MODULE_ORDER.includes(moduleOf(file))) problems.push(`${relativeOf(file)}: module '${moduleOf(file)}' is not in MODULE_ORDER`);
+    for (const target of imports) {
+      if (!graph.has(target)) problems.push(`${relativeOf(file)}: imports ${relativeOf(target)}, which does not exist`);
+      else {
+        const problem = breach(file, target);
+        if (problem) problems.push(problem);
+      }
     }
   }
-}
-
-// Cycles: a depth-first walk; a file met again while still on the path closes a circle.
-const state = new Map();
-const stack = [];
-function visit(file) {
-  state.set(file, 'open');
-  stack.push(file);
-  for (const target of graph.get(file) ?? []) {
-    if (!graph.has(target)) continue;
-    if (state.get(target) === 'open') problems.push(`cycle: ${[...stack.slice(stack.indexOf(target)), target].map(name).join(' -> ')}`);
-    else if (!state.has(target)) visit(target);
+  problems.push(...cyclesOf(graph, relativeOf));
+  const folders = new Map();
+  for (const [file, imports] of graph) {
+    const targets = folders.get(folderOf(file)) ?? new Set();
+    for (const target of imports) if (folderOf(target) !== folderOf(file)) targets.add(folderOf(target));
+    folders.set(folderOf(file), targets);
   }
-  stack.pop();
-  state.set(file, 'done');
+  problems.push(...cyclesOf(folders, (folder) => folder).map((cycle) => `folder ${cycle}`));
+  return { problems, files: files.length, imports: [...graph.values()].reduce((sum, list) => sum + list.length, 0) };
 }
-for (const file of files) if (!state.has(file)) visit(file);
 
-if (problems.length > 0) {
-  console.error(`Import check: ${problems.length} problem(s)\n${problems.map((problem) => `- ${problem}`).join('\n')}`);
-  process.exit(1);
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+  const { problems, files, imports } = importProblems();
+  const { sdkImportProblems } = await import('./sdk-import-cycles.mjs');
+  problems.push(...sdkImportProblems(repository));
+  if (problems.length > 0) {
+    console.error(`Import check: ${problems.length} problem(s)\n${problems.map((problem) => `- ${problem}`).join('\n')}`);
+    process.exit(1);
+  }
+  console.log(`Import check: ${files} files, ${imports} imports; layers one way, modules in order through their faces, no cycle.`);
+  console.log(`Module order, lowest first: ${MODULE_ORDER.join(' < ')}`);
 }
-console.log(`Import check: ${files.length} files, ${[...graph.values()].reduce((sum, list) => sum + list.length, 0)} imports, layers one way, no cycle.`);

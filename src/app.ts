@@ -30,24 +30,24 @@ import { ClientSchema } from './modules/clients/clients.schemas.js';
 import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
 import { InvoiceSchema } from './modules/invoices/invoices.schemas.js';
 import { jobRoutes } from './modules/jobs/jobs.routes.js';
-import { DeliverySchema } from './modules/documents/deliveries.js';
-import { documentFileRoutes } from './modules/documents/document-files.routes.js';
+import { DeliverySchema } from './modules/sent-documents/deliveries.js';
+import { documentFileRoutes } from './modules/sent-documents/document-files.routes.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
-import { hubRoutes } from './modules/hub/hub.routes.js';
+import { hubRoutes } from './modules/sent-documents/hub.routes.js';
 import { AccountSchema } from './modules/accounts/accounts.schemas.js';
 import { PdfPool } from './mail/pdf-pool.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { EventSchema } from './modules/events/events.schemas.js';
-import { paymentRoutes } from './modules/payments/payments.routes.js';
-import { PaymentSchema } from './modules/payments/payments.schemas.js';
+import { paymentRoutes } from './modules/invoices/payments.routes.js';
+import { PaymentSchema } from './modules/invoices/payments.schemas.js';
 import { JobSchema } from './modules/jobs/jobs.schemas.js';
 import { quoteRoutes } from './modules/quotes/quotes.routes.js';
 import { QuoteSchema } from './modules/quotes/quotes.schemas.js';
 import { serviceRequestRoutes } from './modules/service-requests/service-requests.routes.js';
 import { ServiceRequestSchema } from './modules/service-requests/service-requests.schemas.js';
 import { systemRoutes } from './modules/system/system.routes.js';
-import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
-import { WebhookDeliverySchema, WebhookEndpointSchema } from './modules/webhooks/webhooks.schemas.js';
+import { webhookRoutes } from './modules/events/webhooks.routes.js';
+import { WebhookDeliverySchema, WebhookEndpointSchema } from './modules/events/webhooks.schemas.js';
 
 /** An API answer is data, never a page: no sniffing, framing or referrers; HTTPS remembered. */
 const SECURITY_HEADERS = {

@@ -10,12 +10,12 @@ import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { sqliteFiles } from './db/sqlite.js';
 import { systemClock } from './core/deps.js';
-import { OutboxWorker } from './mail/outbox-worker.js';
+import { OutboxWorker } from './workers/outbox-worker.js';
 import { PdfPool } from './mail/pdf-pool.js';
 import { transportFromConfig } from './mail/transports.js';
 import { bootstrapDefaultAccount } from './modules/accounts/accounts.service.js';
-import { deliveryHooks } from './modules/documents/deliveries.js';
-import { WebhookWorker } from './modules/webhooks/webhooks.worker.js';
+import { deliveryHooks } from './modules/sent-documents/deliveries.js';
+import { WebhookWorker } from './workers/webhook-worker.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
   process.stdout.write(

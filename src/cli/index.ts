@@ -6,7 +6,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { systemClock } from '../core/deps.js';
 import { accountExists, createAccount } from '../modules/accounts/accounts.service.js';
 import { createApiKey, listAccountApiKeys, revokeApiKey } from '../modules/api-keys/api-keys.service.js';
-import { parseScopeList } from '../modules/api-keys/scopes.js';
+import { parseScopeList } from '../kernel/scopes.js';
 import { start } from '../main.js';
 
 const USAGE = `Usage: bms <command> [options]

@@ -2,7 +2,7 @@
 // 401 -> (rate limit) -> 403 -> body and validation.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyCache, authenticateApiKey, type AuthContext } from '../modules/api-keys/api-keys.service.js';
-import type { Scope } from '../modules/api-keys/scopes.js';
+import type { Scope } from '../kernel/scopes.js';
 import { AppError } from '../core/errors.js';
 import { rateLimited, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { addRouteHook, hasScope } from './route-hooks.js';

@@ -6,7 +6,7 @@ import type { Clock } from '../core/deps.js';
 import type { Database, Db } from '../db/database.js';
 import type { PdfPool } from '../mail/pdf-pool.js';
 import type { AuthContext } from '../modules/api-keys/api-keys.service.js';
-import type { Scope } from '../modules/api-keys/scopes.js';
+import type { Scope } from '../kernel/scopes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

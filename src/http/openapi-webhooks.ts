@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 `webhooks` section: one entry per event type, whose body is the event with `data.object`
 // typed as that resource's schema, and the Standard Webhooks headers every delivery carries.
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { EVENT_OBJECT_SCHEMAS, EVENT_TYPES, type EventResource } from '../modules/events/event-types.js';
+import { EVENT_OBJECT_SCHEMAS, EVENT_TYPES, type EventResource } from '../kernel/event-types.js';
 
 const HEADERS = [
   { name: 'webhook-id', description: 'The event id: the same on every retry, so receivers de-duplicate on it.', example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' },

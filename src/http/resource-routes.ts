@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema, Static } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../core/deps.js';
-import type { Scope } from '../modules/api-keys/scopes.js';
+import type { Scope } from '../kernel/scopes.js';
 import { NoBody, SendBody, type SendInput } from '../modules/documents/document.schemas.js';
 import { auth, requireScope } from './auth.js';
 import type { Precondition } from '../core/errors.js';

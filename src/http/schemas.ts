@@ -4,7 +4,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { DEFAULT_PAGE_SIZE } from '../db/keyset.js';
 import { BODY_LIMIT_TEXT } from './json-body.js';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
-import { IdSchema, Nullable, TimestampSchema } from '../modules/shared/fields.js';
+import { IdSchema, Nullable, TimestampSchema } from '../kernel/fields.js';
 
 export const MetaSchema = Type.Object(
   {

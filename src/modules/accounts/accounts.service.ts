@@ -9,7 +9,7 @@ import type { AccountRow } from '../../db/types.js';
 import type { MailBusiness } from '../../mail/document-mail.js';
 import type { PdfPool } from '../../mail/pdf-pool.js';
 import { createApiKey, type CreatedApiKey } from '../api-keys/api-keys.service.js';
-import { SCOPES } from '../api-keys/scopes.js';
+import { SCOPES } from '../../kernel/scopes.js';
 import { presentAddress, serializeAddress } from '../shared/address.js';
 import * as repository from './accounts.repository.js';
 import { DEFAULT_PAYMENT_TERMS_DAYS, type Account, type LogoInput, type UpdateAccountInput } from './accounts.schemas.js';

@@ -6,7 +6,7 @@ import { newId, isUuid } from '../../core/deps.js';
 import type { Executor } from '../../db/database.js';
 import type { ApiKeyRow } from '../../db/types.js';
 import { findApiKey, findApiKeyByHash, insertApiKey, listApiKeys, markApiKeyRevoked, touchApiKey } from './api-keys.repository.js';
-import type { Scope } from './scopes.js';
+import type { Scope } from '../../kernel/scopes.js';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 40;

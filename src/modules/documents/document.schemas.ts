@@ -1,6 +1,6 @@
 // Schema pieces shared by service requests, quotes, jobs and invoices.
 import { Type, type Static } from '@sinclair/typebox';
-import { IdSchema, MetadataSchema, Nullable, TimestampSchema } from '../shared/fields.js';
+import { IdSchema, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 
 export const DateSchema = Type.String({ format: 'date', description: 'Calendar date, YYYY-MM-DD.', example: '2026-12-01' });
 

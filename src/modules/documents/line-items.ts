@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { newId } from '../../core/deps.js';
 import { validationError, type ErrorDetail } from '../../core/errors.js';
-import { IdSchema } from '../shared/fields.js';
+import { IdSchema } from '../../kernel/fields.js';
 import { lineAmount, lineTax, MAX_AMOUNT, toScaledInteger } from './money.js';
 
 export const MAX_LINE_ITEMS = 200;

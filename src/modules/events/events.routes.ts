@@ -6,8 +6,8 @@ import { ok } from '../../http/envelope.js';
 import { IdempotencyHeaders } from '../../http/idempotency.js';
 import { listResponse } from '../../http/pagination.js';
 import { BODY_ERRORS, dataEnvelope, errorResponses, IdParamsSchema, IDEMPOTENCY_ERRORS, listEnvelope, schemaRef } from '../../http/schemas.js';
-import { RequeuedSchema, ResendBody } from '../webhooks/webhooks.schemas.js';
-import { resendEvent } from '../webhooks/webhooks.service.js';
+import { RequeuedSchema, ResendBody } from './webhooks.schemas.js';
+import { resendEvent } from './webhooks.service.js';
 import { EventSchema, ListEventsQuery, type ListEventsInput } from './events.schemas.js';
 import * as service from './events.service.js';
 

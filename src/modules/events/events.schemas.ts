@@ -1,7 +1,7 @@
 // Event shapes: what happened, to which object, and the object as it was after.
 import { Type, type Static } from '@sinclair/typebox';
-import { IdSchema, pageQueryProperties, TimestampSchema } from '../shared/fields.js';
-import { EVENT_TYPES, type EventType } from './event-types.js';
+import { IdSchema, pageQueryProperties, TimestampSchema } from '../../kernel/fields.js';
+import { EVENT_TYPES, type EventType } from '../../kernel/event-types.js';
 
 const AnyObject = (description: string, example: Record<string, unknown>) => Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description, example });
 

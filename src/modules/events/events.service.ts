@@ -7,10 +7,10 @@ import type { Executor } from '../../db/database.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { EventRow, WebhookDeliveryRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
-import { insertDeliveries, listEnabledEndpoints } from '../webhooks/webhooks.repository.js';
+import { insertDeliveries, listEnabledEndpoints } from './webhooks.repository.js';
 import { requireRow } from '../shared/lookup.js';
 import { fieldError } from '../../core/errors.js';
-import { EVENT_TYPES, isEventPattern, matchesEventPattern, type EventType } from './event-types.js';
+import { EVENT_TYPES, isEventPattern, matchesEventPattern, type EventType } from '../../kernel/event-types.js';
 import * as repository from './events.repository.js';
 import type { Event, EventData, ListEventsInput } from './events.schemas.js';
 

@@ -10,8 +10,8 @@ import { numberOnSend } from '../documents/numbering.js';
 import { addDays, todayUtc } from '../documents/priced.js';
 import { assertSendable } from '../documents/sending.js';
 import type { TransitionTable } from '../documents/state-machine.js';
-import type { EventType } from '../events/event-types.js';
-import { hostedLinkOnSend, type HostedLinks } from '../hub/hosted-links.js';
+import type { EventType } from '../../kernel/event-types.js';
+import { hostedLinkOnSend, type HostedLinks } from '../documents/hosted-links.js';
 
 export const INVOICE_STATUSES = ['draft', 'sent', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];

@@ -1,6 +1,6 @@
 // Invoice endpoints: the five standard operations, send, and the hosted link's rotation.
 import { resourceRoutes, rotateLinkAction, sendAction } from '../../http/resource-routes.js';
-import type { HostedLinks } from '../hub/hosted-links.js';
+import type { HostedLinks } from '../documents/hosted-links.js';
 import { CreateInvoiceBody, InvoiceSchema, ListInvoicesQuery, UpdateInvoiceBody } from './invoices.schemas.js';
 import { presentInvoice } from './invoices.presenter.js';
 import * as service from './invoices.service.js';

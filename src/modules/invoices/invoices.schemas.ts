@@ -2,11 +2,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { INVOICE_STATUSES, INVOICE_TRANSITIONS, type InvoiceStatus } from './invoices.lifecycle.js';
 import { describeTransitions } from '../documents/state-machine.js';
-import { listQueryProperties, MetadataSchema, Nullable } from '../shared/fields.js';
+import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
 import { CurrencySchema, DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField, hostedUrlField } from '../documents/document.schemas.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
 import { idFilter, statusFilter } from '../documents/list-filters.js';
-import { InvoicePaymentSchema } from '../payments/payments.schemas.js';
+import { InvoicePaymentSchema } from './payments.schemas.js';
 
 
 const notes = Nullable(Type.String({ maxLength: 5000, description: 'Notes shown to the client on the invoice.', example: 'Thank you for your business.' }));

@@ -28,8 +28,8 @@ import {
 } from './invoices.lifecycle.js';
 import * as repository from './invoices.repository.js';
 import { previousAttributes, recordChange, recordEvent } from '../events/events.service.js';
-import { newHostedLink, type HostedLinks } from '../hub/hosted-links.js';
-import { recordPayment, settleInvoice } from '../payments/payments.service.js';
+import { newHostedLink, type HostedLinks } from '../documents/hosted-links.js';
+import { recordPayment, settleInvoice } from './payments.service.js';
 import { getInvoiceRecord as getRow, presentInvoice, withPayments, type InvoiceRecord } from './invoices.presenter.js';
 import type { CreateInvoiceInput, Invoice, ListInvoicesInput, UpdateInvoiceInput } from './invoices.schemas.js';
 

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { JOB_STATUSES, JOB_TRANSITIONS, type JobStatus } from './jobs.lifecycle.js';
 import { describeTransitions } from '../documents/state-machine.js';
-import { listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../shared/fields.js';
+import { listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 import { CurrencySchema, documentFields, nullableTimestamp, ReferenceSchema, totalsFields } from '../documents/document.schemas.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
 import { idFilter, statusFilter } from '../documents/list-filters.js';

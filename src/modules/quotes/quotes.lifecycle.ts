@@ -7,8 +7,8 @@ import type { ClientRow, QuoteRow } from '../../db/types.js';
 import { numberOnSend } from '../documents/numbering.js';
 import { assertSendable } from '../documents/sending.js';
 import type { TransitionTable } from '../documents/state-machine.js';
-import type { EventType } from '../events/event-types.js';
-import { hostedLinkOnSend, type HostedLinks } from '../hub/hosted-links.js';
+import type { EventType } from '../../kernel/event-types.js';
+import { hostedLinkOnSend, type HostedLinks } from '../documents/hosted-links.js';
 
 export const QUOTE_STATUSES = ['draft', 'sent', 'approved', 'declined', 'converted'] as const;
 export type QuoteStatus = (typeof QUOTE_STATUSES)[number];

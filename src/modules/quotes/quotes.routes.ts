@@ -1,6 +1,6 @@
 // Quote endpoints: the five standard operations, send, and the hosted link's rotation.
 import { resourceRoutes, rotateLinkAction, sendAction } from '../../http/resource-routes.js';
-import type { HostedLinks } from '../hub/hosted-links.js';
+import type { HostedLinks } from '../documents/hosted-links.js';
 import { CreateQuoteBody, ListQuotesQuery, QuoteSchema, UpdateQuoteBody } from './quotes.schemas.js';
 import * as service from './quotes.service.js';
 

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { QUOTE_STATUSES, QUOTE_TRANSITIONS, type QuoteStatus } from './quotes.lifecycle.js';
 import { describeTransitions } from '../documents/state-machine.js';
-import { listQueryProperties, MetadataSchema, Nullable } from '../shared/fields.js';
+import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
 import { CurrencySchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField, hostedUrlField } from '../documents/document.schemas.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
 import { idFilter, statusFilter } from '../documents/list-filters.js';

@@ -16,7 +16,7 @@ import { assertHasHostedLink, queueDocumentMail } from '../documents/sending.js'
 import { assertTransition } from '../documents/state-machine.js';
 import { convertServiceRequest } from '../service-requests/service-requests.service.js';
 import { previousAttributes, recordChange, recordEvent } from '../events/events.service.js';
-import { newHostedLink, presentHostedUrl, type HostedLinks } from '../hub/hosted-links.js';
+import { newHostedLink, presentHostedUrl, type HostedLinks } from '../documents/hosted-links.js';
 import { requireReference, requireRow } from '../shared/lookup.js';
 import {
   assertQuoteConvertible,

@@ -2,7 +2,7 @@
 // conversion, which only making a quote or job does.
 import { invalidState } from '../../core/errors.js';
 import type { TransitionTable } from '../documents/state-machine.js';
-import type { EventType } from '../events/event-types.js';
+import type { EventType } from '../../kernel/event-types.js';
 
 export const REQUEST_STATUSES = ['new', 'assessed', 'archived', 'converted'] as const;
 export type RequestStatus = (typeof REQUEST_STATUSES)[number];

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { REQUEST_STATUSES, REQUEST_TRANSITIONS, type RequestStatus } from './service-requests.lifecycle.js';
 import { describeTransitions } from '../documents/state-machine.js';
-import { listQueryProperties, MetadataSchema, Nullable } from '../shared/fields.js';
+import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
 import { DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema } from '../documents/document.schemas.js';
 import { idFilter, statusFilter } from '../documents/list-filters.js';
 

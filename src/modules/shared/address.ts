@@ -2,7 +2,7 @@
 // JSON with every key present, replaced as a whole on update.
 import { Type, type Static } from '@sinclair/typebox';
 import { fromJson } from '../../db/values.js';
-import { Nullable } from './fields.js';
+import { Nullable } from '../../kernel/fields.js';
 
 const text = (maxLength: number, description: string, example: string) => Type.String({ maxLength, description, example });
 

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CurrencySchema, ReferenceSchema } from '../documents/document.schemas.js';
 import { MAX_AMOUNT } from '../documents/money.js';
 import { idFilter } from '../documents/list-filters.js';
-import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../shared/fields.js';
+import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 
 export const PAYMENT_METHODS = ['cash', 'check', 'card', 'bank_transfer', 'other'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];

@@ -8,9 +8,9 @@ import type { OutboxMessageRow } from '../db/types.js';
 import { fromJson } from '../db/values.js';
 import type { Clock } from '../core/deps.js';
 import { Pause } from '../core/pause.js';
-import { renderHtml, renderText, subjectOf, type MailSnapshot } from './document-mail.js';
-import { completeMessage, claimNextMessage } from './outbox.repository.js';
-import type { MailTransport, OutgoingMail } from './transports.js';
+import { renderHtml, renderText, subjectOf, type MailSnapshot } from '../mail/document-mail.js';
+import { completeMessage, claimNextMessage } from '../mail/outbox.repository.js';
+import type { MailTransport, OutgoingMail } from '../mail/transports.js';
 
 export interface OutboxWorkerOptions {
   pollMs: number;

@@ -8,7 +8,7 @@ import { IdempotencyHeaders } from '../../http/idempotency.js';
 import { listResponse } from '../../http/pagination.js';
 import { resourceRoutes } from '../../http/resource-routes.js';
 import { BODY_ERRORS, dataEnvelope, errorResponses, IdParamsSchema, IDEMPOTENCY_ERRORS, listEnvelope, schemaRef } from '../../http/schemas.js';
-import { EventSchema } from '../events/events.schemas.js';
+import { EventSchema } from './events.schemas.js';
 import {
   CreateWebhookEndpointBody,
   ListWebhookDeliveriesQuery,

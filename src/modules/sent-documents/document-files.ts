@@ -10,7 +10,7 @@ import { findLogo, findLogoHash } from '../accounts/accounts.repository.js';
 import { getClientRow } from '../clients/clients.service.js';
 import { getInvoice } from '../invoices/invoices.service.js';
 import { getQuote } from '../quotes/quotes.service.js';
-import { documentSnapshot, type SentKind } from './sending.js';
+import { documentSnapshot, type SentKind } from '../documents/sending.js';
 
 /** Raise when the layout changes, so PDFs cached under the old ETags are fetched again. */
 const LAYOUT_VERSION = 2;

@@ -9,17 +9,17 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
-import type { WebhookConfig } from '../../config.js';
-import type { Clock } from '../../core/deps.js';
-import { Pause } from '../../core/pause.js';
-import type { Database, Executor } from '../../db/database.js';
-import type { EventRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/types.js';
-import { findEventsForDelivery, pruneEvents } from '../events/events.repository.js';
-import { pendingAttempt, presentEvent, recordEvent } from '../events/events.service.js';
-import { signatureHeader } from './signing.js';
-import { attemptWebhook, type AttemptResult } from './webhook-sender.js';
-import * as repository from './webhooks.repository.js';
-import { presentEndpoint } from './webhooks.service.js';
+import type { WebhookConfig } from '../config.js';
+import type { Clock } from '../core/deps.js';
+import { Pause } from '../core/pause.js';
+import type { Database, Executor } from '../db/database.js';
+import type { EventRow, WebhookDeliveryRow, WebhookEndpointRow } from '../db/types.js';
+import { findEventsForDelivery, pruneEvents } from '../modules/events/events.repository.js';
+import { pendingAttempt, presentEvent, recordEvent } from '../modules/events/events.service.js';
+import { signatureHeader } from '../modules/events/signing.js';
+import { attemptWebhook, type AttemptResult } from '../modules/events/webhook-sender.js';
+import * as repository from '../modules/events/webhooks.repository.js';
+import { presentEndpoint } from '../modules/events/webhooks.service.js';
 
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const PRUNE_BATCH = 1000;

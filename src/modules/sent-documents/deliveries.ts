@@ -5,7 +5,7 @@ import type { Clock } from '../../core/deps.js';
 import type { Database, Executor } from '../../db/database.js';
 import { pageRequest, timestampSorts, toPage, type Page, type PageQuery } from '../../db/keyset.js';
 import { listDocumentMessages } from '../../mail/outbox.repository.js';
-import type { DeliveryHooks } from '../../mail/outbox-worker.js';
+import type { DeliveryHooks } from '../../workers/outbox-worker.js';
 import type { PdfPool } from '../../mail/pdf-pool.js';
 import { findLogo } from '../accounts/accounts.repository.js';
 import { findInvoice } from '../invoices/invoices.repository.js';
@@ -15,8 +15,8 @@ import type { OutboxMessageRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { subjectOf, type MailSnapshot } from '../../mail/document-mail.js';
 import { recordEvent } from '../events/events.service.js';
-import { IdSchema, Nullable, TimestampSchema } from '../shared/fields.js';
-import { DELIVERY_STATUSES } from './document.schemas.js';
+import { IdSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
+import { DELIVERY_STATUSES } from '../documents/document.schemas.js';
 
 export const DeliverySchema = Type.Object(
   {

@@ -13,7 +13,7 @@ import { getInvoiceRecord, presentInvoice } from '../invoices/invoices.presenter
 import { findQuoteByToken } from '../quotes/quotes.repository.js';
 import { presentQuote } from '../quotes/quotes.service.js';
 import type { Quote } from '../quotes/quotes.schemas.js';
-import { isHostedToken } from './hosted-links.js';
+import { isHostedToken } from '../documents/hosted-links.js';
 
 export interface HostedDocument {
   kind: SentKind;

@@ -1,7 +1,7 @@
 // Webhook endpoint and delivery-attempt shapes.
 import { Type, type Static } from '@sinclair/typebox';
-import { EVENT_TYPES } from '../events/event-types.js';
-import { IdSchema, listQueryProperties, MetadataSchema, Nullable, pageQueryProperties, TimestampSchema } from '../shared/fields.js';
+import { EVENT_TYPES } from '../../kernel/event-types.js';
+import { IdSchema, listQueryProperties, MetadataSchema, Nullable, pageQueryProperties, TimestampSchema } from '../../kernel/fields.js';
 
 export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

@@ -5,12 +5,12 @@ import { auth } from '../../http/auth.js';
 import { noneMatch } from '../../http/etag.js';
 import { listResponse } from '../../http/pagination.js';
 import { errorResponses, IdParamsSchema, listEnvelope, schemaRef } from '../../http/schemas.js';
-import type { Scope } from '../api-keys/scopes.js';
-import { pageQueryProperties } from '../shared/fields.js';
+import type { Scope } from '../../kernel/scopes.js';
+import { pageQueryProperties } from '../../kernel/fields.js';
 import { DeliverySchema, listDeliveries, presentDelivery } from './deliveries.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { documentFile, type DocumentFile } from './document-files.js';
-import type { SentKind } from './sending.js';
+import type { SentKind } from '../documents/sending.js';
 
 const DOCUMENTS: Array<{ kind: SentKind; path: string; tag: string; scope: Scope }> = [
   { kind: 'quote', path: '/v1/quotes', tag: 'Quotes', scope: 'quotes:read' },
