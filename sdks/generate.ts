@@ -260,9 +260,16 @@ function generateTypeScript(document: OpenApiDocument, resources: Resource[]): s
   out += `\n  constructor(transport: Transport) {\n`;
   for (const resource of resources) out += `    this.${camel(resource.segment)} = new ${pascal(resource.segment)}Resource(transport);\n`;
   out += '  }\n}\n';
-  const codes = readErrorCodes(document);
-  out += `\n/** Every error code the API answers with, and its HTTP status (null: not tied to one operation). */\nexport const ERROR_CODES = {\n${codes.map(([code, status]) => `  ${code}: ${status},\n`).join('')}} as const;\n\nexport type ErrorCode = keyof typeof ERROR_CODES;\n`;
   return out;
+}
+
+/**
+ * The error codes, in a file of their own that imports nothing: the errors module reads them, and the
+ * generated resources import the transport, which imports the errors (one file for both was a loop).
+ */
+function generateTypeScriptErrorCodes(document: OpenApiDocument): string {
+  const codes = readErrorCodes(document);
+  return `// ${HEADER}\n\n/** Every error code the API answers with, and its HTTP status (null: not tied to one operation). */\nexport const ERROR_CODES = {\n${codes.map(([code, status]) => `  ${code}: ${status},\n`).join('')}} as const;\n\nexport type ErrorCode = keyof typeof ERROR_CODES;\n`;
 }
 
 // --- Python -------------------------------------------------------------------------------------------
@@ -389,10 +396,15 @@ function generatePython(document: OpenApiDocument, resources: Resource[]): strin
     'from ._pagination import AsyncPage, Page',
     'from ._transport import NOT_GIVEN, AsyncTransport, NotGiven, Transport, given as _given',
   ].join('\n');
+  const exported = [...python.definitions.keys()].filter((name) => !name.startsWith('_'));
+  return `${imports}\n\n__all__ = [\n${exported.map((name) => `    "${name}",\n`).join('')}]\n\n\ndef _quote(value: str) -> str:\n    return quote(value, safe="")\n\n\n${[...python.definitions.values()].join('\n\n')}${classes}`;
+}
+
+/** The error codes, in a module of their own that imports no other (see generateTypeScriptErrorCodes). */
+function generatePythonErrorCodes(document: OpenApiDocument): string {
   const codes = readErrorCodes(document);
-  const errorCodes = `\n\nErrorCode = Literal[${codes.map(([code]) => `"${code}"`).join(', ')}]\n\n# Every error code the API answers with, and its HTTP status (None: not tied to one operation).\nERROR_CODES: Dict[str, Optional[int]] = {\n${codes.map(([code, status]) => `    "${code}": ${status ?? 'None'},\n`).join('')}}\n`;
-  const exported = [...python.definitions.keys(), 'ErrorCode', 'ERROR_CODES'].filter((name) => !name.startsWith('_'));
-  return `${imports}\n\n__all__ = [\n${exported.map((name) => `    "${name}",\n`).join('')}]\n\n\ndef _quote(value: str) -> str:\n    return quote(value, safe="")\n\n\n${[...python.definitions.values()].join('\n\n')}${classes}${errorCodes}`;
+  const header = [`# ${HEADER}`, 'from __future__ import annotations', '', 'from typing import Dict, Literal, Optional', '', '__all__ = ["ErrorCode", "ERROR_CODES"]'].join('\n');
+  return `${header}\n\nErrorCode = Literal[${codes.map(([code]) => `"${code}"`).join(', ')}]\n\n# Every error code the API answers with, and its HTTP status (None: not tied to one operation).\nERROR_CODES: Dict[str, Optional[int]] = {\n${codes.map(([code, status]) => `    "${code}": ${status ?? 'None'},\n`).join('')}}\n`;
 }
 
 /**
@@ -419,6 +431,8 @@ export function generateSdkSources(document: OpenApiDocument): Record<string, st
   const resources = readResources(document);
   return {
     'js/src/generated.ts': generateTypeScript(document, resources),
+    'js/src/error-codes.ts': generateTypeScriptErrorCodes(document),
     'python/bms_sdk/_generated.py': generatePython(document, resources),
+    'python/bms_sdk/_error_codes.py': generatePythonErrorCodes(document),
   };
 }

@@ -1,4 +1,4 @@
-import { ERROR_CODES } from './generated.js';
+import { ERROR_CODES } from './error-codes.js';
 
 // One class per kind of failure, so callers can `instanceof` what they handle. Every error carries the
 // API's envelope: status, code, message, details and the request id to quote to support.

@@ -1479,28 +1479,3 @@ export class Resources {
     this.account = new AccountResource(transport);
   }
 }
-
-/** Every error code the API answers with, and its HTTP status (null: not tied to one operation). */
-export const ERROR_CODES = {
-  VALIDATION_ERROR: 422,
-  INVALID_JSON: 400,
-  BAD_REQUEST: null,
-  REQUEST_TIMEOUT: null,
-  HEADERS_TOO_LARGE: null,
-  AUTHENTICATION_REQUIRED: 401,
-  INVALID_API_KEY: 401,
-  INSUFFICIENT_SCOPE: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: null,
-  INVALID_STATE: 409,
-  CONFLICT: 409,
-  PRECONDITION_FAILED: 412,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_CODES;

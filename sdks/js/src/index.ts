@@ -1,5 +1,6 @@
 export { BmsClient } from './client.js';
 export * from './errors.js';
+export * from './error-codes.js';
 export * from './generated.js';
 export { Page, PagePromise } from './pagination.js';
 export * as webhooks from './webhooks.js';

@@ -19,6 +19,7 @@ from ._errors import (
     ServerError,
     ValidationError,
 )
+from ._error_codes import *  # noqa: F401,F403  (ERROR_CODES and ErrorCode)
 from ._generated import *  # noqa: F401,F403  (the object and parameter types)
 from ._pagination import AsyncPage, Page
 from ._transport import NOT_GIVEN, VERSION, APIResponse, NotGiven, async_raw_response, raw_response

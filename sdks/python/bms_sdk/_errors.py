@@ -5,6 +5,8 @@ import email.utils
 import time
 from typing import Dict, List, Mapping, Optional, TypedDict
 
+from ._error_codes import ERROR_CODES
+
 
 class ErrorDetail(TypedDict):
     """One offending field: its path (such as ``line_items[2].quantity``) and what is wrong with it."""
@@ -142,8 +144,6 @@ def error_for(
 ) -> BmsError:
     """The exception for an error response: chosen by the status the API documents for the code
     (ERROR_CODES, generated from the OpenAPI document), else by the response's status."""
-    from ._generated import ERROR_CODES  # here, not at the top: _generated imports the transport, which imports this
-
     documented = ERROR_CODES.get(code)
     kind_status = documented if documented is not None else status
     kind: type

@@ -35,8 +35,6 @@ __all__ = [
     "EventResendResult",
     "WebhookEndpointRecoverResult",
     "AccountAddressParams",
-    "ErrorCode",
-    "ERROR_CODES",
 ]
 
 
@@ -2148,29 +2146,3 @@ class AsyncResources:
         self.events = AsyncEventsResource(transport)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(transport)
         self.account = AsyncAccountResource(transport)
-
-
-ErrorCode = Literal["VALIDATION_ERROR", "INVALID_JSON", "BAD_REQUEST", "REQUEST_TIMEOUT", "HEADERS_TOO_LARGE", "AUTHENTICATION_REQUIRED", "INVALID_API_KEY", "INSUFFICIENT_SCOPE", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INVALID_STATE", "CONFLICT", "PRECONDITION_FAILED", "IDEMPOTENCY_KEY_REUSED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "RATE_LIMITED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"]
-
-# Every error code the API answers with, and its HTTP status (None: not tied to one operation).
-ERROR_CODES: Dict[str, Optional[int]] = {
-    "VALIDATION_ERROR": 422,
-    "INVALID_JSON": 400,
-    "BAD_REQUEST": None,
-    "REQUEST_TIMEOUT": None,
-    "HEADERS_TOO_LARGE": None,
-    "AUTHENTICATION_REQUIRED": 401,
-    "INVALID_API_KEY": 401,
-    "INSUFFICIENT_SCOPE": 403,
-    "NOT_FOUND": 404,
-    "METHOD_NOT_ALLOWED": None,
-    "INVALID_STATE": 409,
-    "CONFLICT": 409,
-    "PRECONDITION_FAILED": 412,
-    "IDEMPOTENCY_KEY_REUSED": 422,
-    "PAYLOAD_TOO_LARGE": 413,
-    "UNSUPPORTED_MEDIA_TYPE": 415,
-    "RATE_LIMITED": 429,
-    "INTERNAL_ERROR": 500,
-    "SERVICE_UNAVAILABLE": 503,
-}
