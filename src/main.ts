@@ -13,8 +13,7 @@ import { systemClock } from './core/deps.js';
 import { OutboxWorker } from './workers/outbox-worker.js';
 import { PdfPool } from './mail/pdf-pool.js';
 import { transportFromConfig } from './mail/transports.js';
-import { bootstrapDefaultAccount } from './modules/accounts/accounts.service.js';
-import { deliveryHooks } from './modules/sent-documents/deliveries.js';
+import { bootstrapDefaultAccount } from './modules/accounts/index.js';
 import { WebhookWorker } from './workers/webhook-worker.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
@@ -56,7 +55,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   }
 
   const transport = transportFromConfig(config);
-  const worker = new OutboxWorker(database, transport, systemClock, { ...config.outbox, fromAddress: config.mailFrom }, app.log, deliveryHooks(systemClock, pdf, database));
+  const worker = new OutboxWorker(database, transport, systemClock, { ...config.outbox, fromAddress: config.mailFrom }, app.log, pdf);
   const webhooks = new WebhookWorker(database, systemClock, config.webhooks, app.log);
 
   let closing = false;

@@ -150,7 +150,7 @@ test("the /v1 routes are exactly the seed's and the contract's endpoints, each r
 });
 
 test('the CLI and the server know exactly the scopes of the seed and the contract', async () => {
-  const { SCOPES: known } = await import('../src/modules/api-keys/scopes.js');
+  const { SCOPES: known } = await import('../src/kernel/scopes.js');
   assert.deepEqual([...known].sort(), [...SCOPES].sort());
 });
 

@@ -3,9 +3,8 @@
 // delivery of every send with the document's delivery_status, against a real SMTP server and a dead port.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { OutboxWorker, type OutboxWorkerOptions } from '../src/mail/outbox-worker.js';
+import { OutboxWorker, type OutboxWorkerOptions } from '../src/workers/outbox-worker.js';
 import { smtpTransport } from '../src/mail/transports.js';
-import { deliveryHooks } from '../src/modules/documents/deliveries.js';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
 import { damagedPng, jpegFixture, logoPng } from './helpers/images.js';
 import { freePort } from './helpers/processes.js';
@@ -224,7 +223,7 @@ describe('the PDF of an invoice or a quote', () => {
     await api('PUT', '/v1/account/logo', { content_type: 'image/png', data: logoPng().toString('base64') });
     const sent = await api('POST', `/v1/invoices/${invoiceId}/send`);
     assert.equal(sent.status, 200, sent.text);
-    const worker = new OutboxWorker(context.database, smtpTransport(smtp.url), clock, WORKER, quiet, deliveryHooks(clock, context.app.pdf, context.database));
+    const worker = new OutboxWorker(context.database, smtpTransport(smtp.url), clock, WORKER, quiet, context.app.pdf);
     while (await worker.deliverNext());
     const mail = (await smtp.waitFor(1)).find((message) => message.attachments[0]?.filename === 'INV-000002.pdf');
     assert.ok(mail, 'the e-mail with INV-000002.pdf');
@@ -288,7 +287,7 @@ describe('deliveries and delivery_status', () => {
     return invoice.id;
   }
   const deliveries = async (path: string) => (await api('GET', `${path}/deliveries`)).body.data;
-  const worker = (transport = smtpTransport(smtp.url)) => new OutboxWorker(context.database, transport, clock, WORKER, quiet, deliveryHooks(clock, context.app.pdf, context.database));
+  const worker = (transport = smtpTransport(smtp.url)) => new OutboxWorker(context.database, transport, clock, WORKER, quiet, context.app.pdf);
 
   test('null before any send; queued, then delivered by the SMTP server, with the delivery object of the contract', async () => {
     const draft = await created('/v1/invoices', { client_id: clientId, line_items: LINES });

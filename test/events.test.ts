@@ -4,10 +4,9 @@
 // retention.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { OutboxWorker } from '../src/mail/outbox-worker.js';
+import { OutboxWorker } from '../src/workers/outbox-worker.js';
 import { fileTransport, smtpTransport } from '../src/mail/transports.js';
-import { deliveryHooks } from '../src/modules/documents/deliveries.js';
-import { WebhookWorker } from '../src/modules/webhooks/webhooks.worker.js';
+import { WebhookWorker } from '../src/workers/webhook-worker.js';
 import { freePort } from './helpers/processes.js';
 import { startReceiver } from './helpers/receiver.js';
 import { clientSuite } from './helpers/state-table.js';
@@ -121,7 +120,7 @@ const CATALOGUE: Record<string, Row> = {
   'delivery.succeeded': {
     async act() {
       const invoice = await api('POST', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId, line_items: LINES })).id}/send`);
-      const worker = new OutboxWorker(suite.context.database, fileTransport(`${suite.context.directory}/outbox`), suite.context.clock, { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' }, quiet, deliveryHooks(suite.context.clock, suite.context.app.pdf, suite.context.database));
+      const worker = new OutboxWorker(suite.context.database, fileTransport(`${suite.context.directory}/outbox`), suite.context.clock, { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' }, quiet, suite.context.app.pdf);
       while (await worker.deliverNext());
       return (await suite.context.database.db.selectFrom('outbox_messages').select('id').where('document_id', '=', invoice.id).executeTakeFirstOrThrow()).id;
     },
@@ -130,7 +129,7 @@ const CATALOGUE: Record<string, Row> = {
     async act() {
       const quote = await api('POST', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId, line_items: LINES })).id}/send`);
       const dead = smtpTransport(`smtp://user:hunter2@127.0.0.1:${await freePort()}`);
-      const worker = new OutboxWorker(suite.context.database, dead, suite.context.clock, { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' }, quiet, deliveryHooks(suite.context.clock, suite.context.app.pdf, suite.context.database));
+      const worker = new OutboxWorker(suite.context.database, dead, suite.context.clock, { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' }, quiet, suite.context.app.pdf);
       while (await worker.deliverNext());
       dead.close();
       return (await suite.context.database.db.selectFrom('outbox_messages').select('id').where('document_id', '=', quote.id).executeTakeFirstOrThrow()).id;

@@ -7,9 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { OutboxWorker } from '../src/mail/outbox-worker.js';
+import { OutboxWorker } from '../src/workers/outbox-worker.js';
 import { smtpTransport } from '../src/mail/transports.js';
-import { deliveryHooks } from '../src/modules/documents/deliveries.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { logoPng } from './helpers/images.js';
 import { freePort, ROOT } from './helpers/processes.js';
@@ -36,7 +35,7 @@ async function api(method: string, url: string, body?: unknown) {
 async function quoteLinkFromEmail(fields: Record<string, unknown> = {}): Promise<{ id: string; link: string }> {
   const quote = (await api('POST', '/v1/quotes', { client_id: clientId, ...fields })).body.data;
   assert.equal((await api('POST', `/v1/quotes/${quote.id}/send`, { message: 'Here is the quote we discussed on Tuesday.' })).status, 200);
-  const worker = new OutboxWorker(context.database, smtpTransport(smtp.url), context.clock, { pollMs: 10, leaseMs: 60_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'office@cooper-plumbing.test', jitter: 0 }, quiet, deliveryHooks(context.clock, context.app.pdf, context.database));
+  const worker = new OutboxWorker(context.database, smtpTransport(smtp.url), context.clock, { pollMs: 10, leaseMs: 60_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'office@cooper-plumbing.test', jitter: 0 }, quiet, context.app.pdf);
   while (await worker.deliverNext());
   const mail = smtp.messages.at(-1)!;
   const link = /https?:\/\/\S+\/hub\/[A-Za-z0-9_-]{43}/.exec(mail.text ?? '')?.[0];

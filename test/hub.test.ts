@@ -3,9 +3,8 @@
 // under simultaneous clicks, events with data.source "hub", and tokens kept out of the logs.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { OutboxWorker } from '../src/mail/outbox-worker.js';
+import { OutboxWorker } from '../src/workers/outbox-worker.js';
 import { smtpTransport } from '../src/mail/transports.js';
-import { deliveryHooks } from '../src/modules/documents/deliveries.js';
 import { createTestContext, ManualClock, type ApiResponse, type TestContext } from './helpers/context.js';
 import { logoPng } from './helpers/images.js';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp.js';
@@ -111,7 +110,7 @@ describe('hosted_url', () => {
 
   test('the e-mail carries the link, in its text and its HTML', async () => {
     const quote = await sentQuote();
-    const worker = new OutboxWorker(context.database, smtpTransport(smtp.url), clock, { pollMs: 10, leaseMs: 60_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@cooper.test', jitter: 0 }, { info() {}, warn() {}, error() {} }, deliveryHooks(clock, context.app.pdf, context.database));
+    const worker = new OutboxWorker(context.database, smtpTransport(smtp.url), clock, { pollMs: 10, leaseMs: 60_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@cooper.test', jitter: 0 }, { info() {}, warn() {}, error() {} }, context.app.pdf);
     while (await worker.deliverNext());
     const mail = smtp.messages.at(-1)!;
     assert.ok(mail.text?.includes(`approve or decline it there:\n${quote.url}`), mail.text);

@@ -3,7 +3,7 @@
 // last 24 hours; a retried send queues one e-mail.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { SCOPES } from '../src/modules/api-keys/scopes.js';
+import { SCOPES } from '../src/kernel/scopes.js';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
 
 const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));

@@ -10,7 +10,7 @@ import { CLIENT_SORTS, clientListPlan, listClientsQuery, searchCountQuery, type 
 import { EVENT_SORTS, listEventsPlan } from '../src/modules/events/events.repository.js';
 import { INVOICE_SORTS, listInvoicesPlan } from '../src/modules/invoices/invoices.repository.js';
 import { JOB_SORTS, listJobsPlan } from '../src/modules/jobs/jobs.repository.js';
-import { listPaymentsPlan, PAYMENT_SORTS } from '../src/modules/payments/payments.repository.js';
+import { listPaymentsPlan, PAYMENT_SORTS } from '../src/modules/invoices/payments.repository.js';
 import { listQuotesPlan, QUOTE_SORTS } from '../src/modules/quotes/quotes.repository.js';
 import { listServiceRequestsPlan, SERVICE_REQUEST_SORTS } from '../src/modules/service-requests/service-requests.repository.js';
 import type { ListPlan } from '../src/db/list-plan.js';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FailOpenStore, MemoryStore, RedisStore, type RateLimitStore } from '../src/http/rate-limit/stores.js';
-import { SCOPES } from '../src/modules/api-keys/scopes.js';
+import { SCOPES } from '../src/kernel/scopes.js';
 import { createTestContext, ManualClock, type ApiResponse, type TestContext } from './helpers/context.js';
 import { startRedis, type TestRedis } from './helpers/redis.js';
 

@@ -14,7 +14,7 @@ import { createTestContext, temporaryDirectory, type TestContext } from './helpe
 import { startFlakyProxy } from './helpers/flaky-proxy.js';
 import { ROOT } from './helpers/processes.js';
 import { Webhook } from 'standardwebhooks';
-import { SCOPES } from '../src/modules/api-keys/scopes.js';
+import { SCOPES } from '../src/kernel/scopes.js';
 
 const { BmsClient } = sdk;
 

@@ -6,8 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { openDatabase } from '../src/db/database.js';
-import { OutboxWorker, type OutboxWorkerOptions } from '../src/mail/outbox-worker.js';
-import { deliveryHooks } from '../src/modules/documents/deliveries.js';
+import { OutboxWorker, type OutboxWorkerOptions } from '../src/workers/outbox-worker.js';
 import { fileTransport, smtpTransport, type MailTransport } from '../src/mail/transports.js';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
 import { pdfText, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js';
@@ -40,8 +39,8 @@ async function outbox(documentId?: string) {
 }
 
 /** What the worker needs from documents, over this test's database and the app's PDF pool. */
-function hooks() {
-  return deliveryHooks(clock, context.app.pdf, context.database);
+function renderer() {
+  return context.app.pdf;
 }
 
 /** Runs the worker until nothing is due now. */
@@ -53,7 +52,7 @@ before(async () => {
   context = await createTestContext({ clock });
   smtp = await startSmtpServer();
   transport = smtpTransport(smtp.url);
-  worker = new OutboxWorker(context.database, transport, clock, OPTIONS, quietLog, hooks());
+  worker = new OutboxWorker(context.database, transport, clock, OPTIONS, quietLog, renderer());
 });
 after(async () => {
   transport.close();
@@ -219,7 +218,7 @@ describe('delivery', () => {
 
   test('with the SMTP server down, attempts stop at the limit in a failed state that keeps the last error', async () => {
     const down = smtpTransport('smtp://127.0.0.1:1');
-    const downWorker = new OutboxWorker(context.database, down, clock, OPTIONS, quietLog, hooks());
+    const downWorker = new OutboxWorker(context.database, down, clock, OPTIONS, quietLog, renderer());
     const invoice = await newInvoice();
     await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key });
     for (let attempt = 0; attempt < 6; attempt += 1) {
@@ -256,8 +255,8 @@ describe('delivery', () => {
     const secondTransport = smtpTransport(smtp.url);
     const delivered = [0, 0];
     const counting = (index: number) => ({ ...quietLog, info: (_fields: unknown, message?: string) => void (message === 'outbox: delivered' && (delivered[index] = (delivered[index] ?? 0) + 1)) });
-    const first = new OutboxWorker(context.database, transport, clock, OPTIONS, counting(0), hooks());
-    const second = new OutboxWorker(secondDatabase, secondTransport, clock, OPTIONS, counting(1), deliveryHooks(clock, context.app.pdf, secondDatabase));
+    const first = new OutboxWorker(context.database, transport, clock, OPTIONS, counting(0), renderer());
+    const second = new OutboxWorker(secondDatabase, secondTransport, clock, OPTIONS, counting(1), context.app.pdf);
     first.start();
     second.start();
     const mails = await smtp.waitFor(20);
@@ -277,7 +276,7 @@ describe('delivery', () => {
 test('without SMTP_URL, messages are written as .eml files a person can open', async () => {
   const directory = path.join(context.directory, 'eml');
   const files = fileTransport(directory);
-  const fileWorker = new OutboxWorker(context.database, files, clock, OPTIONS, quietLog, hooks());
+  const fileWorker = new OutboxWorker(context.database, files, clock, OPTIONS, quietLog, renderer());
   const invoice = await newInvoice();
   await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key });
   await drain(fileWorker);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { WebhookWorker } from '../src/modules/webhooks/webhooks.worker.js';
+import { WebhookWorker } from '../src/workers/webhook-worker.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 

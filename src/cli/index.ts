@@ -4,8 +4,8 @@ import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { systemClock } from '../core/deps.js';
-import { accountExists, createAccount } from '../modules/accounts/accounts.service.js';
-import { createApiKey, listAccountApiKeys, revokeApiKey } from '../modules/api-keys/api-keys.service.js';
+import { accountExists, createAccount } from '../modules/accounts/index.js';
+import { createApiKey, listAccountApiKeys, revokeApiKey } from '../modules/api-keys/index.js';
 import { parseScopeList } from '../kernel/scopes.js';
 import { start } from '../main.js';
 

@@ -1,7 +1,8 @@
 // Authentication and scope checks, run before the body is parsed so the contract's order holds:
 // 401 -> (rate limit) -> 403 -> body and validation.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiKeyCache, authenticateApiKey, type AuthContext } from '../modules/api-keys/api-keys.service.js';
+import type { Authenticate, AuthContext } from '../kernel/auth-context.js';
+import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import { AppError } from '../core/errors.js';
 import { rateLimited, type RateLimiter } from './rate-limit/rate-limiter.js';
@@ -34,6 +35,12 @@ export function requireScope(request: FastifyRequest, scope: Scope): void {
   if (!auth(request).scopes.has(scope)) throw insufficientScope(scope);
 }
 
+/** What the rules run with for this request: the app's database, clock and links, the caller's account. */
+export function contextOf(request: FastifyRequest): Context {
+  const { db, clock, links } = request.server;
+  return { db, clock, links, accountId: auth(request).accountId };
+}
+
 /** The caller's account and key; only present on routes that declare a scope. */
 export function auth(request: FastifyRequest): AuthContext {
   if (!request.auth) throw new Error('auth() called on a route without a scope');
@@ -45,9 +52,8 @@ export function auth(request: FastifyRequest): AuthContext {
  * key is even looked at; then the key (401), the key's rate limit (429, and the rate-limit headers on
  * every answer), and the scope (403).
  */
-export function registerAuthentication(app: FastifyInstance, options: { pepper: string | undefined; limiter: RateLimiter }): void {
+export function registerAuthentication(app: FastifyInstance, options: { authenticate: Authenticate; limiter: RateLimiter }): void {
   const { limiter } = options;
-  const keys = new ApiKeyCache();
   app.decorateRequest('auth', undefined);
   addRouteHook(app, hasScope, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const scope = request.routeOptions.config.scope!;
@@ -57,7 +63,7 @@ export function registerAuthentication(app: FastifyInstance, options: { pepper: 
 
     const header = request.headers.authorization;
     const match = header === undefined ? null : /^Bearer +(\S+)\s*$/i.exec(header);
-    const context = match?.[1] ? await authenticateApiKey(app.db, app.clock, options.pepper, match[1], keys) : undefined;
+    const context = match?.[1] ? await options.authenticate(app.db, match[1]) : undefined;
     if (!context) {
       await limiter.recordFailedAuthentication(request.ip, now);
       throw header === undefined || header.trim() === '' ? authenticationRequired() : invalidApiKey();

@@ -5,7 +5,8 @@ import type { StorageHealth } from './storage-health.js';
 import type { Clock } from '../core/deps.js';
 import type { Database, Db } from '../db/database.js';
 import type { PdfPool } from '../mail/pdf-pool.js';
-import type { AuthContext } from '../modules/api-keys/api-keys.service.js';
+import type { AuthContext } from '../kernel/auth-context.js';
+import type { HostedLinks } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 
 declare module 'fastify' {
@@ -13,6 +14,8 @@ declare module 'fastify' {
     db: Db;
     database: Database;
     clock: Clock;
+    /** Where the client hub's links point (PUBLIC_BASE_URL). */
+    links: HostedLinks;
     routeTable: RouteTable;
     /** Whether the database took writes lately: /ready reports a recent storage fault. */
     storage: StorageHealth;

@@ -7,7 +7,14 @@ import { hash as digest } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
-import type { IdempotencyKeysTable } from '../db/types.js';
+import {
+  completeIdempotencyKey,
+  deleteExpiredIdempotencyKeys,
+  deleteIdempotencyKey,
+  findIdempotencyKey,
+  type IdempotencyKeyRow,
+  insertIdempotencyKey,
+} from '../db/idempotency.repository.js';
 import { AppError } from '../core/errors.js';
 import { addRouteHook, isPost } from './route-hooks.js';
 
@@ -28,25 +35,33 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-type Claim = { claimed: true } | { claimed: false; row: IdempotencyKeysTable };
+type Claim = { claimed: true } | { claimed: false; row: IdempotencyKeyRow };
 
 async function claim(db: Db, apiKeyId: string, key: string, hash: string, now: Date): Promise<Claim> {
   const nowIso = now.toISOString();
   const lockedUntil = new Date(now.getTime() + LEASE_MS).toISOString();
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const inserted = await db
-      .insertInto('idempotency_keys')
-      .values({ api_key_id: apiKeyId, key, request_hash: hash, status: 'running', response_status: null, response_body: null, response_location: null, response_etag: null, locked_until: lockedUntil, expires_at: new Date(now.getTime() + RETENTION_MS).toISOString(), created_at: nowIso })
-      .onConflict((conflicting) => conflicting.columns(['api_key_id', 'key']).doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { claimed: true };
-    const row = await db.selectFrom('idempotency_keys').selectAll().where('api_key_id', '=', apiKeyId).where('key', '=', key).executeTakeFirst();
+    const inserted = await insertIdempotencyKey(db, {
+      api_key_id: apiKeyId,
+      key,
+      request_hash: hash,
+      status: 'running',
+      response_status: null,
+      response_body: null,
+      response_location: null,
+      response_etag: null,
+      locked_until: lockedUntil,
+      expires_at: new Date(now.getTime() + RETENTION_MS).toISOString(),
+      created_at: nowIso,
+    });
+    if (inserted) return { claimed: true };
+    const row = await findIdempotencyKey(db, apiKeyId, key);
     if (!row) continue;
     const expired = String(row.expires_at) <= nowIso;
     const abandoned = row.status === 'running' && String(row.locked_until) <= nowIso;
     if (!expired && !abandoned) return { claimed: false, row };
     // An expired record, or one whose request died: start afresh (only one retry wins the delete).
-    await db.deleteFrom('idempotency_keys').where('api_key_id', '=', apiKeyId).where('key', '=', key).where('created_at', '=', row.created_at).execute();
+    await deleteIdempotencyKey(db, apiKeyId, key, row.created_at);
   }
   throw stillRunning('Another request with this Idempotency-Key is being processed; retry it.');
 }
@@ -63,7 +78,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     const body = request.body === undefined || request.body === null ? {} : request.body;
     const hash = digest('sha256', `${request.method} ${request.url}\n${JSON.stringify(canonical(body))}`, 'hex');
     // Now and then, forget records past their 24 hours.
-    if (++claims % 500 === 0) await db.deleteFrom('idempotency_keys').where('expires_at', '<', now.toISOString()).execute();
+    if (++claims % 500 === 0) await deleteExpiredIdempotencyKeys(db, now.toISOString());
     const result = await claim(db, request.auth.keyId, header, hash, now);
     if (result.claimed) {
       request.idempotencyKey = header;
@@ -82,14 +97,18 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     const key = request.idempotencyKey;
     if (!key || !request.auth) return payload;
     request.idempotencyKey = undefined;
-    const where = db.updateTable('idempotency_keys').where('api_key_id', '=', request.auth.keyId).where('key', '=', key);
     const failedValidation = reply.statusCode === 422 && typeof payload === 'string' && payload.includes('"VALIDATION_ERROR"');
     if (reply.statusCode >= 500 || failedValidation) {
-      await db.deleteFrom('idempotency_keys').where('api_key_id', '=', request.auth.keyId).where('key', '=', key).execute();
+      await deleteIdempotencyKey(db, request.auth.keyId, key);
     } else {
       const location = reply.getHeader('location');
       const etag = reply.getHeader('etag');
-      await where.set({ status: 'done', response_status: reply.statusCode, response_body: String(payload), response_location: typeof location === 'string' ? location : null, response_etag: typeof etag === 'string' ? etag : null }).execute();
+      await completeIdempotencyKey(db, request.auth.keyId, key, {
+        response_status: reply.statusCode,
+        response_body: String(payload),
+        response_location: typeof location === 'string' ? location : null,
+        response_etag: typeof etag === 'string' ? etag : null,
+      });
     }
     return payload;
   });

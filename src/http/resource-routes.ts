@@ -2,11 +2,9 @@
 // declared once: each resource's routes file states its schemas, scopes and service functions.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema, Static } from '@sinclair/typebox';
-import type { Db } from '../db/database.js';
-import type { Clock } from '../core/deps.js';
+import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
-import { NoBody, SendBody, type SendInput } from '../modules/documents/document.schemas.js';
-import { auth, requireScope } from './auth.js';
+import { contextOf, requireScope } from './auth.js';
 import type { Precondition } from '../core/errors.js';
 import { etagOf, ifMatch, IfMatchHeaders } from './etag.js';
 import { IdempotencyHeaders } from './idempotency.js';
@@ -17,10 +15,10 @@ import { listResponse } from './pagination.js';
 import { BODY_ERRORS, IDEMPOTENCY_ERRORS, dataEnvelope, DeletedSchema, errorResponses, IdParamsSchema, listEnvelope, schemaRef } from './schemas.js';
 
 /** 'webhook endpoint' → 'WebhookEndpoint', for operationIds such as `createWebhookEndpoint`. */
-const pascal = (words: string): string => words.replace(/(?:^|\s)(\w)/g, (_, first: string) => first.toUpperCase());
+export const pascal = (words: string): string => words.replace(/(?:^|\s)(\w)/g, (_, first: string) => first.toUpperCase());
 
 /** 'a client', 'an invoice'. */
-const article = (noun: string): string => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
+export const article = (noun: string): string => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 
 export interface ResourceDefinition<Row, Item, Create extends TSchema, Update extends TSchema, Query extends TSchema> {
   path: string;
@@ -36,16 +34,16 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
   /** Error codes besides validation and lookup that update and delete can answer (e.g. INVALID_STATE). */
   stateErrors?: ErrorCode[];
   service: {
-    /** `now` (from the injected clock) is for fields that depend on the date, such as is_overdue. */
-    list(db: Db, accountId: string, query: Static<Query>, now: Date): Promise<Page<Row>>;
+    /** `now` (read once per request) is for fields that depend on the date, such as is_overdue. */
+    list(ctx: Context, query: Static<Query>, now: Date): Promise<Page<Row>>;
     present(row: Row, now: Date): Item;
-    create(db: Db, clock: Clock, accountId: string, body: Static<Create>): Promise<Item & { id: string }>;
-    get(db: Db, accountId: string, id: string, now: Date): Promise<Item>;
-    update(db: Db, clock: Clock, accountId: string, id: string, body: Static<Update>, precondition?: Precondition): Promise<Item>;
-    delete?(db: Db, clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }>;
+    create(ctx: Context, body: Static<Create>): Promise<Item & { id: string }>;
+    get(ctx: Context, id: string, now: Date): Promise<Item>;
+    update(ctx: Context, id: string, body: Static<Update>, precondition?: Precondition): Promise<Item>;
+    delete?(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }>;
   };
-  /** Operations on one object beyond the standard five: `POST <path>/:id/<name>`. */
-  actions?: Array<ResourceAction<Item>>;
+  /** Operations on one object beyond the standard five: `POST <path>/:id/<name>` (registered after them). */
+  actions?: ReadonlyArray<ResourceAction<Item>>;
 }
 
 export interface ResourceAction<Item> {
@@ -59,39 +57,7 @@ export interface ResourceAction<Item> {
   body: TSchema;
   /** Error codes besides the body's, idempotency's and NOT_FOUND that it can answer. */
   errors: ErrorCode[];
-  run(db: Db, clock: Clock, accountId: string, id: string, body: unknown): Promise<Item>;
-}
-
-/** `POST /:id/send` of a quote or invoice (contract section 7). */
-export function sendAction<Item>(singular: string, scope: Scope, run: (db: Db, clock: Clock, accountId: string, id: string, body: SendInput) => Promise<Item>): ResourceAction<Item> {
-  return {
-    name: 'send',
-    operationId: `send${pascal(singular)}`,
-    scope,
-    summary: `Send ${article(singular)} to its client`,
-    description:
-      'Assigns the number on first send, moves the document to `sent` and queues an e-mail (text, HTML and a PDF) to the client’s stored address. ' +
-      'Allowed from `draft` and `sent` (a re-send). The response does not wait for delivery.',
-    body: SendBody,
-    errors: ['INVALID_STATE'],
-    run: (db, clock, accountId, id, body) => run(db, clock, accountId, id, body as SendInput),
-  };
-}
-
-/** `POST /:id/hosted-link/rotate` of a quote or invoice (contract section 12). */
-export function rotateLinkAction<Item>(singular: string, scope: Scope, run: (db: Db, clock: Clock, accountId: string, id: string) => Promise<Item>): ResourceAction<Item> {
-  return {
-    name: 'hosted-link/rotate',
-    operationId: `rotate${pascal(singular)}HostedLink`,
-    scope,
-    summary: `Replace ${article(singular)}'s hosted link`,
-    description:
-      'Issues a new `hosted_url` for the client hub page; the old link stops working at once (use it when a link reached the wrong person). ' +
-      'The document must have been sent and not be a draft again or void. The new link is not e-mailed: send the document again to e-mail it.',
-    body: NoBody,
-    errors: ['INVALID_STATE'],
-    run: (db, clock, accountId, id) => run(db, clock, accountId, id),
-  };
+  run(ctx: Context, id: string, body: unknown): Promise<Item>;
 }
 
 export function resourceRoutes<Row, Item, Create extends TSchema, Update extends TSchema, Query extends TSchema>(
@@ -110,7 +76,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     }, async (request, reply) => {
       const query = request.query as Static<Query> & { limit?: number };
       const now = app.clock.now();
-      const page = await service.list(app.db, auth(request).accountId, query, now);
+      const page = await service.list(contextOf(request), query, now);
       return listResponse(request, reply, page, query.limit, (row) => service.present(row, now));
     });
 
@@ -121,7 +87,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
         if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
       }
-      const item = await service.create(app.db, app.clock, auth(request).accountId, request.body as Static<Create>);
+      const item = await service.create(contextOf(request), request.body as Static<Create>);
       reply.header('etag', etagOf(item));
       return created(request, reply, path, item);
     });
@@ -130,7 +96,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       config: { scope: scopes.read },
       schema: { tags, operationId: `get${pascal(singular)}`, summary: `Get ${article(singular)}`, params: IdParamsSchema, response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') } },
     }, async (request, reply) => {
-      const item = await service.get(app.db, auth(request).accountId, request.params.id, app.clock.now());
+      const item = await service.get(contextOf(request), request.params.id, app.clock.now());
       reply.header('etag', etagOf(item));
       return ok(request, item);
     });
@@ -147,7 +113,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         response: { 200: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, 'NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors) },
       },
     }, async (request, reply) => {
-      const updated = await service.update(app.db, app.clock, auth(request).accountId, request.params.id, request.body as Static<Update>, ifMatch(request.headers['if-match']));
+      const updated = await service.update(contextOf(request), request.params.id, request.body as Static<Update>, ifMatch(request.headers['if-match']));
       reply.header('etag', etagOf(updated));
       return ok(request, updated);
     });
@@ -157,7 +123,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       app.delete(`${path}/:id`, {
         config: { scope: scopes.delete },
         schema: { tags, operationId: `delete${pascal(singular)}`, summary: `Delete ${article(singular)}`, params: IdParamsSchema, headers: IfMatchHeaders, response: { 200: dataEnvelope(DeletedSchema), ...errorResponses('NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors) } },
-      }, async (request) => ok(request, await remove(app.db, app.clock, auth(request).accountId, request.params.id, ifMatch(request.headers['if-match']))));
+      }, async (request) => ok(request, await remove(contextOf(request), request.params.id, ifMatch(request.headers['if-match']))));
     }
 
     for (const action of definition.actions ?? []) {
@@ -174,7 +140,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           response: { 200: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND', ...action.errors) },
         },
       }, async (request, reply) => {
-        const result = await action.run(app.db, app.clock, auth(request).accountId, request.params.id, request.body);
+        const result = await action.run(contextOf(request), request.params.id, request.body);
         reply.header('etag', etagOf(result));
         return ok(request, result);
       });

@@ -3,11 +3,13 @@
 // jitter up to a limit, then the message is marked failed with the last error kept.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database, Executor } from '../db/database.js';
+import type { Database } from '../db/database.js';
+import type { PdfPool } from '../mail/pdf-pool.js';
+import { renderDeliveryPdf, trackDelivery } from '../modules/sent-documents/index.js';
+import { WorkerLoop } from './worker-loop.js';
 import type { OutboxMessageRow } from '../db/types.js';
 import { fromJson } from '../db/values.js';
 import type { Clock } from '../core/deps.js';
-import { Pause } from '../core/pause.js';
 import { renderHtml, renderText, subjectOf, type MailSnapshot } from '../mail/document-mail.js';
 import { completeMessage, claimNextMessage } from '../mail/outbox.repository.js';
 import type { MailTransport, OutgoingMail } from '../mail/transports.js';
@@ -34,22 +36,9 @@ export function composeMail(message: OutboxMessageRow, snapshot: MailSnapshot, p
   };
 }
 
-/** What the worker needs from the documents it delivers. */
-export interface DeliveryHooks {
-  /** The PDF attachment of a message (rendered off the event loop). */
-  renderPdf(message: OutboxMessageRow, snapshot: MailSnapshot): Promise<Buffer>;
-  /**
-   * Called inside the transaction of every status change of a message (sending, back to pending, delivered,
-   * failed), so what it writes (the document's delivery_status, a delivery.* event) commits with it.
-   */
-  track(trx: Executor, message: OutboxMessageRow): Promise<void>;
-}
-
 export class OutboxWorker {
   readonly id = `worker-${randomUUID()}`;
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private readonly pause = new Pause();
+  private readonly loop: WorkerLoop;
 
   constructor(
     private readonly database: Database,
@@ -57,40 +46,27 @@ export class OutboxWorker {
     private readonly clock: Clock,
     private readonly options: OutboxWorkerOptions,
     private readonly log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>,
-    private readonly hooks: DeliveryHooks,
-  ) {}
+    /** The PDF renderer the attachments are made with. */
+    private readonly pdf: Pick<PdfPool, 'render'>,
+  ) {
+    this.loop = new WorkerLoop('outbox', async () => ((await this.deliverNext()) ? 0 : options.pollMs), options.pollMs, log);
+  }
 
   /** Records an attempt's outcome and what goes with it, in one transaction. */
   private async finish(message: OutboxMessageRow, changes: Partial<OutboxMessageRow>): Promise<void> {
     await this.database.db.transaction().execute(async (trx) => {
       const finished = await completeMessage(trx, message.id, this.id, changes);
-      if (finished) await this.hooks.track(trx, finished);
+      if (finished) await trackDelivery(trx, this.clock, finished);
     });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Stops taking new messages and resolves once the delivery in progress (if any) is recorded. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.pause.wake();
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      let delivered = false;
-      try {
-        delivered = await this.deliverNext();
-      } catch (error) {
-        this.log.error({ err: error }, 'outbox: worker step failed');
-      }
-      if (!delivered && this.running) await this.pause.sleep(this.options.pollMs);
-    }
+    await this.loop.stop();
   }
 
   /** Claims and delivers one due message; false when there was none. */
@@ -98,14 +74,14 @@ export class OutboxWorker {
     const now = this.clock.now();
     const message = await this.database.db.transaction().execute(async (trx) => {
       const claimed = await claimNextMessage(trx, this.id, now.toISOString(), new Date(now.getTime() + this.options.leaseMs).toISOString());
-      if (claimed) await this.hooks.track(trx, claimed);
+      if (claimed) await trackDelivery(trx, this.clock, claimed);
       return claimed;
     });
     if (!message) return false;
     const attempts = message.attempts + 1;
     try {
       const snapshot = fromJson<MailSnapshot>(message.snapshot);
-      const pdf = await this.hooks.renderPdf(message, snapshot);
+      const pdf = await renderDeliveryPdf(this.database.db, this.pdf, message, snapshot);
       await this.transport.send(composeMail(message, snapshot, pdf, this.options.fromAddress));
       const finished = this.clock.now().toISOString();
       await this.finish(message, { status: 'delivered', attempts, delivered_at: finished, last_error: null, updated_at: finished });

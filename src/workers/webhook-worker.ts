@@ -11,24 +11,28 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebhookConfig } from '../config.js';
 import type { Clock } from '../core/deps.js';
-import { Pause } from '../core/pause.js';
 import type { Database, Executor } from '../db/database.js';
+import { WorkerLoop } from './worker-loop.js';
 import type { EventRow, WebhookDeliveryRow, WebhookEndpointRow } from '../db/types.js';
-import { findEventsForDelivery, pruneEvents } from '../modules/events/events.repository.js';
-import { pendingAttempt, presentEvent, recordEvent } from '../modules/events/events.service.js';
-import { signatureHeader } from '../modules/events/signing.js';
-import { attemptWebhook, type AttemptResult } from '../modules/events/webhook-sender.js';
-import * as repository from '../modules/events/webhooks.repository.js';
-import { presentEndpoint } from '../modules/events/webhooks.service.js';
+import {
+  attemptWebhook,
+  findEventsForDelivery,
+  pendingAttempt,
+  presentEndpoint,
+  presentEvent,
+  pruneEvents,
+  recordEvent,
+  signatureHeader,
+  webhookQueue as repository,
+  type AttemptResult,
+} from '../modules/events/index.js';
 
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const PRUNE_BATCH = 1000;
 
 export class WebhookWorker {
   readonly id = `webhooks-${randomUUID()}`;
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private readonly pause = new Pause();
+  private readonly loop: WorkerLoop;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
   private lastPrune = 0;
@@ -40,7 +44,9 @@ export class WebhookWorker {
     private readonly clock: Clock,
     private readonly config: WebhookConfig,
     private readonly log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>,
-  ) {}
+  ) {
+    this.loop = new WorkerLoop('webhooks', () => this.step(), config.pollMs, log);
+  }
 
   private utilization = performance.eventLoopUtilization();
 
@@ -53,55 +59,45 @@ export class WebhookWorker {
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Stops claiming and resolves once the attempts in flight are recorded. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.pause.wake();
-    await this.loop;
+    await this.loop.stop();
     await Promise.allSettled(this.inFlight.values());
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      let claimed = 0;
-      let saturated = false;
-      try {
-        await this.pruneWhenDue();
-        // Delivery is background work: while API requests saturate the process, it starts only a trickle
-        // (WEBHOOK_STARTS_WHILE_SATURATED per 50 ms), so it never takes the CPU or the disk from them; the
-        // queue drains at full speed once they leave room. Attempts waiting on a slow endpoint cost no CPU
-        // and do not count against the trickle.
-        saturated = this.saturated();
-        const room = Math.min(this.config.maxConcurrent - this.inFlight.size, saturated ? this.config.startsWhileSaturated : Infinity);
-        if (room > 0) {
-          const cap = this.config.maxConcurrentPerEndpoint;
-          const busy = [...this.perEndpoint].filter(([, count]) => count >= cap).map(([endpointId]) => endpointId);
-          const now = this.clock.now();
-          const rows = await repository.claimDeliveries(this.database.db, this.id, now.toISOString(), new Date(now.getTime() + this.config.leaseMs).toISOString(), busy, room, cap);
-          const extra: string[] = [];
-          // What the batch needs, in two queries: its endpoints and its events (deleted since: skipped).
-          const endpoints = new Map((await repository.findEndpointsForDelivery(this.database.db, [...new Set(rows.map((row) => row.endpoint_id))])).map((endpoint) => [endpoint.id, endpoint]));
-          const events = new Map((await findEventsForDelivery(this.database.db, [...new Set(rows.map((row) => row.event_id))])).map((event) => [event.id, event]));
-          for (const row of rows) {
-            const endpoint = endpoints.get(row.endpoint_id);
-            const event = events.get(row.event_id);
-            if ((this.perEndpoint.get(row.endpoint_id) ?? 0) >= cap) extra.push(row.id);
-            else if (endpoint && event) this.launch(row, endpoint, event);
-          }
-          await repository.releaseDeliveries(this.database.db, this.id, extra);
-          claimed = rows.length - extra.length;
-        }
-      } catch (error) {
-        this.log.error({ err: error }, 'webhooks: worker step failed');
+  /** One round: prune when due, claim what there is room for, launch it; then how long to wait. */
+  private async step(): Promise<number> {
+    let claimed = 0;
+    await this.pruneWhenDue();
+    // Delivery is background work: while API requests saturate the process, it starts only a trickle
+    // (WEBHOOK_STARTS_WHILE_SATURATED per 50 ms), so it never takes the CPU or the disk from them; the
+    // queue drains at full speed once they leave room. Attempts waiting on a slow endpoint cost no CPU
+    // and do not count against the trickle.
+    const saturated = this.saturated();
+    const room = Math.min(this.config.maxConcurrent - this.inFlight.size, saturated ? this.config.startsWhileSaturated : Infinity);
+    if (room > 0) {
+      const cap = this.config.maxConcurrentPerEndpoint;
+      const busy = [...this.perEndpoint].filter(([, count]) => count >= cap).map(([endpointId]) => endpointId);
+      const now = this.clock.now();
+      const rows = await repository.claimDeliveries(this.database.db, this.id, now.toISOString(), new Date(now.getTime() + this.config.leaseMs).toISOString(), busy, room, cap);
+      const extra: string[] = [];
+      // What the batch needs, in two queries: its endpoints and its events (deleted since: skipped).
+      const endpoints = new Map((await repository.findEndpointsForDelivery(this.database.db, [...new Set(rows.map((row) => row.endpoint_id))])).map((endpoint) => [endpoint.id, endpoint]));
+      const events = new Map((await findEventsForDelivery(this.database.db, [...new Set(rows.map((row) => row.event_id))])).map((event) => [event.id, event]));
+      for (const row of rows) {
+        const endpoint = endpoints.get(row.endpoint_id);
+        const event = events.get(row.event_id);
+        if ((this.perEndpoint.get(row.endpoint_id) ?? 0) >= cap) extra.push(row.id);
+        else if (endpoint && event) this.launch(row, endpoint, event);
       }
-      if (claimed === 0 && this.running) await this.pause.sleep(this.config.pollMs);
-      else if (this.running && saturated) await this.pause.sleep(50);
+      await repository.releaseDeliveries(this.database.db, this.id, extra);
+      claimed = rows.length - extra.length;
     }
+    if (claimed === 0) return this.config.pollMs;
+    return saturated ? 50 : 0;
   }
 
   private launch(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, event: EventRow): void {
@@ -113,7 +109,7 @@ export class WebhookWorker {
         const left = (this.perEndpoint.get(row.endpoint_id) ?? 1) - 1;
         if (left === 0) this.perEndpoint.delete(row.endpoint_id);
         else this.perEndpoint.set(row.endpoint_id, left);
-        this.pause.wake();
+        this.loop.wake();
       });
     this.inFlight.set(row.id, task);
   }
@@ -192,7 +188,7 @@ export class WebhookWorker {
     else if (now.getTime() - new Date(failingSince).getTime() >= this.config.disableAfterMs) disabledReason = `every attempt failed for ${Math.round(this.config.disableAfterMs / 3_600_000)} hours`;
     if (disabledReason) {
       const disabled = await repository.disableEndpoint(trx, endpoint.id, disabledReason, failingSince, nowIso);
-      if (disabled) await recordEvent(trx, this.clock, endpoint.account_id, 'webhook_endpoint.disabled', presentEndpoint(disabled), { previous_attributes: { status: 'enabled', disabled_reason: null } });
+      if (disabled) await recordEvent({ db: trx, clock: this.clock, accountId: endpoint.account_id }, 'webhook_endpoint.disabled', presentEndpoint(disabled), { previous_attributes: { status: 'enabled', disabled_reason: null } });
       this.log.warn({ endpointId: endpoint.id, reason: disabledReason }, 'webhooks: endpoint disabled');
       return;
     }

@@ -13,8 +13,9 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { ManualClock, systemClock, type Clock } from '../../src/core/deps.js';
 import type { RateLimitStore } from '../../src/http/rate-limit/stores.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
-import { createApiKey, type RateLimitOverrides } from '../../src/modules/api-keys/api-keys.service.js';
-import { SCOPES, type Scope } from '../../src/modules/api-keys/scopes.js';
+import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
+import type { RateLimitOverrides } from '../../src/kernel/auth-context.js';
+import { SCOPES, type Scope } from '../../src/kernel/scopes.js';
 
 export interface ApiResponse<T = any> {
   status: number;

@@ -6,11 +6,8 @@
 // VACUUM never renumbers it, unlike the clients table's implicit rowid); triggers keep both in step with
 // every insert, update and delete of a client, in the same transaction.
 import { sql, type Kysely } from 'kysely';
+import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../client-search.js';
 import { dialectOf } from '../database.js';
-
-/** The text `q` searches: name, e-mail, phone and company, one per line (a query cannot span two). */
-export const SQLITE_BODY = (row: string) => `${row}.name || char(10) || coalesce(${row}.email, '') || char(10) || coalesce(${row}.phone, '') || char(10) || coalesce(${row}.company_name, '')`;
-export const POSTGRES_SEARCH_TEXT = `lower(name || E'\\n' || coalesce(email, '') || E'\\n' || coalesce(phone, '') || E'\\n' || coalesce(company_name, ''))`;
 
 // `any`: migrations run against past schemas, so they use an untyped Kysely.
 export async function up(db: Kysely<any>): Promise<void> {

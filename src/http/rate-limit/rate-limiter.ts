@@ -1,6 +1,6 @@
 // Rate limits of the contract: per API key, a bucket of 100 refilled at 60 a minute and 10,000 a UTC day
 // (each overridable per key); per client IP, failed authentications, so keys cannot be guessed at speed.
-import type { AuthContext } from '../../modules/api-keys/api-keys.service.js';
+import type { AuthContext } from '../../kernel/auth-context.js';
 import { AppError } from '../../core/errors.js';
 import type { RateLimitStore } from './stores.js';
 import { UNITS_PER_TOKEN, type LimitPolicy, type TakeResult } from './token-bucket.js';

@@ -1,6 +1,6 @@
 // The business profile (contract section 10): the single source of its validation, serialization and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
-import { AddressResponseSchema, AddressSchema } from '../shared/address.js';
+import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
 import { IdSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 
 export const DEFAULT_PAYMENT_TERMS_DAYS = 30;

@@ -6,6 +6,7 @@ import { newId, isUuid } from '../../core/deps.js';
 import type { Executor } from '../../db/database.js';
 import type { ApiKeyRow } from '../../db/types.js';
 import { findApiKey, findApiKeyByHash, insertApiKey, listApiKeys, markApiKeyRevoked, touchApiKey } from './api-keys.repository.js';
+import type { Authenticate, AuthContext, RateLimitOverrides } from '../../kernel/auth-context.js';
 import type { Scope } from '../../kernel/scopes.js';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -14,12 +15,6 @@ const KEY_PATTERN = /^bms_[0-9A-Za-z]{32,128}$/;
 const PREFIX_LENGTH = 12;
 /** last_used_at is written at most this often per key, so reads do not become writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-export interface RateLimitOverrides {
-  perMinute?: number | undefined;
-  perDay?: number | undefined;
-  burst?: number | undefined;
-}
 
 export interface CreatedApiKey {
   id: string;
@@ -41,13 +36,6 @@ export interface ApiKeySummary {
   last_used_at: string | null;
   rate_limits: { per_minute: number | null; per_day: number | null; burst: number | null };
   created_at: string;
-}
-
-export interface AuthContext {
-  accountId: string;
-  keyId: string;
-  scopes: ReadonlySet<string>;
-  rateLimits: RateLimitOverrides;
 }
 
 /** Uniformly random base62 characters (rejection sampling keeps every character equally likely). */
@@ -126,7 +114,7 @@ export async function revokeApiKey(db: Executor, clock: Clock, id: string): Prom
  * from another process) stops working on a running server within the TTL; expiry is checked on every
  * request. Only found keys are kept, so a new key works at once and unknown keys cannot fill the cache.
  */
-export class ApiKeyCache {
+class ApiKeyCache {
   private readonly entries = new Map<string, { key: KnownKey; until: number }>();
 
   constructor(
@@ -170,7 +158,7 @@ function toAuthContext(row: ApiKeyRow): AuthContext {
  * The account and scopes behind a presented key, or undefined when the key is malformed, unknown,
  * revoked or expired (the caller answers all four the same way, so none can be told apart).
  */
-export async function authenticateApiKey(db: Executor, clock: Clock, pepper: string | undefined, key: string, cache: ApiKeyCache): Promise<AuthContext | undefined> {
+async function authenticateApiKey(db: Executor, clock: Clock, pepper: string | undefined, key: string, cache: ApiKeyCache): Promise<AuthContext | undefined> {
   if (!KEY_PATTERN.test(key)) return undefined;
   const found = await cache.find(db, hashApiKey(key, pepper));
   if (!found || found.row.revoked_at !== null) return undefined;
@@ -187,4 +175,10 @@ export async function authenticateApiKey(db: Executor, clock: Clock, pepper: str
     });
   }
   return found.context;
+}
+
+/** Authentication as http/auth.ts runs it: keys looked up through one cache per app. */
+export function apiKeyAuthenticator(clock: Clock, pepper: string | undefined): Authenticate {
+  const cache = new ApiKeyCache();
+  return (db, key) => authenticateApiKey(db, clock, pepper, key, cache);
 }

@@ -1,8 +1,8 @@
 // Client queries. Every query is scoped by account: another account's rows do not exist here.
 import { sql, type SqlBool } from 'kysely';
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
+import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../../db/client-search.js';
 import { dialectOf, type Executor } from '../../db/database.js';
-import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../../db/migrations/20261122050000_client_search.js';
 import { applyPage, sortKeyOf, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import { prepared } from '../../db/prepared.js';
 import { fenced, listPlan, runList, WALK_LIMIT, type Listed } from '../../db/list-plan.js';

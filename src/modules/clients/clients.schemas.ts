@@ -1,6 +1,6 @@
 // Client shapes: the single source of request validation, response serialization, types and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
-import { AddressResponseSchema, AddressSchema } from '../shared/address.js';
+import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
 import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 
 const text = (maxLength: number, description: string, example: string) => Type.String({ maxLength, description, example });

@@ -3,11 +3,7 @@
 // URL is kept as issued, like the e-mail that carried it; a rotation issues a new one.
 import { randomBytes } from 'node:crypto';
 
-/** What issuing a link needs from the configuration. */
-export interface HostedLinks {
-  /** `PUBLIC_BASE_URL`, without a trailing slash. */
-  publicBaseUrl: string;
-}
+import type { HostedLinks } from '../../kernel/context.js';
 
 export interface HostedLinkColumns {
   hosted_token: string;

@@ -1,7 +1,7 @@
 // What quotes, jobs and invoices share: line items stored with their totals, a currency, a number.
 import type { Executor } from '../../db/database.js';
 import { fromJson } from '../../db/values.js';
-import { findAccount } from '../accounts/accounts.repository.js';
+import { findAccount } from '../accounts/index.js';
 import { computeLineItems, type LineItem, type LineItemInput } from './line-items.js';
 
 export interface PricedRow {

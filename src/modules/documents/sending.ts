@@ -2,17 +2,32 @@
 // for the send operation and for `PUT {status: "sent"}`, and the e-mail queued in the outbox inside the
 // caller's transaction, so a document is never marked sent without its message, nor the reverse.
 import { invalidState, validationError, type ErrorDetail } from '../../core/errors.js';
-import type { Clock } from '../../core/deps.js';
+import type { Context } from '../../kernel/context.js';
 import type { Executor } from '../../db/database.js';
 import type { ClientRow } from '../../db/types.js';
 import type { MailLineItem, MailSnapshot } from '../../mail/document-mail.js';
 import { enqueueMessage } from '../../mail/outbox.repository.js';
-import { findAccount } from '../accounts/accounts.repository.js';
-import { businessOnDocument } from '../accounts/accounts.service.js';
-import { presentAddress } from '../shared/address.js';
+import { findAccount } from '../accounts/index.js';
+import { businessOnDocument } from '../accounts/index.js';
+import { presentAddress } from '../shared/index.js';
 import { lineItemsOf } from './priced.js';
 
 export type SentKind = 'quote' | 'invoice';
+
+/**
+ * What sending a document and replacing its hosted link need from its kind (quotes and invoices each
+ * export one; sent-documents runs the operations once for both).
+ */
+export interface SendableKind<Row, Item> {
+  kind: SentKind;
+  /** The document, locked until the transaction ends (404 when the account has none with that id). */
+  lock(tx: Context, id: string): Promise<Row>;
+  /** The columns that mark it sent (number, link, dates, sent_at), after the send checks; `client` when e-mailed. */
+  sentColumns(tx: Context, row: Row, client?: ClientRow): Promise<object>;
+  /** Writes `patch` and returns the document as it now is. */
+  update(tx: Context, row: Row, patch: object): Promise<Row>;
+  present(row: Row, now: Date): Item;
+}
 
 /**
  * 409 INVALID_STATE unless the document's status is one it may be sent from; then 422 with every
@@ -91,18 +106,16 @@ export async function documentSnapshot(db: Executor, accountId: string, kind: Se
  * deliver. The caller has already marked the document with that delivery (delivery_status queued).
  */
 export async function queueDocumentMail(
-  trx: Executor,
-  clock: Clock,
-  accountId: string,
+  tx: Context,
   client: ClientRow,
   mail: { kind: SentKind; deliveryId: string; document: PrintableDocument; message: string | null },
 ): Promise<void> {
-  const now = clock.now().toISOString();
+  const now = tx.clock.now().toISOString();
   const id = mail.deliveryId;
-  const snapshot = { ...(await documentSnapshot(trx, accountId, mail.kind, mail.document, client, mail.message)), hosted_url: mail.document.hosted_url ?? null };
-  await enqueueMessage(trx, {
+  const snapshot = { ...(await documentSnapshot(tx.db, tx.accountId, mail.kind, mail.document, client, mail.message)), hosted_url: mail.document.hosted_url ?? null };
+  await enqueueMessage(tx.db, {
     id,
-    account_id: accountId,
+    account_id: tx.accountId,
     document_type: mail.kind,
     document_id: mail.document.id,
     recipient: String(client.email),

@@ -1,6 +1,6 @@
 // Event endpoints: list and get (events:read), and resend one event to one endpoint (webhooks:write).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { auth } from '../../http/auth.js';
+import { contextOf } from '../../http/auth.js';
 import { etagOf } from '../../http/etag.js';
 import { ok } from '../../http/envelope.js';
 import { IdempotencyHeaders } from '../../http/idempotency.js';
@@ -21,14 +21,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags, operationId: 'listEvents', summary: 'List events', description: 'Newest first. Events are kept at least 90 days.', querystring: ListEventsQuery, response: { 200: listEnvelope(event), ...errorResponses('VALIDATION_ERROR') } },
   }, async (request, reply) => {
     const query = request.query as ListEventsInput;
-    return listResponse(request, reply, await service.listEvents(app.db, auth(request).accountId, query), query.limit, service.presentEvent);
+    return listResponse(request, reply, await service.listEvents(contextOf(request), query), query.limit, service.presentEvent);
   });
 
   app.get('/v1/events/:id', {
     config: { scope: 'events:read' },
     schema: { tags, operationId: 'getEvent', summary: 'Get an event', params: IdParamsSchema, response: { 200: dataEnvelope(event), ...errorResponses('NOT_FOUND') } },
   }, async (request, reply) => {
-    const found = await service.getEvent(app.db, auth(request).accountId, request.params.id);
+    const found = await service.getEvent(contextOf(request), request.params.id);
     reply.header('etag', etagOf(found));
     return ok(request, found);
   });
@@ -38,6 +38,6 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags, operationId: 'resendEvent', summary: 'Resend an event to an endpoint', description: 'Queues the event to the endpoint again; answers 202.', params: IdParamsSchema, headers: IdempotencyHeaders, body: ResendBody, response: { 202: dataEnvelope(RequeuedSchema), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND') } },
   }, async (request, reply) => {
     reply.code(202);
-    return ok(request, await resendEvent(app.db, app.clock, auth(request).accountId, request.params.id, request.body.endpoint_id));
+    return ok(request, await resendEvent(contextOf(request), request.params.id, request.body.endpoint_id));
   });
 };

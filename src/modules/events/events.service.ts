@@ -1,14 +1,13 @@
 // Events (contract section 9): recorded in the transaction of the change they describe, so a change that
 // rolls back leaves no event and no change goes without one; each is queued, in the same transaction, to
 // every enabled webhook endpoint whose enabled_events match it.
-import type { Clock } from '../../core/deps.js';
+import type { Context } from '../../kernel/context.js';
 import { newId } from '../../core/deps.js';
-import type { Executor } from '../../db/database.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { EventRow, WebhookDeliveryRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { insertDeliveries, listEnabledEndpoints } from './webhooks.repository.js';
-import { requireRow } from '../shared/lookup.js';
+import { requireRow } from '../shared/index.js';
 import { fieldError } from '../../core/errors.js';
 import { EVENT_TYPES, isEventPattern, matchesEventPattern, type EventType } from '../../kernel/event-types.js';
 import * as repository from './events.repository.js';
@@ -17,6 +16,9 @@ import type { Event, EventData, ListEventsInput } from './events.schemas.js';
 export function presentEvent(row: EventRow): Event {
   return { id: row.id, object: 'event', type: row.type as EventType, created_at: row.created_at, account_id: row.account_id, data: fromJson<EventData>(row.data) };
 }
+
+/** What recording an event needs: the transaction of the change, the clock and the account. */
+export type EventContext = Pick<Context, 'db' | 'clock' | 'accountId'>;
 
 export interface RecordOptions {
   /** For `*.updated` and status events: the changed fields' values before the change. */
@@ -28,8 +30,9 @@ export interface RecordOptions {
 }
 
 /** Records one event and queues it to the endpoints that listen for it. Call it inside the change's transaction. */
-export async function recordEvent(trx: Executor, clock: Clock, accountId: string, type: EventType, object: { id: string }, options: RecordOptions = {}): Promise<EventRow> {
-  const now = clock.now().toISOString();
+export async function recordEvent(ctx: EventContext, type: EventType, object: { id: string }, options: RecordOptions = {}): Promise<EventRow> {
+  const { db: trx, accountId } = ctx;
+  const now = ctx.clock.now().toISOString();
   const data: EventData = { object, ...(options.previous_attributes ? { previous_attributes: options.previous_attributes } : {}), ...(options.source ? { source: options.source } : {}) };
   const row: EventRow = { id: newId(), account_id: accountId, type, resource_id: object.id, data: JSON.stringify(data), created_at: now };
   await repository.insertEvent(trx, row);
@@ -63,29 +66,31 @@ export function previousAttributes(before: object, after: object): Record<string
  * The event of a change to an object: its status's own type when the status moved to one that has a
  * type (`quote.approved`), else `<resource>.updated`; nothing when nothing visible changed.
  */
-export async function recordChange<T extends { id: string; status?: string }>(
-  trx: Executor,
-  clock: Clock,
-  accountId: string,
-  resource: 'client' | 'service_request' | 'quote' | 'job' | 'invoice' | 'payment',
-  before: T,
-  after: T,
-  statusEvents: Partial<Record<string, EventType>> = {},
-  source?: 'hub',
-): Promise<void> {
+export interface Change<T> {
+  resource: 'client' | 'service_request' | 'quote' | 'job' | 'invoice' | 'payment';
+  before: T;
+  after: T;
+  /** The lifecycle's events: the event entering each status records. */
+  statusEvents?: Partial<Record<string, EventType>>;
+  source?: 'hub';
+}
+
+export async function recordChange<T extends { id: string; status?: string }>(ctx: EventContext, change: Change<T>): Promise<void> {
+  const { resource, before, after, statusEvents = {}, source } = change;
   const changed = previousAttributes(before, after);
   if (Object.keys(changed).length === 0) return;
   const statusType = before.status !== after.status && after.status !== undefined ? statusEvents[after.status] : undefined;
   const type = statusType ?? (`${resource}.updated` as EventType);
   if (!(EVENT_TYPES as readonly string[]).includes(type)) throw new Error(`no event type ${type}`);
-  await recordEvent(trx, clock, accountId, type, after, { previous_attributes: changed, source });
+  await recordEvent(ctx, type, after, { previous_attributes: changed, source });
 }
 
-export async function getEvent(db: Executor, accountId: string, id: string): Promise<Event> {
-  return presentEvent(await requireRow('event', id, (found) => repository.findEvent(db, accountId, found)));
+export async function getEvent(ctx: Context, id: string): Promise<Event> {
+  return presentEvent(await requireRow('event', id, (found) => repository.findEvent(ctx.db, ctx.accountId, found)));
 }
 
-export async function listEvents(db: Executor, accountId: string, query: ListEventsInput): Promise<Page<EventRow>> {
+export async function listEvents(ctx: Context, query: ListEventsInput): Promise<Page<EventRow>> {
+  const { db, accountId } = ctx;
   const page = pageRequest({ ...query, sort: '-created_at' }, repository.EVENT_SORTS);
   const patterns = query.type?.split(',').map((pattern) => pattern.trim());
   const unknown = patterns?.filter((pattern) => !isEventPattern(pattern)) ?? [];

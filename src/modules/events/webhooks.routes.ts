@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { WebhookConfig } from '../../config.js';
-import { auth } from '../../http/auth.js';
+import { contextOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { IdempotencyHeaders } from '../../http/idempotency.js';
 import { listResponse } from '../../http/pagination.js';
@@ -32,14 +32,7 @@ export function webhookRoutes(policy: Pick<WebhookConfig, 'allowHttp' | 'allowPr
     names: ['webhook endpoint', 'webhook endpoints'],
     scopes: { read: 'webhooks:read', write: 'webhooks:write', delete: 'webhooks:write' },
     schemas: { item: WebhookEndpointSchema, create: CreateWebhookEndpointBody, update: UpdateWebhookEndpointBody, list: ListWebhookEndpointsQuery },
-    service: {
-      list: service.listEndpoints,
-      present: (row) => service.presentEndpoint(row),
-      create: (db, clock, accountId, body) => service.createEndpoint(db, clock, policy, accountId, body),
-      get: service.getEndpoint,
-      update: (db, clock, accountId, id, body, precondition) => service.updateEndpoint(db, clock, policy, accountId, id, body, precondition),
-      delete: service.deleteEndpoint,
-    },
+    service: service.endpointService(policy),
     actions: [
       {
         name: 'rotate-secret',
@@ -49,7 +42,7 @@ export function webhookRoutes(policy: Pick<WebhookConfig, 'allowHttp' | 'allowPr
         description: 'Answers the endpoint with its new secret. The old secret keeps signing beside the new one for 24 hours (two signatures in webhook-signature), so receivers can switch without missing a message.',
         body: NoBody,
         errors: [],
-        run: (db, clock, accountId, id) => service.rotateSecret(db, clock, accountId, id),
+        run: (ctx, id) => service.rotateSecret(ctx, id),
       },
     ],
   });
@@ -63,7 +56,7 @@ export function webhookRoutes(policy: Pick<WebhookConfig, 'allowHttp' | 'allowPr
       schema: { ...item, operationId: 'testWebhookEndpoint', summary: 'Send a test event', description: 'Queues a webhook_endpoint.test event to this endpoint alone and answers 202 with the event.', headers: IdempotencyHeaders, body: NoBody, response: { 202: dataEnvelope(schemaRef(EventSchema)), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND') } },
     }, async (request, reply) => {
       reply.code(202);
-      return ok(request, await service.testEndpoint(app.db, app.clock, auth(request).accountId, request.params.id));
+      return ok(request, await service.testEndpoint(contextOf(request), request.params.id));
     });
 
     app.get('/v1/webhook-endpoints/:id/deliveries', {
@@ -71,7 +64,7 @@ export function webhookRoutes(policy: Pick<WebhookConfig, 'allowHttp' | 'allowPr
       schema: { ...item, operationId: 'listWebhookEndpointDeliveries', summary: 'List delivery attempts', description: 'The attempt log of this endpoint, newest first: one entry per attempt.', querystring: ListWebhookDeliveriesQuery, response: { 200: listEnvelope(schemaRef(WebhookDeliverySchema)), ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND') } },
     }, async (request, reply) => {
       const query = request.query as ListWebhookDeliveriesInput;
-      const page = await service.listEndpointDeliveries(app.db, auth(request).accountId, request.params.id, query);
+      const page = await service.listEndpointDeliveries(contextOf(request), request.params.id, query);
       return listResponse(request, reply, page, query.limit, service.presentDelivery);
     });
 
@@ -80,7 +73,7 @@ export function webhookRoutes(policy: Pick<WebhookConfig, 'allowHttp' | 'allowPr
       schema: { ...item, operationId: 'recoverWebhookEndpoint', summary: 'Re-queue failed deliveries', description: 'Queues again every delivery to this endpoint that failed for good since `since`; answers 202 with how many.', headers: IdempotencyHeaders, body: RecoverBody, response: { 202: dataEnvelope(RequeuedSchema), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND') } },
     }, async (request, reply) => {
       reply.code(202);
-      return ok(request, await service.recoverEndpoint(app.db, app.clock, auth(request).accountId, request.params.id, request.body.since));
+      return ok(request, await service.recoverEndpoint(contextOf(request), request.params.id, request.body.since));
     });
   };
 }

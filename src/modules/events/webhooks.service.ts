@@ -2,10 +2,10 @@
 // private address), their subscriptions from the closed list of event types, a signing secret shown
 // once and rotated with a 24-hour overlap, a test event, the attempt log, and re-queuing failures.
 import type { WebhookConfig } from '../../config.js';
-import type { Clock } from '../../core/deps.js';
 import { newId } from '../../core/deps.js';
 import { fieldError, type Precondition } from '../../core/errors.js';
-import type { Db, Executor } from '../../db/database.js';
+import type { Executor } from '../../db/database.js';
+import { inTransaction, type Context } from '../../kernel/context.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow } from '../../db/types.js';
 import { fromJson, normalizeInstant } from '../../db/values.js';
@@ -13,7 +13,7 @@ import { isEventPattern } from '../../kernel/event-types.js';
 import { findEvent } from './events.repository.js';
 import { pendingAttempt, presentEvent, recordEvent } from './events.service.js';
 import type { Event } from './events.schemas.js';
-import { requireReference, requireRow } from '../shared/lookup.js';
+import { requireReference, requireRow } from '../shared/index.js';
 import { RefusedAddressError, resolveTarget } from './address-policy.js';
 import { newWebhookSecret } from './signing.js';
 import * as repository from './webhooks.repository.js';
@@ -94,13 +94,13 @@ function getRow(db: Executor, accountId: string, id: string): Promise<WebhookEnd
   return requireRow('webhook endpoint', id, (found) => repository.findEndpoint(db, accountId, found));
 }
 
-export async function createEndpoint(db: Db, clock: Clock, policy: UrlPolicy, accountId: string, input: CreateWebhookEndpointInput): Promise<WebhookEndpoint> {
+async function createEndpoint(ctx: Context, policy: UrlPolicy, input: CreateWebhookEndpointInput): Promise<WebhookEndpoint> {
   const url = await checkEndpointUrl(input.url, policy);
   const enabledEvents = checkEnabledEvents(input.enabled_events);
-  const now = clock.now().toISOString();
+  const now = ctx.clock.now().toISOString();
   const row: WebhookEndpointRow = {
     id: newId(),
-    account_id: accountId,
+    account_id: ctx.accountId,
     url,
     description: input.description ?? null,
     enabled_events: JSON.stringify(enabledEvents),
@@ -114,18 +114,18 @@ export async function createEndpoint(db: Db, clock: Clock, policy: UrlPolicy, ac
     created_at: now,
     updated_at: now,
   };
-  await repository.insertEndpoint(db, row);
+  await repository.insertEndpoint(ctx.db, row);
   return presentEndpoint(row, true);
 }
 
-export async function getEndpoint(db: Executor, accountId: string, id: string): Promise<WebhookEndpoint> {
-  return presentEndpoint(await getRow(db, accountId, id));
+export async function getEndpoint(ctx: Context, id: string): Promise<WebhookEndpoint> {
+  return presentEndpoint(await getRow(ctx.db, ctx.accountId, id));
 }
 
-export async function updateEndpoint(db: Db, clock: Clock, policy: UrlPolicy, accountId: string, id: string, input: UpdateWebhookEndpointInput, precondition?: Precondition): Promise<WebhookEndpoint> {
+async function updateEndpoint(ctx: Context, policy: UrlPolicy, id: string, input: UpdateWebhookEndpointInput, precondition?: Precondition): Promise<WebhookEndpoint> {
   // The URL is resolved before the transaction: a slow DNS answer must not hold a write lock.
   const url = input.url === undefined ? undefined : await checkEndpointUrl(input.url, policy);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(ctx, async ({ db: trx, clock, accountId }) => {
     const current = await getRow(trx, accountId, id);
     precondition?.(presentEndpoint(current));
     if (Object.keys(input).length === 0) return presentEndpoint(current);
@@ -140,8 +140,8 @@ export async function updateEndpoint(db: Db, clock: Clock, policy: UrlPolicy, ac
   });
 }
 
-export async function deleteEndpoint(db: Db, _clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
-  return db.transaction().execute(async (trx) => {
+export async function deleteEndpoint(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+  return inTransaction(ctx, async ({ db: trx, accountId }) => {
     const current = await getRow(trx, accountId, id);
     precondition?.(presentEndpoint(current));
     await repository.deleteEndpoint(trx, accountId, current.id);
@@ -149,14 +149,14 @@ export async function deleteEndpoint(db: Db, _clock: Clock, accountId: string, i
   });
 }
 
-export async function listEndpoints(db: Executor, accountId: string, query: ListWebhookEndpointsInput): Promise<Page<WebhookEndpointRow>> {
+export async function listEndpoints(ctx: Context, query: ListWebhookEndpointsInput): Promise<Page<WebhookEndpointRow>> {
   const page = pageRequest(query, repository.ENDPOINT_SORTS);
-  return toPage(await repository.listEndpoints(db, accountId, query, page), page);
+  return toPage(await repository.listEndpoints(ctx.db, ctx.accountId, query, page), page);
 }
 
 /** A new secret; the old one keeps signing beside it for 24 hours. */
-export async function rotateSecret(db: Db, clock: Clock, accountId: string, id: string): Promise<WebhookEndpoint> {
-  return db.transaction().execute(async (trx) => {
+export async function rotateSecret(ctx: Context, id: string): Promise<WebhookEndpoint> {
+  return inTransaction(ctx, async ({ db: trx, clock, accountId }) => {
     const current = await getRow(trx, accountId, id);
     const now = clock.now();
     const updated = await repository.updateEndpoint(trx, accountId, current.id, {
@@ -170,45 +170,58 @@ export async function rotateSecret(db: Db, clock: Clock, accountId: string, id: 
 }
 
 /** Queues a webhook_endpoint.test event to this endpoint alone. */
-export async function testEndpoint(db: Db, clock: Clock, accountId: string, id: string): Promise<Event> {
-  return db.transaction().execute(async (trx) => {
-    const endpoint = await getRow(trx, accountId, id);
-    return presentEvent(await recordEvent(trx, clock, accountId, 'webhook_endpoint.test', presentEndpoint(endpoint), { onlyEndpointId: endpoint.id }));
+export async function testEndpoint(ctx: Context, id: string): Promise<Event> {
+  return inTransaction(ctx, async (tx) => {
+    const endpoint = await getRow(tx.db, tx.accountId, id);
+    return presentEvent(await recordEvent(tx, 'webhook_endpoint.test', presentEndpoint(endpoint), { onlyEndpointId: endpoint.id }));
   });
 }
 
-export async function listEndpointDeliveries(db: Executor, accountId: string, id: string, query: ListWebhookDeliveriesInput): Promise<Page<WebhookDeliveryRow>> {
+export async function listEndpointDeliveries(ctx: Context, id: string, query: ListWebhookDeliveriesInput): Promise<Page<WebhookDeliveryRow>> {
+  const { db, accountId } = ctx;
   const endpoint = await getRow(db, accountId, id);
   const page = pageRequest({ ...query, sort: '-created_at' }, repository.DELIVERY_SORTS);
   return toPage(await repository.listDeliveries(db, accountId, endpoint.id, query, page), page);
 }
 
 /** Queues the next attempt of (event, endpoint) now, unless one is already waiting; true when queued. */
-async function requeue(trx: Executor, clock: Clock, accountId: string, endpointId: string, event: { id: string; type: string }): Promise<boolean> {
-  if (await repository.hasPendingDelivery(trx, event.id, endpointId)) return false;
-  const attempt = await repository.nextAttemptNumber(trx, event.id, endpointId);
-  await repository.insertDeliveries(trx, [pendingAttempt(accountId, endpointId, event, attempt, clock.now().toISOString())]);
+async function requeue(tx: Context, endpointId: string, event: { id: string; type: string }): Promise<boolean> {
+  if (await repository.hasPendingDelivery(tx.db, event.id, endpointId)) return false;
+  const attempt = await repository.nextAttemptNumber(tx.db, event.id, endpointId);
+  await repository.insertDeliveries(tx.db, [pendingAttempt(tx.accountId, endpointId, event, attempt, tx.clock.now().toISOString())]);
   return true;
 }
 
 /** Re-queues every (event, endpoint) delivery that failed for good since `since`. */
-export async function recoverEndpoint(db: Db, clock: Clock, accountId: string, id: string, since: string): Promise<{ requeued: number }> {
-  return db.transaction().execute(async (trx) => {
-    const endpoint = await getRow(trx, accountId, id);
+export async function recoverEndpoint(ctx: Context, id: string, since: string): Promise<{ requeued: number }> {
+  return inTransaction(ctx, async (tx) => {
+    const endpoint = await getRow(tx.db, tx.accountId, id);
     let requeued = 0;
-    for (const failed of await repository.listFailedSince(trx, accountId, endpoint.id, normalizeInstant(since))) {
-      if (await requeue(trx, clock, accountId, endpoint.id, { id: failed.event_id, type: failed.event_type })) requeued += 1;
+    for (const failed of await repository.listFailedSince(tx.db, tx.accountId, endpoint.id, normalizeInstant(since))) {
+      if (await requeue(tx, endpoint.id, { id: failed.event_id, type: failed.event_type })) requeued += 1;
     }
     return { requeued };
   });
 }
 
 /** Queues one event to one endpoint again (an attempt already waiting counts as queued). */
-export async function resendEvent(db: Db, clock: Clock, accountId: string, eventId: string, endpointId: string): Promise<{ requeued: number }> {
-  return db.transaction().execute(async (trx) => {
-    const event = await requireRow('event', eventId, (found) => findEvent(trx, accountId, found));
-    const endpoint = await requireReference('endpoint_id', 'webhook endpoint', endpointId, (found) => repository.findEndpoint(trx, accountId, found));
-    await requeue(trx, clock, accountId, endpoint.id, event);
+export async function resendEvent(ctx: Context, eventId: string, endpointId: string): Promise<{ requeued: number }> {
+  return inTransaction(ctx, async (tx) => {
+    const event = await requireRow('event', eventId, (found) => findEvent(tx.db, tx.accountId, found));
+    const endpoint = await requireReference('endpoint_id', 'webhook endpoint', endpointId, (found) => repository.findEndpoint(tx.db, tx.accountId, found));
+    await requeue(tx, endpoint.id, event);
     return { requeued: 1 };
   });
+}
+
+/** The endpoints' five operations as the routes declare them, with the server's URL policy applied. */
+export function endpointService(policy: UrlPolicy) {
+  return {
+    list: listEndpoints,
+    present: (row: WebhookEndpointRow) => presentEndpoint(row),
+    create: (ctx: Context, input: CreateWebhookEndpointInput) => createEndpoint(ctx, policy, input),
+    get: getEndpoint,
+    update: (ctx: Context, id: string, input: UpdateWebhookEndpointInput, precondition?: Precondition) => updateEndpoint(ctx, policy, id, input, precondition),
+    delete: deleteEndpoint,
+  };
 }

@@ -1,69 +1,76 @@
-// An invoice's life in one place (contract sections 6 and 7): its statuses, the moves PUT may make, the
-// statuses in which its fields may change, it may be sent or deleted, and what sending and paying set.
+// An invoice's life (docs/api-contract.md §6, §7, §10, §11, §12): its statuses, the moves PUT may make, what
+// entering a status stamps (voiding ends the hosted link), what holds while sent, where it may be edited,
+// sent, paid or deleted, and the event of each move. Payments move it between sent and paid.
 import { invalidState } from '../../core/errors.js';
-import type { Clock } from '../../core/deps.js';
-import type { Executor } from '../../db/database.js';
 import type { ClientRow, InvoiceRow } from '../../db/types.js';
-import { findAccount } from '../accounts/accounts.repository.js';
-import { DEFAULT_PAYMENT_TERMS_DAYS } from '../accounts/accounts.schemas.js';
-import { numberOnSend } from '../documents/numbering.js';
-import { addDays, todayUtc } from '../documents/priced.js';
-import { assertSendable } from '../documents/sending.js';
-import type { TransitionTable } from '../documents/state-machine.js';
-import type { EventType } from '../../kernel/event-types.js';
-import { hostedLinkOnSend, type HostedLinks } from '../documents/hosted-links.js';
+import type { Context } from '../../kernel/context.js';
+import { DEFAULT_PAYMENT_TERMS_DAYS, findAccount } from '../accounts/index.js';
+import { addDays, assertSendable, breaks, enter, hostedLinkOnSend, lineItemsOf, numberOnSend, todayUtc, type Lifecycle } from '../documents/index.js';
 
 export const INVOICE_STATUSES = ['draft', 'sent', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
-export const INVOICE_TRANSITIONS: TransitionTable<InvoiceStatus> = {
-  draft: ['sent'],
-  sent: ['paid', 'void'],
-  paid: [],
-  void: [],
+export const INVOICE_LIFECYCLE: Lifecycle<InvoiceStatus, InvoiceRow> = {
+  kind: 'invoice',
+  statuses: INVOICE_STATUSES,
+  // sent <-> paid also moves by payments and refunds (invoiceBalanceColumns).
+  moves: {
+    draft: ['sent'],
+    sent: ['paid', 'void'],
+    paid: [],
+    void: [],
+  },
+  events: { sent: 'invoice.sent', paid: 'invoice.paid', void: 'invoice.voided' },
+  // Entering `sent` from draft is the send's own work (invoiceSentColumns); back from paid, after a refund,
+  // it is no longer paid. A void invoice's hosted page stops working.
+  stamps: {
+    sent: (now, from) => (from === 'paid' ? { paid_at: null } : { sent_at: now }),
+    paid: (now) => ({ paid_at: now }),
+    void: (now) => ({ voided_at: now, hosted_token: null, hosted_url: null }),
+  },
+  // What sending required stays true while sent: a line, an issue date and a due date.
+  holds: {
+    sent: (change, from) => {
+      if (change.line_items !== undefined && lineItemsOf({ line_items: change.line_items }).length === 0) return breaks('line_items', 'a sent invoice keeps at least one line item; void it instead');
+      for (const field of ['issue_date', 'due_date'] as const) if (change[field] === null && from === 'sent') return breaks(field, 'a sent invoice keeps its issue and due dates');
+      return undefined;
+    },
+  },
+  // paid and void are final.
+  editable: ['draft', 'sent'],
+  sendable: ['draft', 'sent'],
+  deletable: ['draft'],
+  refusals: {
+    edit: (status) => `This invoice is '${status}', which is final: nothing about it can change.`,
+    delete: (status) => `This invoice is '${status}'; only draft invoices can be deleted. Void a sent invoice instead.`,
+  },
 };
 
-/** The event a move to each status records (others record invoice.updated). */
-export const INVOICE_STATUS_EVENTS: Partial<Record<InvoiceStatus, EventType>> = { sent: 'invoice.sent', paid: 'invoice.paid', void: 'invoice.voided' };
-
-/** Statuses in which the invoice's fields may change; paid and void are final. */
-export const INVOICE_EDITABLE: readonly InvoiceStatus[] = ['draft', 'sent'];
-/** Statuses an invoice may be sent (or re-sent) from. */
-export const INVOICE_SENDABLE: readonly InvoiceStatus[] = ['draft', 'sent'];
-
-export function assertInvoiceEditable(status: InvoiceStatus): void {
-  if (!INVOICE_EDITABLE.includes(status)) throw invalidState(`This invoice is '${status}', which is final: nothing about it can change.`);
-}
-
-export function assertInvoiceDeletable(status: InvoiceStatus): void {
-  if (status !== 'draft') throw invalidState(`This invoice is '${status}'; only draft invoices can be deleted. Void a sent invoice instead.`);
-}
-
-/** The default due date: the issue date plus the account's payment terms (contract section 10). */
-export async function defaultDueDate(trx: Executor, accountId: string, issueDate: string): Promise<string> {
-  return addDays(issueDate, (await findAccount(trx, accountId))?.payment_terms_days ?? DEFAULT_PAYMENT_TERMS_DAYS);
+/** The default due date: the issue date plus the account's payment terms (docs/api-contract.md §10). */
+export async function defaultDueDate(tx: Context, issueDate: string): Promise<string> {
+  return addDays(issueDate, (await findAccount(tx.db, tx.accountId))?.payment_terms_days ?? DEFAULT_PAYMENT_TERMS_DAYS);
 }
 
 /**
- * The columns that mark an invoice sent, by the send operation or `PUT {status: "sent"}`: a number on
- * first send, a hosted link on first send, issue_date today when empty, due_date from the payment terms when empty, sent_at now.
- * `client` is given when the invoice is e-mailed.
+ * The columns that mark an invoice sent, by the send operation or `PUT {status: "sent"}`: a number on first
+ * send, a hosted link on first send, issue_date today when empty, due_date from the payment terms when empty,
+ * sent_at now. `client` is given when the invoice is e-mailed.
  */
-export async function invoiceSentColumns(trx: Executor, clock: Clock, links: HostedLinks, accountId: string, invoice: InvoiceRow, client?: ClientRow) {
-  assertSendable('invoice', INVOICE_SENDABLE, invoice, client);
-  const now = clock.now();
+export async function invoiceSentColumns(tx: Context, invoice: InvoiceRow, client?: ClientRow) {
+  assertSendable('invoice', INVOICE_LIFECYCLE.sendable, invoice, client);
+  const now = tx.clock.now();
   const issueDate = invoice.issue_date ?? todayUtc(now);
   return {
     status: 'sent',
-    ...(await numberOnSend(trx, accountId, 'invoice', invoice)),
-    ...hostedLinkOnSend(invoice, links),
+    ...(await numberOnSend(tx.db, tx.accountId, 'invoice', invoice)),
+    ...hostedLinkOnSend(invoice, tx.links),
     issue_date: issueDate,
-    due_date: invoice.due_date ?? (await defaultDueDate(trx, accountId, issueDate)),
+    due_date: invoice.due_date ?? (await defaultDueDate(tx, issueDate)),
     sent_at: now.toISOString(),
   };
 }
 
-/** Payments are recorded only against a sent invoice (contract section 11). */
+/** Payments are recorded only against a sent invoice (docs/api-contract.md §11). */
 export function assertInvoicePayable(status: InvoiceStatus): void {
   if (status === 'sent') return;
   const why = status === 'draft' ? 'send it (or mark it sent) first' : status === 'paid' ? 'nothing is due on it' : 'it is void';
@@ -77,7 +84,8 @@ export function assertInvoicePayable(status: InvoiceStatus): void {
  */
 export function invoiceBalanceColumns(invoice: Pick<InvoiceRow, 'status' | 'total_amount'>, amountPaid: number, now: Date) {
   const due = Number(invoice.total_amount) - amountPaid;
-  if (invoice.status === 'sent' && due <= 0) return { amount_paid: amountPaid, status: 'paid', paid_at: now.toISOString() };
-  if (invoice.status === 'paid' && due > 0) return { amount_paid: amountPaid, status: 'sent', paid_at: null };
+  const from = invoice.status as InvoiceStatus;
+  if (from === 'sent' && due <= 0) return { amount_paid: amountPaid, ...enter(INVOICE_LIFECYCLE, from, 'paid', now.toISOString()) };
+  if (from === 'paid' && due > 0) return { amount_paid: amountPaid, ...enter(INVOICE_LIFECYCLE, from, 'sent', now.toISOString()) };
   return { amount_paid: amountPaid };
 }

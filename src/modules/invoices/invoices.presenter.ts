@@ -2,12 +2,12 @@
 import type { Executor } from '../../db/database.js';
 import type { InvoiceRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
-import type { DeliveryStatus } from '../documents/document.schemas.js';
-import { presentPriced, todayUtc } from '../documents/priced.js';
-import { presentHostedUrl } from '../documents/hosted-links.js';
+import type { DeliveryStatus } from '../documents/index.js';
+import { presentPriced, todayUtc } from '../documents/index.js';
+import { presentHostedUrl } from '../documents/index.js';
 import { listPaymentsOfInvoices } from './payments.repository.js';
 import type { InvoicePayment, PaymentMethod } from './payments.schemas.js';
-import { requireRow } from '../shared/lookup.js';
+import { requireRow } from '../shared/index.js';
 import { findInvoice } from './invoices.repository.js';
 import type { Invoice } from './invoices.schemas.js';
 

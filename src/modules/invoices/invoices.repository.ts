@@ -53,11 +53,6 @@ export async function deleteInvoice(db: Executor, accountId: string, id: string)
 }
 
 /** How many invoices bill a job (a job is not deleted while any does). */
-export async function countInvoicesOfJob(db: Executor, accountId: string, jobId: string): Promise<number> {
-  const row = await db.selectFrom('invoices').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).where('job_id', '=', jobId).executeTakeFirstOrThrow();
-  return Number(row.count);
-}
-
 export async function listInvoices(db: Executor, accountId: string, filters: InvoiceFilters, page: PageRequest<InvoiceRow>): Promise<Listed<InvoiceRow>> {
   return runList(listInvoicesPlan(db, accountId, filters, page));
 }
@@ -78,4 +73,9 @@ export function listInvoicesPlan(db: Executor, accountId: string, filters: Invoi
   const keys = keysOf({ client_id: filters.client_id, quote_id: filters.quote_id, job_id: filters.job_id });
   const among = statuses && { column: 'status', values: statuses };
   return listPlan(db, { table: 'invoices', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions }, page);
+}
+
+/** The delivery_status of the invoice's send `deliveryId`, while that send is its last one (the outbox worker). */
+export async function setInvoiceDeliveryStatus(db: Executor, accountId: string, id: string, deliveryId: string, status: string): Promise<void> {
+  await db.updateTable('invoices').set({ delivery_status: status }).where('account_id', '=', accountId).where('id', '=', id).where('delivery_id', '=', deliveryId).execute();
 }

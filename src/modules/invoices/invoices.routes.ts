@@ -1,12 +1,11 @@
-// Invoice endpoints: the five standard operations, send, and the hosted link's rotation.
-import { resourceRoutes, rotateLinkAction, sendAction } from '../../http/resource-routes.js';
-import type { HostedLinks } from '../documents/hosted-links.js';
-import { CreateInvoiceBody, InvoiceSchema, ListInvoicesQuery, UpdateInvoiceBody } from './invoices.schemas.js';
+// Invoice endpoints: the five standard operations; app.ts adds the actions of a sent document (send, the
+// hosted link's rotation) from sent-documents, which stands above invoices.
+import { resourceRoutes, type ResourceAction } from '../../http/resource-routes.js';
+import { CreateInvoiceBody, InvoiceSchema, ListInvoicesQuery, UpdateInvoiceBody, type Invoice } from './invoices.schemas.js';
 import { presentInvoice } from './invoices.presenter.js';
 import * as service from './invoices.service.js';
 
-/** `links`: where the hub pages are, for the links a send issues. */
-export const invoiceRoutes = (links: HostedLinks) =>
+export const invoiceRoutes = (actions: ReadonlyArray<ResourceAction<Invoice>>) =>
   resourceRoutes({
     path: '/v1/invoices',
     names: ['invoice', 'invoices'],
@@ -20,11 +19,8 @@ export const invoiceRoutes = (links: HostedLinks) =>
       present: presentInvoice,
       create: service.createInvoice,
       get: service.getInvoice,
-      update: (db, clock, accountId, id, body, precondition) => service.updateInvoice(db, clock, links, accountId, id, body, precondition),
+      update: service.updateInvoice,
       delete: service.deleteInvoice,
     },
-    actions: [
-      sendAction('invoice', 'invoices:send', (db, clock, accountId, id, body) => service.sendInvoice(db, clock, links, accountId, id, body)),
-      rotateLinkAction('invoice', 'invoices:write', (db, clock, accountId, id) => service.rotateInvoiceLink(db, clock, links, accountId, id)),
-    ],
+    actions,
   });

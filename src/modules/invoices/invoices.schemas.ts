@@ -1,11 +1,11 @@
 // Invoice shapes: a bill for work, numbered when first sent, then paid or voided.
 import { Type, type Static } from '@sinclair/typebox';
-import { INVOICE_STATUSES, INVOICE_TRANSITIONS, type InvoiceStatus } from './invoices.lifecycle.js';
-import { describeTransitions } from '../documents/state-machine.js';
+import { INVOICE_LIFECYCLE, INVOICE_STATUSES, type InvoiceStatus } from './invoices.lifecycle.js';
+import { describeTransitions } from '../documents/index.js';
 import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
-import { CurrencySchema, DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField, hostedUrlField } from '../documents/document.schemas.js';
-import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
-import { idFilter, statusFilter } from '../documents/list-filters.js';
+import { CurrencySchema, DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField, hostedUrlField } from '../documents/index.js';
+import { LineItemSchema, LineItemsInputSchema } from '../documents/index.js';
+import { idFilter, statusFilter } from '../documents/index.js';
 import { InvoicePaymentSchema } from './payments.schemas.js';
 
 
@@ -63,7 +63,7 @@ export const UpdateInvoiceBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client.')),
     ...writable,
-    status: Type.Optional(Type.Unsafe<InvoiceStatus>({ type: 'string', enum: [...INVOICE_STATUSES], description: `${describeTransitions(INVOICE_TRANSITIONS)}. draft -> sent marks it sent without e-mail; paid and void are final.`, example: 'paid' })),
+    status: Type.Optional(Type.Unsafe<InvoiceStatus>({ type: 'string', enum: [...INVOICE_STATUSES], description: `${describeTransitions(INVOICE_LIFECYCLE.moves)}. draft -> sent marks it sent without e-mail; paid and void are final.`, example: 'paid' })),
   },
   { additionalProperties: false },
 );

@@ -25,7 +25,7 @@ export const paymentRoutes = resourceRoutes({
       description: "Records a refund of part (`amount`) or all of what is left of the payment. The invoice's amount_paid drops by it; a paid invoice with money due again returns to `sent`.",
       body: RefundPaymentBody,
       errors: [],
-      run: (db, clock, accountId, id, body) => service.refundPayment(db, clock, accountId, id, body as RefundPaymentInput),
+      run: (ctx, id, body) => service.refundPayment(ctx, id, body as RefundPaymentInput),
     },
   ],
 });

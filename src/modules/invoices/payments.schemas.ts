@@ -1,8 +1,8 @@
 // Payment shapes: money received against a sent invoice, never edited or deleted, only refunded.
 import { Type, type Static } from '@sinclair/typebox';
-import { CurrencySchema, ReferenceSchema } from '../documents/document.schemas.js';
-import { MAX_AMOUNT } from '../documents/money.js';
-import { idFilter } from '../documents/list-filters.js';
+import { CurrencySchema, ReferenceSchema } from '../documents/index.js';
+import { MAX_AMOUNT } from '../documents/index.js';
+import { idFilter } from '../documents/index.js';
 import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 
 export const PAYMENT_METHODS = ['cash', 'check', 'card', 'bank_transfer', 'other'] as const;

@@ -2,19 +2,19 @@
 // unique per account, never edited (but notes and metadata) nor deleted, only refunded. The invoice's
 // balance and status are recomputed from its payments in the same transaction, with its row locked, so
 // concurrent payments can never overpay.
-import type { Clock } from '../../core/deps.js';
 import { newId } from '../../core/deps.js';
 import { conflict, fieldError, type Precondition } from '../../core/errors.js';
-import type { Db, Executor } from '../../db/database.js';
+import type { Executor } from '../../db/database.js';
+import { inTransaction, type Context } from '../../kernel/context.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { InvoiceRow, PaymentRefundRow, PaymentRow } from '../../db/types.js';
 import { fromJson, normalizeInstant } from '../../db/values.js';
-import { previousAttributes, recordChange, recordEvent } from '../events/events.service.js';
-import { assertInvoicePayable, INVOICE_STATUS_EVENTS, invoiceBalanceColumns, type InvoiceStatus } from './invoices.lifecycle.js';
+import { previousAttributes, recordChange, recordEvent } from '../events/index.js';
+import { assertInvoicePayable, INVOICE_LIFECYCLE, invoiceBalanceColumns, type InvoiceStatus } from './invoices.lifecycle.js';
 import { getInvoiceRecord, presentInvoice } from './invoices.presenter.js';
 import type { Invoice } from './invoices.schemas.js';
 import { findInvoice, updateInvoice } from './invoices.repository.js';
-import { requireReference, requireRow } from '../shared/lookup.js';
+import { requireReference, requireRow } from '../shared/index.js';
 import * as repository from './payments.repository.js';
 import type { CreatePaymentInput, ListPaymentsInput, Payment, PaymentMethod, RefundPaymentInput, UpdatePaymentInput } from './payments.schemas.js';
 
@@ -52,20 +52,20 @@ async function getRecord(db: Executor, accountId: string, id: string, lock = fal
 }
 
 /** The invoice as GET shows it now, to compare with after a payment or refund. */
-export async function invoiceBefore(trx: Executor, clock: Clock, invoice: InvoiceRow): Promise<Invoice> {
-  return presentInvoice(await getInvoiceRecord(trx, invoice.account_id, invoice.id), clock.now());
+async function invoiceBefore(tx: Context, invoice: InvoiceRow): Promise<Invoice> {
+  return presentInvoice(await getInvoiceRecord(tx.db, tx.accountId, invoice.id), tx.clock.now());
 }
 
 /**
  * Recomputes the invoice's amount_paid and status from its payments (the caller holds its row lock) and
  * records the invoice's event (invoice.paid when it became paid, else invoice.updated) against `before`.
  */
-export async function settleInvoice(trx: Executor, clock: Clock, invoice: InvoiceRow, before: Invoice): Promise<void> {
-  const paid = await repository.netPaidOfInvoice(trx, invoice.account_id, invoice.id);
-  const now = clock.now();
-  await updateInvoice(trx, invoice.account_id, invoice.id, { ...invoiceBalanceColumns(invoice, paid, now), updated_at: now.toISOString() });
-  const after = presentInvoice(await getInvoiceRecord(trx, invoice.account_id, invoice.id), now);
-  await recordChange(trx, clock, invoice.account_id, 'invoice', before, after, INVOICE_STATUS_EVENTS);
+export async function settleInvoice(tx: Context, invoice: InvoiceRow, before: Invoice): Promise<void> {
+  const paid = await repository.netPaidOfInvoice(tx.db, tx.accountId, invoice.id);
+  const now = tx.clock.now();
+  await updateInvoice(tx.db, tx.accountId, invoice.id, { ...invoiceBalanceColumns(invoice, paid, now), updated_at: now.toISOString() });
+  const after = presentInvoice(await getInvoiceRecord(tx.db, tx.accountId, invoice.id), now);
+  await recordChange(tx, { resource: 'invoice', before, after, statusEvents: INVOICE_LIFECYCLE.events });
 }
 
 /**
@@ -73,22 +73,21 @@ export async function settleInvoice(trx: Executor, clock: Clock, invoice: Invoic
  * `PUT /v1/invoices/:id {status: "paid"}` (which pays what is due, with method `other`).
  */
 export async function recordPayment(
-  trx: Executor,
-  clock: Clock,
+  tx: Context,
   invoice: InvoiceRow,
   input: Pick<CreatePaymentInput, 'amount' | 'method'> & Partial<Pick<CreatePaymentInput, 'reference' | 'paid_at' | 'notes' | 'metadata'>>,
 ): Promise<PaymentRecord> {
   assertInvoicePayable(invoice.status as InvoiceStatus);
   const due = Number(invoice.total_amount) - Number(invoice.amount_paid);
   if (input.amount > due) throw fieldError('amount', `must not exceed the invoice's amount_due (${due})`);
-  const now = clock.now();
+  const now = tx.clock.now();
   const paidAt = input.paid_at === undefined ? now.toISOString() : normalizeInstant(input.paid_at);
   if (paidAt > now.toISOString()) throw fieldError('paid_at', 'must not be in the future');
   const reference = input.reference ?? null;
-  if (reference !== null && (await repository.findPaymentByReference(trx, invoice.account_id, reference))) {
+  if (reference !== null && (await repository.findPaymentByReference(tx.db, tx.accountId, reference))) {
     throw conflict(`A payment with reference '${reference}' is already recorded in this account.`);
   }
-  const before = await invoiceBefore(trx, clock, invoice);
+  const before = await invoiceBefore(tx, invoice);
   const row: PaymentRow = {
     id: newId(),
     account_id: invoice.account_id,
@@ -105,35 +104,35 @@ export async function recordPayment(
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
   };
-  await repository.insertPayment(trx, row);
+  await repository.insertPayment(tx.db, row);
   const record: PaymentRecord = { ...row, refunds: [] };
-  await recordEvent(trx, clock, invoice.account_id, 'payment.created', presentPayment(record));
-  await settleInvoice(trx, clock, invoice, before);
+  await recordEvent(tx, 'payment.created', presentPayment(record));
+  await settleInvoice(tx, invoice, before);
   return record;
 }
 
 /** The invoice a payment is for, locked until the transaction ends: every balance change holds it. */
-function lockInvoice(trx: Executor, accountId: string, invoiceId: string, field: string): Promise<InvoiceRow> {
-  return requireReference(field, 'invoice', invoiceId, (id) => findInvoice(trx, accountId, id, true));
+function lockInvoice(tx: Context, invoiceId: string, field: string): Promise<InvoiceRow> {
+  return requireReference(field, 'invoice', invoiceId, (id) => findInvoice(tx.db, tx.accountId, id, true));
 }
 
-export async function createPayment(db: Db, clock: Clock, accountId: string, input: CreatePaymentInput): Promise<Payment> {
-  return db.transaction().execute(async (trx) => presentPayment(await recordPayment(trx, clock, await lockInvoice(trx, accountId, input.invoice_id, 'invoice_id'), input)));
+export async function createPayment(ctx: Context, input: CreatePaymentInput): Promise<Payment> {
+  return inTransaction(ctx, async (tx) => presentPayment(await recordPayment(tx, await lockInvoice(tx, input.invoice_id, 'invoice_id'), input)));
 }
 
-export async function getPayment(db: Executor, accountId: string, id: string): Promise<Payment> {
-  return presentPayment(await getRecord(db, accountId, id));
+export async function getPayment(ctx: Context, id: string): Promise<Payment> {
+  return presentPayment(await getRecord(ctx.db, ctx.accountId, id));
 }
 
-export async function updatePayment(db: Db, clock: Clock, accountId: string, id: string, input: UpdatePaymentInput, precondition?: Precondition): Promise<Payment> {
-  return db.transaction().execute(async (trx) => {
-    const current = await getRecord(trx, accountId, id, true);
+export async function updatePayment(ctx: Context, id: string, input: UpdatePaymentInput, precondition?: Precondition): Promise<Payment> {
+  return inTransaction(ctx, async (tx) => {
+    const current = await getRecord(tx.db, tx.accountId, id, true);
     precondition?.(presentPayment(current));
     if (Object.keys(input).length === 0) return presentPayment(current);
-    const updated = await repository.updatePayment(trx, accountId, current.id, {
+    const updated = await repository.updatePayment(tx.db, tx.accountId, current.id, {
       ...(input.notes !== undefined ? { notes: input.notes } : {}),
       ...(input.metadata !== undefined ? { metadata: JSON.stringify(input.metadata) } : {}),
-      updated_at: clock.now().toISOString(),
+      updated_at: tx.clock.now().toISOString(),
     });
     return presentPayment({ ...(updated ?? current), refunds: current.refunds });
   });
@@ -144,29 +143,31 @@ export async function updatePayment(db: Db, clock: Clock, accountId: string, id:
  * invoice with money due again returns to sent. Refunds are allowed on a void invoice too: money received
  * against it may have to go back.
  */
-export async function refundPayment(db: Db, clock: Clock, accountId: string, id: string, input: RefundPaymentInput): Promise<Payment> {
-  return db.transaction().execute(async (trx) => {
-    const found = await requireRow('payment', id, (paymentId) => repository.findPayment(trx, accountId, paymentId));
+export async function refundPayment(ctx: Context, id: string, input: RefundPaymentInput): Promise<Payment> {
+  return inTransaction(ctx, async (tx) => {
+    const { db, accountId } = tx;
+    const found = await requireRow('payment', id, (paymentId) => repository.findPayment(db, accountId, paymentId));
     // The invoice first, then the payment: the same lock order as a new payment, so the two cannot deadlock.
-    const invoice = await lockInvoice(trx, accountId, found.invoice_id, 'invoice_id');
-    const payment = await getRecord(trx, accountId, found.id, true);
+    const invoice = await lockInvoice(tx, found.invoice_id, 'invoice_id');
+    const payment = await getRecord(db, accountId, found.id, true);
     const left = Number(payment.amount) - Number(payment.amount_refunded);
     if (left === 0) throw fieldError('amount', 'nothing is left to refund on this payment');
     const amount = input?.amount ?? left;
     if (amount > left) throw fieldError('amount', `must not exceed what is left to refund (${left})`);
-    const before = await invoiceBefore(trx, clock, invoice);
-    const now = clock.now().toISOString();
+    const before = await invoiceBefore(tx, invoice);
+    const now = tx.clock.now().toISOString();
     const refund: PaymentRefundRow = { id: newId(), account_id: accountId, payment_id: payment.id, amount, reason: input?.reason ?? null, created_at: now };
-    await repository.insertRefund(trx, refund);
-    const updated = await repository.updatePayment(trx, accountId, payment.id, { amount_refunded: Number(payment.amount_refunded) + amount, updated_at: now });
+    await repository.insertRefund(db, refund);
+    const updated = await repository.updatePayment(db, accountId, payment.id, { amount_refunded: Number(payment.amount_refunded) + amount, updated_at: now });
     const refunded = presentPayment({ ...(updated ?? payment), refunds: [...payment.refunds, refund] });
-    await recordEvent(trx, clock, accountId, 'payment.refunded', refunded, { previous_attributes: previousAttributes(presentPayment(payment), refunded) });
-    await settleInvoice(trx, clock, invoice, before);
+    await recordEvent(tx, 'payment.refunded', refunded, { previous_attributes: previousAttributes(presentPayment(payment), refunded) });
+    await settleInvoice(tx, invoice, before);
     return refunded;
   });
 }
 
-export async function listPayments(db: Executor, accountId: string, query: ListPaymentsInput): Promise<Page<PaymentRecord>> {
+export async function listPayments(ctx: Context, query: ListPaymentsInput): Promise<Page<PaymentRecord>> {
+  const { db, accountId } = ctx;
   const page = pageRequest(query, repository.PAYMENT_SORTS);
   const { rows, resumeAfter } = await repository.listPayments(db, accountId, query, page);
   return toPage<PaymentRecord>(await withRefunds(db, accountId, rows), page, resumeAfter);

@@ -57,3 +57,9 @@ export function listJobsPlan(db: Executor, accountId: string, filters: JobFilter
   const among = filters.statuses && { column: 'status', values: filters.statuses };
   return listPlan(db, { table: 'jobs', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions }, page);
 }
+
+/** The invoices made from a job: a job is not deleted while any refers to it (the reference is on invoices.job_id). */
+export async function countInvoicesOfJob(db: Executor, accountId: string, jobId: string): Promise<number> {
+  const row = await db.selectFrom('invoices').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).where('job_id', '=', jobId).executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -1,11 +1,11 @@
 // Job shapes: a work order, numbered at creation, scheduled, done, then invoiced.
 import { Type, type Static } from '@sinclair/typebox';
-import { JOB_STATUSES, JOB_TRANSITIONS, type JobStatus } from './jobs.lifecycle.js';
-import { describeTransitions } from '../documents/state-machine.js';
+import { JOB_LIFECYCLE, JOB_STATUSES, type JobStatus } from './jobs.lifecycle.js';
+import { describeTransitions } from '../documents/index.js';
 import { listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
-import { CurrencySchema, documentFields, nullableTimestamp, ReferenceSchema, totalsFields } from '../documents/document.schemas.js';
-import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
-import { idFilter, statusFilter } from '../documents/list-filters.js';
+import { CurrencySchema, documentFields, nullableTimestamp, ReferenceSchema, totalsFields } from '../documents/index.js';
+import { LineItemSchema, LineItemsInputSchema } from '../documents/index.js';
+import { idFilter, statusFilter } from '../documents/index.js';
 
 
 const title = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'What the job is. Required unless the job is made from a quote (then the quote’s title).', example: 'Replace kitchen faucet' });
@@ -55,7 +55,7 @@ export const UpdateJobBody = Type.Object(
     client_id: Type.Optional(ReferenceSchema('The client.')),
     title: Type.Optional(title),
     ...writable,
-    status: Type.Optional(Type.Unsafe<JobStatus>({ type: 'string', enum: [...JOB_STATUSES], description: `${describeTransitions(JOB_TRANSITIONS)}.`, example: 'in_progress' })),
+    status: Type.Optional(Type.Unsafe<JobStatus>({ type: 'string', enum: [...JOB_STATUSES], description: `${describeTransitions(JOB_LIFECYCLE.moves)}.`, example: 'in_progress' })),
   },
   { additionalProperties: false },
 );

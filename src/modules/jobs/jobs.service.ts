@@ -1,25 +1,23 @@
 // Job rules: numbered at creation, made from an approved quote or a service request (converting them in
 // the same transaction), the status table, schedule order, and delete refused while invoiced.
-import type { Clock } from '../../core/deps.js';
 import { newId } from '../../core/deps.js';
 import { conflict, fieldError, type Precondition } from '../../core/errors.js';
-import type { Db, Executor } from '../../db/database.js';
+import { inTransaction, type Context } from '../../kernel/context.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { JobRow } from '../../db/types.js';
 import { fromJson, normalizeInstant } from '../../db/values.js';
-import { requireClientReference } from '../clients/clients.service.js';
-import { countInvoicesOfJob } from '../invoices/invoices.repository.js';
-import { copyLineItems } from '../documents/line-items.js';
-import { assertClientKept } from '../documents/client-link.js';
-import { parseStatusFilter } from '../documents/list-filters.js';
-import { nextNumber } from '../documents/numbering.js';
-import { accountCurrency, lineItemsOf, presentPriced, pricedColumns } from '../documents/priced.js';
-import { assertTransition } from '../documents/state-machine.js';
-import { convertQuote } from '../quotes/quotes.service.js';
-import { convertServiceRequest } from '../service-requests/service-requests.service.js';
-import { recordChange, recordEvent } from '../events/events.service.js';
-import { requireReference, requireRow } from '../shared/lookup.js';
-import { JOB_STATUS_EVENTS, JOB_STATUSES, JOB_TRANSITIONS, type JobStatus } from './jobs.lifecycle.js';
+import { requireClientReference } from '../clients/index.js';
+import { copyLineItems } from '../documents/index.js';
+import { assertClientKept } from '../documents/index.js';
+import { parseStatusFilter } from '../documents/index.js';
+import { nextNumber } from '../documents/index.js';
+import { accountCurrency, lineItemsOf, presentPriced, pricedColumns } from '../documents/index.js';
+import { assertDeletable, assertMove, enter } from '../documents/index.js';
+import { convertQuote } from '../quotes/index.js';
+import { convertServiceRequest } from '../service-requests/index.js';
+import { recordChange, recordEvent } from '../events/index.js';
+import { requireReference, requireRow } from '../shared/index.js';
+import { JOB_LIFECYCLE, JOB_STATUSES, type JobStatus } from './jobs.lifecycle.js';
 import * as repository from './jobs.repository.js';
 import type { CreateJobInput, Job, ListJobsInput, UpdateJobInput } from './jobs.schemas.js';
 
@@ -44,13 +42,13 @@ export function presentJob(row: JobRow): Job {
   };
 }
 
-function getRow(db: Executor, accountId: string, id: string, lock = false): Promise<JobRow> {
-  return requireRow('job', id, (found) => repository.findJob(db, accountId, found, lock));
+function getRow(ctx: Context, id: string, lock = false): Promise<JobRow> {
+  return requireRow('job', id, (found) => repository.findJob(ctx.db, ctx.accountId, found, lock));
 }
 
 /** The job a body's `job_id` names (422 on that field when there is none), locked until the transaction ends. */
-export function requireJobReference(trx: Executor, accountId: string, jobId: string): Promise<JobRow> {
-  return requireReference('job_id', 'job', jobId, (id) => repository.findJob(trx, accountId, id, true));
+export function requireJobReference(tx: Context, jobId: string): Promise<JobRow> {
+  return requireReference('job_id', 'job', jobId, (id) => repository.findJob(tx.db, tx.accountId, id, true));
 }
 
 function assertScheduleOrder(start: string | null, end: string | null): void {
@@ -61,34 +59,34 @@ function assertScheduleOrder(start: string | null, end: string | null): void {
 
 const instantOrNull = (value: string | null | undefined) => (value === null || value === undefined ? null : normalizeInstant(value));
 
-export async function createJob(db: Db, clock: Clock, accountId: string, input: CreateJobInput): Promise<Job> {
-  return db.transaction().execute(async (trx) => {
-    const quote = input.quote_id === undefined ? undefined : await convertQuote(trx, clock, accountId, input.quote_id, input.client_id);
+export async function createJob(ctx: Context, input: CreateJobInput): Promise<Job> {
+  return inTransaction(ctx, async (tx) => {
+    const quote = input.quote_id === undefined ? undefined : await convertQuote(tx, input.quote_id, input.client_id);
     const clientId = input.client_id ?? quote?.client_id;
     if (clientId === undefined) throw fieldError('client_id', 'is required unless quote_id is given');
-    await requireClientReference(trx, accountId, clientId);
+    await requireClientReference(tx, clientId);
     const title = input.title ?? quote?.title ?? (quote?.number ? `Job for quote ${quote.number}` : undefined);
     if (title === undefined) throw fieldError('title', 'is required unless the job is made from a quote');
     const requestId = input.request_id ?? quote?.request_id ?? undefined;
-    if (requestId) await convertServiceRequest(trx, clock, accountId, requestId, clientId);
+    if (requestId) await convertServiceRequest(tx, requestId, clientId);
     const start = instantOrNull(input.scheduled_start);
     const end = instantOrNull(input.scheduled_end);
     assertScheduleOrder(start, end);
 
     const lines = input.line_items ?? (quote ? copyLineItems(lineItemsOf(quote)) : []);
     const priced = pricedColumns(lines);
-    const numbered = await nextNumber(trx, accountId, 'job');
-    const now = clock.now().toISOString();
+    const numbered = await nextNumber(tx.db, tx.accountId, 'job');
+    const now = tx.clock.now().toISOString();
     const row: JobRow = {
       id: newId(),
-      account_id: accountId,
+      account_id: tx.accountId,
       ...numbered,
       client_id: clientId,
       quote_id: quote?.id ?? null,
       request_id: requestId ?? null,
       title,
       description: input.description ?? null,
-      currency: input.currency ?? quote?.currency ?? (await accountCurrency(trx, accountId)),
+      currency: input.currency ?? quote?.currency ?? (await accountCurrency(tx.db, tx.accountId)),
       ...priced,
       scheduled_start: start,
       scheduled_end: end,
@@ -98,29 +96,29 @@ export async function createJob(db: Db, clock: Clock, accountId: string, input: 
       created_at: now,
       updated_at: now,
     };
-    await repository.insertJob(trx, row);
+    await repository.insertJob(tx.db, row);
     const job = presentJob(row);
-    await recordEvent(trx, clock, accountId, 'job.created', job);
+    await recordEvent(tx, 'job.created', job);
     return job;
   });
 }
 
-export async function getJob(db: Executor, accountId: string, id: string): Promise<Job> {
-  return presentJob(await getRow(db, accountId, id));
+export async function getJob(ctx: Context, id: string): Promise<Job> {
+  return presentJob(await getRow(ctx, id));
 }
 
-export async function updateJob(db: Db, clock: Clock, accountId: string, id: string, input: UpdateJobInput, precondition?: Precondition): Promise<Job> {
-  return db.transaction().execute(async (trx) => {
-    const current = await getRow(trx, accountId, id, true);
+export async function updateJob(ctx: Context, id: string, input: UpdateJobInput, precondition?: Precondition): Promise<Job> {
+  return inTransaction(ctx, async (tx) => {
+    const current = await getRow(tx, id, true);
     precondition?.(presentJob(current));
     const from = current.status as JobStatus;
-    if (input.status !== undefined) assertTransition('job', JOB_TRANSITIONS, from, input.status);
+    if (input.status !== undefined) assertMove(JOB_LIFECYCLE, from, input.status);
     assertClientKept(current.client_id, input.client_id, current.quote_id !== null ? 'the job was made from a quote' : current.request_id !== null ? 'the job was made from a service request' : undefined);
-    if (input.client_id !== undefined) await requireClientReference(trx, accountId, input.client_id);
+    if (input.client_id !== undefined) await requireClientReference(tx, input.client_id);
     if (Object.keys(input).length === 0) return presentJob(current);
 
     const { status, metadata, line_items: lineItems, scheduled_start: start, scheduled_end: end, ...fields } = input;
-    const now = clock.now().toISOString();
+    const now = tx.clock.now().toISOString();
     const patch: Partial<JobRow> = { ...fields, updated_at: now };
     const scheduledStart = start !== undefined ? instantOrNull(start) : current.scheduled_start;
     const scheduledEnd = end !== undefined ? instantOrNull(end) : current.scheduled_end;
@@ -129,30 +127,28 @@ export async function updateJob(db: Db, clock: Clock, accountId: string, id: str
     if (end !== undefined) patch.scheduled_end = scheduledEnd;
     if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
     if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
-    if (status !== undefined && status !== from) {
-      patch.status = status;
-      patch.completed_at = status === 'completed' ? now : null;
-    }
-    const job = presentJob((await repository.updateJob(trx, accountId, current.id, patch)) ?? current);
-    await recordChange(trx, clock, accountId, 'job', presentJob(current), job, JOB_STATUS_EVENTS);
+    if (status !== undefined) Object.assign(patch, enter(JOB_LIFECYCLE, from, status, now));
+    const job = presentJob((await repository.updateJob(tx.db, tx.accountId, current.id, patch)) ?? current);
+    await recordChange(tx, { resource: 'job', before: presentJob(current), after: job, statusEvents: JOB_LIFECYCLE.events });
     return job;
   });
 }
 
-export async function deleteJob(db: Db, clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
-  return db.transaction().execute(async (trx) => {
-    const current = await getRow(trx, accountId, id, true);
+export async function deleteJob(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+  return inTransaction(ctx, async (tx) => {
+    const current = await getRow(tx, id, true);
     precondition?.(presentJob(current));
-    const invoices = await countInvoicesOfJob(trx, accountId, current.id);
+    assertDeletable(JOB_LIFECYCLE, current.status as JobStatus);
+    const invoices = await repository.countInvoicesOfJob(tx.db, tx.accountId, current.id);
     if (invoices > 0) throw conflict(`This job cannot be deleted while ${invoices} invoice${invoices === 1 ? '' : 's'} refer to it.`);
-    await repository.deleteJob(trx, accountId, current.id);
-    await recordEvent(trx, clock, accountId, 'job.deleted', presentJob(current));
+    await repository.deleteJob(tx.db, tx.accountId, current.id);
+    await recordEvent(tx, 'job.deleted', presentJob(current));
     return { id: current.id, deleted: true as const };
   });
 }
 
-export async function listJobs(db: Executor, accountId: string, query: ListJobsInput): Promise<Page<JobRow>> {
+export async function listJobs(ctx: Context, query: ListJobsInput): Promise<Page<JobRow>> {
   const page = pageRequest(query, repository.JOB_SORTS);
-  const { rows, resumeAfter } = await repository.listJobs(db, accountId, { ...query, statuses: parseStatusFilter(query.status, JOB_STATUSES) }, page);
+  const { rows, resumeAfter } = await repository.listJobs(ctx.db, ctx.accountId, { ...query, statuses: parseStatusFilter(query.status, JOB_STATUSES) }, page);
   return toPage(rows, page, resumeAfter);
 }

@@ -1,41 +1,47 @@
-// A quote's life in one place (contract sections 6 and 7): its statuses, the moves PUT may make, the
-// statuses in which its fields may change, it may be sent or deleted, and what sending sets.
+// A quote's life (docs/api-contract.md §6, §7, §12): its statuses, the moves PUT may make, what entering a
+// status stamps, what holds while sent, where it may be edited, sent or deleted, the event of each move,
+// and when an answer comes too late. The API and the client hub both apply it.
 import { invalidState } from '../../core/errors.js';
-import type { Clock } from '../../core/deps.js';
-import type { Executor } from '../../db/database.js';
+import type { Context } from '../../kernel/context.js';
 import type { ClientRow, QuoteRow } from '../../db/types.js';
-import { numberOnSend } from '../documents/numbering.js';
-import { assertSendable } from '../documents/sending.js';
-import type { TransitionTable } from '../documents/state-machine.js';
-import type { EventType } from '../../kernel/event-types.js';
-import { hostedLinkOnSend, type HostedLinks } from '../documents/hosted-links.js';
+import { assertSendable, breaks, hostedLinkOnSend, lineItemsOf, numberOnSend, todayUtc, type Lifecycle } from '../documents/index.js';
 
 export const QUOTE_STATUSES = ['draft', 'sent', 'approved', 'declined', 'converted'] as const;
 export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
 
-/** Moves a client may make with PUT; `approved -> converted` happens only by making a job or invoice. */
-export const QUOTE_TRANSITIONS: TransitionTable<QuoteStatus> = {
-  draft: ['sent'],
-  sent: ['approved', 'declined', 'draft'],
-  declined: ['draft'],
-  approved: [],
-  converted: [],
+export const QUOTE_LIFECYCLE: Lifecycle<QuoteStatus, QuoteRow> = {
+  kind: 'quote',
+  statuses: QUOTE_STATUSES,
+  // `approved -> converted` happens only by making a job or invoice from the quote.
+  moves: {
+    draft: ['sent'],
+    sent: ['approved', 'declined', 'draft'],
+    declined: ['draft'],
+    approved: [],
+    converted: [],
+  },
+  events: { sent: 'quote.sent', approved: 'quote.approved', declined: 'quote.declined', converted: 'quote.converted' },
+  // Entering `sent` is the send's own work (quoteSentColumns): a number, a hosted link, sent_at.
+  stamps: {
+    approved: (now) => ({ approved_at: now }),
+    declined: (now) => ({ declined_at: now }),
+    converted: (now) => ({ converted_at: now }),
+  },
+  holds: {
+    sent: (change) => (change.line_items !== undefined && lineItemsOf({ line_items: change.line_items }).length === 0 ? breaks('line_items', 'a sent quote keeps at least one line item; move it back to draft first') : undefined),
+  },
+  editable: ['draft', 'sent'],
+  sendable: ['draft', 'sent'],
+  deletable: ['draft', 'sent', 'approved', 'declined'],
+  refusals: {
+    edit: (status) => `This quote is '${status}': only its status can change (fields are editable while draft or sent).`,
+    delete: (status) => `This quote is '${status}': a job or invoice was made from it, so it cannot be deleted.`,
+  },
 };
 
-/** The event a move to each status records (others record quote.updated). */
-export const QUOTE_STATUS_EVENTS: Partial<Record<QuoteStatus, EventType>> = { sent: 'quote.sent', approved: 'quote.approved', declined: 'quote.declined', converted: 'quote.converted' };
-
-/** Statuses in which the quote's fields (not only its status) may change. */
-export const QUOTE_EDITABLE: readonly QuoteStatus[] = ['draft', 'sent'];
-/** Statuses a quote may be sent (or re-sent) from. */
-export const QUOTE_SENDABLE: readonly QuoteStatus[] = ['draft', 'sent'];
-
-export function assertQuoteEditable(status: QuoteStatus): void {
-  if (!QUOTE_EDITABLE.includes(status)) throw invalidState(`This quote is '${status}': only its status can change (fields are editable while ${QUOTE_EDITABLE.join(' or ')}).`);
-}
-
-export function assertQuoteDeletable(status: QuoteStatus): void {
-  if (status === 'converted') throw invalidState("This quote is 'converted': a job or invoice was made from it, so it cannot be deleted.");
+/** A sent quote whose valid_until has passed (on the UTC day): it can no longer be approved. */
+export function isQuoteExpired(quote: { status: string; valid_until: string | null }, now: Date): boolean {
+  return quote.status === 'sent' && quote.valid_until !== null && quote.valid_until < todayUtc(now);
 }
 
 /** A job or invoice may be made only from an approved quote (which then becomes converted). */
@@ -48,7 +54,7 @@ export function assertQuoteConvertible(status: QuoteStatus): void {
  * hosted link on first send (never changed after, but for a rotation), sent_at now. `client` is given
  * when the quote is e-mailed.
  */
-export async function quoteSentColumns(trx: Executor, clock: Clock, links: HostedLinks, accountId: string, quote: QuoteRow, client?: ClientRow) {
-  assertSendable('quote', QUOTE_SENDABLE, quote, client);
-  return { status: 'sent', ...(await numberOnSend(trx, accountId, 'quote', quote)), ...hostedLinkOnSend(quote, links), sent_at: clock.now().toISOString() };
+export async function quoteSentColumns(ctx: Context, quote: QuoteRow, client?: ClientRow) {
+  assertSendable('quote', QUOTE_LIFECYCLE.sendable, quote, client);
+  return { status: 'sent', ...(await numberOnSend(ctx.db, ctx.accountId, 'quote', quote)), ...hostedLinkOnSend(quote, ctx.links), sent_at: ctx.clock.now().toISOString() };
 }

@@ -54,3 +54,8 @@ export function listQuotesPlan(db: Executor, accountId: string, filters: QuoteFi
   const among = filters.statuses && { column: 'status', values: filters.statuses };
   return listPlan(db, { table: 'quotes', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions: timeBoundConditions(filters) }, page);
 }
+
+/** The delivery_status of the quote's send `deliveryId`, while that send is its last one (the outbox worker). */
+export async function setQuoteDeliveryStatus(db: Executor, accountId: string, id: string, deliveryId: string, status: string): Promise<void> {
+  await db.updateTable('quotes').set({ delivery_status: status }).where('account_id', '=', accountId).where('id', '=', id).where('delivery_id', '=', deliveryId).execute();
+}

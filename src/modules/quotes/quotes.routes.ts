@@ -1,11 +1,10 @@
-// Quote endpoints: the five standard operations, send, and the hosted link's rotation.
-import { resourceRoutes, rotateLinkAction, sendAction } from '../../http/resource-routes.js';
-import type { HostedLinks } from '../documents/hosted-links.js';
-import { CreateQuoteBody, ListQuotesQuery, QuoteSchema, UpdateQuoteBody } from './quotes.schemas.js';
+// Quote endpoints: the five standard operations; app.ts adds the actions of a sent document (send, the
+// hosted link's rotation) from sent-documents, which stands above quotes.
+import { resourceRoutes, type ResourceAction } from '../../http/resource-routes.js';
+import { CreateQuoteBody, ListQuotesQuery, QuoteSchema, UpdateQuoteBody, type Quote } from './quotes.schemas.js';
 import * as service from './quotes.service.js';
 
-/** `links`: where the hub pages are, for the links a send issues. */
-export const quoteRoutes = (links: HostedLinks) =>
+export const quoteRoutes = (actions: ReadonlyArray<ResourceAction<Quote>>) =>
   resourceRoutes({
     path: '/v1/quotes',
     names: ['quote', 'quotes'],
@@ -19,11 +18,8 @@ export const quoteRoutes = (links: HostedLinks) =>
       present: service.presentQuote,
       create: service.createQuote,
       get: service.getQuote,
-      update: (db, clock, accountId, id, body, precondition) => service.updateQuote(db, clock, links, accountId, id, body, precondition),
+      update: service.updateQuote,
       delete: service.deleteQuote,
     },
-    actions: [
-      sendAction('quote', 'quotes:send', (db, clock, accountId, id, body) => service.sendQuote(db, clock, links, accountId, id, body)),
-      rotateLinkAction('quote', 'quotes:write', (db, clock, accountId, id) => service.rotateQuoteLink(db, clock, links, accountId, id)),
-    ],
+    actions,
   });

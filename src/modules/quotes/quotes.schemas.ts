@@ -1,11 +1,11 @@
 // Quote shapes: a priced proposal sent to a client, approved or declined, then turned into a job or invoice.
 import { Type, type Static } from '@sinclair/typebox';
-import { QUOTE_STATUSES, QUOTE_TRANSITIONS, type QuoteStatus } from './quotes.lifecycle.js';
-import { describeTransitions } from '../documents/state-machine.js';
+import { QUOTE_LIFECYCLE, QUOTE_STATUSES, type QuoteStatus } from './quotes.lifecycle.js';
+import { describeTransitions } from '../documents/index.js';
 import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
-import { CurrencySchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField, hostedUrlField } from '../documents/document.schemas.js';
-import { LineItemSchema, LineItemsInputSchema } from '../documents/line-items.js';
-import { idFilter, statusFilter } from '../documents/list-filters.js';
+import { CurrencySchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField, hostedUrlField } from '../documents/index.js';
+import { LineItemSchema, LineItemsInputSchema } from '../documents/index.js';
+import { idFilter, statusFilter } from '../documents/index.js';
 
 
 const title = Nullable(Type.String({ maxLength: 200, description: 'Short title shown to the client.', example: 'Kitchen faucet replacement' }));
@@ -56,7 +56,7 @@ export const UpdateQuoteBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client the quote is for.')),
     ...writable,
-    status: Type.Optional(Type.Unsafe<QuoteStatus>({ type: 'string', enum: [...QUOTE_STATUSES], description: `${describeTransitions(QUOTE_TRANSITIONS)}. draft -> sent marks it sent without e-mail; converted is set automatically.`, example: 'approved' })),
+    status: Type.Optional(Type.Unsafe<QuoteStatus>({ type: 'string', enum: [...QUOTE_STATUSES], description: `${describeTransitions(QUOTE_LIFECYCLE.moves)}. draft -> sent marks it sent without e-mail; converted is set automatically.`, example: 'approved' })),
   },
   { additionalProperties: false },
 );

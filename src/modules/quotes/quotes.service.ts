@@ -1,33 +1,32 @@
 // Quote rules: made for a client (optionally from a service request, converting it), editable while
-// draft or sent, numbered on first send, sent by e-mail, and converted when a job or invoice is made from it.
-import type { Clock } from '../../core/deps.js';
+// draft or sent, numbered on first send, answered on the hub, and converted when a job or invoice is made
+// from it. What each move does is the lifecycle's (quotes.lifecycle.ts); sending is sent-documents'.
 import { newId } from '../../core/deps.js';
 import { fieldError, type Precondition } from '../../core/errors.js';
-import type { Db, Executor } from '../../db/database.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
-import type { QuoteRow } from '../../db/types.js';
+import type { ClientRow, QuoteRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
-import { getClientRow, requireClientReference } from '../clients/clients.service.js';
-import { assertClientKept } from '../documents/client-link.js';
-import { parseStatusFilter } from '../documents/list-filters.js';
-import type { DeliveryStatus, SendInput } from '../documents/document.schemas.js';
-import { accountCurrency, presentPriced, pricedColumns, todayUtc } from '../documents/priced.js';
-import { assertHasHostedLink, queueDocumentMail } from '../documents/sending.js';
-import { assertTransition } from '../documents/state-machine.js';
-import { convertServiceRequest } from '../service-requests/service-requests.service.js';
-import { previousAttributes, recordChange, recordEvent } from '../events/events.service.js';
-import { newHostedLink, presentHostedUrl, type HostedLinks } from '../documents/hosted-links.js';
-import { requireReference, requireRow } from '../shared/lookup.js';
+import { inTransaction, type Context, type Runtime } from '../../kernel/context.js';
+import { requireClientReference } from '../clients/index.js';
 import {
-  assertQuoteConvertible,
-  assertQuoteDeletable,
-  assertQuoteEditable,
-  QUOTE_STATUS_EVENTS,
-  QUOTE_STATUSES,
-  QUOTE_TRANSITIONS,
-  quoteSentColumns,
-  type QuoteStatus,
-} from './quotes.lifecycle.js';
+  accountCurrency,
+  assertClientKept,
+  assertDeletable,
+  assertEditable,
+  assertHolds,
+  assertMove,
+  enter,
+  parseStatusFilter,
+  presentHostedUrl,
+  presentPriced,
+  pricedColumns,
+  type DeliveryStatus,
+  type SendableKind,
+} from '../documents/index.js';
+import { recordChange, recordEvent } from '../events/index.js';
+import { convertServiceRequest } from '../service-requests/index.js';
+import { requireReference, requireRow } from '../shared/index.js';
+import { assertQuoteConvertible, isQuoteExpired, QUOTE_LIFECYCLE, QUOTE_STATUSES, quoteSentColumns, type QuoteStatus } from './quotes.lifecycle.js';
 import * as repository from './quotes.repository.js';
 import type { CreateQuoteInput, ListQuotesInput, Quote, UpdateQuoteInput } from './quotes.schemas.js';
 
@@ -57,25 +56,25 @@ export function presentQuote(row: QuoteRow): Quote {
   };
 }
 
-function getRow(db: Executor, accountId: string, id: string, lock = false): Promise<QuoteRow> {
-  return requireRow('quote', id, (found) => repository.findQuote(db, accountId, found, lock));
+function getRow(ctx: Context, id: string, lock = false): Promise<QuoteRow> {
+  return requireRow('quote', id, (found) => repository.findQuote(ctx.db, ctx.accountId, found, lock));
 }
 
-export async function createQuote(db: Db, clock: Clock, accountId: string, input: CreateQuoteInput): Promise<Quote> {
-  return db.transaction().execute(async (trx) => {
-    await requireClientReference(trx, accountId, input.client_id);
+export async function createQuote(ctx: Context, input: CreateQuoteInput): Promise<Quote> {
+  return inTransaction(ctx, async (tx) => {
+    await requireClientReference(tx, input.client_id);
     const priced = pricedColumns(input.line_items ?? []);
-    if (input.request_id !== undefined) await convertServiceRequest(trx, clock, accountId, input.request_id, input.client_id);
-    const now = clock.now().toISOString();
+    if (input.request_id !== undefined) await convertServiceRequest(tx, input.request_id, input.client_id);
+    const now = tx.clock.now().toISOString();
     const row: QuoteRow = {
       id: newId(),
-      account_id: accountId,
+      account_id: tx.accountId,
       client_id: input.client_id,
       request_id: input.request_id ?? null,
       number: null,
       number_seq: null,
       title: input.title ?? null,
-      currency: input.currency ?? (await accountCurrency(trx, accountId)),
+      currency: input.currency ?? (await accountCurrency(tx.db, tx.accountId)),
       ...priced,
       notes: input.notes ?? null,
       valid_until: input.valid_until ?? null,
@@ -94,114 +93,85 @@ export async function createQuote(db: Db, clock: Clock, accountId: string, input
       created_at: now,
       updated_at: now,
     };
-    await repository.insertQuote(trx, row);
+    await repository.insertQuote(tx.db, row);
     const quote = presentQuote(row);
-    await recordEvent(trx, clock, accountId, 'quote.created', quote);
+    await recordEvent(tx, 'quote.created', quote);
     return quote;
   });
 }
 
-export async function getQuote(db: Executor, accountId: string, id: string): Promise<Quote> {
-  return presentQuote(await getRow(db, accountId, id));
+export async function getQuote(ctx: Context, id: string): Promise<Quote> {
+  return presentQuote(await getRow(ctx, id));
 }
 
-export async function updateQuote(db: Db, clock: Clock, links: HostedLinks, accountId: string, id: string, input: UpdateQuoteInput, precondition?: Precondition): Promise<Quote> {
-  return db.transaction().execute(async (trx) => {
-    const current = await getRow(trx, accountId, id, true);
+export async function updateQuote(ctx: Context, id: string, input: UpdateQuoteInput, precondition?: Precondition): Promise<Quote> {
+  return inTransaction(ctx, async (tx) => {
+    const current = await getRow(tx, id, true);
     precondition?.(presentQuote(current));
     const from = current.status as QuoteStatus;
     const { status, metadata, line_items: lineItems, ...fields } = input;
-    if (Object.keys(input).some((key) => key !== 'status')) assertQuoteEditable(from);
-    if (status !== undefined) assertTransition('quote', QUOTE_TRANSITIONS, from, status);
+    if (Object.keys(input).some((key) => key !== 'status')) assertEditable(QUOTE_LIFECYCLE, from);
+    if (status !== undefined) assertMove(QUOTE_LIFECYCLE, from, status);
     assertClientKept(current.client_id, fields.client_id, current.request_id === null ? undefined : 'the quote was made from a service request');
-    if (fields.client_id !== undefined) await requireClientReference(trx, accountId, fields.client_id);
+    if (fields.client_id !== undefined) await requireClientReference(tx, fields.client_id);
     if (Object.keys(input).length === 0) return presentQuote(current);
-    if ((status ?? from) === 'sent' && lineItems !== undefined && lineItems.length === 0) throw fieldError('line_items', 'a sent quote keeps at least one line item; move it back to draft first');
 
-    const now = clock.now().toISOString();
+    const now = tx.clock.now().toISOString();
     const patch: Partial<QuoteRow> = { ...fields, updated_at: now };
     if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
     if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
-    if (status !== undefined && status !== from) {
-      if (status === 'sent') Object.assign(patch, await quoteSentColumns(trx, clock, links, accountId, { ...current, ...patch }));
-      else patch.status = status;
-      if (status === 'approved') patch.approved_at = now;
-      if (status === 'declined') patch.declined_at = now;
-    }
-    const quote = presentQuote((await repository.updateQuote(trx, accountId, current.id, patch)) ?? current);
-    await recordChange(trx, clock, accountId, 'quote', presentQuote(current), quote, QUOTE_STATUS_EVENTS);
+    assertHolds(QUOTE_LIFECYCLE, status ?? from, patch, from);
+    if (status === 'sent' && from !== 'sent') Object.assign(patch, await quoteSentColumns(tx, { ...current, ...patch }));
+    else if (status !== undefined) Object.assign(patch, enter(QUOTE_LIFECYCLE, from, status, now));
+    const quote = presentQuote((await repository.updateQuote(tx.db, tx.accountId, current.id, patch)) ?? current);
+    await recordChange(tx, { resource: 'quote', before: presentQuote(current), after: quote, statusEvents: QUOTE_LIFECYCLE.events });
     return quote;
   });
 }
 
-/**
- * Sends the quote: in one transaction, assign its number on first send, move it to `sent`, and queue the
- * e-mail to the client's stored address. The response never waits for SMTP.
- */
-export async function sendQuote(db: Db, clock: Clock, links: HostedLinks, accountId: string, id: string, input: SendInput): Promise<Quote> {
-  return db.transaction().execute(async (trx) => {
-    const current = await getRow(trx, accountId, id, true);
-    const client = await getClientRow(trx, accountId, current.client_id);
-    const columns = await quoteSentColumns(trx, clock, links, accountId, current, client);
-    const deliveryId = newId();
-    const patch = { ...columns, delivery_id: deliveryId, delivery_status: 'queued', updated_at: clock.now().toISOString() };
-    const quote = presentQuote((await repository.updateQuote(trx, accountId, current.id, patch)) ?? current);
-    // Every send is a quote.sent, a re-send too (its sent_at moves).
-    await recordEvent(trx, clock, accountId, 'quote.sent', quote, { previous_attributes: previousAttributes(presentQuote(current), quote) });
-    await queueDocumentMail(trx, clock, accountId, client, { kind: 'quote', deliveryId, message: input?.message ?? null, document: quote });
-    return quote;
-  });
-}
-
-/**
- * Replaces the quote's hosted link: the old URL stops working at once (a link forwarded by mistake). A
- * draft has no link to replace.
- */
-export async function rotateQuoteLink(db: Db, clock: Clock, links: HostedLinks, accountId: string, id: string): Promise<Quote> {
-  return db.transaction().execute(async (trx) => {
-    const current = await getRow(trx, accountId, id, true);
-    assertHasHostedLink('quote', current);
-    const quote = presentQuote((await repository.updateQuote(trx, accountId, current.id, { ...newHostedLink(links), updated_at: clock.now().toISOString() })) ?? current);
-    await recordChange(trx, clock, accountId, 'quote', presentQuote(current), quote);
-    return quote;
-  });
-}
+/** What sent-documents needs to send a quote, or replace its hosted link. */
+export const SENDABLE_QUOTE: SendableKind<QuoteRow, Quote> = {
+  kind: 'quote',
+  lock: (tx, id) => getRow(tx, id, true),
+  sentColumns: (tx, row, client?: ClientRow) => quoteSentColumns(tx, row, client),
+  update: async (tx, row, patch) => (await repository.updateQuote(tx.db, tx.accountId, row.id, patch)) ?? row,
+  present: (row) => presentQuote(row),
+};
 
 /** The client's answer on the hub: approve with their typed name, or decline with an optional reason. */
 export type QuoteAnswer = { decision: 'approve'; name: string } | { decision: 'decline'; reason: string | null };
 
 /**
- * Records the client's answer to the quote a hub token names, by the API's rules (sent -> approved |
+ * Records the client's answer to the quote a hub token names, by the lifecycle's rules (sent -> approved |
  * declined) and with its events (`data.source: "hub"`), once: the row is locked, so of two answers at
  * the same moment the second finds the quote answered ('closed'). An approval after valid_until is
  * refused ('expired'). Undefined when the token names no quote the client may see.
  */
-export async function answerQuote(db: Db, clock: Clock, token: string, answer: QuoteAnswer): Promise<'answered' | 'closed' | 'expired' | undefined> {
-  return db.transaction().execute(async (trx) => {
-    const current = await repository.findQuoteByToken(trx, token, true);
+export async function answerQuote(runtime: Runtime, token: string, answer: QuoteAnswer): Promise<'answered' | 'closed' | 'expired' | undefined> {
+  return inTransaction(runtime, async (reach) => {
+    const current = await repository.findQuoteByToken(reach.db, token, true);
     if (!current || current.status === 'draft') return undefined;
     if (current.status !== 'sent') return 'closed';
-    const now = clock.now();
-    if (answer.decision === 'approve' && current.valid_until !== null && current.valid_until < todayUtc(now)) return 'expired';
+    const now = reach.clock.now();
+    if (answer.decision === 'approve' && isQuoteExpired(current, now)) return 'expired';
     const to: QuoteStatus = answer.decision === 'approve' ? 'approved' : 'declined';
-    assertTransition('quote', QUOTE_TRANSITIONS, 'sent', to);
-    const patch: Partial<QuoteRow> =
-      answer.decision === 'approve'
-        ? { status: to, approved_at: now.toISOString(), approved_by: answer.name }
-        : { status: to, declined_at: now.toISOString(), decline_reason: answer.reason };
-    const updated = (await repository.updateQuote(trx, current.account_id, current.id, { ...patch, updated_at: now.toISOString() })) ?? current;
-    await recordChange(trx, clock, current.account_id, 'quote', presentQuote(current), presentQuote(updated), QUOTE_STATUS_EVENTS, 'hub');
+    assertMove(QUOTE_LIFECYCLE, 'sent', to);
+    const answered: Partial<QuoteRow> = answer.decision === 'approve' ? { approved_by: answer.name } : { decline_reason: answer.reason };
+    const tx: Context = { ...reach, accountId: current.account_id };
+    const patch = { ...enter(QUOTE_LIFECYCLE, 'sent', to, now.toISOString()), ...answered, updated_at: now.toISOString() };
+    const updated = (await repository.updateQuote(tx.db, tx.accountId, current.id, patch)) ?? current;
+    await recordChange(tx, { resource: 'quote', before: presentQuote(current), after: presentQuote(updated), statusEvents: QUOTE_LIFECYCLE.events, source: 'hub' });
     return 'answered';
   });
 }
 
-export async function deleteQuote(db: Db, clock: Clock, accountId: string, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
-  return db.transaction().execute(async (trx) => {
-    const current = await getRow(trx, accountId, id, true);
+export async function deleteQuote(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+  return inTransaction(ctx, async (tx) => {
+    const current = await getRow(tx, id, true);
     precondition?.(presentQuote(current));
-    assertQuoteDeletable(current.status as QuoteStatus);
-    await repository.deleteQuote(trx, accountId, current.id);
-    await recordEvent(trx, clock, accountId, 'quote.deleted', presentQuote(current));
+    assertDeletable(QUOTE_LIFECYCLE, current.status as QuoteStatus);
+    await repository.deleteQuote(tx.db, tx.accountId, current.id);
+    await recordEvent(tx, 'quote.deleted', presentQuote(current));
     return { id: current.id, deleted: true as const };
   });
 }
@@ -210,18 +180,18 @@ export async function deleteQuote(db: Db, clock: Clock, accountId: string, id: s
  * Converts an approved quote when a job or invoice is made from it (inside the caller's transaction)
  * and returns it, so its client and lines can be copied. `clientId`, when given, must be the quote's.
  */
-export async function convertQuote(trx: Executor, clock: Clock, accountId: string, quoteId: string, clientId: string | undefined): Promise<QuoteRow> {
-  const quote = await requireReference('quote_id', 'quote', quoteId, (id) => repository.findQuote(trx, accountId, id, true));
+export async function convertQuote(tx: Context, quoteId: string, clientId: string | undefined): Promise<QuoteRow> {
+  const quote = await requireReference('quote_id', 'quote', quoteId, (id) => repository.findQuote(tx.db, tx.accountId, id, true));
   if (clientId !== undefined && quote.client_id !== clientId) throw fieldError('quote_id', 'belongs to another client');
   assertQuoteConvertible(quote.status as QuoteStatus);
-  const now = clock.now().toISOString();
-  const converted = await repository.updateQuote(trx, accountId, quote.id, { status: 'converted', converted_at: now, updated_at: now });
-  if (converted) await recordChange(trx, clock, accountId, 'quote', presentQuote(quote), presentQuote(converted), QUOTE_STATUS_EVENTS);
+  const now = tx.clock.now().toISOString();
+  const converted = await repository.updateQuote(tx.db, tx.accountId, quote.id, { ...enter(QUOTE_LIFECYCLE, 'approved', 'converted', now), updated_at: now });
+  if (converted) await recordChange(tx, { resource: 'quote', before: presentQuote(quote), after: presentQuote(converted), statusEvents: QUOTE_LIFECYCLE.events });
   return quote;
 }
 
-export async function listQuotes(db: Executor, accountId: string, query: ListQuotesInput): Promise<Page<QuoteRow>> {
+export async function listQuotes(ctx: Context, query: ListQuotesInput): Promise<Page<QuoteRow>> {
   const page = pageRequest(query, repository.QUOTE_SORTS);
-  const { rows, resumeAfter } = await repository.listQuotes(db, accountId, { ...query, statuses: parseStatusFilter(query.status, QUOTE_STATUSES) }, page);
+  const { rows, resumeAfter } = await repository.listQuotes(ctx.db, ctx.accountId, { ...query, statuses: parseStatusFilter(query.status, QUOTE_STATUSES) }, page);
   return toPage(rows, page, resumeAfter);
 }

@@ -2,21 +2,21 @@
 // its final outcome recorded as a delivery.succeeded or delivery.failed event.
 import { Type, type Static } from '@sinclair/typebox';
 import type { Clock } from '../../core/deps.js';
-import type { Database, Executor } from '../../db/database.js';
+import type { Executor } from '../../db/database.js';
+import type { Context } from '../../kernel/context.js';
 import { pageRequest, timestampSorts, toPage, type Page, type PageQuery } from '../../db/keyset.js';
 import { listDocumentMessages } from '../../mail/outbox.repository.js';
-import type { DeliveryHooks } from '../../workers/outbox-worker.js';
 import type { PdfPool } from '../../mail/pdf-pool.js';
-import { findLogo } from '../accounts/accounts.repository.js';
-import { findInvoice } from '../invoices/invoices.repository.js';
-import { findQuote } from '../quotes/quotes.repository.js';
-import { requireRow } from '../shared/lookup.js';
+import { findLogo } from '../accounts/index.js';
+import { findInvoice, setInvoiceDeliveryStatus } from '../invoices/index.js';
+import { findQuote, setQuoteDeliveryStatus } from '../quotes/index.js';
+import { requireRow } from '../shared/index.js';
 import type { OutboxMessageRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { subjectOf, type MailSnapshot } from '../../mail/document-mail.js';
-import { recordEvent } from '../events/events.service.js';
+import { recordEvent } from '../events/index.js';
 import { IdSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
-import { DELIVERY_STATUSES } from '../documents/document.schemas.js';
+import { DELIVERY_STATUSES } from '../documents/index.js';
 
 export const DeliverySchema = Type.Object(
   {
@@ -66,29 +66,28 @@ export function presentDelivery(row: OutboxMessageRow): Delivery {
   };
 }
 
+/** The PDF attachment of an outbox message: its snapshot with the account's logo, rendered in the pool. */
+export async function renderDeliveryPdf(db: Executor, pdf: Pick<PdfPool, 'render'>, message: OutboxMessageRow, snapshot: MailSnapshot): Promise<Buffer> {
+  const logo = await findLogo(db, message.account_id);
+  return pdf.render({ snapshot, logo: logo?.data ?? null, fallbackDate: message.created_at });
+}
+
 /**
- * What the outbox worker needs from documents: the PDF attachment (with the account's logo, rendered in the
- * pool) and, in the transaction of each status change, the document's delivery_status (while this message
- * is its last send) and, on a final outcome, delivery.succeeded or delivery.failed.
+ * Called by the outbox worker inside the transaction of every status change of a message (sending, back to
+ * pending, delivered, failed): the document's delivery_status while this message is its last send, and on a
+ * final outcome delivery.succeeded or delivery.failed, so both commit with the change.
  */
-export function deliveryHooks(clock: Clock, pdf: Pick<PdfPool, 'render'>, database: Pick<Database, 'db'>): DeliveryHooks {
-  return {
-    async renderPdf(message, snapshot) {
-      const logo = await findLogo(database.db, message.account_id);
-      return pdf.render({ snapshot, logo: logo?.data ?? null, fallbackDate: message.created_at });
-    },
-    async track(trx, message) {
-      const status = presentDelivery(message).status;
-      const patch = { delivery_status: status };
-      if (message.document_type === 'invoice') await trx.updateTable('invoices').set(patch).where('id', '=', message.document_id).where('delivery_id', '=', message.id).execute();
-      else await trx.updateTable('quotes').set(patch).where('id', '=', message.document_id).where('delivery_id', '=', message.id).execute();
-      if (status === 'delivered' || status === 'failed') await recordEvent(trx, clock, message.account_id, status === 'delivered' ? 'delivery.succeeded' : 'delivery.failed', presentDelivery(message));
-    },
-  };
+export async function trackDelivery(trx: Executor, clock: Clock, message: OutboxMessageRow): Promise<void> {
+  const status = presentDelivery(message).status;
+  const accountId = message.account_id;
+  const setStatus = message.document_type === 'invoice' ? setInvoiceDeliveryStatus : setQuoteDeliveryStatus;
+  await setStatus(trx, accountId, message.document_id, message.id, status);
+  if (status === 'delivered' || status === 'failed') await recordEvent({ db: trx, clock, accountId }, status === 'delivered' ? 'delivery.succeeded' : 'delivery.failed', presentDelivery(message));
 }
 
 /** Every send of the document, newest first (404 when the document is not in the account). */
-export async function listDeliveries(db: Executor, accountId: string, kind: 'quote' | 'invoice', id: string, query: PageQuery): Promise<Page<OutboxMessageRow>> {
+export async function listDeliveries(ctx: Context, kind: 'quote' | 'invoice', id: string, query: PageQuery): Promise<Page<OutboxMessageRow>> {
+  const { db, accountId } = ctx;
   const document = await requireRow<{ id: string }>(kind, id, (found) => (kind === 'invoice' ? findInvoice(db, accountId, found) : findQuote(db, accountId, found)));
   const page = pageRequest({ ...query, sort: '-created_at' }, DELIVERY_SORTS);
   return toPage(await listDocumentMessages(db, accountId, document.id, page), page);

@@ -1,7 +1,7 @@
 // What a sent document has beyond its fields: GET /v1/{quotes,invoices}/:id/pdf and …/deliveries.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import { auth } from '../../http/auth.js';
+import { contextOf } from '../../http/auth.js';
 import { noneMatch } from '../../http/etag.js';
 import { listResponse } from '../../http/pagination.js';
 import { errorResponses, IdParamsSchema, listEnvelope, schemaRef } from '../../http/schemas.js';
@@ -10,7 +10,7 @@ import { pageQueryProperties } from '../../kernel/fields.js';
 import { DeliverySchema, listDeliveries, presentDelivery } from './deliveries.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { documentFile, type DocumentFile } from './document-files.js';
-import type { SentKind } from '../documents/sending.js';
+import type { SentKind } from '../documents/index.js';
 
 const DOCUMENTS: Array<{ kind: SentKind; path: string; tag: string; scope: Scope }> = [
   { kind: 'quote', path: '/v1/quotes', tag: 'Quotes', scope: 'quotes:read' },
@@ -50,7 +50,7 @@ export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     }, async (request, reply) => {
-      return sendDocumentFile(request, reply, await documentFile(app.db, app.pdf, auth(request).accountId, kind, request.params.id, app.clock.now()));
+      return sendDocumentFile(request, reply, await documentFile(contextOf(request), app.pdf, kind, request.params.id, app.clock.now()));
     });
 
     app.get(`${path}/:id/deliveries`, {
@@ -66,7 +66,7 @@ export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     }, async (request, reply) => {
       const query = request.query as Static<typeof ListDeliveriesQuery>;
-      const page = await listDeliveries(app.db, auth(request).accountId, kind, request.params.id, query);
+      const page = await listDeliveries(contextOf(request), kind, request.params.id, query);
       return listResponse(request, reply, page, query.limit, presentDelivery);
     });
   }

@@ -3,14 +3,14 @@
 // is made from, so a conditional GET is answered without rendering.
 import { hash } from 'node:crypto';
 import { AppError } from '../../core/errors.js';
-import type { Executor } from '../../db/database.js';
+import type { Context } from '../../kernel/context.js';
 import type { PdfInput } from '../../mail/pdf.js';
 import { PdfRenderTimeout, type PdfPool } from '../../mail/pdf-pool.js';
-import { findLogo, findLogoHash } from '../accounts/accounts.repository.js';
-import { getClientRow } from '../clients/clients.service.js';
-import { getInvoice } from '../invoices/invoices.service.js';
-import { getQuote } from '../quotes/quotes.service.js';
-import { documentSnapshot, type SentKind } from '../documents/sending.js';
+import { findLogo, findLogoHash } from '../accounts/index.js';
+import { getClientRow } from '../clients/index.js';
+import { getInvoice } from '../invoices/index.js';
+import { getQuote } from '../quotes/index.js';
+import { documentSnapshot, type SentKind } from '../documents/index.js';
 
 /** Raise when the layout changes, so PDFs cached under the old ETags are fetched again. */
 const LAYOUT_VERSION = 2;
@@ -21,9 +21,10 @@ export interface DocumentFile {
   render(): Promise<Buffer>;
 }
 
-export async function documentFile(db: Executor, pdf: Pick<PdfPool, 'render'>, accountId: string, kind: SentKind, id: string, now: Date): Promise<DocumentFile> {
-  const document = kind === 'invoice' ? await getInvoice(db, accountId, id, now) : await getQuote(db, accountId, id);
-  const client = await getClientRow(db, accountId, document.client_id);
+export async function documentFile(ctx: Context, pdf: Pick<PdfPool, 'render'>, kind: SentKind, id: string, now: Date): Promise<DocumentFile> {
+  const { db, accountId } = ctx;
+  const document = kind === 'invoice' ? await getInvoice(ctx, id, now) : await getQuote(ctx, id);
+  const client = await getClientRow(ctx, document.client_id);
   const snapshot = await documentSnapshot(db, accountId, kind, document, client, null);
   const logoHash = (await findLogoHash(db, accountId)) ?? null;
   return {

@@ -11,11 +11,11 @@ import type { LimitPolicy } from '../../http/rate-limit/token-bucket.js';
 import { toAppError } from '../../http/error-handler.js';
 import { documentFile } from './document-files.js';
 import { sendDocumentFile } from './document-files.routes.js';
-import { answerQuote, type QuoteAnswer } from '../quotes/quotes.service.js';
+import { answerQuote, type QuoteAnswer } from '../quotes/index.js';
 import { csrfCookie, csrfFromCookies, csrfMatches, fromAnotherSite, newCsrfValue } from './csrf.js';
-import type { HostedLinks } from '../documents/hosted-links.js';
+import type { HostedLinks } from '../../kernel/context.js';
 import { documentPage, messagePage, notFoundPage, type HubNotice } from './hub.pages.js';
-import { findLogo } from '../accounts/accounts.repository.js';
+import { findLogo } from '../accounts/index.js';
 import { locateHostedDocument, printHostedDocument, type HostedDocument, type HostedTarget } from './hub.service.js';
 import { HUB_CSS, HUB_ICON } from './hub.styles.js';
 
@@ -119,14 +119,14 @@ export function hubRoutes(options: HubOptions) {
 
     /** The document as its page prints it. */
     async function requireDocument(request: TokenRequest, target?: HostedTarget): Promise<HostedDocument> {
-      return printHostedDocument(app.db, target ?? (await requireTarget(request)), app.clock.now());
+      return printHostedDocument(app, target ?? (await requireTarget(request)), app.clock.now());
     }
 
     app.get('/:token', async (request: TokenRequest, reply) => showDocument(request, reply, await requireDocument(request)));
 
     app.get('/:token/pdf', async (request: TokenRequest, reply) => {
       const target = await requireTarget(request);
-      return sendDocumentFile(request, reply, await documentFile(app.db, app.pdf, target.accountId, target.kind, target.id, app.clock.now()));
+      return sendDocumentFile(request, reply, await documentFile({ db: app.db, clock: app.clock, links: app.links, accountId: target.accountId }, app.pdf, target.kind, target.id, app.clock.now()));
     });
 
     app.get('/:token/logo', async (request: TokenRequest, reply) => {
@@ -145,7 +145,7 @@ export function hubRoutes(options: HubOptions) {
       }
       const parsed = read(body);
       if ('kind' in parsed) return showDocument(request, reply, await requireDocument(request, target), 422, parsed);
-      const outcome = await answerQuote(app.db, app.clock, request.params.token, parsed);
+      const outcome = await answerQuote(app, request.params.token, parsed);
       if (outcome === undefined) throw new AppError('NOT_FOUND', 'No such page.');
       if (outcome === 'expired') return showDocument(request, reply, await requireDocument(request), 409, { kind: 'expired' });
       if (outcome === 'closed') return showDocument(request, reply, await requireDocument(request), 409, { kind: 'closed' });

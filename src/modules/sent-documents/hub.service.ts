@@ -3,17 +3,17 @@
 // token names nothing.
 import type { Executor } from '../../db/database.js';
 import type { MailSnapshot } from '../../mail/document-mail.js';
-import { hasLogo } from '../accounts/accounts.repository.js';
+import { hasLogo } from '../accounts/index.js';
 import type { InvoiceRow, QuoteRow } from '../../db/types.js';
-import { getClientRow } from '../clients/clients.service.js';
-import { documentSnapshot, type PrintableDocument, type SentKind } from '../documents/sending.js';
-import { todayUtc } from '../documents/priced.js';
-import { findInvoiceByToken } from '../invoices/invoices.repository.js';
-import { getInvoiceRecord, presentInvoice } from '../invoices/invoices.presenter.js';
-import { findQuoteByToken } from '../quotes/quotes.repository.js';
-import { presentQuote } from '../quotes/quotes.service.js';
-import type { Quote } from '../quotes/quotes.schemas.js';
-import { isHostedToken } from '../documents/hosted-links.js';
+import { getClientRow } from '../clients/index.js';
+import { documentSnapshot, type PrintableDocument, type SentKind } from '../documents/index.js';
+import { findInvoiceByToken } from '../invoices/index.js';
+import { getInvoiceRecord, presentInvoice } from '../invoices/index.js';
+import { findQuoteByToken } from '../quotes/index.js';
+import { isQuoteExpired, presentQuote } from '../quotes/index.js';
+import type { Context, Runtime } from '../../kernel/context.js';
+import type { Quote } from '../quotes/index.js';
+import { isHostedToken } from '../documents/index.js';
 
 export interface HostedDocument {
   kind: SentKind;
@@ -41,17 +41,17 @@ export async function locateHostedDocument(db: Executor, token: string): Promise
 }
 
 /** The located document as its page prints it. */
-export async function printHostedDocument(db: Executor, target: HostedTarget, now: Date): Promise<HostedDocument> {
+export async function printHostedDocument(runtime: Runtime, target: HostedTarget, now: Date): Promise<HostedDocument> {
+  const ctx: Context = { ...runtime, accountId: target.accountId };
   if (target.kind === 'quote') {
     const quote = presentQuote(target.row);
-    const expired = quote.status === 'sent' && quote.valid_until !== null && quote.valid_until < todayUtc(now);
-    return { ...(await printed(db, target.accountId, 'quote', quote)), quote, expired };
+    return { ...(await printed(ctx, 'quote', quote)), quote, expired: isQuoteExpired(quote, now) };
   }
-  const invoice = presentInvoice(await getInvoiceRecord(db, target.accountId, target.id), now);
-  return { ...(await printed(db, target.accountId, 'invoice', invoice)), expired: false };
+  const invoice = presentInvoice(await getInvoiceRecord(ctx.db, ctx.accountId, target.id), now);
+  return { ...(await printed(ctx, 'invoice', invoice)), expired: false };
 }
 
-async function printed(db: Executor, accountId: string, kind: SentKind, document: PrintableDocument & { client_id: string }) {
-  const client = await getClientRow(db, accountId, document.client_id);
-  return { kind, accountId, id: document.id, snapshot: await documentSnapshot(db, accountId, kind, document, client, null), hasLogo: await hasLogo(db, accountId) };
+async function printed(ctx: Context, kind: SentKind, document: PrintableDocument & { client_id: string }) {
+  const client = await getClientRow(ctx, document.client_id);
+  return { kind, accountId: ctx.accountId, id: document.id, snapshot: await documentSnapshot(ctx.db, ctx.accountId, kind, document, client, null), hasLogo: await hasLogo(ctx.db, ctx.accountId) };
 }

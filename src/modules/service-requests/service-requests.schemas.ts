@@ -1,10 +1,10 @@
 // Service request shapes: incoming requests for work, before any quote or job.
 import { Type, type Static } from '@sinclair/typebox';
-import { REQUEST_STATUSES, REQUEST_TRANSITIONS, type RequestStatus } from './service-requests.lifecycle.js';
-import { describeTransitions } from '../documents/state-machine.js';
+import { REQUEST_LIFECYCLE, REQUEST_STATUSES, type RequestStatus } from './service-requests.lifecycle.js';
+import { describeTransitions } from '../documents/index.js';
 import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
-import { DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema } from '../documents/document.schemas.js';
-import { idFilter, statusFilter } from '../documents/list-filters.js';
+import { DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema } from '../documents/index.js';
+import { idFilter, statusFilter } from '../documents/index.js';
 
 export const REQUEST_SOURCES = ['phone', 'email', 'web', 'in_person', 'other'] as const;
 
@@ -44,7 +44,7 @@ export const UpdateServiceRequestBody = Type.Object(
     description: Type.Optional(description),
     source: Type.Optional(source),
     preferred_date: Type.Optional(preferredDate),
-    status: Type.Optional(Type.Unsafe<RequestStatus>({ type: 'string', enum: [...REQUEST_STATUSES], description: `${describeTransitions(REQUEST_TRANSITIONS)}. converted is set automatically.`, example: 'assessed' })),
+    status: Type.Optional(Type.Unsafe<RequestStatus>({ type: 'string', enum: [...REQUEST_STATUSES], description: `${describeTransitions(REQUEST_LIFECYCLE.moves)}. converted is set automatically.`, example: 'assessed' })),
     metadata: Type.Optional(MetadataSchema),
   },
   { additionalProperties: false },

@@ -1,19 +1,18 @@
 // Service request rules: the status table, and conversion when a quote or job is made from a request.
-import type { Clock } from '../../core/deps.js';
 import { newId } from '../../core/deps.js';
 import { fieldError, type Precondition } from '../../core/errors.js';
-import type { Db, Executor } from '../../db/database.js';
+import { inTransaction, type Context } from '../../kernel/context.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { ServiceRequestRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
-import { requireClientReference } from '../clients/clients.service.js';
-import { assertClientKept } from '../documents/client-link.js';
-import { parseStatusFilter } from '../documents/list-filters.js';
-import { assertTransition } from '../documents/state-machine.js';
-import { recordChange, recordEvent } from '../events/events.service.js';
-import { requireReference, requireRow } from '../shared/lookup.js';
+import { requireClientReference } from '../clients/index.js';
+import { assertClientKept } from '../documents/index.js';
+import { parseStatusFilter } from '../documents/index.js';
+import { assertMove, enter } from '../documents/index.js';
+import { recordChange, recordEvent } from '../events/index.js';
+import { requireReference, requireRow } from '../shared/index.js';
 import * as repository from './service-requests.repository.js';
-import { convertsOnUse, REQUEST_STATUS_EVENTS, REQUEST_STATUSES, REQUEST_TRANSITIONS, type RequestStatus } from './service-requests.lifecycle.js';
+import { convertsOnUse, REQUEST_LIFECYCLE, REQUEST_STATUSES, type RequestStatus } from './service-requests.lifecycle.js';
 import type { CreateServiceRequestInput, ListServiceRequestsInput, ServiceRequest, UpdateServiceRequestInput } from './service-requests.schemas.js';
 
 export function presentServiceRequest(row: ServiceRequestRow): ServiceRequest {
@@ -33,17 +32,17 @@ export function presentServiceRequest(row: ServiceRequestRow): ServiceRequest {
   };
 }
 
-function getRow(db: Executor, accountId: string, id: string, lock = false): Promise<ServiceRequestRow> {
-  return requireRow('service request', id, (found) => repository.findServiceRequest(db, accountId, found, lock));
+function getRow(ctx: Context, id: string, lock = false): Promise<ServiceRequestRow> {
+  return requireRow('service request', id, (found) => repository.findServiceRequest(ctx.db, ctx.accountId, found, lock));
 }
 
-export async function createServiceRequest(db: Db, clock: Clock, accountId: string, input: CreateServiceRequestInput): Promise<ServiceRequest> {
-  return db.transaction().execute(async (trx) => {
-    await requireClientReference(trx, accountId, input.client_id);
-    const now = clock.now().toISOString();
+export async function createServiceRequest(ctx: Context, input: CreateServiceRequestInput): Promise<ServiceRequest> {
+  return inTransaction(ctx, async (tx) => {
+    await requireClientReference(tx, input.client_id);
+    const now = tx.clock.now().toISOString();
     const row: ServiceRequestRow = {
       id: newId(),
-      account_id: accountId,
+      account_id: tx.accountId,
       client_id: input.client_id,
       status: 'new',
       title: input.title,
@@ -55,33 +54,36 @@ export async function createServiceRequest(db: Db, clock: Clock, accountId: stri
       created_at: now,
       updated_at: now,
     };
-    await repository.insertServiceRequest(trx, row);
+    await repository.insertServiceRequest(tx.db, row);
     const request = presentServiceRequest(row);
-    await recordEvent(trx, clock, accountId, 'service_request.created', request);
+    await recordEvent(tx, 'service_request.created', request);
     return request;
   });
 }
 
-export async function getServiceRequest(db: Executor, accountId: string, id: string): Promise<ServiceRequest> {
-  return presentServiceRequest(await getRow(db, accountId, id));
+export async function getServiceRequest(ctx: Context, id: string): Promise<ServiceRequest> {
+  return presentServiceRequest(await getRow(ctx, id));
 }
 
-export async function updateServiceRequest(db: Db, clock: Clock, accountId: string, id: string, input: UpdateServiceRequestInput, precondition?: Precondition): Promise<ServiceRequest> {
-  return db.transaction().execute(async (trx) => {
-    const current = await getRow(trx, accountId, id, true);
+export async function updateServiceRequest(ctx: Context, id: string, input: UpdateServiceRequestInput, precondition?: Precondition): Promise<ServiceRequest> {
+  return inTransaction(ctx, async (tx) => {
+    const current = await getRow(tx, id, true);
     precondition?.(presentServiceRequest(current));
-    if (input.status !== undefined) assertTransition('service request', REQUEST_TRANSITIONS, current.status as RequestStatus, input.status);
+    const from = current.status as RequestStatus;
+    if (input.status !== undefined) assertMove(REQUEST_LIFECYCLE, from, input.status);
     assertClientKept(current.client_id, input.client_id, current.status === 'converted' ? 'a quote or job was made from the request' : undefined);
-    if (input.client_id !== undefined) await requireClientReference(trx, accountId, input.client_id);
-    const { metadata, ...fields } = input;
+    if (input.client_id !== undefined) await requireClientReference(tx, input.client_id);
+    const { metadata, status, ...fields } = input;
     if (Object.keys(input).length === 0) return presentServiceRequest(current);
-    const updated = await repository.updateServiceRequest(trx, accountId, current.id, {
+    const now = tx.clock.now().toISOString();
+    const updated = await repository.updateServiceRequest(tx.db, tx.accountId, current.id, {
       ...fields,
+      ...(status !== undefined ? { status, ...enter(REQUEST_LIFECYCLE, from, status, now) } : {}),
       ...(metadata !== undefined ? { metadata: JSON.stringify(metadata) } : {}),
-      updated_at: clock.now().toISOString(),
+      updated_at: now,
     });
     const request = presentServiceRequest(updated ?? current);
-    await recordChange(trx, clock, accountId, 'service_request', presentServiceRequest(current), request, REQUEST_STATUS_EVENTS);
+    await recordChange(tx, { resource: 'service_request', before: presentServiceRequest(current), after: request, statusEvents: REQUEST_LIFECYCLE.events });
     return request;
   });
 }
@@ -91,17 +93,18 @@ export async function updateServiceRequest(db: Db, clock: Clock, accountId: stri
  * request must belong to the same client; an archived one must be reopened first (409); one already
  * converted stays as it is, so a quote and then its job may both name it.
  */
-export async function convertServiceRequest(trx: Executor, clock: Clock, accountId: string, requestId: string, clientId: string): Promise<void> {
-  const request = await requireReference('request_id', 'service request', requestId, (id) => repository.findServiceRequest(trx, accountId, id, true));
+export async function convertServiceRequest(tx: Context, requestId: string, clientId: string): Promise<void> {
+  const request = await requireReference('request_id', 'service request', requestId, (id) => repository.findServiceRequest(tx.db, tx.accountId, id, true));
   if (request.client_id !== clientId) throw fieldError('request_id', 'belongs to another client');
-  if (!convertsOnUse(request.status as RequestStatus)) return;
-  const now = clock.now().toISOString();
-  const converted = await repository.updateServiceRequest(trx, accountId, request.id, { status: 'converted', converted_at: now, updated_at: now });
-  if (converted) await recordChange(trx, clock, accountId, 'service_request', presentServiceRequest(request), presentServiceRequest(converted), REQUEST_STATUS_EVENTS);
+  const from = request.status as RequestStatus;
+  if (!convertsOnUse(from)) return;
+  const now = tx.clock.now().toISOString();
+  const converted = await repository.updateServiceRequest(tx.db, tx.accountId, request.id, { ...enter(REQUEST_LIFECYCLE, from, 'converted', now), updated_at: now });
+  if (converted) await recordChange(tx, { resource: 'service_request', before: presentServiceRequest(request), after: presentServiceRequest(converted), statusEvents: REQUEST_LIFECYCLE.events });
 }
 
-export async function listServiceRequests(db: Executor, accountId: string, query: ListServiceRequestsInput): Promise<Page<ServiceRequestRow>> {
+export async function listServiceRequests(ctx: Context, query: ListServiceRequestsInput): Promise<Page<ServiceRequestRow>> {
   const page = pageRequest(query, repository.SERVICE_REQUEST_SORTS);
-  const { rows, resumeAfter } = await repository.listServiceRequests(db, accountId, { ...query, statuses: parseStatusFilter(query.status, REQUEST_STATUSES) }, page);
+  const { rows, resumeAfter } = await repository.listServiceRequests(ctx.db, ctx.accountId, { ...query, statuses: parseStatusFilter(query.status, REQUEST_STATUSES) }, page);
   return toPage(rows, page, resumeAfter);
 }

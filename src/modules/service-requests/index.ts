@@ -1,0 +1,3 @@
+// The face of the service-requests module: what other modules, the workers and the composition may use. The rest is private.
+export { ServiceRequestSchema } from './service-requests.schemas.js';
+export { convertServiceRequest } from './service-requests.service.js';
