@@ -41,7 +41,7 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** Open connections one client address may hold (0: no cap; not applied behind a trusted proxy). */
   readonly maxConnectionsPerIp: number;
-  /** Events and webhook delivery (contract section 9). */
+  /** Events and webhook delivery (docs/api-contract.md §9). */
   readonly webhooks: WebhookConfig;
   /** Where clients reach this server: the origin of the hub's links (`PUBLIC_BASE_URL`), without a trailing slash. */
   readonly publicBaseUrl: string;

@@ -3,7 +3,7 @@ import { dialectOf, type Executor } from './database.js';
 import { compare, type Condition } from './list-plan.js';
 import { normalizeInstant } from './values.js';
 
-/** The filters every list takes (contract section 5). */
+/** The filters every list takes (docs/api-contract.md §5). */
 export interface TimeBounds {
   created_after?: string | undefined;
   created_before?: string | undefined;

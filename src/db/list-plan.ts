@@ -1,5 +1,5 @@
 // How a filtered list is written so that one index must answer it, at a million rows as at a hundred
-// (contract section 13). Left to statistics, both engines will walk the sort's index through the whole
+// (docs/api-contract.md §13). Left to statistics, both engines will walk the sort's index through the whole
 // account testing each row, or read every matching row to sort them; the query's form rules both out.
 //
 // A filter that is not a range of the sort's index (due_before with the default sort, say) cannot be

@@ -99,7 +99,7 @@ export interface ServiceRequestsTable extends DocumentColumns {
 interface DeliveredColumns {
   delivery_id: string | null;
   delivery_status: string | null;
-  /** The client hub's secret token and page (contract section 12); set on first send. */
+  /** The client hub's secret token and page (docs/api-contract.md §12); set on first send. */
   hosted_token: string | null;
   hosted_url: string | null;
 }

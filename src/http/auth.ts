@@ -28,7 +28,7 @@ export function insufficientScope(scope: string): AppError {
 
 /**
  * 403 unless the key also holds `scope`: an operation that reads or changes a second resource needs that
- * resource's scope too (contract section 3), checked before the second resource is looked up, so a 422 on
+ * resource's scope too (docs/api-contract.md §3), checked before the second resource is looked up, so a 422 on
  * its id cannot tell a key without that scope whether it exists.
  */
 export function requireScope(request: FastifyRequest, scope: Scope): void {

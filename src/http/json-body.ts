@@ -5,7 +5,7 @@ import secureJson from 'secure-json-parse';
 import { AppError, fieldError } from '../core/errors.js';
 import { assertStorableText } from './storable-text.js';
 
-/** The largest body accepted (contract section 2: over it, 413 PAYLOAD_TOO_LARGE). */
+/** The largest body accepted (docs/api-contract.md §2: over it, 413 PAYLOAD_TOO_LARGE). */
 export const BODY_LIMIT_BYTES = 1_048_576;
 export const BODY_LIMIT_TEXT = '1 MiB';
 

@@ -1,4 +1,4 @@
-// The closed list of event types (contract section 9), and what each one's `data.object` is.
+// The closed list of event types (docs/api-contract.md §9), and what each one's `data.object` is.
 export const EVENT_TYPES = [
   'client.created', 'client.updated', 'client.deleted',
   'service_request.created', 'service_request.updated', 'service_request.converted',

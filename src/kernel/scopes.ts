@@ -1,5 +1,5 @@
 // The scopes, <resource>:<action>: the 16 of the seed, exactly, then those of the resources that the
-// contract's version 2 adds (section 3).
+// contract's version 2 adds (docs/api-contract.md §3).
 export const SCOPES = [
   'clients:read', 'clients:write', 'clients:delete',
   'invoices:read', 'invoices:write', 'invoices:delete', 'invoices:send',

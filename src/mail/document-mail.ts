@@ -22,7 +22,7 @@ export interface MailAddress {
 }
 
 /**
- * The business as its documents show it (contract section 10). Snapshots queued before version 2 carry
+ * The business as its documents show it (docs/api-contract.md §10). Snapshots queued before version 2 carry
  * only the name; every other field is then absent and printed as empty.
  */
 export interface MailBusiness {

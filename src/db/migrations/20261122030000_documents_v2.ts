@@ -1,4 +1,4 @@
-// Version 2 documents (contract section 10): the business profile on the account, its logo (a row of
+// Version 2 documents (docs/api-contract.md §10): the business profile on the account, its logo (a row of
 // its own, so reading the account never loads the image), and each quote's and invoice's last delivery.
 import type { Kysely } from 'kysely';
 import { columnTypes } from './column-types.js';

@@ -1,4 +1,4 @@
-// The client hub (contract section 12): each sent quote and invoice gets a secret token, the hosted
+// The client hub (docs/api-contract.md §12): each sent quote and invoice gets a secret token, the hosted
 // page's URL made from it, and a quote answered on the page keeps who approved it or why it was declined.
 import type { Kysely } from 'kysely';
 

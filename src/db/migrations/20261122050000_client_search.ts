@@ -1,4 +1,4 @@
-// Contract section 13 for clients: `q` on a trigram index (SQLite FTS5 `trigram`, PostgreSQL `pg_trgm`),
+// docs/api-contract.md §13 for clients: `q` on a trigram index (SQLite FTS5 `trigram`, PostgreSQL `pg_trgm`),
 // a case-insensitive name sort from its own column and index, and indexes that serve the e-mail filter
 // with the default sort and the short-query prefix fallback.
 //

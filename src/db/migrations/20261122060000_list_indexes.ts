@@ -1,4 +1,4 @@
-// Indexes for filtered lists at scale (contract section 13): a filter on a column of few values (status,
+// Indexes for filtered lists at scale (docs/api-contract.md §13): a filter on a column of few values (status,
 // payment method, delivery status) with any sort is one range per value of (account_id, value, sort, id),
 // so each value's rows come already in sort order. They replace the status indexes that ended in created_at.
 // A filter on a reference (request, quote, job) reads (account_id, reference, …), which beats every other

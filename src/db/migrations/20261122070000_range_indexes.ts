@@ -1,5 +1,5 @@
-// Indexes for a range on a column that may be empty (invoices.due_date, jobs.scheduled_start), contract
-// section 13. Their sort indexes order coalesce(column, sentinel), where empty rows sit among the earliest
+// Indexes for a range on a column that may be empty (invoices.due_date, jobs.scheduled_start), docs/api-contract.md
+// §13. Their sort indexes order coalesce(column, sentinel), where empty rows sit among the earliest
 // values, so `due_before` walked every undated row; a range's rows all have a value, so the list orders
 // them by the plain column, and a range is a range of these indexes, with a status or without one. The
 // range alone also drives a list sorted by another column when it holds few rows (db/list-plan.ts).

@@ -1,4 +1,4 @@
-// The business profile (contract section 10): the single source of its validation, serialization and OpenAPI.
+// The business profile (docs/api-contract.md §10): the single source of its validation, serialization and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
 import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
 import { IdSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';

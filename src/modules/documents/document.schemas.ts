@@ -34,7 +34,7 @@ export const totalsFields = {
 export const DELIVERY_STATUSES = ['queued', 'sending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** A sent document's read-only `delivery_status`: its last send's (contract section 10). */
+/** A sent document's read-only `delivery_status`: its last send's (docs/api-contract.md §10). */
 export const deliveryStatusField = Nullable(
   Type.Unsafe<DeliveryStatus>({ type: 'string', enum: [...DELIVERY_STATUSES], description: 'The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send.', example: 'delivered' }),
 );
@@ -42,7 +42,7 @@ export const deliveryStatusField = Nullable(
 /** The body of an action that takes none: absent, or an empty object. */
 export const NoBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], { description: 'No body is needed.' });
 
-/** A sent document's read-only `hosted_url` (contract section 12). */
+/** A sent document's read-only `hosted_url` (docs/api-contract.md §12). */
 export const hostedUrlField = Nullable(
   Type.String({
     format: 'uri',

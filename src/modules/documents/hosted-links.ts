@@ -1,4 +1,4 @@
-// A sent quote's or invoice's link to its page on the client hub (contract section 12): a secret token
+// A sent quote's or invoice's link to its page on the client hub (docs/api-contract.md §12): a secret token
 // of 256 random bits, and the URL made from it and PUBLIC_BASE_URL when the document is first sent. The
 // URL is kept as issued, like the e-mail that carried it; a rotation issues a new one.
 import { randomBytes } from 'node:crypto';

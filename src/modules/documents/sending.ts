@@ -1,4 +1,4 @@
-// What sending a quote and sending an invoice share (contract section 7): the checks, made the same way
+// What sending a quote and sending an invoice share (docs/api-contract.md §7): the checks, made the same way
 // for the send operation and for `PUT {status: "sent"}`, and the e-mail queued in the outbox inside the
 // caller's transaction, so a document is never marked sent without its message, nor the reverse.
 import { invalidState, validationError, type ErrorDetail } from '../../core/errors.js';

@@ -1,4 +1,4 @@
-// Events (contract section 9): recorded in the transaction of the change they describe, so a change that
+// Events (docs/api-contract.md §9): recorded in the transaction of the change they describe, so a change that
 // rolls back leaves no event and no change goes without one; each is queued, in the same transaction, to
 // every enabled webhook endpoint whose enabled_events match it.
 import type { Context } from '../../kernel/context.js';

@@ -1,4 +1,4 @@
-// Webhook endpoints (contract section 9): their URL checked (https, and a host that resolves to no
+// Webhook endpoints (docs/api-contract.md §9): their URL checked (https, and a host that resolves to no
 // private address), their subscriptions from the closed list of event types, a signing secret shown
 // once and rotated with a 24-hour overlap, a test event, the attempt log, and re-queuing failures.
 import type { WebhookConfig } from '../../config.js';

@@ -1,4 +1,4 @@
-// Payment rules (contract section 11): recorded against a sent invoice, at most what is due, a reference
+// Payment rules (docs/api-contract.md §11): recorded against a sent invoice, at most what is due, a reference
 // unique per account, never edited (but notes and metadata) nor deleted, only refunded. The invoice's
 // balance and status are recomputed from its payments in the same transaction, with its row locked, so
 // concurrent payments can never overpay.

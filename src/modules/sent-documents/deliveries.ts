@@ -1,4 +1,4 @@
-// The delivery of a sent quote or invoice (contract section 10): the outbox row as the API shows it, and
+// The delivery of a sent quote or invoice (docs/api-contract.md §10): the outbox row as the API shows it, and
 // its final outcome recorded as a delivery.succeeded or delivery.failed event.
 import { Type, type Static } from '@sinclair/typebox';
 import type { Clock } from '../../core/deps.js';

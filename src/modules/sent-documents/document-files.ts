@@ -1,4 +1,4 @@
-// A quote's or invoice's PDF through the API (contract section 10): the same snapshot and renderer as the
+// A quote's or invoice's PDF through the API (docs/api-contract.md §10): the same snapshot and renderer as the
 // e-mail attachment, built from the document's current revision. Its ETag is a hash of everything the PDF
 // is made from, so a conditional GET is answered without rendering.
 import { hash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The hub's pages (contract section 12), server-rendered: the document as its client sees it, with the
+// The hub's pages (docs/api-contract.md §12), server-rendered: the document as its client sees it, with the
 // quote's answer forms, and the plain pages for an unknown link, a refusal or too many requests. Links
 // are paths under `hubPath` (PUBLIC_BASE_URL's path + /hub), so a page answering a POST at …/approve and
 // a server behind a proxy that adds a path both link right.

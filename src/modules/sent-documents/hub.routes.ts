@@ -1,4 +1,4 @@
-// The client hub (contract section 12): public pages at /hub/<token>, no API key. The token in the path
+// The client hub (docs/api-contract.md §12): public pages at /hub/<token>, no API key. The token in the path
 // is the credential, so it is never logged (app.ts redacts /hub/… in the log line). Each IP has its own
 // rate limit; answers need the double-submit CSRF value; every page carries a strict
 // Content-Security-Policy, noindex and no-referrer; whatever goes wrong is an HTML page, never JSON.
@@ -13,7 +13,7 @@ import { documentFile } from './document-files.js';
 import { sendDocumentFile } from './document-files.routes.js';
 import { answerQuote, type QuoteAnswer } from '../quotes/index.js';
 import { csrfCookie, csrfFromCookies, csrfMatches, fromAnotherSite, newCsrfValue } from './csrf.js';
-import type { HostedLinks } from '../../kernel/context.js';
+import type { HostedLinks, Runtime } from '../../kernel/context.js';
 import { documentPage, messagePage, notFoundPage, type HubNotice } from './hub.pages.js';
 import { findLogo } from '../accounts/index.js';
 import { locateHostedDocument, printHostedDocument, type HostedDocument, type HostedTarget } from './hub.service.js';
@@ -63,6 +63,8 @@ export function hubRoutes(options: HubOptions) {
   const hubPath = `${publicUrl.pathname.replace(/\/$/, '')}/hub`;
 
   return async (app: FastifyInstance): Promise<void> => {
+    /** What the hub's operations run with before a token names an account. */
+    const runtime = (): Runtime => ({ db: app.db, clock: app.clock, links: app.links });
     // Pages, not API operations: kept out of the OpenAPI document.
     app.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, hide: true };
@@ -119,14 +121,14 @@ export function hubRoutes(options: HubOptions) {
 
     /** The document as its page prints it. */
     async function requireDocument(request: TokenRequest, target?: HostedTarget): Promise<HostedDocument> {
-      return printHostedDocument(app, target ?? (await requireTarget(request)), app.clock.now());
+      return printHostedDocument(runtime(), target ?? (await requireTarget(request)), app.clock.now());
     }
 
     app.get('/:token', async (request: TokenRequest, reply) => showDocument(request, reply, await requireDocument(request)));
 
     app.get('/:token/pdf', async (request: TokenRequest, reply) => {
       const target = await requireTarget(request);
-      return sendDocumentFile(request, reply, await documentFile({ db: app.db, clock: app.clock, links: app.links, accountId: target.accountId }, app.pdf, target.kind, target.id, app.clock.now()));
+      return sendDocumentFile(request, reply, await documentFile({ ...runtime(), accountId: target.accountId }, app.pdf, target.kind, target.id, app.clock.now()));
     });
 
     app.get('/:token/logo', async (request: TokenRequest, reply) => {
@@ -145,7 +147,7 @@ export function hubRoutes(options: HubOptions) {
       }
       const parsed = read(body);
       if ('kind' in parsed) return showDocument(request, reply, await requireDocument(request, target), 422, parsed);
-      const outcome = await answerQuote(app, request.params.token, parsed);
+      const outcome = await answerQuote(runtime(), request.params.token, parsed);
       if (outcome === undefined) throw new AppError('NOT_FOUND', 'No such page.');
       if (outcome === 'expired') return showDocument(request, reply, await requireDocument(request), 409, { kind: 'expired' });
       if (outcome === 'closed') return showDocument(request, reply, await requireDocument(request), 409, { kind: 'closed' });
