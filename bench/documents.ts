@@ -28,20 +28,61 @@ function fetchPdfs(base: string, key: string, ids: string[], seconds: number) {
   const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
-  return new Promise<{ ok: number; rounds: number; seconds: number }>((resolve) => child.on('exit', () => resolve(JSON.parse(output || '{"ok":0,"rounds":0,"seconds":0}'))));
+  return new Promise<{ ok: number; rounds: number; seconds: number }>((resolve) =>
+    child.on('exit', () => resolve(JSON.parse(output || '{"ok":0,"rounds":0,"seconds":0}'))),
+  );
 }
 
 export async function documentRows(): Promise<DocumentsResult> {
-  const env = { DATABASE_URL: `sqlite:${path.join(work, 'documents.sqlite')}`, OUTBOX_DIR: path.join(work, 'outbox'), OUTBOX_POLL_MS: '50' };
+  const env = {
+    DATABASE_URL: `sqlite:${path.join(work, 'documents.sqlite')}`,
+    OUTBOX_DIR: path.join(work, 'outbox'),
+    OUTBOX_POLL_MS: '50',
+  };
   const renderer = await prepare(env);
   const other = bms(['accounts', 'create', '--name', 'Another Business'], env);
-  const otherKey = bms(['keys', 'create', '--account', other.id, '--name', 'bench', '--scopes', 'all', '--per-minute', '900000000', '--burst', '900000000', '--per-day', '900000000'], env).key as string;
+  const otherKey = bms(
+    [
+      'keys',
+      'create',
+      '--account',
+      other.id,
+      '--name',
+      'bench',
+      '--scopes',
+      'all',
+      '--per-minute',
+      '900000000',
+      '--burst',
+      '900000000',
+      '--per-day',
+      '900000000',
+    ],
+    env,
+  ).key as string;
   const server = await startBms(env);
-  const otherClient = (await api(server.url, otherKey, 'POST', '/v1/clients', { name: 'Other client', email: 'other@example.com' })).json.data.id as string;
-  const client = (await api(server.url, renderer.key, 'POST', '/v1/clients', { name: 'Jane Doe', email: 'jane@example.com', address: { line1: '12 Elm Street', city: 'Springfield', country: 'US' } })).json.data.id as string;
-  const lines = Array.from({ length: 200 }, (_, index) => ({ description: `Line ${index + 1}: ${'Replaced the corroded supply pipe under the kitchen sink and tested for leaks. '.repeat(7).slice(0, 480)}`, quantity: 1, unit_amount: 12_000, tax_rate: 8.875 }));
+  const otherClient = (
+    await api(server.url, otherKey, 'POST', '/v1/clients', { name: 'Other client', email: 'other@example.com' })
+  ).json.data.id as string;
+  const client = (
+    await api(server.url, renderer.key, 'POST', '/v1/clients', {
+      name: 'Jane Doe',
+      email: 'jane@example.com',
+      address: { line1: '12 Elm Street', city: 'Springfield', country: 'US' },
+    })
+  ).json.data.id as string;
+  const lines = Array.from({ length: 200 }, (_, index) => ({
+    description: `Line ${index + 1}: ${'Replaced the corroded supply pipe under the kitchen sink and tested for leaks. '.repeat(7).slice(0, 480)}`,
+    quantity: 1,
+    unit_amount: 12_000,
+    tax_rate: 8.875,
+  }));
   const invoices: string[] = [];
-  for (let index = 0; index < 20; index += 1) invoices.push((await api(server.url, renderer.key, 'POST', '/v1/invoices', { client_id: client, line_items: lines })).json.data.id);
+  for (let index = 0; index < 20; index += 1)
+    invoices.push(
+      (await api(server.url, renderer.key, 'POST', '/v1/invoices', { client_id: client, line_items: lines })).json.data
+        .id,
+    );
   const url = `${server.url}/v1/clients/${otherClient}`;
 
   const quiet = load(url, { key: otherKey, rate: RATE, duration: SECONDS });
@@ -52,9 +93,19 @@ export async function documentRows(): Promise<DocumentsResult> {
   const rendering = load(url, { key: otherKey, rate: RATE, duration: SECONDS });
   const fetched = await pdfs;
   let delivered = 0;
-  for (const id of invoices) if ((await api(server.url, renderer.key, 'GET', `/v1/invoices/${id}`)).json.data.delivery_status === 'delivered') delivered += 1;
-  console.log(`documents, 20 sends + 20 PDF GETs rendering: p50 ${rendering.p50} ms, p99 ${rendering.p99} ms, non-2xx ${rendering.non2xx}; ${fetched.ok} PDFs downloaded in ${fetched.seconds} s, ${delivered} of 20 e-mails delivered by the end`);
-  const result = { quiet, rendering, rate: RATE, rendered: { sends: invoices.length, delivered, pdfs: fetched.ok, pdfSeconds: fetched.seconds }, peakRssMb: Math.round(peakRssMb(server.process.pid as number)) };
+  for (const id of invoices)
+    if ((await api(server.url, renderer.key, 'GET', `/v1/invoices/${id}`)).json.data.delivery_status === 'delivered')
+      delivered += 1;
+  console.log(
+    `documents, 20 sends + 20 PDF GETs rendering: p50 ${rendering.p50} ms, p99 ${rendering.p99} ms, non-2xx ${rendering.non2xx}; ${fetched.ok} PDFs downloaded in ${fetched.seconds} s, ${delivered} of 20 e-mails delivered by the end`,
+  );
+  const result = {
+    quiet,
+    rendering,
+    rate: RATE,
+    rendered: { sends: invoices.length, delivered, pdfs: fetched.ok, pdfSeconds: fetched.seconds },
+    peakRssMb: Math.round(peakRssMb(server.process.pid as number)),
+  };
   await stop(server.process);
   return result;
 }

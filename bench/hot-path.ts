@@ -36,7 +36,14 @@ function cpuSeconds(pid: number): number {
 }
 
 function wrk(scenario: string, url: string, pid: number, key?: string): Measured {
-  const args = ['-t2', '-c50', `-d${DURATION}s`, '--latency', ...(key ? ['-H', `Authorization: Bearer ${key}`] : []), url];
+  const args = [
+    '-t2',
+    '-c50',
+    `-d${DURATION}s`,
+    '--latency',
+    ...(key ? ['-H', `Authorization: Bearer ${key}`] : []),
+    url,
+  ];
   spawnSync('wrk', ['-t2', '-c50', '-d2s', ...args.slice(3)]); // warm-up
   const before = cpuSeconds(pid);
   const output = spawnSync('wrk', args, { encoding: 'utf8' }).stdout;
@@ -63,17 +70,56 @@ async function main() {
   const baseline = await startBaseline(seeded.clientResponseSize);
   const bare = wrk('bare node:http (baseline)', baseline.url, baseline.process.pid as number);
   rows.push(bare);
-  const ratio = (row: Measured, target: number) => ({ ...row, ratio: Math.round((row.requestsPerSecond / bare.requestsPerSecond) * 1000) / 1000, target });
-  rows.push(ratio(wrk('GET one client, SQLite, info logging', `${sqlite.url}/v1/clients/${seeded.clientId}`, sqlite.process.pid as number, seeded.key), 0.22));
-  rows.push(ratio(wrk('list 25 clients, SQLite', `${sqlite.url}/v1/clients?limit=25`, sqlite.process.pid as number, seeded.key), 0.1));
+  const ratio = (row: Measured, target: number) => ({
+    ...row,
+    ratio: Math.round((row.requestsPerSecond / bare.requestsPerSecond) * 1000) / 1000,
+    target,
+  });
+  rows.push(
+    ratio(
+      wrk(
+        'GET one client, SQLite, info logging',
+        `${sqlite.url}/v1/clients/${seeded.clientId}`,
+        sqlite.process.pid as number,
+        seeded.key,
+      ),
+      0.22,
+    ),
+  );
+  rows.push(
+    ratio(
+      wrk('list 25 clients, SQLite', `${sqlite.url}/v1/clients?limit=25`, sqlite.process.pid as number, seeded.key),
+      0.1,
+    ),
+  );
   await stop(sqlite.process);
 
   const postgres = await startPostgresDatabase('hot');
   try {
     const pgEnv = { DATABASE_URL: postgres.url };
     const { server, seeded: pgSeeded } = await startSeeded(pgEnv);
-    rows.push(ratio(wrk('GET one client, PostgreSQL', `${server.url}/v1/clients/${pgSeeded.clientId}`, server.process.pid as number, pgSeeded.key), 0.12));
-    rows.push(ratio(wrk('list 25 clients, PostgreSQL', `${server.url}/v1/clients?limit=25`, server.process.pid as number, pgSeeded.key), 0.1));
+    rows.push(
+      ratio(
+        wrk(
+          'GET one client, PostgreSQL',
+          `${server.url}/v1/clients/${pgSeeded.clientId}`,
+          server.process.pid as number,
+          pgSeeded.key,
+        ),
+        0.12,
+      ),
+    );
+    rows.push(
+      ratio(
+        wrk(
+          'list 25 clients, PostgreSQL',
+          `${server.url}/v1/clients?limit=25`,
+          server.process.pid as number,
+          pgSeeded.key,
+        ),
+        0.1,
+      ),
+    );
     await stop(server.process);
   } finally {
     postgres.stop();
@@ -87,10 +133,16 @@ async function main() {
     '',
     '| scenario | req/s | ratio to bare node:http | target | p50 | p99 | non-2xx | server CPU | peak RSS MB |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((row) => `| ${row.scenario} | ${row.requestsPerSecond} | ${row.ratio ?? 1} | ${row.target === undefined ? '' : `≥ ${row.target}`} | ${row.p50} | ${row.p99} | ${row.non2xx} | ${row.cpuPercent} % | ${row.peakRssMb} |`),
+    ...rows.map(
+      (row) =>
+        `| ${row.scenario} | ${row.requestsPerSecond} | ${row.ratio ?? 1} | ${row.target === undefined ? '' : `≥ ${row.target}`} | ${row.p50} | ${row.p99} | ${row.non2xx} | ${row.cpuPercent} % | ${row.peakRssMb} |`,
+    ),
   ];
   const text = lines.join('\n');
-  fs.writeFileSync(path.join(ROOT, 'bench/results', `hot-path${process.env.BENCH_MAIN ? '-before' : ''}-latest.md`), `${text}\n`);
+  fs.writeFileSync(
+    path.join(ROOT, 'bench/results', `hot-path${process.env.BENCH_MAIN ? '-before' : ''}-latest.md`),
+    `${text}\n`,
+  );
   console.log(text);
 }
 

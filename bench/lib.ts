@@ -52,7 +52,10 @@ export async function waitForHttp(url: string): Promise<void> {
 }
 
 export function bms(args: string[], env: Record<string, string>) {
-  const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/bms.js'), ...args, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/bms.js'), ...args, '--json'], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`bms ${args.join(' ')}: ${result.stderr}`);
   return JSON.parse(result.stdout);
 }
@@ -60,15 +63,29 @@ export function bms(args: string[], env: Record<string, string>) {
 /** The V8 flag `npm start` passes (package.json): smaller young-generation semi-spaces. */
 const START_FLAGS = ['--max-semi-space-size=8'];
 
-export async function startBms(env: Record<string, string>, nodeOptions: string[] = []): Promise<{ url: string; process: ChildProcess }> {
+export async function startBms(
+  env: Record<string, string>,
+  nodeOptions: string[] = [],
+): Promise<{ url: string; process: ChildProcess }> {
   const port = nextPort++;
   const log = fs.openSync(path.join(work, `bms-${port}.log`), 'w');
   // As in production (`npm start`): info logging (to a file, as a log shipper would read it), durable storage.
   // BENCH_MAIN: another build's entry (e.g. an older commit's dist/main.js), for a before-and-after in one run.
-  const child = spawn(process.execPath, [...START_FLAGS, ...nodeOptions, process.env.BENCH_MAIN ?? path.join(ROOT, 'dist/main.js')], {
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), OUTBOX_DIR: path.join(work, 'outbox'), ...env },
-    stdio: ['ignore', log, log],
-  });
+  const child = spawn(
+    process.execPath,
+    [...START_FLAGS, ...nodeOptions, process.env.BENCH_MAIN ?? path.join(ROOT, 'dist/main.js')],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        PORT: String(port),
+        OUTBOX_DIR: path.join(work, 'outbox'),
+        ...env,
+      },
+      stdio: ['ignore', log, log],
+    },
+  );
   children.push(child);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/health`);
@@ -78,7 +95,9 @@ export async function startBms(env: Record<string, string>, nodeOptions: string[
 
 export async function startBaseline(size: number): Promise<{ url: string; process: ChildProcess }> {
   const port = nextPort++;
-  const child = spawn(process.execPath, [path.join(ROOT, 'bench/baseline.mjs'), String(port), String(size)], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [path.join(ROOT, 'bench/baseline.mjs'), String(port), String(size)], {
+    stdio: 'ignore',
+  });
   children.push(child);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(url);
@@ -87,18 +106,40 @@ export async function startBaseline(size: number): Promise<{ url: string; proces
 
 /** A memory figure of a process from /proc, in MB: VmRSS (now) or VmHWM (its peak). */
 export function procMemoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  return (
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+  );
 }
 
 /** Peak resident memory of a process and its children (cluster workers), in MB. */
 export function peakRssMb(pid: number): number {
   const read = (id: number) => procMemoryMb(id, 'VmHWM');
-  const childrenOf = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  const childrenOf = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map(Number);
   return Math.max(read(pid), ...childrenOf.map(read));
 }
 
-export function load(url: string, options: { method?: string; body?: string; key?: string; duration?: number; connections?: number; rate?: number } = {}): Load {
-  const args = [path.join(ROOT, 'node_modules/autocannon/autocannon.js'), '-j', '-c', String(options.connections ?? CONNECTIONS), '-d', String(options.duration ?? DURATION)];
+export function load(
+  url: string,
+  options: {
+    method?: string;
+    body?: string;
+    key?: string;
+    duration?: number;
+    connections?: number;
+    rate?: number;
+  } = {},
+): Load {
+  const args = [
+    path.join(ROOT, 'node_modules/autocannon/autocannon.js'),
+    '-j',
+    '-c',
+    String(options.connections ?? CONNECTIONS),
+    '-d',
+    String(options.duration ?? DURATION),
+  ];
   if (options.method) args.push('-m', options.method);
   if (options.rate) args.push('-R', String(options.rate));
   if (options.key) args.push('-H', `authorization=Bearer ${options.key}`);
@@ -106,12 +147,26 @@ export function load(url: string, options: { method?: string; body?: string; key
   args.push(url);
   const result = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const report = JSON.parse(result.stdout);
-  const statusCodes = Object.fromEntries(Object.entries(report.statusCodeStats ?? {}).map(([status, stats]) => [status, (stats as { count: number }).count]));
-  return { requestsPerSecond: Math.round(report.requests.average), p50: report.latency.p50, p99: report.latency.p99, non2xx: report.non2xx, errors: report.errors, timeouts: report.timeouts, statusCodes };
+  const statusCodes = Object.fromEntries(
+    Object.entries(report.statusCodeStats ?? {}).map(([status, stats]) => [status, (stats as { count: number }).count]),
+  );
+  return {
+    requestsPerSecond: Math.round(report.requests.average),
+    p50: report.latency.p50,
+    p99: report.latency.p99,
+    non2xx: report.non2xx,
+    errors: report.errors,
+    timeouts: report.timeouts,
+    statusCodes,
+  };
 }
 
 export async function api(base: string, key: string, method: string, url: string, body?: unknown) {
-  const response = await fetch(`${base}${url}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const response = await fetch(`${base}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
   const text = await response.text();
   if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${text}`);
   return { json: JSON.parse(text), size: Buffer.byteLength(text) };
@@ -128,18 +183,50 @@ export async function prepare(env: Record<string, string>): Promise<Seeded> {
   bms(['migrate'], env);
   const account = bms(['accounts', 'create', '--name', 'Bench Plumbing'], env);
   // A high per-key override: the limiter runs on every request, but does not cap the benchmark.
-  const key = bms(['keys', 'create', '--account', account.id, '--name', 'bench', '--scopes', 'all', '--per-minute', '900000000', '--burst', '900000000', '--per-day', '900000000'], env).key;
+  const key = bms(
+    [
+      'keys',
+      'create',
+      '--account',
+      account.id,
+      '--name',
+      'bench',
+      '--scopes',
+      'all',
+      '--per-minute',
+      '900000000',
+      '--burst',
+      '900000000',
+      '--per-day',
+      '900000000',
+    ],
+    env,
+  ).key;
   return { key, clientId: '', invoiceId: '', clientResponseSize: 0 };
 }
 
 export async function seed(base: string, seeded: Seeded): Promise<Seeded> {
   const clients: string[] = [];
   for (let index = 0; index < 300; index += 1) {
-    clients.push((await api(base, seeded.key, 'POST', '/v1/clients', { name: `Client ${index}`, email: `client${index}@example.com`, phone: '+1 555 0100', address: { city: 'Springfield', country: 'US' } })).json.data.id);
+    clients.push(
+      (
+        await api(base, seeded.key, 'POST', '/v1/clients', {
+          name: `Client ${index}`,
+          email: `client${index}@example.com`,
+          phone: '+1 555 0100',
+          address: { city: 'Springfield', country: 'US' },
+        })
+      ).json.data.id,
+    );
   }
   let invoiceId = '';
   for (let index = 0; index < 200; index += 1) {
-    const invoice = (await api(base, seeded.key, 'POST', '/v1/invoices', { client_id: clients[index % clients.length], line_items: [{ description: 'Labour', quantity: 2, unit_amount: 6000, tax_rate: 8.875 }] })).json.data;
+    const invoice = (
+      await api(base, seeded.key, 'POST', '/v1/invoices', {
+        client_id: clients[index % clients.length],
+        line_items: [{ description: 'Labour', quantity: 2, unit_amount: 6000, tax_rate: 8.875 }],
+      })
+    ).json.data;
     if (index % 2 === 0) await api(base, seeded.key, 'PUT', `/v1/invoices/${invoice.id}`, { status: 'sent' });
     invoiceId = invoice.id;
   }
@@ -149,7 +236,10 @@ export async function seed(base: string, seeded: Seeded): Promise<Seeded> {
 }
 
 /** A migrated database with an account and a key, a production-configured BMS on it, and the standard rows made through the API. */
-export async function startSeeded(env: Record<string, string>, nodeOptions: string[] = []): Promise<{ server: { url: string; process: ChildProcess }; seeded: Seeded }> {
+export async function startSeeded(
+  env: Record<string, string>,
+  nodeOptions: string[] = [],
+): Promise<{ server: { url: string; process: ChildProcess }; seeded: Seeded }> {
   const prepared = await prepare(env);
   const server = await startBms(env, nodeOptions);
   return { server, seeded: await seed(server.url, prepared) };
@@ -175,4 +265,3 @@ export async function stop(child: ChildProcess) {
   child.kill('SIGTERM');
   await exited;
 }
-

@@ -11,7 +11,11 @@ interface ProfileNode {
 }
 
 function summarise(file: string, rows: number): string[] {
-  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+    nodes: ProfileNode[];
+    samples: number[];
+    timeDeltas: number[];
+  };
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const total = profile.timeDeltas.reduce((sum, delta) => sum + delta, 0);
   const byFunction = new Map<string, number>();
@@ -27,7 +31,11 @@ function summarise(file: string, rows: number): string[] {
     byFunction.set(name, (byFunction.get(name) ?? 0) + delta);
     byPackage.set(where, (byPackage.get(where) ?? 0) + delta);
   });
-  const top = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]).slice(0, rows).map(([name, time]) => `${((time / total) * 100).toFixed(1).padStart(5)} %  ${name}`);
+  const top = (map: Map<string, number>) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, rows)
+      .map(([name, time]) => `${((time / total) * 100).toFixed(1).padStart(5)} %  ${name}`);
   return ['self time by function:', ...top(byFunction), '', 'self time by package or file:', ...top(byPackage)];
 }
 
@@ -36,7 +44,11 @@ const directory = path.join(work, 'profile');
 const env = { DATABASE_URL: `sqlite:${path.join(work, 'profile.sqlite')}` };
 const { server, seeded } = await startSeeded(env, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
 await api(server.url, seeded.key, 'GET', '/health');
-const url = { health: `${server.url}/health`, list: `${server.url}/v1/clients?limit=25`, get: `${server.url}/v1/clients/${seeded.clientId}` }[scenario];
+const url = {
+  health: `${server.url}/health`,
+  list: `${server.url}/v1/clients?limit=25`,
+  get: `${server.url}/v1/clients/${seeded.clientId}`,
+}[scenario];
 if (!url) throw new Error('usage: npm run bench:profile [get|list|health]');
 const result = load(url, { key: seeded.key, duration: Number(process.env.BENCH_DURATION ?? 10) });
 const rss = Math.round(peakRssMb(server.process.pid as number));
@@ -44,6 +56,8 @@ await stop(server.process);
 const file = path.join(directory, fs.readdirSync(directory)[0]!);
 const kept = path.resolve('bench/results', `profile-${scenario}.cpuprofile`);
 fs.copyFileSync(file, kept);
-console.log(`${scenario}: ${result.requestsPerSecond} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, peak RSS ${rss} MB (the profile includes start-up and seeding)`);
+console.log(
+  `${scenario}: ${result.requestsPerSecond} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, peak RSS ${rss} MB (the profile includes start-up and seeding)`,
+);
 console.log(summarise(kept, 25).join('\n'));
 console.log(`\nprofile: ${kept}`);

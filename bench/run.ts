@@ -9,16 +9,49 @@ import SqliteDatabase from 'better-sqlite3';
 import { v7 as uuidv7 } from 'uuid';
 import { spawn } from 'node:child_process';
 import { documentRows, type DocumentsResult } from './documents.js';
-import { CONNECTIONS, DURATION, ROOT, api, load, peakRssMb, prepare, startBaseline, startBms, startSeeded, stop, waitForHttp, work, type Row, startPostgresDatabase } from './lib.js';
+import {
+  CONNECTIONS,
+  DURATION,
+  ROOT,
+  api,
+  load,
+  peakRssMb,
+  prepare,
+  startBaseline,
+  startBms,
+  startSeeded,
+  stop,
+  waitForHttp,
+  work,
+  type Row,
+  startPostgresDatabase,
+} from './lib.js';
 
 const SCALE_ROWS = Number(process.env.BENCH_SCALE_ROWS ?? 1_000_000);
 
-function compare(scenario: string, baselineUrl: string, bmsUrl: string, pid: number, options: Parameters<typeof load>[1], target?: number): Row {
+function compare(
+  scenario: string,
+  baselineUrl: string,
+  bmsUrl: string,
+  pid: number,
+  options: Parameters<typeof load>[1],
+  target?: number,
+): Row {
   const baseline = load(baselineUrl, { ...options, key: undefined });
   const measured = load(bmsUrl, options);
-  if (measured.non2xx > 0 || measured.errors > 0) throw new Error(`${scenario}: ${measured.non2xx} non-2xx, ${measured.errors} errors`);
-  const row: Row = { scenario, baseline, bms: measured, ratio: Math.round((measured.requestsPerSecond / baseline.requestsPerSecond) * 1000) / 1000, peakRssMb: Math.round(peakRssMb(pid)), ...(target ? { target } : {}) };
-  console.log(`${scenario}: ${measured.requestsPerSecond} req/s vs ${baseline.requestsPerSecond} (ratio ${row.ratio}), p50 ${measured.p50} ms, p99 ${measured.p99} ms, RSS ${row.peakRssMb} MB`);
+  if (measured.non2xx > 0 || measured.errors > 0)
+    throw new Error(`${scenario}: ${measured.non2xx} non-2xx, ${measured.errors} errors`);
+  const row: Row = {
+    scenario,
+    baseline,
+    bms: measured,
+    ratio: Math.round((measured.requestsPerSecond / baseline.requestsPerSecond) * 1000) / 1000,
+    peakRssMb: Math.round(peakRssMb(pid)),
+    ...(target ? { target } : {}),
+  };
+  console.log(
+    `${scenario}: ${measured.requestsPerSecond} req/s vs ${baseline.requestsPerSecond} (ratio ${row.ratio}), p50 ${measured.p50} ms, p99 ${measured.p99} ms, RSS ${row.peakRssMb} MB`,
+  );
   return row;
 }
 
@@ -28,7 +61,12 @@ async function startReceiverProcess(port: number) {
     http.createServer((request, response) => { if (request.url === '/count') return response.end(String(count)); request.resume(); request.on('end', () => { count += 1; response.end('ok'); }); }).listen(${port}, '127.0.0.1');`;
   const child = spawn(process.execPath, ['-e', source], { stdio: 'ignore' });
   await waitForHttp(`http://127.0.0.1:${port}/count`);
-  return { url: `http://127.0.0.1:${port}/hooks`, count: async () => Number(await (await fetch(`http://127.0.0.1:${port}/count`, { headers: { connection: 'close' } })).text()), process: child };
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    count: async () =>
+      Number(await (await fetch(`http://127.0.0.1:${port}/count`, { headers: { connection: 'close' } })).text()),
+    process: child,
+  };
 }
 
 /**
@@ -36,39 +74,78 @@ async function startReceiverProcess(port: number) {
  * database with none (the event and its 3 deliveries ride in the create's transaction), then how fast
  * the worker drains the queue to a local receiver.
  */
-async function webhookRows(baselineUrl: string): Promise<{ rows: Row[]; deliveriesPerSecond: number; delivered: number }> {
+async function webhookRows(
+  baselineUrl: string,
+): Promise<{ rows: Row[]; deliveriesPerSecond: number; delivered: number }> {
   const file = path.join(work, 'webhooks.sqlite');
-  const env = { DATABASE_URL: `sqlite:${file}`, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...(process.env.WEBHOOK_POLL_MS ? { WEBHOOK_POLL_MS: process.env.WEBHOOK_POLL_MS } : {}), ...(process.env.WEBHOOK_STARTS_WHILE_SATURATED ? { WEBHOOK_STARTS_WHILE_SATURATED: process.env.WEBHOOK_STARTS_WHILE_SATURATED } : {}) };
+  const env = {
+    DATABASE_URL: `sqlite:${file}`,
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...(process.env.WEBHOOK_POLL_MS ? { WEBHOOK_POLL_MS: process.env.WEBHOOK_POLL_MS } : {}),
+    ...(process.env.WEBHOOK_STARTS_WHILE_SATURATED
+      ? { WEBHOOK_STARTS_WHILE_SATURATED: process.env.WEBHOOK_STARTS_WHILE_SATURATED }
+      : {}),
+  };
   const seeded = await prepare(env);
   const server = await startBms(env);
   const body = JSON.stringify({ name: 'Bench client', email: 'bench@example.com' });
   const pid = server.process.pid as number;
-  const none = compare('create a client, no webhook endpoint', baselineUrl, `${server.url}/v1/clients`, pid, { key: seeded.key, method: 'POST', body });
+  const none = compare('create a client, no webhook endpoint', baselineUrl, `${server.url}/v1/clients`, pid, {
+    key: seeded.key,
+    method: 'POST',
+    body,
+  });
   const receivers = await Promise.all([0, 1, 2].map((offset) => startReceiverProcess(47_000 + offset)));
-  for (const receiver of receivers) await api(server.url, seeded.key, 'POST', '/v1/webhook-endpoints', { url: receiver.url, enabled_events: ['client.created'] });
-  const before = (await Promise.all(receivers.map((receiver) => receiver.count()))).reduce((sum, count) => sum + count, 0);
-  const three = compare('create a client, 3 webhook endpoints', baselineUrl, `${server.url}/v1/clients`, pid, { key: seeded.key, method: 'POST', body });
+  for (const receiver of receivers)
+    await api(server.url, seeded.key, 'POST', '/v1/webhook-endpoints', {
+      url: receiver.url,
+      enabled_events: ['client.created'],
+    });
+  const before = (await Promise.all(receivers.map((receiver) => receiver.count()))).reduce(
+    (sum, count) => sum + count,
+    0,
+  );
+  const three = compare('create a client, 3 webhook endpoints', baselineUrl, `${server.url}/v1/clients`, pid, {
+    key: seeded.key,
+    method: 'POST',
+    body,
+  });
   const ratio = Math.round((three.bms.requestsPerSecond / none.bms.requestsPerSecond) * 1000) / 1000;
-  const withEndpoints: Row = { ...three, scenario: 'create a client, 3 webhook endpoints (ratio to none)', ratio, target: 0.8 };
+  const withEndpoints: Row = {
+    ...three,
+    scenario: 'create a client, 3 webhook endpoints (ratio to none)',
+    ratio,
+    target: 0.8,
+  };
   console.log(`webhooks: create with 3 endpoints at ${ratio} of create with none`);
   // Drain: every create made 3 deliveries; time from the end of the load until the receivers have them all.
   const database = new SqliteDatabase(file, { readonly: true });
-  const queued = (database.prepare(`select count(*) as count from webhook_deliveries`).get() as { count: number }).count;
+  const queued = (database.prepare(`select count(*) as count from webhook_deliveries`).get() as { count: number })
+    .count;
   database.close();
   const started = performance.now();
   let delivered = 0;
   while (performance.now() - started < 120_000) {
-    delivered = (await Promise.all(receivers.map((receiver) => receiver.count()))).reduce((sum, count) => sum + count, 0) - before;
+    delivered =
+      (await Promise.all(receivers.map((receiver) => receiver.count()))).reduce((sum, count) => sum + count, 0) -
+      before;
     if (delivered >= queued) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const seconds = (performance.now() - started) / 1000;
   const check = new SqliteDatabase(file, { readonly: true });
-  const remaining = (check.prepare(`select count(*) as count from webhook_deliveries where status = 'pending'`).get() as { count: number }).count;
+  const remaining = (
+    check.prepare(`select count(*) as count from webhook_deliveries where status = 'pending'`).get() as {
+      count: number;
+    }
+  ).count;
   check.close();
   // Deliveries made during the load count too: the rate is all of them over the load and the drain.
   const deliveriesPerSecond = Math.round(queued / (DURATION + seconds));
-  console.log(`webhooks: ${queued} deliveries queued, ${remaining} still pending after ${Math.round(seconds * 10) / 10} s of drain; ${deliveriesPerSecond} deliveries/s over load and drain`);
+  console.log(
+    `webhooks: ${queued} deliveries queued, ${remaining} still pending after ${Math.round(seconds * 10) / 10} s of drain; ${deliveriesPerSecond} deliveries/s over load and drain`,
+  );
   await stop(server.process);
   for (const receiver of receivers) receiver.process.kill();
   return { rows: [none, withEndpoints], deliveriesPerSecond, delivered: queued - remaining };
@@ -78,7 +155,9 @@ async function webhookRows(baselineUrl: string): Promise<{ rows: Row[]; deliveri
 function seedMillion(file: string, accountId: string, count: number): number {
   const database = new SqliteDatabase(file);
   database.pragma('journal_mode = WAL');
-  const insert = database.prepare(`insert into clients (id, account_id, name, sort_name, email, phone, company_name, address, notes, metadata, created_at, updated_at) values (?, ?, ?, ?, ?, null, null, null, null, '{}', ?, ?)`);
+  const insert = database.prepare(
+    `insert into clients (id, account_id, name, sort_name, email, phone, company_name, address, notes, metadata, created_at, updated_at) values (?, ?, ?, ?, ?, null, null, null, null, '{}', ?, ?)`,
+  );
   const started = performance.now();
   const start = Date.parse('2020-01-01T00:00:00.000Z');
   const batch = database.transaction((from: number, to: number) => {
@@ -95,7 +174,13 @@ function seedMillion(file: string, accountId: string, count: number): number {
 async function main() {
   const rows: Row[] = [];
   const scale: Record<string, number | string> = {};
-  const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  const machine = {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
   console.log('machine:', machine);
 
   if (process.env.BENCH_ONLY === 'documents') {
@@ -105,7 +190,21 @@ async function main() {
   if (process.env.BENCH_ONLY === 'webhooks') {
     const baseline = await startBaseline(400);
     const result = await webhookRows(baseline.url);
-    console.log(JSON.stringify({ rows: result.rows.map((row) => ({ scenario: row.scenario, rps: row.bms.requestsPerSecond, ratio: row.ratio })), deliveriesPerSecond: result.deliveriesPerSecond, delivered: result.delivered }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          rows: result.rows.map((row) => ({
+            scenario: row.scenario,
+            rps: row.bms.requestsPerSecond,
+            ratio: row.ratio,
+          })),
+          deliveriesPerSecond: result.deliveriesPerSecond,
+          delivered: result.delivered,
+        },
+        null,
+        2,
+      ),
+    );
     await stop(baseline.process);
     return;
   }
@@ -115,16 +214,55 @@ async function main() {
   const { server: single, seeded } = await startSeeded(sqliteEnv);
   const baseline = await startBaseline(seeded.clientResponseSize);
   const pid = single.process.pid as number;
-  rows.push(compare('get one client', baseline.url, `${single.url}/v1/clients/${seeded.clientId}`, pid, { key: seeded.key }, 0.3));
-  rows.push(compare('list 25 clients', baseline.url, `${single.url}/v1/clients?limit=25`, pid, { key: seeded.key }, 0.15));
-  rows.push(compare('create a client (durable)', baseline.url, `${single.url}/v1/clients`, pid, { key: seeded.key, method: 'POST', body: JSON.stringify({ name: 'Bench client', email: 'bench@example.com' }) }, 0.08));
-  rows.push(compare('update an invoice', baseline.url, `${single.url}/v1/invoices/${seeded.invoiceId}`, pid, { key: seeded.key, method: 'PUT', body: JSON.stringify({ notes: 'Updated by the benchmark' }) }));
-  rows.push(compare('list invoices, status=sent', baseline.url, `${single.url}/v1/invoices?status=sent&limit=25`, pid, { key: seeded.key }));
+  rows.push(
+    compare(
+      'get one client',
+      baseline.url,
+      `${single.url}/v1/clients/${seeded.clientId}`,
+      pid,
+      { key: seeded.key },
+      0.3,
+    ),
+  );
+  rows.push(
+    compare('list 25 clients', baseline.url, `${single.url}/v1/clients?limit=25`, pid, { key: seeded.key }, 0.15),
+  );
+  rows.push(
+    compare(
+      'create a client (durable)',
+      baseline.url,
+      `${single.url}/v1/clients`,
+      pid,
+      { key: seeded.key, method: 'POST', body: JSON.stringify({ name: 'Bench client', email: 'bench@example.com' }) },
+      0.08,
+    ),
+  );
+  rows.push(
+    compare('update an invoice', baseline.url, `${single.url}/v1/invoices/${seeded.invoiceId}`, pid, {
+      key: seeded.key,
+      method: 'PUT',
+      body: JSON.stringify({ notes: 'Updated by the benchmark' }),
+    }),
+  );
+  rows.push(
+    compare('list invoices, status=sent', baseline.url, `${single.url}/v1/invoices?status=sent&limit=25`, pid, {
+      key: seeded.key,
+    }),
+  );
   await stop(single.process);
 
   // --- SQLite, two worker processes ----------------------------------------------------
   const cluster = await startBms({ ...sqliteEnv, WEB_CONCURRENCY: '2' });
-  rows.push(compare('get one client, 2 workers', baseline.url, `${cluster.url}/v1/clients/${seeded.clientId}`, cluster.process.pid as number, { key: seeded.key }, 0.6));
+  rows.push(
+    compare(
+      'get one client, 2 workers',
+      baseline.url,
+      `${cluster.url}/v1/clients/${seeded.clientId}`,
+      cluster.process.pid as number,
+      { key: seeded.key },
+      0.6,
+    ),
+  );
   await stop(cluster.process);
 
   // --- Webhooks ------------------------------------------------------------------------
@@ -140,8 +278,25 @@ async function main() {
   try {
     const pgEnv = { DATABASE_URL: postgres.url };
     const { server: onPostgres, seeded: pgSeeded } = await startSeeded(pgEnv);
-    rows.push(compare('get one client, PostgreSQL', baseline.url, `${onPostgres.url}/v1/clients/${pgSeeded.clientId}`, onPostgres.process.pid as number, { key: pgSeeded.key }, 0.18));
-    rows.push(compare('list 25 clients, PostgreSQL', baseline.url, `${onPostgres.url}/v1/clients?limit=25`, onPostgres.process.pid as number, { key: pgSeeded.key }));
+    rows.push(
+      compare(
+        'get one client, PostgreSQL',
+        baseline.url,
+        `${onPostgres.url}/v1/clients/${pgSeeded.clientId}`,
+        onPostgres.process.pid as number,
+        { key: pgSeeded.key },
+        0.18,
+      ),
+    );
+    rows.push(
+      compare(
+        'list 25 clients, PostgreSQL',
+        baseline.url,
+        `${onPostgres.url}/v1/clients?limit=25`,
+        onPostgres.process.pid as number,
+        { key: pgSeeded.key },
+      ),
+    );
     await stop(onPostgres.process);
   } finally {
     postgres.stop();
@@ -151,12 +306,18 @@ async function main() {
   const scaleFile = path.join(work, 'scale.sqlite');
   const scaleEnv = { DATABASE_URL: `sqlite:${scaleFile}` };
   const scaleSeeded = await prepare(scaleEnv);
-  const accountId = (new SqliteDatabase(scaleFile).prepare('select account_id from api_keys limit 1').get() as { account_id: string }).account_id;
+  const accountId = (
+    new SqliteDatabase(scaleFile).prepare('select account_id from api_keys limit 1').get() as { account_id: string }
+  ).account_id;
   scale.rows = SCALE_ROWS;
   scale.seedSeconds = seedMillion(scaleFile, accountId, SCALE_ROWS);
   const scaleServer = await startBms(scaleEnv);
   // The cursor of the row 25 from the end of the default order (-created_at): the last page.
-  const near = new SqliteDatabase(scaleFile).prepare('select id, created_at from clients where account_id = ? order by created_at asc, id asc limit 1 offset 25').get(accountId) as { id: string; created_at: string };
+  const near = new SqliteDatabase(scaleFile)
+    .prepare(
+      'select id, created_at from clients where account_id = ? order by created_at asc, id asc limit 1 offset 25',
+    )
+    .get(accountId) as { id: string; created_at: string };
   const cursor = Buffer.from(JSON.stringify(['-created_at', near.created_at, near.id])).toString('base64url');
   const first = load(`${scaleServer.url}/v1/clients?limit=25`, { key: scaleSeeded.key, duration: 5 });
   const deep = load(`${scaleServer.url}/v1/clients?limit=25&cursor=${cursor}`, { key: scaleSeeded.key, duration: 5 });
@@ -166,28 +327,50 @@ async function main() {
   scale.deepPageRps = deep.requestsPerSecond;
   scale.deepOverFirstP50 = Math.round(((deep.p50 || 0.5) / (first.p50 || 0.5)) * 100) / 100;
   scale.deepOverFirstRps = Math.round((first.requestsPerSecond / deep.requestsPerSecond) * 100) / 100;
-  scale.databaseMb = Math.round((fs.statSync(scaleFile).size + (fs.existsSync(`${scaleFile}-wal`) ? fs.statSync(`${scaleFile}-wal`).size : 0)) / 2 ** 20);
+  scale.databaseMb = Math.round(
+    (fs.statSync(scaleFile).size + (fs.existsSync(`${scaleFile}-wal`) ? fs.statSync(`${scaleFile}-wal`).size : 0)) /
+      2 ** 20,
+  );
   scale.peakRssMb = Math.round(peakRssMb(scaleServer.process.pid as number));
   console.log('scale:', scale);
   await stop(scaleServer.process);
   await stop(baseline.process);
 
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const result = { date: new Date().toISOString(), machine, duration: DURATION, connections: CONNECTIONS, rows, scale, documents };
+  const result = {
+    date: new Date().toISOString(),
+    machine,
+    duration: DURATION,
+    connections: CONNECTIONS,
+    rows,
+    scale,
+    documents,
+  };
   fs.writeFileSync(path.join(ROOT, 'bench/results', `${stamp}.json`), `${JSON.stringify(result, null, 2)}\n`);
   fs.writeFileSync(path.join(ROOT, 'bench/results/latest.md'), markdown(result));
   console.log(markdown(result));
   fs.rmSync(work, { recursive: true, force: true });
 }
 
-function markdown(result: { date: string; machine: Record<string, unknown>; duration: number; connections: number; rows: Row[]; scale: Record<string, number | string>; documents: DocumentsResult }): string {
+function markdown(result: {
+  date: string;
+  machine: Record<string, unknown>;
+  duration: number;
+  connections: number;
+  rows: Row[];
+  scale: Record<string, number | string>;
+  documents: DocumentsResult;
+}): string {
   const { documents } = result;
   const lines = [
     `Run ${result.date} on ${result.machine.cores} × ${result.machine.cpu}, ${result.machine.memoryGiB} GiB, Node ${result.machine.node}; ${result.connections} connections, ${result.duration} s per run, autocannon in a separate process.`,
     '',
     '| scenario | BMS req/s | baseline req/s | ratio | target | p50 ms | p99 ms | peak RSS MB |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...result.rows.map((row) => `| ${row.scenario} | ${row.bms.requestsPerSecond} | ${row.baseline.requestsPerSecond} | **${row.ratio}** | ${row.target ? `≥ ${row.target} ${row.ratio >= row.target ? '✓' : '✗'}` : ''} | ${row.bms.p50} | ${row.bms.p99} | ${row.peakRssMb} |`),
+    ...result.rows.map(
+      (row) =>
+        `| ${row.scenario} | ${row.bms.requestsPerSecond} | ${row.baseline.requestsPerSecond} | **${row.ratio}** | ${row.target ? `≥ ${row.target} ${row.ratio >= row.target ? '✓' : '✗'}` : ''} | ${row.bms.p50} | ${row.bms.p99} | ${row.peakRssMb} |`,
+    ),
     '',
     `Documents: GET /v1/clients/:id of another account at ${documents.rate} req/s: p99 ${documents.quiet.p99} ms with nothing rendering, ` +
       `${documents.rendering.p99} ms (p50 ${documents.rendering.p50}) while 20 sends of 200-line invoices render and rounds of 20 simultaneous PDF downloads keep the pool busy (target < 50 ms ${documents.rendering.p99 < 50 ? '✓' : '✗'}); ` +

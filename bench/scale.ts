@@ -17,7 +17,17 @@ const INVOICE_CLIENTS = Math.min(10_000, ROWS);
 const REQUESTS = Number(process.env.SCALE_REQUESTS ?? 200);
 const START = Date.parse('2020-01-01T00:00:00.000Z');
 const STATUSES = ['paid', 'paid', 'paid', 'paid', 'paid', 'sent', 'sent', 'sent', 'draft', 'void'] as const;
-const LINES = JSON.stringify([{ id: '0195d1f0-0000-7000-8000-0000000000aa', description: 'Labour', quantity: 2, unit_amount: 6000, tax_rate: 8.875, amount: 12000, tax_amount: 1065 }]);
+const LINES = JSON.stringify([
+  {
+    id: '0195d1f0-0000-7000-8000-0000000000aa',
+    description: 'Labour',
+    quantity: 2,
+    unit_amount: 6000,
+    tax_rate: 8.875,
+    amount: 12000,
+    tax_amount: 1065,
+  },
+]);
 
 interface Seeded {
   accountId: string;
@@ -43,7 +53,20 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
           if (index < INVOICE_CLIENTS) clientIds.push(id);
           // Names repeat a little (as people's do) and vary in case, so sort=name and q have work to do.
           const name = `${index % 3 === 0 ? 'cooper' : 'Cooper'} ${['Plumbing', 'Electric', 'Gardens', 'Roofing'][index % 4]} ${index}`;
-          rows.push({ id, account_id: accountId, name, sort_name: name.toLowerCase(), email: `c${index}@example.com`, phone: `+1 555 ${String(index).padStart(7, '0')}`, company_name: `Company ${index % 5000}`, address: null, notes: null, metadata: '{}', created_at: instant(index), updated_at: instant(index + (index % 7) * 3600) });
+          rows.push({
+            id,
+            account_id: accountId,
+            name,
+            sort_name: name.toLowerCase(),
+            email: `c${index}@example.com`,
+            phone: `+1 555 ${String(index).padStart(7, '0')}`,
+            company_name: `Company ${index % 5000}`,
+            address: null,
+            notes: null,
+            metadata: '{}',
+            created_at: instant(index),
+            updated_at: instant(index + (index % 7) * 3600),
+          });
         }
         await trx.insertInto('clients').values(rows).execute();
       }
@@ -60,12 +83,33 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
           if (numbered) number += 1;
           const issued = Math.floor(index / 600);
           rows.push({
-            id: uuidv7(), account_id: accountId, client_id: clientIds[index % INVOICE_CLIENTS]!, job_id: null, quote_id: null,
-            number: numbered ? `INV-${String(number).padStart(6, '0')}` : null, number_seq: numbered ? number : null, currency: 'USD', line_items: LINES,
-            subtotal_amount: 12000, tax_amount: 1065, total_amount: 13065, amount_paid: status === 'paid' ? 13065 : 0, notes: null,
-            issue_date: numbered ? day(issued) : null, due_date: index % 11 === 0 ? null : day(issued + 30), status,
-            sent_at: numbered ? instant(index) : null, paid_at: status === 'paid' ? instant(index + 86_400) : null, voided_at: status === 'void' ? instant(index + 3600) : null,
-            delivery_id: null, delivery_status: null, hosted_token: null, hosted_url: null, metadata: '{}', created_at: instant(index), updated_at: instant(index + (index % 5) * 86_400),
+            id: uuidv7(),
+            account_id: accountId,
+            client_id: clientIds[index % INVOICE_CLIENTS]!,
+            job_id: null,
+            quote_id: null,
+            number: numbered ? `INV-${String(number).padStart(6, '0')}` : null,
+            number_seq: numbered ? number : null,
+            currency: 'USD',
+            line_items: LINES,
+            subtotal_amount: 12000,
+            tax_amount: 1065,
+            total_amount: 13065,
+            amount_paid: status === 'paid' ? 13065 : 0,
+            notes: null,
+            issue_date: numbered ? day(issued) : null,
+            due_date: index % 11 === 0 ? null : day(issued + 30),
+            status,
+            sent_at: numbered ? instant(index) : null,
+            paid_at: status === 'paid' ? instant(index + 86_400) : null,
+            voided_at: status === 'void' ? instant(index + 3600) : null,
+            delivery_id: null,
+            delivery_status: null,
+            hosted_token: null,
+            hosted_url: null,
+            metadata: '{}',
+            created_at: instant(index),
+            updated_at: instant(index + (index % 5) * 86_400),
           });
         }
         await trx.insertInto('invoices').values(rows).execute();
@@ -88,18 +132,26 @@ interface Measured {
   hasMore: boolean;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
 
 async function loopFigures(pid: number, file: string): Promise<{ maxMs: number }> {
   fs.rmSync(file, { force: true });
   process.kill(pid, 'SIGUSR2');
-  for (let waited = 0; waited < 5000 && !fs.existsSync(file); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let waited = 0; waited < 5000 && !fs.existsSync(file); waited += 20)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
 /** Sequential requests (one at a time, so the latency is the query's), after a few to warm the caches. */
-async function measure(base: string, key: string, url: string, pid: number, loopFile: string): Promise<Omit<Measured, 'scenario' | 'ratioP50' | 'ratioP99'>> {
+async function measure(
+  base: string,
+  key: string,
+  url: string,
+  pid: number,
+  loopFile: string,
+): Promise<Omit<Measured, 'scenario' | 'ratioP50' | 'ratioP99'>> {
   const headers = { authorization: `Bearer ${key}` };
   for (let warm = 0; warm < 5; warm += 1) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
   await loopFigures(pid, loopFile);
@@ -117,17 +169,48 @@ async function measure(base: string, key: string, url: string, pid: number, loop
   }
   const { maxMs } = await loopFigures(pid, loopFile);
   latencies.sort((a, b) => a - b);
-  return { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), loopMaxMs: round(maxMs, 1), non200, ...page };
+  return {
+    p50: round(percentile(latencies, 50)),
+    p99: round(percentile(latencies, 99)),
+    loopMaxMs: round(maxMs, 1),
+    non200,
+    ...page,
+  };
 }
 
-const cursor = (sort: string, value: string | number, id: string) => Buffer.from(JSON.stringify([sort, value, id])).toString('base64url');
+const cursor = (sort: string, value: string | number, id: string) =>
+  Buffer.from(JSON.stringify([sort, value, id])).toString('base64url');
 
 /** [scenario, URL]: the first of each group is the first page the others are compared with. */
 async function scenarios(database: Database, seeded: Seeded): Promise<Array<[string, string, string]>> {
   const { db } = database;
-  const oldestClient = await db.selectFrom('clients').select(['id', 'created_at']).where('account_id', '=', seeded.accountId).orderBy('created_at').orderBy('id').offset(25).limit(1).executeTakeFirstOrThrow();
-  const oldestInvoice = await db.selectFrom('invoices').select(['id', 'created_at']).where('account_id', '=', seeded.accountId).orderBy('created_at').orderBy('id').offset(25).limit(1).executeTakeFirstOrThrow();
-  const lateClient = await db.selectFrom('clients').select('updated_at').where('account_id', '=', seeded.accountId).orderBy('updated_at', 'desc').orderBy('id', 'desc').offset(400).limit(1).executeTakeFirstOrThrow();
+  const oldestClient = await db
+    .selectFrom('clients')
+    .select(['id', 'created_at'])
+    .where('account_id', '=', seeded.accountId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .offset(25)
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  const oldestInvoice = await db
+    .selectFrom('invoices')
+    .select(['id', 'created_at'])
+    .where('account_id', '=', seeded.accountId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .offset(25)
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  const lateClient = await db
+    .selectFrom('clients')
+    .select('updated_at')
+    .where('account_id', '=', seeded.accountId)
+    .orderBy('updated_at', 'desc')
+    .orderBy('id', 'desc')
+    .offset(400)
+    .limit(1)
+    .executeTakeFirstOrThrow();
   const busyClient = seeded.clientIds[1234 % seeded.clientIds.length]!;
   const middle = instant(Math.floor(ROWS / 2));
   const middleDay = day(Math.floor(ROWS / 1200) + 30);
@@ -135,7 +218,11 @@ async function scenarios(database: Database, seeded: Seeded): Promise<Array<[str
   const i = '/v1/invoices?limit=25';
   return [
     ['clients', 'first page (default -created_at)', c],
-    ['clients', 'last page by cursor', `${c}&cursor=${cursor('-created_at', oldestClient.created_at, oldestClient.id)}`],
+    [
+      'clients',
+      'last page by cursor',
+      `${c}&cursor=${cursor('-created_at', oldestClient.created_at, oldestClient.id)}`,
+    ],
     ['clients', 'sort=created_at', `${c}&sort=created_at`],
     ['clients', 'sort=-updated_at', `${c}&sort=-updated_at`],
     ['clients', 'sort=name', `${c}&sort=name`],
@@ -154,9 +241,17 @@ async function scenarios(database: Database, seeded: Seeded): Promise<Array<[str
     // A large range on one timestamp with the other's sort: a walk of the sort's index, at most 1,000 entries.
     ['clients', 'updated_after=<middle>&sort=created_at', `${c}&updated_after=${middle}&sort=created_at`],
     // A small range (under 500 rows): read whole from its own index, then sorted.
-    ['clients', 'updated_after=<last 400>&sort=created_at', `${c}&updated_after=${lateClient.updated_at}&sort=created_at`],
+    [
+      'clients',
+      'updated_after=<last 400>&sort=created_at',
+      `${c}&updated_after=${lateClient.updated_at}&sort=created_at`,
+    ],
     ['invoices', 'first page (default -created_at)', i],
-    ['invoices', 'last page by cursor', `${i}&cursor=${cursor('-created_at', oldestInvoice.created_at, oldestInvoice.id)}`],
+    [
+      'invoices',
+      'last page by cursor',
+      `${i}&cursor=${cursor('-created_at', oldestInvoice.created_at, oldestInvoice.id)}`,
+    ],
     ['invoices', 'sort=-updated_at', `${i}&sort=-updated_at`],
     ['invoices', 'sort=number', `${i}&sort=number`],
     ['invoices', 'sort=-number', `${i}&sort=-number`],
@@ -173,7 +268,11 @@ async function scenarios(database: Database, seeded: Seeded): Promise<Array<[str
     ['invoices', 'overdue=true&sort=due_date', `${i}&overdue=true&sort=due_date`],
     ['invoices', 'overdue=false', `${i}&overdue=false`],
     ['invoices', 'due_before=<middle>', `${i}&due_before=${middleDay}`],
-    ['invoices', 'created_before=<first 400>&sort=-number (small range)', `${i}&created_before=${instant(400)}&sort=-number`],
+    [
+      'invoices',
+      'created_before=<first 400>&sort=-number (small range)',
+      `${i}&created_before=${instant(400)}&sort=-number`,
+    ],
     ['invoices', 'due_after=<middle>&sort=due_date', `${i}&due_after=${middleDay}&sort=due_date`],
     ['invoices', 'due_after=<middle>&sort=-number', `${i}&due_after=${middleDay}&sort=-number`],
     ['invoices', 'quote_id (none match)', `${i}&quote_id=0195d1f0-0000-7000-8000-000000000001`],
@@ -184,7 +283,11 @@ async function scenarios(database: Database, seeded: Seeded): Promise<Array<[str
   ].map(([group, name, url]) => [group!, name!, url!]);
 }
 
-async function runEngine(engine: 'SQLite' | 'PostgreSQL', env: Record<string, string>, config: Parameters<typeof openDatabase>[0]) {
+async function runEngine(
+  engine: 'SQLite' | 'PostgreSQL',
+  env: Record<string, string>,
+  config: Parameters<typeof openDatabase>[0],
+) {
   const { key } = await prepare(env);
   const database = openDatabase(config);
   const account = await database.db.selectFrom('api_keys').select('account_id').executeTakeFirstOrThrow();
@@ -207,14 +310,22 @@ async function runEngine(engine: 'SQLite' | 'PostgreSQL', env: Record<string, st
   }
   const analyzeSeconds = round((performance.now() - analyzeStarted) / 1000, 1);
   const loopFile = path.join(work, `loop-${engine}.json`);
-  const server = await startBms({ ...env, BENCH_LOOP_FILE: loopFile }, ['--import', path.join(ROOT, 'bench/loop-delay.mjs')]);
+  const server = await startBms({ ...env, BENCH_LOOP_FILE: loopFile }, [
+    '--import',
+    path.join(ROOT, 'bench/loop-delay.mjs'),
+  ]);
   const pid = server.process.pid as number;
   const results: Measured[] = [];
   const firsts: Record<string, { p50: number; p99: number }> = {};
   for (const [group, name, url] of await scenarios(database, seeded)) {
     const figures = await measure(server.url, key, url, pid, loopFile);
     const first = (firsts[group] ??= figures);
-    results.push({ scenario: `${group}: ${name}`, ...figures, ratioP50: round(figures.p50 / first.p50), ratioP99: round(figures.p99 / first.p99) });
+    results.push({
+      scenario: `${group}: ${name}`,
+      ...figures,
+      ratioP50: round(figures.p50 / first.p50),
+      ratioP99: round(figures.p99 / first.p99),
+    });
     console.log(engine, results.at(-1));
   }
   await stop(server.process);
@@ -223,12 +334,32 @@ async function runEngine(engine: 'SQLite' | 'PostgreSQL', env: Record<string, st
 }
 
 function markdown(runs: Array<Awaited<ReturnType<typeof runEngine>>>, machine: Record<string, unknown>): string {
-  const lines = [`# Scale benchmark`, '', `${new Date().toISOString()} · ${JSON.stringify(machine)}`, '', `${ROWS} clients and ${ROWS} invoices (over ${INVOICE_CLIENTS} clients) in one account; ${REQUESTS} sequential requests per row. Targets: ratio ≤ 2, event-loop max delay ≤ 50 ms, no non-200. Rows: on the page asked for (limit 25); fewer with "(more)" is a walk that stopped at its bound of 500 index entries and resumes by cursor.`, ''];
+  const lines = [
+    `# Scale benchmark`,
+    '',
+    `${new Date().toISOString()} · ${JSON.stringify(machine)}`,
+    '',
+    `${ROWS} clients and ${ROWS} invoices (over ${INVOICE_CLIENTS} clients) in one account; ${REQUESTS} sequential requests per row. Targets: ratio ≤ 2, event-loop max delay ≤ 50 ms, no non-200. Rows: on the page asked for (limit 25); fewer with "(more)" is a walk that stopped at its bound of 500 index entries and resumes by cursor.`,
+    '',
+  ];
   for (const run of runs) {
-    const missed = run.results.filter((row) => row.ratioP50 > 2 || row.ratioP99 > 2 || row.loopMaxMs > 50 || row.non200 > 0);
-    lines.push(`## ${run.engine}`, '', `Seeded in ${run.seedSeconds} s; migration 20261122070000_range_indexes (4 indexes, dropped and built again) ${run.migrationSeconds} s; ANALYZE (PostgreSQL: VACUUM ANALYZE and CHECKPOINT) ${run.analyzeSeconds} s. ${missed.length === 0 ? 'Every row meets the targets.' : `${missed.length} rows miss a target: ${missed.map((row) => row.scenario).join('; ')}.`}`, '');
-    lines.push('| scenario | p50 ms | p99 ms | p50 ratio | p99 ratio | loop max ms | non-200 | rows (has_more) |', '|---|---:|---:|---:|---:|---:|---:|---:|');
-    for (const row of run.results) lines.push(`| ${row.scenario} | ${row.p50} | ${row.p99} | ${row.ratioP50} | ${row.ratioP99} | ${row.loopMaxMs} | ${row.non200} | ${row.rows}${row.hasMore ? ' (more)' : ''} |`);
+    const missed = run.results.filter(
+      (row) => row.ratioP50 > 2 || row.ratioP99 > 2 || row.loopMaxMs > 50 || row.non200 > 0,
+    );
+    lines.push(
+      `## ${run.engine}`,
+      '',
+      `Seeded in ${run.seedSeconds} s; migration 20261122070000_range_indexes (4 indexes, dropped and built again) ${run.migrationSeconds} s; ANALYZE (PostgreSQL: VACUUM ANALYZE and CHECKPOINT) ${run.analyzeSeconds} s. ${missed.length === 0 ? 'Every row meets the targets.' : `${missed.length} rows miss a target: ${missed.map((row) => row.scenario).join('; ')}.`}`,
+      '',
+    );
+    lines.push(
+      '| scenario | p50 ms | p99 ms | p50 ratio | p99 ratio | loop max ms | non-200 | rows (has_more) |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const row of run.results)
+      lines.push(
+        `| ${row.scenario} | ${row.p50} | ${row.p99} | ${row.ratioP50} | ${row.ratioP99} | ${row.loopMaxMs} | ${row.non200} | ${row.rows}${row.hasMore ? ' (more)' : ''} |`,
+      );
     lines.push('');
   }
   return lines.join('\n');
@@ -253,7 +384,10 @@ async function main() {
   }
   const text = markdown(runs, machine);
   const results = path.join(ROOT, 'bench/results');
-  fs.writeFileSync(path.join(results, `scale-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ machine, rows: ROWS, runs }, null, 2));
+  fs.writeFileSync(
+    path.join(results, `scale-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+    JSON.stringify({ machine, rows: ROWS, runs }, null, 2),
+  );
   if (ROWS === 1_000_000) fs.writeFileSync(path.join(results, 'scale-latest.md'), text);
   console.log(text);
 }

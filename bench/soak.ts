@@ -25,8 +25,18 @@ async function main() {
   const mix = [
     { name: 'get client', url: `/v1/clients/${seeded.clientId}` },
     { name: 'list clients', url: '/v1/clients?limit=25' },
-    { name: 'create client', url: '/v1/clients', method: 'POST', body: JSON.stringify({ name: 'Soak client', email: 'soak@example.com' }) },
-    { name: 'update invoice', url: `/v1/invoices/${seeded.invoiceId}`, method: 'PUT', body: JSON.stringify({ notes: 'Soak' }) },
+    {
+      name: 'create client',
+      url: '/v1/clients',
+      method: 'POST',
+      body: JSON.stringify({ name: 'Soak client', email: 'soak@example.com' }),
+    },
+    {
+      name: 'update invoice',
+      url: `/v1/invoices/${seeded.invoiceId}`,
+      method: 'PUT',
+      body: JSON.stringify({ notes: 'Soak' }),
+    },
     { name: 'list sent invoices', url: '/v1/invoices?status=sent&limit=25' },
   ];
   const samples: Array<{ minute: number; rssMb: number }> = [{ minute: 0, rssMb: rssMb(pid) }];
@@ -37,18 +47,25 @@ async function main() {
   const started = Date.now();
   for (let slice = 0; Date.now() - started < MINUTES * 60_000; slice += 1) {
     const scenario = mix[slice % mix.length]!;
-    const result: Load = load(`${server.url}${scenario.url}`, { key: seeded.key, duration: SLICE_SECONDS, ...(scenario.method ? { method: scenario.method, body: scenario.body } : {}) });
+    const result: Load = load(`${server.url}${scenario.url}`, {
+      key: seeded.key,
+      duration: SLICE_SECONDS,
+      ...(scenario.method ? { method: scenario.method, body: scenario.body } : {}),
+    });
     add(statuses, result.statusCodes);
     requests += Object.values(result.statusCodes).reduce((sum, count) => sum + count, 0);
     errors += result.errors;
     timeouts += result.timeouts;
     samples.push({ minute: Math.round((Date.now() - started) / 600) / 100, rssMb: rssMb(pid) });
-    console.log(`${scenario.name}: ${result.requestsPerSecond} req/s, p99 ${result.p99} ms, RSS ${samples.at(-1)!.rssMb} MB`);
+    console.log(
+      `${scenario.name}: ${result.requestsPerSecond} req/s, p99 ${result.p99} ms, RSS ${samples.at(-1)!.rssMb} MB`,
+    );
   }
   // Growth after warm-up: the first minute fills caches and JIT; after that, RSS should be flat.
   const warm = samples.find((sample) => sample.minute >= 1) ?? samples.at(-1)!;
   const last = samples.at(-1)!;
-  const growthPerMinute = last.minute > warm.minute ? Math.round(((last.rssMb - warm.rssMb) / (last.minute - warm.minute)) * 10) / 10 : 0;
+  const growthPerMinute =
+    last.minute > warm.minute ? Math.round(((last.rssMb - warm.rssMb) / (last.minute - warm.minute)) * 10) / 10 : 0;
 
   // Beyond capacity: many more connections than the process can serve at once, asking for full pages
   // of invoices (the heaviest read: 100 documents with their lines).
@@ -69,8 +86,31 @@ async function main() {
   const result = {
     date: new Date().toISOString(),
     machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version },
-    soak: { minutes: MINUTES, requests, statuses, errors, timeouts, rss: samples, warmRssMb: warm.rssMb, endRssMb: last.rssMb, growthMbPerMinute: growthPerMinute, peakRssMb: Math.round(peakRssMb(pid)) },
-    overload: { capacityRequestsPerSecond: capacity.requestsPerSecond, connections: OVERLOAD_CONNECTIONS, seconds: 20, requestsPerSecond: overload.requestsPerSecond, p50: overload.p50, p99: overload.p99, statuses: overload.statusCodes, errors: overload.errors, timeouts: overload.timeouts, recoveredMs, stillRunning: server.process.exitCode === null },
+    soak: {
+      minutes: MINUTES,
+      requests,
+      statuses,
+      errors,
+      timeouts,
+      rss: samples,
+      warmRssMb: warm.rssMb,
+      endRssMb: last.rssMb,
+      growthMbPerMinute: growthPerMinute,
+      peakRssMb: Math.round(peakRssMb(pid)),
+    },
+    overload: {
+      capacityRequestsPerSecond: capacity.requestsPerSecond,
+      connections: OVERLOAD_CONNECTIONS,
+      seconds: 20,
+      requestsPerSecond: overload.requestsPerSecond,
+      p50: overload.p50,
+      p99: overload.p99,
+      statuses: overload.statusCodes,
+      errors: overload.errors,
+      timeouts: overload.timeouts,
+      recoveredMs,
+      stillRunning: server.process.exitCode === null,
+    },
   };
   await stop(server.process);
   const stamp = result.date.replace(/[:.]/g, '-');

@@ -47,7 +47,8 @@ export function layerOf(file) {
   if (relative.startsWith('kernel/')) return 2;
   if (relative.startsWith('modules/')) return relative.endsWith('.routes.ts') ? 4 : 3;
   if (relative.startsWith('http/')) return 4;
-  if (['app.ts', 'main.ts'].includes(relative) || relative.startsWith('cli/') || relative.startsWith('workers/')) return 5;
+  if (['app.ts', 'main.ts'].includes(relative) || relative.startsWith('cli/') || relative.startsWith('workers/'))
+    return 5;
   return undefined;
 }
 
@@ -57,7 +58,8 @@ function folderOf(file) {
   return first === 'modules' ? `modules/${second}` : first;
 }
 
-const moduleOf = (file) => (folderOf(file).startsWith('modules/') ? folderOf(file).slice('modules/'.length) : undefined);
+const moduleOf = (file) =>
+  folderOf(file).startsWith('modules/') ? folderOf(file).slice('modules/'.length) : undefined;
 
 function sourceFiles(directory) {
   return fs.readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -86,7 +88,8 @@ export function cyclesOf(graph, label) {
     stack.push(node);
     for (const target of graph.get(node) ?? []) {
       if (!graph.has(target)) continue;
-      if (state.get(target) === 'open') cycles.push(`cycle: ${[...stack.slice(stack.indexOf(target)), target].map(label).join(' -> ')}`);
+      if (state.get(target) === 'open')
+        cycles.push(`cycle: ${[...stack.slice(stack.indexOf(target)), target].map(label).join(' -> ')}`);
       else if (!state.has(target)) visit(target);
     }
     stack.pop();
@@ -107,11 +110,13 @@ function breach(file, target) {
   const from = moduleOf(file);
   const to = moduleOf(target);
   if (to === undefined || from === to) return undefined;
-  if (from === undefined && relativeOf(file).startsWith('http/')) return `${name(file)} imports ${name(target)}: http/ imports no module`;
+  if (from === undefined && relativeOf(file).startsWith('http/'))
+    return `${name(file)} imports ${name(target)}: http/ imports no module`;
   if (!MODULE_ORDER.includes(to)) return `${name(target)}: module '${to}' is not in MODULE_ORDER`;
   const face = path.basename(target) === 'index.ts';
   const routesForApp = relativeOf(file) === 'app.ts' && target.endsWith('.routes.ts');
-  if (!face && !routesForApp) return `${name(file)} imports ${name(target)}: outside its module, only modules/${to}/index.ts may be imported`;
+  if (!face && !routesForApp)
+    return `${name(file)} imports ${name(target)}: outside its module, only modules/${to}/index.ts may be imported`;
   if (from !== undefined && MODULE_ORDER.indexOf(to) > MODULE_ORDER.indexOf(from)) {
     return `${name(file)} imports ${name(target)}: module '${from}' stands below '${to}' in MODULE_ORDER`;
   }
@@ -127,7 +132,8 @@ export function importProblems() {
       problems.push(`${relativeOf(file)}: in no layer (add it to scripts/check-imports.mjs)`);
       continue;
     }
-    if (moduleOf(file) !== undefined && !MODULE_ORDER.includes(moduleOf(file))) problems.push(`${relativeOf(file)}: module '${moduleOf(file)}' is not in MODULE_ORDER`);
+    if (moduleOf(file) !== undefined && !MODULE_ORDER.includes(moduleOf(file)))
+      problems.push(`${relativeOf(file)}: module '${moduleOf(file)}' is not in MODULE_ORDER`);
     for (const target of imports) {
       if (!graph.has(target)) problems.push(`${relativeOf(file)}: imports ${relativeOf(target)}, which does not exist`);
       else {
@@ -152,9 +158,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(im
   const { sdkImportProblems } = await import('./sdk-import-cycles.mjs');
   problems.push(...sdkImportProblems(repository));
   if (problems.length > 0) {
-    console.error(`Import check: ${problems.length} problem(s)\n${problems.map((problem) => `- ${problem}`).join('\n')}`);
+    console.error(
+      `Import check: ${problems.length} problem(s)\n${problems.map((problem) => `- ${problem}`).join('\n')}`,
+    );
     process.exit(1);
   }
-  console.log(`Import check: ${files} files, ${imports} imports; layers one way, modules in order through their faces, no cycle.`);
+  console.log(
+    `Import check: ${files} files, ${imports} imports; layers one way, modules in order through their faces, no cycle.`,
+  );
   console.log(`Module order, lowest first: ${MODULE_ORDER.join(' < ')}`);
 }

@@ -11,7 +11,11 @@ import { generateSdkSources, type OpenApiDocument } from '../sdks/generate.js';
 
 const sdks = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../sdks');
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'bms-sdk-'));
-const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: `sqlite:${path.join(directory, 'bms.db')}`, LOG_LEVEL: 'silent' });
+const config = loadConfig({
+  NODE_ENV: 'test',
+  DATABASE_URL: `sqlite:${path.join(directory, 'bms.db')}`,
+  LOG_LEVEL: 'silent',
+});
 const database = openDatabase(config.database);
 const app = await buildApp(config, { database });
 try {

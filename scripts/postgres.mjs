@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 function findBinary(name) {
-  for (const directory of (process.env.PATH ?? '').split(':')) if (fs.existsSync(path.join(directory, name))) return path.join(directory, name);
+  for (const directory of (process.env.PATH ?? '').split(':'))
+    if (fs.existsSync(path.join(directory, name))) return path.join(directory, name);
   const versions = fs.existsSync('/usr/lib/postgresql') ? fs.readdirSync('/usr/lib/postgresql').sort().reverse() : [];
   for (const version of versions) {
     const candidate = path.join('/usr/lib/postgresql', version, 'bin', name);
@@ -42,7 +43,10 @@ export async function startPostgres({ durable = false } = {}) {
     execFileSync('chown', ['postgres', directory]);
     asUser.push('runuser', '-u', 'postgres', '--');
   }
-  const run = (command, args) => (asUser.length ? execFileSync(asUser[0], [...asUser.slice(1), command, ...args], { stdio: 'pipe' }) : execFileSync(command, args, { stdio: 'pipe' }));
+  const run = (command, args) =>
+    asUser.length
+      ? execFileSync(asUser[0], [...asUser.slice(1), command, ...args], { stdio: 'pipe' })
+      : execFileSync(command, args, { stdio: 'pipe' });
   const data = path.join(directory, 'data');
   run(initdb, ['-D', data, '-U', 'bms', '-A', 'trust', '-E', 'UTF8', '--no-locale']);
   const port = await freePort();
@@ -60,4 +64,3 @@ export async function startPostgres({ durable = false } = {}) {
     },
   };
 }
-

@@ -154,7 +154,10 @@ function pythonGraph(repoRoot) {
         }
       }
     }
-    graph.set(file, [...new Set(targets)].filter((target) => target !== file));
+    graph.set(
+      file,
+      [...new Set(targets)].filter((target) => target !== file),
+    );
   }
   return { graph, problems };
 }

@@ -81,10 +81,18 @@ export function readResources(document: OpenApiDocument): Resource[] {
     for (const [httpMethod, operation] of Object.entries(operations)) {
       if (!operation.operationId) throw new Error(`${httpMethod.toUpperCase()} ${path} has no operationId`);
       const success = operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202'];
-      const returns: Returns = success?.content?.['application/pdf'] ? 'bytes' : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination ? 'page' : 'json';
+      const returns: Returns = success?.content?.['application/pdf']
+        ? 'bytes'
+        : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination
+          ? 'page'
+          : 'json';
       const data = success?.content?.['application/json']?.schema.properties?.data;
       const model = refName(data?.type === 'array' ? data.items : data);
-      const query = Object.fromEntries((operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => [parameter.name, { ...parameter.schema, description: parameter.description }]));
+      const query = Object.fromEntries(
+        (operation.parameters ?? [])
+          .filter((parameter) => parameter.in === 'query')
+          .map((parameter) => [parameter.name, { ...parameter.schema, description: parameter.description }]),
+      );
       const body = operation.requestBody?.content['application/json'].schema;
       const endpoint: Endpoint = {
         name: '',
@@ -100,13 +108,20 @@ export function readResources(document: OpenApiDocument): Resource[] {
         ...(!model && data && returns === 'json' && httpMethod === 'post' ? { result: data } : {}),
       };
       const resource = resources.get(segment) ?? { segment, model: '', endpoints: [] };
-      if (endpoint.httpMethod === 'GET' && returns === 'json' && model && (!resource.model || operation.operationId === `get${model}`)) resource.model = model;
+      if (
+        endpoint.httpMethod === 'GET' &&
+        returns === 'json' &&
+        model &&
+        (!resource.model || operation.operationId === `get${model}`)
+      )
+        resource.model = model;
       resource.endpoints.push(endpoint);
       resources.set(segment, resource);
     }
   }
   for (const resource of resources.values()) {
-    for (const endpoint of resource.endpoints) endpoint.name = methodName(endpoint.operationId, [pascal(resource.segment), resource.model]);
+    for (const endpoint of resource.endpoints)
+      endpoint.name = methodName(endpoint.operationId, [pascal(resource.segment), resource.model]);
     const names = resource.endpoints.map((endpoint) => endpoint.name);
     const twice = names.find((name, index) => names.indexOf(name) !== index);
     if (twice) throw new Error(`two methods named ${resource.segment}.${twice}`);
@@ -125,24 +140,35 @@ function methodName(operationId: string, resourceNames: string[]): string {
 
 /** The `data` of a delete's answer (the same for every resource), typed once as DeletedObject. */
 function deletedSchema(resources: Resource[]): Schema | undefined {
-  const endpoint = resources.flatMap((resource) => resource.endpoints).find((candidate) => candidate.httpMethod === 'DELETE' && !candidate.model);
+  const endpoint = resources
+    .flatMap((resource) => resource.endpoints)
+    .find((candidate) => candidate.httpMethod === 'DELETE' && !candidate.model);
   return endpoint?.operation.responses['200']?.content?.['application/json']?.schema.properties?.data;
 }
 
 // --- naming -------------------------------------------------------------------------------------------
 
-const pascal = (text: string): string => text.split(/[-_\s]/).map((word) => word[0]!.toUpperCase() + word.slice(1)).join('');
+const pascal = (text: string): string =>
+  text
+    .split(/[-_\s]/)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('');
 const camel = (text: string): string => pascal(text).replace(/^./, (first) => first.toLowerCase());
 const snake = (text: string): string => text.replace(/-/g, '_').replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
 const singular = (text: string): string => text.replace(/ies$/, 'y').replace(/s$/, '');
-const paramsName = (resource: Resource, endpoint: Endpoint): string => `${resource.model}${pascal(endpoint.name)}Params`;
+const paramsName = (resource: Resource, endpoint: Endpoint): string =>
+  `${resource.model}${pascal(endpoint.name)}Params`;
 /** The type an endpoint answers with: its component, an action's own result type, or what a delete returns. */
-const modelName = (resource: Resource, endpoint: Endpoint): string => endpoint.model ?? (endpoint.result ? `${resource.model}${pascal(endpoint.name)}Result` : 'DeletedObject');
+const modelName = (resource: Resource, endpoint: Endpoint): string =>
+  endpoint.model ?? (endpoint.result ? `${resource.model}${pascal(endpoint.name)}Result` : 'DeletedObject');
 /** A body with a required field, or one of several required (`x-required-one-of`), makes its argument required. */
-const requiresParams = (endpoint: Endpoint): boolean => (endpoint.body?.required ?? []).length > 0 || (endpoint.body?.['x-required-one-of'] ?? []).length > 0;
+const requiresParams = (endpoint: Endpoint): boolean =>
+  (endpoint.body?.required ?? []).length > 0 || (endpoint.body?.['x-required-one-of'] ?? []).length > 0;
 /** The parameters an endpoint takes: its query, else its body. */
-const paramsSchema = (endpoint: Endpoint): Schema | undefined => (endpoint.query ? { properties: endpoint.query } : endpoint.body);
-const documentation = (endpoint: Endpoint): string => `${endpoint.operation.summary ?? ''}. ${endpoint.operation.description ?? ''}`.trim();
+const paramsSchema = (endpoint: Endpoint): Schema | undefined =>
+  endpoint.query ? { properties: endpoint.query } : endpoint.body;
+const documentation = (endpoint: Endpoint): string =>
+  `${endpoint.operation.summary ?? ''}. ${endpoint.operation.description ?? ''}`.trim();
 
 function types(schema: Schema): string[] {
   if (schema.anyOf) return schema.anyOf.flatMap(types);
@@ -194,7 +220,8 @@ class TypeScriptTypes extends NamedTypes {
         case 'array':
           return `Array<${this.annotation(schema.items ?? {}, singular(name), suffix)}>`;
         case 'object':
-          if (!schema.properties) return `Record<string, ${typeof schema.additionalProperties === 'object' ? this.annotation(schema.additionalProperties, name, suffix) : 'unknown'}>`;
+          if (!schema.properties)
+            return `Record<string, ${typeof schema.additionalProperties === 'object' ? this.annotation(schema.additionalProperties, name, suffix) : 'unknown'}>`;
           return this.interface(name + suffix, schema, { stem: name, suffix });
         default:
           throw new Error(`unsupported schema type ${type}`);
@@ -204,18 +231,38 @@ class TypeScriptTypes extends NamedTypes {
   }
 
   /** An interface; its nested objects are named `<stem><Property><suffix>` (`InvoiceLineItemParams`). */
-  interface(name: string, schema: Schema, { allOptional = false, stem = name, suffix = '', description }: { allOptional?: boolean; stem?: string; suffix?: string; description?: string } = {}): string {
-    const required = new Set(allOptional ? [] : schema.required ?? []);
+  interface(
+    name: string,
+    schema: Schema,
+    {
+      allOptional = false,
+      stem = name,
+      suffix = '',
+      description,
+    }: { allOptional?: boolean; stem?: string; suffix?: string; description?: string } = {},
+  ): string {
+    const required = new Set(allOptional ? [] : (schema.required ?? []));
     const lines = Object.entries(schema.properties ?? {})
-      .map(([key, property]) => `${comment(property.description, '  ')}  ${key}${required.has(key) ? '' : '?'}: ${this.annotation(property, stem + pascal(key), suffix)};\n`)
+      .map(
+        ([key, property]) =>
+          `${comment(property.description, '  ')}  ${key}${required.has(key) ? '' : '?'}: ${this.annotation(property, stem + pascal(key), suffix)};\n`,
+      )
       .join('');
     const oneOf = schema['x-required-one-of'];
     const doc = comment(description ?? schema.description, '');
     if (!oneOf) return this.define(name, `${doc}export interface ${name} {\n${lines}}\n`);
     // One of several fields is required: the fields, and a union that demands one of them.
-    const choices = oneOf.map((key) => `{ ${key}: ${this.annotation(schema.properties![key]!, stem + pascal(key), suffix)} }`).join(' | ');
-    this.define(`${name}Fields`, `${comment(`The fields of ${name}.`, '')}export interface ${name}Fields {\n${lines}}\n`);
-    return this.define(name, `${doc ? doc.replace(/ \*\/\n$/, ` One of ${oneOf.join(', ')} is required. */\n`) : ''}export type ${name} = ${name}Fields & (${choices});\n`);
+    const choices = oneOf
+      .map((key) => `{ ${key}: ${this.annotation(schema.properties![key]!, stem + pascal(key), suffix)} }`)
+      .join(' | ');
+    this.define(
+      `${name}Fields`,
+      `${comment(`The fields of ${name}.`, '')}export interface ${name}Fields {\n${lines}}\n`,
+    );
+    return this.define(
+      name,
+      `${doc ? doc.replace(/ \*\/\n$/, ` One of ${oneOf.join(', ')} is required. */\n`) : ''}export type ${name} = ${name}Fields & (${choices});\n`,
+    );
   }
 }
 
@@ -230,22 +277,33 @@ function tsMethod(resource: Resource, endpoint: Endpoint): string {
     'options?: RequestOptions',
   ].join(', ');
   const parts = endpoint.query ? '{ query: { ...params } }' : endpoint.body ? '{ body: params }' : '{}';
-  if (endpoint.returns === 'page') return `${doc}  ${endpoint.name}(${args}): PagePromise<${model}> {\n    return this.transport.list<${model}>(\`${path}\`, { ...params }, options);\n  }\n`;
+  if (endpoint.returns === 'page')
+    return `${doc}  ${endpoint.name}(${args}): PagePromise<${model}> {\n    return this.transport.list<${model}>(\`${path}\`, { ...params }, options);\n  }\n`;
   const call = endpoint.returns === 'bytes' ? 'requestBytes' : `request<${model}>`;
   return `${doc}  ${endpoint.name}(${args}): Promise<WithResponse<${model}>> {\n    return this.transport.${call}('${endpoint.httpMethod}', \`${path}\`, ${parts}, options);\n  }\n`;
 }
 
 function generateTypeScript(document: OpenApiDocument, resources: Resource[]): string {
   const ts = new TypeScriptTypes();
-  for (const [name, schema] of Object.entries(document.components.schemas)) if (name !== 'ErrorEnvelope') ts.interface(name, schema);
+  for (const [name, schema] of Object.entries(document.components.schemas))
+    if (name !== 'ErrorEnvelope') ts.interface(name, schema);
   const deleted = deletedSchema(resources);
   if (deleted) ts.interface('DeletedObject', deleted, { description: 'What a delete returns.' });
   for (const resource of resources) {
     for (const endpoint of resource.endpoints) {
       const schema = paramsSchema(endpoint);
       const name = paramsName(resource, endpoint);
-      if (schema) ts.interface(name, schema, { allOptional: Boolean(endpoint.query), stem: resource.model, suffix: 'Params', description: `${endpoint.query ? 'Query parameters' : 'Body'} of ${endpoint.httpMethod} ${endpoint.path}.` });
-      if (endpoint.result) ts.interface(modelName(resource, endpoint), endpoint.result, { description: `What ${endpoint.httpMethod} ${endpoint.path} answers.` });
+      if (schema)
+        ts.interface(name, schema, {
+          allOptional: Boolean(endpoint.query),
+          stem: resource.model,
+          suffix: 'Params',
+          description: `${endpoint.query ? 'Query parameters' : 'Body'} of ${endpoint.httpMethod} ${endpoint.path}.`,
+        });
+      if (endpoint.result)
+        ts.interface(modelName(resource, endpoint), endpoint.result, {
+          description: `What ${endpoint.httpMethod} ${endpoint.path} answers.`,
+        });
     }
   }
   let out = `// ${HEADER}\nimport type { PagePromise } from './pagination.js';\nimport type { RequestOptions, Transport, WithResponse } from './transport.js';\n\n`;
@@ -256,9 +314,11 @@ function generateTypeScript(document: OpenApiDocument, resources: Resource[]): s
     out += '}\n';
   }
   out += `\n/** Every resource, as the properties of BmsClient. */\nexport class Resources {\n`;
-  for (const resource of resources) out += `  readonly ${camel(resource.segment)}: ${pascal(resource.segment)}Resource;\n`;
+  for (const resource of resources)
+    out += `  readonly ${camel(resource.segment)}: ${pascal(resource.segment)}Resource;\n`;
   out += `\n  constructor(transport: Transport) {\n`;
-  for (const resource of resources) out += `    this.${camel(resource.segment)} = new ${pascal(resource.segment)}Resource(transport);\n`;
+  for (const resource of resources)
+    out += `    this.${camel(resource.segment)} = new ${pascal(resource.segment)}Resource(transport);\n`;
   out += '  }\n}\n';
   return out;
 }
@@ -274,14 +334,48 @@ function generateTypeScriptErrorCodes(document: OpenApiDocument): string {
 
 // --- Python -------------------------------------------------------------------------------------------
 
-const PYTHON_RESERVED = new Set(['from', 'import', 'class', 'def', 'global', 'lambda', 'pass', 'return', 'in', 'is', 'not', 'and', 'or', 'if', 'else', 'for', 'while', 'with', 'as', 'try', 'except', 'raise', 'del', 'yield', 'async', 'await', 'timeout', 'max_retries', 'idempotency_key', 'if_match', 'id', 'self']);
+const PYTHON_RESERVED = new Set([
+  'from',
+  'import',
+  'class',
+  'def',
+  'global',
+  'lambda',
+  'pass',
+  'return',
+  'in',
+  'is',
+  'not',
+  'and',
+  'or',
+  'if',
+  'else',
+  'for',
+  'while',
+  'with',
+  'as',
+  'try',
+  'except',
+  'raise',
+  'del',
+  'yield',
+  'async',
+  'await',
+  'timeout',
+  'max_retries',
+  'idempotency_key',
+  'if_match',
+  'id',
+  'self',
+]);
 
 class PythonTypes extends NamedTypes {
   /** A Python annotation for the schema; nested objects become TypedDicts named after where they appear. */
   annotation(schema: Schema, name: string, suffix = ''): string {
     const ref = refName(schema);
     if (ref) return ref;
-    if (schema.enum) return `Literal[${schema.enum.map((value) => (typeof value === 'boolean' ? (value ? 'True' : 'False') : JSON.stringify(value))).join(', ')}]`;
+    if (schema.enum)
+      return `Literal[${schema.enum.map((value) => (typeof value === 'boolean' ? (value ? 'True' : 'False') : JSON.stringify(value))).join(', ')}]`;
     const list = schema['x-list-of'];
     if (list) {
       const one = `Literal[${list.map((value) => JSON.stringify(value)).join(', ')}]`;
@@ -289,51 +383,70 @@ class PythonTypes extends NamedTypes {
     }
     const all = types(schema);
     const nullable = all.includes('null');
-    const parts = all.filter((type) => type !== 'null').map((type) => {
-      switch (type) {
-        case 'string':
-          return 'str';
-        case 'integer':
-          return 'int';
-        case 'number':
-          return 'float';
-        case 'boolean':
-          return 'bool';
-        case 'array':
-          return `List[${this.annotation(schema.items ?? {}, singular(name), suffix)}]`;
-        case 'object':
-          if (!schema.properties) return `Dict[str, ${typeof schema.additionalProperties === 'object' ? this.annotation(schema.additionalProperties, name, suffix) : 'Any'}]`;
-          return this.typedDict(name + suffix, schema, false, name);
-        default:
-          throw new Error(`unsupported schema type ${type}`);
-      }
-    });
+    const parts = all
+      .filter((type) => type !== 'null')
+      .map((type) => {
+        switch (type) {
+          case 'string':
+            return 'str';
+          case 'integer':
+            return 'int';
+          case 'number':
+            return 'float';
+          case 'boolean':
+            return 'bool';
+          case 'array':
+            return `List[${this.annotation(schema.items ?? {}, singular(name), suffix)}]`;
+          case 'object':
+            if (!schema.properties)
+              return `Dict[str, ${typeof schema.additionalProperties === 'object' ? this.annotation(schema.additionalProperties, name, suffix) : 'Any'}]`;
+            return this.typedDict(name + suffix, schema, false, name);
+          default:
+            throw new Error(`unsupported schema type ${type}`);
+        }
+      });
     const inner = parts.length === 0 ? 'Any' : parts.length === 1 ? parts[0]! : `Union[${parts.join(', ')}]`;
     return nullable ? `Optional[${inner}]` : inner;
   }
 
   /** A TypedDict; optional keys go in a total=False subclass. */
   typedDict(name: string, schema: Schema, allOptional = false, stem = name): string {
-    const required = new Set(allOptional ? [] : schema.required ?? []);
-    const line = (key: string, property: Schema): string => `    ${key}: ${this.annotation(property, stem + pascal(key), name.slice(stem.length))}\n`;
+    const required = new Set(allOptional ? [] : (schema.required ?? []));
+    const line = (key: string, property: Schema): string =>
+      `    ${key}: ${this.annotation(property, stem + pascal(key), name.slice(stem.length))}\n`;
     const entries = Object.entries(schema.properties ?? {});
-    const requiredLines = entries.filter(([key]) => required.has(key)).map(([key, property]) => line(key, property)).join('');
-    const optionalLines = entries.filter(([key]) => !required.has(key)).map(([key, property]) => line(key, property)).join('');
+    const requiredLines = entries
+      .filter(([key]) => required.has(key))
+      .map(([key, property]) => line(key, property))
+      .join('');
+    const optionalLines = entries
+      .filter(([key]) => !required.has(key))
+      .map(([key, property]) => line(key, property))
+      .join('');
     const doc = `    """${(schema.description ?? name).replace(/"""/g, "'''")}"""\n\n`;
     let text: string;
     if (!optionalLines) text = `class ${name}(TypedDict):\n${doc}${requiredLines}`;
     else if (!requiredLines) text = `class ${name}(TypedDict, total=False):\n${doc}${optionalLines}`;
-    else text = `class _${name}Required(TypedDict):\n${requiredLines}\n\nclass ${name}(_${name}Required, total=False):\n${doc}${optionalLines}`;
+    else
+      text = `class _${name}Required(TypedDict):\n${requiredLines}\n\nclass ${name}(_${name}Required, total=False):\n${doc}${optionalLines}`;
     return this.define(name, text);
   }
 }
 
-function pythonKeywordArguments(python: PythonTypes, resource: Resource, schema: Schema, allOptional: boolean): { signature: string[]; names: string[] } {
-  const required = new Set(allOptional ? [] : schema.required ?? []);
+function pythonKeywordArguments(
+  python: PythonTypes,
+  resource: Resource,
+  schema: Schema,
+  allOptional: boolean,
+): { signature: string[]; names: string[] } {
+  const required = new Set(allOptional ? [] : (schema.required ?? []));
   const signature: string[] = [];
   const names: string[] = [];
   const entries = Object.entries(schema.properties ?? {});
-  for (const [key, property] of [...entries.filter(([key]) => required.has(key)), ...entries.filter(([key]) => !required.has(key))]) {
+  for (const [key, property] of [
+    ...entries.filter(([key]) => required.has(key)),
+    ...entries.filter(([key]) => !required.has(key)),
+  ]) {
     if (PYTHON_RESERVED.has(key)) throw new Error(`parameter ${key} clashes with a Python keyword or SDK option`);
     const annotation = python.annotation(property, `${resource.model}${pascal(key)}`, 'Params');
     signature.push(required.has(key) ? `${key}: ${annotation}` : `${key}: Union[${annotation}, NotGiven] = NOT_GIVEN`);
@@ -345,11 +458,17 @@ function pythonKeywordArguments(python: PythonTypes, resource: Resource, schema:
 /** One method, for the blocking client or (`flavor: 'async'`) the asyncio one. */
 function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoint, flavor: 'sync' | 'async'): string {
   const model = endpoint.returns === 'bytes' ? 'bytes' : modelName(resource, endpoint);
-  if (endpoint.result) python.typedDict(model, { ...endpoint.result, description: `What ${endpoint.httpMethod} ${endpoint.path} answers.` });
+  if (endpoint.result)
+    python.typedDict(model, {
+      ...endpoint.result,
+      description: `What ${endpoint.httpMethod} ${endpoint.path} answers.`,
+    });
   const doc = `        """${documentation(endpoint)}"""\n`;
   const pathExpression = endpoint.hasId ? `f"${endpoint.path.replace('{id}', '{_quote(id)}')}"` : `"${endpoint.path}"`;
   const schema = paramsSchema(endpoint);
-  const { signature, names } = schema ? pythonKeywordArguments(python, resource, schema, Boolean(endpoint.query)) : { signature: [], names: [] };
+  const { signature, names } = schema
+    ? pythonKeywordArguments(python, resource, schema, Boolean(endpoint.query))
+    : { signature: [], names: [] };
   const collected = `_given(${names.map((name) => `${name}=${name}`).join(', ')})`;
   const options = [
     ...(endpoint.httpMethod === 'POST' ? ['idempotency_key: Optional[str] = None'] : []),
@@ -358,13 +477,24 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
     'max_retries: Optional[int] = None',
   ];
   const method = snake(endpoint.name);
-  const parameters = ['self', ...(endpoint.hasId ? ['id: str'] : []), '*', ...signature, ...options].join(',\n        ');
-  const optionArguments = options.map((option) => option.split(':')[0]).map((name) => `${name}=${name}`).join(', ');
+  const parameters = ['self', ...(endpoint.hasId ? ['id: str'] : []), '*', ...signature, ...options].join(
+    ',\n        ',
+  );
+  const optionArguments = options
+    .map((option) => option.split(':')[0])
+    .map((name) => `${name}=${name}`)
+    .join(', ');
   const [def, wait, page] = flavor === 'async' ? ['async def', 'await ', 'AsyncPage'] : ['def', '', 'Page'];
   if (endpoint.returns === 'page') {
     return `    ${def} ${method}(\n        ${parameters},\n    ) -> ${page}[${model}]:\n${doc}        return cast(${page}[${model}], ${wait}self._transport.list(${pathExpression}, ${collected}, ${optionArguments}))\n`;
   }
-  const parts = [`"${endpoint.httpMethod}"`, pathExpression, ...(endpoint.body ? [`body=${collected}`] : []), ...(endpoint.returns === 'bytes' ? ['accept="application/pdf"'] : []), optionArguments];
+  const parts = [
+    `"${endpoint.httpMethod}"`,
+    pathExpression,
+    ...(endpoint.body ? [`body=${collected}`] : []),
+    ...(endpoint.returns === 'bytes' ? ['accept="application/pdf"'] : []),
+    optionArguments,
+  ];
   return `    ${def} ${method}(\n        ${parameters},\n    ) -> ${model}:\n${doc}        return cast(${model}, ${wait}self._transport.request(${parts.join(', ')}))\n`;
 }
 
@@ -376,13 +506,15 @@ function pythonResources(python: PythonTypes, resources: Resource[], flavor: 'sy
     for (const endpoint of resource.endpoints) classes += `\n${pythonMethod(python, resource, endpoint, flavor)}`;
   }
   classes += `\n\nclass ${prefix}Resources:\n    """Every resource, as the attributes of ${prefix}BmsClient."""\n\n    def __init__(self, transport: ${transport}) -> None:\n`;
-  for (const resource of resources) classes += `        self.${snake(resource.segment)} = ${prefix}${pascal(resource.segment)}Resource(transport)\n`;
+  for (const resource of resources)
+    classes += `        self.${snake(resource.segment)} = ${prefix}${pascal(resource.segment)}Resource(transport)\n`;
   return classes;
 }
 
 function generatePython(document: OpenApiDocument, resources: Resource[]): string {
   const python = new PythonTypes();
-  for (const [name, schema] of Object.entries(document.components.schemas)) if (name !== 'ErrorEnvelope') python.typedDict(name, schema);
+  for (const [name, schema] of Object.entries(document.components.schemas))
+    if (name !== 'ErrorEnvelope') python.typedDict(name, schema);
   const deleted = deletedSchema(resources);
   if (deleted) python.typedDict('DeletedObject', { ...deleted, description: 'What a delete returns.' });
   const classes = pythonResources(python, resources, 'sync') + pythonResources(python, resources, 'async');
@@ -403,7 +535,14 @@ function generatePython(document: OpenApiDocument, resources: Resource[]): strin
 /** The error codes, in a module of their own that imports no other (see generateTypeScriptErrorCodes). */
 function generatePythonErrorCodes(document: OpenApiDocument): string {
   const codes = readErrorCodes(document);
-  const header = [`# ${HEADER}`, 'from __future__ import annotations', '', 'from typing import Dict, Literal, Optional', '', '__all__ = ["ErrorCode", "ERROR_CODES"]'].join('\n');
+  const header = [
+    `# ${HEADER}`,
+    'from __future__ import annotations',
+    '',
+    'from typing import Dict, Literal, Optional',
+    '',
+    '__all__ = ["ErrorCode", "ERROR_CODES"]',
+  ].join('\n');
   return `${header}\n\nErrorCode = Literal[${codes.map(([code]) => `"${code}"`).join(', ')}]\n\n# Every error code the API answers with, and its HTTP status (None: not tied to one operation).\nERROR_CODES: Dict[str, Optional[int]] = {\n${codes.map(([code, status]) => `    "${code}": ${status ?? 'None'},\n`).join('')}}\n`;
 }
 
@@ -419,7 +558,9 @@ export function readErrorCodes(document: OpenApiDocument): Array<[string, number
   for (const operations of Object.values(document.paths)) {
     for (const operation of Object.values(operations)) {
       for (const [status, response] of Object.entries(operation.responses)) {
-        for (const code of response.content?.['application/json']?.schema.properties?.error?.properties?.code?.enum ?? []) statuses.set(String(code), Number(status));
+        for (const code of response.content?.['application/json']?.schema.properties?.error?.properties?.code?.enum ??
+          [])
+          statuses.set(String(code), Number(status));
       }
     }
   }

@@ -124,11 +124,18 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     // rather than refused with Fastify's own 503 body: nothing that reached us is dropped.
     return503OnClosing: false,
     // A number of hops trusts that many proxies nearest to us (hop 0 is the one that connected).
-    trustProxy: typeof config.trustProxy === 'number' ? (_address: string, hop: number) => hop < (config.trustProxy as number) : config.trustProxy,
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < (config.trustProxy as number)
+        : config.trustProxy,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors: (error, request, reply) => {
-      sendError(request, reply, new AppError(error.code === 'FST_ERR_BAD_URL' ? 'NOT_FOUND' : 'BAD_REQUEST', error.message));
+      sendError(
+        request,
+        reply,
+        new AppError(error.code === 'FST_ERR_BAD_URL' ? 'NOT_FOUND' : 'BAD_REQUEST', error.message),
+      );
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -143,7 +150,20 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   if (!dependencies.pdf) app.addHook('onClose', () => pdf.close());
   app.setValidatorCompiler(schemaCompiler);
   app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
-  for (const schema of [ClientSchema, ServiceRequestSchema, QuoteSchema, JobSchema, InvoiceSchema, PaymentSchema, EventSchema, WebhookEndpointSchema, WebhookDeliverySchema, DeliverySchema, AccountSchema]) app.addSchema(schema);
+  for (const schema of [
+    ClientSchema,
+    ServiceRequestSchema,
+    QuoteSchema,
+    JobSchema,
+    InvoiceSchema,
+    PaymentSchema,
+    EventSchema,
+    WebhookEndpointSchema,
+    WebhookDeliverySchema,
+    DeliverySchema,
+    AccountSchema,
+  ])
+    app.addSchema(schema);
   trackRoutes(app, routes);
   registerErrorHandling(app, routes);
   await registerOverloadShedding(app, config.overloadMaxEventLoopDelayMs);
@@ -157,7 +177,15 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    request.log.info(
+      {
+        method: request.method,
+        url: redactUrl(request.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
     done();
   });
 
@@ -175,20 +203,35 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
       servers: [{ url: config.publicBaseUrl, description: 'This server, as PUBLIC_BASE_URL names it.' }],
       tags: API_TAGS,
       webhooks: webhookDocumentation(),
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: bms_ followed by 40 characters.' } } },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: bms_ followed by 40 characters.' },
+        },
+      },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
     transform: ({ schema, url, route }) => {
       const scope = route.config?.scope;
       if (!scope) return { schema, url };
       const requires = `Requires the scope \`${scope}\`.`;
-      return { schema: { ...schema, security: [{ bearerAuth: [] }], description: schema?.description ? `${schema.description}\n\n${requires}` : requires }, url };
+      return {
+        schema: {
+          ...schema,
+          security: [{ bearerAuth: [] }],
+          description: schema?.description ? `${schema.description}\n\n${requires}` : requires,
+        },
+        url,
+      };
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } as never });
 
   // With REDIS_URL every instance shares the buckets; if Redis fails, each process limits on its own.
-  const store = dependencies.rateLimitStore ?? (config.redisUrl ? new FailOpenStore(new RedisStore(config.redisUrl), new MemoryStore(), app.log) : new MemoryStore());
+  const store =
+    dependencies.rateLimitStore ??
+    (config.redisUrl
+      ? new FailOpenStore(new RedisStore(config.redisUrl), new MemoryStore(), app.log)
+      : new MemoryStore());
   const limiter = new RateLimiter(store);
   app.addHook('onClose', () => limiter.close());
   registerAuthentication(app, { authenticate: apiKeyAuthenticator(app.clock, config.apiKeyPepper), limiter });

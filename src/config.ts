@@ -3,9 +3,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
-export type DatabaseConfig =
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string; poolMax: number };
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolMax: number };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -95,9 +93,17 @@ function parseTrustProxy(value: string | undefined, problems: string[]): false |
   const entries = text.split(',').map((entry) => entry.trim());
   const valid = entries.every((entry) => {
     const [address, prefix, ...rest] = entry.split('/');
-    return rest.length === 0 && address !== undefined && isIP(address) !== 0 && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (isIP(address) === 4 ? 32 : 128)));
+    return (
+      rest.length === 0 &&
+      address !== undefined &&
+      isIP(address) !== 0 &&
+      (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (isIP(address) === 4 ? 32 : 128)))
+    );
   });
-  if (!valid) problems.push('TRUST_PROXY must be false, a number of proxy hops (e.g. 1), or comma-separated proxy addresses or CIDR ranges (e.g. 10.0.0.1,10.1.0.0/16)');
+  if (!valid)
+    problems.push(
+      'TRUST_PROXY must be false, a number of proxy hops (e.g. 1), or comma-separated proxy addresses or CIDR ranges (e.g. 10.0.0.1,10.1.0.0/16)',
+    );
   return entries.join(',');
 }
 
@@ -131,7 +137,14 @@ function parseUrlSetting(name: string, value: string | undefined, protocols: str
   return value;
 }
 
-function wholeNumber(name: string, value: string | undefined, fallback: number, minimum: number, maximum: number, problems: string[]): number {
+function wholeNumber(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  minimum: number,
+  maximum: number,
+  problems: string[],
+): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
   if (!/^\d+$/.test(value) || parsed < minimum || parsed > maximum) {
@@ -165,7 +178,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
   const mailFrom = env.MAIL_FROM ?? 'no-reply@bms.localhost';
-  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(mailFrom)) problems.push('MAIL_FROM must be a bare e-mail address, e.g. billing@example.com');
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(mailFrom))
+    problems.push('MAIL_FROM must be a bare e-mail address, e.g. billing@example.com');
 
   const pepper = env.API_KEY_PEPPER === '' ? undefined : env.API_KEY_PEPPER;
   if (pepper !== undefined && pepper.length < 16) problems.push('API_KEY_PEPPER must be at least 16 characters');
@@ -183,18 +197,43 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   let retrySchedule = DEFAULT_RETRY_SCHEDULE;
   if (env.WEBHOOK_RETRY_SCHEDULE !== undefined && env.WEBHOOK_RETRY_SCHEDULE !== '') {
     const parts = env.WEBHOOK_RETRY_SCHEDULE.split(',').map((part) => part.trim());
-    if (parts.length > 20 || !parts.every((part) => /^\d{1,6}$/.test(part))) problems.push('WEBHOOK_RETRY_SCHEDULE must be up to 20 comma-separated whole numbers of seconds, e.g. 5,300,1800');
+    if (parts.length > 20 || !parts.every((part) => /^\d{1,6}$/.test(part)))
+      problems.push(
+        'WEBHOOK_RETRY_SCHEDULE must be up to 20 comma-separated whole numbers of seconds, e.g. 5,300,1800',
+      );
     else retrySchedule = parts.map(Number);
   }
   const webhooks: WebhookConfig = {
     allowHttp: booleanSetting('WEBHOOK_ALLOW_HTTP', env.WEBHOOK_ALLOW_HTTP, nodeEnv === 'development'),
     allowPrivate: booleanSetting('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, false),
     retrySchedule,
-    disableAfterMs: wholeNumber('WEBHOOK_DISABLE_AFTER_SECONDS', env.WEBHOOK_DISABLE_AFTER_SECONDS, 259_200, 1, 31_536_000, problems) * 1000,
+    disableAfterMs:
+      wholeNumber(
+        'WEBHOOK_DISABLE_AFTER_SECONDS',
+        env.WEBHOOK_DISABLE_AFTER_SECONDS,
+        259_200,
+        1,
+        31_536_000,
+        problems,
+      ) * 1000,
     eventRetentionDays: wholeNumber('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 90, 90, 3650, problems),
     maxConcurrent: wholeNumber('WEBHOOK_MAX_CONCURRENT', env.WEBHOOK_MAX_CONCURRENT, 32, 1, 1000, problems),
-    startsWhileSaturated: wholeNumber('WEBHOOK_STARTS_WHILE_SATURATED', env.WEBHOOK_STARTS_WHILE_SATURATED, 1, 1, 1000, problems),
-    maxConcurrentPerEndpoint: wholeNumber('WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT', env.WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT, 4, 1, 100, problems),
+    startsWhileSaturated: wholeNumber(
+      'WEBHOOK_STARTS_WHILE_SATURATED',
+      env.WEBHOOK_STARTS_WHILE_SATURATED,
+      1,
+      1,
+      1000,
+      problems,
+    ),
+    maxConcurrentPerEndpoint: wholeNumber(
+      'WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT',
+      env.WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT,
+      4,
+      1,
+      100,
+      problems,
+    ),
     pollMs: wholeNumber('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, 500, 10, 3_600_000, problems),
     timeoutMs: wholeNumber('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, 100, 10_000, problems),
     leaseMs: wholeNumber('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS, 30_000, 200, 3_600_000, problems),
@@ -210,11 +249,21 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 
   const pdf = {
     // One core stays with the API's event loop.
-    threads: wholeNumber('PDF_RENDER_THREADS', env.PDF_RENDER_THREADS, Math.max(1, availableParallelism() - 1), 1, 64, problems),
+    threads: wholeNumber(
+      'PDF_RENDER_THREADS',
+      env.PDF_RENDER_THREADS,
+      Math.max(1, availableParallelism() - 1),
+      1,
+      64,
+      problems,
+    ),
     timeoutMs: wholeNumber('PDF_RENDER_TIMEOUT_MS', env.PDF_RENDER_TIMEOUT_MS, 20_000, 100, 600_000, problems),
   };
 
-  const publicBaseUrl = (parseUrlSetting('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL, ['http:', 'https:'], problems) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const publicBaseUrl = (
+    parseUrlSetting('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL, ['http:', 'https:'], problems) ??
+    `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  ).replace(/\/+$/, '');
 
   const config: Config = {
     nodeEnv,
@@ -233,7 +282,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     requestTimeoutMs: wholeNumber('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000, 500, 600_000, problems),
     maxConnectionsPerIp: wholeNumber('MAX_CONNECTIONS_PER_IP', env.MAX_CONNECTIONS_PER_IP, 256, 0, 1_000_000, problems),
     webConcurrency: wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems),
-    overloadMaxEventLoopDelayMs: wholeNumber('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS, 200, 0, 60_000, problems),
+    overloadMaxEventLoopDelayMs: wholeNumber(
+      'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS',
+      env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
+      200,
+      0,
+      60_000,
+      problems,
+    ),
     bootstrapKey: bootstrapText === 'true',
     webhooks,
     publicBaseUrl,

@@ -50,12 +50,20 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   if (config.database.kind === 'sqlite') {
     const files = sqliteFiles(config.database.path);
     const notWritable = files.filter((file) => !file.writable).map((file) => file.path);
-    if (notWritable.length > 0) app.log.error({ files: notWritable }, 'sqlite: these files must be writable, and are not: writes will fail');
+    if (notWritable.length > 0)
+      app.log.error({ files: notWritable }, 'sqlite: these files must be writable, and are not: writes will fail');
     else app.log.info({ files: files.map((file) => file.path) }, 'sqlite: these files must stay writable');
   }
 
   const transport = transportFromConfig(config);
-  const worker = new OutboxWorker(database, transport, systemClock, { ...config.outbox, fromAddress: config.mailFrom }, app.log, pdf);
+  const worker = new OutboxWorker(
+    database,
+    transport,
+    systemClock,
+    { ...config.outbox, fromAddress: config.mailFrom },
+    app.log,
+    pdf,
+  );
   const webhooks = new WebhookWorker(database, systemClock, config.webhooks, app.log);
 
   let closing = false;
@@ -94,7 +102,9 @@ async function runPrimary(config: Config): Promise<void> {
   for (let index = 0; index < config.webConcurrency; index += 1) cluster.fork();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
-    process.stderr.write(`${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, worker: worker.process.pid, code, signal, msg: 'worker died; starting another' })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, worker: worker.process.pid, code, signal, msg: 'worker died; starting another' })}\n`,
+    );
     cluster.fork();
   });
   const stop = () => {
@@ -125,7 +135,9 @@ export async function main(): Promise<void> {
   try {
     await start(loadConfig(process.env));
   } catch (error) {
-    process.stderr.write(`${error instanceof ConfigError ? error.message : `bms failed to start: ${(error as Error).stack ?? String(error)}`}\n`);
+    process.stderr.write(
+      `${error instanceof ConfigError ? error.message : `bms failed to start: ${(error as Error).stack ?? String(error)}`}\n`,
+    );
     process.exit(1);
   }
 }

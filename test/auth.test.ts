@@ -19,15 +19,30 @@ const existing = new Map<string, string>();
 
 /** The seed's scopes: <resource>:<action>. */
 const SCOPES = [
-  'clients:read', 'clients:write', 'clients:delete',
-  'invoices:read', 'invoices:write', 'invoices:delete', 'invoices:send',
-  'quotes:read', 'quotes:write', 'quotes:delete', 'quotes:send',
-  'jobs:read', 'jobs:write', 'jobs:delete',
-  'requests:read', 'requests:write',
+  'clients:read',
+  'clients:write',
+  'clients:delete',
+  'invoices:read',
+  'invoices:write',
+  'invoices:delete',
+  'invoices:send',
+  'quotes:read',
+  'quotes:write',
+  'quotes:delete',
+  'quotes:send',
+  'jobs:read',
+  'jobs:write',
+  'jobs:delete',
+  'requests:read',
+  'requests:write',
   // Contract section 3, for the resources version 2 adds.
-  'payments:read', 'payments:write',
-  'events:read', 'webhooks:read', 'webhooks:write',
-  'account:read', 'account:write',
+  'payments:read',
+  'payments:write',
+  'events:read',
+  'webhooks:read',
+  'webhooks:write',
+  'account:read',
+  'account:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -101,9 +116,15 @@ const ACTION_BODIES: Record<string, () => unknown> = {
 const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   '/v1/clients': () => ({ name: 'Owner Client', email: 'owner@example.com' }),
   '/v1/service-requests': (ids) => ({ client_id: ids.get('/v1/clients'), title: 'Leak' }),
-  '/v1/quotes': (ids) => ({ client_id: ids.get('/v1/clients'), line_items: [{ description: 'Fix', quantity: 1, unit_amount: 1000 }] }),
+  '/v1/quotes': (ids) => ({
+    client_id: ids.get('/v1/clients'),
+    line_items: [{ description: 'Fix', quantity: 1, unit_amount: 1000 }],
+  }),
   '/v1/jobs': (ids) => ({ client_id: ids.get('/v1/clients'), title: 'Fix leak' }),
-  '/v1/invoices': (ids) => ({ client_id: ids.get('/v1/clients'), line_items: [{ description: 'Fix', quantity: 1, unit_amount: 1000 }] }),
+  '/v1/invoices': (ids) => ({
+    client_id: ids.get('/v1/clients'),
+    line_items: [{ description: 'Fix', quantity: 1, unit_amount: 1000 }],
+  }),
   // A second invoice, marked sent before the payment is made (see `before`).
   '/v1/payments': () => ({ invoice_id: payableInvoiceId, amount: 100, method: 'cash' }),
   '/v1/webhook-endpoints': () => ({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['invoice.*'] }),
@@ -124,14 +145,24 @@ before(async () => {
   owner = await context.account('Owner');
   stranger = await context.account('Stranger');
   const revoked = await context.key(owner.accountId, SCOPES);
-  await context.database.db.updateTable('api_keys').set({ revoked_at: clock.now().toISOString() }).where('id', '=', revoked.id).execute();
+  await context.database.db
+    .updateTable('api_keys')
+    .set({ revoked_at: clock.now().toISOString() })
+    .where('id', '=', revoked.id)
+    .execute();
   revokedKey = revoked.key;
   expiredKey = (await context.key(owner.accountId, SCOPES, { expiresAt: new Date(clock.now().getTime() + 1000) })).key;
   clock.advance(2000);
   for (const [collection, body] of Object.entries(SAMPLE_BODIES)) {
     if (collection === '/v1/payments') {
-      const payable = await context.request('POST', '/v1/invoices', { key: owner.key, body: SAMPLE_BODIES['/v1/invoices']!(existing) });
-      await context.request('PUT', `/v1/invoices/${payable.body.data.id}`, { key: owner.key, body: { status: 'sent' } });
+      const payable = await context.request('POST', '/v1/invoices', {
+        key: owner.key,
+        body: SAMPLE_BODIES['/v1/invoices']!(existing),
+      });
+      await context.request('PUT', `/v1/invoices/${payable.body.data.id}`, {
+        key: owner.key,
+        body: { status: 'sent' },
+      });
       payableInvoiceId = payable.body.data.id;
     }
     const response = await context.request('POST', collection, { key: owner.key, body: body(existing) });
@@ -144,7 +175,9 @@ before(async () => {
 after(() => context.close());
 
 test("the /v1 routes are exactly the seed's and the contract's endpoints, each requiring its scope", () => {
-  const routes = context.app.routeTable.routes.filter((route) => route.url.startsWith('/v1/') && route.url !== '/v1/openapi.json');
+  const routes = context.app.routeTable.routes.filter(
+    (route) => route.url.startsWith('/v1/') && route.url !== '/v1/openapi.json',
+  );
   const declared = Object.fromEntries(routes.map((route) => [`${route.method} ${route.url}`, route.scope]));
   assert.deepEqual(declared, SEED_ENDPOINTS);
 });
@@ -166,13 +199,17 @@ describe('per route, from the route table', () => {
         // Each route's failures come from their own address, so the per-IP limit on failed
         // authentication (tested in rate-limit.test.ts) does not turn these 401s into 429s.
         const remoteAddress = `10.0.0.${index + 1}`;
-        const request = (method: string, path: string, options: Parameters<TestContext['request']>[2] = {}) => context.request(method, path, { remoteAddress, ...options });
+        const request = (method: string, path: string, options: Parameters<TestContext['request']>[2] = {}) =>
+          context.request(method, path, { remoteAddress, ...options });
         const body = ['POST', 'PUT'].includes(route.method) ? {} : undefined;
 
         const missing = await request(route.method, url, { body });
         assert.deepEqual(withoutMeta(missing), {
           status: 401,
-          error: { code: 'AUTHENTICATION_REQUIRED', message: 'Send your API key as "Authorization: Bearer <API_KEY>".' },
+          error: {
+            code: 'AUTHENTICATION_REQUIRED',
+            message: 'Send your API key as "Authorization: Bearer <API_KEY>".',
+          },
           wwwAuthenticate: 'Bearer realm="bms"',
         });
         assert.ok(missing.body.meta.request_id);
@@ -188,26 +225,44 @@ describe('per route, from the route table', () => {
         for (const response of invalid) {
           assert.deepEqual(response, {
             status: 401,
-            error: { code: 'INVALID_API_KEY', message: 'The API key is not valid. It may be mistyped, revoked or expired.' },
+            error: {
+              code: 'INVALID_API_KEY',
+              message: 'The API key is not valid. It may be mistyped, revoked or expired.',
+            },
             wwwAuthenticate: 'Bearer realm="bms", error="invalid_token"',
           });
         }
 
-        const { key: narrowKey } = await context.key(owner.accountId, SCOPES.filter((other) => other !== scope));
+        const { key: narrowKey } = await context.key(
+          owner.accountId,
+          SCOPES.filter((other) => other !== scope),
+        );
         const forbidden = await request(route.method, url, { body, key: narrowKey });
         assert.deepEqual(withoutMeta(forbidden), {
           status: 403,
-          error: { code: 'INSUFFICIENT_SCOPE', message: `This API key lacks the scope '${scope}' that this operation requires.` },
+          error: {
+            code: 'INSUFFICIENT_SCOPE',
+            message: `This API key lacks the scope '${scope}' that this operation requires.`,
+          },
           wwwAuthenticate: `Bearer realm="bms", error="insufficient_scope", scope="${scope}"`,
         });
         const { key: exactKey } = await context.key(owner.accountId, [scope as (typeof SCOPES)[number]]);
         // An unknown id, so that an admitted DELETE or send changes nothing: 404 (or 422 for an empty
         // create) shows the request went past the scope check.
-        const admitted = await request(route.method, route.url.replace(':id', '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01'), { body, key: exactKey });
-        assert.ok([200, 404, 422].includes(admitted.status), `its own scope alone admits the request: ${admitted.status} ${admitted.text}`);
+        const admitted = await request(route.method, route.url.replace(':id', '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01'), {
+          body,
+          key: exactKey,
+        });
+        assert.ok(
+          [200, 404, 422].includes(admitted.status),
+          `its own scope alone admits the request: ${admitted.status} ${admitted.text}`,
+        );
 
         if (route.url.includes(':id')) {
-          const foreign = await request(route.method, url, { key: stranger.key, body: ['POST', 'PUT'].includes(route.method) ? (ACTION_BODIES[route.url]?.() ?? {}) : undefined });
+          const foreign = await request(route.method, url, {
+            key: stranger.key,
+            body: ['POST', 'PUT'].includes(route.method) ? (ACTION_BODIES[route.url]?.() ?? {}) : undefined,
+          });
           assert.equal(foreign.status, 404, `another account's id is 404: ${foreign.text}`);
           assert.equal(foreign.body.error.code, 'NOT_FOUND');
           const own = await request('GET', url.replace(/^(\/v1\/[a-z-]+\/[^/]+)\/.+$/, '$1'), { key: owner.key });
@@ -229,22 +284,37 @@ test("a stranger's list does not show the owner's objects", async () => {
 });
 
 test('the order of checks: 401 before 415/422, 403 before body validation', async () => {
-  const noKeyBadBody = await context.request('POST', '/v1/clients', { rawBody: '{oops', headers: { 'content-type': 'text/plain' } });
+  const noKeyBadBody = await context.request('POST', '/v1/clients', {
+    rawBody: '{oops',
+    headers: { 'content-type': 'text/plain' },
+  });
   assert.equal(noKeyBadBody.status, 401);
   const { key: readOnly } = await context.key(owner.accountId, ['clients:read']);
-  const forbiddenBadBody = await context.request('POST', '/v1/clients', { key: readOnly, rawBody: '{oops', headers: { 'content-type': 'application/json' } });
+  const forbiddenBadBody = await context.request('POST', '/v1/clients', {
+    key: readOnly,
+    rawBody: '{oops',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(forbiddenBadBody.status, 403);
 });
 
 test('a key is looked up by hash: the secret is not stored, last_used_at is kept', async () => {
   const { id, key } = await context.key(owner.accountId, ['clients:read']);
   assert.ok(isUuid(id));
-  const before = await context.database.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const before = await context.database.db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
   assert.equal(before.last_used_at, null);
   assert.doesNotMatch(JSON.stringify(before), new RegExp(key.slice(4)));
   assert.equal(before.prefix, key.slice(0, 12));
   await context.request('GET', '/v1/clients', { key });
-  const afterUse = await context.database.db.selectFrom('api_keys').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow();
+  const afterUse = await context.database.db
+    .selectFrom('api_keys')
+    .select('last_used_at')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
   assert.equal(afterUse.last_used_at, clock.now().toISOString());
 });
 
@@ -255,7 +325,9 @@ test('keys are bms_ plus 40 base62 characters and all differ', async () => {
 });
 
 test('a key expiring now stops working at that instant', async () => {
-  const { key } = await context.key(owner.accountId, ['clients:read'], { expiresAt: new Date(clock.now().getTime() + 60_000) });
+  const { key } = await context.key(owner.accountId, ['clients:read'], {
+    expiresAt: new Date(clock.now().getTime() + 60_000),
+  });
   assert.equal((await context.request('GET', '/v1/clients', { key })).status, 200);
   clock.advance(60_000);
   assert.equal((await context.request('GET', '/v1/clients', { key })).status, 401);
@@ -271,7 +343,12 @@ test('making a document from another needs that one’s scope too, checked befor
     [['invoices:write'], '/v1/invoices', { job_id: unknown }, 'jobs:read'],
     [['invoices:write', 'quotes:read'], '/v1/invoices', { quote_id: ids['/v1/quotes'] }, 'quotes:write'],
     [['jobs:write'], '/v1/jobs', { quote_id: ids['/v1/quotes'] }, 'quotes:write'],
-    [['jobs:write'], '/v1/jobs', { client_id: client, title: 'Fix', request_id: ids['/v1/service-requests'] }, 'requests:write'],
+    [
+      ['jobs:write'],
+      '/v1/jobs',
+      { client_id: client, title: 'Fix', request_id: ids['/v1/service-requests'] },
+      'requests:write',
+    ],
     [['quotes:write'], '/v1/quotes', { client_id: client, request_id: unknown }, 'requests:write'],
   ];
   for (const [scopes, path, body, needed] of cases) {
@@ -279,19 +356,34 @@ test('making a document from another needs that one’s scope too, checked befor
     const response = await context.request('POST', path, { key, body });
     assert.equal(response.status, 403, `${path} ${JSON.stringify(body)} with ${scopes}: ${response.text}`);
     assert.equal(response.body.error.code, 'INSUFFICIENT_SCOPE');
-    assert.equal(response.headers['www-authenticate'], `Bearer realm="bms", error="insufficient_scope", scope="${needed}"`);
+    assert.equal(
+      response.headers['www-authenticate'],
+      `Bearer realm="bms", error="insufficient_scope", scope="${needed}"`,
+    );
   }
-  assert.equal((await context.request('GET', `/v1/service-requests/${ids['/v1/service-requests']}`, { key: owner.key })).body.data.status, 'new', 'nothing was converted');
+  assert.equal(
+    (await context.request('GET', `/v1/service-requests/${ids['/v1/service-requests']}`, { key: owner.key })).body.data
+      .status,
+    'new',
+    'nothing was converted',
+  );
   const { key: both } = await context.key(owner.accountId, ['invoices:write', 'jobs:read']);
   const made = await context.request('POST', '/v1/invoices', { key: both, body: { job_id: ids['/v1/jobs'] } });
   assert.equal(made.status, 201, made.text);
-  assert.equal((await context.request('POST', '/v1/invoices', { key: both, body: { job_id: unknown } })).status, 422, 'with the scope, an unknown job is a 422 on job_id');
+  assert.equal(
+    (await context.request('POST', '/v1/invoices', { key: both, body: { job_id: unknown } })).status,
+    422,
+    'with the scope, an unknown job is a 422 on job_id',
+  );
 });
 
 test('a revoked key is looked up exactly as an unknown one: not found (so their timing is alike)', async () => {
   const { findApiKeyByHash } = await import('../src/modules/api-keys/api-keys.repository.js');
   const { hashApiKey } = await import('../src/modules/api-keys/api-keys.service.js');
-  const unknown = await findApiKeyByHash(context.database.db, hashApiKey(`bms_${'Q'.repeat(40)}`, context.config.apiKeyPepper));
+  const unknown = await findApiKeyByHash(
+    context.database.db,
+    hashApiKey(`bms_${'Q'.repeat(40)}`, context.config.apiKeyPepper),
+  );
   const revoked = await findApiKeyByHash(context.database.db, hashApiKey(revokedKey, context.config.apiKeyPepper));
   assert.equal(unknown, undefined);
   assert.equal(revoked, undefined);

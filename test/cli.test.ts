@@ -38,16 +38,40 @@ test('accounts and keys: create, use against the running server, list, revoke', 
   const account = json(runBms(['accounts', 'create', '--name', 'Acme Plumbing', '--json'], env));
   assert.match(account.id, /^[0-9a-f-]{36}$/);
 
-  const created = json(runBms(['keys', 'create', '--account', account.id, '--name', 'ci', '--scopes', 'clients:read,clients:write', '--per-minute', '120', '--json'], env));
+  const created = json(
+    runBms(
+      [
+        'keys',
+        'create',
+        '--account',
+        account.id,
+        '--name',
+        'ci',
+        '--scopes',
+        'clients:read,clients:write',
+        '--per-minute',
+        '120',
+        '--json',
+      ],
+      env,
+    ),
+  );
   assert.deepEqual(Object.keys(created).sort(), ['id', 'key', 'prefix', 'scopes']);
   assert.match(created.key, /^bms_[0-9A-Za-z]{40}$/);
   assert.equal(created.prefix, created.key.slice(0, 12));
   assert.deepEqual(created.scopes, ['clients:read', 'clients:write']);
 
   const headers = { authorization: `Bearer ${created.key}`, 'content-type': 'application/json' };
-  const made = await fetch(`${server.baseUrl}/v1/clients`, { method: 'POST', headers, body: JSON.stringify({ name: 'From the CLI key' }) });
+  const made = await fetch(`${server.baseUrl}/v1/clients`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'From the CLI key' }),
+  });
   assert.equal(made.status, 201);
-  const forbidden = await fetch(`${server.baseUrl}/v1/clients/${(await made.json()).data.id}`, { method: 'DELETE', headers });
+  const forbidden = await fetch(`${server.baseUrl}/v1/clients/${(await made.json()).data.id}`, {
+    method: 'DELETE',
+    headers,
+  });
   assert.equal(forbidden.status, 403);
 
   const listed = json(runBms(['keys', 'list', '--account', account.id, '--json'], env));
@@ -76,7 +100,11 @@ test('accounts and keys: create, use against the running server, list, revoke', 
 test('the server writes its log lines in batches, each at most about 100 ms late, and every one before it exits', async () => {
   const logged = await startServer({ ...env, LOG_LEVEL: 'info' });
   try {
-    const lines = () => logged.output().split('\n').filter((line) => line.includes('"msg":"request"') && line.includes('"url":"/health?probe=1"'));
+    const lines = () =>
+      logged
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"request"') && line.includes('"url":"/health?probe=1"'));
     await fetch(`${logged.baseUrl}/health?probe=1`);
     const sent = Date.now();
     while (lines().length === 0 && Date.now() - sent < 2000) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -94,8 +122,29 @@ test('the server writes its log lines in batches, each at most about 100 ms late
 
 test('keys create with all scopes and an expiry', () => {
   const account = json(runBms(['accounts', 'create', '--name', 'B', '--json'], env));
-  const created = json(runBms(['keys', 'create', '--account', account.id, '--name', 'all', '--scopes', 'all', '--expires-at', '2099-01-01T00:00:00Z', '--json'], env));
-  assert.equal(created.scopes.length, 23, 'the 16 scopes of the seed, payments:read|write, events:read, webhooks:read|write, account:read|write');
+  const created = json(
+    runBms(
+      [
+        'keys',
+        'create',
+        '--account',
+        account.id,
+        '--name',
+        'all',
+        '--scopes',
+        'all',
+        '--expires-at',
+        '2099-01-01T00:00:00Z',
+        '--json',
+      ],
+      env,
+    ),
+  );
+  assert.equal(
+    created.scopes.length,
+    23,
+    'the 16 scopes of the seed, payments:read|write, events:read, webhooks:read|write, account:read|write',
+  );
   const listed = json(runBms(['keys', 'list', '--account', account.id, '--json'], env));
   assert.equal(listed.keys[0].expires_at, '2099-01-01T00:00:00.000Z');
 });
@@ -109,12 +158,27 @@ test('prose output without --json', () => {
 test('mistakes get a clear message and a non-zero exit, and change nothing', () => {
   const account = json(runBms(['accounts', 'create', '--name', 'C', '--json'], env));
   const cases: Array<[string[], RegExp]> = [
-    [['keys', 'create', '--account', account.id, '--name', 'x', '--scopes', 'clients:read,clients:fly'], /Unknown scope\(s\): clients:fly/],
+    [
+      ['keys', 'create', '--account', account.id, '--name', 'x', '--scopes', 'clients:read,clients:fly'],
+      /Unknown scope\(s\): clients:fly/,
+    ],
     [['keys', 'create', '--account', account.id, '--name', 'x'], /--scopes is required/],
-    [['keys', 'create', '--account', '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', '--name', 'x', '--scopes', 'all'], /No account with id/],
-    [['keys', 'create', '--account', account.id, '--name', 'x', '--scopes', 'all', '--per-minute', '0'], /--per-minute must be a whole number/],
-    [['keys', 'create', '--account', account.id, '--name', 'x', '--scopes', 'all', '--burst=-5'], /--burst must be a whole number/],
-    [['keys', 'create', '--account', account.id, '--name', 'x', '--scopes', 'all', '--expires-at', 'tomorrow'], /--expires-at must be an ISO 8601 timestamp/],
+    [
+      ['keys', 'create', '--account', '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', '--name', 'x', '--scopes', 'all'],
+      /No account with id/,
+    ],
+    [
+      ['keys', 'create', '--account', account.id, '--name', 'x', '--scopes', 'all', '--per-minute', '0'],
+      /--per-minute must be a whole number/,
+    ],
+    [
+      ['keys', 'create', '--account', account.id, '--name', 'x', '--scopes', 'all', '--burst=-5'],
+      /--burst must be a whole number/,
+    ],
+    [
+      ['keys', 'create', '--account', account.id, '--name', 'x', '--scopes', 'all', '--expires-at', 'tomorrow'],
+      /--expires-at must be an ISO 8601 timestamp/,
+    ],
     [['keys', 'revoke', 'nope'], /No key with id nope/],
     [['accounts', 'create'], /--name is required/],
     [['frobnicate'], /Unknown command: frobnicate/],

@@ -94,7 +94,11 @@ describe('validation', () => {
     ['unknown address field', { name: 'A', address: { street: 'x' } }, 'address.street'],
     ['metadata value not a string', { name: 'A', metadata: { a: 1 } }, 'metadata.a'],
     ['metadata value too long', { name: 'A', metadata: { a: 'v'.repeat(501) } }, 'metadata.a'],
-    ['too many metadata keys', { name: 'A', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`k${index}`, 'v'])) }, 'metadata'],
+    [
+      'too many metadata keys',
+      { name: 'A', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`k${index}`, 'v'])) },
+      'metadata',
+    ],
     ['read-only id', { name: 'A', id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' }, 'id'],
     ['read-only updated_at', { name: 'A', updated_at: '2026-01-01T00:00:00.000Z' }, 'updated_at'],
     ['unknown field', { name: 'A', nickname: 'J' }, 'nickname'],
@@ -104,14 +108,21 @@ describe('validation', () => {
       const response = await context.request('POST', '/v1/clients', { key, body });
       assert.equal(response.status, 422, response.text);
       assert.equal(response.body.error.code, 'VALIDATION_ERROR');
-      assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field), [field]);
+      assert.deepEqual(
+        response.body.error.details.map((detail: { field: string }) => detail.field),
+        [field],
+      );
       assert.deepEqual((await context.request('GET', '/v1/clients', { key })).body.data, []);
     });
   }
 
   test('several bad fields give one detail each', async () => {
     const response = await context.request('POST', '/v1/clients', { key, body: { email: 'x', phone: 5 } });
-    assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field).sort(), ['email', 'name', 'phone']);
+    assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field).sort(), [
+      'email',
+      'name',
+      'phone',
+    ]);
   });
 });
 
@@ -130,8 +141,16 @@ describe('update', () => {
   });
 
   test('null clears an optional field; name cannot be cleared', async () => {
-    const client = await create({ name: 'Jane', email: 'jane@example.com', address: { city: 'Springfield' }, metadata: { a: 'b' } });
-    const cleared = await context.request('PUT', `/v1/clients/${client.id}`, { key, body: { email: null, address: null } });
+    const client = await create({
+      name: 'Jane',
+      email: 'jane@example.com',
+      address: { city: 'Springfield' },
+      metadata: { a: 'b' },
+    });
+    const cleared = await context.request('PUT', `/v1/clients/${client.id}`, {
+      key,
+      body: { email: null, address: null },
+    });
     assert.equal(cleared.body.data.email, null);
     assert.equal(cleared.body.data.address, null);
     assert.deepEqual(cleared.body.data.metadata, { a: 'b' });
@@ -141,9 +160,23 @@ describe('update', () => {
   });
 
   test('address and metadata are replaced as a whole', async () => {
-    const client = await create({ name: 'Jane', address: { city: 'Springfield', country: 'US' }, metadata: { a: '1', b: '2' } });
-    const response = await context.request('PUT', `/v1/clients/${client.id}`, { key, body: { address: { line1: '1 Main St' }, metadata: { c: '3' } } });
-    assert.deepEqual(response.body.data.address, { line1: '1 Main St', line2: null, city: null, region: null, postal_code: null, country: null });
+    const client = await create({
+      name: 'Jane',
+      address: { city: 'Springfield', country: 'US' },
+      metadata: { a: '1', b: '2' },
+    });
+    const response = await context.request('PUT', `/v1/clients/${client.id}`, {
+      key,
+      body: { address: { line1: '1 Main St' }, metadata: { c: '3' } },
+    });
+    assert.deepEqual(response.body.data.address, {
+      line1: '1 Main St',
+      line2: null,
+      city: null,
+      region: null,
+      postal_code: null,
+      country: null,
+    });
     assert.deepEqual(response.body.data.metadata, { c: '3' });
   });
 
@@ -156,15 +189,25 @@ describe('update', () => {
 
   test('a failed update leaves the stored client unchanged', async () => {
     const client = await create({ name: 'Jane', email: 'jane@example.com' });
-    const response = await context.request('PUT', `/v1/clients/${client.id}`, { key, body: { name: 'New', email: 'broken' } });
+    const response = await context.request('PUT', `/v1/clients/${client.id}`, {
+      key,
+      body: { name: 'New', email: 'broken' },
+    });
     assert.equal(response.status, 422);
     assert.deepEqual((await context.request('GET', `/v1/clients/${client.id}`, { key })).body.data, client);
   });
 
   test('PUT on an unknown id is 404; read-only fields are 422', async () => {
-    assert.equal((await context.request('PUT', '/v1/clients/019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', { key, body: { name: 'X' } })).status, 404);
+    assert.equal(
+      (await context.request('PUT', '/v1/clients/019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', { key, body: { name: 'X' } }))
+        .status,
+      404,
+    );
     const client = await create({ name: 'Jane' });
-    const response = await context.request('PUT', `/v1/clients/${client.id}`, { key, body: { created_at: '2020-01-01T00:00:00.000Z' } });
+    const response = await context.request('PUT', `/v1/clients/${client.id}`, {
+      key,
+      body: { created_at: '2020-01-01T00:00:00.000Z' },
+    });
     assert.equal(response.status, 422);
   });
 });
@@ -181,7 +224,10 @@ describe('delete', () => {
 
   test('DELETE with a stray JSON content type and no body still works', async () => {
     const client = await create({ name: 'Jane' });
-    const response = await context.request('DELETE', `/v1/clients/${client.id}`, { key, headers: { 'content-type': 'application/json' } });
+    const response = await context.request('DELETE', `/v1/clients/${client.id}`, {
+      key,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(response.status, 200, response.text);
   });
 });
@@ -192,7 +238,13 @@ describe('lists', () => {
     for (let index = 0; index < 30; index += 1) created.push(await create({ name: `Client ${index}` }));
     const first = await context.request('GET', '/v1/clients', { key });
     assert.equal(first.body.data.length, 25);
-    assert.deepEqual(first.body.data.map((client: { id: string }) => client.id), created.reverse().slice(0, 25).map((client) => client.id));
+    assert.deepEqual(
+      first.body.data.map((client: { id: string }) => client.id),
+      created
+        .reverse()
+        .slice(0, 25)
+        .map((client) => client.id),
+    );
     assert.equal(first.body.meta.pagination.limit, 25);
     assert.equal(first.body.meta.pagination.has_more, true);
     const cursor = first.body.meta.pagination.next_cursor;
@@ -208,7 +260,9 @@ describe('lists', () => {
     const ids: string[] = [];
     for (const name of names) ids.push((await create({ name })).id);
     // Rows created in the same millisecond: the id breaks the tie.
-    const sameInstant = await Promise.all([0, 1, 2].map((index) => context.request('POST', '/v1/clients', { key, body: { name: `same ${index}` } })));
+    const sameInstant = await Promise.all(
+      [0, 1, 2].map((index) => context.request('POST', '/v1/clients', { key, body: { name: `same ${index}` } })),
+    );
     ids.push(...sameInstant.map((response) => response.body.data.id));
     for (const sort of ['created_at', '-created_at', 'updated_at', '-updated_at', 'name', '-name']) {
       const seen = await listAll(`limit=2&sort=${sort}`);
@@ -216,7 +270,9 @@ describe('lists', () => {
       assert.deepEqual(new Set(seen.map((client) => client.id)), new Set(ids), sort);
       const column = sort.replace('-', '');
       // sort=name ignores case (contract section 13): 'Alpha' and 'alpha' tie, and the id breaks it.
-      const values = seen.map((client) => `${column === 'name' ? client.name.toLowerCase() : client[column]}\u0000${client.id}`);
+      const values = seen.map(
+        (client) => `${column === 'name' ? client.name.toLowerCase() : client[column]}\u0000${client.id}`,
+      );
       const sorted = [...values].sort();
       assert.deepEqual(values, sort.startsWith('-') ? sorted.reverse() : sorted, `ordered by ${sort} then id`);
     }
@@ -269,28 +325,58 @@ describe('lists', () => {
 
   test('a search pages in sort order whether a page comes from the nearest rows (common term) or from the index (rare)', async () => {
     // 12 matches fill pages of 5 from the first rows read; the last page of 2 is completed from the index.
-    const names = ['cooper Ann', 'Cooper Bob', 'COOPER Cy', 'Dee Cooper', 'ed cooper', 'Fay Coopers', 'Gus Cooper', 'hal cooper', 'Ivy Cooper', 'Jo Cooper', 'kim COOPER', 'Lu Cooper'];
+    const names = [
+      'cooper Ann',
+      'Cooper Bob',
+      'COOPER Cy',
+      'Dee Cooper',
+      'ed cooper',
+      'Fay Coopers',
+      'Gus Cooper',
+      'hal cooper',
+      'Ivy Cooper',
+      'Jo Cooper',
+      'kim COOPER',
+      'Lu Cooper',
+    ];
     for (const name of names) {
       await create({ name });
       await create({ name: `Other ${name.length}` });
     }
     const expected = [...names].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1));
-    assert.deepEqual((await listAll('q=cooper&sort=name&limit=5')).map((client) => client.name), expected);
-    assert.deepEqual((await listAll('q=COOPER&sort=-name&limit=5')).map((client) => client.name), [...expected].reverse());
-    assert.deepEqual((await listAll('q=ed&limit=5')).map((client) => client.name), ['ed cooper']);
-    assert.deepEqual((await listAll('q=Coopers&limit=5')).map((client) => client.name), ['Fay Coopers']);
+    assert.deepEqual(
+      (await listAll('q=cooper&sort=name&limit=5')).map((client) => client.name),
+      expected,
+    );
+    assert.deepEqual(
+      (await listAll('q=COOPER&sort=-name&limit=5')).map((client) => client.name),
+      [...expected].reverse(),
+    );
+    assert.deepEqual(
+      (await listAll('q=ed&limit=5')).map((client) => client.name),
+      ['ed cooper'],
+    );
+    assert.deepEqual(
+      (await listAll('q=Coopers&limit=5')).map((client) => client.name),
+      ['Fay Coopers'],
+    );
   });
 
   test('sort=name ignores case: alpha before Charlie before delta', async () => {
     for (const name of ['Charlie', 'delta', 'alpha']) await create({ name });
-    const names = (await listAll('sort=name')).map((client) => client.name).filter((name) => ['Charlie', 'delta', 'alpha'].includes(name));
+    const names = (await listAll('sort=name'))
+      .map((client) => client.name)
+      .filter((name) => ['Charlie', 'delta', 'alpha'].includes(name));
     assert.deepEqual(names, ['alpha', 'Charlie', 'delta']);
   });
 
   test('email filter is exact and case-insensitive', async () => {
     const jane = await create({ name: 'Jane', email: 'Jane@Example.com' });
     await create({ name: 'Janet', email: 'janet@example.com' });
-    assert.deepEqual((await listAll('email=jane@example.com')).map((client) => client.id), [jane.id]);
+    assert.deepEqual(
+      (await listAll('email=jane@example.com')).map((client) => client.id),
+      [jane.id],
+    );
   });
 
   test('created_after, created_before and updated_after bound the list', async () => {
@@ -299,16 +385,26 @@ describe('lists', () => {
     const second = await create({ name: 'second' });
     clock.advance(60_000);
     await context.request('PUT', `/v1/clients/${first.id}`, { key, body: { phone: '1' } });
-    assert.deepEqual((await listAll(`created_after=${encodeURIComponent(second.created_at)}`)).map((client) => client.id), [second.id]);
-    assert.deepEqual((await listAll(`created_before=${encodeURIComponent(second.created_at)}`)).map((client) => client.id), [first.id]);
+    assert.deepEqual(
+      (await listAll(`created_after=${encodeURIComponent(second.created_at)}`)).map((client) => client.id),
+      [second.id],
+    );
+    assert.deepEqual(
+      (await listAll(`created_before=${encodeURIComponent(second.created_at)}`)).map((client) => client.id),
+      [first.id],
+    );
     // A timestamp with an offset means the same instant.
     const offset = new Date(new Date(second.created_at).getTime() + 1).toISOString().replace('Z', '+00:00');
-    assert.deepEqual((await listAll(`updated_after=${encodeURIComponent(offset)}`)).map((client) => client.id), [first.id]);
+    assert.deepEqual(
+      (await listAll(`updated_after=${encodeURIComponent(offset)}`)).map((client) => client.id),
+      [first.id],
+    );
   });
 
   test('bad list parameters are 422 with the parameter named', async () => {
     await create({ name: 'x' });
-    const cursor = (await context.request('GET', '/v1/clients?limit=1&sort=name', { key })).body.meta.pagination.next_cursor;
+    const cursor = (await context.request('GET', '/v1/clients?limit=1&sort=name', { key })).body.meta.pagination
+      .next_cursor;
     const cases: Array<[string, string]> = [
       ['limit=0', 'limit'],
       ['limit=101', 'limit'],
@@ -322,7 +418,11 @@ describe('lists', () => {
     for (const [query, field] of cases) {
       const response = await context.request('GET', `/v1/clients?${query}`, { key });
       assert.equal(response.status, 422, `${query}: ${response.text}`);
-      assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field), [field], query);
+      assert.deepEqual(
+        response.body.error.details.map((detail: { field: string }) => detail.field),
+        [field],
+        query,
+      );
     }
   });
 });

@@ -22,7 +22,11 @@ async function listAll(path: string, query: string): Promise<any[]> {
   const items: any[] = [];
   let cursor: string | null = null;
   do {
-    const response: ApiResponse = await context.request('GET', `${path}?limit=2&${query}${cursor ? `&cursor=${cursor}` : ''}`, { key });
+    const response: ApiResponse = await context.request(
+      'GET',
+      `${path}?limit=2&${query}${cursor ? `&cursor=${cursor}` : ''}`,
+      { key },
+    );
     assert.equal(response.status, 200, response.text);
     items.push(...response.body.data);
     cursor = response.body.meta.pagination.next_cursor;
@@ -35,42 +39,90 @@ const ids = (items: any[]) => items.map((item) => item.id).sort();
 before(async () => {
   context = await createTestContext({ clock });
   ({ key } = await context.account());
-  clients = [(await call('POST', '/v1/clients', { name: 'A' })).id, (await call('POST', '/v1/clients', { name: 'B' })).id];
+  clients = [
+    (await call('POST', '/v1/clients', { name: 'A' })).id,
+    (await call('POST', '/v1/clients', { name: 'B' })).id,
+  ];
   for (const [index, client] of [clients[0], clients[1], clients[0]].entries()) {
-    made['service-requests']!.push(await call('POST', '/v1/service-requests', { client_id: client, title: `Request ${index}` }));
+    made['service-requests']!.push(
+      await call('POST', '/v1/service-requests', { client_id: client, title: `Request ${index}` }),
+    );
   }
   await call('PUT', `/v1/service-requests/${made['service-requests']![2].id}`, { status: 'archived' });
   // Quotes: one from a request, drafts without numbers, sent ones with numbers.
-  made.quotes!.push(await call('POST', '/v1/quotes', { client_id: clients[0], request_id: made['service-requests']![0].id, line_items: LINES }));
-  for (let index = 0; index < 4; index += 1) made.quotes!.push(await call('POST', '/v1/quotes', { client_id: clients[index % 2], line_items: LINES }));
-  for (const quote of [made.quotes![3], made.quotes![1], made.quotes![0]]) await call('PUT', `/v1/quotes/${quote.id}`, { status: 'sent' });
+  made.quotes!.push(
+    await call('POST', '/v1/quotes', {
+      client_id: clients[0],
+      request_id: made['service-requests']![0].id,
+      line_items: LINES,
+    }),
+  );
+  for (let index = 0; index < 4; index += 1)
+    made.quotes!.push(await call('POST', '/v1/quotes', { client_id: clients[index % 2], line_items: LINES }));
+  for (const quote of [made.quotes![3], made.quotes![1], made.quotes![0]])
+    await call('PUT', `/v1/quotes/${quote.id}`, { status: 'sent' });
   await call('PUT', `/v1/quotes/${made.quotes![0].id}`, { status: 'approved' });
   // Jobs: some scheduled, some not; one from the approved quote.
-  made.jobs!.push(await call('POST', '/v1/jobs', { quote_id: made.quotes![0].id, scheduled_start: '2026-12-03T09:00:00Z' }));
+  made.jobs!.push(
+    await call('POST', '/v1/jobs', { quote_id: made.quotes![0].id, scheduled_start: '2026-12-03T09:00:00Z' }),
+  );
   made.jobs!.push(await call('POST', '/v1/jobs', { client_id: clients[1], title: 'Unscheduled' }));
-  made.jobs!.push(await call('POST', '/v1/jobs', { client_id: clients[0], title: 'Early', scheduled_start: '2026-12-01T09:00:00Z' }));
+  made.jobs!.push(
+    await call('POST', '/v1/jobs', { client_id: clients[0], title: 'Early', scheduled_start: '2026-12-01T09:00:00Z' }),
+  );
   made.jobs!.push(await call('POST', '/v1/jobs', { client_id: clients[1], title: 'Unscheduled too' }));
-  made.jobs!.push(await call('POST', '/v1/jobs', { client_id: clients[0], title: 'Late', scheduled_start: '2026-12-09T09:00:00Z' }));
+  made.jobs!.push(
+    await call('POST', '/v1/jobs', { client_id: clients[0], title: 'Late', scheduled_start: '2026-12-09T09:00:00Z' }),
+  );
   await call('PUT', `/v1/jobs/${made.jobs![2].id}`, { status: 'completed' });
   // Invoices: drafts, sent (one overdue), paid, with and without due dates, from a job.
   made.invoices!.push(await call('POST', '/v1/invoices', { job_id: made.jobs![0].id }));
-  made.invoices!.push(await call('POST', '/v1/invoices', { client_id: clients[1], line_items: LINES, issue_date: '2026-10-01', due_date: '2026-11-01' }));
+  made.invoices!.push(
+    await call('POST', '/v1/invoices', {
+      client_id: clients[1],
+      line_items: LINES,
+      issue_date: '2026-10-01',
+      due_date: '2026-11-01',
+    }),
+  );
   made.invoices!.push(await call('POST', '/v1/invoices', { client_id: clients[0], line_items: LINES }));
-  made.invoices!.push(await call('POST', '/v1/invoices', { client_id: clients[0], line_items: LINES, due_date: '2026-12-15' }));
-  made.invoices!.push(await call('POST', '/v1/invoices', { client_id: clients[1], line_items: LINES, issue_date: '2026-11-01', due_date: '2026-11-20' }));
+  made.invoices!.push(
+    await call('POST', '/v1/invoices', { client_id: clients[0], line_items: LINES, due_date: '2026-12-15' }),
+  );
+  made.invoices!.push(
+    await call('POST', '/v1/invoices', {
+      client_id: clients[1],
+      line_items: LINES,
+      issue_date: '2026-11-01',
+      due_date: '2026-11-20',
+    }),
+  );
   await call('PUT', `/v1/invoices/${made.invoices![1].id}`, { status: 'sent' });
   await call('PUT', `/v1/invoices/${made.invoices![3].id}`, { status: 'sent' });
   await call('PUT', `/v1/invoices/${made.invoices![4].id}`, { status: 'sent' });
   await call('PUT', `/v1/invoices/${made.invoices![4].id}`, { status: 'paid' });
-  for (const kind of Object.keys(made)) made[kind] = await Promise.all(made[kind]!.map((item) => call('GET', `/v1/${kind}/${item.id}`)));
+  for (const kind of Object.keys(made))
+    made[kind] = await Promise.all(made[kind]!.map((item) => call('GET', `/v1/${kind}/${item.id}`)));
 });
 after(() => context.close());
 
 const SORTS: Record<string, Array<[string, (item: any) => string | number]>> = {
-  'service-requests': [['created_at', (item) => item.created_at], ['updated_at', (item) => item.updated_at]],
-  quotes: [['number', (item) => Number(item.number?.slice(2) ?? 0)], ['created_at', (item) => item.created_at]],
-  jobs: [['scheduled_start', (item) => item.scheduled_start ?? ''], ['updated_at', (item) => item.updated_at]],
-  invoices: [['number', (item) => Number(item.number?.slice(4) ?? 0)], ['due_date', (item) => item.due_date ?? '']],
+  'service-requests': [
+    ['created_at', (item) => item.created_at],
+    ['updated_at', (item) => item.updated_at],
+  ],
+  quotes: [
+    ['number', (item) => Number(item.number?.slice(2) ?? 0)],
+    ['created_at', (item) => item.created_at],
+  ],
+  jobs: [
+    ['scheduled_start', (item) => item.scheduled_start ?? ''],
+    ['updated_at', (item) => item.updated_at],
+  ],
+  invoices: [
+    ['number', (item) => Number(item.number?.slice(4) ?? 0)],
+    ['due_date', (item) => item.due_date ?? ''],
+  ],
 };
 
 /** The items in the order `sort` asks, ties broken by id as the API does. */
@@ -90,7 +142,10 @@ describe('sorts page through every row in order, nulls lowest', () => {
       for (const sort of [field, `-${field}`]) {
         test(`${kind} sort=${sort}`, async () => {
           const listed = await listAll(`/v1/${kind}`, `sort=${sort}`);
-          assert.deepEqual(listed.map((item) => item.id), sorted(kind, sort, made[kind]!).map((item) => item.id));
+          assert.deepEqual(
+            listed.map((item) => item.id),
+            sorted(kind, sort, made[kind]!).map((item) => item.id),
+          );
         });
       }
     }
@@ -110,10 +165,22 @@ describe('filters', () => {
     ['service-requests', () => 'status=new,archived', (item) => ['new', 'archived'].includes(item.status)],
     ['quotes', () => 'status=sent', (item) => item.status === 'sent'],
     ['quotes', (n) => `request_id=${n.request0}`, (item, n) => item.request_id === n.request0],
-    ['quotes', (n) => `client_id=${n.client1}&status=draft,sent`, (item, n) => item.client_id === n.client1 && ['draft', 'sent'].includes(item.status)],
+    [
+      'quotes',
+      (n) => `client_id=${n.client1}&status=draft,sent`,
+      (item, n) => item.client_id === n.client1 && ['draft', 'sent'].includes(item.status),
+    ],
     ['jobs', () => 'status=completed', (item) => item.status === 'completed'],
-    ['jobs', () => 'scheduled_from=2026-12-02T00:00:00Z', (item) => item.scheduled_start !== null && item.scheduled_start >= '2026-12-02'],
-    ['jobs', () => 'scheduled_from=2026-12-01T00:00:00Z&scheduled_to=2026-12-05T00:00:00Z', (item) => item.scheduled_start !== null && item.scheduled_start < '2026-12-05'],
+    [
+      'jobs',
+      () => 'scheduled_from=2026-12-02T00:00:00Z',
+      (item) => item.scheduled_start !== null && item.scheduled_start >= '2026-12-02',
+    ],
+    [
+      'jobs',
+      () => 'scheduled_from=2026-12-01T00:00:00Z&scheduled_to=2026-12-05T00:00:00Z',
+      (item) => item.scheduled_start !== null && item.scheduled_start < '2026-12-05',
+    ],
     ['jobs', (n) => `quote_id=${n.quote0}`, (item, n) => item.quote_id === n.quote0],
     ['jobs', (n) => `request_id=${n.request0}`, (item, n) => item.request_id === n.request0],
     ['invoices', () => 'overdue=true', (item) => item.is_overdue],
@@ -122,14 +189,33 @@ describe('filters', () => {
     ['invoices', () => 'due_after=2026-11-20', (item) => item.due_date !== null && item.due_date >= '2026-11-20'],
     ['invoices', (n) => `job_id=${n.job0}`, (item, n) => item.job_id === n.job0],
     ['invoices', (n) => `quote_id=${n.quote0}`, (item, n) => item.quote_id === n.quote0],
-    ['invoices', (n) => `status=sent,paid&client_id=${n.client1}`, (item, n) => ['sent', 'paid'].includes(item.status) && item.client_id === n.client1],
+    [
+      'invoices',
+      (n) => `status=sent,paid&client_id=${n.client1}`,
+      (item, n) => ['sent', 'paid'].includes(item.status) && item.client_id === n.client1,
+    ],
   ];
-  const PLACEHOLDERS: Named = { client0: '{client0}', client1: '{client1}', request0: '{request0}', quote0: '{quote0}', job0: '{job0}' };
+  const PLACEHOLDERS: Named = {
+    client0: '{client0}',
+    client1: '{client1}',
+    request0: '{request0}',
+    quote0: '{quote0}',
+    job0: '{job0}',
+  };
   for (const [kind, query, predicate] of cases) {
     test(`${kind}?${query(PLACEHOLDERS)}`, async () => {
-      const named: Named = { client0: clients[0]!, client1: clients[1]!, request0: made['service-requests']![0].id, quote0: made.quotes![0].id, job0: made.jobs![0].id };
+      const named: Named = {
+        client0: clients[0]!,
+        client1: clients[1]!,
+        request0: made['service-requests']![0].id,
+        quote0: made.quotes![0].id,
+        job0: made.jobs![0].id,
+      };
       const wanted = made[kind]!.filter((item) => predicate(item, named));
-      assert.ok(wanted.length > 0 && wanted.length < made[kind]!.length, `${query(named)} should select some rows, not all or none`);
+      assert.ok(
+        wanted.length > 0 && wanted.length < made[kind]!.length,
+        `${query(named)} should select some rows, not all or none`,
+      );
       assert.deepEqual(ids(await listAll(`/v1/${kind}`, query(named))), ids(wanted), query(named));
     });
   }
@@ -139,30 +225,60 @@ describe('filters', () => {
   const SORTED_CASES: Array<[string, string, string, (item: any) => boolean]> = [
     ['invoices', 'status=draft,sent,paid', 'due_date', (item) => ['draft', 'sent', 'paid'].includes(item.status)],
     ['invoices', 'status=sent,draft', '-number', (item) => ['draft', 'sent'].includes(item.status)],
-    ['invoices', 'due_after=2026-11-10', '-due_date', (item) => item.due_date !== null && item.due_date >= '2026-11-10'],
+    [
+      'invoices',
+      'due_after=2026-11-10',
+      '-due_date',
+      (item) => item.due_date !== null && item.due_date >= '2026-11-10',
+    ],
     ['invoices', 'due_before=2026-12-01', 'due_date', (item) => item.due_date !== null && item.due_date < '2026-12-01'],
     ['invoices', 'overdue=true&status=paid', 'due_date', () => false],
     ['invoices', 'overdue=true&status=sent,paid', '-due_date', (item) => item.is_overdue],
     ['quotes', 'status=draft,sent', '-number', (item) => ['draft', 'sent'].includes(item.status)],
-    ['jobs', 'status=scheduled,completed', 'scheduled_start', (item) => ['scheduled', 'completed'].includes(item.status)],
-    ['jobs', 'scheduled_to=2026-12-05T00:00:00Z', '-scheduled_start', (item) => item.scheduled_start !== null && item.scheduled_start < '2026-12-05'],
-    ['jobs', 'scheduled_from=2026-12-02T00:00:00Z', 'scheduled_start', (item) => item.scheduled_start !== null && item.scheduled_start >= '2026-12-02'],
+    [
+      'jobs',
+      'status=scheduled,completed',
+      'scheduled_start',
+      (item) => ['scheduled', 'completed'].includes(item.status),
+    ],
+    [
+      'jobs',
+      'scheduled_to=2026-12-05T00:00:00Z',
+      '-scheduled_start',
+      (item) => item.scheduled_start !== null && item.scheduled_start < '2026-12-05',
+    ],
+    [
+      'jobs',
+      'scheduled_from=2026-12-02T00:00:00Z',
+      'scheduled_start',
+      (item) => item.scheduled_start !== null && item.scheduled_start >= '2026-12-02',
+    ],
     ['service-requests', 'status=archived,new', '-updated_at', (item) => ['new', 'archived'].includes(item.status)],
   ];
   for (const [kind, query, sort, predicate] of SORTED_CASES) {
     test(`${kind}?${query}&sort=${sort}, in order`, async () => {
       const expected = sorted(kind, sort, made[kind]!.filter(predicate));
-      assert.deepEqual((await listAll(`/v1/${kind}`, `${query}&sort=${sort}`)).map((item) => item.id), expected.map((item) => item.id));
+      assert.deepEqual(
+        (await listAll(`/v1/${kind}`, `${query}&sort=${sort}`)).map((item) => item.id),
+        expected.map((item) => item.id),
+      );
     });
   }
 
   test('is_overdue follows the clock', async () => {
     const overdue = made.invoices!.filter((item) => item.is_overdue);
-    assert.deepEqual(overdue.map((item) => item.id), [made.invoices![1].id], 'sent and due 2026-11-01, before today 2026-11-21');
+    assert.deepEqual(
+      overdue.map((item) => item.id),
+      [made.invoices![1].id],
+      'sent and due 2026-11-01, before today 2026-11-21',
+    );
     clock.set(new Date('2026-12-16T00:00:00.000Z'));
     const later = await listAll('/v1/invoices', 'overdue=true');
     assert.deepEqual(ids(later), [made.invoices![1].id, made.invoices![3].id].sort());
-    assert.equal((await context.request('GET', `/v1/invoices/${made.invoices![3].id}`, { key })).body.data.is_overdue, true);
+    assert.equal(
+      (await context.request('GET', `/v1/invoices/${made.invoices![3].id}`, { key })).body.data.is_overdue,
+      true,
+    );
     clock.set(new Date('2026-11-21T12:00:00.000Z'));
   });
 
@@ -180,7 +296,11 @@ describe('filters', () => {
     for (const [url, field] of cases) {
       const response = await context.request('GET', url, { key });
       assert.equal(response.status, 422, `${url}: ${response.text}`);
-      assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field), [field], url);
+      assert.deepEqual(
+        response.body.error.details.map((detail: { field: string }) => detail.field),
+        [field],
+        url,
+      );
     }
   });
 });

@@ -12,8 +12,22 @@ import { pdfPages, pdfText, startSmtpServer, type TestSmtpServer } from './helpe
 
 const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
 const quiet = { info() {}, warn() {}, error() {} };
-const WORKER: OutboxWorkerOptions = { pollMs: 10, leaseMs: 60_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@cooper-plumbing.test', jitter: 0 };
-const ADDRESS = { line1: '12 Elm Street', line2: 'Unit 4', city: 'Springfield', region: 'IL', postal_code: '62704', country: 'US' };
+const WORKER: OutboxWorkerOptions = {
+  pollMs: 10,
+  leaseMs: 60_000,
+  retryBaseMs: 1,
+  maxAttempts: 1,
+  fromAddress: 'billing@cooper-plumbing.test',
+  jitter: 0,
+};
+const ADDRESS = {
+  line1: '12 Elm Street',
+  line2: 'Unit 4',
+  city: 'Springfield',
+  region: 'IL',
+  postal_code: '62704',
+  country: 'US',
+};
 const PROFILE = {
   name: 'Cooper Plumbing',
   legal_name: 'Cooper Plumbing LLC',
@@ -50,7 +64,14 @@ async function created(url: string, body: unknown) {
 before(async () => {
   context = await createTestContext({ clock });
   ({ key } = await context.account('Cooper Plumbing'));
-  clientId = (await created('/v1/clients', { name: 'Jane Doe', email: 'jane@example.com', company_name: 'Doe Bakery', address: ADDRESS })).id;
+  clientId = (
+    await created('/v1/clients', {
+      name: 'Jane Doe',
+      email: 'jane@example.com',
+      company_name: 'Doe Bakery',
+      address: ADDRESS,
+    })
+  ).id;
   smtp = await startSmtpServer();
 });
 after(async () => {
@@ -64,8 +85,24 @@ describe('the business profile', () => {
     assert.equal(response.status, 200, response.text);
     const account = response.body.data;
     assert.deepEqual(
-      { object: account.object, name: account.name, currency: account.currency, payment_terms_days: account.payment_terms_days, has_logo: account.has_logo, tax_id: account.tax_id, address: account.address },
-      { object: 'account', name: 'Cooper Plumbing', currency: 'USD', payment_terms_days: 30, has_logo: false, tax_id: null, address: null },
+      {
+        object: account.object,
+        name: account.name,
+        currency: account.currency,
+        payment_terms_days: account.payment_terms_days,
+        has_logo: account.has_logo,
+        tax_id: account.tax_id,
+        address: account.address,
+      },
+      {
+        object: 'account',
+        name: 'Cooper Plumbing',
+        currency: 'USD',
+        payment_terms_days: 30,
+        has_logo: false,
+        tax_id: null,
+        address: null,
+      },
     );
     assert.ok(response.headers.etag);
   });
@@ -74,7 +111,8 @@ describe('the business profile', () => {
     const response = await api('PUT', '/v1/account', PROFILE);
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.body.data.address, { line2: null, ...PROFILE.address });
-    for (const [field, value] of Object.entries(PROFILE)) if (field !== 'address') assert.deepEqual(response.body.data[field], value, field);
+    for (const [field, value] of Object.entries(PROFILE))
+      if (field !== 'address') assert.deepEqual(response.body.data[field], value, field);
     const cleared = await api('PUT', '/v1/account', { phone: null });
     assert.deepEqual([cleared.body.data.phone, cleared.body.data.tax_id], [null, PROFILE.tax_id]);
     await api('PUT', '/v1/account', { phone: PROFILE.phone });
@@ -101,7 +139,10 @@ describe('the business profile', () => {
       const response = await api('PUT', '/v1/account', body);
       assert.equal(response.status, 422, `${JSON.stringify(body).slice(0, 60)}: ${response.text}`);
       assert.equal(response.body.error.code, 'VALIDATION_ERROR');
-      assert.ok(response.body.error.details.some((detail: { field: string }) => detail.field === field), `${field} in ${JSON.stringify(response.body.error.details)}`);
+      assert.ok(
+        response.body.error.details.some((detail: { field: string }) => detail.field === field),
+        `${field} in ${JSON.stringify(response.body.error.details)}`,
+      );
     }
     assert.deepEqual((await api('GET', '/v1/account')).body.data, before);
   });
@@ -110,7 +151,12 @@ describe('the business profile', () => {
     const current = await api('GET', '/v1/account');
     const stale = await api('PUT', '/v1/account', { phone: '+1 555 0199' }, { 'if-match': '"stale"' });
     assert.equal(stale.status, 412);
-    const fresh = await api('PUT', '/v1/account', { phone: PROFILE.phone }, { 'if-match': String(current.headers.etag) });
+    const fresh = await api(
+      'PUT',
+      '/v1/account',
+      { phone: PROFILE.phone },
+      { 'if-match': String(current.headers.etag) },
+    );
     assert.equal(fresh.status, 200, fresh.text);
     const { key: readOnly } = await context.key((await api('GET', '/v1/account')).body.data.id, ['account:read']);
     assert.equal((await context.request('GET', '/v1/account', { key: readOnly })).status, 200);
@@ -121,14 +167,19 @@ describe('the business profile', () => {
   test('payment_terms_days sets the due date of an invoice sent without one', async () => {
     const invoice = await created('/v1/invoices', { client_id: clientId, line_items: LINES });
     const sent = await api('PUT', `/v1/invoices/${invoice.id}`, { status: 'sent' });
-    assert.deepEqual([sent.body.data.issue_date, sent.body.data.due_date], ['2026-11-21', '2026-12-05'], 'issue date + 14 days');
+    assert.deepEqual(
+      [sent.body.data.issue_date, sent.body.data.due_date],
+      ['2026-11-21', '2026-12-05'],
+      'issue date + 14 days',
+    );
     const dated = await created('/v1/invoices', { client_id: clientId, line_items: LINES, issue_date: '2026-11-01' });
     assert.equal(dated.due_date, '2026-11-15');
   });
 });
 
 describe('the logo', () => {
-  const upload = (content_type: string, data: Buffer | string) => api('PUT', '/v1/account/logo', { content_type, data: typeof data === 'string' ? data : data.toString('base64') });
+  const upload = (content_type: string, data: Buffer | string) =>
+    api('PUT', '/v1/account/logo', { content_type, data: typeof data === 'string' ? data : data.toString('base64') });
 
   test('a real PNG and a real JPEG are accepted, replace each other, and DELETE removes the logo', async () => {
     const png = await upload('image/png', logoPng());
@@ -137,7 +188,10 @@ describe('the logo', () => {
     const jpeg = await upload('image/jpeg', jpegFixture());
     assert.equal(jpeg.status, 200, jpeg.text);
     const stored = await context.database.db.selectFrom('account_logos').select(['content_type', 'data']).execute();
-    assert.deepEqual(stored.map((row) => [row.content_type, Buffer.from(row.data).equals(jpegFixture())]), [['image/jpeg', true]]);
+    assert.deepEqual(
+      stored.map((row) => [row.content_type, Buffer.from(row.data).equals(jpegFixture())]),
+      [['image/jpeg', true]],
+    );
     const removed = await api('DELETE', '/v1/account/logo');
     assert.deepEqual([removed.status, removed.body.data.has_logo], [200, false]);
     assert.equal((await api('DELETE', '/v1/account/logo')).status, 200, 'removing no logo is not an error');
@@ -172,7 +226,9 @@ describe('the PDF of an invoice or a quote', () => {
 
   before(async () => {
     await api('PUT', '/v1/account', PROFILE);
-    invoiceId = (await created('/v1/invoices', { client_id: clientId, line_items: LINES, notes: 'Thanks for having us!' })).id;
+    invoiceId = (
+      await created('/v1/invoices', { client_id: clientId, line_items: LINES, notes: 'Thanks for having us!' })
+    ).id;
   });
 
   test('a draft: inline, named by its id, with the business, the client, every line and the totals', async () => {
@@ -183,10 +239,29 @@ describe('the PDF of an invoice or a quote', () => {
     assert.equal(response.raw.subarray(0, 5).toString(), '%PDF-');
     const text = await pdfText(response.raw);
     for (const expected of [
-      'Cooper Plumbing', 'Cooper Plumbing LLC', '1 Main Street', 'Springfield IL 62701', 'Tax ID: EIN 12-3456789', 'office@cooper-plumbing.test',
-      'Jane Doe', 'Doe Bakery', '12 Elm Street', 'Unit 4', 'Springfield IL 62704',
-      'Labour', 'Kitchen faucet', '$60.00', '$89.99', '8.875%', '$209.99', '$10.65', '$220.64',
-      'Bank transfer to IBAN DE89 3704 0044 0532 0130 00, reference the invoice number.', 'Thanks for having us!', 'Cooper Plumbing LLC, registered in Illinois', 'Page 1 of 1',
+      'Cooper Plumbing',
+      'Cooper Plumbing LLC',
+      '1 Main Street',
+      'Springfield IL 62701',
+      'Tax ID: EIN 12-3456789',
+      'office@cooper-plumbing.test',
+      'Jane Doe',
+      'Doe Bakery',
+      '12 Elm Street',
+      'Unit 4',
+      'Springfield IL 62704',
+      'Labour',
+      'Kitchen faucet',
+      '$60.00',
+      '$89.99',
+      '8.875%',
+      '$209.99',
+      '$10.65',
+      '$220.64',
+      'Bank transfer to IBAN DE89 3704 0044 0532 0130 00, reference the invoice number.',
+      'Thanks for having us!',
+      'Cooper Plumbing LLC, registered in Illinois',
+      'Page 1 of 1',
     ]) {
       assert.ok(text.includes(expected), `the PDF shows ${expected}`);
     }
@@ -203,7 +278,11 @@ describe('the PDF of an invoice or a quote', () => {
     const etag = String(first.headers.etag);
     const unchanged = await api('GET', `/v1/invoices/${invoiceId}/pdf`, undefined, { 'if-none-match': etag });
     assert.deepEqual([unchanged.status, unchanged.raw.length, unchanged.headers.etag], [304, 0, etag]);
-    assert.equal((await api('GET', `/v1/invoices/${invoiceId}/pdf`, undefined, { 'if-none-match': `"other", W/${etag}` })).status, 304, 'a list, and a weak tag, match too');
+    assert.equal(
+      (await api('GET', `/v1/invoices/${invoiceId}/pdf`, undefined, { 'if-none-match': `"other", W/${etag}` })).status,
+      304,
+      'a list, and a weak tag, match too',
+    );
 
     clock.advance(1000);
     await api('PUT', `/v1/invoices/${invoiceId}`, { notes: 'Thanks again!' });
@@ -213,7 +292,9 @@ describe('the PDF of an invoice or a quote', () => {
     assert.ok((await pdfText(edited.raw)).includes('Thanks again!'));
 
     await api('PUT', '/v1/account', { tax_id: 'EIN 98-7654321' });
-    const profile = await api('GET', `/v1/invoices/${invoiceId}/pdf`, undefined, { 'if-none-match': String(edited.headers.etag) });
+    const profile = await api('GET', `/v1/invoices/${invoiceId}/pdf`, undefined, {
+      'if-none-match': String(edited.headers.etag),
+    });
     assert.equal(profile.status, 200, 'the business profile changed');
     assert.ok((await pdfText(profile.raw)).includes('Tax ID: EIN 98-7654321'));
     await api('PUT', '/v1/account', { tax_id: PROFILE.tax_id });
@@ -249,7 +330,11 @@ describe('the PDF of an invoice or a quote', () => {
   });
 
   test('200 lines of 500 characters paginate: every line once, headers repeated, page n of m, totals at the end', async () => {
-    const lines = Array.from({ length: 200 }, (_, index) => ({ description: `Line ${index + 1}: ${'Ζεστό νερό, водонагреватель, łazienka; '.repeat(13).slice(0, 480)}`, quantity: 1, unit_amount: 100 }));
+    const lines = Array.from({ length: 200 }, (_, index) => ({
+      description: `Line ${index + 1}: ${'Ζεστό νερό, водонагреватель, łazienka; '.repeat(13).slice(0, 480)}`,
+      quantity: 1,
+      unit_amount: 100,
+    }));
     const invoice = await created('/v1/invoices', { client_id: clientId, line_items: lines });
     const response = await api('GET', `/v1/invoices/${invoice.id}/pdf`);
     assert.equal(response.status, 200, response.text);
@@ -258,22 +343,44 @@ describe('the PDF of an invoice or a quote', () => {
     assert.ok(pages.length >= 40 && pages.length <= 60, `${pages.length} pages`);
     pages.forEach((page, index) => {
       assert.ok(page.includes(`Page ${index + 1} of ${pages.length}`), `page ${index + 1} says so`);
-      if (page.includes('Line ')) assert.match(page, /#\s+Description\s+Qty\s+Unit price\s+Tax\s+Amount/, `page ${index + 1} repeats the table header`);
+      if (page.includes('Line '))
+        assert.match(
+          page,
+          /#\s+Description\s+Qty\s+Unit price\s+Tax\s+Amount/,
+          `page ${index + 1} repeats the table header`,
+        );
     });
     const all = pages.join('\n');
-    for (let number = 1; number <= 200; number += 1) assert.equal(all.split(`Line ${number}: `).length - 1, 1, `line ${number} printed once`);
+    for (let number = 1; number <= 200; number += 1)
+      assert.equal(all.split(`Line ${number}: `).length - 1, 1, `line ${number} printed once`);
     assert.match(all.slice(all.indexOf('Line 200: ')), /Total\s+\$200\.00/, 'the totals come after the last line');
   });
 
   test('a quote: its own label, validity and footer; errors stay JSON envelopes', async () => {
-    const quote = await created('/v1/quotes', { client_id: clientId, title: 'New faucet', line_items: LINES, valid_until: '2026-12-31' });
+    const quote = await created('/v1/quotes', {
+      client_id: clientId,
+      title: 'New faucet',
+      line_items: LINES,
+      valid_until: '2026-12-31',
+    });
     const response = await api('GET', `/v1/quotes/${quote.id}/pdf`);
     assert.equal(response.status, 200, response.text);
     const text = await pdfText(response.raw);
-    for (const expected of ['QUOTE', 'New faucet', 'Valid until', '2026-12-31', 'PREPARED FOR', 'Quotes are valid for 30 days.']) assert.ok(text.includes(expected), expected);
+    for (const expected of [
+      'QUOTE',
+      'New faucet',
+      'Valid until',
+      '2026-12-31',
+      'PREPARED FOR',
+      'Quotes are valid for 30 days.',
+    ])
+      assert.ok(text.includes(expected), expected);
     assert.ok(!text.includes('IBAN'), 'payment instructions are for invoices');
     const missing = await api('GET', '/v1/quotes/019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01/pdf');
-    assert.deepEqual([missing.status, missing.headers['content-type'], missing.body.error.code], [404, 'application/json; charset=utf-8', 'NOT_FOUND']);
+    assert.deepEqual(
+      [missing.status, missing.headers['content-type'], missing.body.error.code],
+      [404, 'application/json; charset=utf-8', 'NOT_FOUND'],
+    );
     const malformed = await api('GET', '/v1/invoices/not-an-id/pdf');
     assert.deepEqual([malformed.status, malformed.body.error.code], [404, 'NOT_FOUND']);
   });
@@ -287,7 +394,8 @@ describe('deliveries and delivery_status', () => {
     return invoice.id;
   }
   const deliveries = async (path: string) => (await api('GET', `${path}/deliveries`)).body.data;
-  const worker = (transport = smtpTransport(smtp.url)) => new OutboxWorker(context.database, transport, clock, WORKER, quiet, context.app.pdf);
+  const worker = (transport = smtpTransport(smtp.url)) =>
+    new OutboxWorker(context.database, transport, clock, WORKER, quiet, context.app.pdf);
 
   test('null before any send; queued, then delivered by the SMTP server, with the delivery object of the contract', async () => {
     const draft = await created('/v1/invoices', { client_id: clientId, line_items: LINES });
@@ -297,14 +405,35 @@ describe('deliveries and delivery_status', () => {
     const id = await sentInvoice();
     const [queued] = await deliveries(`/v1/invoices/${id}`);
     assert.deepEqual(
-      { object: queued.object, channel: queued.channel, to: queued.to, status: queued.status, attempts: queued.attempts, last_error: queued.last_error, delivered_at: queued.delivered_at, failed_at: queued.failed_at },
-      { object: 'delivery', channel: 'email', to: 'jane@example.com', status: 'queued', attempts: 0, last_error: null, delivered_at: null, failed_at: null },
+      {
+        object: queued.object,
+        channel: queued.channel,
+        to: queued.to,
+        status: queued.status,
+        attempts: queued.attempts,
+        last_error: queued.last_error,
+        delivered_at: queued.delivered_at,
+        failed_at: queued.failed_at,
+      },
+      {
+        object: 'delivery',
+        channel: 'email',
+        to: 'jane@example.com',
+        status: 'queued',
+        attempts: 0,
+        last_error: null,
+        delivered_at: null,
+        failed_at: null,
+      },
     );
     assert.match(queued.subject, /^Invoice INV-\d{6} from Cooper Plumbing$/);
 
     while (await worker().deliverNext());
     const [delivered] = await deliveries(`/v1/invoices/${id}`);
-    assert.deepEqual([delivered.id, delivered.status, delivered.attempts, delivered.delivered_at], [queued.id, 'delivered', 1, clock.now().toISOString()]);
+    assert.deepEqual(
+      [delivered.id, delivered.status, delivered.attempts, delivered.delivered_at],
+      [queued.id, 'delivered', 1, clock.now().toISOString()],
+    );
     const mail = smtp.messages.find((message) => message.messageId === delivered.message_id);
     assert.ok(mail, 'the message_id is the e-mail’s Message-ID');
     assert.equal((await api('GET', `/v1/invoices/${id}`)).body.data.delivery_status, 'delivered');
@@ -316,7 +445,10 @@ describe('deliveries and delivery_status', () => {
     while (await worker(dead).deliverNext());
     dead.close();
     const [failed] = await deliveries(`/v1/invoices/${id}`);
-    assert.deepEqual([failed.status, failed.attempts, failed.delivered_at, failed.failed_at], ['failed', 1, null, clock.now().toISOString()]);
+    assert.deepEqual(
+      [failed.status, failed.attempts, failed.delivered_at, failed.failed_at],
+      ['failed', 1, null, clock.now().toISOString()],
+    );
     assert.match(failed.last_error, /ECONNREFUSED/);
     assert.doesNotMatch(JSON.stringify(failed), /hunter2/);
     assert.equal((await api('GET', `/v1/invoices/${id}`)).body.data.delivery_status, 'failed');
@@ -330,12 +462,22 @@ describe('deliveries and delivery_status', () => {
     const [latest, older] = await deliveries(`/v1/quotes/${quote.id}`);
     assert.ok(latest.queued_at > older.queued_at, 'newest first');
     // Deliver only the older message: the quote still reports its last send.
-    await context.database.db.updateTable('outbox_messages').set({ next_attempt_at: '2999-01-01T00:00:00.000Z' }).where('id', '=', latest.id).execute();
+    await context.database.db
+      .updateTable('outbox_messages')
+      .set({ next_attempt_at: '2999-01-01T00:00:00.000Z' })
+      .where('id', '=', latest.id)
+      .execute();
     while (await worker().deliverNext());
-    assert.deepEqual((await deliveries(`/v1/quotes/${quote.id}`)).map((delivery: { status: string }) => delivery.status), ['queued', 'delivered']);
+    assert.deepEqual(
+      (await deliveries(`/v1/quotes/${quote.id}`)).map((delivery: { status: string }) => delivery.status),
+      ['queued', 'delivered'],
+    );
     assert.equal((await api('GET', `/v1/quotes/${quote.id}`)).body.data.delivery_status, 'queued');
     const events = (await api('GET', '/v1/events?type=delivery.succeeded')).body.data;
-    assert.ok(events.some((event: { data: { object: { id: string } } }) => event.data.object.id === older.id), 'delivery.succeeded for the older one');
+    assert.ok(
+      events.some((event: { data: { object: { id: string } } }) => event.data.object.id === older.id),
+      'delivery.succeeded for the older one',
+    );
   });
 
   test('another account sees neither the deliveries nor the PDF', async () => {
@@ -353,14 +495,23 @@ describe('the render time limit', () => {
     const limited = await createTestContext({ env: { PDF_RENDER_TIMEOUT_MS: '100' } });
     try {
       const { key: limitedKey } = await limited.account();
-      const call = (method: string, url: string, body?: unknown) => limited.request(method, url, { key: limitedKey, body });
+      const call = (method: string, url: string, body?: unknown) =>
+        limited.request(method, url, { key: limitedKey, body });
       const client = (await call('POST', '/v1/clients', { name: 'Jane Doe', email: 'jane@example.com' })).body.data.id;
-      const long = Array.from({ length: 200 }, (_, index) => ({ description: `Line ${index + 1}: ${'Replaced the corroded supply pipe and tested for leaks. '.repeat(9).slice(0, 480)}`, quantity: 1, unit_amount: 100 }));
+      const long = Array.from({ length: 200 }, (_, index) => ({
+        description: `Line ${index + 1}: ${'Replaced the corroded supply pipe and tested for leaks. '.repeat(9).slice(0, 480)}`,
+        quantity: 1,
+        unit_amount: 100,
+      }));
       const slow = (await call('POST', '/v1/invoices', { client_id: client, line_items: long })).body.data.id;
       const refused = await call('GET', `/v1/invoices/${slow}/pdf`);
       assert.deepEqual([refused.status, refused.body.error.code], [503, 'SERVICE_UNAVAILABLE']);
       assert.match(refused.body.error.message, /longer than 100 ms/);
-      assert.equal((await call('GET', `/v1/invoices/${slow}`)).status, 200, 'the API answers on: the render was in its own thread');
+      assert.equal(
+        (await call('GET', `/v1/invoices/${slow}`)).status,
+        200,
+        'the API answers on: the render was in its own thread',
+      );
     } finally {
       await limited.close();
     }

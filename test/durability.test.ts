@@ -17,10 +17,15 @@ after(async () => {
   for (const cleanup of cleanups) await cleanup();
 });
 
-test(`${CYCLES} SIGKILL cycles under concurrent creates lose no acknowledged write`, { timeout: 300_000 }, async (t) => {
+test(`${CYCLES} SIGKILL cycles under concurrent creates lose no acknowledged write`, {
+  timeout: 300_000,
+}, async (t) => {
   const directory = temporaryDirectory('bms-durability-');
   const database = await createTestDatabase(directory);
-  cleanups.push(() => database.drop(), () => fs.rmSync(directory, { recursive: true, force: true }));
+  cleanups.push(
+    () => database.drop(),
+    () => fs.rmSync(directory, { recursive: true, force: true }),
+  );
   const env = { DATABASE_URL: database.url, NODE_ENV: 'development', LOG_LEVEL: 'warn' };
   const acknowledged: string[] = [];
   let key: string | undefined;
@@ -59,9 +64,14 @@ test(`${CYCLES} SIGKILL cycles under concurrent creates lose no acknowledged wri
   try {
     const stored = new Set((await check.db.selectFrom('clients').select('id').execute()).map((row) => row.id));
     const lost = acknowledged.filter((id) => !stored.has(id));
-    assert.ok(acknowledged.length > CYCLES * 5, `enough writes were acknowledged (${acknowledged.length} of ${attempted})`);
+    assert.ok(
+      acknowledged.length > CYCLES * 5,
+      `enough writes were acknowledged (${acknowledged.length} of ${attempted})`,
+    );
     assert.deepEqual(lost, [], `${lost.length} acknowledged writes lost`);
-    t.diagnostic(`${CYCLES} kill -9 cycles: ${acknowledged.length} writes acknowledged of ${attempted} attempted, ${lost.length} lost`);
+    t.diagnostic(
+      `${CYCLES} kill -9 cycles: ${acknowledged.length} writes acknowledged of ${attempted} attempted, ${lost.length} lost`,
+    );
     if (!onPostgres) {
       const integrity = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(check.db);
       assert.deepEqual(integrity.rows, [{ integrity_check: 'ok' }]);

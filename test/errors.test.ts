@@ -49,7 +49,9 @@ describe('envelope', () => {
 
   test('the request id appears in the log line for that request', async () => {
     const response = await context.request('GET', '/v1/clients', { key });
-    const line = context.logs.map((text) => JSON.parse(text)).find((entry) => entry.reqId === response.body.meta.request_id && entry.msg === 'request');
+    const line = context.logs
+      .map((text) => JSON.parse(text))
+      .find((entry) => entry.reqId === response.body.meta.request_id && entry.msg === 'request');
     assert.ok(line, 'a log line with the request id');
     assert.equal(line.status, 200);
   });
@@ -77,24 +79,59 @@ describe('error model', () => {
   });
 
   test('malformed JSON: 400 INVALID_JSON', async () => {
-    const response = await context.request('POST', '/v1/clients', { key, rawBody: '{"name": "Ann",', headers: { 'content-type': 'application/json' } });
+    const response = await context.request('POST', '/v1/clients', {
+      key,
+      rawBody: '{"name": "Ann",',
+      headers: { 'content-type': 'application/json' },
+    });
     assertError(response, 400, 'INVALID_JSON');
   });
 
   test('wrong content type: 415, charset parameter accepted', async () => {
-    assertError(await context.request('POST', '/v1/clients', { key, rawBody: 'name=Ann', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    assertError(await context.request('POST', '/v1/clients', { key, rawBody: '{"name":"Ann"}', headers: { 'content-type': 'text/plain' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    const withCharset = await context.request('POST', '/v1/clients', { key, rawBody: '{"name":"Ann"}', headers: { 'content-type': 'application/json; charset=utf-8' } });
+    assertError(
+      await context.request('POST', '/v1/clients', {
+        key,
+        rawBody: 'name=Ann',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    assertError(
+      await context.request('POST', '/v1/clients', {
+        key,
+        rawBody: '{"name":"Ann"}',
+        headers: { 'content-type': 'text/plain' },
+      }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    const withCharset = await context.request('POST', '/v1/clients', {
+      key,
+      rawBody: '{"name":"Ann"}',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     assert.equal(withCharset.status, 201, withCharset.text);
   });
 
   test('body over 1 MiB: 413 PAYLOAD_TOO_LARGE', async () => {
     const big = JSON.stringify({ name: 'Ann', notes: 'x'.repeat(1_100_000) });
-    assertError(await context.request('POST', '/v1/clients', { key, rawBody: big, headers: { 'content-type': 'application/json' } }), 413, 'PAYLOAD_TOO_LARGE');
+    assertError(
+      await context.request('POST', '/v1/clients', {
+        key,
+        rawBody: big,
+        headers: { 'content-type': 'application/json' },
+      }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
   });
 
   test('missing body on create: 422 naming the body', async () => {
-    const response = await context.request('POST', '/v1/clients', { key, headers: { 'content-type': 'application/json' } });
+    const response = await context.request('POST', '/v1/clients', {
+      key,
+      headers: { 'content-type': 'application/json' },
+    });
     assertError(response, 422, 'VALIDATION_ERROR');
   });
 
@@ -104,7 +141,11 @@ describe('error model', () => {
   });
 
   test('prototype-pollution keys are refused, not dropped', async () => {
-    const response = await context.request('POST', '/v1/clients', { key, rawBody: '{"name":"Ann","__proto__":{"admin":true}}', headers: { 'content-type': 'application/json' } });
+    const response = await context.request('POST', '/v1/clients', {
+      key,
+      rawBody: '{"name":"Ann","__proto__":{"admin":true}}',
+      headers: { 'content-type': 'application/json' },
+    });
     assertError(response, 422, 'VALIDATION_ERROR');
     assert.equal(({} as Record<string, unknown>).admin, undefined);
   });
@@ -113,7 +154,9 @@ describe('error model', () => {
     const response = await context.request('GET', '/v1/test-fault', { key });
     assertError(response, 500, 'INTERNAL_ERROR');
     assert.doesNotMatch(response.text, /SQLITE|secret_column|\.ts:|at /);
-    const logged = context.logs.map((text) => JSON.parse(text)).find((entry) => entry.reqId === response.body.meta.request_id && entry.level === 50);
+    const logged = context.logs
+      .map((text) => JSON.parse(text))
+      .find((entry) => entry.reqId === response.body.meta.request_id && entry.level === 50);
     assert.ok(logged, 'the fault is logged at error level with the request id');
     assert.match(JSON.stringify(logged), /secret_column/);
   });
@@ -121,11 +164,23 @@ describe('error model', () => {
   test('validation details name each offending field with a path', async () => {
     const response = await context.request('POST', '/v1/clients', {
       key,
-      body: { name: '', email: 'not-an-email', address: { country: 'usa' }, metadata: { ['k'.repeat(41)]: 'v' }, created_at: 'x', color: 'red' },
+      body: {
+        name: '',
+        email: 'not-an-email',
+        address: { country: 'usa' },
+        metadata: { ['k'.repeat(41)]: 'v' },
+        created_at: 'x',
+        color: 'red',
+      },
     });
     assertError(response, 422, 'VALIDATION_ERROR');
-    const fields = Object.fromEntries(response.body.error.details.map((detail: { field: string; message: string }) => [detail.field, detail.message]));
-    assert.deepEqual(Object.keys(fields).sort(), ['address.country', 'color', 'created_at', 'email', `metadata.${'k'.repeat(41)}`, 'name'].sort());
+    const fields = Object.fromEntries(
+      response.body.error.details.map((detail: { field: string; message: string }) => [detail.field, detail.message]),
+    );
+    assert.deepEqual(
+      Object.keys(fields).sort(),
+      ['address.country', 'color', 'created_at', 'email', `metadata.${'k'.repeat(41)}`, 'name'].sort(),
+    );
     assert.equal(fields.email, 'must be a valid e-mail address');
     assert.equal(fields.created_at, 'is read-only and cannot be set');
     assert.equal(fields.color, 'is not a known field');
@@ -152,19 +207,26 @@ describe('OpenAPI and docs', () => {
     assert.equal(response.status, 200);
     assert.equal(response.body.openapi, '3.1.0');
     await SwaggerParser.validate(structuredClone(response.body));
-    for (const route of context.app.routeTable.routes.filter((entry) => entry.scope && !entry.url.includes('test-fault'))) {
+    for (const route of context.app.routeTable.routes.filter(
+      (entry) => entry.scope && !entry.url.includes('test-fault'),
+    )) {
       const path = route.url.replace(/:(\w+)/g, '{$1}');
       const operation = response.body.paths[path]?.[route.method.toLowerCase()];
       assert.ok(operation, `${route.method} ${path} is documented`);
       assert.deepEqual(operation.security, [{ bearerAuth: [] }]);
-      assert.ok(operation.responses['401'] && operation.responses['403'], `${route.method} ${path} documents auth errors`);
+      assert.ok(
+        operation.responses['401'] && operation.responses['403'],
+        `${route.method} ${path} documents auth errors`,
+      );
     }
     for (const kind of ['Client', 'ServiceRequest', 'Quote', 'Job', 'Invoice', 'Payment']) {
       const schema = response.body.components.schemas[kind];
       assert.ok(schema, `${kind} is a component`);
       for (const [name, property] of Object.entries<any>(schema.properties)) {
-        const described = property.description ?? property.anyOf?.find((branch: any) => branch.description)?.description;
-        const example = property.example ?? property.anyOf?.find((branch: any) => branch.example !== undefined)?.example;
+        const described =
+          property.description ?? property.anyOf?.find((branch: any) => branch.description)?.description;
+        const example =
+          property.example ?? property.anyOf?.find((branch: any) => branch.example !== undefined)?.example;
         if (['address', 'line_items'].includes(name)) continue; // objects whose own fields carry them
         assert.ok(described, `${kind}.${name} has a description`);
         if (!['object', 'metadata'].includes(name)) assert.ok(example !== undefined, `${kind}.${name} has an example`);
@@ -197,14 +259,27 @@ test('the suite runs on the database its pass names, with the proper column type
     const { sql } = await import('kysely');
     const columns = await sql<{ table_name: string; column_name: string; data_type: string }>`
       select table_name, column_name, data_type from information_schema.columns
-      where table_schema = 'public' and (table_name, column_name) in (('invoices', 'id'), ('invoices', 'total_amount'), ('invoices', 'due_date'), ('invoices', 'created_at'), ('clients', 'metadata'))`.execute(context.database.db);
-    const types = Object.fromEntries(columns.rows.map((row) => [`${row.table_name}.${row.column_name}`, row.data_type]));
-    assert.deepEqual(types, { 'clients.metadata': 'jsonb', 'invoices.created_at': 'timestamp with time zone', 'invoices.due_date': 'date', 'invoices.id': 'uuid', 'invoices.total_amount': 'bigint' });
+      where table_schema = 'public' and (table_name, column_name) in (('invoices', 'id'), ('invoices', 'total_amount'), ('invoices', 'due_date'), ('invoices', 'created_at'), ('clients', 'metadata'))`.execute(
+      context.database.db,
+    );
+    const types = Object.fromEntries(
+      columns.rows.map((row) => [`${row.table_name}.${row.column_name}`, row.data_type]),
+    );
+    assert.deepEqual(types, {
+      'clients.metadata': 'jsonb',
+      'invoices.created_at': 'timestamp with time zone',
+      'invoices.due_date': 'date',
+      'invoices.id': 'uuid',
+      'invoices.total_amount': 'bigint',
+    });
   }
 });
 
 test('security headers everywhere; authenticated answers are never cached; no CORS', async () => {
-  const authenticated = await context.request('GET', '/v1/clients', { key, headers: { origin: 'https://evil.example' } });
+  const authenticated = await context.request('GET', '/v1/clients', {
+    key,
+    headers: { origin: 'https://evil.example' },
+  });
   const health = await context.request('GET', '/health');
   for (const response of [authenticated, health]) {
     assert.equal(response.headers['x-content-type-options'], 'nosniff');
@@ -214,7 +289,9 @@ test('security headers everywhere; authenticated answers are never cached; no CO
   }
   assert.equal(authenticated.headers['cache-control'], 'no-store');
   assert.equal(health.headers['cache-control'], undefined);
-  const preflight = await context.request('OPTIONS', '/v1/clients', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+  const preflight = await context.request('OPTIONS', '/v1/clients', {
+    headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+  });
   assert.equal(preflight.status, 405);
   assert.equal(preflight.headers['access-control-allow-origin'], undefined);
 });
@@ -230,7 +307,10 @@ test('query strings are strict: unknown parameters on any route, and integers no
     ['GET', '/v1/clients?limit=16.0', 'limit'],
     ['GET', '/v1/clients?limit=%2016', 'limit'],
   ] as const) {
-    const response = await context.request(method, url, { key, body: method === 'GET' ? undefined : { name: 'Strict' } });
+    const response = await context.request(method, url, {
+      key,
+      body: method === 'GET' ? undefined : { name: 'Strict' },
+    });
     assert.equal(response.status, 422, `${method} ${url}: ${response.text}`);
     assert.equal(response.body.error.details[0].field, field);
   }

@@ -9,11 +9,26 @@ let context: TestContext;
 let key: string;
 let clientId: string;
 
-const RESOURCES: Array<{ path: string; body: () => Record<string, unknown>; edit: (value: string) => Record<string, unknown>; deletable: boolean }> = [
+const RESOURCES: Array<{
+  path: string;
+  body: () => Record<string, unknown>;
+  edit: (value: string) => Record<string, unknown>;
+  deletable: boolean;
+}> = [
   { path: '/v1/clients', body: () => ({ name: 'Etag client' }), edit: (value) => ({ phone: value }), deletable: true },
-  { path: '/v1/service-requests', body: () => ({ client_id: clientId, title: 'Leak' }), edit: (value) => ({ title: value }), deletable: false },
+  {
+    path: '/v1/service-requests',
+    body: () => ({ client_id: clientId, title: 'Leak' }),
+    edit: (value) => ({ title: value }),
+    deletable: false,
+  },
   { path: '/v1/quotes', body: () => ({ client_id: clientId }), edit: (value) => ({ title: value }), deletable: true },
-  { path: '/v1/jobs', body: () => ({ client_id: clientId, title: 'Job' }), edit: (value) => ({ title: value }), deletable: true },
+  {
+    path: '/v1/jobs',
+    body: () => ({ client_id: clientId, title: 'Job' }),
+    edit: (value) => ({ title: value }),
+    deletable: true,
+  },
   { path: '/v1/invoices', body: () => ({ client_id: clientId }), edit: (value) => ({ notes: value }), deletable: true },
 ];
 
@@ -34,17 +49,33 @@ for (const resource of RESOURCES) {
       const fetched = await context.request('GET', `${resource.path}/${id}`, { key });
       assert.equal(fetched.headers.etag, etag, 'the same object has the same ETag');
 
-      const updated = await context.request('PUT', `${resource.path}/${id}`, { key, body: resource.edit('first'), headers: { 'if-match': etag } });
+      const updated = await context.request('PUT', `${resource.path}/${id}`, {
+        key,
+        body: resource.edit('first'),
+        headers: { 'if-match': etag },
+      });
       assert.equal(updated.status, 200, updated.text);
       assert.notEqual(updated.headers.etag, etag, 'a changed object has a new ETag');
 
-      const stale = await context.request('PUT', `${resource.path}/${id}`, { key, body: resource.edit('second'), headers: { 'if-match': etag } });
+      const stale = await context.request('PUT', `${resource.path}/${id}`, {
+        key,
+        body: resource.edit('second'),
+        headers: { 'if-match': etag },
+      });
       assert.deepEqual([stale.status, stale.body.error.code], [412, 'PRECONDITION_FAILED']);
       assert.deepEqual((await context.request('GET', `${resource.path}/${id}`, { key })).body.data, updated.body.data);
 
-      const anyVersion = await context.request('PUT', `${resource.path}/${id}`, { key, body: resource.edit('third'), headers: { 'if-match': '*' } });
+      const anyVersion = await context.request('PUT', `${resource.path}/${id}`, {
+        key,
+        body: resource.edit('third'),
+        headers: { 'if-match': '*' },
+      });
       assert.equal(anyVersion.status, 200);
-      const listOfTags = await context.request('PUT', `${resource.path}/${id}`, { key, body: resource.edit('fourth'), headers: { 'if-match': `"nope", ${anyVersion.headers.etag}` } });
+      const listOfTags = await context.request('PUT', `${resource.path}/${id}`, {
+        key,
+        body: resource.edit('fourth'),
+        headers: { 'if-match': `"nope", ${anyVersion.headers.etag}` },
+      });
       assert.equal(listOfTags.status, 200, 'any of a list of ETags');
     });
 
@@ -52,8 +83,16 @@ for (const resource of RESOURCES) {
       const created = await context.request('POST', resource.path, { key, body: resource.body() });
       const headers = { 'if-match': String(created.headers.etag) };
       const [first, second] = await Promise.all([
-        context.request('PUT', `${resource.path}/${created.body.data.id}`, { key, body: resource.edit('mine'), headers }),
-        context.request('PUT', `${resource.path}/${created.body.data.id}`, { key, body: resource.edit('yours'), headers }),
+        context.request('PUT', `${resource.path}/${created.body.data.id}`, {
+          key,
+          body: resource.edit('mine'),
+          headers,
+        }),
+        context.request('PUT', `${resource.path}/${created.body.data.id}`, {
+          key,
+          body: resource.edit('yours'),
+          headers,
+        }),
       ]);
       assert.deepEqual([first.status, second.status].sort(), [200, 412]);
     });
@@ -63,11 +102,17 @@ for (const resource of RESOURCES) {
         const created = await context.request('POST', resource.path, { key, body: resource.body() });
         const id = created.body.data.id;
         await context.request('PUT', `${resource.path}/${id}`, { key, body: resource.edit('changed') });
-        const stale = await context.request('DELETE', `${resource.path}/${id}`, { key, headers: { 'if-match': String(created.headers.etag) } });
+        const stale = await context.request('DELETE', `${resource.path}/${id}`, {
+          key,
+          headers: { 'if-match': String(created.headers.etag) },
+        });
         assert.equal(stale.status, 412);
         const current = await context.request('GET', `${resource.path}/${id}`, { key });
         assert.equal(current.status, 200);
-        const fresh = await context.request('DELETE', `${resource.path}/${id}`, { key, headers: { 'if-match': String(current.headers.etag) } });
+        const fresh = await context.request('DELETE', `${resource.path}/${id}`, {
+          key,
+          headers: { 'if-match': String(current.headers.etag) },
+        });
         assert.equal(fresh.status, 200);
       });
     }
@@ -76,6 +121,12 @@ for (const resource of RESOURCES) {
 
 test('without If-Match nothing is checked', async () => {
   const created = await context.request('POST', '/v1/clients', { key, body: { name: 'Free' } });
-  assert.equal((await context.request('PUT', `/v1/clients/${created.body.data.id}`, { key, body: { phone: '1' } })).status, 200);
-  assert.equal((await context.request('PUT', `/v1/clients/${created.body.data.id}`, { key, body: { phone: '2' } })).status, 200);
+  assert.equal(
+    (await context.request('PUT', `/v1/clients/${created.body.data.id}`, { key, body: { phone: '1' } })).status,
+    200,
+  );
+  assert.equal(
+    (await context.request('PUT', `/v1/clients/${created.body.data.id}`, { key, body: { phone: '2' } })).status,
+    200,
+  );
 });

@@ -24,9 +24,17 @@ const get = (path: string) => api('GET', path);
 
 /** The events of one type about one object, oldest first. */
 async function eventsOf(type: string, resourceId: string) {
-  const response = await suite.context.request('GET', `/v1/events?type=${type}&resource_id=${resourceId}&limit=100`, { key: suite.key });
+  const response = await suite.context.request('GET', `/v1/events?type=${type}&resource_id=${resourceId}&limit=100`, {
+    key: suite.key,
+  });
   assert.equal(response.status, 200, response.text);
-  return (response.body.data as Array<{ id: string; type: string; data: { object: Record<string, unknown>; previous_attributes?: Record<string, unknown> } }>).reverse();
+  return (
+    response.body.data as Array<{
+      id: string;
+      type: string;
+      data: { object: Record<string, unknown>; previous_attributes?: Record<string, unknown> };
+    }>
+  ).reverse();
 }
 
 const sentInvoice = async () => {
@@ -52,11 +60,36 @@ interface Row {
 
 /** One row per type of the closed list (contract section 9). */
 const CATALOGUE: Record<string, Row> = {
-  'client.created': { act: async () => (await api('POST', '/v1/clients', { name: 'New' })).id, path: (id) => `/v1/clients/${id}` },
-  'client.updated': { act: async () => (await api('PUT', `/v1/clients/${(await api('POST', '/v1/clients', { name: 'Old' })).id}`, { name: 'Renamed' })).id, path: (id) => `/v1/clients/${id}`, changed: ['name'] },
-  'client.deleted': { act: async () => (await api('DELETE', `/v1/clients/${(await api('POST', '/v1/clients', { name: 'Gone' })).id}`)).id },
-  'service_request.created': { act: async () => (await api('POST', '/v1/service-requests', { client_id: suite.clientId, title: 'Leak' })).id, path: (id) => `/v1/service-requests/${id}` },
-  'service_request.updated': { act: async () => (await api('PUT', `/v1/service-requests/${(await api('POST', '/v1/service-requests', { client_id: suite.clientId, title: 'Leak' })).id}`, { status: 'assessed' })).id, path: (id) => `/v1/service-requests/${id}`, changed: ['status'] },
+  'client.created': {
+    act: async () => (await api('POST', '/v1/clients', { name: 'New' })).id,
+    path: (id) => `/v1/clients/${id}`,
+  },
+  'client.updated': {
+    act: async () =>
+      (await api('PUT', `/v1/clients/${(await api('POST', '/v1/clients', { name: 'Old' })).id}`, { name: 'Renamed' }))
+        .id,
+    path: (id) => `/v1/clients/${id}`,
+    changed: ['name'],
+  },
+  'client.deleted': {
+    act: async () => (await api('DELETE', `/v1/clients/${(await api('POST', '/v1/clients', { name: 'Gone' })).id}`)).id,
+  },
+  'service_request.created': {
+    act: async () => (await api('POST', '/v1/service-requests', { client_id: suite.clientId, title: 'Leak' })).id,
+    path: (id) => `/v1/service-requests/${id}`,
+  },
+  'service_request.updated': {
+    act: async () =>
+      (
+        await api(
+          'PUT',
+          `/v1/service-requests/${(await api('POST', '/v1/service-requests', { client_id: suite.clientId, title: 'Leak' })).id}`,
+          { status: 'assessed' },
+        )
+      ).id,
+    path: (id) => `/v1/service-requests/${id}`,
+    changed: ['status'],
+  },
   'service_request.converted': {
     act: async () => {
       const request = await api('POST', '/v1/service-requests', { client_id: suite.clientId, title: 'Leak' });
@@ -66,9 +99,31 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/service-requests/${id}`,
     changed: ['status', 'converted_at'],
   },
-  'quote.created': { act: async () => (await api('POST', '/v1/quotes', { client_id: suite.clientId })).id, path: (id) => `/v1/quotes/${id}` },
-  'quote.updated': { act: async () => (await api('PUT', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId })).id}`, { title: 'Better' })).id, path: (id) => `/v1/quotes/${id}`, changed: ['title'] },
-  'quote.sent': { act: async () => (await api('POST', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId, line_items: LINES })).id}/send`)).id, path: (id) => `/v1/quotes/${id}`, changed: ['status', 'number', 'sent_at', 'delivery_status', 'hosted_url'] },
+  'quote.created': {
+    act: async () => (await api('POST', '/v1/quotes', { client_id: suite.clientId })).id,
+    path: (id) => `/v1/quotes/${id}`,
+  },
+  'quote.updated': {
+    act: async () =>
+      (
+        await api('PUT', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId })).id}`, {
+          title: 'Better',
+        })
+      ).id,
+    path: (id) => `/v1/quotes/${id}`,
+    changed: ['title'],
+  },
+  'quote.sent': {
+    act: async () =>
+      (
+        await api(
+          'POST',
+          `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId, line_items: LINES })).id}/send`,
+        )
+      ).id,
+    path: (id) => `/v1/quotes/${id}`,
+    changed: ['status', 'number', 'sent_at', 'delivery_status', 'hosted_url'],
+  },
   'quote.approved': { act: approvedQuote, path: (id) => `/v1/quotes/${id}`, changed: ['status', 'approved_at'] },
   'quote.declined': {
     act: async () => {
@@ -88,15 +143,84 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/quotes/${id}`,
     changed: ['status', 'converted_at'],
   },
-  'quote.deleted': { act: async () => (await api('DELETE', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId })).id}`)).id },
-  'job.created': { act: async () => (await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id, path: (id) => `/v1/jobs/${id}` },
-  'job.updated': { act: async () => (await api('PUT', `/v1/jobs/${(await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id}`, { status: 'in_progress' })).id, path: (id) => `/v1/jobs/${id}`, changed: ['status'] },
-  'job.completed': { act: async () => (await api('PUT', `/v1/jobs/${(await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id}`, { status: 'completed' })).id, path: (id) => `/v1/jobs/${id}`, changed: ['status', 'completed_at'] },
-  'job.canceled': { act: async () => (await api('PUT', `/v1/jobs/${(await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id}`, { status: 'canceled' })).id, path: (id) => `/v1/jobs/${id}`, changed: ['status'] },
-  'job.deleted': { act: async () => (await api('DELETE', `/v1/jobs/${(await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id}`)).id },
-  'invoice.created': { act: async () => (await api('POST', '/v1/invoices', { client_id: suite.clientId })).id, path: (id) => `/v1/invoices/${id}` },
-  'invoice.updated': { act: async () => (await api('PUT', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId })).id}`, { notes: 'Thanks' })).id, path: (id) => `/v1/invoices/${id}`, changed: ['notes'] },
-  'invoice.sent': { act: async () => (await api('POST', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId, line_items: LINES })).id}/send`)).id, path: (id) => `/v1/invoices/${id}`, changed: ['status', 'number', 'issue_date', 'due_date', 'sent_at', 'delivery_status', 'hosted_url'] },
+  'quote.deleted': {
+    act: async () =>
+      (await api('DELETE', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId })).id}`)).id,
+  },
+  'job.created': {
+    act: async () => (await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id,
+    path: (id) => `/v1/jobs/${id}`,
+  },
+  'job.updated': {
+    act: async () =>
+      (
+        await api(
+          'PUT',
+          `/v1/jobs/${(await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id}`,
+          { status: 'in_progress' },
+        )
+      ).id,
+    path: (id) => `/v1/jobs/${id}`,
+    changed: ['status'],
+  },
+  'job.completed': {
+    act: async () =>
+      (
+        await api(
+          'PUT',
+          `/v1/jobs/${(await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id}`,
+          { status: 'completed' },
+        )
+      ).id,
+    path: (id) => `/v1/jobs/${id}`,
+    changed: ['status', 'completed_at'],
+  },
+  'job.canceled': {
+    act: async () =>
+      (
+        await api(
+          'PUT',
+          `/v1/jobs/${(await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id}`,
+          { status: 'canceled' },
+        )
+      ).id,
+    path: (id) => `/v1/jobs/${id}`,
+    changed: ['status'],
+  },
+  'job.deleted': {
+    act: async () =>
+      (
+        await api(
+          'DELETE',
+          `/v1/jobs/${(await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id}`,
+        )
+      ).id,
+  },
+  'invoice.created': {
+    act: async () => (await api('POST', '/v1/invoices', { client_id: suite.clientId })).id,
+    path: (id) => `/v1/invoices/${id}`,
+  },
+  'invoice.updated': {
+    act: async () =>
+      (
+        await api('PUT', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId })).id}`, {
+          notes: 'Thanks',
+        })
+      ).id,
+    path: (id) => `/v1/invoices/${id}`,
+    changed: ['notes'],
+  },
+  'invoice.sent': {
+    act: async () =>
+      (
+        await api(
+          'POST',
+          `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId, line_items: LINES })).id}/send`,
+        )
+      ).id,
+    path: (id) => `/v1/invoices/${id}`,
+    changed: ['status', 'number', 'issue_date', 'due_date', 'sent_at', 'delivery_status', 'hosted_url'],
+  },
   'invoice.paid': {
     act: async () => {
       const id = await sentInvoice();
@@ -106,12 +230,27 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/invoices/${id}`,
     changed: ['status', 'paid_at', 'amount_paid', 'amount_due', 'payments'],
   },
-  'invoice.voided': { act: async () => (await api('PUT', `/v1/invoices/${await sentInvoice()}`, { status: 'void' })).id, path: (id) => `/v1/invoices/${id}`, changed: ['status', 'voided_at', 'amount_due', 'hosted_url'] },
-  'invoice.deleted': { act: async () => (await api('DELETE', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId })).id}`)).id },
-  'payment.created': { act: async () => (await api('POST', '/v1/payments', { invoice_id: await sentInvoice(), amount: 2_500, method: 'cash' })).id, path: (id) => `/v1/payments/${id}` },
+  'invoice.voided': {
+    act: async () => (await api('PUT', `/v1/invoices/${await sentInvoice()}`, { status: 'void' })).id,
+    path: (id) => `/v1/invoices/${id}`,
+    changed: ['status', 'voided_at', 'amount_due', 'hosted_url'],
+  },
+  'invoice.deleted': {
+    act: async () =>
+      (await api('DELETE', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId })).id}`)).id,
+  },
+  'payment.created': {
+    act: async () =>
+      (await api('POST', '/v1/payments', { invoice_id: await sentInvoice(), amount: 2_500, method: 'cash' })).id,
+    path: (id) => `/v1/payments/${id}`,
+  },
   'payment.refunded': {
     act: async () => {
-      const payment = await api('POST', '/v1/payments', { invoice_id: await sentInvoice(), amount: 2_500, method: 'cash' });
+      const payment = await api('POST', '/v1/payments', {
+        invoice_id: await sentInvoice(),
+        amount: 2_500,
+        method: 'cash',
+      });
       return (await api('POST', `/v1/payments/${payment.id}/refund`, { amount: 500 })).id;
     },
     path: (id) => `/v1/payments/${id}`,
@@ -119,28 +258,68 @@ const CATALOGUE: Record<string, Row> = {
   },
   'delivery.succeeded': {
     async act() {
-      const invoice = await api('POST', `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId, line_items: LINES })).id}/send`);
-      const worker = new OutboxWorker(suite.context.database, fileTransport(`${suite.context.directory}/outbox`), suite.context.clock, { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' }, quiet, suite.context.app.pdf);
+      const invoice = await api(
+        'POST',
+        `/v1/invoices/${(await api('POST', '/v1/invoices', { client_id: suite.clientId, line_items: LINES })).id}/send`,
+      );
+      const worker = new OutboxWorker(
+        suite.context.database,
+        fileTransport(`${suite.context.directory}/outbox`),
+        suite.context.clock,
+        { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' },
+        quiet,
+        suite.context.app.pdf,
+      );
       while (await worker.deliverNext());
-      return (await suite.context.database.db.selectFrom('outbox_messages').select('id').where('document_id', '=', invoice.id).executeTakeFirstOrThrow()).id;
+      return (
+        await suite.context.database.db
+          .selectFrom('outbox_messages')
+          .select('id')
+          .where('document_id', '=', invoice.id)
+          .executeTakeFirstOrThrow()
+      ).id;
     },
   },
   'delivery.failed': {
     async act() {
-      const quote = await api('POST', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId, line_items: LINES })).id}/send`);
+      const quote = await api(
+        'POST',
+        `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId, line_items: LINES })).id}/send`,
+      );
       const dead = smtpTransport(`smtp://user:hunter2@127.0.0.1:${await freePort()}`);
-      const worker = new OutboxWorker(suite.context.database, dead, suite.context.clock, { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' }, quiet, suite.context.app.pdf);
+      const worker = new OutboxWorker(
+        suite.context.database,
+        dead,
+        suite.context.clock,
+        { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' },
+        quiet,
+        suite.context.app.pdf,
+      );
       while (await worker.deliverNext());
       dead.close();
-      return (await suite.context.database.db.selectFrom('outbox_messages').select('id').where('document_id', '=', quote.id).executeTakeFirstOrThrow()).id;
+      return (
+        await suite.context.database.db
+          .selectFrom('outbox_messages')
+          .select('id')
+          .where('document_id', '=', quote.id)
+          .executeTakeFirstOrThrow()
+      ).id;
     },
   },
   'webhook_endpoint.disabled': {
     async act() {
       const receiver = await startReceiver({ status: 410 });
-      const endpoint = await api('POST', '/v1/webhook-endpoints', { url: receiver.url, enabled_events: ['client.created'] });
+      const endpoint = await api('POST', '/v1/webhook-endpoints', {
+        url: receiver.url,
+        enabled_events: ['client.created'],
+      });
       await api('POST', '/v1/clients', { name: 'Heard by a gone endpoint' });
-      const worker = new WebhookWorker(suite.context.database, suite.context.clock, suite.context.config.webhooks, quiet);
+      const worker = new WebhookWorker(
+        suite.context.database,
+        suite.context.clock,
+        suite.context.config.webhooks,
+        quiet,
+      );
       worker.start();
       await receiver.waitFor(1);
       await worker.stop();
@@ -152,7 +331,10 @@ const CATALOGUE: Record<string, Row> = {
   },
   'webhook_endpoint.test': {
     async act() {
-      const endpoint = await api('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', enabled_events: ['invoice.paid'] });
+      const endpoint = await api('POST', '/v1/webhook-endpoints', {
+        url: 'http://127.0.0.1:9/hooks',
+        enabled_events: ['invoice.paid'],
+      });
       await api('POST', `/v1/webhook-endpoints/${endpoint.id}/test`);
       return endpoint.id;
     },
@@ -162,14 +344,36 @@ const CATALOGUE: Record<string, Row> = {
 
 /** The closed list of the contract, written out: the table above must cover exactly it. */
 const CONTRACT_TYPES = [
-  'client.created', 'client.updated', 'client.deleted',
-  'service_request.created', 'service_request.updated', 'service_request.converted',
-  'quote.created', 'quote.updated', 'quote.sent', 'quote.approved', 'quote.declined', 'quote.converted', 'quote.deleted',
-  'job.created', 'job.updated', 'job.completed', 'job.canceled', 'job.deleted',
-  'invoice.created', 'invoice.updated', 'invoice.sent', 'invoice.paid', 'invoice.voided', 'invoice.deleted',
-  'payment.created', 'payment.refunded',
-  'delivery.succeeded', 'delivery.failed',
-  'webhook_endpoint.disabled', 'webhook_endpoint.test',
+  'client.created',
+  'client.updated',
+  'client.deleted',
+  'service_request.created',
+  'service_request.updated',
+  'service_request.converted',
+  'quote.created',
+  'quote.updated',
+  'quote.sent',
+  'quote.approved',
+  'quote.declined',
+  'quote.converted',
+  'quote.deleted',
+  'job.created',
+  'job.updated',
+  'job.completed',
+  'job.canceled',
+  'job.deleted',
+  'invoice.created',
+  'invoice.updated',
+  'invoice.sent',
+  'invoice.paid',
+  'invoice.voided',
+  'invoice.deleted',
+  'payment.created',
+  'payment.refunded',
+  'delivery.succeeded',
+  'delivery.failed',
+  'webhook_endpoint.disabled',
+  'webhook_endpoint.test',
 ];
 
 test('the catalogue covers the closed list of the contract, and the OpenAPI document declares each type', async () => {
@@ -191,16 +395,22 @@ describe('every event type, produced by its action', () => {
       if (row.path) {
         const current = await get(row.path(id));
         const { secret: _secret, ...shown } = current;
-        if (!type.startsWith('webhook_endpoint.')) assert.deepEqual(event!.data.object, shown, 'data.object is the object as GET returns it after the change');
+        if (!type.startsWith('webhook_endpoint.'))
+          assert.deepEqual(event!.data.object, shown, 'data.object is the object as GET returns it after the change');
       }
-      if (row.changed) assert.deepEqual(Object.keys(event!.data.previous_attributes ?? {}).sort(), [...row.changed].sort());
+      if (row.changed)
+        assert.deepEqual(Object.keys(event!.data.previous_attributes ?? {}).sort(), [...row.changed].sort());
       else assert.equal(event!.data.previous_attributes, undefined);
-      assert.deepEqual((await suite.context.request('GET', `/v1/events/${event!.id}`, { key: suite.key })).body.data, event);
+      assert.deepEqual(
+        (await suite.context.request('GET', `/v1/events/${event!.id}`, { key: suite.key })).body.data,
+        event,
+      );
     });
   }
 
   test('a delivery failure keeps no credentials in last_error', async () => {
-    const [event] = (await suite.context.request('GET', '/v1/events?type=delivery.failed', { key: suite.key })).body.data;
+    const [event] = (await suite.context.request('GET', '/v1/events?type=delivery.failed', { key: suite.key })).body
+      .data;
     assert.ok(event.data.object.last_error);
     assert.doesNotMatch(JSON.stringify(event), /hunter2/);
   });
@@ -220,7 +430,10 @@ describe('transactions', () => {
     const other = await api('POST', '/v1/clients', { name: 'Other' });
     const request = await api('POST', '/v1/service-requests', { client_id: suite.clientId, title: 'Leak' });
     const [created] = await eventsOf('service_request.created', request.id);
-    const failed = await suite.context.request('POST', '/v1/quotes', { key: suite.key, body: { client_id: other.id, request_id: request.id } });
+    const failed = await suite.context.request('POST', '/v1/quotes', {
+      key: suite.key,
+      body: { client_id: other.id, request_id: request.id },
+    });
     assert.equal(failed.status, 422);
     assert.deepEqual(await eventsOf('service_request.converted', request.id), []);
     assert.deepEqual(await eventsOf('quote.created', request.id), []);
@@ -243,31 +456,69 @@ describe('listing events', () => {
   });
 
   test('newest first; filters type (with invoice.*), resource_id, created_after, created_before', async () => {
-    const all = (await suite.context.request('GET', `/v1/events?resource_id=${invoiceId}`, { key: suite.key })).body.data as Array<{ type: string; created_at: string }>;
-    assert.deepEqual(all.map((event) => event.type), ['invoice.sent', 'invoice.created']);
-    const wildcard = (await suite.context.request('GET', `/v1/events?type=invoice.*,payment.created&resource_id=${invoiceId}`, { key: suite.key })).body.data;
+    const all = (await suite.context.request('GET', `/v1/events?resource_id=${invoiceId}`, { key: suite.key })).body
+      .data as Array<{ type: string; created_at: string }>;
+    assert.deepEqual(
+      all.map((event) => event.type),
+      ['invoice.sent', 'invoice.created'],
+    );
+    const wildcard = (
+      await suite.context.request('GET', `/v1/events?type=invoice.*,payment.created&resource_id=${invoiceId}`, {
+        key: suite.key,
+      })
+    ).body.data;
     assert.equal(wildcard.length, 2);
-    const exact = (await suite.context.request('GET', `/v1/events?type=invoice.sent&resource_id=${invoiceId}`, { key: suite.key })).body.data;
-    assert.deepEqual(exact.map((event: { type: string }) => event.type), ['invoice.sent']);
-    const after = (await suite.context.request('GET', `/v1/events?resource_id=${invoiceId}&created_after=${encodeURIComponent(all[0]!.created_at)}`, { key: suite.key })).body.data;
+    const exact = (
+      await suite.context.request('GET', `/v1/events?type=invoice.sent&resource_id=${invoiceId}`, { key: suite.key })
+    ).body.data;
+    assert.deepEqual(
+      exact.map((event: { type: string }) => event.type),
+      ['invoice.sent'],
+    );
+    const after = (
+      await suite.context.request(
+        'GET',
+        `/v1/events?resource_id=${invoiceId}&created_after=${encodeURIComponent(all[0]!.created_at)}`,
+        { key: suite.key },
+      )
+    ).body.data;
     assert.ok(after.every((event: { created_at: string }) => event.created_at >= all[0]!.created_at));
-    const beforeFirst = (await suite.context.request('GET', `/v1/events?resource_id=${invoiceId}&created_before=${encodeURIComponent(all[1]!.created_at)}`, { key: suite.key })).body.data;
+    const beforeFirst = (
+      await suite.context.request(
+        'GET',
+        `/v1/events?resource_id=${invoiceId}&created_before=${encodeURIComponent(all[1]!.created_at)}`,
+        { key: suite.key },
+      )
+    ).body.data;
     assert.deepEqual(beforeFirst, []);
   });
 
   test('pages with a cursor; unknown types and bad values are 422; another account sees nothing', async () => {
     const first = await suite.context.request('GET', '/v1/events?limit=2', { key: suite.key });
     assert.equal(first.body.data.length, 2);
-    const second = await suite.context.request('GET', `/v1/events?limit=2&cursor=${first.body.meta.pagination.next_cursor}`, { key: suite.key });
+    const second = await suite.context.request(
+      'GET',
+      `/v1/events?limit=2&cursor=${first.body.meta.pagination.next_cursor}`,
+      { key: suite.key },
+    );
     assert.notEqual(second.body.data[0].id, first.body.data[1].id);
     assert.ok(second.body.data[0].created_at <= first.body.data[1].created_at);
-    for (const query of ['type=invoice.exploded', 'type=nothing.*', 'created_after=yesterday', 'sort=type', 'limit=0']) {
+    for (const query of [
+      'type=invoice.exploded',
+      'type=nothing.*',
+      'created_after=yesterday',
+      'sort=type',
+      'limit=0',
+    ]) {
       const response = await suite.context.request('GET', `/v1/events?${query}`, { key: suite.key });
       assert.equal(response.status, 422, `${query}: ${response.text}`);
     }
     const stranger = await suite.context.account('Stranger');
     assert.deepEqual((await suite.context.request('GET', '/v1/events', { key: stranger.key })).body.data, []);
-    assert.equal((await suite.context.request('GET', `/v1/events/${first.body.data[0].id}`, { key: stranger.key })).status, 404);
+    assert.equal(
+      (await suite.context.request('GET', `/v1/events/${first.body.data[0].id}`, { key: stranger.key })).status,
+      404,
+    );
   });
 });
 
@@ -277,12 +528,27 @@ test('events older than the retention are pruned, a bounded batch at a time, wit
   const db = suite.context.database.db;
   const recent = await api('POST', '/v1/clients', { name: 'Recent news' });
   // Two events from 2020, as they would have been written then (ids are UUIDv7: their time is in the id).
-  const [oldest, older] = [Date.parse('2020-01-01T00:00:00.000Z'), Date.parse('2020-06-01T00:00:00.000Z')].map((at) => ({ id: v7({ msecs: at }), created_at: new Date(at).toISOString() }));
+  const [oldest, older] = [Date.parse('2020-01-01T00:00:00.000Z'), Date.parse('2020-06-01T00:00:00.000Z')].map(
+    (at) => ({ id: v7({ msecs: at }), created_at: new Date(at).toISOString() }),
+  );
   for (const old of [oldest!, older!]) {
-    await db.insertInto('events').values({ ...old, account_id: suite.accountId, type: 'client.created', resource_id: recent.id, data: JSON.stringify({ object: recent }) }).execute();
+    await db
+      .insertInto('events')
+      .values({
+        ...old,
+        account_id: suite.accountId,
+        type: 'client.created',
+        resource_id: recent.id,
+        data: JSON.stringify({ object: recent }),
+      })
+      .execute();
   }
   assert.equal(await pruneEvents(db, '2021-01-01T00:00:00.000Z', 1), 1, 'one batch of 1');
-  assert.equal((await suite.context.request('GET', `/v1/events/${oldest!.id}`, { key: suite.key })).status, 404, 'oldest first');
+  assert.equal(
+    (await suite.context.request('GET', `/v1/events/${oldest!.id}`, { key: suite.key })).status,
+    404,
+    'oldest first',
+  );
   assert.equal(await pruneEvents(db, '2021-01-01T00:00:00.000Z', 10), 1);
   assert.equal(await pruneEvents(db, '2021-01-01T00:00:00.000Z', 10), 0);
   assert.equal((await eventsOf('client.created', recent.id)).length, 1, 'the recent event stays');

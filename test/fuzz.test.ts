@@ -17,16 +17,61 @@ const hostile = fc.letrec((tie) => ({
     { depthSize: 'small' },
     fc.string(),
     fc.string({ unit: 'binary' }),
-    fc.constantFrom('', ' ', '\u0000', '\ud800', '\udfff', 'a\ud83d', '%s%n', "'; drop table clients; --", '<script>', 'NaN', '1e309', '__proto__', 'constructor', '0001-01-01', '2026-02-30', 'bms_x'),
+    fc.constantFrom(
+      '',
+      ' ',
+      '\u0000',
+      '\ud800',
+      '\udfff',
+      'a\ud83d',
+      '%s%n',
+      "'; drop table clients; --",
+      '<script>',
+      'NaN',
+      '1e309',
+      '__proto__',
+      'constructor',
+      '0001-01-01',
+      '2026-02-30',
+      'bms_x',
+    ),
     // Dates and instants at and beyond what both engines store (years 0001–9999, in UTC), and bad currencies.
-    fc.constantFrom('0000-01-01', '0000-12-31T23:59:59Z', '9999-12-31', '9999-12-31T23:59:59Z', '9999-12-31T23:59:59-01:00', '0001-01-01T00:00:00+01:00', '+010000-01-01T00:00:00Z', 'ZZZ', 'usd', 'XTS'),
+    fc.constantFrom(
+      '0000-01-01',
+      '0000-12-31T23:59:59Z',
+      '9999-12-31',
+      '9999-12-31T23:59:59Z',
+      '9999-12-31T23:59:59-01:00',
+      '0001-01-01T00:00:00+01:00',
+      '+010000-01-01T00:00:00Z',
+      'ZZZ',
+      'usd',
+      'XTS',
+    ),
     fc.integer(),
     fc.double(),
     fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e308, -0, 0.1 + 0.2),
     fc.boolean(),
     fc.constant(null),
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', 'prototype', 'name', 'email', 'line_items', 'status', 'client_id', 'metadata')), tie('value'), { maxKeys: 4 }),
+    fc.dictionary(
+      fc.oneof(
+        fc.string(),
+        fc.constantFrom(
+          '__proto__',
+          'constructor',
+          'prototype',
+          'name',
+          'email',
+          'line_items',
+          'status',
+          'client_id',
+          'metadata',
+        ),
+      ),
+      tie('value'),
+      { maxKeys: 4 },
+    ),
   ),
 })).value;
 
@@ -35,15 +80,27 @@ function bodyFor(path: string) {
   const real: Record<string, Record<string, unknown>> = {
     '/v1/clients': { name: 'Fuzz', email: 'fuzz@example.com', address: { country: 'US' }, metadata: { a: 'b' } },
     '/v1/service-requests': { client_id: ids.client, title: 'Fuzz', preferred_date: '2026-12-01' },
-    '/v1/quotes': { client_id: ids.client, line_items: [{ description: 'x', quantity: 1, unit_amount: 100, tax_rate: 8.875 }] },
+    '/v1/quotes': {
+      client_id: ids.client,
+      line_items: [{ description: 'x', quantity: 1, unit_amount: 100, tax_rate: 8.875 }],
+    },
     '/v1/jobs': { client_id: ids.client, title: 'Fuzz', scheduled_start: '2026-12-01T09:00:00Z' },
-    '/v1/invoices': { client_id: ids.client, line_items: [{ description: 'x', quantity: 1, unit_amount: 100 }], due_date: '2026-12-31' },
+    '/v1/invoices': {
+      client_id: ids.client,
+      line_items: [{ description: 'x', quantity: 1, unit_amount: 100 }],
+      due_date: '2026-12-31',
+    },
   };
   const base = real[path]!;
   return fc.oneof(
     hostile,
-    fc.record(Object.fromEntries(Object.keys(base).map((field) => [field, fc.oneof(fc.constant(base[field]), hostile)])), { requiredKeys: [] }),
-    fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), hostile).map(([field, value]) => ({ ...base, [field]: value })),
+    fc.record(
+      Object.fromEntries(Object.keys(base).map((field) => [field, fc.oneof(fc.constant(base[field]), hostile)])),
+      { requiredKeys: [] },
+    ),
+    fc
+      .tuple(fc.string({ minLength: 1, maxLength: 12 }), hostile)
+      .map(([field, value]) => ({ ...base, [field]: value })),
   );
 }
 
@@ -79,33 +136,113 @@ for (const collection of ['clients', 'service-requests', 'quotes', 'jobs', 'invo
         assertSane(created, `POST ${JSON.stringify(body)}`);
         const updated = await context.request('PUT', `${path}/${ids[collection]}`, { key, body });
         assertSane(updated, `PUT ${JSON.stringify(body)}`);
-        if (updated.status >= 400) assert.deepEqual((await context.request('GET', `${path}/${ids[collection]}`, { key })).body.data, before, 'a refused PUT changes nothing');
+        if (updated.status >= 400)
+          assert.deepEqual(
+            (await context.request('GET', `${path}/${ids[collection]}`, { key })).body.data,
+            before,
+            'a refused PUT changes nothing',
+          );
       }),
       { numRuns: RUNS },
     );
   });
 
   test(`GET ${path}: hostile query strings never cause a 5xx`, async () => {
-    const names = fc.constantFrom('limit', 'cursor', 'sort', 'status', 'client_id', 'q', 'email', 'created_after', 'overdue', 'due_before', 'scheduled_from', 'x', '__proto__');
+    const names = fc.constantFrom(
+      'limit',
+      'cursor',
+      'sort',
+      'status',
+      'client_id',
+      'q',
+      'email',
+      'created_after',
+      'overdue',
+      'due_before',
+      'scheduled_from',
+      'x',
+      '__proto__',
+    );
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(names, fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.integer().map(String), fc.constantFrom('-1', '1e9', 'true', '', '%00', '-created_at', 'eyJ4IjoxfQ', 'WyJ4IiwxLCJ5Il0'))), { maxLength: 4 }), async (pairs) => {
-        const query = new URLSearchParams(pairs).toString();
-        assertSane(await context.request('GET', `${path}?${query}`, { key }), `GET ?${query}`);
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.tuple(
+            names,
+            fc.oneof(
+              fc.string(),
+              fc.string({ unit: 'binary' }),
+              fc.integer().map(String),
+              fc.constantFrom('-1', '1e9', 'true', '', '%00', '-created_at', 'eyJ4IjoxfQ', 'WyJ4IiwxLCJ5Il0'),
+            ),
+          ),
+          { maxLength: 4 },
+        ),
+        async (pairs) => {
+          const query = new URLSearchParams(pairs).toString();
+          assertSane(await context.request('GET', `${path}?${query}`, { key }), `GET ?${query}`);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   test(`GET ${path}: forged cursors and out-of-range dates never cause a 5xx`, async () => {
-    const sorts = fc.constantFrom('-created_at', 'created_at', 'updated_at', 'name', '-number', 'due_date', 'scheduled_start', 'x');
-    const forged = fc.tuple(sorts, fc.oneof(hostile, fc.constantFrom('0000-01-01T00:00:00.000Z', '+010000-01-01T00:00:00.000Z', '2026-13-45T99:99:99.999Z', 9e15, -1, 1.5)), fc.oneof(fc.uuid(), hostile))
-      .map(([sort, value, id]) => ({ sort, cursor: Buffer.from(JSON.stringify([sort, value, id])).toString('base64url') }));
-    const dates = fc.constantFrom('created_after', 'created_before', 'updated_after', 'due_before', 'due_after', 'scheduled_from', 'scheduled_to');
-    const values = fc.constantFrom('0000-01-01', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59-01:00', '9999-12-31T23:59:59Z', '0001-01-01T00:00:00+00:30');
+    const sorts = fc.constantFrom(
+      '-created_at',
+      'created_at',
+      'updated_at',
+      'name',
+      '-number',
+      'due_date',
+      'scheduled_start',
+      'x',
+    );
+    const forged = fc
+      .tuple(
+        sorts,
+        fc.oneof(
+          hostile,
+          fc.constantFrom(
+            '0000-01-01T00:00:00.000Z',
+            '+010000-01-01T00:00:00.000Z',
+            '2026-13-45T99:99:99.999Z',
+            9e15,
+            -1,
+            1.5,
+          ),
+        ),
+        fc.oneof(fc.uuid(), hostile),
+      )
+      .map(([sort, value, id]) => ({
+        sort,
+        cursor: Buffer.from(JSON.stringify([sort, value, id])).toString('base64url'),
+      }));
+    const dates = fc.constantFrom(
+      'created_after',
+      'created_before',
+      'updated_after',
+      'due_before',
+      'due_after',
+      'scheduled_from',
+      'scheduled_to',
+    );
+    const values = fc.constantFrom(
+      '0000-01-01',
+      '0000-01-01T00:00:00Z',
+      '9999-12-31T23:59:59-01:00',
+      '9999-12-31T23:59:59Z',
+      '0001-01-01T00:00:00+00:30',
+    );
     await fc.assert(
       fc.asyncProperty(forged, dates, values, async ({ sort, cursor }, name, value) => {
-        assertSane(await context.request('GET', `${path}?sort=${encodeURIComponent(sort)}&cursor=${cursor}`, { key }), `GET sort=${sort} cursor=${cursor}`);
-        assertSane(await context.request('GET', `${path}?${name}=${encodeURIComponent(value)}`, { key }), `GET ${name}=${value}`);
+        assertSane(
+          await context.request('GET', `${path}?sort=${encodeURIComponent(sort)}&cursor=${cursor}`, { key }),
+          `GET sort=${sort} cursor=${cursor}`,
+        );
+        assertSane(
+          await context.request('GET', `${path}?${name}=${encodeURIComponent(value)}`, { key }),
+          `GET ${name}=${value}`,
+        );
       }),
       { numRuns: RUNS },
     );
@@ -126,7 +263,11 @@ test('odd encodings and content types never cause a 5xx', async () => {
     ['application/json', '{"name":"x","notes":"\\ud800"}'],
   ];
   for (const [type, payload] of cases) {
-    const response = await context.request('POST', '/v1/clients', { key, rawBody: payload, headers: type ? { 'content-type': type } : {} });
+    const response = await context.request('POST', '/v1/clients', {
+      key,
+      rawBody: payload,
+      headers: type ? { 'content-type': type } : {},
+    });
     assertSane(response, `${type} ${String(payload).slice(0, 40)}`);
   }
 });
@@ -135,17 +276,29 @@ test('the NUL character is refused in any string, body or query, naming the fiel
   const cases: Array<[string, string, unknown, string]> = [
     ['POST', '/v1/clients', { name: 'a\u0000b' }, 'name'],
     ['POST', '/v1/clients', { name: 'ok', metadata: { 'k\u0000': 'v' } }, 'metadata.k\u0000'],
-    ['POST', '/v1/invoices', { client_id: ids.client, line_items: [{ description: '\u0000', quantity: 1, unit_amount: 1 }] }, 'line_items[0].description'],
+    [
+      'POST',
+      '/v1/invoices',
+      { client_id: ids.client, line_items: [{ description: '\u0000', quantity: 1, unit_amount: 1 }] },
+      'line_items[0].description',
+    ],
     ['PUT', `/v1/clients/${ids.client}`, { notes: 'x\u0000' }, 'notes'],
   ];
   for (const [method, url, body, field] of cases) {
     const response = await context.request(method, url, { key, body });
     assert.equal(response.status, 422, `${url}: ${response.text}`);
-    assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field), [field]);
+    assert.deepEqual(
+      response.body.error.details.map((detail: { field: string }) => detail.field),
+      [field],
+    );
   }
   const query = await context.request('GET', '/v1/clients?q=%00', { key });
   assert.deepEqual([query.status, query.body.error.details[0].field], [422, 'q']);
-  assert.equal((await context.request('GET', `/v1/clients/${ids.client}`, { key })).body.data.notes, null, 'nothing stored');
+  assert.equal(
+    (await context.request('GET', `/v1/clients/${ids.client}`, { key })).body.data.notes,
+    null,
+    'nothing stored',
+  );
 });
 
 test('a lone UTF-16 surrogate is refused in any string with a 422 naming the field, on both engines', async () => {
@@ -156,17 +309,32 @@ test('a lone UTF-16 surrogate is refused in any string with a 422 naming the fie
     ['PUT', `/v1/clients/${ids.client}`, '{"notes":"end \\ud83d"}', 'notes'],
   ];
   for (const [method, url, rawBody, field] of cases) {
-    const response = await context.request(method, url, { key, rawBody, headers: { 'content-type': 'application/json' } });
+    const response = await context.request(method, url, {
+      key,
+      rawBody,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(response.status, 422, `${rawBody}: ${response.text}`);
-    assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field), [field]);
+    assert.deepEqual(
+      response.body.error.details.map((detail: { field: string }) => detail.field),
+      [field],
+    );
   }
-  const pair = await context.request('POST', '/v1/clients', { key, rawBody: '{"name":"Emoji \\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } });
+  const pair = await context.request('POST', '/v1/clients', {
+    key,
+    rawBody: '{"name":"Emoji \\ud83d\\ude00"}',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(pair.status, 201, 'a surrogate pair is a character');
   assert.equal(pair.body.data.name, 'Emoji \u{1F600}');
 });
 
 test('bodies nested deeper than 64 levels are refused with a 422, not a crash', async () => {
-  const deep = await context.request('POST', '/v1/clients', { key, rawBody: `{"name":"x","metadata":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}`, headers: { 'content-type': 'application/json' } });
+  const deep = await context.request('POST', '/v1/clients', {
+    key,
+    rawBody: `{"name":"x","metadata":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}`,
+    headers: { 'content-type': 'application/json' },
+  });
   assert.deepEqual([deep.status, deep.body.error.details[0].field], [422, 'body']);
   const shallow = await context.request('POST', '/v1/clients', { key, body: { name: 'x', address: { city: 'y' } } });
   assert.equal(shallow.status, 201);
@@ -197,28 +365,56 @@ test('PostgreSQL and SQLite refuse the same hostile values with a 422: forged cu
   }
   const bodies: Array<[string, Record<string, unknown>, string]> = [
     ['/v1/invoices', { client_id: ids.client, issue_date: '0000-01-01' }, 'issue_date'],
-    ['/v1/jobs', { client_id: ids.client, title: 'x', scheduled_start: '9999-12-31T23:59:59-01:00' }, 'scheduled_start'],
+    [
+      '/v1/jobs',
+      { client_id: ids.client, title: 'x', scheduled_start: '9999-12-31T23:59:59-01:00' },
+      'scheduled_start',
+    ],
     ['/v1/jobs', { client_id: ids.client, title: 'x', scheduled_start: '0000-06-01T00:00:00Z' }, 'scheduled_start'],
     ['/v1/quotes', { client_id: ids.client, currency: 'ZZZ' }, 'currency'],
   ];
   for (const [path, body, field] of bodies) {
     const response = await context.request('POST', path, { key, body });
-    assert.deepEqual([response.status, response.body.error?.details?.[0]?.field], [422, field], `${path} ${JSON.stringify(body)}: ${response.text}`);
+    assert.deepEqual(
+      [response.status, response.body.error?.details?.[0]?.field],
+      [422, field],
+      `${path} ${JSON.stringify(body)}: ${response.text}`,
+    );
   }
-  const edge = await context.request('POST', '/v1/jobs', { key, body: { client_id: ids.client, title: 'Edge', scheduled_start: '9999-12-31T23:59:59Z', scheduled_end: '9999-12-31T23:59:59.999Z' } });
+  const edge = await context.request('POST', '/v1/jobs', {
+    key,
+    body: {
+      client_id: ids.client,
+      title: 'Edge',
+      scheduled_start: '9999-12-31T23:59:59Z',
+      scheduled_end: '9999-12-31T23:59:59.999Z',
+    },
+  });
   assert.equal(edge.status, 201, `the last instant of 9999 is storable: ${edge.text}`);
-  assert.equal((await context.request('POST', '/v1/quotes', { key, body: { client_id: ids.client, currency: 'JPY' } })).status, 201);
+  assert.equal(
+    (await context.request('POST', '/v1/quotes', { key, body: { client_id: ids.client, currency: 'JPY' } })).status,
+    201,
+  );
 });
 
 test('a body of 60,000 unknown fields is refused early with a short answer; details stop at 100 with a count', async () => {
   const wide = `{${Array.from({ length: 60_000 }, (_, index) => `"f${index}":1`).join(',')}}`;
-  const refused = await context.request('POST', '/v1/clients', { key, rawBody: wide, headers: { 'content-type': 'application/json' } });
+  const refused = await context.request('POST', '/v1/clients', {
+    key,
+    rawBody: wide,
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(refused.status, 422);
-  assert.deepEqual(refused.body.error.details, [{ field: 'body', message: 'must not hold an object of more than 200 keys' }]);
+  assert.deepEqual(refused.body.error.details, [
+    { field: 'body', message: 'must not hold an object of more than 200 keys' },
+  ]);
   assert.ok(refused.text.length < 1000, `a short answer (${refused.text.length} bytes)`);
 
   const lines = Array.from({ length: 200 }, () => ({ description: '', quantity: -1, unit_amount: 'x' }));
-  const many = await context.request('POST', '/v1/invoices', { key, body: { client_id: ids.client, line_items: lines } });
+  const many = await context.request('POST', '/v1/invoices', {
+    key,
+    body: { client_id: ids.client, line_items: lines },
+  });
   assert.equal(many.status, 422);
   assert.equal(many.body.error.details.length, 100);
   assert.match(many.body.error.message, /\(100 of 600 problems listed\)$/);

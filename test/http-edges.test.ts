@@ -44,7 +44,11 @@ function parse(response: string) {
 
 test('malformed requests get the envelope and a request id: 400, and 431 for oversized headers', async () => {
   const cases: Array<[string, number, string]> = [
-    ['GET /v1/clients HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n', 400, 'BAD_REQUEST'],
+    [
+      'GET /v1/clients HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n',
+      400,
+      'BAD_REQUEST',
+    ],
     ['GET /v1/clients HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n', 400, 'BAD_REQUEST'],
     ['NOT HTTP AT ALL\r\n\r\n', 400, 'BAD_REQUEST'],
     [`GET /v1/clients HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
@@ -61,7 +65,12 @@ test('malformed requests get the envelope and a request id: 400, and 431 for ove
 test('a request whose headers or body trickle in is answered 408 after REQUEST_TIMEOUT_MS, not held', async () => {
   const { key } = await context.account();
   const started = Date.now();
-  const response = parse(await raw(`POST /v1/clients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`, { waitMs: 8000 }));
+  const response = parse(
+    await raw(
+      `POST /v1/clients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`,
+      { waitMs: 8000 },
+    ),
+  );
   const elapsed = Date.now() - started;
   assert.equal(response.status, 408);
   assert.equal(response.body.error.code, 'REQUEST_TIMEOUT');
@@ -69,15 +78,24 @@ test('a request whose headers or body trickle in is answered 408 after REQUEST_T
   const headers = parse(await raw('GET /v1/clients HTTP/1.1\r\nHost: x\r\nX-Slow: a', { waitMs: 8000 }));
   assert.equal(headers.status, 408, 'headers that never end, too');
   // Refused before its body was read (no key), the request is answered once, then its connection closed.
-  const refused = await raw('POST /v1/clients HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na', { waitMs: 8000 });
+  const refused = await raw(
+    'POST /v1/clients HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na',
+    { waitMs: 8000 },
+  );
   assert.equal((refused.match(/HTTP\/1\.1 /g) ?? []).length, 1, refused);
   assert.match(refused, /^HTTP\/1\.1 401/);
 });
 
 test('one address may hold only MAX_CONNECTIONS_PER_IP connections', async () => {
-  const sockets = await Promise.all(Array.from({ length: 5 }, () => new Promise<net.Socket>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
-  })));
+  const sockets = await Promise.all(
+    Array.from(
+      { length: 5 },
+      () =>
+        new Promise<net.Socket>((resolve) => {
+          const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+        }),
+    ),
+  );
   const refused = await new Promise<boolean>((resolve) => {
     const extra = net.connect(port, '127.0.0.1');
     extra.on('close', () => resolve(true));

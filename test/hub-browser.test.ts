@@ -34,8 +34,26 @@ async function api(method: string, url: string, body?: unknown) {
 /** Sends a quote and returns the hub link as the client received it: read from the delivered e-mail. */
 async function quoteLinkFromEmail(fields: Record<string, unknown> = {}): Promise<{ id: string; link: string }> {
   const quote = (await api('POST', '/v1/quotes', { client_id: clientId, ...fields })).body.data;
-  assert.equal((await api('POST', `/v1/quotes/${quote.id}/send`, { message: 'Here is the quote we discussed on Tuesday.' })).status, 200);
-  const worker = new OutboxWorker(context.database, smtpTransport(smtp.url), context.clock, { pollMs: 10, leaseMs: 60_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'office@cooper-plumbing.test', jitter: 0 }, quiet, context.app.pdf);
+  assert.equal(
+    (await api('POST', `/v1/quotes/${quote.id}/send`, { message: 'Here is the quote we discussed on Tuesday.' }))
+      .status,
+    200,
+  );
+  const worker = new OutboxWorker(
+    context.database,
+    smtpTransport(smtp.url),
+    context.clock,
+    {
+      pollMs: 10,
+      leaseMs: 60_000,
+      retryBaseMs: 1,
+      maxAttempts: 1,
+      fromAddress: 'office@cooper-plumbing.test',
+      jitter: 0,
+    },
+    quiet,
+    context.app.pdf,
+  );
   while (await worker.deliverNext());
   const mail = smtp.messages.at(-1)!;
   const link = /https?:\/\/\S+\/hub\/[A-Za-z0-9_-]{43}/.exec(mail.text ?? '')?.[0];
@@ -54,7 +72,9 @@ async function openPage(width: number): Promise<{ page: Page; errors: string[] }
   return { page, errors };
 }
 
-describe('the client hub in Chromium', { skip: installed ? false : `${CHROMIUM} is not installed (apt-get install chromium)` }, () => {
+describe('the client hub in Chromium', {
+  skip: installed ? false : `${CHROMIUM} is not installed (apt-get install chromium)`,
+}, () => {
   before(async () => {
     const port = await freePort();
     context = await createTestContext({ env: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } });
@@ -68,12 +88,27 @@ describe('the client hub in Chromium', { skip: installed ? false : `${CHROMIUM} 
       quote_footer: 'Quotes are valid for 30 days. Cooper Plumbing LLC, licensed in Illinois.',
     });
     await api('PUT', '/v1/account/logo', { content_type: 'image/png', data: logoPng().toString('base64') });
-    clientId = (await api('POST', '/v1/clients', { name: 'Jane Doe', email: 'jane@example.com', company_name: 'Doe Bakery', address: { line1: '12 Elm Street', city: 'Springfield', region: 'IL', postal_code: '62704', country: 'US' } })).body.data.id;
+    clientId = (
+      await api('POST', '/v1/clients', {
+        name: 'Jane Doe',
+        email: 'jane@example.com',
+        company_name: 'Doe Bakery',
+        address: { line1: '12 Elm Street', city: 'Springfield', region: 'IL', postal_code: '62704', country: 'US' },
+      })
+    ).body.data.id;
     smtp = await startSmtpServer();
     fs.mkdirSync(OUTPUT, { recursive: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   after(async () => {
@@ -83,21 +118,42 @@ describe('the client hub in Chromium', { skip: installed ? false : `${CHROMIUM} 
   });
 
   const LINES = [
-    { description: 'Labour: replace kitchen faucet and shut-off valves', quantity: 2.5, unit_amount: 8500, tax_rate: 8.875 },
+    {
+      description: 'Labour: replace kitchen faucet and shut-off valves',
+      quantity: 2.5,
+      unit_amount: 8500,
+      tax_rate: 8.875,
+    },
     { description: 'Kitchen faucet, brushed nickel', quantity: 1, unit_amount: 18999, tax_rate: 8.875 },
     { description: 'Disposal of old fittings', quantity: 1, unit_amount: 2500 },
   ];
 
   test('approve from the e-mail’s link at 360 px: confirmation on the page, approved with the typed name in the API', async () => {
-    const { id, link } = await quoteLinkFromEmail({ title: 'Kitchen faucet replacement', line_items: LINES, valid_until: '2099-12-31', notes: 'Work can start the week after approval.' });
+    const { id, link } = await quoteLinkFromEmail({
+      title: 'Kitchen faucet replacement',
+      line_items: LINES,
+      valid_until: '2099-12-31',
+      notes: 'Work can start the week after approval.',
+    });
     const { page, errors } = await openPage(360);
     const response = await page.goto(link);
     assert.equal(response?.status(), 200);
-    assert.equal(await page.title(), `Quote ${(await api('GET', `/v1/quotes/${id}`)).body.data.number} from Cooper Plumbing`);
+    assert.equal(
+      await page.title(),
+      `Quote ${(await api('GET', `/v1/quotes/${id}`)).body.data.number} from Cooper Plumbing`,
+    );
     // The stylesheet loaded under the page's CSP, and nothing is wider than the phone.
-    assert.equal(await page.locator('body').evaluate((body) => getComputedStyle(body).backgroundColor), 'rgb(243, 244, 246)');
+    assert.equal(
+      await page.locator('body').evaluate((body) => getComputedStyle(body).backgroundColor),
+      'rgb(243, 244, 246)',
+    );
     assert.ok(await page.evaluate('document.documentElement.scrollWidth <= 360'), 'no horizontal scrolling at 360 px');
-    assert.ok(await page.locator('img[alt="Cooper Plumbing"]').evaluate((image) => (image as HTMLImageElement).naturalWidth > 0), 'the logo loads');
+    assert.ok(
+      await page
+        .locator('img[alt="Cooper Plumbing"]')
+        .evaluate((image) => (image as HTMLImageElement).naturalWidth > 0),
+      'the logo loads',
+    );
     await page.screenshot({ path: path.join(OUTPUT, 'quote-360.png'), fullPage: true });
 
     // Keyboard order: skip link, PDF, name, approve, reason, decline.

@@ -16,7 +16,8 @@ const LINES = [
   { description: 'Faucet <script>alert(1)</script>', quantity: 1, unit_amount: 8999 },
 ];
 /** The contract's headers on every hub answer, stated here rather than read from src. */
-const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 let context: TestContext;
 let key: string;
@@ -44,7 +45,10 @@ function visitor(remoteAddress = nextAddress()) {
   return {
     remoteAddress,
     async get(path: string, headers: Record<string, string> = {}) {
-      const response = await context.request('GET', path, { remoteAddress, headers: { ...(cookie ? { cookie } : {}), ...headers } });
+      const response = await context.request('GET', path, {
+        remoteAddress,
+        headers: { ...(cookie ? { cookie } : {}), ...headers },
+      });
       const set = response.headers['set-cookie'];
       if (typeof set === 'string') cookie = set.split(';')[0];
       return response;
@@ -70,13 +74,18 @@ function csrfOf(page: ApiResponse): string {
 }
 
 async function eventsOf(type: string, quoteId: string) {
-  return (await api('GET', `/v1/events?type=${type}&resource_id=${quoteId}`)).body.data as Array<{ data: { object: any; source?: string } }>;
+  return (await api('GET', `/v1/events?type=${type}&resource_id=${quoteId}`)).body.data as Array<{
+    data: { object: any; source?: string };
+  }>;
 }
 
 before(async () => {
   context = await createTestContext({ clock, env: { PUBLIC_BASE_URL } });
   ({ key } = await context.account('Cooper Plumbing'));
-  await api('PUT', '/v1/account', { payment_instructions: 'Bank transfer to IBAN DE89 3704 0044 0532 0130 00.', phone: '+1 555 0100' });
+  await api('PUT', '/v1/account', {
+    payment_instructions: 'Bank transfer to IBAN DE89 3704 0044 0532 0130 00.',
+    phone: '+1 555 0100',
+  });
   clientId = (await api('POST', '/v1/clients', { name: 'Jane Doe', email: 'jane@example.com' })).body.data.id;
   smtp = await startSmtpServer();
 });
@@ -92,8 +101,16 @@ describe('hosted_url', () => {
     const sent = (await api('POST', `/v1/quotes/${draft.id}/send`)).body.data;
     assert.match(sent.hosted_url, /^https:\/\/billing\.cooper-plumbing\.test\/hub\/[A-Za-z0-9_-]{43}$/);
     assert.equal((await api('GET', `/v1/quotes/${draft.id}`)).body.data.hosted_url, sent.hosted_url);
-    assert.equal((await api('GET', `/v1/quotes?limit=100`)).body.data.find((quote: { id: string }) => quote.id === draft.id).hosted_url, sent.hosted_url);
-    assert.equal((await api('POST', `/v1/quotes/${draft.id}/send`)).body.data.hosted_url, sent.hosted_url, 'a re-send keeps the link the first e-mail carried');
+    assert.equal(
+      (await api('GET', `/v1/quotes?limit=100`)).body.data.find((quote: { id: string }) => quote.id === draft.id)
+        .hosted_url,
+      sent.hosted_url,
+    );
+    assert.equal(
+      (await api('POST', `/v1/quotes/${draft.id}/send`)).body.data.hosted_url,
+      sent.hosted_url,
+      'a re-send keeps the link the first e-mail carried',
+    );
     const other = await sentQuote();
     assert.notEqual(other.url, sent.hosted_url);
   });
@@ -110,7 +127,14 @@ describe('hosted_url', () => {
 
   test('the e-mail carries the link, in its text and its HTML', async () => {
     const quote = await sentQuote();
-    const worker = new OutboxWorker(context.database, smtpTransport(smtp.url), clock, { pollMs: 10, leaseMs: 60_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@cooper.test', jitter: 0 }, { info() {}, warn() {}, error() {} }, context.app.pdf);
+    const worker = new OutboxWorker(
+      context.database,
+      smtpTransport(smtp.url),
+      clock,
+      { pollMs: 10, leaseMs: 60_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@cooper.test', jitter: 0 },
+      { info() {}, warn() {}, error() {} },
+      context.app.pdf,
+    );
     while (await worker.deliverNext());
     const mail = smtp.messages.at(-1)!;
     assert.ok(mail.text?.includes(`approve or decline it there:\n${quote.url}`), mail.text);
@@ -132,14 +156,20 @@ describe('rotation and revocation', () => {
 
   test('rotate needs the write scope, a sent document, and answers 404 for another account', async () => {
     const quote = await sentQuote();
-    const { key: readOnly } = await context.key((await api('GET', '/v1/account')).body.data.id, ['quotes:read', 'invoices:read']);
+    const { key: readOnly } = await context.key((await api('GET', '/v1/account')).body.data.id, [
+      'quotes:read',
+      'invoices:read',
+    ]);
     assert.equal((await api('POST', `/v1/quotes/${quote.id}/hosted-link/rotate`, undefined, readOnly)).status, 403);
     const draft = (await api('POST', '/v1/invoices', { client_id: clientId, line_items: LINES })).body.data;
     const refused = await api('POST', `/v1/invoices/${draft.id}/hosted-link/rotate`);
     assert.deepEqual([refused.status, refused.body.error.code], [409, 'INVALID_STATE']);
     const { key: stranger } = await context.account('Someone Else');
     assert.equal((await api('POST', `/v1/quotes/${quote.id}/hosted-link/rotate`, undefined, stranger)).status, 404);
-    const invoiceRotated = await api('POST', `/v1/invoices/${(await api('PUT', `/v1/invoices/${draft.id}`, { status: 'sent' })).body.data.id}/hosted-link/rotate`);
+    const invoiceRotated = await api(
+      'POST',
+      `/v1/invoices/${(await api('PUT', `/v1/invoices/${draft.id}`, { status: 'sent' })).body.data.id}/hosted-link/rotate`,
+    );
     assert.equal(invoiceRotated.status, 200, invoiceRotated.text);
   });
 
@@ -151,7 +181,13 @@ describe('rotation and revocation', () => {
     const voided = await api('PUT', `/v1/invoices/${invoice.id}`, { status: 'void' });
     assert.equal(voided.body.data.hosted_url, null);
     const pages = [];
-    for (const path of ['/hub/' + 'A'.repeat(43), '/hub/short', deleted.path, new URL(sent.hosted_url).pathname, '/hub/x/y/z']) {
+    for (const path of [
+      '/hub/' + 'A'.repeat(43),
+      '/hub/short',
+      deleted.path,
+      new URL(sent.hosted_url).pathname,
+      '/hub/x/y/z',
+    ]) {
       const response = await visitor().get(path);
       assert.equal(response.status, 404, path);
       assert.match(String(response.headers['content-type']), /^text\/html/);
@@ -175,7 +211,17 @@ describe('the page', () => {
     assert.equal(response.headers['cache-control'], 'no-store');
     assert.equal(response.headers['x-frame-options'], 'DENY');
     const page = response.text;
-    for (const text of ['Cooper Plumbing', 'Kitchen faucet', 'Labour', 'Parts included.', '$221.99', 'Awaiting your answer', 'Approve quote', 'Decline quote']) assert.ok(page.includes(text), text);
+    for (const text of [
+      'Cooper Plumbing',
+      'Kitchen faucet',
+      'Labour',
+      'Parts included.',
+      '$221.99',
+      'Awaiting your answer',
+      'Approve quote',
+      'Decline quote',
+    ])
+      assert.ok(page.includes(text), text);
     assert.ok(page.includes('Faucet &#60;script&#62;alert(1)&#60;/script&#62;'));
     assert.ok(!page.includes('<script>'), 'no script, and nothing from another origin');
     assert.doesNotMatch(page, /(src|href)="(https?:)?\/\//);
@@ -187,7 +233,10 @@ describe('the page', () => {
   });
 
   test('the logo, when the business has one, is served from the page’s own origin', async () => {
-    assert.equal((await api('PUT', '/v1/account/logo', { content_type: 'image/png', data: logoPng().toString('base64') })).status, 200);
+    assert.equal(
+      (await api('PUT', '/v1/account/logo', { content_type: 'image/png', data: logoPng().toString('base64') })).status,
+      200,
+    );
     const quote = await sentQuote();
     const page = await visitor().get(quote.path);
     assert.ok(page.text.includes(`<img src="${quote.path}/logo" alt="Cooper Plumbing">`));
@@ -203,7 +252,8 @@ describe('the page', () => {
     await api('POST', '/v1/payments', { invoice_id: invoice.id, amount: 10_000, method: 'cash' });
     const path = new URL(sent.hosted_url).pathname;
     const page = (await visitor().get(path)).text;
-    for (const text of ['Amount due', '$121.99', 'How to pay', 'IBAN DE89', 'Amount paid', '$100.00']) assert.ok(page.includes(text), text);
+    for (const text of ['Amount due', '$121.99', 'How to pay', 'IBAN DE89', 'Amount paid', '$100.00'])
+      assert.ok(page.includes(text), text);
     assert.ok(!page.includes('<form'));
     await api('POST', '/v1/payments', { invoice_id: invoice.id, amount: 12_199, method: 'cash' });
     const paid = (await visitor().get(path)).text;
@@ -217,12 +267,22 @@ describe('answering a quote', () => {
     const quote = await sentQuote();
     const client = visitor();
     const page = await client.get(quote.path);
-    assert.match(String(page.headers['set-cookie']), /^bms_hub_csrf=[A-Za-z0-9_-]{43}; Path=\/hub; HttpOnly; SameSite=Strict; Secure$/);
-    const answered = await client.post(`${quote.path}/approve`, { csrf: csrfOf(page), name: '  Jane   Doe ' }, { origin: PUBLIC_BASE_URL, 'sec-fetch-site': 'same-origin' });
+    assert.match(
+      String(page.headers['set-cookie']),
+      /^bms_hub_csrf=[A-Za-z0-9_-]{43}; Path=\/hub; HttpOnly; SameSite=Strict; Secure$/,
+    );
+    const answered = await client.post(
+      `${quote.path}/approve`,
+      { csrf: csrfOf(page), name: '  Jane   Doe ' },
+      { origin: PUBLIC_BASE_URL, 'sec-fetch-site': 'same-origin' },
+    );
     assert.equal(answered.status, 303, answered.text);
     assert.equal(answered.headers.location, quote.path);
     const stored = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
-    assert.deepEqual([stored.status, stored.approved_by, stored.approved_at], ['approved', 'Jane Doe', clock.now().toISOString()]);
+    assert.deepEqual(
+      [stored.status, stored.approved_by, stored.approved_at],
+      ['approved', 'Jane Doe', clock.now().toISOString()],
+    );
     const events = await eventsOf('quote.approved', quote.id);
     assert.equal(events.length, 1);
     assert.equal(events[0]!.data.source, 'hub');
@@ -237,10 +297,16 @@ describe('answering a quote', () => {
     const quote = await sentQuote();
     const client = visitor();
     const page = await client.get(quote.path);
-    const answered = await client.post(`${quote.path}/decline`, { csrf: csrfOf(page), reason: 'Too expensive for us.' });
+    const answered = await client.post(`${quote.path}/decline`, {
+      csrf: csrfOf(page),
+      reason: 'Too expensive for us.',
+    });
     assert.equal(answered.status, 303, answered.text);
     const stored = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
-    assert.deepEqual([stored.status, stored.decline_reason, stored.approved_by], ['declined', 'Too expensive for us.', null]);
+    assert.deepEqual(
+      [stored.status, stored.decline_reason, stored.approved_by],
+      ['declined', 'Too expensive for us.', null],
+    );
     const [event] = await eventsOf('quote.declined', quote.id);
     assert.equal(event?.data.source, 'hub');
     assert.ok((await client.get(quote.path)).text.includes('You declined this quote'));
@@ -263,7 +329,10 @@ describe('answering a quote', () => {
       ['no cookie', await stranger.post(`${quote.path}/approve`, { csrf, name: 'Mallory' })],
       ['no field', await client.post(`${quote.path}/approve`, { name: 'Mallory' })],
       ['another value', await client.post(`${quote.path}/approve`, { csrf: 'B'.repeat(43), name: 'Mallory' })],
-      ['cross-site origin', await client.post(`${quote.path}/approve`, { csrf, name: 'Mallory' }, { origin: 'https://evil.example' })],
+      [
+        'cross-site origin',
+        await client.post(`${quote.path}/approve`, { csrf, name: 'Mallory' }, { origin: 'https://evil.example' }),
+      ],
       ['cross-site fetch', await client.post(`${quote.path}/decline`, { csrf }, { 'sec-fetch-site': 'cross-site' })],
     ];
     for (const [name, response] of attempts) {
@@ -271,7 +340,10 @@ describe('answering a quote', () => {
       assert.match(response.text, /This form has expired/, name);
     }
     assert.equal((await api('GET', `/v1/quotes/${quote.id}`)).body.data.status, 'sent');
-    assert.deepEqual(await eventsOf('quote.*', quote.id).then((events) => events.map((event) => (event as { type?: string }).type)), ['quote.sent', 'quote.created']);
+    assert.deepEqual(
+      await eventsOf('quote.*', quote.id).then((events) => events.map((event) => (event as { type?: string }).type)),
+      ['quote.sent', 'quote.created'],
+    );
   });
 
   test('a missing name, one over 200 characters, or a NUL is refused on the page (422); the quote stays sent', async () => {
@@ -311,7 +383,10 @@ describe('answering a quote', () => {
     const responses = await Promise.all(names.map((name) => client.post(`${quote.path}/approve`, { csrf, name })));
     const statuses = responses.map((response) => response.status);
     assert.equal(statuses.filter((status) => status === 303).length, 1, statuses.join(','));
-    assert.ok(statuses.every((status) => status === 303 || status === 409), statuses.join(','));
+    assert.ok(
+      statuses.every((status) => status === 303 || status === 409),
+      statuses.join(','),
+    );
     const stored = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
     assert.equal(stored.status, 'approved');
     assert.ok(names.includes(stored.approved_by));

@@ -12,11 +12,18 @@ let key: string;
 let accountId: string;
 
 function post(url: string, body: unknown, idempotencyKey?: string, apiKey = key) {
-  return context.request('POST', url, { key: apiKey, body, headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {} });
+  return context.request('POST', url, {
+    key: apiKey,
+    body,
+    headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+  });
 }
 
 async function count(table: 'clients' | 'outbox_messages') {
-  const rows = await context.database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+  const rows = await context.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('count'))
+    .executeTakeFirstOrThrow();
   return Number(rows.count);
 }
 
@@ -50,14 +57,29 @@ test('the same key with a different body is 422 IDEMPOTENCY_KEY_REUSED', async (
 });
 
 test('a retry while the first request is still running is 409 CONFLICT', async () => {
-  const apiKeyId = (await context.database.db.selectFrom('api_keys').select('id').where('account_id', '=', accountId).executeTakeFirstOrThrow()).id;
+  const apiKeyId = (
+    await context.database.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow()
+  ).id;
   const body = { name: 'Slow' };
   // The first request holds the key (as it would mid-flight): its record is still running.
   const first = await post('/v1/clients', body, 'running-1');
-  await context.database.db.updateTable('idempotency_keys').set({ status: 'running', locked_until: new Date(clock.now().getTime() + 60_000).toISOString() }).where('api_key_id', '=', apiKeyId).where('key', '=', 'running-1').execute();
+  await context.database.db
+    .updateTable('idempotency_keys')
+    .set({ status: 'running', locked_until: new Date(clock.now().getTime() + 60_000).toISOString() })
+    .where('api_key_id', '=', apiKeyId)
+    .where('key', '=', 'running-1')
+    .execute();
   const retry = await post('/v1/clients', body, 'running-1');
   assert.deepEqual([retry.status, retry.body.error.code], [409, 'CONFLICT']);
-  assert.equal(retry.headers['retry-after'], '1', 'Retry-After tells a client (and the SDKs) this 409 is worth retrying');
+  assert.equal(
+    retry.headers['retry-after'],
+    '1',
+    'Retry-After tells a client (and the SDKs) this 409 is worth retrying',
+  );
   // A holder that died lets go when its lease runs out: the retry then runs (the first's work is not
   // visible to it, as with any request that never answered).
   clock.advance(60_000);
@@ -68,9 +90,14 @@ test('a retry while the first request is still running is 409 CONFLICT', async (
 
 test('concurrent requests with one key: one runs, the others wait their turn or are refused, one client made', async () => {
   const before = await count('clients');
-  const responses = await Promise.all(Array.from({ length: 5 }, () => post('/v1/clients', { name: 'Concurrent' }, 'concurrent-1')));
+  const responses = await Promise.all(
+    Array.from({ length: 5 }, () => post('/v1/clients', { name: 'Concurrent' }, 'concurrent-1')),
+  );
   const statuses = responses.map((response) => response.status).sort();
-  assert.ok(statuses.every((status) => status === 201 || status === 409), statuses.join());
+  assert.ok(
+    statuses.every((status) => status === 201 || status === 409),
+    statuses.join(),
+  );
   assert.equal(await count('clients'), before + 1, 'exactly one client created');
   const created = responses.filter((response) => response.status === 201).map((response) => response.body.data.id);
   assert.equal(new Set(created).size, 1, 'every 201 is the same client');
@@ -107,7 +134,11 @@ test('keys belong to one API key', async () => {
 test('a record lasts 24 hours', async () => {
   const first = await post('/v1/clients', { name: 'Day' }, 'day-1');
   clock.advance(24 * 60 * 60 * 1000 - 1000);
-  assert.equal((await post('/v1/clients', { name: 'Day' }, 'day-1')).body.data.id, first.body.data.id, 'replayed within 24 hours');
+  assert.equal(
+    (await post('/v1/clients', { name: 'Day' }, 'day-1')).body.data.id,
+    first.body.data.id,
+    'replayed within 24 hours',
+  );
   clock.advance(2000);
   const later = await post('/v1/clients', { name: 'Day' }, 'day-1');
   assert.equal(later.status, 201);
@@ -116,7 +147,9 @@ test('a record lasts 24 hours', async () => {
 
 test('a retried send queues one e-mail', async () => {
   const client = (await post('/v1/clients', { name: 'Send', email: 'send@example.com' })).body.data.id;
-  const invoice = (await post('/v1/invoices', { client_id: client, line_items: [{ description: 'x', quantity: 1, unit_amount: 100 }] })).body.data.id;
+  const invoice = (
+    await post('/v1/invoices', { client_id: client, line_items: [{ description: 'x', quantity: 1, unit_amount: 100 }] })
+  ).body.data.id;
   const before = await count('outbox_messages');
   const first = await post(`/v1/invoices/${invoice}/send`, { message: 'Hi' }, 'send-1');
   const retry = await post(`/v1/invoices/${invoice}/send`, { message: 'Hi' }, 'send-1');
@@ -132,14 +165,30 @@ test('a key longer than 255 characters is a 422 on the header', async () => {
 
 test('a send without a body and the same send with {} or null are one request under one key', async () => {
   const client = (await post('/v1/clients', { name: 'Send twice', email: 'twice@example.com' })).body.data.id;
-  const invoice = (await post('/v1/invoices', { client_id: client, line_items: [{ description: 'Work', quantity: 1, unit_amount: 100 }] })).body.data.id;
-  const first = await context.request('POST', `/v1/invoices/${invoice}/send`, { key, headers: { 'idempotency-key': 'send-once' } });
+  const invoice = (
+    await post('/v1/invoices', {
+      client_id: client,
+      line_items: [{ description: 'Work', quantity: 1, unit_amount: 100 }],
+    })
+  ).body.data.id;
+  const first = await context.request('POST', `/v1/invoices/${invoice}/send`, {
+    key,
+    headers: { 'idempotency-key': 'send-once' },
+  });
   assert.equal(first.status, 200, first.text);
   for (const rawBody of ['{}', 'null']) {
-    const again = await context.request('POST', `/v1/invoices/${invoice}/send`, { key, rawBody, headers: { 'idempotency-key': 'send-once', 'content-type': 'application/json' } });
+    const again = await context.request('POST', `/v1/invoices/${invoice}/send`, {
+      key,
+      rawBody,
+      headers: { 'idempotency-key': 'send-once', 'content-type': 'application/json' },
+    });
     assert.equal(again.status, 200, `${rawBody}: ${again.text}`);
     assert.equal(again.headers['idempotent-replayed'], 'true');
   }
-  const queued = await context.database.db.selectFrom('outbox_messages').select('id').where('document_id', '=', invoice).execute();
+  const queued = await context.database.db
+    .selectFrom('outbox_messages')
+    .select('id')
+    .where('document_id', '=', invoice)
+    .execute();
   assert.equal(queued.length, 1, 'one e-mail');
 });

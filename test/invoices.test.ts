@@ -23,8 +23,14 @@ describeStateTable(
 );
 
 test('sent sets number, issue and due dates; paid sets amounts; void zeroes what is due', async () => {
-  const id = (await suite.context.request('POST', '/v1/invoices', { key: suite.key, body: { client_id: suite.clientId, line_items: LINES } })).body.data.id;
-  const sent = (await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'sent' } })).body.data;
+  const id = (
+    await suite.context.request('POST', '/v1/invoices', {
+      key: suite.key,
+      body: { client_id: suite.clientId, line_items: LINES },
+    })
+  ).body.data.id;
+  const sent = (await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'sent' } }))
+    .body.data;
   assert.match(sent.number, /^INV-\d{6}$/);
   const today = new Date().toISOString().slice(0, 10);
   assert.equal(sent.issue_date, today);
@@ -32,38 +38,85 @@ test('sent sets number, issue and due dates; paid sets amounts; void zeroes what
   due.setUTCDate(due.getUTCDate() + 30);
   assert.equal(sent.due_date, due.toISOString().slice(0, 10), 'issue_date + 30 days');
   assert.deepEqual([sent.amount_paid, sent.amount_due], [0, 1000]);
-  const paid = (await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'paid' } })).body.data;
+  const paid = (await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'paid' } }))
+    .body.data;
   assert.deepEqual([paid.amount_paid, paid.amount_due, Boolean(paid.paid_at)], [1000, 0, true]);
 
-  const other = (await suite.context.request('POST', '/v1/invoices', { key: suite.key, body: { client_id: suite.clientId, line_items: LINES, issue_date: '2026-01-10' } })).body.data;
+  const other = (
+    await suite.context.request('POST', '/v1/invoices', {
+      key: suite.key,
+      body: { client_id: suite.clientId, line_items: LINES, issue_date: '2026-01-10' },
+    })
+  ).body.data;
   assert.equal(other.due_date, '2026-02-09', 'issue_date + 30 days');
   await suite.context.request('PUT', `/v1/invoices/${other.id}`, { key: suite.key, body: { status: 'sent' } });
-  const voided = (await suite.context.request('PUT', `/v1/invoices/${other.id}`, { key: suite.key, body: { status: 'void' } })).body.data;
+  const voided = (
+    await suite.context.request('PUT', `/v1/invoices/${other.id}`, { key: suite.key, body: { status: 'void' } })
+  ).body.data;
   assert.deepEqual([voided.amount_due, Boolean(voided.voided_at), voided.issue_date], [0, true, '2026-01-10']);
 });
 
 test('an invoice without lines cannot be marked sent (422 line_items); lines given in the same request count', async () => {
-  const id = (await suite.context.request('POST', '/v1/invoices', { key: suite.key, body: { client_id: suite.clientId } })).body.data.id;
-  const response = await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'sent' } });
+  const id = (
+    await suite.context.request('POST', '/v1/invoices', { key: suite.key, body: { client_id: suite.clientId } })
+  ).body.data.id;
+  const response = await suite.context.request('PUT', `/v1/invoices/${id}`, {
+    key: suite.key,
+    body: { status: 'sent' },
+  });
   assert.equal(response.status, 422, response.text);
-  assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field), ['line_items']);
-  assert.equal((await suite.context.request('GET', `/v1/invoices/${id}`, { key: suite.key })).body.data.status, 'draft');
-  assert.equal((await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'sent', line_items: LINES } })).status, 200);
+  assert.deepEqual(
+    response.body.error.details.map((detail: { field: string }) => detail.field),
+    ['line_items'],
+  );
+  assert.equal(
+    (await suite.context.request('GET', `/v1/invoices/${id}`, { key: suite.key })).body.data.status,
+    'draft',
+  );
+  assert.equal(
+    (
+      await suite.context.request('PUT', `/v1/invoices/${id}`, {
+        key: suite.key,
+        body: { status: 'sent', line_items: LINES },
+      })
+    ).status,
+    200,
+  );
 });
 
 test('due_date is never before issue_date', async () => {
-  const created = await suite.context.request('POST', '/v1/invoices', { key: suite.key, body: { client_id: suite.clientId, issue_date: '2026-03-10', due_date: '2026-03-09' } });
+  const created = await suite.context.request('POST', '/v1/invoices', {
+    key: suite.key,
+    body: { client_id: suite.clientId, issue_date: '2026-03-10', due_date: '2026-03-09' },
+  });
   assert.equal(created.status, 422);
   assert.equal(created.body.error.details[0].field, 'due_date');
-  const id = (await suite.context.request('POST', '/v1/invoices', { key: suite.key, body: { client_id: suite.clientId, issue_date: '2026-03-10' } })).body.data.id;
-  const update = await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { issue_date: '2026-04-20' } });
+  const id = (
+    await suite.context.request('POST', '/v1/invoices', {
+      key: suite.key,
+      body: { client_id: suite.clientId, issue_date: '2026-03-10' },
+    })
+  ).body.data.id;
+  const update = await suite.context.request('PUT', `/v1/invoices/${id}`, {
+    key: suite.key,
+    body: { issue_date: '2026-04-20' },
+  });
   assert.equal(update.status, 422, 'moving issue_date past the stored due_date');
 });
 
 test('while sent, an invoice keeps what sending required: a line, an issue date and a due date', async () => {
-  const id = (await suite.context.request('POST', '/v1/invoices', { key: suite.key, body: { client_id: suite.clientId, line_items: LINES } })).body.data.id;
+  const id = (
+    await suite.context.request('POST', '/v1/invoices', {
+      key: suite.key,
+      body: { client_id: suite.clientId, line_items: LINES },
+    })
+  ).body.data.id;
   await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'sent' } });
-  for (const [body, field] of [[{ line_items: [] }, 'line_items'], [{ issue_date: null }, 'issue_date'], [{ due_date: null }, 'due_date']] as const) {
+  for (const [body, field] of [
+    [{ line_items: [] }, 'line_items'],
+    [{ issue_date: null }, 'issue_date'],
+    [{ due_date: null }, 'due_date'],
+  ] as const) {
     const response = await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body });
     assert.equal(response.status, 422, JSON.stringify(body));
     assert.equal(response.body.error.details[0].field, field);

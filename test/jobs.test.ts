@@ -27,24 +27,54 @@ describeStateTable(
 );
 
 test('completed_at is set on completion and cleared on reopening', async () => {
-  const id = (await suite.context.request('POST', '/v1/jobs', { key: suite.key, body: { client_id: suite.clientId, title: 'Job' } })).body.data.id;
-  const completed = (await suite.context.request('PUT', `/v1/jobs/${id}`, { key: suite.key, body: { status: 'completed' } })).body.data;
+  const id = (
+    await suite.context.request('POST', '/v1/jobs', {
+      key: suite.key,
+      body: { client_id: suite.clientId, title: 'Job' },
+    })
+  ).body.data.id;
+  const completed = (
+    await suite.context.request('PUT', `/v1/jobs/${id}`, { key: suite.key, body: { status: 'completed' } })
+  ).body.data;
   assert.ok(completed.completed_at);
-  const reopened = (await suite.context.request('PUT', `/v1/jobs/${id}`, { key: suite.key, body: { status: 'in_progress' } })).body.data;
+  const reopened = (
+    await suite.context.request('PUT', `/v1/jobs/${id}`, { key: suite.key, body: { status: 'in_progress' } })
+  ).body.data;
   assert.equal(reopened.completed_at, null);
 });
 
 test('scheduled_end is not before scheduled_start, on create and on update', async () => {
-  const backwards = await suite.context.request('POST', '/v1/jobs', { key: suite.key, body: { client_id: suite.clientId, title: 'Job', scheduled_start: '2026-12-02T10:00:00.000Z', scheduled_end: '2026-12-02T09:00:00.000Z' } });
+  const backwards = await suite.context.request('POST', '/v1/jobs', {
+    key: suite.key,
+    body: {
+      client_id: suite.clientId,
+      title: 'Job',
+      scheduled_start: '2026-12-02T10:00:00.000Z',
+      scheduled_end: '2026-12-02T09:00:00.000Z',
+    },
+  });
   assert.equal(backwards.status, 422);
   assert.equal(backwards.body.error.details[0].field, 'scheduled_end');
-  const job = (await suite.context.request('POST', '/v1/jobs', { key: suite.key, body: { client_id: suite.clientId, title: 'Job', scheduled_start: '2026-12-02T10:00:00+02:00' } })).body.data;
+  const job = (
+    await suite.context.request('POST', '/v1/jobs', {
+      key: suite.key,
+      body: { client_id: suite.clientId, title: 'Job', scheduled_start: '2026-12-02T10:00:00+02:00' },
+    })
+  ).body.data;
   assert.equal(job.scheduled_start, '2026-12-02T08:00:00.000Z', 'stored and returned in UTC');
-  const update = await suite.context.request('PUT', `/v1/jobs/${job.id}`, { key: suite.key, body: { scheduled_end: '2026-12-02T07:59:59.999Z' } });
+  const update = await suite.context.request('PUT', `/v1/jobs/${job.id}`, {
+    key: suite.key,
+    body: { scheduled_end: '2026-12-02T07:59:59.999Z' },
+  });
   assert.equal(update.status, 422);
 });
 
 test('a job is numbered J-000001 upward at creation', async () => {
-  const job = (await suite.context.request('POST', '/v1/jobs', { key: suite.key, body: { client_id: suite.clientId, title: 'Numbered' } })).body.data;
+  const job = (
+    await suite.context.request('POST', '/v1/jobs', {
+      key: suite.key,
+      body: { client_id: suite.clientId, title: 'Numbered' },
+    })
+  ).body.data;
   assert.match(job.number, /^J-\d{6}$/);
 });

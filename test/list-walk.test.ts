@@ -35,7 +35,20 @@ before(async () => {
   for (let index = 0; index < ROWS; index += 1) {
     const name = `Client ${index}`;
     // updated_at falls as created_at rises: a range of one is far from the start of the other's order.
-    clients.push({ id: uuidv7(), account_id: account.accountId, name, sort_name: name.toLowerCase(), email: null, phone: null, company_name: null, address: null, notes: null, metadata: '{}', created_at: instant(index), updated_at: instant(2 * ROWS - index) });
+    clients.push({
+      id: uuidv7(),
+      account_id: account.accountId,
+      name,
+      sort_name: name.toLowerCase(),
+      email: null,
+      phone: null,
+      company_name: null,
+      address: null,
+      notes: null,
+      metadata: '{}',
+      created_at: instant(index),
+      updated_at: instant(2 * ROWS - index),
+    });
   }
   let number = 0;
   for (let index = 0; index < ROWS; index += 1) {
@@ -43,17 +56,46 @@ before(async () => {
     const numbered = status !== 'draft';
     if (numbered) number += 1;
     invoices.push({
-      id: uuidv7(), account_id: account.accountId, client_id: clients[index % 10]!.id, job_id: null, quote_id: null,
-      number: numbered ? `INV-${String(number).padStart(6, '0')}` : null, number_seq: numbered ? number : null, currency: 'USD', line_items: '[]',
-      subtotal_amount: 1000, tax_amount: 0, total_amount: 1000, amount_paid: status === 'paid' ? 1000 : 0, notes: null,
-      issue_date: numbered ? day(Math.floor(index / 100)) : null, due_date: index % 7 === 0 ? null : day(Math.floor(index / 100)), status,
-      sent_at: numbered ? instant(index) : null, paid_at: status === 'paid' ? instant(index) : null, voided_at: status === 'void' ? instant(index) : null,
-      delivery_id: null, delivery_status: null, hosted_token: null, hosted_url: null, metadata: '{}', created_at: instant(index), updated_at: instant(index),
+      id: uuidv7(),
+      account_id: account.accountId,
+      client_id: clients[index % 10]!.id,
+      job_id: null,
+      quote_id: null,
+      number: numbered ? `INV-${String(number).padStart(6, '0')}` : null,
+      number_seq: numbered ? number : null,
+      currency: 'USD',
+      line_items: '[]',
+      subtotal_amount: 1000,
+      tax_amount: 0,
+      total_amount: 1000,
+      amount_paid: status === 'paid' ? 1000 : 0,
+      notes: null,
+      issue_date: numbered ? day(Math.floor(index / 100)) : null,
+      due_date: index % 7 === 0 ? null : day(Math.floor(index / 100)),
+      status,
+      sent_at: numbered ? instant(index) : null,
+      paid_at: status === 'paid' ? instant(index) : null,
+      voided_at: status === 'void' ? instant(index) : null,
+      delivery_id: null,
+      delivery_status: null,
+      hosted_token: null,
+      hosted_url: null,
+      metadata: '{}',
+      created_at: instant(index),
+      updated_at: instant(index),
     });
   }
   await db.transaction().execute(async (trx) => {
-    for (let at = 0; at < ROWS; at += 200) await trx.insertInto('clients').values(clients.slice(at, at + 200)).execute();
-    for (let at = 0; at < ROWS; at += 200) await trx.insertInto('invoices').values(invoices.slice(at, at + 200)).execute();
+    for (let at = 0; at < ROWS; at += 200)
+      await trx
+        .insertInto('clients')
+        .values(clients.slice(at, at + 200))
+        .execute();
+    for (let at = 0; at < ROWS; at += 200)
+      await trx
+        .insertInto('invoices')
+        .values(invoices.slice(at, at + 200))
+        .execute();
   });
 });
 after(() => context.close());
@@ -68,7 +110,11 @@ async function walk(path: string, query: string, limit = 50): Promise<Walked> {
   const walked: Walked = { ids: [], pages: [] };
   let cursor: string | null = null;
   do {
-    const response: ApiResponse = await context.request('GET', `${path}?limit=${limit}&${query}${cursor ? `&cursor=${cursor}` : ''}`, { key });
+    const response: ApiResponse = await context.request(
+      'GET',
+      `${path}?limit=${limit}&${query}${cursor ? `&cursor=${cursor}` : ''}`,
+      { key },
+    );
     assert.equal(response.status, 200, response.text);
     const { data, meta } = response.body;
     assert.ok(data.length <= limit);
@@ -82,16 +128,27 @@ async function walk(path: string, query: string, limit = 50): Promise<Walked> {
 }
 
 /** Rows in the order (key, id), descending when asked: the expected list. */
-function ordered<Row extends { id: string }>(rows: Row[], key: (row: Row) => string | number, descending: boolean): string[] {
+function ordered<Row extends { id: string }>(
+  rows: Row[],
+  key: (row: Row) => string | number,
+  descending: boolean,
+): string[] {
   const sign = descending ? -1 : 1;
-  return [...rows].sort((a, b) => sign * (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((row) => row.id);
+  return [...rows]
+    .sort((a, b) => sign * (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((row) => row.id);
 }
 
-const shortPagesWithMore = (walked: Walked) => walked.pages.filter((page, index) => page.hasMore && page.size < 50 && index < walked.pages.length - 1).length;
+const shortPagesWithMore = (walked: Walked) =>
+  walked.pages.filter((page, index) => page.hasMore && page.size < 50 && index < walked.pages.length - 1).length;
 
 describe('lists whose filter is not a range of the sort index', () => {
   test('a small range (≤ 500 rows) is read whole: full pages, newest first', async () => {
-    const expected = ordered(invoices.filter((row) => row.due_date !== null && row.due_date < day(4)), (row) => row.created_at, true);
+    const expected = ordered(
+      invoices.filter((row) => row.due_date !== null && row.due_date < day(4)),
+      (row) => row.created_at,
+      true,
+    );
     assert.ok(expected.length < WALK_LIMIT && expected.length > 100);
     const walked = await walk('/v1/invoices', `due_before=${day(4)}`);
     assert.deepEqual(walked.ids, expected);
@@ -100,50 +157,83 @@ describe('lists whose filter is not a range of the sort index', () => {
 
   test('a large range far from the start of the order: short pages that resume, and exactly the matching rows', async () => {
     // Due before day 7: the oldest 700 invoices less the undated, walked from the newest.
-    const expected = ordered(invoices.filter((row) => row.due_date !== null && row.due_date < day(7)), (row) => row.created_at, true);
+    const expected = ordered(
+      invoices.filter((row) => row.due_date !== null && row.due_date < day(7)),
+      (row) => row.created_at,
+      true,
+    );
     assert.ok(expected.length > WALK_LIMIT);
     const walked = await walk('/v1/invoices', `due_before=${day(7)}`);
     assert.deepEqual(walked.ids, expected);
     // The newest 500 rows of the order match nothing: the first page stops at the bound, empty, and says more follow.
     assert.deepEqual(walked.pages[0], { size: 0, hasMore: true });
-    assert.ok(walked.pages.length <= Math.ceil(ROWS / WALK_LIMIT) + Math.ceil(expected.length / 50) + 1, `${walked.pages.length} pages`);
+    assert.ok(
+      walked.pages.length <= Math.ceil(ROWS / WALK_LIMIT) + Math.ceil(expected.length / 50) + 1,
+      `${walked.pages.length} pages`,
+    );
   });
 
   test('created_before with sort=-number, the same way', async () => {
     // The highest 500 numbers belong to invoices made after the 550th: the first page is empty.
-    const expected = ordered(invoices.filter((row) => row.created_at < instant(550)), (row) => row.number_seq ?? 0, true);
+    const expected = ordered(
+      invoices.filter((row) => row.created_at < instant(550)),
+      (row) => row.number_seq ?? 0,
+      true,
+    );
     const walked = await walk('/v1/invoices', `created_before=${instant(550)}&sort=-number`);
     assert.deepEqual(walked.ids, expected);
     assert.deepEqual(walked.pages[0], { size: 0, hasMore: true });
   });
 
   test('status=sent,paid with due_before and sort=-number: each status walked, merged, exact', async () => {
-    const expected = ordered(invoices.filter((row) => (row.status === 'sent' || row.status === 'paid') && row.due_date !== null && row.due_date < day(7)), (row) => row.number_seq ?? 0, true);
+    const expected = ordered(
+      invoices.filter(
+        (row) => (row.status === 'sent' || row.status === 'paid') && row.due_date !== null && row.due_date < day(7),
+      ),
+      (row) => row.number_seq ?? 0,
+      true,
+    );
     const walked = await walk('/v1/invoices', `status=sent,paid&due_before=${day(7)}&sort=-number`);
     assert.deepEqual(walked.ids, expected);
   });
 
   test('overdue=false (no index orders it) with the default sort: exact', async () => {
     const today = '2026-11-22';
-    const expected = ordered(invoices.filter((row) => !(row.status === 'sent' && row.due_date !== null && row.due_date < today)), (row) => row.created_at, true);
+    const expected = ordered(
+      invoices.filter((row) => !(row.status === 'sent' && row.due_date !== null && row.due_date < today)),
+      (row) => row.created_at,
+      true,
+    );
     assert.deepEqual((await walk('/v1/invoices', 'overdue=false', 100)).ids, expected);
   });
 
   test('overdue=true with sort=due_date skips the undated rows: full pages from the first', async () => {
-    const expected = ordered(invoices.filter((row) => row.status === 'sent' && row.due_date !== null && row.due_date < '2026-11-22'), (row) => row.due_date!, false);
+    const expected = ordered(
+      invoices.filter((row) => row.status === 'sent' && row.due_date !== null && row.due_date < '2026-11-22'),
+      (row) => row.due_date!,
+      false,
+    );
     const walked = await walk('/v1/invoices', 'overdue=true&sort=due_date');
     assert.deepEqual(walked.ids, expected);
     assert.equal(shortPagesWithMore(walked), 0);
   });
 
   test('clients: updated_after with sort=created_at, a large range and a small one', async () => {
-    const large = ordered(clients.filter((row) => row.updated_at >= instant(ROWS + 100)), (row) => row.created_at, false);
+    const large = ordered(
+      clients.filter((row) => row.updated_at >= instant(ROWS + 100)),
+      (row) => row.created_at,
+      false,
+    );
     assert.ok(large.length > WALK_LIMIT);
     const walked = await walk('/v1/clients', `updated_after=${instant(ROWS + 100)}&sort=created_at`);
     assert.deepEqual(walked.ids, large);
     // The oldest clients were updated last: the walk finds a full page at once.
     assert.deepEqual(walked.pages[0], { size: 50, hasMore: true });
-    const small = ordered(clients.filter((row) => row.updated_at >= instant(2 * ROWS - 150)), (row) => row.created_at, false);
+    const small = ordered(
+      clients.filter((row) => row.updated_at >= instant(2 * ROWS - 150)),
+      (row) => row.created_at,
+      false,
+    );
     const smallWalk = await walk('/v1/clients', `updated_after=${instant(2 * ROWS - 150)}&sort=created_at`);
     assert.deepEqual(smallWalk.ids, small);
     assert.equal(shortPagesWithMore(smallWalk), 0);
@@ -151,7 +241,11 @@ describe('lists whose filter is not a range of the sort index', () => {
 
   test('q: a common term (over 500 matches: the nearest rows first) and a rare one (its few matches at once), exact', async () => {
     for (const q of ['client', 'Client 11', 'nt 1199']) {
-      const expected = ordered(clients.filter((row) => row.name.toLowerCase().includes(q.toLowerCase())), (row) => row.sort_name, false);
+      const expected = ordered(
+        clients.filter((row) => row.name.toLowerCase().includes(q.toLowerCase())),
+        (row) => row.sort_name,
+        false,
+      );
       assert.deepEqual((await walk('/v1/clients', `q=${encodeURIComponent(q)}&sort=name`)).ids, expected, q);
     }
   });
@@ -159,12 +253,28 @@ describe('lists whose filter is not a range of the sort index', () => {
   test('q: a term with over 500 matches, none among the nearest 1,000 rows: short pages that resume, exact', async () => {
     // 1,300 older clients of one company, behind the 1,200 newer ones in the default order.
     const accountId = clients[0]!.account_id;
-    const older: ClientRow[] = Array.from({ length: 1300 }, (_, index) => ({ ...clients[0]!, id: uuidv7(), account_id: accountId, name: `Zed ${index}`, sort_name: `zed ${index}`, company_name: 'Acme Roofing', created_at: instant(index - 10_000), updated_at: instant(index - 10_000) }));
+    const older: ClientRow[] = Array.from({ length: 1300 }, (_, index) => ({
+      ...clients[0]!,
+      id: uuidv7(),
+      account_id: accountId,
+      name: `Zed ${index}`,
+      sort_name: `zed ${index}`,
+      company_name: 'Acme Roofing',
+      created_at: instant(index - 10_000),
+      updated_at: instant(index - 10_000),
+    }));
     await context.database.db.transaction().execute(async (trx) => {
-      for (let at = 0; at < older.length; at += 200) await trx.insertInto('clients').values(older.slice(at, at + 200)).execute();
+      for (let at = 0; at < older.length; at += 200)
+        await trx
+          .insertInto('clients')
+          .values(older.slice(at, at + 200))
+          .execute();
     });
     const walked = await walk('/v1/clients', 'q=acme');
-    assert.deepEqual(walked.ids, ordered(older, (row) => row.created_at, true));
+    assert.deepEqual(
+      walked.ids,
+      ordered(older, (row) => row.created_at, true),
+    );
     // SQLite walks (its trigram index counts the matches); PostgreSQL reads its trigram index's matches whole.
     assert.deepEqual(walked.pages[0], onPostgres ? { size: 50, hasMore: true } : { size: 0, hasMore: true });
   });
@@ -173,7 +283,11 @@ describe('lists whose filter is not a range of the sort index', () => {
     const first = await context.request('GET', `/v1/invoices?limit=50&due_before=${day(7)}`, { key });
     const cursor = first.body.meta.pagination.next_cursor;
     assert.ok(cursor);
-    const other = await context.request('GET', `/v1/invoices?limit=50&due_before=${day(7)}&sort=created_at&cursor=${cursor}`, { key });
+    const other = await context.request(
+      'GET',
+      `/v1/invoices?limit=50&due_before=${day(7)}&sort=created_at&cursor=${cursor}`,
+      { key },
+    );
     assert.equal(other.status, 422);
     assert.equal(other.body.error.code, 'VALIDATION_ERROR');
   });

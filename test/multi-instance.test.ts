@@ -22,37 +22,79 @@ test('two instances: gapless numbers under concurrent sends, each e-mail deliver
   cleanups.push(() => smtp.close());
   const directory = temporaryDirectory('bms-multi-');
   const database = await createTestDatabase(directory);
-  cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }), () => database.drop());
-  const env = { DATABASE_URL: database.url, REDIS_URL: redis.url, SMTP_URL: smtp.url, NODE_ENV: 'development', OUTBOX_POLL_MS: '20', LOG_LEVEL: 'warn' };
+  cleanups.push(
+    () => fs.rmSync(directory, { recursive: true, force: true }),
+    () => database.drop(),
+  );
+  const env = {
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    SMTP_URL: smtp.url,
+    NODE_ENV: 'development',
+    OUTBOX_POLL_MS: '20',
+    LOG_LEVEL: 'warn',
+  };
   const first = await startServer(env);
   const second = await startServer(env);
   const stop = async (server: ServerProcess) => {
     server.child.kill('SIGTERM');
     return server.exited;
   };
-  cleanups.push(() => stop(first), () => stop(second));
+  cleanups.push(
+    () => stop(first),
+    () => stop(second),
+  );
 
   const key = /API key: (bms_[0-9A-Za-z]{40})/.exec(first.output())?.[1];
   assert.ok(key);
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const call = async (baseUrl: string, method: string, url: string, body?: unknown) => {
-    const response = await fetch(`${baseUrl}${url}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await fetch(`${baseUrl}${url}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     return { status: response.status, body: await response.json() };
   };
-  const client = (await call(first.baseUrl, 'POST', '/v1/clients', { name: 'Jane', email: 'jane@example.com' })).body.data.id;
+  const client = (await call(first.baseUrl, 'POST', '/v1/clients', { name: 'Jane', email: 'jane@example.com' })).body
+    .data.id;
   const invoices: string[] = [];
   for (let index = 0; index < 30; index += 1) {
-    invoices.push((await call(first.baseUrl, 'POST', '/v1/invoices', { client_id: client, line_items: [{ description: `Visit ${index}`, quantity: 1, unit_amount: 1000 }] })).body.data.id);
+    invoices.push(
+      (
+        await call(first.baseUrl, 'POST', '/v1/invoices', {
+          client_id: client,
+          line_items: [{ description: `Visit ${index}`, quantity: 1, unit_amount: 1000 }],
+        })
+      ).body.data.id,
+    );
   }
 
   // Each invoice is sent twice at the same moment, once through each instance (a re-send keeps its number).
-  const sends = await Promise.all(invoices.flatMap((id) => [call(first.baseUrl, 'POST', `/v1/invoices/${id}/send`), call(second.baseUrl, 'POST', `/v1/invoices/${id}/send`)]));
-  assert.deepEqual([...new Set(sends.map((send) => send.status))], [200], JSON.stringify(sends.find((send) => send.status !== 200)?.body));
+  const sends = await Promise.all(
+    invoices.flatMap((id) => [
+      call(first.baseUrl, 'POST', `/v1/invoices/${id}/send`),
+      call(second.baseUrl, 'POST', `/v1/invoices/${id}/send`),
+    ]),
+  );
+  assert.deepEqual(
+    [...new Set(sends.map((send) => send.status))],
+    [200],
+    JSON.stringify(sends.find((send) => send.status !== 200)?.body),
+  );
   const numbers = new Map<string, Set<string>>();
-  for (const send of sends) numbers.set(send.body.data.id, (numbers.get(send.body.data.id) ?? new Set()).add(send.body.data.number));
-  assert.ok([...numbers.values()].every((set) => set.size === 1), 'both sends of one invoice report the same number');
+  for (const send of sends)
+    numbers.set(send.body.data.id, (numbers.get(send.body.data.id) ?? new Set()).add(send.body.data.number));
+  assert.ok(
+    [...numbers.values()].every((set) => set.size === 1),
+    'both sends of one invoice report the same number',
+  );
   const assigned = [...numbers.values()].map((set) => [...set][0]).sort();
-  assert.deepEqual(assigned, Array.from({ length: 30 }, (_, index) => `INV-${String(index + 1).padStart(6, '0')}`), 'unique and gapless');
+  assert.deepEqual(
+    assigned,
+    Array.from({ length: 30 }, (_, index) => `INV-${String(index + 1).padStart(6, '0')}`),
+    'unique and gapless',
+  );
 
   // 60 sends queued 60 messages; both workers deliver, none twice.
   const mails = await smtp.waitFor(60, 30_000);

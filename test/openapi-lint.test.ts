@@ -9,7 +9,12 @@ import { createTestContext, temporaryDirectory, type TestContext } from './helpe
 import { ROOT } from './helpers/processes.js';
 
 let context: TestContext;
-let document: { paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>; tags?: Array<{ name: string }>; servers?: unknown[]; info: { contact?: unknown } };
+let document: {
+  paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>;
+  tags?: Array<{ name: string }>;
+  servers?: unknown[];
+  info: { contact?: unknown };
+};
 
 before(async () => {
   context = await createTestContext();
@@ -18,26 +23,75 @@ before(async () => {
 after(() => context.close());
 
 const OPERATIONS: Array<[string, string]> = [
-  ['GET /health', 'getHealth'], ['GET /ready', 'getReadiness'],
-  ['GET /v1/clients', 'listClients'], ['POST /v1/clients', 'createClient'], ['GET /v1/clients/{id}', 'getClient'], ['PUT /v1/clients/{id}', 'updateClient'], ['DELETE /v1/clients/{id}', 'deleteClient'],
-  ['GET /v1/service-requests', 'listServiceRequests'], ['POST /v1/service-requests', 'createServiceRequest'], ['GET /v1/service-requests/{id}', 'getServiceRequest'], ['PUT /v1/service-requests/{id}', 'updateServiceRequest'],
-  ['GET /v1/quotes', 'listQuotes'], ['POST /v1/quotes', 'createQuote'], ['GET /v1/quotes/{id}', 'getQuote'], ['PUT /v1/quotes/{id}', 'updateQuote'], ['DELETE /v1/quotes/{id}', 'deleteQuote'],
-  ['POST /v1/quotes/{id}/send', 'sendQuote'], ['POST /v1/quotes/{id}/hosted-link/rotate', 'rotateQuoteHostedLink'], ['GET /v1/quotes/{id}/pdf', 'getQuotePdf'], ['GET /v1/quotes/{id}/deliveries', 'listQuoteDeliveries'],
-  ['GET /v1/jobs', 'listJobs'], ['POST /v1/jobs', 'createJob'], ['GET /v1/jobs/{id}', 'getJob'], ['PUT /v1/jobs/{id}', 'updateJob'], ['DELETE /v1/jobs/{id}', 'deleteJob'],
-  ['GET /v1/invoices', 'listInvoices'], ['POST /v1/invoices', 'createInvoice'], ['GET /v1/invoices/{id}', 'getInvoice'], ['PUT /v1/invoices/{id}', 'updateInvoice'], ['DELETE /v1/invoices/{id}', 'deleteInvoice'],
-  ['POST /v1/invoices/{id}/send', 'sendInvoice'], ['POST /v1/invoices/{id}/hosted-link/rotate', 'rotateInvoiceHostedLink'], ['GET /v1/invoices/{id}/pdf', 'getInvoicePdf'], ['GET /v1/invoices/{id}/deliveries', 'listInvoiceDeliveries'],
-  ['GET /v1/payments', 'listPayments'], ['POST /v1/payments', 'createPayment'], ['GET /v1/payments/{id}', 'getPayment'], ['PUT /v1/payments/{id}', 'updatePayment'], ['POST /v1/payments/{id}/refund', 'refundPayment'],
-  ['GET /v1/events', 'listEvents'], ['GET /v1/events/{id}', 'getEvent'], ['POST /v1/events/{id}/resend', 'resendEvent'],
-  ['GET /v1/webhook-endpoints', 'listWebhookEndpoints'], ['POST /v1/webhook-endpoints', 'createWebhookEndpoint'], ['GET /v1/webhook-endpoints/{id}', 'getWebhookEndpoint'], ['PUT /v1/webhook-endpoints/{id}', 'updateWebhookEndpoint'], ['DELETE /v1/webhook-endpoints/{id}', 'deleteWebhookEndpoint'],
-  ['POST /v1/webhook-endpoints/{id}/rotate-secret', 'rotateWebhookEndpointSecret'], ['POST /v1/webhook-endpoints/{id}/test', 'testWebhookEndpoint'], ['GET /v1/webhook-endpoints/{id}/deliveries', 'listWebhookEndpointDeliveries'], ['POST /v1/webhook-endpoints/{id}/recover', 'recoverWebhookEndpoint'],
-  ['GET /v1/account', 'getAccount'], ['PUT /v1/account', 'updateAccount'], ['PUT /v1/account/logo', 'uploadAccountLogo'], ['DELETE /v1/account/logo', 'deleteAccountLogo'],
+  ['GET /health', 'getHealth'],
+  ['GET /ready', 'getReadiness'],
+  ['GET /v1/clients', 'listClients'],
+  ['POST /v1/clients', 'createClient'],
+  ['GET /v1/clients/{id}', 'getClient'],
+  ['PUT /v1/clients/{id}', 'updateClient'],
+  ['DELETE /v1/clients/{id}', 'deleteClient'],
+  ['GET /v1/service-requests', 'listServiceRequests'],
+  ['POST /v1/service-requests', 'createServiceRequest'],
+  ['GET /v1/service-requests/{id}', 'getServiceRequest'],
+  ['PUT /v1/service-requests/{id}', 'updateServiceRequest'],
+  ['GET /v1/quotes', 'listQuotes'],
+  ['POST /v1/quotes', 'createQuote'],
+  ['GET /v1/quotes/{id}', 'getQuote'],
+  ['PUT /v1/quotes/{id}', 'updateQuote'],
+  ['DELETE /v1/quotes/{id}', 'deleteQuote'],
+  ['POST /v1/quotes/{id}/send', 'sendQuote'],
+  ['POST /v1/quotes/{id}/hosted-link/rotate', 'rotateQuoteHostedLink'],
+  ['GET /v1/quotes/{id}/pdf', 'getQuotePdf'],
+  ['GET /v1/quotes/{id}/deliveries', 'listQuoteDeliveries'],
+  ['GET /v1/jobs', 'listJobs'],
+  ['POST /v1/jobs', 'createJob'],
+  ['GET /v1/jobs/{id}', 'getJob'],
+  ['PUT /v1/jobs/{id}', 'updateJob'],
+  ['DELETE /v1/jobs/{id}', 'deleteJob'],
+  ['GET /v1/invoices', 'listInvoices'],
+  ['POST /v1/invoices', 'createInvoice'],
+  ['GET /v1/invoices/{id}', 'getInvoice'],
+  ['PUT /v1/invoices/{id}', 'updateInvoice'],
+  ['DELETE /v1/invoices/{id}', 'deleteInvoice'],
+  ['POST /v1/invoices/{id}/send', 'sendInvoice'],
+  ['POST /v1/invoices/{id}/hosted-link/rotate', 'rotateInvoiceHostedLink'],
+  ['GET /v1/invoices/{id}/pdf', 'getInvoicePdf'],
+  ['GET /v1/invoices/{id}/deliveries', 'listInvoiceDeliveries'],
+  ['GET /v1/payments', 'listPayments'],
+  ['POST /v1/payments', 'createPayment'],
+  ['GET /v1/payments/{id}', 'getPayment'],
+  ['PUT /v1/payments/{id}', 'updatePayment'],
+  ['POST /v1/payments/{id}/refund', 'refundPayment'],
+  ['GET /v1/events', 'listEvents'],
+  ['GET /v1/events/{id}', 'getEvent'],
+  ['POST /v1/events/{id}/resend', 'resendEvent'],
+  ['GET /v1/webhook-endpoints', 'listWebhookEndpoints'],
+  ['POST /v1/webhook-endpoints', 'createWebhookEndpoint'],
+  ['GET /v1/webhook-endpoints/{id}', 'getWebhookEndpoint'],
+  ['PUT /v1/webhook-endpoints/{id}', 'updateWebhookEndpoint'],
+  ['DELETE /v1/webhook-endpoints/{id}', 'deleteWebhookEndpoint'],
+  ['POST /v1/webhook-endpoints/{id}/rotate-secret', 'rotateWebhookEndpointSecret'],
+  ['POST /v1/webhook-endpoints/{id}/test', 'testWebhookEndpoint'],
+  ['GET /v1/webhook-endpoints/{id}/deliveries', 'listWebhookEndpointDeliveries'],
+  ['POST /v1/webhook-endpoints/{id}/recover', 'recoverWebhookEndpoint'],
+  ['GET /v1/account', 'getAccount'],
+  ['PUT /v1/account', 'updateAccount'],
+  ['PUT /v1/account/logo', 'uploadAccountLogo'],
+  ['DELETE /v1/account/logo', 'deleteAccountLogo'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {
-  const found = Object.entries(document.paths).flatMap(([route, operations]) => Object.entries(operations).map(([method, operation]) => [`${method.toUpperCase()} ${route}`, operation.operationId] as [string, string | undefined]));
+  const found = Object.entries(document.paths).flatMap(([route, operations]) =>
+    Object.entries(operations).map(
+      ([method, operation]) =>
+        [`${method.toUpperCase()} ${route}`, operation.operationId] as [string, string | undefined],
+    ),
+  );
   assert.deepEqual(new Map(found), new Map(OPERATIONS));
   const declared = new Set((document.tags ?? []).map((tag) => tag.name));
-  for (const operations of Object.values(document.paths)) for (const operation of Object.values(operations)) for (const tag of operation.tags ?? []) assert.ok(declared.has(tag), `tag ${tag} is declared`);
+  for (const operations of Object.values(document.paths))
+    for (const operation of Object.values(operations))
+      for (const tag of operation.tags ?? []) assert.ok(declared.has(tag), `tag ${tag} is declared`);
   assert.ok((document.servers ?? []).length > 0 && document.info.contact, 'servers and contact');
 });
 
@@ -48,9 +102,33 @@ test('Spectral (spectral:oas) reports no error and no warning', () => {
     fs.writeFileSync(file, JSON.stringify(document));
     const spectral = path.join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js');
     const report = path.join(directory, 'report.json');
-    const result = spawnSync(process.execPath, [spectral, 'lint', file, '--ruleset', path.join(ROOT, '.spectral.yaml'), '--format', 'json', '--output', report, '--fail-severity', 'hint'], { encoding: 'utf8' });
-    const problems = JSON.parse(fs.readFileSync(report, 'utf8')) as Array<{ code: string; severity: number; path: string[] }>;
-    assert.deepEqual(problems.map((problem) => `${problem.code} at ${problem.path.join('.')}`), [], result.stderr);
+    const result = spawnSync(
+      process.execPath,
+      [
+        spectral,
+        'lint',
+        file,
+        '--ruleset',
+        path.join(ROOT, '.spectral.yaml'),
+        '--format',
+        'json',
+        '--output',
+        report,
+        '--fail-severity',
+        'hint',
+      ],
+      { encoding: 'utf8' },
+    );
+    const problems = JSON.parse(fs.readFileSync(report, 'utf8')) as Array<{
+      code: string;
+      severity: number;
+      path: string[];
+    }>;
+    assert.deepEqual(
+      problems.map((problem) => `${problem.code} at ${problem.path.join('.')}`),
+      [],
+      result.stderr,
+    );
     assert.equal(result.status, 0, result.stderr);
   } finally {
     fs.rmSync(directory, { recursive: true, force: true });

@@ -40,7 +40,11 @@ test('a lagging event loop sheds API requests with 503 and Retry-After, keeps /h
   let ready: ApiResponse | undefined;
   const healthStatuses: number[] = [];
   while (Date.now() < deadline && (!shed || !ready)) {
-    const [api, readiness, health] = await Promise.all([context.request('GET', '/v1/clients', { key }), context.request('GET', '/ready'), context.request('GET', '/health')]);
+    const [api, readiness, health] = await Promise.all([
+      context.request('GET', '/v1/clients', { key }),
+      context.request('GET', '/ready'),
+      context.request('GET', '/health'),
+    ]);
     if (api.status === 503) shed ??= api;
     if (readiness.status === 503) ready ??= readiness;
     healthStatuses.push(health.status);

@@ -11,34 +11,79 @@ const suite = clientSuite('Payments');
 
 /** A sent invoice of `total` minor units (one line, no tax). */
 async function sentInvoice(total: number, key = suite.key, clientId = suite.clientId): Promise<string> {
-  const created = await suite.context.request('POST', '/v1/invoices', { key, body: { client_id: clientId, line_items: [{ description: 'Work', quantity: 1, unit_amount: total }] } });
+  const created = await suite.context.request('POST', '/v1/invoices', {
+    key,
+    body: { client_id: clientId, line_items: [{ description: 'Work', quantity: 1, unit_amount: total }] },
+  });
   assert.equal(created.status, 201, created.text);
-  const sent = await suite.context.request('PUT', `/v1/invoices/${created.body.data.id}`, { key, body: { status: 'sent' } });
+  const sent = await suite.context.request('PUT', `/v1/invoices/${created.body.data.id}`, {
+    key,
+    body: { status: 'sent' },
+  });
   assert.equal(sent.status, 200, sent.text);
   return created.body.data.id;
 }
 
-const pay = (body: Record<string, unknown>, key = suite.key) => suite.context.request('POST', '/v1/payments', { key, body: { method: 'cash', ...body } });
-const invoice = async (id: string) => (await suite.context.request('GET', `/v1/invoices/${id}`, { key: suite.key })).body.data;
+const pay = (body: Record<string, unknown>, key = suite.key) =>
+  suite.context.request('POST', '/v1/payments', { key, body: { method: 'cash', ...body } });
+const invoice = async (id: string) =>
+  (await suite.context.request('GET', `/v1/invoices/${id}`, { key: suite.key })).body.data;
 
 describe('recording payments', () => {
   test('a deposit then the balance: amount_paid and amount_due follow, and the invoice becomes paid at 0 due', async () => {
     const id = await sentInvoice(10_000);
-    const deposit = await pay({ invoice_id: id, amount: 3_000, method: 'bank_transfer', reference: 'DEP-1', notes: 'Deposit', metadata: { ledger: 'L1' } });
+    const deposit = await pay({
+      invoice_id: id,
+      amount: 3_000,
+      method: 'bank_transfer',
+      reference: 'DEP-1',
+      notes: 'Deposit',
+      metadata: { ledger: 'L1' },
+    });
     assert.equal(deposit.status, 201, deposit.text);
     assert.equal(deposit.headers.location, `/v1/payments/${deposit.body.data.id}`);
     assert.deepEqual(
       { ...deposit.body.data, id: undefined, paid_at: undefined, created_at: undefined, updated_at: undefined },
-      { id: undefined, object: 'payment', invoice_id: id, client_id: suite.clientId, amount: 3_000, amount_refunded: 0, currency: 'USD', method: 'bank_transfer', reference: 'DEP-1', paid_at: undefined, notes: 'Deposit', refunds: [], metadata: { ledger: 'L1' }, created_at: undefined, updated_at: undefined },
+      {
+        id: undefined,
+        object: 'payment',
+        invoice_id: id,
+        client_id: suite.clientId,
+        amount: 3_000,
+        amount_refunded: 0,
+        currency: 'USD',
+        method: 'bank_transfer',
+        reference: 'DEP-1',
+        paid_at: undefined,
+        notes: 'Deposit',
+        refunds: [],
+        metadata: { ledger: 'L1' },
+        created_at: undefined,
+        updated_at: undefined,
+      },
     );
     let current = await invoice(id);
-    assert.deepEqual([current.status, current.amount_paid, current.amount_due, current.paid_at], ['sent', 3_000, 7_000, null]);
-    assert.deepEqual(current.payments, [{ id: deposit.body.data.id, amount: 3_000, amount_refunded: 0, method: 'bank_transfer', paid_at: deposit.body.data.paid_at }]);
+    assert.deepEqual(
+      [current.status, current.amount_paid, current.amount_due, current.paid_at],
+      ['sent', 3_000, 7_000, null],
+    );
+    assert.deepEqual(current.payments, [
+      {
+        id: deposit.body.data.id,
+        amount: 3_000,
+        amount_refunded: 0,
+        method: 'bank_transfer',
+        paid_at: deposit.body.data.paid_at,
+      },
+    ]);
 
     const balance = await pay({ invoice_id: id, amount: 7_000, method: 'card' });
     assert.equal(balance.status, 201, balance.text);
     current = await invoice(id);
-    assert.deepEqual([current.status, current.amount_paid, current.amount_due, current.payments.length], ['paid', 10_000, 0, 2]);
+    assert.deepEqual(
+      [current.status, current.amount_paid, current.amount_due, current.payments.length],
+      ['paid', 10_000, 0, 2],
+    );
     assert.ok(current.paid_at);
 
     const more = await pay({ invoice_id: id, amount: 1 });
@@ -47,7 +92,12 @@ describe('recording payments', () => {
   });
 
   test('only a sent invoice takes payments: draft and void are 409, and nothing is stored', async () => {
-    const draft = (await suite.context.request('POST', '/v1/invoices', { key: suite.key, body: { client_id: suite.clientId, line_items: [{ description: 'Work', quantity: 1, unit_amount: 500 }] } })).body.data.id;
+    const draft = (
+      await suite.context.request('POST', '/v1/invoices', {
+        key: suite.key,
+        body: { client_id: suite.clientId, line_items: [{ description: 'Work', quantity: 1, unit_amount: 500 }] },
+      })
+    ).body.data.id;
     const voided = await sentInvoice(500);
     await suite.context.request('PUT', `/v1/invoices/${voided}`, { key: suite.key, body: { status: 'void' } });
     for (const id of [draft, voided]) {
@@ -70,14 +120,19 @@ describe('recording payments', () => {
 
   test('invoice_id must name an invoice of this account (422 on invoice_id), method one of the five', async () => {
     const other = await suite.context.account('Other business');
-    const foreign = await sentInvoice(1_000, other.key, (await suite.context.request('POST', '/v1/clients', { key: other.key, body: { name: 'Theirs' } })).body.data.id);
+    const foreign = await sentInvoice(
+      1_000,
+      other.key,
+      (await suite.context.request('POST', '/v1/clients', { key: other.key, body: { name: 'Theirs' } })).body.data.id,
+    );
     for (const invoiceId of [foreign, '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01']) {
       const response = await pay({ invoice_id: invoiceId, amount: 100 });
       assert.equal(response.status, 422);
       assert.equal(response.body.error.details[0].field, 'invoice_id');
     }
     const id = await sentInvoice(1_000);
-    for (const method of ['cash', 'check', 'card', 'bank_transfer', 'other']) assert.equal((await pay({ invoice_id: id, amount: 1, method })).status, 201, method);
+    for (const method of ['cash', 'check', 'card', 'bank_transfer', 'other'])
+      assert.equal((await pay({ invoice_id: id, amount: 1, method })).status, 201, method);
     const wrong = await pay({ invoice_id: id, amount: 1, method: 'crypto' });
     assert.equal(wrong.status, 422);
     assert.equal(wrong.body.error.details[0].field, 'method');
@@ -94,11 +149,25 @@ describe('recording payments', () => {
       assert.match(repeat.body.error.message, /CHK-1001/);
     }
     assert.equal((await invoice(second)).amount_paid, 0, 'the repeat stored nothing');
-    assert.equal((await pay({ invoice_id: second, amount: 100 })).status, 201, 'payments without a reference never clash');
+    assert.equal(
+      (await pay({ invoice_id: second, amount: 100 })).status,
+      201,
+      'payments without a reference never clash',
+    );
     assert.equal((await pay({ invoice_id: second, amount: 100 })).status, 201);
     const other = await suite.context.account('Reference elsewhere');
-    const theirClient = (await suite.context.request('POST', '/v1/clients', { key: other.key, body: { name: 'Theirs' } })).body.data.id;
-    assert.equal((await pay({ invoice_id: await sentInvoice(1_000, other.key, theirClient), amount: 100, reference: 'CHK-1001' }, other.key)).status, 201);
+    const theirClient = (
+      await suite.context.request('POST', '/v1/clients', { key: other.key, body: { name: 'Theirs' } })
+    ).body.data.id;
+    assert.equal(
+      (
+        await pay(
+          { invoice_id: await sentInvoice(1_000, other.key, theirClient), amount: 100, reference: 'CHK-1001' },
+          other.key,
+        )
+      ).status,
+      201,
+    );
   });
 
   test('paid_at defaults to now, is stored in UTC, and may not be in the future', async () => {
@@ -115,10 +184,22 @@ describe('payments are not edited or deleted, only refunded', () => {
   test('PUT changes notes and metadata only; amounts, method and links are refused; DELETE is 405', async () => {
     const id = await sentInvoice(1_000);
     const payment = (await pay({ invoice_id: id, amount: 400 })).body.data;
-    const updated = await suite.context.request('PUT', `/v1/payments/${payment.id}`, { key: suite.key, body: { notes: 'Counted twice', metadata: { batch: '7' } } });
+    const updated = await suite.context.request('PUT', `/v1/payments/${payment.id}`, {
+      key: suite.key,
+      body: { notes: 'Counted twice', metadata: { batch: '7' } },
+    });
     assert.equal(updated.status, 200, updated.text);
-    assert.deepEqual([updated.body.data.notes, updated.body.data.metadata, updated.body.data.amount], ['Counted twice', { batch: '7' }, 400]);
-    for (const body of [{ amount: 300 }, { method: 'card' }, { invoice_id: id }, { paid_at: '2026-01-01T00:00:00.000Z' }, { reference: 'X' }]) {
+    assert.deepEqual(
+      [updated.body.data.notes, updated.body.data.metadata, updated.body.data.amount],
+      ['Counted twice', { batch: '7' }, 400],
+    );
+    for (const body of [
+      { amount: 300 },
+      { method: 'card' },
+      { invoice_id: id },
+      { paid_at: '2026-01-01T00:00:00.000Z' },
+      { reference: 'X' },
+    ]) {
       const response = await suite.context.request('PUT', `/v1/payments/${payment.id}`, { key: suite.key, body });
       assert.equal(response.status, 422, JSON.stringify(body));
     }
@@ -133,16 +214,34 @@ describe('payments are not edited or deleted, only refunded', () => {
     const payment = (await pay({ invoice_id: id, amount: 5_000, method: 'card' })).body.data;
     assert.equal((await invoice(id)).status, 'paid');
 
-    const partial = await suite.context.request('POST', `/v1/payments/${payment.id}/refund`, { key: suite.key, body: { amount: 1_200, reason: 'Overcharged for parts' } });
+    const partial = await suite.context.request('POST', `/v1/payments/${payment.id}/refund`, {
+      key: suite.key,
+      body: { amount: 1_200, reason: 'Overcharged for parts' },
+    });
     assert.equal(partial.status, 200, partial.text);
     assert.equal(partial.body.data.amount, 5_000, 'the payment itself never changes');
     assert.equal(partial.body.data.amount_refunded, 1_200);
-    assert.deepEqual(partial.body.data.refunds.map((refund: { amount: number; reason: string }) => [refund.amount, refund.reason]), [[1_200, 'Overcharged for parts']]);
+    assert.deepEqual(
+      partial.body.data.refunds.map((refund: { amount: number; reason: string }) => [refund.amount, refund.reason]),
+      [[1_200, 'Overcharged for parts']],
+    );
     let current = await invoice(id);
-    assert.deepEqual([current.status, current.amount_paid, current.amount_due, current.paid_at], ['sent', 3_800, 1_200, null]);
-    assert.deepEqual(current.payments[0], { id: payment.id, amount: 5_000, amount_refunded: 1_200, method: 'card', paid_at: payment.paid_at });
+    assert.deepEqual(
+      [current.status, current.amount_paid, current.amount_due, current.paid_at],
+      ['sent', 3_800, 1_200, null],
+    );
+    assert.deepEqual(current.payments[0], {
+      id: payment.id,
+      amount: 5_000,
+      amount_refunded: 1_200,
+      method: 'card',
+      paid_at: payment.paid_at,
+    });
 
-    const tooMuch = await suite.context.request('POST', `/v1/payments/${payment.id}/refund`, { key: suite.key, body: { amount: 3_801 } });
+    const tooMuch = await suite.context.request('POST', `/v1/payments/${payment.id}/refund`, {
+      key: suite.key,
+      body: { amount: 3_801 },
+    });
     assert.equal(tooMuch.status, 422);
     assert.equal(tooMuch.body.error.details[0].field, 'amount');
 
@@ -152,7 +251,11 @@ describe('payments are not edited or deleted, only refunded', () => {
     assert.equal(rest.body.data.refunds.length, 2);
     current = await invoice(id);
     assert.deepEqual([current.status, current.amount_paid, current.amount_due], ['sent', 0, 5_000]);
-    assert.equal((await suite.context.request('POST', `/v1/payments/${payment.id}/refund`, { key: suite.key, body: {} })).status, 422, 'nothing left to refund');
+    assert.equal(
+      (await suite.context.request('POST', `/v1/payments/${payment.id}/refund`, { key: suite.key, body: {} })).status,
+      422,
+      'nothing left to refund',
+    );
 
     const again = await pay({ invoice_id: id, amount: 5_000 });
     assert.equal(again.status, 201, 'the reopened invoice takes payments again');
@@ -174,25 +277,51 @@ describe('the invoice side', () => {
   test('PUT {status: "paid"} records what is due as a payment with method other', async () => {
     const id = await sentInvoice(9_999);
     await pay({ invoice_id: id, amount: 1_234 });
-    const marked = await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'paid' } });
+    const marked = await suite.context.request('PUT', `/v1/invoices/${id}`, {
+      key: suite.key,
+      body: { status: 'paid' },
+    });
     assert.equal(marked.status, 200, marked.text);
-    assert.deepEqual([marked.body.data.status, marked.body.data.amount_paid, marked.body.data.amount_due], ['paid', 9_999, 0]);
-    assert.deepEqual(marked.body.data.payments.map((payment: { amount: number; method: string }) => [payment.amount, payment.method]), [[1_234, 'cash'], [8_765, 'other']]);
+    assert.deepEqual(
+      [marked.body.data.status, marked.body.data.amount_paid, marked.body.data.amount_due],
+      ['paid', 9_999, 0],
+    );
+    assert.deepEqual(
+      marked.body.data.payments.map((payment: { amount: number; method: string }) => [payment.amount, payment.method]),
+      [
+        [1_234, 'cash'],
+        [8_765, 'other'],
+      ],
+    );
     const listed = await suite.context.request('GET', `/v1/payments?invoice_id=${id}&method=other`, { key: suite.key });
-    assert.deepEqual(listed.body.data.map((payment: { amount: number }) => payment.amount), [8_765]);
+    assert.deepEqual(
+      listed.body.data.map((payment: { amount: number }) => payment.amount),
+      [8_765],
+    );
   });
 
   test('a partly paid invoice keeps its client and cannot be edited below what was paid', async () => {
     const id = await sentInvoice(3_000);
     await pay({ invoice_id: id, amount: 2_000 });
-    const otherClient = (await suite.context.request('POST', '/v1/clients', { key: suite.key, body: { name: 'Someone else' } })).body.data.id;
-    const move = await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { client_id: otherClient } });
+    const otherClient = (
+      await suite.context.request('POST', '/v1/clients', { key: suite.key, body: { name: 'Someone else' } })
+    ).body.data.id;
+    const move = await suite.context.request('PUT', `/v1/invoices/${id}`, {
+      key: suite.key,
+      body: { client_id: otherClient },
+    });
     assert.equal(move.status, 422);
     assert.equal(move.body.error.details[0].field, 'client_id');
-    const shrink = await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { line_items: [{ description: 'Less work', quantity: 1, unit_amount: 1_999 }] } });
+    const shrink = await suite.context.request('PUT', `/v1/invoices/${id}`, {
+      key: suite.key,
+      body: { line_items: [{ description: 'Less work', quantity: 1, unit_amount: 1_999 }] },
+    });
     assert.equal(shrink.status, 422);
     assert.equal(shrink.body.error.details[0].field, 'line_items');
-    const exact = await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { line_items: [{ description: 'Exactly paid', quantity: 1, unit_amount: 2_000 }] } });
+    const exact = await suite.context.request('PUT', `/v1/invoices/${id}`, {
+      key: suite.key,
+      body: { line_items: [{ description: 'Exactly paid', quantity: 1, unit_amount: 2_000 }] },
+    });
     assert.equal(exact.status, 200, exact.text);
     assert.deepEqual([exact.body.data.status, exact.body.data.amount_due], ['paid', 0], 'nothing left due: paid');
   });
@@ -202,7 +331,11 @@ describe('the invoice side', () => {
     await pay({ invoice_id: id, amount: 2_500 });
     const sent = await suite.context.request('POST', `/v1/invoices/${id}/send`, { key: suite.key });
     assert.equal(sent.status, 200, sent.text);
-    const row = await suite.context.database.db.selectFrom('outbox_messages').select('snapshot').where('document_id', '=', id).executeTakeFirstOrThrow();
+    const row = await suite.context.database.db
+      .selectFrom('outbox_messages')
+      .select('snapshot')
+      .where('document_id', '=', id)
+      .executeTakeFirstOrThrow();
     const snapshot = JSON.parse(row.snapshot) as MailSnapshot;
     const text = renderText(snapshot);
     assert.match(text, /Amount paid: \$25\.00/);
@@ -220,8 +353,16 @@ describe('concurrency and exactness', () => {
     const id = await sentInvoice(10_000);
     const responses = await Promise.all(Array.from({ length: 20 }, () => pay({ invoice_id: id, amount: 700 })));
     const statuses = responses.map((response) => response.status);
-    assert.equal(statuses.filter((status) => status === 201).length, 14, `14 × 700 fit in 10,000: ${statuses.join(',')}`);
-    assert.ok(responses.filter((response) => response.status !== 201).every((response) => response.status === 422 && response.body.error.details[0].field === 'amount'));
+    assert.equal(
+      statuses.filter((status) => status === 201).length,
+      14,
+      `14 × 700 fit in 10,000: ${statuses.join(',')}`,
+    );
+    assert.ok(
+      responses
+        .filter((response) => response.status !== 201)
+        .every((response) => response.status === 422 && response.body.error.details[0].field === 'amount'),
+    );
     const current = await invoice(id);
     assert.deepEqual([current.amount_paid, current.amount_due, current.payments.length], [9_800, 200, 14]);
   });
@@ -237,30 +378,56 @@ describe('concurrency and exactness', () => {
       paymentIds.push(response.body.data.id);
       expected += amount;
     }
-    for (const [index, amount] of [[1, 3], [2, 123_457], [3, 1]] as const) {
-      assert.equal((await suite.context.request('POST', `/v1/payments/${paymentIds[index]}/refund`, { key: suite.key, body: { amount } })).status, 200);
+    for (const [index, amount] of [
+      [1, 3],
+      [2, 123_457],
+      [3, 1],
+    ] as const) {
+      assert.equal(
+        (
+          await suite.context.request('POST', `/v1/payments/${paymentIds[index]}/refund`, {
+            key: suite.key,
+            body: { amount },
+          })
+        ).status,
+        200,
+      );
       expected -= amount;
     }
     const current = await invoice(id);
     assert.deepEqual([current.amount_paid, current.amount_due], [expected, total - expected]);
-    const listed = (await suite.context.request('GET', `/v1/payments?invoice_id=${id}&limit=100`, { key: suite.key })).body.data as Array<{ amount: number; amount_refunded: number }>;
-    assert.equal(listed.reduce((sum, payment) => sum + payment.amount - payment.amount_refunded, 0), expected);
+    const listed = (await suite.context.request('GET', `/v1/payments?invoice_id=${id}&limit=100`, { key: suite.key }))
+      .body.data as Array<{ amount: number; amount_refunded: number }>;
+    assert.equal(
+      listed.reduce((sum, payment) => sum + payment.amount - payment.amount_refunded, 0),
+      expected,
+    );
   });
 });
 
 describe('listing and scopes', () => {
   test('filters: invoice_id, client_id, method, paid_after, paid_before; bad values are 422', async () => {
-    const client = (await suite.context.request('POST', '/v1/clients', { key: suite.key, body: { name: 'Lister' } })).body.data.id;
+    const client = (await suite.context.request('POST', '/v1/clients', { key: suite.key, body: { name: 'Lister' } }))
+      .body.data.id;
     const id = await sentInvoice(10_000, suite.key, client);
     await pay({ invoice_id: id, amount: 100, method: 'check', paid_at: '2026-03-01T00:00:00.000Z' });
     await pay({ invoice_id: id, amount: 200, method: 'card', paid_at: '2026-04-01T00:00:00.000Z' });
-    const amounts = async (query: string) => ((await suite.context.request('GET', `/v1/payments?${query}`, { key: suite.key })).body.data as Array<{ amount: number }>).map((payment) => payment.amount);
+    const amounts = async (query: string) =>
+      (
+        (await suite.context.request('GET', `/v1/payments?${query}`, { key: suite.key })).body.data as Array<{
+          amount: number;
+        }>
+      ).map((payment) => payment.amount);
     assert.deepEqual(await amounts(`client_id=${client}&sort=paid_at`), [100, 200]);
     assert.deepEqual(await amounts(`invoice_id=${id}&method=card`), [200]);
     assert.deepEqual(await amounts(`client_id=${client}&paid_after=2026-03-15T00:00:00Z`), [200]);
     assert.deepEqual(await amounts(`client_id=${client}&paid_before=2026-03-15T00:00:00Z`), [100]);
     for (const query of ['method=crypto', 'paid_after=yesterday', 'invoice_id=nope', 'sort=amount']) {
-      assert.equal((await suite.context.request('GET', `/v1/payments?${query}`, { key: suite.key })).status, 422, query);
+      assert.equal(
+        (await suite.context.request('GET', `/v1/payments?${query}`, { key: suite.key })).status,
+        422,
+        query,
+      );
     }
   });
 
@@ -269,14 +436,16 @@ describe('listing and scopes', () => {
     const paymentsOnly = (await suite.context.key(suite.accountId, ['payments:write', 'payments:read'])).key;
     const created = await pay({ invoice_id: id, amount: 100 }, paymentsOnly);
     assert.equal(created.status, 201, created.text);
-    assert.equal((await suite.context.request('GET', `/v1/payments/${created.body.data.id}`, { key: paymentsOnly })).status, 200);
+    assert.equal(
+      (await suite.context.request('GET', `/v1/payments/${created.body.data.id}`, { key: paymentsOnly })).status,
+      200,
+    );
     const invoicesOnly = (await suite.context.key(suite.accountId, ['invoices:read', 'invoices:write'])).key;
     const refused = await pay({ invoice_id: id, amount: 100 }, invoicesOnly);
     assert.equal(refused.status, 403);
     assert.equal(refused.body.error.code, 'INSUFFICIENT_SCOPE');
   });
 });
-
 
 test('the worked example of docs/resources.md, step by step', async () => {
   const id = await sentInvoice(120_000);
@@ -291,11 +460,35 @@ test('the worked example of docs/resources.md, step by step', async () => {
   const p2 = (await pay({ invoice_id: id, amount: 80_000, method: 'bank_transfer' })).body.data.id;
   assert.deepEqual(await balance(), [120_000, 0, 'paid']);
   assert.equal((await pay({ invoice_id: id, amount: 1, method: 'cash' })).body.error.code, 'INVALID_STATE');
-  assert.equal((await suite.context.request('POST', `/v1/payments/${p2}/refund`, { key: suite.key, body: { amount: 15_000, reason: 'Overcharged for parts' } })).status, 200);
+  assert.equal(
+    (
+      await suite.context.request('POST', `/v1/payments/${p2}/refund`, {
+        key: suite.key,
+        body: { amount: 15_000, reason: 'Overcharged for parts' },
+      })
+    ).status,
+    200,
+  );
   assert.deepEqual(await balance(), [105_000, 15_000, 'sent']);
-  const tooMuch = await suite.context.request('POST', `/v1/payments/${p2}/refund`, { key: suite.key, body: { amount: 70_000 } });
-  assert.deepEqual([tooMuch.status, tooMuch.body.error.details[0].message], [422, 'must not exceed what is left to refund (65000)']);
-  assert.equal((await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'paid' } })).status, 200);
+  const tooMuch = await suite.context.request('POST', `/v1/payments/${p2}/refund`, {
+    key: suite.key,
+    body: { amount: 70_000 },
+  });
+  assert.deepEqual(
+    [tooMuch.status, tooMuch.body.error.details[0].message],
+    [422, 'must not exceed what is left to refund (65000)'],
+  );
+  assert.equal(
+    (await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'paid' } })).status,
+    200,
+  );
   assert.deepEqual(await balance(), [120_000, 0, 'paid']);
-  assert.deepEqual((await invoice(id)).payments.map((payment: { amount: number; method: string }) => [payment.amount, payment.method]), [[40_000, 'card'], [80_000, 'bank_transfer'], [15_000, 'other']]);
+  assert.deepEqual(
+    (await invoice(id)).payments.map((payment: { amount: number; method: string }) => [payment.amount, payment.method]),
+    [
+      [40_000, 'card'],
+      [80_000, 'bank_transfer'],
+      [15_000, 'other'],
+    ],
+  );
 });

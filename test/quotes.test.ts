@@ -13,7 +13,13 @@ describeStateTable(
     table: 'quotes',
     // Contract 6: draft -> sent; sent -> approved | declined | draft; declined -> draft; approved -> converted
     // only by making a job or invoice; converted is final.
-    transitions: { draft: ['sent'], sent: ['approved', 'declined', 'draft'], approved: [], declined: ['draft'], converted: [] },
+    transitions: {
+      draft: ['sent'],
+      sent: ['approved', 'declined', 'draft'],
+      approved: [],
+      declined: ['draft'],
+      converted: [],
+    },
     // Fields are editable in draft and sent; delete in any status but converted.
     editable: ['draft', 'sent'],
     deletable: ['draft', 'sent', 'approved', 'declined'],
@@ -24,35 +30,75 @@ describeStateTable(
 );
 
 test('each transition records its time; revising keeps the number', async () => {
-  const id = (await suite.context.request('POST', '/v1/quotes', { key: suite.key, body: { client_id: suite.clientId, line_items: LINES } })).body.data.id;
-  const sent = (await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent' } })).body.data;
+  const id = (
+    await suite.context.request('POST', '/v1/quotes', {
+      key: suite.key,
+      body: { client_id: suite.clientId, line_items: LINES },
+    })
+  ).body.data.id;
+  const sent = (await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent' } }))
+    .body.data;
   assert.match(sent.number, /^Q-\d{6}$/);
   assert.ok(sent.sent_at);
-  const revised = (await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'draft' } })).body.data;
+  const revised = (
+    await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'draft' } })
+  ).body.data;
   assert.equal(revised.number, sent.number);
-  const resent = (await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent' } })).body.data;
+  const resent = (await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent' } }))
+    .body.data;
   assert.equal(resent.number, sent.number, 'a number is never replaced');
-  const declined = (await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'declined' } })).body.data;
+  const declined = (
+    await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'declined' } })
+  ).body.data;
   assert.ok(declined.declined_at);
   await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'draft' } });
   await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent' } });
-  const approved = (await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'approved' } })).body.data;
+  const approved = (
+    await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'approved' } })
+  ).body.data;
   assert.ok(approved.approved_at);
 });
 
 test('a quote without lines cannot be marked sent (422 line_items); lines given in the same request count', async () => {
-  const id = (await suite.context.request('POST', '/v1/quotes', { key: suite.key, body: { client_id: suite.clientId } })).body.data.id;
+  const id = (
+    await suite.context.request('POST', '/v1/quotes', { key: suite.key, body: { client_id: suite.clientId } })
+  ).body.data.id;
   const response = await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent' } });
   assert.equal(response.status, 422, response.text);
-  assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field), ['line_items']);
+  assert.deepEqual(
+    response.body.error.details.map((detail: { field: string }) => detail.field),
+    ['line_items'],
+  );
   assert.equal((await suite.context.request('GET', `/v1/quotes/${id}`, { key: suite.key })).body.data.status, 'draft');
-  assert.equal((await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent', line_items: LINES } })).status, 200);
+  assert.equal(
+    (
+      await suite.context.request('PUT', `/v1/quotes/${id}`, {
+        key: suite.key,
+        body: { status: 'sent', line_items: LINES },
+      })
+    ).status,
+    200,
+  );
 });
 
 test('while sent, a quote keeps at least one line', async () => {
-  const id = (await suite.context.request('POST', '/v1/quotes', { key: suite.key, body: { client_id: suite.clientId, line_items: LINES } })).body.data.id;
+  const id = (
+    await suite.context.request('POST', '/v1/quotes', {
+      key: suite.key,
+      body: { client_id: suite.clientId, line_items: LINES },
+    })
+  ).body.data.id;
   await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'sent' } });
   const emptied = await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { line_items: [] } });
   assert.deepEqual([emptied.status, emptied.body.error.details[0].field], [422, 'line_items']);
-  assert.equal((await suite.context.request('PUT', `/v1/quotes/${id}`, { key: suite.key, body: { status: 'draft', line_items: [] } })).status, 200, 'back in draft it may be emptied');
+  assert.equal(
+    (
+      await suite.context.request('PUT', `/v1/quotes/${id}`, {
+        key: suite.key,
+        body: { status: 'draft', line_items: [] },
+      })
+    ).status,
+    200,
+    'back in draft it may be emptied',
+  );
 });

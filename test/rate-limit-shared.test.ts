@@ -22,7 +22,10 @@ test('two instances on one Redis admit one burst of 100 between them', async () 
   cleanups.push(() => redis.stop());
   const directory = temporaryDirectory('bms-shared-');
   const database = await createTestDatabase(directory);
-  cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }), () => database.drop());
+  cleanups.push(
+    () => fs.rmSync(directory, { recursive: true, force: true }),
+    () => database.drop(),
+  );
   const env = { DATABASE_URL: database.url, NODE_ENV: 'development', REDIS_URL: redis.url, LOG_LEVEL: 'warn' };
   const first = await startServer(env);
   cleanups.push(() => stop(first));
@@ -32,7 +35,10 @@ test('two instances on one Redis admit one burst of 100 between them', async () 
   assert.ok(key, 'the first instance created the key; the second shares the database');
 
   const started = Date.now();
-  const counts = new Map<string, { ok: number; limited: number }>([[first.baseUrl, { ok: 0, limited: 0 }], [second.baseUrl, { ok: 0, limited: 0 }]]);
+  const counts = new Map<string, { ok: number; limited: number }>([
+    [first.baseUrl, { ok: 0, limited: 0 }],
+    [second.baseUrl, { ok: 0, limited: 0 }],
+  ]);
   for (let index = 0; index < 160; index += 1) {
     const baseUrl = index % 2 === 0 ? first.baseUrl : second.baseUrl;
     const response: Response = await fetch(`${baseUrl}/v1/clients`, { headers: { authorization: `Bearer ${key}` } });
@@ -45,6 +51,10 @@ test('two instances on one Redis admit one burst of 100 between them', async () 
   const elapsedSeconds = (Date.now() - started) / 1000;
   const admitted = [...counts.values()].reduce((sum, count) => sum + count.ok, 0);
   // 100 from the burst plus at most one a second of refill while the loop ran; alone, each instance would admit 80.
-  assert.ok(admitted >= 100 && admitted <= 100 + Math.ceil(elapsedSeconds) + 1, `admitted ${admitted} in ${elapsedSeconds}s`);
-  for (const [url, count] of counts) assert.ok(count.limited > 0, `${url} also refused once the shared bucket was empty`);
+  assert.ok(
+    admitted >= 100 && admitted <= 100 + Math.ceil(elapsedSeconds) + 1,
+    `admitted ${admitted} in ${elapsedSeconds}s`,
+  );
+  for (const [url, count] of counts)
+    assert.ok(count.limited > 0, `${url} also refused once the shared bucket was empty`);
 });

@@ -104,7 +104,11 @@ for (const storeName of ['memory', 'redis'] as const) {
       const later = await hit(key);
       // 89 tokens + 2.5 refilled - 1 taken = 90.5: 90 whole tokens, 9.5 s until full.
       assert.equal(later.headers.ratelimit, `"minute";r=90;t=10, "day";r=9988;t=${secondsToMidnight(clock.now())}`);
-      assert.equal((await context.request('GET', '/health')).headers.ratelimit, undefined, 'not on unauthenticated endpoints');
+      assert.equal(
+        (await context.request('GET', '/health')).headers.ratelimit,
+        undefined,
+        'not on unauthenticated endpoints',
+      );
     });
 
     test('a 429 carries the headers with nothing left', async () => {
@@ -134,7 +138,10 @@ for (const storeName of ['memory', 'redis'] as const) {
       clock.advance(500);
       assert.deepEqual(await burst(key, 2), [200, 429], '120 a minute is one every half second');
       const first = await hit(key);
-      assert.match(String(first.headers['ratelimit-policy']), /^"minute";q=120;w=60;bms-burst=3, "day";q=10000;w=86400$/);
+      assert.match(
+        String(first.headers['ratelimit-policy']),
+        /^"minute";q=120;w=60;bms-burst=3, "day";q=10000;w=86400$/,
+      );
     });
 
     test('keys are limited separately', async () => {
@@ -146,11 +153,15 @@ for (const storeName of ['memory', 'redis'] as const) {
 
     test('failed authentication is limited per IP: 20, then 429 even with a good key, then one every 3 s', async () => {
       const key = await keyWith();
-      const from = (remoteAddress: string, apiKey: string) => context.request('GET', '/v1/clients', { key: apiKey, remoteAddress });
+      const from = (remoteAddress: string, apiKey: string) =>
+        context.request('GET', '/v1/clients', { key: apiKey, remoteAddress });
       const bad = `bms_${'x'.repeat(40)}`;
       for (let index = 0; index < 20; index += 1) assert.equal((await from('203.0.113.7', bad)).status, 401);
       const blocked = await from('203.0.113.7', bad);
-      assert.deepEqual([blocked.status, blocked.body.error.code, blocked.headers['retry-after']], [429, 'RATE_LIMITED', '3']);
+      assert.deepEqual(
+        [blocked.status, blocked.body.error.code, blocked.headers['retry-after']],
+        [429, 'RATE_LIMITED', '3'],
+      );
       assert.equal((await from('203.0.113.7', key)).status, 429, 'no key is looked at from a blocked address');
       assert.equal((await from('203.0.113.8', key)).status, 200, 'other addresses are not affected');
       clock.advance(3000);
@@ -167,15 +178,22 @@ test('Redis failing: the service keeps answering, limiting per process, and says
   const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
   const logs: string[] = [];
   const log = { error: (fields: object, message: string) => void logs.push(`${message} ${JSON.stringify(fields)}`) };
-  const context = await createTestContext({ clock, rateLimitStore: new FailOpenStore(new RedisStore(own.url), new MemoryStore(), log) });
+  const context = await createTestContext({
+    clock,
+    rateLimitStore: new FailOpenStore(new RedisStore(own.url), new MemoryStore(), log),
+  });
   const { accountId } = await context.account();
   const key = (await context.key(accountId, SCOPES, { rateLimits: { burst: 3 } })).key;
   assert.equal((await context.request('GET', '/v1/clients', { key })).status, 200);
   await own.stop();
   const statuses = [];
-  for (let index = 0; index < 4; index += 1) statuses.push((await context.request('GET', '/v1/clients', { key })).status);
+  for (let index = 0; index < 4; index += 1)
+    statuses.push((await context.request('GET', '/v1/clients', { key })).status);
   assert.deepEqual(statuses, [200, 200, 200, 429], 'limited by the in-process bucket, never a 500');
-  assert.ok(logs.some((line) => line.includes('Redis is not answering')), 'logged loudly');
+  assert.ok(
+    logs.some((line) => line.includes('Redis is not answering')),
+    'logged loudly',
+  );
   await context.close();
 });
 
@@ -186,10 +204,23 @@ test('behind a proxy, failures are counted per the address the proxy appended, n
     const bad = `bms_${'y'.repeat(40)}`;
     // The client wrote the first address; the proxy at 10.1.1.1 appended the one it saw.
     const from = (client: string, forged = '203.0.113.9', remoteAddress = '10.1.1.1') =>
-      context.request('GET', '/v1/clients', { key: bad, remoteAddress, headers: { 'x-forwarded-for': `${forged}, ${client}` } });
-    for (let index = 0; index < 20; index += 1) assert.equal((await from('198.51.100.1', `203.0.113.${index}`)).status, 401, trust);
-    assert.equal((await from('198.51.100.1', '192.0.2.77')).status, 429, `${trust}: a new forged address does not escape the limit`);
-    assert.equal((await from('198.51.100.2', '198.51.100.1')).status, 401, `${trust}: writing a victim's address does not lock the victim out, nor block another client`);
+      context.request('GET', '/v1/clients', {
+        key: bad,
+        remoteAddress,
+        headers: { 'x-forwarded-for': `${forged}, ${client}` },
+      });
+    for (let index = 0; index < 20; index += 1)
+      assert.equal((await from('198.51.100.1', `203.0.113.${index}`)).status, 401, trust);
+    assert.equal(
+      (await from('198.51.100.1', '192.0.2.77')).status,
+      429,
+      `${trust}: a new forged address does not escape the limit`,
+    );
+    assert.equal(
+      (await from('198.51.100.2', '198.51.100.1')).status,
+      401,
+      `${trust}: writing a victim's address does not lock the victim out, nor block another client`,
+    );
     await context.close();
   }
 });
@@ -198,10 +229,23 @@ test('a request that did not come through a trusted proxy is counted on its own 
   const context = await createTestContext({ env: { TRUST_PROXY: '10.1.1.1' } });
   const bad = `bms_${'z'.repeat(40)}`;
   for (let index = 0; index < 20; index += 1) {
-    const response = await context.request('GET', '/v1/clients', { key: bad, remoteAddress: '10.9.9.9', headers: { 'x-forwarded-for': `198.51.100.${index}` } });
+    const response = await context.request('GET', '/v1/clients', {
+      key: bad,
+      remoteAddress: '10.9.9.9',
+      headers: { 'x-forwarded-for': `198.51.100.${index}` },
+    });
     assert.equal(response.status, 401);
   }
-  assert.equal((await context.request('GET', '/v1/clients', { key: bad, remoteAddress: '10.9.9.9', headers: { 'x-forwarded-for': '198.51.100.200' } })).status, 429);
+  assert.equal(
+    (
+      await context.request('GET', '/v1/clients', {
+        key: bad,
+        remoteAddress: '10.9.9.9',
+        headers: { 'x-forwarded-for': '198.51.100.200' },
+      })
+    ).status,
+    429,
+  );
   await context.close();
 });
 
@@ -210,5 +254,6 @@ test('TRUST_PROXY takes false, hops, or proxy addresses; anything else stops the
   assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
   assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
   assert.equal(loadConfig({ TRUST_PROXY: '10.0.0.1, fd00::/8' }).trustProxy, '10.0.0.1,fd00::/8');
-  for (const value of ['yes', '10.0.0.999', '10.0.0.0/33', 'proxy.example.com']) assert.throws(() => loadConfig({ TRUST_PROXY: value }), /TRUST_PROXY/);
+  for (const value of ['yes', '10.0.0.999', '10.0.0.0/33', 'proxy.example.com'])
+    assert.throws(() => loadConfig({ TRUST_PROXY: value }), /TRUST_PROXY/);
 });

@@ -7,28 +7,46 @@ import { test } from 'node:test';
 import { createTestContext } from './helpers/context.js';
 import { onPostgres } from './helpers/database.js';
 
-test('keys are not in the database file, the logs or the responses', { skip: onPostgres ? 'the file scan is of the SQLite file; the same code stores the same values on PostgreSQL' : false }, async () => {
+test('keys are not in the database file, the logs or the responses', {
+  skip: onPostgres ? 'the file scan is of the SQLite file; the same code stores the same values on PostgreSQL' : false,
+}, async () => {
   const context = await createTestContext();
   const { key, accountId } = await context.account();
   const other = await context.key(accountId, ['clients:read']);
   const typo = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
   const responses = [
     await context.request('GET', '/v1/clients', { key }),
-    await context.request('POST', '/v1/clients', { key, body: { name: 'Secret keeper', notes: 'nothing secret here' } }),
+    await context.request('POST', '/v1/clients', {
+      key,
+      body: { name: 'Secret keeper', notes: 'nothing secret here' },
+    }),
     await context.request('GET', '/v1/clients', { key: typo }),
     await context.request('DELETE', '/v1/clients/019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', { key: other.key }),
     await context.request('GET', '/v1/nothing', { key }),
   ];
   const revoked = await context.key(accountId, ['clients:read']);
-  await context.database.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', revoked.id).execute();
+  await context.database.db
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date().toISOString() })
+    .where('id', '=', revoked.id)
+    .execute();
   responses.push(await context.request('GET', '/v1/clients', { key: revoked.key }));
-  assert.deepEqual(responses.map((response) => response.status), [200, 201, 401, 403, 404, 401]);
+  assert.deepEqual(
+    responses.map((response) => response.status),
+    [200, 201, 401, 403, 404, 401],
+  );
 
   await context.app.close();
   await context.database.close();
   const secrets = [key, other.key, revoked.key, typo].map((secret) => secret.slice(4));
-  const files = fs.readdirSync(context.directory).filter((name) => name.startsWith('bms.sqlite')).map((name) => fs.readFileSync(path.join(context.directory, name)).toString('latin1'));
-  assert.ok(files.some((content) => content.includes(key.slice(0, 12))), 'the scan sees stored text: the display prefix is there');
+  const files = fs
+    .readdirSync(context.directory)
+    .filter((name) => name.startsWith('bms.sqlite'))
+    .map((name) => fs.readFileSync(path.join(context.directory, name)).toString('latin1'));
+  assert.ok(
+    files.some((content) => content.includes(key.slice(0, 12))),
+    'the scan sees stored text: the display prefix is there',
+  );
   for (const secret of secrets) {
     for (const content of files) assert.ok(!content.includes(secret), 'not in the database file or its WAL');
     assert.ok(!context.logs.join('').includes(secret), 'not in the logs');

@@ -24,16 +24,39 @@ after(async () => {
 async function environment() {
   const directory = temporaryDirectory('bms-recovery-');
   const database = await createTestDatabase(directory);
-  cleanups.push(() => database.drop(), () => fs.rmSync(directory, { recursive: true, force: true }));
-  return { url: database.url, env: { DATABASE_URL: database.url, NODE_ENV: 'development', SMTP_URL: smtp.url, OUTBOX_POLL_MS: '50', OUTBOX_LEASE_MS: '1500', OUTBOX_RETRY_BASE_MS: '200', LOG_LEVEL: 'warn' } };
+  cleanups.push(
+    () => database.drop(),
+    () => fs.rmSync(directory, { recursive: true, force: true }),
+  );
+  return {
+    url: database.url,
+    env: {
+      DATABASE_URL: database.url,
+      NODE_ENV: 'development',
+      SMTP_URL: smtp.url,
+      OUTBOX_POLL_MS: '50',
+      OUTBOX_LEASE_MS: '1500',
+      OUTBOX_RETRY_BASE_MS: '200',
+      LOG_LEVEL: 'warn',
+    },
+  };
 }
 
 async function sendInvoices(server: ServerProcess, count: number): Promise<void> {
   const key = /API key: (bms_[0-9A-Za-z]{40})/.exec(server.output())?.[1];
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const client = await (await fetch(`${server.baseUrl}/v1/clients`, { method: 'POST', headers, body: JSON.stringify({ name: 'Jane', email: 'jane@example.com' }) })).json();
+  const client = await (
+    await fetch(`${server.baseUrl}/v1/clients`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'Jane', email: 'jane@example.com' }),
+    })
+  ).json();
   for (let index = 0; index < count; index += 1) {
-    const body = JSON.stringify({ client_id: client.data.id, line_items: [{ description: `Visit ${index}`, quantity: 1, unit_amount: 5000 }] });
+    const body = JSON.stringify({
+      client_id: client.data.id,
+      line_items: [{ description: `Visit ${index}`, quantity: 1, unit_amount: 5000 }],
+    });
     const invoice = await (await fetch(`${server.baseUrl}/v1/invoices`, { method: 'POST', headers, body })).json();
     const sent = await fetch(`${server.baseUrl}/v1/invoices/${invoice.data.id}/send`, { method: 'POST', headers });
     assert.equal(sent.status, 200);
@@ -69,16 +92,25 @@ test('SIGKILL during a delivery: every queued message is delivered after the res
   await first.exited;
   const rowsAfterKill = await outboxRows(url);
   assert.equal(rowsAfterKill.length, 3, 'all three messages were queued durably');
-  assert.ok(rowsAfterKill.some((row) => row.status === 'sending'), 'one was caught mid-delivery');
+  assert.ok(
+    rowsAfterKill.some((row) => row.status === 'sending'),
+    'one was caught mid-delivery',
+  );
 
   smtp.delayMs = 0;
   const second = await startServer(env);
   const ids = new Set(rowsAfterKill.map((row) => row.message_id));
-  await waitUntil(() => new Set(smtp.messages.map((mail) => mail.messageId).filter((id) => ids.has(id ?? ''))).size === 3, 'all three messages');
+  await waitUntil(
+    () => new Set(smtp.messages.map((mail) => mail.messageId).filter((id) => ids.has(id ?? ''))).size === 3,
+    'all three messages',
+  );
   second.child.kill('SIGTERM');
   assert.equal(await second.exited, 0);
   const rows = await outboxRows(url);
-  assert.ok(rows.every((row) => row.status === 'delivered'), JSON.stringify(rows.map((row) => row.status)));
+  assert.ok(
+    rows.every((row) => row.status === 'delivered'),
+    JSON.stringify(rows.map((row) => row.status)),
+  );
   // A message interrupted after the SMTP server took it may arrive twice: always with the same Message-ID.
   const received = smtp.messages.filter((mail) => ids.has(mail.messageId ?? ''));
   assert.ok(received.length <= 4, `at most the interrupted one repeats (${received.length})`);
@@ -96,6 +128,9 @@ test('SIGTERM during a delivery: the delivery finishes and is recorded, then the
   assert.equal(await server.exited, 0);
   smtp.delayMs = 0;
   const rows = await outboxRows(url);
-  assert.deepEqual(rows.map((row) => [row.status, row.attempts]), [['delivered', 1]]);
+  assert.deepEqual(
+    rows.map((row) => [row.status, row.attempts]),
+    [['delivered', 1]],
+  );
   assert.equal(smtp.messages.filter((mail) => mail.messageId === rows[0]!.message_id).length, 1);
 });

@@ -13,7 +13,14 @@ import { pdfText, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js
 
 const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
 const quietLog = { info() {}, warn() {}, error() {} };
-const OPTIONS: OutboxWorkerOptions = { pollMs: 10, leaseMs: 60_000, retryBaseMs: 1000, maxAttempts: 4, fromAddress: 'billing@cooper-plumbing.test', jitter: 0 };
+const OPTIONS: OutboxWorkerOptions = {
+  pollMs: 10,
+  leaseMs: 60_000,
+  retryBaseMs: 1000,
+  maxAttempts: 4,
+  fromAddress: 'billing@cooper-plumbing.test',
+  jitter: 0,
+};
 const LINES = [
   { description: 'Labour', quantity: 2, unit_amount: 6000, tax_rate: 8.875 },
   { description: 'Kitchen faucet', quantity: 1, unit_amount: 8999 },
@@ -27,7 +34,10 @@ let key: string;
 let clientId: string;
 
 async function newInvoice(body: Record<string, unknown> = {}) {
-  const response = await context.request('POST', '/v1/invoices', { key, body: { client_id: clientId, line_items: LINES, ...body } });
+  const response = await context.request('POST', '/v1/invoices', {
+    key,
+    body: { client_id: clientId, line_items: LINES, ...body },
+  });
   assert.equal(response.status, 201, response.text);
   return response.body.data;
 }
@@ -65,25 +75,42 @@ beforeEach(async () => {
   smtp.messages.length = 0;
   smtp.refuseNext(0);
   ({ key } = await context.account('Cooper Plumbing'));
-  clientId = (await context.request('POST', '/v1/clients', { key, body: { name: 'Jane Doe', email: 'jane@example.com', company_name: 'Doe Bakery' } })).body.data.id;
+  clientId = (
+    await context.request('POST', '/v1/clients', {
+      key,
+      body: { name: 'Jane Doe', email: 'jane@example.com', company_name: 'Doe Bakery' },
+    })
+  ).body.data.id;
 });
 
 describe('the send operation', () => {
   test('sends an invoice: number, dates and status set, message queued in the same step, nothing delivered yet', async () => {
     const invoice = await newInvoice();
-    const response = await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key, body: { message: 'Thanks for having us, Jane!' } });
+    const response = await context.request('POST', `/v1/invoices/${invoice.id}/send`, {
+      key,
+      body: { message: 'Thanks for having us, Jane!' },
+    });
     assert.equal(response.status, 200, response.text);
     const sent = response.body.data;
-    assert.deepEqual([sent.status, sent.number, sent.issue_date, sent.due_date, sent.sent_at], ['sent', 'INV-000001', '2026-11-21', '2026-12-21', clock.now().toISOString()]);
+    assert.deepEqual(
+      [sent.status, sent.number, sent.issue_date, sent.due_date, sent.sent_at],
+      ['sent', 'INV-000001', '2026-11-21', '2026-12-21', clock.now().toISOString()],
+    );
     const queued = await outbox(invoice.id);
     assert.equal(queued.length, 1);
-    assert.deepEqual([queued[0]!.status, queued[0]!.recipient, queued[0]!.attempts], ['pending', 'jane@example.com', 0]);
+    assert.deepEqual(
+      [queued[0]!.status, queued[0]!.recipient, queued[0]!.attempts],
+      ['pending', 'jane@example.com', 0],
+    );
     assert.equal(smtp.messages.length, 0, 'the response did not wait for SMTP');
   });
 
   test('the delivered e-mail: recipient, sender, subject, text and HTML parts, personal note, PDF', async () => {
     const invoice = await newInvoice({ notes: 'Pay by bank transfer.' });
-    await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key, body: { message: 'Thanks for having us, Jane!' } });
+    await context.request('POST', `/v1/invoices/${invoice.id}/send`, {
+      key,
+      body: { message: 'Thanks for having us, Jane!' },
+    });
     await drain();
     const [mail] = await smtp.waitFor(1);
     assert.equal(mail!.to && 'text' in mail!.to ? mail!.to.text : '', 'jane@example.com');
@@ -92,7 +119,19 @@ describe('the send operation', () => {
     const [message] = await outbox(invoice.id);
     assert.equal(mail!.messageId, message!.message_id, 'the Message-ID is the outbox row’s, stable across retries');
     for (const part of [mail!.text ?? '', String(mail!.html)]) {
-      for (const expected of ['Thanks for having us, Jane!', 'Labour', 'Kitchen faucet', '$60.00', '$89.99', '$209.99', '$10.65', '$220.64', 'Due date', '2026-12-21', 'Pay by bank transfer.']) {
+      for (const expected of [
+        'Thanks for having us, Jane!',
+        'Labour',
+        'Kitchen faucet',
+        '$60.00',
+        '$89.99',
+        '$209.99',
+        '$10.65',
+        '$220.64',
+        'Due date',
+        '2026-12-21',
+        'Pay by bank transfer.',
+      ]) {
         assert.ok(part.includes(expected), `${expected} in ${part.slice(0, 80)}…`);
       }
     }
@@ -101,7 +140,18 @@ describe('the send operation', () => {
     assert.deepEqual([pdf!.filename, pdf!.contentType], ['INV-000001.pdf', 'application/pdf']);
     assert.equal(pdf!.content.subarray(0, 5).toString(), '%PDF-');
     const text = await pdfText(pdf!.content);
-    for (const expected of ['Cooper Plumbing', 'INVOICE', 'INV-000001', 'Jane Doe', 'Doe Bakery', 'Labour', '8.875%', '$120.00', '$10.65', '$220.64']) {
+    for (const expected of [
+      'Cooper Plumbing',
+      'INVOICE',
+      'INV-000001',
+      'Jane Doe',
+      'Doe Bakery',
+      'Labour',
+      '8.875%',
+      '$120.00',
+      '$10.65',
+      '$220.64',
+    ]) {
       assert.ok(text.includes(expected), `the PDF shows ${expected}`);
     }
     assert.match(text, /Due date\s+2026-12-21/);
@@ -110,13 +160,27 @@ describe('the send operation', () => {
   });
 
   test('names and lines outside Latin-1 print correctly in the PDF', async () => {
-    await context.request('PUT', `/v1/clients/${clientId}`, { key, body: { name: 'Łukasz Żółć', company_name: 'Ελληνικά & Кириллица' } });
-    const invoice = await newInvoice({ currency: 'EUR', line_items: [{ description: 'Naprawa kranu — łazienka', quantity: 1, unit_amount: 12000, tax_rate: 23 }] });
+    await context.request('PUT', `/v1/clients/${clientId}`, {
+      key,
+      body: { name: 'Łukasz Żółć', company_name: 'Ελληνικά & Кириллица' },
+    });
+    const invoice = await newInvoice({
+      currency: 'EUR',
+      line_items: [{ description: 'Naprawa kranu — łazienka', quantity: 1, unit_amount: 12000, tax_rate: 23 }],
+    });
     await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key });
     await drain();
     const [mail] = await smtp.waitFor(1);
     const text = await pdfText(mail!.attachments[0]!.content);
-    for (const expected of ['Łukasz Żółć', 'Ελληνικά & Кириллица', 'Naprawa kranu — łazienka', '€120.00', '€27.60', '€147.60']) assert.ok(text.includes(expected), `the PDF shows ${expected}`);
+    for (const expected of [
+      'Łukasz Żółć',
+      'Ελληνικά & Кириллица',
+      'Naprawa kranu — łazienka',
+      '€120.00',
+      '€27.60',
+      '€147.60',
+    ])
+      assert.ok(text.includes(expected), `the PDF shows ${expected}`);
     assert.match(mail!.text ?? '', /Total: €147\.60/);
   });
 
@@ -130,9 +194,17 @@ describe('the send operation', () => {
   });
 
   test('sends a quote with its validity date', async () => {
-    const quote = (await context.request('POST', '/v1/quotes', { key, body: { client_id: clientId, title: 'New faucet', line_items: LINES, valid_until: '2026-12-31' } })).body.data;
+    const quote = (
+      await context.request('POST', '/v1/quotes', {
+        key,
+        body: { client_id: clientId, title: 'New faucet', line_items: LINES, valid_until: '2026-12-31' },
+      })
+    ).body.data;
     const response = await context.request('POST', `/v1/quotes/${quote.id}/send`, { key });
-    assert.deepEqual([response.status, response.body.data.status, response.body.data.number], [200, 'sent', 'Q-000001']);
+    assert.deepEqual(
+      [response.status, response.body.data.status, response.body.data.number],
+      [200, 'sent', 'Q-000001'],
+    );
     await drain();
     const [mail] = await smtp.waitFor(1);
     assert.equal(mail!.subject, 'Quote Q-000001 from Cooper Plumbing');
@@ -163,7 +235,9 @@ describe('the send operation', () => {
     const final = await context.request('POST', `/v1/invoices/${paid.id}/send`, { key });
     assert.deepEqual([final.status, final.body.error.code], [409, 'INVALID_STATE']);
 
-    const quote = (await context.request('POST', '/v1/quotes', { key, body: { client_id: clientId, line_items: LINES } })).body.data;
+    const quote = (
+      await context.request('POST', '/v1/quotes', { key, body: { client_id: clientId, line_items: LINES } })
+    ).body.data;
     await context.request('PUT', `/v1/quotes/${quote.id}`, { key, body: { status: 'sent' } });
     await context.request('PUT', `/v1/quotes/${quote.id}`, { key, body: { status: 'declined' } });
     assert.equal((await context.request('POST', `/v1/quotes/${quote.id}/send`, { key })).status, 409);
@@ -172,7 +246,10 @@ describe('the send operation', () => {
     const empty = (await context.request('POST', '/v1/invoices', { key, body: { client_id: noEmail } })).body.data;
     const both = await context.request('POST', `/v1/invoices/${empty.id}/send`, { key });
     assert.equal(both.status, 422);
-    assert.deepEqual(both.body.error.details.map((detail: { field: string }) => detail.field), ['client.email', 'line_items']);
+    assert.deepEqual(
+      both.body.error.details.map((detail: { field: string }) => detail.field),
+      ['client.email', 'line_items'],
+    );
     const stored = (await context.request('GET', `/v1/invoices/${empty.id}`, { key })).body.data;
     assert.deepEqual([stored.status, stored.number], ['draft', null]);
     assert.equal((await outbox(empty.id)).length, 0);
@@ -185,9 +262,15 @@ describe('the send operation', () => {
       const response = await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key, body });
       assert.equal(response.status, 422, JSON.stringify(body));
     }
-    assert.equal((await context.request('POST', '/v1/invoices/019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01/send', { key })).status, 404);
+    assert.equal(
+      (await context.request('POST', '/v1/invoices/019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01/send', { key })).status,
+      404,
+    );
     assert.equal((await context.request('GET', `/v1/invoices/${invoice.id}`, { key })).body.data.status, 'draft');
-    const withContentTypeOnly = await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key, headers: { 'content-type': 'application/json' } });
+    const withContentTypeOnly = await context.request('POST', `/v1/invoices/${invoice.id}/send`, {
+      key,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(withContentTypeOnly.status, 200, 'an empty body is fine');
   });
 });
@@ -201,7 +284,11 @@ describe('delivery', () => {
     let [message] = await outbox(invoice.id);
     assert.deepEqual([message!.status, message!.attempts], ['pending', 1]);
     assert.match(message!.last_error ?? '', /451/);
-    assert.equal(message!.next_attempt_at, new Date(clock.now().getTime() + 1000).toISOString(), 'first retry after the base delay');
+    assert.equal(
+      message!.next_attempt_at,
+      new Date(clock.now().getTime() + 1000).toISOString(),
+      'first retry after the base delay',
+    );
     await drain();
     assert.equal((await outbox(invoice.id))[0]!.attempts, 1, 'not retried before it is due');
     clock.advance(1000);
@@ -228,7 +315,11 @@ describe('delivery', () => {
     const [message] = await outbox(invoice.id);
     assert.deepEqual([message!.status, message!.attempts], ['failed', OPTIONS.maxAttempts]);
     assert.match(message!.last_error ?? '', /ECONNREFUSED/);
-    assert.equal((await context.request('GET', `/v1/invoices/${invoice.id}`, { key })).body.data.status, 'sent', 'the document stays sent');
+    assert.equal(
+      (await context.request('GET', `/v1/invoices/${invoice.id}`, { key })).body.data.status,
+      'sent',
+      'the document stays sent',
+    );
     down.close();
   });
 
@@ -236,7 +327,15 @@ describe('delivery', () => {
     const invoice = await newInvoice();
     await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key });
     const [message] = await outbox(invoice.id);
-    await context.database.db.updateTable('outbox_messages').set({ status: 'sending', locked_by: 'worker-dead', locked_until: new Date(clock.now().getTime() + 30_000).toISOString() }).where('id', '=', message!.id).execute();
+    await context.database.db
+      .updateTable('outbox_messages')
+      .set({
+        status: 'sending',
+        locked_by: 'worker-dead',
+        locked_until: new Date(clock.now().getTime() + 30_000).toISOString(),
+      })
+      .where('id', '=', message!.id)
+      .execute();
     await drain();
     assert.equal(smtp.messages.length, 0, 'a live claim is respected');
     clock.advance(30_000);
@@ -254,7 +353,11 @@ describe('delivery', () => {
     const secondDatabase = openDatabase(context.config.database);
     const secondTransport = smtpTransport(smtp.url);
     const delivered = [0, 0];
-    const counting = (index: number) => ({ ...quietLog, info: (_fields: unknown, message?: string) => void (message === 'outbox: delivered' && (delivered[index] = (delivered[index] ?? 0) + 1)) });
+    const counting = (index: number) => ({
+      ...quietLog,
+      info: (_fields: unknown, message?: string) =>
+        void (message === 'outbox: delivered' && (delivered[index] = (delivered[index] ?? 0) + 1)),
+    });
     const first = new OutboxWorker(context.database, transport, clock, OPTIONS, counting(0), renderer());
     const second = new OutboxWorker(secondDatabase, secondTransport, clock, OPTIONS, counting(1), context.app.pdf);
     first.start();

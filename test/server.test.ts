@@ -17,7 +17,10 @@ after(async () => {
 async function databaseEnv() {
   const directory = temporaryDirectory('bms-server-');
   const database = await createTestDatabase(directory);
-  cleanups.push(() => database.drop(), () => fs.rmSync(directory, { recursive: true, force: true }));
+  cleanups.push(
+    () => database.drop(),
+    () => fs.rmSync(directory, { recursive: true, force: true }),
+  );
   return { DATABASE_URL: database.url };
 }
 
@@ -28,13 +31,21 @@ test('first run in development prints an all-scopes key that works at once, only
   assert.ok(key, server.output());
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
-  const created = await fetch(`${server.baseUrl}/v1/clients`, { method: 'POST', headers, body: JSON.stringify({ name: 'Jane Cooper', email: 'jane@example.com' }) });
+  const created = await fetch(`${server.baseUrl}/v1/clients`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'Jane Cooper', email: 'jane@example.com' }),
+  });
   assert.equal(created.status, 201);
   assert.equal(created.headers.get('content-type'), 'application/json; charset=utf-8');
   const client = (await created.json()).data;
   assert.equal(created.headers.get('location'), `/v1/clients/${client.id}`);
 
-  const updated = await fetch(`${server.baseUrl}/v1/clients/${client.id}`, { method: 'PUT', headers, body: JSON.stringify({ phone: '+1 555 0100' }) });
+  const updated = await fetch(`${server.baseUrl}/v1/clients/${client.id}`, {
+    method: 'PUT',
+    headers,
+    body: JSON.stringify({ phone: '+1 555 0100' }),
+  });
   assert.equal((await updated.json()).data.phone, '+1 555 0100');
 
   const listed = await fetch(`${server.baseUrl}/v1/clients?q=cooper`, { headers });
@@ -82,7 +93,13 @@ test('/ready, /health, /docs and /v1/openapi.json need no key', async () => {
 test('bad settings stop the start with every problem named', () => {
   const result = spawnSync(process.execPath, ['bin/bms.js', 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'oracle://x', SMTP_URL: 'http://mail' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: 'eighty',
+      LOG_LEVEL: 'loud',
+      DATABASE_URL: 'oracle://x',
+      SMTP_URL: 'http://mail',
+    },
     encoding: 'utf8',
     timeout: 20_000,
   });
@@ -109,16 +126,28 @@ test('WEB_CONCURRENCY=2: two worker processes share the port; SIGTERM stops them
   const get = () =>
     new Promise<number>((resolve, reject) => {
       // A new connection each time (no keep-alive), so the cluster can hand it to either worker.
-      request(`${server.baseUrl}/v1/clients`, { agent: false, headers: { authorization: `Bearer ${key}` } }, (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-      }).on('error', reject).end();
+      request(
+        `${server.baseUrl}/v1/clients`,
+        { agent: false, headers: { authorization: `Bearer ${key}` } },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        },
+      )
+        .on('error', reject)
+        .end();
     });
   const statuses = [];
   for (let index = 0; index < 30; index += 1) statuses.push(await get());
   assert.ok(statuses.every((status) => status === 200));
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const pids = new Set(server.output().split('\n').filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line).pid));
+  const pids = new Set(
+    server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"request"'))
+      .map((line) => JSON.parse(line).pid),
+  );
   assert.equal(pids.size, 2, 'requests were served by two processes');
   assert.equal((server.output().match(/API key:/g) ?? []).length, 1);
   server.child.kill('SIGTERM');
@@ -139,7 +168,10 @@ test('an API key in a URL never reaches the log line', async () => {
       assert.doesNotMatch(line, /hunter2/);
     }
     assert.ok(lines.some((line) => line.includes('api_key=[redacted]')));
-    assert.ok(lines.some((line) => line.includes('limit=5')), 'other parameters stay readable');
+    assert.ok(
+      lines.some((line) => line.includes('limit=5')),
+      'other parameters stay readable',
+    );
   } finally {
     await context.close();
   }

@@ -21,20 +21,43 @@ describeStateTable(
 );
 
 test('service requests have no delete and no send: 405 with Allow', async () => {
-  const id = (await suite.context.request('POST', '/v1/service-requests', { key: suite.key, body: { client_id: suite.clientId, title: 'Leak' } })).body.data.id;
+  const id = (
+    await suite.context.request('POST', '/v1/service-requests', {
+      key: suite.key,
+      body: { client_id: suite.clientId, title: 'Leak' },
+    })
+  ).body.data.id;
   const remove = await suite.context.request('DELETE', `/v1/service-requests/${id}`, { key: suite.key });
   assert.equal(remove.status, 405);
   assert.equal(remove.headers.allow, 'GET, HEAD, PUT');
-  assert.equal((await suite.context.request('POST', `/v1/service-requests/${id}/send`, { key: suite.key })).status, 404);
+  assert.equal(
+    (await suite.context.request('POST', `/v1/service-requests/${id}/send`, { key: suite.key })).status,
+    404,
+  );
 });
 
 test('source defaults to other and takes only the listed values', async () => {
-  const created = await suite.context.request('POST', '/v1/service-requests', { key: suite.key, body: { client_id: suite.clientId, title: 'Leak' } });
+  const created = await suite.context.request('POST', '/v1/service-requests', {
+    key: suite.key,
+    body: { client_id: suite.clientId, title: 'Leak' },
+  });
   assert.equal(created.body.data.source, 'other');
   for (const source of ['phone', 'email', 'web', 'in_person', 'other']) {
-    assert.equal((await suite.context.request('POST', '/v1/service-requests', { key: suite.key, body: { client_id: suite.clientId, title: 'Leak', source } })).status, 201, source);
+    assert.equal(
+      (
+        await suite.context.request('POST', '/v1/service-requests', {
+          key: suite.key,
+          body: { client_id: suite.clientId, title: 'Leak', source },
+        })
+      ).status,
+      201,
+      source,
+    );
   }
-  const wrong = await suite.context.request('POST', '/v1/service-requests', { key: suite.key, body: { client_id: suite.clientId, title: 'Leak', source: 'fax' } });
+  const wrong = await suite.context.request('POST', '/v1/service-requests', {
+    key: suite.key,
+    body: { client_id: suite.clientId, title: 'Leak', source: 'fax' },
+  });
   assert.equal(wrong.status, 422);
   assert.equal(wrong.body.error.details[0].field, 'source');
 });

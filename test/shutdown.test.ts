@@ -18,14 +18,38 @@ after(async () => {
 test('SIGTERM under load: no accepted request is dropped, then exit 0', { timeout: 120_000 }, async () => {
   const directory = temporaryDirectory('bms-shutdown-');
   const database = await createTestDatabase(directory);
-  cleanups.push(() => database.drop(), () => fs.rmSync(directory, { recursive: true, force: true }));
+  cleanups.push(
+    () => database.drop(),
+    () => fs.rmSync(directory, { recursive: true, force: true }),
+  );
   const env = { DATABASE_URL: database.url, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
   const migrated = runBms(['migrate'], env);
   assert.equal(migrated.status, 0, migrated.stderr);
   const created = runBms(['accounts', 'create', '--name', 'Load', '--json'], env);
   assert.equal(created.status, 0, created.stderr + created.stdout);
   const account = JSON.parse(created.stdout);
-  const { key } = JSON.parse(runBms(['keys', 'create', '--account', account.id, '--name', 'load', '--scopes', 'clients:write', '--burst', '1000000', '--per-minute', '1000000', '--per-day', '100000000', '--json'], env).stdout);
+  const { key } = JSON.parse(
+    runBms(
+      [
+        'keys',
+        'create',
+        '--account',
+        account.id,
+        '--name',
+        'load',
+        '--scopes',
+        'clients:write',
+        '--burst',
+        '1000000',
+        '--per-minute',
+        '1000000',
+        '--per-day',
+        '100000000',
+        '--json',
+      ],
+      env,
+    ).stdout,
+  );
   const server = await startServer(env);
 
   const answered = new Map<string, number>();
@@ -63,10 +87,17 @@ test('SIGTERM under load: no accepted request is dropped, then exit 0', { timeou
     const stored = new Set((await check.db.selectFrom('clients').select('name').execute()).map((row) => row.name));
     const statuses = [...answered.values()];
     assert.ok(statuses.filter((status) => status === 201).length > 50, `the load ran: ${statuses.length} answers`);
-    assert.deepEqual(statuses.filter((status) => status !== 201), [], 'every answered request was served, none refused with 5xx');
+    assert.deepEqual(
+      statuses.filter((status) => status !== 201),
+      [],
+      'every answered request was served, none refused with 5xx',
+    );
     for (const [name] of answered) assert.ok(stored.has(name), `acknowledged ${name} is stored`);
-    for (const name of stored) assert.ok(answered.has(name), `stored ${name} was answered: the server dropped no request it took in`);
-    console.log(`# SIGTERM under load: ${answered.size} answered (${answeredAfterSignal} after the signal), ${failures.length} connections refused or closed, ${stored.size} stored`);
+    for (const name of stored)
+      assert.ok(answered.has(name), `stored ${name} was answered: the server dropped no request it took in`);
+    console.log(
+      `# SIGTERM under load: ${answered.size} answered (${answeredAfterSignal} after the signal), ${failures.length} connections refused or closed, ${stored.size} stored`,
+    );
   } finally {
     await check.close();
   }

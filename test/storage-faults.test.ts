@@ -45,14 +45,18 @@ test(`writes on storage that refuses them answer 503, reads go on, /ready report
   try {
     const { accountId, key } = await context.account();
     // Enough rows that SQLite's next write needs a new page.
-    for (let index = 0; index < 20; index += 1) await context.request('POST', '/v1/clients', { key, body: { name: `Client ${index}`, notes: 'x'.repeat(2000) } });
+    for (let index = 0; index < 20; index += 1)
+      await context.request('POST', '/v1/clients', { key, body: { name: `Client ${index}`, notes: 'x'.repeat(2000) } });
     const existing = (await context.request('POST', '/v1/clients', { key, body: { name: 'Readable' } })).body.data.id;
     const fresh = (await context.key(accountId, ['clients:read'])).key; // never used: its first use writes last_used_at
     const restore = await breakStorage(context);
 
     let refused;
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      refused = await context.request('POST', '/v1/clients', { key, body: { name: 'No room', notes: 'y'.repeat(5000) } });
+      refused = await context.request('POST', '/v1/clients', {
+        key,
+        body: { name: 'No room', notes: 'y'.repeat(5000) },
+      });
       if (refused.status === 503) break; // the pool's first query may meet a connection ended a moment ago
     }
     assert.equal(refused!.status, 503, refused!.text);
@@ -74,7 +78,10 @@ test(`writes on storage that refuses them answer 503, reads go on, /ready report
     assert.equal(created!.status, 201, created!.text);
     clock.advance(31_000);
     assert.equal((await context.request('GET', '/ready')).status, 200, 'ready again once writes succeed');
-    assert.ok(context.logs.some((line) => line.includes('storage unavailable')), 'logged');
+    assert.ok(
+      context.logs.some((line) => line.includes('storage unavailable')),
+      'logged',
+    );
   } finally {
     await context.close();
   }

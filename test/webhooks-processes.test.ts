@@ -17,10 +17,19 @@ after(async () => {
 async function setup() {
   const directory = temporaryDirectory('bms-webhooks-');
   const database = await createTestDatabase(directory);
-  cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }), () => database.drop());
+  cleanups.push(
+    () => fs.rmSync(directory, { recursive: true, force: true }),
+    () => database.drop(),
+  );
   const env = {
-    DATABASE_URL: database.url, NODE_ENV: 'development', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true',
-    WEBHOOK_POLL_MS: '20', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_LEASE_MS: '2500', WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+    DATABASE_URL: database.url,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_POLL_MS: '20',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_LEASE_MS: '2500',
+    WEBHOOK_RETRY_SCHEDULE: '1,1,1',
   };
   const start = async () => {
     const server = await startServer(env);
@@ -34,7 +43,11 @@ async function setup() {
 
 function client(server: ServerProcess, key: string) {
   return async (method: string, url: string, body?: unknown) => {
-    const response = await fetch(`${server.baseUrl}${url}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await fetch(`${server.baseUrl}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     return { status: response.status, body: await response.json() };
   };
 }
@@ -48,7 +61,9 @@ test('SIGKILL during a delivery, restart: the event is delivered, with the same 
   const key = /API key: (bms_[0-9A-Za-z]{40})/.exec(first.output())?.[1];
   assert.ok(key);
   const call = client(first, key);
-  const endpoint = (await call('POST', '/v1/webhook-endpoints', { url: receiver.url, enabled_events: ['client.created'] })).body.data;
+  const endpoint = (
+    await call('POST', '/v1/webhook-endpoints', { url: receiver.url, enabled_events: ['client.created'] })
+  ).body.data;
   const created = (await call('POST', '/v1/clients', { name: 'Survives a crash' })).body.data;
   const [inFlight] = await receiver.waitFor(1);
   first.child.kill('SIGKILL');
@@ -58,11 +73,20 @@ test('SIGKILL during a delivery, restart: the event is delivered, with the same 
   const received = await receiver.waitFor(2, 15_000);
   assert.equal(received[1]!.headers['webhook-id'], inFlight!.headers['webhook-id']);
   assert.equal(JSON.parse(received[1]!.body).data.object.id, created.id);
-  const attempts = async () => (await client(second, key)('GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries`)).body.data as Array<{ attempt: number; status: string }>;
+  const attempts = async () =>
+    (await client(second, key)('GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries`)).body.data as Array<{
+      attempt: number;
+      status: string;
+    }>;
   const deadline = Date.now() + 5000;
-  while ((await attempts())[0]?.status === 'pending' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  while ((await attempts())[0]?.status === 'pending' && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 25));
   const log = await attempts();
-  assert.deepEqual(log.map((row) => [row.attempt, row.status]), [[1, 'succeeded']], 'the interrupted attempt was made again, not lost');
+  assert.deepEqual(
+    log.map((row) => [row.attempt, row.status]),
+    [[1, 'succeeded']],
+    'the interrupted attempt was made again, not lost',
+  );
   second.child.kill('SIGTERM');
   assert.equal(await second.exited, 0);
 });
@@ -77,7 +101,11 @@ test('two servers on one database deliver each event to each endpoint once', asy
   assert.ok(key);
   await client(first, key)('POST', '/v1/webhook-endpoints', { url: receiver.url, enabled_events: ['client.created'] });
   const count = 30;
-  await Promise.all(Array.from({ length: count }, (_, index) => client(index % 2 ? first : second, key)('POST', '/v1/clients', { name: `Client ${index}` })));
+  await Promise.all(
+    Array.from({ length: count }, (_, index) =>
+      client(index % 2 ? first : second, key)('POST', '/v1/clients', { name: `Client ${index}` }),
+    ),
+  );
   const received = await receiver.waitFor(count, 20_000);
   await new Promise((resolve) => setTimeout(resolve, 800));
   assert.equal(receiver.received.length, count, 'no event delivered twice');

@@ -11,7 +11,12 @@ import { startReceiver, type Receiver } from './helpers/receiver.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 /** Fast retries and short limits for the tests (the production schedule is 5 s … 10 h). */
-const FAST = { WEBHOOK_RETRY_SCHEDULE: '1,1,1', WEBHOOK_POLL_MS: '20', WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_LEASE_MS: '5000' };
+const FAST = {
+  WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+  WEBHOOK_POLL_MS: '20',
+  WEBHOOK_TIMEOUT_MS: '1500',
+  WEBHOOK_LEASE_MS: '5000',
+};
 
 interface World {
   context: TestContext;
@@ -39,15 +44,24 @@ async function receiver(w: World, ...args: Parameters<typeof startReceiver>): Pr
   return started;
 }
 
-const call = async (w: World, method: string, path: string, body?: unknown) => w.context.request(method, path, { key: w.key, body });
+const call = async (w: World, method: string, path: string, body?: unknown) =>
+  w.context.request(method, path, { key: w.key, body });
 async function endpoint(w: World, url: string, enabled_events: string[] = ['*']) {
   const created = await call(w, 'POST', '/v1/webhook-endpoints', { url, enabled_events });
   assert.equal(created.status, 201, created.text);
   return created.body.data as { id: string; secret: string; url: string };
 }
-const newClient = async (w: World, name = 'Jane Cooper') => (await call(w, 'POST', '/v1/clients', { name })).body.data as { id: string };
+const newClient = async (w: World, name = 'Jane Cooper') =>
+  (await call(w, 'POST', '/v1/clients', { name })).body.data as { id: string };
 async function deliveries(w: World, endpointId: string, query = '') {
-  return (await call(w, 'GET', `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100${query}`)).body.data as Array<{ event_id: string; attempt: number; status: string; response_status: number | null; error: string | null; response_body: string | null }>;
+  return (await call(w, 'GET', `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100${query}`)).body.data as Array<{
+    event_id: string;
+    attempt: number;
+    status: string;
+    response_status: number | null;
+    error: string | null;
+    response_body: string | null;
+  }>;
 }
 /** Waits until `check` holds (the worker runs beside the test). */
 async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -72,9 +86,16 @@ describe('managing endpoints', () => {
     assert.equal(fetched.body.data.secret, undefined);
     assert.deepEqual(fetched.body.data.enabled_events, ['invoice.*', 'payment.created']);
     assert.equal(fetched.body.data.status, 'enabled');
-    assert.ok((await call(w, 'GET', '/v1/webhook-endpoints')).body.data.every((item: { secret?: string }) => item.secret === undefined));
+    assert.ok(
+      (await call(w, 'GET', '/v1/webhook-endpoints')).body.data.every(
+        (item: { secret?: string }) => item.secret === undefined,
+      ),
+    );
     for (const enabled_events of [['invoice.exploded'], ['nothing.*'], [], ['*', 'bogus']]) {
-      const response = await call(w, 'POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', enabled_events });
+      const response = await call(w, 'POST', '/v1/webhook-endpoints', {
+        url: 'http://127.0.0.1:9/hooks',
+        enabled_events,
+      });
       assert.equal(response.status, 422, JSON.stringify(enabled_events));
       assert.equal(response.body.error.details[0].field, 'enabled_events');
     }
@@ -82,8 +103,14 @@ describe('managing endpoints', () => {
 
   test('update, disable and re-enable, rotate the secret, delete', async () => {
     const created = await endpoint(w, 'http://127.0.0.1:9/hooks');
-    const disabled = await call(w, 'PUT', `/v1/webhook-endpoints/${created.id}`, { status: 'disabled', description: 'Paused' });
-    assert.deepEqual([disabled.body.data.status, disabled.body.data.disabled_reason, disabled.body.data.description], ['disabled', 'disabled through the API', 'Paused']);
+    const disabled = await call(w, 'PUT', `/v1/webhook-endpoints/${created.id}`, {
+      status: 'disabled',
+      description: 'Paused',
+    });
+    assert.deepEqual(
+      [disabled.body.data.status, disabled.body.data.disabled_reason, disabled.body.data.description],
+      ['disabled', 'disabled through the API', 'Paused'],
+    );
     const enabled = await call(w, 'PUT', `/v1/webhook-endpoints/${created.id}`, { status: 'enabled' });
     assert.deepEqual([enabled.body.data.status, enabled.body.data.disabled_reason], ['enabled', null]);
     const rotated = await call(w, 'POST', `/v1/webhook-endpoints/${created.id}/rotate-secret`);
@@ -97,8 +124,20 @@ describe('managing endpoints', () => {
   test('without the flags, only https:// to a public address is accepted (422 on url)', async () => {
     const strict = await world({ WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE: 'false' });
     try {
-      for (const url of ['http://127.0.0.1:8080/hooks', 'https://127.0.0.1/hooks', 'https://localhost/hooks', 'https://10.1.2.3/hooks', 'https://192.168.1.1/',
-        'https://169.254.169.254/latest/meta-data/', 'https://[::1]/hooks', 'https://[::ffff:127.0.0.1]/hooks', 'https://0.0.0.0/', 'https://user:pass@198.51.100.7/', 'ftp://example.com/', 'not a url']) {
+      for (const url of [
+        'http://127.0.0.1:8080/hooks',
+        'https://127.0.0.1/hooks',
+        'https://localhost/hooks',
+        'https://10.1.2.3/hooks',
+        'https://192.168.1.1/',
+        'https://169.254.169.254/latest/meta-data/',
+        'https://[::1]/hooks',
+        'https://[::ffff:127.0.0.1]/hooks',
+        'https://0.0.0.0/',
+        'https://user:pass@198.51.100.7/',
+        'ftp://example.com/',
+        'not a url',
+      ]) {
         const response = await call(strict, 'POST', '/v1/webhook-endpoints', { url, enabled_events: ['*'] });
         assert.equal(response.status, 422, `${url}: ${response.text}`);
         assert.equal(response.body.error.details[0].field, 'url');
@@ -123,14 +162,24 @@ describe('delivery', () => {
     const client = await newClient(w);
     const [received] = await hooks.waitFor(1);
     const headers = received!.headers as Record<string, string>;
-    const payload = new Webhook(secret).verify(received!.body, headers) as { id: string; type: string; data: { object: { id: string } } };
+    const payload = new Webhook(secret).verify(received!.body, headers) as {
+      id: string;
+      type: string;
+      data: { object: { id: string } };
+    };
     assert.deepEqual([payload.type, payload.data.object.id], ['client.created', client.id]);
     assert.equal(headers['webhook-id'], payload.id);
     assert.equal(headers['user-agent'], 'BMS-Webhooks/1');
     assert.ok(Math.abs(Number(headers['webhook-timestamp']) - Date.now() / 1000) < 10);
-    assert.throws(() => new Webhook(secret).verify(received!.body.replace('client.created', 'client.deleted'), headers), 'a changed body fails');
+    assert.throws(
+      () => new Webhook(secret).verify(received!.body.replace('client.created', 'client.deleted'), headers),
+      'a changed body fails',
+    );
     await eventually(async () => (await deliveries(w, id)).some((row) => row.status === 'succeeded'));
-    assert.deepEqual((await deliveries(w, id)).map((row) => [row.attempt, row.status, row.response_status, row.response_body]), [[1, 'succeeded', 200, 'ok']]);
+    assert.deepEqual(
+      (await deliveries(w, id)).map((row) => [row.attempt, row.status, row.response_status, row.response_body]),
+      [[1, 'succeeded', 200, 'ok']],
+    );
   });
 
   test('a receiver failing twice then succeeding gets the same webhook-id three times', async () => {
@@ -141,8 +190,17 @@ describe('delivery', () => {
     const received = await hooks.waitFor(3);
     assert.equal(new Set(received.map((request) => request.headers['webhook-id'])).size, 1);
     assert.ok(received[1]!.at - received[0]!.at >= 900, 'the schedule (1 s) between attempts');
-    await eventually(async () => (await deliveries(w, id)).length === 3 && (await deliveries(w, id))[0]!.status === 'succeeded');
-    assert.deepEqual((await deliveries(w, id)).map((row) => [row.attempt, row.status, row.response_status]), [[3, 'succeeded', 200], [2, 'failed', 503], [1, 'failed', 500]]);
+    await eventually(
+      async () => (await deliveries(w, id)).length === 3 && (await deliveries(w, id))[0]!.status === 'succeeded',
+    );
+    assert.deepEqual(
+      (await deliveries(w, id)).map((row) => [row.attempt, row.status, row.response_status]),
+      [
+        [3, 'succeeded', 200],
+        [2, 'failed', 503],
+        [1, 'failed', 500],
+      ],
+    );
     assert.equal((await deliveries(w, id, '&status=failed')).length, 2);
   });
 
@@ -152,7 +210,10 @@ describe('delivery', () => {
     await newClient(w);
     await hooks.waitFor(1);
     await eventually(async () => (await call(w, 'GET', `/v1/webhook-endpoints/${id}`)).body.data.status === 'disabled');
-    assert.equal((await call(w, 'GET', `/v1/webhook-endpoints/${id}`)).body.data.disabled_reason, 'the endpoint answered 410 Gone');
+    assert.equal(
+      (await call(w, 'GET', `/v1/webhook-endpoints/${id}`)).body.data.disabled_reason,
+      'the endpoint answered 410 Gone',
+    );
     const events = (await call(w, 'GET', `/v1/events?type=webhook_endpoint.disabled&resource_id=${id}`)).body.data;
     assert.equal(events.length, 1);
     await newClient(w, 'Not delivered');
@@ -180,7 +241,10 @@ describe('delivery', () => {
     const started = Date.now();
     for (let index = 0; index < 6; index += 1) await newClient(w, `Busy ${index}`);
     await fast.waitFor(6, 5000);
-    assert.ok(Date.now() - started < 1400, `all 6 delivered to the fast endpoint (${Date.now() - started} ms) before the stuck one's first timeout (1.5 s)`);
+    assert.ok(
+      Date.now() - started < 1400,
+      `all 6 delivered to the fast endpoint (${Date.now() - started} ms) before the stuck one's first timeout (1.5 s)`,
+    );
     assert.ok(stuck.received.length >= 1);
   });
 
@@ -190,7 +254,10 @@ describe('delivery', () => {
     await endpoint(w, hooks.url, ['client.created']);
     await newClient(w);
     const received = await hooks.waitFor(2, 8000);
-    assert.ok(received[1]!.at - received[0]!.at >= 1900, `waited ${received[1]!.at - received[0]!.at} ms, not the schedule's 1 s`);
+    assert.ok(
+      received[1]!.at - received[0]!.at >= 1900,
+      `waited ${received[1]!.at - received[0]!.at} ms, not the schedule's 1 s`,
+    );
   });
 
   test('during a rotation both secrets sign: receivers holding either one verify', async () => {
@@ -200,7 +267,8 @@ describe('delivery', () => {
     await newClient(w);
     const [received] = await hooks.waitFor(1);
     assert.equal(String(received!.headers['webhook-signature']).split(' ').length, 2);
-    for (const secret of [created.secret, rotated.secret]) new Webhook(secret).verify(received!.body, received!.headers as Record<string, string>);
+    for (const secret of [created.secret, rotated.secret])
+      new Webhook(secret).verify(received!.body, received!.headers as Record<string, string>);
   });
 
   test('the test event goes to that endpoint alone, and answers 202 with the event', async () => {
@@ -223,21 +291,30 @@ describe('delivery', () => {
     const since = new Date().toISOString();
     await newClient(w, 'Lost and found');
     await hooks.waitFor(4, 8000); // the first attempt and the schedule's three retries
-    await eventually(async () => (await deliveries(w, id)).length === 4 && (await deliveries(w, id)).every((row) => row.status === 'failed'));
+    await eventually(
+      async () =>
+        (await deliveries(w, id)).length === 4 && (await deliveries(w, id)).every((row) => row.status === 'failed'),
+    );
     hooks.fallback = { status: 204 };
     const recovered = await call(w, 'POST', `/v1/webhook-endpoints/${id}/recover`, { since });
     assert.deepEqual([recovered.status, recovered.body.data], [202, { requeued: 1 }]);
     await hooks.waitFor(5);
     await eventually(async () => (await deliveries(w, id))[0]!.status === 'succeeded');
     assert.equal((await deliveries(w, id))[0]!.attempt, 5);
-    assert.deepEqual((await call(w, 'POST', `/v1/webhook-endpoints/${id}/recover`, { since })).body.data, { requeued: 0 }, 'nothing failed is left');
+    assert.deepEqual(
+      (await call(w, 'POST', `/v1/webhook-endpoints/${id}/recover`, { since })).body.data,
+      { requeued: 0 },
+      'nothing failed is left',
+    );
 
     const eventId = (await deliveries(w, id))[0]!.event_id;
     const resent = await call(w, 'POST', `/v1/events/${eventId}/resend`, { endpoint_id: id });
     assert.deepEqual([resent.status, resent.body.data], [202, { requeued: 1 }]);
     const received = await hooks.waitFor(6);
     assert.equal(received[5]!.headers['webhook-id'], eventId);
-    const unknown = await call(w, 'POST', `/v1/events/${eventId}/resend`, { endpoint_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' });
+    const unknown = await call(w, 'POST', `/v1/events/${eventId}/resend`, {
+      endpoint_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
+    });
     assert.equal(unknown.status, 422);
   });
 
@@ -256,12 +333,38 @@ describe('refusals and disabling', () => {
     try {
       const hooks = await receiver(w);
       // The URL check at create refuses it too; write the row directly, as a host re-pointed to 127.0.0.1 would look.
-      const accountId = (await w.context.database.db.selectFrom('api_keys').select('account_id').where('prefix', '=', w.key.slice(0, 12)).executeTakeFirstOrThrow()).account_id;
+      const accountId = (
+        await w.context.database.db
+          .selectFrom('api_keys')
+          .select('account_id')
+          .where('prefix', '=', w.key.slice(0, 12))
+          .executeTakeFirstOrThrow()
+      ).account_id;
       const now = new Date().toISOString();
-      await w.context.database.db.insertInto('webhook_endpoints').values({ id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f99', account_id: accountId, url: hooks.url, description: null, enabled_events: '["*"]', status: 'enabled', disabled_reason: null, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', previous_secret: null, previous_secret_expires_at: null, failing_since: null, metadata: '{}', created_at: now, updated_at: now }).execute();
+      await w.context.database.db
+        .insertInto('webhook_endpoints')
+        .values({
+          id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f99',
+          account_id: accountId,
+          url: hooks.url,
+          description: null,
+          enabled_events: '["*"]',
+          status: 'enabled',
+          disabled_reason: null,
+          secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+          previous_secret: null,
+          previous_secret_expires_at: null,
+          failing_since: null,
+          metadata: '{}',
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
       w.worker.start();
       await newClient(w);
-      await eventually(async () => (await deliveries(w, '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f99')).some((row) => row.status === 'failed'));
+      await eventually(async () =>
+        (await deliveries(w, '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f99')).some((row) => row.status === 'failed'),
+      );
       const [attempt] = await deliveries(w, '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f99', '&status=failed');
       assert.match(attempt!.error ?? '', /refused: .*127\.0\.0\.1/);
       assert.equal(hooks.received.length, 0);
@@ -277,9 +380,18 @@ describe('refusals and disabling', () => {
       const { id } = await endpoint(w, hooks.url, ['client.created']);
       w.worker.start();
       await newClient(w);
-      await eventually(async () => (await call(w, 'GET', `/v1/webhook-endpoints/${id}`)).body.data.status === 'disabled', 8000);
-      assert.match((await call(w, 'GET', `/v1/webhook-endpoints/${id}`)).body.data.disabled_reason, /every attempt failed/);
-      assert.equal((await call(w, 'GET', `/v1/events?type=webhook_endpoint.disabled&resource_id=${id}`)).body.data.length, 1);
+      await eventually(
+        async () => (await call(w, 'GET', `/v1/webhook-endpoints/${id}`)).body.data.status === 'disabled',
+        8000,
+      );
+      assert.match(
+        (await call(w, 'GET', `/v1/webhook-endpoints/${id}`)).body.data.disabled_reason,
+        /every attempt failed/,
+      );
+      assert.equal(
+        (await call(w, 'GET', `/v1/events?type=webhook_endpoint.disabled&resource_id=${id}`)).body.data.length,
+        1,
+      );
     } finally {
       await close(w);
     }

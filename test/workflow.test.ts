@@ -46,10 +46,21 @@ beforeEach(async () => {
 
 describe('request -> quote -> job -> invoice', () => {
   test('the whole path, each step converting the one before', async () => {
-    const request = await post('/v1/service-requests', { client_id: clientId, title: 'Leaking faucet', source: 'phone', preferred_date: '2026-12-01' });
+    const request = await post('/v1/service-requests', {
+      client_id: clientId,
+      title: 'Leaking faucet',
+      source: 'phone',
+      preferred_date: '2026-12-01',
+    });
     assert.deepEqual([request.status, request.source, request.preferred_date], ['new', 'phone', '2026-12-01']);
 
-    const quote = await post('/v1/quotes', { client_id: clientId, request_id: request.id, title: 'New faucet', line_items: LINES, valid_until: '2026-12-31' });
+    const quote = await post('/v1/quotes', {
+      client_id: clientId,
+      request_id: request.id,
+      title: 'New faucet',
+      line_items: LINES,
+      valid_until: '2026-12-31',
+    });
     const convertedRequest = await get(`/v1/service-requests/${request.id}`);
     assert.equal(convertedRequest.status, 'converted');
     assert.ok(convertedRequest.converted_at);
@@ -58,13 +69,23 @@ describe('request -> quote -> job -> invoice', () => {
     await put(`/v1/quotes/${quote.id}`, { status: 'sent' });
     await put(`/v1/quotes/${quote.id}`, { status: 'approved' });
 
-    const job = await post('/v1/jobs', { quote_id: quote.id, scheduled_start: '2026-12-02T09:00:00Z', scheduled_end: '2026-12-02T12:00:00+01:00' });
+    const job = await post('/v1/jobs', {
+      quote_id: quote.id,
+      scheduled_start: '2026-12-02T09:00:00Z',
+      scheduled_end: '2026-12-02T12:00:00+01:00',
+    });
     assert.equal(job.client_id, clientId, 'client copied from the quote');
     assert.equal(job.title, 'New faucet', 'title copied from the quote');
     assert.equal(job.request_id, request.id, 'request link carried over');
     assert.match(job.number, /^J-\d{6}$/);
     assert.equal(job.scheduled_end, '2026-12-02T11:00:00.000Z', 'timestamps are stored in UTC');
-    assert.deepEqual(job.line_items.map((item: any) => [item.description, item.amount, item.tax_amount]), [['Labour', 12000, 1065], ['Faucet', 8999, 0]]);
+    assert.deepEqual(
+      job.line_items.map((item: any) => [item.description, item.amount, item.tax_amount]),
+      [
+        ['Labour', 12000, 1065],
+        ['Faucet', 8999, 0],
+      ],
+    );
     assert.equal(job.total_amount, quote.total_amount);
     assert.notEqual(job.line_items[0].id, quote.line_items[0].id, 'copied lines get their own ids');
     const convertedQuote = await get(`/v1/quotes/${quote.id}`);
@@ -88,13 +109,20 @@ describe('request -> quote -> job -> invoice', () => {
   test('an invoice straight from an approved quote converts it and copies its lines and currency', async () => {
     const quote = await approvedQuote(clientId, { currency: 'EUR' });
     const invoice = await post('/v1/invoices', { quote_id: quote.id });
-    assert.deepEqual([invoice.client_id, invoice.currency, invoice.total_amount, invoice.quote_id], [clientId, 'EUR', quote.total_amount, quote.id]);
+    assert.deepEqual(
+      [invoice.client_id, invoice.currency, invoice.total_amount, invoice.quote_id],
+      [clientId, 'EUR', quote.total_amount, quote.id],
+    );
     assert.equal((await get(`/v1/quotes/${quote.id}`)).status, 'converted');
   });
 
   test('given lines win over copied ones', async () => {
     const quote = await approvedQuote();
-    const job = await post('/v1/jobs', { quote_id: quote.id, title: 'Own title', line_items: [{ description: 'Only this', quantity: 1, unit_amount: 100 }] });
+    const job = await post('/v1/jobs', {
+      quote_id: quote.id,
+      title: 'Own title',
+      line_items: [{ description: 'Only this', quantity: 1, unit_amount: 100 }],
+    });
     assert.deepEqual([job.title, job.line_items.length, job.total_amount], ['Own title', 1, 100]);
   });
 
@@ -152,10 +180,20 @@ describe('what the links refuse', () => {
 
   test("another account's objects are unknown: 422 on the referring field", async () => {
     const theirs = await context.account('Another business');
-    const theirClient = (await context.request('POST', '/v1/clients', { key: theirs.key, body: { name: 'Theirs' } })).body.data.id;
-    const theirRequest = (await context.request('POST', '/v1/service-requests', { key: theirs.key, body: { client_id: theirClient, title: 'x' } })).body.data.id;
-    const theirJob = (await context.request('POST', '/v1/jobs', { key: theirs.key, body: { client_id: theirClient, title: 'x' } })).body.data.id;
-    const theirQuote = (await context.request('POST', '/v1/quotes', { key: theirs.key, body: { client_id: theirClient } })).body.data.id;
+    const theirClient = (await context.request('POST', '/v1/clients', { key: theirs.key, body: { name: 'Theirs' } }))
+      .body.data.id;
+    const theirRequest = (
+      await context.request('POST', '/v1/service-requests', {
+        key: theirs.key,
+        body: { client_id: theirClient, title: 'x' },
+      })
+    ).body.data.id;
+    const theirJob = (
+      await context.request('POST', '/v1/jobs', { key: theirs.key, body: { client_id: theirClient, title: 'x' } })
+    ).body.data.id;
+    const theirQuote = (
+      await context.request('POST', '/v1/quotes', { key: theirs.key, body: { client_id: theirClient } })
+    ).body.data.id;
     const cases: Array<[string, string, Record<string, unknown>, string]> = [
       ['POST', '/v1/service-requests', { client_id: theirClient, title: 'x' }, 'client_id'],
       ['POST', '/v1/quotes', { client_id: theirClient }, 'client_id'],
@@ -168,7 +206,10 @@ describe('what the links refuse', () => {
     for (const [method, path, body, field] of cases) {
       const response = await context.request(method, path, { key, body });
       assert.equal(response.status, 422, `${path} ${field}: ${response.text}`);
-      assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field), [field]);
+      assert.deepEqual(
+        response.body.error.details.map((detail: { field: string }) => detail.field),
+        [field],
+      );
     }
     const own = await post('/v1/invoices', { client_id: clientId });
     const moved = await context.request('PUT', `/v1/invoices/${own.id}`, { key, body: { client_id: theirClient } });
@@ -179,7 +220,10 @@ describe('what the links refuse', () => {
   test('an archived request must be reopened before a quote is made from it', async () => {
     const request = await post('/v1/service-requests', { client_id: clientId, title: 'Old' });
     await put(`/v1/service-requests/${request.id}`, { status: 'archived' });
-    const response = await context.request('POST', '/v1/quotes', { key, body: { client_id: clientId, request_id: request.id } });
+    const response = await context.request('POST', '/v1/quotes', {
+      key,
+      body: { client_id: clientId, request_id: request.id },
+    });
     assert.equal(response.status, 409);
     assert.equal(response.body.error.code, 'INVALID_STATE');
   });
@@ -188,13 +232,24 @@ describe('what the links refuse', () => {
     const request = await post('/v1/service-requests', { client_id: clientId, title: 'Atomic' });
     const quote = await approvedQuote();
     // The quote converts first; the schedule check fails afterwards, inside the same transaction.
-    const failedJob = await context.request('POST', '/v1/jobs', { key, body: { quote_id: quote.id, request_id: request.id, scheduled_start: '2026-12-02T10:00:00Z', scheduled_end: '2026-12-02T09:00:00Z' } });
+    const failedJob = await context.request('POST', '/v1/jobs', {
+      key,
+      body: {
+        quote_id: quote.id,
+        request_id: request.id,
+        scheduled_start: '2026-12-02T10:00:00Z',
+        scheduled_end: '2026-12-02T09:00:00Z',
+      },
+    });
     assert.equal(failedJob.status, 422);
     assert.equal(failedJob.body.error.details[0].field, 'scheduled_end');
     assert.equal((await get(`/v1/quotes/${quote.id}`)).status, 'approved');
     assert.equal((await get(`/v1/service-requests/${request.id}`)).status, 'new');
     // Lines whose total is negative fail after the quote was converted: rolled back too.
-    const failedInvoice = await context.request('POST', '/v1/invoices', { key, body: { quote_id: quote.id, line_items: [{ description: 'x', quantity: 1, unit_amount: -5 }] } });
+    const failedInvoice = await context.request('POST', '/v1/invoices', {
+      key,
+      body: { quote_id: quote.id, line_items: [{ description: 'x', quantity: 1, unit_amount: -5 }] },
+    });
     assert.equal(failedInvoice.status, 422);
     assert.equal((await get(`/v1/quotes/${quote.id}`)).status, 'approved');
     const job = await post('/v1/jobs', { quote_id: quote.id });
@@ -220,7 +275,10 @@ describe('what the links refuse', () => {
     assert.equal(relink.body.error.details[0].message, 'is read-only and cannot be set');
     const early = await context.request('PUT', `/v1/invoices/${invoice.id}`, { key, body: { due_date: '2026-10-31' } });
     assert.deepEqual([early.status, early.body.error.details[0].field], [422, 'due_date']);
-    const badDate = await context.request('PUT', `/v1/invoices/${invoice.id}`, { key, body: { due_date: '2026-02-30' } });
+    const badDate = await context.request('PUT', `/v1/invoices/${invoice.id}`, {
+      key,
+      body: { due_date: '2026-02-30' },
+    });
     assert.deepEqual([badDate.status, badDate.body.error.details[0].field], [422, 'due_date']);
   });
 });
@@ -239,11 +297,25 @@ describe('a linked document keeps its client', () => {
       assert.match(moved.body.error.details[0].message, /^cannot change: .*made/);
       assert.equal((await get(path)).client_id, clientId, 'unchanged');
     }
-    const draft = await post('/v1/quotes', { client_id: clientId, request_id: (await post('/v1/service-requests', { client_id: clientId, title: 'Drip' })).id });
-    assert.equal((await context.request('PUT', `/v1/quotes/${draft.id}`, { key, body: { client_id: other } })).status, 422);
-    assert.equal((await context.request('PUT', `/v1/invoices/${invoice.id}`, { key, body: { client_id: clientId } })).status, 200, 'naming the same client is fine');
+    const draft = await post('/v1/quotes', {
+      client_id: clientId,
+      request_id: (await post('/v1/service-requests', { client_id: clientId, title: 'Drip' })).id,
+    });
+    assert.equal(
+      (await context.request('PUT', `/v1/quotes/${draft.id}`, { key, body: { client_id: other } })).status,
+      422,
+    );
+    assert.equal(
+      (await context.request('PUT', `/v1/invoices/${invoice.id}`, { key, body: { client_id: clientId } })).status,
+      200,
+      'naming the same client is fine',
+    );
     const loose = await post('/v1/invoices', { client_id: clientId });
-    assert.equal((await put(`/v1/invoices/${loose.id}`, { client_id: other })).client_id, other, 'an unlinked draft may change client');
+    assert.equal(
+      (await put(`/v1/invoices/${loose.id}`, { client_id: other })).client_id,
+      other,
+      'an unlinked draft may change client',
+    );
   });
 });
 
@@ -262,7 +334,11 @@ describe('referential rules on delete', () => {
     const jobDelete = await context.request('DELETE', `/v1/jobs/${job.id}`, { key });
     assert.deepEqual([jobDelete.status, jobDelete.body.error.code], [409, 'CONFLICT']);
     await context.request('DELETE', `/v1/invoices/${invoice.id}`, { key });
-    assert.equal((await context.request('DELETE', `/v1/jobs/${job.id}`, { key })).status, 200, 'deletable once no invoice refers to it');
+    assert.equal(
+      (await context.request('DELETE', `/v1/jobs/${job.id}`, { key })).status,
+      200,
+      'deletable once no invoice refers to it',
+    );
   });
 
   test('a converted quote cannot be deleted', async () => {
@@ -276,23 +352,45 @@ describe('referential rules on delete', () => {
 describe('numbering', () => {
   test('concurrent mark-sent gives unique, gapless numbers; drafts have none; numbers are per account', async () => {
     const ids = [];
-    for (let index = 0; index < 30; index += 1) ids.push((await post('/v1/invoices', { client_id: clientId, line_items: LINES })).id);
-    const responses = await Promise.all(ids.map((id) => context.request('PUT', `/v1/invoices/${id}`, { key, body: { status: 'sent' } })));
+    for (let index = 0; index < 30; index += 1)
+      ids.push((await post('/v1/invoices', { client_id: clientId, line_items: LINES })).id);
+    const responses = await Promise.all(
+      ids.map((id) => context.request('PUT', `/v1/invoices/${id}`, { key, body: { status: 'sent' } })),
+    );
     assert.ok(responses.every((response) => response.status === 200));
     const numbers = responses.map((response) => response.body.data.number).sort();
-    assert.deepEqual(numbers, Array.from({ length: 30 }, (_, index) => `INV-${String(index + 1).padStart(6, '0')}`));
+    assert.deepEqual(
+      numbers,
+      Array.from({ length: 30 }, (_, index) => `INV-${String(index + 1).padStart(6, '0')}`),
+    );
 
     const other = await context.account('Other');
-    const otherClient = (await context.request('POST', '/v1/clients', { key: other.key, body: { name: 'x' } })).body.data.id;
-    const otherInvoice = (await context.request('POST', '/v1/invoices', { key: other.key, body: { client_id: otherClient, line_items: LINES } })).body.data.id;
-    const sent = await context.request('PUT', `/v1/invoices/${otherInvoice}`, { key: other.key, body: { status: 'sent' } });
+    const otherClient = (await context.request('POST', '/v1/clients', { key: other.key, body: { name: 'x' } })).body
+      .data.id;
+    const otherInvoice = (
+      await context.request('POST', '/v1/invoices', {
+        key: other.key,
+        body: { client_id: otherClient, line_items: LINES },
+      })
+    ).body.data.id;
+    const sent = await context.request('PUT', `/v1/invoices/${otherInvoice}`, {
+      key: other.key,
+      body: { status: 'sent' },
+    });
     assert.equal(sent.body.data.number, 'INV-000001');
   });
 
   test('concurrent job creation numbers J-000001.. without gaps; a deleted number is not reused', async () => {
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, index) => context.request('POST', '/v1/jobs', { key, body: { client_id: clientId, title: `Job ${index}` } })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        context.request('POST', '/v1/jobs', { key, body: { client_id: clientId, title: `Job ${index}` } }),
+      ),
+    );
     const numbers = responses.map((response) => response.body.data.number).sort();
-    assert.deepEqual(numbers, Array.from({ length: 20 }, (_, index) => `J-${String(index + 1).padStart(6, '0')}`));
+    assert.deepEqual(
+      numbers,
+      Array.from({ length: 20 }, (_, index) => `J-${String(index + 1).padStart(6, '0')}`),
+    );
     const last = responses.find((response) => response.body.data.number === 'J-000020')!.body.data.id;
     await context.request('DELETE', `/v1/jobs/${last}`, { key });
     assert.equal((await post('/v1/jobs', { client_id: clientId, title: 'After' })).number, 'J-000021');

@@ -57,32 +57,60 @@ function positiveInteger(value: string | undefined, flag: string): number | unde
 function timestamp(value: string | undefined, flag: string): Date | undefined {
   if (value === undefined) return undefined;
   const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) throw new UsageError(`--${flag} must be an ISO 8601 timestamp, e.g. 2027-01-01T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime()))
+    throw new UsageError(`--${flag} must be an ISO 8601 timestamp, e.g. 2027-01-01T00:00:00Z`);
   return date;
 }
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-async function run(command: string, values: Values, positionals: string[], database: Database): Promise<{ json: object; text: string }> {
+async function run(
+  command: string,
+  values: Values,
+  positionals: string[],
+  database: Database,
+): Promise<{ json: object; text: string }> {
   const { db } = database;
   switch (command) {
     case 'migrate': {
       const applied = await migrateToLatest(db);
-      return { json: { applied }, text: applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'The database is up to date.' };
+      return {
+        json: { applied },
+        text: applied.length
+          ? `Applied ${applied.length} migration(s): ${applied.join(', ')}`
+          : 'The database is up to date.',
+      };
     }
     case 'accounts create': {
       await migrateToLatest(db);
-      const account = await createAccount(db, systemClock, { name: required(values.name, 'name'), currency: values.currency });
-      return { json: { id: account.id, name: account.name, currency: account.currency }, text: `Created account ${account.id} (${account.name}).` };
+      const account = await createAccount(db, systemClock, {
+        name: required(values.name, 'name'),
+        currency: values.currency,
+      });
+      return {
+        json: { id: account.id, name: account.name, currency: account.currency },
+        text: `Created account ${account.id} (${account.name}).`,
+      };
     }
     case 'keys create': {
       await migrateToLatest(db);
       const accountId = required(values.account, 'account');
       const scopes = parseScopeList(required(values.scopes, 'scopes'));
-      const rateLimits = { perMinute: positiveInteger(values['per-minute'], 'per-minute'), perDay: positiveInteger(values['per-day'], 'per-day'), burst: positiveInteger(values.burst, 'burst') };
+      const rateLimits = {
+        perMinute: positiveInteger(values['per-minute'], 'per-minute'),
+        perDay: positiveInteger(values['per-day'], 'per-day'),
+        burst: positiveInteger(values.burst, 'burst'),
+      };
       const expiresAt = timestamp(values['expires-at'], 'expires-at');
-      if (!(await accountExists(db, accountId).catch(() => false))) throw new UsageError(`No account with id ${accountId}`);
-      const key = await createApiKey(db, systemClock, loadConfig(process.env).apiKeyPepper, { accountId, name: required(values.name, 'name'), scopes, expiresAt, rateLimits });
+      if (!(await accountExists(db, accountId).catch(() => false)))
+        throw new UsageError(`No account with id ${accountId}`);
+      const key = await createApiKey(db, systemClock, loadConfig(process.env).apiKeyPepper, {
+        accountId,
+        name: required(values.name, 'name'),
+        scopes,
+        expiresAt,
+        rateLimits,
+      });
       return {
         json: { id: key.id, key: key.key, prefix: key.prefix, scopes: key.scopes },
         text: `Created key ${key.id} with scopes ${key.scopes.join(',')}.\nAPI key (shown only now, store it safely): ${key.key}`,
@@ -91,7 +119,10 @@ async function run(command: string, values: Values, positionals: string[], datab
     case 'keys list': {
       await migrateToLatest(db);
       const keys = await listAccountApiKeys(db, required(values.account, 'account'));
-      const lines = keys.map((key) => `${key.id}  ${key.prefix}…  ${key.name}  ${key.revoked_at ? 'revoked' : 'active'}  ${key.scopes.join(',')}`);
+      const lines = keys.map(
+        (key) =>
+          `${key.id}  ${key.prefix}…  ${key.name}  ${key.revoked_at ? 'revoked' : 'active'}  ${key.scopes.join(',')}`,
+      );
       return { json: { keys }, text: lines.length ? lines.join('\n') : 'No keys.' };
     }
     case 'keys revoke': {
@@ -107,7 +138,13 @@ async function run(command: string, values: Values, positionals: string[], datab
   }
 }
 
-export async function runCli(argv: string[], output: Output = { out: (text) => process.stdout.write(`${text}\n`), err: (text) => process.stderr.write(`${text}\n`) }): Promise<number> {
+export async function runCli(
+  argv: string[],
+  output: Output = {
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+  },
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -116,7 +153,8 @@ export async function runCli(argv: string[], output: Output = { out: (text) => p
     return 2;
   }
   const { values, positionals } = parsed;
-  const command = positionals[0] === 'serve' || positionals[0] === 'migrate' ? positionals[0] : positionals.slice(0, 2).join(' ');
+  const command =
+    positionals[0] === 'serve' || positionals[0] === 'migrate' ? positionals[0] : positionals.slice(0, 2).join(' ');
   if (values.help || positionals.length === 0) {
     output.out(USAGE);
     return values.help ? 0 : 2;
@@ -132,8 +170,15 @@ export async function runCli(argv: string[], output: Output = { out: (text) => p
     output.out(values.json ? JSON.stringify(result.json) : result.text);
     return 0;
   } catch (error) {
-    const message = error instanceof ConfigError || error instanceof UsageError || error instanceof Error ? error.message : String(error);
-    output.err(values.json ? JSON.stringify({ error: message }) : `bms: ${message}${error instanceof UsageError ? `\n\n${USAGE}` : ''}`);
+    const message =
+      error instanceof ConfigError || error instanceof UsageError || error instanceof Error
+        ? error.message
+        : String(error);
+    output.err(
+      values.json
+        ? JSON.stringify({ error: message })
+        : `bms: ${message}${error instanceof UsageError ? `\n\n${USAGE}` : ''}`,
+    );
     return error instanceof UsageError ? 2 : 1;
   } finally {
     await database?.close();

@@ -16,9 +16,12 @@ export interface TimeBounds {
  */
 export function timeBoundConditions(bounds: TimeBounds): Condition[] {
   const conditions: Condition[] = [];
-  if (bounds.created_after !== undefined) conditions.push(compare('created_at', '>=', normalizeInstant(bounds.created_after)));
-  if (bounds.created_before !== undefined) conditions.push(compare('created_at', '<', normalizeInstant(bounds.created_before)));
-  if (bounds.updated_after !== undefined) conditions.push(compare('updated_at', '>=', normalizeInstant(bounds.updated_after)));
+  if (bounds.created_after !== undefined)
+    conditions.push(compare('created_at', '>=', normalizeInstant(bounds.created_after)));
+  if (bounds.created_before !== undefined)
+    conditions.push(compare('created_at', '<', normalizeInstant(bounds.created_before)));
+  if (bounds.updated_after !== undefined)
+    conditions.push(compare('updated_at', '>=', normalizeInstant(bounds.updated_after)));
   return conditions;
 }
 

@@ -22,7 +22,10 @@ export type SortFields<Row> = Record<string, SortField<Row>>;
 
 /** created_at and updated_at, which every list sorts by. */
 export function timestampSorts<Row extends { created_at: string; updated_at: string }>(): SortFields<Row> {
-  return { created_at: { kind: 'timestamp', value: (row) => row.created_at }, updated_at: { kind: 'timestamp', value: (row) => row.updated_at } };
+  return {
+    created_at: { kind: 'timestamp', value: (row) => row.created_at },
+    updated_at: { kind: 'timestamp', value: (row) => row.updated_at },
+  };
 }
 
 export interface PageRequest<Row> {
@@ -70,7 +73,9 @@ function validSortValue(kind: SortField<unknown>['kind'], value: unknown): boole
       if (match === null || match[1] === '0000') return false;
       // A day that exists: Date.parse rolls 2026-02-30 over to March, which PostgreSQL refuses with an error.
       const parsed = new Date(kind === 'date' ? `${value}T00:00:00.000Z` : value);
-      return !Number.isNaN(parsed.getTime()) && parsed.toISOString() === (kind === 'date' ? `${value}T00:00:00.000Z` : value);
+      return (
+        !Number.isNaN(parsed.getTime()) && parsed.toISOString() === (kind === 'date' ? `${value}T00:00:00.000Z` : value)
+      );
     }
   }
 }
@@ -91,10 +96,17 @@ export function pageRequest<Row>(query: PageQuery, fields: SortFields<Row>): Pag
       throw fieldError('cursor', 'is not a cursor returned by this API');
     }
     // Every part is checked before any query: a forged cursor is a 422 on both engines, never a 500.
-    if (!Array.isArray(decoded) || decoded.length !== 3 || typeof decoded[2] !== 'string' || !isUuid(decoded[2]) || !validSortValue(field.kind, decoded[1])) {
+    if (
+      !Array.isArray(decoded) ||
+      decoded.length !== 3 ||
+      typeof decoded[2] !== 'string' ||
+      !isUuid(decoded[2]) ||
+      !validSortValue(field.kind, decoded[1])
+    ) {
       throw fieldError('cursor', 'is not a cursor returned by this API');
     }
-    if (decoded[0] !== sort) throw fieldError('cursor', `was made for sort=${String(decoded[0])}; pass the same sort as the first page`);
+    if (decoded[0] !== sort)
+      throw fieldError('cursor', `was made for sort=${String(decoded[0])}; pass the same sort as the first page`);
     after = { value: decoded[1] as string | number, id: decoded[2] };
   }
   return { column, field, descending, limit: query.limit ?? DEFAULT_PAGE_SIZE, after, columns: Object.keys(fields) };
@@ -104,10 +116,15 @@ export function pageRequest<Row>(query: PageQuery, fields: SortFields<Row>): Pag
  * Orders by (column, id), starts after the cursor's row and fetches one row more than the page, which
  * tells whether another page follows. The cursor's condition is a range of the (account_id, column, id) index.
  */
-export function applyPage<DB, TB extends keyof DB, O, Row>(query: SelectQueryBuilder<DB, TB, O>, page: PageRequest<Row>): SelectQueryBuilder<DB, TB, O> {
+export function applyPage<DB, TB extends keyof DB, O, Row>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  page: PageRequest<Row>,
+): SelectQueryBuilder<DB, TB, O> {
   const direction = page.descending ? 'desc' : 'asc';
   const result = query.orderBy(sortKeyOf(page), direction).orderBy(sql.ref('id'), direction);
-  return (page.after ? result.where(beyond(page, page.after, page.descending ? '<' : '>')) : result).limit(page.limit + 1);
+  return (page.after ? result.where(beyond(page, page.after, page.descending ? '<' : '>')) : result).limit(
+    page.limit + 1,
+  );
 }
 
 /** The SQL a list orders by: the sort's expression, or its column. */

@@ -7,6 +7,7 @@
 // WALK_LIMIT entries of its index): a small range is read whole and sorted. A larger one is found by
 // walking the sort's index, at most WALK_LIMIT entries per page; a page that reaches that bound before it
 // is full ends there, short or even empty, with a cursor that resumes where it stopped (docs/decisions.md).
+// biome-ignore-all lint/suspicious/noExplicitAny: the plans are built over derived tables that Kysely's types cannot name; each query's rows are typed by O
 import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
 import { applyPage, beyond, sortKeyOf, type PageRequest, type SortKey } from './keyset.js';
@@ -54,7 +55,10 @@ export function keysOf(filters: Record<string, string | undefined>): ListShape['
  * A subquery both engines keep apart (neither flattens a subquery with OFFSET): its rows come from its
  * own index, and the sort happens outside it. SQLite needs a LIMIT to take an OFFSET; -1 is none.
  */
-export function fenced<DB, TB extends keyof DB, O>(db: Executor, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+export function fenced<DB, TB extends keyof DB, O>(
+  db: Executor,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
   return dialectOf(db) === 'postgres' ? query.offset(0) : query.limit(-1).offset(0);
 }
 
@@ -71,8 +75,14 @@ export interface Listed<Row> {
  */
 export interface ListPlan<O> {
   query: SelectQueryBuilder<any, any, O>;
-  ranges: Array<{ column: string; count: SelectQueryBuilder<any, any, { count: number | string | bigint }>; list: SelectQueryBuilder<any, any, O> }>;
-  walk?: { bound: SelectQueryBuilder<any, any, SortKey>; list(bound: SortKey): SelectQueryBuilder<any, any, O> } | undefined;
+  ranges: Array<{
+    column: string;
+    count: SelectQueryBuilder<any, any, { count: number | string | bigint }>;
+    list: SelectQueryBuilder<any, any, O>;
+  }>;
+  walk?:
+    | { bound: SelectQueryBuilder<any, any, SortKey>; list(bound: SortKey): SelectQueryBuilder<any, any, O> }
+    | undefined;
 }
 
 /**
@@ -98,11 +108,22 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
   const page = servedPage(asked, conditions);
   // Written against Executor's tables, which `source.table` and the derived tables below are not typed as; the rows are O either way.
   type Query = SelectQueryBuilder<any, any, O>;
-  const untyped = db as unknown as { selectFrom(from: unknown): Query & { selectAll(): Query; crossJoin(table: string): { select(columns: readonly string[]): Query } } };
-  const start = () => Object.entries(source.scope).reduce((query, [column, value]) => query.where(sql.ref(column), '=', value), untyped.selectFrom(source.table).select(source.columns as never) as Query);
-  const outerKeys = db as unknown as { selectFrom(from: unknown): { selectAll(): SelectQueryBuilder<any, any, SortKey> } };
+  const untyped = db as unknown as {
+    selectFrom(
+      from: unknown,
+    ): Query & { selectAll(): Query; crossJoin(table: string): { select(columns: readonly string[]): Query } };
+  };
+  const start = () =>
+    Object.entries(source.scope).reduce(
+      (query, [column, value]) => query.where(sql.ref(column), '=', value),
+      untyped.selectFrom(source.table).select(source.columns as never) as Query,
+    );
+  const outerKeys = db as unknown as {
+    selectFrom(from: unknown): { selectAll(): SelectQueryBuilder<any, any, SortKey> };
+  };
   const sorted = (query: Query) => applyPage(untyped.selectFrom(fenced(db, query).as('matched')).selectAll(), page);
-  const amongCondition = among && sql<SqlBool>`${sql.ref(among.column)} in (${sql.join(among.values.length > 0 ? among.values : [null])})`;
+  const amongCondition =
+    among && sql<SqlBool>`${sql.ref(among.column)} in (${sql.join(among.values.length > 0 ? among.values : [null])})`;
   if (keys.length > 0) {
     let query = start();
     for (const key of keys) query = query.where(sql.ref(key.column), '=', key.value);
@@ -128,8 +149,13 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
     if (branches.length === 0) return applyPage(start().where(sql<SqlBool>`1 = 0`), page);
     if (branches.length === 1) return branches[0]!;
     // Each branch reads at most one page from its own range; the merge sorts those few rows.
-    const [first, ...rest] = branches.map((branch, index) => untyped.selectFrom(branch.as(`branch${index}`)).selectAll());
-    return applyPage(untyped.selectFrom(rest.reduce((union, branch) => union.unionAll(branch), first!).as('merged')).selectAll(), page);
+    const [first, ...rest] = branches.map((branch, index) =>
+      untyped.selectFrom(branch.as(`branch${index}`)).selectAll(),
+    );
+    return applyPage(
+      untyped.selectFrom(rest.reduce((union, branch) => union.unionAll(branch), first!).as('merged')).selectAll(),
+      page,
+    );
   };
   if (residual.length === 0 || values.length === 0) return { query: list(), ranges: [] };
 
@@ -140,24 +166,52 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
       let range = start().clearSelect().select(sql.ref('id').as('range_id'));
       for (const condition of onColumn) range = range.where(condition.expression);
       // In the index's order, which no other index gives: the planner must read this one, statistics or none.
-      range = range.orderBy(sql.ref(column)).orderBy(sql.ref('id')).limit(WALK_LIMIT + 1);
-      const count = untyped.selectFrom(range.as('range')).clearSelect().select(sql<number>`count(*)`.as('count')) as unknown as ListPlan<O>['ranges'][number]['count'];
+      range = range
+        .orderBy(sql.ref(column))
+        .orderBy(sql.ref('id'))
+        .limit(WALK_LIMIT + 1);
+      const count = untyped
+        .selectFrom(range.as('range'))
+        .clearSelect()
+        .select(sql<number>`count(*)`.as('count')) as unknown as ListPlan<O>['ranges'][number]['count'];
       // The range's ids drive (CROSS JOIN keeps that order on SQLite), each row then found by its primary key.
-      let read = untyped.selectFrom(range.as('range')).crossJoin(source.table).select(source.columns).where(sql<SqlBool>`${sql.ref(`${source.table}.id`)} = ${sql.ref('range.range_id')}`);
-      for (const [scoped, value] of Object.entries(source.scope)) read = read.where(unindexed(sql<SqlBool>`${sql.ref(scoped)} = ${value}`));
-      for (const condition of conditions) if (condition.column !== column) read = read.where(unindexed(condition.expression));
+      let read = untyped
+        .selectFrom(range.as('range'))
+        .crossJoin(source.table)
+        .select(source.columns)
+        .where(sql<SqlBool>`${sql.ref(`${source.table}.id`)} = ${sql.ref('range.range_id')}`);
+      for (const [scoped, value] of Object.entries(source.scope))
+        read = read.where(unindexed(sql<SqlBool>`${sql.ref(scoped)} = ${value}`));
+      for (const condition of conditions)
+        if (condition.column !== column) read = read.where(unindexed(condition.expression));
       if (amongCondition) read = read.where(unindexed(amongCondition));
       return { column, count, list: sorted(read) };
     });
   // The walk's bound: the WALK_LIMIT-th entry after the cursor (of each value's range; the nearest of those).
   const direction = page.descending ? 'desc' : 'asc';
   const bounds = values.map((value) => {
-    let query = walked(start(), value).clearSelect().select([sortKeyOf(page).as('value'), sql.ref<string>('id').as('id')]);
+    let query = walked(start(), value)
+      .clearSelect()
+      .select([sortKeyOf(page).as('value'), sql.ref<string>('id').as('id')]);
     if (page.after) query = query.where(beyond(page, page.after, page.descending ? '<' : '>'));
-    return query.orderBy(sortKeyOf(page), direction).orderBy(sql.ref('id'), direction).limit(1).offset(WALK_LIMIT - 1);
+    return query
+      .orderBy(sortKeyOf(page), direction)
+      .orderBy(sql.ref('id'), direction)
+      .limit(1)
+      .offset(WALK_LIMIT - 1);
   });
-  const [firstBound, ...restBounds] = bounds.map((bound, index) => outerKeys.selectFrom(bound.as(`bound${index}`)).selectAll());
-  const bound = restBounds.length === 0 ? firstBound! : outerKeys.selectFrom(restBounds.reduce((union, branch) => union.unionAll(branch), firstBound!).as('bounds')).selectAll().orderBy(sql.ref('value'), direction).orderBy(sql.ref('id'), direction).limit(1);
+  const [firstBound, ...restBounds] = bounds.map((bound, index) =>
+    outerKeys.selectFrom(bound.as(`bound${index}`)).selectAll(),
+  );
+  const bound =
+    restBounds.length === 0
+      ? firstBound!
+      : outerKeys
+          .selectFrom(restBounds.reduce((union, branch) => union.unionAll(branch), firstBound!).as('bounds'))
+          .selectAll()
+          .orderBy(sql.ref('value'), direction)
+          .orderBy(sql.ref('id'), direction)
+          .limit(1);
   return { query: list(), ranges, walk: { bound, list } };
 }
 

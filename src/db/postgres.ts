@@ -43,4 +43,3 @@ export function openPostgres(url: string, poolMax: number): Kysely<Tables> {
   pool.on('error', () => {});
   return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
 }
-

@@ -8,14 +8,19 @@ import { dialectOf, type Executor } from './database.js';
  * A query whose parameters are exactly `parameters`, in order: `build` must use each one once, in the
  * order given, and nothing else that varies (the test of each use checks rows of two accounts).
  */
-export function prepared<Parameters extends string[], Row>(build: (db: Executor, ...parameters: Parameters) => Compilable<Row>) {
+export function prepared<Parameters extends string[], Row>(
+  build: (db: Executor, ...parameters: Parameters) => Compilable<Row>,
+) {
   const compiled = new Map<string, CompiledQuery<Row>>();
   return async (db: Executor, ...parameters: Parameters): Promise<Row[]> => {
     const dialect = dialectOf(db);
     let query = compiled.get(dialect);
     if (!query) {
       query = build(db, ...parameters).compile();
-      if (query.parameters.length !== parameters.length || query.parameters.some((value, index) => value !== parameters[index])) {
+      if (
+        query.parameters.length !== parameters.length ||
+        query.parameters.some((value, index) => value !== parameters[index])
+      ) {
         throw new Error('prepared(): the query must take exactly its parameters, in order');
       }
       compiled.set(dialect, query);

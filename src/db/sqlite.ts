@@ -141,6 +141,9 @@ export function openSqlite(file: string): Kysely<Tables> {
     throw new Error(`SQLite refused WAL mode (journal_mode is ${String(journalMode)})`);
   }
   // Kysely's driver calls only prepare() and close(), which the cache provides.
-  return new Kysely<Tables>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(connection) as unknown as SqliteDatabase.Database }) });
+  return new Kysely<Tables>({
+    dialect: new ImmediateSqliteDialect({
+      database: withStatementCache(connection) as unknown as SqliteDatabase.Database,
+    }),
+  });
 }
-

@@ -11,19 +11,31 @@ import { addRouteHook, hasScope } from './route-hooks.js';
 const REALM = 'Bearer realm="bms"';
 
 function authenticationRequired(): AppError {
-  return new AppError('AUTHENTICATION_REQUIRED', 'Send your API key as "Authorization: Bearer <API_KEY>".', undefined, { 'www-authenticate': REALM });
+  return new AppError('AUTHENTICATION_REQUIRED', 'Send your API key as "Authorization: Bearer <API_KEY>".', undefined, {
+    'www-authenticate': REALM,
+  });
 }
 
 function invalidApiKey(): AppError {
-  return new AppError('INVALID_API_KEY', 'The API key is not valid. It may be mistyped, revoked or expired.', undefined, {
-    'www-authenticate': `${REALM}, error="invalid_token"`,
-  });
+  return new AppError(
+    'INVALID_API_KEY',
+    'The API key is not valid. It may be mistyped, revoked or expired.',
+    undefined,
+    {
+      'www-authenticate': `${REALM}, error="invalid_token"`,
+    },
+  );
 }
 
 export function insufficientScope(scope: string): AppError {
-  return new AppError('INSUFFICIENT_SCOPE', `This API key lacks the scope '${scope}' that this operation requires.`, undefined, {
-    'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
-  });
+  return new AppError(
+    'INSUFFICIENT_SCOPE',
+    `This API key lacks the scope '${scope}' that this operation requires.`,
+    undefined,
+    {
+      'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
+    },
+  );
 }
 
 /**
@@ -52,7 +64,10 @@ export function auth(request: FastifyRequest): AuthContext {
  * key is even looked at; then the key (401), the key's rate limit (429, and the rate-limit headers on
  * every answer), and the scope (403).
  */
-export function registerAuthentication(app: FastifyInstance, options: { authenticate: Authenticate; limiter: RateLimiter }): void {
+export function registerAuthentication(
+  app: FastifyInstance,
+  options: { authenticate: Authenticate; limiter: RateLimiter },
+): void {
   const { limiter } = options;
   app.decorateRequest('auth', undefined);
   addRouteHook(app, hasScope, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {

@@ -19,7 +19,11 @@ export function newRequestId(): string {
 export function serverFactory(config: Pick<Config, 'requestTimeoutMs' | 'maxConnectionsPerIp' | 'trustProxy'>) {
   return (handler: http.RequestListener) => {
     const server = http.createServer(
-      { requestTimeout: config.requestTimeoutMs, headersTimeout: Math.min(20_000, config.requestTimeoutMs), connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs) },
+      {
+        requestTimeout: config.requestTimeoutMs,
+        headersTimeout: Math.min(20_000, config.requestTimeoutMs),
+        connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs),
+      },
       handler,
     );
     // Longer than load balancers' idle timeouts (as Fastify's own default), so they close first.
@@ -61,7 +65,10 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? ['BAD_REQUEST', 'The request is not valid HTTP.'];
   const status = ERROR_STATUS[code];
   const requestId = newRequestId();
-  const body = JSON.stringify({ error: { code, message }, meta: { request_id: requestId, timestamp: new Date().toISOString() } });
+  const body = JSON.stringify({
+    error: { code, message },
+    meta: { request_id: requestId, timestamp: new Date().toISOString() },
+  });
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
       `x-request-id: ${requestId}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`,

@@ -15,7 +15,12 @@ export function ok<T>(request: FastifyRequest, data: T) {
 }
 
 /** 201 with the Location of the new object. */
-export function created<T extends { id: string }>(request: FastifyRequest, reply: FastifyReply, collectionPath: string, data: T) {
+export function created<T extends { id: string }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  collectionPath: string,
+  data: T,
+) {
   reply.code(201).header('location', `${collectionPath}/${data.id}`);
   return ok(request, data);
 }

@@ -8,11 +8,15 @@ import type { RouteTable } from './route-table.js';
 import { toDetails } from './validation.js';
 
 const FASTIFY_ERRORS: Record<string, () => AppError> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE', `The body is larger than the ${BODY_LIMIT_TEXT} limit.`),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () =>
+    new AppError('PAYLOAD_TOO_LARGE', `The body is larger than the ${BODY_LIMIT_TEXT} limit.`),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('BAD_REQUEST', 'Content-Length does not match the body.'),
-  FST_ERR_CTP_INVALID_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.'),
-  FST_ERR_CTP_EMPTY_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.'),
+  FST_ERR_CTP_INVALID_TYPE: () =>
+    new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.'),
+  FST_ERR_CTP_EMPTY_TYPE: () =>
+    new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.'),
   FST_ERR_BAD_URL: () => new AppError('NOT_FOUND', 'No such route.'),
 };
 
@@ -23,13 +27,29 @@ const FASTIFY_ERRORS: Record<string, () => AppError> = {
  */
 function fromDatabaseError(error: Error & { code?: unknown }): AppError | undefined {
   const code = typeof error.code === 'string' ? error.code : '';
-  if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new AppError('CONFLICT', 'An object this request refers to was changed or deleted by another request. Retry it.');
-  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new AppError('CONFLICT', 'Another request changed the same data at the same time. Retry it.');
-  if (['40001', '40P01', '55P03'].includes(code) || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The database is busy. Retry in a moment.', undefined, { 'retry-after': '1' });
+  if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY')
+    return new AppError(
+      'CONFLICT',
+      'An object this request refers to was changed or deleted by another request. Retry it.',
+    );
+  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+    return new AppError('CONFLICT', 'Another request changed the same data at the same time. Retry it.');
+  if (
+    ['40001', '40P01', '55P03'].includes(code) ||
+    code.startsWith('SQLITE_BUSY') ||
+    code.startsWith('SQLITE_LOCKED')
+  ) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database is busy. Retry in a moment.', undefined, {
+      'retry-after': '1',
+    });
   }
   if (isStorageUnavailable(code)) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The database cannot take writes right now (full, read-only or failing). Retry later.', undefined, { 'retry-after': '5' });
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      'The database cannot take writes right now (full, read-only or failing). Retry later.',
+      undefined,
+      { 'retry-after': '5' },
+    );
   }
   return undefined;
 }
@@ -40,8 +60,11 @@ function fromDatabaseError(error: Error & { code?: unknown }): AppError | undefi
  */
 export function isStorageUnavailable(code: string): boolean {
   return (
-    ['SQLITE_FULL', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_CORRUPT'].includes(code) || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_IOERR') ||
-    ['53100', '53000', '53200', '25006', '57P01', '57P02', '57P03', '58030'].includes(code) || code.startsWith('08')
+    ['SQLITE_FULL', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_CORRUPT'].includes(code) ||
+    code.startsWith('SQLITE_READONLY') ||
+    code.startsWith('SQLITE_IOERR') ||
+    ['53100', '53000', '53200', '25006', '57P01', '57P02', '57P03', '58030'].includes(code) ||
+    code.startsWith('08')
   );
 }
 
@@ -68,8 +91,12 @@ export function toAppError(error: FastifyError | Error): AppError | undefined {
 const MAX_DETAILS = 100;
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
-  const details = error.details && error.details.length > MAX_DETAILS ? error.details.slice(0, MAX_DETAILS) : error.details;
-  const message = details !== error.details ? `${error.message} (${MAX_DETAILS} of ${error.details!.length} problems listed)` : error.message;
+  const details =
+    error.details && error.details.length > MAX_DETAILS ? error.details.slice(0, MAX_DETAILS) : error.details;
+  const message =
+    details !== error.details
+      ? `${error.message} (${MAX_DETAILS} of ${error.details!.length} problems listed)`
+      : error.message;
   const body = {
     error: { code: error.code, message, ...(details ? { details } : {}) },
     meta: meta(request),
@@ -79,7 +106,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 
 export function registerErrorHandling(app: FastifyInstance, routes: RouteTable): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const code = typeof (error as { code?: unknown }).code === 'string' ? String((error as { code?: unknown }).code) : '';
+    const code =
+      typeof (error as { code?: unknown }).code === 'string' ? String((error as { code?: unknown }).code) : '';
     if (isStorageUnavailable(code)) {
       app.storage.failed(app.clock.now());
       request.log.error({ err: error }, 'storage unavailable');
@@ -87,14 +115,26 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
     const appError = toAppError(error);
     if (appError) return sendError(request, reply, appError);
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(request, reply, new AppError('INTERNAL_ERROR', `Something went wrong on our side. Quote request id ${request.id} if you contact support.`));
+    return sendError(
+      request,
+      reply,
+      new AppError(
+        'INTERNAL_ERROR',
+        `Something went wrong on our side. Quote request id ${request.id} if you contact support.`,
+      ),
+    );
   });
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? request.url;
     const allowed = routes.allowedMethods(path);
     if (allowed.length > 0) {
-      const error = new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}. Allowed: ${allowed.join(', ')}.`, undefined, { allow: allowed.join(', ') });
+      const error = new AppError(
+        'METHOD_NOT_ALLOWED',
+        `${request.method} is not allowed on ${path}. Allowed: ${allowed.join(', ')}.`,
+        undefined,
+        { allow: allowed.join(', ') },
+      );
       return sendError(request, reply, error);
     }
     return sendError(request, reply, new AppError('NOT_FOUND', `No route ${request.method} ${path}.`));

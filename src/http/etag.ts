@@ -27,10 +27,19 @@ export function ifMatch(header: string | string[] | undefined): Precondition | u
   const tags = listedTags(header);
   return (current) => {
     if (tags.includes('*') || tags.includes(etagOf(current))) return;
-    throw new AppError('PRECONDITION_FAILED', 'The object has changed since you read it: If-Match does not match its current ETag. Get it again, then retry.');
+    throw new AppError(
+      'PRECONDITION_FAILED',
+      'The object has changed since you read it: If-Match does not match its current ETag. Get it again, then retry.',
+    );
   };
 }
 
 export const IfMatchHeaders = Type.Object({
-  'if-match': Type.Optional(Type.String({ maxLength: 1000, description: 'The ETag you last read; the change is made only if the object is unchanged (else 412).', example: '"mV3q0b1eJf8tWJpQ2xHc9Kp5sZ4"' })),
+  'if-match': Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description: 'The ETag you last read; the change is made only if the object is unchanged (else 412).',
+      example: '"mV3q0b1eJf8tWJpQ2xHc9Kp5sZ4"',
+    }),
+  ),
 });

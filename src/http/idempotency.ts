@@ -24,14 +24,25 @@ const LEASE_MS = 60_000;
 
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
-    Type.String({ minLength: 1, maxLength: 255, description: 'Makes a retried POST safe: the first response is replayed for 24 hours for the same request with the same key.', example: 'f2c1a7e0-5b7d-4c3e-9a61-0d6a2b8f9e14' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description:
+        'Makes a retried POST safe: the first response is replayed for 24 hours for the same request with the same key.',
+      example: 'f2c1a7e0-5b7d-4c3e-9a61-0d6a2b8f9e14',
+    }),
   ),
 });
 
 /** The same JSON with its keys in a fixed order, so a retry that reorders fields is the same request. */
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
   return value;
 }
 
@@ -85,9 +96,17 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
       return;
     }
     const { row } = result;
-    if (row.request_hash !== hash) throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.');
-    if (row.status === 'running') throw stillRunning('The first request with this Idempotency-Key is still being processed; retry shortly.');
-    reply.code(row.response_status ?? 200).type('application/json; charset=utf-8').header('idempotent-replayed', 'true');
+    if (row.request_hash !== hash)
+      throw new AppError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+      );
+    if (row.status === 'running')
+      throw stillRunning('The first request with this Idempotency-Key is still being processed; retry shortly.');
+    reply
+      .code(row.response_status ?? 200)
+      .type('application/json; charset=utf-8')
+      .header('idempotent-replayed', 'true');
     if (row.response_location) reply.header('location', row.response_location);
     if (row.response_etag) reply.header('etag', row.response_etag);
     return reply.send(row.response_body);
@@ -97,7 +116,8 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     const key = request.idempotencyKey;
     if (!key || !request.auth) return payload;
     request.idempotencyKey = undefined;
-    const failedValidation = reply.statusCode === 422 && typeof payload === 'string' && payload.includes('"VALIDATION_ERROR"');
+    const failedValidation =
+      reply.statusCode === 422 && typeof payload === 'string' && payload.includes('"VALIDATION_ERROR"');
     if (reply.statusCode >= 500 || failedValidation) {
       await deleteIdempotencyKey(db, request.auth.keyId, key);
     } else {

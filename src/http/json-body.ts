@@ -26,8 +26,10 @@ function shapeProblem(value: unknown): string | undefined {
     if (current === null || typeof current !== 'object') continue;
     if (depth > MAX_DEPTH) return `must not be nested more than ${MAX_DEPTH} levels deep`;
     const children = Object.values(current);
-    if (Array.isArray(current) && children.length > MAX_ITEMS) return `must not hold an array of more than ${MAX_ITEMS} items`;
-    if (!Array.isArray(current) && children.length > MAX_KEYS) return `must not hold an object of more than ${MAX_KEYS} keys`;
+    if (Array.isArray(current) && children.length > MAX_ITEMS)
+      return `must not hold an array of more than ${MAX_ITEMS} items`;
+    if (!Array.isArray(current) && children.length > MAX_KEYS)
+      return `must not hold an object of more than ${MAX_KEYS} keys`;
     for (const child of children) pending.push([child, depth + 1]);
   }
   return undefined;
@@ -35,7 +37,8 @@ function shapeProblem(value: unknown): string | undefined {
 
 /** A JSON number written out as sign, significant digits and the position of the decimal point. */
 function decimalValue(text: string): string {
-  const [, sign = '', whole = '', fraction = '', exponent = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text) ?? [];
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] =
+    /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text) ?? [];
   let digits = whole + fraction;
   let point = whole.length + Number(exponent);
   const leading = /^0*/.exec(digits)![0].length;
@@ -70,10 +73,17 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     const problem = shapeProblem(parsed);
     if (problem) return done(fieldError('body', problem));
     const inexact = inexactNumber(text);
-    if (inexact !== undefined) return done(fieldError('body', `holds the number ${inexact.slice(0, 40)}, which cannot be kept exactly as written (at most 15 significant digits)`));
+    if (inexact !== undefined)
+      return done(
+        fieldError(
+          'body',
+          `holds the number ${inexact.slice(0, 40)}, which cannot be kept exactly as written (at most 15 significant digits)`,
+        ),
+      );
     try {
       // Re-scan for __proto__ / constructor.prototype keys, which JSON.parse accepts.
-      if (typeof parsed === 'object' && parsed !== null) secureJson.scan(parsed, { protoAction: 'error', constructorAction: 'error' });
+      if (typeof parsed === 'object' && parsed !== null)
+        secureJson.scan(parsed, { protoAction: 'error', constructorAction: 'error' });
     } catch {
       return done(fieldError('__proto__', 'forbidden property name (__proto__ or constructor.prototype)'));
     }

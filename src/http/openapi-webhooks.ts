@@ -4,9 +4,22 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { EVENT_OBJECT_SCHEMAS, EVENT_TYPES, type EventResource } from '../kernel/event-types.js';
 
 const HEADERS = [
-  { name: 'webhook-id', description: 'The event id: the same on every retry, so receivers de-duplicate on it.', example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' },
-  { name: 'webhook-timestamp', description: 'When this attempt was signed, in Unix seconds; refuse one more than 5 minutes off.', example: '1763719445' },
-  { name: 'webhook-signature', description: 'Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per active secret (two during a rotation).', example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
+  {
+    name: 'webhook-id',
+    description: 'The event id: the same on every retry, so receivers de-duplicate on it.',
+    example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
+  },
+  {
+    name: 'webhook-timestamp',
+    description: 'When this attempt was signed, in Unix seconds; refuse one more than 5 minutes off.',
+    example: '1763719445',
+  },
+  {
+    name: 'webhook-signature',
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per active secret (two during a rotation).',
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  },
 ];
 
 type Webhooks = Record<string, OpenAPIV3_1.PathItemObject>;
@@ -30,23 +43,37 @@ export function webhookDocumentation(): Webhooks {
             required: ['object'],
             properties: {
               object: { $ref: `#/components/schemas/${EVENT_OBJECT_SCHEMAS[resource]}` },
-              previous_attributes: { type: 'object', additionalProperties: true, description: 'The changed fields with their values before the change (updates and status changes).' },
+              previous_attributes: {
+                type: 'object',
+                additionalProperties: true,
+                description: 'The changed fields with their values before the change (updates and status changes).',
+              },
               source: { const: 'hub', description: 'Present when the client made the change on the hosted page.' },
             },
           },
         },
       };
       const item = {
-          post: {
-            operationId: `webhook_${type.replace('.', '_')}`,
-            summary: `The ${type} event`,
-            description: `Sent to every enabled endpoint whose enabled_events match \`${type}\`. Answer 2xx within 10 s; anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). \`data.object\` is the ${EVENT_OBJECT_SCHEMAS[resource]}.`,
-            tags: ['Webhooks'],
-            parameters: HEADERS.map(({ name, description, example }) => ({ name, in: 'header', required: true, description, schema: { type: 'string' }, example })),
-            requestBody: { required: true, content: { 'application/json': { schema } } },
-            responses: { '200': { description: 'Any 2xx within 10 seconds acknowledges the event.' }, '410': { description: 'Gone: disables the endpoint.' } },
+        post: {
+          operationId: `webhook_${type.replace('.', '_')}`,
+          summary: `The ${type} event`,
+          description: `Sent to every enabled endpoint whose enabled_events match \`${type}\`. Answer 2xx within 10 s; anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). \`data.object\` is the ${EVENT_OBJECT_SCHEMAS[resource]}.`,
+          tags: ['Webhooks'],
+          parameters: HEADERS.map(({ name, description, example }) => ({
+            name,
+            in: 'header',
+            required: true,
+            description,
+            schema: { type: 'string' },
+            example,
+          })),
+          requestBody: { required: true, content: { 'application/json': { schema } } },
+          responses: {
+            '200': { description: 'Any 2xx within 10 seconds acknowledges the event.' },
+            '410': { description: 'Gone: disables the endpoint.' },
           },
-        };
+        },
+      };
       return [type, item];
     }),
   ) as Webhooks;

@@ -33,11 +33,23 @@ export async function registerOverloadShedding(app: FastifyInstance, maxEventLoo
   });
   app.addHook('onRequest', (request, _reply, done) => {
     const lag = app.memoryUsage().eventLoopDelay;
-    if (lag <= maxEventLoopDelayMs || request.routeOptions.config.answerUnderPressure || Date.now() < measuringFrom || Math.random() >= shedShare(lag, maxEventLoopDelayMs)) {
+    if (
+      lag <= maxEventLoopDelayMs ||
+      request.routeOptions.config.answerUnderPressure ||
+      Date.now() < measuringFrom ||
+      Math.random() >= shedShare(lag, maxEventLoopDelayMs)
+    ) {
       done();
       return;
     }
-    done(new AppError('SERVICE_UNAVAILABLE', `The server is overloaded. Retry after ${RETRY_AFTER_SECONDS} second.`, undefined, { 'retry-after': String(RETRY_AFTER_SECONDS) }));
+    done(
+      new AppError(
+        'SERVICE_UNAVAILABLE',
+        `The server is overloaded. Retry after ${RETRY_AFTER_SECONDS} second.`,
+        undefined,
+        { 'retry-after': String(RETRY_AFTER_SECONDS) },
+      ),
+    );
   });
 }
 

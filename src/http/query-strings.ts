@@ -12,20 +12,28 @@ type QuerySchema = { properties?: Record<string, { type?: unknown }> };
 
 function integerParameters(route: RouteOptions): string[] {
   const properties = (route.schema?.querystring as QuerySchema | undefined)?.properties ?? {};
-  return Object.entries(properties).filter(([, schema]) => schema.type === 'integer').map(([name]) => name);
+  return Object.entries(properties)
+    .filter(([, schema]) => schema.type === 'integer')
+    .map(([name]) => name);
 }
 
 export function registerStrictQueries(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (route.config?.scope && !route.schema?.querystring) route.schema = { ...route.schema, querystring: NO_QUERY };
   });
-  addRouteHook(app, (route) => integerParameters(route).length > 0, 'preValidation', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-    const query = request.query as Record<string, unknown>;
-    const details: ErrorDetail[] = [];
-    for (const name of integerParameters(request.routeOptions as unknown as RouteOptions)) {
-      const value = query[name];
-      if (value !== undefined && (typeof value !== 'string' || !DECIMAL_INTEGER.test(value))) details.push({ field: name, message: 'must be a whole number written in decimal digits' });
-    }
-    done(details.length > 0 ? validationError(details) : undefined);
-  });
+  addRouteHook(
+    app,
+    (route) => integerParameters(route).length > 0,
+    'preValidation',
+    (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+      const query = request.query as Record<string, unknown>;
+      const details: ErrorDetail[] = [];
+      for (const name of integerParameters(request.routeOptions as unknown as RouteOptions)) {
+        const value = query[name];
+        if (value !== undefined && (typeof value !== 'string' || !DECIMAL_INTEGER.test(value)))
+          details.push({ field: name, message: 'must be a whole number written in decimal digits' });
+      }
+      done(details.length > 0 ? validationError(details) : undefined);
+    },
+  );
 }

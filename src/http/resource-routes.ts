@@ -12,10 +12,20 @@ import { created, ok } from './envelope.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { Page } from '../db/keyset.js';
 import { listResponse } from './pagination.js';
-import { BODY_ERRORS, IDEMPOTENCY_ERRORS, dataEnvelope, DeletedSchema, errorResponses, IdParamsSchema, listEnvelope, schemaRef } from './schemas.js';
+import {
+  BODY_ERRORS,
+  IDEMPOTENCY_ERRORS,
+  dataEnvelope,
+  DeletedSchema,
+  errorResponses,
+  IdParamsSchema,
+  listEnvelope,
+  schemaRef,
+} from './schemas.js';
 
 /** 'webhook endpoint' → 'WebhookEndpoint', for operationIds such as `createWebhookEndpoint`. */
-export const pascal = (words: string): string => words.replace(/(?:^|\s)(\w)/g, (_, first: string) => first.toUpperCase());
+export const pascal = (words: string): string =>
+  words.replace(/(?:^|\s)(\w)/g, (_, first: string) => first.toUpperCase());
 
 /** 'a client', 'an invoice'. */
 export const article = (noun: string): string => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
@@ -70,80 +80,148 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
   const stateErrors = definition.stateErrors ?? [];
 
   return async (app) => {
-    app.get(path, {
-      config: { scope: scopes.read },
-      schema: { tags, operationId: `list${pascal(plural)}`, summary: `List ${plural}`, querystring: schemas.list, response: { 200: listEnvelope(item), ...errorResponses('VALIDATION_ERROR') } },
-    }, async (request, reply) => {
-      const query = request.query as Static<Query> & { limit?: number };
-      const now = app.clock.now();
-      const page = await service.list(contextOf(request), query, now);
-      return listResponse(request, reply, page, query.limit, (row) => service.present(row, now));
-    });
-
-    app.post(path, {
-      config: { scope: scopes.write },
-      schema: { tags, operationId: `create${pascal(singular)}`, summary: `Create ${article(singular)}`, headers: IdempotencyHeaders, body: schemas.create, response: { 201: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors) } },
-    }, async (request, reply) => {
-      for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
-        if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
-      }
-      const item = await service.create(contextOf(request), request.body as Static<Create>);
-      reply.header('etag', etagOf(item));
-      return created(request, reply, path, item);
-    });
-
-    app.get(`${path}/:id`, {
-      config: { scope: scopes.read },
-      schema: { tags, operationId: `get${pascal(singular)}`, summary: `Get ${article(singular)}`, params: IdParamsSchema, response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') } },
-    }, async (request, reply) => {
-      const item = await service.get(contextOf(request), request.params.id, app.clock.now());
-      reply.header('etag', etagOf(item));
-      return ok(request, item);
-    });
-
-    app.put(`${path}/:id`, {
-      config: { scope: scopes.write },
-      schema: {
-        tags,
-        operationId: `update${pascal(singular)}`,
-        summary: `Update ${article(singular)} (partial: absent fields are kept, null clears)`,
-        params: IdParamsSchema,
-        headers: IfMatchHeaders,
-        body: schemas.update,
-        response: { 200: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, 'NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors) },
+    app.get(
+      path,
+      {
+        config: { scope: scopes.read },
+        schema: {
+          tags,
+          operationId: `list${pascal(plural)}`,
+          summary: `List ${plural}`,
+          querystring: schemas.list,
+          response: { 200: listEnvelope(item), ...errorResponses('VALIDATION_ERROR') },
+        },
       },
-    }, async (request, reply) => {
-      const updated = await service.update(contextOf(request), request.params.id, request.body as Static<Update>, ifMatch(request.headers['if-match']));
-      reply.header('etag', etagOf(updated));
-      return ok(request, updated);
-    });
+      async (request, reply) => {
+        const query = request.query as Static<Query> & { limit?: number };
+        const now = app.clock.now();
+        const page = await service.list(contextOf(request), query, now);
+        return listResponse(request, reply, page, query.limit, (row) => service.present(row, now));
+      },
+    );
+
+    app.post(
+      path,
+      {
+        config: { scope: scopes.write },
+        schema: {
+          tags,
+          operationId: `create${pascal(singular)}`,
+          summary: `Create ${article(singular)}`,
+          headers: IdempotencyHeaders,
+          body: schemas.create,
+          response: {
+            201: dataEnvelope(item),
+            ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors),
+          },
+        },
+      },
+      async (request, reply) => {
+        for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
+          if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
+        }
+        const item = await service.create(contextOf(request), request.body as Static<Create>);
+        reply.header('etag', etagOf(item));
+        return created(request, reply, path, item);
+      },
+    );
+
+    app.get(
+      `${path}/:id`,
+      {
+        config: { scope: scopes.read },
+        schema: {
+          tags,
+          operationId: `get${pascal(singular)}`,
+          summary: `Get ${article(singular)}`,
+          params: IdParamsSchema,
+          response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') },
+        },
+      },
+      async (request, reply) => {
+        const item = await service.get(contextOf(request), request.params.id, app.clock.now());
+        reply.header('etag', etagOf(item));
+        return ok(request, item);
+      },
+    );
+
+    app.put(
+      `${path}/:id`,
+      {
+        config: { scope: scopes.write },
+        schema: {
+          tags,
+          operationId: `update${pascal(singular)}`,
+          summary: `Update ${article(singular)} (partial: absent fields are kept, null clears)`,
+          params: IdParamsSchema,
+          headers: IfMatchHeaders,
+          body: schemas.update,
+          response: {
+            200: dataEnvelope(item),
+            ...errorResponses(...BODY_ERRORS, 'NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors),
+          },
+        },
+      },
+      async (request, reply) => {
+        const updated = await service.update(
+          contextOf(request),
+          request.params.id,
+          request.body as Static<Update>,
+          ifMatch(request.headers['if-match']),
+        );
+        reply.header('etag', etagOf(updated));
+        return ok(request, updated);
+      },
+    );
 
     const remove = service.delete;
     if (scopes.delete && remove) {
-      app.delete(`${path}/:id`, {
-        config: { scope: scopes.delete },
-        schema: { tags, operationId: `delete${pascal(singular)}`, summary: `Delete ${article(singular)}`, params: IdParamsSchema, headers: IfMatchHeaders, response: { 200: dataEnvelope(DeletedSchema), ...errorResponses('NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors) } },
-      }, async (request) => ok(request, await remove(contextOf(request), request.params.id, ifMatch(request.headers['if-match']))));
+      app.delete(
+        `${path}/:id`,
+        {
+          config: { scope: scopes.delete },
+          schema: {
+            tags,
+            operationId: `delete${pascal(singular)}`,
+            summary: `Delete ${article(singular)}`,
+            params: IdParamsSchema,
+            headers: IfMatchHeaders,
+            response: {
+              200: dataEnvelope(DeletedSchema),
+              ...errorResponses('NOT_FOUND', 'PRECONDITION_FAILED', ...stateErrors),
+            },
+          },
+        },
+        async (request) =>
+          ok(request, await remove(contextOf(request), request.params.id, ifMatch(request.headers['if-match']))),
+      );
     }
 
     for (const action of definition.actions ?? []) {
-      app.post(`${path}/:id/${action.name}`, {
-        config: { scope: action.scope },
-        schema: {
-          tags,
-          operationId: action.operationId,
-          summary: action.summary,
-          description: action.description,
-          params: IdParamsSchema,
-          headers: IdempotencyHeaders,
-          body: action.body,
-          response: { 200: dataEnvelope(item), ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND', ...action.errors) },
+      app.post(
+        `${path}/:id/${action.name}`,
+        {
+          config: { scope: action.scope },
+          schema: {
+            tags,
+            operationId: action.operationId,
+            summary: action.summary,
+            description: action.description,
+            params: IdParamsSchema,
+            headers: IdempotencyHeaders,
+            body: action.body,
+            response: {
+              200: dataEnvelope(item),
+              ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND', ...action.errors),
+            },
+          },
         },
-      }, async (request, reply) => {
-        const result = await action.run(contextOf(request), request.params.id, request.body);
-        reply.header('etag', etagOf(result));
-        return ok(request, result);
-      });
+        async (request, reply) => {
+          const result = await action.run(contextOf(request), request.params.id, request.body);
+          reply.header('etag', etagOf(result));
+          return ok(request, result);
+        },
+      );
     }
   };
 }

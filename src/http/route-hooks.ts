@@ -5,7 +5,12 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 
 type RouteHookName = 'onRequest' | 'preValidation' | 'preHandler' | 'onSend';
 
-export function addRouteHook(app: FastifyInstance, applies: (route: RouteOptions) => boolean, name: RouteHookName, hook: NonNullable<RouteOptions[RouteHookName]>): void {
+export function addRouteHook(
+  app: FastifyInstance,
+  applies: (route: RouteOptions) => boolean,
+  name: RouteHookName,
+  hook: NonNullable<RouteOptions[RouteHookName]>,
+): void {
   app.addHook('onRoute', (route) => {
     if (!applies(route)) return;
     const existing = route[name];

@@ -16,7 +16,12 @@ export class RouteTable {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     let entry = this.patterns.get(route.url);
     if (!entry) {
-      const regex = new RegExp(`^${route.url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`);
+      const regex = new RegExp(
+        `^${route.url
+          .split('/')
+          .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+          .join('/')}$`,
+      );
       entry = { regex, methods: new Set() };
       this.patterns.set(route.url, entry);
     }

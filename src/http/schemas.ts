@@ -8,7 +8,10 @@ import { IdSchema, Nullable, TimestampSchema } from '../kernel/fields.js';
 
 export const MetaSchema = Type.Object(
   {
-    request_id: Type.String({ description: 'Identifier of the request; also in the X-Request-Id header.', example: 'req_0c4f8e1d2b3a4c5d6e7f8091a2b3c4d5' }),
+    request_id: Type.String({
+      description: 'Identifier of the request; also in the X-Request-Id header.',
+      example: 'req_0c4f8e1d2b3a4c5d6e7f8091a2b3c4d5',
+    }),
     timestamp: TimestampSchema,
   },
   { description: 'Request metadata carried by every response.' },
@@ -16,8 +19,17 @@ export const MetaSchema = Type.Object(
 
 export const PaginationSchema = Type.Object({
   limit: Type.Integer({ description: 'Page size used.', example: DEFAULT_PAGE_SIZE }),
-  has_more: Type.Boolean({ description: 'Whether another page follows. Follow `next_cursor` while it is true, even after a short or empty page: a list filtered on one field and sorted by another reads at most about 500 index entries per request.', example: true }),
-  next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page; null on the last page.', example: 'WyItY3JlYXRlZF9hdCIsIjIwMjYtMTEtMjFUMTA6MDQ6MDUuMTIzWiIsIjAxOWEiXQ' })),
+  has_more: Type.Boolean({
+    description:
+      'Whether another page follows. Follow `next_cursor` while it is true, even after a short or empty page: a list filtered on one field and sorted by another reads at most about 500 index entries per request.',
+    example: true,
+  }),
+  next_cursor: Nullable(
+    Type.String({
+      description: 'Pass as `cursor` to get the next page; null on the last page.',
+      example: 'WyItY3JlYXRlZF9hdCIsIjIwMjYtMTEtMjFUMTA6MDQ6MDUuMTIzWiIsIjAxOWEiXQ',
+    }),
+  ),
 });
 
 const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
@@ -27,13 +39,24 @@ function errorEnvelope(codes: readonly ErrorCode[], description: string) {
   return Type.Object(
     {
       error: Type.Object({
-        code: Type.Unsafe<ErrorCode>({ type: 'string', enum: [...codes], description: 'Machine-readable error code.', example: codes[0] }),
-        message: Type.String({ description: 'Human-readable explanation.', example: 'The request has invalid fields.' }),
+        code: Type.Unsafe<ErrorCode>({
+          type: 'string',
+          enum: [...codes],
+          description: 'Machine-readable error code.',
+          example: codes[0],
+        }),
+        message: Type.String({
+          description: 'Human-readable explanation.',
+          example: 'The request has invalid fields.',
+        }),
         details: Type.Optional(
           Type.Array(
             Type.Object({
               field: Type.String({ description: 'Path of the offending field.', example: 'email' }),
-              message: Type.String({ description: 'What is wrong with it.', example: 'must be a valid e-mail address' }),
+              message: Type.String({
+                description: 'What is wrong with it.',
+                example: 'must be a valid e-mail address',
+              }),
             }),
           ),
         ),
@@ -52,7 +75,14 @@ export function dataEnvelope<T extends TSchema>(data: T) {
 }
 
 export function listEnvelope<T extends TSchema>(item: T) {
-  return Type.Object({ data: Type.Array(item), meta: Type.Object({ request_id: MetaSchema.properties.request_id, timestamp: TimestampSchema, pagination: PaginationSchema }) });
+  return Type.Object({
+    data: Type.Array(item),
+    meta: Type.Object({
+      request_id: MetaSchema.properties.request_id,
+      timestamp: TimestampSchema,
+      pagination: PaginationSchema,
+    }),
+  });
 }
 
 export const DeletedSchema = Type.Object({
@@ -76,7 +106,14 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
 };
 
 /** What every authenticated route can answer, whatever it does. */
-const AUTHENTICATED_ERRORS: readonly ErrorCode[] = ['AUTHENTICATION_REQUIRED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+const AUTHENTICATED_ERRORS: readonly ErrorCode[] = [
+  'AUTHENTICATION_REQUIRED',
+  'INVALID_API_KEY',
+  'INSUFFICIENT_SCOPE',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
 
 /**
  * Error responses of an authenticated route, as a Fastify `response` map: one entry per status, each

@@ -29,18 +29,27 @@ export function findUnstorableText(value: unknown, path = ''): string | undefine
 
 export function assertStorableText(value: unknown): void {
   const found = findUnstorableText(value);
-  if (found !== undefined) throw fieldError(found === 'body' ? 'body' : toFieldPath(found), 'must be valid Unicode text without the NUL character (U+0000) or a lone surrogate');
+  if (found !== undefined)
+    throw fieldError(
+      found === 'body' ? 'body' : toFieldPath(found),
+      'must be valid Unicode text without the NUL character (U+0000) or a lone surrogate',
+    );
 }
 
 /** Query strings are checked before validation; bodies are checked by the JSON parser. */
 export function registerStorableTextCheck(app: FastifyInstance): void {
   const hasQuery = (route: RouteOptions): boolean => Boolean(route.schema?.querystring);
-  addRouteHook(app, hasQuery, 'preValidation', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-    try {
-      assertStorableText(request.query);
-      done();
-    } catch (error) {
-      done(error as Error);
-    }
-  });
+  addRouteHook(
+    app,
+    hasQuery,
+    'preValidation',
+    (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+      try {
+        assertStorableText(request.query);
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+  );
 }

@@ -7,11 +7,32 @@ import type { ErrorDetail } from '../core/errors.js';
 
 // Fields the server owns: naming them in a body is an error with a clearer message than "unknown field".
 const READ_ONLY_FIELDS = new Set([
-  'id', 'number', 'created_at', 'updated_at', 'subtotal_amount', 'tax_amount', 'total_amount', 'amount',
-  'amount_due', 'amount_paid', 'is_overdue', 'sent_at', 'approved_at', 'declined_at', 'converted_at',
-  'completed_at', 'paid_at', 'voided_at', 'object', 'payments', 'amount_refunded', 'refunds',
+  'id',
+  'number',
+  'created_at',
+  'updated_at',
+  'subtotal_amount',
+  'tax_amount',
+  'total_amount',
+  'amount',
+  'amount_due',
+  'amount_paid',
+  'is_overdue',
+  'sent_at',
+  'approved_at',
+  'declined_at',
+  'converted_at',
+  'completed_at',
+  'paid_at',
+  'voided_at',
+  'object',
+  'payments',
+  'amount_refunded',
+  'refunds',
   // Links are set when a document is created from another one, and cannot be changed afterwards.
-  'quote_id', 'job_id', 'request_id',
+  'quote_id',
+  'job_id',
+  'request_id',
 ]);
 
 function buildAjv(coerceTypes: boolean) {
@@ -30,7 +51,10 @@ function buildAjv(coerceTypes: boolean) {
   const fullDate = ajv.formats.date as { validate: (text: string) => boolean };
   const fullDateTime = ajv.formats['date-time'] as { validate: (text: string) => boolean };
   ajv.addFormat('date', { type: 'string', validate: (text: string) => fullDate.validate(text) && storableDate(text) });
-  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => fullDateTime.validate(text) && storableInstant(text) });
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (text: string) => fullDateTime.validate(text) && storableInstant(text),
+  });
   ajv.addFormat('currency', { type: 'string', validate: (text: string) => CURRENCIES.has(text) });
   ajv.addKeyword({ keyword: 'example', metaSchema: {} });
   // Documentation for the SDK generator, checked by the services (see docs/decisions.md, "SDK types").
@@ -63,9 +87,15 @@ export const schemaCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPar
 
 /** `/line_items/2/quantity` -> `line_items[2].quantity`. */
 export function toFieldPath(instancePath: string, child?: string): string {
-  const parts = instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
-  return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`), '');
+  return parts.reduce(
+    (path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`),
+    '',
+  );
 }
 
 function describe(error: ErrorObject): { field: string; message: string } {
@@ -76,20 +106,35 @@ function describe(error: ErrorObject): { field: string; message: string } {
     case 'additionalProperties': {
       const name = String(params.additionalProperty);
       const readOnly = error.instancePath === '' && READ_ONLY_FIELDS.has(name);
-      return { field: toFieldPath(error.instancePath, name), message: readOnly ? 'is read-only and cannot be set' : 'is not a known field' };
+      return {
+        field: toFieldPath(error.instancePath, name),
+        message: readOnly ? 'is read-only and cannot be set' : 'is not a known field',
+      };
     }
     case 'propertyNames':
-      return { field: toFieldPath(error.instancePath, String(params.propertyName)), message: 'key must be 1 to 40 characters' };
+      return {
+        field: toFieldPath(error.instancePath, String(params.propertyName)),
+        message: 'key must be 1 to 40 characters',
+      };
     case 'format':
       return { field: toFieldPath(error.instancePath), message: formatMessage(String(params.format)) };
     case 'enum':
-      return { field: toFieldPath(error.instancePath), message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}` };
+      return {
+        field: toFieldPath(error.instancePath),
+        message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`,
+      };
     case 'type': {
       const type = Array.isArray(params.type) ? params.type.join(' or ') : String(params.type);
-      return { field: toFieldPath(error.instancePath), message: `must be ${type === 'null' ? 'null' : `of type ${type}`}` };
+      return {
+        field: toFieldPath(error.instancePath),
+        message: `must be ${type === 'null' ? 'null' : `of type ${type}`}`,
+      };
     }
     case 'pattern':
-      return { field: toFieldPath(error.instancePath), message: params.pattern === '\\S' ? 'must not be blank' : `must match the pattern ${String(params.pattern)}` };
+      return {
+        field: toFieldPath(error.instancePath),
+        message: params.pattern === '\\S' ? 'must not be blank' : `must match the pattern ${String(params.pattern)}`,
+      };
     case 'maxProperties':
       return { field: toFieldPath(error.instancePath), message: `must have at most ${String(params.limit)} keys` };
     default:

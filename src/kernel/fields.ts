@@ -35,7 +35,15 @@ export const MetadataSchema = Type.Record(Type.String(), Type.String({ maxLength
 
 /** The paging parameters of every list: `limit` and `cursor`. */
 export const pageQueryProperties = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `Page size, 1 to ${MAX_PAGE_SIZE}: the most objects a page holds (it may hold fewer while has_more is true).`, example: DEFAULT_PAGE_SIZE })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      default: DEFAULT_PAGE_SIZE,
+      description: `Page size, 1 to ${MAX_PAGE_SIZE}: the most objects a page holds (it may hold fewer while has_more is true).`,
+      example: DEFAULT_PAGE_SIZE,
+    }),
+  ),
   cursor: Type.Optional(Type.String({ maxLength: 1000, description: 'The `next_cursor` of the previous page.' })),
 };
 
@@ -58,4 +66,3 @@ export function listQueryProperties<Sort extends string>(sortFields: readonly So
     updated_after: Type.Optional({ ...TimestampSchema, description: 'Only objects updated at or after this instant.' }),
   };
 }
-

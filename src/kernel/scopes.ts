@@ -1,14 +1,29 @@
 // The scopes, <resource>:<action>: the 16 of the seed, exactly, then those of the resources that the
 // contract's version 2 adds (docs/api-contract.md §3).
 export const SCOPES = [
-  'clients:read', 'clients:write', 'clients:delete',
-  'invoices:read', 'invoices:write', 'invoices:delete', 'invoices:send',
-  'quotes:read', 'quotes:write', 'quotes:delete', 'quotes:send',
-  'jobs:read', 'jobs:write', 'jobs:delete',
-  'requests:read', 'requests:write',
-  'payments:read', 'payments:write',
-  'events:read', 'webhooks:read', 'webhooks:write',
-  'account:read', 'account:write',
+  'clients:read',
+  'clients:write',
+  'clients:delete',
+  'invoices:read',
+  'invoices:write',
+  'invoices:delete',
+  'invoices:send',
+  'quotes:read',
+  'quotes:write',
+  'quotes:delete',
+  'quotes:send',
+  'jobs:read',
+  'jobs:write',
+  'jobs:delete',
+  'requests:read',
+  'requests:write',
+  'payments:read',
+  'payments:write',
+  'events:read',
+  'webhooks:read',
+  'webhooks:write',
+  'account:read',
+  'account:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -20,9 +35,13 @@ export function isScope(value: string): value is Scope {
 /** `all` or a comma-separated list; throws with the unknown names. */
 export function parseScopeList(text: string): Scope[] {
   if (text.trim() === 'all') return [...SCOPES];
-  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const unknown = names.filter((name) => !isScope(name));
-  if (unknown.length > 0) throw new Error(`Unknown scope(s): ${unknown.join(', ')}. Valid scopes: ${SCOPES.join(', ')}, or all.`);
+  if (unknown.length > 0)
+    throw new Error(`Unknown scope(s): ${unknown.join(', ')}. Valid scopes: ${SCOPES.join(', ')}, or all.`);
   if (names.length === 0) throw new Error('Give at least one scope, or all.');
   return [...new Set(names)] as Scope[];
 }

@@ -72,10 +72,24 @@ export interface MailSnapshot {
 
 /** The sentence that leads to the hub page: a quote is answered there, an invoice read. */
 function hubInvitation(snapshot: MailSnapshot): string {
-  return snapshot.kind === 'quote' ? 'View the quote online, and approve or decline it there:' : 'View the invoice online:';
+  return snapshot.kind === 'quote'
+    ? 'View the quote online, and approve or decline it there:'
+    : 'View the invoice online:';
 }
 
-const MINOR_UNIT_DIGITS: Record<string, number> = { JPY: 0, KRW: 0, VND: 0, CLP: 0, ISK: 0, HUF: 2, BHD: 3, KWD: 3, OMR: 3, JOD: 3, TND: 3 };
+const MINOR_UNIT_DIGITS: Record<string, number> = {
+  JPY: 0,
+  KRW: 0,
+  VND: 0,
+  CLP: 0,
+  ISK: 0,
+  HUF: 2,
+  BHD: 3,
+  KWD: 3,
+  OMR: 3,
+  JOD: 3,
+  TND: 3,
+};
 
 /** Digits after the decimal point of a currency's minor unit (ISO 4217; 2 unless listed). */
 export function minorUnitDigits(currency: string): number {
@@ -88,7 +102,12 @@ export function formatMoney(amount: number, currency: string): string {
   const negative = amount < 0;
   const text = String(Math.abs(amount)).padStart(digits + 1, '0');
   const decimal = digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
-  const format = new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const format = new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
   // Intl.NumberFormat formats a decimal string exactly (no conversion to a binary float).
   return format.format(`${negative ? '-' : ''}${decimal}` as unknown as number);
 }
@@ -146,11 +165,16 @@ export function renderText(snapshot: MailSnapshot): string {
     `${snapshot.business.name} sent you ${snapshot.kind === 'invoice' ? 'an invoice' : 'a quote'}: ${documentLabel(snapshot)}${document.title ? ` (${document.title})` : ''}.`,
     ...dateRows(snapshot).map(([label, value]) => `${label}: ${value}`),
     '',
-    ...document.line_items.map((item) => `- ${item.description}: ${formatQuantity(item.quantity)} x ${money(item.unit_amount)}${item.tax_rate ? ` + ${item.tax_rate}% tax` : ''} = ${money(item.amount)}`),
+    ...document.line_items.map(
+      (item) =>
+        `- ${item.description}: ${formatQuantity(item.quantity)} x ${money(item.unit_amount)}${item.tax_rate ? ` + ${item.tax_rate}% tax` : ''} = ${money(item.amount)}`,
+    ),
     '',
     ...summaryRows(snapshot).map(([label, value]) => `${label}: ${value}`),
     ...(document.notes ? ['', document.notes] : []),
-    ...(snapshot.kind === 'invoice' && snapshot.business.payment_instructions ? ['', 'How to pay:', snapshot.business.payment_instructions] : []),
+    ...(snapshot.kind === 'invoice' && snapshot.business.payment_instructions
+      ? ['', 'How to pay:', snapshot.business.payment_instructions]
+      : []),
     ...(snapshot.hosted_url ? ['', hubInvitation(snapshot), snapshot.hosted_url] : []),
     '',
     `The ${snapshot.kind} is attached as a PDF.`,
@@ -166,10 +190,20 @@ export function renderHtml(snapshot: MailSnapshot): string {
   const cell = 'style="padding:4px 8px;border-bottom:1px solid #ddd"';
   const right = 'style="padding:4px 8px;border-bottom:1px solid #ddd;text-align:right"';
   const rows = document.line_items
-    .map((item) => `<tr><td ${cell}>${escapeHtml(item.description)}</td><td ${right}>${escapeHtml(formatQuantity(item.quantity))}</td><td ${right}>${money(item.unit_amount)}</td><td ${right}>${item.tax_rate}%</td><td ${right}>${money(item.amount)}</td></tr>`)
+    .map(
+      (item) =>
+        `<tr><td ${cell}>${escapeHtml(item.description)}</td><td ${right}>${escapeHtml(formatQuantity(item.quantity))}</td><td ${right}>${money(item.unit_amount)}</td><td ${right}>${item.tax_rate}%</td><td ${right}>${money(item.amount)}</td></tr>`,
+    )
     .join('');
-  const summary = summaryRows(snapshot).map(([label, value]) => `<tr><td colspan="4" ${right}>${escapeHtml(label)}</td><td ${right}><strong>${escapeHtml(value)}</strong></td></tr>`).join('');
-  const dates = dateRows(snapshot).map(([label, value]) => `${escapeHtml(label)}: ${escapeHtml(value)}`).join('<br>');
+  const summary = summaryRows(snapshot)
+    .map(
+      ([label, value]) =>
+        `<tr><td colspan="4" ${right}>${escapeHtml(label)}</td><td ${right}><strong>${escapeHtml(value)}</strong></td></tr>`,
+    )
+    .join('');
+  const dates = dateRows(snapshot)
+    .map(([label, value]) => `${escapeHtml(label)}: ${escapeHtml(value)}`)
+    .join('<br>');
   return `<!doctype html><html><body style="font-family:Helvetica,Arial,sans-serif;color:#222">
 <p>Hello ${escapeHtml(snapshot.client.name)},</p>
 ${snapshot.message ? `<p>${escapeHtml(snapshot.message).replace(/\n/g, '<br>')}</p>` : ''}

@@ -11,7 +11,12 @@ export async function enqueueMessage(db: Executor, row: OutboxMessageRow): Promi
 }
 
 /** Claims the oldest due message: pending and due, or held by a worker whose lease ran out. */
-export async function claimNextMessage(db: Executor, workerId: string, now: string, leaseUntil: string): Promise<OutboxMessageRow | undefined> {
+export async function claimNextMessage(
+  db: Executor,
+  workerId: string,
+  now: string,
+  leaseUntil: string,
+): Promise<OutboxMessageRow | undefined> {
   const skipLocked = dialectOf(db) === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql<OutboxMessageRow>`
     update outbox_messages set status = 'sending', locked_by = ${workerId}, locked_until = ${leaseUntil}, updated_at = ${now}
@@ -26,7 +31,12 @@ export async function claimNextMessage(db: Executor, workerId: string, now: stri
 }
 
 /** Each completion applies only while the worker still holds the claim; returns the row, or undefined when it no longer did. */
-export async function completeMessage(db: Executor, id: string, workerId: string, changes: Partial<OutboxMessageRow>): Promise<OutboxMessageRow | undefined> {
+export async function completeMessage(
+  db: Executor,
+  id: string,
+  workerId: string,
+  changes: Partial<OutboxMessageRow>,
+): Promise<OutboxMessageRow | undefined> {
   return db
     .updateTable('outbox_messages')
     .set({ ...changes, locked_by: null, locked_until: null })
@@ -38,6 +48,18 @@ export async function completeMessage(db: Executor, id: string, workerId: string
 }
 
 /** The messages of one document, a page at a time (the deliveries list). */
-export async function listDocumentMessages(db: Executor, accountId: string, documentId: string, page: PageRequest<OutboxMessageRow>): Promise<OutboxMessageRow[]> {
-  return applyPage(db.selectFrom('outbox_messages').selectAll().where('account_id', '=', accountId).where('document_id', '=', documentId), page).execute();
+export async function listDocumentMessages(
+  db: Executor,
+  accountId: string,
+  documentId: string,
+  page: PageRequest<OutboxMessageRow>,
+): Promise<OutboxMessageRow[]> {
+  return applyPage(
+    db
+      .selectFrom('outbox_messages')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('document_id', '=', documentId),
+    page,
+  ).execute();
 }

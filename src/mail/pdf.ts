@@ -6,7 +6,15 @@
 import { createRequire } from 'node:module';
 import zlib from 'node:zlib';
 import PDFDocument from 'pdfkit';
-import { addressLines, dateRows, documentLabel, formatMoney, formatQuantity, summaryRows, type MailSnapshot } from './document-mail.js';
+import {
+  addressLines,
+  dateRows,
+  documentLabel,
+  formatMoney,
+  formatQuantity,
+  summaryRows,
+  type MailSnapshot,
+} from './document-mail.js';
 
 const require = createRequire(import.meta.url);
 const REGULAR = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
@@ -31,7 +39,10 @@ const COLUMNS = [
   { label: 'Amount', width: 80, align: 'right' as const },
 ];
 const CELL_PADDING = 4;
-const STAMPS: Record<string, { text: string; color: string }> = { paid: { text: 'PAID', color: '#1a7f37' }, void: { text: 'VOID', color: '#cf222e' } };
+const STAMPS: Record<string, { text: string; color: string }> = {
+  paid: { text: 'PAID', color: '#1a7f37' },
+  void: { text: 'VOID', color: '#cf222e' },
+};
 
 export interface PdfInput {
   snapshot: MailSnapshot;
@@ -49,7 +60,13 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
     // The bottom margin keeps the footer's band free: text that runs on breaks above it.
     margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: MARGIN + FOOTER_HEIGHT },
     bufferPages: true,
-    info: { Title: documentLabel(snapshot), Author: business.name, Creator: 'BMS', Producer: 'BMS', CreationDate: new Date(document.updated_at ?? fallbackDate) },
+    info: {
+      Title: documentLabel(snapshot),
+      Author: business.name,
+      Creator: 'BMS',
+      Producer: 'BMS',
+      CreationDate: new Date(document.updated_at ?? fallbackDate),
+    },
   });
   pdf.registerFont('Regular', REGULAR);
   pdf.registerFont('Bold', BOLD);
@@ -72,8 +89,15 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
     leftBottom = pdf.y + 4;
   }
   const right = { x: MARGIN + CONTENT_WIDTH - 220, width: 220 };
-  pdf.font('Bold').fontSize(22).text(snapshot.kind === 'invoice' ? 'INVOICE' : 'QUOTE', right.x, top, { width: right.width, align: 'right' });
-  pdf.font('Regular').fontSize(10).fillColor(MUTED).text(document.number ?? 'Draft', right.x, pdf.y, { width: right.width, align: 'right' });
+  pdf
+    .font('Bold')
+    .fontSize(22)
+    .text(snapshot.kind === 'invoice' ? 'INVOICE' : 'QUOTE', right.x, top, { width: right.width, align: 'right' });
+  pdf
+    .font('Regular')
+    .fontSize(10)
+    .fillColor(MUTED)
+    .text(document.number ?? 'Draft', right.x, pdf.y, { width: right.width, align: 'right' });
   pdf.moveDown(0.4);
   for (const [label, value] of dateRows(snapshot)) {
     const y = pdf.y;
@@ -90,21 +114,41 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
     ...[business.email, business.phone, business.website].filter((line): line is string => Boolean(line)),
     ...(business.tax_id ? [`Tax ID: ${business.tax_id}`] : []),
   ];
-  const clientLines = [...(client.company_name ? [client.company_name] : []), ...addressLines(client.address), ...(client.email ? [client.email] : [])];
+  const clientLines = [
+    ...(client.company_name ? [client.company_name] : []),
+    ...addressLines(client.address),
+    ...(client.email ? [client.email] : []),
+  ];
   const block = (heading: string, name: string, lines: string[], x: number) => {
-    pdf.font('Bold').fontSize(8).fillColor(MUTED).text(heading.toUpperCase(), x, blocksTop, { width: 230, characterSpacing: 0.5 });
+    pdf
+      .font('Bold')
+      .fontSize(8)
+      .fillColor(MUTED)
+      .text(heading.toUpperCase(), x, blocksTop, { width: 230, characterSpacing: 0.5 });
     pdf.moveDown(0.2).font('Bold').fontSize(10).fillColor(INK).text(name, x, pdf.y, { width: 230 });
     pdf.font('Regular').fontSize(9);
     for (const line of lines) pdf.text(line, x, pdf.y, { width: 230 });
     return pdf.y;
   };
   const fromBottom = block('From', business.name, businessLines, MARGIN);
-  const toBottom = block(snapshot.kind === 'invoice' ? 'Bill to' : 'Prepared for', client.name, clientLines, MARGIN + CONTENT_WIDTH / 2 + 10);
+  const toBottom = block(
+    snapshot.kind === 'invoice' ? 'Bill to' : 'Prepared for',
+    client.name,
+    clientLines,
+    MARGIN + CONTENT_WIDTH / 2 + 10,
+  );
   pdf.y = Math.max(fromBottom, toBottom) + 18;
-  if (document.title) pdf.font('Bold').fontSize(12).fillColor(INK).text(document.title, MARGIN, pdf.y, { width: CONTENT_WIDTH }).moveDown(0.5);
+  if (document.title)
+    pdf
+      .font('Bold')
+      .fontSize(12)
+      .fillColor(INK)
+      .text(document.title, MARGIN, pdf.y, { width: CONTENT_WIDTH })
+      .moveDown(0.5);
 
   // The lines: a table whose header repeats on every page it continues on.
-  const cellHeights = (values: string[]) => COLUMNS.map((column, index) => pdf.heightOfString(values[index] ?? '', { width: column.width - 2 * CELL_PADDING }));
+  const cellHeights = (values: string[]) =>
+    COLUMNS.map((column, index) => pdf.heightOfString(values[index] ?? '', { width: column.width - 2 * CELL_PADDING }));
   const drawRow = (values: string[], options: { header?: boolean } = {}) => {
     pdf.font(options.header ? 'Bold' : 'Regular').fontSize(options.header ? 8.5 : 9);
     const height = Math.max(...cellHeights(values)) + 2 * CELL_PADDING;
@@ -113,10 +157,18 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
     let x = MARGIN;
     pdf.fillColor(options.header ? MUTED : INK);
     COLUMNS.forEach((column, index) => {
-      pdf.text(values[index] ?? '', x + CELL_PADDING, y + CELL_PADDING, { width: column.width - 2 * CELL_PADDING, align: column.align });
+      pdf.text(values[index] ?? '', x + CELL_PADDING, y + CELL_PADDING, {
+        width: column.width - 2 * CELL_PADDING,
+        align: column.align,
+      });
       x += column.width;
     });
-    pdf.moveTo(MARGIN, y + height).lineTo(MARGIN + CONTENT_WIDTH, y + height).lineWidth(0.5).strokeColor(RULE).stroke();
+    pdf
+      .moveTo(MARGIN, y + height)
+      .lineTo(MARGIN + CONTENT_WIDTH, y + height)
+      .lineWidth(0.5)
+      .strokeColor(RULE)
+      .stroke();
     pdf.fillColor(INK);
     pdf.x = MARGIN;
     pdf.y = y + height;
@@ -133,7 +185,14 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
   if (!fits(header)) newPage();
   drawRow(header, { header: true });
   document.line_items.forEach((item, index) => {
-    const values = [String(index + 1), item.description, formatQuantity(item.quantity), money(item.unit_amount), `${item.tax_rate}%`, money(item.amount)];
+    const values = [
+      String(index + 1),
+      item.description,
+      formatQuantity(item.quantity),
+      money(item.unit_amount),
+      `${item.tax_rate}%`,
+      money(item.amount),
+    ];
     if (!fits(values)) {
       newPage();
       drawRow(header, { header: true });
@@ -159,12 +218,17 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
     const height = pdf.heightOfString(body, { width: CONTENT_WIDTH }) + 18;
     if (pdf.y + 16 + Math.min(height, 120) > BOTTOM) newPage();
     else pdf.y += 16;
-    pdf.font('Bold').fontSize(9).fillColor(MUTED).text(heading.toUpperCase(), MARGIN, pdf.y, { width: CONTENT_WIDTH, characterSpacing: 0.5 });
+    pdf
+      .font('Bold')
+      .fontSize(9)
+      .fillColor(MUTED)
+      .text(heading.toUpperCase(), MARGIN, pdf.y, { width: CONTENT_WIDTH, characterSpacing: 0.5 });
     pdf.moveDown(0.2).font('Regular').fontSize(9).fillColor(INK);
     // Text longer than the page continues on the next one (pdfkit breaks it at the bottom margin).
     pdf.text(body, MARGIN, pdf.y, { width: CONTENT_WIDTH });
   };
-  if (snapshot.kind === 'invoice' && business.payment_instructions) paragraph('How to pay', business.payment_instructions);
+  if (snapshot.kind === 'invoice' && business.payment_instructions)
+    paragraph('How to pay', business.payment_instructions);
   if (document.notes) paragraph('Notes', document.notes);
 
   // On every page: the footer and "Page n of m"; on the first, a PAID or VOID stamp where it applies.
@@ -173,17 +237,36 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
     pdf.switchToPage(pages.start + index);
     pdf.page.margins.bottom = 0; // writing inside the bottom margin must not add a page
     const footerTop = PAGE.height - MARGIN - FOOTER_HEIGHT + 14;
-    pdf.moveTo(MARGIN, footerTop - 6).lineTo(MARGIN + CONTENT_WIDTH, footerTop - 6).lineWidth(0.5).strokeColor(RULE).stroke();
+    pdf
+      .moveTo(MARGIN, footerTop - 6)
+      .lineTo(MARGIN + CONTENT_WIDTH, footerTop - 6)
+      .lineWidth(0.5)
+      .strokeColor(RULE)
+      .stroke();
     pdf.font('Regular').fontSize(8).fillColor(MUTED);
     const footer = business.footer ?? `${documentLabel(snapshot)} · ${business.name}`;
-    pdf.text(footer, MARGIN, footerTop, { width: CONTENT_WIDTH - 90, height: FOOTER_HEIGHT + MARGIN - 20, ellipsis: true });
-    pdf.text(`Page ${index + 1} of ${pages.count}`, MARGIN + CONTENT_WIDTH - 80, footerTop, { width: 80, align: 'right' });
+    pdf.text(footer, MARGIN, footerTop, {
+      width: CONTENT_WIDTH - 90,
+      height: FOOTER_HEIGHT + MARGIN - 20,
+      ellipsis: true,
+    });
+    pdf.text(`Page ${index + 1} of ${pages.count}`, MARGIN + CONTENT_WIDTH - 80, footerTop, {
+      width: 80,
+      align: 'right',
+    });
   }
   const stamp = snapshot.kind === 'invoice' ? STAMPS[document.status ?? ''] : undefined;
   if (stamp) {
     pdf.switchToPage(pages.start);
-    pdf.save().rotate(-18, { origin: [PAGE.width / 2, 330] }).opacity(0.22);
-    pdf.font('Bold').fontSize(96).fillColor(stamp.color).text(stamp.text, 0, 280, { width: PAGE.width, align: 'center', lineBreak: false });
+    pdf
+      .save()
+      .rotate(-18, { origin: [PAGE.width / 2, 330] })
+      .opacity(0.22);
+    pdf
+      .font('Bold')
+      .fontSize(96)
+      .fillColor(stamp.color)
+      .text(stamp.text, 0, 280, { width: PAGE.width, align: 'center', lineBreak: false });
     pdf.restore();
   }
   pdf.end();
@@ -221,7 +304,8 @@ function inflatePng(bytes: Buffer): void {
     const type = bytes.toString('latin1', offset + 4, offset + 8);
     const end = offset + 8 + length;
     if (end + 4 > bytes.length) throw new Error(`the PNG's ${type} chunk runs past the end of the file`);
-    if (zlib.crc32(bytes.subarray(offset + 4, end)) !== bytes.readUInt32BE(end)) throw new Error(`the PNG's ${type} chunk is damaged (CRC)`);
+    if (zlib.crc32(bytes.subarray(offset + 4, end)) !== bytes.readUInt32BE(end))
+      throw new Error(`the PNG's ${type} chunk is damaged (CRC)`);
     if (type === 'IDAT') data.push(bytes.subarray(offset + 8, end));
     if (type === 'IEND') break;
     offset = end + 4;

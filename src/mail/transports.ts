@@ -43,7 +43,9 @@ function smtpWith(mailer: typeof nodemailer, url: string): MailTransport {
     host: parsed.hostname,
     port: Number(parsed.port || (parsed.protocol === 'smtps:' ? 465 : 587)),
     secure: parsed.protocol === 'smtps:',
-    auth: parsed.username ? { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) } : undefined,
+    auth: parsed.username
+      ? { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) }
+      : undefined,
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 30_000,

@@ -24,7 +24,12 @@ export interface OutboxWorkerOptions {
   jitter?: number;
 }
 
-export function composeMail(message: OutboxMessageRow, snapshot: MailSnapshot, pdf: Buffer, fromAddress: string): OutgoingMail {
+export function composeMail(
+  message: OutboxMessageRow,
+  snapshot: MailSnapshot,
+  pdf: Buffer,
+  fromAddress: string,
+): OutgoingMail {
   return {
     from: { name: snapshot.business.name, address: fromAddress },
     to: message.recipient,
@@ -49,7 +54,12 @@ export class OutboxWorker {
     /** The PDF renderer the attachments are made with. */
     private readonly pdf: Pick<PdfPool, 'render'>,
   ) {
-    this.loop = new WorkerLoop('outbox', async () => ((await this.deliverNext()) ? 0 : options.pollMs), options.pollMs, log);
+    this.loop = new WorkerLoop(
+      'outbox',
+      async () => ((await this.deliverNext()) ? 0 : options.pollMs),
+      options.pollMs,
+      log,
+    );
   }
 
   /** Records an attempt's outcome and what goes with it, in one transaction. */
@@ -73,7 +83,12 @@ export class OutboxWorker {
   async deliverNext(): Promise<boolean> {
     const now = this.clock.now();
     const message = await this.database.db.transaction().execute(async (trx) => {
-      const claimed = await claimNextMessage(trx, this.id, now.toISOString(), new Date(now.getTime() + this.options.leaseMs).toISOString());
+      const claimed = await claimNextMessage(
+        trx,
+        this.id,
+        now.toISOString(),
+        new Date(now.getTime() + this.options.leaseMs).toISOString(),
+      );
       if (claimed) await trackDelivery(trx, this.clock, claimed);
       return claimed;
     });
@@ -84,7 +99,13 @@ export class OutboxWorker {
       const pdf = await renderDeliveryPdf(this.database.db, this.pdf, message, snapshot);
       await this.transport.send(composeMail(message, snapshot, pdf, this.options.fromAddress));
       const finished = this.clock.now().toISOString();
-      await this.finish(message, { status: 'delivered', attempts, delivered_at: finished, last_error: null, updated_at: finished });
+      await this.finish(message, {
+        status: 'delivered',
+        attempts,
+        delivered_at: finished,
+        last_error: null,
+        updated_at: finished,
+      });
       this.log.info({ outboxId: message.id, documentId: message.document_id, attempts }, 'outbox: delivered');
     } catch (error) {
       await this.recordFailure(message, attempts, error);
@@ -97,13 +118,22 @@ export class OutboxWorker {
     const now = this.clock.now();
     if (attempts >= this.options.maxAttempts) {
       await this.finish(message, { status: 'failed', attempts, last_error: reason, updated_at: now.toISOString() });
-      this.log.error({ outboxId: message.id, documentId: message.document_id, attempts, reason }, 'outbox: delivery failed for good');
+      this.log.error(
+        { outboxId: message.id, documentId: message.document_id, attempts, reason },
+        'outbox: delivery failed for good',
+      );
       return;
     }
     const backoff = this.options.retryBaseMs * 2 ** (attempts - 1);
     const jitter = backoff * (this.options.jitter ?? 0.2) * Math.random();
     const nextAttempt = new Date(now.getTime() + backoff + jitter).toISOString();
-    await this.finish(message, { status: 'pending', attempts, last_error: reason, next_attempt_at: nextAttempt, updated_at: now.toISOString() });
+    await this.finish(message, {
+      status: 'pending',
+      attempts,
+      last_error: reason,
+      next_attempt_at: nextAttempt,
+      updated_at: now.toISOString(),
+    });
     this.log.warn({ outboxId: message.id, attempts, nextAttempt, reason }, 'outbox: delivery failed, will retry');
   }
 }

@@ -36,7 +36,14 @@ export class WebhookWorker {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
   private lastPrune = 0;
-  private outcomes: Array<{ row: WebhookDeliveryRow; endpoint: WebhookEndpointRow; result: AttemptResult; retryable: boolean; recorded: () => void; failed: (error: unknown) => void }> = [];
+  private outcomes: Array<{
+    row: WebhookDeliveryRow;
+    endpoint: WebhookEndpointRow;
+    result: AttemptResult;
+    retryable: boolean;
+    recorded: () => void;
+    failed: (error: unknown) => void;
+  }> = [];
   private flushing: Promise<void> | undefined;
 
   constructor(
@@ -77,16 +84,36 @@ export class WebhookWorker {
     // queue drains at full speed once they leave room. Attempts waiting on a slow endpoint cost no CPU
     // and do not count against the trickle.
     const saturated = this.saturated();
-    const room = Math.min(this.config.maxConcurrent - this.inFlight.size, saturated ? this.config.startsWhileSaturated : Infinity);
+    const room = Math.min(
+      this.config.maxConcurrent - this.inFlight.size,
+      saturated ? this.config.startsWhileSaturated : Infinity,
+    );
     if (room > 0) {
       const cap = this.config.maxConcurrentPerEndpoint;
       const busy = [...this.perEndpoint].filter(([, count]) => count >= cap).map(([endpointId]) => endpointId);
       const now = this.clock.now();
-      const rows = await repository.claimDeliveries(this.database.db, this.id, now.toISOString(), new Date(now.getTime() + this.config.leaseMs).toISOString(), busy, room, cap);
+      const rows = await repository.claimDeliveries(
+        this.database.db,
+        this.id,
+        now.toISOString(),
+        new Date(now.getTime() + this.config.leaseMs).toISOString(),
+        busy,
+        room,
+        cap,
+      );
       const extra: string[] = [];
       // What the batch needs, in two queries: its endpoints and its events (deleted since: skipped).
-      const endpoints = new Map((await repository.findEndpointsForDelivery(this.database.db, [...new Set(rows.map((row) => row.endpoint_id))])).map((endpoint) => [endpoint.id, endpoint]));
-      const events = new Map((await findEventsForDelivery(this.database.db, [...new Set(rows.map((row) => row.event_id))])).map((event) => [event.id, event]));
+      const endpoints = new Map(
+        (
+          await repository.findEndpointsForDelivery(this.database.db, [...new Set(rows.map((row) => row.endpoint_id))])
+        ).map((endpoint) => [endpoint.id, endpoint]),
+      );
+      const events = new Map(
+        (await findEventsForDelivery(this.database.db, [...new Set(rows.map((row) => row.event_id))])).map((event) => [
+          event.id,
+          event,
+        ]),
+      );
       for (const row of rows) {
         const endpoint = endpoints.get(row.endpoint_id);
         const event = events.get(row.event_id);
@@ -103,7 +130,9 @@ export class WebhookWorker {
   private launch(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, event: EventRow): void {
     this.perEndpoint.set(row.endpoint_id, (this.perEndpoint.get(row.endpoint_id) ?? 0) + 1);
     const task = this.deliver(row, endpoint, event)
-      .catch((error: unknown) => this.log.error({ err: error, deliveryId: row.id }, 'webhooks: delivery failed unexpectedly'))
+      .catch((error: unknown) =>
+        this.log.error({ err: error, deliveryId: row.id }, 'webhooks: delivery failed unexpectedly'),
+      )
       .finally(() => {
         this.inFlight.delete(row.id);
         const left = (this.perEndpoint.get(row.endpoint_id) ?? 1) - 1;
@@ -128,18 +157,35 @@ export class WebhookWorker {
     const attemptedAt = this.clock.now();
     let result: AttemptResult;
     if (endpoint.status !== 'enabled') {
-      result = { ok: false, status: null, error: `the endpoint is disabled (${endpoint.disabled_reason ?? 'no reason given'})`, body: null, durationMs: 0, retryAfterMs: null };
+      result = {
+        ok: false,
+        status: null,
+        error: `the endpoint is disabled (${endpoint.disabled_reason ?? 'no reason given'})`,
+        body: null,
+        durationMs: 0,
+        retryAfterMs: null,
+      };
     } else {
       const body = JSON.stringify(presentEvent(event));
       const timestamp = Math.floor(attemptedAt.getTime() / 1000);
-      const secrets = [endpoint.secret, ...(endpoint.previous_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > attemptedAt.toISOString() ? [endpoint.previous_secret] : [])];
+      const secrets = [
+        endpoint.secret,
+        ...(endpoint.previous_secret &&
+        endpoint.previous_secret_expires_at &&
+        endpoint.previous_secret_expires_at > attemptedAt.toISOString()
+          ? [endpoint.previous_secret]
+          : []),
+      ];
       const headers = {
         'webhook-id': event.id,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signatureHeader(secrets, event.id, timestamp, body),
         'user-agent': 'BMS-Webhooks/1',
       };
-      result = await attemptWebhook(endpoint.url, headers, body, { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivate });
+      result = await attemptWebhook(endpoint.url, headers, body, {
+        timeoutMs: this.config.timeoutMs,
+        allowPrivate: this.config.allowPrivate,
+      });
     }
     await new Promise<void>((recorded, failed) => {
       this.outcomes.push({ row, endpoint, result, retryable: endpoint.status === 'enabled', recorded, failed });
@@ -154,7 +200,8 @@ export class WebhookWorker {
     this.outcomes = [];
     try {
       await this.database.db.transaction().execute(async (trx) => {
-        for (const outcome of batch) await this.record(trx, outcome.row, outcome.endpoint, outcome.result, outcome.retryable);
+        for (const outcome of batch)
+          await this.record(trx, outcome.row, outcome.endpoint, outcome.result, outcome.retryable);
       });
       for (const outcome of batch) outcome.recorded();
     } catch (error) {
@@ -164,7 +211,13 @@ export class WebhookWorker {
     }
   }
 
-  private async record(trx: Executor, row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, result: AttemptResult, retryable: boolean): Promise<void> {
+  private async record(
+    trx: Executor,
+    row: WebhookDeliveryRow,
+    endpoint: WebhookEndpointRow,
+    result: AttemptResult,
+    retryable: boolean,
+  ): Promise<void> {
     const now = this.clock.now();
     const nowIso = now.toISOString();
     const held = await repository.completeDelivery(trx, row.id, this.id, {
@@ -177,31 +230,77 @@ export class WebhookWorker {
     });
     if (!held) return; // the lease ran out and another worker took the attempt over
     if (result.ok) {
-      if (endpoint.failing_since !== null) await repository.updateEndpoint(trx, endpoint.account_id, endpoint.id, { failing_since: null });
-      this.log.info({ deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, attempt: row.attempt, status: result.status }, 'webhooks: delivered');
+      if (endpoint.failing_since !== null)
+        await repository.updateEndpoint(trx, endpoint.account_id, endpoint.id, { failing_since: null });
+      this.log.info(
+        {
+          deliveryId: row.id,
+          eventId: row.event_id,
+          endpointId: row.endpoint_id,
+          attempt: row.attempt,
+          status: result.status,
+        },
+        'webhooks: delivered',
+      );
       return;
     }
     if (!retryable) return;
     const failingSince = endpoint.failing_since ?? row.created_at;
     let disabledReason: string | undefined;
     if (result.status === 410) disabledReason = 'the endpoint answered 410 Gone';
-    else if (now.getTime() - new Date(failingSince).getTime() >= this.config.disableAfterMs) disabledReason = `every attempt failed for ${Math.round(this.config.disableAfterMs / 3_600_000)} hours`;
+    else if (now.getTime() - new Date(failingSince).getTime() >= this.config.disableAfterMs)
+      disabledReason = `every attempt failed for ${Math.round(this.config.disableAfterMs / 3_600_000)} hours`;
     if (disabledReason) {
       const disabled = await repository.disableEndpoint(trx, endpoint.id, disabledReason, failingSince, nowIso);
-      if (disabled) await recordEvent({ db: trx, clock: this.clock, accountId: endpoint.account_id }, 'webhook_endpoint.disabled', presentEndpoint(disabled), { previous_attributes: { status: 'enabled', disabled_reason: null } });
+      if (disabled)
+        await recordEvent(
+          { db: trx, clock: this.clock, accountId: endpoint.account_id },
+          'webhook_endpoint.disabled',
+          presentEndpoint(disabled),
+          { previous_attributes: { status: 'enabled', disabled_reason: null } },
+        );
       this.log.warn({ endpointId: endpoint.id, reason: disabledReason }, 'webhooks: endpoint disabled');
       return;
     }
-    if (endpoint.failing_since === null) await repository.updateEndpoint(trx, endpoint.account_id, endpoint.id, { failing_since: failingSince });
+    if (endpoint.failing_since === null)
+      await repository.updateEndpoint(trx, endpoint.account_id, endpoint.id, { failing_since: failingSince });
     const wait = this.config.retrySchedule[row.attempt - 1];
     if (wait === undefined) {
-      this.log.warn({ deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, attempt: row.attempt, error: result.error }, 'webhooks: delivery failed for good');
+      this.log.warn(
+        {
+          deliveryId: row.id,
+          eventId: row.event_id,
+          endpointId: row.endpoint_id,
+          attempt: row.attempt,
+          error: result.error,
+        },
+        'webhooks: delivery failed for good',
+      );
       return;
     }
     // A Retry-After longer than the schedule's step is honoured, up to a day.
     const delayMs = Math.max(wait * 1000, Math.min(result.retryAfterMs ?? 0, 86_400_000));
     const dueAt = new Date(now.getTime() + delayMs).toISOString();
-    await repository.insertDeliveries(trx, [pendingAttempt(row.account_id, row.endpoint_id, { id: row.event_id, type: row.event_type }, row.attempt + 1, nowIso, dueAt)]);
-    this.log.warn({ deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, attempt: row.attempt, error: result.error, retryInMs: delayMs }, 'webhooks: attempt failed, will retry');
+    await repository.insertDeliveries(trx, [
+      pendingAttempt(
+        row.account_id,
+        row.endpoint_id,
+        { id: row.event_id, type: row.event_type },
+        row.attempt + 1,
+        nowIso,
+        dueAt,
+      ),
+    ]);
+    this.log.warn(
+      {
+        deliveryId: row.id,
+        eventId: row.event_id,
+        endpointId: row.endpoint_id,
+        attempt: row.attempt,
+        error: result.error,
+        retryInMs: delayMs,
+      },
+      'webhooks: attempt failed, will retry',
+    );
   }
 }

@@ -45,7 +45,11 @@ export interface TestContext {
   /** A new account with an all-scopes key. */
   account(name?: string): Promise<{ accountId: string; key: string }>;
   /** Test keys get a high rate-limit override unless `rateLimits` says otherwise, so suites can go fast. */
-  key(accountId: string, scopes: readonly Scope[], options?: { expiresAt?: Date; rateLimits?: RateLimitOverrides }): Promise<{ id: string; key: string }>;
+  key(
+    accountId: string,
+    scopes: readonly Scope[],
+    options?: { expiresAt?: Date; rateLimits?: RateLimitOverrides },
+  ): Promise<{ id: string; key: string }>;
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   close(): Promise<void>;
 }
@@ -54,11 +58,22 @@ export function temporaryDirectory(prefix = 'bms-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function createTestContext(options: { clock?: Clock; env?: Record<string, string>; rateLimitStore?: RateLimitStore } = {}): Promise<TestContext> {
+export async function createTestContext(
+  options: { clock?: Clock; env?: Record<string, string>; rateLimitStore?: RateLimitStore } = {},
+): Promise<TestContext> {
   const directory = temporaryDirectory();
   const testDatabase = await createTestDatabase(directory);
   // Overload shedding is off unless a test turns it on: a CPU-starved test machine must not shed.
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: testDatabase.url, LOG_LEVEL: 'info', OUTBOX_DIR: path.join(directory, 'outbox'), OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: testDatabase.url,
+    LOG_LEVEL: 'info',
+    OUTBOX_DIR: path.join(directory, 'outbox'),
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...options.env,
+  });
   const database = openDatabase(config.database);
   await migrateToLatest(database.db);
   const logs: string[] = [];
@@ -69,7 +84,12 @@ export async function createTestContext(options: { clock?: Clock; env?: Record<s
     },
   });
   const clock = options.clock ?? systemClock;
-  const app = await buildApp(config, { database, clock, logStream, ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}) });
+  const app = await buildApp(config, {
+    database,
+    clock,
+    logStream,
+    ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
+  });
 
   const context: TestContext = {
     app,
@@ -85,7 +105,13 @@ export async function createTestContext(options: { clock?: Clock; env?: Record<s
     },
     async key(accountId, scopes, keyOptions = {}) {
       const rateLimits = keyOptions.rateLimits ?? { burst: 1_000_000, perMinute: 1_000_000, perDay: 1_000_000_000 };
-      const created = await createApiKey(database.db, clock, config.apiKeyPepper, { accountId, name: 'test', scopes: [...scopes], expiresAt: keyOptions.expiresAt, rateLimits });
+      const created = await createApiKey(database.db, clock, config.apiKeyPepper, {
+        accountId,
+        name: 'test',
+        scopes: [...scopes],
+        expiresAt: keyOptions.expiresAt,
+        rateLimits,
+      });
       return { id: created.id, key: created.key };
     },
     async request(method, url, requestOptions = {}) {
@@ -96,14 +122,26 @@ export async function createTestContext(options: { clock?: Clock; env?: Record<s
         payload = JSON.stringify(requestOptions.body);
         headers['content-type'] ??= 'application/json';
       }
-      const response = await app.inject({ method: method as never, url, headers, ...(payload !== undefined ? { payload } : {}), ...(requestOptions.remoteAddress ? { remoteAddress: requestOptions.remoteAddress } : {}) });
+      const response = await app.inject({
+        method: method as never,
+        url,
+        headers,
+        ...(payload !== undefined ? { payload } : {}),
+        ...(requestOptions.remoteAddress ? { remoteAddress: requestOptions.remoteAddress } : {}),
+      });
       let body: unknown;
       try {
         body = response.body === '' ? undefined : JSON.parse(response.body);
       } catch {
         body = undefined;
       }
-      return { status: response.statusCode, headers: response.headers, body: body as never, text: response.body, raw: response.rawPayload };
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        body: body as never,
+        text: response.body,
+        raw: response.rawPayload,
+      };
     },
     async close() {
       await app.close();

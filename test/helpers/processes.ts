@@ -14,7 +14,12 @@ export interface CliResult {
 }
 
 export function runBms(args: string[], env: Record<string, string>): CliResult {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...cleanEnv(), ...env }, encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...cleanEnv(), ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -22,7 +27,21 @@ export function runBms(args: string[], env: Record<string, string>): CliResult {
 function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !['DATABASE_URL', 'PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'REDIS_URL', 'SMTP_URL', 'BMS_BOOTSTRAP_KEY', 'API_KEY_PEPPER'].includes(name)) env[name] = value;
+    if (
+      value !== undefined &&
+      ![
+        'DATABASE_URL',
+        'PORT',
+        'HOST',
+        'NODE_ENV',
+        'LOG_LEVEL',
+        'REDIS_URL',
+        'SMTP_URL',
+        'BMS_BOOTSTRAP_KEY',
+        'API_KEY_PEPPER',
+      ].includes(name)
+    )
+      env[name] = value;
   }
   return env;
 }
@@ -52,7 +71,11 @@ export interface ServerProcess {
  */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: { ...cleanEnv(), PORT: String(port), HOST: '127.0.0.1', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: ROOT,
+    env: { ...cleanEnv(), PORT: String(port), HOST: '127.0.0.1', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += String(chunk)));
   child.stderr?.on('data', (chunk) => (output += String(chunk)));

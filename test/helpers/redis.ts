@@ -11,9 +11,14 @@ export interface TestRedis {
 }
 
 export async function startRedis(): Promise<TestRedis> {
-  if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error('redis-server is not installed: run `apt-get install -y redis-server` (.ci/run does)');
+  if (spawnSync('redis-server', ['--version']).status !== 0)
+    throw new Error('redis-server is not installed: run `apt-get install -y redis-server` (.ci/run does)');
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   const url = `redis://127.0.0.1:${port}`;
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   client.on('error', () => {});

@@ -84,7 +84,8 @@ export async function startSmtpServer(port = 0): Promise<TestSmtpServer> {
 /** The text of each page of a PDF, one line per text run, read back with pdf.js (Mozilla's PDF reader). */
 export async function pdfPages(pdf: Buffer): Promise<string[]> {
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const document = await getDocument({ data: new Uint8Array(pdf), useSystemFonts: false, isEvalSupported: false }).promise;
+  const document = await getDocument({ data: new Uint8Array(pdf), useSystemFonts: false, isEvalSupported: false })
+    .promise;
   const pages: string[] = [];
   for (let number = 1; number <= document.numPages; number += 1) {
     const content = await (await document.getPage(number)).getTextContent();

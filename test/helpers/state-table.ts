@@ -20,7 +20,10 @@ export function clientSuite(name: string): ClientSuite {
   before(async () => {
     suite.context = await createTestContext();
     ({ accountId: suite.accountId, key: suite.key } = await suite.context.account());
-    const client = await suite.context.request('POST', '/v1/clients', { key: suite.key, body: { name, email: 'client@example.com' } });
+    const client = await suite.context.request('POST', '/v1/clients', {
+      key: suite.key,
+      body: { name, email: 'client@example.com' },
+    });
     suite.clientId = client.body.data.id;
   });
   after(() => suite.context.close());
@@ -50,7 +53,11 @@ export function describeStateTable(machine: StateTable, suite: ClientSuite): voi
     const { key, clientId } = suite;
     const created = await suite.context.request('POST', machine.path, { key, body: machine.body(clientId) });
     assert.equal(created.status, 201, created.text);
-    await suite.context.database.db.updateTable(machine.table).set({ status }).where('id', '=', created.body.data.id).execute();
+    await suite.context.database.db
+      .updateTable(machine.table)
+      .set({ status })
+      .where('id', '=', created.body.data.id)
+      .execute();
     return created.body.data.id;
   }
 
@@ -95,14 +102,20 @@ export function describeStateTable(machine: StateTable, suite: ClientSuite): voi
           const response = await suite.context.request('DELETE', `${machine.path}/${id}`, { key });
           assert.equal(response.status, deletable ? 200 : 409, response.text);
           if (!deletable) assert.equal(response.body.error.code, 'INVALID_STATE');
-          assert.equal((await suite.context.request('GET', `${machine.path}/${id}`, { key })).status, deletable ? 404 : 200);
+          assert.equal(
+            (await suite.context.request('GET', `${machine.path}/${id}`, { key })).status,
+            deletable ? 404 : 200,
+          );
         });
       }
     }
 
     test('status is never accepted on create', async () => {
       const { key, clientId } = suite;
-      const response = await suite.context.request('POST', machine.path, { key, body: { ...machine.body(clientId), status: statuses[1] } });
+      const response = await suite.context.request('POST', machine.path, {
+        key,
+        body: { ...machine.body(clientId), status: statuses[1] },
+      });
       assert.equal(response.status, 422);
       assert.equal(response.body.error.details[0].field, 'status');
     });
@@ -110,7 +123,10 @@ export function describeStateTable(machine: StateTable, suite: ClientSuite): voi
     test('an unknown status is a 422, not a 409', async () => {
       const { key } = suite;
       const id = await objectIn(statuses[0]!);
-      const response = await suite.context.request('PUT', `${machine.path}/${id}`, { key, body: { status: 'exploded' } });
+      const response = await suite.context.request('PUT', `${machine.path}/${id}`, {
+        key,
+        body: { status: 'exploded' },
+      });
       assert.equal(response.status, 422);
     });
   });

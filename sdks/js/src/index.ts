@@ -5,5 +5,12 @@ export * from './generated.js';
 export { Page, PagePromise } from './pagination.js';
 export * as webhooks from './webhooks.js';
 export { WebhookVerificationError } from './webhooks.js';
-export { VERSION, type BmsClientOptions, type RequestLog, type RequestOptions, type ResponseInfo, type WithResponse } from './transport.js';
+export {
+  VERSION,
+  type BmsClientOptions,
+  type RequestLog,
+  type RequestOptions,
+  type ResponseInfo,
+  type WithResponse,
+} from './transport.js';
 export type { AbortSignalLike, FetchFunction, FetchInit, FetchResponse } from './runtime.js';

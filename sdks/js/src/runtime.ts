@@ -16,7 +16,7 @@ export interface FetchInit {
   headers?: Record<string, string>;
   body?: string;
   /** An AbortSignal (typed loosely so that the standard `fetch` is accepted as it is). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: any AbortSignal-like object, so that the standard fetch's is accepted as it is
   signal?: any;
   redirect?: 'manual';
 }
@@ -40,7 +40,13 @@ interface Runtime {
   crypto: {
     randomUUID(): string;
     subtle: {
-      importKey(format: 'raw', key: Uint8Array, algorithm: { name: 'HMAC'; hash: 'SHA-256' }, extractable: false, usages: ['verify']): Promise<unknown>;
+      importKey(
+        format: 'raw',
+        key: Uint8Array,
+        algorithm: { name: 'HMAC'; hash: 'SHA-256' },
+        extractable: false,
+        usages: ['verify'],
+      ): Promise<unknown>;
       verify(algorithm: 'HMAC', key: unknown, signature: Uint8Array, data: Uint8Array): Promise<boolean>;
     };
   };

@@ -4,7 +4,15 @@
 // says when the server says. Every request the SDK sends is safe to repeat: GET, PUT and DELETE are
 // idempotent, and every POST carries an Idempotency-Key (one per call, the same on each retry), so the
 // server replays the first result instead of creating twice. Redirects are never followed.
-import { APIConnectionError, APITimeoutError, errorFor, InvalidResponseError, RequestAbortedError, retryAfterDelay, type ErrorDetail } from './errors.js';
+import {
+  APIConnectionError,
+  APITimeoutError,
+  errorFor,
+  InvalidResponseError,
+  RequestAbortedError,
+  retryAfterDelay,
+  type ErrorDetail,
+} from './errors.js';
 import { Page, PagePromise } from './pagination.js';
 import { environment, runtime, type AbortSignalLike, type FetchFunction, type FetchResponse } from './runtime.js';
 
@@ -86,7 +94,12 @@ export function backoffDelay(attempt: number): number {
 export { retryAfterDelay };
 
 function aborted(signal: AbortSignalLike): RequestAbortedError {
-  return new RequestAbortedError({ status: null, code: 'ABORTED', message: 'The request was aborted.', cause: signal.reason });
+  return new RequestAbortedError({
+    status: null,
+    code: 'ABORTED',
+    message: 'The request was aborted.',
+    cause: signal.reason,
+  });
 }
 
 /** Waits, or rejects with RequestAbortedError as soon as the signal fires. */
@@ -127,7 +140,8 @@ export class Transport {
 
   constructor(options: BmsClientOptions = {}) {
     const apiKey = options.apiKey ?? environment('BMS_API_KEY');
-    if (typeof apiKey !== 'string' || apiKey === '') throw new TypeError('BmsClient needs an apiKey (or the BMS_API_KEY environment variable).');
+    if (typeof apiKey !== 'string' || apiKey === '')
+      throw new TypeError('BmsClient needs an apiKey (or the BMS_API_KEY environment variable).');
     this.#apiKey = apiKey;
     this.baseUrl = (options.baseUrl ?? environment('BMS_BASE_URL') ?? 'http://localhost:3000').replace(/\/+$/, '');
     this.#timeout = options.timeout ?? 30_000;
@@ -135,7 +149,11 @@ export class Transport {
     const fetch = options.fetch ?? runtime.fetch;
     if (!fetch) throw new TypeError('No global fetch: pass one as the fetch option.');
     this.#fetch = fetch;
-    this.#log = options.log ?? (environment('BMS_LOG') === 'debug' ? (entry) => runtime.console.error('[bms]', JSON.stringify(entry)) : undefined);
+    this.#log =
+      options.log ??
+      (environment('BMS_LOG') === 'debug'
+        ? (entry) => runtime.console.error('[bms]', JSON.stringify(entry))
+        : undefined);
   }
 
   async request<T>(method: string, path: string, parts: Parts, options: RequestOptions = {}): Promise<WithResponse<T>> {
@@ -145,7 +163,12 @@ export class Transport {
   }
 
   /** A binary answer (a PDF), as bytes with `lastResponse`. */
-  async requestBytes(method: string, path: string, parts: Parts, options: RequestOptions = {}): Promise<WithResponse<Uint8Array>> {
+  async requestBytes(
+    method: string,
+    path: string,
+    parts: Parts,
+    options: RequestOptions = {},
+  ): Promise<WithResponse<Uint8Array>> {
     const { bytes, info } = await this.send(method, path, parts, options, 'application/pdf');
     Object.defineProperty(bytes, 'lastResponse', { value: info, enumerable: false });
     return bytes as WithResponse<Uint8Array>;
@@ -153,23 +176,50 @@ export class Transport {
 
   list<T>(path: string, query: Query, options: RequestOptions = {}): PagePromise<T> {
     const load = async (cursor?: string): Promise<Page<T>> => {
-      const { json, info } = await this.json('GET', path, { query: cursor === undefined ? query : { ...query, cursor } }, options);
-      const pagination = (json.meta as { pagination?: { has_more: boolean; next_cursor: string | null } } | undefined)?.pagination;
-      if (!Array.isArray(json.data) || !pagination) throw new InvalidResponseError({ status: info.status, code: 'INVALID_RESPONSE', message: `BMS answered ${info.status} to a list without a page.`, requestId: info.requestId, headers: info.headers });
+      const { json, info } = await this.json(
+        'GET',
+        path,
+        { query: cursor === undefined ? query : { ...query, cursor } },
+        options,
+      );
+      const pagination = (json.meta as { pagination?: { has_more: boolean; next_cursor: string | null } } | undefined)
+        ?.pagination;
+      if (!Array.isArray(json.data) || !pagination)
+        throw new InvalidResponseError({
+          status: info.status,
+          code: 'INVALID_RESPONSE',
+          message: `BMS answered ${info.status} to a list without a page.`,
+          requestId: info.requestId,
+          headers: info.headers,
+        });
       return new Page(json.data as T[], pagination.has_more, pagination.next_cursor, info.requestId, load);
     };
     return new PagePromise(() => load());
   }
 
   /** A success answer's JSON envelope; anything else (HTML, a cut-off body) is an InvalidResponseError. */
-  private async json(method: string, path: string, parts: Parts, options: RequestOptions): Promise<{ json: { data: unknown; meta?: unknown }; info: ResponseInfo }> {
+  private async json(
+    method: string,
+    path: string,
+    parts: Parts,
+    options: RequestOptions,
+  ): Promise<{ json: { data: unknown; meta?: unknown }; info: ResponseInfo }> {
     const { text, info } = await this.send(method, path, parts, options, 'application/json');
     try {
       const json = JSON.parse(text) as { data: unknown; meta?: unknown } | null;
-      if (json === null || typeof json !== 'object' || json.data === null || typeof json.data !== 'object') throw new SyntaxError('The body has no data object.');
+      if (json === null || typeof json !== 'object' || json.data === null || typeof json.data !== 'object')
+        throw new SyntaxError('The body has no data object.');
       return { json, info };
     } catch (error) {
-      throw new InvalidResponseError({ status: info.status, code: 'INVALID_RESPONSE', message: `BMS answered ${info.status} with ${describeBody(info.headers, text)}.`, requestId: info.requestId, headers: info.headers, body: text.slice(0, BODY_KEPT), cause: error });
+      throw new InvalidResponseError({
+        status: info.status,
+        code: 'INVALID_RESPONSE',
+        message: `BMS answered ${info.status} with ${describeBody(info.headers, text)}.`,
+        requestId: info.requestId,
+        headers: info.headers,
+        body: text.slice(0, BODY_KEPT),
+        cause: error,
+      });
     }
   }
 
@@ -183,8 +233,18 @@ export class Transport {
     return `${this.baseUrl}${path}${text ? `?${text}` : ''}`;
   }
 
-  private async send(method: string, path: string, parts: Parts, options: RequestOptions, accept: string): Promise<{ text: string; bytes: Uint8Array; info: ResponseInfo }> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.#apiKey}`, accept, 'user-agent': `bms-sdk-js/${VERSION}` };
+  private async send(
+    method: string,
+    path: string,
+    parts: Parts,
+    options: RequestOptions,
+    accept: string,
+  ): Promise<{ text: string; bytes: Uint8Array; info: ResponseInfo }> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#apiKey}`,
+      accept,
+      'user-agent': `bms-sdk-js/${VERSION}`,
+    };
     if (parts.body !== undefined) headers['content-type'] = 'application/json';
     if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? runtime.crypto.randomUUID();
     if (options.ifMatch != null) headers['if-match'] = options.ifMatch;
@@ -198,7 +258,8 @@ export class Transport {
       if (signal?.aborted) throw aborted(signal);
       const retriesLeft = attempt < maxRetries;
       const started = Date.now();
-      const log = (entry: Omit<RequestLog, 'method' | 'url' | 'attempt' | 'durationMs'>): void => this.#log?.({ method, url, attempt: attempt + 1, durationMs: Date.now() - started, ...entry });
+      const log = (entry: Omit<RequestLog, 'method' | 'url' | 'attempt' | 'durationMs'>): void =>
+        this.#log?.({ method, url, attempt: attempt + 1, durationMs: Date.now() - started, ...entry });
       const controller = new runtime.AbortController();
       let timedOut = false;
       const timer = runtime.setTimeout(() => {
@@ -210,11 +271,21 @@ export class Transport {
       let response: FetchResponse;
       let bytes: Uint8Array;
       try {
-        response = await this.#fetch(url, { method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal, redirect: 'manual' });
+        response = await this.#fetch(url, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          signal: controller.signal,
+          redirect: 'manual',
+        });
         bytes = new Uint8Array(await response.arrayBuffer());
       } catch (error) {
         if (signal?.aborted) throw aborted(signal);
-        const reason = timedOut ? `timed out after ${timeout} ms` : error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+        const reason = timedOut
+          ? `timed out after ${timeout} ms`
+          : error instanceof Error
+            ? ((error.cause as Error | undefined)?.message ?? error.message)
+            : String(error);
         if (retriesLeft) {
           const delay = backoffDelay(attempt);
           log({ status: null, requestId: null, error: reason, retryInMs: Math.round(delay) });
@@ -223,7 +294,12 @@ export class Transport {
         }
         log({ status: null, requestId: null, error: reason });
         const Kind = timedOut ? APITimeoutError : APIConnectionError;
-        throw new Kind({ status: null, code: timedOut ? 'TIMEOUT' : 'CONNECTION_ERROR', message: `Could not reach BMS at ${this.baseUrl} (${reason}).`, cause: error });
+        throw new Kind({
+          status: null,
+          code: timedOut ? 'TIMEOUT' : 'CONNECTION_ERROR',
+          message: `Could not reach BMS at ${this.baseUrl} (${reason}).`,
+          cause: error,
+        });
       } finally {
         runtime.clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
@@ -254,16 +330,21 @@ export class Transport {
   }
 }
 
-function parseError(text: string, status: number, headers: Record<string, string>): { code: string; message: string; details: ErrorDetail[]; body?: string } {
+function parseError(
+  text: string,
+  status: number,
+  headers: Record<string, string>,
+): { code: string; message: string; details: ErrorDetail[]; body?: string } {
   try {
     const { error } = JSON.parse(text) as { error: { code: string; message: string; details?: ErrorDetail[] } };
-    if (typeof error?.code === 'string' && typeof error.message === 'string') return { code: error.code, message: error.message, details: error.details ?? [] };
+    if (typeof error?.code === 'string' && typeof error.message === 'string')
+      return { code: error.code, message: error.message, details: error.details ?? [] };
   } catch {
     // Not the API's envelope: described below.
   }
-  const message = status >= 300 && status < 400
-    ? `BMS answered ${status}, a redirect to ${headers['location'] ?? 'nowhere'}, which the SDK does not follow: check baseUrl.`
-    : `BMS answered ${status} with ${describeBody(headers, text)}.`;
+  const message =
+    status >= 300 && status < 400
+      ? `BMS answered ${status}, a redirect to ${headers['location'] ?? 'nowhere'}, which the SDK does not follow: check baseUrl.`
+      : `BMS answered ${status} with ${describeBody(headers, text)}.`;
   return { code: `HTTP_${status}`, message, details: [], body: text.slice(0, BODY_KEPT) };
 }
-

@@ -23,7 +23,8 @@ export interface VerifyOptions {
 export type HeaderSource = { get(name: string): string | null } | Record<string, string | string[] | undefined>;
 
 function header(headers: HeaderSource, name: string): string | undefined {
-  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  if (typeof headers.get === 'function')
+    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   const record = headers as Record<string, string | string[] | undefined>;
   const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
   const value = key === undefined ? undefined : record[key];
@@ -43,17 +44,30 @@ function fromBase64(text: string) {
  * WebhookVerificationError when a header is missing, the timestamp is too old or too new, or no
  * signature matches. De-duplicate on `event.id` (the webhook-id): a delivery may come more than once.
  */
-export async function verify(payload: string | Uint8Array, headers: HeaderSource, secret: string, options: VerifyOptions = {}): Promise<Event> {
+export async function verify(
+  payload: string | Uint8Array,
+  headers: HeaderSource,
+  secret: string,
+  options: VerifyOptions = {},
+): Promise<Event> {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('Missing webhook-id, webhook-timestamp or webhook-signature header.');
+  if (!id || !timestamp || !signatures)
+    throw new WebhookVerificationError('Missing webhook-id, webhook-timestamp or webhook-signature header.');
   const seconds = Number(timestamp);
   if (!/^\d+$/.test(timestamp)) throw new WebhookVerificationError('The webhook-timestamp header is not a Unix time.');
   const now = options.now ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - seconds) > (options.toleranceSeconds ?? 300)) throw new WebhookVerificationError('The webhook-timestamp is too far from now: refusing a possible replay.');
+  if (Math.abs(now - seconds) > (options.toleranceSeconds ?? 300))
+    throw new WebhookVerificationError('The webhook-timestamp is too far from now: refusing a possible replay.');
   const body = typeof payload === 'string' ? payload : new runtime.TextDecoder().decode(payload);
-  const key = await runtime.crypto.subtle.importKey('raw', fromBase64(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const key = await runtime.crypto.subtle.importKey(
+    'raw',
+    fromBase64(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['verify'],
+  );
   const signed = new runtime.TextEncoder().encode(`${id}.${timestamp}.${body}`);
   for (const entry of signatures.split(' ')) {
     const [version, signature] = entry.split(',', 2);

@@ -1,4 +1,5 @@
 // Accounts, API keys and clients. Timestamps are ISO text on SQLite and timestamptz on PostgreSQL.
+// biome-ignore-all lint/suspicious/noExplicitAny: a migration runs against a past schema, so Kysely hands it an untyped instance
 import { sql, type Kysely } from 'kysely';
 import { columnTypes } from './column-types.js';
 
@@ -50,7 +51,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   // One index per sort order of the list endpoint, each ending in id for the keyset tie-break.
   for (const column of ['created_at', 'updated_at', 'name']) {
-    await db.schema.createIndex(`clients_account_${column}_idx`).on('clients').columns(['account_id', column, 'id']).execute();
+    await db.schema
+      .createIndex(`clients_account_${column}_idx`)
+      .on('clients')
+      .columns(['account_id', column, 'id'])
+      .execute();
   }
   // The email filter is case-insensitive, so the index is on lower(email).
   await sql`create index clients_account_email_idx on clients (account_id, lower(email))`.execute(db);

@@ -1,5 +1,6 @@
 // Service requests, quotes, jobs and invoices, and the per-account counters behind document numbers.
 // Line items live in a JSON column of their document: they are always read and replaced as a whole.
+// biome-ignore-all lint/suspicious/noExplicitAny: a migration runs against a past schema, so Kysely hands it an untyped instance
 import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
 import { columnTypes } from './column-types.js';
 
@@ -87,23 +88,43 @@ export async function up(db: Kysely<any>): Promise<void> {
   };
   for (const [table, sortColumns] of Object.entries(indexes)) {
     for (const [index, column] of sortColumns.entries()) {
-      await sql`create index ${sql.raw(`${table}_sort_${index}_idx`)} on ${sql.table(table)} (account_id, ${sql.raw(column)}, id)`.execute(db);
+      await sql`create index ${sql.raw(`${table}_sort_${index}_idx`)} on ${sql.table(table)} (account_id, ${sql.raw(column)}, id)`.execute(
+        db,
+      );
     }
-    await db.schema.createIndex(`${table}_client_idx`).on(table).columns(['account_id', 'client_id', 'created_at']).execute();
-    await db.schema.createIndex(`${table}_status_idx`).on(table).columns(['account_id', 'status', 'created_at']).execute();
+    await db.schema
+      .createIndex(`${table}_client_idx`)
+      .on(table)
+      .columns(['account_id', 'client_id', 'created_at'])
+      .execute();
+    await db.schema
+      .createIndex(`${table}_status_idx`)
+      .on(table)
+      .columns(['account_id', 'status', 'created_at'])
+      .execute();
   }
   for (const table of ['quotes', 'jobs', 'invoices']) {
-    await db.schema.createIndex(`${table}_number_unique`).on(table).columns(['account_id', 'number_seq']).unique().execute();
+    await db.schema
+      .createIndex(`${table}_number_unique`)
+      .on(table)
+      .columns(['account_id', 'number_seq'])
+      .unique()
+      .execute();
   }
   await db.schema.createIndex('quotes_request_idx').on('quotes').columns(['request_id']).execute();
   await db.schema.createIndex('jobs_request_idx').on('jobs').columns(['request_id']).execute();
   await db.schema.createIndex('jobs_quote_idx').on('jobs').columns(['quote_id']).execute();
   await db.schema.createIndex('invoices_quote_idx').on('invoices').columns(['quote_id']).execute();
   await db.schema.createIndex('invoices_job_idx').on('invoices').columns(['job_id']).execute();
-  await db.schema.createIndex('invoices_due_idx').on('invoices').columns(['account_id', 'status', 'due_date']).execute();
+  await db.schema
+    .createIndex('invoices_due_idx')
+    .on('invoices')
+    .columns(['account_id', 'status', 'due_date'])
+    .execute();
 }
 
 // `any`: see above.
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['invoices', 'jobs', 'quotes', 'service_requests', 'account_counters']) await db.schema.dropTable(table).execute();
+  for (const table of ['invoices', 'jobs', 'quotes', 'service_requests', 'account_counters'])
+    await db.schema.dropTable(table).execute();
 }

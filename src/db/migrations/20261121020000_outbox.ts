@@ -1,4 +1,5 @@
 // The durable outbox: one row per e-mail to deliver, written in the same transaction as the send.
+// biome-ignore-all lint/suspicious/noExplicitAny: a migration runs against a past schema, so Kysely hands it an untyped instance
 import type { Kysely } from 'kysely';
 import { columnTypes } from './column-types.js';
 
@@ -26,7 +27,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', types.timestamp, (column) => column.notNull())
     .execute();
   await db.schema.createIndex('outbox_due_idx').on('outbox_messages').columns(['status', 'next_attempt_at']).execute();
-  await db.schema.createIndex('outbox_document_idx').on('outbox_messages').columns(['account_id', 'document_id']).execute();
+  await db.schema
+    .createIndex('outbox_document_idx')
+    .on('outbox_messages')
+    .columns(['account_id', 'document_id'])
+    .execute();
 }
 
 // `any`: see above.

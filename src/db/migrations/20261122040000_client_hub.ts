@@ -1,5 +1,6 @@
 // The client hub (docs/api-contract.md §12): each sent quote and invoice gets a secret token, the hosted
 // page's URL made from it, and a quote answered on the page keeps who approved it or why it was declined.
+// biome-ignore-all lint/suspicious/noExplicitAny: a migration runs against a past schema, so Kysely hands it an untyped instance
 import type { Kysely } from 'kysely';
 
 // `any`: migrations run against past schemas, so they use an untyped Kysely.

@@ -46,7 +46,12 @@ function describe(policy: LimitPolicy, result: TakeResult, nowMs: number): Admis
 }
 
 export function rateLimited(retryAfter: number, headers: Record<string, string> = {}): AppError {
-  return new AppError('RATE_LIMITED', `Too many requests. Retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, undefined, { ...headers, 'retry-after': String(retryAfter) });
+  return new AppError(
+    'RATE_LIMITED',
+    `Too many requests. Retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
+    undefined,
+    { ...headers, 'retry-after': String(retryAfter) },
+  );
 }
 
 export class RateLimiter {

@@ -33,7 +33,12 @@ export class RedisStore implements RateLimitStore {
     // Fail fast instead of queueing commands while disconnected: the caller falls back to memory.
     // Loaded only when REDIS_URL is set: a process without Redis does not carry the client.
     const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-    this.redis = new RedisClient(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 500 });
+    this.redis = new RedisClient(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+      commandTimeout: 500,
+    });
     this.redis.on('error', () => {
       // Reported by the fail-open wrapper when a command fails; ioredis keeps reconnecting.
     });
@@ -46,7 +51,17 @@ export class RedisStore implements RateLimitStore {
 
   async take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult> {
     await this.firstConnection;
-    const reply = (await this.redis.eval(TAKE_LUA, 1, `bms:rl:${key}`, policy.burst, policy.perMinute, policy.perDay, nowMs, cost, utcDay(nowMs))) as [number, number, number];
+    const reply = (await this.redis.eval(
+      TAKE_LUA,
+      1,
+      `bms:rl:${key}`,
+      policy.burst,
+      policy.perMinute,
+      policy.perDay,
+      nowMs,
+      cost,
+      utcDay(nowMs),
+    )) as [number, number, number];
     return { allowed: reply[0] === 1, units: Number(reply[1]), used: Number(reply[2]) };
   }
 

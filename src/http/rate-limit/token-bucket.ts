@@ -43,10 +43,17 @@ export function utcDay(nowMs: number): string {
  * Refills the bucket for the time passed, then takes `cost` (0 or 1) tokens when a whole token is there
  * and the day's quota is not used up. A refused request takes nothing.
  */
-export function take(state: BucketState | undefined, policy: LimitPolicy, nowMs: number, cost: 0 | 1): { state: BucketState; result: TakeResult } {
+export function take(
+  state: BucketState | undefined,
+  policy: LimitPolicy,
+  nowMs: number,
+  cost: 0 | 1,
+): { state: BucketState; result: TakeResult } {
   const day = utcDay(nowMs);
   const capacity = policy.burst * UNITS_PER_TOKEN;
-  let units = state ? Math.min(capacity, state.units + Math.max(0, nowMs - state.updatedMs) * policy.perMinute) : capacity;
+  let units = state
+    ? Math.min(capacity, state.units + Math.max(0, nowMs - state.updatedMs) * policy.perMinute)
+    : capacity;
   let used = state && state.day === day ? state.used : 0;
   const allowed = units >= UNITS_PER_TOKEN && used < policy.perDay;
   if (allowed && cost === 1) {

@@ -19,12 +19,21 @@ export async function updateAccount(db: Executor, id: string, patch: AccountPatc
 }
 
 export async function countAccounts(db: Executor): Promise<number> {
-  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
 export async function hasLogo(db: Executor, accountId: string): Promise<boolean> {
-  return (await db.selectFrom('account_logos').select('account_id').where('account_id', '=', accountId).executeTakeFirst()) !== undefined;
+  return (
+    (await db
+      .selectFrom('account_logos')
+      .select('account_id')
+      .where('account_id', '=', accountId)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 export async function findLogo(db: Executor, accountId: string): Promise<AccountLogoRow | undefined> {
@@ -33,7 +42,8 @@ export async function findLogo(db: Executor, accountId: string): Promise<Account
 
 /** The logo's fingerprint alone (a PDF's ETag needs it, not the image). */
 export async function findLogoHash(db: Executor, accountId: string): Promise<string | undefined> {
-  return (await db.selectFrom('account_logos').select('sha256').where('account_id', '=', accountId).executeTakeFirst())?.sha256;
+  return (await db.selectFrom('account_logos').select('sha256').where('account_id', '=', accountId).executeTakeFirst())
+    ?.sha256;
 }
 
 export async function replaceLogo(db: Executor, row: AccountLogoRow): Promise<void> {

@@ -5,21 +5,65 @@ import { IdSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 
 export const DEFAULT_PAYMENT_TERMS_DAYS = 30;
 
-const text = (maxLength: number, description: string, example: string) => Type.String({ maxLength, description, example });
+const text = (maxLength: number, description: string, example: string) =>
+  Type.String({ maxLength, description, example });
 
 const writableFields = {
-  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'The business’s name, as its documents and e-mails show it.', example: 'Cooper Plumbing' }),
-  legal_name: Nullable(text(200, 'The registered name, printed under the name when it differs.', 'Cooper Plumbing LLC')),
-  email: Nullable(Type.String({ format: 'email', maxLength: 254, description: 'The business’s e-mail address, printed on documents.', example: 'office@cooperplumbing.example' })),
+  name: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: '\\S',
+    description: 'The business’s name, as its documents and e-mails show it.',
+    example: 'Cooper Plumbing',
+  }),
+  legal_name: Nullable(
+    text(200, 'The registered name, printed under the name when it differs.', 'Cooper Plumbing LLC'),
+  ),
+  email: Nullable(
+    Type.String({
+      format: 'email',
+      maxLength: 254,
+      description: 'The business’s e-mail address, printed on documents.',
+      example: 'office@cooperplumbing.example',
+    }),
+  ),
   phone: Nullable(text(50, 'Telephone number, free text.', '+1 555 0100')),
-  website: Nullable(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description: 'An http or https URL.', example: 'https://cooperplumbing.example' })),
+  website: Nullable(
+    Type.String({
+      format: 'uri',
+      pattern: '^https?://',
+      maxLength: 2000,
+      description: 'An http or https URL.',
+      example: 'https://cooperplumbing.example',
+    }),
+  ),
   address: Nullable(AddressSchema),
   tax_id: Nullable(text(50, 'VAT number, EIN, ABN or the like; printed on every document.', 'US-12-3456789')),
-  currency: Type.String({ pattern: '^[A-Z]{3}$', format: 'currency', description: 'ISO 4217 code: the default currency of new documents.', example: 'USD' }),
-  payment_terms_days: Type.Integer({ minimum: 0, maximum: 365, description: `Days from issue to due date: an invoice without a due date gets issue date + this (default ${DEFAULT_PAYMENT_TERMS_DAYS}).`, example: 30 }),
-  payment_instructions: Nullable(text(2000, 'How to pay, printed on invoices (bank details, payment link, …).', 'Bank transfer to IBAN DE89 3704 0044 0532 0130 00, with the invoice number as reference.')),
-  invoice_footer: Nullable(text(1000, 'The footer line of every invoice page.', 'Cooper Plumbing LLC · Registered in Illinois')),
-  quote_footer: Nullable(text(1000, 'The footer line of every quote page.', 'Quotes are valid for 30 days unless stated.')),
+  currency: Type.String({
+    pattern: '^[A-Z]{3}$',
+    format: 'currency',
+    description: 'ISO 4217 code: the default currency of new documents.',
+    example: 'USD',
+  }),
+  payment_terms_days: Type.Integer({
+    minimum: 0,
+    maximum: 365,
+    description: `Days from issue to due date: an invoice without a due date gets issue date + this (default ${DEFAULT_PAYMENT_TERMS_DAYS}).`,
+    example: 30,
+  }),
+  payment_instructions: Nullable(
+    text(
+      2000,
+      'How to pay, printed on invoices (bank details, payment link, …).',
+      'Bank transfer to IBAN DE89 3704 0044 0532 0130 00, with the invoice number as reference.',
+    ),
+  ),
+  invoice_footer: Nullable(
+    text(1000, 'The footer line of every invoice page.', 'Cooper Plumbing LLC · Registered in Illinois'),
+  ),
+  quote_footer: Nullable(
+    text(1000, 'The footer line of every quote page.', 'Quotes are valid for 30 days unless stated.'),
+  ),
 };
 
 export const AccountSchema = Type.Object(
@@ -52,9 +96,19 @@ export const MAX_LOGO_BYTES = 512 * 1024;
 
 export const LogoBody = Type.Object(
   {
-    content_type: Type.Unsafe<(typeof LOGO_TYPES)[number]>({ type: 'string', enum: [...LOGO_TYPES], description: 'The image’s type; the data must really be one.', example: 'image/png' }),
+    content_type: Type.Unsafe<(typeof LOGO_TYPES)[number]>({
+      type: 'string',
+      enum: [...LOGO_TYPES],
+      description: 'The image’s type; the data must really be one.',
+      example: 'image/png',
+    }),
     // 512 KB decoded is 699,052 base64 characters.
-    data: Type.String({ minLength: 1, maxLength: 4 * Math.ceil(MAX_LOGO_BYTES / 3), description: 'The image, base64-encoded; at most 512 KB decoded.', example: 'iVBORw0KGgoAAAANSUhEUgAA…' }),
+    data: Type.String({
+      minLength: 1,
+      maxLength: 4 * Math.ceil(MAX_LOGO_BYTES / 3),
+      description: 'The image, base64-encoded; at most 512 KB decoded.',
+      example: 'iVBORw0KGgoAAAANSUhEUgAA…',
+    }),
   },
   { additionalProperties: false },
 );

@@ -12,7 +12,12 @@ import { createApiKey, type CreatedApiKey } from '../api-keys/index.js';
 import { SCOPES } from '../../kernel/scopes.js';
 import { presentAddress, serializeAddress } from '../shared/index.js';
 import * as repository from './accounts.repository.js';
-import { DEFAULT_PAYMENT_TERMS_DAYS, type Account, type LogoInput, type UpdateAccountInput } from './accounts.schemas.js';
+import {
+  DEFAULT_PAYMENT_TERMS_DAYS,
+  type Account,
+  type LogoInput,
+  type UpdateAccountInput,
+} from './accounts.schemas.js';
 import { decodeLogo } from './logo.js';
 
 export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
@@ -37,7 +42,11 @@ export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
   };
 }
 
-export async function createAccount(db: Executor, clock: Clock, input: { name: string; currency?: string }): Promise<Account> {
+export async function createAccount(
+  db: Executor,
+  clock: Clock,
+  input: { name: string; currency?: string },
+): Promise<Account> {
   const name = input.name.trim();
   if (name === '' || name.length > 200) throw new Error('An account name must be 1 to 200 characters.');
   const currency = (input.currency ?? 'USD').toUpperCase();
@@ -79,7 +88,13 @@ export async function getAccount(db: Executor, accountId: string): Promise<Accou
   return presentAccount(await getRow(db, accountId), await repository.hasLogo(db, accountId));
 }
 
-export async function updateAccount(db: Db, clock: Clock, accountId: string, input: UpdateAccountInput, precondition?: Precondition): Promise<Account> {
+export async function updateAccount(
+  db: Db,
+  clock: Clock,
+  accountId: string,
+  input: UpdateAccountInput,
+  precondition?: Precondition,
+): Promise<Account> {
   return db.transaction().execute(async (trx) => {
     const current = await getRow(trx, accountId, true);
     const logo = await repository.hasLogo(trx, accountId);
@@ -93,17 +108,32 @@ export async function updateAccount(db: Db, clock: Clock, accountId: string, inp
 }
 
 /** Stores the logo once the PDF renderer has drawn it (so every later document can), replacing any before. */
-export async function putLogo(db: Db, clock: Clock, pdf: Pick<PdfPool, 'checkImage'>, accountId: string, input: LogoInput): Promise<Account> {
+export async function putLogo(
+  db: Db,
+  clock: Clock,
+  pdf: Pick<PdfPool, 'checkImage'>,
+  accountId: string,
+  input: LogoInput,
+): Promise<Account> {
   const data = decodeLogo(input);
   try {
     await pdf.checkImage(data);
   } catch {
-    throw fieldError('data', `is not a ${input.content_type === 'image/png' ? 'PNG' : 'JPEG'} image the renderer can read (damaged or unsupported encoding)`);
+    throw fieldError(
+      'data',
+      `is not a ${input.content_type === 'image/png' ? 'PNG' : 'JPEG'} image the renderer can read (damaged or unsupported encoding)`,
+    );
   }
   return db.transaction().execute(async (trx) => {
     await getRow(trx, accountId, true);
     const now = clock.now().toISOString();
-    await repository.replaceLogo(trx, { account_id: accountId, content_type: input.content_type, data, sha256: hash('sha256', data), created_at: now });
+    await repository.replaceLogo(trx, {
+      account_id: accountId,
+      content_type: input.content_type,
+      data,
+      sha256: hash('sha256', data),
+      created_at: now,
+    });
     return presentAccount((await repository.updateAccount(trx, accountId, { updated_at: now }))!, true);
   });
 }
@@ -112,25 +142,46 @@ export async function deleteLogo(db: Db, clock: Clock, accountId: string): Promi
   return db.transaction().execute(async (trx) => {
     const current = await getRow(trx, accountId, true);
     if (!(await repository.deleteLogo(trx, accountId))) return presentAccount(current, false);
-    return presentAccount((await repository.updateAccount(trx, accountId, { updated_at: clock.now().toISOString() }))!, false);
+    return presentAccount(
+      (await repository.updateAccount(trx, accountId, { updated_at: clock.now().toISOString() }))!,
+      false,
+    );
   });
 }
 
 /** The business as a document prints it; the footer is the invoice's or the quote's. */
 export function businessOnDocument(row: AccountRow, kind: 'invoice' | 'quote'): MailBusiness {
   const { name, legal_name, email, phone, website, address, tax_id, payment_instructions } = presentAccount(row, false);
-  return { name, legal_name, email, phone, website, address, tax_id, payment_instructions, footer: kind === 'invoice' ? row.invoice_footer : row.quote_footer };
+  return {
+    name,
+    legal_name,
+    email,
+    phone,
+    website,
+    address,
+    tax_id,
+    payment_instructions,
+    footer: kind === 'invoice' ? row.invoice_footer : row.quote_footer,
+  };
 }
 
 /**
  * First run in development: with no account at all, create one and an all-scopes key so a newcomer
  * can call the API at once. Returns the key (shown once) or undefined when accounts already exist.
  */
-export async function bootstrapDefaultAccount(db: Db, clock: Clock, pepper: string | undefined): Promise<{ account: Account; key: CreatedApiKey } | undefined> {
+export async function bootstrapDefaultAccount(
+  db: Db,
+  clock: Clock,
+  pepper: string | undefined,
+): Promise<{ account: Account; key: CreatedApiKey } | undefined> {
   return db.transaction().execute(async (trx) => {
     if ((await repository.countAccounts(trx)) > 0) return undefined;
     const account = await createAccount(trx, clock, { name: 'My Business' });
-    const key = await createApiKey(trx, clock, pepper, { accountId: account.id, name: 'Default key', scopes: [...SCOPES] });
+    const key = await createApiKey(trx, clock, pepper, {
+      accountId: account.id,
+      name: 'Default key',
+      scopes: [...SCOPES],
+    });
     return { account, key };
   });
 }

@@ -11,11 +11,22 @@ export async function insertApiKey(db: Executor, row: NewApiKeyRow): Promise<voi
  * unknown one: the two take the same path, so their timing cannot tell them apart.
  */
 export async function findApiKeyByHash(db: Executor, keyHash: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('key_hash', '=', keyHash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
 }
 
 export async function listApiKeys(db: Executor, accountId: string): Promise<ApiKeyRow[]> {
-  return db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function findApiKey(db: Executor, id: string): Promise<ApiKeyRow | undefined> {
@@ -23,7 +34,12 @@ export async function findApiKey(db: Executor, id: string): Promise<ApiKeyRow | 
 }
 
 export async function markApiKeyRevoked(db: Executor, id: string, now: string): Promise<void> {
-  await db.updateTable('api_keys').set({ revoked_at: now, updated_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 export async function touchApiKey(db: Executor, id: string, now: string): Promise<void> {

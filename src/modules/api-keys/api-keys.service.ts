@@ -5,7 +5,14 @@ import type { Clock } from '../../core/deps.js';
 import { newId, isUuid } from '../../core/deps.js';
 import type { Executor } from '../../db/database.js';
 import type { ApiKeyRow } from '../../db/types.js';
-import { findApiKey, findApiKeyByHash, insertApiKey, listApiKeys, markApiKeyRevoked, touchApiKey } from './api-keys.repository.js';
+import {
+  findApiKey,
+  findApiKeyByHash,
+  insertApiKey,
+  listApiKeys,
+  markApiKeyRevoked,
+  touchApiKey,
+} from './api-keys.repository.js';
 import type { Authenticate, AuthContext, RateLimitOverrides } from '../../kernel/auth-context.js';
 import type { Scope } from '../../kernel/scopes.js';
 
@@ -57,10 +64,17 @@ export async function createApiKey(
   db: Executor,
   clock: Clock,
   pepper: string | undefined,
-  input: { accountId: string; name: string; scopes: Scope[]; expiresAt?: Date | undefined; rateLimits?: RateLimitOverrides },
+  input: {
+    accountId: string;
+    name: string;
+    scopes: Scope[];
+    expiresAt?: Date | undefined;
+    rateLimits?: RateLimitOverrides;
+  },
 ): Promise<CreatedApiKey> {
   const now = clock.now();
-  if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) throw new Error('The expiry must be in the future.');
+  if (input.expiresAt && input.expiresAt.getTime() <= now.getTime())
+    throw new Error('The expiry must be in the future.');
   const key = `bms_${randomBase62(SECRET_LENGTH)}`;
   const row = {
     id: newId(),
@@ -92,7 +106,11 @@ function toSummary(row: ApiKeyRow): ApiKeySummary {
     expires_at: row.expires_at,
     revoked_at: row.revoked_at,
     last_used_at: row.last_used_at,
-    rate_limits: { per_minute: row.rate_limit_per_minute, per_day: row.rate_limit_per_day, burst: row.rate_limit_burst },
+    rate_limits: {
+      per_minute: row.rate_limit_per_minute,
+      per_day: row.rate_limit_per_day,
+      burst: row.rate_limit_burst,
+    },
     created_at: row.created_at,
   };
 }
@@ -158,7 +176,13 @@ function toAuthContext(row: ApiKeyRow): AuthContext {
  * The account and scopes behind a presented key, or undefined when the key is malformed, unknown,
  * revoked or expired (the caller answers all four the same way, so none can be told apart).
  */
-async function authenticateApiKey(db: Executor, clock: Clock, pepper: string | undefined, key: string, cache: ApiKeyCache): Promise<AuthContext | undefined> {
+async function authenticateApiKey(
+  db: Executor,
+  clock: Clock,
+  pepper: string | undefined,
+  key: string,
+  cache: ApiKeyCache,
+): Promise<AuthContext | undefined> {
   if (!KEY_PATTERN.test(key)) return undefined;
   const found = await cache.find(db, hashApiKey(key, pepper));
   if (!found || found.row.revoked_at !== null) return undefined;

@@ -8,7 +8,20 @@ import { prepared } from '../../db/prepared.js';
 import { fenced, listPlan, runList, WALK_LIMIT, type Listed } from '../../db/list-plan.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
-const COLUMNS = ['id', 'account_id', 'name', 'sort_name', 'email', 'phone', 'company_name', 'address', 'notes', 'metadata', 'created_at', 'updated_at'] as const;
+const COLUMNS = [
+  'id',
+  'account_id',
+  'name',
+  'sort_name',
+  'email',
+  'phone',
+  'company_name',
+  'address',
+  'notes',
+  'metadata',
+  'created_at',
+  'updated_at',
+] as const;
 
 export interface ClientFilters extends TimeBounds {
   q?: string | undefined;
@@ -16,7 +29,10 @@ export interface ClientFilters extends TimeBounds {
 }
 
 /** `sort=name` is case-insensitive: it orders by sort_name, the name in lower case, which has its own index. */
-export const CLIENT_SORTS: SortFields<ClientRow> = { ...timestampSorts<ClientRow>(), name: { kind: 'text', expression: 'sort_name', value: (row) => row.sort_name } };
+export const CLIENT_SORTS: SortFields<ClientRow> = {
+  ...timestampSorts<ClientRow>(),
+  name: { kind: 'text', expression: 'sort_name', value: (row) => row.sort_name },
+};
 
 /** The sort key of a name: lower case as JavaScript folds it, the same on both engines. */
 export function sortName(name: string): string {
@@ -44,17 +60,34 @@ export async function insertClient(db: Executor, row: ClientRow): Promise<void> 
   await db.insertInto('clients').values(row).execute();
 }
 
-const clientById = (db: Executor, accountId: string, id: string) => db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
+const clientById = (db: Executor, accountId: string, id: string) =>
+  db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
 /** GET /v1/clients/:id, the hottest route: compiled once. */
 const findClientPrepared = prepared(clientById);
 
-export async function findClient(db: Executor, accountId: string, id: string, lock = false): Promise<ClientRow | undefined> {
+export async function findClient(
+  db: Executor,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<ClientRow | undefined> {
   if (lock) return lockedIf(db, clientById(db, accountId, id), lock).executeTakeFirst();
   return (await findClientPrepared(db, accountId, id))[0];
 }
 
-export async function updateClient(db: Executor, accountId: string, id: string, patch: ClientPatch): Promise<ClientRow | undefined> {
-  return db.updateTable('clients').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+export async function updateClient(
+  db: Executor,
+  accountId: string,
+  id: string,
+  patch: ClientPatch,
+): Promise<ClientRow | undefined> {
+  return db
+    .updateTable('clients')
+    .set(patch)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
 }
 
 export async function deleteClient(db: Executor, accountId: string, id: string): Promise<void> {
@@ -62,10 +95,19 @@ export async function deleteClient(db: Executor, accountId: string, id: string):
 }
 
 /** Counts of rows in other tables that refer to the client, only those above zero. */
-export async function countClientReferences(db: Executor, accountId: string, clientId: string): Promise<Array<{ label: string; count: number }>> {
+export async function countClientReferences(
+  db: Executor,
+  accountId: string,
+  clientId: string,
+): Promise<Array<{ label: string; count: number }>> {
   const found: Array<{ label: string; count: number }> = [];
   for (const { table, label } of CLIENT_REFERENCES) {
-    const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).where('client_id', '=', clientId).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('account_id', '=', accountId)
+      .where('client_id', '=', clientId)
+      .executeTakeFirstOrThrow();
     if (Number(row.count) > 0) found.push({ label, count: Number(row.count) });
   }
   return found;
@@ -93,7 +135,11 @@ function ftsPhrase(q: string): string {
  * literal), joined to clients by primary key. CROSS JOIN keeps that order: the matches drive the query.
  */
 function searchHits(db: Executor, q: string) {
-  const hits = sql<{ client_id: string }>`(select k.client_id from clients_fts f join client_search_keys k on k.search_id = f.rowid where clients_fts match ${ftsPhrase(q)})`.as('hits');
+  const hits = sql<{
+    client_id: string;
+  }>`(select k.client_id from clients_fts f join client_search_keys k on k.search_id = f.rowid where clients_fts match ${ftsPhrase(q)})`.as(
+    'hits',
+  );
   return db.selectFrom(hits).crossJoin('clients').whereRef('clients.id', '=', 'hits.client_id');
 }
 
@@ -103,12 +149,19 @@ function searchHits(db: Executor, q: string) {
  */
 function startsWith(accountId: string, prefix: string) {
   const end = `${prefix}\uffff`;
-  const range = (column: string) => sql<SqlBool>`(account_id = ${accountId} and ${sql.raw(column)} >= ${prefix} and ${sql.raw(column)} < ${end})`;
+  const range = (column: string) =>
+    sql<SqlBool>`(account_id = ${accountId} and ${sql.raw(column)} >= ${prefix} and ${sql.raw(column)} < ${end})`;
   return sql<SqlBool>`(${range('sort_name')} or ${range('lower(email)')} or ${range('lower(company_name)')} or ${range('phone')})`;
 }
 
-export async function listClients(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>): Promise<Listed<ClientRow>> {
-  if (filters.q === undefined && filters.email === undefined) return runList(clientListPlan(db, accountId, filters, page));
+export async function listClients(
+  db: Executor,
+  accountId: string,
+  filters: ClientFilters,
+  page: PageRequest<ClientRow>,
+): Promise<Listed<ClientRow>> {
+  if (filters.q === undefined && filters.email === undefined)
+    return runList(clientListPlan(db, accountId, filters, page));
   const window = searchWindowQuery(db, accountId, filters, page);
   if (!window) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   const rows = await window.matches.execute();
@@ -116,13 +169,19 @@ export async function listClients(db: Executor, accountId: string, filters: Clie
   // Not a page from the nearest rows. SQLite counts the term's matches: a few are read and sorted at
   // once; more are walked as the other lists do, a window per page, the page resuming after the window.
   const hits = searchCountQuery(db, filters);
-  if (!hits || Number((await hits.executeTakeFirstOrThrow()).count) <= WALK_LIMIT) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
+  if (!hits || Number((await hits.executeTakeFirstOrThrow()).count) <= WALK_LIMIT)
+    return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   return { rows, resumeAfter: await window.bound.executeTakeFirst() };
 }
 
 /** The plan of a list without `q` or `email`: the time bounds, as every other list has them. */
 export function clientListPlan(db: Executor, accountId: string, filters: TimeBounds, page: PageRequest<ClientRow>) {
-  return listPlan(db, { table: 'clients', columns: COLUMNS, scope: { account_id: accountId } }, { keys: [], conditions: timeBoundConditions(filters) }, page);
+  return listPlan(
+    db,
+    { table: 'clients', columns: COLUMNS, scope: { account_id: accountId } },
+    { keys: [], conditions: timeBoundConditions(filters) },
+    page,
+  );
 }
 
 /**
@@ -132,8 +191,15 @@ export function clientListPlan(db: Executor, accountId: string, filters: TimeBou
  */
 export function searchCountQuery(db: Executor, filters: ClientFilters) {
   const { q, email } = filters;
-  if (q === undefined || email !== undefined || dialectOf(db) === 'postgres' || [...q].length < TRIGRAM) return undefined;
-  return db.selectFrom(sql<{ one: number }>`(select 1 from clients_fts where clients_fts match ${ftsPhrase(q)} limit ${WALK_LIMIT + 1})`.as('hits')).select(sql<number>`count(*)`.as('count'));
+  if (q === undefined || email !== undefined || dialectOf(db) === 'postgres' || [...q].length < TRIGRAM)
+    return undefined;
+  return db
+    .selectFrom(
+      sql<{
+        one: number;
+      }>`(select 1 from clients_fts where clients_fts match ${ftsPhrase(q)} limit ${WALK_LIMIT + 1})`.as('hits'),
+    )
+    .select(sql<number>`count(*)`.as('count'));
 }
 
 /**
@@ -143,29 +209,54 @@ export function searchCountQuery(db: Executor, filters: ClientFilters) {
  * term on SQLite, whose LIKE folds only ASCII case while the FTS5 index folds all of Unicode, so the two
  * could disagree.
  */
-export function searchWindowQuery(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>) {
+export function searchWindowQuery(
+  db: Executor,
+  accountId: string,
+  filters: ClientFilters,
+  page: PageRequest<ClientRow>,
+) {
   const { q, email } = filters;
   if (q === undefined || email !== undefined) return undefined;
   const postgres = dialectOf(db) === 'postgres';
   const trigram = [...q].length >= TRIGRAM;
   if (trigram && !postgres && !/^[\x20-\x7e]*$/.test(q)) return undefined;
-  const base = db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
+  const base = db
+    .selectFrom('clients')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
   const nearest = applyPage(base, { ...page, limit: SEARCH_WINDOW - 1 });
-  const matches = !trigram ? startsWith(accountId, q.toLowerCase()) : postgres ? containsText(q) : sql<SqlBool>`${sql.raw(SQLITE_BODY('nearest'))} like ${`%${escapeLike(q)}%`} escape '\\'`;
-  const bound = applyPage(base.clearSelect().select([sql<string | number>`${sortKeyOf(page)}`.as('value'), sql.ref<string>('id').as('id')]), { ...page, limit: 0 }).offset(SEARCH_WINDOW - 1);
+  const matches = !trigram
+    ? startsWith(accountId, q.toLowerCase())
+    : postgres
+      ? containsText(q)
+      : sql<SqlBool>`${sql.raw(SQLITE_BODY('nearest'))} like ${`%${escapeLike(q)}%`} escape '\\'`;
+  const bound = applyPage(
+    base.clearSelect().select([sql<string | number>`${sortKeyOf(page)}`.as('value'), sql.ref<string>('id').as('id')]),
+    { ...page, limit: 0 },
+  ).offset(SEARCH_WINDOW - 1);
   return { matches: applyPage(db.selectFrom(nearest.as('nearest')).selectAll().where(matches), page), bound };
 }
 
 /** A search's or an e-mail's query, unexecuted: the query-plan test explains exactly what the list runs. */
-export function listClientsQuery(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>) {
+export function listClientsQuery(
+  db: Executor,
+  accountId: string,
+  filters: ClientFilters,
+  page: PageRequest<ClientRow>,
+) {
   const postgres = dialectOf(db) === 'postgres';
   const { q, email } = filters;
   const trigram = q !== undefined && [...q].length >= TRIGRAM;
-  let query = (trigram && !postgres ? searchHits(db, q) : db.selectFrom('clients')).select(COLUMNS).where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
+  let query = (trigram && !postgres ? searchHits(db, q) : db.selectFrom('clients'))
+    .select(COLUMNS)
+    .where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
   if (trigram) {
     // The trigram index drives: the account's condition is written so that no index can serve it
     // (SQLite's unary +, PostgreSQL's IS TRUE), or the planner walks the account's rows testing each.
-    query = postgres ? query.where(sql<SqlBool>`(account_id = ${accountId}) is true`).where(containsText(q)) : query.where(sql<SqlBool>`+account_id = ${accountId}`);
+    query = postgres
+      ? query.where(sql<SqlBool>`(account_id = ${accountId}) is true`).where(containsText(q))
+      : query.where(sql<SqlBool>`+account_id = ${accountId}`);
   } else if (q !== undefined) {
     query = query.where(startsWith(accountId, q.toLowerCase()));
   } else {

@@ -3,11 +3,25 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
 import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 
-const text = (maxLength: number, description: string, example: string) => Type.String({ maxLength, description, example });
+const text = (maxLength: number, description: string, example: string) =>
+  Type.String({ maxLength, description, example });
 
 const writableFields = {
-  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Name of the person or business.', example: 'Jane Cooper' }),
-  email: Nullable(Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; invoices and quotes are sent here.', example: 'jane@example.com' })),
+  name: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: '\\S',
+    description: 'Name of the person or business.',
+    example: 'Jane Cooper',
+  }),
+  email: Nullable(
+    Type.String({
+      format: 'email',
+      maxLength: 254,
+      description: 'E-mail address; invoices and quotes are sent here.',
+      example: 'jane@example.com',
+    }),
+  ),
   phone: Nullable(text(50, 'Telephone number, free text.', '+1 555 0100')),
   company_name: Nullable(text(200, 'Company the client belongs to.', 'Cooper Bakery')),
   address: Nullable(AddressSchema),
@@ -50,8 +64,22 @@ export const UpdateClientBody = Type.Partial(CreateClientBody, { additionalPrope
 export const ListClientsQuery = Type.Object(
   {
     ...listQueryProperties(['created_at', 'updated_at', 'name'] as const),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive match on name, e-mail, phone or company name.', example: 'cooper' })),
-    email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'Exact e-mail address, case-insensitive.', example: 'jane@example.com' })),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Case-insensitive match on name, e-mail, phone or company name.',
+        example: 'cooper',
+      }),
+    ),
+    email: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 254,
+        description: 'Exact e-mail address, case-insensitive.',
+        example: 'jane@example.com',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -37,7 +37,9 @@ export function getClientRow(ctx: Context, id: string, lock = false): Promise<Cl
  * until the transaction ends so it cannot be deleted under the document being made for it.
  */
 export function requireClientReference(ctx: Context, clientId: string): Promise<ClientRow> {
-  return requireReference('client_id', 'client', clientId, (id) => repository.findClient(ctx.db, ctx.accountId, id, true));
+  return requireReference('client_id', 'client', clientId, (id) =>
+    repository.findClient(ctx.db, ctx.accountId, id, true),
+  );
 }
 
 export async function createClient(ctx: Context, input: CreateClientInput): Promise<Client> {
@@ -68,11 +70,21 @@ export async function getClient(ctx: Context, id: string): Promise<Client> {
   return presentClient(await getClientRow(ctx, id));
 }
 
-export async function updateClient(ctx: Context, id: string, input: UpdateClientInput, precondition?: Precondition): Promise<Client> {
+export async function updateClient(
+  ctx: Context,
+  id: string,
+  input: UpdateClientInput,
+  precondition?: Precondition,
+): Promise<Client> {
   return inTransaction(ctx, (tx) => applyClientUpdate(tx, id, input, precondition));
 }
 
-async function applyClientUpdate(tx: Context, id: string, input: UpdateClientInput, precondition?: Precondition): Promise<Client> {
+async function applyClientUpdate(
+  tx: Context,
+  id: string,
+  input: UpdateClientInput,
+  precondition?: Precondition,
+): Promise<Client> {
   const current = await getClientRow(tx, id, true);
   precondition?.(presentClient(current));
   const patch: ClientPatch = {};
@@ -93,7 +105,11 @@ async function applyClientUpdate(tx: Context, id: string, input: UpdateClientInp
 }
 
 /** The reference check and the delete share one transaction, so no new reference slips in between. */
-export async function deleteClient(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+export async function deleteClient(
+  ctx: Context,
+  id: string,
+  precondition?: Precondition,
+): Promise<{ id: string; deleted: true }> {
   return inTransaction(ctx, async (tx) => {
     const row = await getClientRow(tx, id, true);
     precondition?.(presentClient(row));

@@ -2,11 +2,21 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdSchema, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 
-export const DateSchema = Type.String({ format: 'date', description: 'Calendar date, YYYY-MM-DD.', example: '2026-12-01' });
+export const DateSchema = Type.String({
+  format: 'date',
+  description: 'Calendar date, YYYY-MM-DD.',
+  example: '2026-12-01',
+});
 
-export const CurrencySchema = Type.String({ pattern: '^[A-Z]{3}$', format: 'currency', description: "ISO 4217 currency code, upper case. Defaults to the account's currency.", example: 'USD' });
+export const CurrencySchema = Type.String({
+  pattern: '^[A-Z]{3}$',
+  format: 'currency',
+  description: "ISO 4217 currency code, upper case. Defaults to the account's currency.",
+  example: 'USD',
+});
 
-export const ReferenceSchema = (description: string) => Type.String({ format: 'uuid', description, example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' });
+export const ReferenceSchema = (description: string) =>
+  Type.String({ format: 'uuid', description, example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' });
 
 export const nullableDate = (description: string) => Nullable({ ...DateSchema, description });
 export const nullableTimestamp = (description: string) => Nullable({ ...TimestampSchema, description });
@@ -17,7 +27,12 @@ export function documentFields<K extends string>(object: K, statuses: readonly s
     id: IdSchema,
     object: Type.Literal(object, { description: `Always "${object}".` }),
     client_id: ReferenceSchema('The client this belongs to.'),
-    status: Type.Unsafe<string>({ type: 'string', enum: [...statuses], description: `Current status: ${statuses.join(', ')}. Changes only through the allowed transitions.`, example: statuses[0] }),
+    status: Type.Unsafe<string>({
+      type: 'string',
+      enum: [...statuses],
+      description: `Current status: ${statuses.join(', ')}. Changes only through the allowed transitions.`,
+      example: statuses[0],
+    }),
     metadata: MetadataSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
@@ -28,7 +43,10 @@ export const totalsFields = {
   currency: CurrencySchema,
   subtotal_amount: Type.Integer({ description: 'Sum of line amounts, in minor units. Read-only.', example: 18000 }),
   tax_amount: Type.Integer({ description: 'Sum of line taxes, in minor units. Read-only.', example: 1598 }),
-  total_amount: Type.Integer({ description: 'subtotal_amount + tax_amount, in minor units. Read-only.', example: 19598 }),
+  total_amount: Type.Integer({
+    description: 'subtotal_amount + tax_amount, in minor units. Read-only.',
+    example: 19598,
+  }),
 };
 
 export const DELIVERY_STATUSES = ['queued', 'sending', 'delivered', 'failed'] as const;
@@ -36,17 +54,26 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** A sent document's read-only `delivery_status`: its last send's (docs/api-contract.md §10). */
 export const deliveryStatusField = Nullable(
-  Type.Unsafe<DeliveryStatus>({ type: 'string', enum: [...DELIVERY_STATUSES], description: 'The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send.', example: 'delivered' }),
+  Type.Unsafe<DeliveryStatus>({
+    type: 'string',
+    enum: [...DELIVERY_STATUSES],
+    description:
+      'The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send.',
+    example: 'delivered',
+  }),
 );
 
 /** The body of an action that takes none: absent, or an empty object. */
-export const NoBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], { description: 'No body is needed.' });
+export const NoBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], {
+  description: 'No body is needed.',
+});
 
 /** A sent document's read-only `hosted_url` (docs/api-contract.md §12). */
 export const hostedUrlField = Nullable(
   Type.String({
     format: 'uri',
-    description: 'The client hub page where the client sees the document (and answers a quote): PUBLIC_BASE_URL/hub/<secret token>. Set when first sent, null while a draft; a rotation replaces it; a void invoice has none. Read-only.',
+    description:
+      'The client hub page where the client sees the document (and answers a quote): PUBLIC_BASE_URL/hub/<secret token>. Set when first sent, null while a draft; a rotation replaces it; a void invoice has none. Read-only.',
     example: 'https://billing.example.com/hub/6Vq0Ck3mJ9yCw1pQ3tq3Ssd8hY2i1FqkP4mZ8xY0aBc',
   }),
 );
@@ -55,7 +82,15 @@ export const hostedUrlField = Nullable(
 export const SendBody = Type.Union(
   [
     Type.Object(
-      { message: Type.Optional(Type.String({ maxLength: 2000, description: 'A personal note put at the top of the e-mail.', example: 'Thanks for choosing us! Payment details are on the invoice.' })) },
+      {
+        message: Type.Optional(
+          Type.String({
+            maxLength: 2000,
+            description: 'A personal note put at the top of the e-mail.',
+            example: 'Thanks for choosing us! Payment details are on the invoice.',
+          }),
+        ),
+      },
       { additionalProperties: false },
     ),
     Type.Null(),

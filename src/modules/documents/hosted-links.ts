@@ -23,8 +23,13 @@ export function newHostedLink(links: HostedLinks): HostedLinkColumns {
 }
 
 /** The link a document being sent keeps: the one it has, or a new one on its first send. */
-export function hostedLinkOnSend(document: { hosted_token: string | null; hosted_url: string | null }, links: HostedLinks): HostedLinkColumns {
-  return document.hosted_token !== null && document.hosted_url !== null ? { hosted_token: document.hosted_token, hosted_url: document.hosted_url } : newHostedLink(links);
+export function hostedLinkOnSend(
+  document: { hosted_token: string | null; hosted_url: string | null },
+  links: HostedLinks,
+): HostedLinkColumns {
+  return document.hosted_token !== null && document.hosted_url !== null
+    ? { hosted_token: document.hosted_token, hosted_url: document.hosted_url }
+    : newHostedLink(links);
 }
 
 /** What the API shows: no link while the document is a draft (it has none to show the client yet). */

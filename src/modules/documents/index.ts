@@ -1,11 +1,44 @@
 // The face of the documents module: what other modules, the workers and the composition may use. The rest is private.
 export { assertClientKept } from './client-link.js';
-export { CurrencySchema, DateSchema, DELIVERY_STATUSES, type DeliveryStatus, deliveryStatusField, documentFields, hostedUrlField, NoBody, nullableDate, nullableTimestamp, ReferenceSchema, SendBody, type SendInput, totalsFields } from './document.schemas.js';
+export {
+  CurrencySchema,
+  DateSchema,
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  deliveryStatusField,
+  documentFields,
+  hostedUrlField,
+  NoBody,
+  nullableDate,
+  nullableTimestamp,
+  ReferenceSchema,
+  SendBody,
+  type SendInput,
+  totalsFields,
+} from './document.schemas.js';
 export { hostedLinkOnSend, isHostedToken, newHostedLink, presentHostedUrl } from './hosted-links.js';
 export { copyLineItems, LineItemSchema, LineItemsInputSchema } from './line-items.js';
 export { idFilter, parseStatusFilter, statusFilter } from './list-filters.js';
 export { MAX_AMOUNT } from './money.js';
 export { nextNumber, numberOnSend } from './numbering.js';
 export { accountCurrency, addDays, lineItemsOf, presentPriced, pricedColumns, todayUtc } from './priced.js';
-export { assertHasHostedLink, assertSendable, documentSnapshot, type PrintableDocument, queueDocumentMail, type SendableKind, type SentKind } from './sending.js';
-export { assertDeletable, assertEditable, assertHolds, assertMove, breaks, describeTransitions, enter, type Lifecycle, type TransitionTable } from './lifecycle.js';
+export {
+  assertHasHostedLink,
+  assertSendable,
+  documentSnapshot,
+  type PrintableDocument,
+  queueDocumentMail,
+  type SendableKind,
+  type SentKind,
+} from './sending.js';
+export {
+  assertDeletable,
+  assertEditable,
+  assertHolds,
+  assertMove,
+  breaks,
+  describeTransitions,
+  enter,
+  type Lifecycle,
+  type TransitionTable,
+} from './lifecycle.js';

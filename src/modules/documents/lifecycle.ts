@@ -46,13 +46,23 @@ export function assertDeletable<S extends string>(lifecycle: Lifecycle<S, unknow
 }
 
 /** The columns a move from `from` to `to` sets: the new status and its stamps (nothing when it stays). */
-export function enter<S extends string, Row>(lifecycle: Lifecycle<S, Row>, from: S, to: S, now: string): Partial<Row> & { status?: S } {
+export function enter<S extends string, Row>(
+  lifecycle: Lifecycle<S, Row>,
+  from: S,
+  to: S,
+  now: string,
+): Partial<Row> & { status?: S } {
   if (from === to) return {};
   return { status: to, ...lifecycle.stamps[to]?.(now, from) } as Partial<Row> & { status?: S };
 }
 
 /** Throws what `change` breaks of the rules of `status`, the status the row is in after it. */
-export function assertHolds<S extends string, Row>(lifecycle: Lifecycle<S, Row>, status: S, change: Partial<Row>, from: S): void {
+export function assertHolds<S extends string, Row>(
+  lifecycle: Lifecycle<S, Row>,
+  status: S,
+  change: Partial<Row>,
+  from: S,
+): void {
   const problem = lifecycle.holds[status]?.(change, from);
   if (problem) throw problem;
 }

@@ -11,10 +11,34 @@ const amountBound = Number(MAX_AMOUNT);
 
 export const LineItemInputSchema = Type.Object(
   {
-    description: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S', description: 'What was or will be done or supplied.', example: 'Replace kitchen faucet' }),
-    quantity: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Quantity, greater than 0, at most 1,000,000, at most 3 decimals.', example: 1.5 }),
-    unit_amount: Type.Integer({ minimum: -amountBound, maximum: amountBound, description: 'Price of one unit in minor units (cents); negative for a discount line.', example: 12000 }),
-    tax_rate: Type.Optional(Type.Number({ minimum: 0, maximum: 100, default: 0, description: 'Tax rate in percent, 0 to 100, at most 3 decimals.', example: 8.875 })),
+    description: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      pattern: '\\S',
+      description: 'What was or will be done or supplied.',
+      example: 'Replace kitchen faucet',
+    }),
+    quantity: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1_000_000,
+      description: 'Quantity, greater than 0, at most 1,000,000, at most 3 decimals.',
+      example: 1.5,
+    }),
+    unit_amount: Type.Integer({
+      minimum: -amountBound,
+      maximum: amountBound,
+      description: 'Price of one unit in minor units (cents); negative for a discount line.',
+      example: 12000,
+    }),
+    tax_rate: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 100,
+        default: 0,
+        description: 'Tax rate in percent, 0 to 100, at most 3 decimals.',
+        example: 8.875,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -25,11 +49,20 @@ export const LineItemSchema = Type.Object({
   quantity: Type.Number({ description: 'Quantity.', example: 1.5 }),
   unit_amount: Type.Integer({ description: 'Price of one unit in minor units.', example: 12000 }),
   tax_rate: Type.Number({ description: 'Tax rate in percent.', example: 8.875 }),
-  amount: Type.Integer({ description: 'round_half_up(quantity × unit_amount), in minor units. Read-only.', example: 18000 }),
-  tax_amount: Type.Integer({ description: 'round_half_up(amount × tax_rate / 100), in minor units. Read-only.', example: 1598 }),
+  amount: Type.Integer({
+    description: 'round_half_up(quantity × unit_amount), in minor units. Read-only.',
+    example: 18000,
+  }),
+  tax_amount: Type.Integer({
+    description: 'round_half_up(amount × tax_rate / 100), in minor units. Read-only.',
+    example: 1598,
+  }),
 });
 
-export const LineItemsInputSchema = Type.Array(LineItemInputSchema, { maxItems: MAX_LINE_ITEMS, description: `The document's lines (at most ${MAX_LINE_ITEMS}); replaces the whole list on update.` });
+export const LineItemsInputSchema = Type.Array(LineItemInputSchema, {
+  maxItems: MAX_LINE_ITEMS,
+  description: `The document's lines (at most ${MAX_LINE_ITEMS}); replaces the whole list on update.`,
+});
 
 export type LineItemInput = Static<typeof LineItemInputSchema>;
 export type LineItem = Static<typeof LineItemSchema>;
@@ -52,27 +85,49 @@ export function computeLineItems(inputs: readonly LineItemInput[]): { lineItems:
   inputs.forEach((input, index) => {
     const quantity = toScaledInteger(input.quantity);
     const taxRate = toScaledInteger(input.tax_rate ?? 0);
-    if (quantity === undefined) details.push({ field: `line_items[${index}].quantity`, message: 'must have at most 3 decimals' });
-    if (taxRate === undefined) details.push({ field: `line_items[${index}].tax_rate`, message: 'must have at most 3 decimals' });
+    if (quantity === undefined)
+      details.push({ field: `line_items[${index}].quantity`, message: 'must have at most 3 decimals' });
+    if (taxRate === undefined)
+      details.push({ field: `line_items[${index}].tax_rate`, message: 'must have at most 3 decimals' });
     if (quantity === undefined || taxRate === undefined) return;
     const amount = lineAmount(quantity, BigInt(input.unit_amount));
     const lineTaxAmount = lineTax(amount, taxRate);
     if (amount > MAX_AMOUNT || amount < -MAX_AMOUNT) {
-      details.push({ field: `line_items[${index}].amount`, message: `quantity × unit_amount must stay within ±${MAX_AMOUNT}` });
+      details.push({
+        field: `line_items[${index}].amount`,
+        message: `quantity × unit_amount must stay within ±${MAX_AMOUNT}`,
+      });
       return;
     }
     subtotal += amount;
     tax += lineTaxAmount;
-    lineItems.push({ id: newId(), description: input.description, quantity: input.quantity, unit_amount: input.unit_amount, tax_rate: input.tax_rate ?? 0, amount: Number(amount), tax_amount: Number(lineTaxAmount) });
+    lineItems.push({
+      id: newId(),
+      description: input.description,
+      quantity: input.quantity,
+      unit_amount: input.unit_amount,
+      tax_rate: input.tax_rate ?? 0,
+      amount: Number(amount),
+      tax_amount: Number(lineTaxAmount),
+    });
   });
   if (details.length > 0) throw validationError(details);
   const total = subtotal + tax;
   if (total < 0n) throw validationError([{ field: 'line_items', message: 'the document total would be below zero' }]);
-  if (total > MAX_AMOUNT || subtotal > MAX_AMOUNT || subtotal < -MAX_AMOUNT) throw validationError([{ field: 'line_items', message: `the document total must not exceed ${MAX_AMOUNT}` }]);
-  return { lineItems, totals: { subtotal_amount: Number(subtotal), tax_amount: Number(tax), total_amount: Number(total) } };
+  if (total > MAX_AMOUNT || subtotal > MAX_AMOUNT || subtotal < -MAX_AMOUNT)
+    throw validationError([{ field: 'line_items', message: `the document total must not exceed ${MAX_AMOUNT}` }]);
+  return {
+    lineItems,
+    totals: { subtotal_amount: Number(subtotal), tax_amount: Number(tax), total_amount: Number(total) },
+  };
 }
 
 /** Line items copied from another document get new ids; amounts are recomputed, never trusted. */
 export function copyLineItems(items: readonly LineItem[]): LineItemInput[] {
-  return items.map(({ description, quantity, unit_amount, tax_rate }) => ({ description, quantity, unit_amount, tax_rate }));
+  return items.map(({ description, quantity, unit_amount, tax_rate }) => ({
+    description,
+    quantity,
+    unit_amount,
+    tax_rate,
+  }));
 }

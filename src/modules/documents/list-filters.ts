@@ -7,7 +7,8 @@ export function parseStatusFilter<S extends string>(text: string | undefined, st
   if (text === undefined) return undefined;
   const names = text.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !(statuses as readonly string[]).includes(name));
-  if (unknown.length > 0 || names.length === 0) throw fieldError('status', `must be a comma-separated list of: ${statuses.join(', ')}`);
+  if (unknown.length > 0 || names.length === 0)
+    throw fieldError('status', `must be a comma-separated list of: ${statuses.join(', ')}`);
   return names as S[];
 }
 
@@ -17,5 +18,13 @@ export function idFilter(description: string) {
 }
 
 export function statusFilter(statuses: readonly string[]) {
-  return Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: `Comma-separated statuses: ${statuses.join(', ')}.`, example: statuses.slice(0, 2).join(','), 'x-list-of': statuses }));
+  return Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: `Comma-separated statuses: ${statuses.join(', ')}.`,
+      example: statuses.slice(0, 2).join(','),
+      'x-list-of': statuses,
+    }),
+  );
 }

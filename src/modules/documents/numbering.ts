@@ -8,12 +8,23 @@ export type NumberedKind = 'quote' | 'job' | 'invoice';
 
 const PREFIXES: Record<NumberedKind, string> = { quote: 'Q', job: 'J', invoice: 'INV' };
 
-export async function nextNumber(db: Executor, accountId: string, kind: NumberedKind): Promise<{ number: string; number_seq: number }> {
+export async function nextNumber(
+  db: Executor,
+  accountId: string,
+  kind: NumberedKind,
+): Promise<{ number: string; number_seq: number }> {
   const sequence = await bumpCounter(db, accountId, kind);
   return { number: `${PREFIXES[kind]}-${String(sequence).padStart(6, '0')}`, number_seq: sequence };
 }
 
 /** A document keeps its number once it has one; it gets the next one when first sent. */
-export async function numberOnSend(db: Executor, accountId: string, kind: 'quote' | 'invoice', document: { number: string | null; number_seq: number | null }) {
-  return document.number === null ? nextNumber(db, accountId, kind) : { number: document.number, number_seq: document.number_seq };
+export async function numberOnSend(
+  db: Executor,
+  accountId: string,
+  kind: 'quote' | 'invoice',
+  document: { number: string | null; number_seq: number | null },
+) {
+  return document.number === null
+    ? nextNumber(db, accountId, kind)
+    : { number: document.number, number_seq: document.number_seq };
 }

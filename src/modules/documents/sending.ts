@@ -33,11 +33,19 @@ export interface SendableKind<Row, Item> {
  * 409 INVALID_STATE unless the document's status is one it may be sent from; then 422 with every
  * missing piece: a line item, and, when it is e-mailed (`recipient` given), the client's address.
  */
-export function assertSendable(kind: SentKind, sendable: readonly string[], document: { status: string; line_items: string }, recipient?: ClientRow): void {
-  if (!sendable.includes(document.status)) throw invalidState(`This ${kind} is '${document.status}'; only ${sendable.join(' or ')} ${kind}s can be sent.`);
+export function assertSendable(
+  kind: SentKind,
+  sendable: readonly string[],
+  document: { status: string; line_items: string },
+  recipient?: ClientRow,
+): void {
+  if (!sendable.includes(document.status))
+    throw invalidState(`This ${kind} is '${document.status}'; only ${sendable.join(' or ')} ${kind}s can be sent.`);
   const details: ErrorDetail[] = [];
-  if (recipient && !recipient.email) details.push({ field: 'client.email', message: 'the client has no e-mail address to send to' });
-  if (lineItemsOf(document).length === 0) details.push({ field: 'line_items', message: `the ${kind} needs at least one line item before it is sent` });
+  if (recipient && !recipient.email)
+    details.push({ field: 'client.email', message: 'the client has no e-mail address to send to' });
+  if (lineItemsOf(document).length === 0)
+    details.push({ field: 'line_items', message: `the ${kind} needs at least one line item before it is sent` });
   if (details.length > 0) throw validationError(details, `This ${kind} cannot be sent yet.`);
 }
 
@@ -73,12 +81,24 @@ export interface PrintableDocument {
  * The document as its PDF and e-mail print it: the business profile and the client as they are now, the
  * document at its current revision. The e-mail freezes this at send time; GET …/pdf builds it afresh.
  */
-export async function documentSnapshot(db: Executor, accountId: string, kind: SentKind, document: PrintableDocument, client: ClientRow, message: string | null): Promise<MailSnapshot> {
+export async function documentSnapshot(
+  db: Executor,
+  accountId: string,
+  kind: SentKind,
+  document: PrintableDocument,
+  client: ClientRow,
+  message: string | null,
+): Promise<MailSnapshot> {
   const account = await findAccount(db, accountId);
   return {
     kind,
     business: account ? businessOnDocument(account, kind) : { name: 'BMS' },
-    client: { name: client.name, email: client.email, company_name: client.company_name, address: presentAddress(client.address) },
+    client: {
+      name: client.name,
+      email: client.email,
+      company_name: client.company_name,
+      address: presentAddress(client.address),
+    },
     document: {
       id: document.id,
       number: document.number,
@@ -86,7 +106,13 @@ export async function documentSnapshot(db: Executor, accountId: string, kind: Se
       updated_at: document.updated_at,
       title: document.title ?? null,
       currency: document.currency,
-      line_items: document.line_items.map(({ description, quantity, unit_amount, tax_rate, amount }) => ({ description, quantity, unit_amount, tax_rate, amount })),
+      line_items: document.line_items.map(({ description, quantity, unit_amount, tax_rate, amount }) => ({
+        description,
+        quantity,
+        unit_amount,
+        tax_rate,
+        amount,
+      })),
       subtotal_amount: document.subtotal_amount,
       tax_amount: document.tax_amount,
       total_amount: document.total_amount,
@@ -112,7 +138,10 @@ export async function queueDocumentMail(
 ): Promise<void> {
   const now = tx.clock.now().toISOString();
   const id = mail.deliveryId;
-  const snapshot = { ...(await documentSnapshot(tx.db, tx.accountId, mail.kind, mail.document, client, mail.message)), hosted_url: mail.document.hosted_url ?? null };
+  const snapshot = {
+    ...(await documentSnapshot(tx.db, tx.accountId, mail.kind, mail.document, client, mail.message)),
+    hosted_url: mail.document.hosted_url ?? null,
+  };
   await enqueueMessage(tx.db, {
     id,
     account_id: tx.accountId,

@@ -8,13 +8,35 @@ import { BlockList, isIP } from 'node:net';
 
 const REFUSED = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) REFUSED.addSubnet(network, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  REFUSED.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) REFUSED.addSubnet(network, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  REFUSED.addSubnet(network, prefix, 'ipv6');
 
 /** Whether an IP address is one a webhook must not reach. */
 export function isRefusedAddress(address: string): boolean {
@@ -40,13 +62,20 @@ export async function resolveTarget(hostname: string, allowPrivate: boolean): Pr
   const host = hostname.replace(/^\[|\]$/g, '');
   let addresses: Array<{ address: string; family: number }>;
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
+    addresses = isIP(host)
+      ? [{ address: host, family: isIP(host) }]
+      : await lookup(host, { all: true, verbatim: true });
   } catch (error) {
-    throw new RefusedAddressError(`the host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`);
+    throw new RefusedAddressError(
+      `the host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`,
+    );
   }
   if (addresses.length === 0) throw new RefusedAddressError(`the host ${host} has no address`);
   const refused = addresses.find((entry) => isRefusedAddress(entry.address));
-  if (refused && !allowPrivate) throw new RefusedAddressError(`the host ${host} resolves to ${refused.address}, a private, loopback, link-local or reserved address`);
+  if (refused && !allowPrivate)
+    throw new RefusedAddressError(
+      `the host ${host} resolves to ${refused.address}, a private, loopback, link-local or reserved address`,
+    );
   const first = addresses[0]!;
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }

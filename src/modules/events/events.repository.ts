@@ -22,7 +22,12 @@ export async function insertEvent(db: Executor, row: EventRow): Promise<void> {
 }
 
 export async function findEvent(db: Executor, accountId: string, id: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('events')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Events by id alone, for the delivery workers. */
@@ -31,7 +36,12 @@ export async function findEventsForDelivery(db: Executor, ids: readonly string[]
   return db.selectFrom('events').select(COLUMNS).where('id', 'in', ids).execute();
 }
 
-export async function listEvents(db: Executor, accountId: string, filters: EventFilters, page: PageRequest<EventRow>): Promise<Listed<EventRow>> {
+export async function listEvents(
+  db: Executor,
+  accountId: string,
+  filters: EventFilters,
+  page: PageRequest<EventRow>,
+): Promise<Listed<EventRow>> {
   return runList(listEventsPlan(db, accountId, filters, page));
 }
 
@@ -39,7 +49,12 @@ export async function listEvents(db: Executor, accountId: string, filters: Event
 export function listEventsPlan(db: Executor, accountId: string, filters: EventFilters, page: PageRequest<EventRow>) {
   const keys = keysOf({ resource_id: filters.resource_id });
   const among = filters.types && { column: 'type', values: filters.types };
-  return listPlan(db, { table: 'events', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions: timeBoundConditions(filters) }, page);
+  return listPlan(
+    db,
+    { table: 'events', columns: COLUMNS, scope: { account_id: accountId } },
+    { keys, among, conditions: timeBoundConditions(filters) },
+    page,
+  );
 }
 
 /**
@@ -51,7 +66,14 @@ export async function pruneEvents(db: Executor, before: string, limit: number): 
   // smallest id of `before` is older, and the primary key finds them without an index on created_at.
   const hex = new Date(before).getTime().toString(16).padStart(12, '0');
   const boundary = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
-  const old = await db.selectFrom('events').select('id').where('id', '<', boundary).where('created_at', '<', before).orderBy('id').limit(limit).execute();
+  const old = await db
+    .selectFrom('events')
+    .select('id')
+    .where('id', '<', boundary)
+    .where('created_at', '<', before)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
   if (old.length === 0) return 0;
   const ids = old.map((row) => row.id);
   await db.deleteFrom('webhook_deliveries').where('event_id', 'in', ids).execute();

@@ -3,19 +3,35 @@ import { Type, type Static } from '@sinclair/typebox';
 import { IdSchema, pageQueryProperties, TimestampSchema } from '../../kernel/fields.js';
 import { EVENT_TYPES, type EventType } from '../../kernel/event-types.js';
 
-const AnyObject = (description: string, example: Record<string, unknown>) => Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description, example });
+const AnyObject = (description: string, example: Record<string, unknown>) =>
+  Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description, example });
 
 export const EventDataSchema = Type.Object({
-  object: AnyObject('The object exactly as GET returns it after the change (before it, for *.deleted).', { id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', object: 'quote', status: 'approved' }),
-  previous_attributes: Type.Optional(AnyObject('For updates and status changes: the changed fields, with their values before the change.', { status: 'sent' })),
-  source: Type.Optional(Type.Literal('hub', { description: 'Present when the client made the change on the hosted page.' })),
+  object: AnyObject('The object exactly as GET returns it after the change (before it, for *.deleted).', {
+    id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
+    object: 'quote',
+    status: 'approved',
+  }),
+  previous_attributes: Type.Optional(
+    AnyObject('For updates and status changes: the changed fields, with their values before the change.', {
+      status: 'sent',
+    }),
+  ),
+  source: Type.Optional(
+    Type.Literal('hub', { description: 'Present when the client made the change on the hosted page.' }),
+  ),
 });
 
 export const EventSchema = Type.Object(
   {
     id: IdSchema,
     object: Type.Literal('event', { description: 'Always "event".' }),
-    type: Type.Unsafe<EventType>({ type: 'string', enum: [...EVENT_TYPES], description: 'What happened: <resource>.<what>, from a closed list.', example: 'quote.approved' }),
+    type: Type.Unsafe<EventType>({
+      type: 'string',
+      enum: [...EVENT_TYPES],
+      description: 'What happened: <resource>.<what>, from a closed list.',
+      example: 'quote.approved',
+    }),
     created_at: TimestampSchema,
     account_id: { ...IdSchema, description: 'The account the event belongs to.' },
     data: EventDataSchema,
@@ -26,8 +42,23 @@ export const EventSchema = Type.Object(
 export const ListEventsQuery = Type.Object(
   {
     ...pageQueryProperties,
-    type: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Comma-separated types; `invoice.*` matches every invoice event.', example: 'invoice.*,payment.created', 'x-list-of': [...EVENT_TYPES, ...new Set(EVENT_TYPES.map((type) => `${type.split('.')[0]}.*`))] })),
-    resource_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only events about this object.', example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' })),
+    type: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description: 'Comma-separated types; `invoice.*` matches every invoice event.',
+        example: 'invoice.*,payment.created',
+        'x-list-of': [...EVENT_TYPES, ...new Set(EVENT_TYPES.map((type) => `${type.split('.')[0]}.*`))],
+      }),
+    ),
+    resource_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Only events about this object.',
+        example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
+      }),
+    ),
     created_after: Type.Optional({ ...TimestampSchema, description: 'Only events at or after this instant.' }),
     created_before: Type.Optional({ ...TimestampSchema, description: 'Only events before this instant.' }),
   },

@@ -14,7 +14,14 @@ import * as repository from './events.repository.js';
 import type { Event, EventData, ListEventsInput } from './events.schemas.js';
 
 export function presentEvent(row: EventRow): Event {
-  return { id: row.id, object: 'event', type: row.type as EventType, created_at: row.created_at, account_id: row.account_id, data: fromJson<EventData>(row.data) };
+  return {
+    id: row.id,
+    object: 'event',
+    type: row.type as EventType,
+    created_at: row.created_at,
+    account_id: row.account_id,
+    data: fromJson<EventData>(row.data),
+  };
 }
 
 /** What recording an event needs: the transaction of the change, the clock and the account. */
@@ -30,24 +37,68 @@ export interface RecordOptions {
 }
 
 /** Records one event and queues it to the endpoints that listen for it. Call it inside the change's transaction. */
-export async function recordEvent(ctx: EventContext, type: EventType, object: { id: string }, options: RecordOptions = {}): Promise<EventRow> {
+export async function recordEvent(
+  ctx: EventContext,
+  type: EventType,
+  object: { id: string },
+  options: RecordOptions = {},
+): Promise<EventRow> {
   const { db: trx, accountId } = ctx;
   const now = ctx.clock.now().toISOString();
-  const data: EventData = { object, ...(options.previous_attributes ? { previous_attributes: options.previous_attributes } : {}), ...(options.source ? { source: options.source } : {}) };
-  const row: EventRow = { id: newId(), account_id: accountId, type, resource_id: object.id, data: JSON.stringify(data), created_at: now };
+  const data: EventData = {
+    object,
+    ...(options.previous_attributes ? { previous_attributes: options.previous_attributes } : {}),
+    ...(options.source ? { source: options.source } : {}),
+  };
+  const row: EventRow = {
+    id: newId(),
+    account_id: accountId,
+    type,
+    resource_id: object.id,
+    data: JSON.stringify(data),
+    created_at: now,
+  };
   await repository.insertEvent(trx, row);
   const endpoints = options.onlyEndpointId
     ? [options.onlyEndpointId]
-    : (await listEnabledEndpoints(trx, accountId)).filter((endpoint) => fromJson<string[]>(endpoint.enabled_events).some((pattern) => matchesEventPattern(pattern, type))).map((endpoint) => endpoint.id);
-  await insertDeliveries(trx, endpoints.map((endpointId): WebhookDeliveryRow => pendingAttempt(accountId, endpointId, row, 1, now)));
+    : (await listEnabledEndpoints(trx, accountId))
+        .filter((endpoint) =>
+          fromJson<string[]>(endpoint.enabled_events).some((pattern) => matchesEventPattern(pattern, type)),
+        )
+        .map((endpoint) => endpoint.id);
+  await insertDeliveries(
+    trx,
+    endpoints.map((endpointId): WebhookDeliveryRow => pendingAttempt(accountId, endpointId, row, 1, now)),
+  );
   return row;
 }
 
 /** A pending attempt (number `attempt`) of an event to an endpoint, made `now` and due at `dueAt`. */
-export function pendingAttempt(accountId: string, endpointId: string, event: Pick<EventRow, 'id' | 'type'>, attempt: number, now: string, dueAt = now): WebhookDeliveryRow {
+export function pendingAttempt(
+  accountId: string,
+  endpointId: string,
+  event: Pick<EventRow, 'id' | 'type'>,
+  attempt: number,
+  now: string,
+  dueAt = now,
+): WebhookDeliveryRow {
   return {
-    id: newId(), account_id: accountId, endpoint_id: endpointId, event_id: event.id, event_type: event.type, attempt, status: 'pending', next_attempt_at: dueAt,
-    locked_by: null, locked_until: null, response_status: null, error: null, duration_ms: null, response_body: null, created_at: now, updated_at: now,
+    id: newId(),
+    account_id: accountId,
+    endpoint_id: endpointId,
+    event_id: event.id,
+    event_type: event.type,
+    attempt,
+    status: 'pending',
+    next_attempt_at: dueAt,
+    locked_by: null,
+    locked_until: null,
+    response_status: null,
+    error: null,
+    duration_ms: null,
+    response_body: null,
+    created_at: now,
+    updated_at: now,
   };
 }
 
@@ -57,7 +108,8 @@ export function previousAttributes(before: object, after: object): Record<string
   const current = after as Record<string, unknown>;
   const changed: Record<string, unknown> = {};
   for (const key of Object.keys(current)) {
-    if (key !== 'updated_at' && JSON.stringify(old[key]) !== JSON.stringify(current[key])) changed[key] = old[key] ?? null;
+    if (key !== 'updated_at' && JSON.stringify(old[key]) !== JSON.stringify(current[key]))
+      changed[key] = old[key] ?? null;
   }
   return changed;
 }
@@ -75,11 +127,15 @@ export interface Change<T> {
   source?: 'hub';
 }
 
-export async function recordChange<T extends { id: string; status?: string }>(ctx: EventContext, change: Change<T>): Promise<void> {
+export async function recordChange<T extends { id: string; status?: string }>(
+  ctx: EventContext,
+  change: Change<T>,
+): Promise<void> {
   const { resource, before, after, statusEvents = {}, source } = change;
   const changed = previousAttributes(before, after);
   if (Object.keys(changed).length === 0) return;
-  const statusType = before.status !== after.status && after.status !== undefined ? statusEvents[after.status] : undefined;
+  const statusType =
+    before.status !== after.status && after.status !== undefined ? statusEvents[after.status] : undefined;
   const type = statusType ?? (`${resource}.updated` as EventType);
   if (!(EVENT_TYPES as readonly string[]).includes(type)) throw new Error(`no event type ${type}`);
   await recordEvent(ctx, type, after, { previous_attributes: changed, source });
@@ -94,9 +150,15 @@ export async function listEvents(ctx: Context, query: ListEventsInput): Promise<
   const page = pageRequest({ ...query, sort: '-created_at' }, repository.EVENT_SORTS);
   const patterns = query.type?.split(',').map((pattern) => pattern.trim());
   const unknown = patterns?.filter((pattern) => !isEventPattern(pattern)) ?? [];
-  if (unknown.length > 0) throw fieldError('type', `unknown event types: ${unknown.join(', ')} (use a type such as invoice.paid, or invoice.*)`);
+  if (unknown.length > 0)
+    throw fieldError(
+      'type',
+      `unknown event types: ${unknown.join(', ')} (use a type such as invoice.paid, or invoice.*)`,
+    );
   // Patterns are spelled out into the closed list of types: each type is one range of its index.
-  const types = patterns?.includes('*') ? undefined : patterns && EVENT_TYPES.filter((type) => patterns.some((pattern) => matchesEventPattern(pattern, type)));
+  const types = patterns?.includes('*')
+    ? undefined
+    : patterns && EVENT_TYPES.filter((type) => patterns.some((pattern) => matchesEventPattern(pattern, type)));
   const { rows, resumeAfter } = await repository.listEvents(db, accountId, { ...query, types }, page);
   return toPage(rows, page, resumeAfter);
 }

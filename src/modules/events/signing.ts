@@ -16,5 +16,10 @@ function secretBytes(secret: string): Buffer {
 
 /** The `webhook-signature` header for one message, one `v1,` signature per secret. */
 export function signatureHeader(secrets: readonly string[], id: string, timestamp: number, body: string): string {
-  return secrets.map((secret) => `v1,${createHmac('sha256', secretBytes(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`).join(' ');
+  return secrets
+    .map(
+      (secret) =>
+        `v1,${createHmac('sha256', secretBytes(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`,
+    )
+    .join(' ');
 }

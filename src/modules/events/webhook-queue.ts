@@ -10,4 +10,12 @@ import {
   updateEndpoint,
 } from './webhooks.repository.js';
 
-export const webhookQueue = { claimDeliveries, completeDelivery, disableEndpoint, findEndpointsForDelivery, insertDeliveries, releaseDeliveries, updateEndpoint };
+export const webhookQueue = {
+  claimDeliveries,
+  completeDelivery,
+  disableEndpoint,
+  findEndpointsForDelivery,
+  insertDeliveries,
+  releaseDeliveries,
+  updateEndpoint,
+};

@@ -8,7 +8,10 @@ import { RefusedAddressError, resolveTarget } from './address-policy.js';
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 /** Connections are kept for the next delivery to the same origin: a new TCP (and TLS) handshake per event would cost both sides more than the event. */
-const agents = { 'http:': new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 30_000 }), 'https:': new https.Agent({ keepAlive: true, maxSockets: 64, timeout: 30_000 }) };
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 30_000 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 64, timeout: 30_000 }),
+};
 const KEPT_RESPONSE_BYTES = 1024;
 
 export interface AttemptResult {
@@ -29,19 +32,31 @@ function retryAfterMs(header: string | undefined, now: number): number | null {
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-export async function attemptWebhook(target: string, headers: Record<string, string>, body: string, options: { timeoutMs: number; allowPrivate: boolean }): Promise<AttemptResult> {
+export async function attemptWebhook(
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+  options: { timeoutMs: number; allowPrivate: boolean },
+): Promise<AttemptResult> {
   const started = performance.now();
-  const finish = (result: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...result, durationMs: Math.round(performance.now() - started) });
+  const finish = (result: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({
+    ...result,
+    durationMs: Math.round(performance.now() - started),
+  });
   const url = new URL(target);
   let address: Awaited<ReturnType<typeof resolveTarget>>;
   try {
     address = await resolveTarget(url.hostname, options.allowPrivate);
   } catch (error) {
-    if (error instanceof RefusedAddressError) return finish({ ok: false, status: null, error: `refused: ${error.message}`, body: null, retryAfterMs: null });
+    if (error instanceof RefusedAddressError)
+      return finish({ ok: false, status: null, error: `refused: ${error.message}`, body: null, retryAfterMs: null });
     throw error;
   }
   const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) (callback as unknown as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [address]);
+    if ((lookupOptions as { all?: boolean }).all)
+      (callback as unknown as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [
+        address,
+      ]);
     else callback(null, address.address, address.family);
   };
   const client = url.protocol === 'https:' ? https : http;
@@ -56,28 +71,68 @@ export async function attemptWebhook(target: string, headers: Record<string, str
       resolve(finish(result));
     };
     const agent = url.protocol === 'https:' ? agents['https:'] : agents['http:'];
-    const request = client.request(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, lookup: pinned, agent }, (response) => {
-      const status = response.statusCode ?? 0;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const done = (complete: boolean) => {
-        const text = Buffer.concat(chunks).subarray(0, KEPT_RESPONSE_BYTES).toString('utf8');
-        if (status >= 200 && status < 300) return settle({ ok: true, status, error: null, body: text, retryAfterMs: null }, complete);
-        const location = response.headers.location;
-        const error = status >= 300 && status < 400 ? `the endpoint answered ${status} (a redirect${location ? ` to ${location}` : ''}, not followed)` : `the endpoint answered ${status}`;
-        const wait = status === 429 || status === 503 ? retryAfterMs(response.headers['retry-after'], Date.now()) : null;
-        return settle({ ok: false, status, error, body: text, retryAfterMs: wait }, complete);
-      };
-      response.on('data', (chunk: Buffer) => {
-        if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
-        size += chunk.length;
-        if (size >= MAX_RESPONSE_BYTES) done(false);
-      });
-      response.on('end', () => done(true));
-      response.on('error', (error) => settle({ ok: false, status, error: `the answer broke off: ${error.message}`, body: null, retryAfterMs: null }));
-    });
-    const timer = setTimeout(() => settle({ ok: false, status: null, error: `no answer within ${options.timeoutMs} ms`, body: null, retryAfterMs: null }), options.timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => settle({ ok: false, status: null, error: `connection failed: ${error.code ?? error.message}`, body: null, retryAfterMs: null }));
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        lookup: pinned,
+        agent,
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = (complete: boolean) => {
+          const text = Buffer.concat(chunks).subarray(0, KEPT_RESPONSE_BYTES).toString('utf8');
+          if (status >= 200 && status < 300)
+            return settle({ ok: true, status, error: null, body: text, retryAfterMs: null }, complete);
+          const location = response.headers.location;
+          const error =
+            status >= 300 && status < 400
+              ? `the endpoint answered ${status} (a redirect${location ? ` to ${location}` : ''}, not followed)`
+              : `the endpoint answered ${status}`;
+          const wait =
+            status === 429 || status === 503 ? retryAfterMs(response.headers['retry-after'], Date.now()) : null;
+          return settle({ ok: false, status, error, body: text, retryAfterMs: wait }, complete);
+        };
+        response.on('data', (chunk: Buffer) => {
+          if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
+          size += chunk.length;
+          if (size >= MAX_RESPONSE_BYTES) done(false);
+        });
+        response.on('end', () => done(true));
+        response.on('error', (error) =>
+          settle({
+            ok: false,
+            status,
+            error: `the answer broke off: ${error.message}`,
+            body: null,
+            retryAfterMs: null,
+          }),
+        );
+      },
+    );
+    const timer = setTimeout(
+      () =>
+        settle({
+          ok: false,
+          status: null,
+          error: `no answer within ${options.timeoutMs} ms`,
+          body: null,
+          retryAfterMs: null,
+        }),
+      options.timeoutMs,
+    );
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      settle({
+        ok: false,
+        status: null,
+        error: `connection failed: ${error.code ?? error.message}`,
+        body: null,
+        retryAfterMs: null,
+      }),
+    );
     request.end(body);
   });
 }

@@ -5,26 +5,68 @@ import { timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import type { Executor } from '../../db/database.js';
 import { keysOf, listPlan } from '../../db/list-plan.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import type { WebhookDeliveriesTable, WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow } from '../../db/types.js';
+import type {
+  WebhookDeliveriesTable,
+  WebhookDeliveryRow,
+  WebhookEndpointPatch,
+  WebhookEndpointRow,
+} from '../../db/types.js';
 
 const ENDPOINT_COLUMNS = [
-  'id', 'account_id', 'url', 'description', 'enabled_events', 'status', 'disabled_reason', 'secret', 'previous_secret', 'previous_secret_expires_at',
-  'failing_since', 'metadata', 'created_at', 'updated_at',
+  'id',
+  'account_id',
+  'url',
+  'description',
+  'enabled_events',
+  'status',
+  'disabled_reason',
+  'secret',
+  'previous_secret',
+  'previous_secret_expires_at',
+  'failing_since',
+  'metadata',
+  'created_at',
+  'updated_at',
 ] as const;
 const DELIVERY_COLUMNS = [
-  'id', 'account_id', 'endpoint_id', 'event_id', 'event_type', 'attempt', 'status', 'next_attempt_at', 'locked_by', 'locked_until', 'response_status', 'error',
-  'duration_ms', 'response_body', 'created_at', 'updated_at',
+  'id',
+  'account_id',
+  'endpoint_id',
+  'event_id',
+  'event_type',
+  'attempt',
+  'status',
+  'next_attempt_at',
+  'locked_by',
+  'locked_until',
+  'response_status',
+  'error',
+  'duration_ms',
+  'response_body',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export const ENDPOINT_SORTS: SortFields<WebhookEndpointRow> = timestampSorts<WebhookEndpointRow>();
-export const DELIVERY_SORTS: SortFields<WebhookDeliveryRow> = { created_at: { kind: 'timestamp', value: (row) => row.created_at } };
+export const DELIVERY_SORTS: SortFields<WebhookDeliveryRow> = {
+  created_at: { kind: 'timestamp', value: (row) => row.created_at },
+};
 
 export async function insertEndpoint(db: Executor, row: WebhookEndpointRow): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
 }
 
-export async function findEndpoint(db: Executor, accountId: string, id: string): Promise<WebhookEndpointRow | undefined> {
-  return db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+export async function findEndpoint(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<WebhookEndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(ENDPOINT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Endpoints by id alone, for the delivery workers (which serve every account). */
@@ -33,12 +75,29 @@ export async function findEndpointsForDelivery(db: Executor, ids: readonly strin
   return db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('id', 'in', ids).execute();
 }
 
-export async function updateEndpoint(db: Executor, accountId: string, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointRow | undefined> {
-  return db.updateTable('webhook_endpoints').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(ENDPOINT_COLUMNS).executeTakeFirst();
+export async function updateEndpoint(
+  db: Executor,
+  accountId: string,
+  id: string,
+  patch: WebhookEndpointPatch,
+): Promise<WebhookEndpointRow | undefined> {
+  return db
+    .updateTable('webhook_endpoints')
+    .set(patch)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(ENDPOINT_COLUMNS)
+    .executeTakeFirst();
 }
 
 /** Disables an endpoint that is still enabled; returns it, or undefined when it already was disabled. */
-export async function disableEndpoint(db: Executor, id: string, reason: string, failingSince: string, now: string): Promise<WebhookEndpointRow | undefined> {
+export async function disableEndpoint(
+  db: Executor,
+  id: string,
+  reason: string,
+  failingSince: string,
+  now: string,
+): Promise<WebhookEndpointRow | undefined> {
   return db
     .updateTable('webhook_endpoints')
     .set({ status: 'disabled', disabled_reason: reason, failing_since: failingSince, updated_at: now })
@@ -53,12 +112,29 @@ export async function deleteEndpoint(db: Executor, accountId: string, id: string
 }
 
 /** The account's enabled endpoints: who hears of a new event. */
-export async function listEnabledEndpoints(db: Executor, accountId: string): Promise<Array<Pick<WebhookEndpointRow, 'id' | 'enabled_events'>>> {
-  return db.selectFrom('webhook_endpoints').select(['id', 'enabled_events']).where('account_id', '=', accountId).where('status', '=', 'enabled').execute();
+export async function listEnabledEndpoints(
+  db: Executor,
+  accountId: string,
+): Promise<Array<Pick<WebhookEndpointRow, 'id' | 'enabled_events'>>> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'enabled_events'])
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'enabled')
+    .execute();
 }
 
-export async function listEndpoints(db: Executor, accountId: string, filters: TimeBounds, page: PageRequest<WebhookEndpointRow>): Promise<WebhookEndpointRow[]> {
-  const query = db.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('account_id', '=', accountId).where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
+export async function listEndpoints(
+  db: Executor,
+  accountId: string,
+  filters: TimeBounds,
+  page: PageRequest<WebhookEndpointRow>,
+): Promise<WebhookEndpointRow[]> {
+  const query = db
+    .selectFrom('webhook_endpoints')
+    .select(ENDPOINT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
   return applyPage(query, page).execute();
 }
 
@@ -68,7 +144,13 @@ export async function insertDeliveries(db: Executor, rows: WebhookDeliveryRow[])
 
 /** Whether the (event, endpoint) pair already has an attempt waiting. */
 export async function hasPendingDelivery(db: Executor, eventId: string, endpointId: string): Promise<boolean> {
-  const row = await db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).where('endpoint_id', '=', endpointId).where('status', '=', 'pending').executeTakeFirst();
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('event_id', '=', eventId)
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -79,9 +161,18 @@ export async function hasPendingDelivery(db: Executor, eventId: string, endpoint
  * (SQLite's single writer; PostgreSQL re-reads a row another worker changed meanwhile), so no attempt
  * is claimed twice. An attempt whose lease ran out (its worker died) is due again.
  */
-export async function claimDeliveries(db: Executor, workerId: string, now: string, leaseUntil: string, busyEndpoints: readonly string[], limit: number, perEndpoint: number): Promise<WebhookDeliveryRow[]> {
+export async function claimDeliveries(
+  db: Executor,
+  workerId: string,
+  now: string,
+  leaseUntil: string,
+  busyEndpoints: readonly string[],
+  limit: number,
+  perEndpoint: number,
+): Promise<WebhookDeliveryRow[]> {
   const claimable = sql<SqlBool>`status = 'pending' and next_attempt_at <= ${now} and (locked_until is null or locked_until <= ${now})`;
-  const notBusy = busyEndpoints.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`endpoint_id not in (${sql.join(busyEndpoints)})`;
+  const notBusy =
+    busyEndpoints.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`endpoint_id not in (${sql.join(busyEndpoints)})`;
   const result = await sql<WebhookDeliveryRow>`
     update webhook_deliveries set locked_by = ${workerId}, locked_until = ${leaseUntil}, updated_at = ${now}
     where ${claimable} and id in (
@@ -100,11 +191,21 @@ export async function claimDeliveries(db: Executor, workerId: string, now: strin
 /** Gives claimed attempts back (a worker that claimed more of an endpoint than it may run at once). */
 export async function releaseDeliveries(db: Executor, workerId: string, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('webhook_deliveries').set({ locked_by: null, locked_until: null }).where('id', 'in', ids).where('locked_by', '=', workerId).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ locked_by: null, locked_until: null })
+    .where('id', 'in', ids)
+    .where('locked_by', '=', workerId)
+    .execute();
 }
 
 /** Records the outcome of a claimed attempt, only while this worker still holds it. */
-export async function completeDelivery(db: Executor, id: string, workerId: string, changes: Partial<WebhookDeliveriesTable>): Promise<boolean> {
+export async function completeDelivery(
+  db: Executor,
+  id: string,
+  workerId: string,
+  changes: Partial<WebhookDeliveriesTable>,
+): Promise<boolean> {
   const result = await db
     .updateTable('webhook_deliveries')
     .set({ ...changes, locked_by: null, locked_until: null })
@@ -120,15 +221,30 @@ export interface DeliveryFilters {
   event_id?: string | undefined;
 }
 
-export async function listDeliveries(db: Executor, accountId: string, endpointId: string, filters: DeliveryFilters, page: PageRequest<WebhookDeliveryRow>): Promise<WebhookDeliveryRow[]> {
+export async function listDeliveries(
+  db: Executor,
+  accountId: string,
+  endpointId: string,
+  filters: DeliveryFilters,
+  page: PageRequest<WebhookDeliveryRow>,
+): Promise<WebhookDeliveryRow[]> {
   const keys = keysOf({ event_id: filters.event_id });
   const among = filters.status === undefined ? undefined : { column: 'status', values: [filters.status] };
-  const source = { table: 'webhook_deliveries', columns: DELIVERY_COLUMNS, scope: { account_id: accountId, endpoint_id: endpointId } };
+  const source = {
+    table: 'webhook_deliveries',
+    columns: DELIVERY_COLUMNS,
+    scope: { account_id: accountId, endpoint_id: endpointId },
+  };
   return listPlan(db, source, { keys, among, conditions: [] }, page).query.execute();
 }
 
 /** The last attempt of each (event, endpoint) that failed for good since `since` and has none waiting. */
-export async function listFailedSince(db: Executor, accountId: string, endpointId: string, since: string): Promise<Array<Pick<WebhookDeliveryRow, 'event_id' | 'event_type'>>> {
+export async function listFailedSince(
+  db: Executor,
+  accountId: string,
+  endpointId: string,
+  since: string,
+): Promise<Array<Pick<WebhookDeliveryRow, 'event_id' | 'event_type'>>> {
   return db
     .selectFrom('webhook_deliveries as failed')
     .select(['failed.event_id', 'failed.event_type'])
@@ -138,13 +254,26 @@ export async function listFailedSince(db: Executor, accountId: string, endpointI
     .where('failed.status', '=', 'failed')
     .where('failed.created_at', '>=', since)
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('webhook_deliveries as later').select('later.id').whereRef('later.event_id', '=', 'failed.event_id').whereRef('later.endpoint_id', '=', 'failed.endpoint_id').where((eb) => eb.or([eb('later.status', '=', 'pending'), eb('later.status', '=', 'succeeded')])))),
+      not(
+        exists(
+          selectFrom('webhook_deliveries as later')
+            .select('later.id')
+            .whereRef('later.event_id', '=', 'failed.event_id')
+            .whereRef('later.endpoint_id', '=', 'failed.endpoint_id')
+            .where((eb) => eb.or([eb('later.status', '=', 'pending'), eb('later.status', '=', 'succeeded')])),
+        ),
+      ),
     )
     .execute();
 }
 
 /** The attempt number the next attempt of (event, endpoint) gets. */
 export async function nextAttemptNumber(db: Executor, eventId: string, endpointId: string): Promise<number> {
-  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.max('attempt').as('attempt')).where('event_id', '=', eventId).where('endpoint_id', '=', endpointId).executeTakeFirst();
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.max('attempt').as('attempt'))
+    .where('event_id', '=', eventId)
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirst();
   return Number(row?.attempt ?? 0) + 1;
 }

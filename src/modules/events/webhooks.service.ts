@@ -73,7 +73,8 @@ export async function checkEndpointUrl(text: string, policy: UrlPolicy): Promise
   } catch {
     throw fieldError('url', 'must be an absolute URL, e.g. https://example.com/webhooks');
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) throw fieldError('url', policy.allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp))
+    throw fieldError('url', policy.allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
   if (url.username || url.password) throw fieldError('url', 'must not carry a user name or password');
   try {
     await resolveTarget(url.hostname, policy.allowPrivate);
@@ -86,7 +87,11 @@ export async function checkEndpointUrl(text: string, policy: UrlPolicy): Promise
 
 function checkEnabledEvents(patterns: readonly string[]): string[] {
   const unknown = patterns.filter((pattern) => !isEventPattern(pattern));
-  if (unknown.length > 0) throw fieldError('enabled_events', `unknown event types: ${unknown.join(', ')} (use "*", a type such as "invoice.paid", or "invoice.*")`);
+  if (unknown.length > 0)
+    throw fieldError(
+      'enabled_events',
+      `unknown event types: ${unknown.join(', ')} (use "*", a type such as "invoice.paid", or "invoice.*")`,
+    );
   return [...new Set(patterns)];
 }
 
@@ -94,7 +99,11 @@ function getRow(db: Executor, accountId: string, id: string): Promise<WebhookEnd
   return requireRow('webhook endpoint', id, (found) => repository.findEndpoint(db, accountId, found));
 }
 
-async function createEndpoint(ctx: Context, policy: UrlPolicy, input: CreateWebhookEndpointInput): Promise<WebhookEndpoint> {
+async function createEndpoint(
+  ctx: Context,
+  policy: UrlPolicy,
+  input: CreateWebhookEndpointInput,
+): Promise<WebhookEndpoint> {
   const url = await checkEndpointUrl(input.url, policy);
   const enabledEvents = checkEnabledEvents(input.enabled_events);
   const now = ctx.clock.now().toISOString();
@@ -122,7 +131,13 @@ export async function getEndpoint(ctx: Context, id: string): Promise<WebhookEndp
   return presentEndpoint(await getRow(ctx.db, ctx.accountId, id));
 }
 
-async function updateEndpoint(ctx: Context, policy: UrlPolicy, id: string, input: UpdateWebhookEndpointInput, precondition?: Precondition): Promise<WebhookEndpoint> {
+async function updateEndpoint(
+  ctx: Context,
+  policy: UrlPolicy,
+  id: string,
+  input: UpdateWebhookEndpointInput,
+  precondition?: Precondition,
+): Promise<WebhookEndpoint> {
   // The URL is resolved before the transaction: a slow DNS answer must not hold a write lock.
   const url = input.url === undefined ? undefined : await checkEndpointUrl(input.url, policy);
   return inTransaction(ctx, async ({ db: trx, clock, accountId }) => {
@@ -132,15 +147,22 @@ async function updateEndpoint(ctx: Context, policy: UrlPolicy, id: string, input
     const patch: WebhookEndpointPatch = { updated_at: clock.now().toISOString() };
     if (url !== undefined) patch.url = url;
     if (input.description !== undefined) patch.description = input.description;
-    if (input.enabled_events !== undefined) patch.enabled_events = JSON.stringify(checkEnabledEvents(input.enabled_events));
+    if (input.enabled_events !== undefined)
+      patch.enabled_events = JSON.stringify(checkEnabledEvents(input.enabled_events));
     if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
-    if (input.status === 'enabled' && current.status !== 'enabled') Object.assign(patch, { status: 'enabled', disabled_reason: null, failing_since: null });
-    if (input.status === 'disabled' && current.status !== 'disabled') Object.assign(patch, { status: 'disabled', disabled_reason: 'disabled through the API' });
+    if (input.status === 'enabled' && current.status !== 'enabled')
+      Object.assign(patch, { status: 'enabled', disabled_reason: null, failing_since: null });
+    if (input.status === 'disabled' && current.status !== 'disabled')
+      Object.assign(patch, { status: 'disabled', disabled_reason: 'disabled through the API' });
     return presentEndpoint((await repository.updateEndpoint(trx, accountId, current.id, patch)) ?? current);
   });
 }
 
-export async function deleteEndpoint(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+export async function deleteEndpoint(
+  ctx: Context,
+  id: string,
+  precondition?: Precondition,
+): Promise<{ id: string; deleted: true }> {
   return inTransaction(ctx, async ({ db: trx, accountId }) => {
     const current = await getRow(trx, accountId, id);
     precondition?.(presentEndpoint(current));
@@ -173,11 +195,17 @@ export async function rotateSecret(ctx: Context, id: string): Promise<WebhookEnd
 export async function testEndpoint(ctx: Context, id: string): Promise<Event> {
   return inTransaction(ctx, async (tx) => {
     const endpoint = await getRow(tx.db, tx.accountId, id);
-    return presentEvent(await recordEvent(tx, 'webhook_endpoint.test', presentEndpoint(endpoint), { onlyEndpointId: endpoint.id }));
+    return presentEvent(
+      await recordEvent(tx, 'webhook_endpoint.test', presentEndpoint(endpoint), { onlyEndpointId: endpoint.id }),
+    );
   });
 }
 
-export async function listEndpointDeliveries(ctx: Context, id: string, query: ListWebhookDeliveriesInput): Promise<Page<WebhookDeliveryRow>> {
+export async function listEndpointDeliveries(
+  ctx: Context,
+  id: string,
+  query: ListWebhookDeliveriesInput,
+): Promise<Page<WebhookDeliveryRow>> {
   const { db, accountId } = ctx;
   const endpoint = await getRow(db, accountId, id);
   const page = pageRequest({ ...query, sort: '-created_at' }, repository.DELIVERY_SORTS);
@@ -188,7 +216,9 @@ export async function listEndpointDeliveries(ctx: Context, id: string, query: Li
 async function requeue(tx: Context, endpointId: string, event: { id: string; type: string }): Promise<boolean> {
   if (await repository.hasPendingDelivery(tx.db, event.id, endpointId)) return false;
   const attempt = await repository.nextAttemptNumber(tx.db, event.id, endpointId);
-  await repository.insertDeliveries(tx.db, [pendingAttempt(tx.accountId, endpointId, event, attempt, tx.clock.now().toISOString())]);
+  await repository.insertDeliveries(tx.db, [
+    pendingAttempt(tx.accountId, endpointId, event, attempt, tx.clock.now().toISOString()),
+  ]);
   return true;
 }
 
@@ -208,7 +238,9 @@ export async function recoverEndpoint(ctx: Context, id: string, since: string): 
 export async function resendEvent(ctx: Context, eventId: string, endpointId: string): Promise<{ requeued: number }> {
   return inTransaction(ctx, async (tx) => {
     const event = await requireRow('event', eventId, (found) => findEvent(tx.db, tx.accountId, found));
-    const endpoint = await requireReference('endpoint_id', 'webhook endpoint', endpointId, (found) => repository.findEndpoint(tx.db, tx.accountId, found));
+    const endpoint = await requireReference('endpoint_id', 'webhook endpoint', endpointId, (found) =>
+      repository.findEndpoint(tx.db, tx.accountId, found),
+    );
     await requeue(tx, endpoint.id, event);
     return { requeued: 1 };
   });
@@ -221,7 +253,8 @@ export function endpointService(policy: UrlPolicy) {
     present: (row: WebhookEndpointRow) => presentEndpoint(row),
     create: (ctx: Context, input: CreateWebhookEndpointInput) => createEndpoint(ctx, policy, input),
     get: getEndpoint,
-    update: (ctx: Context, id: string, input: UpdateWebhookEndpointInput, precondition?: Precondition) => updateEndpoint(ctx, policy, id, input, precondition),
+    update: (ctx: Context, id: string, input: UpdateWebhookEndpointInput, precondition?: Precondition) =>
+      updateEndpoint(ctx, policy, id, input, precondition),
     delete: deleteEndpoint,
   };
 }

@@ -5,7 +5,17 @@ import { invalidState } from '../../core/errors.js';
 import type { ClientRow, InvoiceRow } from '../../db/types.js';
 import type { Context } from '../../kernel/context.js';
 import { DEFAULT_PAYMENT_TERMS_DAYS, findAccount } from '../accounts/index.js';
-import { addDays, assertSendable, breaks, enter, hostedLinkOnSend, lineItemsOf, numberOnSend, todayUtc, type Lifecycle } from '../documents/index.js';
+import {
+  addDays,
+  assertSendable,
+  breaks,
+  enter,
+  hostedLinkOnSend,
+  lineItemsOf,
+  numberOnSend,
+  todayUtc,
+  type Lifecycle,
+} from '../documents/index.js';
 
 export const INVOICE_STATUSES = ['draft', 'sent', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -31,8 +41,11 @@ export const INVOICE_LIFECYCLE: Lifecycle<InvoiceStatus, InvoiceRow> = {
   // What sending required stays true while sent: a line, an issue date and a due date.
   holds: {
     sent: (change, from) => {
-      if (change.line_items !== undefined && lineItemsOf({ line_items: change.line_items }).length === 0) return breaks('line_items', 'a sent invoice keeps at least one line item; void it instead');
-      for (const field of ['issue_date', 'due_date'] as const) if (change[field] === null && from === 'sent') return breaks(field, 'a sent invoice keeps its issue and due dates');
+      if (change.line_items !== undefined && lineItemsOf({ line_items: change.line_items }).length === 0)
+        return breaks('line_items', 'a sent invoice keeps at least one line item; void it instead');
+      for (const field of ['issue_date', 'due_date'] as const)
+        if (change[field] === null && from === 'sent')
+          return breaks(field, 'a sent invoice keeps its issue and due dates');
       return undefined;
     },
   },
@@ -73,7 +86,8 @@ export async function invoiceSentColumns(tx: Context, invoice: InvoiceRow, clien
 /** Payments are recorded only against a sent invoice (docs/api-contract.md §11). */
 export function assertInvoicePayable(status: InvoiceStatus): void {
   if (status === 'sent') return;
-  const why = status === 'draft' ? 'send it (or mark it sent) first' : status === 'paid' ? 'nothing is due on it' : 'it is void';
+  const why =
+    status === 'draft' ? 'send it (or mark it sent) first' : status === 'paid' ? 'nothing is due on it' : 'it is void';
   throw invalidState(`This invoice is '${status}'; payments are recorded only against a sent invoice: ${why}.`);
 }
 
@@ -82,10 +96,16 @@ export function assertInvoicePayable(status: InvoiceStatus): void {
  * invoice with nothing left due becomes paid; a paid one with money due again (after a refund) returns
  * to sent. A void invoice stays void.
  */
-export function invoiceBalanceColumns(invoice: Pick<InvoiceRow, 'status' | 'total_amount'>, amountPaid: number, now: Date) {
+export function invoiceBalanceColumns(
+  invoice: Pick<InvoiceRow, 'status' | 'total_amount'>,
+  amountPaid: number,
+  now: Date,
+) {
   const due = Number(invoice.total_amount) - amountPaid;
   const from = invoice.status as InvoiceStatus;
-  if (from === 'sent' && due <= 0) return { amount_paid: amountPaid, ...enter(INVOICE_LIFECYCLE, from, 'paid', now.toISOString()) };
-  if (from === 'paid' && due > 0) return { amount_paid: amountPaid, ...enter(INVOICE_LIFECYCLE, from, 'sent', now.toISOString()) };
+  if (from === 'sent' && due <= 0)
+    return { amount_paid: amountPaid, ...enter(INVOICE_LIFECYCLE, from, 'paid', now.toISOString()) };
+  if (from === 'paid' && due > 0)
+    return { amount_paid: amountPaid, ...enter(INVOICE_LIFECYCLE, from, 'sent', now.toISOString()) };
   return { amount_paid: amountPaid };
 }

@@ -46,18 +46,32 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
 }
 
 export async function withPayments(db: Executor, accountId: string, rows: InvoiceRow[]): Promise<InvoiceRecord[]> {
-  const payments = await listPaymentsOfInvoices(db, accountId, rows.map((row) => row.id));
+  const payments = await listPaymentsOfInvoices(
+    db,
+    accountId,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => ({
     ...row,
     payments: payments
       .filter((payment) => payment.invoice_id === row.id)
-      .map((payment) => ({ id: payment.id, amount: Number(payment.amount), amount_refunded: Number(payment.amount_refunded), method: payment.method as PaymentMethod, paid_at: payment.paid_at })),
+      .map((payment) => ({
+        id: payment.id,
+        amount: Number(payment.amount),
+        amount_refunded: Number(payment.amount_refunded),
+        method: payment.method as PaymentMethod,
+        paid_at: payment.paid_at,
+      })),
   }));
 }
 
 /** The addressed invoice with its payments (404 when there is none in the account). */
-export async function getInvoiceRecord(db: Executor, accountId: string, id: string, lock = false): Promise<InvoiceRecord> {
+export async function getInvoiceRecord(
+  db: Executor,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<InvoiceRecord> {
   const row = await requireRow('invoice', id, (found) => findInvoice(db, accountId, found, lock));
   return (await withPayments(db, accountId, [row]))[0]!;
 }
-

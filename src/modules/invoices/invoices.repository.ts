@@ -9,8 +9,33 @@ import type { DateText, InvoicePatch, InvoiceRow } from '../../db/types.js';
 import type { InvoiceStatus } from './invoices.lifecycle.js';
 
 const COLUMNS = [
-  'id', 'account_id', 'client_id', 'job_id', 'quote_id', 'number', 'number_seq', 'currency', 'line_items', 'subtotal_amount', 'tax_amount', 'total_amount',
-  'amount_paid', 'notes', 'issue_date', 'due_date', 'status', 'sent_at', 'paid_at', 'voided_at', 'delivery_id', 'delivery_status', 'hosted_token', 'hosted_url', 'metadata', 'created_at', 'updated_at',
+  'id',
+  'account_id',
+  'client_id',
+  'job_id',
+  'quote_id',
+  'number',
+  'number_seq',
+  'currency',
+  'line_items',
+  'subtotal_amount',
+  'tax_amount',
+  'total_amount',
+  'amount_paid',
+  'notes',
+  'issue_date',
+  'due_date',
+  'status',
+  'sent_at',
+  'paid_at',
+  'voided_at',
+  'delivery_id',
+  'delivery_status',
+  'hosted_token',
+  'hosted_url',
+  'metadata',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export interface InvoiceFilters extends TimeBounds {
@@ -27,7 +52,11 @@ export interface InvoiceFilters extends TimeBounds {
 export const INVOICE_SORTS: SortFields<InvoiceRow> = {
   ...timestampSorts<InvoiceRow>(),
   number: { kind: 'integer', expression: 'coalesce(number_seq, 0)', value: (row) => Number(row.number_seq ?? 0) },
-  due_date: { kind: 'date', expression: coalesceSort('due_date', 'date'), value: (row) => row.due_date ?? SORT_SENTINELS.date },
+  due_date: {
+    kind: 'date',
+    expression: coalesceSort('due_date', 'date'),
+    value: (row) => row.due_date ?? SORT_SENTINELS.date,
+  },
 };
 
 export async function insertInvoice(db: Executor, row: InvoiceRow): Promise<void> {
@@ -39,13 +68,29 @@ export async function findInvoiceByToken(db: Executor, token: string): Promise<I
   return db.selectFrom('invoices').select(COLUMNS).where('hosted_token', '=', token).executeTakeFirst();
 }
 
-export async function findInvoice(db: Executor, accountId: string, id: string, lock = false): Promise<InvoiceRow | undefined> {
+export async function findInvoice(
+  db: Executor,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<InvoiceRow | undefined> {
   const query = db.selectFrom('invoices').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
-export async function updateInvoice(db: Executor, accountId: string, id: string, patch: InvoicePatch): Promise<InvoiceRow | undefined> {
-  return db.updateTable('invoices').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+export async function updateInvoice(
+  db: Executor,
+  accountId: string,
+  id: string,
+  patch: InvoicePatch,
+): Promise<InvoiceRow | undefined> {
+  return db
+    .updateTable('invoices')
+    .set(patch)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
 }
 
 export async function deleteInvoice(db: Executor, accountId: string, id: string): Promise<void> {
@@ -53,12 +98,22 @@ export async function deleteInvoice(db: Executor, accountId: string, id: string)
 }
 
 /** How many invoices bill a job (a job is not deleted while any does). */
-export async function listInvoices(db: Executor, accountId: string, filters: InvoiceFilters, page: PageRequest<InvoiceRow>): Promise<Listed<InvoiceRow>> {
+export async function listInvoices(
+  db: Executor,
+  accountId: string,
+  filters: InvoiceFilters,
+  page: PageRequest<InvoiceRow>,
+): Promise<Listed<InvoiceRow>> {
   return runList(listInvoicesPlan(db, accountId, filters, page));
 }
 
 /** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
-export function listInvoicesPlan(db: Executor, accountId: string, filters: InvoiceFilters, page: PageRequest<InvoiceRow>) {
+export function listInvoicesPlan(
+  db: Executor,
+  accountId: string,
+  filters: InvoiceFilters,
+  page: PageRequest<InvoiceRow>,
+) {
   const conditions = timeBoundConditions(filters);
   if (filters.due_before !== undefined) conditions.push(compare('due_date', '<', filters.due_before));
   if (filters.due_after !== undefined) conditions.push(compare('due_date', '>=', filters.due_after));
@@ -68,14 +123,34 @@ export function listInvoicesPlan(db: Executor, accountId: string, filters: Invoi
     statuses = (statuses ?? ['sent']).filter((status) => status === 'sent');
     conditions.push(compare('due_date', '<', filters.overdue.today));
   } else if (filters.overdue?.wanted === false) {
-    conditions.push({ column: 'status', expression: sql<SqlBool>`not (status = 'sent' and due_date is not null and due_date < ${filters.overdue.today})` });
+    conditions.push({
+      column: 'status',
+      expression: sql<SqlBool>`not (status = 'sent' and due_date is not null and due_date < ${filters.overdue.today})`,
+    });
   }
   const keys = keysOf({ client_id: filters.client_id, quote_id: filters.quote_id, job_id: filters.job_id });
   const among = statuses && { column: 'status', values: statuses };
-  return listPlan(db, { table: 'invoices', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions }, page);
+  return listPlan(
+    db,
+    { table: 'invoices', columns: COLUMNS, scope: { account_id: accountId } },
+    { keys, among, conditions },
+    page,
+  );
 }
 
 /** The delivery_status of the invoice's send `deliveryId`, while that send is its last one (the outbox worker). */
-export async function setInvoiceDeliveryStatus(db: Executor, accountId: string, id: string, deliveryId: string, status: string): Promise<void> {
-  await db.updateTable('invoices').set({ delivery_status: status }).where('account_id', '=', accountId).where('id', '=', id).where('delivery_id', '=', deliveryId).execute();
+export async function setInvoiceDeliveryStatus(
+  db: Executor,
+  accountId: string,
+  id: string,
+  deliveryId: string,
+  status: string,
+): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({ delivery_status: status })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('delivery_id', '=', deliveryId)
+    .execute();
 }

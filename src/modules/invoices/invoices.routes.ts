@@ -1,7 +1,13 @@
 // Invoice endpoints: the five standard operations; app.ts adds the actions of a sent document (send, the
 // hosted link's rotation) from sent-documents, which stands above invoices.
 import { resourceRoutes, type ResourceAction } from '../../http/resource-routes.js';
-import { CreateInvoiceBody, InvoiceSchema, ListInvoicesQuery, UpdateInvoiceBody, type Invoice } from './invoices.schemas.js';
+import {
+  CreateInvoiceBody,
+  InvoiceSchema,
+  ListInvoicesQuery,
+  UpdateInvoiceBody,
+  type Invoice,
+} from './invoices.schemas.js';
 import { presentInvoice } from './invoices.presenter.js';
 import * as service from './invoices.service.js';
 

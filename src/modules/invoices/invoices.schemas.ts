@@ -3,34 +3,74 @@ import { Type, type Static } from '@sinclair/typebox';
 import { INVOICE_LIFECYCLE, INVOICE_STATUSES, type InvoiceStatus } from './invoices.lifecycle.js';
 import { describeTransitions } from '../documents/index.js';
 import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
-import { CurrencySchema, DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField, hostedUrlField } from '../documents/index.js';
+import {
+  CurrencySchema,
+  DateSchema,
+  documentFields,
+  nullableDate,
+  nullableTimestamp,
+  ReferenceSchema,
+  totalsFields,
+  deliveryStatusField,
+  hostedUrlField,
+} from '../documents/index.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/index.js';
 import { idFilter, statusFilter } from '../documents/index.js';
 import { InvoicePaymentSchema } from './payments.schemas.js';
 
-
-const notes = Nullable(Type.String({ maxLength: 5000, description: 'Notes shown to the client on the invoice.', example: 'Thank you for your business.' }));
+const notes = Nullable(
+  Type.String({
+    maxLength: 5000,
+    description: 'Notes shown to the client on the invoice.',
+    example: 'Thank you for your business.',
+  }),
+);
 const issueDate = nullableDate('Date of issue; set to the send date on first send when empty.');
-const dueDate = nullableDate('Payment due date; defaults to issue_date + the account’s payment_terms_days (30 unless changed).');
+const dueDate = nullableDate(
+  'Payment due date; defaults to issue_date + the account’s payment_terms_days (30 unless changed).',
+);
 
 export const InvoiceSchema = Type.Object(
   {
     ...documentFields('invoice', INVOICE_STATUSES),
-    number: Nullable(Type.String({ description: 'INV-000001 upward, assigned when first sent; null before. Never reused.', example: 'INV-000123' })),
+    number: Nullable(
+      Type.String({
+        description: 'INV-000001 upward, assigned when first sent; null before. Never reused.',
+        example: 'INV-000123',
+      }),
+    ),
     job_id: Nullable(ReferenceSchema('The job being billed.')),
     quote_id: Nullable(ReferenceSchema('The quote being billed.')),
     line_items: Type.Array(LineItemSchema),
     ...totalsFields,
-    amount_paid: Type.Integer({ description: 'The sum of the payments less their refunds, in minor units. Read-only.', example: 0 }),
-    amount_due: Type.Integer({ description: 'total_amount − amount_paid, in minor units; 0 once paid or void. Read-only.', example: 19598 }),
+    amount_paid: Type.Integer({
+      description: 'The sum of the payments less their refunds, in minor units. Read-only.',
+      example: 0,
+    }),
+    amount_due: Type.Integer({
+      description: 'total_amount − amount_paid, in minor units; 0 once paid or void. Read-only.',
+      example: 19598,
+    }),
     payments: Type.Array(InvoicePaymentSchema, {
-      description: 'Payments recorded against the invoice, oldest first. Read-only: record them with POST /v1/payments.',
-      example: [{ id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', amount: 5000, amount_refunded: 0, method: 'card', paid_at: '2026-11-21T10:04:05.123Z' }],
+      description:
+        'Payments recorded against the invoice, oldest first. Read-only: record them with POST /v1/payments.',
+      example: [
+        {
+          id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
+          amount: 5000,
+          amount_refunded: 0,
+          method: 'card',
+          paid_at: '2026-11-21T10:04:05.123Z',
+        },
+      ],
     }),
     notes,
     issue_date: issueDate,
     due_date: dueDate,
-    is_overdue: Type.Boolean({ description: 'True when sent and due_date is before today (UTC). Read-only.', example: false }),
+    is_overdue: Type.Boolean({
+      description: 'True when sent and due_date is before today (UTC). Read-only.',
+      example: false,
+    }),
     sent_at: nullableTimestamp('When the invoice was last sent or marked sent.'),
     delivery_status: deliveryStatusField,
     hosted_url: hostedUrlField,
@@ -53,7 +93,11 @@ export const CreateInvoiceBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client; required unless job_id or quote_id is given.')),
     job_id: Type.Optional(ReferenceSchema('A job of the same client; its lines are copied when none are given.')),
-    quote_id: Type.Optional(ReferenceSchema('An approved quote of the same client; it becomes converted and its lines are copied when none are given.')),
+    quote_id: Type.Optional(
+      ReferenceSchema(
+        'An approved quote of the same client; it becomes converted and its lines are copied when none are given.',
+      ),
+    ),
     ...writable,
   },
   { additionalProperties: false, 'x-required-one-of': ['client_id', 'job_id', 'quote_id'] },
@@ -63,7 +107,14 @@ export const UpdateInvoiceBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client.')),
     ...writable,
-    status: Type.Optional(Type.Unsafe<InvoiceStatus>({ type: 'string', enum: [...INVOICE_STATUSES], description: `${describeTransitions(INVOICE_LIFECYCLE.moves)}. draft -> sent marks it sent without e-mail; paid and void are final.`, example: 'paid' })),
+    status: Type.Optional(
+      Type.Unsafe<InvoiceStatus>({
+        type: 'string',
+        enum: [...INVOICE_STATUSES],
+        description: `${describeTransitions(INVOICE_LIFECYCLE.moves)}. draft -> sent marks it sent without e-mail; paid and void are final.`,
+        example: 'paid',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -73,7 +124,12 @@ export const ListInvoicesQuery = Type.Object(
     ...listQueryProperties(['created_at', 'updated_at', 'number', 'due_date'] as const),
     client_id: idFilter('Only invoices of this client.'),
     status: statusFilter(INVOICE_STATUSES),
-    overdue: Type.Optional(Type.Boolean({ description: 'true: only overdue invoices (sent, due before today); false: none of them.', example: true })),
+    overdue: Type.Optional(
+      Type.Boolean({
+        description: 'true: only overdue invoices (sent, due before today); false: none of them.',
+        example: true,
+      }),
+    ),
     due_before: Type.Optional({ ...DateSchema, description: 'Only invoices due before this date.' }),
     due_after: Type.Optional({ ...DateSchema, description: 'Only invoices due on or after this date.' }),
     quote_id: idFilter('Only invoices made from this quote.'),

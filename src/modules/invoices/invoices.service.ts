@@ -25,7 +25,13 @@ import {
 import { recordChange, recordEvent } from '../events/index.js';
 import { requireJobReference } from '../jobs/index.js';
 import { convertQuote } from '../quotes/index.js';
-import { defaultDueDate, INVOICE_LIFECYCLE, INVOICE_STATUSES, invoiceSentColumns, type InvoiceStatus } from './invoices.lifecycle.js';
+import {
+  defaultDueDate,
+  INVOICE_LIFECYCLE,
+  INVOICE_STATUSES,
+  invoiceSentColumns,
+  type InvoiceStatus,
+} from './invoices.lifecycle.js';
 import { getInvoiceRecord, presentInvoice, withPayments, type InvoiceRecord } from './invoices.presenter.js';
 import * as repository from './invoices.repository.js';
 import type { CreateInvoiceInput, Invoice, ListInvoicesInput, UpdateInvoiceInput } from './invoices.schemas.js';
@@ -34,16 +40,21 @@ import { recordPayment, settleInvoice } from './payments.service.js';
 const getRow = (ctx: Context, id: string, lock = false) => getInvoiceRecord(ctx.db, ctx.accountId, id, lock);
 
 function assertDueAfterIssue(issueDate: string | null, dueDate: string | null): void {
-  if (issueDate !== null && dueDate !== null && dueDate < issueDate) throw fieldError('due_date', 'must not be before issue_date');
+  if (issueDate !== null && dueDate !== null && dueDate < issueDate)
+    throw fieldError('due_date', 'must not be before issue_date');
 }
 
 /**
  * The job and quote an invoice is made from. With a job, the job's quote is the invoice's quote unless
  * another is named; a quote named explicitly (other than the job's) must be approved and is converted.
  */
-async function resolveSources(tx: Context, input: CreateInvoiceInput): Promise<{ job?: JobRow; quote?: QuoteRow; quoteId: string | null }> {
+async function resolveSources(
+  tx: Context,
+  input: CreateInvoiceInput,
+): Promise<{ job?: JobRow; quote?: QuoteRow; quoteId: string | null }> {
   const job = input.job_id === undefined ? undefined : await requireJobReference(tx, input.job_id);
-  if (job && input.client_id !== undefined && job.client_id !== input.client_id) throw fieldError('job_id', 'belongs to another client');
+  if (job && input.client_id !== undefined && job.client_id !== input.client_id)
+    throw fieldError('job_id', 'belongs to another client');
   if (input.quote_id === undefined || input.quote_id === job?.quote_id) return { job, quoteId: job?.quote_id ?? null };
   const quote = await convertQuote(tx, input.quote_id, input.client_id ?? job?.client_id);
   return { job, quote, quoteId: quote.id };
@@ -98,7 +109,12 @@ export async function getInvoice(ctx: Context, id: string, now: Date): Promise<I
   return presentInvoice(await getRow(ctx, id), now);
 }
 
-export async function updateInvoice(ctx: Context, id: string, input: UpdateInvoiceInput, precondition?: Precondition): Promise<Invoice> {
+export async function updateInvoice(
+  ctx: Context,
+  id: string,
+  input: UpdateInvoiceInput,
+  precondition?: Precondition,
+): Promise<Invoice> {
   return inTransaction(ctx, async (tx) => {
     const current = await getRow(tx, id, true);
     precondition?.(presentInvoice(current, tx.clock.now()));
@@ -106,28 +122,55 @@ export async function updateInvoice(ctx: Context, id: string, input: UpdateInvoi
     const { status, metadata, line_items: lineItems, ...fields } = input;
     if (Object.keys(input).some((key) => key !== 'status')) assertEditable(INVOICE_LIFECYCLE, from);
     if (status !== undefined) assertMove(INVOICE_LIFECYCLE, from, status);
-    assertClientKept(current.client_id, fields.client_id, current.job_id !== null ? 'the invoice was made from a job' : current.quote_id !== null ? 'the invoice was made from a quote' : undefined);
+    assertClientKept(
+      current.client_id,
+      fields.client_id,
+      current.job_id !== null
+        ? 'the invoice was made from a job'
+        : current.quote_id !== null
+          ? 'the invoice was made from a quote'
+          : undefined,
+    );
     if (fields.client_id !== undefined) {
       await requireClientReference(tx, fields.client_id);
-      if (current.payments.length > 0 && fields.client_id !== current.client_id) throw fieldError('client_id', 'cannot change: payments are recorded against this invoice');
+      if (current.payments.length > 0 && fields.client_id !== current.client_id)
+        throw fieldError('client_id', 'cannot change: payments are recorded against this invoice');
     }
     const now = tx.clock.now();
     if (Object.keys(input).length === 0) return presentInvoice(current, now);
 
-    assertHolds(INVOICE_LIFECYCLE, status ?? from, { ...fields, ...(lineItems !== undefined ? pricedColumns(lineItems) : {}) }, from);
+    assertHolds(
+      INVOICE_LIFECYCLE,
+      status ?? from,
+      { ...fields, ...(lineItems !== undefined ? pricedColumns(lineItems) : {}) },
+      from,
+    );
     const patch: Partial<InvoiceRow> = { ...fields, updated_at: now.toISOString() };
     if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
     if (lineItems !== undefined) {
       Object.assign(patch, pricedColumns(lineItems));
-      if (Number(patch.total_amount) < Number(current.amount_paid)) throw fieldError('line_items', `the total would be below the ${current.amount_paid} already paid; refund a payment first`);
+      if (Number(patch.total_amount) < Number(current.amount_paid))
+        throw fieldError(
+          'line_items',
+          `the total would be below the ${current.amount_paid} already paid; refund a payment first`,
+        );
     }
-    assertDueAfterIssue(patch.issue_date !== undefined ? patch.issue_date : current.issue_date, patch.due_date !== undefined ? patch.due_date : current.due_date);
-    if (status === 'sent' && from !== 'sent') Object.assign(patch, await invoiceSentColumns(tx, { ...current, ...patch }));
+    assertDueAfterIssue(
+      patch.issue_date !== undefined ? patch.issue_date : current.issue_date,
+      patch.due_date !== undefined ? patch.due_date : current.due_date,
+    );
+    if (status === 'sent' && from !== 'sent')
+      Object.assign(patch, await invoiceSentColumns(tx, { ...current, ...patch }));
     // Paid is reached by payments (below), never stamped here.
     if (status === 'void') Object.assign(patch, enter(INVOICE_LIFECYCLE, from, status, now.toISOString()));
     const updated = (await repository.updateInvoice(tx.db, tx.accountId, current.id, patch)) ?? current;
     const edited = presentInvoice({ ...updated, payments: current.payments }, now);
-    await recordChange(tx, { resource: 'invoice', before: presentInvoice(current, now), after: edited, statusEvents: INVOICE_LIFECYCLE.events });
+    await recordChange(tx, {
+      resource: 'invoice',
+      before: presentInvoice(current, now),
+      after: edited,
+      statusEvents: INVOICE_LIFECYCLE.events,
+    });
     // Marking paid records the rest as a payment (method `other`), so the balance always comes from payments.
     if (status === 'paid' && from !== 'paid') await payInFull(tx, updated, edited);
     else if (lineItems !== undefined && Number(updated.amount_paid) > 0) await settleInvoice(tx, updated, edited);
@@ -146,11 +189,18 @@ export const SENDABLE_INVOICE: SendableKind<InvoiceRecord, Invoice> = {
   kind: 'invoice',
   lock: (tx, id) => getRow(tx, id, true),
   sentColumns: (tx, row, client?: ClientRow) => invoiceSentColumns(tx, row, client),
-  update: async (tx, row, patch) => ({ ...((await repository.updateInvoice(tx.db, tx.accountId, row.id, patch)) ?? row), payments: row.payments }),
+  update: async (tx, row, patch) => ({
+    ...((await repository.updateInvoice(tx.db, tx.accountId, row.id, patch)) ?? row),
+    payments: row.payments,
+  }),
   present: presentInvoice,
 };
 
-export async function deleteInvoice(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+export async function deleteInvoice(
+  ctx: Context,
+  id: string,
+  precondition?: Precondition,
+): Promise<{ id: string; deleted: true }> {
   return inTransaction(ctx, async (tx) => {
     const current = await getRow(tx, id, true);
     const invoice = presentInvoice(current, tx.clock.now());
@@ -167,6 +217,11 @@ export async function listInvoices(ctx: Context, query: ListInvoicesInput, now: 
   const page = pageRequest(query, repository.INVOICE_SORTS);
   const { overdue, ...filters } = query;
   const statuses = parseStatusFilter(query.status, INVOICE_STATUSES);
-  const { rows, resumeAfter } = await repository.listInvoices(db, accountId, { ...filters, statuses, overdue: overdue === undefined ? undefined : { today: todayUtc(now), wanted: overdue } }, page);
+  const { rows, resumeAfter } = await repository.listInvoices(
+    db,
+    accountId,
+    { ...filters, statuses, overdue: overdue === undefined ? undefined : { today: todayUtc(now), wanted: overdue } },
+    page,
+  );
   return toPage<InvoiceRecord>(await withPayments(db, accountId, rows), page, resumeAfter);
 }

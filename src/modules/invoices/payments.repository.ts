@@ -8,7 +8,22 @@ import type { PaymentPatch, PaymentRefundRow, PaymentRow } from '../../db/types.
 import { normalizeInstant } from '../../db/values.js';
 import type { PaymentMethod } from './payments.schemas.js';
 
-const COLUMNS = ['id', 'account_id', 'invoice_id', 'client_id', 'amount', 'amount_refunded', 'currency', 'method', 'reference', 'paid_at', 'notes', 'metadata', 'created_at', 'updated_at'] as const;
+const COLUMNS = [
+  'id',
+  'account_id',
+  'invoice_id',
+  'client_id',
+  'amount',
+  'amount_refunded',
+  'currency',
+  'method',
+  'reference',
+  'paid_at',
+  'notes',
+  'metadata',
+  'created_at',
+  'updated_at',
+] as const;
 const REFUND_COLUMNS = ['id', 'account_id', 'payment_id', 'amount', 'reason', 'created_at'] as const;
 
 export interface PaymentFilters extends TimeBounds {
@@ -19,29 +34,68 @@ export interface PaymentFilters extends TimeBounds {
   paid_before?: string | undefined;
 }
 
-export const PAYMENT_SORTS: SortFields<PaymentRow> = { ...timestampSorts<PaymentRow>(), paid_at: { kind: 'timestamp', value: (row) => row.paid_at } };
+export const PAYMENT_SORTS: SortFields<PaymentRow> = {
+  ...timestampSorts<PaymentRow>(),
+  paid_at: { kind: 'timestamp', value: (row) => row.paid_at },
+};
 
 export async function insertPayment(db: Executor, row: PaymentRow): Promise<void> {
   await db.insertInto('payments').values(row).execute();
 }
 
-export async function findPayment(db: Executor, accountId: string, id: string, lock = false): Promise<PaymentRow | undefined> {
+export async function findPayment(
+  db: Executor,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<PaymentRow | undefined> {
   const query = db.selectFrom('payments').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
-export async function findPaymentByReference(db: Executor, accountId: string, reference: string): Promise<PaymentRow | undefined> {
-  return db.selectFrom('payments').select(COLUMNS).where('account_id', '=', accountId).where('reference', '=', reference).executeTakeFirst();
+export async function findPaymentByReference(
+  db: Executor,
+  accountId: string,
+  reference: string,
+): Promise<PaymentRow | undefined> {
+  return db
+    .selectFrom('payments')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('reference', '=', reference)
+    .executeTakeFirst();
 }
 
-export async function updatePayment(db: Executor, accountId: string, id: string, patch: PaymentPatch): Promise<PaymentRow | undefined> {
-  return db.updateTable('payments').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+export async function updatePayment(
+  db: Executor,
+  accountId: string,
+  id: string,
+  patch: PaymentPatch,
+): Promise<PaymentRow | undefined> {
+  return db
+    .updateTable('payments')
+    .set(patch)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
 }
 
 /** The payments of some invoices, each invoice's in the order they were received. */
-export async function listPaymentsOfInvoices(db: Executor, accountId: string, invoiceIds: readonly string[]): Promise<PaymentRow[]> {
+export async function listPaymentsOfInvoices(
+  db: Executor,
+  accountId: string,
+  invoiceIds: readonly string[],
+): Promise<PaymentRow[]> {
   if (invoiceIds.length === 0) return [];
-  return db.selectFrom('payments').select(COLUMNS).where('account_id', '=', accountId).where('invoice_id', 'in', invoiceIds).orderBy('paid_at').orderBy('id').execute();
+  return db
+    .selectFrom('payments')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .orderBy('paid_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** What an invoice has received, net of refunds, in minor units. */
@@ -55,18 +109,34 @@ export async function netPaidOfInvoice(db: Executor, accountId: string, invoiceI
   return Number(row?.paid ?? 0);
 }
 
-export async function listPayments(db: Executor, accountId: string, filters: PaymentFilters, page: PageRequest<PaymentRow>): Promise<Listed<PaymentRow>> {
+export async function listPayments(
+  db: Executor,
+  accountId: string,
+  filters: PaymentFilters,
+  page: PageRequest<PaymentRow>,
+): Promise<Listed<PaymentRow>> {
   return runList(listPaymentsPlan(db, accountId, filters, page));
 }
 
 /** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
-export function listPaymentsPlan(db: Executor, accountId: string, filters: PaymentFilters, page: PageRequest<PaymentRow>) {
+export function listPaymentsPlan(
+  db: Executor,
+  accountId: string,
+  filters: PaymentFilters,
+  page: PageRequest<PaymentRow>,
+) {
   const conditions = timeBoundConditions(filters);
   if (filters.paid_after !== undefined) conditions.push(compare('paid_at', '>=', normalizeInstant(filters.paid_after)));
-  if (filters.paid_before !== undefined) conditions.push(compare('paid_at', '<', normalizeInstant(filters.paid_before)));
+  if (filters.paid_before !== undefined)
+    conditions.push(compare('paid_at', '<', normalizeInstant(filters.paid_before)));
   const keys = keysOf({ invoice_id: filters.invoice_id, client_id: filters.client_id });
   const among = filters.method === undefined ? undefined : { column: 'method', values: [filters.method] };
-  return listPlan(db, { table: 'payments', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions }, page);
+  return listPlan(
+    db,
+    { table: 'payments', columns: COLUMNS, scope: { account_id: accountId } },
+    { keys, among, conditions },
+    page,
+  );
 }
 
 export async function insertRefund(db: Executor, row: PaymentRefundRow): Promise<void> {
@@ -74,7 +144,18 @@ export async function insertRefund(db: Executor, row: PaymentRefundRow): Promise
 }
 
 /** The refunds of some payments, oldest first. */
-export async function listRefundsOfPayments(db: Executor, accountId: string, paymentIds: readonly string[]): Promise<PaymentRefundRow[]> {
+export async function listRefundsOfPayments(
+  db: Executor,
+  accountId: string,
+  paymentIds: readonly string[],
+): Promise<PaymentRefundRow[]> {
   if (paymentIds.length === 0) return [];
-  return db.selectFrom('payment_refunds').select(REFUND_COLUMNS).where('account_id', '=', accountId).where('payment_id', 'in', paymentIds).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('payment_refunds')
+    .select(REFUND_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('payment_id', 'in', paymentIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }

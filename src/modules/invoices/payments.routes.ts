@@ -1,6 +1,13 @@
 // Payment endpoints: list, create, get, update (notes and metadata) and refund; no delete.
 import { resourceRoutes } from '../../http/resource-routes.js';
-import { CreatePaymentBody, ListPaymentsQuery, PaymentSchema, RefundPaymentBody, UpdatePaymentBody, type RefundPaymentInput } from './payments.schemas.js';
+import {
+  CreatePaymentBody,
+  ListPaymentsQuery,
+  PaymentSchema,
+  RefundPaymentBody,
+  UpdatePaymentBody,
+  type RefundPaymentInput,
+} from './payments.schemas.js';
 import * as service from './payments.service.js';
 
 export const paymentRoutes = resourceRoutes({
@@ -22,7 +29,8 @@ export const paymentRoutes = resourceRoutes({
       operationId: 'refundPayment',
       scope: 'payments:write',
       summary: 'Refund a payment',
-      description: "Records a refund of part (`amount`) or all of what is left of the payment. The invoice's amount_paid drops by it; a paid invoice with money due again returns to `sent`.",
+      description:
+        "Records a refund of part (`amount`) or all of what is left of the payment. The invoice's amount_paid drops by it; a paid invoice with money due again returns to `sent`.",
       body: RefundPaymentBody,
       errors: [],
       run: (ctx, id, body) => service.refundPayment(ctx, id, body as RefundPaymentInput),

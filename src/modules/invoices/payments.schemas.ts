@@ -8,9 +8,23 @@ import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchem
 export const PAYMENT_METHODS = ['cash', 'check', 'card', 'bank_transfer', 'other'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
-const method = Type.Unsafe<PaymentMethod>({ type: 'string', enum: [...PAYMENT_METHODS], description: `How the money came in: ${PAYMENT_METHODS.join(', ')}.`, example: 'bank_transfer' });
-const positiveAmount = (description: string) => Type.Integer({ minimum: 1, maximum: Number(MAX_AMOUNT), description, example: 5000 });
-const reference = Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'Your reference for the payment (a cheque number, a bank or card transaction id). Unique per account: a second payment with it is 409, so a sync can retry safely.', example: 'TXN-88412' }));
+const method = Type.Unsafe<PaymentMethod>({
+  type: 'string',
+  enum: [...PAYMENT_METHODS],
+  description: `How the money came in: ${PAYMENT_METHODS.join(', ')}.`,
+  example: 'bank_transfer',
+});
+const positiveAmount = (description: string) =>
+  Type.Integer({ minimum: 1, maximum: Number(MAX_AMOUNT), description, example: 5000 });
+const reference = Nullable(
+  Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description:
+      'Your reference for the payment (a cheque number, a bank or card transaction id). Unique per account: a second payment with it is 409, so a sync can retry safely.',
+    example: 'TXN-88412',
+  }),
+);
 const notes = Nullable(Type.String({ maxLength: 5000, description: 'Internal notes.', example: 'Paid at the door.' }));
 
 export const RefundSchema = Type.Object({
@@ -26,14 +40,27 @@ export const PaymentSchema = Type.Object(
     object: Type.Literal('payment', { description: 'Always "payment".' }),
     invoice_id: ReferenceSchema('The invoice paid.'),
     client_id: ReferenceSchema("The invoice's client."),
-    amount: Type.Integer({ description: 'Amount received, in minor units of the invoice currency. Never changes.', example: 5000 }),
+    amount: Type.Integer({
+      description: 'Amount received, in minor units of the invoice currency. Never changes.',
+      example: 5000,
+    }),
     amount_refunded: Type.Integer({ description: 'The sum of the refunds, in minor units.', example: 0 }),
     currency: CurrencySchema,
     method,
     reference,
     paid_at: { ...TimestampSchema, description: 'When the money was received.' },
     notes,
-    refunds: Type.Array(RefundSchema, { description: 'Refunds of this payment, oldest first.', example: [{ id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02', amount: 2000, reason: 'Overcharged for parts', created_at: '2026-11-22T09:00:00.000Z' }] }),
+    refunds: Type.Array(RefundSchema, {
+      description: 'Refunds of this payment, oldest first.',
+      example: [
+        {
+          id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02',
+          amount: 2000,
+          reason: 'Overcharged for parts',
+          created_at: '2026-11-22T09:00:00.000Z',
+        },
+      ],
+    }),
     metadata: MetadataSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
@@ -56,7 +83,10 @@ export const CreatePaymentBody = Type.Object(
     amount: positiveAmount('Amount received, in minor units; at most the invoice’s amount_due.'),
     method,
     reference: Type.Optional(reference),
-    paid_at: Type.Optional({ ...TimestampSchema, description: 'When the money was received; defaults to now; not in the future.' }),
+    paid_at: Type.Optional({
+      ...TimestampSchema,
+      description: 'When the money was received; defaults to now; not in the future.',
+    }),
     notes: Type.Optional(notes),
     metadata: Type.Optional(MetadataSchema),
   },
@@ -72,8 +102,18 @@ export const RefundPaymentBody = Type.Union(
   [
     Type.Object(
       {
-        amount: Type.Optional(positiveAmount('Amount to refund, in minor units; defaults to all that is not yet refunded.')),
-        reason: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'Why the money is returned.', example: 'Overcharged for parts' }))),
+        amount: Type.Optional(
+          positiveAmount('Amount to refund, in minor units; defaults to all that is not yet refunded.'),
+        ),
+        reason: Type.Optional(
+          Nullable(
+            Type.String({
+              maxLength: 500,
+              description: 'Why the money is returned.',
+              example: 'Overcharged for parts',
+            }),
+          ),
+        ),
       },
       { additionalProperties: false },
     ),

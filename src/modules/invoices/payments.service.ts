@@ -10,13 +10,25 @@ import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { InvoiceRow, PaymentRefundRow, PaymentRow } from '../../db/types.js';
 import { fromJson, normalizeInstant } from '../../db/values.js';
 import { previousAttributes, recordChange, recordEvent } from '../events/index.js';
-import { assertInvoicePayable, INVOICE_LIFECYCLE, invoiceBalanceColumns, type InvoiceStatus } from './invoices.lifecycle.js';
+import {
+  assertInvoicePayable,
+  INVOICE_LIFECYCLE,
+  invoiceBalanceColumns,
+  type InvoiceStatus,
+} from './invoices.lifecycle.js';
 import { getInvoiceRecord, presentInvoice } from './invoices.presenter.js';
 import type { Invoice } from './invoices.schemas.js';
 import { findInvoice, updateInvoice } from './invoices.repository.js';
 import { requireReference, requireRow } from '../shared/index.js';
 import * as repository from './payments.repository.js';
-import type { CreatePaymentInput, ListPaymentsInput, Payment, PaymentMethod, RefundPaymentInput, UpdatePaymentInput } from './payments.schemas.js';
+import type {
+  CreatePaymentInput,
+  ListPaymentsInput,
+  Payment,
+  PaymentMethod,
+  RefundPaymentInput,
+  UpdatePaymentInput,
+} from './payments.schemas.js';
 
 export type PaymentRecord = PaymentRow & { refunds: PaymentRefundRow[] };
 
@@ -33,7 +45,12 @@ export function presentPayment(row: PaymentRecord): Payment {
     reference: row.reference,
     paid_at: row.paid_at,
     notes: row.notes,
-    refunds: row.refunds.map((refund) => ({ id: refund.id, amount: Number(refund.amount), reason: refund.reason, created_at: refund.created_at })),
+    refunds: row.refunds.map((refund) => ({
+      id: refund.id,
+      amount: Number(refund.amount),
+      reason: refund.reason,
+      created_at: refund.created_at,
+    })),
     metadata: fromJson(row.metadata),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -42,7 +59,11 @@ export function presentPayment(row: PaymentRecord): Payment {
 
 /** Payments with their refunds, in one query for all of them. */
 async function withRefunds(db: Executor, accountId: string, rows: PaymentRow[]): Promise<PaymentRecord[]> {
-  const refunds = await repository.listRefundsOfPayments(db, accountId, rows.map((row) => row.id));
+  const refunds = await repository.listRefundsOfPayments(
+    db,
+    accountId,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => ({ ...row, refunds: refunds.filter((refund) => refund.payment_id === row.id) }));
 }
 
@@ -63,7 +84,10 @@ async function invoiceBefore(tx: Context, invoice: InvoiceRow): Promise<Invoice>
 export async function settleInvoice(tx: Context, invoice: InvoiceRow, before: Invoice): Promise<void> {
   const paid = await repository.netPaidOfInvoice(tx.db, tx.accountId, invoice.id);
   const now = tx.clock.now();
-  await updateInvoice(tx.db, tx.accountId, invoice.id, { ...invoiceBalanceColumns(invoice, paid, now), updated_at: now.toISOString() });
+  await updateInvoice(tx.db, tx.accountId, invoice.id, {
+    ...invoiceBalanceColumns(invoice, paid, now),
+    updated_at: now.toISOString(),
+  });
   const after = presentInvoice(await getInvoiceRecord(tx.db, tx.accountId, invoice.id), now);
   await recordChange(tx, { resource: 'invoice', before, after, statusEvents: INVOICE_LIFECYCLE.events });
 }
@@ -75,7 +99,8 @@ export async function settleInvoice(tx: Context, invoice: InvoiceRow, before: In
 export async function recordPayment(
   tx: Context,
   invoice: InvoiceRow,
-  input: Pick<CreatePaymentInput, 'amount' | 'method'> & Partial<Pick<CreatePaymentInput, 'reference' | 'paid_at' | 'notes' | 'metadata'>>,
+  input: Pick<CreatePaymentInput, 'amount' | 'method'> &
+    Partial<Pick<CreatePaymentInput, 'reference' | 'paid_at' | 'notes' | 'metadata'>>,
 ): Promise<PaymentRecord> {
   assertInvoicePayable(invoice.status as InvoiceStatus);
   const due = Number(invoice.total_amount) - Number(invoice.amount_paid);
@@ -117,14 +142,21 @@ function lockInvoice(tx: Context, invoiceId: string, field: string): Promise<Inv
 }
 
 export async function createPayment(ctx: Context, input: CreatePaymentInput): Promise<Payment> {
-  return inTransaction(ctx, async (tx) => presentPayment(await recordPayment(tx, await lockInvoice(tx, input.invoice_id, 'invoice_id'), input)));
+  return inTransaction(ctx, async (tx) =>
+    presentPayment(await recordPayment(tx, await lockInvoice(tx, input.invoice_id, 'invoice_id'), input)),
+  );
 }
 
 export async function getPayment(ctx: Context, id: string): Promise<Payment> {
   return presentPayment(await getRecord(ctx.db, ctx.accountId, id));
 }
 
-export async function updatePayment(ctx: Context, id: string, input: UpdatePaymentInput, precondition?: Precondition): Promise<Payment> {
+export async function updatePayment(
+  ctx: Context,
+  id: string,
+  input: UpdatePaymentInput,
+  precondition?: Precondition,
+): Promise<Payment> {
   return inTransaction(ctx, async (tx) => {
     const current = await getRecord(tx.db, tx.accountId, id, true);
     precondition?.(presentPayment(current));
@@ -156,11 +188,23 @@ export async function refundPayment(ctx: Context, id: string, input: RefundPayme
     if (amount > left) throw fieldError('amount', `must not exceed what is left to refund (${left})`);
     const before = await invoiceBefore(tx, invoice);
     const now = tx.clock.now().toISOString();
-    const refund: PaymentRefundRow = { id: newId(), account_id: accountId, payment_id: payment.id, amount, reason: input?.reason ?? null, created_at: now };
+    const refund: PaymentRefundRow = {
+      id: newId(),
+      account_id: accountId,
+      payment_id: payment.id,
+      amount,
+      reason: input?.reason ?? null,
+      created_at: now,
+    };
     await repository.insertRefund(db, refund);
-    const updated = await repository.updatePayment(db, accountId, payment.id, { amount_refunded: Number(payment.amount_refunded) + amount, updated_at: now });
+    const updated = await repository.updatePayment(db, accountId, payment.id, {
+      amount_refunded: Number(payment.amount_refunded) + amount,
+      updated_at: now,
+    });
     const refunded = presentPayment({ ...(updated ?? payment), refunds: [...payment.refunds, refund] });
-    await recordEvent(tx, 'payment.refunded', refunded, { previous_attributes: previousAttributes(presentPayment(payment), refunded) });
+    await recordEvent(tx, 'payment.refunded', refunded, {
+      previous_attributes: previousAttributes(presentPayment(payment), refunded),
+    });
     await settleInvoice(tx, invoice, before);
     return refunded;
   });

@@ -20,7 +20,12 @@ export const JOB_LIFECYCLE: Lifecycle<JobStatus, JobRow> = {
     canceled: ['scheduled'],
   },
   events: { completed: 'job.completed', canceled: 'job.canceled' },
-  stamps: { scheduled: notCompleted, in_progress: notCompleted, completed: (now) => ({ completed_at: now }), canceled: notCompleted },
+  stamps: {
+    scheduled: notCompleted,
+    in_progress: notCompleted,
+    completed: (now) => ({ completed_at: now }),
+    canceled: notCompleted,
+  },
   holds: {},
   editable: JOB_STATUSES,
   sendable: [],

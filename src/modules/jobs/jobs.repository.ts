@@ -9,8 +9,27 @@ import { normalizeInstant } from '../../db/values.js';
 import type { JobStatus } from './jobs.lifecycle.js';
 
 const COLUMNS = [
-  'id', 'account_id', 'client_id', 'quote_id', 'request_id', 'number', 'number_seq', 'title', 'description', 'currency', 'line_items', 'subtotal_amount',
-  'tax_amount', 'total_amount', 'scheduled_start', 'scheduled_end', 'status', 'completed_at', 'metadata', 'created_at', 'updated_at',
+  'id',
+  'account_id',
+  'client_id',
+  'quote_id',
+  'request_id',
+  'number',
+  'number_seq',
+  'title',
+  'description',
+  'currency',
+  'line_items',
+  'subtotal_amount',
+  'tax_amount',
+  'total_amount',
+  'scheduled_start',
+  'scheduled_end',
+  'status',
+  'completed_at',
+  'metadata',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export interface JobFilters extends TimeBounds {
@@ -24,7 +43,11 @@ export interface JobFilters extends TimeBounds {
 
 export const JOB_SORTS: SortFields<JobRow> = {
   ...timestampSorts<JobRow>(),
-  scheduled_start: { kind: 'timestamp', expression: coalesceSort('scheduled_start', 'timestamp'), value: (row) => row.scheduled_start ?? SORT_SENTINELS.timestamp },
+  scheduled_start: {
+    kind: 'timestamp',
+    expression: coalesceSort('scheduled_start', 'timestamp'),
+    value: (row) => row.scheduled_start ?? SORT_SENTINELS.timestamp,
+  },
 };
 
 export async function insertJob(db: Executor, row: JobRow): Promise<void> {
@@ -36,30 +59,58 @@ export async function findJob(db: Executor, accountId: string, id: string, lock 
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
-export async function updateJob(db: Executor, accountId: string, id: string, patch: JobPatch): Promise<JobRow | undefined> {
-  return db.updateTable('jobs').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+export async function updateJob(
+  db: Executor,
+  accountId: string,
+  id: string,
+  patch: JobPatch,
+): Promise<JobRow | undefined> {
+  return db
+    .updateTable('jobs')
+    .set(patch)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
 }
 
 export async function deleteJob(db: Executor, accountId: string, id: string): Promise<void> {
   await db.deleteFrom('jobs').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
-export async function listJobs(db: Executor, accountId: string, filters: JobFilters, page: PageRequest<JobRow>): Promise<Listed<JobRow>> {
+export async function listJobs(
+  db: Executor,
+  accountId: string,
+  filters: JobFilters,
+  page: PageRequest<JobRow>,
+): Promise<Listed<JobRow>> {
   return runList(listJobsPlan(db, accountId, filters, page));
 }
 
 /** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
 export function listJobsPlan(db: Executor, accountId: string, filters: JobFilters, page: PageRequest<JobRow>) {
   const conditions = timeBoundConditions(filters);
-  if (filters.scheduled_from !== undefined) conditions.push(compare('scheduled_start', '>=', normalizeInstant(filters.scheduled_from)));
-  if (filters.scheduled_to !== undefined) conditions.push(compare('scheduled_start', '<', normalizeInstant(filters.scheduled_to)));
+  if (filters.scheduled_from !== undefined)
+    conditions.push(compare('scheduled_start', '>=', normalizeInstant(filters.scheduled_from)));
+  if (filters.scheduled_to !== undefined)
+    conditions.push(compare('scheduled_start', '<', normalizeInstant(filters.scheduled_to)));
   const keys = keysOf({ client_id: filters.client_id, request_id: filters.request_id, quote_id: filters.quote_id });
   const among = filters.statuses && { column: 'status', values: filters.statuses };
-  return listPlan(db, { table: 'jobs', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions }, page);
+  return listPlan(
+    db,
+    { table: 'jobs', columns: COLUMNS, scope: { account_id: accountId } },
+    { keys, among, conditions },
+    page,
+  );
 }
 
 /** The invoices made from a job: a job is not deleted while any refers to it (the reference is on invoices.job_id). */
 export async function countInvoicesOfJob(db: Executor, accountId: string, jobId: string): Promise<number> {
-  const row = await db.selectFrom('invoices').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).where('job_id', '=', jobId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('account_id', '=', accountId)
+    .where('job_id', '=', jobId)
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }

@@ -3,13 +3,30 @@ import { Type, type Static } from '@sinclair/typebox';
 import { JOB_LIFECYCLE, JOB_STATUSES, type JobStatus } from './jobs.lifecycle.js';
 import { describeTransitions } from '../documents/index.js';
 import { listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
-import { CurrencySchema, documentFields, nullableTimestamp, ReferenceSchema, totalsFields } from '../documents/index.js';
+import {
+  CurrencySchema,
+  documentFields,
+  nullableTimestamp,
+  ReferenceSchema,
+  totalsFields,
+} from '../documents/index.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/index.js';
 import { idFilter, statusFilter } from '../documents/index.js';
 
-
-const title = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'What the job is. Required unless the job is made from a quote (then the quote’s title).', example: 'Replace kitchen faucet' });
-const description = Nullable(Type.String({ maxLength: 10_000, description: 'Instructions for the crew.', example: 'Shut-off valve is under the sink.' }));
+const title = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description: 'What the job is. Required unless the job is made from a quote (then the quote’s title).',
+  example: 'Replace kitchen faucet',
+});
+const description = Nullable(
+  Type.String({
+    maxLength: 10_000,
+    description: 'Instructions for the crew.',
+    example: 'Shut-off valve is under the sink.',
+  }),
+);
 const scheduledStart = nullableTimestamp('When the work is planned to start.');
 const scheduledEnd = nullableTimestamp('When the work is planned to end; not before scheduled_start.');
 
@@ -41,8 +58,14 @@ const writable = {
 
 export const CreateJobBody = Type.Object(
   {
-    client_id: Type.Optional(ReferenceSchema('The client; required unless quote_id is given (then the quote’s client).')),
-    quote_id: Type.Optional(ReferenceSchema('An approved quote of the same client; it becomes converted and its lines are copied when none are given.')),
+    client_id: Type.Optional(
+      ReferenceSchema('The client; required unless quote_id is given (then the quote’s client).'),
+    ),
+    quote_id: Type.Optional(
+      ReferenceSchema(
+        'An approved quote of the same client; it becomes converted and its lines are copied when none are given.',
+      ),
+    ),
     request_id: Type.Optional(ReferenceSchema('A service request of the same client; it becomes converted.')),
     title: Type.Optional(title),
     ...writable,
@@ -55,7 +78,14 @@ export const UpdateJobBody = Type.Object(
     client_id: Type.Optional(ReferenceSchema('The client.')),
     title: Type.Optional(title),
     ...writable,
-    status: Type.Optional(Type.Unsafe<JobStatus>({ type: 'string', enum: [...JOB_STATUSES], description: `${describeTransitions(JOB_LIFECYCLE.moves)}.`, example: 'in_progress' })),
+    status: Type.Optional(
+      Type.Unsafe<JobStatus>({
+        type: 'string',
+        enum: [...JOB_STATUSES],
+        description: `${describeTransitions(JOB_LIFECYCLE.moves)}.`,
+        example: 'in_progress',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -67,8 +97,14 @@ export const ListJobsQuery = Type.Object(
     status: statusFilter(JOB_STATUSES),
     request_id: idFilter('Only jobs made from this service request.'),
     quote_id: idFilter('Only jobs made from this quote.'),
-    scheduled_from: Type.Optional({ ...TimestampSchema, description: 'Only jobs scheduled to start at or after this instant.' }),
-    scheduled_to: Type.Optional({ ...TimestampSchema, description: 'Only jobs scheduled to start before this instant.' }),
+    scheduled_from: Type.Optional({
+      ...TimestampSchema,
+      description: 'Only jobs scheduled to start at or after this instant.',
+    }),
+    scheduled_to: Type.Optional({
+      ...TimestampSchema,
+      description: 'Only jobs scheduled to start before this instant.',
+    }),
   },
   { additionalProperties: false },
 );

@@ -57,7 +57,8 @@ function assertScheduleOrder(start: string | null, end: string | null): void {
   }
 }
 
-const instantOrNull = (value: string | null | undefined) => (value === null || value === undefined ? null : normalizeInstant(value));
+const instantOrNull = (value: string | null | undefined) =>
+  value === null || value === undefined ? null : normalizeInstant(value);
 
 export async function createJob(ctx: Context, input: CreateJobInput): Promise<Job> {
   return inTransaction(ctx, async (tx) => {
@@ -107,13 +108,26 @@ export async function getJob(ctx: Context, id: string): Promise<Job> {
   return presentJob(await getRow(ctx, id));
 }
 
-export async function updateJob(ctx: Context, id: string, input: UpdateJobInput, precondition?: Precondition): Promise<Job> {
+export async function updateJob(
+  ctx: Context,
+  id: string,
+  input: UpdateJobInput,
+  precondition?: Precondition,
+): Promise<Job> {
   return inTransaction(ctx, async (tx) => {
     const current = await getRow(tx, id, true);
     precondition?.(presentJob(current));
     const from = current.status as JobStatus;
     if (input.status !== undefined) assertMove(JOB_LIFECYCLE, from, input.status);
-    assertClientKept(current.client_id, input.client_id, current.quote_id !== null ? 'the job was made from a quote' : current.request_id !== null ? 'the job was made from a service request' : undefined);
+    assertClientKept(
+      current.client_id,
+      input.client_id,
+      current.quote_id !== null
+        ? 'the job was made from a quote'
+        : current.request_id !== null
+          ? 'the job was made from a service request'
+          : undefined,
+    );
     if (input.client_id !== undefined) await requireClientReference(tx, input.client_id);
     if (Object.keys(input).length === 0) return presentJob(current);
 
@@ -129,18 +143,28 @@ export async function updateJob(ctx: Context, id: string, input: UpdateJobInput,
     if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
     if (status !== undefined) Object.assign(patch, enter(JOB_LIFECYCLE, from, status, now));
     const job = presentJob((await repository.updateJob(tx.db, tx.accountId, current.id, patch)) ?? current);
-    await recordChange(tx, { resource: 'job', before: presentJob(current), after: job, statusEvents: JOB_LIFECYCLE.events });
+    await recordChange(tx, {
+      resource: 'job',
+      before: presentJob(current),
+      after: job,
+      statusEvents: JOB_LIFECYCLE.events,
+    });
     return job;
   });
 }
 
-export async function deleteJob(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+export async function deleteJob(
+  ctx: Context,
+  id: string,
+  precondition?: Precondition,
+): Promise<{ id: string; deleted: true }> {
   return inTransaction(ctx, async (tx) => {
     const current = await getRow(tx, id, true);
     precondition?.(presentJob(current));
     assertDeletable(JOB_LIFECYCLE, current.status as JobStatus);
     const invoices = await repository.countInvoicesOfJob(tx.db, tx.accountId, current.id);
-    if (invoices > 0) throw conflict(`This job cannot be deleted while ${invoices} invoice${invoices === 1 ? '' : 's'} refer to it.`);
+    if (invoices > 0)
+      throw conflict(`This job cannot be deleted while ${invoices} invoice${invoices === 1 ? '' : 's'} refer to it.`);
     await repository.deleteJob(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'job.deleted', presentJob(current));
     return { id: current.id, deleted: true as const };
@@ -149,6 +173,11 @@ export async function deleteJob(ctx: Context, id: string, precondition?: Precond
 
 export async function listJobs(ctx: Context, query: ListJobsInput): Promise<Page<JobRow>> {
   const page = pageRequest(query, repository.JOB_SORTS);
-  const { rows, resumeAfter } = await repository.listJobs(ctx.db, ctx.accountId, { ...query, statuses: parseStatusFilter(query.status, JOB_STATUSES) }, page);
+  const { rows, resumeAfter } = await repository.listJobs(
+    ctx.db,
+    ctx.accountId,
+    { ...query, statuses: parseStatusFilter(query.status, JOB_STATUSES) },
+    page,
+  );
   return toPage(rows, page, resumeAfter);
 }

@@ -1,5 +1,12 @@
 // The face of the quotes module: what other modules, the workers and the composition may use. The rest is private.
 export { findQuote, findQuoteByToken, setQuoteDeliveryStatus } from './quotes.repository.js';
 export { type Quote, QuoteSchema } from './quotes.schemas.js';
-export { answerQuote, convertQuote, getQuote, presentQuote, SENDABLE_QUOTE, type QuoteAnswer } from './quotes.service.js';
+export {
+  answerQuote,
+  convertQuote,
+  getQuote,
+  presentQuote,
+  SENDABLE_QUOTE,
+  type QuoteAnswer,
+} from './quotes.service.js';
 export { isQuoteExpired } from './quotes.lifecycle.js';

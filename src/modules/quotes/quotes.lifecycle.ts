@@ -4,7 +4,15 @@
 import { invalidState } from '../../core/errors.js';
 import type { Context } from '../../kernel/context.js';
 import type { ClientRow, QuoteRow } from '../../db/types.js';
-import { assertSendable, breaks, hostedLinkOnSend, lineItemsOf, numberOnSend, todayUtc, type Lifecycle } from '../documents/index.js';
+import {
+  assertSendable,
+  breaks,
+  hostedLinkOnSend,
+  lineItemsOf,
+  numberOnSend,
+  todayUtc,
+  type Lifecycle,
+} from '../documents/index.js';
 
 export const QUOTE_STATUSES = ['draft', 'sent', 'approved', 'declined', 'converted'] as const;
 export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
@@ -28,13 +36,17 @@ export const QUOTE_LIFECYCLE: Lifecycle<QuoteStatus, QuoteRow> = {
     converted: (now) => ({ converted_at: now }),
   },
   holds: {
-    sent: (change) => (change.line_items !== undefined && lineItemsOf({ line_items: change.line_items }).length === 0 ? breaks('line_items', 'a sent quote keeps at least one line item; move it back to draft first') : undefined),
+    sent: (change) =>
+      change.line_items !== undefined && lineItemsOf({ line_items: change.line_items }).length === 0
+        ? breaks('line_items', 'a sent quote keeps at least one line item; move it back to draft first')
+        : undefined,
   },
   editable: ['draft', 'sent'],
   sendable: ['draft', 'sent'],
   deletable: ['draft', 'sent', 'approved', 'declined'],
   refusals: {
-    edit: (status) => `This quote is '${status}': only its status can change (fields are editable while draft or sent).`,
+    edit: (status) =>
+      `This quote is '${status}': only its status can change (fields are editable while draft or sent).`,
     delete: (status) => `This quote is '${status}': a job or invoice was made from it, so it cannot be deleted.`,
   },
 };
@@ -46,7 +58,8 @@ export function isQuoteExpired(quote: { status: string; valid_until: string | nu
 
 /** A job or invoice may be made only from an approved quote (which then becomes converted). */
 export function assertQuoteConvertible(status: QuoteStatus): void {
-  if (status !== 'approved') throw invalidState(`This quote is '${status}'; only an approved quote can become a job or invoice.`);
+  if (status !== 'approved')
+    throw invalidState(`This quote is '${status}'; only an approved quote can become a job or invoice.`);
 }
 
 /**
@@ -56,5 +69,10 @@ export function assertQuoteConvertible(status: QuoteStatus): void {
  */
 export async function quoteSentColumns(ctx: Context, quote: QuoteRow, client?: ClientRow) {
   assertSendable('quote', QUOTE_LIFECYCLE.sendable, quote, client);
-  return { status: 'sent', ...(await numberOnSend(ctx.db, ctx.accountId, 'quote', quote)), ...hostedLinkOnSend(quote, ctx.links), sent_at: ctx.clock.now().toISOString() };
+  return {
+    status: 'sent',
+    ...(await numberOnSend(ctx.db, ctx.accountId, 'quote', quote)),
+    ...hostedLinkOnSend(quote, ctx.links),
+    sent_at: ctx.clock.now().toISOString(),
+  };
 }

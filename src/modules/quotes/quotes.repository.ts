@@ -7,8 +7,34 @@ import type { QuotePatch, QuoteRow } from '../../db/types.js';
 import type { QuoteStatus } from './quotes.lifecycle.js';
 
 const COLUMNS = [
-  'id', 'account_id', 'client_id', 'request_id', 'number', 'number_seq', 'title', 'currency', 'line_items', 'subtotal_amount', 'tax_amount', 'total_amount',
-  'notes', 'valid_until', 'status', 'sent_at', 'approved_at', 'approved_by', 'declined_at', 'decline_reason', 'converted_at', 'delivery_id', 'delivery_status', 'hosted_token', 'hosted_url', 'metadata', 'created_at', 'updated_at',
+  'id',
+  'account_id',
+  'client_id',
+  'request_id',
+  'number',
+  'number_seq',
+  'title',
+  'currency',
+  'line_items',
+  'subtotal_amount',
+  'tax_amount',
+  'total_amount',
+  'notes',
+  'valid_until',
+  'status',
+  'sent_at',
+  'approved_at',
+  'approved_by',
+  'declined_at',
+  'decline_reason',
+  'converted_at',
+  'delivery_id',
+  'delivery_status',
+  'hosted_token',
+  'hosted_url',
+  'metadata',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export interface QuoteFilters extends TimeBounds {
@@ -26,25 +52,50 @@ export async function insertQuote(db: Executor, row: QuoteRow): Promise<void> {
   await db.insertInto('quotes').values(row).execute();
 }
 
-export async function findQuote(db: Executor, accountId: string, id: string, lock = false): Promise<QuoteRow | undefined> {
+export async function findQuote(
+  db: Executor,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<QuoteRow | undefined> {
   const query = db.selectFrom('quotes').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
-export async function updateQuote(db: Executor, accountId: string, id: string, patch: QuotePatch): Promise<QuoteRow | undefined> {
-  return db.updateTable('quotes').set(patch).where('account_id', '=', accountId).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+export async function updateQuote(
+  db: Executor,
+  accountId: string,
+  id: string,
+  patch: QuotePatch,
+): Promise<QuoteRow | undefined> {
+  return db
+    .updateTable('quotes')
+    .set(patch)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
 }
 
 /** The quote a hub link names, in whichever account (the token is the credential). */
 export async function findQuoteByToken(db: Executor, token: string, lock = false): Promise<QuoteRow | undefined> {
-  return lockedIf(db, db.selectFrom('quotes').select(COLUMNS).where('hosted_token', '=', token), lock).executeTakeFirst();
+  return lockedIf(
+    db,
+    db.selectFrom('quotes').select(COLUMNS).where('hosted_token', '=', token),
+    lock,
+  ).executeTakeFirst();
 }
 
 export async function deleteQuote(db: Executor, accountId: string, id: string): Promise<void> {
   await db.deleteFrom('quotes').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
-export async function listQuotes(db: Executor, accountId: string, filters: QuoteFilters, page: PageRequest<QuoteRow>): Promise<Listed<QuoteRow>> {
+export async function listQuotes(
+  db: Executor,
+  accountId: string,
+  filters: QuoteFilters,
+  page: PageRequest<QuoteRow>,
+): Promise<Listed<QuoteRow>> {
   return runList(listQuotesPlan(db, accountId, filters, page));
 }
 
@@ -52,10 +103,27 @@ export async function listQuotes(db: Executor, accountId: string, filters: Quote
 export function listQuotesPlan(db: Executor, accountId: string, filters: QuoteFilters, page: PageRequest<QuoteRow>) {
   const keys = keysOf({ client_id: filters.client_id, request_id: filters.request_id });
   const among = filters.statuses && { column: 'status', values: filters.statuses };
-  return listPlan(db, { table: 'quotes', columns: COLUMNS, scope: { account_id: accountId } }, { keys, among, conditions: timeBoundConditions(filters) }, page);
+  return listPlan(
+    db,
+    { table: 'quotes', columns: COLUMNS, scope: { account_id: accountId } },
+    { keys, among, conditions: timeBoundConditions(filters) },
+    page,
+  );
 }
 
 /** The delivery_status of the quote's send `deliveryId`, while that send is its last one (the outbox worker). */
-export async function setQuoteDeliveryStatus(db: Executor, accountId: string, id: string, deliveryId: string, status: string): Promise<void> {
-  await db.updateTable('quotes').set({ delivery_status: status }).where('account_id', '=', accountId).where('id', '=', id).where('delivery_id', '=', deliveryId).execute();
+export async function setQuoteDeliveryStatus(
+  db: Executor,
+  accountId: string,
+  id: string,
+  deliveryId: string,
+  status: string,
+): Promise<void> {
+  await db
+    .updateTable('quotes')
+    .set({ delivery_status: status })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('delivery_id', '=', deliveryId)
+    .execute();
 }

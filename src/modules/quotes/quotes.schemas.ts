@@ -3,19 +3,44 @@ import { Type, type Static } from '@sinclair/typebox';
 import { QUOTE_LIFECYCLE, QUOTE_STATUSES, type QuoteStatus } from './quotes.lifecycle.js';
 import { describeTransitions } from '../documents/index.js';
 import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
-import { CurrencySchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema, totalsFields, deliveryStatusField, hostedUrlField } from '../documents/index.js';
+import {
+  CurrencySchema,
+  documentFields,
+  nullableDate,
+  nullableTimestamp,
+  ReferenceSchema,
+  totalsFields,
+  deliveryStatusField,
+  hostedUrlField,
+} from '../documents/index.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/index.js';
 import { idFilter, statusFilter } from '../documents/index.js';
 
-
-const title = Nullable(Type.String({ maxLength: 200, description: 'Short title shown to the client.', example: 'Kitchen faucet replacement' }));
-const notes = Nullable(Type.String({ maxLength: 5000, description: 'Notes shown to the client on the quote.', example: 'Price includes parts and labour.' }));
+const title = Nullable(
+  Type.String({
+    maxLength: 200,
+    description: 'Short title shown to the client.',
+    example: 'Kitchen faucet replacement',
+  }),
+);
+const notes = Nullable(
+  Type.String({
+    maxLength: 5000,
+    description: 'Notes shown to the client on the quote.',
+    example: 'Price includes parts and labour.',
+  }),
+);
 const validUntil = nullableDate('Last day the client may accept the quote.');
 
 export const QuoteSchema = Type.Object(
   {
     ...documentFields('quote', QUOTE_STATUSES),
-    number: Nullable(Type.String({ description: 'Q-000001 upward, assigned when first sent; null before. Never reused.', example: 'Q-000042' })),
+    number: Nullable(
+      Type.String({
+        description: 'Q-000001 upward, assigned when first sent; null before. Never reused.',
+        example: 'Q-000042',
+      }),
+    ),
     request_id: Nullable(ReferenceSchema('The service request this quote answers.')),
     title,
     line_items: Type.Array(LineItemSchema),
@@ -26,9 +51,19 @@ export const QuoteSchema = Type.Object(
     delivery_status: deliveryStatusField,
     hosted_url: hostedUrlField,
     approved_at: nullableTimestamp('When the quote was approved.'),
-    approved_by: Nullable(Type.String({ description: 'The name the client typed when approving on the client hub; null when approved through the API.', example: 'Ada Lovelace' })),
+    approved_by: Nullable(
+      Type.String({
+        description: 'The name the client typed when approving on the client hub; null when approved through the API.',
+        example: 'Ada Lovelace',
+      }),
+    ),
     declined_at: nullableTimestamp('When the quote was declined.'),
-    decline_reason: Nullable(Type.String({ description: 'The reason the client gave when declining on the client hub (optional there); null otherwise.', example: 'We went with a cheaper offer.' })),
+    decline_reason: Nullable(
+      Type.String({
+        description: 'The reason the client gave when declining on the client hub (optional there); null otherwise.',
+        example: 'We went with a cheaper offer.',
+      }),
+    ),
     converted_at: nullableTimestamp('When a job or invoice was made from the quote.'),
   },
   { $id: 'Quote', description: 'A priced proposal for a client.' },
@@ -56,7 +91,14 @@ export const UpdateQuoteBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client the quote is for.')),
     ...writable,
-    status: Type.Optional(Type.Unsafe<QuoteStatus>({ type: 'string', enum: [...QUOTE_STATUSES], description: `${describeTransitions(QUOTE_LIFECYCLE.moves)}. draft -> sent marks it sent without e-mail; converted is set automatically.`, example: 'approved' })),
+    status: Type.Optional(
+      Type.Unsafe<QuoteStatus>({
+        type: 'string',
+        enum: [...QUOTE_STATUSES],
+        description: `${describeTransitions(QUOTE_LIFECYCLE.moves)}. draft -> sent marks it sent without e-mail; converted is set automatically.`,
+        example: 'approved',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

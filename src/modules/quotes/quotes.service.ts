@@ -26,7 +26,14 @@ import {
 import { recordChange, recordEvent } from '../events/index.js';
 import { convertServiceRequest } from '../service-requests/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
-import { assertQuoteConvertible, isQuoteExpired, QUOTE_LIFECYCLE, QUOTE_STATUSES, quoteSentColumns, type QuoteStatus } from './quotes.lifecycle.js';
+import {
+  assertQuoteConvertible,
+  isQuoteExpired,
+  QUOTE_LIFECYCLE,
+  QUOTE_STATUSES,
+  quoteSentColumns,
+  type QuoteStatus,
+} from './quotes.lifecycle.js';
 import * as repository from './quotes.repository.js';
 import type { CreateQuoteInput, ListQuotesInput, Quote, UpdateQuoteInput } from './quotes.schemas.js';
 
@@ -104,7 +111,12 @@ export async function getQuote(ctx: Context, id: string): Promise<Quote> {
   return presentQuote(await getRow(ctx, id));
 }
 
-export async function updateQuote(ctx: Context, id: string, input: UpdateQuoteInput, precondition?: Precondition): Promise<Quote> {
+export async function updateQuote(
+  ctx: Context,
+  id: string,
+  input: UpdateQuoteInput,
+  precondition?: Precondition,
+): Promise<Quote> {
   return inTransaction(ctx, async (tx) => {
     const current = await getRow(tx, id, true);
     precondition?.(presentQuote(current));
@@ -112,7 +124,11 @@ export async function updateQuote(ctx: Context, id: string, input: UpdateQuoteIn
     const { status, metadata, line_items: lineItems, ...fields } = input;
     if (Object.keys(input).some((key) => key !== 'status')) assertEditable(QUOTE_LIFECYCLE, from);
     if (status !== undefined) assertMove(QUOTE_LIFECYCLE, from, status);
-    assertClientKept(current.client_id, fields.client_id, current.request_id === null ? undefined : 'the quote was made from a service request');
+    assertClientKept(
+      current.client_id,
+      fields.client_id,
+      current.request_id === null ? undefined : 'the quote was made from a service request',
+    );
     if (fields.client_id !== undefined) await requireClientReference(tx, fields.client_id);
     if (Object.keys(input).length === 0) return presentQuote(current);
 
@@ -121,10 +137,16 @@ export async function updateQuote(ctx: Context, id: string, input: UpdateQuoteIn
     if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
     if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
     assertHolds(QUOTE_LIFECYCLE, status ?? from, patch, from);
-    if (status === 'sent' && from !== 'sent') Object.assign(patch, await quoteSentColumns(tx, { ...current, ...patch }));
+    if (status === 'sent' && from !== 'sent')
+      Object.assign(patch, await quoteSentColumns(tx, { ...current, ...patch }));
     else if (status !== undefined) Object.assign(patch, enter(QUOTE_LIFECYCLE, from, status, now));
     const quote = presentQuote((await repository.updateQuote(tx.db, tx.accountId, current.id, patch)) ?? current);
-    await recordChange(tx, { resource: 'quote', before: presentQuote(current), after: quote, statusEvents: QUOTE_LIFECYCLE.events });
+    await recordChange(tx, {
+      resource: 'quote',
+      before: presentQuote(current),
+      after: quote,
+      statusEvents: QUOTE_LIFECYCLE.events,
+    });
     return quote;
   });
 }
@@ -147,7 +169,11 @@ export type QuoteAnswer = { decision: 'approve'; name: string } | { decision: 'd
  * the same moment the second finds the quote answered ('closed'). An approval after valid_until is
  * refused ('expired'). Undefined when the token names no quote the client may see.
  */
-export async function answerQuote(runtime: Runtime, token: string, answer: QuoteAnswer): Promise<'answered' | 'closed' | 'expired' | undefined> {
+export async function answerQuote(
+  runtime: Runtime,
+  token: string,
+  answer: QuoteAnswer,
+): Promise<'answered' | 'closed' | 'expired' | undefined> {
   return inTransaction(runtime, async (reach) => {
     const current = await repository.findQuoteByToken(reach.db, token, true);
     if (!current || current.status === 'draft') return undefined;
@@ -156,16 +182,31 @@ export async function answerQuote(runtime: Runtime, token: string, answer: Quote
     if (answer.decision === 'approve' && isQuoteExpired(current, now)) return 'expired';
     const to: QuoteStatus = answer.decision === 'approve' ? 'approved' : 'declined';
     assertMove(QUOTE_LIFECYCLE, 'sent', to);
-    const answered: Partial<QuoteRow> = answer.decision === 'approve' ? { approved_by: answer.name } : { decline_reason: answer.reason };
+    const answered: Partial<QuoteRow> =
+      answer.decision === 'approve' ? { approved_by: answer.name } : { decline_reason: answer.reason };
     const tx: Context = { ...reach, accountId: current.account_id };
-    const patch = { ...enter(QUOTE_LIFECYCLE, 'sent', to, now.toISOString()), ...answered, updated_at: now.toISOString() };
+    const patch = {
+      ...enter(QUOTE_LIFECYCLE, 'sent', to, now.toISOString()),
+      ...answered,
+      updated_at: now.toISOString(),
+    };
     const updated = (await repository.updateQuote(tx.db, tx.accountId, current.id, patch)) ?? current;
-    await recordChange(tx, { resource: 'quote', before: presentQuote(current), after: presentQuote(updated), statusEvents: QUOTE_LIFECYCLE.events, source: 'hub' });
+    await recordChange(tx, {
+      resource: 'quote',
+      before: presentQuote(current),
+      after: presentQuote(updated),
+      statusEvents: QUOTE_LIFECYCLE.events,
+      source: 'hub',
+    });
     return 'answered';
   });
 }
 
-export async function deleteQuote(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }> {
+export async function deleteQuote(
+  ctx: Context,
+  id: string,
+  precondition?: Precondition,
+): Promise<{ id: string; deleted: true }> {
   return inTransaction(ctx, async (tx) => {
     const current = await getRow(tx, id, true);
     precondition?.(presentQuote(current));
@@ -181,17 +222,33 @@ export async function deleteQuote(ctx: Context, id: string, precondition?: Preco
  * and returns it, so its client and lines can be copied. `clientId`, when given, must be the quote's.
  */
 export async function convertQuote(tx: Context, quoteId: string, clientId: string | undefined): Promise<QuoteRow> {
-  const quote = await requireReference('quote_id', 'quote', quoteId, (id) => repository.findQuote(tx.db, tx.accountId, id, true));
+  const quote = await requireReference('quote_id', 'quote', quoteId, (id) =>
+    repository.findQuote(tx.db, tx.accountId, id, true),
+  );
   if (clientId !== undefined && quote.client_id !== clientId) throw fieldError('quote_id', 'belongs to another client');
   assertQuoteConvertible(quote.status as QuoteStatus);
   const now = tx.clock.now().toISOString();
-  const converted = await repository.updateQuote(tx.db, tx.accountId, quote.id, { ...enter(QUOTE_LIFECYCLE, 'approved', 'converted', now), updated_at: now });
-  if (converted) await recordChange(tx, { resource: 'quote', before: presentQuote(quote), after: presentQuote(converted), statusEvents: QUOTE_LIFECYCLE.events });
+  const converted = await repository.updateQuote(tx.db, tx.accountId, quote.id, {
+    ...enter(QUOTE_LIFECYCLE, 'approved', 'converted', now),
+    updated_at: now,
+  });
+  if (converted)
+    await recordChange(tx, {
+      resource: 'quote',
+      before: presentQuote(quote),
+      after: presentQuote(converted),
+      statusEvents: QUOTE_LIFECYCLE.events,
+    });
   return quote;
 }
 
 export async function listQuotes(ctx: Context, query: ListQuotesInput): Promise<Page<QuoteRow>> {
   const page = pageRequest(query, repository.QUOTE_SORTS);
-  const { rows, resumeAfter } = await repository.listQuotes(ctx.db, ctx.accountId, { ...query, statuses: parseStatusFilter(query.status, QUOTE_STATUSES) }, page);
+  const { rows, resumeAfter } = await repository.listQuotes(
+    ctx.db,
+    ctx.accountId,
+    { ...query, statuses: parseStatusFilter(query.status, QUOTE_STATUSES) },
+    page,
+  );
   return toPage(rows, page, resumeAfter);
 }

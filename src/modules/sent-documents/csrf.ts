@@ -37,7 +37,10 @@ export function csrfMatches(cookie: string | undefined, field: unknown): boolean
  * the address the request was made to or PUBLIC_BASE_URL's. `Origin: null` is what a page with
  * `Referrer-Policy: no-referrer` (ours) sends, so alone it proves nothing either way.
  */
-export function fromAnotherSite(headers: { origin?: string | undefined; 'sec-fetch-site'?: string | string[] | undefined }, ownOrigins: readonly string[]): boolean {
+export function fromAnotherSite(
+  headers: { origin?: string | undefined; 'sec-fetch-site'?: string | string[] | undefined },
+  ownOrigins: readonly string[],
+): boolean {
   const site = headers['sec-fetch-site'];
   if (site !== undefined) return site !== 'same-origin';
   const origin = headers.origin;

@@ -23,14 +23,32 @@ export const DeliverySchema = Type.Object(
     id: IdSchema,
     object: Type.Literal('delivery', { description: 'Always "delivery".' }),
     channel: Type.Literal('email', { description: 'How the document went out.' }),
-    document_type: Type.Unsafe<'quote' | 'invoice'>({ type: 'string', enum: ['quote', 'invoice'], description: 'The kind of document sent.', example: 'invoice' }),
+    document_type: Type.Unsafe<'quote' | 'invoice'>({
+      type: 'string',
+      enum: ['quote', 'invoice'],
+      description: 'The kind of document sent.',
+      example: 'invoice',
+    }),
     document_id: { ...IdSchema, description: 'The quote or invoice sent.' },
     to: Type.String({ description: 'The address it went to: the client’s at send time.', example: 'jane@example.com' }),
     subject: Type.String({ description: 'The e-mail subject.', example: 'Invoice INV-000042 from Cooper Plumbing' }),
-    status: Type.Unsafe<(typeof DELIVERY_STATUSES)[number]>({ type: 'string', enum: [...DELIVERY_STATUSES], description: 'queued, sending, delivered (accepted by the SMTP server), or failed after every attempt.', example: 'delivered' }),
+    status: Type.Unsafe<(typeof DELIVERY_STATUSES)[number]>({
+      type: 'string',
+      enum: [...DELIVERY_STATUSES],
+      description: 'queued, sending, delivered (accepted by the SMTP server), or failed after every attempt.',
+      example: 'delivered',
+    }),
     attempts: Type.Integer({ description: 'Attempts made so far.', example: 1 }),
-    last_error: Nullable(Type.String({ description: 'Why the last attempt failed (no credentials in it).', example: 'connect ECONNREFUSED 127.0.0.1:2525' })),
-    message_id: Type.String({ description: 'The Message-ID header of the e-mail.', example: '<019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01@bms.outbox>' }),
+    last_error: Nullable(
+      Type.String({
+        description: 'Why the last attempt failed (no credentials in it).',
+        example: 'connect ECONNREFUSED 127.0.0.1:2525',
+      }),
+    ),
+    message_id: Type.String({
+      description: 'The Message-ID header of the e-mail.',
+      example: '<019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01@bms.outbox>',
+    }),
     queued_at: TimestampSchema,
     delivered_at: Nullable({ ...TimestampSchema, description: 'When the SMTP server accepted it.' }),
     failed_at: Nullable({ ...TimestampSchema, description: 'When the last attempt failed for good.' }),
@@ -44,7 +62,9 @@ const DELIVERY_SORTS = timestampSorts<OutboxMessageRow>();
 
 /** user:password in URLs, and the value after "password"/"pass", as they can appear in transport errors. */
 export function withoutCredentials(text: string): string {
-  return text.replace(/(\w+:\/\/[^:/\s@]*):[^@\s]*@/g, '$1:[redacted]@').replace(/(pass(?:word)?[=:\s]+)\S+/gi, '$1[redacted]');
+  return text
+    .replace(/(\w+:\/\/[^:/\s@]*):[^@\s]*@/g, '$1:[redacted]@')
+    .replace(/(pass(?:word)?[=:\s]+)\S+/gi, '$1[redacted]');
 }
 
 export function presentDelivery(row: OutboxMessageRow): Delivery {
@@ -67,7 +87,12 @@ export function presentDelivery(row: OutboxMessageRow): Delivery {
 }
 
 /** The PDF attachment of an outbox message: its snapshot with the account's logo, rendered in the pool. */
-export async function renderDeliveryPdf(db: Executor, pdf: Pick<PdfPool, 'render'>, message: OutboxMessageRow, snapshot: MailSnapshot): Promise<Buffer> {
+export async function renderDeliveryPdf(
+  db: Executor,
+  pdf: Pick<PdfPool, 'render'>,
+  message: OutboxMessageRow,
+  snapshot: MailSnapshot,
+): Promise<Buffer> {
   const logo = await findLogo(db, message.account_id);
   return pdf.render({ snapshot, logo: logo?.data ?? null, fallbackDate: message.created_at });
 }
@@ -82,13 +107,25 @@ export async function trackDelivery(trx: Executor, clock: Clock, message: Outbox
   const accountId = message.account_id;
   const setStatus = message.document_type === 'invoice' ? setInvoiceDeliveryStatus : setQuoteDeliveryStatus;
   await setStatus(trx, accountId, message.document_id, message.id, status);
-  if (status === 'delivered' || status === 'failed') await recordEvent({ db: trx, clock, accountId }, status === 'delivered' ? 'delivery.succeeded' : 'delivery.failed', presentDelivery(message));
+  if (status === 'delivered' || status === 'failed')
+    await recordEvent(
+      { db: trx, clock, accountId },
+      status === 'delivered' ? 'delivery.succeeded' : 'delivery.failed',
+      presentDelivery(message),
+    );
 }
 
 /** Every send of the document, newest first (404 when the document is not in the account). */
-export async function listDeliveries(ctx: Context, kind: 'quote' | 'invoice', id: string, query: PageQuery): Promise<Page<OutboxMessageRow>> {
+export async function listDeliveries(
+  ctx: Context,
+  kind: 'quote' | 'invoice',
+  id: string,
+  query: PageQuery,
+): Promise<Page<OutboxMessageRow>> {
   const { db, accountId } = ctx;
-  const document = await requireRow<{ id: string }>(kind, id, (found) => (kind === 'invoice' ? findInvoice(db, accountId, found) : findQuote(db, accountId, found)));
+  const document = await requireRow<{ id: string }>(kind, id, (found) =>
+    kind === 'invoice' ? findInvoice(db, accountId, found) : findQuote(db, accountId, found),
+  );
   const page = pageRequest({ ...query, sort: '-created_at' }, DELIVERY_SORTS);
   return toPage(await listDocumentMessages(db, accountId, document.id, page), page);
 }

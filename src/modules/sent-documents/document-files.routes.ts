@@ -18,12 +18,22 @@ const DOCUMENTS: Array<{ kind: SentKind; path: string; tag: string; scope: Scope
 ];
 
 const PdfHeaders = Type.Object({
-  'if-none-match': Type.Optional(Type.String({ maxLength: 1000, description: 'An ETag from an earlier GET of this PDF: 304 while the document is unchanged.', example: '"f1dCq2lV0v9Xc7bW8HkY2uX4kR0sLmNp3qTt6yZzA1c"' })),
+  'if-none-match': Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description: 'An ETag from an earlier GET of this PDF: 304 while the document is unchanged.',
+      example: '"f1dCq2lV0v9Xc7bW8HkY2uX4kR0sLmNp3qTt6yZzA1c"',
+    }),
+  ),
 });
 const ListDeliveriesQuery = Type.Object(pageQueryProperties, { additionalProperties: false });
 
 /** The PDF with its ETag, or 304 when If-None-Match names that ETag (no rendering then). */
-export async function sendDocumentFile(request: FastifyRequest, reply: FastifyReply, file: DocumentFile): Promise<FastifyReply> {
+export async function sendDocumentFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: DocumentFile,
+): Promise<FastifyReply> {
   reply.header('etag', file.etag);
   if (noneMatch(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
   const pdf = await file.render();
@@ -32,42 +42,60 @@ export async function sendDocumentFile(request: FastifyRequest, reply: FastifyRe
 
 export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const { kind, path, tag, scope } of DOCUMENTS) {
-    app.get(`${path}/:id/pdf`, {
-      config: { scope },
-      schema: {
-        tags: [tag],
-        operationId: `get${tag.slice(0, -1)}Pdf`,
-        summary: `Get the ${kind} as a PDF`,
-        description:
-          `The PDF e-mailed with the ${kind}, rendered from its current revision (a draft too): business and client blocks, every line, totals${kind === 'invoice' ? ', amount due, payment instructions and a PAID or VOID mark' : ''}. ` +
-          'The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.',
-        params: IdParamsSchema,
-        headers: PdfHeaders,
-        response: {
-          200: { description: 'The PDF.', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
-          304: { description: 'Unchanged since the ETag given in If-None-Match.', type: 'null' },
-          ...errorResponses('NOT_FOUND'),
+    app.get(
+      `${path}/:id/pdf`,
+      {
+        config: { scope },
+        schema: {
+          tags: [tag],
+          operationId: `get${tag.slice(0, -1)}Pdf`,
+          summary: `Get the ${kind} as a PDF`,
+          description:
+            `The PDF e-mailed with the ${kind}, rendered from its current revision (a draft too): business and client blocks, every line, totals${kind === 'invoice' ? ', amount due, payment instructions and a PAID or VOID mark' : ''}. ` +
+            'The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.',
+          params: IdParamsSchema,
+          headers: PdfHeaders,
+          response: {
+            200: {
+              description: 'The PDF.',
+              content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+            },
+            304: { description: 'Unchanged since the ETag given in If-None-Match.', type: 'null' },
+            ...errorResponses('NOT_FOUND'),
+          },
         },
       },
-    }, async (request, reply) => {
-      return sendDocumentFile(request, reply, await documentFile(contextOf(request), app.pdf, kind, request.params.id, app.clock.now()));
-    });
-
-    app.get(`${path}/:id/deliveries`, {
-      config: { scope },
-      schema: {
-        tags: [tag],
-        operationId: `list${tag.slice(0, -1)}Deliveries`,
-        summary: `List the deliveries of ${kind === 'invoice' ? 'an invoice' : 'a quote'}`,
-        description: `Every send of the ${kind} by e-mail, newest first, with what became of it. The ${kind}’s delivery_status is the first one’s status.`,
-        params: IdParamsSchema,
-        querystring: ListDeliveriesQuery,
-        response: { 200: listEnvelope(schemaRef(DeliverySchema)), ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND') },
+      async (request, reply) => {
+        return sendDocumentFile(
+          request,
+          reply,
+          await documentFile(contextOf(request), app.pdf, kind, request.params.id, app.clock.now()),
+        );
       },
-    }, async (request, reply) => {
-      const query = request.query as Static<typeof ListDeliveriesQuery>;
-      const page = await listDeliveries(contextOf(request), kind, request.params.id, query);
-      return listResponse(request, reply, page, query.limit, presentDelivery);
-    });
+    );
+
+    app.get(
+      `${path}/:id/deliveries`,
+      {
+        config: { scope },
+        schema: {
+          tags: [tag],
+          operationId: `list${tag.slice(0, -1)}Deliveries`,
+          summary: `List the deliveries of ${kind === 'invoice' ? 'an invoice' : 'a quote'}`,
+          description: `Every send of the ${kind} by e-mail, newest first, with what became of it. The ${kind}’s delivery_status is the first one’s status.`,
+          params: IdParamsSchema,
+          querystring: ListDeliveriesQuery,
+          response: {
+            200: listEnvelope(schemaRef(DeliverySchema)),
+            ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const query = request.query as Static<typeof ListDeliveriesQuery>;
+        const page = await listDeliveries(contextOf(request), kind, request.params.id, query);
+        return listResponse(request, reply, page, query.limit, presentDelivery);
+      },
+    );
   }
 };

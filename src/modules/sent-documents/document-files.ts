@@ -21,7 +21,13 @@ export interface DocumentFile {
   render(): Promise<Buffer>;
 }
 
-export async function documentFile(ctx: Context, pdf: Pick<PdfPool, 'render'>, kind: SentKind, id: string, now: Date): Promise<DocumentFile> {
+export async function documentFile(
+  ctx: Context,
+  pdf: Pick<PdfPool, 'render'>,
+  kind: SentKind,
+  id: string,
+  now: Date,
+): Promise<DocumentFile> {
   const { db, accountId } = ctx;
   const document = kind === 'invoice' ? await getInvoice(ctx, id, now) : await getQuote(ctx, id);
   const client = await getClientRow(ctx, document.client_id);
@@ -36,7 +42,8 @@ export async function documentFile(ctx: Context, pdf: Pick<PdfPool, 'render'>, k
       try {
         return await pdf.render(input);
       } catch (error) {
-        if (error instanceof PdfRenderTimeout) throw new AppError('SERVICE_UNAVAILABLE', `${error.message} Try again shortly.`);
+        if (error instanceof PdfRenderTimeout)
+          throw new AppError('SERVICE_UNAVAILABLE', `${error.message} Try again shortly.`);
         throw error;
       }
     },

@@ -3,7 +3,15 @@
 // are paths under `hubPath` (PUBLIC_BASE_URL's path + /hub), so a page answering a POST at …/approve and
 // a server behind a proxy that adds a path both link right.
 import { html, type Html } from '../../core/html.js';
-import { addressLines, dateRows, documentLabel, formatMoney, formatQuantity, summaryRows, type MailSnapshot } from '../../mail/document-mail.js';
+import {
+  addressLines,
+  dateRows,
+  documentLabel,
+  formatMoney,
+  formatQuantity,
+  summaryRows,
+  type MailSnapshot,
+} from '../../mail/document-mail.js';
 
 /** What the client has just been told, or why their answer was refused. */
 export type HubNotice =
@@ -18,7 +26,12 @@ export interface DocumentView {
   snapshot: MailSnapshot;
   hasLogo: boolean;
   /** The quote's answer as stored (quotes only). */
-  answer?: { approved_at: string | null; approved_by: string | null; declined_at: string | null; decline_reason: string | null };
+  answer?: {
+    approved_at: string | null;
+    approved_by: string | null;
+    declined_at: string | null;
+    decline_reason: string | null;
+  };
   /** A quote in `sent` whose valid_until has passed. */
   expired: boolean;
   /** The double-submit value the forms carry (a quote in `sent` only). */
@@ -54,11 +67,19 @@ ${body}
 
 /** The page for a link that names nothing the client may see. It never says why. */
 export function notFoundPage(hubPath: string): Html {
-  return messagePage(hubPath, 'Page not found', 'This link does not lead to a page. If someone sent it to you, ask them for a new link.');
+  return messagePage(
+    hubPath,
+    'Page not found',
+    'This link does not lead to a page. If someone sent it to you, ask them for a new link.',
+  );
 }
 
 export function messagePage(hubPath: string, title: string, text: string): Html {
-  return layout(hubPath, title, html`<main class="page" id="main"><div class="card message"><h1>${title}</h1><p>${text}</p></div></main>`);
+  return layout(
+    hubPath,
+    title,
+    html`<main class="page" id="main"><div class="card message"><h1>${title}</h1><p>${text}</p></div></main>`,
+  );
 }
 
 function statusBadge(snapshot: MailSnapshot, expired: boolean): Html {
@@ -66,9 +87,17 @@ function statusBadge(snapshot: MailSnapshot, expired: boolean): Html {
   const [label, tone] =
     snapshot.kind === 'quote'
       ? status === 'sent'
-        ? expired ? ['Expired', 'bad'] : ['Awaiting your answer', 'open']
-        : status === 'declined' ? ['Declined', 'bad'] : ['Approved', 'good']
-      : status === 'paid' ? ['Paid', 'good'] : dueDate ? [`Due ${dateText(dueDate)}`, 'open'] : ['Sent', 'open'];
+        ? expired
+          ? ['Expired', 'bad']
+          : ['Awaiting your answer', 'open']
+        : status === 'declined'
+          ? ['Declined', 'bad']
+          : ['Approved', 'good']
+      : status === 'paid'
+        ? ['Paid', 'good']
+        : dueDate
+          ? [`Due ${dateText(dueDate)}`, 'open']
+          : ['Sent', 'open'];
   return html`<p class="status status-${tone}">${label}</p>`;
 }
 
@@ -154,8 +183,13 @@ export function documentPage(view: DocumentView): Html {
   const label = documentLabel(snapshot);
   const kindLabel = snapshot.kind === 'invoice' ? 'Invoice' : 'Quote';
   const money = (amount: number) => formatMoney(amount, document.currency);
-  const headline: Array<[string, string]> = [...dateRows(snapshot).map(([name, value]): [string, string] => [name, dateText(value)])];
-  const due = snapshot.kind === 'invoice' && document.amount_due !== null ? html`<div class="due"><dt>Amount due</dt><dd>${money(document.amount_due)}</dd></div>` : html`<div class="due"><dt>Total</dt><dd>${money(document.total_amount)}</dd></div>`;
+  const headline: Array<[string, string]> = [
+    ...dateRows(snapshot).map(([name, value]): [string, string] => [name, dateText(value)]),
+  ];
+  const due =
+    snapshot.kind === 'invoice' && document.amount_due !== null
+      ? html`<div class="due"><dt>Amount due</dt><dd>${money(document.amount_due)}</dd></div>`
+      : html`<div class="due"><dt>Total</dt><dd>${money(document.total_amount)}</dd></div>`;
   const contact = [business.email, business.phone, business.website].filter((part): part is string => Boolean(part));
   const body = html`<a class="skip" href="#main">Skip to the ${kindLabel.toLowerCase()}</a>
 <div class="page">

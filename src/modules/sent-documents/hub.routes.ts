@@ -22,8 +22,13 @@ import { HUB_CSS, HUB_ICON } from './hub.styles.js';
 /** Per client IP: 60 at once, then 30 a minute; a person reading and answering a quote needs a handful. */
 export const HUB_POLICY: LimitPolicy = { burst: 60, perMinute: 30, perDay: 2_000 };
 
-const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-const PAGE_HEADERS = { 'content-security-policy': CONTENT_SECURITY_POLICY, 'x-robots-tag': 'noindex, nofollow', 'referrer-policy': 'no-referrer' };
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const PAGE_HEADERS = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-robots-tag': 'noindex, nofollow',
+  'referrer-policy': 'no-referrer',
+};
 /** A form's body: a name and a reason are all it holds. */
 const FORM_BODY_LIMIT = 16_384;
 const NAME_MAX = 200;
@@ -69,9 +74,13 @@ export function hubRoutes(options: HubOptions) {
     app.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, hide: true };
     });
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    });
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+      (_request, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      },
+    );
 
     app.addHook('onRequest', async (request) => {
       const admission = await options.limiter.admitAnonymous(`hub:${request.ip}`, HUB_POLICY, app.clock.now());
@@ -85,20 +94,49 @@ export function hubRoutes(options: HubOptions) {
 
     app.setErrorHandler((error: Error, request, reply) => {
       const known = toAppError(error);
-      if (known?.code === 'RATE_LIMITED') return page(reply.headers(known.headers), 429, messagePage(hubPath, 'Too many requests', 'Please wait a minute and try again.'));
+      if (known?.code === 'RATE_LIMITED')
+        return page(
+          reply.headers(known.headers),
+          429,
+          messagePage(hubPath, 'Too many requests', 'Please wait a minute and try again.'),
+        );
       if (known?.code === 'NOT_FOUND') return page(reply, 404, notFoundPage(hubPath));
-      if (known?.code === 'SERVICE_UNAVAILABLE') return page(reply.headers(known.headers), 503, messagePage(hubPath, 'Please try again', 'This page is busy right now. Please try again in a moment.'));
-      if (known && known.status < 500) return page(reply, known.status === 413 ? 413 : 400, messagePage(hubPath, 'Something was wrong with the request', 'Go back, reload the page and try again.'));
+      if (known?.code === 'SERVICE_UNAVAILABLE')
+        return page(
+          reply.headers(known.headers),
+          503,
+          messagePage(hubPath, 'Please try again', 'This page is busy right now. Please try again in a moment.'),
+        );
+      if (known && known.status < 500)
+        return page(
+          reply,
+          known.status === 413 ? 413 : 400,
+          messagePage(hubPath, 'Something was wrong with the request', 'Go back, reload the page and try again.'),
+        );
       request.log.error({ err: error }, 'unhandled error on the hub');
-      return page(reply, 500, messagePage(hubPath, 'Something went wrong', 'We could not show this page. Please try again later.'));
+      return page(
+        reply,
+        500,
+        messagePage(hubPath, 'Something went wrong', 'We could not show this page. Please try again later.'),
+      );
     });
     app.setNotFoundHandler((_request, reply) => page(reply, 404, notFoundPage(hubPath)));
 
-    app.get('/static/hub.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=86400').send(HUB_CSS));
-    app.get('/static/icon.svg', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(HUB_ICON));
+    app.get('/static/hub.css', async (_request, reply) =>
+      reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=86400').send(HUB_CSS),
+    );
+    app.get('/static/icon.svg', async (_request, reply) =>
+      reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(HUB_ICON),
+    );
 
     /** The document's page; `notice` and `status` when an answer was refused. */
-    async function showDocument(request: TokenRequest, reply: FastifyReply, document: HostedDocument, status = 200, notice?: HubNotice): Promise<FastifyReply> {
+    async function showDocument(
+      request: TokenRequest,
+      reply: FastifyReply,
+      document: HostedDocument,
+      status = 200,
+      notice?: HubNotice,
+    ): Promise<FastifyReply> {
       let csrf: string | undefined;
       if (document.quote?.status === 'sent') {
         csrf = csrfFromCookies(request.headers.cookie);
@@ -107,8 +145,22 @@ export function hubRoutes(options: HubOptions) {
           reply.header('set-cookie', csrfCookie(csrf, secureCookie));
         }
       }
-      const answer = document.quote && { approved_at: document.quote.approved_at, approved_by: document.quote.approved_by, declined_at: document.quote.declined_at, decline_reason: document.quote.decline_reason };
-      const view = { hubPath, token: request.params.token, snapshot: document.snapshot, hasLogo: document.hasLogo, expired: document.expired, csrf, ...(answer ? { answer } : {}), ...(notice ? { notice } : {}) };
+      const answer = document.quote && {
+        approved_at: document.quote.approved_at,
+        approved_by: document.quote.approved_by,
+        declined_at: document.quote.declined_at,
+        decline_reason: document.quote.decline_reason,
+      };
+      const view = {
+        hubPath,
+        token: request.params.token,
+        snapshot: document.snapshot,
+        hasLogo: document.hasLogo,
+        expired: document.expired,
+        csrf,
+        ...(answer ? { answer } : {}),
+        ...(notice ? { notice } : {}),
+      };
       return page(reply, status, documentPage(view));
     }
 
@@ -124,11 +176,23 @@ export function hubRoutes(options: HubOptions) {
       return printHostedDocument(runtime(), target ?? (await requireTarget(request)), app.clock.now());
     }
 
-    app.get('/:token', async (request: TokenRequest, reply) => showDocument(request, reply, await requireDocument(request)));
+    app.get('/:token', async (request: TokenRequest, reply) =>
+      showDocument(request, reply, await requireDocument(request)),
+    );
 
     app.get('/:token/pdf', async (request: TokenRequest, reply) => {
       const target = await requireTarget(request);
-      return sendDocumentFile(request, reply, await documentFile({ ...runtime(), accountId: target.accountId }, app.pdf, target.kind, target.id, app.clock.now()));
+      return sendDocumentFile(
+        request,
+        reply,
+        await documentFile(
+          { ...runtime(), accountId: target.accountId },
+          app.pdf,
+          target.kind,
+          target.id,
+          app.clock.now(),
+        ),
+      );
     });
 
     app.get('/:token/logo', async (request: TokenRequest, reply) => {
@@ -138,19 +202,36 @@ export function hubRoutes(options: HubOptions) {
     });
 
     /** An answer: from this site with the CSRF value, valid, then recorded once; the page after it shows the outcome. */
-    async function answer(request: TokenRequest, reply: FastifyReply, read: (body: FormBody) => QuoteAnswer | HubNotice): Promise<FastifyReply> {
+    async function answer(
+      request: TokenRequest,
+      reply: FastifyReply,
+      read: (body: FormBody) => QuoteAnswer | HubNotice,
+    ): Promise<FastifyReply> {
       const target = await requireTarget(request);
       const body = (request.body ?? {}) as FormBody;
       const ownOrigins = [publicUrl.origin, `${request.protocol}://${request.host}`];
-      if (fromAnotherSite(request.headers, ownOrigins) || !csrfMatches(csrfFromCookies(request.headers.cookie), body.csrf)) {
-        return page(reply, 403, messagePage(hubPath, 'This form has expired', 'Your answer was not recorded. Go back, reload the page and answer again. (Your browser must accept cookies from this page.)'));
+      if (
+        fromAnotherSite(request.headers, ownOrigins) ||
+        !csrfMatches(csrfFromCookies(request.headers.cookie), body.csrf)
+      ) {
+        return page(
+          reply,
+          403,
+          messagePage(
+            hubPath,
+            'This form has expired',
+            'Your answer was not recorded. Go back, reload the page and answer again. (Your browser must accept cookies from this page.)',
+          ),
+        );
       }
       const parsed = read(body);
       if ('kind' in parsed) return showDocument(request, reply, await requireDocument(request, target), 422, parsed);
       const outcome = await answerQuote(runtime(), request.params.token, parsed);
       if (outcome === undefined) throw new AppError('NOT_FOUND', 'No such page.');
-      if (outcome === 'expired') return showDocument(request, reply, await requireDocument(request), 409, { kind: 'expired' });
-      if (outcome === 'closed') return showDocument(request, reply, await requireDocument(request), 409, { kind: 'closed' });
+      if (outcome === 'expired')
+        return showDocument(request, reply, await requireDocument(request), 409, { kind: 'expired' });
+      if (outcome === 'closed')
+        return showDocument(request, reply, await requireDocument(request), 409, { kind: 'closed' });
       // Post/redirect/get: a reload of the confirmation does not send the answer again.
       return reply.code(303).header('location', `${hubPath}/${request.params.token}`).send();
     }
@@ -158,14 +239,18 @@ export function hubRoutes(options: HubOptions) {
     app.post('/:token/approve', async (request: TokenRequest, reply) =>
       answer(request, reply, (body) => {
         const name = readName(body.name);
-        return 'error' in name ? { kind: 'invalid', errors: { name: name.error }, values: { name: body.name ?? '', reason: '' } } : { decision: 'approve', name: name.name };
+        return 'error' in name
+          ? { kind: 'invalid', errors: { name: name.error }, values: { name: body.name ?? '', reason: '' } }
+          : { decision: 'approve', name: name.name };
       }),
     );
 
     app.post('/:token/decline', async (request: TokenRequest, reply) =>
       answer(request, reply, (body) => {
         const reason = readReason(body.reason);
-        return 'error' in reason ? { kind: 'invalid', errors: { reason: reason.error }, values: { name: '', reason: body.reason ?? '' } } : { decision: 'decline', reason: reason.reason };
+        return 'error' in reason
+          ? { kind: 'invalid', errors: { reason: reason.error }, values: { name: '', reason: body.reason ?? '' } }
+          : { decision: 'decline', reason: reason.reason };
       }),
     );
   };

@@ -28,13 +28,16 @@ export interface HostedDocument {
 }
 
 /** Which document a token names, without printing it: enough for its PDF, its logo or an answer. */
-export type HostedTarget = { kind: 'quote'; accountId: string; id: string; row: QuoteRow } | { kind: 'invoice'; accountId: string; id: string; row: InvoiceRow };
+export type HostedTarget =
+  | { kind: 'quote'; accountId: string; id: string; row: QuoteRow }
+  | { kind: 'invoice'; accountId: string; id: string; row: InvoiceRow };
 
 /** The document the token names, or undefined (unknown, replaced, draft, void or deleted). */
 export async function locateHostedDocument(db: Executor, token: string): Promise<HostedTarget | undefined> {
   if (!isHostedToken(token)) return undefined;
   const quoteRow = await findQuoteByToken(db, token);
-  if (quoteRow && quoteRow.status !== 'draft') return { kind: 'quote', accountId: quoteRow.account_id, id: quoteRow.id, row: quoteRow };
+  if (quoteRow && quoteRow.status !== 'draft')
+    return { kind: 'quote', accountId: quoteRow.account_id, id: quoteRow.id, row: quoteRow };
   const invoiceRow = await findInvoiceByToken(db, token);
   if (!invoiceRow || invoiceRow.status === 'draft' || invoiceRow.status === 'void') return undefined;
   return { kind: 'invoice', accountId: invoiceRow.account_id, id: invoiceRow.id, row: invoiceRow };
@@ -53,5 +56,11 @@ export async function printHostedDocument(runtime: Runtime, target: HostedTarget
 
 async function printed(ctx: Context, kind: SentKind, document: PrintableDocument & { client_id: string }) {
   const client = await getClientRow(ctx, document.client_id);
-  return { kind, accountId: ctx.accountId, id: document.id, snapshot: await documentSnapshot(ctx.db, ctx.accountId, kind, document, client, null), hasLogo: await hasLogo(ctx.db, ctx.accountId) };
+  return {
+    kind,
+    accountId: ctx.accountId,
+    id: document.id,
+    snapshot: await documentSnapshot(ctx.db, ctx.accountId, kind, document, client, null),
+    hasLogo: await hasLogo(ctx.db, ctx.accountId),
+  };
 }

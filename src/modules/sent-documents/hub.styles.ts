@@ -1,7 +1,8 @@
 // The hub's one stylesheet, served from /hub/static/hub.css (the Content-Security-Policy allows styles
 // from this origin only, so nothing is inline). Mobile first; colours keep a contrast of at least 4.5:1.
 /** The tab's icon: a plain page (so the browser does not ask the API for /favicon.ico). */
-export const HUB_ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path d="M3 1h7l3 3v11H3z" fill="#1d4ed8"/><path d="M5 7h6M5 9h6M5 11h4" stroke="#fff"/></svg>';
+export const HUB_ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path d="M3 1h7l3 3v11H3z" fill="#1d4ed8"/><path d="M5 7h6M5 9h6M5 11h4" stroke="#fff"/></svg>';
 
 export const HUB_CSS = `
 *,*::before,*::after{box-sizing:border-box}

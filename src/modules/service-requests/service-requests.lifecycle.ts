@@ -31,6 +31,9 @@ export const REQUEST_LIFECYCLE: Lifecycle<RequestStatus, ServiceRequestRow> = {
 
 /** Whether making a quote or job from the request converts it now (false: it already is); 409 when archived. */
 export function convertsOnUse(status: RequestStatus): boolean {
-  if (status === 'archived') throw invalidState("This service request is 'archived'; move it back to 'new' before making a quote or job from it.");
+  if (status === 'archived')
+    throw invalidState(
+      "This service request is 'archived'; move it back to 'new' before making a quote or job from it.",
+    );
   return status !== 'converted';
 }

@@ -1,13 +1,23 @@
 // Service request endpoints: list, create, get, update (no delete and no send, as the seed says).
 import { resourceRoutes } from '../../http/resource-routes.js';
-import { CreateServiceRequestBody, ListServiceRequestsQuery, ServiceRequestSchema, UpdateServiceRequestBody } from './service-requests.schemas.js';
+import {
+  CreateServiceRequestBody,
+  ListServiceRequestsQuery,
+  ServiceRequestSchema,
+  UpdateServiceRequestBody,
+} from './service-requests.schemas.js';
 import * as service from './service-requests.service.js';
 
 export const serviceRequestRoutes = resourceRoutes({
   path: '/v1/service-requests',
   names: ['service request', 'service requests'],
   scopes: { read: 'requests:read', write: 'requests:write' },
-  schemas: { item: ServiceRequestSchema, create: CreateServiceRequestBody, update: UpdateServiceRequestBody, list: ListServiceRequestsQuery },
+  schemas: {
+    item: ServiceRequestSchema,
+    create: CreateServiceRequestBody,
+    update: UpdateServiceRequestBody,
+    list: ListServiceRequestsQuery,
+  },
   stateErrors: ['INVALID_STATE'],
   service: {
     list: service.listServiceRequests,

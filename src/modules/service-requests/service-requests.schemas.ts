@@ -8,9 +8,26 @@ import { idFilter, statusFilter } from '../documents/index.js';
 
 export const REQUEST_SOURCES = ['phone', 'email', 'web', 'in_person', 'other'] as const;
 
-const title = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Short summary of what the client asks for.', example: 'Leaking kitchen sink' });
-const description = Nullable(Type.String({ maxLength: 10_000, description: 'Details, in the client’s words.', example: 'Water under the sink since Monday.' }));
-const source = Type.Unsafe<(typeof REQUEST_SOURCES)[number]>({ type: 'string', enum: [...REQUEST_SOURCES], description: 'How the request came in.', example: 'phone' });
+const title = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description: 'Short summary of what the client asks for.',
+  example: 'Leaking kitchen sink',
+});
+const description = Nullable(
+  Type.String({
+    maxLength: 10_000,
+    description: 'Details, in the client’s words.',
+    example: 'Water under the sink since Monday.',
+  }),
+);
+const source = Type.Unsafe<(typeof REQUEST_SOURCES)[number]>({
+  type: 'string',
+  enum: [...REQUEST_SOURCES],
+  description: 'How the request came in.',
+  example: 'phone',
+});
 const preferredDate = nullableDate('The day the client would like the work done.');
 
 export const ServiceRequestSchema = Type.Object(
@@ -44,14 +61,25 @@ export const UpdateServiceRequestBody = Type.Object(
     description: Type.Optional(description),
     source: Type.Optional(source),
     preferred_date: Type.Optional(preferredDate),
-    status: Type.Optional(Type.Unsafe<RequestStatus>({ type: 'string', enum: [...REQUEST_STATUSES], description: `${describeTransitions(REQUEST_LIFECYCLE.moves)}. converted is set automatically.`, example: 'assessed' })),
+    status: Type.Optional(
+      Type.Unsafe<RequestStatus>({
+        type: 'string',
+        enum: [...REQUEST_STATUSES],
+        description: `${describeTransitions(REQUEST_LIFECYCLE.moves)}. converted is set automatically.`,
+        example: 'assessed',
+      }),
+    ),
     metadata: Type.Optional(MetadataSchema),
   },
   { additionalProperties: false },
 );
 
 export const ListServiceRequestsQuery = Type.Object(
-  { ...listQueryProperties(['created_at', 'updated_at'] as const), client_id: idFilter('Only requests of this client.'), status: statusFilter(REQUEST_STATUSES) },
+  {
+    ...listQueryProperties(['created_at', 'updated_at'] as const),
+    client_id: idFilter('Only requests of this client.'),
+    status: statusFilter(REQUEST_STATUSES),
+  },
   { additionalProperties: false },
 );
 

@@ -12,8 +12,18 @@ import { assertMove, enter } from '../documents/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
 import * as repository from './service-requests.repository.js';
-import { convertsOnUse, REQUEST_LIFECYCLE, REQUEST_STATUSES, type RequestStatus } from './service-requests.lifecycle.js';
-import type { CreateServiceRequestInput, ListServiceRequestsInput, ServiceRequest, UpdateServiceRequestInput } from './service-requests.schemas.js';
+import {
+  convertsOnUse,
+  REQUEST_LIFECYCLE,
+  REQUEST_STATUSES,
+  type RequestStatus,
+} from './service-requests.lifecycle.js';
+import type {
+  CreateServiceRequestInput,
+  ListServiceRequestsInput,
+  ServiceRequest,
+  UpdateServiceRequestInput,
+} from './service-requests.schemas.js';
 
 export function presentServiceRequest(row: ServiceRequestRow): ServiceRequest {
   return {
@@ -33,7 +43,9 @@ export function presentServiceRequest(row: ServiceRequestRow): ServiceRequest {
 }
 
 function getRow(ctx: Context, id: string, lock = false): Promise<ServiceRequestRow> {
-  return requireRow('service request', id, (found) => repository.findServiceRequest(ctx.db, ctx.accountId, found, lock));
+  return requireRow('service request', id, (found) =>
+    repository.findServiceRequest(ctx.db, ctx.accountId, found, lock),
+  );
 }
 
 export async function createServiceRequest(ctx: Context, input: CreateServiceRequestInput): Promise<ServiceRequest> {
@@ -65,13 +77,22 @@ export async function getServiceRequest(ctx: Context, id: string): Promise<Servi
   return presentServiceRequest(await getRow(ctx, id));
 }
 
-export async function updateServiceRequest(ctx: Context, id: string, input: UpdateServiceRequestInput, precondition?: Precondition): Promise<ServiceRequest> {
+export async function updateServiceRequest(
+  ctx: Context,
+  id: string,
+  input: UpdateServiceRequestInput,
+  precondition?: Precondition,
+): Promise<ServiceRequest> {
   return inTransaction(ctx, async (tx) => {
     const current = await getRow(tx, id, true);
     precondition?.(presentServiceRequest(current));
     const from = current.status as RequestStatus;
     if (input.status !== undefined) assertMove(REQUEST_LIFECYCLE, from, input.status);
-    assertClientKept(current.client_id, input.client_id, current.status === 'converted' ? 'a quote or job was made from the request' : undefined);
+    assertClientKept(
+      current.client_id,
+      input.client_id,
+      current.status === 'converted' ? 'a quote or job was made from the request' : undefined,
+    );
     if (input.client_id !== undefined) await requireClientReference(tx, input.client_id);
     const { metadata, status, ...fields } = input;
     if (Object.keys(input).length === 0) return presentServiceRequest(current);
@@ -83,7 +104,12 @@ export async function updateServiceRequest(ctx: Context, id: string, input: Upda
       updated_at: now,
     });
     const request = presentServiceRequest(updated ?? current);
-    await recordChange(tx, { resource: 'service_request', before: presentServiceRequest(current), after: request, statusEvents: REQUEST_LIFECYCLE.events });
+    await recordChange(tx, {
+      resource: 'service_request',
+      before: presentServiceRequest(current),
+      after: request,
+      statusEvents: REQUEST_LIFECYCLE.events,
+    });
     return request;
   });
 }
@@ -94,17 +120,36 @@ export async function updateServiceRequest(ctx: Context, id: string, input: Upda
  * converted stays as it is, so a quote and then its job may both name it.
  */
 export async function convertServiceRequest(tx: Context, requestId: string, clientId: string): Promise<void> {
-  const request = await requireReference('request_id', 'service request', requestId, (id) => repository.findServiceRequest(tx.db, tx.accountId, id, true));
+  const request = await requireReference('request_id', 'service request', requestId, (id) =>
+    repository.findServiceRequest(tx.db, tx.accountId, id, true),
+  );
   if (request.client_id !== clientId) throw fieldError('request_id', 'belongs to another client');
   const from = request.status as RequestStatus;
   if (!convertsOnUse(from)) return;
   const now = tx.clock.now().toISOString();
-  const converted = await repository.updateServiceRequest(tx.db, tx.accountId, request.id, { ...enter(REQUEST_LIFECYCLE, from, 'converted', now), updated_at: now });
-  if (converted) await recordChange(tx, { resource: 'service_request', before: presentServiceRequest(request), after: presentServiceRequest(converted), statusEvents: REQUEST_LIFECYCLE.events });
+  const converted = await repository.updateServiceRequest(tx.db, tx.accountId, request.id, {
+    ...enter(REQUEST_LIFECYCLE, from, 'converted', now),
+    updated_at: now,
+  });
+  if (converted)
+    await recordChange(tx, {
+      resource: 'service_request',
+      before: presentServiceRequest(request),
+      after: presentServiceRequest(converted),
+      statusEvents: REQUEST_LIFECYCLE.events,
+    });
 }
 
-export async function listServiceRequests(ctx: Context, query: ListServiceRequestsInput): Promise<Page<ServiceRequestRow>> {
+export async function listServiceRequests(
+  ctx: Context,
+  query: ListServiceRequestsInput,
+): Promise<Page<ServiceRequestRow>> {
   const page = pageRequest(query, repository.SERVICE_REQUEST_SORTS);
-  const { rows, resumeAfter } = await repository.listServiceRequests(ctx.db, ctx.accountId, { ...query, statuses: parseStatusFilter(query.status, REQUEST_STATUSES) }, page);
+  const { rows, resumeAfter } = await repository.listServiceRequests(
+    ctx.db,
+    ctx.accountId,
+    { ...query, statuses: parseStatusFilter(query.status, REQUEST_STATUSES) },
+    page,
+  );
   return toPage(rows, page, resumeAfter);
 }

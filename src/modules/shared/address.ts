@@ -4,7 +4,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { fromJson } from '../../db/values.js';
 import { Nullable } from '../../kernel/fields.js';
 
-const text = (maxLength: number, description: string, example: string) => Type.String({ maxLength, description, example });
+const text = (maxLength: number, description: string, example: string) =>
+  Type.String({ maxLength, description, example });
 
 export const AddressSchema = Type.Object(
   {
@@ -13,7 +14,9 @@ export const AddressSchema = Type.Object(
     city: Type.Optional(Nullable(text(100, 'City or town.', 'Springfield'))),
     region: Type.Optional(Nullable(text(100, 'State, province or region.', 'IL'))),
     postal_code: Type.Optional(Nullable(text(20, 'Postal or ZIP code.', '62704'))),
-    country: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code.', example: 'US' }))),
+    country: Type.Optional(
+      Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code.', example: 'US' })),
+    ),
   },
   { additionalProperties: false, description: 'Postal address. Replaced as a whole on update.' },
 );

@@ -7,33 +7,63 @@ import { ANSWER_UNDER_PRESSURE } from '../../http/overload.js';
 import { dataEnvelope } from '../../http/schemas.js';
 
 const tags = ['System'];
-const StatusSchema = Type.Object({ status: Type.String({ description: '"ok" when the check passed.', example: 'ok' }) });
+const StatusSchema = Type.Object({
+  status: Type.String({ description: '"ok" when the check passed.', example: 'ok' }),
+});
 
 export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/health', {
-    config: ANSWER_UNDER_PRESSURE,
-    schema: { tags, operationId: 'getHealth', summary: 'Liveness: the process is up', description: 'Answers 200 while the process runs, even when overloaded; for a process supervisor.', response: { 200: dataEnvelope(StatusSchema) } },
-  }, async (request) => ok(request, { status: 'ok' }));
+  app.get(
+    '/health',
+    {
+      config: ANSWER_UNDER_PRESSURE,
+      schema: {
+        tags,
+        operationId: 'getHealth',
+        summary: 'Liveness: the process is up',
+        description: 'Answers 200 while the process runs, even when overloaded; for a process supervisor.',
+        response: { 200: dataEnvelope(StatusSchema) },
+      },
+    },
+    async (request) => ok(request, { status: 'ok' }),
+  );
 
-  app.get('/ready', {
-    schema: { tags, operationId: 'getReadiness', summary: 'Readiness: the database answers and the process is not overloaded', description: 'Answers 503 with Retry-After when the database does not answer, refused a recent write, or the process is overloaded; for a load balancer.', response: { 200: dataEnvelope(StatusSchema), 503: { $ref: 'ErrorEnvelope' } } },
-  }, async (request, reply) => {
-    try {
-      await app.database.ping();
-    } catch (error) {
-      request.log.warn({ err: error }, 'readiness check failed');
-      reply.header('retry-after', '5');
-      throw new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable.');
-    }
-    const failure = app.storage.recentFailure(app.clock.now());
-    if (failure) {
-      reply.header('retry-after', '5');
-      throw new AppError('SERVICE_UNAVAILABLE', `The database refused a write at ${failure.toISOString()} (full, read-only or failing).`);
-    }
-    return ok(request, { status: 'ok' });
-  });
+  app.get(
+    '/ready',
+    {
+      schema: {
+        tags,
+        operationId: 'getReadiness',
+        summary: 'Readiness: the database answers and the process is not overloaded',
+        description:
+          'Answers 503 with Retry-After when the database does not answer, refused a recent write, or the process is overloaded; for a load balancer.',
+        response: { 200: dataEnvelope(StatusSchema), 503: { $ref: 'ErrorEnvelope' } },
+      },
+    },
+    async (request, reply) => {
+      try {
+        await app.database.ping();
+      } catch (error) {
+        request.log.warn({ err: error }, 'readiness check failed');
+        reply.header('retry-after', '5');
+        throw new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable.');
+      }
+      const failure = app.storage.recentFailure(app.clock.now());
+      if (failure) {
+        reply.header('retry-after', '5');
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          `The database refused a write at ${failure.toISOString()} (full, read-only or failing).`,
+        );
+      }
+      return ok(request, { status: 'ok' });
+    },
+  );
 
-  app.get('/v1/openapi.json', {
-    schema: { tags, summary: 'This API as an OpenAPI 3.1 document', hide: true },
-  }, async () => app.swagger());
+  app.get(
+    '/v1/openapi.json',
+    {
+      schema: { tags, summary: 'This API as an OpenAPI 3.1 document', hide: true },
+    },
+    async () => app.swagger(),
+  );
 };
