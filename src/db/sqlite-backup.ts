@@ -73,8 +73,7 @@ export function inspectDatabase(connection: SqliteDatabase.Database, label: stri
   try {
     problems = (connection.pragma('integrity_check') as Array<{ integrity_check: unknown }>).map((row) => String(row.integrity_check));
   } catch (error) {
-    if (codeOf(error) === 'SQLITE_NOTADB') throw new BackupError(`${label} is not a SQLite database`);
-    if (codeOf(error).startsWith('SQLITE_CORRUPT')) throw new BackupError(`${label} is damaged (${(error as Error).message})`);
+    if (codeOf(error) === 'SQLITE_NOTADB' || codeOf(error).startsWith('SQLITE_CORRUPT')) throw new BackupError(`${label} is damaged (${(error as Error).message})`);
     throw error;
   }
   if (problems.length !== 1 || problems[0] !== 'ok') throw new BackupError(`${label} failed PRAGMA integrity_check: ${problems.slice(0, 5).join('; ')}`);
@@ -117,6 +116,17 @@ function assertNotHeld(file: string): void {
   }
 }
 
+/** Whether the file starts as every SQLite database does (so a later SQLITE_NOTADB means damage). */
+function hasSqliteHeader(file: string): boolean {
+  const header = Buffer.alloc(16);
+  const descriptor = fs.openSync(file, 'r');
+  try {
+    return fs.readSync(descriptor, header, 0, 16, 0) === 16 && header.toString('latin1') === 'SQLite format 3\u0000';
+  } finally {
+    fs.closeSync(descriptor);
+  }
+}
+
 /** Copies `source` through the backup API into a new file `temporary` (one snapshot, WAL contents included). */
 async function copyThroughSqlite(source: string, temporary: string, options: { readonly: boolean }): Promise<void> {
   const from = new SqliteDatabase(source, { fileMustExist: true, readonly: options.readonly });
@@ -124,7 +134,9 @@ async function copyThroughSqlite(source: string, temporary: string, options: { r
     from.pragma('busy_timeout = 5000');
     await from.backup(temporary, { progress: () => ALL_PAGES });
   } catch (error) {
-    if (codeOf(error) === 'SQLITE_NOTADB') throw new BackupError(`${source} is not a SQLite database`);
+    if (codeOf(error) === 'SQLITE_NOTADB' || codeOf(error).startsWith('SQLITE_CORRUPT')) {
+      throw new BackupError(hasSqliteHeader(source) ? `${source} is damaged (${(error as Error).message})` : `${source} is not a SQLite database`);
+    }
     throw error;
   } finally {
     from.close();
