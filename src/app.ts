@@ -13,6 +13,7 @@ import { clientErrorHandler, newRequestId, serverFactory } from './http/connecti
 import { AppError } from './core/errors.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerMetrics } from './http/metrics.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { bufferedStdout } from './http/log-destination.js';
 import { registerOverloadShedding } from './http/overload.js';
@@ -157,6 +158,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     request.log.info({ method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     done();
   });
+  // Prometheus metrics and GET /metrics, only when METRICS_TOKEN is set (http/metrics.ts).
+  registerMetrics(app, { token: config.metricsToken, database: dependencies.database });
 
   await app.register(swagger, {
     openapi: {

@@ -56,8 +56,9 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   }
 
   const transport = transportFromConfig(config);
-  const worker = new OutboxWorker(database, transport, systemClock, { ...config.outbox, fromAddress: config.mailFrom }, app.log, deliveryHooks(systemClock, pdf, database));
-  const webhooks = new WebhookWorker(database, systemClock, config.webhooks, app.log);
+  // With METRICS_TOKEN, the workers' loggers also count their outcomes (http/metrics.ts).
+  const worker = new OutboxWorker(database, transport, systemClock, { ...config.outbox, fromAddress: config.mailFrom }, app.metrics?.workerLog('outbox', app.log) ?? app.log, deliveryHooks(systemClock, pdf, database));
+  const webhooks = new WebhookWorker(database, systemClock, config.webhooks, app.metrics?.workerLog('webhooks', app.log) ?? app.log);
 
   let closing = false;
   const shutdown = async (signal: string) => {
