@@ -50,7 +50,10 @@ export class Metrics {
   private readonly databaseErrors: Counter<'source' | 'code'>;
   private readonly outcomes: Counter<'worker' | 'outcome'>;
 
-  constructor(database: Database, clock: { now(): Date }) {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: { now(): Date },
+  ) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({ name: 'bms_http_requests_total', help: 'HTTP requests answered, by method, route template and status code.', labelNames: ['method', 'route', 'status_code'], registers });
@@ -58,18 +61,9 @@ export class Metrics {
     this.rateLimited = new Counter({ name: 'bms_rate_limit_rejections_total', help: 'Requests refused with 429: limit="api_key" (the key\'s own limits) or "client_ip" (failed authentications, the client hub).', labelNames: ['route', 'limit'], registers });
     this.databaseErrors = new Counter({ name: 'bms_database_errors_total', help: 'Errors raised by the database, by where they were met (request, outbox, webhooks) and their code (SQLITE_*, or a PostgreSQL SQLSTATE).', labelNames: ['source', 'code'], registers });
     this.outcomes = new Counter({ name: 'bms_delivery_outcomes_total', help: 'What the delivery workers of this process did with each attempt: worker="outbox" (e-mails) or "webhooks"; outcome delivered, retry_scheduled, failed (no attempt left) or endpoint_disabled.', labelNames: ['worker', 'outcome'], registers });
-    // Each queue is read once per scrape, not once per gauge: a second's reuse covers the two gauges.
-    const once = (read: (db: Database['db'], now: Date) => Promise<QueueStats>) => {
-      let last: { at: number; stats: Promise<QueueStats> } | undefined;
-      return () => {
-        const now = clock.now();
-        if (!last || now.getTime() - last.at > 1000) last = { at: now.getTime(), stats: read(database.db, now) };
-        return last.stats;
-      };
-    };
     const countError = (source: string, error: unknown) => this.countDatabaseError(source, error);
-    const outbox = once(outboxQueueStats);
-    const webhooks = once(webhookQueueStats);
+    const outbox = async () => (await this.queues()).outbox;
+    const webhooks = async () => (await this.queues()).webhooks;
     const queue = (name: string, help: string, stats: () => Promise<QueueStats>, read: (stats: QueueStats) => number) =>
       new Gauge({
         name,
@@ -79,8 +73,8 @@ export class Metrics {
           try {
             this.set(read(await stats()));
           } catch (error) {
-            // The database does not answer: no value rather than a stale one, and the error counted.
-            this.reset();
+            // The database does not answer: NaN (unknown) rather than a stale or zero value, and the error counted.
+            this.set(Number.NaN);
             countError('metrics', error);
           }
         },
@@ -89,6 +83,21 @@ export class Metrics {
     queue('bms_outbox_oldest_due_age_seconds', 'How long the most overdue e-mail has been due (0 when none is), across every instance.', outbox, (stats) => stats.oldestDueAgeSeconds);
     queue('bms_webhook_queue_depth', 'Webhook attempts waiting or in flight, across every instance.', webhooks, (stats) => stats.depth);
     queue('bms_webhook_oldest_due_age_seconds', 'How long the most overdue webhook attempt has been due (0 when none is), across every instance.', webhooks, (stats) => stats.oldestDueAgeSeconds);
+  }
+
+  private snapshot: Promise<{ outbox: QueueStats; webhooks: QueueStats }> | undefined;
+
+  /** The queues as the database has them, read once per scrape (not once per gauge). */
+  private queues(): Promise<{ outbox: QueueStats; webhooks: QueueStats }> {
+    const now = this.clock.now();
+    this.snapshot ??= Promise.all([outboxQueueStats(this.database.db, now), webhookQueueStats(this.database.db, now)]).then(([outbox, webhooks]) => ({ outbox, webhooks }));
+    return this.snapshot;
+  }
+
+  /** The exposition text of a scrape. */
+  async render(): Promise<string> {
+    this.snapshot = undefined;
+    return this.registry.metrics();
   }
 
   observeResponse(request: FastifyRequest, statusCode: number, elapsedMs: number): void {
@@ -156,7 +165,7 @@ export function registerMetrics(app: FastifyInstance, options: { token: string |
       const message = match ? 'The metrics token is not the one configured (METRICS_TOKEN).' : 'Send the metrics token: Authorization: Bearer <METRICS_TOKEN>.';
       return sendError(request, reply.header('www-authenticate', 'Bearer'), new AppError('AUTHENTICATION_REQUIRED', message));
     }
-    const body = await metrics.registry.metrics();
+    const body = await metrics.render();
     return reply.type(metrics.registry.contentType).send(body);
   });
   return metrics;
