@@ -159,7 +159,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     done();
   });
   // Prometheus metrics and GET /metrics, only when METRICS_TOKEN is set (http/metrics.ts).
-  registerMetrics(app, { token: config.metricsToken, database: dependencies.database });
+  await registerMetrics(app, { token: config.metricsToken, database: dependencies.database });
 
   await app.register(swagger, {
     openapi: {
