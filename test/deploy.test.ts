@@ -48,6 +48,8 @@ function request(url: string, options: { method?: string; headers?: Record<strin
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
     });
     outgoing.on('error', reject);
+    // A hang is a failure with a message, not a stuck suite.
+    outgoing.setTimeout(30_000, () => outgoing.destroy(new Error(`no answer in 30 s: ${options.method ?? 'GET'} ${url}`)));
     outgoing.end(body);
   });
 }
@@ -118,7 +120,10 @@ test('nginx with TLS in front of two instances (TRUST_PROXY=1): the guide\'s exa
   const instances: ServerProcess[] = [await startServer(env), await startServer(env)];
   const stopInstance = async (instance: ServerProcess) => {
     if (instance.child.exitCode === null) instance.child.kill('SIGTERM');
-    return instance.exited;
+    const timer = setTimeout(() => instance.child.kill('SIGKILL'), 30_000);
+    const code = await instance.exited;
+    clearTimeout(timer);
+    return code;
   };
   cleanups.push(() => Promise.all(instances.map(stopInstance)));
 
