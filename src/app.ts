@@ -13,6 +13,7 @@ import { clientErrorHandler, newRequestId, serverFactory } from './http/connecti
 import { AppError } from './core/errors.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerMetrics } from './http/metrics.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { bufferedStdout } from './http/log-destination.js';
 import { registerOverloadShedding } from './http/overload.js';
@@ -188,6 +189,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     );
     done();
   });
+  // Prometheus metrics and GET /metrics, only when METRICS_TOKEN is set (http/metrics.ts).
+  await registerMetrics(app, { token: config.metricsToken, database: dependencies.database });
 
   await app.register(swagger, {
     openapi: {

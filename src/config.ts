@@ -43,6 +43,8 @@ export interface Config {
   readonly webhooks: WebhookConfig;
   /** Where clients reach this server: the origin of the hub's links (`PUBLIC_BASE_URL`), without a trailing slash. */
   readonly publicBaseUrl: string;
+  /** `METRICS_TOKEN`: turns on GET /metrics (Prometheus), served only to `Authorization: Bearer <token>`. */
+  readonly metricsToken: string | undefined;
 }
 
 export interface WebhookConfig {
@@ -265,6 +267,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     `http://${host.includes(':') ? `[${host}]` : host}:${port}`
   ).replace(/\/+$/, '');
 
+  // Metrics (issue 37): off unless a token long enough not to be guessed is set.
+  const metricsToken = env.METRICS_TOKEN === '' ? undefined : env.METRICS_TOKEN;
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{32,}$/.test(metricsToken))
+    problems.push(
+      'METRICS_TOKEN must be at least 32 printable characters without spaces, e.g. the output of: openssl rand -hex 32',
+    );
+  const webConcurrency = wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems);
+  if (metricsToken !== undefined && webConcurrency > 1)
+    problems.push(
+      'METRICS_TOKEN needs WEB_CONCURRENCY=1: each process counts its own requests, and a scrape would reach one worker at random; run one process per port or container and scrape each',
+    );
+
   const config: Config = {
     nodeEnv,
     port,
@@ -281,7 +295,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     trustProxy,
     requestTimeoutMs: wholeNumber('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000, 500, 600_000, problems),
     maxConnectionsPerIp: wholeNumber('MAX_CONNECTIONS_PER_IP', env.MAX_CONNECTIONS_PER_IP, 256, 0, 1_000_000, problems),
-    webConcurrency: wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems),
+    webConcurrency,
     overloadMaxEventLoopDelayMs: wholeNumber(
       'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS',
       env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
@@ -293,6 +307,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     bootstrapKey: bootstrapText === 'true',
     webhooks,
     publicBaseUrl,
+    metricsToken,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

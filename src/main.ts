@@ -56,15 +56,21 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   }
 
   const transport = transportFromConfig(config);
+  // With METRICS_TOKEN, the workers' loggers also count their outcomes (http/metrics.ts).
   const worker = new OutboxWorker(
     database,
     transport,
     systemClock,
     { ...config.outbox, fromAddress: config.mailFrom },
-    app.log,
+    app.metrics?.workerLog('outbox', app.log) ?? app.log,
     pdf,
   );
-  const webhooks = new WebhookWorker(database, systemClock, config.webhooks, app.log);
+  const webhooks = new WebhookWorker(
+    database,
+    systemClock,
+    config.webhooks,
+    app.metrics?.workerLog('webhooks', app.log) ?? app.log,
+  );
 
   let closing = false;
   const shutdown = async (signal: string) => {

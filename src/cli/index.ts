@@ -1,4 +1,4 @@
-// The `bms` command: accounts, API keys, migrations and the server. `--json` prints one JSON object.
+// The `bms` command: accounts, API keys, migrations, backups and the server. `--json` prints one JSON object.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
@@ -8,6 +8,8 @@ import { accountExists, createAccount } from '../modules/accounts/index.js';
 import { createApiKey, listAccountApiKeys, revokeApiKey } from '../modules/api-keys/index.js';
 import { parseScopeList } from '../kernel/scopes.js';
 import { start } from '../main.js';
+import { runFileCommand } from './backup.js';
+import { UsageError } from './usage-error.js';
 
 const USAGE = `Usage: bms <command> [options]
 
@@ -17,13 +19,13 @@ Commands:
   keys list --account ID
   keys revoke ID
   migrate
+  backup --to FILE [--force]      a consistent copy of the SQLite database, while servers run
+  restore --from FILE [--force]   a backup into DATABASE_URL's file (no server may hold it), migrated
   serve
 
 LIST is comma-separated scopes (e.g. clients:read,clients:write) or "all".
 Every command but serve takes --json to print one JSON object instead of prose.
 The database is the one DATABASE_URL names (default: ./data/bms.sqlite).`;
-
-class UsageError extends Error {}
 
 interface Output {
   out(text: string): void;
@@ -41,6 +43,9 @@ const OPTIONS = {
   'per-minute': { type: 'string' },
   'per-day': { type: 'string' },
   burst: { type: 'string' },
+  to: { type: 'string' },
+  from: { type: 'string' },
+  force: { type: 'boolean' },
 } as const;
 
 function required(value: string | undefined, flag: string): string {
@@ -153,8 +158,9 @@ export async function runCli(
     return 2;
   }
   const { values, positionals } = parsed;
-  const command =
-    positionals[0] === 'serve' || positionals[0] === 'migrate' ? positionals[0] : positionals.slice(0, 2).join(' ');
+  const command = ['serve', 'migrate', 'backup', 'restore'].includes(positionals[0] ?? '')
+    ? positionals[0]!
+    : positionals.slice(0, 2).join(' ');
   if (values.help || positionals.length === 0) {
     output.out(USAGE);
     return values.help ? 0 : 2;
@@ -165,7 +171,14 @@ export async function runCli(
   }
   let database: Database | undefined;
   try {
-    database = openDatabase(loadConfig(process.env).database);
+    const config = loadConfig(process.env);
+    // Backup and restore work on the file itself: opening it here would create it, or hold it.
+    if (command === 'backup' || command === 'restore') {
+      const result = await runFileCommand(command, values, config.database);
+      output.out(values.json ? JSON.stringify(result.json) : result.text);
+      return 0;
+    }
+    database = openDatabase(config.database);
     const result = await run(command, values, positionals, database);
     output.out(values.json ? JSON.stringify(result.json) : result.text);
     return 0;

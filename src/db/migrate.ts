@@ -33,6 +33,11 @@ const MIGRATIONS: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
+/** Every migration this build knows, in the order they run (`bms restore` checks a database against it). */
+export function knownMigrationNames(): string[] {
+  return Object.keys(MIGRATIONS).sort();
+}
+
 /** Applies every pending migration; returns the names applied. Throws if one fails. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
   const migrator = new Migrator({ db, provider });

@@ -23,6 +23,11 @@ export function runBms(args: string[], env: Record<string, string>): CliResult {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** `bms` as a child process that runs while the test goes on (runBms blocks the test's event loop). */
+export function spawnBms(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
 /** The parent's environment without settings that would leak into the child's configuration. */
 function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};

@@ -1,0 +1,2 @@
+// A mistake in how the `bms` command was called: printed with the usage text, exit code 2.
+export class UsageError extends Error {}
