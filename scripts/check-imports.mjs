@@ -25,9 +25,9 @@ const LAYERS = ['core', 'storage', 'kernel', 'modules', 'http', 'composition'];
 /** Lowest first: each module may import the faces of the modules before it, never after. */
 export const MODULE_ORDER = [
   'shared',
+  'events',
   'api-keys',
   'accounts',
-  'events',
   'clients',
   'documents',
   'service-requests',
