@@ -34,6 +34,7 @@ import { DeliverySchema } from './modules/sent-documents/index.js';
 import { documentFileRoutes } from './modules/sent-documents/document-files.routes.js';
 import { apiKeyAuthenticator, ApiKeySchema } from './modules/api-keys/index.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
+import { mcpRoutes } from './mcp/mcp.routes.js';
 import { invoiceActions, quoteActions } from './modules/sent-documents/sending.routes.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
 import { hubRoutes } from './modules/sent-documents/hub.routes.js';
@@ -254,6 +255,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(documentFileRoutes);
   await app.register(accountRoutes);
   await app.register(apiKeyRoutes(config.apiKeyPepper));
+  // The MCP server (docs/api-contract.md §20), authenticated and rate-limited by the same hook as /v1.
+  await app.register(mcpRoutes(AUTHENTICATED_HEADERS));
   await app.register(hubRoutes({ links: config, limiter }), { prefix: '/hub' });
 
   app.decorate('routeTable', routes);
