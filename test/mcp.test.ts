@@ -89,7 +89,9 @@ const LINES = [{ description: 'Boiler service', quantity: 1, unit_amount: 12500 
 before(async () => {
   context = await createTestContext({ clock });
   owner = await context.account('Smith Plumbing');
-  ownerKeyId = (await rest('GET', '/v1/api-keys')).find((key: { prefix: string }) => key.prefix === owner.key.slice(0, 12)).id;
+  ownerKeyId = (await rest('GET', '/v1/api-keys')).find(
+    (key: { prefix: string }) => key.prefix === owner.key.slice(0, 12),
+  ).id;
   clientId = (await rest('POST', '/v1/clients', { name: 'Jane Cooper', email: 'jane@example.com' })).id;
   baseUrl = await context.app.listen({ port: 0, host: '127.0.0.1' });
 });
@@ -242,7 +244,10 @@ test('record_payment likewise; refund_payment too; an expired token is refused',
   const refundAsk = await call(client, 'refund_payment', refundArgs);
   assert.match(refundAsk.structuredContent!.summary, /Refund \$10\.00/);
   assert.equal((await rest('GET', `/v1/payments/${refundArgs.payment_id}`)).amount_refunded, 0);
-  await call(client, 'refund_payment', { ...refundArgs, confirmation_token: refundAsk.structuredContent!.confirmation_token });
+  await call(client, 'refund_payment', {
+    ...refundArgs,
+    confirmation_token: refundAsk.structuredContent!.confirmation_token,
+  });
   assert.equal((await rest('GET', `/v1/payments/${refundArgs.payment_id}`)).amount_refunded, 1000);
 
   const late = await call(client, 'record_payment', args);
