@@ -45,13 +45,16 @@ export async function listApiKeys(
   bounds: TimeBounds,
   page: PageRequest<ApiKeyRow>,
 ): Promise<Listed<ApiKeyRow>> {
-  return runList(
-    listPlan(
-      db,
-      { table: 'api_keys', columns: API_KEY_COLUMNS, scope: { account_id: accountId } },
-      { keys: [], conditions: timeBoundConditions(bounds) },
-      page,
-    ),
+  return runList(listApiKeysPlan(db, accountId, bounds, page));
+}
+
+/** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
+export function listApiKeysPlan(db: Executor, accountId: string, bounds: TimeBounds, page: PageRequest<ApiKeyRow>) {
+  return listPlan(
+    db,
+    { table: 'api_keys', columns: API_KEY_COLUMNS, scope: { account_id: accountId } },
+    { keys: [], conditions: timeBoundConditions(bounds) },
+    page,
   );
 }
 
