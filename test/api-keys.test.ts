@@ -96,6 +96,16 @@ test('no escalation: scopes, expiry, limits and networks at most the creator’s
     'expires_at',
     'rate_limits.per_minute',
   ]);
+  const offset = await request(
+    'POST',
+    '/v1/api-keys',
+    creator.secret,
+    { name: 'x', scopes: ['clients:read'], expires_at: '2026-12-31T03:00:00+05:00' },
+    from,
+  );
+  assert.equal(offset.status, 201, 'an expiry written with an offset compares as the instant it is');
+  secrets.push(offset.body.data.secret);
+  assert.equal(offset.body.data.expires_at, '2026-12-30T22:00:00.000Z');
   const never = await request(
     'POST',
     '/v1/api-keys',
@@ -181,9 +191,12 @@ test('a revoked key is 401 on the next request (the lookup cache does not delay 
   );
   assert.equal(
     (await request('POST', `/v1/api-keys/${key.id}/roll`, owner.key, {})).status,
-    422,
+    409,
     'no roll once revoked',
   );
+  const edit = await request('PUT', `/v1/api-keys/${key.id}`, owner.key, { name: 'again' });
+  assert.equal(edit.status, 409);
+  assert.equal(edit.body.error.code, 'INVALID_STATE');
 
   // A PUT of scopes holds from the next request too.
   const narrowed = await makeKey(owner.key, { name: 'narrowed', scopes: ['clients:read', 'jobs:read'] });
@@ -234,6 +247,9 @@ test('bad input is a clear 422, never a 500, and an Idempotency-Key is refused o
     { name: 'x', scopes: ['clients:read'], expires_at: '2020-01-01T00:00:00.000Z' },
     { name: 'x', scopes: ['clients:read'], rate_limits: { per_minute: 0 } },
     { name: 'x', scopes: ['clients:read'], secret: 'bms_mine' },
+    { name: 'x', scopes: ['clients:read'], expires_at: 'tomorrow' },
+    { name: 'x', scopes: ['clients:read'], allowed_cidrs: ['10.0.0.0/33'] },
+    { name: ' ', scopes: ['clients:read'] },
   ]) {
     const response = await request('POST', '/v1/api-keys', owner.key, body);
     assert.equal(response.status, 422, `${JSON.stringify(body)}: ${response.text}`);

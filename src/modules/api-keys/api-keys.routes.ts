@@ -117,7 +117,7 @@ export function apiKeyRoutes(pepper: string | undefined): FastifyPluginAsyncType
           description:
             'Changes its name, scopes, expiry, rate limits or networks, at once in this server (other instances within 2 seconds). The key, as it is and as it would be, must be within the calling key’s powers.',
           body: UpdateApiKeyBody,
-          response: { 200: dataEnvelope(key), ...errorResponses(...BODY_ERRORS, 'NOT_FOUND') },
+          response: { 200: dataEnvelope(key), ...errorResponses(...BODY_ERRORS, 'NOT_FOUND', 'INVALID_STATE') },
         },
       },
       async (request) => ok(request, await service.updateKey(contextOf(request), request.params.id, request.body)),
@@ -150,7 +150,10 @@ export function apiKeyRoutes(pepper: string | undefined): FastifyPluginAsyncType
           description:
             'Answers the key with a new `secret`, shown this once. The old secret keeps working for `overlap_hours` (0 to 168, default 0), then stops. The key must be within the calling key’s powers.',
           body: RollApiKeyBody,
-          response: { 200: dataEnvelope(ApiKeyWithSecretSchema), ...errorResponses(...BODY_ERRORS, 'NOT_FOUND') },
+          response: {
+            200: dataEnvelope(ApiKeyWithSecretSchema),
+            ...errorResponses(...BODY_ERRORS, 'NOT_FOUND', 'INVALID_STATE'),
+          },
         },
       },
       async (request) => {

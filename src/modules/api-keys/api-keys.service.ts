@@ -2,7 +2,7 @@
 // and revoked. A key acts on keys only within its own powers (no escalation); every change through the API
 // records its event, never with a secret.
 import { isUuid, newId, type Clock } from '../../core/deps.js';
-import { fieldError, validationError, type ErrorDetail } from '../../core/errors.js';
+import { fieldError, invalidState, validationError, type ErrorDetail } from '../../core/errors.js';
 import type { Executor } from '../../db/database.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { ApiKeyRow, NewApiKeyRow } from '../../db/types.js';
@@ -101,9 +101,12 @@ function assertWithin(powers: Powers, caller: Powers): void {
   if (details.length > 0) throw validationError(details, 'A key cannot grant more than it has.');
 }
 
-function assertFuture(expiresAt: string | null | undefined, now: Date): void {
-  if (expiresAt != null && new Date(expiresAt).getTime() <= now.getTime())
-    throw fieldError('expires_at', 'must be in the future');
+/** The expiry as stored (UTC, milliseconds), so it compares with others as text; a 422 unless in the future. */
+function futureExpiry<T extends string | null | undefined>(expiresAt: T, now: Date): T {
+  if (expiresAt === null || expiresAt === undefined) return expiresAt;
+  const time = new Date(expiresAt).getTime();
+  if (time <= now.getTime()) throw fieldError('expires_at', 'must be in the future');
+  return new Date(time).toISOString() as T;
 }
 
 async function callerRow(ctx: Context): Promise<ApiKeyRow> {
@@ -134,9 +137,9 @@ function limitColumns(
 export async function createKey(
   ctx: Context,
   pepper: string | undefined,
-  input: CreateApiKeyInput,
+  body: CreateApiKeyInput,
 ): Promise<ApiKeyWithSecret> {
-  assertFuture(input.expires_at, ctx.clock.now());
+  const input = { ...body, expires_at: futureExpiry(body.expires_at, ctx.clock.now()) };
   const allowed = input.allowed_cidrs === undefined ? undefined : normalizeCidrs(input.allowed_cidrs);
   return inTransaction(ctx, async (tx) => {
     const caller = powersOf(await callerRow(tx));
@@ -186,12 +189,13 @@ export async function listKeys(ctx: Context, query: ListApiKeysInput): Promise<P
 }
 
 /** A key's name, scopes, expiry, limits or networks; the key must be within the caller's powers before and after. */
-export async function updateKey(ctx: Context, id: string, input: UpdateApiKeyInput): Promise<ApiKey> {
-  assertFuture(input.expires_at, ctx.clock.now());
+export async function updateKey(ctx: Context, id: string, body: UpdateApiKeyInput): Promise<ApiKey> {
+  const input = { ...body, expires_at: futureExpiry(body.expires_at, ctx.clock.now()) };
   const allowed = input.allowed_cidrs === undefined ? undefined : normalizeCidrs(input.allowed_cidrs);
   const key = await inTransaction(ctx, async (tx) => {
     const caller = powersOf(await callerRow(tx));
     const current = await keyRow(tx, id, true);
+    if (current.revoked_at !== null) throw invalidState('This key is revoked: it can no longer be changed.');
     const before = powersOf(current);
     assertWithin(before, caller);
     const after: Powers = {
@@ -248,7 +252,7 @@ export async function rollKey(
   const rolled = await inTransaction(ctx, async (tx) => {
     const caller = powersOf(await callerRow(tx));
     const current = await keyRow(tx, id, true);
-    if (current.revoked_at !== null) throw fieldError('id', 'a revoked key cannot be rolled');
+    if (current.revoked_at !== null) throw invalidState('This key is revoked: it can no longer be rolled.');
     assertWithin(powersOf(current), caller);
     const now = tx.clock.now();
     const overlapHours = input.overlap_hours ?? 0;
