@@ -5,7 +5,7 @@
 //      1 storage      src/db/**, src/mail/**                   queries, engines, e-mail rendering and transport
 //      2 kernel       src/kernel/**                            the closed sets http and modules both name
 //      3 modules      src/modules/** (but *.routes.ts)         schemas, services, repositories: the rules
-//      4 http         src/http/**, src/modules/**/*.routes.ts  the HTTP surface
+//      4 http         src/http/**, src/mcp/**, src/modules/**/*.routes.ts  the HTTP surfaces (REST and MCP)
 //      5 composition  src/app.ts, src/main.ts, src/cli/**, src/workers/**   wiring, entry points, workers
 // 2. Modules stand in MODULE_ORDER: a module imports only modules below it, and only through their face
 //    (`index.ts`). Outside src/modules, only a module's face is imported, and its `*.routes.ts` by app.ts.
@@ -26,9 +26,9 @@ const LAYERS = ['core', 'storage', 'kernel', 'modules', 'http', 'composition'];
 /** Lowest first: each module may import the faces of the modules before it, never after. */
 export const MODULE_ORDER = [
   'shared',
+  'events',
   'api-keys',
   'accounts',
-  'events',
   'clients',
   'documents',
   'service-requests',
@@ -47,7 +47,7 @@ export function layerOf(file) {
   if (relative.startsWith('db/') || relative.startsWith('mail/')) return 1;
   if (relative.startsWith('kernel/')) return 2;
   if (relative.startsWith('modules/')) return relative.endsWith('.routes.ts') ? 4 : 3;
-  if (relative.startsWith('http/')) return 4;
+  if (relative.startsWith('http/') || relative.startsWith('mcp/')) return 4;
   if (['app.ts', 'main.ts'].includes(relative) || relative.startsWith('cli/') || relative.startsWith('workers/'))
     return 5;
   return undefined;

@@ -33,7 +33,9 @@ import { InvoiceSchema } from './modules/invoices/index.js';
 import { jobRoutes } from './modules/jobs/jobs.routes.js';
 import { DeliverySchema } from './modules/sent-documents/index.js';
 import { documentFileRoutes } from './modules/sent-documents/document-files.routes.js';
-import { apiKeyAuthenticator } from './modules/api-keys/index.js';
+import { apiKeyAuthenticator, ApiKeySchema } from './modules/api-keys/index.js';
+import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
+import { mcpRoutes } from './mcp/mcp.routes.js';
 import { invoiceActions, quoteActions } from './modules/sent-documents/sending.routes.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
 import { hubRoutes } from './modules/sent-documents/hub.routes.js';
@@ -96,6 +98,10 @@ const API_TAGS = [
   { name: 'Webhook endpoints', description: 'Where events are delivered, signed per Standard Webhooks.' },
   { name: 'Webhooks', description: 'The requests BMS sends to your endpoints.' },
   { name: 'Account', description: 'The business profile and logo printed on documents.' },
+  {
+    name: 'API keys',
+    description: 'Keys made, limited, rolled and revoked through the API, never beyond the calling key.',
+  },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -163,6 +169,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     WebhookDeliverySchema,
     DeliverySchema,
     AccountSchema,
+    ApiKeySchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -250,6 +257,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(webhookRoutes(config.webhooks));
   await app.register(documentFileRoutes);
   await app.register(accountRoutes);
+  await app.register(apiKeyRoutes(config.apiKeyPepper));
+  // The MCP server (docs/api-contract.md §20), authenticated and rate-limited by the same hook as /v1.
+  await app.register(mcpRoutes(AUTHENTICATED_HEADERS));
   await app.register(hubRoutes({ links: config, limiter }), { prefix: '/hub' });
 
   app.decorate('routeTable', routes);

@@ -43,6 +43,9 @@ const SCOPES = [
   'webhooks:write',
   'account:read',
   'account:write',
+  // Contract section 20: keys through the API.
+  'api_keys:read',
+  'api_keys:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -104,6 +107,13 @@ const SEED_ENDPOINTS: Record<string, string> = {
   // Contract section 12: replacing a hosted link takes the document's write scope.
   'POST /v1/quotes/:id/hosted-link/rotate': 'quotes:write',
   'POST /v1/invoices/:id/hosted-link/rotate': 'invoices:write',
+  // Contract section 20: API keys through the API (DELETE revokes).
+  'GET /v1/api-keys': 'api_keys:read',
+  'POST /v1/api-keys': 'api_keys:write',
+  'GET /v1/api-keys/:id': 'api_keys:read',
+  'PUT /v1/api-keys/:id': 'api_keys:write',
+  'DELETE /v1/api-keys/:id': 'api_keys:write',
+  'POST /v1/api-keys/:id/roll': 'api_keys:write',
 };
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
@@ -128,6 +138,7 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   // A second invoice, marked sent before the payment is made (see `before`).
   '/v1/payments': () => ({ invoice_id: payableInvoiceId, amount: 100, method: 'cash' }),
   '/v1/webhook-endpoints': () => ({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['invoice.*'] }),
+  '/v1/api-keys': () => ({ name: 'Owner key', scopes: ['clients:read'] }),
 };
 
 function concretePath(url: string): string {
@@ -277,7 +288,10 @@ test("a stranger's list does not show the owner's objects", async () => {
   for (const collection of existing.keys()) {
     const response = await context.request('GET', collection, { key: stranger.key });
     assert.equal(response.status, 200);
-    assert.deepEqual(response.body.data, []);
+    // The stranger's own keys are listed to it; none of the owner's.
+    if (collection === '/v1/api-keys')
+      assert.ok(!response.body.data.some((item: { id: string }) => item.id === existing.get(collection)));
+    else assert.deepEqual(response.body.data, []);
     const own = await context.request('GET', collection, { key: owner.key });
     assert.ok(own.body.data.length >= 1);
   }

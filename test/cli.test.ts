@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { temporaryDirectory } from './helpers/context.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
-import { runBms, startServer, type ServerProcess } from './helpers/processes.js';
+import { spawnSync } from 'node:child_process';
+import { ROOT, runBms, startServer, type ServerProcess } from './helpers/processes.js';
 
 let directory: string;
 let database: TestDatabase;
@@ -97,6 +98,53 @@ test('accounts and keys: create, use against the running server, list, revoke', 
   assert.ok(Date.now() - revokedAt < 3000, 'within the 2 s the lookups are kept, plus one request');
 });
 
+test('keys made by the bms command and through the API are the same keys, seen from both sides', async () => {
+  const account = json(runBms(['accounts', 'create', '--name', 'Both Sides', '--json'], env));
+  const cliKey = json(
+    runBms(['keys', 'create', '--account', account.id, '--name', 'admin', '--scopes', 'all', '--json'], env),
+  );
+  const headers = { authorization: `Bearer ${cliKey.key}`, 'content-type': 'application/json' };
+  const made = await fetch(`${server.baseUrl}/v1/api-keys`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'made by the API', scopes: ['clients:read'] }),
+  });
+  assert.equal(made.status, 201);
+  const apiKey = (await made.json()).data;
+  assert.deepEqual(apiKey.created_by, { type: 'api_key', id: cliKey.id });
+
+  const listed = json(runBms(['keys', 'list', '--account', account.id, '--json'], env));
+  assert.deepEqual(listed.keys.map((key: { id: string }) => key.id).sort(), [cliKey.id, apiKey.id].sort());
+  assert.deepEqual(listed.keys.find((key: { id: string }) => key.id === cliKey.id).created_by, {
+    type: 'cli',
+    id: null,
+  });
+  assert.doesNotMatch(JSON.stringify(listed), new RegExp(apiKey.secret.slice(4)), 'no secret in the list');
+  const fromApi = await (await fetch(`${server.baseUrl}/v1/api-keys/${cliKey.id}`, { headers })).json();
+  assert.deepEqual(fromApi.data.created_by, { type: 'cli', id: null });
+
+  // The README's way of listing the MCP tools, against this started server.
+  const tools = spawnSync(process.execPath, ['scripts/mcp-list-tools.mjs'], {
+    cwd: ROOT,
+    env: { ...process.env, BMS_URL: server.baseUrl, BMS_API_KEY: apiKey.secret },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(tools.status, 0, tools.stderr);
+  assert.deepEqual(
+    tools.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+/)[0]),
+    ['find_clients', 'get_client'],
+    'a clients:read key sees the two client reading tools',
+  );
+
+  json(runBms(['keys', 'revoke', apiKey.id, '--json'], env));
+  const revoked = await (await fetch(`${server.baseUrl}/v1/api-keys/${apiKey.id}`, { headers })).json();
+  assert.ok(revoked.data.revoked_at, 'a revocation by the command is seen by the API');
+});
+
 test('the server writes its log lines in batches, each at most about 100 ms late, and every one before it exits', async () => {
   const logged = await startServer({ ...env, LOG_LEVEL: 'info' });
   try {
@@ -142,8 +190,8 @@ test('keys create with all scopes and an expiry', () => {
   );
   assert.equal(
     created.scopes.length,
-    23,
-    'the 16 scopes of the seed, payments:read|write, events:read, webhooks:read|write, account:read|write',
+    25,
+    'the 16 scopes of the seed, payments:read|write, events:read, webhooks:read|write, account:read|write, api_keys:read|write',
   );
   const listed = json(runBms(['keys', 'list', '--account', account.id, '--json'], env));
   assert.equal(listed.keys[0].expires_at, '2099-01-01T00:00:00.000Z');

@@ -340,6 +340,38 @@ const CATALOGUE: Record<string, Row> = {
     },
     path: (id) => `/v1/webhook-endpoints/${id}`,
   },
+  // Contract section 20: keys through the API; no event carries a secret.
+  'api_key.created': {
+    act: async () => (await api('POST', '/v1/api-keys', { name: 'Made by a key', scopes: ['clients:read'] })).id,
+    path: (id) => `/v1/api-keys/${id}`,
+  },
+  'api_key.updated': {
+    async act() {
+      const key = await api('POST', '/v1/api-keys', { name: 'Renamed', scopes: ['clients:read'] });
+      await api('PUT', `/v1/api-keys/${key.id}`, { name: 'Renamed at last', allowed_cidrs: ['10.0.0.0/8'] });
+      return key.id;
+    },
+    path: (id) => `/v1/api-keys/${id}`,
+    changed: ['name', 'allowed_cidrs'],
+  },
+  'api_key.rolled': {
+    async act() {
+      const key = await api('POST', '/v1/api-keys', { name: 'Rolled', scopes: ['clients:read'] });
+      await api('POST', `/v1/api-keys/${key.id}/roll`, { overlap_hours: 1 });
+      return key.id;
+    },
+    path: (id) => `/v1/api-keys/${id}`,
+    changed: ['prefix', 'previous_secret_expires_at'],
+  },
+  'api_key.revoked': {
+    async act() {
+      const key = await api('POST', '/v1/api-keys', { name: 'Revoked', scopes: ['clients:read'] });
+      await api('DELETE', `/v1/api-keys/${key.id}`);
+      return key.id;
+    },
+    path: (id) => `/v1/api-keys/${id}`,
+    changed: ['revoked_at'],
+  },
 };
 
 /** The closed list of the contract, written out: the table above must cover exactly it. */
@@ -374,6 +406,10 @@ const CONTRACT_TYPES = [
   'delivery.failed',
   'webhook_endpoint.disabled',
   'webhook_endpoint.test',
+  'api_key.created',
+  'api_key.updated',
+  'api_key.rolled',
+  'api_key.revoked',
 ];
 
 test('the catalogue covers the closed list of the contract, and the OpenAPI document declares each type', async () => {
@@ -540,6 +576,7 @@ test('events older than the retention are pruned, a bounded batch at a time, wit
         type: 'client.created',
         resource_id: recent.id,
         data: JSON.stringify({ object: recent }),
+        actor_type: 'api_key',
       })
       .execute();
   }

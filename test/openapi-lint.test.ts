@@ -78,6 +78,13 @@ const OPERATIONS: Array<[string, string]> = [
   ['PUT /v1/account', 'updateAccount'],
   ['PUT /v1/account/logo', 'uploadAccountLogo'],
   ['DELETE /v1/account/logo', 'deleteAccountLogo'],
+  // Contract section 20: keys through the API.
+  ['GET /v1/api-keys', 'listApiKeys'],
+  ['POST /v1/api-keys', 'createApiKey'],
+  ['GET /v1/api-keys/{id}', 'getApiKey'],
+  ['PUT /v1/api-keys/{id}', 'updateApiKey'],
+  ['DELETE /v1/api-keys/{id}', 'revokeApiKey'],
+  ['POST /v1/api-keys/{id}/roll', 'rollApiKey'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

@@ -14,6 +14,7 @@ import {
   type ClientFilters,
 } from '../src/modules/clients/clients.repository.js';
 import { EVENT_SORTS, listEventsPlan } from '../src/modules/events/events.repository.js';
+import { API_KEY_SORTS, listApiKeysPlan } from '../src/modules/api-keys/api-keys.repository.js';
 import { INVOICE_SORTS, listInvoicesPlan } from '../src/modules/invoices/invoices.repository.js';
 import { JOB_SORTS, listJobsPlan } from '../src/modules/jobs/jobs.repository.js';
 import { listPaymentsPlan, PAYMENT_SORTS } from '../src/modules/invoices/payments.repository.js';
@@ -492,6 +493,28 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     'events_account_resource_idx',
     true,
   ],
+  [
+    'events, actor_type=mcp',
+    () =>
+      listEventsPlan(db(), documentAccountId, { actor_type: 'mcp' }, pageRequest({ sort: '-created_at' }, EVENT_SORTS))
+        .query,
+    'events_account_actor_type_idx',
+    true,
+  ],
+  [
+    'events, actor_id',
+    () =>
+      listEventsPlan(db(), documentAccountId, { actor_id: ID }, pageRequest({ sort: '-created_at' }, EVENT_SORTS))
+        .query,
+    'events_account_actor_id_idx',
+    true,
+  ],
+  [
+    'API keys, newest first',
+    () => listApiKeysPlan(db(), documentAccountId, {}, pageRequest({ sort: '-created_at' }, API_KEY_SORTS)).query,
+    'api_keys_account_created_idx',
+    false,
+  ],
 ];
 
 /**
@@ -499,8 +522,8 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
  * primary key from those): no other index, no scan; no sort unless `sorts`.
  */
 function assertReads(text: string, index: string, sorts: boolean, byKey = false) {
-  const table = ['service_requests', 'invoices', 'quotes', 'jobs', 'payments', 'events', 'clients'].find((name) =>
-    index.startsWith(`${name}_`),
+  const table = ['service_requests', 'invoices', 'quotes', 'jobs', 'payments', 'events', 'clients', 'api_keys'].find(
+    (name) => index.startsWith(`${name}_`),
   )!;
   const reads = onPostgres
     ? text

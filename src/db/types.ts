@@ -40,6 +40,13 @@ export interface ApiKeysTable {
   rate_limit_per_minute: number | null;
   rate_limit_per_day: number | null;
   rate_limit_burst: number | null;
+  /** After a roll: the hash of the secret before it, which works until `previous_key_expires_at`. */
+  previous_key_hash: string | null;
+  previous_key_expires_at: Timestamp | null;
+  /** A JSON array of CIDR blocks; empty when any address may use the key. */
+  allowed_cidrs: JsonText;
+  created_by_type: string;
+  created_by_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -203,6 +210,22 @@ export interface EventsTable {
   resource_id: string;
   /** `{object, previous_attributes?, source?}`. */
   data: JsonText;
+  /** Who caused it: api_key | mcp | hub | system (docs/api-contract.md §20), and the key's id. */
+  actor_type: string;
+  actor_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface McpCallsTable {
+  id: string;
+  account_id: string;
+  key_id: string;
+  tool: string;
+  arguments_hash: string;
+  call_hash: string;
+  result: JsonText | null;
+  expires_at: Timestamp;
+  completed_at: Timestamp | null;
   created_at: Timestamp;
 }
 
@@ -264,6 +287,7 @@ export interface Tables {
   accounts: AccountsTable;
   account_logos: AccountLogosTable;
   api_keys: ApiKeysTable;
+  mcp_calls: McpCallsTable;
   clients: ClientsTable;
   account_counters: AccountCountersTable;
   service_requests: ServiceRequestsTable;
@@ -298,6 +322,7 @@ export type PaymentRow = Selectable<PaymentsTable>;
 export type PaymentPatch = Updateable<PaymentsTable>;
 export type PaymentRefundRow = Selectable<PaymentRefundsTable>;
 export type EventRow = Selectable<EventsTable>;
+export type McpCallRow = Selectable<McpCallsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookEndpointPatch = Updateable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -1,12 +1,12 @@
 // Authentication and scope checks, run before the body is parsed so the contract's order holds:
 // 401 -> (rate limit) -> 403 -> body and validation.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Authenticate, AuthContext } from '../kernel/auth-context.js';
+import { insufficientScope, type Authenticate, type AuthContext } from '../kernel/auth-context.js';
 import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import { AppError } from '../core/errors.js';
 import { rateLimited, type RateLimiter } from './rate-limit/rate-limiter.js';
-import { addRouteHook, hasScope } from './route-hooks.js';
+import { addRouteHook, needsKey } from './route-hooks.js';
 
 const REALM = 'Bearer realm="bms"';
 
@@ -27,16 +27,7 @@ function invalidApiKey(): AppError {
   );
 }
 
-export function insufficientScope(scope: string): AppError {
-  return new AppError(
-    'INSUFFICIENT_SCOPE',
-    `This API key lacks the scope '${scope}' that this operation requires.`,
-    undefined,
-    {
-      'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
-    },
-  );
-}
+export { insufficientScope };
 
 /**
  * 403 unless the key also holds `scope`: an operation that reads or changes a second resource needs that
@@ -47,13 +38,17 @@ export function requireScope(request: FastifyRequest, scope: Scope): void {
   if (!auth(request).scopes.has(scope)) throw insufficientScope(scope);
 }
 
-/** What the rules run with for this request: the app's database, clock and links, the caller's account. */
-export function contextOf(request: FastifyRequest): Context {
+/**
+ * What the rules run with for this request: the app's database, clock and links, the caller's account, and
+ * the caller as the actor of its events (docs/api-contract.md §20).
+ */
+export function contextOf(request: FastifyRequest, actorType: 'api_key' | 'mcp' = 'api_key'): Context {
   const { db, clock, links } = request.server;
-  return { db, clock, links, accountId: auth(request).accountId };
+  const caller = auth(request);
+  return { db, clock, links, accountId: caller.accountId, actor: { type: actorType, id: caller.keyId } };
 }
 
-/** The caller's account and key; only present on routes that declare a scope. */
+/** The caller's account and key; only present on routes that declare a scope (or are `authenticated`). */
 export function auth(request: FastifyRequest): AuthContext {
   if (!request.auth) throw new Error('auth() called on a route without a scope');
   return request.auth;
@@ -70,15 +65,15 @@ export function registerAuthentication(
 ): void {
   const { limiter } = options;
   app.decorateRequest('auth', undefined);
-  addRouteHook(app, hasScope, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    const scope = request.routeOptions.config.scope!;
+  addRouteHook(app, needsKey, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const scope = request.routeOptions.config.scope;
     const now = app.clock.now();
     const blockedFor = await limiter.blockedFor(request.ip, now);
     if (blockedFor !== undefined) throw rateLimited(blockedFor);
 
     const header = request.headers.authorization;
     const match = header === undefined ? null : /^Bearer +(\S+)\s*$/i.exec(header);
-    const context = match?.[1] ? await options.authenticate(app.db, match[1]) : undefined;
+    const context = match?.[1] ? await options.authenticate(app.db, match[1], request.ip) : undefined;
     if (!context) {
       await limiter.recordFailedAuthentication(request.ip, now);
       throw header === undefined || header.trim() === '' ? authenticationRequired() : invalidApiKey();
@@ -88,6 +83,6 @@ export function registerAuthentication(
     const admission = await limiter.admit(context, now);
     reply.headers(admission.headers);
     if (!admission.allowed) throw rateLimited(admission.retryAfter, admission.headers);
-    if (!context.scopes.has(scope)) throw insufficientScope(scope);
+    if (scope !== undefined && !context.scopes.has(scope)) throw insufficientScope(scope);
   });
 }

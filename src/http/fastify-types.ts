@@ -29,5 +29,9 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     scope?: Scope;
+    /** Authenticated and rate-limited like a route with a scope, the scopes checked by the handler (/mcp). */
+    authenticated?: boolean;
+    /** The answer carries a secret shown once: it is never kept for an Idempotency-Key replay. */
+    answersSecret?: boolean;
   }
 }

@@ -16,7 +16,7 @@ import {
   insertIdempotencyKey,
 } from '../db/idempotency.repository.js';
 import { AppError } from '../core/errors.js';
-import { addRouteHook, isPost } from './route-hooks.js';
+import { addRouteHook, isReplayablePost } from './route-hooks.js';
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A request holds its key this long; a process that died holding it releases it by timing out. */
@@ -81,7 +81,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
   app.decorateRequest('idempotencyKey', undefined);
   let claims = 0;
 
-  addRouteHook(app, isPost, 'preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  addRouteHook(app, isReplayablePost, 'preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers['idempotency-key'];
     if (!request.auth || typeof header !== 'string' || header === '') return;
     const now = app.clock.now();
@@ -112,26 +112,31 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     return reply.send(row.response_body);
   });
 
-  addRouteHook(app, isPost, 'onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const key = request.idempotencyKey;
-    if (!key || !request.auth) return payload;
-    request.idempotencyKey = undefined;
-    const failedValidation =
-      reply.statusCode === 422 && typeof payload === 'string' && payload.includes('"VALIDATION_ERROR"');
-    if (reply.statusCode >= 500 || failedValidation) {
-      await deleteIdempotencyKey(db, request.auth.keyId, key);
-    } else {
-      const location = reply.getHeader('location');
-      const etag = reply.getHeader('etag');
-      await completeIdempotencyKey(db, request.auth.keyId, key, {
-        response_status: reply.statusCode,
-        response_body: String(payload),
-        response_location: typeof location === 'string' ? location : null,
-        response_etag: typeof etag === 'string' ? etag : null,
-      });
-    }
-    return payload;
-  });
+  addRouteHook(
+    app,
+    isReplayablePost,
+    'onSend',
+    async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      const key = request.idempotencyKey;
+      if (!key || !request.auth) return payload;
+      request.idempotencyKey = undefined;
+      const failedValidation =
+        reply.statusCode === 422 && typeof payload === 'string' && payload.includes('"VALIDATION_ERROR"');
+      if (reply.statusCode >= 500 || failedValidation) {
+        await deleteIdempotencyKey(db, request.auth.keyId, key);
+      } else {
+        const location = reply.getHeader('location');
+        const etag = reply.getHeader('etag');
+        await completeIdempotencyKey(db, request.auth.keyId, key, {
+          response_status: reply.statusCode,
+          response_body: String(payload),
+          response_location: typeof location === 'string' ? location : null,
+          response_etag: typeof etag === 'string' ? etag : null,
+        });
+      }
+      return payload;
+    },
+  );
 }
 
 /** 409 while the first request with the key runs; its Retry-After tells clients (and the SDKs) to retry it. */

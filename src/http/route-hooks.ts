@@ -20,4 +20,8 @@ export function addRouteHook(
 }
 
 export const hasScope = (route: RouteOptions): boolean => Boolean(route.config?.scope);
+/** Routes that need a key: those with a scope, and those that check scopes themselves (`authenticated`). */
+export const needsKey = (route: RouteOptions): boolean => hasScope(route) || Boolean(route.config?.authenticated);
 export const isPost = (route: RouteOptions): boolean => ([] as string[]).concat(route.method).includes('POST');
+/** POSTs whose answers may be kept for replay: not those that answer a secret shown once (`answersSecret`). */
+export const isReplayablePost = (route: RouteOptions): boolean => isPost(route) && !route.config?.answersSecret;

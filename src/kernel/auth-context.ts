@@ -1,5 +1,6 @@
 // Who is calling: what authentication finds behind an API key, as the HTTP layer, the rate limiter and
 // the modules all name it. The api-keys module makes it; http/ only carries it.
+import { AppError } from '../core/errors.js';
 import type { Executor } from '../db/database.js';
 
 /** A key's own limits, where they differ from the server's defaults. */
@@ -18,6 +19,24 @@ export interface AuthContext {
 
 /**
  * The account and scopes behind a presented key, or undefined when the key is malformed, unknown, revoked
- * or expired. The composition passes the api-keys module's to http/auth.ts.
+ * or expired, or the caller's address `ip` is outside the key's `allowed_cidrs`. The composition passes the
+ * api-keys module's to http/auth.ts.
  */
-export type Authenticate = (db: Executor, key: string) => Promise<AuthContext | undefined>;
+export type Authenticate = (db: Executor, key: string, ip: string) => Promise<AuthContext | undefined>;
+
+/** The contract's per-key limits where a key has no override (docs/api-contract.md §4). */
+export const DEFAULT_RATE_LIMITS = { perMinute: 60, perDay: 10_000, burst: 100 } as const;
+
+const REALM = 'Bearer realm="bms"';
+
+/** 403 INSUFFICIENT_SCOPE naming the scope (docs/api-contract.md §2): from a route's check or a rule's. */
+export function insufficientScope(scope: string): AppError {
+  return new AppError(
+    'INSUFFICIENT_SCOPE',
+    `This API key lacks the scope '${scope}' that this operation requires.`,
+    undefined,
+    {
+      'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
+    },
+  );
+}

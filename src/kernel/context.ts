@@ -1,5 +1,5 @@
 // What an operation runs with: the database (or the transaction already open), the clock, the caller's
-// account, and where the client hub's links point. Routes build one per request; services pass it on,
+// account, who is acting, and where the client hub's links point. Routes build one per request; services pass it on,
 // inside a transaction as `{ ...ctx, db: trx }` (see `inTransaction`).
 import type { Clock } from '../core/deps.js';
 import type { Executor } from '../db/database.js';
@@ -17,8 +17,22 @@ export interface Runtime {
   readonly links: HostedLinks;
 }
 
+/**
+ * Who caused a change, as every event records it (docs/api-contract.md §20): an API key over /v1, the same key
+ * through the MCP server, the client on the hub, or the server's own work (`id` null but for keys).
+ */
+export interface Actor {
+  readonly type: 'api_key' | 'mcp' | 'hub' | 'system';
+  readonly id: string | null;
+}
+
+export const SYSTEM_ACTOR: Actor = { type: 'system', id: null };
+export const HUB_ACTOR: Actor = { type: 'hub', id: null };
+
 export interface Context extends Runtime {
   readonly accountId: string;
+  /** Who is acting: set once where the request enters (contextOf, the hub, the MCP server, the workers). */
+  readonly actor: Actor;
 }
 
 /** Runs `work` in a transaction: the one `ctx` already holds, else a new one that commits when it resolves. */

@@ -30,6 +30,11 @@ export const EVENT_TYPES = [
   'delivery.failed',
   'webhook_endpoint.disabled',
   'webhook_endpoint.test',
+  // docs/api-contract.md §20: never with a secret.
+  'api_key.created',
+  'api_key.updated',
+  'api_key.rolled',
+  'api_key.revoked',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -45,6 +50,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   payment: 'Payment',
   delivery: 'Delivery',
   webhook_endpoint: 'WebhookEndpoint',
+  api_key: 'ApiKey',
 };
 
 export function isEventType(value: string): value is EventType {

@@ -6,6 +6,7 @@
 // at a time and outcomes recorded a batch per transaction: every commit is a durable write (an fsync on
 // SQLite), and one per delivery would take the disk from the API's own writes.
 // It also prunes events older than EVENT_RETENTION_DAYS, a bounded batch at a time.
+import { SYSTEM_ACTOR } from '../kernel/context.js';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
@@ -254,7 +255,7 @@ export class WebhookWorker {
       const disabled = await repository.disableEndpoint(trx, endpoint.id, disabledReason, failingSince, nowIso);
       if (disabled)
         await recordEvent(
-          { db: trx, clock: this.clock, accountId: endpoint.account_id },
+          { db: trx, clock: this.clock, accountId: endpoint.account_id, actor: SYSTEM_ACTOR },
           'webhook_endpoint.disabled',
           presentEndpoint(disabled),
           { previous_attributes: { status: 'enabled', disabled_reason: null } },

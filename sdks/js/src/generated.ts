@@ -326,6 +326,14 @@ export interface Payment {
   updated_at: string;
 }
 
+/** Who caused the event (docs/api-contract.md §20). */
+export interface EventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
 export interface EventData {
   /** The object exactly as GET returns it after the change (before it, for *.deleted). */
   object: Record<string, unknown>;
@@ -342,11 +350,13 @@ export interface Event {
   /** Always "event". */
   object: "event";
   /** What happened: <resource>.<what>, from a closed list. */
-  type: "client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
+  type: "client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked";
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** The account the event belongs to. */
   account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: EventActor;
   data: EventData;
 }
 
@@ -360,7 +370,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
   enabled_events: Array<string>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -470,6 +480,56 @@ export interface Account {
   quote_footer: string | null;
   /** Whether a logo is uploaded (PUT /v1/account/logo). */
   has_logo: boolean;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
+export interface ApiKeyRateLimits {
+  /** The key's own refill per minute; null for the server's default. */
+  per_minute: number | null;
+  /** The key's own quota per UTC day; null for the server's default. */
+  per_day: number | null;
+  /** The key's own burst (bucket capacity); null for the server's default. */
+  burst: number | null;
+}
+
+/** Who made the key. */
+export interface ApiKeyCreatedBy {
+  /** cli: the `bms` command (or the first-run key); api_key: another key, through the API. */
+  type: "cli" | "api_key";
+  /** The key that made this one; null for cli. */
+  id: string | null;
+}
+
+/** An API key. Its secret is answered once, by create and roll, and never stored. */
+export interface ApiKey {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "api_key". */
+  object: "api_key";
+  /** What the key is for. */
+  name: string;
+  /** The first 12 characters of the secret, for recognising it. */
+  prefix: string;
+  /** What the key may do: at most the scopes of the key that makes it. */
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "api_keys:read" | "api_keys:write">;
+  /** When the key stops working; null for never. */
+  expires_at: string | null;
+  /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
+  rate_limits: ApiKeyRateLimits;
+  /** Where the key may be used from: up to 20 networks; empty for anywhere. A request from elsewhere is 401 INVALID_API_KEY. */
+  allowed_cidrs: Array<string>;
+  /** Who made the key. */
+  created_by: ApiKeyCreatedBy;
+  /** The last authenticated request, to within a minute; null if never used. */
+  last_used_at: string | null;
+  /** After a roll with an overlap: when the secret before it stops working; null otherwise. */
+  previous_secret_expires_at: string | null;
+  /** When the key was revoked; null while it is not. */
+  revoked_at: string | null;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -960,9 +1020,13 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "client.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | Array<"client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "client.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "api_key.*" | Array<"client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "api_key.*">;
   /** Only events about this object. */
   resource_id?: string;
+  /** Only events caused by this kind of actor. */
+  actor_type?: "api_key" | "mcp" | "hub" | "system";
+  /** Only events caused by this API key (over /v1 or through the MCP server). */
+  actor_id?: string;
   /** Only events at or after this instant. */
   created_after?: string;
   /** Only events before this instant. */
@@ -1003,7 +1067,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
   enabled_events: Array<string>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -1015,7 +1079,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
   enabled_events?: Array<string>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -1105,6 +1169,166 @@ export interface AccountUploadLogoParams {
   content_type: "image/png" | "image/jpeg";
   /** The image, base64-encoded; at most 512 KB decoded. */
   data: string;
+}
+
+/** Query parameters of GET /v1/api-keys. */
+export interface ApiKeyListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Only keys created at or after this instant. */
+  created_after?: string;
+  /** Only keys created before this instant. */
+  created_before?: string;
+}
+
+/** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
+export interface ApiKeyRateLimitsParams {
+  /** The key's own refill per minute; null for the server's default. */
+  per_minute?: number | null;
+  /** The key's own quota per UTC day; null for the server's default. */
+  per_day?: number | null;
+  /** The key's own burst (bucket capacity); null for the server's default. */
+  burst?: number | null;
+}
+
+/** Body of POST /v1/api-keys. */
+export interface ApiKeyCreateParams {
+  /** What the key is for. */
+  name: string;
+  /** What the key may do: at most the scopes of the key that makes it. */
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "api_keys:read" | "api_keys:write">;
+  /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
+  expires_at?: string | null;
+  /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
+  rate_limits?: ApiKeyRateLimitsParams;
+  /** Where the key may be used from: up to 20 networks; empty for anywhere. A request from elsewhere is 401 INVALID_API_KEY. */
+  allowed_cidrs?: Array<string>;
+}
+
+/** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
+export interface ApiKeyCreateResultRateLimits {
+  /** The key's own refill per minute; null for the server's default. */
+  per_minute: number | null;
+  /** The key's own quota per UTC day; null for the server's default. */
+  per_day: number | null;
+  /** The key's own burst (bucket capacity); null for the server's default. */
+  burst: number | null;
+}
+
+/** Who made the key. */
+export interface ApiKeyCreateResultCreatedBy {
+  /** cli: the `bms` command (or the first-run key); api_key: another key, through the API. */
+  type: "cli" | "api_key";
+  /** The key that made this one; null for cli. */
+  id: string | null;
+}
+
+/** What POST /v1/api-keys answers. */
+export interface ApiKeyCreateResult {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "api_key". */
+  object: "api_key";
+  /** What the key is for. */
+  name: string;
+  /** The first 12 characters of the secret, for recognising it. */
+  prefix: string;
+  /** What the key may do: at most the scopes of the key that makes it. */
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "api_keys:read" | "api_keys:write">;
+  /** When the key stops working; null for never. */
+  expires_at: string | null;
+  /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
+  rate_limits: ApiKeyCreateResultRateLimits;
+  /** Where the key may be used from: up to 20 networks; empty for anywhere. A request from elsewhere is 401 INVALID_API_KEY. */
+  allowed_cidrs: Array<string>;
+  /** Who made the key. */
+  created_by: ApiKeyCreateResultCreatedBy;
+  /** The last authenticated request, to within a minute; null if never used. */
+  last_used_at: string | null;
+  /** After a roll with an overlap: when the secret before it stops working; null otherwise. */
+  previous_secret_expires_at: string | null;
+  /** When the key was revoked; null while it is not. */
+  revoked_at: string | null;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+  /** The key itself, shown this once: store it safely. Send it as `Authorization: Bearer <secret>`. */
+  secret: string;
+}
+
+/** Body of PUT /v1/api-keys/{id}. */
+export interface ApiKeyUpdateParams {
+  /** What the key is for. */
+  name?: string;
+  /** What the key may do: at most the scopes of the key that makes it. */
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "api_keys:read" | "api_keys:write">;
+  /** A new expiry; null for never. */
+  expires_at?: string | null;
+  /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
+  rate_limits?: ApiKeyRateLimitsParams;
+  /** Where the key may be used from: up to 20 networks; empty for anywhere. A request from elsewhere is 401 INVALID_API_KEY. */
+  allowed_cidrs?: Array<string>;
+}
+
+/** Body of POST /v1/api-keys/{id}/roll. */
+export interface ApiKeyRollParams {
+  /** How long the old secret keeps working beside the new one, 0 to 168 hours (default 0: it stops at once). */
+  overlap_hours?: number;
+}
+
+/** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
+export interface ApiKeyRollResultRateLimits {
+  /** The key's own refill per minute; null for the server's default. */
+  per_minute: number | null;
+  /** The key's own quota per UTC day; null for the server's default. */
+  per_day: number | null;
+  /** The key's own burst (bucket capacity); null for the server's default. */
+  burst: number | null;
+}
+
+/** Who made the key. */
+export interface ApiKeyRollResultCreatedBy {
+  /** cli: the `bms` command (or the first-run key); api_key: another key, through the API. */
+  type: "cli" | "api_key";
+  /** The key that made this one; null for cli. */
+  id: string | null;
+}
+
+/** What POST /v1/api-keys/{id}/roll answers. */
+export interface ApiKeyRollResult {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "api_key". */
+  object: "api_key";
+  /** What the key is for. */
+  name: string;
+  /** The first 12 characters of the secret, for recognising it. */
+  prefix: string;
+  /** What the key may do: at most the scopes of the key that makes it. */
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "api_keys:read" | "api_keys:write">;
+  /** When the key stops working; null for never. */
+  expires_at: string | null;
+  /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
+  rate_limits: ApiKeyRollResultRateLimits;
+  /** Where the key may be used from: up to 20 networks; empty for anywhere. A request from elsewhere is 401 INVALID_API_KEY. */
+  allowed_cidrs: Array<string>;
+  /** Who made the key. */
+  created_by: ApiKeyRollResultCreatedBy;
+  /** The last authenticated request, to within a minute; null if never used. */
+  last_used_at: string | null;
+  /** After a roll with an overlap: when the secret before it stops working; null otherwise. */
+  previous_secret_expires_at: string | null;
+  /** When the key was revoked; null while it is not. */
+  revoked_at: string | null;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+  /** The key itself, shown this once: store it safely. Send it as `Authorization: Bearer <secret>`. */
+  secret: string;
 }
 
 /** clients: list, create, get, update, delete. */
@@ -1455,6 +1679,51 @@ Requires the scope `account:write`. */
   }
 }
 
+/** api-keys: list, create, get, update, revoke, roll. */
+export class ApiKeysResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List API keys. Newest first, revoked keys too. Secrets are never listed.
+
+Requires the scope `api_keys:read`. */
+  list(params: ApiKeyListParams = {}, options?: RequestOptions): PagePromise<ApiKey> {
+    return this.transport.list<ApiKey>(`/v1/api-keys`, { ...params }, options);
+  }
+
+  /** Create an API key. Answers the key with its `secret`, shown this once. No escalation: the new key’s scopes must be among the calling key’s (403 otherwise), and its expiry, rate limits and networks no wider (422); what the body leaves out is the calling key’s own.
+
+Requires the scope `api_keys:write`. */
+  create(params: ApiKeyCreateParams, options?: RequestOptions): Promise<WithResponse<ApiKeyCreateResult>> {
+    return this.transport.request<ApiKeyCreateResult>('POST', `/v1/api-keys`, { body: params }, options);
+  }
+
+  /** Get an API key. Requires the scope `api_keys:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<ApiKey>> {
+    return this.transport.request<ApiKey>('GET', `/v1/api-keys/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update an API key. Changes its name, scopes, expiry, rate limits or networks, at once in this server (other instances within 2 seconds). The key, as it is and as it would be, must be within the calling key’s powers.
+
+Requires the scope `api_keys:write`. */
+  update(id: string, params: ApiKeyUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<ApiKey>> {
+    return this.transport.request<ApiKey>('PUT', `/v1/api-keys/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Revoke an API key. Answers the key with `revoked_at` set; it stays readable. The next request with it is 401 (other instances: within 2 seconds). Revoking twice is harmless.
+
+Requires the scope `api_keys:write`. */
+  revoke(id: string, options?: RequestOptions): Promise<WithResponse<ApiKey>> {
+    return this.transport.request<ApiKey>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Roll an API key. Answers the key with a new `secret`, shown this once. The old secret keeps working for `overlap_hours` (0 to 168, default 0), then stops. The key must be within the calling key’s powers.
+
+Requires the scope `api_keys:write`. */
+  roll(id: string, params: ApiKeyRollParams = {}, options?: RequestOptions): Promise<WithResponse<ApiKeyRollResult>> {
+    return this.transport.request<ApiKeyRollResult>('POST', `/v1/api-keys/${encodeURIComponent(id)}/roll`, { body: params }, options);
+  }
+}
+
 /** Every resource, as the properties of BmsClient. */
 export class Resources {
   readonly clients: ClientsResource;
@@ -1466,6 +1735,7 @@ export class Resources {
   readonly events: EventsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
   readonly account: AccountResource;
+  readonly apiKeys: ApiKeysResource;
 
   constructor(transport: Transport) {
     this.clients = new ClientsResource(transport);
@@ -1477,5 +1747,6 @@ export class Resources {
     this.events = new EventsResource(transport);
     this.webhookEndpoints = new WebhookEndpointsResource(transport);
     this.account = new AccountResource(transport);
+    this.apiKeys = new ApiKeysResource(transport);
   }
 }

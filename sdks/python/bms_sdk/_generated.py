@@ -20,6 +20,7 @@ __all__ = [
     "Invoice",
     "PaymentRefund",
     "Payment",
+    "EventActor",
     "EventData",
     "Event",
     "WebhookEndpoint",
@@ -27,6 +28,9 @@ __all__ = [
     "Delivery",
     "AccountAddress",
     "Account",
+    "ApiKeyRateLimits",
+    "ApiKeyCreatedBy",
+    "ApiKey",
     "DeletedObject",
     "ClientAddressParams",
     "QuoteLineItemParams",
@@ -35,6 +39,13 @@ __all__ = [
     "EventResendResult",
     "WebhookEndpointRecoverResult",
     "AccountAddressParams",
+    "ApiKeyCreateResultRateLimits",
+    "ApiKeyCreateResultCreatedBy",
+    "ApiKeyCreateResult",
+    "ApiKeyRateLimitsParams",
+    "ApiKeyRollResultRateLimits",
+    "ApiKeyRollResultCreatedBy",
+    "ApiKeyRollResult",
 ]
 
 
@@ -248,6 +259,13 @@ class Payment(TypedDict):
     updated_at: str
 
 
+class EventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
 class _EventDataRequired(TypedDict):
     object: Dict[str, Any]
 
@@ -264,9 +282,10 @@ class Event(TypedDict):
 
     id: str
     object: Literal["event"]
-    type: Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test"]
+    type: Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked"]
     created_at: str
     account_id: str
+    actor: EventActor
     data: EventData
 
 
@@ -359,6 +378,40 @@ class Account(TypedDict):
     updated_at: str
 
 
+class ApiKeyRateLimits(TypedDict):
+    """Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100)."""
+
+    per_minute: Optional[int]
+    per_day: Optional[int]
+    burst: Optional[int]
+
+
+class ApiKeyCreatedBy(TypedDict):
+    """Who made the key."""
+
+    type: Literal["cli", "api_key"]
+    id: Optional[str]
+
+
+class ApiKey(TypedDict):
+    """An API key. Its secret is answered once, by create and roll, and never stored."""
+
+    id: str
+    object: Literal["api_key"]
+    name: str
+    prefix: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]]
+    expires_at: Optional[str]
+    rate_limits: ApiKeyRateLimits
+    allowed_cidrs: List[str]
+    created_by: ApiKeyCreatedBy
+    last_used_at: Optional[str]
+    previous_secret_expires_at: Optional[str]
+    revoked_at: Optional[str]
+    created_at: str
+    updated_at: str
+
+
 class DeletedObject(TypedDict):
     """What a delete returns."""
 
@@ -434,6 +487,84 @@ class AccountAddressParams(TypedDict, total=False):
     region: Optional[str]
     postal_code: Optional[str]
     country: Optional[str]
+
+
+class ApiKeyCreateResultRateLimits(TypedDict):
+    """Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100)."""
+
+    per_minute: Optional[int]
+    per_day: Optional[int]
+    burst: Optional[int]
+
+
+class ApiKeyCreateResultCreatedBy(TypedDict):
+    """Who made the key."""
+
+    type: Literal["cli", "api_key"]
+    id: Optional[str]
+
+
+class ApiKeyCreateResult(TypedDict):
+    """What POST /v1/api-keys answers."""
+
+    id: str
+    object: Literal["api_key"]
+    name: str
+    prefix: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]]
+    expires_at: Optional[str]
+    rate_limits: ApiKeyCreateResultRateLimits
+    allowed_cidrs: List[str]
+    created_by: ApiKeyCreateResultCreatedBy
+    last_used_at: Optional[str]
+    previous_secret_expires_at: Optional[str]
+    revoked_at: Optional[str]
+    created_at: str
+    updated_at: str
+    secret: str
+
+
+class ApiKeyRateLimitsParams(TypedDict, total=False):
+    """Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100)."""
+
+    per_minute: Optional[int]
+    per_day: Optional[int]
+    burst: Optional[int]
+
+
+class ApiKeyRollResultRateLimits(TypedDict):
+    """Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100)."""
+
+    per_minute: Optional[int]
+    per_day: Optional[int]
+    burst: Optional[int]
+
+
+class ApiKeyRollResultCreatedBy(TypedDict):
+    """Who made the key."""
+
+    type: Literal["cli", "api_key"]
+    id: Optional[str]
+
+
+class ApiKeyRollResult(TypedDict):
+    """What POST /v1/api-keys/{id}/roll answers."""
+
+    id: str
+    object: Literal["api_key"]
+    name: str
+    prefix: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]]
+    expires_at: Optional[str]
+    rate_limits: ApiKeyRollResultRateLimits
+    allowed_cidrs: List[str]
+    created_by: ApiKeyRollResultCreatedBy
+    last_used_at: Optional[str]
+    previous_secret_expires_at: Optional[str]
+    revoked_at: Optional[str]
+    created_at: str
+    updated_at: str
+    secret: str
 
 
 class ClientsResource:
@@ -1043,8 +1174,10 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
+        actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
+        actor_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         timeout: Optional[float] = None,
@@ -1053,7 +1186,7 @@ class EventsResource:
         """List events. Newest first. Events are kept at least 90 days.
 
 Requires the scope `events:read`."""
-        return cast(Page[Event], self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, created_after=created_after, created_before=created_before), timeout=timeout, max_retries=max_retries))
+        return cast(Page[Event], self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, created_after=created_after, created_before=created_before), timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1277,6 +1410,100 @@ Requires the scope `account:write`."""
         return cast(Account, self._transport.request("DELETE", "/v1/account/logo", if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
+class ApiKeysResource:
+    """api-keys: list, create, get, update, revoke, roll."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[ApiKey]:
+        """List API keys. Newest first, revoked keys too. Secrets are never listed.
+
+Requires the scope `api_keys:read`."""
+        return cast(Page[ApiKey], self._transport.list("/v1/api-keys", _given(limit=limit, cursor=cursor, created_after=created_after, created_before=created_before), timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        name: str,
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]],
+        expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
+        allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiKeyCreateResult:
+        """Create an API key. Answers the key with its `secret`, shown this once. No escalation: the new key’s scopes must be among the calling key’s (403 otherwise), and its expiry, rate limits and networks no wider (422); what the body leaves out is the calling key’s own.
+
+Requires the scope `api_keys:write`."""
+        return cast(ApiKeyCreateResult, self._transport.request("POST", "/v1/api-keys", body=_given(name=name, scopes=scopes, expires_at=expires_at, rate_limits=rate_limits, allowed_cidrs=allowed_cidrs), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiKey:
+        """Get an API key. Requires the scope `api_keys:read`."""
+        return cast(ApiKey, self._transport.request("GET", f"/v1/api-keys/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]], NotGiven] = NOT_GIVEN,
+        expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
+        allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiKey:
+        """Update an API key. Changes its name, scopes, expiry, rate limits or networks, at once in this server (other instances within 2 seconds). The key, as it is and as it would be, must be within the calling key’s powers.
+
+Requires the scope `api_keys:write`."""
+        return cast(ApiKey, self._transport.request("PUT", f"/v1/api-keys/{_quote(id)}", body=_given(name=name, scopes=scopes, expires_at=expires_at, rate_limits=rate_limits, allowed_cidrs=allowed_cidrs), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    def revoke(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiKey:
+        """Revoke an API key. Answers the key with `revoked_at` set; it stays readable. The next request with it is 401 (other instances: within 2 seconds). Revoking twice is harmless.
+
+Requires the scope `api_keys:write`."""
+        return cast(ApiKey, self._transport.request("DELETE", f"/v1/api-keys/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    def roll(
+        self,
+        id: str,
+        *,
+        overlap_hours: Union[int, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiKeyRollResult:
+        """Roll an API key. Answers the key with a new `secret`, shown this once. The old secret keeps working for `overlap_hours` (0 to 168, default 0), then stops. The key must be within the calling key’s powers.
+
+Requires the scope `api_keys:write`."""
+        return cast(ApiKeyRollResult, self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+
 class Resources:
     """Every resource, as the attributes of BmsClient."""
 
@@ -1290,6 +1517,7 @@ class Resources:
         self.events = EventsResource(transport)
         self.webhook_endpoints = WebhookEndpointsResource(transport)
         self.account = AccountResource(transport)
+        self.api_keys = ApiKeysResource(transport)
 
 
 class AsyncClientsResource:
@@ -1899,8 +2127,10 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
+        actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
+        actor_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         timeout: Optional[float] = None,
@@ -1909,7 +2139,7 @@ class AsyncEventsResource:
         """List events. Newest first. Events are kept at least 90 days.
 
 Requires the scope `events:read`."""
-        return cast(AsyncPage[Event], await self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, created_after=created_after, created_before=created_before), timeout=timeout, max_retries=max_retries))
+        return cast(AsyncPage[Event], await self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, created_after=created_after, created_before=created_before), timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -2133,6 +2363,100 @@ Requires the scope `account:write`."""
         return cast(Account, await self._transport.request("DELETE", "/v1/account/logo", if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncApiKeysResource:
+    """api-keys: list, create, get, update, revoke, roll."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPage[ApiKey]:
+        """List API keys. Newest first, revoked keys too. Secrets are never listed.
+
+Requires the scope `api_keys:read`."""
+        return cast(AsyncPage[ApiKey], await self._transport.list("/v1/api-keys", _given(limit=limit, cursor=cursor, created_after=created_after, created_before=created_before), timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        name: str,
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]],
+        expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
+        allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiKeyCreateResult:
+        """Create an API key. Answers the key with its `secret`, shown this once. No escalation: the new key’s scopes must be among the calling key’s (403 otherwise), and its expiry, rate limits and networks no wider (422); what the body leaves out is the calling key’s own.
+
+Requires the scope `api_keys:write`."""
+        return cast(ApiKeyCreateResult, await self._transport.request("POST", "/v1/api-keys", body=_given(name=name, scopes=scopes, expires_at=expires_at, rate_limits=rate_limits, allowed_cidrs=allowed_cidrs), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiKey:
+        """Get an API key. Requires the scope `api_keys:read`."""
+        return cast(ApiKey, await self._transport.request("GET", f"/v1/api-keys/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]], NotGiven] = NOT_GIVEN,
+        expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
+        allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiKey:
+        """Update an API key. Changes its name, scopes, expiry, rate limits or networks, at once in this server (other instances within 2 seconds). The key, as it is and as it would be, must be within the calling key’s powers.
+
+Requires the scope `api_keys:write`."""
+        return cast(ApiKey, await self._transport.request("PUT", f"/v1/api-keys/{_quote(id)}", body=_given(name=name, scopes=scopes, expires_at=expires_at, rate_limits=rate_limits, allowed_cidrs=allowed_cidrs), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    async def revoke(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiKey:
+        """Revoke an API key. Answers the key with `revoked_at` set; it stays readable. The next request with it is 401 (other instances: within 2 seconds). Revoking twice is harmless.
+
+Requires the scope `api_keys:write`."""
+        return cast(ApiKey, await self._transport.request("DELETE", f"/v1/api-keys/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    async def roll(
+        self,
+        id: str,
+        *,
+        overlap_hours: Union[int, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ApiKeyRollResult:
+        """Roll an API key. Answers the key with a new `secret`, shown this once. The old secret keeps working for `overlap_hours` (0 to 168, default 0), then stops. The key must be within the calling key’s powers.
+
+Requires the scope `api_keys:write`."""
+        return cast(ApiKeyRollResult, await self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncResources:
     """Every resource, as the attributes of AsyncBmsClient."""
 
@@ -2146,3 +2470,4 @@ class AsyncResources:
         self.events = AsyncEventsResource(transport)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(transport)
         self.account = AsyncAccountResource(transport)
+        self.api_keys = AsyncApiKeysResource(transport)

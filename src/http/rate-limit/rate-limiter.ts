@@ -1,11 +1,11 @@
 // Rate limits of the contract: per API key, a bucket of 100 refilled at 60 a minute and 10,000 a UTC day
 // (each overridable per key); per client IP, failed authentications, so keys cannot be guessed at speed.
-import type { AuthContext } from '../../kernel/auth-context.js';
+import { DEFAULT_RATE_LIMITS, type AuthContext } from '../../kernel/auth-context.js';
 import { AppError } from '../../core/errors.js';
 import type { RateLimitStore } from './stores.js';
 import { UNITS_PER_TOKEN, type LimitPolicy, type TakeResult } from './token-bucket.js';
 
-export const DEFAULT_POLICY: LimitPolicy = { burst: 100, perMinute: 60, perDay: 10_000 };
+export const DEFAULT_POLICY: LimitPolicy = { ...DEFAULT_RATE_LIMITS };
 /** 20 failed authentications in a row from one IP, then one more every 3 seconds. */
 export const FAILED_AUTH_POLICY: LimitPolicy = { burst: 20, perMinute: 20, perDay: Number.MAX_SAFE_INTEGER };
 

@@ -1,3 +1,10 @@
 // The face of the clients module: what other modules, the workers and the composition may use. The rest is private.
-export { ClientSchema } from './clients.schemas.js';
-export { getClientRow, requireClientReference } from './clients.service.js';
+export { ClientSchema, CreateClientBody } from './clients.schemas.js';
+export {
+  createClient,
+  getClient,
+  getClientRow,
+  listClients,
+  presentClient,
+  requireClientReference,
+} from './clients.service.js';

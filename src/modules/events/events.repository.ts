@@ -5,12 +5,14 @@ import { type PageRequest, type SortFields } from '../../db/keyset.js';
 import { keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
 import type { EventRow } from '../../db/types.js';
 
-const COLUMNS = ['id', 'account_id', 'type', 'resource_id', 'data', 'created_at'] as const;
+const COLUMNS = ['id', 'account_id', 'type', 'resource_id', 'data', 'actor_type', 'actor_id', 'created_at'] as const;
 
 export interface EventFilters {
   /** The types asked for, with `invoice.*` already spelled out. */
   types?: readonly string[] | undefined;
   resource_id?: string | undefined;
+  actor_type?: string | undefined;
+  actor_id?: string | undefined;
   created_after?: string | undefined;
   created_before?: string | undefined;
 }
@@ -47,7 +49,11 @@ export async function listEvents(
 
 /** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
 export function listEventsPlan(db: Executor, accountId: string, filters: EventFilters, page: PageRequest<EventRow>) {
-  const keys = keysOf({ resource_id: filters.resource_id });
+  const keys = keysOf({
+    resource_id: filters.resource_id,
+    actor_type: filters.actor_type,
+    actor_id: filters.actor_id,
+  });
   const among = filters.types && { column: 'type', values: filters.types };
   return listPlan(
     db,

@@ -1,6 +1,6 @@
 // Event shapes: what happened, to which object, and the object as it was after.
 import { Type, type Static } from '@sinclair/typebox';
-import { IdSchema, pageQueryProperties, TimestampSchema } from '../../kernel/fields.js';
+import { IdSchema, Nullable, pageQueryProperties, TimestampSchema } from '../../kernel/fields.js';
 import { EVENT_TYPES, type EventType } from '../../kernel/event-types.js';
 
 const AnyObject = (description: string, example: Record<string, unknown>) =>
@@ -22,6 +22,26 @@ export const EventDataSchema = Type.Object({
   ),
 });
 
+export const ACTOR_TYPES = ['api_key', 'mcp', 'hub', 'system'] as const;
+
+export const ActorSchema = Type.Object(
+  {
+    type: Type.Unsafe<(typeof ACTOR_TYPES)[number]>({
+      type: 'string',
+      enum: [...ACTOR_TYPES],
+      description:
+        'api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line).',
+      example: 'api_key',
+    }),
+    id: Nullable({
+      ...IdSchema,
+      description:
+        'The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown).',
+    }),
+  },
+  { description: 'Who caused the event (docs/api-contract.md §20).' },
+);
+
 export const EventSchema = Type.Object(
   {
     id: IdSchema,
@@ -34,6 +54,7 @@ export const EventSchema = Type.Object(
     }),
     created_at: TimestampSchema,
     account_id: { ...IdSchema, description: 'The account the event belongs to.' },
+    actor: ActorSchema,
     data: EventDataSchema,
   },
   { $id: 'Event', description: 'Something that happened in the account. Kept at least 90 days.' },
@@ -56,6 +77,22 @@ export const ListEventsQuery = Type.Object(
         minLength: 1,
         maxLength: 100,
         description: 'Only events about this object.',
+        example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
+      }),
+    ),
+    actor_type: Type.Optional(
+      Type.Unsafe<(typeof ACTOR_TYPES)[number]>({
+        type: 'string',
+        enum: [...ACTOR_TYPES],
+        description: 'Only events caused by this kind of actor.',
+        example: 'mcp',
+      }),
+    ),
+    actor_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Only events caused by this API key (over /v1 or through the MCP server).',
         example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
       }),
     ),

@@ -1,8 +1,8 @@
 // Events (docs/api-contract.md §9): recorded in the transaction of the change they describe, so a change that
 // rolls back leaves no event and no change goes without one; each is queued, in the same transaction, to
 // every enabled webhook endpoint whose enabled_events match it.
-import type { Context } from '../../kernel/context.js';
-import { newId } from '../../core/deps.js';
+import type { Actor, Context } from '../../kernel/context.js';
+import { isUuid, newId } from '../../core/deps.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { EventRow, WebhookDeliveryRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
@@ -20,12 +20,13 @@ export function presentEvent(row: EventRow): Event {
     type: row.type as EventType,
     created_at: row.created_at,
     account_id: row.account_id,
+    actor: { type: row.actor_type as Actor['type'], id: row.actor_id },
     data: fromJson<EventData>(row.data),
   };
 }
 
-/** What recording an event needs: the transaction of the change, the clock and the account. */
-export type EventContext = Pick<Context, 'db' | 'clock' | 'accountId'>;
+/** What recording an event needs: the transaction of the change, the clock, the account and who acts. */
+export type EventContext = Pick<Context, 'db' | 'clock' | 'accountId' | 'actor'>;
 
 export interface RecordOptions {
   /** For `*.updated` and status events: the changed fields' values before the change. */
@@ -56,6 +57,8 @@ export async function recordEvent(
     type,
     resource_id: object.id,
     data: JSON.stringify(data),
+    actor_type: ctx.actor.type,
+    actor_id: ctx.actor.id,
     created_at: now,
   };
   await repository.insertEvent(trx, row);
@@ -119,7 +122,7 @@ export function previousAttributes(before: object, after: object): Record<string
  * type (`quote.approved`), else `<resource>.updated`; nothing when nothing visible changed.
  */
 export interface Change<T> {
-  resource: 'client' | 'service_request' | 'quote' | 'job' | 'invoice' | 'payment';
+  resource: 'client' | 'service_request' | 'quote' | 'job' | 'invoice' | 'payment' | 'api_key';
   before: T;
   after: T;
   /** The lifecycle's events: the event entering each status records. */
@@ -159,6 +162,8 @@ export async function listEvents(ctx: Context, query: ListEventsInput): Promise<
   const types = patterns?.includes('*')
     ? undefined
     : patterns && EVENT_TYPES.filter((type) => patterns.some((pattern) => matchesEventPattern(pattern, type)));
+  if (query.actor_id !== undefined && !isUuid(query.actor_id))
+    throw fieldError('actor_id', 'must be the id of an API key (a UUID)');
   const { rows, resumeAfter } = await repository.listEvents(db, accountId, { ...query, types }, page);
   return toPage(rows, page, resumeAfter);
 }

@@ -1,9 +1,10 @@
 // The face of the quotes module: what other modules, the workers and the composition may use. The rest is private.
 export { findQuote, findQuoteByToken, setQuoteDeliveryStatus } from './quotes.repository.js';
-export { type Quote, QuoteSchema } from './quotes.schemas.js';
+export { CreateQuoteBody, type Quote, QuoteSchema } from './quotes.schemas.js';
 export {
   answerQuote,
   convertQuote,
+  createQuote,
   getQuote,
   presentQuote,
   SENDABLE_QUOTE,

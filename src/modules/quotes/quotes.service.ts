@@ -6,7 +6,7 @@ import { fieldError, type Precondition } from '../../core/errors.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { QuoteRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
-import { inTransaction, type Context, type Runtime } from '../../kernel/context.js';
+import { HUB_ACTOR, inTransaction, type Context, type Runtime } from '../../kernel/context.js';
 import { requireClientReference } from '../clients/index.js';
 import {
   accountCurrency,
@@ -184,7 +184,7 @@ export async function answerQuote(
     assertMove(QUOTE_LIFECYCLE, 'sent', to);
     const answered: Partial<QuoteRow> =
       answer.decision === 'approve' ? { approved_by: answer.name } : { decline_reason: answer.reason };
-    const tx: Context = { ...reach, accountId: current.account_id };
+    const tx: Context = { ...reach, accountId: current.account_id, actor: HUB_ACTOR };
     const patch = {
       ...enter(QUOTE_LIFECYCLE, 'sent', to, now.toISOString()),
       ...answered,

@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Clock } from '../../core/deps.js';
 import type { Executor } from '../../db/database.js';
-import type { Context } from '../../kernel/context.js';
+import { SYSTEM_ACTOR, type Context } from '../../kernel/context.js';
 import { pageRequest, timestampSorts, toPage, type Page, type PageQuery } from '../../db/keyset.js';
 import { listDocumentMessages } from '../../mail/outbox.repository.js';
 import type { PdfPool } from '../../mail/pdf-pool.js';
@@ -109,7 +109,7 @@ export async function trackDelivery(trx: Executor, clock: Clock, message: Outbox
   await setStatus(trx, accountId, message.document_id, message.id, status);
   if (status === 'delivered' || status === 'failed')
     await recordEvent(
-      { db: trx, clock, accountId },
+      { db: trx, clock, accountId, actor: SYSTEM_ACTOR },
       status === 'delivered' ? 'delivery.succeeded' : 'delivery.failed',
       presentDelivery(message),
     );

@@ -13,7 +13,7 @@ import { documentFile } from './document-files.js';
 import { sendDocumentFile } from './document-files.routes.js';
 import { answerQuote, type QuoteAnswer } from '../quotes/index.js';
 import { csrfCookie, csrfFromCookies, csrfMatches, fromAnotherSite, newCsrfValue } from './csrf.js';
-import type { HostedLinks, Runtime } from '../../kernel/context.js';
+import { HUB_ACTOR, type HostedLinks, type Runtime } from '../../kernel/context.js';
 import { documentPage, messagePage, notFoundPage, type HubNotice } from './hub.pages.js';
 import { findLogo } from '../accounts/index.js';
 import { locateHostedDocument, printHostedDocument, type HostedDocument, type HostedTarget } from './hub.service.js';
@@ -186,7 +186,7 @@ export function hubRoutes(options: HubOptions) {
         request,
         reply,
         await documentFile(
-          { ...runtime(), accountId: target.accountId },
+          { ...runtime(), accountId: target.accountId, actor: HUB_ACTOR },
           app.pdf,
           target.kind,
           target.id,

@@ -11,7 +11,7 @@ import { findInvoiceByToken } from '../invoices/index.js';
 import { getInvoiceRecord, presentInvoice } from '../invoices/index.js';
 import { findQuoteByToken } from '../quotes/index.js';
 import { isQuoteExpired, presentQuote } from '../quotes/index.js';
-import type { Context, Runtime } from '../../kernel/context.js';
+import { HUB_ACTOR, type Context, type Runtime } from '../../kernel/context.js';
 import type { Quote } from '../quotes/index.js';
 import { isHostedToken } from '../documents/index.js';
 
@@ -45,7 +45,7 @@ export async function locateHostedDocument(db: Executor, token: string): Promise
 
 /** The located document as its page prints it. */
 export async function printHostedDocument(runtime: Runtime, target: HostedTarget, now: Date): Promise<HostedDocument> {
-  const ctx: Context = { ...runtime, accountId: target.accountId };
+  const ctx: Context = { ...runtime, accountId: target.accountId, actor: HUB_ACTOR };
   if (target.kind === 'quote') {
     const quote = presentQuote(target.row);
     return { ...(await printed(ctx, 'quote', quote)), quote, expired: isQuoteExpired(quote, now) };

@@ -1,0 +1,207 @@
+// The MCP server's safety for writes (docs/api-contract.md §20): a dry run (the operation in a transaction that
+// is rolled back, so it answers exactly what would happen and changes nothing), a retried write answered from
+// its record instead of acting again, and the confirmation tokens of sends and money: bound to the key, the
+// tool and the exact arguments, valid 10 minutes, used once.
+import { createHash, randomBytes } from 'node:crypto';
+import { newId } from '../core/deps.js';
+import type { Executor } from '../db/database.js';
+import type { McpCallRow } from '../db/types.js';
+import { fromJson } from '../db/values.js';
+import type { Context } from '../kernel/context.js';
+
+export const CONFIRMATION_TTL_MS = 10 * 60 * 1000;
+/** How long a write's answer is replayed to a retry of the same call (same key, tool and arguments). */
+export const REPLAY_TTL_MS = 10 * 60 * 1000;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The same JSON with its keys in a fixed order, so a retry that reorders fields is the same call. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  return value;
+}
+
+export function argumentsHash(tool: string, args: Record<string, unknown>): string {
+  return sha256(`${tool}\n${JSON.stringify(canonical(args))}`);
+}
+
+class Rollback {
+  constructor(readonly result: unknown) {}
+}
+
+/** Runs `work` in a transaction that is always rolled back: its answer, and no change, no event, no e-mail. */
+export async function dryRun<T>(ctx: Context, work: (tx: Context) => Promise<T>): Promise<T> {
+  const db = ctx.db as Executor & { transaction(): { execute<R>(run: (trx: Executor) => Promise<R>): Promise<R> } };
+  try {
+    await db.transaction().execute(async (trx) => {
+      throw new Rollback(await work({ ...ctx, db: trx }));
+    });
+  } catch (error) {
+    if (error instanceof Rollback) return error.result as T;
+    throw error;
+  }
+  throw new Error('unreachable: a dry run always rolls back');
+}
+
+function inTransaction<T>(ctx: Context, work: (tx: Context) => Promise<T>): Promise<T> {
+  const db = ctx.db as Executor & { transaction(): { execute<R>(run: (trx: Executor) => Promise<R>): Promise<R> } };
+  return db.transaction().execute((trx) => work({ ...ctx, db: trx }));
+}
+
+async function findCall(db: Executor, callHash: string): Promise<McpCallRow | undefined> {
+  return db.selectFrom('mcp_calls').selectAll().where('call_hash', '=', callHash).executeTakeFirst();
+}
+
+function keyId(ctx: Context): string {
+  if (ctx.actor.id === null) throw new Error('an MCP call without a key');
+  return ctx.actor.id;
+}
+
+/** Forgets calls whose time is long past (a day after they expired), a few at a time. */
+async function pruneCalls(db: Executor, now: Date): Promise<void> {
+  const before = new Date(now.getTime() - 24 * 3_600_000).toISOString();
+  const old = await db.selectFrom('mcp_calls').select('id').where('expires_at', '<', before).limit(100).execute();
+  if (old.length > 0)
+    await db
+      .deleteFrom('mcp_calls')
+      .where(
+        'id',
+        'in',
+        old.map((row) => row.id),
+      )
+      .execute();
+}
+
+export type Replayed<T> = { result: T; replayed: boolean };
+
+/**
+ * A write that is not confirmed (a create): done once per key, tool and arguments for 10 minutes; a retry in
+ * that time is answered what the first call answered, and acts no more.
+ */
+export async function onceByArguments<T>(
+  ctx: Context,
+  tool: string,
+  args: Record<string, unknown>,
+  act: (tx: Context) => Promise<T>,
+): Promise<Replayed<T>> {
+  const hash = argumentsHash(tool, args);
+  const callHash = sha256(`call\n${keyId(ctx)}\n${hash}`);
+  const now = ctx.clock.now();
+  const earlier = await findCall(ctx.db, callHash);
+  if (earlier?.result != null && earlier.expires_at > now.toISOString())
+    return { result: fromJson<T>(earlier.result), replayed: true };
+  try {
+    const result = await inTransaction(ctx, async (tx) => {
+      await tx.db.deleteFrom('mcp_calls').where('call_hash', '=', callHash).execute();
+      const done = await act(tx);
+      await tx.db
+        .insertInto('mcp_calls')
+        .values({
+          id: newId(),
+          account_id: tx.accountId,
+          key_id: keyId(tx),
+          tool,
+          arguments_hash: hash,
+          call_hash: callHash,
+          result: JSON.stringify(done),
+          expires_at: new Date(now.getTime() + REPLAY_TTL_MS).toISOString(),
+          completed_at: now.toISOString(),
+          created_at: now.toISOString(),
+        })
+        .execute();
+      return done;
+    });
+    await pruneCalls(ctx.db, now).catch(() => undefined);
+    return { result, replayed: false };
+  } catch (error) {
+    // The same call, run at the same moment, committed first: answer what it did.
+    const concurrent = await findCall(ctx.db, callHash);
+    if (concurrent?.result != null) return { result: fromJson<T>(concurrent.result), replayed: true };
+    throw error;
+  }
+}
+
+/** A new confirmation token for these arguments of this tool, for this key; only its hash is kept. */
+export async function issueConfirmation(
+  ctx: Context,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ token: string; expiresAt: string }> {
+  const token = `mcpc_${randomBytes(24).toString('base64url')}`;
+  const now = ctx.clock.now();
+  const expiresAt = new Date(now.getTime() + CONFIRMATION_TTL_MS).toISOString();
+  await ctx.db
+    .insertInto('mcp_calls')
+    .values({
+      id: newId(),
+      account_id: ctx.accountId,
+      key_id: keyId(ctx),
+      tool,
+      arguments_hash: argumentsHash(tool, args),
+      call_hash: sha256(`token\n${token}`),
+      result: null,
+      expires_at: expiresAt,
+      completed_at: null,
+      created_at: now.toISOString(),
+    })
+    .execute();
+  return { token, expiresAt };
+}
+
+export class ConfirmationRefused extends Error {}
+
+/**
+ * Acts once on a confirmation token: refused when the token is unknown, another key's, for another tool or
+ * other arguments, or expired; a token already used answers what its call did, and acts no more.
+ */
+export async function confirmed<T>(
+  ctx: Context,
+  tool: string,
+  args: Record<string, unknown>,
+  token: string,
+  act: (tx: Context) => Promise<T>,
+): Promise<Replayed<T>> {
+  const callHash = sha256(`token\n${token}`);
+  const row = await findCall(ctx.db, callHash);
+  if (!row || row.key_id !== keyId(ctx) || row.account_id !== ctx.accountId)
+    throw new ConfirmationRefused(
+      'This confirmation_token is not one this key was given. Call the tool again without it to get a summary and a new token.',
+    );
+  if (row.tool !== tool || row.arguments_hash !== argumentsHash(tool, args))
+    throw new ConfirmationRefused(
+      'This confirmation_token was issued for different arguments. Nothing was done. Call the tool again without a token to confirm these arguments.',
+    );
+  if (row.completed_at !== null && row.result !== null) return { result: fromJson<T>(row.result), replayed: true };
+  const now = ctx.clock.now();
+  if (row.expires_at <= now.toISOString())
+    throw new ConfirmationRefused(
+      'This confirmation_token has expired (tokens last 10 minutes). Nothing was done. Call the tool again without it for a new summary and token.',
+    );
+  const outcome = await inTransaction(ctx, async (tx) => {
+    const claimed = await tx.db
+      .updateTable('mcp_calls')
+      .set({ completed_at: now.toISOString() })
+      .where('id', '=', row.id)
+      .where('completed_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) === 0) return undefined;
+    const done = await act(tx);
+    await tx.db
+      .updateTable('mcp_calls')
+      .set({ result: JSON.stringify(done) })
+      .where('id', '=', row.id)
+      .execute();
+    return done;
+  });
+  if (outcome !== undefined) return { result: outcome, replayed: false };
+  // Another call with this token got there first: answer what it did.
+  const done = await findCall(ctx.db, callHash);
+  if (done?.result != null) return { result: fromJson<T>(done.result), replayed: true };
+  throw new ConfirmationRefused('This confirmation_token is being used by another call right now; retry in a moment.');
+}

@@ -1,0 +1,115 @@
+// Authentication of a presented key: looked up by hash (the current secret, or the one a roll replaced while
+// its overlap lasts), refused when expired, revoked or used from outside its allowed networks.
+import type { Clock } from '../../core/deps.js';
+import type { Executor } from '../../db/database.js';
+import type { ApiKeyRow } from '../../db/types.js';
+import { fromJson } from '../../db/values.js';
+import type { Authenticate, AuthContext } from '../../kernel/auth-context.js';
+import { findApiKeyByHash, touchApiKey } from './api-keys.repository.js';
+import { addressAllowed, parseNetworks, type Network } from './networks.js';
+import { hashApiKey, KEY_PATTERN } from './secrets.js';
+
+/** last_used_at is written at most this often per key, so reads do not become writes. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+const CACHE_TTL_MS = 2000;
+
+/**
+ * Keys changed through the API in this process (revoked, rolled, edited), with when: a cached entry filled
+ * before its key's change is read again, so such a change holds from the very next request here. Another
+ * process (`bms keys revoke`, another instance) is reached by the cache's TTL instead, within 2 s.
+ */
+const changedKeys = new Map<string, number>();
+
+export function forgetCachedKey(keyId: string): void {
+  const now = performance.now();
+  for (const [id, at] of changedKeys) if (now - at > CACHE_TTL_MS) changedKeys.delete(id);
+  changedKeys.set(keyId, now);
+}
+
+interface KnownKey {
+  row: ApiKeyRow;
+  context: AuthContext;
+  networks: Network[];
+}
+
+/**
+ * Keys by hash, kept briefly so that a request does not cost a query. Only found keys are kept, so a new key
+ * works at once and unknown keys cannot fill the cache; expiry and overlaps are checked on every request.
+ */
+class ApiKeyCache {
+  private readonly entries = new Map<string, { key: KnownKey; filled: number }>();
+
+  constructor(private readonly maxEntries = 10_000) {}
+
+  async find(db: Executor, keyHash: string): Promise<KnownKey | undefined> {
+    const now = performance.now();
+    const hit = this.entries.get(keyHash);
+    if (hit && now - hit.filled < CACHE_TTL_MS && !((changedKeys.get(hit.key.row.id) ?? -1) >= hit.filled))
+      return hit.key;
+    this.entries.delete(keyHash);
+    const row = await findApiKeyByHash(db, keyHash);
+    if (!row) return undefined;
+    const key = { row, context: toAuthContext(row), networks: parseNetworks(fromJson<string[]>(row.allowed_cidrs)) };
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(keyHash, { key, filled: now });
+    return key;
+  }
+}
+
+export function toAuthContext(row: ApiKeyRow): AuthContext {
+  return {
+    accountId: row.account_id,
+    keyId: row.id,
+    scopes: new Set(fromJson<string[]>(row.scopes)),
+    rateLimits: {
+      perMinute: row.rate_limit_per_minute ?? undefined,
+      perDay: row.rate_limit_per_day ?? undefined,
+      burst: row.rate_limit_burst ?? undefined,
+    },
+  };
+}
+
+function before(timestamp: string | null, now: Date): boolean {
+  return timestamp !== null && new Date(timestamp).getTime() <= now.getTime();
+}
+
+/**
+ * The account and scopes behind a presented key, or undefined when the key is malformed, unknown, revoked,
+ * expired, an old secret past its overlap, or used from outside its networks (the caller answers all the same
+ * way, so none can be told apart).
+ */
+async function authenticateApiKey(
+  db: Executor,
+  clock: Clock,
+  pepper: string | undefined,
+  key: string,
+  ip: string,
+  cache: ApiKeyCache,
+): Promise<AuthContext | undefined> {
+  if (!KEY_PATTERN.test(key)) return undefined;
+  const keyHash = hashApiKey(key, pepper);
+  const found = await cache.find(db, keyHash);
+  if (!found || found.row.revoked_at !== null) return undefined;
+  const { row } = found;
+  const now = clock.now();
+  if (before(row.expires_at, now)) return undefined;
+  if (row.key_hash !== keyHash && (row.previous_key_hash !== keyHash || before(row.previous_key_expires_at, now)))
+    return undefined;
+  if (!addressAllowed(found.networks, ip)) return undefined;
+  const lastUsed = row.last_used_at === null ? 0 : new Date(row.last_used_at).getTime();
+  if (now.getTime() - lastUsed >= LAST_USED_RESOLUTION_MS) {
+    row.last_used_at = now.toISOString();
+    // Bookkeeping only: a database that cannot take this write (full, read-only, locked) must not
+    // fail a request that only reads. The next request tries again.
+    await touchApiKey(db, row.id, row.last_used_at).catch(() => {
+      row.last_used_at = null;
+    });
+  }
+  return found.context;
+}
+
+/** Authentication as http/auth.ts runs it: keys looked up through one cache per app. */
+export function apiKeyAuthenticator(clock: Clock, pepper: string | undefined): Authenticate {
+  const cache = new ApiKeyCache();
+  return (db, key, ip) => authenticateApiKey(db, clock, pepper, key, ip, cache);
+}
