@@ -29,6 +29,7 @@ export const MODULE_ORDER = [
   'accounts',
   'events',
   'clients',
+  'properties',
   'documents',
   'service-requests',
   'quotes',
