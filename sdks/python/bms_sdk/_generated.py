@@ -10,6 +10,9 @@ from ._transport import NOT_GIVEN, AsyncTransport, NotGiven, Transport, given as
 __all__ = [
     "ClientAddress",
     "Client",
+    "PropertyAddress",
+    "PropertyLocation",
+    "Property",
     "ServiceRequest",
     "QuoteLineItem",
     "Quote",
@@ -29,6 +32,8 @@ __all__ = [
     "Account",
     "DeletedObject",
     "ClientAddressParams",
+    "PropertyAddressParams",
+    "PropertyLocationParams",
     "QuoteLineItemParams",
     "JobLineItemParams",
     "InvoiceLineItemParams",
@@ -64,6 +69,43 @@ class Client(TypedDict):
     company_name: Optional[str]
     address: Optional[ClientAddress]
     notes: Optional[str]
+    property_ids: List[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class PropertyAddress(TypedDict):
+    """PropertyAddress"""
+
+    line1: Optional[str]
+    line2: Optional[str]
+    city: Optional[str]
+    region: Optional[str]
+    postal_code: Optional[str]
+    country: Optional[str]
+
+
+class PropertyLocation(TypedDict):
+    """PropertyLocation"""
+
+    lat: float
+    lng: float
+
+
+class Property(TypedDict):
+    """A place where a client has work done: its service address."""
+
+    id: str
+    object: Literal["property"]
+    client_id: str
+    name: Optional[str]
+    address: PropertyAddress
+    timezone: str
+    location: Optional[PropertyLocation]
+    access_notes: Optional[str]
+    archived: bool
+    external_id: Optional[str]
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
@@ -75,6 +117,7 @@ class ServiceRequest(TypedDict):
     id: str
     object: Literal["service_request"]
     client_id: str
+    property_id: Optional[str]
     status: Literal["new", "assessed", "archived", "converted"]
     metadata: Dict[str, str]
     created_at: str
@@ -104,6 +147,7 @@ class Quote(TypedDict):
     id: str
     object: Literal["quote"]
     client_id: str
+    property_id: Optional[str]
     status: Literal["draft", "sent", "approved", "declined", "converted"]
     metadata: Dict[str, str]
     created_at: str
@@ -146,6 +190,7 @@ class Job(TypedDict):
     id: str
     object: Literal["job"]
     client_id: str
+    property_id: Optional[str]
     status: Literal["scheduled", "in_progress", "completed", "canceled"]
     metadata: Dict[str, str]
     created_at: str
@@ -193,6 +238,7 @@ class Invoice(TypedDict):
     id: str
     object: Literal["invoice"]
     client_id: str
+    property_id: Optional[str]
     status: Literal["draft", "sent", "paid", "void"]
     metadata: Dict[str, str]
     created_at: str
@@ -264,7 +310,7 @@ class Event(TypedDict):
 
     id: str
     object: Literal["event"]
-    type: Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test"]
+    type: Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test"]
     created_at: str
     account_id: str
     data: EventData
@@ -375,6 +421,27 @@ class ClientAddressParams(TypedDict, total=False):
     region: Optional[str]
     postal_code: Optional[str]
     country: Optional[str]
+
+
+class _PropertyAddressParamsRequired(TypedDict):
+    line1: str
+    country: str
+
+
+class PropertyAddressParams(_PropertyAddressParamsRequired, total=False):
+    """Postal address of the property. Replaced as a whole on update."""
+
+    line2: Optional[str]
+    city: Optional[str]
+    region: Optional[str]
+    postal_code: Optional[str]
+
+
+class PropertyLocationParams(TypedDict):
+    """Where the property is, in decimal degrees (WGS 84)."""
+
+    lat: float
+    lng: float
 
 
 class _QuoteLineItemParamsRequired(TypedDict):
@@ -516,6 +583,93 @@ class ClientsResource:
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/clients/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
+class PropertiesResource:
+    """properties: list, create, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        postal_code: Union[str, NotGiven] = NOT_GIVEN,
+        archived: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[Property]:
+        """List properties. Requires the scope `clients:read`."""
+        return cast(Page[Property], self._transport.list("/v1/properties", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, q=q, postal_code=postal_code, archived=archived, external_id=external_id), timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        client_id: str,
+        address: PropertyAddressParams,
+        name: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
+        access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        archived: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Create a property. Requires the scope `clients:write`."""
+        return cast(Property, self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Get a property. Requires the scope `clients:read`."""
+        return cast(Property, self._transport.request("GET", f"/v1/properties/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        name: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        address: Union[PropertyAddressParams, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
+        access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        archived: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
+        return cast(Property, self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a property. Requires the scope `clients:delete`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/properties/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+
 class ServiceRequestsResource:
     """service-requests: list, create, get, update."""
 
@@ -544,6 +698,7 @@ class ServiceRequestsResource:
         *,
         client_id: str,
         title: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         source: Union[Literal["phone", "email", "web", "in_person", "other"], NotGiven] = NOT_GIVEN,
         preferred_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -553,7 +708,7 @@ class ServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Create a service request. Requires the scope `requests:write`."""
-        return cast(ServiceRequest, self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, description=description, source=source, preferred_date=preferred_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, property_id=property_id, description=description, source=source, preferred_date=preferred_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -570,6 +725,7 @@ class ServiceRequestsResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         source: Union[Literal["phone", "email", "web", "in_person", "other"], NotGiven] = NOT_GIVEN,
@@ -581,7 +737,7 @@ class ServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Update a service request (partial: absent fields are kept, null clears). Requires the scope `requests:write`."""
-        return cast(ServiceRequest, self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
 class QuotesResource:
@@ -612,6 +768,7 @@ class QuotesResource:
         self,
         *,
         client_id: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
@@ -624,7 +781,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, request_id=request_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -641,6 +798,7 @@ class QuotesResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -653,7 +811,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -753,6 +911,7 @@ class JobsResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
@@ -765,7 +924,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -782,6 +941,7 @@ class JobsResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
@@ -795,7 +955,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -841,6 +1001,7 @@ class InvoicesResource:
         self,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
@@ -854,7 +1015,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, job_id=job_id, quote_id=quote_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -871,6 +1032,7 @@ class InvoicesResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -883,7 +1045,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1043,7 +1205,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
@@ -1282,6 +1444,7 @@ class Resources:
 
     def __init__(self, transport: Transport) -> None:
         self.clients = ClientsResource(transport)
+        self.properties = PropertiesResource(transport)
         self.service_requests = ServiceRequestsResource(transport)
         self.quotes = QuotesResource(transport)
         self.jobs = JobsResource(transport)
@@ -1372,6 +1535,93 @@ class AsyncClientsResource:
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/clients/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncPropertiesResource:
+    """properties: list, create, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        postal_code: Union[str, NotGiven] = NOT_GIVEN,
+        archived: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPage[Property]:
+        """List properties. Requires the scope `clients:read`."""
+        return cast(AsyncPage[Property], await self._transport.list("/v1/properties", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, q=q, postal_code=postal_code, archived=archived, external_id=external_id), timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        client_id: str,
+        address: PropertyAddressParams,
+        name: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
+        access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        archived: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Create a property. Requires the scope `clients:write`."""
+        return cast(Property, await self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Get a property. Requires the scope `clients:read`."""
+        return cast(Property, await self._transport.request("GET", f"/v1/properties/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        name: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        address: Union[PropertyAddressParams, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
+        access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        archived: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
+        return cast(Property, await self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a property. Requires the scope `clients:delete`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/properties/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncServiceRequestsResource:
     """service-requests: list, create, get, update."""
 
@@ -1400,6 +1650,7 @@ class AsyncServiceRequestsResource:
         *,
         client_id: str,
         title: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         source: Union[Literal["phone", "email", "web", "in_person", "other"], NotGiven] = NOT_GIVEN,
         preferred_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1409,7 +1660,7 @@ class AsyncServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Create a service request. Requires the scope `requests:write`."""
-        return cast(ServiceRequest, await self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, description=description, source=source, preferred_date=preferred_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, await self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, property_id=property_id, description=description, source=source, preferred_date=preferred_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1426,6 +1677,7 @@ class AsyncServiceRequestsResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         source: Union[Literal["phone", "email", "web", "in_person", "other"], NotGiven] = NOT_GIVEN,
@@ -1437,7 +1689,7 @@ class AsyncServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Update a service request (partial: absent fields are kept, null clears). Requires the scope `requests:write`."""
-        return cast(ServiceRequest, await self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, await self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncQuotesResource:
@@ -1468,6 +1720,7 @@ class AsyncQuotesResource:
         self,
         *,
         client_id: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
@@ -1480,7 +1733,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, request_id=request_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1497,6 +1750,7 @@ class AsyncQuotesResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -1509,7 +1763,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -1609,6 +1863,7 @@ class AsyncJobsResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
@@ -1621,7 +1876,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1638,6 +1893,7 @@ class AsyncJobsResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
@@ -1651,7 +1907,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -1697,6 +1953,7 @@ class AsyncInvoicesResource:
         self,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
@@ -1710,7 +1967,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, job_id=job_id, quote_id=quote_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1727,6 +1984,7 @@ class AsyncInvoicesResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1739,7 +1997,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -1899,7 +2157,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
@@ -2138,6 +2396,7 @@ class AsyncResources:
 
     def __init__(self, transport: AsyncTransport) -> None:
         self.clients = AsyncClientsResource(transport)
+        self.properties = AsyncPropertiesResource(transport)
         self.service_requests = AsyncServiceRequestsResource(transport)
         self.quotes = AsyncQuotesResource(transport)
         self.jobs = AsyncJobsResource(transport)
