@@ -86,6 +86,7 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
             id: uuidv7(),
             account_id: accountId,
             client_id: clientIds[index % INVOICE_CLIENTS]!,
+            property_id: null,
             job_id: null,
             quote_id: null,
             number: numbered ? `INV-${String(number).padStart(6, '0')}` : null,

@@ -30,6 +30,7 @@ export const MODULE_ORDER = [
   'api-keys',
   'accounts',
   'clients',
+  'properties',
   'documents',
   'service-requests',
   'quotes',

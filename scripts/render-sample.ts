@@ -66,6 +66,17 @@ const snapshot: MailSnapshot = {
       country: 'US',
     },
   },
+  service_address: {
+    name: 'Bakery kitchen',
+    address: {
+      line1: '88 Market Square',
+      line2: 'Rear entrance',
+      city: 'Springfield',
+      region: 'IL',
+      postal_code: '62701',
+      country: 'US',
+    },
+  },
   document: {
     id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
     number: 'INV-000042',

@@ -28,6 +28,8 @@ import { ErrorEnvelopeSchema } from './http/schemas.js';
 import { schemaCompiler } from './http/validation.js';
 import { clientRoutes } from './modules/clients/clients.routes.js';
 import { ClientSchema } from './modules/clients/index.js';
+import { propertyRoutes } from './modules/properties/properties.routes.js';
+import { deletePropertiesOfClient, PropertySchema } from './modules/properties/index.js';
 import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
 import { InvoiceSchema } from './modules/invoices/index.js';
 import { jobRoutes } from './modules/jobs/jobs.routes.js';
@@ -89,6 +91,7 @@ export interface AppDependencies {
 /** Every tag an operation uses, in the order the reference shows them. */
 const API_TAGS = [
   { name: 'Clients', description: 'The people and businesses you work for.' },
+  { name: 'Properties', description: 'The places where a client has work done: service addresses.' },
   { name: 'Service requests', description: 'What a client asked for, before it is quoted.' },
   { name: 'Quotes', description: 'Priced offers, sent to the client to approve.' },
   { name: 'Jobs', description: 'Scheduled work, from an approved quote or on its own.' },
@@ -159,6 +162,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
   for (const schema of [
     ClientSchema,
+    PropertySchema,
     ServiceRequestSchema,
     QuoteSchema,
     JobSchema,
@@ -247,7 +251,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   registerAuthentication(app, { authenticate: apiKeyAuthenticator(app.clock, config.apiKeyPepper), limiter });
   registerIdempotency(app, dependencies.database.db);
   await app.register(systemRoutes);
-  await app.register(clientRoutes);
+  await app.register(clientRoutes({ deleteWithClient: deletePropertiesOfClient }));
+  await app.register(propertyRoutes);
   await app.register(serviceRequestRoutes);
   await app.register(quoteRoutes(quoteActions));
   await app.register(jobRoutes);

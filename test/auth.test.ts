@@ -55,6 +55,12 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/clients/:id': 'clients:read',
   'PUT /v1/clients/:id': 'clients:write',
   'DELETE /v1/clients/:id': 'clients:delete',
+  // Contract section 16: a property is client data, under the clients scopes.
+  'GET /v1/properties': 'clients:read',
+  'POST /v1/properties': 'clients:write',
+  'GET /v1/properties/:id': 'clients:read',
+  'PUT /v1/properties/:id': 'clients:write',
+  'DELETE /v1/properties/:id': 'clients:delete',
   'GET /v1/invoices': 'invoices:read',
   'POST /v1/invoices': 'invoices:write',
   'GET /v1/invoices/:id': 'invoices:read',
@@ -125,6 +131,7 @@ const ACTION_BODIES: Record<string, () => unknown> = {
 /** A body that creates one object per collection; later ones may use the ids made before them. */
 const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   '/v1/clients': () => ({ name: 'Owner Client', email: 'owner@example.com' }),
+  '/v1/properties': (ids) => ({ client_id: ids.get('/v1/clients'), address: { line1: '1 Elm', country: 'US' } }),
   '/v1/service-requests': (ids) => ({ client_id: ids.get('/v1/clients'), title: 'Leak' }),
   '/v1/quotes': (ids) => ({
     client_id: ids.get('/v1/clients'),

@@ -31,7 +31,9 @@ async function stop(server: ServerProcess): Promise<number | null> {
   return server.exited;
 }
 
-function finished(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function finished(
+  child: ChildProcess,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk) => (stdout += String(chunk)));
@@ -42,13 +44,36 @@ function finished(child: ChildProcess): Promise<{ code: number | null; signal: N
 /** An account and a key whose limits a full-speed client cannot reach. */
 function makeKey(env: Record<string, string>): string {
   const account = json(runBms(['accounts', 'create', '--name', 'Backup Co', '--json'], env));
-  return json(runBms(['keys', 'create', '--account', account.id, '--name', 'load', '--scopes', 'all', '--per-minute', '100000000', '--per-day', '999999999', '--burst', '100000000', '--json'], env)).key;
+  return json(
+    runBms(
+      [
+        'keys',
+        'create',
+        '--account',
+        account.id,
+        '--name',
+        'load',
+        '--scopes',
+        'all',
+        '--per-minute',
+        '100000000',
+        '--per-day',
+        '999999999',
+        '--burst',
+        '100000000',
+        '--json',
+      ],
+      env,
+    ),
+  ).key;
 }
 
 function integrity(file: string): string {
   const connection = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
   try {
-    return (connection.pragma('integrity_check') as Array<{ integrity_check: string }>).map((row) => row.integrity_check).join('; ');
+    return (connection.pragma('integrity_check') as Array<{ integrity_check: string }>)
+      .map((row) => row.integrity_check)
+      .join('; ');
   } finally {
     connection.close();
   }
@@ -67,7 +92,9 @@ function sqlitePath(url: string): string {
   return url.slice('sqlite:'.length);
 }
 
-test('SQLite: a backup taken while a client writes at full speed holds every write acknowledged before it began, and restores into a new file', { skip: onPostgres && 'SQLite only (PostgreSQL: the next tests)' }, async () => {
+test('SQLite: a backup taken while a client writes at full speed holds every write acknowledged before it began, and restores into a new file', {
+  skip: onPostgres && 'SQLite only (PostgreSQL: the next tests)',
+}, async () => {
   const directory = temporaryDirectory('bms-backup-');
   cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }));
   const database = await createTestDatabase(directory);
@@ -83,7 +110,11 @@ test('SQLite: a backup taken while a client writes at full speed holds every wri
   let failures = 0;
   const writers = Array.from({ length: 8 }, async (_, writer) => {
     for (let index = 0; writing; index += 1) {
-      const response = await fetch(`${server.baseUrl}/v1/clients`, { method: 'POST', headers, body: JSON.stringify({ name: `Writer ${writer} #${index}`, notes: 'x'.repeat(500) }) });
+      const response = await fetch(`${server.baseUrl}/v1/clients`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: `Writer ${writer} #${index}`, notes: 'x'.repeat(500) }),
+      });
       if (response.status === 201) acknowledged.push((await response.json()).data.id);
       else failures += 1;
     }
@@ -107,7 +138,11 @@ test('SQLite: a backup taken while a client writes at full speed holds every wri
   assert.equal(summary.file, backupFile);
   assert.equal(summary.integrity, 'ok');
   assert.equal(summary.bytes, fs.statSync(backupFile).size);
-  assert.deepEqual(fs.readdirSync(path.dirname(backupFile)), ['bms-backup.sqlite'], 'one file: no -wal beside it, no temporary left');
+  assert.deepEqual(
+    fs.readdirSync(path.dirname(backupFile)),
+    ['bms-backup.sqlite'],
+    'one file: no -wal beside it, no temporary left',
+  );
 
   // Restore into a new file, as on a new machine.
   const restoredUrl = `sqlite:${path.join(directory, 'restored', 'bms.sqlite')}`;
@@ -118,10 +153,19 @@ test('SQLite: a backup taken while a client writes at full speed holds every wri
   assert.equal(integrity(sqlitePath(restoredUrl)), 'ok');
   const present = clientIds(sqlitePath(restoredUrl));
   const missing = [...beforeBackup].filter((id) => !present.has(id));
-  assert.deepEqual(missing, [], `every one of the ${beforeBackup.size} clients acknowledged before the backup began is in it`);
+  assert.deepEqual(
+    missing,
+    [],
+    `every one of the ${beforeBackup.size} clients acknowledged before the backup began is in it`,
+  );
   const acknowledgedSet = new Set(acknowledged);
-  assert.ok([...present].every((id) => acknowledgedSet.has(id)), 'nothing in it that was never acknowledged');
-  console.log(`# backup under load: ${beforeBackup.size} acknowledged before, ${duringBackup} during the backup process (${present.size - beforeBackup.size} of them in the snapshot), ${summary.bytes} bytes, ${summary.duration_ms} ms`);
+  assert.ok(
+    [...present].every((id) => acknowledgedSet.has(id)),
+    'nothing in it that was never acknowledged',
+  );
+  console.log(
+    `# backup under load: ${beforeBackup.size} acknowledged before, ${duringBackup} during the backup process (${present.size - beforeBackup.size} of them in the snapshot), ${summary.bytes} bytes, ${summary.duration_ms} ms`,
+  );
 
   // The restored database serves: the same key reads a client written before the backup.
   const second = await startServer({ ...env, DATABASE_URL: restoredUrl });
@@ -132,12 +176,22 @@ test('SQLite: a backup taken while a client writes at full speed holds every wri
   // A restore over a database a server holds is refused, and changes nothing.
   const refused = runBms(['restore', '--from', backupFile, '--force'], env);
   assert.equal(refused.status, 1);
-  assert.match(refused.stderr, /is open in another process \(a running bms serve\?\): stop every server using it, then restore/);
-  assert.equal((await fetch(`${server.baseUrl}/v1/clients/${acknowledged.at(-1)}`, { headers })).status, 200, 'the live database is untouched');
+  assert.match(
+    refused.stderr,
+    /is open in another process \(a running bms serve\?\): stop every server using it, then restore/,
+  );
+  assert.equal(
+    (await fetch(`${server.baseUrl}/v1/clients/${acknowledged.at(-1)}`, { headers })).status,
+    200,
+    'the live database is untouched',
+  );
   const refusedJson = runBms(['restore', '--from', backupFile, '--force', '--json'], env);
   assert.match(JSON.parse(refusedJson.stderr).error, /is open in another process/);
   // Without --force an existing database is never replaced.
-  assert.match(runBms(['restore', '--from', backupFile], { ...env, DATABASE_URL: restoredUrl }).stderr, /already holds a database: pass --force to replace it/);
+  assert.match(
+    runBms(['restore', '--from', backupFile], { ...env, DATABASE_URL: restoredUrl }).stderr,
+    /already holds a database: pass --force to replace it/,
+  );
 
   // Once the server has stopped, --force replaces it and keeps the old one beside it.
   assert.equal(await stop(server), 0);
@@ -148,7 +202,9 @@ test('SQLite: a backup taken while a client writes at full speed holds every wri
   assert.equal(integrity(sqlitePath(env.DATABASE_URL)), 'ok');
 });
 
-test('SQLite: a backup killed with SIGKILL at any moment leaves its file absent or complete, never torn', { skip: onPostgres && 'SQLite only' }, async () => {
+test('SQLite: a backup killed with SIGKILL at any moment leaves its file absent or complete, never torn', {
+  skip: onPostgres && 'SQLite only',
+}, async () => {
   const directory = temporaryDirectory('bms-backup-kill-');
   cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }));
   const database = await createTestDatabase(directory);
@@ -157,10 +213,20 @@ test('SQLite: a backup killed with SIGKILL at any moment leaves its file absent 
   // About 60 MB of clients, so a backup takes long enough to be killed in the middle of its copy.
   const live = new SqliteDatabase(sqlitePath(database.url));
   const accountId = json(runBms(['accounts', 'create', '--name', 'Big', '--json'], env)).id;
-  const insert = live.prepare(`insert into clients (id, account_id, name, notes, metadata, created_at, updated_at) values (?, ?, ?, ?, '{}', ?, ?)`);
+  const insert = live.prepare(
+    `insert into clients (id, account_id, name, notes, metadata, created_at, updated_at) values (?, ?, ?, ?, '{}', ?, ?)`,
+  );
   const now = new Date().toISOString();
   live.transaction(() => {
-    for (let index = 0; index < 30_000; index += 1) insert.run(`00000000-0000-7000-8000-${String(index).padStart(12, '0')}`, accountId, `Client ${index}`, 'n'.repeat(2000), now, now);
+    for (let index = 0; index < 30_000; index += 1)
+      insert.run(
+        `00000000-0000-7000-8000-${String(index).padStart(12, '0')}`,
+        accountId,
+        `Client ${index}`,
+        'n'.repeat(2000),
+        now,
+        now,
+      );
   })();
   live.close();
   const expected = 30_000;
@@ -188,21 +254,39 @@ test('SQLite: a backup killed with SIGKILL at any moment leaves its file absent 
     }
     assert.equal(integrity(target), 'ok', `round ${round}: a file under the name asked for is whole`);
     assert.equal(clientIds(target).size, expected, `round ${round}: and complete`);
-    assert.ok(!fs.existsSync(`${target}-wal`) && !fs.existsSync(`${target}-journal`), `round ${round}: one self-contained file`);
+    assert.ok(
+      !fs.existsSync(`${target}-wal`) && !fs.existsSync(`${target}-journal`),
+      `round ${round}: one self-contained file`,
+    );
     outcomes.complete += 1;
   }
   const leftovers = fs.readdirSync(directory).filter((name) => name.includes('.tmp-') && !name.endsWith('-journal'));
-  const strays = fs.readdirSync(directory).filter((name) => !/^(bms\.sqlite(-wal|-shm)?|full\.sqlite|killed-\d+\.sqlite|\.killed-\d+\.sqlite\.tmp-\d+-[0-9a-f]{8}(-journal)?)$/.test(name));
+  const strays = fs
+    .readdirSync(directory)
+    .filter(
+      (name) =>
+        !/^(bms\.sqlite(-wal|-shm)?|full\.sqlite|killed-\d+\.sqlite|\.killed-\d+\.sqlite\.tmp-\d+-[0-9a-f]{8}(-journal)?)$/.test(
+          name,
+        ),
+    );
   assert.deepEqual(strays, [], 'nothing but complete backups and files named as temporaries');
   // A temporary left behind means the kill landed after the copy had begun (during it, the check or the fsync).
-  console.log(`# kill -9 during backup: full run ${Math.round(fullMs)} ms; of ${rounds} kills, ${outcomes.absent} left no file (${leftovers.length} of them mid-copy, leaving a temporary), ${outcomes.complete} a complete one, 0 torn`);
+  console.log(
+    `# kill -9 during backup: full run ${Math.round(fullMs)} ms; of ${rounds} kills, ${outcomes.absent} left no file (${leftovers.length} of them mid-copy, leaving a temporary), ${outcomes.complete} a complete one, 0 torn`,
+  );
   assert.equal(outcomes.absent + outcomes.complete, rounds);
 });
 
-test('SQLite: restore checks what it is given, and migrates a backup made by an older version', { skip: onPostgres && 'SQLite only' }, async () => {
+test('SQLite: restore checks what it is given, and migrates a backup made by an older version', {
+  skip: onPostgres && 'SQLite only',
+}, async () => {
   const directory = temporaryDirectory('bms-restore-');
   cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }));
-  const env = { DATABASE_URL: `sqlite:${path.join(directory, 'source.sqlite')}`, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
+  const env = {
+    DATABASE_URL: `sqlite:${path.join(directory, 'source.sqlite')}`,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+  };
   json(runBms(['accounts', 'create', '--name', 'Old Co', '--json'], env));
   const good = path.join(directory, 'good.sqlite');
   json(runBms(['backup', '--to', good, '--json'], env));
@@ -217,14 +301,19 @@ test('SQLite: restore checks what it is given, and migrates a backup made by an 
   const newer = path.join(directory, 'newer.sqlite');
   fs.copyFileSync(good, newer);
   const future = new SqliteDatabase(newer);
-  future.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('29990101000000_from_the_future', new Date().toISOString());
+  future
+    .prepare('insert into kysely_migration (name, timestamp) values (?, ?)')
+    .run('29990101000000_from_the_future', new Date().toISOString());
   future.close();
   // A damaged file: one page of the clients table's index overwritten.
   const damaged = path.join(directory, 'damaged.sqlite');
   fs.copyFileSync(good, damaged);
   const probe = new SqliteDatabase(damaged, { readonly: true });
   const pageSize = probe.pragma('page_size', { simple: true }) as number;
-  const rootPage = probe.prepare(`select rootpage from sqlite_master where type = 'index' and tbl_name = 'clients' order by name limit 1`).pluck().get() as number;
+  const rootPage = probe
+    .prepare(`select rootpage from sqlite_master where type = 'index' and tbl_name = 'clients' order by name limit 1`)
+    .pluck()
+    .get() as number;
   assert.ok(rootPage > 1);
   probe.close();
   const handle = fs.openSync(damaged, 'r+');
@@ -232,10 +321,25 @@ test('SQLite: restore checks what it is given, and migrates a backup made by an 
   fs.closeSync(handle);
 
   const cases: Array<[string, string[], RegExp, number]> = [
-    ['a missing file', ['restore', '--from', path.join(directory, 'nope.sqlite')], /There is no file at .*nope\.sqlite/, 1],
+    [
+      'a missing file',
+      ['restore', '--from', path.join(directory, 'nope.sqlite')],
+      /There is no file at .*nope\.sqlite/,
+      1,
+    ],
     ['a text file', ['restore', '--from', notSqlite], /notes\.txt is not a SQLite database/, 1],
-    ['another application\'s database', ['restore', '--from', foreign], /is a SQLite database but not a BMS one: it has no migrations table/, 1],
-    ['a newer BMS\'s database', ['restore', '--from', newer], /comes from a newer BMS: this version does not know its migration\(s\) 29990101000000_from_the_future/, 1],
+    [
+      "another application's database",
+      ['restore', '--from', foreign],
+      /is a SQLite database but not a BMS one: it has no migrations table/,
+      1,
+    ],
+    [
+      "a newer BMS's database",
+      ['restore', '--from', newer],
+      /comes from a newer BMS: this version does not know its migration\(s\) 29990101000000_from_the_future/,
+      1,
+    ],
     ['a damaged database', ['restore', '--from', damaged], /(failed PRAGMA integrity_check|is damaged)/, 1],
     ['no --from', ['restore'], /--from is required/, 2],
     ['no --to', ['backup'], /--to is required/, 2],
@@ -246,11 +350,21 @@ test('SQLite: restore checks what it is given, and migrates a backup made by an 
     assert.match(result.stderr, message, label);
   }
   assert.ok(!fs.existsSync(path.join(directory, 'never.sqlite')), 'a refused restore creates nothing');
-  assert.deepEqual(fs.readdirSync(directory).filter((name) => name.includes('.tmp-')), [], 'nor leaves a temporary');
+  assert.deepEqual(
+    fs.readdirSync(directory).filter((name) => name.includes('.tmp-')),
+    [],
+    'nor leaves a temporary',
+  );
   assert.match(runBms(['backup', '--to', good], env).stderr, /already exists: choose a new name, or pass --force/);
   assert.match(runBms(['backup', '--to', sqlitePath(env.DATABASE_URL)], env).stderr, /--to names the live database/);
-  assert.match(runBms(['backup', '--to', path.join(directory, 'no-such-folder', 'b.sqlite')], env).stderr, /The folder .*no-such-folder does not exist/);
-  assert.match(runBms(['backup', '--to', path.join(directory, 'b.sqlite')], target('empty')).stderr, /There is no database at .*empty\.sqlite/);
+  assert.match(
+    runBms(['backup', '--to', path.join(directory, 'no-such-folder', 'b.sqlite')], env).stderr,
+    /The folder .*no-such-folder does not exist/,
+  );
+  assert.match(
+    runBms(['backup', '--to', path.join(directory, 'b.sqlite')], target('empty')).stderr,
+    /There is no database at .*empty\.sqlite/,
+  );
 
   // A backup from before the last migration: restored, then migrated to this version's level.
   const older = path.join(directory, 'older.sqlite');
@@ -267,18 +381,26 @@ test('SQLite: restore checks what it is given, and migrates a backup made by an 
   assert.equal(integrity(path.join(directory, 'migrated.sqlite')), 'ok');
 
   // Prose output without --json.
-  assert.match(runBms(['backup', '--to', path.join(directory, 'prose.sqlite')], env).stdout, /^Backed up .*source\.sqlite to .*prose\.sqlite \(\d+ bytes, migration \d+_\w+, integrity ok\) in \d+ ms\./);
+  assert.match(
+    runBms(['backup', '--to', path.join(directory, 'prose.sqlite')], env).stdout,
+    /^Backed up .*source\.sqlite to .*prose\.sqlite \(\d+ bytes, migration \d+_\w+, integrity ok\) in \d+ ms\./,
+  );
 });
 
 /** The PostgreSQL client binaries, where scripts/postgres.mjs finds the server's. */
 function postgresBinary(name: string): string {
-  for (const directory of (process.env.PATH ?? '').split(':')) if (fs.existsSync(path.join(directory, name))) return path.join(directory, name);
+  for (const directory of (process.env.PATH ?? '').split(':'))
+    if (fs.existsSync(path.join(directory, name))) return path.join(directory, name);
   const versions = fs.existsSync('/usr/lib/postgresql') ? fs.readdirSync('/usr/lib/postgresql').sort().reverse() : [];
-  for (const version of versions) if (fs.existsSync(path.join('/usr/lib/postgresql', version, 'bin', name))) return path.join('/usr/lib/postgresql', version, 'bin', name);
+  for (const version of versions)
+    if (fs.existsSync(path.join('/usr/lib/postgresql', version, 'bin', name)))
+      return path.join('/usr/lib/postgresql', version, 'bin', name);
   throw new Error(`${name} not found`);
 }
 
-test('PostgreSQL: backup and restore point at pg_dump and pg_restore, and the commands they print restore a working database', { skip: !onPostgres && 'PostgreSQL only (SQLite: the tests above)' }, async () => {
+test('PostgreSQL: backup and restore point at pg_dump and pg_restore, and the commands they print restore a working database', {
+  skip: !onPostgres && 'PostgreSQL only (SQLite: the tests above)',
+}, async () => {
   const directory = temporaryDirectory('bms-pgdump-');
   cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }));
   const database = await createTestDatabase(directory);
@@ -288,12 +410,25 @@ test('PostgreSQL: backup and restore point at pg_dump and pg_restore, and the co
   cleanups.push(() => stop(server));
   const key = makeKey(env);
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  for (let index = 0; index < 20; index += 1) assert.equal((await fetch(`${server.baseUrl}/v1/clients`, { method: 'POST', headers, body: JSON.stringify({ name: `PG ${index}` }) })).status, 201);
+  for (let index = 0; index < 20; index += 1)
+    assert.equal(
+      (
+        await fetch(`${server.baseUrl}/v1/clients`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: `PG ${index}` }),
+        })
+      ).status,
+      201,
+    );
 
   const backup = runBms(['backup', '--to', path.join(directory, 'x.sqlite')], env);
   assert.equal(backup.status, 1);
   assert.match(backup.stderr, /bms backup copies SQLite databases; DATABASE_URL names a PostgreSQL one/);
-  assert.match(backup.stderr, /pg_dump --format=custom --no-owner --no-privileges --file=bms-\$\(date -u \+%Y%m%dT%H%M%SZ\)\.dump "\$DATABASE_URL"/);
+  assert.match(
+    backup.stderr,
+    /pg_dump --format=custom --no-owner --no-privileges --file=bms-\$\(date -u \+%Y%m%dT%H%M%SZ\)\.dump "\$DATABASE_URL"/,
+  );
   assert.ok(!backup.stderr.includes(database.url), 'the message never prints the URL (it may hold a password)');
   assert.match(JSON.parse(runBms(['backup', '--to', 'x', '--json'], env).stderr).error, /pg_dump/);
   const restore = runBms(['restore', '--from', 'x.dump'], env);
@@ -302,10 +437,23 @@ test('PostgreSQL: backup and restore point at pg_dump and pg_restore, and the co
 
   // The advised commands, run while the server is up, then the restored copy served by a new server.
   const dump = path.join(directory, 'bms.dump');
-  execFileSync(postgresBinary('pg_dump'), ['--format=custom', '--no-owner', '--no-privileges', `--file=${dump}`, database.url]);
+  execFileSync(postgresBinary('pg_dump'), [
+    '--format=custom',
+    '--no-owner',
+    '--no-privileges',
+    `--file=${dump}`,
+    database.url,
+  ]);
   const copy = await createTestDatabase(directory);
   cleanups.push(() => copy.drop());
-  execFileSync(postgresBinary('pg_restore'), ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--dbname=${copy.url}`, dump]);
+  execFileSync(postgresBinary('pg_restore'), [
+    '--no-owner',
+    '--no-privileges',
+    '--exit-on-error',
+    '--single-transaction',
+    `--dbname=${copy.url}`,
+    dump,
+  ]);
   assert.deepEqual(json(runBms(['migrate', '--json'], { ...env, DATABASE_URL: copy.url })), { applied: [] });
   const client = new pg.Client({ connectionString: copy.url });
   await client.connect();

@@ -56,6 +56,8 @@ describe('create and read', () => {
       object: 'client',
       ...body,
       address: { ...body.address, line2: null },
+      // Contract section 16: a client answers its properties' ids (none yet).
+      property_ids: [],
       created_at: clock.now().toISOString(),
       updated_at: clock.now().toISOString(),
     });

@@ -30,26 +30,35 @@ interface Answer {
 }
 
 /** One request on its own connection, from the loopback address `from` (each client its own address). */
-function request(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown; from?: string; ca?: Buffer } = {}): Promise<Answer> {
+function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown; from?: string; ca?: Buffer } = {},
+): Promise<Answer> {
   const target = new URL(url);
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   const transport = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const outgoing = transport.request(target, {
-      method: options.method ?? 'GET',
-      headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...options.headers },
-      localAddress: options.from ?? '127.0.0.1',
-      agent: false,
-      ...(options.ca ? { ca: options.ca, servername: 'localhost' } : {}),
-    }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
-    });
+    const outgoing = transport.request(
+      target,
+      {
+        method: options.method ?? 'GET',
+        headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...options.headers },
+        localAddress: options.from ?? '127.0.0.1',
+        agent: false,
+        ...(options.ca ? { ca: options.ca, servername: 'localhost' } : {}),
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+      },
+    );
     outgoing.on('error', reject);
     // A hang is a failure with a message, not a stuck suite.
-    outgoing.setTimeout(30_000, () => outgoing.destroy(new Error(`no answer in 30 s: ${options.method ?? 'GET'} ${url}`)));
+    outgoing.setTimeout(30_000, () =>
+      outgoing.destroy(new Error(`no answer in 30 s: ${options.method ?? 'GET'} ${url}`)),
+    );
     outgoing.end(body);
   });
 }
@@ -80,14 +89,20 @@ async function startNginx(directory: string, site: string): Promise<{ child: Chi
     `error_log ${path.join(directory, 'error.log')} warn;`,
     'events { worker_connections 256; }',
     'http {',
-    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `  ${kind}_temp_path ${path.join(temporary, kind)};`),
+    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
+      (kind) => `  ${kind}_temp_path ${path.join(temporary, kind)};`,
+    ),
     site,
     '}',
   ].join('\n');
   const file = path.join(directory, 'nginx.conf');
   fs.writeFileSync(file, conf);
-  execFileSync(NGINX, ['-t', '-q', '-e', path.join(directory, 'error.log'), '-p', directory, '-c', file], { stdio: 'pipe' });
-  const child = spawn(NGINX, ['-e', path.join(directory, 'error.log'), '-p', directory, '-c', file], { stdio: 'ignore' });
+  execFileSync(NGINX, ['-t', '-q', '-e', path.join(directory, 'error.log'), '-p', directory, '-c', file], {
+    stdio: 'pipe',
+  });
+  const child = spawn(NGINX, ['-e', path.join(directory, 'error.log'), '-p', directory, '-c', file], {
+    stdio: 'ignore',
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     child,
@@ -98,7 +113,7 @@ async function startNginx(directory: string, site: string): Promise<{ child: Chi
   };
 }
 
-test('nginx with TLS in front of two instances (TRUST_PROXY=1): the guide\'s example works as it says', async () => {
+test("nginx with TLS in front of two instances (TRUST_PROXY=1): the guide's example works as it says", async () => {
   const directory = temporaryDirectory('bms-deploy-');
   cleanups.push(() => fs.rmSync(directory, { recursive: true, force: true }));
   const redis = await startRedis();
@@ -109,14 +124,45 @@ test('nginx with TLS in front of two instances (TRUST_PROXY=1): the guide\'s exa
   // A certificate for localhost, from a throwaway authority the test trusts (as a browser trusts Let's Encrypt).
   const cert = path.join(directory, 'cert.pem');
   const key = path.join(directory, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: 'pipe' },
+  );
   const ca = fs.readFileSync(cert);
 
   const [httpsPort, httpPort] = [await freePort(), await freePort()];
   const origin = `https://localhost:${httpsPort}`;
-  const env = { DATABASE_URL: database.url, REDIS_URL: redis.url, NODE_ENV: 'production', LOG_LEVEL: 'warn', TRUST_PROXY: '1', PUBLIC_BASE_URL: origin, METRICS_TOKEN, OUTBOX_DIR: path.join(directory, 'outbox') };
+  const env = {
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    TRUST_PROXY: '1',
+    PUBLIC_BASE_URL: origin,
+    METRICS_TOKEN,
+    OUTBOX_DIR: path.join(directory, 'outbox'),
+  };
   const account = JSON.parse(runBms(['accounts', 'create', '--name', 'Deployed Plumbing', '--json'], env).stdout);
-  const apiKey = JSON.parse(runBms(['keys', 'create', '--account', account.id, '--name', 'site', '--scopes', 'all', '--json'], env).stdout).key as string;
+  const apiKey = JSON.parse(
+    runBms(['keys', 'create', '--account', account.id, '--name', 'site', '--scopes', 'all', '--json'], env).stdout,
+  ).key as string;
   const instances: ServerProcess[] = [await startServer(env), await startServer(env)];
   const stopInstance = async (instance: ServerProcess) => {
     if (instance.child.exitCode === null) instance.child.kill('SIGTERM');
@@ -160,19 +206,59 @@ test('nginx with TLS in front of two instances (TRUST_PROXY=1): the guide\'s exa
   const wrong = { authorization: `Bearer bms_${'x'.repeat(40)}` };
   const attacker = '127.0.0.2';
   const statuses: number[] = [];
-  for (let index = 0; index < 21; index += 1) statuses.push((await request(`${origin}/v1/clients`, { ca, from: attacker, headers: wrong })).status);
-  assert.deepEqual(statuses, [...Array(20).fill(401), 429], 'the 21st failure from one address is refused, across both instances (Redis)');
-  const forged = await request(`${origin}/v1/clients`, { ca, from: attacker, headers: { ...wrong, 'x-forwarded-for': '198.51.100.7' } });
+  for (let index = 0; index < 21; index += 1)
+    statuses.push((await request(`${origin}/v1/clients`, { ca, from: attacker, headers: wrong })).status);
+  assert.deepEqual(
+    statuses,
+    [...Array(20).fill(401), 429],
+    'the 21st failure from one address is refused, across both instances (Redis)',
+  );
+  const forged = await request(`${origin}/v1/clients`, {
+    ca,
+    from: attacker,
+    headers: { ...wrong, 'x-forwarded-for': '198.51.100.7' },
+  });
   assert.equal(forged.status, 429, 'an address the client writes into X-Forwarded-For is not believed');
-  assert.equal((await request(`${origin}/v1/clients`, { ca, from: attacker, headers: auth })).status, 429, 'even with a valid key, until the bucket refills');
+  assert.equal(
+    (await request(`${origin}/v1/clients`, { ca, from: attacker, headers: auth })).status,
+    429,
+    'even with a valid key, until the bucket refills',
+  );
   const bystander = '127.0.0.3';
-  assert.equal((await request(`${origin}/v1/clients`, { ca, from: bystander, headers: wrong })).status, 401, 'another client is not affected');
+  assert.equal(
+    (await request(`${origin}/v1/clients`, { ca, from: bystander, headers: wrong })).status,
+    401,
+    'another client is not affected',
+  );
   assert.equal((await request(`${origin}/v1/clients`, { ca, from: bystander, headers: auth })).status, 200);
 
   // Links BMS issues carry PUBLIC_BASE_URL, and open through the proxy.
-  const client = JSON.parse((await request(`${origin}/v1/clients`, { ca, method: 'POST', headers: auth, body: { name: 'Jane', email: 'jane@example.com' } })).body).data;
-  const invoice = JSON.parse((await request(`${origin}/v1/invoices`, { ca, method: 'POST', headers: auth, body: { client_id: client.id, line_items: [{ description: 'Boiler service', quantity: 1, unit_amount: 12000 }] } })).body).data;
-  const sent = JSON.parse((await request(`${origin}/v1/invoices/${invoice.id}/send`, { ca, method: 'POST', headers: auth })).body).data;
+  const client = JSON.parse(
+    (
+      await request(`${origin}/v1/clients`, {
+        ca,
+        method: 'POST',
+        headers: auth,
+        body: { name: 'Jane', email: 'jane@example.com' },
+      })
+    ).body,
+  ).data;
+  const invoice = JSON.parse(
+    (
+      await request(`${origin}/v1/invoices`, {
+        ca,
+        method: 'POST',
+        headers: auth,
+        body: {
+          client_id: client.id,
+          line_items: [{ description: 'Boiler service', quantity: 1, unit_amount: 12000 }],
+        },
+      })
+    ).body,
+  ).data;
+  const sent = JSON.parse(
+    (await request(`${origin}/v1/invoices/${invoice.id}/send`, { ca, method: 'POST', headers: auth })).body,
+  ).data;
   assert.ok(sent.hosted_url.startsWith(`${origin}/hub/`), sent.hosted_url);
   const page = await request(sent.hosted_url, { ca });
   assert.equal(page.status, 200);
@@ -180,29 +266,52 @@ test('nginx with TLS in front of two instances (TRUST_PROXY=1): the guide\'s exa
   assert.match(page.body, /Boiler service/);
 
   // /metrics: hidden by the proxy even with the token; each instance answers its scraper directly.
-  assert.equal((await request(`${origin}/metrics`, { ca, headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status, 404);
+  assert.equal(
+    (await request(`${origin}/metrics`, { ca, headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status,
+    404,
+  );
   let refusedByIp = 0;
   for (const instance of instances) {
-    const scraped = await request(`${instance.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const scraped = await request(`${instance.baseUrl}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
     assert.equal(scraped.status, 200);
-    for (const match of scraped.body.matchAll(/^bms_rate_limit_rejections_total\{route="\/v1\/clients",limit="client_ip"\} (\d+)$/gm)) refusedByIp += Number(match[1]);
+    for (const match of scraped.body.matchAll(
+      /^bms_rate_limit_rejections_total\{route="\/v1\/clients",limit="client_ip"\} (\d+)$/gm,
+    ))
+      refusedByIp += Number(match[1]);
   }
   assert.equal(refusedByIp, 3, 'the three 429s, counted by the instances that gave them');
 
   // Both instances served, and nginx's log line carries the request id BMS gave each answer.
   const answered = await request(`${origin}/v1/clients?limit=1`, { ca, headers: auth });
   const lines = fs.readFileSync(accessLog, 'utf8').trim().split('\n');
-  const upstreams = new Set(lines.map((line) => /upstream=(\S+)/.exec(line)?.[1]).filter((value) => value && value !== '-'));
+  const upstreams = new Set(
+    lines.map((line) => /upstream=(\S+)/.exec(line)?.[1]).filter((value) => value && value !== '-'),
+  );
   assert.deepEqual([...upstreams].sort(), instances.map((instance) => new URL(instance.baseUrl).host).sort());
   await new Promise((resolve) => setTimeout(resolve, 100));
-  assert.ok(fs.readFileSync(accessLog, 'utf8').includes(`request_id=${answered.headers['x-request-id']}`), 'nginx logs BMS\'s request id');
-  assert.ok(fs.readFileSync(accessLog, 'utf8').includes(attacker), 'and the client\'s address');
+  assert.ok(
+    fs.readFileSync(accessLog, 'utf8').includes(`request_id=${answered.headers['x-request-id']}`),
+    "nginx logs BMS's request id",
+  );
+  assert.ok(fs.readFileSync(accessLog, 'utf8').includes(attacker), "and the client's address");
 
   // SIGTERM one instance: it exits 0, and the other serves everything sent meanwhile and after.
   const stopping = stopInstance(instances[0]!);
-  const during = await Promise.all(Array.from({ length: 20 }, (_, index) => request(`${origin}/v1/clients`, { ca, method: 'POST', headers: auth, body: { name: `During ${index}` } })));
+  const during = await Promise.all(
+    Array.from({ length: 20 }, (_, index) =>
+      request(`${origin}/v1/clients`, { ca, method: 'POST', headers: auth, body: { name: `During ${index}` } }),
+    ),
+  );
   assert.equal(await stopping, 0);
-  const afterwards = await Promise.all(Array.from({ length: 10 }, () => request(`${origin}/v1/clients?limit=1`, { ca, headers: auth })));
-  assert.deepEqual([...new Set(during.map((answer) => answer.status))], [201], during.map((answer) => answer.body).find((text) => !text.includes('"data"')));
+  const afterwards = await Promise.all(
+    Array.from({ length: 10 }, () => request(`${origin}/v1/clients?limit=1`, { ca, headers: auth })),
+  );
+  assert.deepEqual(
+    [...new Set(during.map((answer) => answer.status))],
+    [201],
+    during.map((answer) => answer.body).find((text) => !text.includes('"data"')),
+  );
   assert.deepEqual([...new Set(afterwards.map((answer) => answer.status))], [200]);
 });

@@ -74,6 +74,33 @@ const CATALOGUE: Record<string, Row> = {
   'client.deleted': {
     act: async () => (await api('DELETE', `/v1/clients/${(await api('POST', '/v1/clients', { name: 'Gone' })).id}`)).id,
   },
+  'property.created': {
+    act: async () =>
+      (await api('POST', '/v1/properties', { client_id: suite.clientId, address: { line1: '1 Elm', country: 'US' } }))
+        .id,
+    path: (id) => `/v1/properties/${id}`,
+  },
+  'property.updated': {
+    act: async () =>
+      (
+        await api(
+          'PUT',
+          `/v1/properties/${(await api('POST', '/v1/properties', { client_id: suite.clientId, address: { line1: '1 Elm', country: 'US' } })).id}`,
+          { archived: true },
+        )
+      ).id,
+    path: (id) => `/v1/properties/${id}`,
+    changed: ['archived'],
+  },
+  'property.deleted': {
+    act: async () =>
+      (
+        await api(
+          'DELETE',
+          `/v1/properties/${(await api('POST', '/v1/properties', { client_id: suite.clientId, address: { line1: '1 Elm', country: 'US' } })).id}`,
+        )
+      ).id,
+  },
   'service_request.created': {
     act: async () => (await api('POST', '/v1/service-requests', { client_id: suite.clientId, title: 'Leak' })).id,
     path: (id) => `/v1/service-requests/${id}`,
@@ -379,6 +406,10 @@ const CONTRACT_TYPES = [
   'client.created',
   'client.updated',
   'client.deleted',
+  // Contract section 16.
+  'property.created',
+  'property.updated',
+  'property.deleted',
   'service_request.created',
   'service_request.updated',
   'service_request.converted',

@@ -175,9 +175,25 @@ describe('the client hub in Chromium', {
   });
 
   test('decline with a reason at 1,280 px', async () => {
-    const { id, link } = await quoteLinkFromEmail({ title: 'Bathroom re-pipe', line_items: LINES });
+    // Contract section 16: the property is the service address; its access notes are never shown.
+    const property = (
+      await api('POST', '/v1/properties', {
+        client_id: clientId,
+        name: 'Bakery kitchen',
+        address: { line1: '88 Market Square', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+        access_notes: 'Back door code 7781',
+      })
+    ).body.data;
+    const { id, link } = await quoteLinkFromEmail({
+      title: 'Bathroom re-pipe',
+      line_items: LINES,
+      property_id: property.id,
+    });
     const { page, errors } = await openPage(1280);
     await page.goto(link);
+    await page.getByRole('heading', { name: 'Service address' }).waitFor();
+    assert.ok((await page.locator('body').innerText()).includes('88 Market Square'));
+    assert.ok(!(await page.content()).includes('7781'), 'the access notes are never on the page');
     await page.screenshot({ path: path.join(OUTPUT, 'quote-1280.png'), fullPage: true });
     await page.getByLabel('Reason for declining (optional)').fill('We found a cheaper offer.');
     await page.getByRole('button', { name: 'Decline quote' }).click();

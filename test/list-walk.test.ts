@@ -59,6 +59,7 @@ before(async () => {
       id: uuidv7(),
       account_id: account.accountId,
       client_id: clients[index % 10]!.id,
+      property_id: null,
       job_id: null,
       quote_id: null,
       number: numbered ? `INV-${String(number).padStart(6, '0')}` : null,

@@ -25,7 +25,10 @@ function parse(text: string): Map<string, number> {
   const samples = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('# HELP ') || line.startsWith('# TYPE ')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})?) (-?[0-9.e+-]+|NaN|\+Inf|-Inf)$/i.exec(line);
+    const match =
+      /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})?) (-?[0-9.e+-]+|NaN|\+Inf|-Inf)$/i.exec(
+        line,
+      );
     assert.ok(match, `a valid sample line: ${line}`);
     samples.set(match[1]!, Number(match[2]));
   }
@@ -37,14 +40,21 @@ function sample(samples: Map<string, number>, name: string, labels: Record<strin
   for (const [key, value] of samples) {
     const [metric, rest] = key.split('{') as [string, string | undefined];
     if (metric !== name) continue;
-    const found = Object.fromEntries([...(rest ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]));
-    if (Object.keys(found).length === keys.length && keys.every((label) => found[label] === labels[label])) return value;
+    const found = Object.fromEntries(
+      [...(rest ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]),
+    );
+    if (Object.keys(found).length === keys.length && keys.every((label) => found[label] === labels[label]))
+      return value;
   }
   return undefined;
 }
 
 async function scrape(context: TestContext): Promise<Map<string, number>> {
-  const response = await context.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
+  const response = await context.app.inject({
+    method: 'GET',
+    url: '/metrics',
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
   assert.equal(response.statusCode, 200, response.body);
   assert.match(String(response.headers['content-type']), /^text\/plain; version=0\.0\.4/);
   return parse(response.body);
@@ -112,24 +122,48 @@ test(`after a known sequence of requests /metrics holds exactly its counts (${on
   assert.equal(missing.body.error.code, 'AUTHENTICATION_REQUIRED');
   assert.match(missing.body.meta.request_id, /^req_/);
   assert.equal(missing.headers['www-authenticate'], 'Bearer');
-  const wrong = await context.request('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN.replace(/.$/, 'x')}` } });
+  const wrong = await context.request('GET', '/metrics', {
+    headers: { authorization: `Bearer ${TOKEN.replace(/.$/, 'x')}` },
+  });
   assert.equal(wrong.status, 401);
   assert.doesNotMatch(wrong.text, /bms_|nodejs_/);
   assert.equal((await context.request('GET', '/metrics', { key })).status, 401, 'an API key is not the metrics token');
 
   const created: string[] = [];
-  for (let index = 0; index < 3; index += 1) created.push((await context.request('POST', '/v1/clients', { key, body: { name: `Client ${index}`, email: `c${index}@example.com` } })).body.data.id);
-  assert.equal((await context.request('POST', '/v1/clients', { key, body: { name: 'Bad', email: 'not-an-address' } })).status, 422);
-  for (const id of created.slice(0, 2)) assert.equal((await context.request('GET', `/v1/clients/${id}`, { key })).status, 200);
+  for (let index = 0; index < 3; index += 1)
+    created.push(
+      (
+        await context.request('POST', '/v1/clients', {
+          key,
+          body: { name: `Client ${index}`, email: `c${index}@example.com` },
+        })
+      ).body.data.id,
+    );
+  assert.equal(
+    (await context.request('POST', '/v1/clients', { key, body: { name: 'Bad', email: 'not-an-address' } })).status,
+    422,
+  );
+  for (const id of created.slice(0, 2))
+    assert.equal((await context.request('GET', `/v1/clients/${id}`, { key })).status, 200);
   assert.equal((await context.request('GET', `/v1/clients/${UNKNOWN_ID}`, { key })).status, 404);
   assert.equal((await context.request('GET', '/no/such/route')).status, 404);
   assert.equal((await context.request('GET', '/v1/clients')).status, 401);
   // A key allowed a burst of 2: the third request is refused.
-  const tight = (await context.key(accountId, ['clients:read'], { rateLimits: { burst: 2, perMinute: 1, perDay: 1000 } })).key;
-  assert.deepEqual([await context.request('GET', '/v1/clients', { key: tight }), await context.request('GET', '/v1/clients', { key: tight }), await context.request('GET', '/v1/clients', { key: tight })].map((response) => response.status), [200, 200, 429]);
+  const tight = (
+    await context.key(accountId, ['clients:read'], { rateLimits: { burst: 2, perMinute: 1, perDay: 1000 } })
+  ).key;
+  assert.deepEqual(
+    [
+      await context.request('GET', '/v1/clients', { key: tight }),
+      await context.request('GET', '/v1/clients', { key: tight }),
+      await context.request('GET', '/v1/clients', { key: tight }),
+    ].map((response) => response.status),
+    [200, 200, 429],
+  );
 
   const first = await scrape(context);
-  const requests = (method: string, route: string, status: number) => sample(first, 'bms_http_requests_total', { method, route, status_code: String(status) });
+  const requests = (method: string, route: string, status: number) =>
+    sample(first, 'bms_http_requests_total', { method, route, status_code: String(status) });
   assert.equal(requests('GET', '/metrics', 401), 3);
   assert.equal(requests('POST', '/v1/clients', 201), 3);
   assert.equal(requests('POST', '/v1/clients', 422), 1);
@@ -140,29 +174,82 @@ test(`after a known sequence of requests /metrics holds exactly its counts (${on
   assert.equal(requests('GET', '/v1/clients', 200), 2);
   assert.equal(requests('GET', '/v1/clients', 429), 1);
   assert.equal(requests('GET', '/metrics', 200), undefined, 'a scrape is counted after it is answered');
-  const total = [...first].filter(([name]) => name.startsWith('bms_http_requests_total{')).reduce((sum, [, value]) => sum + value, 0);
+  const total = [...first]
+    .filter(([name]) => name.startsWith('bms_http_requests_total{'))
+    .reduce((sum, [, value]) => sum + value, 0);
   assert.equal(total, 15, 'and nothing else');
-  assert.ok(![...first.keys()].some((name) => name.includes(created[0]!) || name.includes(UNKNOWN_ID) || name.includes('/no/such')), 'no id or path in any label');
+  assert.ok(
+    ![...first.keys()].some(
+      (name) => name.includes(created[0]!) || name.includes(UNKNOWN_ID) || name.includes('/no/such'),
+    ),
+    'no id or path in any label',
+  );
   // Latency: one histogram per series, its count the same as the requests, its buckets cumulative.
-  assert.equal(sample(first, 'bms_http_request_duration_seconds_count', { method: 'POST', route: '/v1/clients', status_code: '201' }), 3);
-  assert.equal(sample(first, 'bms_http_request_duration_seconds_bucket', { method: 'POST', route: '/v1/clients', status_code: '201', le: '+Inf' }), 3);
-  assert.ok(sample(first, 'bms_http_request_duration_seconds_sum', { method: 'POST', route: '/v1/clients', status_code: '201' })! > 0);
+  assert.equal(
+    sample(first, 'bms_http_request_duration_seconds_count', {
+      method: 'POST',
+      route: '/v1/clients',
+      status_code: '201',
+    }),
+    3,
+  );
+  assert.equal(
+    sample(first, 'bms_http_request_duration_seconds_bucket', {
+      method: 'POST',
+      route: '/v1/clients',
+      status_code: '201',
+      le: '+Inf',
+    }),
+    3,
+  );
+  assert.ok(
+    sample(first, 'bms_http_request_duration_seconds_sum', {
+      method: 'POST',
+      route: '/v1/clients',
+      status_code: '201',
+    })! > 0,
+  );
   assert.equal(sample(first, 'bms_rate_limit_rejections_total', { route: '/v1/clients', limit: 'api_key' }), 1);
   // Node's own, the event-loop delay among them.
-  for (const name of ['nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds', 'process_resident_memory_bytes', 'process_cpu_seconds_total', 'nodejs_heap_size_used_bytes']) assert.ok(Number.isFinite(sample(first, name)), name);
+  for (const name of [
+    'nodejs_eventloop_lag_p99_seconds',
+    'nodejs_eventloop_lag_max_seconds',
+    'process_resident_memory_bytes',
+    'process_cpu_seconds_total',
+    'nodejs_heap_size_used_bytes',
+  ])
+    assert.ok(Number.isFinite(sample(first, name)), name);
   // Empty queues.
-  for (const name of ['bms_outbox_queue_depth', 'bms_outbox_oldest_due_age_seconds', 'bms_webhook_queue_depth', 'bms_webhook_oldest_due_age_seconds']) assert.equal(sample(first, name), 0, name);
+  for (const name of [
+    'bms_outbox_queue_depth',
+    'bms_outbox_oldest_due_age_seconds',
+    'bms_webhook_queue_depth',
+    'bms_webhook_oldest_due_age_seconds',
+  ])
+    assert.equal(sample(first, name), 0, name);
 
   const second = await scrape(context);
   assert.equal(sample(second, 'bms_http_requests_total', { method: 'GET', route: '/metrics', status_code: '200' }), 1);
-  assert.equal(sample(second, 'bms_http_requests_total', { method: 'POST', route: '/v1/clients', status_code: '201' }), 3, 'a scrape changes no other count');
+  assert.equal(
+    sample(second, 'bms_http_requests_total', { method: 'POST', route: '/v1/clients', status_code: '201' }),
+    3,
+    'a scrape changes no other count',
+  );
 
   // Queues: an invoice sent (one e-mail queued; no worker runs in this test) and a webhook endpoint
   // hearing client.created (one attempt queued), both due now; 90 s later they have been due 90 s.
-  const endpoint = await context.request('POST', '/v1/webhook-endpoints', { key, body: { url: 'http://127.0.0.1:9/hooks', enabled_events: ['client.created'] } });
+  const endpoint = await context.request('POST', '/v1/webhook-endpoints', {
+    key,
+    body: { url: 'http://127.0.0.1:9/hooks', enabled_events: ['client.created'] },
+  });
   assert.equal(endpoint.status, 201, endpoint.text);
   assert.equal((await context.request('POST', '/v1/clients', { key, body: { name: 'Heard' } })).status, 201);
-  const invoice = (await context.request('POST', '/v1/invoices', { key, body: { client_id: created[0], line_items: [{ description: 'Visit', quantity: 1, unit_amount: 5000 }] } })).body.data;
+  const invoice = (
+    await context.request('POST', '/v1/invoices', {
+      key,
+      body: { client_id: created[0], line_items: [{ description: 'Visit', quantity: 1, unit_amount: 5000 }] },
+    })
+  ).body.data;
   assert.equal((await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key })).status, 200);
   clock.advance(90_000);
   const queued = await scrape(context);
@@ -172,12 +259,16 @@ test(`after a known sequence of requests /metrics holds exactly its counts (${on
   assert.equal(sample(queued, 'bms_webhook_oldest_due_age_seconds'), 90);
 
   // Database errors: writes the storage refuses (503) are each counted, by their code.
-  for (let index = 0; index < 20; index += 1) await context.request('POST', '/v1/clients', { key, body: { name: `Filler ${index}`, notes: 'x'.repeat(2000) } });
+  for (let index = 0; index < 20; index += 1)
+    await context.request('POST', '/v1/clients', { key, body: { name: `Filler ${index}`, notes: 'x'.repeat(2000) } });
   const restore = await breakStorage(context);
   let refused = 0;
   try {
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const response = await context.request('POST', '/v1/clients', { key, body: { name: 'No room', notes: 'y'.repeat(5000) } });
+      const response = await context.request('POST', '/v1/clients', {
+        key,
+        body: { name: 'No room', notes: 'y'.repeat(5000) },
+      });
       if (response.status === 503) refused += 1;
     }
   } finally {
@@ -185,10 +276,17 @@ test(`after a known sequence of requests /metrics holds exactly its counts (${on
   }
   assert.ok(refused >= 2, `${refused} writes refused`);
   const errors = await scrape(context);
-  const counted = [...errors].filter(([name]) => name.startsWith('bms_database_errors_total{') && name.includes('source="request"')).reduce((sum, [, value]) => sum + value, 0);
+  const counted = [...errors]
+    .filter(([name]) => name.startsWith('bms_database_errors_total{') && name.includes('source="request"'))
+    .reduce((sum, [, value]) => sum + value, 0);
   assert.equal(counted, refused, 'one database error per refused write');
-  if (!onPostgres) assert.equal(sample(errors, 'bms_database_errors_total', { source: 'request', code: 'SQLITE_FULL' }), refused);
-  else assert.ok(sample(errors, 'bms_database_errors_total', { source: 'request', code: '25006' })! >= 1, 'read-only transaction');
+  if (!onPostgres)
+    assert.equal(sample(errors, 'bms_database_errors_total', { source: 'request', code: 'SQLITE_FULL' }), refused);
+  else
+    assert.ok(
+      sample(errors, 'bms_database_errors_total', { source: 'request', code: '25006' })! >= 1,
+      'read-only transaction',
+    );
 });
 
 test(`the real server counts what its outbox and webhook workers did (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, async () => {
@@ -198,10 +296,21 @@ test(`the real server counts what its outbox and webhook workers did (${onPostgr
   cleanups.push(() => database.drop());
   const healthy = await startReceiver();
   const broken = await startReceiver({ status: 500, body: 'down' });
-  cleanups.push(() => healthy.close(), () => broken.close());
+  cleanups.push(
+    () => healthy.close(),
+    () => broken.close(),
+  );
   const env = {
-    DATABASE_URL: database.url, NODE_ENV: 'development', LOG_LEVEL: 'warn', METRICS_TOKEN: TOKEN, OUTBOX_DIR: path.join(directory, 'outbox'), OUTBOX_POLL_MS: '20',
-    WEBHOOK_POLL_MS: '20', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1',
+    DATABASE_URL: database.url,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    METRICS_TOKEN: TOKEN,
+    OUTBOX_DIR: path.join(directory, 'outbox'),
+    OUTBOX_POLL_MS: '20',
+    WEBHOOK_POLL_MS: '20',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_RETRY_SCHEDULE: '1',
   };
   const server: ServerProcess = await startServer(env);
   cleanups.push(async () => {
@@ -211,7 +320,11 @@ test(`the real server counts what its outbox and webhook workers did (${onPostgr
   const key = /API key: (bms_[0-9A-Za-z]{40})/.exec(server.output())?.[1];
   assert.ok(key);
   const call = async (method: string, url: string, body?: unknown) => {
-    const response = await fetch(`${server.baseUrl}${url}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await fetch(`${server.baseUrl}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     return { status: response.status, body: await response.json() };
   };
   const metrics = async () => {
@@ -221,9 +334,18 @@ test(`the real server counts what its outbox and webhook workers did (${onPostgr
   };
   assert.equal((await fetch(`${server.baseUrl}/metrics`)).status, 401, 'over real HTTP too');
 
-  for (const receiver of [healthy, broken]) assert.equal((await call('POST', '/v1/webhook-endpoints', { url: receiver.url, enabled_events: ['client.created'] })).status, 201);
+  for (const receiver of [healthy, broken])
+    assert.equal(
+      (await call('POST', '/v1/webhook-endpoints', { url: receiver.url, enabled_events: ['client.created'] })).status,
+      201,
+    );
   const client = (await call('POST', '/v1/clients', { name: 'Jane', email: 'jane@example.com' })).body.data;
-  const invoice = (await call('POST', '/v1/invoices', { client_id: client.id, line_items: [{ description: 'Visit', quantity: 1, unit_amount: 5000 }] })).body.data;
+  const invoice = (
+    await call('POST', '/v1/invoices', {
+      client_id: client.id,
+      line_items: [{ description: 'Visit', quantity: 1, unit_amount: 5000 }],
+    })
+  ).body.data;
   assert.equal((await call('POST', `/v1/invoices/${invoice.id}/send`)).status, 200);
 
   // The healthy endpoint answers at once; the broken one fails, is retried a second later, fails for good.
@@ -231,9 +353,16 @@ test(`the real server counts what its outbox and webhook workers did (${onPostgr
   await broken.waitFor(2);
   const deadline = Date.now() + 15_000;
   let samples = await metrics();
-  const outcome = (worker: string, name: string) => sample(samples, 'bms_delivery_outcomes_total', { worker, outcome: name });
+  const outcome = (worker: string, name: string) =>
+    sample(samples, 'bms_delivery_outcomes_total', { worker, outcome: name });
   // (An outcome is counted as it is logged, inside the transaction that records it: the queue empties on its commit.)
-  while ((outcome('webhooks', 'failed') !== 1 || outcome('outbox', 'delivered') !== 1 || sample(samples, 'bms_webhook_queue_depth') !== 0 || sample(samples, 'bms_outbox_queue_depth') !== 0) && Date.now() < deadline) {
+  while (
+    (outcome('webhooks', 'failed') !== 1 ||
+      outcome('outbox', 'delivered') !== 1 ||
+      sample(samples, 'bms_webhook_queue_depth') !== 0 ||
+      sample(samples, 'bms_outbox_queue_depth') !== 0) &&
+    Date.now() < deadline
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     samples = await metrics();
   }

@@ -20,6 +20,11 @@ import { JOB_SORTS, listJobsPlan } from '../src/modules/jobs/jobs.repository.js'
 import { listPaymentsPlan, PAYMENT_SORTS } from '../src/modules/invoices/payments.repository.js';
 import { listQuotesPlan, QUOTE_SORTS } from '../src/modules/quotes/quotes.repository.js';
 import {
+  listPropertiesPlan,
+  PROPERTY_SORTS,
+  searchPropertiesQuery,
+} from '../src/modules/properties/properties.repository.js';
+import {
   listServiceRequestsPlan,
   SERVICE_REQUEST_SORTS,
 } from '../src/modules/service-requests/service-requests.repository.js';
@@ -54,6 +59,15 @@ before(async () => {
     if (index >= 10) continue;
     const clientId = (await context.request('POST', '/v1/clients', { key: own.key, body: { name: `Own ${index}` } }))
       .body.data.id;
+    await context.request('POST', '/v1/properties', {
+      key: own.key,
+      body: {
+        client_id: clientId,
+        name: `Place ${index}`,
+        address: { line1: `${index} Orchard Lane`, postal_code: `9703${index}`, country: 'US' },
+        archived: index % 3 === 0,
+      },
+    });
     await context.request('POST', '/v1/service-requests', {
       key: own.key,
       body: { client_id: clientId, title: 'Leak' },
@@ -436,6 +450,55 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     true,
   ],
   [
+    'properties, default sort',
+    () => listPropertiesPlan(db(), documentAccountId, {}, pageRequest({}, PROPERTY_SORTS)).query,
+    'properties_account_created_at_idx',
+    false,
+  ],
+  [
+    'properties, sort=updated_at',
+    () => listPropertiesPlan(db(), documentAccountId, {}, pageRequest({ sort: 'updated_at' }, PROPERTY_SORTS)).query,
+    'properties_account_updated_at_idx',
+    false,
+  ],
+  [
+    'properties, client_id',
+    () => listPropertiesPlan(db(), documentAccountId, { client_id: ID }, pageRequest({}, PROPERTY_SORTS)).query,
+    'properties_client_idx',
+    true,
+  ],
+  [
+    'properties, postal_code',
+    () =>
+      listPropertiesPlan(db(), documentAccountId, { postal_code_key: '97031' }, pageRequest({}, PROPERTY_SORTS)).query,
+    'properties_postal_code_idx',
+    true,
+  ],
+  [
+    'properties, external_id',
+    () => listPropertiesPlan(db(), documentAccountId, { external_id: 'crm-1' }, pageRequest({}, PROPERTY_SORTS)).query,
+    'properties_external_id_unique',
+    true,
+  ],
+  [
+    'properties, archived=true',
+    () => listPropertiesPlan(db(), documentAccountId, { archived: true }, pageRequest({}, PROPERTY_SORTS)).query,
+    'properties_archived_created_at_idx',
+    false,
+  ],
+  [
+    'properties, archived=false, sort=updated_at',
+    () =>
+      listPropertiesPlan(
+        db(),
+        documentAccountId,
+        { archived: false },
+        pageRequest({ sort: 'updated_at' }, PROPERTY_SORTS),
+      ).query,
+    'properties_archived_updated_at_idx',
+    false,
+  ],
+  [
     'payments, sort=paid_at, paid_after',
     () =>
       listPaymentsPlan(
@@ -522,9 +585,17 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
  * primary key from those): no other index, no scan; no sort unless `sorts`.
  */
 function assertReads(text: string, index: string, sorts: boolean, byKey = false) {
-  const table = ['service_requests', 'invoices', 'quotes', 'jobs', 'payments', 'events', 'clients', 'api_keys'].find(
-    (name) => index.startsWith(`${name}_`),
-  )!;
+  const table = [
+    'service_requests',
+    'invoices',
+    'quotes',
+    'jobs',
+    'payments',
+    'events',
+    'clients',
+    'api_keys',
+    'properties',
+  ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text
         .split('\n')
@@ -682,5 +753,25 @@ describe(`lists whose filter is not a range of the sort's index, on ${onPostgres
       pageRequest({ sort: '-due_date' }, INVOICE_SORTS),
     );
     assert.deepEqual([ranges.length, walk], [0, undefined]);
+  });
+});
+
+describe(`a property search (q) on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: the trigram index drives`, () => {
+  test('q of 3+ characters, with client_id and archived: matches from the trigram index, rows by primary key', async () => {
+    const query = searchPropertiesQuery(
+      db(),
+      documentAccountId,
+      { q: 'Orchard', client_id: ID, archived: false },
+      pageRequest({}, PROPERTY_SORTS),
+    );
+    const text = await plan(query);
+    assert.match(
+      text,
+      onPostgres
+        ? /Bitmap Index Scan on properties_search_trgm_idx/
+        : /SCAN f VIRTUAL TABLE INDEX[\s\S]*SEARCH properties USING INDEX sqlite_autoindex_properties_1 \(id=\?\)/,
+      text,
+    );
+    assert.doesNotMatch(text, onPostgres ? /Seq Scan on properties/ : /SCAN properties\b/, text);
   });
 });

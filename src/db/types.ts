@@ -67,10 +67,35 @@ export interface ClientsTable {
   updated_at: Timestamp;
 }
 
+/** A place where a client has work done (docs/api-contract.md §16). */
+export interface PropertiesTable {
+  id: string;
+  account_id: string;
+  client_id: string;
+  name: string | null;
+  address: JsonText;
+  /** The postal code folded for the `postal_code` filter: upper case, without spaces or hyphens. */
+  postal_code_key: string | null;
+  /** Name and address in lower case, one field per line: what `q` searches (a trigram index). */
+  search_text: string;
+  timezone: string;
+  /** `{lat, lng}` in decimal degrees, or null. */
+  location: JsonText | null;
+  access_notes: string | null;
+  /** 0 or 1 (an integer on both engines, so the filter's index is the same). */
+  archived: number;
+  external_id: string | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 interface DocumentColumns {
   id: string;
   account_id: string;
   client_id: string;
+  /** The property the work is at (docs/api-contract.md §16); one of the client's. */
+  property_id: string | null;
   status: string;
   metadata: JsonText;
   created_at: Timestamp;
@@ -289,6 +314,7 @@ export interface Tables {
   api_keys: ApiKeysTable;
   mcp_calls: McpCallsTable;
   clients: ClientsTable;
+  properties: PropertiesTable;
   account_counters: AccountCountersTable;
   service_requests: ServiceRequestsTable;
   quotes: QuotesTable;
@@ -309,6 +335,8 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKeyRow = Insertable<ApiKeysTable>;
 export type ClientRow = Selectable<ClientsTable>;
 export type ClientPatch = Updateable<ClientsTable>;
+export type PropertyRow = Selectable<PropertiesTable>;
+export type PropertyPatch = Updateable<PropertiesTable>;
 export type ServiceRequestRow = Selectable<ServiceRequestsTable>;
 export type QuoteRow = Selectable<QuotesTable>;
 export type JobRow = Selectable<JobsTable>;

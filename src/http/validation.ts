@@ -4,6 +4,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ErrorDetail } from '../core/errors.js';
+import { canonicalTimeZone } from '../core/time-zone-names.js';
 
 // Fields the server owns: naming them in a body is an error with a clearer message than "unknown field".
 const READ_ONLY_FIELDS = new Set([
@@ -29,6 +30,7 @@ const READ_ONLY_FIELDS = new Set([
   'payments',
   'amount_refunded',
   'refunds',
+  'property_ids',
   // Links are set when a document is created from another one, and cannot be changed afterwards.
   'quote_id',
   'job_id',
@@ -56,6 +58,14 @@ function buildAjv(coerceTypes: boolean) {
     validate: (text: string) => fullDateTime.validate(text) && storableInstant(text),
   });
   ajv.addFormat('currency', { type: 'string', validate: (text: string) => CURRENCIES.has(text) });
+  // docs/api-contract.md §14, §21: an IANA name that follows local time (the service stores its canonical form).
+  ajv.addFormat('time-zone', { type: 'string', validate: (text: string) => canonicalTimeZone(text) !== undefined });
+  // docs/api-contract.md §21: single-line text refuses control characters; multi-line text allows line feeds and tabs.
+  ajv.addFormat('single-line', { type: 'string', validate: (text: string) => !/[\u0000-\u001f\u007f]/.test(text) });
+  ajv.addFormat('multi-line', {
+    type: 'string',
+    validate: (text: string) => !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(text),
+  });
   ajv.addKeyword({ keyword: 'example', metaSchema: {} });
   // Documentation for the SDK generator, checked by the services (see docs/decisions.md, "SDK types").
   ajv.addKeyword({ keyword: 'x-list-of', metaSchema: { type: 'array', items: { type: 'string' } } });
@@ -154,6 +164,12 @@ function formatMessage(format: string): string {
       return 'must be an ISO 4217 currency code, e.g. USD';
     case 'uuid':
       return 'must be a UUID';
+    case 'time-zone':
+      return 'must be an IANA time-zone name such as America/Denver or UTC; offsets (+02:00), abbreviations (MST) and fixed-offset zones (Etc/GMT+7) do not follow daylight saving';
+    case 'single-line':
+      return 'must be one line of text, without control characters';
+    case 'multi-line':
+      return 'must be text whose only control characters are line feeds and tabs';
     default:
       return `must match format ${format}`;
   }

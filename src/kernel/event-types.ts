@@ -3,6 +3,9 @@ export const EVENT_TYPES = [
   'client.created',
   'client.updated',
   'client.deleted',
+  'property.created',
+  'property.updated',
+  'property.deleted',
   'service_request.created',
   'service_request.updated',
   'service_request.converted',
@@ -43,6 +46,7 @@ export type EventResource = EventType extends `${infer Resource}.${string}` ? Re
 /** The schema ($id) of `data.object` for each kind of resource an event is about. */
 export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   client: 'Client',
+  property: 'Property',
   service_request: 'ServiceRequest',
   quote: 'Quote',
   job: 'Job',

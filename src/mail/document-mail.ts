@@ -38,10 +38,21 @@ export interface MailBusiness {
   footer?: string | null;
 }
 
+/** A property as documents print it: never its access notes. */
+export interface MailServiceAddress {
+  name: string | null;
+  address: MailAddress;
+}
+
 export interface MailSnapshot {
   kind: 'invoice' | 'quote';
   business: MailBusiness;
   client: { name: string; email: string | null; company_name: string | null; address?: MailAddress | null };
+  /**
+   * Where the work is: the document's property (docs/api-contract.md §16), its name and address only; null
+   * without one (absent from snapshots queued before properties existed).
+   */
+  service_address?: MailServiceAddress | null;
   document: {
     id: string;
     /** Null only for a PDF of a draft read through the API. */
@@ -128,6 +139,13 @@ export function addressLines(address: MailAddress | null | undefined): string[] 
   return [address.line1, address.line2, locality, address.country].filter((line): line is string => Boolean(line));
 }
 
+/** The service address as lines: the property's name (when it has one), then its address. */
+export function serviceAddressLines(snapshot: MailSnapshot): string[] {
+  const service = snapshot.service_address;
+  if (!service) return [];
+  return [...(service.name ? [service.name] : []), ...addressLines(service.address)];
+}
+
 export function subjectOf(snapshot: MailSnapshot): string {
   return `${documentLabel(snapshot)} from ${snapshot.business.name}`;
 }
@@ -164,6 +182,7 @@ export function renderText(snapshot: MailSnapshot): string {
     ...(snapshot.message ? [snapshot.message, ''] : []),
     `${snapshot.business.name} sent you ${snapshot.kind === 'invoice' ? 'an invoice' : 'a quote'}: ${documentLabel(snapshot)}${document.title ? ` (${document.title})` : ''}.`,
     ...dateRows(snapshot).map(([label, value]) => `${label}: ${value}`),
+    ...(snapshot.service_address ? [`Service address: ${serviceAddressLines(snapshot).join(', ')}`] : []),
     '',
     ...document.line_items.map(
       (item) =>
@@ -209,6 +228,7 @@ export function renderHtml(snapshot: MailSnapshot): string {
 ${snapshot.message ? `<p>${escapeHtml(snapshot.message).replace(/\n/g, '<br>')}</p>` : ''}
 <h2>${escapeHtml(documentLabel(snapshot))}${document.title ? ` &middot; ${escapeHtml(document.title)}` : ''}</h2>
 <p>${dates}</p>
+${snapshot.service_address ? `<p><strong>Service address</strong><br>${serviceAddressLines(snapshot).map(escapeHtml).join('<br>')}</p>` : ''}
 <table style="border-collapse:collapse"><thead><tr><th ${cell}>Description</th><th ${right}>Qty</th><th ${right}>Unit</th><th ${right}>Tax</th><th ${right}>Amount</th></tr></thead>
 <tbody>${rows}${summary}</tbody></table>
 ${document.notes ? `<p>${escapeHtml(document.notes).replace(/\n/g, '<br>')}</p>` : ''}

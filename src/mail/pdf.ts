@@ -12,6 +12,7 @@ import {
   documentLabel,
   formatMoney,
   formatQuantity,
+  serviceAddressLines,
   summaryRows,
   type MailSnapshot,
 } from './document-mail.js';
@@ -137,7 +138,22 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
     clientLines,
     MARGIN + CONTENT_WIDTH / 2 + 10,
   );
-  pdf.y = Math.max(fromBottom, toBottom) + 18;
+  // The property the work is at, under the client: its name (or the first address line) and address.
+  let serviceBottom = toBottom;
+  const [serviceName, ...serviceLines] = serviceAddressLines(snapshot);
+  if (serviceName !== undefined) {
+    const x = MARGIN + CONTENT_WIDTH / 2 + 10;
+    pdf
+      .font('Bold')
+      .fontSize(8)
+      .fillColor(MUTED)
+      .text('SERVICE ADDRESS', x, toBottom + 10, { width: 230, characterSpacing: 0.5 });
+    pdf.moveDown(0.2).font('Bold').fontSize(10).fillColor(INK).text(serviceName, x, pdf.y, { width: 230 });
+    pdf.font('Regular').fontSize(9);
+    for (const line of serviceLines) pdf.text(line, x, pdf.y, { width: 230 });
+    serviceBottom = pdf.y;
+  }
+  pdf.y = Math.max(fromBottom, serviceBottom) + 18;
   if (document.title)
     pdf
       .font('Bold')

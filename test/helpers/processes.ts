@@ -25,7 +25,11 @@ export function runBms(args: string[], env: Record<string, string>): CliResult {
 
 /** `bms` as a child process that runs while the test goes on (runBms blocks the test's event loop). */
 export function spawnBms(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...cleanEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** The parent's environment without settings that would leak into the child's configuration. */

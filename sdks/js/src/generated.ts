@@ -28,6 +28,52 @@ export interface Client {
   address: ClientAddress | null;
   /** Internal notes. */
   notes: string | null;
+  /** The client’s properties (GET /v1/properties?client_id=…), oldest first. Read-only. */
+  property_ids: Array<string>;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+export interface PropertyAddress {
+  line1: string | null;
+  line2: string | null;
+  city: string | null;
+  region: string | null;
+  postal_code: string | null;
+  country: string | null;
+}
+
+export interface PropertyLocation {
+  /** Latitude in decimal degrees. */
+  lat: number;
+  /** Longitude in decimal degrees. */
+  lng: number;
+}
+
+/** A place where a client has work done: its service address. */
+export interface Property {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "property". */
+  object: "property";
+  /** The client the property belongs to. Cannot change. */
+  client_id: string;
+  /** What the client calls the place. */
+  name: string | null;
+  address: PropertyAddress;
+  /** IANA time zone of the place. */
+  timezone: string;
+  location: PropertyLocation | null;
+  /** For the crew only; never printed. */
+  access_notes: string | null;
+  /** Whether the property is archived. */
+  archived: boolean;
+  /** Your own id for the property. */
+  external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -44,6 +90,8 @@ export interface ServiceRequest {
   object: "service_request";
   /** The client this belongs to. */
   client_id: string;
+  /** The property where the work is (one of the client’s): printed as the service address. */
+  property_id: string | null;
   /** Current status: new, assessed, archived, converted. Changes only through the allowed transitions. */
   status: "new" | "assessed" | "archived" | "converted";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -89,6 +137,8 @@ export interface Quote {
   object: "quote";
   /** The client this belongs to. */
   client_id: string;
+  /** The property where the work is (one of the client’s): printed as the service address. */
+  property_id: string | null;
   /** Current status: draft, sent, approved, declined, converted. Changes only through the allowed transitions. */
   status: "draft" | "sent" | "approved" | "declined" | "converted";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -159,6 +209,8 @@ export interface Job {
   object: "job";
   /** The client this belongs to. */
   client_id: string;
+  /** The property where the work is (one of the client’s): printed as the service address. */
+  property_id: string | null;
   /** Current status: scheduled, in_progress, completed, canceled. Changes only through the allowed transitions. */
   status: "scheduled" | "in_progress" | "completed" | "canceled";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -232,6 +284,8 @@ export interface Invoice {
   object: "invoice";
   /** The client this belongs to. */
   client_id: string;
+  /** The property where the work is (one of the client’s): printed as the service address. */
+  property_id: string | null;
   /** Current status: draft, sent, paid, void. Changes only through the allowed transitions. */
   status: "draft" | "sent" | "paid" | "void";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -350,7 +404,7 @@ export interface Event {
   /** Always "event". */
   object: "event";
   /** What happened: <resource>.<what>, from a closed list. */
-  type: "client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked";
+  type: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked";
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** The account the event belongs to. */
@@ -370,7 +424,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
   enabled_events: Array<string>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -616,6 +670,100 @@ export interface ClientUpdateParams {
   metadata?: Record<string, string>;
 }
 
+/** Query parameters of GET /v1/properties. */
+export interface PropertyListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Only the properties of this client. */
+  client_id?: string;
+  /** Case-insensitive text anywhere in the name or address (street, unit, city, region, postal code, country); at least 3 characters. */
+  q?: string;
+  /** Exact postal code, ignoring case, spaces and hyphens (sw1a1aa finds SW1A 1AA). */
+  postal_code?: string;
+  /** Only archived (true) or only active (false) properties. */
+  archived?: boolean;
+  /** The property with this external id. */
+  external_id?: string;
+}
+
+/** Postal address of the property. Replaced as a whole on update. */
+export interface PropertyAddressParams {
+  /** Street address (required). */
+  line1: string;
+  /** Apartment, suite or unit. */
+  line2?: string | null;
+  /** City or town. */
+  city?: string | null;
+  /** State, province or region. */
+  region?: string | null;
+  /** Postal or ZIP code. */
+  postal_code?: string | null;
+  /** ISO 3166-1 alpha-2 country code (required). */
+  country: string;
+}
+
+/** Where the property is, in decimal degrees (WGS 84). */
+export interface PropertyLocationParams {
+  /** Latitude in decimal degrees, -90 to 90. */
+  lat: number;
+  /** Longitude in decimal degrees, -180 to 180. */
+  lng: number;
+}
+
+/** Body of POST /v1/properties. */
+export interface PropertyCreateParams {
+  /** The client the property belongs to (required; cannot change later). */
+  client_id: string;
+  /** What the client calls the place. */
+  name?: string | null;
+  /** Postal address of the property. Replaced as a whole on update. */
+  address: PropertyAddressParams;
+  /** IANA time zone of the place, answered in its canonical spelling (US/Mountain → America/Denver). Default: the account’s time zone when the property is created. */
+  timezone?: string;
+  /** Where the property is, in decimal degrees (WGS 84). */
+  location?: PropertyLocationParams | null;
+  /** Gate codes, pets, keys: for the crew only. Never printed on a PDF, e-mail or hub page. */
+  access_notes?: string | null;
+  /** An archived property takes no new documents; the ones it has keep it. */
+  archived?: boolean;
+  /** Your own id for the property: unique among the account’s properties. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/properties/{id}. */
+export interface PropertyUpdateParams {
+  /** Cannot change: only the property’s own client is accepted. */
+  client_id?: string;
+  /** What the client calls the place. */
+  name?: string | null;
+  /** Postal address of the property. Replaced as a whole on update. */
+  address?: PropertyAddressParams;
+  /** IANA time zone of the place, answered in its canonical spelling (US/Mountain → America/Denver). Default: the account’s time zone when the property is created. */
+  timezone?: string;
+  /** Where the property is, in decimal degrees (WGS 84). */
+  location?: PropertyLocationParams | null;
+  /** Gate codes, pets, keys: for the crew only. Never printed on a PDF, e-mail or hub page. */
+  access_notes?: string | null;
+  /** An archived property takes no new documents; the ones it has keep it. */
+  archived?: boolean;
+  /** Your own id for the property: unique among the account’s properties. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
 /** Query parameters of GET /v1/service-requests. */
 export interface ServiceRequestListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
@@ -640,6 +788,8 @@ export interface ServiceRequestListParams {
 export interface ServiceRequestCreateParams {
   /** The client asking for the work. */
   client_id: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
   /** Short summary of what the client asks for. */
   title: string;
   /** Details, in the client’s words. */
@@ -656,6 +806,8 @@ export interface ServiceRequestCreateParams {
 export interface ServiceRequestUpdateParams {
   /** The client asking for the work. */
   client_id?: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
   /** Short summary of what the client asks for. */
   title?: string;
   /** Details, in the client’s words. */
@@ -707,6 +859,8 @@ export interface QuoteLineItemParams {
 export interface QuoteCreateParams {
   /** The client the quote is for. */
   client_id: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
   /** A service request of the same client; it becomes converted. */
   request_id?: string;
   /** Short title shown to the client. */
@@ -727,6 +881,8 @@ export interface QuoteCreateParams {
 export interface QuoteUpdateParams {
   /** The client the quote is for. */
   client_id?: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
   /** Short title shown to the client. */
   title?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
@@ -808,6 +964,8 @@ export interface JobCreateParamsFields {
   quote_id?: string;
   /** A service request of the same client; it becomes converted. */
   request_id?: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
   /** What the job is. Required unless the job is made from a quote (then the quote’s title). */
   title?: string;
   /** Instructions for the crew. */
@@ -831,6 +989,8 @@ export type JobCreateParams = JobCreateParamsFields & ({ client_id: string } | {
 export interface JobUpdateParams {
   /** The client. */
   client_id?: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
   /** What the job is. Required unless the job is made from a quote (then the quote’s title). */
   title?: string;
   /** Instructions for the crew. */
@@ -894,6 +1054,8 @@ export interface InvoiceLineItemParams {
 export interface InvoiceCreateParamsFields {
   /** The client; required unless job_id or quote_id is given. */
   client_id?: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
   /** A job of the same client; its lines are copied when none are given. */
   job_id?: string;
   /** An approved quote of the same client; it becomes converted and its lines are copied when none are given. */
@@ -919,6 +1081,8 @@ export type InvoiceCreateParams = InvoiceCreateParamsFields & ({ client_id: stri
 export interface InvoiceUpdateParams {
   /** The client. */
   client_id?: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
   line_items?: Array<InvoiceLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
@@ -1020,7 +1184,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "api_key.*" | Array<"client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "api_key.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "api_key.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "api_key.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -1067,7 +1231,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
   enabled_events: Array<string>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -1079,7 +1243,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
   enabled_events?: Array<string>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -1358,6 +1522,36 @@ export class ClientsResource {
   /** Delete a client. Requires the scope `clients:delete`. */
   delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
     return this.transport.request<DeletedObject>('DELETE', `/v1/clients/${encodeURIComponent(id)}`, {}, options);
+  }
+}
+
+/** properties: list, create, get, update, delete. */
+export class PropertiesResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List properties. Requires the scope `clients:read`. */
+  list(params: PropertyListParams = {}, options?: RequestOptions): PagePromise<Property> {
+    return this.transport.list<Property>(`/v1/properties`, { ...params }, options);
+  }
+
+  /** Create a property. Requires the scope `clients:write`. */
+  create(params: PropertyCreateParams, options?: RequestOptions): Promise<WithResponse<Property>> {
+    return this.transport.request<Property>('POST', `/v1/properties`, { body: params }, options);
+  }
+
+  /** Get a property. Requires the scope `clients:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<Property>> {
+    return this.transport.request<Property>('GET', `/v1/properties/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`. */
+  update(id: string, params: PropertyUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<Property>> {
+    return this.transport.request<Property>('PUT', `/v1/properties/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete a property. Requires the scope `clients:delete`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/properties/${encodeURIComponent(id)}`, {}, options);
   }
 }
 
@@ -1727,6 +1921,7 @@ Requires the scope `api_keys:write`. */
 /** Every resource, as the properties of BmsClient. */
 export class Resources {
   readonly clients: ClientsResource;
+  readonly properties: PropertiesResource;
   readonly serviceRequests: ServiceRequestsResource;
   readonly quotes: QuotesResource;
   readonly jobs: JobsResource;
@@ -1739,6 +1934,7 @@ export class Resources {
 
   constructor(transport: Transport) {
     this.clients = new ClientsResource(transport);
+    this.properties = new PropertiesResource(transport);
     this.serviceRequests = new ServiceRequestsResource(transport);
     this.quotes = new QuotesResource(transport);
     this.jobs = new JobsResource(transport);

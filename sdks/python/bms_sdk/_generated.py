@@ -10,6 +10,9 @@ from ._transport import NOT_GIVEN, AsyncTransport, NotGiven, Transport, given as
 __all__ = [
     "ClientAddress",
     "Client",
+    "PropertyAddress",
+    "PropertyLocation",
+    "Property",
     "ServiceRequest",
     "QuoteLineItem",
     "Quote",
@@ -33,6 +36,8 @@ __all__ = [
     "ApiKey",
     "DeletedObject",
     "ClientAddressParams",
+    "PropertyAddressParams",
+    "PropertyLocationParams",
     "QuoteLineItemParams",
     "JobLineItemParams",
     "InvoiceLineItemParams",
@@ -75,6 +80,43 @@ class Client(TypedDict):
     company_name: Optional[str]
     address: Optional[ClientAddress]
     notes: Optional[str]
+    property_ids: List[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class PropertyAddress(TypedDict):
+    """PropertyAddress"""
+
+    line1: Optional[str]
+    line2: Optional[str]
+    city: Optional[str]
+    region: Optional[str]
+    postal_code: Optional[str]
+    country: Optional[str]
+
+
+class PropertyLocation(TypedDict):
+    """PropertyLocation"""
+
+    lat: float
+    lng: float
+
+
+class Property(TypedDict):
+    """A place where a client has work done: its service address."""
+
+    id: str
+    object: Literal["property"]
+    client_id: str
+    name: Optional[str]
+    address: PropertyAddress
+    timezone: str
+    location: Optional[PropertyLocation]
+    access_notes: Optional[str]
+    archived: bool
+    external_id: Optional[str]
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
@@ -86,6 +128,7 @@ class ServiceRequest(TypedDict):
     id: str
     object: Literal["service_request"]
     client_id: str
+    property_id: Optional[str]
     status: Literal["new", "assessed", "archived", "converted"]
     metadata: Dict[str, str]
     created_at: str
@@ -115,6 +158,7 @@ class Quote(TypedDict):
     id: str
     object: Literal["quote"]
     client_id: str
+    property_id: Optional[str]
     status: Literal["draft", "sent", "approved", "declined", "converted"]
     metadata: Dict[str, str]
     created_at: str
@@ -157,6 +201,7 @@ class Job(TypedDict):
     id: str
     object: Literal["job"]
     client_id: str
+    property_id: Optional[str]
     status: Literal["scheduled", "in_progress", "completed", "canceled"]
     metadata: Dict[str, str]
     created_at: str
@@ -204,6 +249,7 @@ class Invoice(TypedDict):
     id: str
     object: Literal["invoice"]
     client_id: str
+    property_id: Optional[str]
     status: Literal["draft", "sent", "paid", "void"]
     metadata: Dict[str, str]
     created_at: str
@@ -282,7 +328,7 @@ class Event(TypedDict):
 
     id: str
     object: Literal["event"]
-    type: Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked"]
+    type: Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked"]
     created_at: str
     account_id: str
     actor: EventActor
@@ -428,6 +474,27 @@ class ClientAddressParams(TypedDict, total=False):
     region: Optional[str]
     postal_code: Optional[str]
     country: Optional[str]
+
+
+class _PropertyAddressParamsRequired(TypedDict):
+    line1: str
+    country: str
+
+
+class PropertyAddressParams(_PropertyAddressParamsRequired, total=False):
+    """Postal address of the property. Replaced as a whole on update."""
+
+    line2: Optional[str]
+    city: Optional[str]
+    region: Optional[str]
+    postal_code: Optional[str]
+
+
+class PropertyLocationParams(TypedDict):
+    """Where the property is, in decimal degrees (WGS 84)."""
+
+    lat: float
+    lng: float
 
 
 class _QuoteLineItemParamsRequired(TypedDict):
@@ -647,6 +714,93 @@ class ClientsResource:
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/clients/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
+class PropertiesResource:
+    """properties: list, create, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        postal_code: Union[str, NotGiven] = NOT_GIVEN,
+        archived: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[Property]:
+        """List properties. Requires the scope `clients:read`."""
+        return cast(Page[Property], self._transport.list("/v1/properties", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, q=q, postal_code=postal_code, archived=archived, external_id=external_id), timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        client_id: str,
+        address: PropertyAddressParams,
+        name: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
+        access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        archived: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Create a property. Requires the scope `clients:write`."""
+        return cast(Property, self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Get a property. Requires the scope `clients:read`."""
+        return cast(Property, self._transport.request("GET", f"/v1/properties/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        name: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        address: Union[PropertyAddressParams, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
+        access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        archived: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
+        return cast(Property, self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a property. Requires the scope `clients:delete`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/properties/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+
 class ServiceRequestsResource:
     """service-requests: list, create, get, update."""
 
@@ -675,6 +829,7 @@ class ServiceRequestsResource:
         *,
         client_id: str,
         title: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         source: Union[Literal["phone", "email", "web", "in_person", "other"], NotGiven] = NOT_GIVEN,
         preferred_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -684,7 +839,7 @@ class ServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Create a service request. Requires the scope `requests:write`."""
-        return cast(ServiceRequest, self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, description=description, source=source, preferred_date=preferred_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, property_id=property_id, description=description, source=source, preferred_date=preferred_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -701,6 +856,7 @@ class ServiceRequestsResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         source: Union[Literal["phone", "email", "web", "in_person", "other"], NotGiven] = NOT_GIVEN,
@@ -712,7 +868,7 @@ class ServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Update a service request (partial: absent fields are kept, null clears). Requires the scope `requests:write`."""
-        return cast(ServiceRequest, self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
 class QuotesResource:
@@ -743,6 +899,7 @@ class QuotesResource:
         self,
         *,
         client_id: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
@@ -755,7 +912,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, request_id=request_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -772,6 +929,7 @@ class QuotesResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -784,7 +942,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -884,6 +1042,7 @@ class JobsResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
@@ -896,7 +1055,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -913,6 +1072,7 @@ class JobsResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
@@ -926,7 +1086,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -972,6 +1132,7 @@ class InvoicesResource:
         self,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
@@ -985,7 +1146,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, job_id=job_id, quote_id=quote_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1002,6 +1163,7 @@ class InvoicesResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1014,7 +1176,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1174,7 +1336,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -1509,6 +1671,7 @@ class Resources:
 
     def __init__(self, transport: Transport) -> None:
         self.clients = ClientsResource(transport)
+        self.properties = PropertiesResource(transport)
         self.service_requests = ServiceRequestsResource(transport)
         self.quotes = QuotesResource(transport)
         self.jobs = JobsResource(transport)
@@ -1600,6 +1763,93 @@ class AsyncClientsResource:
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/clients/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncPropertiesResource:
+    """properties: list, create, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        postal_code: Union[str, NotGiven] = NOT_GIVEN,
+        archived: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPage[Property]:
+        """List properties. Requires the scope `clients:read`."""
+        return cast(AsyncPage[Property], await self._transport.list("/v1/properties", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, q=q, postal_code=postal_code, archived=archived, external_id=external_id), timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        client_id: str,
+        address: PropertyAddressParams,
+        name: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
+        access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        archived: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Create a property. Requires the scope `clients:write`."""
+        return cast(Property, await self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Get a property. Requires the scope `clients:read`."""
+        return cast(Property, await self._transport.request("GET", f"/v1/properties/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        name: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        address: Union[PropertyAddressParams, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
+        access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        archived: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
+        return cast(Property, await self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a property. Requires the scope `clients:delete`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/properties/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncServiceRequestsResource:
     """service-requests: list, create, get, update."""
 
@@ -1628,6 +1878,7 @@ class AsyncServiceRequestsResource:
         *,
         client_id: str,
         title: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         source: Union[Literal["phone", "email", "web", "in_person", "other"], NotGiven] = NOT_GIVEN,
         preferred_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1637,7 +1888,7 @@ class AsyncServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Create a service request. Requires the scope `requests:write`."""
-        return cast(ServiceRequest, await self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, description=description, source=source, preferred_date=preferred_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, await self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, property_id=property_id, description=description, source=source, preferred_date=preferred_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1654,6 +1905,7 @@ class AsyncServiceRequestsResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         source: Union[Literal["phone", "email", "web", "in_person", "other"], NotGiven] = NOT_GIVEN,
@@ -1665,7 +1917,7 @@ class AsyncServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Update a service request (partial: absent fields are kept, null clears). Requires the scope `requests:write`."""
-        return cast(ServiceRequest, await self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, await self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncQuotesResource:
@@ -1696,6 +1948,7 @@ class AsyncQuotesResource:
         self,
         *,
         client_id: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
@@ -1708,7 +1961,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, request_id=request_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1725,6 +1978,7 @@ class AsyncQuotesResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -1737,7 +1991,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -1837,6 +2091,7 @@ class AsyncJobsResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
@@ -1849,7 +2104,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1866,6 +2121,7 @@ class AsyncJobsResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
@@ -1879,7 +2135,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -1925,6 +2181,7 @@ class AsyncInvoicesResource:
         self,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
@@ -1938,7 +2195,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, job_id=job_id, quote_id=quote_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1955,6 +2212,7 @@ class AsyncInvoicesResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1967,7 +2225,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -2127,7 +2385,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -2462,6 +2720,7 @@ class AsyncResources:
 
     def __init__(self, transport: AsyncTransport) -> None:
         self.clients = AsyncClientsResource(transport)
+        self.properties = AsyncPropertiesResource(transport)
         self.service_requests = AsyncServiceRequestsResource(transport)
         self.quotes = AsyncQuotesResource(transport)
         self.jobs = AsyncJobsResource(transport)

@@ -113,6 +113,27 @@ export async function countClientReferences(
   return found;
 }
 
+/** The ids of each client's properties, oldest first (from properties_client_idx). */
+export async function propertyIdsOfClients(
+  db: Executor,
+  accountId: string,
+  clientIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>(clientIds.map((id) => [id, []]));
+  if (clientIds.length === 0) return found;
+  const rows = await db
+    .selectFrom('properties')
+    .select(['id', 'client_id'])
+    .where('account_id', '=', accountId)
+    .where('client_id', 'in', clientIds)
+    .orderBy('client_id')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  for (const row of rows) found.get(row.client_id)?.push(row.id);
+  return found;
+}
+
 function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (character) => `\\${character}`);
 }

@@ -1,20 +1,22 @@
-// Client endpoints: the five standard operations.
+// Client endpoints: the five standard operations. Deleting a client deletes what depends on it (its
+// properties), which app.ts passes in: those modules stand above this one.
 import { resourceRoutes } from '../../http/resource-routes.js';
 import { ClientSchema, CreateClientBody, ListClientsQuery, UpdateClientBody } from './clients.schemas.js';
 import * as service from './clients.service.js';
 
-export const clientRoutes = resourceRoutes({
-  path: '/v1/clients',
-  names: ['client', 'clients'],
-  scopes: { read: 'clients:read', write: 'clients:write', delete: 'clients:delete' },
-  schemas: { item: ClientSchema, create: CreateClientBody, update: UpdateClientBody, list: ListClientsQuery },
-  stateErrors: ['CONFLICT'],
-  service: {
-    list: service.listClients,
-    present: service.presentClient,
-    create: service.createClient,
-    get: service.getClient,
-    update: service.updateClient,
-    delete: service.deleteClient,
-  },
-});
+export const clientRoutes = (dependents: service.ClientDependents) =>
+  resourceRoutes({
+    path: '/v1/clients',
+    names: ['client', 'clients'],
+    scopes: { read: 'clients:read', write: 'clients:write', delete: 'clients:delete' },
+    schemas: { item: ClientSchema, create: CreateClientBody, update: UpdateClientBody, list: ListClientsQuery },
+    stateErrors: ['CONFLICT'],
+    service: {
+      list: service.listClients,
+      present: service.presentClient,
+      create: service.createClient,
+      get: service.getClient,
+      update: service.updateClient,
+      delete: (ctx, id, precondition) => service.deleteClient(ctx, id, precondition, dependents),
+    },
+  });

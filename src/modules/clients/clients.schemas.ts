@@ -39,6 +39,9 @@ export const ClientSchema = Type.Object(
     company_name: Nullable(Type.String({ description: 'Company name.', example: 'Cooper Bakery' })),
     address: Nullable(AddressResponseSchema),
     notes: Nullable(Type.String({ description: 'Internal notes.', example: 'Gate code 4512' })),
+    property_ids: Type.Array(IdSchema, {
+      description: 'The client’s properties (GET /v1/properties?client_id=…), oldest first. Read-only.',
+    }),
     metadata: MetadataSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,

@@ -11,7 +11,32 @@ import { requireReference, requireRow } from '../shared/index.js';
 import * as repository from './clients.repository.js';
 import type { Client, CreateClientInput, ListClientsInput, UpdateClientInput } from './clients.schemas.js';
 
-export function presentClient(row: ClientRow): Client {
+/** A client row with the ids of its properties, as the client object lists them. */
+export type ClientRecord = ClientRow & { property_ids: string[] };
+
+/**
+ * What else goes when a client is deleted: its properties (docs/api-contract.md §16), which live in a module
+ * above this one; app.ts passes their delete in.
+ */
+export interface ClientDependents {
+  /** Deletes what belongs to the client, with its events, in the caller's transaction. */
+  deleteWithClient(tx: Context, clientId: string): Promise<void>;
+}
+
+async function withPropertyIds(ctx: Context, rows: ClientRow[]): Promise<ClientRecord[]> {
+  const ids = await repository.propertyIdsOfClients(
+    ctx.db,
+    ctx.accountId,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({ ...row, property_ids: ids.get(row.id) ?? [] }));
+}
+
+async function clientRecord(ctx: Context, row: ClientRow): Promise<ClientRecord> {
+  return (await withPropertyIds(ctx, [row]))[0]!;
+}
+
+export function presentClient(row: ClientRecord): Client {
   return {
     id: row.id,
     object: 'client',
@@ -21,6 +46,7 @@ export function presentClient(row: ClientRow): Client {
     company_name: row.company_name,
     address: presentAddress(row.address),
     notes: row.notes,
+    property_ids: row.property_ids,
     metadata: fromJson<Record<string, string>>(row.metadata),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -60,14 +86,14 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
   };
   return inTransaction(ctx, async (tx) => {
     await repository.insertClient(tx.db, row);
-    const client = presentClient(row);
+    const client = presentClient({ ...row, property_ids: [] });
     await recordEvent(tx, 'client.created', client);
     return client;
   });
 }
 
 export async function getClient(ctx: Context, id: string): Promise<Client> {
-  return presentClient(await getClientRow(ctx, id));
+  return presentClient(await clientRecord(ctx, await getClientRow(ctx, id)));
 }
 
 export async function updateClient(
@@ -85,7 +111,7 @@ async function applyClientUpdate(
   input: UpdateClientInput,
   precondition?: Precondition,
 ): Promise<Client> {
-  const current = await getClientRow(tx, id, true);
+  const current = await clientRecord(tx, await getClientRow(tx, id, true));
   precondition?.(presentClient(current));
   const patch: ClientPatch = {};
   if (input.name !== undefined) Object.assign(patch, { name: input.name, sort_name: repository.sortName(input.name) });
@@ -99,33 +125,38 @@ async function applyClientUpdate(
   patch.updated_at = tx.clock.now().toISOString();
   const updated = await repository.updateClient(tx.db, tx.accountId, current.id, patch);
   if (!updated) throw notFound('client', id);
-  const client = presentClient(updated);
+  const client = presentClient({ ...updated, property_ids: current.property_ids });
   await recordChange(tx, { resource: 'client', before: presentClient(current), after: client });
   return client;
 }
 
-/** The reference check and the delete share one transaction, so no new reference slips in between. */
+/**
+ * The reference check and the delete share one transaction, so no new reference slips in between. A client
+ * that only has properties takes them with it (`dependents`, each with its event, before the client's).
+ */
 export async function deleteClient(
   ctx: Context,
   id: string,
-  precondition?: Precondition,
+  precondition: Precondition | undefined,
+  dependents: ClientDependents,
 ): Promise<{ id: string; deleted: true }> {
   return inTransaction(ctx, async (tx) => {
-    const row = await getClientRow(tx, id, true);
+    const row = await clientRecord(tx, await getClientRow(tx, id, true));
     precondition?.(presentClient(row));
     const references = await repository.countClientReferences(tx.db, tx.accountId, row.id);
     if (references.length > 0) {
       const list = references.map(({ label, count }) => `${count} ${label}${count === 1 ? '' : 's'}`).join(', ');
       throw conflict(`This client cannot be deleted while ${list} refer to it. Delete or reassign them first.`);
     }
+    await dependents.deleteWithClient(tx, row.id);
     await repository.deleteClient(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'client.deleted', presentClient(row));
     return { id: row.id, deleted: true as const };
   });
 }
 
-export async function listClients(ctx: Context, query: ListClientsInput): Promise<Page<ClientRow>> {
+export async function listClients(ctx: Context, query: ListClientsInput): Promise<Page<ClientRecord>> {
   const page = pageRequest(query, repository.CLIENT_SORTS);
   const { rows, resumeAfter } = await repository.listClients(ctx.db, ctx.accountId, query, page);
-  return toPage(rows, page, resumeAfter);
+  return toPage<ClientRecord>(await withPropertyIds(ctx, rows), page, resumeAfter);
 }

@@ -21,12 +21,27 @@ export const ReferenceSchema = (description: string) =>
 export const nullableDate = (description: string) => Nullable({ ...DateSchema, description });
 export const nullableTimestamp = (description: string) => Nullable({ ...TimestampSchema, description });
 
+/**
+ * `property_id` in a body (docs/api-contract.md §16): one of the document's client's properties, not archived
+ * unless the document already has it; null for none.
+ */
+export const PropertyReferenceInput = Type.Optional(
+  Nullable(
+    ReferenceSchema(
+      'A property of the same client, printed as the service address; null for none. An archived property takes no new documents.',
+    ),
+  ),
+);
+
 /** Fields every document response has. */
 export function documentFields<K extends string>(object: K, statuses: readonly string[]) {
   return {
     id: IdSchema,
     object: Type.Literal(object, { description: `Always "${object}".` }),
     client_id: ReferenceSchema('The client this belongs to.'),
+    property_id: Nullable(
+      ReferenceSchema('The property where the work is (one of the client’s): printed as the service address.'),
+    ),
     status: Type.Unsafe<string>({
       type: 'string',
       enum: [...statuses],

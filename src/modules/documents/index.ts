@@ -11,6 +11,7 @@ export {
   NoBody,
   nullableDate,
   nullableTimestamp,
+  PropertyReferenceInput,
   ReferenceSchema,
   SendBody,
   type SendInput,

@@ -9,6 +9,7 @@ import type { MailLineItem, MailSnapshot } from '../../mail/document-mail.js';
 import { enqueueMessage } from '../../mail/outbox.repository.js';
 import { findAccount } from '../accounts/index.js';
 import { businessOnDocument } from '../accounts/index.js';
+import { serviceAddressOf } from '../properties/index.js';
 import { presentAddress } from '../shared/index.js';
 import { lineItemsOf } from './priced.js';
 
@@ -68,6 +69,8 @@ export interface PrintableDocument {
   tax_amount: number;
   total_amount: number;
   notes: string | null;
+  /** The property whose address is printed as the service address (docs/api-contract.md §16). */
+  property_id?: string | null;
   title?: string | null;
   valid_until?: string | null;
   amount_paid?: number;
@@ -99,6 +102,8 @@ export async function documentSnapshot(
       company_name: client.company_name,
       address: presentAddress(client.address),
     },
+    // Name and address only: a property's access notes are never printed (docs/api-contract.md §16).
+    service_address: await serviceAddressOf(db, accountId, document.property_id),
     document: {
       id: document.id,
       number: document.number,

@@ -23,6 +23,7 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
     object: 'invoice',
     number: row.number,
     client_id: row.client_id,
+    property_id: row.property_id,
     job_id: row.job_id,
     quote_id: row.quote_id,
     ...priced,

@@ -12,6 +12,7 @@ const COLUMNS = [
   'id',
   'account_id',
   'client_id',
+  'property_id',
   'job_id',
   'quote_id',
   'number',

@@ -1,7 +1,7 @@
 // Invoice shapes: a bill for work, numbered when first sent, then paid or voided.
 import { Type, type Static } from '@sinclair/typebox';
 import { INVOICE_LIFECYCLE, INVOICE_STATUSES, type InvoiceStatus } from './invoices.lifecycle.js';
-import { describeTransitions } from '../documents/index.js';
+import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
 import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
 import {
   CurrencySchema,
@@ -92,6 +92,7 @@ const writable = {
 export const CreateInvoiceBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client; required unless job_id or quote_id is given.')),
+    property_id: PropertyReferenceInput,
     job_id: Type.Optional(ReferenceSchema('A job of the same client; its lines are copied when none are given.')),
     quote_id: Type.Optional(
       ReferenceSchema(
@@ -106,6 +107,7 @@ export const CreateInvoiceBody = Type.Object(
 export const UpdateInvoiceBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client.')),
+    property_id: PropertyReferenceInput,
     ...writable,
     status: Type.Optional(
       Type.Unsafe<InvoiceStatus>({

@@ -23,6 +23,7 @@ import {
   type SendableKind,
 } from '../documents/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
+import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { requireJobReference } from '../jobs/index.js';
 import { convertQuote } from '../quotes/index.js';
 import {
@@ -66,6 +67,12 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
     const clientId = input.client_id ?? job?.client_id ?? quote?.client_id;
     if (clientId === undefined) throw fieldError('client_id', 'is required unless job_id or quote_id is given');
     await requireClientReference(tx, clientId);
+    const propertyId = await propertyForNewDocument(
+      tx,
+      clientId,
+      input.property_id,
+      job ? job.property_id : quote?.property_id,
+    );
     const source = job ?? quote;
     const priced = pricedColumns(input.line_items ?? (source ? copyLineItems(lineItemsOf(source)) : []));
     const issueDate = input.issue_date ?? null;
@@ -78,6 +85,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
       number: null,
       number_seq: null,
       client_id: clientId,
+      property_id: propertyId,
       job_id: job?.id ?? null,
       quote_id: quoteId,
       currency: input.currency ?? source?.currency ?? (await accountCurrency(tx.db, tx.accountId)),
@@ -119,7 +127,7 @@ export async function updateInvoice(
     const current = await getRow(tx, id, true);
     precondition?.(presentInvoice(current, tx.clock.now()));
     const from = current.status as InvoiceStatus;
-    const { status, metadata, line_items: lineItems, ...fields } = input;
+    const { status, metadata, line_items: lineItems, property_id: _property, ...fields } = input;
     if (Object.keys(input).some((key) => key !== 'status')) assertEditable(INVOICE_LIFECYCLE, from);
     if (status !== undefined) assertMove(INVOICE_LIFECYCLE, from, status);
     assertClientKept(
@@ -136,6 +144,7 @@ export async function updateInvoice(
       if (current.payments.length > 0 && fields.client_id !== current.client_id)
         throw fieldError('client_id', 'cannot change: payments are recorded against this invoice');
     }
+    const property = await propertyOnUpdate(tx, current, input);
     const now = tx.clock.now();
     if (Object.keys(input).length === 0) return presentInvoice(current, now);
 
@@ -145,7 +154,7 @@ export async function updateInvoice(
       { ...fields, ...(lineItems !== undefined ? pricedColumns(lineItems) : {}) },
       from,
     );
-    const patch: Partial<InvoiceRow> = { ...fields, updated_at: now.toISOString() };
+    const patch: Partial<InvoiceRow> = { ...fields, ...property, updated_at: now.toISOString() };
     if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
     if (lineItems !== undefined) {
       Object.assign(patch, pricedColumns(lineItems));

@@ -1,7 +1,7 @@
 // Job shapes: a work order, numbered at creation, scheduled, done, then invoiced.
 import { Type, type Static } from '@sinclair/typebox';
 import { JOB_LIFECYCLE, JOB_STATUSES, type JobStatus } from './jobs.lifecycle.js';
-import { describeTransitions } from '../documents/index.js';
+import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
 import { listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 import {
   CurrencySchema,
@@ -67,6 +67,7 @@ export const CreateJobBody = Type.Object(
       ),
     ),
     request_id: Type.Optional(ReferenceSchema('A service request of the same client; it becomes converted.')),
+    property_id: PropertyReferenceInput,
     title: Type.Optional(title),
     ...writable,
   },
@@ -76,6 +77,7 @@ export const CreateJobBody = Type.Object(
 export const UpdateJobBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client.')),
+    property_id: PropertyReferenceInput,
     title: Type.Optional(title),
     ...writable,
     status: Type.Optional(

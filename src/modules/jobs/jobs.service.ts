@@ -16,6 +16,7 @@ import { assertDeletable, assertMove, enter } from '../documents/index.js';
 import { convertQuote } from '../quotes/index.js';
 import { convertServiceRequest } from '../service-requests/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
+import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
 import { JOB_LIFECYCLE, JOB_STATUSES, type JobStatus } from './jobs.lifecycle.js';
 import * as repository from './jobs.repository.js';
@@ -27,6 +28,7 @@ export function presentJob(row: JobRow): Job {
     object: 'job',
     number: row.number as string,
     client_id: row.client_id,
+    property_id: row.property_id,
     quote_id: row.quote_id,
     request_id: row.request_id,
     title: row.title,
@@ -69,7 +71,13 @@ export async function createJob(ctx: Context, input: CreateJobInput): Promise<Jo
     const title = input.title ?? quote?.title ?? (quote?.number ? `Job for quote ${quote.number}` : undefined);
     if (title === undefined) throw fieldError('title', 'is required unless the job is made from a quote');
     const requestId = input.request_id ?? quote?.request_id ?? undefined;
-    if (requestId) await convertServiceRequest(tx, requestId, clientId);
+    const request = requestId ? await convertServiceRequest(tx, requestId, clientId) : undefined;
+    const propertyId = await propertyForNewDocument(
+      tx,
+      clientId,
+      input.property_id,
+      quote ? quote.property_id : request?.property_id,
+    );
     const start = instantOrNull(input.scheduled_start);
     const end = instantOrNull(input.scheduled_end);
     assertScheduleOrder(start, end);
@@ -83,6 +91,7 @@ export async function createJob(ctx: Context, input: CreateJobInput): Promise<Jo
       account_id: tx.accountId,
       ...numbered,
       client_id: clientId,
+      property_id: propertyId,
       quote_id: quote?.id ?? null,
       request_id: requestId ?? null,
       title,
@@ -129,11 +138,20 @@ export async function updateJob(
           : undefined,
     );
     if (input.client_id !== undefined) await requireClientReference(tx, input.client_id);
+    const property = await propertyOnUpdate(tx, current, input);
     if (Object.keys(input).length === 0) return presentJob(current);
 
-    const { status, metadata, line_items: lineItems, scheduled_start: start, scheduled_end: end, ...fields } = input;
+    const {
+      status,
+      metadata,
+      line_items: lineItems,
+      scheduled_start: start,
+      scheduled_end: end,
+      property_id: _property,
+      ...fields
+    } = input;
     const now = tx.clock.now().toISOString();
-    const patch: Partial<JobRow> = { ...fields, updated_at: now };
+    const patch: Partial<JobRow> = { ...fields, ...property, updated_at: now };
     const scheduledStart = start !== undefined ? instantOrNull(start) : current.scheduled_start;
     const scheduledEnd = end !== undefined ? instantOrNull(end) : current.scheduled_end;
     assertScheduleOrder(scheduledStart, scheduledEnd);

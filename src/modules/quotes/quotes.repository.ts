@@ -10,6 +10,7 @@ const COLUMNS = [
   'id',
   'account_id',
   'client_id',
+  'property_id',
   'request_id',
   'number',
   'number_seq',

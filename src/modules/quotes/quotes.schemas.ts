@@ -1,7 +1,7 @@
 // Quote shapes: a priced proposal sent to a client, approved or declined, then turned into a job or invoice.
 import { Type, type Static } from '@sinclair/typebox';
 import { QUOTE_LIFECYCLE, QUOTE_STATUSES, type QuoteStatus } from './quotes.lifecycle.js';
-import { describeTransitions } from '../documents/index.js';
+import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
 import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
 import {
   CurrencySchema,
@@ -81,6 +81,7 @@ const writable = {
 export const CreateQuoteBody = Type.Object(
   {
     client_id: ReferenceSchema('The client the quote is for.'),
+    property_id: PropertyReferenceInput,
     request_id: Type.Optional(ReferenceSchema('A service request of the same client; it becomes converted.')),
     ...writable,
   },
@@ -90,6 +91,7 @@ export const CreateQuoteBody = Type.Object(
 export const UpdateQuoteBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client the quote is for.')),
+    property_id: PropertyReferenceInput,
     ...writable,
     status: Type.Optional(
       Type.Unsafe<QuoteStatus>({

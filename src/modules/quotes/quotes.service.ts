@@ -24,6 +24,7 @@ import {
   type SendableKind,
 } from '../documents/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
+import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { convertServiceRequest } from '../service-requests/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
 import {
@@ -43,6 +44,7 @@ export function presentQuote(row: QuoteRow): Quote {
     object: 'quote',
     number: row.number,
     client_id: row.client_id,
+    property_id: row.property_id,
     request_id: row.request_id,
     title: row.title,
     ...presentPriced(row),
@@ -71,12 +73,15 @@ export async function createQuote(ctx: Context, input: CreateQuoteInput): Promis
   return inTransaction(ctx, async (tx) => {
     await requireClientReference(tx, input.client_id);
     const priced = pricedColumns(input.line_items ?? []);
-    if (input.request_id !== undefined) await convertServiceRequest(tx, input.request_id, input.client_id);
+    const request =
+      input.request_id === undefined ? undefined : await convertServiceRequest(tx, input.request_id, input.client_id);
+    const propertyId = await propertyForNewDocument(tx, input.client_id, input.property_id, request?.property_id);
     const now = tx.clock.now().toISOString();
     const row: QuoteRow = {
       id: newId(),
       account_id: tx.accountId,
       client_id: input.client_id,
+      property_id: propertyId,
       request_id: input.request_id ?? null,
       number: null,
       number_seq: null,
@@ -121,7 +126,7 @@ export async function updateQuote(
     const current = await getRow(tx, id, true);
     precondition?.(presentQuote(current));
     const from = current.status as QuoteStatus;
-    const { status, metadata, line_items: lineItems, ...fields } = input;
+    const { status, metadata, line_items: lineItems, property_id: _property, ...fields } = input;
     if (Object.keys(input).some((key) => key !== 'status')) assertEditable(QUOTE_LIFECYCLE, from);
     if (status !== undefined) assertMove(QUOTE_LIFECYCLE, from, status);
     assertClientKept(
@@ -130,10 +135,11 @@ export async function updateQuote(
       current.request_id === null ? undefined : 'the quote was made from a service request',
     );
     if (fields.client_id !== undefined) await requireClientReference(tx, fields.client_id);
+    const property = await propertyOnUpdate(tx, current, input);
     if (Object.keys(input).length === 0) return presentQuote(current);
 
     const now = tx.clock.now().toISOString();
-    const patch: Partial<QuoteRow> = { ...fields, updated_at: now };
+    const patch: Partial<QuoteRow> = { ...fields, ...property, updated_at: now };
     if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
     if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
     assertHolds(QUOTE_LIFECYCLE, status ?? from, patch, from);

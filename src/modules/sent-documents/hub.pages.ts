@@ -9,6 +9,7 @@ import {
   documentLabel,
   formatMoney,
   formatQuantity,
+  serviceAddressLines,
   summaryRows,
   type MailSnapshot,
 } from '../../mail/document-mail.js';
@@ -211,6 +212,7 @@ ${headline.map(([name, value]) => html`<div><dt>${name}</dt><dd>${value}</dd></d
 <div class="parties">
 <div><h2>From</h2><p>${partyLines([business.legal_name ?? business.name, ...addressLines(business.address), business.tax_id ? `Tax ID ${business.tax_id}` : null])}</p></div>
 <div><h2>${snapshot.kind === 'invoice' ? 'Bill to' : 'For'}</h2><p>${partyLines([client.name, client.company_name, ...addressLines(client.address)])}</p></div>
+${snapshot.service_address ? html`<div><h2>Service address</h2><p>${partyLines(serviceAddressLines(snapshot))}</p></div>` : ''}
 </div>
 <p class="actions"><a class="button secondary" href="${view.hubPath}/${view.token}/pdf">Download PDF</a></p>
 </section>

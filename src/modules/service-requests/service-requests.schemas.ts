@@ -1,7 +1,7 @@
 // Service request shapes: incoming requests for work, before any quote or job.
 import { Type, type Static } from '@sinclair/typebox';
 import { REQUEST_LIFECYCLE, REQUEST_STATUSES, type RequestStatus } from './service-requests.lifecycle.js';
-import { describeTransitions } from '../documents/index.js';
+import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
 import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
 import { DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema } from '../documents/index.js';
 import { idFilter, statusFilter } from '../documents/index.js';
@@ -45,6 +45,7 @@ export const ServiceRequestSchema = Type.Object(
 export const CreateServiceRequestBody = Type.Object(
   {
     client_id: ReferenceSchema('The client asking for the work.'),
+    property_id: PropertyReferenceInput,
     title,
     description: Type.Optional(description),
     source: Type.Optional({ ...source, default: 'other' }),
@@ -57,6 +58,7 @@ export const CreateServiceRequestBody = Type.Object(
 export const UpdateServiceRequestBody = Type.Object(
   {
     client_id: Type.Optional(ReferenceSchema('The client asking for the work.')),
+    property_id: PropertyReferenceInput,
     title: Type.Optional(title),
     description: Type.Optional(description),
     source: Type.Optional(source),

@@ -10,6 +10,7 @@ import { assertClientKept } from '../documents/index.js';
 import { parseStatusFilter } from '../documents/index.js';
 import { assertMove, enter } from '../documents/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
+import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
 import * as repository from './service-requests.repository.js';
 import {
@@ -30,6 +31,7 @@ export function presentServiceRequest(row: ServiceRequestRow): ServiceRequest {
     id: row.id,
     object: 'service_request',
     client_id: row.client_id,
+    property_id: row.property_id,
     status: row.status,
     title: row.title,
     description: row.description,
@@ -51,11 +53,13 @@ function getRow(ctx: Context, id: string, lock = false): Promise<ServiceRequestR
 export async function createServiceRequest(ctx: Context, input: CreateServiceRequestInput): Promise<ServiceRequest> {
   return inTransaction(ctx, async (tx) => {
     await requireClientReference(tx, input.client_id);
+    const propertyId = await propertyForNewDocument(tx, input.client_id, input.property_id, undefined);
     const now = tx.clock.now().toISOString();
     const row: ServiceRequestRow = {
       id: newId(),
       account_id: tx.accountId,
       client_id: input.client_id,
+      property_id: propertyId,
       status: 'new',
       title: input.title,
       description: input.description ?? null,
@@ -94,11 +98,13 @@ export async function updateServiceRequest(
       current.status === 'converted' ? 'a quote or job was made from the request' : undefined,
     );
     if (input.client_id !== undefined) await requireClientReference(tx, input.client_id);
-    const { metadata, status, ...fields } = input;
+    const property = await propertyOnUpdate(tx, current, input);
+    const { metadata, status, property_id: _property, ...fields } = input;
     if (Object.keys(input).length === 0) return presentServiceRequest(current);
     const now = tx.clock.now().toISOString();
     const updated = await repository.updateServiceRequest(tx.db, tx.accountId, current.id, {
       ...fields,
+      ...property,
       ...(status !== undefined ? { status, ...enter(REQUEST_LIFECYCLE, from, status, now) } : {}),
       ...(metadata !== undefined ? { metadata: JSON.stringify(metadata) } : {}),
       updated_at: now,
@@ -115,17 +121,22 @@ export async function updateServiceRequest(
 }
 
 /**
- * Marks a request converted when a quote or job is made from it (inside the caller's transaction). The
+ * Marks a request converted when a quote or job is made from it (inside the caller's transaction), and
+ * returns it as it was (its property is the new document's when none is named). The
  * request must belong to the same client; an archived one must be reopened first (409); one already
  * converted stays as it is, so a quote and then its job may both name it.
  */
-export async function convertServiceRequest(tx: Context, requestId: string, clientId: string): Promise<void> {
+export async function convertServiceRequest(
+  tx: Context,
+  requestId: string,
+  clientId: string,
+): Promise<ServiceRequestRow> {
   const request = await requireReference('request_id', 'service request', requestId, (id) =>
     repository.findServiceRequest(tx.db, tx.accountId, id, true),
   );
   if (request.client_id !== clientId) throw fieldError('request_id', 'belongs to another client');
   const from = request.status as RequestStatus;
-  if (!convertsOnUse(from)) return;
+  if (!convertsOnUse(from)) return request;
   const now = tx.clock.now().toISOString();
   const converted = await repository.updateServiceRequest(tx.db, tx.accountId, request.id, {
     ...enter(REQUEST_LIFECYCLE, from, 'converted', now),
@@ -138,6 +149,7 @@ export async function convertServiceRequest(tx: Context, requestId: string, clie
       after: presentServiceRequest(converted),
       statusEvents: REQUEST_LIFECYCLE.events,
     });
+  return request;
 }
 
 export async function listServiceRequests(

@@ -1,3 +1,3 @@
 // The face of the shared module: what other modules, the workers and the composition may use. The rest is private.
-export { AddressResponseSchema, AddressSchema, presentAddress, serializeAddress } from './address.js';
+export { type Address, AddressResponseSchema, AddressSchema, presentAddress, serializeAddress } from './address.js';
 export { requireReference, requireRow } from './lookup.js';

@@ -1,0 +1,8 @@
+// The face of the properties module: what other modules, the workers and the composition may use. The rest is private.
+export { PropertySchema } from './properties.schemas.js';
+export {
+  deletePropertiesOfClient,
+  propertyForNewDocument,
+  propertyOnUpdate,
+  serviceAddressOf,
+} from './properties.service.js';

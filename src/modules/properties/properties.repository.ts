@@ -1,0 +1,213 @@
+// Property queries. Every query is scoped by account: another account's rows do not exist here.
+import { sql, type SqlBool } from 'kysely';
+import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
+import { dialectOf, type Executor } from '../../db/database.js';
+import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { fenced, keysOf, listPlan, runList, unindexed, type Listed } from '../../db/list-plan.js';
+import type { PropertyPatch, PropertyRow } from '../../db/types.js';
+
+const COLUMNS = [
+  'id',
+  'account_id',
+  'client_id',
+  'name',
+  'address',
+  'postal_code_key',
+  'search_text',
+  'timezone',
+  'location',
+  'access_notes',
+  'archived',
+  'external_id',
+  'metadata',
+  'created_at',
+  'updated_at',
+] as const;
+
+export interface PropertyFilters extends TimeBounds {
+  client_id?: string | undefined;
+  /** Already folded (postalCodeKey). */
+  postal_code_key?: string | undefined;
+  archived?: boolean | undefined;
+  external_id?: string | undefined;
+  q?: string | undefined;
+}
+
+export const PROPERTY_SORTS: SortFields<PropertyRow> = timestampSorts<PropertyRow>();
+
+/** Tables whose rows may name a property, and what to call them in the 409 message. */
+const PROPERTY_REFERENCES = [
+  { table: 'service_requests', label: 'service request' },
+  { table: 'quotes', label: 'quote' },
+  { table: 'jobs', label: 'job' },
+  { table: 'invoices', label: 'invoice' },
+] as const;
+
+export async function insertProperty(db: Executor, row: PropertyRow): Promise<void> {
+  await db.insertInto('properties').values(row).execute();
+}
+
+export async function findProperty(
+  db: Executor,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<PropertyRow | undefined> {
+  const query = db.selectFrom('properties').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
+  return lockedIf(db, query, lock).executeTakeFirst();
+}
+
+/** The property of the account that holds `externalId`, other than `exceptId`. */
+export async function findPropertyByExternalId(
+  db: Executor,
+  accountId: string,
+  externalId: string,
+): Promise<{ id: string } | undefined> {
+  return db
+    .selectFrom('properties')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+}
+
+export async function updateProperty(
+  db: Executor,
+  accountId: string,
+  id: string,
+  patch: PropertyPatch,
+): Promise<PropertyRow | undefined> {
+  return db
+    .updateTable('properties')
+    .set(patch)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+}
+
+export async function deleteProperty(db: Executor, accountId: string, id: string): Promise<void> {
+  await db.deleteFrom('properties').where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+/** The client's properties, oldest first (from properties_client_idx), locked until the transaction ends. */
+export async function findPropertiesOfClient(
+  db: Executor,
+  accountId: string,
+  clientId: string,
+): Promise<PropertyRow[]> {
+  const query = db
+    .selectFrom('properties')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', clientId)
+    .orderBy('created_at')
+    .orderBy('id');
+  return lockedIf(db, query, true).execute();
+}
+
+/** Counts of documents that name the property, only those above zero. */
+export async function countPropertyReferences(
+  db: Executor,
+  accountId: string,
+  propertyId: string,
+): Promise<Array<{ label: string; count: number }>> {
+  const found: Array<{ label: string; count: number }> = [];
+  for (const { table, label } of PROPERTY_REFERENCES) {
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('account_id', '=', accountId)
+      .where('property_id', '=', propertyId)
+      .executeTakeFirstOrThrow();
+    if (Number(row.count) > 0) found.push({ label, count: Number(row.count) });
+  }
+  return found;
+}
+
+export async function listProperties(
+  db: Executor,
+  accountId: string,
+  filters: PropertyFilters,
+  page: PageRequest<PropertyRow>,
+): Promise<Listed<PropertyRow>> {
+  if (filters.q !== undefined) return { rows: await searchPropertiesQuery(db, accountId, filters, page).execute() };
+  return runList(listPropertiesPlan(db, accountId, filters, page));
+}
+
+/** The conditions every list applies besides its driving index: the time bounds. */
+function conditionsOf(filters: PropertyFilters) {
+  return timeBoundConditions(filters);
+}
+
+/** A list without `q`, unexecuted: the query-plan test explains each query it may run. */
+export function listPropertiesPlan(
+  db: Executor,
+  accountId: string,
+  filters: PropertyFilters,
+  page: PageRequest<PropertyRow>,
+) {
+  const keys = keysOf({
+    client_id: filters.client_id,
+    postal_code_key: filters.postal_code_key,
+    external_id: filters.external_id,
+  });
+  const among =
+    filters.archived === undefined ? undefined : { column: 'archived', values: [filters.archived ? '1' : '0'] };
+  return listPlan(
+    db,
+    { table: 'properties', columns: COLUMNS, scope: { account_id: accountId } },
+    { keys, among, conditions: conditionsOf(filters) },
+    page,
+  );
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
+
+/** `q` as an FTS5 phrase query: every character literal. */
+function ftsPhrase(q: string): string {
+  return `"${q.replace(/"/g, '""')}"`;
+}
+
+/**
+ * `q` (3 characters or more): the trigram index finds the matches (SQLite: the FTS5 table, joined to
+ * properties by primary key; PostgreSQL: pg_trgm's GIN index on search_text), the other filters are checked
+ * on them, and the few matches are sorted outside a fence. The account's condition is written so that no
+ * index can serve it, or the planner would walk the account's rows testing each.
+ */
+export function searchPropertiesQuery(
+  db: Executor,
+  accountId: string,
+  filters: PropertyFilters,
+  page: PageRequest<PropertyRow>,
+) {
+  const q = (filters.q ?? '').toLowerCase();
+  const postgres = dialectOf(db) === 'postgres';
+  const hits = sql<{
+    property_id: string;
+  }>`(select k.property_id from properties_fts f join property_search_keys k on k.search_id = f.rowid where properties_fts match ${ftsPhrase(q)})`.as(
+    'hits',
+  );
+  let query = (
+    postgres
+      ? db.selectFrom('properties')
+      : db.selectFrom(hits).crossJoin('properties').whereRef('properties.id', '=', 'hits.property_id')
+  ).select(COLUMNS.map((column) => `properties.${column}` as const));
+  query = postgres
+    ? query
+        .where(sql<SqlBool>`(account_id = ${accountId}) is true`)
+        .where(sql<SqlBool>`search_text like ${`%${escapeLike(q)}%`} escape '\\'`)
+    : query.where(sql<SqlBool>`+account_id = ${accountId}`);
+  const equal = keysOf({
+    client_id: filters.client_id,
+    postal_code_key: filters.postal_code_key,
+    external_id: filters.external_id,
+  });
+  for (const { column, value } of equal) query = query.where(unindexed(sql<SqlBool>`${sql.ref(column)} = ${value}`));
+  if (filters.archived !== undefined)
+    query = query.where(unindexed(sql<SqlBool>`archived = ${filters.archived ? 1 : 0}`));
+  for (const condition of conditionsOf(filters)) query = query.where(unindexed(condition.expression));
+  return applyPage(db.selectFrom(fenced(db, query).as('matched')).selectAll(), page);
+}
