@@ -43,7 +43,18 @@ try {
   });
   run(
     python,
-    ['-m', 'pip', 'wheel', '--no-build-isolation', '--no-deps', '--no-index', '--disable-pip-version-check', '-w', out, source],
+    [
+      '-m',
+      'pip',
+      'wheel',
+      '--no-build-isolation',
+      '--no-deps',
+      '--no-index',
+      '--disable-pip-version-check',
+      '-w',
+      out,
+      source,
+    ],
     source,
   );
 } finally {

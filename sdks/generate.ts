@@ -372,13 +372,14 @@ function generateTypeScript(document: OpenApiDocument, resources: Resource[]): s
         'Event',
         `${comment(`${schema.description ?? ''} A union by the resource it is about: narrow on \`type\` for a typed \`data.object\`.`, '')}export type Event = ${events.map((event) => event.name).join(' | ')};\n`,
       );
-      ts.define(
-        'EventType',
-        `/** Every event type. */\nexport type EventType = Event['type'];\n`,
-      );
+      ts.define('EventType', `/** Every event type. */\nexport type EventType = Event['type'];\n`);
       ts.define(
         'EventPattern',
-        `/** What an endpoint's \`enabled_events\` takes: \`*\`, a type, or \`<resource>.*\`. */\nexport type EventPattern = ${eventPatterns(document).map((pattern) => JSON.stringify(pattern)).join(' | ')};\n`,
+        `/** What an endpoint's \`enabled_events\` takes: \`*\`, a type, or \`<resource>.*\`. */\nexport type EventPattern = ${eventPatterns(
+          document,
+        )
+          .map((pattern) => JSON.stringify(pattern))
+          .join(' | ')};\n`,
       );
     } else ts.interface(name, schema);
   }
@@ -604,7 +605,9 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
   const oneOf = endpoint.body?.['x-required-one-of'] ?? [];
   const overloads = oneOf
     .map((key) => {
-      const required = signature.find((entry) => entry.startsWith(`${key}: `))!.replace(/^(\w+): Union\[(.*), NotGiven\] = NOT_GIVEN$/, '$1: $2');
+      const required = signature
+        .find((entry) => entry.startsWith(`${key}: `))!
+        .replace(/^(\w+): Union\[(.*), NotGiven\] = NOT_GIVEN$/, '$1: $2');
       const rest = signature.filter((entry) => !entry.startsWith(`${key}: `));
       const overloaded = ['self', ...(endpoint.hasId ? ['id: str'] : []), '*', required, ...rest, ...options].join(
         ',\n        ',
@@ -633,7 +636,11 @@ function generatePython(document: OpenApiDocument, resources: Resource[]): strin
   const events = eventsByResource(document);
   python.define(
     'EventPattern',
-    `# What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".\nEventPattern = Literal[${eventPatterns(document).map((pattern) => JSON.stringify(pattern)).join(', ')}]`,
+    `# What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".\nEventPattern = Literal[${eventPatterns(
+      document,
+    )
+      .map((pattern) => JSON.stringify(pattern))
+      .join(', ')}]`,
   );
   for (const [name, schema] of Object.entries(document.components.schemas)) {
     if (name === 'ErrorEnvelope') continue;

@@ -162,7 +162,9 @@ describe('the READMEs, from fresh directories outside the repository', () => {
         program: `${imports.join('\n')}\n${globals}${body}\n`,
       },
     } as const;
-    for (const [kind, project] of Object.entries(projects) as Array<[keyof typeof projects, (typeof projects)[keyof typeof projects]]>) {
+    for (const [kind, project] of Object.entries(projects) as Array<
+      [keyof typeof projects, (typeof projects)[keyof typeof projects]]
+    >) {
       const cwd = await npmProject(kind);
       const compilerOptions = {
         ...project.compilerOptions,
@@ -182,7 +184,10 @@ describe('the READMEs, from fresh directories outside the repository', () => {
       assert.match(result.output, /19598/);
       if (kind === 'commonjs') {
         const scripts = blocks(readme, 'js');
-        assert.ok(scripts.some((script) => script.includes("require('@bms/sdk')")), 'a require() example');
+        assert.ok(
+          scripts.some((script) => script.includes("require('@bms/sdk')")),
+          'a require() example',
+        );
         for (const [index, script] of scripts.entries()) {
           fs.writeFileSync(path.join(cwd, `plain-${index}.js`), script);
           const plain = await run(process.execPath, [`plain-${index}.js`], { cwd, env });
@@ -211,7 +216,10 @@ describe('the READMEs, from fresh directories outside the repository', () => {
     assert.match(result.output, /found Ada Lovelace/);
     const where = await run(
       python,
-      ['-c', 'import bms_sdk, importlib.metadata as m; print(bms_sdk.__file__, bms_sdk.__version__, m.version("bms-sdk"))'],
+      [
+        '-c',
+        'import bms_sdk, importlib.metadata as m; print(bms_sdk.__file__, bms_sdk.__version__, m.version("bms-sdk"))',
+      ],
       { cwd, env: { ...process.env, PYTHONPATH: '' } },
     );
     assert.match(

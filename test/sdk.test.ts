@@ -519,7 +519,10 @@ describe('JavaScript SDK against scripted servers', () => {
     ]);
     try {
       const bms = new BmsClient({ apiKey: KEY, baseUrl: server.url, maxRetries: 0 });
-      await bms.clients.get('c1', { headers: { 'x-trace': 't-1', Authorization: 'Bearer stolen' }, query: { expand: 'all' } });
+      await bms.clients.get('c1', {
+        headers: { 'x-trace': 't-1', Authorization: 'Bearer stolen' },
+        query: { expand: 'all' },
+      });
       assert.equal(server.requests[0]!.url, '/v1/clients/c1?expand=all');
       assert.equal(server.requests[0]!.headers['x-trace'], 't-1');
       assert.equal(server.requests[0]!.headers.authorization, `Bearer ${KEY}`, 'the key cannot be replaced');
@@ -561,7 +564,10 @@ describe('JavaScript SDK against scripted servers', () => {
   test('Retry-After is waited with up to 10% (at most a second) of jitter', async () => {
     const { retryAfterWithJitter } = await import('../sdks/js/src/transport.js');
     const waits = Array.from({ length: 50 }, () => retryAfterWithJitter(2_000));
-    assert.ok(waits.every((wait) => wait >= 2_000 && wait <= 2_200), waits.join(', '));
+    assert.ok(
+      waits.every((wait) => wait >= 2_000 && wait <= 2_200),
+      waits.join(', '),
+    );
     assert.ok(new Set(waits).size > 1, 'jittered');
     assert.ok(retryAfterWithJitter(60_000) <= 61_000);
   });
@@ -680,7 +686,9 @@ describe('Python SDK', () => {
         cwd: directory,
         env: { ...process.env, MYPYPATH: path.join(ROOT, 'sdks/python') },
       });
-      const errorLines = new Set([...result.output.matchAll(/mistakes\.py:(\d+): error/g)].map((match) => Number(match[1])));
+      const errorLines = new Set(
+        [...result.output.matchAll(/mistakes\.py:(\d+): error/g)].map((match) => Number(match[1])),
+      );
       assert.deepEqual(
         [...errorLines].sort((a, b) => a - b),
         mistakes.map((_, index) => 6 + index),

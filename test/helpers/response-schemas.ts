@@ -34,7 +34,9 @@ export class ResponseSchemas {
     if (validate === undefined) {
       const response = this.document.paths[path]?.[method.toLowerCase()]?.responses[String(status)];
       const pointer = `/paths/${escape(path)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
-      validate = response?.content?.['application/json'] ? this.#ajv.compile({ $ref: `openapi.json#${pointer}` }) : null;
+      validate = response?.content?.['application/json']
+        ? this.#ajv.compile({ $ref: `openapi.json#${pointer}` })
+        : null;
       this.#validators.set(key, validate);
     }
     if (!validate || validate(body)) return null;

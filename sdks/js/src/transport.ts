@@ -156,7 +156,9 @@ export function normalizeBaseUrl(value: string): string {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    throw new TypeError(`baseUrl must be an http:// or https:// URL such as https://bms.example.com; got ${JSON.stringify(value)}.`);
+    throw new TypeError(
+      `baseUrl must be an http:// or https:// URL such as https://bms.example.com; got ${JSON.stringify(value)}.`,
+    );
   return trimmed;
 }
 
@@ -381,7 +383,7 @@ function parseError(
     status === 304
       ? 'BMS answered 304 Not Modified: pass ifNoneMatch only where the method documents it (getPdf).'
       : status >= 300 && status < 400
-      ? `BMS answered ${status}, a redirect to ${headers['location'] ?? 'nowhere'}, which the SDK does not follow: check baseUrl.`
-      : `BMS answered ${status} with ${describeBody(headers, text)}.`;
+        ? `BMS answered ${status}, a redirect to ${headers['location'] ?? 'nowhere'}, which the SDK does not follow: check baseUrl.`
+        : `BMS answered ${status} with ${describeBody(headers, text)}.`;
   return { code: `HTTP_${status}` as const, message, details: [], body: text.slice(0, BODY_KEPT) };
 }
