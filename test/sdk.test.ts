@@ -2,7 +2,6 @@
 // unittest suite as a child process, both READMEs' examples, and the generated files checked against the
 // running server's /v1/openapi.json so the SDKs cannot drift from the API.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import { inspect } from 'node:util';
@@ -13,7 +12,7 @@ import * as sdk from '../sdks/js/src/index.js';
 import { createTestContext, temporaryDirectory, type TestContext } from './helpers/context.js';
 import { startFlakyProxy } from './helpers/flaky-proxy.js';
 import { ROOT } from './helpers/processes.js';
-import { Webhook } from 'standardwebhooks';
+import { run, signedFixture } from './helpers/sdk.js';
 import { SCOPES } from '../src/kernel/scopes.js';
 
 const { BmsClient } = sdk;
@@ -29,22 +28,6 @@ before(async () => {
   ({ accountId, key: apiKey } = await context.account());
 });
 after(() => context.close());
-
-/** Runs a child process without blocking this one, which serves the API the child calls. */
-function run(
-  command: string,
-  args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv },
-): Promise<{ status: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += String(chunk)));
-    child.stderr.on('data', (chunk) => (output += String(chunk)));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, output }));
-  });
-}
 
 /** A fetch that records every status the server answered, to see the retries. */
 function recordingFetch(statuses: number[]): sdk.FetchFunction {
@@ -294,83 +277,6 @@ describe('JavaScript SDK', () => {
     assert.equal(failure.code, 'CONNECTION_ERROR');
   });
 
-  test('the README examples compile under strict TypeScript and run, from a CommonJS and an ESM project', async () => {
-    const { key } = await context.account('README');
-    const readme = fs.readFileSync(path.join(ROOT, 'sdks/js/README.md'), 'utf8');
-    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
-    assert.ok(blocks.length >= 4);
-    const source = blocks.join('\n');
-    const imports = source.split('\n').filter((line) => line.startsWith('import '));
-    const body = source
-      .split('\n')
-      .filter((line) => !line.startsWith('import '))
-      .join('\n');
-    const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-    // A default `tsc --init` CommonJS project, and an ESM one; neither has DOM or @types/node.
-    const projects = {
-      commonjs: {
-        packageType: 'commonjs',
-        compilerOptions: {
-          module: 'commonjs',
-          target: 'ES2022',
-          lib: ['ES2022'],
-          types: [],
-          strict: true,
-          esModuleInterop: true,
-          skipLibCheck: false,
-          outDir: 'out',
-        },
-        program: `${imports.join('\n')}\ndeclare const process: { env: Record<string, string | undefined> };\nasync function main(): Promise<void> {\n${body}\n}\nmain().catch((error: unknown) => { console.error(error); throw error; });\n`,
-      },
-      module: {
-        packageType: 'module',
-        compilerOptions: {
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          target: 'ES2022',
-          lib: ['ES2022'],
-          types: [],
-          strict: true,
-          skipLibCheck: false,
-          outDir: 'out',
-        },
-        program: `${imports.join('\n')}\ndeclare const process: { env: Record<string, string | undefined> };\n${body}\n`,
-      },
-    };
-    for (const [kind, project] of Object.entries(projects)) {
-      const directory = temporaryDirectory(`bms-sdk-${kind}-`);
-      try {
-        fs.mkdirSync(path.join(directory, 'node_modules/@bms'), { recursive: true });
-        fs.symlinkSync(path.join(ROOT, 'sdks/js'), path.join(directory, 'node_modules/@bms/sdk'));
-        fs.writeFileSync(
-          path.join(directory, 'package.json'),
-          JSON.stringify({ name: `consumer-${kind}`, private: true, type: project.packageType }),
-        );
-        fs.writeFileSync(
-          path.join(directory, 'tsconfig.json'),
-          JSON.stringify({ compilerOptions: { ...project.compilerOptions, lib: ['ES2022'] }, files: ['example.ts'] }),
-        );
-        fs.writeFileSync(
-          path.join(directory, 'example.ts'),
-          project.program.replace(
-            'declare const process',
-            'declare const console: { log(...values: unknown[]): void; error(...values: unknown[]): void };\ndeclare const process',
-          ),
-        );
-        const compiled = await run(process.execPath, [tsc, '-p', '.'], { cwd: directory, env: process.env });
-        assert.equal(compiled.status, 0, `${kind}: ${compiled.output}`);
-        const result = await run(process.execPath, ['out/example.js'], {
-          cwd: directory,
-          env: { ...process.env, BMS_API_KEY: key, BMS_BASE_URL: baseUrl },
-        });
-        assert.equal(result.status, 0, `${kind}: ${result.output}`);
-        assert.match(result.output, /19598/);
-      } finally {
-        fs.rmSync(directory, { recursive: true, force: true });
-      }
-    }
-  });
-
   test('a mistyped call does not compile: the types catch what the server would refuse', async () => {
     const directory = temporaryDirectory('bms-sdk-types-');
     try {
@@ -398,10 +304,16 @@ describe('JavaScript SDK', () => {
         "bms.invoices.list({ status: ['sent', 'open'] })",
         "bms.payments.create({ invoice_id: 'x', amount: 100, method: 'bitcoin' })",
         "bms.jobs.create({ title: 'No client or quote' })",
+        'quote.delivery_status.length',
+        "bms.quotes.update('q', { status: 'converted' })",
+        "bms.serviceRequests.update('r', { status: 'converted' })",
+        "(error.code === 'VALIDATON_ERROR')",
+        "(event.type === 'client.created' && event.data.object.amount)",
+        "bms.webhookEndpoints.create({ url: 'https://x', enabled_events: ['invoice.payed'] })",
       ];
       fs.writeFileSync(
         path.join(directory, 'mistakes.ts'),
-        `import { BmsClient, type InvoiceLineItemParams } from '@bms/sdk';\nconst bms = new BmsClient({ apiKey: 'bms_x' });\nconst line: InvoiceLineItemParams = { description: 'Fine', quantity: 1, unit_amount: 100 };\nvoid line;\nvoid bms.invoices.list({ status: ['sent', 'paid'] });\n${mistakes.map((line) => `void ${line};`).join('\n')}\n`,
+        `import { BmsClient, type BmsError, type Client, type Event, type InvoiceLineItemParams, type Page, type Quote } from '@bms/sdk';\nconst bms = new BmsClient({ apiKey: 'bms_x' });\nconst line: InvoiceLineItemParams = { description: 'Fine', quantity: 1, unit_amount: 100 };\ndeclare const quote: Quote, error: BmsError, event: Event; const clients: Promise<Page<Client>> = bms.clients.list();\nvoid [line, clients, quote.delivery_status?.length, error.code === 'VALIDATION_ERROR', bms.quotes.update('q', { status: 'approved' }), event.type === 'payment.created' && event.data.object.amount, bms.webhookEndpoints.create({ url: 'https://x', enabled_events: ['invoice.*'] })];\nvoid bms.invoices.list({ status: ['sent', 'paid'] });\n${mistakes.map((line) => `void ${line};`).join('\n')}\n`,
       );
       const compiled = await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], {
         cwd: directory,
@@ -412,7 +324,7 @@ describe('JavaScript SDK', () => {
       );
       assert.deepEqual(
         [...errorLines].sort((a, b) => a - b),
-        mistakes.map((_, index) => 6 + index),
+        mistakes.map((_, index) => 7 + index),
         compiled.output,
       );
     } finally {
@@ -597,6 +509,69 @@ describe('JavaScript SDK against scripted servers', () => {
     }
   });
 
+  test('escape hatches: per-call headers and query, bms.request, If-None-Match with a 304, a page’s lastResponse', async () => {
+    const page = JSON.stringify({ data: [], meta: { pagination: { has_more: false, next_cursor: null } } });
+    const server = await scriptedServer([
+      { status: 200, body: CLIENT_BODY },
+      { status: 200, body: CLIENT_BODY },
+      { status: 304, headers: { etag: '"pdf-1"' } },
+      { status: 200, headers: { 'x-request-id': 'req_page' }, body: page },
+    ]);
+    try {
+      const bms = new BmsClient({ apiKey: KEY, baseUrl: server.url, maxRetries: 0 });
+      await bms.clients.get('c1', {
+        headers: { 'x-trace': 't-1', Authorization: 'Bearer stolen' },
+        query: { expand: 'all' },
+      });
+      assert.equal(server.requests[0]!.url, '/v1/clients/c1?expand=all');
+      assert.equal(server.requests[0]!.headers['x-trace'], 't-1');
+      assert.equal(server.requests[0]!.headers.authorization, `Bearer ${KEY}`, 'the key cannot be replaced');
+      const raw = await bms.request<{ id: string }>('GET', '/v1/clients/c1');
+      assert.deepEqual([raw.id, raw.lastResponse.status], ['c1', 200]);
+      const pdf = await bms.invoices.getPdf('i1', { ifNoneMatch: '"pdf-1"' });
+      assert.equal(server.requests[2]!.headers['if-none-match'], '"pdf-1"');
+      assert.deepEqual([pdf.byteLength, pdf.lastResponse.status, pdf.lastResponse.etag], [0, 304, '"pdf-1"']);
+      const list = bms.clients.list();
+      const promise: Promise<sdk.Page<sdk.Client>> = list;
+      assert.equal(Object.prototype.toString.call(list), '[object PagePromise]');
+      const first = await promise;
+      assert.deepEqual([first.lastResponse.status, first.lastResponse.requestId], [200, 'req_page']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('baseUrl: a /v1 suffix is dropped, a URL that is not http(s) is refused at once; the log hook omits the query', async () => {
+    const server = await scriptedServer([
+      { status: 200, body: CLIENT_BODY },
+      { status: 200, body: JSON.stringify({ data: [], meta: { pagination: { has_more: false, next_cursor: null } } }) },
+    ]);
+    try {
+      const entries: sdk.RequestLog[] = [];
+      const bms = new BmsClient({ apiKey: KEY, baseUrl: `${server.url}/v1/`, log: (entry) => entries.push(entry) });
+      await bms.clients.get('c1');
+      assert.equal(server.requests[0]!.url, '/v1/clients/c1');
+      await bms.clients.list({ q: 'jane@example.com' });
+      assert.equal(server.requests[1]!.url, '/v1/clients?q=jane%40example.com');
+      assert.equal(entries[1]!.url, `${server.url}/v1/clients`, 'no query string in the log');
+      for (const baseUrl of ['localhost:3000', 'bms.example.com', 'ftp://bms.example.com'])
+        assert.throws(() => new BmsClient({ apiKey: KEY, baseUrl }), TypeError, baseUrl);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('Retry-After is waited with up to 10% (at most a second) of jitter', async () => {
+    const { retryAfterWithJitter } = await import('../sdks/js/src/transport.js');
+    const waits = Array.from({ length: 50 }, () => retryAfterWithJitter(2_000));
+    assert.ok(
+      waits.every((wait) => wait >= 2_000 && wait <= 2_200),
+      waits.join(', '),
+    );
+    assert.ok(new Set(waits).size > 1, 'jittered');
+    assert.ok(retryAfterWithJitter(60_000) <= 61_000);
+  });
+
   test('IDEMPOTENCY_KEY_REUSED is its own class; a RateLimitError reads an HTTP-date Retry-After', async () => {
     const bms = new BmsClient({ apiKey, baseUrl });
     const idempotencyKey = `reuse-${Date.now()}`;
@@ -612,35 +587,6 @@ describe('JavaScript SDK against scripted servers', () => {
     assert.ok(limited.retryAfter! > 110 && limited.retryAfter! <= 120, String(limited.retryAfter));
   });
 });
-
-/** A delivery signed by the independent Standard Webhooks library, and variants that must fail. */
-function signedFixture() {
-  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-  const payload = JSON.stringify({
-    id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
-    object: 'event',
-    type: 'invoice.paid',
-    data: { object: { id: 'x', amount_due: 0 } },
-  });
-  const id = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
-  const sign = (at: Date, key = secret) => ({
-    'webhook-id': id,
-    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': new Webhook(key).sign(id, at, payload),
-  });
-  const other = 'whsec_' + Buffer.from('another secret of thirty-two bytes!').toString('base64');
-  return {
-    secret,
-    payload,
-    headers: sign(new Date()),
-    rotated: {
-      ...sign(new Date(), other),
-      'webhook-signature': `${sign(new Date(), other)['webhook-signature']} ${sign(new Date())['webhook-signature']}`,
-    },
-    stale: sign(new Date(Date.now() - 301_000)),
-    wrongSecret: sign(new Date(), other),
-  };
-}
 
 describe('webhooks.verify (JavaScript)', () => {
   test('accepts what the Standard Webhooks library signs, and refuses tampering, replays and other secrets', async () => {
@@ -675,6 +621,21 @@ describe('webhooks.verify (JavaScript)', () => {
     });
     assert.equal(lenient.id, event.id, 'the tolerance is adjustable');
   });
+
+  test('a secret that is not base64 is a WebhookVerificationError; a parsed body a TypeError that says why; bms.webhooks', async () => {
+    const fixture = signedFixture();
+    await assert.rejects(sdk.webhooks.verify(fixture.payload, fixture.headers, 'whsec_not*base64!'), (error) => {
+      assert.ok(error instanceof sdk.WebhookVerificationError, String(error));
+      assert.match(error.message, /secret/);
+      return true;
+    });
+    await assert.rejects(
+      sdk.webhooks.verify(JSON.parse(fixture.payload) as never, fixture.headers, fixture.secret),
+      (error: Error) => error instanceof TypeError && /raw body/.test(error.message),
+    );
+    const bms = new BmsClient({ apiKey: KEY, baseUrl: 'http://127.0.0.1:9' });
+    assert.equal((await bms.webhooks.verify(fixture.payload, fixture.headers, fixture.secret)).type, 'invoice.paid');
+  });
 });
 
 describe('Python SDK', () => {
@@ -703,6 +664,41 @@ describe('Python SDK', () => {
     assert.ok(ran >= 8, `ran ${ran} Python tests`);
   });
 
+  test('mypy --strict refuses what the server would refuse or the data does not hold', async () => {
+    const directory = temporaryDirectory('bms-sdk-mypy-');
+    try {
+      const mistakes = [
+        'quote["delivery_status"].upper()',
+        'bms.quotes.update("q", status="converted")',
+        'bms.service_requests.update("r", status="converted")',
+        'webhooks.verify("{}", {}, "whsec_x")["no_such_key"]',
+        'bms.invoices.create(line_items=[])',
+        'bms.jobs.create(title="x")',
+        'print(event["data"]["object"]["amount"] if event["type"] == "client.created" else None)',
+        'bms.webhook_endpoints.create(url="https://x", enabled_events=["invoice.payed"])',
+      ];
+      // Lines 1-5 are correct uses that must pass; each mistake is one line after them.
+      fs.writeFileSync(
+        path.join(directory, 'mistakes.py'),
+        `from bms_sdk import BmsClient, Quote, webhooks\nbms = BmsClient(api_key="bms_x")\nquote: Quote = bms.quotes.get("q")\nevent = webhooks.verify("{}", {}, "whsec_x")\nprint(quote["delivery_status"] or "", bms.quotes.update("q", status="approved"), event["type"], bms.invoices.create(client_id="c"), event["data"]["object"]["amount"] if event["type"] == "payment.created" else None, bms.webhook_endpoints.create(url="https://x", enabled_events=["invoice.*"]))\n${mistakes.join('\n')}\n`,
+      );
+      const result = await run('mypy', ['--strict', '--no-incremental', 'mistakes.py'], {
+        cwd: directory,
+        env: { ...process.env, MYPYPATH: path.join(ROOT, 'sdks/python') },
+      });
+      const errorLines = new Set(
+        [...result.output.matchAll(/mistakes\.py:(\d+): error/g)].map((match) => Number(match[1])),
+      );
+      assert.deepEqual(
+        [...errorLines].sort((a, b) => a - b),
+        mistakes.map((_, index) => 6 + index),
+        result.output,
+      );
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   test('mypy --strict passes on the package', async () => {
     const result = await run('mypy', ['--strict', 'bms_sdk'], {
       cwd: path.join(ROOT, 'sdks/python'),
@@ -712,62 +708,5 @@ describe('Python SDK', () => {
       output: `${error.message}: install mypy (Debian's package; .ci/run does)`,
     }));
     assert.equal(result.status, 0, result.output);
-  });
-
-  test('a wheel built from the folder installs into a fresh venv and runs the README there', async () => {
-    const { key } = await context.account('Python wheel');
-    const directory = temporaryDirectory('bms-python-wheel-');
-    try {
-      fs.cpSync(path.join(ROOT, 'sdks/python'), path.join(directory, 'source'), {
-        recursive: true,
-        filter: (source) => !/__pycache__|\.egg-info|\/build$/.test(source),
-      });
-      // Offline: the wheel is built with the system's setuptools and wheel (Debian's python3-wheel).
-      const builder = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
-      const built = await run(
-        builder,
-        [
-          '-m',
-          'pip',
-          'wheel',
-          '--no-build-isolation',
-          '--no-deps',
-          '--no-index',
-          '-w',
-          path.join(directory, 'wheels'),
-          path.join(directory, 'source'),
-        ],
-        { cwd: directory, env: process.env },
-      );
-      assert.equal(built.status, 0, built.output);
-      const venv = path.join(directory, 'venv');
-      const created = await run('python3', ['-m', 'venv', venv], { cwd: directory, env: process.env });
-      assert.equal(created.status, 0, created.output);
-      const wheel = fs.readdirSync(path.join(directory, 'wheels')).find((name) => name.endsWith('.whl'))!;
-      const installed = await run(
-        path.join(venv, 'bin/pip'),
-        ['install', '--no-index', path.join(directory, 'wheels', wheel)],
-        { cwd: directory, env: process.env },
-      );
-      assert.equal(installed.status, 0, installed.output);
-      const readme = fs.readFileSync(path.join(ROOT, 'sdks/python/README.md'), 'utf8');
-      const blocks = [...readme.matchAll(/```python\n([\s\S]*?)```/g)].map((match) => match[1]);
-      fs.writeFileSync(path.join(directory, 'readme_example.py'), blocks.join('\n'));
-      const result = await run(path.join(venv, 'bin/python'), ['readme_example.py'], {
-        cwd: directory,
-        env: { ...process.env, BMS_API_KEY: key, BMS_BASE_URL: baseUrl, PYTHONPATH: '' },
-      });
-      assert.equal(result.status, 0, result.output);
-      assert.match(result.output, /19598/);
-      assert.match(result.output, /found Ada Lovelace/);
-      const where = await run(
-        path.join(venv, 'bin/python'),
-        ['-c', 'import bms_sdk; print(bms_sdk.__file__, bms_sdk.__version__)'],
-        { cwd: directory, env: process.env },
-      );
-      assert.match(where.output, /venv\/lib\/python3\.\d+\/site-packages\/bms_sdk\/__init__\.py 0\.2\.0/);
-    } finally {
-      fs.rmSync(directory, { recursive: true, force: true });
-    }
   });
 });

@@ -16,6 +16,7 @@ import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import type { RateLimitOverrides } from '../../src/kernel/auth-context.js';
 import { SCOPES, type Scope } from '../../src/kernel/scopes.js';
+import { validateResponses } from './response-schemas.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -59,7 +60,13 @@ export function temporaryDirectory(prefix = 'bms-test-'): string {
 }
 
 export async function createTestContext(
-  options: { clock?: Clock; env?: Record<string, string>; rateLimitStore?: RateLimitStore } = {},
+  options: {
+    clock?: Clock;
+    env?: Record<string, string>;
+    rateLimitStore?: RateLimitStore;
+    /** Check every JSON response against the served OpenAPI document (default true); close() fails on a mismatch. */
+    validateResponses?: boolean;
+  } = {},
 ): Promise<TestContext> {
   const directory = temporaryDirectory();
   const testDatabase = await createTestDatabase(directory);
@@ -90,6 +97,7 @@ export async function createTestContext(
     logStream,
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
   });
+  const mismatches = options.validateResponses === false ? [] : validateResponses(app);
 
   const context: TestContext = {
     app,
@@ -148,6 +156,10 @@ export async function createTestContext(
       await database.close();
       await testDatabase.drop();
       fs.rmSync(directory, { recursive: true, force: true });
+      if (mismatches.length > 0)
+        throw new Error(
+          `${mismatches.length} responses do not match their schema in the OpenAPI document:\n${[...new Set(mismatches)].join('\n')}`,
+        );
     },
   };
   return context;

@@ -2,15 +2,33 @@
 // BMS_BASE_URL set), with one property per resource. The API key lives in a private field of the
 // transport: `console.log(client)` and `JSON.stringify(client)` show the address, never the key.
 import { Resources } from './generated.js';
-import { Transport, type BmsClientOptions } from './transport.js';
+import type { WithResponse } from './response.js';
+import { Transport, type BmsClientOptions, type Parts, type RequestOptions } from './transport.js';
+import * as webhooks from './webhooks.js';
 
 export class BmsClient extends Resources {
   readonly #transport: Transport;
+  /** `bms.webhooks.verify(payload, headers, secret)`: the same functions as the package's `webhooks`. */
+  readonly webhooks: typeof webhooks = webhooks;
 
   constructor(options: BmsClientOptions = {}) {
     const transport = new Transport(options);
     super(transport);
     this.#transport = transport;
+  }
+
+  /**
+   * Any request, for what the SDK has no method for yet (an endpoint newer than this version): `path` starts
+   * with `/v1`; the answer's `data` is returned with `lastResponse`, with the same authentication, retries,
+   * idempotency key and errors as every method. Type the answer yourself: `bms.request<Client>('GET', …)`.
+   */
+  request<T = unknown>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    parts: Parts = {},
+    options?: RequestOptions,
+  ): Promise<WithResponse<T>> {
+    return this.#transport.request<T>(method, path, parts, options);
   }
 
   get baseUrl(): string {

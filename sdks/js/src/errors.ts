@@ -1,4 +1,4 @@
-import { ERROR_CODES } from './error-codes.js';
+import { ERROR_CODES, type ErrorCode } from './error-codes.js';
 
 // One class per kind of failure, so callers can `instanceof` what they handle. Every error carries the
 // API's envelope: status, code, message, details and the request id to quote to support.
@@ -9,9 +9,18 @@ export interface ErrorDetail {
   message: string;
 }
 
+/**
+ * The codes the SDK sets itself: no response (CONNECTION_ERROR, TIMEOUT), the caller's abort (ABORTED), a
+ * success that is not the API's JSON (INVALID_RESPONSE), or an answer without the API's envelope (HTTP_502).
+ */
+export type SdkErrorCode = 'CONNECTION_ERROR' | 'TIMEOUT' | 'ABORTED' | 'INVALID_RESPONSE' | `HTTP_${number}`;
+
+/** What `BmsError.code` can be: the API's closed set (ErrorCode, generated) or one the SDK sets. */
+export type BmsErrorCode = ErrorCode | SdkErrorCode;
+
 export interface ErrorInit {
   status: number | null;
-  code: string;
+  code: BmsErrorCode;
   message: string;
   details?: ErrorDetail[];
   requestId?: string | null;
@@ -24,8 +33,11 @@ export interface ErrorInit {
 export class BmsError extends Error {
   /** The HTTP status; null when no response arrived. */
   readonly status: number | null;
-  /** The machine-readable code, such as `VALIDATION_ERROR`. */
-  readonly code: string;
+  /**
+   * The machine-readable code, such as `VALIDATION_ERROR`: one of the API's codes (ERROR_CODES) or one the SDK
+   * sets (SdkErrorCode). A newer server may answer with a code this version does not list; it arrives as sent.
+   */
+  readonly code: BmsErrorCode;
   readonly details: ErrorDetail[];
   /** The server's id of the request (the `X-Request-Id` header); null when no response arrived. */
   readonly requestId: string | null;

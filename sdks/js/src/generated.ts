@@ -169,7 +169,7 @@ export interface Quote {
   /** When the quote was last sent or marked sent. */
   sent_at: string | null;
   /** The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send. */
-  delivery_status: "queued" | "sending" | "delivered" | "failed";
+  delivery_status: "queued" | "sending" | "delivered" | "failed" | null;
   /** The client hub page where the client sees the document (and answers a quote): PUBLIC_BASE_URL/hub/<secret token>. Set when first sent, null while a draft; a rotation replaces it; a void invoice has none. Read-only. */
   hosted_url: string | null;
   /** When the quote was approved. */
@@ -326,7 +326,7 @@ export interface Invoice {
   /** When the invoice was last sent or marked sent. */
   sent_at: string | null;
   /** The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send. */
-  delivery_status: "queued" | "sending" | "delivered" | "failed";
+  delivery_status: "queued" | "sending" | "delivered" | "failed" | null;
   /** The client hub page where the client sees the document (and answers a quote): PUBLIC_BASE_URL/hub/<secret token>. Set when first sent, null while a draft; a rotation replaces it; a void invoice has none. Read-only. */
   hosted_url: string | null;
   /** When the invoice became paid (its amount_due reached 0). */
@@ -380,14 +380,6 @@ export interface Payment {
   updated_at: string;
 }
 
-/** Who caused the event (docs/api-contract.md §20). */
-export interface EventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
-  id: string | null;
-}
-
 export interface EventData {
   /** The object exactly as GET returns it after the change (before it, for *.deleted). */
   object: Record<string, unknown>;
@@ -397,22 +389,344 @@ export interface EventData {
   source?: "hub";
 }
 
-/** Something that happened in the account. Kept at least 90 days. */
-export interface Event {
+/** Who caused the event (docs/api-contract.md §20). */
+export interface ClientEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface ClientEventData {
+  object: Client;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type client.created, client.updated, client.deleted: its data.object is the Client. */
+export interface ClientEvent {
   /** Unique identifier (UUIDv7). */
   id: string;
   /** Always "event". */
   object: "event";
   /** What happened: <resource>.<what>, from a closed list. */
-  type: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked";
+  type: "client.created" | "client.updated" | "client.deleted";
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** The account the event belongs to. */
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
-  actor: EventActor;
-  data: EventData;
+  actor: ClientEventActor;
+  data: ClientEventData;
 }
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface PropertyEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface PropertyEventData {
+  object: Property;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type property.created, property.updated, property.deleted: its data.object is the Property. */
+export interface PropertyEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "property.created" | "property.updated" | "property.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: PropertyEventActor;
+  data: PropertyEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface ServiceRequestEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface ServiceRequestEventData {
+  object: ServiceRequest;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type service_request.created, service_request.updated, service_request.converted: its data.object is the ServiceRequest. */
+export interface ServiceRequestEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "service_request.created" | "service_request.updated" | "service_request.converted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: ServiceRequestEventActor;
+  data: ServiceRequestEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface QuoteEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface QuoteEventData {
+  object: Quote;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted: its data.object is the Quote. */
+export interface QuoteEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: QuoteEventActor;
+  data: QuoteEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface JobEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface JobEventData {
+  object: Job;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type job.created, job.updated, job.completed, job.canceled, job.deleted: its data.object is the Job. */
+export interface JobEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: JobEventActor;
+  data: JobEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface InvoiceEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface InvoiceEventData {
+  object: Invoice;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted: its data.object is the Invoice. */
+export interface InvoiceEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: InvoiceEventActor;
+  data: InvoiceEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface PaymentEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface PaymentEventData {
+  object: Payment;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type payment.created, payment.refunded: its data.object is the Payment. */
+export interface PaymentEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "payment.created" | "payment.refunded";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: PaymentEventActor;
+  data: PaymentEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface DeliveryEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface DeliveryEventData {
+  object: Delivery;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type delivery.succeeded, delivery.failed: its data.object is the Delivery. */
+export interface DeliveryEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "delivery.succeeded" | "delivery.failed";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: DeliveryEventActor;
+  data: DeliveryEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface WebhookEndpointEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface WebhookEndpointEventData {
+  object: WebhookEndpoint;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type webhook_endpoint.disabled, webhook_endpoint.test: its data.object is the WebhookEndpoint. */
+export interface WebhookEndpointEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "webhook_endpoint.disabled" | "webhook_endpoint.test";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: WebhookEndpointEventActor;
+  data: WebhookEndpointEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface ApiKeyEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface ApiKeyEventData {
+  object: ApiKey;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type api_key.created, api_key.updated, api_key.rolled, api_key.revoked: its data.object is the ApiKey. */
+export interface ApiKeyEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: ApiKeyEventActor;
+  data: ApiKeyEventData;
+}
+
+/** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | ApiKeyEvent;
+
+/** Every event type. */
+export type EventType = Event['type'];
+
+/** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "api_key.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -425,7 +739,7 @@ export interface WebhookEndpoint {
   /** What the endpoint is for. */
   description: string | null;
   /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
-  enabled_events: Array<string>;
+  enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
   /** Why the endpoint is disabled; null while enabled. */
@@ -817,7 +1131,7 @@ export interface ServiceRequestUpdateParams {
   /** The day the client would like the work done. */
   preferred_date?: string | null;
   /** new -> assessed | archived; assessed -> new | archived; archived -> new. converted is set automatically. */
-  status?: "new" | "assessed" | "archived" | "converted";
+  status?: "new" | "assessed" | "archived";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
 }
@@ -896,7 +1210,7 @@ export interface QuoteUpdateParams {
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
   /** draft -> sent; sent -> approved | declined | draft; declined -> draft. draft -> sent marks it sent without e-mail; converted is set automatically. */
-  status?: "draft" | "sent" | "approved" | "declined" | "converted";
+  status?: "draft" | "sent" | "approved" | "declined";
 }
 
 /** Body of POST /v1/quotes/{id}/send. */
@@ -1232,7 +1546,7 @@ export interface WebhookEndpointCreateParams {
   /** What the endpoint is for. */
   description?: string | null;
   /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
-  enabled_events: Array<string>;
+  enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
 }
@@ -1244,7 +1558,7 @@ export interface WebhookEndpointUpdateParams {
   /** What the endpoint is for. */
   description?: string | null;
   /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
-  enabled_events?: Array<string>;
+  enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */

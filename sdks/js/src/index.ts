@@ -8,6 +8,8 @@ export { WebhookVerificationError } from './webhooks.js';
 export {
   VERSION,
   type BmsClientOptions,
+  type Parts,
+  type Query,
   type RequestLog,
   type RequestOptions,
   type ResponseInfo,

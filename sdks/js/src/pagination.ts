@@ -1,5 +1,6 @@
 // A list call returns a PagePromise: `await` it for the first page, or `for await` over it to walk every
 // object across all pages, following `next_cursor` one request at a time.
+import type { ResponseInfo } from './response.js';
 
 export class Page<T> implements AsyncIterable<T> {
   constructor(
@@ -10,6 +11,8 @@ export class Page<T> implements AsyncIterable<T> {
     readonly nextCursor: string | null,
     readonly requestId: string | null,
     private readonly fetchPage: (cursor: string) => Promise<Page<T>>,
+    /** The response this page came in (status, request id, headers). */
+    readonly lastResponse: ResponseInfo = { status: 200, requestId, etag: null, headers: {} },
   ) {}
 
   /** The following page, or null when this is the last one. */
@@ -27,8 +30,10 @@ export class Page<T> implements AsyncIterable<T> {
   }
 }
 
-export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
+export class PagePromise<T> implements Promise<Page<T>>, AsyncIterable<T> {
   private promise: Promise<Page<T>> | undefined;
+  /** A Promise in full (then, catch, finally and this), so a list call goes where a Promise is expected. */
+  readonly [Symbol.toStringTag] = 'PagePromise';
 
   /** The request is made on first use, so an unused PagePromise costs nothing. */
   constructor(private readonly load: () => Promise<Page<T>>) {}

@@ -54,6 +54,7 @@ interface Runtime {
   TextDecoder: new () => { decode(bytes: Uint8Array): string };
   atob(text: string): string;
   URLSearchParams: new () => { set(name: string, value: string): void; toString(): string };
+  URL: new (text: string) => { protocol: string };
   DOMException: new (message: string, name: string) => Error;
   console: { error(...values: unknown[]): void };
   process?: { env: Record<string, string | undefined> };

@@ -11,12 +11,15 @@ import {
   InvalidResponseError,
   RequestAbortedError,
   retryAfterDelay,
+  type BmsErrorCode,
   type ErrorDetail,
 } from './errors.js';
+import type { ErrorCode } from './error-codes.js';
 import { Page, PagePromise } from './pagination.js';
+import type { ResponseInfo, WithResponse } from './response.js';
 import { environment, runtime, type AbortSignalLike, type FetchFunction, type FetchResponse } from './runtime.js';
 
-export const VERSION = '0.2.0';
+export const VERSION = '0.3.0';
 
 /** One line per attempt, for a `log` hook or `BMS_LOG=debug`. Never holds the API key or a body. */
 export interface RequestLog {
@@ -57,23 +60,24 @@ export interface RequestOptions {
   maxRetries?: number;
   /** Stops the call: before an attempt, during one, or while it waits to retry (RequestAbortedError). */
   signal?: AbortSignalLike;
+  /** More headers for this call (a feature flag, a tracing header); they cannot replace `authorization`. */
+  headers?: Record<string, string>;
+  /** More query parameters for this call, beside the method's own (which they override). */
+  query?: Query;
+  /**
+   * Sent as `If-None-Match` (a PDF's `etag` from an earlier `getPdf`): when the document has not changed, the
+   * server answers 304 and the call resolves to empty bytes with `lastResponse.status` 304.
+   */
+  ifNoneMatch?: string;
 }
 
-/** What came with a response besides its data. */
-export interface ResponseInfo {
-  status: number;
-  requestId: string | null;
-  /** The object's ETag, to pass as `ifMatch`. */
-  etag: string | null;
-  headers: Record<string, string>;
-}
-
-/** Objects returned by create, get, update, delete and actions carry `lastResponse` (not enumerable). */
-export type WithResponse<T> = T & { readonly lastResponse: ResponseInfo };
+export type { ResponseInfo, WithResponse };
 
 type QueryValue = string | number | boolean | null | undefined | readonly string[];
-type Query = Record<string, QueryValue>;
-interface Parts {
+/** Query parameters: an array is sent comma-separated, null and undefined are left out. */
+export type Query = Record<string, QueryValue>;
+/** What a request sends besides its method and path. */
+export interface Parts {
   body?: unknown;
   query?: Query;
 }
@@ -92,6 +96,14 @@ export function backoffDelay(attempt: number): number {
 }
 
 export { retryAfterDelay };
+
+/**
+ * A Retry-After wait plus up to 10% (at most a second) more, so that the clients a 429 or a 503 turned away
+ * together do not all come back in the same instant.
+ */
+export function retryAfterWithJitter(delay: number): number {
+  return delay + Math.random() * Math.min(delay * 0.1, 1_000);
+}
 
 function aborted(signal: AbortSignalLike): RequestAbortedError {
   return new RequestAbortedError({
@@ -130,6 +142,26 @@ function describeBody(headers: Record<string, string>, text: string): string {
   return text === '' ? 'an empty body' : `a ${type} body of ${text.length} characters that is not the API's JSON`;
 }
 
+/**
+ * The server's address without a trailing slash or `/v1` (every path the SDK sends starts with `/v1`, and
+ * `https://bms.example.com/v1` is a natural thing to paste). Anything that is not an http(s) URL is refused
+ * at once: retried, it would only fail as a connection error three times.
+ */
+export function normalizeBaseUrl(value: string): string {
+  const trimmed = value.trim().replace(/\/+$/, '').replace(/\/v1$/, '');
+  let url: { protocol: string } | undefined;
+  try {
+    url = new runtime.URL(trimmed);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new TypeError(
+      `baseUrl must be an http:// or https:// URL such as https://bms.example.com; got ${JSON.stringify(value)}.`,
+    );
+  return trimmed;
+}
+
 export class Transport {
   readonly #apiKey: string;
   readonly baseUrl: string;
@@ -143,7 +175,7 @@ export class Transport {
     if (typeof apiKey !== 'string' || apiKey === '')
       throw new TypeError('BmsClient needs an apiKey (or the BMS_API_KEY environment variable).');
     this.#apiKey = apiKey;
-    this.baseUrl = (options.baseUrl ?? environment('BMS_BASE_URL') ?? 'http://localhost:3000').replace(/\/+$/, '');
+    this.baseUrl = normalizeBaseUrl(options.baseUrl ?? environment('BMS_BASE_URL') ?? 'http://localhost:3000');
     this.#timeout = options.timeout ?? 30_000;
     this.#maxRetries = options.maxRetries ?? 2;
     const fetch = options.fetch ?? runtime.fetch;
@@ -192,7 +224,7 @@ export class Transport {
           requestId: info.requestId,
           headers: info.headers,
         });
-      return new Page(json.data as T[], pagination.has_more, pagination.next_cursor, info.requestId, load);
+      return new Page(json.data as T[], pagination.has_more, pagination.next_cursor, info.requestId, load, info);
     };
     return new PagePromise(() => load());
   }
@@ -248,7 +280,12 @@ export class Transport {
     if (parts.body !== undefined) headers['content-type'] = 'application/json';
     if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? runtime.crypto.randomUUID();
     if (options.ifMatch != null) headers['if-match'] = options.ifMatch;
-    const url = this.url(path, parts.query);
+    if (options.ifNoneMatch != null) headers['if-none-match'] = options.ifNoneMatch;
+    for (const [name, value] of Object.entries(options.headers ?? {}))
+      if (name.toLowerCase() !== 'authorization') headers[name.toLowerCase()] = value;
+    const url = this.url(path, { ...parts.query, ...options.query });
+    // What the log hook sees: the path without its query, whose filters may be personal data (email=).
+    const logged = url.split('?')[0]!;
     const body = parts.body === undefined ? undefined : JSON.stringify(parts.body);
     const maxRetries = options.maxRetries ?? this.#maxRetries;
     const timeout = options.timeout ?? this.#timeout;
@@ -259,7 +296,7 @@ export class Transport {
       const retriesLeft = attempt < maxRetries;
       const started = Date.now();
       const log = (entry: Omit<RequestLog, 'method' | 'url' | 'attempt' | 'durationMs'>): void =>
-        this.#log?.({ method, url, attempt: attempt + 1, durationMs: Date.now() - started, ...entry });
+        this.#log?.({ method, url: logged, attempt: attempt + 1, durationMs: Date.now() - started, ...entry });
       const controller = new runtime.AbortController();
       let timedOut = false;
       const timer = runtime.setTimeout(() => {
@@ -310,14 +347,14 @@ export class Transport {
       const requestId = responseHeaders['x-request-id'] ?? null;
       const info: ResponseInfo = { status, requestId, etag: responseHeaders['etag'] ?? null, headers: responseHeaders };
       const text = accept === 'application/json' || status >= 300 ? new runtime.TextDecoder().decode(bytes) : '';
-      if (status >= 200 && status < 300) {
+      if ((status >= 200 && status < 300) || (status === 304 && options.ifNoneMatch != null)) {
         log({ status, requestId });
         return { text, bytes, info };
       }
       const retryAfter = retryAfterDelay(responseHeaders['retry-after']);
       const retryable = status === 429 || status >= 500 || (status === 409 && retryAfter !== null);
       if (retryable && retriesLeft) {
-        const delay = retryAfter ?? backoffDelay(attempt);
+        const delay = retryAfter === null ? backoffDelay(attempt) : retryAfterWithJitter(retryAfter);
         if (delay <= RETRY_AFTER_LIMIT_MS) {
           log({ status, requestId, retryInMs: Math.round(delay) });
           await sleep(delay, signal);
@@ -334,17 +371,19 @@ function parseError(
   text: string,
   status: number,
   headers: Record<string, string>,
-): { code: string; message: string; details: ErrorDetail[]; body?: string } {
+): { code: BmsErrorCode; message: string; details: ErrorDetail[]; body?: string } {
   try {
-    const { error } = JSON.parse(text) as { error: { code: string; message: string; details?: ErrorDetail[] } };
+    const { error } = JSON.parse(text) as { error: { code: ErrorCode; message: string; details?: ErrorDetail[] } };
     if (typeof error?.code === 'string' && typeof error.message === 'string')
       return { code: error.code, message: error.message, details: error.details ?? [] };
   } catch {
     // Not the API's envelope: described below.
   }
   const message =
-    status >= 300 && status < 400
-      ? `BMS answered ${status}, a redirect to ${headers['location'] ?? 'nowhere'}, which the SDK does not follow: check baseUrl.`
-      : `BMS answered ${status} with ${describeBody(headers, text)}.`;
-  return { code: `HTTP_${status}`, message, details: [], body: text.slice(0, BODY_KEPT) };
+    status === 304
+      ? 'BMS answered 304 Not Modified: pass ifNoneMatch only where the method documents it (getPdf).'
+      : status >= 300 && status < 400
+        ? `BMS answered ${status}, a redirect to ${headers['location'] ?? 'nowhere'}, which the SDK does not follow: check baseUrl.`
+        : `BMS answered ${status} with ${describeBody(headers, text)}.`;
+  return { code: `HTTP_${status}` as const, message, details: [], body: text.slice(0, BODY_KEPT) };
 }

@@ -60,14 +60,20 @@ export async function verify(
   const now = options.now ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - seconds) > (options.toleranceSeconds ?? 300))
     throw new WebhookVerificationError('The webhook-timestamp is too far from now: refusing a possible replay.');
+  if (typeof payload !== 'string' && !(payload instanceof Uint8Array))
+    throw new TypeError(
+      'webhooks.verify needs the raw body as received (a string, a Buffer or a Uint8Array), not a parsed object: the signature covers the exact bytes. In Express, use express.raw({ type: "application/json" }) on this route.',
+    );
+  let secretBytes: Uint8Array;
+  try {
+    secretBytes = fromBase64(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret);
+  } catch {
+    throw new WebhookVerificationError('The secret is not a whsec_ secret (its part after whsec_ is not base64).');
+  }
   const body = typeof payload === 'string' ? payload : new runtime.TextDecoder().decode(payload);
-  const key = await runtime.crypto.subtle.importKey(
-    'raw',
-    fromBase64(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['verify'],
-  );
+  const key = await runtime.crypto.subtle.importKey('raw', secretBytes, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'verify',
+  ]);
   const signed = new runtime.TextEncoder().encode(`${id}.${timestamp}.${body}`);
   for (const entry of signatures.split(' ')) {
     const [version, signature] = entry.split(',', 2);

@@ -21,7 +21,7 @@ from ._errors import (
 )
 from ._error_codes import *  # noqa: F401,F403  (ERROR_CODES and ErrorCode)
 from ._generated import *  # noqa: F401,F403  (the object and parameter types)
-from ._pagination import AsyncPage, Page
+from ._pagination import AsyncPage, AsyncPagePromise, Page
 from ._transport import NOT_GIVEN, VERSION, APIResponse, NotGiven, async_raw_response, raw_response
 from . import webhooks
 from .webhooks import WebhookVerificationError
@@ -34,6 +34,7 @@ __all__ = [
     "APITimeoutError",
     "AsyncBmsClient",
     "AsyncPage",
+    "AsyncPagePromise",
     "AuthenticationError",
     "BmsClient",
     "BmsError",

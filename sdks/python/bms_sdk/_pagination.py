@@ -3,7 +3,7 @@ with the asyncio client) walks every object across all pages, following ``next_c
 time."""
 from __future__ import annotations
 
-from typing import AsyncIterator, Awaitable, Callable, Dict, Generic, Iterator, List, Optional, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Generator, Generic, Iterator, List, Optional, TypeVar
 
 T = TypeVar("T")
 
@@ -65,3 +65,24 @@ class AsyncPage(_PageBase[T]):
             for item in page.data:
                 yield item
             page = await page.next_page()
+
+
+class AsyncPagePromise(Generic[T]):
+    """What an asyncio client's ``list`` returns: ``await`` it for the first page (an ``AsyncPage``), or
+    ``async for`` over it to walk every object across all pages. The request is made on first use."""
+
+    def __init__(self, load: Callable[[], Awaitable[AsyncPage[T]]]) -> None:
+        self._load = load
+        self._page: Optional[AsyncPage[T]] = None
+
+    async def _first(self) -> AsyncPage[T]:
+        if self._page is None:
+            self._page = await self._load()
+        return self._page
+
+    def __await__(self) -> Generator[Any, None, AsyncPage[T]]:
+        return self._first().__await__()
+
+    async def __aiter__(self) -> AsyncIterator[T]:
+        async for item in await self._first():
+            yield item

@@ -36,7 +36,7 @@ from ._pagination import AsyncPage, Page
 
 __all__ = ["retry_after_delay"]
 
-VERSION = "0.2.0"
+VERSION = "0.3.0"
 
 RETRY_BASE = 0.5
 RETRY_CAP = 8.0
@@ -118,6 +118,12 @@ def async_raw_response(method: Callable[P, Awaitable[T]]) -> Callable[P, Awaitab
     return call
 
 
+def retry_after_with_jitter(delay: float) -> float:
+    """A Retry-After wait plus up to 10% (at most a second) more, so that the clients a 429 or a 503 turned
+    away together do not all come back in the same instant."""
+    return delay + random.random() * min(delay * 0.1, 1.0)
+
+
 def backoff_delay(attempt: int) -> float:
     """Exponential backoff with jitter: 0.25–0.5 s, then 0.5–1 s, ..., capped at 4–8 s."""
     ceiling: float = min(RETRY_CAP, RETRY_BASE * 2.0**attempt)
@@ -170,7 +176,10 @@ class _Base:
         if not isinstance(key, str) or key == "":
             raise TypeError("BmsClient needs an api_key (or the BMS_API_KEY environment variable).")
         self.__api_key = key
-        self.base_url = (base_url or os.environ.get("BMS_BASE_URL") or "http://localhost:3000").rstrip("/")
+        self.base_url = (base_url or os.environ.get("BMS_BASE_URL") or "http://localhost:3000").strip().rstrip("/")
+        # Every path starts with /v1, and https://bms.example.com/v1 is a natural thing to paste.
+        if self.base_url.endswith("/v1"):
+            self.base_url = self.base_url[: -len("/v1")]
         parsed = urllib.parse.urlsplit(self.base_url)
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
             raise ValueError(f"base_url must be an http or https address, not {self.base_url!r}.")
@@ -268,7 +277,7 @@ class _Base:
         retry_after = retry_after_delay(headers.get("retry-after"))
         retryable = status == 429 or status >= 500 or (status == 409 and retry_after is not None)
         if retryable and attempt < prepared.max_retries:
-            delay = backoff_delay(attempt) if retry_after is None else retry_after
+            delay = backoff_delay(attempt) if retry_after is None else retry_after_with_jitter(retry_after)
             if delay <= RETRY_AFTER_LIMIT:
                 self._log(prepared, attempt, status, request_id, started, f"retrying in {delay:.2f} s")
                 return _Retry(delay)

@@ -11,7 +11,10 @@ import hashlib
 import hmac
 import json
 import time
-from typing import Any, Dict, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Mapping, Optional, Union, cast
+
+if TYPE_CHECKING:
+    from ._generated import Event
 
 __all__ = ["WebhookVerificationError", "verify"]
 
@@ -34,8 +37,8 @@ def verify(
     *,
     tolerance: int = 300,
     now: Optional[float] = None,
-) -> Dict[str, Any]:
-    """Checks a delivery and returns its event.
+) -> Event:
+    """Checks a delivery and returns its event (typed by its ``type``: ``event["data"]["object"]``).
 
     `payload` is the raw body exactly as received; `headers` the request's headers; `secret` the
     endpoint's `whsec_...` secret. Raises WebhookVerificationError when a header is missing, the timestamp
@@ -52,12 +55,14 @@ def verify(
     current = time.time() if now is None else now
     if abs(current - int(timestamp)) > tolerance:
         raise WebhookVerificationError("The webhook-timestamp is too far from now: refusing a possible replay.")
-    body = payload.decode("utf-8") if isinstance(payload, bytes) else payload
+    # The signature covers the bytes as sent; they are decoded only once it matches, so a body that is not
+    # UTF-8 is refused like any other forgery instead of raising UnicodeDecodeError in the receiver.
+    body = payload if isinstance(payload, bytes) else payload.encode("utf-8")
     try:
         key = base64.b64decode(secret[len("whsec_"):] if secret.startswith("whsec_") else secret, validate=True)
     except binascii.Error as error:
         raise WebhookVerificationError("The secret is not a whsec_ secret.") from error
-    expected = hmac.new(key, f"{webhook_id}.{timestamp}.{body}".encode("utf-8"), hashlib.sha256).digest()
+    expected = hmac.new(key, f"{webhook_id}.{timestamp}.".encode("utf-8") + body, hashlib.sha256).digest()
     for entry in signatures.split(" "):
         version, _, signature = entry.partition(",")
         if version != "v1":
@@ -67,6 +72,8 @@ def verify(
         except binascii.Error:
             continue
         if hmac.compare_digest(candidate, expected):
-            event: Dict[str, Any] = json.loads(body)
-            return event
+            try:
+                return cast("Event", json.loads(body.decode("utf-8")))
+            except (UnicodeDecodeError, ValueError) as error:
+                raise WebhookVerificationError("The signed body is not UTF-8 JSON.") from error
     raise WebhookVerificationError("No signature matches: the secret is wrong or the body was changed.")

@@ -201,6 +201,10 @@ class AsyncAgainstServer(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(len(first.data), 2)
             walked = [each["id"] async for each in first]
             self.assertEqual(walked, [each["id"] for each in created])
+            without_await = [each["id"] async for each in bms.clients.list(q=tag, limit=2, sort="created_at")]
+            self.assertEqual(without_await, [each["id"] for each in created], "async for needs no await first")
+            listed = await async_raw_response(bms.clients.list)(q=tag, limit=2)
+            self.assertEqual((listed.status, len(listed.data.data)), (200, 2))
             with self.assertRaises(bms_sdk.NotFoundError):
                 await bms.clients.get("019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01")
 

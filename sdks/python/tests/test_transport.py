@@ -119,6 +119,20 @@ class Scripted(unittest.TestCase):
         BmsClient(api_key=KEY, base_url=server.url).invoices.list(status=["sent", "paid"])
         self.assertEqual(server.requests[0][1], "/v1/invoices?status=sent%2Cpaid")
 
+    def test_a_v1_suffix_of_base_url_is_dropped(self) -> None:
+        server = self.serve(json_reply(200, CLIENT))
+        with BmsClient(api_key=KEY, base_url=f"{server.url}/v1/") as bms:
+            self.assertEqual(bms.clients.get("c1")["id"], "c1")
+        self.assertEqual(server.requests[0][1], "/v1/clients/c1")
+
+    def test_retry_after_is_waited_with_up_to_ten_percent_of_jitter(self) -> None:
+        from bms_sdk._transport import retry_after_with_jitter
+
+        waits = [retry_after_with_jitter(2.0) for _ in range(50)]
+        self.assertTrue(all(2.0 <= wait <= 2.2 for wait in waits), waits)
+        self.assertGreater(len(set(waits)), 1)
+        self.assertLessEqual(retry_after_with_jitter(60.0), 61.0)
+
     def test_retry_after_as_an_http_date(self) -> None:
         error = bms_sdk.RateLimitError("slow down", status=429, code="RATE_LIMITED", headers={"retry-after": "Thu, 01 Jan 2099 00:00:00 GMT"})
         self.assertGreater(error.retry_after or 0, 86400)

@@ -58,6 +58,12 @@ class VerifyTest(unittest.TestCase):
                 webhooks.verify(payload, headers, f["secret"])
         self.assertEqual(webhooks.verify(f["payload"], f["stale"], f["secret"], tolerance=600)["type"], "invoice.paid")
 
+    def test_refuses_a_body_that_is_not_utf8_without_crashing(self) -> None:
+        f = self.fixture
+        for body in (b"\xff\xfe\x00", f["payload"].encode() + b"\xff"):
+            with self.assertRaises(bms_sdk.WebhookVerificationError):
+                webhooks.verify(body, f["headers"], f["secret"])
+
 
 if __name__ == "__main__":
     unittest.main()

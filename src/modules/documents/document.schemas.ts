@@ -71,7 +71,8 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export const deliveryStatusField = Nullable(
   Type.Unsafe<DeliveryStatus>({
     type: 'string',
-    enum: [...DELIVERY_STATUSES],
+    // null too: JSON Schema's enum is checked apart from type, so a nullable enum must list null itself.
+    enum: [...DELIVERY_STATUSES, null],
     description:
       'The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send.',
     example: 'delivered',
