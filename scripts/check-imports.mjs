@@ -29,6 +29,7 @@ export const MODULE_ORDER = [
   'accounts',
   'events',
   'clients',
+  'team-members',
   'documents',
   'service-requests',
   'quotes',

@@ -27,6 +27,8 @@ import { ErrorEnvelopeSchema } from './http/schemas.js';
 import { schemaCompiler } from './http/validation.js';
 import { clientRoutes } from './modules/clients/clients.routes.js';
 import { ClientSchema } from './modules/clients/index.js';
+import { teamMemberRoutes } from './modules/team-members/team-members.routes.js';
+import { TeamMemberSchema } from './modules/team-members/index.js';
 import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
 import { InvoiceSchema } from './modules/invoices/index.js';
 import { jobRoutes } from './modules/jobs/jobs.routes.js';
@@ -95,6 +97,7 @@ const API_TAGS = [
   { name: 'Webhook endpoints', description: 'Where events are delivered, signed per Standard Webhooks.' },
   { name: 'Webhooks', description: 'The requests BMS sends to your endpoints.' },
   { name: 'Account', description: 'The business profile and logo printed on documents.' },
+  { name: 'Team members', description: 'The people of the business who are assigned work.' },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -162,6 +165,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     WebhookDeliverySchema,
     DeliverySchema,
     AccountSchema,
+    TeamMemberSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -247,6 +251,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(webhookRoutes(config.webhooks));
   await app.register(documentFileRoutes);
   await app.register(accountRoutes);
+  await app.register(teamMemberRoutes);
   await app.register(hubRoutes({ links: config, limiter }), { prefix: '/hub' });
 
   app.decorate('routeTable', routes);

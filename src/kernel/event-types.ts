@@ -30,6 +30,9 @@ export const EVENT_TYPES = [
   'delivery.failed',
   'webhook_endpoint.disabled',
   'webhook_endpoint.test',
+  'team_member.created',
+  'team_member.updated',
+  'team_member.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -45,6 +48,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   payment: 'Payment',
   delivery: 'Delivery',
   webhook_endpoint: 'WebhookEndpoint',
+  team_member: 'TeamMember',
 };
 
 export function isEventType(value: string): value is EventType {

@@ -24,6 +24,9 @@ export const SCOPES = [
   'webhooks:write',
   'account:read',
   'account:write',
+  // Version 3 (docs/api-contract.md §15).
+  'team:read',
+  'team:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

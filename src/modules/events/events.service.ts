@@ -119,7 +119,7 @@ export function previousAttributes(before: object, after: object): Record<string
  * type (`quote.approved`), else `<resource>.updated`; nothing when nothing visible changed.
  */
 export interface Change<T> {
-  resource: 'client' | 'service_request' | 'quote' | 'job' | 'invoice' | 'payment';
+  resource: 'client' | 'service_request' | 'quote' | 'job' | 'invoice' | 'payment' | 'team_member';
   before: T;
   after: T;
   /** The lifecycle's events: the event entering each status records. */
