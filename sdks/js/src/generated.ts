@@ -28,6 +28,8 @@ export interface Client {
   address: ClientAddress | null;
   /** Internal notes. */
   notes: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -97,6 +99,8 @@ export interface Quote {
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
   /** Q-000001 upward, assigned when first sent; null before. Never reused. */
   number: string | null;
   /** The service request this quote answers. */
@@ -167,6 +171,8 @@ export interface Job {
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
   /** J-000001 upward, assigned at creation. Never reused. */
   number: string;
   /** The quote the job was made from. */
@@ -240,6 +246,8 @@ export interface Invoice {
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
   /** INV-000001 upward, assigned when first sent; null before. Never reused. */
   number: string | null;
   /** The job being billed. */
@@ -342,7 +350,7 @@ export interface Event {
   /** Always "event". */
   object: "event";
   /** What happened: <resource>.<what>, from a closed list. */
-  type: "client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
+  type: "client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted";
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** The account the event belongs to. */
@@ -360,7 +368,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted. */
   enabled_events: Array<string>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -468,8 +476,40 @@ export interface Account {
   payment_instructions: string | null;
   invoice_footer: string | null;
   quote_footer: string | null;
+  /** The business’s time zone (IANA primary name; UTC until set): its local day decides is_overdue and date defaults. */
+  timezone: string;
   /** Whether a logo is uploaded (PUT /v1/account/logo). */
   has_logo: boolean;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** A person of the business who is assigned work. */
+export interface TeamMember {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "team_member". */
+  object: "team_member";
+  /** The member’s name. */
+  name: string;
+  /** E-mail address. */
+  email: string | null;
+  /** Telephone number. */
+  phone: string | null;
+  /** What the member does: owner, admin, dispatcher, field (a label; members do not log in). Default field. */
+  role: "owner" | "admin" | "dispatcher" | "field";
+  /** Calendar colour, #RRGGBB. */
+  color: string | null;
+  /** Where the member works: the account’s zone unless set. */
+  timezone: string;
+  /** Whether the member can be newly assigned work. Deactivate rather than delete a member who did work. */
+  active: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -498,6 +538,8 @@ export interface ClientListParams {
   created_before?: string;
   /** Only objects updated at or after this instant. */
   updated_after?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
   /** Case-insensitive match on name, e-mail, phone or company name. */
   q?: string;
   /** Exact e-mail address, case-insensitive. */
@@ -534,6 +576,8 @@ export interface ClientCreateParams {
   address?: ClientAddressParams | null;
   /** Internal notes, never shown to the client. */
   notes?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
 }
@@ -552,6 +596,8 @@ export interface ClientUpdateParams {
   address?: ClientAddressParams | null;
   /** Internal notes, never shown to the client. */
   notes?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
 }
@@ -624,6 +670,8 @@ export interface QuoteListParams {
   created_before?: string;
   /** Only objects updated at or after this instant. */
   updated_after?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
   /** Only quotes of this client. */
   client_id?: string;
   /** Comma-separated statuses: draft, sent, approved, declined, converted. */
@@ -649,6 +697,8 @@ export interface QuoteCreateParams {
   client_id: string;
   /** A service request of the same client; it becomes converted. */
   request_id?: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** Short title shown to the client. */
   title?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
@@ -667,6 +717,8 @@ export interface QuoteCreateParams {
 export interface QuoteUpdateParams {
   /** The client the quote is for. */
   client_id?: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** Short title shown to the client. */
   title?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
@@ -715,6 +767,8 @@ export interface JobListParams {
   created_before?: string;
   /** Only objects updated at or after this instant. */
   updated_after?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
   /** Only jobs of this client. */
   client_id?: string;
   /** Comma-separated statuses: scheduled, in_progress, completed, canceled. */
@@ -750,6 +804,8 @@ export interface JobCreateParamsFields {
   request_id?: string;
   /** What the job is. Required unless the job is made from a quote (then the quote’s title). */
   title?: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** Instructions for the crew. */
   description?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
@@ -773,6 +829,8 @@ export interface JobUpdateParams {
   client_id?: string;
   /** What the job is. Required unless the job is made from a quote (then the quote’s title). */
   title?: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** Instructions for the crew. */
   description?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
@@ -803,6 +861,8 @@ export interface InvoiceListParams {
   created_before?: string;
   /** Only objects updated at or after this instant. */
   updated_after?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
   /** Only invoices of this client. */
   client_id?: string;
   /** Comma-separated statuses: draft, sent, paid, void. */
@@ -838,6 +898,8 @@ export interface InvoiceCreateParamsFields {
   job_id?: string;
   /** An approved quote of the same client; it becomes converted and its lines are copied when none are given. */
   quote_id?: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
   line_items?: Array<InvoiceLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
@@ -859,6 +921,8 @@ export type InvoiceCreateParams = InvoiceCreateParamsFields & ({ client_id: stri
 export interface InvoiceUpdateParams {
   /** The client. */
   client_id?: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
   line_items?: Array<InvoiceLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
@@ -960,7 +1024,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "client.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | Array<"client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "client.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "client.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | Array<"client.created" | "client.updated" | "client.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "client.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events at or after this instant. */
@@ -1003,7 +1067,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted. */
   enabled_events: Array<string>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -1015,7 +1079,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted. */
   enabled_events?: Array<string>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -1097,6 +1161,8 @@ export interface AccountUpdateParams {
   invoice_footer?: string | null;
   /** The footer line of every quote page. */
   quote_footer?: string | null;
+  /** The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
+  timezone?: string;
 }
 
 /** Body of PUT /v1/account/logo. */
@@ -1105,6 +1171,74 @@ export interface AccountUploadLogoParams {
   content_type: "image/png" | "image/jpeg";
   /** The image, base64-encoded; at most 512 KB decoded. */
   data: string;
+}
+
+/** Query parameters of GET /v1/team-members. */
+export interface TeamMemberListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at, name, -name. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** true: only active members; false: only inactive ones. */
+  active?: boolean;
+  /** Comma-separated roles: owner, admin, dispatcher, field. */
+  role?: "owner" | "admin" | "dispatcher" | "field" | Array<"owner" | "admin" | "dispatcher" | "field">;
+  /** Case-insensitive match anywhere in the name or e-mail. */
+  q?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
+}
+
+/** Body of POST /v1/team-members. */
+export interface TeamMemberCreateParams {
+  /** The member’s name. */
+  name: string;
+  /** E-mail address, unique case-insensitively among the account’s active members. */
+  email?: string | null;
+  /** Telephone number, free text. */
+  phone?: string | null;
+  /** What the member does: owner, admin, dispatcher, field (a label; members do not log in). Default field. */
+  role?: "owner" | "admin" | "dispatcher" | "field";
+  /** A calendar colour, #RRGGBB (answered in upper case). */
+  color?: string | null;
+  /** Where the member works; stored as the account’s time zone when omitted at creation. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
+  timezone?: string;
+  /** Whether the member can be newly assigned work. Deactivate rather than delete a member who did work. */
+  active?: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/team-members/{id}. */
+export interface TeamMemberUpdateParams {
+  /** The member’s name. */
+  name?: string;
+  /** E-mail address, unique case-insensitively among the account’s active members. */
+  email?: string | null;
+  /** Telephone number, free text. */
+  phone?: string | null;
+  /** What the member does: owner, admin, dispatcher, field (a label; members do not log in). Default field. */
+  role?: "owner" | "admin" | "dispatcher" | "field";
+  /** A calendar colour, #RRGGBB (answered in upper case). */
+  color?: string | null;
+  /** Where the member works; stored as the account’s time zone when omitted at creation. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
+  timezone?: string;
+  /** Whether the member can be newly assigned work. Deactivate rather than delete a member who did work. */
+  active?: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
 }
 
 /** clients: list, create, get, update, delete. */
@@ -1455,6 +1589,36 @@ Requires the scope `account:write`. */
   }
 }
 
+/** team-members: list, create, get, update, delete. */
+export class TeamMembersResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List team members. Requires the scope `team:read`. */
+  list(params: TeamMemberListParams = {}, options?: RequestOptions): PagePromise<TeamMember> {
+    return this.transport.list<TeamMember>(`/v1/team-members`, { ...params }, options);
+  }
+
+  /** Create a team member. Requires the scope `team:write`. */
+  create(params: TeamMemberCreateParams, options?: RequestOptions): Promise<WithResponse<TeamMember>> {
+    return this.transport.request<TeamMember>('POST', `/v1/team-members`, { body: params }, options);
+  }
+
+  /** Get a team member. Requires the scope `team:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<TeamMember>> {
+    return this.transport.request<TeamMember>('GET', `/v1/team-members/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a team member (partial: absent fields are kept, null clears). Requires the scope `team:write`. */
+  update(id: string, params: TeamMemberUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<TeamMember>> {
+    return this.transport.request<TeamMember>('PUT', `/v1/team-members/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete a team member. Requires the scope `team:write`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/team-members/${encodeURIComponent(id)}`, {}, options);
+  }
+}
+
 /** Every resource, as the properties of BmsClient. */
 export class Resources {
   readonly clients: ClientsResource;
@@ -1466,6 +1630,7 @@ export class Resources {
   readonly events: EventsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
   readonly account: AccountResource;
+  readonly teamMembers: TeamMembersResource;
 
   constructor(transport: Transport) {
     this.clients = new ClientsResource(transport);
@@ -1477,5 +1642,6 @@ export class Resources {
     this.events = new EventsResource(transport);
     this.webhookEndpoints = new WebhookEndpointsResource(transport);
     this.account = new AccountResource(transport);
+    this.teamMembers = new TeamMembersResource(transport);
   }
 }

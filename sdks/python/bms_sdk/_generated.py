@@ -27,6 +27,7 @@ __all__ = [
     "Delivery",
     "AccountAddress",
     "Account",
+    "TeamMember",
     "DeletedObject",
     "ClientAddressParams",
     "QuoteLineItemParams",
@@ -64,6 +65,7 @@ class Client(TypedDict):
     company_name: Optional[str]
     address: Optional[ClientAddress]
     notes: Optional[str]
+    external_id: Optional[str]
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
@@ -108,6 +110,7 @@ class Quote(TypedDict):
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
+    external_id: Optional[str]
     number: Optional[str]
     request_id: Optional[str]
     title: Optional[str]
@@ -150,6 +153,7 @@ class Job(TypedDict):
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
+    external_id: Optional[str]
     number: str
     quote_id: Optional[str]
     request_id: Optional[str]
@@ -197,6 +201,7 @@ class Invoice(TypedDict):
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
+    external_id: Optional[str]
     number: Optional[str]
     job_id: Optional[str]
     quote_id: Optional[str]
@@ -264,7 +269,7 @@ class Event(TypedDict):
 
     id: str
     object: Literal["event"]
-    type: Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test"]
+    type: Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted"]
     created_at: str
     account_id: str
     data: EventData
@@ -354,7 +359,26 @@ class Account(TypedDict):
     payment_instructions: Optional[str]
     invoice_footer: Optional[str]
     quote_footer: Optional[str]
+    timezone: str
     has_logo: bool
+    created_at: str
+    updated_at: str
+
+
+class TeamMember(TypedDict):
+    """A person of the business who is assigned work."""
+
+    id: str
+    object: Literal["team_member"]
+    name: str
+    email: Optional[str]
+    phone: Optional[str]
+    role: Literal["owner", "admin", "dispatcher", "field"]
+    color: Optional[str]
+    timezone: str
+    active: bool
+    external_id: Optional[str]
+    metadata: Dict[str, str]
     created_at: str
     updated_at: str
 
@@ -451,13 +475,14 @@ class ClientsResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         q: Union[str, NotGiven] = NOT_GIVEN,
         email: Union[str, NotGiven] = NOT_GIVEN,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Client]:
         """List clients. Requires the scope `clients:read`."""
-        return cast(Page[Client], self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, q=q, email=email), timeout=timeout, max_retries=max_retries))
+        return cast(Page[Client], self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, q=q, email=email), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -468,13 +493,14 @@ class ClientsResource:
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -496,13 +522,14 @@ class ClientsResource:
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -599,6 +626,7 @@ class QuotesResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         status: Union[Union[Literal["draft", "sent", "approved", "declined", "converted"], Sequence[Literal["draft", "sent", "approved", "declined", "converted"]]], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -606,13 +634,14 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Page[Quote]:
         """List quotes. Requires the scope `quotes:read`."""
-        return cast(Page[Quote], self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id), timeout=timeout, max_retries=max_retries))
+        return cast(Page[Quote], self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
         *,
         client_id: str,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -624,7 +653,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, request_id=request_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -641,6 +670,7 @@ class QuotesResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -653,7 +683,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -735,6 +765,7 @@ class JobsResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         status: Union[Union[Literal["scheduled", "in_progress", "completed", "canceled"], Sequence[Literal["scheduled", "in_progress", "completed", "canceled"]]], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -745,7 +776,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Page[Job]:
         """List jobs. Requires the scope `jobs:read`."""
-        return cast(Page[Job], self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), timeout=timeout, max_retries=max_retries))
+        return cast(Page[Job], self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -754,6 +785,7 @@ class JobsResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -765,7 +797,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -783,6 +815,7 @@ class JobsResource:
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -795,7 +828,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -824,6 +857,7 @@ class InvoicesResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         status: Union[Union[Literal["draft", "sent", "paid", "void"], Sequence[Literal["draft", "sent", "paid", "void"]]], NotGiven] = NOT_GIVEN,
         overdue: Union[bool, NotGiven] = NOT_GIVEN,
@@ -835,7 +869,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Page[Invoice]:
         """List invoices. Requires the scope `invoices:read`."""
-        return cast(Page[Invoice], self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), timeout=timeout, max_retries=max_retries))
+        return cast(Page[Invoice], self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -843,6 +877,7 @@ class InvoicesResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -854,7 +889,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, job_id=job_id, quote_id=quote_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -871,6 +906,7 @@ class InvoicesResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -883,7 +919,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1043,7 +1079,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
@@ -1241,6 +1277,7 @@ Requires the scope `account:read`."""
         payment_instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
         invoice_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
         quote_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
@@ -1248,7 +1285,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, timezone=timezone), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def upload_logo(
         self,
@@ -1277,6 +1314,92 @@ Requires the scope `account:write`."""
         return cast(Account, self._transport.request("DELETE", "/v1/account/logo", if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
+class TeamMembersResource:
+    """team-members: list, create, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "name", "-name"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        role: Union[Union[Literal["owner", "admin", "dispatcher", "field"], Sequence[Literal["owner", "admin", "dispatcher", "field"]]], NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[TeamMember]:
+        """List team members. Requires the scope `team:read`."""
+        return cast(Page[TeamMember], self._transport.list("/v1/team-members", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, role=role, q=q, external_id=external_id), timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        name: str,
+        email: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        phone: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        role: Union[Literal["owner", "admin", "dispatcher", "field"], NotGiven] = NOT_GIVEN,
+        color: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TeamMember:
+        """Create a team member. Requires the scope `team:write`."""
+        return cast(TeamMember, self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TeamMember:
+        """Get a team member. Requires the scope `team:read`."""
+        return cast(TeamMember, self._transport.request("GET", f"/v1/team-members/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        email: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        phone: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        role: Union[Literal["owner", "admin", "dispatcher", "field"], NotGiven] = NOT_GIVEN,
+        color: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TeamMember:
+        """Update a team member (partial: absent fields are kept, null clears). Requires the scope `team:write`."""
+        return cast(TeamMember, self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a team member. Requires the scope `team:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/team-members/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+
 class Resources:
     """Every resource, as the attributes of BmsClient."""
 
@@ -1290,6 +1413,7 @@ class Resources:
         self.events = EventsResource(transport)
         self.webhook_endpoints = WebhookEndpointsResource(transport)
         self.account = AccountResource(transport)
+        self.team_members = TeamMembersResource(transport)
 
 
 class AsyncClientsResource:
@@ -1307,13 +1431,14 @@ class AsyncClientsResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         q: Union[str, NotGiven] = NOT_GIVEN,
         email: Union[str, NotGiven] = NOT_GIVEN,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPage[Client]:
         """List clients. Requires the scope `clients:read`."""
-        return cast(AsyncPage[Client], await self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, q=q, email=email), timeout=timeout, max_retries=max_retries))
+        return cast(AsyncPage[Client], await self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, q=q, email=email), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -1324,13 +1449,14 @@ class AsyncClientsResource:
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1352,13 +1478,14 @@ class AsyncClientsResource:
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -1455,6 +1582,7 @@ class AsyncQuotesResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         status: Union[Union[Literal["draft", "sent", "approved", "declined", "converted"], Sequence[Literal["draft", "sent", "approved", "declined", "converted"]]], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -1462,13 +1590,14 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPage[Quote]:
         """List quotes. Requires the scope `quotes:read`."""
-        return cast(AsyncPage[Quote], await self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id), timeout=timeout, max_retries=max_retries))
+        return cast(AsyncPage[Quote], await self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
         *,
         client_id: str,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -1480,7 +1609,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, request_id=request_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1497,6 +1626,7 @@ class AsyncQuotesResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -1509,7 +1639,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -1591,6 +1721,7 @@ class AsyncJobsResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         status: Union[Union[Literal["scheduled", "in_progress", "completed", "canceled"], Sequence[Literal["scheduled", "in_progress", "completed", "canceled"]]], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -1601,7 +1732,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPage[Job]:
         """List jobs. Requires the scope `jobs:read`."""
-        return cast(AsyncPage[Job], await self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), timeout=timeout, max_retries=max_retries))
+        return cast(AsyncPage[Job], await self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -1610,6 +1741,7 @@ class AsyncJobsResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -1621,7 +1753,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1639,6 +1771,7 @@ class AsyncJobsResource:
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -1651,7 +1784,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -1680,6 +1813,7 @@ class AsyncInvoicesResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         status: Union[Union[Literal["draft", "sent", "paid", "void"], Sequence[Literal["draft", "sent", "paid", "void"]]], NotGiven] = NOT_GIVEN,
         overdue: Union[bool, NotGiven] = NOT_GIVEN,
@@ -1691,7 +1825,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPage[Invoice]:
         """List invoices. Requires the scope `invoices:read`."""
-        return cast(AsyncPage[Invoice], await self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), timeout=timeout, max_retries=max_retries))
+        return cast(AsyncPage[Invoice], await self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -1699,6 +1833,7 @@ class AsyncInvoicesResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1710,7 +1845,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, job_id=job_id, quote_id=quote_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -1727,6 +1862,7 @@ class AsyncInvoicesResource:
         id: str,
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1739,7 +1875,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -1899,7 +2035,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "client.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
@@ -2097,6 +2233,7 @@ Requires the scope `account:read`."""
         payment_instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
         invoice_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
         quote_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
@@ -2104,7 +2241,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, timezone=timezone), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def upload_logo(
         self,
@@ -2133,6 +2270,92 @@ Requires the scope `account:write`."""
         return cast(Account, await self._transport.request("DELETE", "/v1/account/logo", if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncTeamMembersResource:
+    """team-members: list, create, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "name", "-name"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        role: Union[Union[Literal["owner", "admin", "dispatcher", "field"], Sequence[Literal["owner", "admin", "dispatcher", "field"]]], NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPage[TeamMember]:
+        """List team members. Requires the scope `team:read`."""
+        return cast(AsyncPage[TeamMember], await self._transport.list("/v1/team-members", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, role=role, q=q, external_id=external_id), timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        name: str,
+        email: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        phone: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        role: Union[Literal["owner", "admin", "dispatcher", "field"], NotGiven] = NOT_GIVEN,
+        color: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TeamMember:
+        """Create a team member. Requires the scope `team:write`."""
+        return cast(TeamMember, await self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TeamMember:
+        """Get a team member. Requires the scope `team:read`."""
+        return cast(TeamMember, await self._transport.request("GET", f"/v1/team-members/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        email: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        phone: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        role: Union[Literal["owner", "admin", "dispatcher", "field"], NotGiven] = NOT_GIVEN,
+        color: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TeamMember:
+        """Update a team member (partial: absent fields are kept, null clears). Requires the scope `team:write`."""
+        return cast(TeamMember, await self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a team member. Requires the scope `team:write`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/team-members/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncResources:
     """Every resource, as the attributes of AsyncBmsClient."""
 
@@ -2146,3 +2369,4 @@ class AsyncResources:
         self.events = AsyncEventsResource(transport)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(transport)
         self.account = AsyncAccountResource(transport)
+        self.team_members = AsyncTeamMembersResource(transport)
