@@ -16,7 +16,8 @@ import * as listIndexes from './migrations/20261122060000_list_indexes.js';
 import * as rangeIndexes from './migrations/20261122070000_range_indexes.js';
 import * as timeAndTeam from './migrations/20261125010000_time_and_team.js';
 
-const MIGRATIONS: Record<string, Migration> = {
+/** Every migration by name, in order (exported for the test that migrates a database holding data). */
+export const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
   '20261121010000_documents': documents,
   '20261121020000_outbox': outbox,
