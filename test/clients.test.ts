@@ -56,6 +56,7 @@ describe('create and read', () => {
       object: 'client',
       ...body,
       address: { ...body.address, line2: null },
+      external_id: null,
       created_at: clock.now().toISOString(),
       updated_at: clock.now().toISOString(),
     });
