@@ -56,6 +56,7 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
           rows.push({
             id,
             account_id: accountId,
+            external_id: null,
             name,
             sort_name: name.toLowerCase(),
             email: `c${index}@example.com`,
@@ -85,6 +86,7 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
           rows.push({
             id: uuidv7(),
             account_id: accountId,
+            external_id: null,
             client_id: clientIds[index % INVOICE_CLIENTS]!,
             property_id: null,
             job_id: null,

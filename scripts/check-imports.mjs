@@ -31,6 +31,7 @@ export const MODULE_ORDER = [
   'accounts',
   'clients',
   'properties',
+  'team-members',
   'documents',
   'service-requests',
   'quotes',

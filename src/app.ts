@@ -28,6 +28,8 @@ import { ErrorEnvelopeSchema } from './http/schemas.js';
 import { schemaCompiler } from './http/validation.js';
 import { clientRoutes } from './modules/clients/clients.routes.js';
 import { ClientSchema } from './modules/clients/index.js';
+import { teamMemberRoutes } from './modules/team-members/team-members.routes.js';
+import { TeamMemberSchema } from './modules/team-members/index.js';
 import { propertyRoutes } from './modules/properties/properties.routes.js';
 import { deletePropertiesOfClient, PropertySchema } from './modules/properties/index.js';
 import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
@@ -101,6 +103,7 @@ const API_TAGS = [
   { name: 'Webhook endpoints', description: 'Where events are delivered, signed per Standard Webhooks.' },
   { name: 'Webhooks', description: 'The requests BMS sends to your endpoints.' },
   { name: 'Account', description: 'The business profile and logo printed on documents.' },
+  { name: 'Team members', description: 'The people of the business who are assigned work.' },
   {
     name: 'API keys',
     description: 'Keys made, limited, rolled and revoked through the API, never beyond the calling key.',
@@ -173,6 +176,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     WebhookDeliverySchema,
     DeliverySchema,
     AccountSchema,
+    TeamMemberSchema,
     ApiKeySchema,
   ])
     app.addSchema(schema);
@@ -262,6 +266,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(webhookRoutes(config.webhooks));
   await app.register(documentFileRoutes);
   await app.register(accountRoutes);
+  await app.register(teamMemberRoutes);
   await app.register(apiKeyRoutes(config.apiKeyPepper));
   // The MCP server (docs/api-contract.md §20), authenticated and rate-limited by the same hook as /v1.
   await app.register(mcpRoutes(AUTHENTICATED_HEADERS));

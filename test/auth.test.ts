@@ -43,6 +43,9 @@ const SCOPES = [
   'webhooks:write',
   'account:read',
   'account:write',
+  // Contract section 3, for the resources version 3 adds (section 15).
+  'team:read',
+  'team:write',
   // Contract section 20: keys through the API.
   'api_keys:read',
   'api_keys:write',
@@ -113,6 +116,12 @@ const SEED_ENDPOINTS: Record<string, string> = {
   // Contract section 12: replacing a hosted link takes the document's write scope.
   'POST /v1/quotes/:id/hosted-link/rotate': 'quotes:write',
   'POST /v1/invoices/:id/hosted-link/rotate': 'invoices:write',
+  // Contract section 15: team members, delete included, take the team scopes.
+  'GET /v1/team-members': 'team:read',
+  'POST /v1/team-members': 'team:write',
+  'GET /v1/team-members/:id': 'team:read',
+  'PUT /v1/team-members/:id': 'team:write',
+  'DELETE /v1/team-members/:id': 'team:write',
   // Contract section 20: API keys through the API (DELETE revokes).
   'GET /v1/api-keys': 'api_keys:read',
   'POST /v1/api-keys': 'api_keys:write',
@@ -145,6 +154,7 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   // A second invoice, marked sent before the payment is made (see `before`).
   '/v1/payments': () => ({ invoice_id: payableInvoiceId, amount: 100, method: 'cash' }),
   '/v1/webhook-endpoints': () => ({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['invoice.*'] }),
+  '/v1/team-members': () => ({ name: 'Owner Member', email: 'member@example.com' }),
   '/v1/api-keys': () => ({ name: 'Owner key', scopes: ['clients:read'] }),
 };
 

@@ -356,6 +356,24 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/webhook-endpoints/${id}`,
     changed: ['status', 'disabled_reason'],
   },
+  'team_member.created': {
+    act: async () => (await api('POST', '/v1/team-members', { name: 'New member' })).id,
+    path: (id) => `/v1/team-members/${id}`,
+  },
+  'team_member.updated': {
+    act: async () =>
+      (
+        await api('PUT', `/v1/team-members/${(await api('POST', '/v1/team-members', { name: 'Member' })).id}`, {
+          role: 'dispatcher',
+        })
+      ).id,
+    path: (id) => `/v1/team-members/${id}`,
+    changed: ['role'],
+  },
+  'team_member.deleted': {
+    act: async () =>
+      (await api('DELETE', `/v1/team-members/${(await api('POST', '/v1/team-members', { name: 'Gone' })).id}`)).id,
+  },
   'webhook_endpoint.test': {
     async act() {
       const endpoint = await api('POST', '/v1/webhook-endpoints', {
@@ -437,6 +455,10 @@ const CONTRACT_TYPES = [
   'delivery.failed',
   'webhook_endpoint.disabled',
   'webhook_endpoint.test',
+  // Contract section 15.
+  'team_member.created',
+  'team_member.updated',
+  'team_member.deleted',
   'api_key.created',
   'api_key.updated',
   'api_key.rolled',

@@ -38,6 +38,7 @@ before(async () => {
     clients.push({
       id: uuidv7(),
       account_id: account.accountId,
+      external_id: null,
       name,
       sort_name: name.toLowerCase(),
       email: null,
@@ -58,6 +59,7 @@ before(async () => {
     invoices.push({
       id: uuidv7(),
       account_id: account.accountId,
+      external_id: null,
       client_id: clients[index % 10]!.id,
       property_id: null,
       job_id: null,

@@ -83,6 +83,11 @@ const OPERATIONS: Array<[string, string]> = [
   ['PUT /v1/account', 'updateAccount'],
   ['PUT /v1/account/logo', 'uploadAccountLogo'],
   ['DELETE /v1/account/logo', 'deleteAccountLogo'],
+  ['GET /v1/team-members', 'listTeamMembers'],
+  ['POST /v1/team-members', 'createTeamMember'],
+  ['GET /v1/team-members/{id}', 'getTeamMember'],
+  ['PUT /v1/team-members/{id}', 'updateTeamMember'],
+  ['DELETE /v1/team-members/{id}', 'deleteTeamMember'],
   // Contract section 20: keys through the API.
   ['GET /v1/api-keys', 'listApiKeys'],
   ['POST /v1/api-keys', 'createApiKey'],

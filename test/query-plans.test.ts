@@ -28,6 +28,7 @@ import {
   listServiceRequestsPlan,
   SERVICE_REQUEST_SORTS,
 } from '../src/modules/service-requests/service-requests.repository.js';
+import { listTeamMembersPlan, TEAM_MEMBER_SORTS } from '../src/modules/team-members/team-members.repository.js';
 import type { ListPlan } from '../src/db/list-plan.js';
 import type { ClientRow } from '../src/db/types.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
@@ -85,6 +86,10 @@ before(async () => {
     await context.request('POST', '/v1/payments', {
       key: own.key,
       body: { invoice_id: invoice.body.data.id, amount: 500, method: 'cash' },
+    });
+    await context.request('POST', '/v1/team-members', {
+      key: own.key,
+      body: { name: `Member ${index}`, email: `m${index}@example.com`, external_id: `hr-${index}` },
     });
   }
   await sql`analyze`.execute(context.database.db);
@@ -530,6 +535,59 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     'payments_account_client_idx',
     true,
   ],
+  // Contract section 14: external_id= is a range of its unique index, on every kind that has one.
+  [
+    'clients, external_id',
+    () => clientListPlan(db(), accountId, { external_id: 'crm-1' }, pageRequest({}, CLIENT_SORTS)).query,
+    'clients_external_id_idx',
+    true,
+  ],
+  [
+    'quotes, external_id, sort=number',
+    () =>
+      listQuotesPlan(db(), documentAccountId, { external_id: 'q-1' }, pageRequest({ sort: 'number' }, QUOTE_SORTS))
+        .query,
+    'quotes_external_id_idx',
+    true,
+  ],
+  [
+    'jobs, external_id',
+    () => listJobsPlan(db(), documentAccountId, { external_id: 'j-1' }, pageRequest({}, JOB_SORTS)).query,
+    'jobs_external_id_idx',
+    true,
+  ],
+  [
+    'invoices, external_id, sort=due_date',
+    () =>
+      listInvoicesPlan(
+        db(),
+        documentAccountId,
+        { external_id: 'i-1' },
+        pageRequest({ sort: 'due_date' }, INVOICE_SORTS),
+      ).query,
+    'invoices_external_id_idx',
+    true,
+  ],
+  // Contract section 15: team members.
+  [
+    'team members, default sort',
+    () => listTeamMembersPlan(db(), documentAccountId, {}, pageRequest({}, TEAM_MEMBER_SORTS)).query,
+    'team_members_account_created_at_idx',
+    false,
+  ],
+  [
+    'team members, sort=name',
+    () => listTeamMembersPlan(db(), documentAccountId, {}, pageRequest({ sort: 'name' }, TEAM_MEMBER_SORTS)).query,
+    'team_members_account_sort_name_idx',
+    false,
+  ],
+  [
+    'team members, external_id',
+    () =>
+      listTeamMembersPlan(db(), documentAccountId, { external_id: 'hr-1' }, pageRequest({}, TEAM_MEMBER_SORTS)).query,
+    'team_members_external_id_idx',
+    true,
+  ],
   [
     'events, newest first',
     () => listEventsPlan(db(), documentAccountId, {}, pageRequest({ sort: '-created_at' }, EVENT_SORTS)).query,
@@ -595,6 +653,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'clients',
     'api_keys',
     'properties',
+    'team_members',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text
@@ -723,6 +782,19 @@ describe(`lists whose filter is not a range of the sort's index, on ${onPostgres
       );
     });
   }
+  test('team members: active, role and q are checked on a bounded walk of the sort index', async () => {
+    const { ranges, walk, query } = listTeamMembersPlan(
+      db(),
+      documentAccountId,
+      { active: true, roles: ['field', 'admin'], q: 'mem' },
+      pageRequest({ sort: 'name' }, TEAM_MEMBER_SORTS),
+    );
+    assert.ok(walk, 'a walk bounded to WALK_LIMIT entries');
+    assert.equal(ranges.length, 0, 'none of them is a range of an index');
+    assertReads(await plan(query), 'team_members_account_sort_name_idx', false);
+    assertReads(await plan(walk.bound), 'team_members_account_sort_name_idx', false);
+    assertReads(await plan(walk.list({ value: 'member 5', id: ID })), 'team_members_account_sort_name_idx', false);
+  });
   test('a cursor is a range of an expression index (sort=-number), not a walk from its start', async () => {
     const cursor = Buffer.from(JSON.stringify(['-number', 500, ID])).toString('base64url');
     const text = await plan(

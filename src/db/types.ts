@@ -23,6 +23,8 @@ export interface AccountsTable {
   payment_instructions: string | null;
   invoice_footer: string | null;
   quote_footer: string | null;
+  /** An IANA time-zone name in its primary form (docs/api-contract.md §14); `UTC` unless set. */
+  timezone: string;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -62,6 +64,8 @@ export interface ClientsTable {
   company_name: string | null;
   address: JsonText | null;
   notes: string | null;
+  /** The integrator's own id: unique per account among clients (docs/api-contract.md §14). */
+  external_id: string | null;
   metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -104,6 +108,8 @@ interface DocumentColumns {
 
 /** Money columns of quotes, jobs and invoices. Amounts are integer minor units. */
 interface PricedColumns {
+  /** The integrator's own id: unique per account and kind (docs/api-contract.md §14). */
+  external_id: string | null;
   currency: string;
   line_items: JsonText;
   subtotal_amount: number;
@@ -308,6 +314,25 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp;
 }
 
+export interface TeamMembersTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** The name in lower case (JavaScript's folding): what `sort=name` orders by. */
+  sort_name: string;
+  email: string | null;
+  phone: string | null;
+  role: string;
+  color: string | null;
+  timezone: string;
+  /** 1 or 0 (an integer on both engines). */
+  active: number;
+  external_id: string | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   account_logos: AccountLogosTable;
@@ -327,6 +352,7 @@ export interface Tables {
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  team_members: TeamMembersTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -354,3 +380,5 @@ export type McpCallRow = Selectable<McpCallsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookEndpointPatch = Updateable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type TeamMemberRow = Selectable<TeamMembersTable>;
+export type TeamMemberPatch = Updateable<TeamMembersTable>;

@@ -4,7 +4,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ErrorDetail } from '../core/errors.js';
-import { canonicalTimeZone } from '../core/time-zone-names.js';
+import { canonicalTimeZone } from '../core/time.js';
 
 // Fields the server owns: naming them in a body is an error with a clearer message than "unknown field".
 const READ_ONLY_FIELDS = new Set([
@@ -59,7 +59,17 @@ function buildAjv(coerceTypes: boolean) {
   });
   ajv.addFormat('currency', { type: 'string', validate: (text: string) => CURRENCIES.has(text) });
   // docs/api-contract.md §14, §21: an IANA name that follows local time (the service stores its canonical form).
-  ajv.addFormat('time-zone', { type: 'string', validate: (text: string) => canonicalTimeZone(text) !== undefined });
+  ajv.addFormat('time-zone', {
+    type: 'string',
+    validate: (text: string) => {
+      try {
+        canonicalTimeZone('timezone', text);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
   // docs/api-contract.md §21: single-line text refuses control characters; multi-line text allows line feeds and tabs.
   ajv.addFormat('single-line', { type: 'string', validate: (text: string) => !/[\u0000-\u001f\u007f]/.test(text) });
   ajv.addFormat('multi-line', {

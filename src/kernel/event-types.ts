@@ -33,6 +33,9 @@ export const EVENT_TYPES = [
   'delivery.failed',
   'webhook_endpoint.disabled',
   'webhook_endpoint.test',
+  'team_member.created',
+  'team_member.updated',
+  'team_member.deleted',
   // docs/api-contract.md §20: never with a secret.
   'api_key.created',
   'api_key.updated',
@@ -54,6 +57,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   payment: 'Payment',
   delivery: 'Delivery',
   webhook_endpoint: 'WebhookEndpoint',
+  team_member: 'TeamMember',
   api_key: 'ApiKey',
 };
 

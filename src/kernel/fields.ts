@@ -33,6 +33,39 @@ export const MetadataSchema = Type.Record(Type.String(), Type.String({ maxLength
   example: { crm_id: 'C-1042' },
 });
 
+/**
+ * A time zone as written: checked and canonicalised by the service (core/time.ts), so that `US/Mountain`
+ * is accepted and answered as `America/Denver` (docs/api-contract.md §14).
+ */
+export const TimeZoneInputSchema = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description:
+    'An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted.',
+  example: 'America/Denver',
+});
+
+/** A time zone as answered: always an IANA primary name, or `UTC`. */
+export const TimeZoneSchema = Type.String({
+  description: 'An IANA time-zone name in its primary form, or UTC.',
+  example: 'America/Denver',
+});
+
+/** The integrator's own id (docs/api-contract.md §14): unique per account and kind. */
+export const ExternalIdSchema = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description:
+    'Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat.',
+  example: 'crm-10442',
+});
+
+/** The `external_id=` filter of a list. */
+export const externalIdFilter = Type.Optional({
+  ...ExternalIdSchema,
+  description: 'Only the object with this external_id (at most one).',
+});
+
 /** The paging parameters of every list: `limit` and `cursor`. */
 export const pageQueryProperties = {
   limit: Type.Optional(

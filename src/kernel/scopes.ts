@@ -24,6 +24,9 @@ export const SCOPES = [
   'webhooks:write',
   'account:read',
   'account:write',
+  // Version 3 (docs/api-contract.md §15).
+  'team:read',
+  'team:write',
   // Version 3 (docs/api-contract.md §20): keys through the API.
   'api_keys:read',
   'api_keys:write',

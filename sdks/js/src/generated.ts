@@ -30,6 +30,8 @@ export interface Client {
   notes: string | null;
   /** The client’s properties (GET /v1/properties?client_id=…), oldest first. Read-only. */
   property_ids: Array<string>;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -147,6 +149,8 @@ export interface Quote {
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
   /** Q-000001 upward, assigned when first sent; null before. Never reused. */
   number: string | null;
   /** The service request this quote answers. */
@@ -219,6 +223,8 @@ export interface Job {
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
   /** J-000001 upward, assigned at creation. Never reused. */
   number: string;
   /** The quote the job was made from. */
@@ -294,6 +300,8 @@ export interface Invoice {
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
   /** INV-000001 upward, assigned when first sent; null before. Never reused. */
   number: string | null;
   /** The job being billed. */
@@ -687,6 +695,39 @@ export interface WebhookEndpointEvent {
 }
 
 /** Who caused the event (docs/api-contract.md §20). */
+export interface TeamMemberEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface TeamMemberEventData {
+  object: TeamMember;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type team_member.created, team_member.updated, team_member.deleted: its data.object is the TeamMember. */
+export interface TeamMemberEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "team_member.created" | "team_member.updated" | "team_member.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: TeamMemberEventActor;
+  data: TeamMemberEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
 export interface ApiKeyEventActor {
   /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
   type: "api_key" | "mcp" | "hub" | "system";
@@ -720,13 +761,13 @@ export interface ApiKeyEvent {
 }
 
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | ApiKeyEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "api_key.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -738,7 +779,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -846,8 +887,40 @@ export interface Account {
   payment_instructions: string | null;
   invoice_footer: string | null;
   quote_footer: string | null;
+  /** The business’s time zone (IANA primary name; UTC until set): its local day decides is_overdue and date defaults. */
+  timezone: string;
   /** Whether a logo is uploaded (PUT /v1/account/logo). */
   has_logo: boolean;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** A person of the business who is assigned work. */
+export interface TeamMember {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "team_member". */
+  object: "team_member";
+  /** The member’s name. */
+  name: string;
+  /** E-mail address. */
+  email: string | null;
+  /** Telephone number. */
+  phone: string | null;
+  /** What the member does: owner, admin, dispatcher, field (a label; members do not log in). Default field. */
+  role: "owner" | "admin" | "dispatcher" | "field";
+  /** Calendar colour, #RRGGBB. */
+  color: string | null;
+  /** Where the member works: the account’s zone unless set. */
+  timezone: string;
+  /** Whether the member can be newly assigned work. Deactivate rather than delete a member who did work. */
+  active: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -883,7 +956,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "api_keys:read" | "api_keys:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -926,6 +999,8 @@ export interface ClientListParams {
   created_before?: string;
   /** Only objects updated at or after this instant. */
   updated_after?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
   /** Case-insensitive match on name, e-mail, phone or company name. */
   q?: string;
   /** Exact e-mail address, case-insensitive. */
@@ -962,6 +1037,8 @@ export interface ClientCreateParams {
   address?: ClientAddressParams | null;
   /** Internal notes, never shown to the client. */
   notes?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
 }
@@ -980,6 +1057,8 @@ export interface ClientUpdateParams {
   address?: ClientAddressParams | null;
   /** Internal notes, never shown to the client. */
   notes?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
 }
@@ -1150,6 +1229,8 @@ export interface QuoteListParams {
   created_before?: string;
   /** Only objects updated at or after this instant. */
   updated_after?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
   /** Only quotes of this client. */
   client_id?: string;
   /** Comma-separated statuses: draft, sent, approved, declined, converted. */
@@ -1177,6 +1258,8 @@ export interface QuoteCreateParams {
   property_id?: string | null;
   /** A service request of the same client; it becomes converted. */
   request_id?: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** Short title shown to the client. */
   title?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
@@ -1197,6 +1280,8 @@ export interface QuoteUpdateParams {
   client_id?: string;
   /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
   property_id?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** Short title shown to the client. */
   title?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
@@ -1245,6 +1330,8 @@ export interface JobListParams {
   created_before?: string;
   /** Only objects updated at or after this instant. */
   updated_after?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
   /** Only jobs of this client. */
   client_id?: string;
   /** Comma-separated statuses: scheduled, in_progress, completed, canceled. */
@@ -1282,6 +1369,8 @@ export interface JobCreateParamsFields {
   property_id?: string | null;
   /** What the job is. Required unless the job is made from a quote (then the quote’s title). */
   title?: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** Instructions for the crew. */
   description?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
@@ -1307,6 +1396,8 @@ export interface JobUpdateParams {
   property_id?: string | null;
   /** What the job is. Required unless the job is made from a quote (then the quote’s title). */
   title?: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** Instructions for the crew. */
   description?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
@@ -1337,6 +1428,8 @@ export interface InvoiceListParams {
   created_before?: string;
   /** Only objects updated at or after this instant. */
   updated_after?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
   /** Only invoices of this client. */
   client_id?: string;
   /** Comma-separated statuses: draft, sent, paid, void. */
@@ -1374,6 +1467,8 @@ export interface InvoiceCreateParamsFields {
   job_id?: string;
   /** An approved quote of the same client; it becomes converted and its lines are copied when none are given. */
   quote_id?: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
   line_items?: Array<InvoiceLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
@@ -1397,6 +1492,8 @@ export interface InvoiceUpdateParams {
   client_id?: string;
   /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
   property_id?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
   line_items?: Array<InvoiceLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
@@ -1498,7 +1595,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "api_key.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "api_key.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -1545,7 +1642,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -1557,7 +1654,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -1639,6 +1736,8 @@ export interface AccountUpdateParams {
   invoice_footer?: string | null;
   /** The footer line of every quote page. */
   quote_footer?: string | null;
+  /** The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
+  timezone?: string;
 }
 
 /** Body of PUT /v1/account/logo. */
@@ -1647,6 +1746,74 @@ export interface AccountUploadLogoParams {
   content_type: "image/png" | "image/jpeg";
   /** The image, base64-encoded; at most 512 KB decoded. */
   data: string;
+}
+
+/** Query parameters of GET /v1/team-members. */
+export interface TeamMemberListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at, name, -name. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** true: only active members; false: only inactive ones. */
+  active?: boolean;
+  /** Comma-separated roles: owner, admin, dispatcher, field. */
+  role?: "owner" | "admin" | "dispatcher" | "field" | Array<"owner" | "admin" | "dispatcher" | "field">;
+  /** Case-insensitive match anywhere in the name or e-mail. */
+  q?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
+}
+
+/** Body of POST /v1/team-members. */
+export interface TeamMemberCreateParams {
+  /** The member’s name. */
+  name: string;
+  /** E-mail address, unique case-insensitively among the account’s active members. */
+  email?: string | null;
+  /** Telephone number, free text. */
+  phone?: string | null;
+  /** What the member does: owner, admin, dispatcher, field (a label; members do not log in). Default field. */
+  role?: "owner" | "admin" | "dispatcher" | "field";
+  /** A calendar colour, #RRGGBB (answered in upper case). */
+  color?: string | null;
+  /** Where the member works; stored as the account’s time zone when omitted at creation. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
+  timezone?: string;
+  /** Whether the member can be newly assigned work. Deactivate rather than delete a member who did work. */
+  active?: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/team-members/{id}. */
+export interface TeamMemberUpdateParams {
+  /** The member’s name. */
+  name?: string;
+  /** E-mail address, unique case-insensitively among the account’s active members. */
+  email?: string | null;
+  /** Telephone number, free text. */
+  phone?: string | null;
+  /** What the member does: owner, admin, dispatcher, field (a label; members do not log in). Default field. */
+  role?: "owner" | "admin" | "dispatcher" | "field";
+  /** A calendar colour, #RRGGBB (answered in upper case). */
+  color?: string | null;
+  /** Where the member works; stored as the account’s time zone when omitted at creation. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
+  timezone?: string;
+  /** Whether the member can be newly assigned work. Deactivate rather than delete a member who did work. */
+  active?: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
 }
 
 /** Query parameters of GET /v1/api-keys. */
@@ -1676,7 +1843,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "api_keys:read" | "api_keys:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1714,7 +1881,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "api_keys:read" | "api_keys:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1742,7 +1909,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "api_keys:read" | "api_keys:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1786,7 +1953,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "api_keys:read" | "api_keys:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -2187,6 +2354,36 @@ Requires the scope `account:write`. */
   }
 }
 
+/** team-members: list, create, get, update, delete. */
+export class TeamMembersResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List team members. Requires the scope `team:read`. */
+  list(params: TeamMemberListParams = {}, options?: RequestOptions): PagePromise<TeamMember> {
+    return this.transport.list<TeamMember>(`/v1/team-members`, { ...params }, options);
+  }
+
+  /** Create a team member. Requires the scope `team:write`. */
+  create(params: TeamMemberCreateParams, options?: RequestOptions): Promise<WithResponse<TeamMember>> {
+    return this.transport.request<TeamMember>('POST', `/v1/team-members`, { body: params }, options);
+  }
+
+  /** Get a team member. Requires the scope `team:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<TeamMember>> {
+    return this.transport.request<TeamMember>('GET', `/v1/team-members/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a team member (partial: absent fields are kept, null clears). Requires the scope `team:write`. */
+  update(id: string, params: TeamMemberUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<TeamMember>> {
+    return this.transport.request<TeamMember>('PUT', `/v1/team-members/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete a team member. Requires the scope `team:write`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/team-members/${encodeURIComponent(id)}`, {}, options);
+  }
+}
+
 /** api-keys: list, create, get, update, revoke, roll. */
 export class ApiKeysResource {
   constructor(private readonly transport: Transport) {}
@@ -2244,6 +2441,7 @@ export class Resources {
   readonly events: EventsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
   readonly account: AccountResource;
+  readonly teamMembers: TeamMembersResource;
   readonly apiKeys: ApiKeysResource;
 
   constructor(transport: Transport) {
@@ -2257,6 +2455,7 @@ export class Resources {
     this.events = new EventsResource(transport);
     this.webhookEndpoints = new WebhookEndpointsResource(transport);
     this.account = new AccountResource(transport);
+    this.teamMembers = new TeamMembersResource(transport);
     this.apiKeys = new ApiKeysResource(transport);
   }
 }

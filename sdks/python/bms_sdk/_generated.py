@@ -52,6 +52,9 @@ __all__ = [
     "WebhookEndpointEventActor",
     "WebhookEndpointEventData",
     "WebhookEndpointEvent",
+    "TeamMemberEventActor",
+    "TeamMemberEventData",
+    "TeamMemberEvent",
     "ApiKeyEventActor",
     "ApiKeyEventData",
     "ApiKeyEvent",
@@ -61,6 +64,7 @@ __all__ = [
     "Delivery",
     "AccountAddress",
     "Account",
+    "TeamMember",
     "ApiKeyRateLimits",
     "ApiKeyCreatedBy",
     "ApiKey",
@@ -89,7 +93,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -114,6 +118,7 @@ class Client(TypedDict):
     address: Optional[ClientAddress]
     notes: Optional[str]
     property_ids: List[str]
+    external_id: Optional[str]
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
@@ -196,6 +201,7 @@ class Quote(TypedDict):
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
+    external_id: Optional[str]
     number: Optional[str]
     request_id: Optional[str]
     title: Optional[str]
@@ -239,6 +245,7 @@ class Job(TypedDict):
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
+    external_id: Optional[str]
     number: str
     quote_id: Optional[str]
     request_id: Optional[str]
@@ -287,6 +294,7 @@ class Invoice(TypedDict):
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
+    external_id: Optional[str]
     number: Optional[str]
     job_id: Optional[str]
     quote_id: Optional[str]
@@ -619,6 +627,36 @@ class WebhookEndpointEvent(TypedDict):
     data: WebhookEndpointEventData
 
 
+class TeamMemberEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _TeamMemberEventDataRequired(TypedDict):
+    object: TeamMember
+
+
+class TeamMemberEventData(_TeamMemberEventDataRequired, total=False):
+    """TeamMemberEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+
+
+class TeamMemberEvent(TypedDict):
+    """An event of type team_member.created, team_member.updated, team_member.deleted: its data.object is the TeamMember."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["team_member.created", "team_member.updated", "team_member.deleted"]
+    created_at: str
+    account_id: str
+    actor: TeamMemberEventActor
+    data: TeamMemberEventData
+
+
 class ApiKeyEventActor(TypedDict):
     """Who caused the event (docs/api-contract.md §20)."""
 
@@ -651,7 +689,7 @@ class ApiKeyEvent(TypedDict):
 
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, ApiKeyEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -737,7 +775,26 @@ class Account(TypedDict):
     payment_instructions: Optional[str]
     invoice_footer: Optional[str]
     quote_footer: Optional[str]
+    timezone: str
     has_logo: bool
+    created_at: str
+    updated_at: str
+
+
+class TeamMember(TypedDict):
+    """A person of the business who is assigned work."""
+
+    id: str
+    object: Literal["team_member"]
+    name: str
+    email: Optional[str]
+    phone: Optional[str]
+    role: Literal["owner", "admin", "dispatcher", "field"]
+    color: Optional[str]
+    timezone: str
+    active: bool
+    external_id: Optional[str]
+    metadata: Dict[str, str]
     created_at: str
     updated_at: str
 
@@ -764,7 +821,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -896,7 +953,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -939,7 +996,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -967,13 +1024,14 @@ class ClientsResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         q: Union[str, NotGiven] = NOT_GIVEN,
         email: Union[str, NotGiven] = NOT_GIVEN,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Client]:
         """List clients. Requires the scope `clients:read`."""
-        return cast(Page[Client], self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, q=q, email=email), timeout=timeout, max_retries=max_retries))
+        return cast(Page[Client], self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, q=q, email=email), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -984,13 +1042,14 @@ class ClientsResource:
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1012,13 +1071,14 @@ class ClientsResource:
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1204,6 +1264,7 @@ class QuotesResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         status: Union[Union[Literal["draft", "sent", "approved", "declined", "converted"], Sequence[Literal["draft", "sent", "approved", "declined", "converted"]]], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -1211,7 +1272,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Page[Quote]:
         """List quotes. Requires the scope `quotes:read`."""
-        return cast(Page[Quote], self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id), timeout=timeout, max_retries=max_retries))
+        return cast(Page[Quote], self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -1219,6 +1280,7 @@ class QuotesResource:
         client_id: str,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -1230,7 +1292,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1248,6 +1310,7 @@ class QuotesResource:
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -1260,7 +1323,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1342,6 +1405,7 @@ class JobsResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         status: Union[Union[Literal["scheduled", "in_progress", "completed", "canceled"], Sequence[Literal["scheduled", "in_progress", "completed", "canceled"]]], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -1352,7 +1416,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Page[Job]:
         """List jobs. Requires the scope `jobs:read`."""
-        return cast(Page[Job], self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), timeout=timeout, max_retries=max_retries))
+        return cast(Page[Job], self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), timeout=timeout, max_retries=max_retries))
 
     @overload
     def create(
@@ -1363,6 +1427,7 @@ class JobsResource:
         request_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -1383,6 +1448,7 @@ class JobsResource:
         request_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -1402,6 +1468,7 @@ class JobsResource:
         request_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -1413,7 +1480,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1432,6 +1499,7 @@ class JobsResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -1444,7 +1512,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1473,6 +1541,7 @@ class InvoicesResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         status: Union[Union[Literal["draft", "sent", "paid", "void"], Sequence[Literal["draft", "sent", "paid", "void"]]], NotGiven] = NOT_GIVEN,
         overdue: Union[bool, NotGiven] = NOT_GIVEN,
@@ -1484,7 +1553,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Page[Invoice]:
         """List invoices. Requires the scope `invoices:read`."""
-        return cast(Page[Invoice], self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), timeout=timeout, max_retries=max_retries))
+        return cast(Page[Invoice], self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), timeout=timeout, max_retries=max_retries))
 
     @overload
     def create(
@@ -1494,6 +1563,7 @@ class InvoicesResource:
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1513,6 +1583,7 @@ class InvoicesResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1532,6 +1603,7 @@ class InvoicesResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1550,6 +1622,7 @@ class InvoicesResource:
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1561,7 +1634,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1579,6 +1652,7 @@ class InvoicesResource:
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1591,7 +1665,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1751,7 +1825,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -1951,6 +2025,7 @@ Requires the scope `account:read`."""
         payment_instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
         invoice_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
         quote_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
@@ -1958,7 +2033,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, timezone=timezone), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def upload_logo(
         self,
@@ -1987,6 +2062,92 @@ Requires the scope `account:write`."""
         return cast(Account, self._transport.request("DELETE", "/v1/account/logo", if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
+class TeamMembersResource:
+    """team-members: list, create, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "name", "-name"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        role: Union[Union[Literal["owner", "admin", "dispatcher", "field"], Sequence[Literal["owner", "admin", "dispatcher", "field"]]], NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[TeamMember]:
+        """List team members. Requires the scope `team:read`."""
+        return cast(Page[TeamMember], self._transport.list("/v1/team-members", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, role=role, q=q, external_id=external_id), timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        name: str,
+        email: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        phone: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        role: Union[Literal["owner", "admin", "dispatcher", "field"], NotGiven] = NOT_GIVEN,
+        color: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TeamMember:
+        """Create a team member. Requires the scope `team:write`."""
+        return cast(TeamMember, self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TeamMember:
+        """Get a team member. Requires the scope `team:read`."""
+        return cast(TeamMember, self._transport.request("GET", f"/v1/team-members/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        email: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        phone: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        role: Union[Literal["owner", "admin", "dispatcher", "field"], NotGiven] = NOT_GIVEN,
+        color: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TeamMember:
+        """Update a team member (partial: absent fields are kept, null clears). Requires the scope `team:write`."""
+        return cast(TeamMember, self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a team member. Requires the scope `team:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/team-members/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+
 class ApiKeysResource:
     """api-keys: list, create, get, update, revoke, roll."""
 
@@ -2012,7 +2173,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -2040,7 +2201,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -2095,6 +2256,7 @@ class Resources:
         self.events = EventsResource(transport)
         self.webhook_endpoints = WebhookEndpointsResource(transport)
         self.account = AccountResource(transport)
+        self.team_members = TeamMembersResource(transport)
         self.api_keys = ApiKeysResource(transport)
 
 
@@ -2113,13 +2275,14 @@ class AsyncClientsResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         q: Union[str, NotGiven] = NOT_GIVEN,
         email: Union[str, NotGiven] = NOT_GIVEN,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Client]:
         """List clients. Requires the scope `clients:read`."""
-        return AsyncPagePromise[Client](lambda: self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, q=q, email=email), timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[Client](lambda: self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, q=q, email=email), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -2130,13 +2293,14 @@ class AsyncClientsResource:
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -2158,13 +2322,14 @@ class AsyncClientsResource:
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -2350,6 +2515,7 @@ class AsyncQuotesResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         status: Union[Union[Literal["draft", "sent", "approved", "declined", "converted"], Sequence[Literal["draft", "sent", "approved", "declined", "converted"]]], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -2357,7 +2523,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Quote]:
         """List quotes. Requires the scope `quotes:read`."""
-        return AsyncPagePromise[Quote](lambda: self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id), timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[Quote](lambda: self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -2365,6 +2531,7 @@ class AsyncQuotesResource:
         client_id: str,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -2376,7 +2543,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -2394,6 +2561,7 @@ class AsyncQuotesResource:
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -2406,7 +2574,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -2488,6 +2656,7 @@ class AsyncJobsResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         status: Union[Union[Literal["scheduled", "in_progress", "completed", "canceled"], Sequence[Literal["scheduled", "in_progress", "completed", "canceled"]]], NotGiven] = NOT_GIVEN,
         request_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -2498,7 +2667,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Job]:
         """List jobs. Requires the scope `jobs:read`."""
-        return AsyncPagePromise[Job](lambda: self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[Job](lambda: self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), timeout=timeout, max_retries=max_retries))
 
     @overload
     async def create(
@@ -2509,6 +2678,7 @@ class AsyncJobsResource:
         request_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -2529,6 +2699,7 @@ class AsyncJobsResource:
         request_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -2548,6 +2719,7 @@ class AsyncJobsResource:
         request_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -2559,7 +2731,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -2578,6 +2750,7 @@ class AsyncJobsResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
@@ -2590,7 +2763,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -2619,6 +2792,7 @@ class AsyncInvoicesResource:
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         status: Union[Union[Literal["draft", "sent", "paid", "void"], Sequence[Literal["draft", "sent", "paid", "void"]]], NotGiven] = NOT_GIVEN,
         overdue: Union[bool, NotGiven] = NOT_GIVEN,
@@ -2630,7 +2804,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Invoice]:
         """List invoices. Requires the scope `invoices:read`."""
-        return AsyncPagePromise[Invoice](lambda: self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[Invoice](lambda: self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), timeout=timeout, max_retries=max_retries))
 
     @overload
     async def create(
@@ -2640,6 +2814,7 @@ class AsyncInvoicesResource:
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2659,6 +2834,7 @@ class AsyncInvoicesResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2678,6 +2854,7 @@ class AsyncInvoicesResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2696,6 +2873,7 @@ class AsyncInvoicesResource:
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2707,7 +2885,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -2725,6 +2903,7 @@ class AsyncInvoicesResource:
         *,
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2737,7 +2916,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -2897,7 +3076,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -3097,6 +3276,7 @@ Requires the scope `account:read`."""
         payment_instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
         invoice_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
         quote_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
@@ -3104,7 +3284,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, timezone=timezone), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def upload_logo(
         self,
@@ -3133,6 +3313,92 @@ Requires the scope `account:write`."""
         return cast(Account, await self._transport.request("DELETE", "/v1/account/logo", if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncTeamMembersResource:
+    """team-members: list, create, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "name", "-name"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        role: Union[Union[Literal["owner", "admin", "dispatcher", "field"], Sequence[Literal["owner", "admin", "dispatcher", "field"]]], NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[TeamMember]:
+        """List team members. Requires the scope `team:read`."""
+        return AsyncPagePromise[TeamMember](lambda: self._transport.list("/v1/team-members", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, role=role, q=q, external_id=external_id), timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        name: str,
+        email: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        phone: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        role: Union[Literal["owner", "admin", "dispatcher", "field"], NotGiven] = NOT_GIVEN,
+        color: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TeamMember:
+        """Create a team member. Requires the scope `team:write`."""
+        return cast(TeamMember, await self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TeamMember:
+        """Get a team member. Requires the scope `team:read`."""
+        return cast(TeamMember, await self._transport.request("GET", f"/v1/team-members/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        email: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        phone: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        role: Union[Literal["owner", "admin", "dispatcher", "field"], NotGiven] = NOT_GIVEN,
+        color: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TeamMember:
+        """Update a team member (partial: absent fields are kept, null clears). Requires the scope `team:write`."""
+        return cast(TeamMember, await self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a team member. Requires the scope `team:write`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/team-members/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncApiKeysResource:
     """api-keys: list, create, get, update, revoke, roll."""
 
@@ -3158,7 +3424,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3186,7 +3452,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "api_keys:read", "api_keys:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3241,4 +3507,5 @@ class AsyncResources:
         self.events = AsyncEventsResource(transport)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(transport)
         self.account = AsyncAccountResource(transport)
+        self.team_members = AsyncTeamMembersResource(transport)
         self.api_keys = AsyncApiKeysResource(transport)

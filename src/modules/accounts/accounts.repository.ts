@@ -14,6 +14,12 @@ export async function findAccount(db: Executor, id: string, lock = false): Promi
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
+/** The account's time zone alone: its local day decides is_overdue and the date defaults (docs/api-contract.md §14). */
+export async function findAccountTimezone(db: Executor, id: string): Promise<string> {
+  const row = await db.selectFrom('accounts').select('timezone').where('id', '=', id).executeTakeFirst();
+  return row?.timezone ?? 'UTC';
+}
+
 export async function updateAccount(db: Executor, id: string, patch: AccountPatch): Promise<AccountRow | undefined> {
   return db.updateTable('accounts').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 }

@@ -1,7 +1,7 @@
 // The business profile (docs/api-contract.md §10): the single source of its validation, serialization and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
 import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
-import { IdSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
+import { IdSchema, Nullable, TimeZoneInputSchema, TimeZoneSchema, TimestampSchema } from '../../kernel/fields.js';
 
 export const DEFAULT_PAYMENT_TERMS_DAYS = 30;
 
@@ -64,6 +64,10 @@ const writableFields = {
   quote_footer: Nullable(
     text(1000, 'The footer line of every quote page.', 'Quotes are valid for 30 days unless stated.'),
   ),
+  timezone: {
+    ...TimeZoneInputSchema,
+    description: `The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. ${TimeZoneInputSchema.description}`,
+  },
 };
 
 export const AccountSchema = Type.Object(
@@ -82,6 +86,11 @@ export const AccountSchema = Type.Object(
     payment_instructions: Nullable(Type.String({ example: 'Bank transfer to IBAN DE89 3704 0044 0532 0130 00.' })),
     invoice_footer: Nullable(Type.String({ example: 'Cooper Plumbing LLC · Registered in Illinois' })),
     quote_footer: Nullable(Type.String({ example: 'Quotes are valid for 30 days unless stated.' })),
+    timezone: {
+      ...TimeZoneSchema,
+      description:
+        'The business’s time zone (IANA primary name; UTC until set): its local day decides is_overdue and date defaults.',
+    },
     has_logo: Type.Boolean({ description: 'Whether a logo is uploaded (PUT /v1/account/logo).', example: true }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,

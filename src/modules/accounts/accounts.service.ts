@@ -4,6 +4,7 @@ import { hash } from 'node:crypto';
 import type { Clock } from '../../core/deps.js';
 import { newId } from '../../core/deps.js';
 import { fieldError, type Precondition } from '../../core/errors.js';
+import { canonicalTimeZone } from '../../core/time.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { AccountRow } from '../../db/types.js';
 import type { MailBusiness } from '../../mail/document-mail.js';
@@ -36,6 +37,7 @@ export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
     payment_instructions: row.payment_instructions,
     invoice_footer: row.invoice_footer,
     quote_footer: row.quote_footer,
+    timezone: row.timezone,
     has_logo: hasLogo,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -66,6 +68,7 @@ export async function createAccount(
     payment_instructions: null,
     invoice_footer: null,
     quote_footer: null,
+    timezone: 'UTC',
     created_at: now,
     updated_at: now,
   };
@@ -102,6 +105,7 @@ export async function updateAccount(
     if (Object.keys(input).length === 0) return presentAccount(current, logo);
     const { address, ...fields } = input;
     const patch: Partial<AccountRow> = { ...fields, updated_at: clock.now().toISOString() };
+    if (fields.timezone !== undefined) patch.timezone = canonicalTimeZone('timezone', fields.timezone);
     if (address !== undefined) patch.address = serializeAddress(address);
     return presentAccount((await repository.updateAccount(trx, accountId, patch)) ?? current, logo);
   });

@@ -1,5 +1,5 @@
 // The face of the accounts module: what other modules, the workers and the composition may use. The rest is private.
-export { findAccount, findLogo, findLogoHash, hasLogo } from './accounts.repository.js';
+export { findAccount, findAccountTimezone, findLogo, findLogoHash, hasLogo } from './accounts.repository.js';
 export { AccountSchema, DEFAULT_PAYMENT_TERMS_DAYS } from './accounts.schemas.js';
 export {
   accountExists,

@@ -5,7 +5,7 @@ import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../../db/client-search.js';
 import { dialectOf, type Executor } from '../../db/database.js';
 import { applyPage, sortKeyOf, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import { prepared } from '../../db/prepared.js';
-import { fenced, listPlan, runList, WALK_LIMIT, type Listed } from '../../db/list-plan.js';
+import { fenced, keysOf, listPlan, runList, WALK_LIMIT, type Listed } from '../../db/list-plan.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
 const COLUMNS = [
@@ -18,12 +18,14 @@ const COLUMNS = [
   'company_name',
   'address',
   'notes',
+  'external_id',
   'metadata',
   'created_at',
   'updated_at',
 ] as const;
 
 export interface ClientFilters extends TimeBounds {
+  external_id?: string | undefined;
   q?: string | undefined;
   email?: string | undefined;
 }
@@ -195,12 +197,17 @@ export async function listClients(
   return { rows, resumeAfter: await window.bound.executeTakeFirst() };
 }
 
-/** The plan of a list without `q` or `email`: the time bounds, as every other list has them. */
-export function clientListPlan(db: Executor, accountId: string, filters: TimeBounds, page: PageRequest<ClientRow>) {
+/** The plan of a list without `q` or `email`: the time bounds, as every other list has them, and `external_id`. */
+export function clientListPlan(
+  db: Executor,
+  accountId: string,
+  filters: TimeBounds & { external_id?: string | undefined },
+  page: PageRequest<ClientRow>,
+) {
   return listPlan(
     db,
     { table: 'clients', columns: COLUMNS, scope: { account_id: accountId } },
-    { keys: [], conditions: timeBoundConditions(filters) },
+    { keys: keysOf({ external_id: filters.external_id }), conditions: timeBoundConditions(filters) },
     page,
   );
 }
@@ -237,7 +244,7 @@ export function searchWindowQuery(
   page: PageRequest<ClientRow>,
 ) {
   const { q, email } = filters;
-  if (q === undefined || email !== undefined) return undefined;
+  if (q === undefined || email !== undefined || filters.external_id !== undefined) return undefined;
   const postgres = dialectOf(db) === 'postgres';
   const trigram = [...q].length >= TRIGRAM;
   if (trigram && !postgres && !/^[\x20-\x7e]*$/.test(q)) return undefined;
@@ -284,6 +291,7 @@ export function listClientsQuery(
     query = query.where('account_id', '=', accountId);
   }
   if (email !== undefined) query = query.where(sql<SqlBool>`lower(email) = ${email.toLowerCase()}`);
+  if (filters.external_id !== undefined) query = query.where('external_id', '=', filters.external_id);
   // A search or an e-mail: its rows come from its own index first, then are sorted. Left to itself the
   // planner may walk the sort's index through the whole account instead, testing each row (330 ms at a
   // million clients); the fence keeps the two apart.

@@ -1,7 +1,15 @@
 // Client shapes: the single source of request validation, response serialization, types and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
 import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
-import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
+import {
+  ExternalIdSchema,
+  externalIdFilter,
+  IdSchema,
+  listQueryProperties,
+  MetadataSchema,
+  Nullable,
+  TimestampSchema,
+} from '../../kernel/fields.js';
 
 const text = (maxLength: number, description: string, example: string) =>
   Type.String({ maxLength, description, example });
@@ -26,6 +34,7 @@ const writableFields = {
   company_name: Nullable(text(200, 'Company the client belongs to.', 'Cooper Bakery')),
   address: Nullable(AddressSchema),
   notes: Nullable(text(5000, 'Internal notes, never shown to the client.', 'Gate code 4512')),
+  external_id: Nullable(ExternalIdSchema),
   metadata: MetadataSchema,
 };
 
@@ -42,6 +51,7 @@ export const ClientSchema = Type.Object(
     property_ids: Type.Array(IdSchema, {
       description: 'The client’s properties (GET /v1/properties?client_id=…), oldest first. Read-only.',
     }),
+    external_id: writableFields.external_id,
     metadata: MetadataSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
@@ -57,6 +67,7 @@ export const CreateClientBody = Type.Object(
     company_name: Type.Optional(writableFields.company_name),
     address: Type.Optional(writableFields.address),
     notes: Type.Optional(writableFields.notes),
+    external_id: Type.Optional(writableFields.external_id),
     metadata: Type.Optional(writableFields.metadata),
   },
   { additionalProperties: false },
@@ -67,6 +78,7 @@ export const UpdateClientBody = Type.Partial(CreateClientBody, { additionalPrope
 export const ListClientsQuery = Type.Object(
   {
     ...listQueryProperties(['created_at', 'updated_at', 'name'] as const),
+    external_id: externalIdFilter,
     q: Type.Optional(
       Type.String({
         minLength: 1,

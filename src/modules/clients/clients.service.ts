@@ -7,7 +7,7 @@ import type { ClientPatch, ClientRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { presentAddress, serializeAddress } from '../shared/index.js';
-import { requireReference, requireRow } from '../shared/index.js';
+import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
 import * as repository from './clients.repository.js';
 import type { Client, CreateClientInput, ListClientsInput, UpdateClientInput } from './clients.schemas.js';
 
@@ -47,6 +47,7 @@ export function presentClient(row: ClientRecord): Client {
     address: presentAddress(row.address),
     notes: row.notes,
     property_ids: row.property_ids,
+    external_id: row.external_id,
     metadata: fromJson<Record<string, string>>(row.metadata),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -80,16 +81,19 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
     company_name: input.company_name ?? null,
     address: serializeAddress(input.address),
     notes: input.notes ?? null,
+    external_id: input.external_id ?? null,
     metadata: JSON.stringify(input.metadata ?? {}),
     created_at: now,
     updated_at: now,
   };
-  return inTransaction(ctx, async (tx) => {
-    await repository.insertClient(tx.db, row);
-    const client = presentClient({ ...row, property_ids: [] });
-    await recordEvent(tx, 'client.created', client);
-    return client;
-  });
+  return guardExternalId(ctx, 'clients', input.external_id, () =>
+    inTransaction(ctx, async (tx) => {
+      await repository.insertClient(tx.db, row);
+      const client = presentClient({ ...row, property_ids: [] });
+      await recordEvent(tx, 'client.created', client);
+      return client;
+    }),
+  );
 }
 
 export async function getClient(ctx: Context, id: string): Promise<Client> {
@@ -102,7 +106,13 @@ export async function updateClient(
   input: UpdateClientInput,
   precondition?: Precondition,
 ): Promise<Client> {
-  return inTransaction(ctx, (tx) => applyClientUpdate(tx, id, input, precondition));
+  return guardExternalId(
+    ctx,
+    'clients',
+    input.external_id,
+    () => inTransaction(ctx, (tx) => applyClientUpdate(tx, id, input, precondition)),
+    id,
+  );
 }
 
 async function applyClientUpdate(
@@ -120,6 +130,7 @@ async function applyClientUpdate(
   if (input.company_name !== undefined) patch.company_name = input.company_name;
   if (input.address !== undefined) patch.address = serializeAddress(input.address);
   if (input.notes !== undefined) patch.notes = input.notes;
+  if (input.external_id !== undefined) patch.external_id = input.external_id;
   if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
   if (Object.keys(patch).length === 0) return presentClient(current);
   patch.updated_at = tx.clock.now().toISOString();

@@ -22,7 +22,7 @@ export { copyLineItems, LineItemSchema, LineItemsInputSchema } from './line-item
 export { idFilter, parseStatusFilter, statusFilter } from './list-filters.js';
 export { MAX_AMOUNT } from './money.js';
 export { nextNumber, numberOnSend } from './numbering.js';
-export { accountCurrency, addDays, lineItemsOf, presentPriced, pricedColumns, todayUtc } from './priced.js';
+export { accountCurrency, addDays, lineItemsOf, localToday, presentPriced, pricedColumns } from './priced.js';
 export {
   assertHasHostedLink,
   assertSendable,

@@ -1,5 +1,6 @@
 // What quotes, jobs and invoices share: line items stored with their totals, a currency, a number.
 import type { Executor } from '../../db/database.js';
+import { localDate } from '../../core/time.js';
 import { fromJson } from '../../db/values.js';
 import { findAccount } from '../accounts/index.js';
 import { computeLineItems, type LineItem, type LineItemInput } from './line-items.js';
@@ -36,9 +37,12 @@ export async function accountCurrency(db: Executor, accountId: string): Promise<
   return (await findAccount(db, accountId))?.currency ?? 'USD';
 }
 
-/** Today's date in UTC, YYYY-MM-DD. */
-export function todayUtc(now: Date): string {
-  return now.toISOString().slice(0, 10);
+/**
+ * Today's date in the account's time zone, YYYY-MM-DD (docs/api-contract.md §14): what is_overdue, the
+ * overdue filter, an invoice's default issue_date and a quote's expiry compare with.
+ */
+export function localToday(now: Date, timezone: string): string {
+  return localDate(now, timezone);
 }
 
 export function addDays(date: string, days: number): string {

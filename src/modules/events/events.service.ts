@@ -122,7 +122,16 @@ export function previousAttributes(before: object, after: object): Record<string
  * type (`quote.approved`), else `<resource>.updated`; nothing when nothing visible changed.
  */
 export interface Change<T> {
-  resource: 'client' | 'property' | 'service_request' | 'quote' | 'job' | 'invoice' | 'payment' | 'api_key';
+  resource:
+    | 'client'
+    | 'property'
+    | 'service_request'
+    | 'quote'
+    | 'job'
+    | 'invoice'
+    | 'payment'
+    | 'team_member'
+    | 'api_key';
   before: T;
   after: T;
   /** The lifecycle's events: the event entering each status records. */

@@ -13,7 +13,7 @@ import {
   hostedLinkOnSend,
   lineItemsOf,
   numberOnSend,
-  todayUtc,
+  localToday,
   type Lifecycle,
 } from '../documents/index.js';
 
@@ -66,13 +66,13 @@ export async function defaultDueDate(tx: Context, issueDate: string): Promise<st
 
 /**
  * The columns that mark an invoice sent, by the send operation or `PUT {status: "sent"}`: a number on first
- * send, a hosted link on first send, issue_date today when empty, due_date from the payment terms when empty,
- * sent_at now. `client` is given when the invoice is e-mailed.
+ * send, a hosted link on first send, issue_date today (the account's local day) when empty, due_date from
+ * the payment terms when empty, sent_at now. `client` is given when the invoice is e-mailed.
  */
-export async function invoiceSentColumns(tx: Context, invoice: InvoiceRow, client?: ClientRow) {
+export async function invoiceSentColumns(tx: Context, invoice: InvoiceRow & { timezone: string }, client?: ClientRow) {
   assertSendable('invoice', INVOICE_LIFECYCLE.sendable, invoice, client);
   const now = tx.clock.now();
-  const issueDate = invoice.issue_date ?? todayUtc(now);
+  const issueDate = invoice.issue_date ?? localToday(now, invoice.timezone);
   return {
     status: 'sent',
     ...(await numberOnSend(tx.db, tx.accountId, 'invoice', invoice)),

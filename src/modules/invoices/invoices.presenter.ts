@@ -3,7 +3,8 @@ import type { Executor } from '../../db/database.js';
 import type { InvoiceRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import type { DeliveryStatus } from '../documents/index.js';
-import { presentPriced, todayUtc } from '../documents/index.js';
+import { localToday, presentPriced } from '../documents/index.js';
+import { findAccountTimezone } from '../accounts/index.js';
 import { presentHostedUrl } from '../documents/index.js';
 import { listPaymentsOfInvoices } from './payments.repository.js';
 import type { InvoicePayment, PaymentMethod } from './payments.schemas.js';
@@ -11,16 +12,20 @@ import { requireRow } from '../shared/index.js';
 import { findInvoice } from './invoices.repository.js';
 import type { Invoice } from './invoices.schemas.js';
 
-/** An invoice row with its payments, as the invoice object lists them. */
-export type InvoiceRecord = InvoiceRow & { payments: InvoicePayment[] };
+/**
+ * An invoice row with its payments, as the invoice object lists them, and the account's time zone, whose
+ * local day decides is_overdue (docs/api-contract.md §14).
+ */
+export type InvoiceRecord = InvoiceRow & { payments: InvoicePayment[]; timezone: string };
 
-/** `now` decides is_overdue, so the same row reads differently tomorrow. */
+/** `now` decides is_overdue (on the account's local day), so the same row reads differently tomorrow. */
 export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
   const priced = presentPriced(row);
   const amountPaid = Number(row.amount_paid);
   return {
     id: row.id,
     object: 'invoice',
+    external_id: row.external_id,
     number: row.number,
     client_id: row.client_id,
     property_id: row.property_id,
@@ -34,7 +39,7 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
     issue_date: row.issue_date,
     due_date: row.due_date,
     status: row.status,
-    is_overdue: row.status === 'sent' && row.due_date !== null && row.due_date < todayUtc(now),
+    is_overdue: row.status === 'sent' && row.due_date !== null && row.due_date < localToday(now, row.timezone),
     sent_at: row.sent_at,
     delivery_status: row.delivery_status as DeliveryStatus | null,
     hosted_url: presentHostedUrl(row),
@@ -46,7 +51,12 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
   };
 }
 
-export async function withPayments(db: Executor, accountId: string, rows: InvoiceRow[]): Promise<InvoiceRecord[]> {
+export async function withPayments(
+  db: Executor,
+  accountId: string,
+  rows: InvoiceRow[],
+  timezone: string,
+): Promise<InvoiceRecord[]> {
   const payments = await listPaymentsOfInvoices(
     db,
     accountId,
@@ -54,6 +64,7 @@ export async function withPayments(db: Executor, accountId: string, rows: Invoic
   );
   return rows.map((row) => ({
     ...row,
+    timezone,
     payments: payments
       .filter((payment) => payment.invoice_id === row.id)
       .map((payment) => ({
@@ -74,5 +85,5 @@ export async function getInvoiceRecord(
   lock = false,
 ): Promise<InvoiceRecord> {
   const row = await requireRow('invoice', id, (found) => findInvoice(db, accountId, found, lock));
-  return (await withPayments(db, accountId, [row]))[0]!;
+  return (await withPayments(db, accountId, [row], await findAccountTimezone(db, accountId)))[0]!;
 }

@@ -11,6 +11,7 @@ import type { InvoiceStatus } from './invoices.lifecycle.js';
 const COLUMNS = [
   'id',
   'account_id',
+  'external_id',
   'client_id',
   'property_id',
   'job_id',
@@ -40,6 +41,7 @@ const COLUMNS = [
 ] as const;
 
 export interface InvoiceFilters extends TimeBounds {
+  external_id?: string | undefined;
   client_id?: string | undefined;
   statuses?: InvoiceStatus[] | undefined;
   quote_id?: string | undefined;
@@ -129,7 +131,12 @@ export function listInvoicesPlan(
       expression: sql<SqlBool>`not (status = 'sent' and due_date is not null and due_date < ${filters.overdue.today})`,
     });
   }
-  const keys = keysOf({ client_id: filters.client_id, quote_id: filters.quote_id, job_id: filters.job_id });
+  const keys = keysOf({
+    external_id: filters.external_id,
+    client_id: filters.client_id,
+    quote_id: filters.quote_id,
+    job_id: filters.job_id,
+  });
   const among = statuses && { column: 'status', values: statuses };
   return listPlan(
     db,

@@ -2,7 +2,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { INVOICE_LIFECYCLE, INVOICE_STATUSES, type InvoiceStatus } from './invoices.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
-import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
+import {
+  ExternalIdSchema,
+  externalIdFilter,
+  listQueryProperties,
+  MetadataSchema,
+  Nullable,
+} from '../../kernel/fields.js';
 import {
   CurrencySchema,
   DateSchema,
@@ -33,6 +39,7 @@ const dueDate = nullableDate(
 export const InvoiceSchema = Type.Object(
   {
     ...documentFields('invoice', INVOICE_STATUSES),
+    external_id: Nullable(ExternalIdSchema),
     number: Nullable(
       Type.String({
         description: 'INV-000001 upward, assigned when first sent; null before. Never reused.',
@@ -81,6 +88,7 @@ export const InvoiceSchema = Type.Object(
 );
 
 const writable = {
+  external_id: Type.Optional(Nullable(ExternalIdSchema)),
   line_items: Type.Optional(LineItemsInputSchema),
   currency: Type.Optional(CurrencySchema),
   notes: Type.Optional(notes),
@@ -124,6 +132,7 @@ export const UpdateInvoiceBody = Type.Object(
 export const ListInvoicesQuery = Type.Object(
   {
     ...listQueryProperties(['created_at', 'updated_at', 'number', 'due_date'] as const),
+    external_id: externalIdFilter,
     client_id: idFilter('Only invoices of this client.'),
     status: statusFilter(INVOICE_STATUSES),
     overdue: Type.Optional(

@@ -6,6 +6,7 @@ import { fieldError, type Precondition } from '../../core/errors.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { InvoiceRow, JobRow, QuoteRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
+import { findAccountTimezone } from '../accounts/index.js';
 import { requireClientReference } from '../clients/index.js';
 import {
   accountCurrency,
@@ -19,7 +20,7 @@ import {
   lineItemsOf,
   parseStatusFilter,
   pricedColumns,
-  todayUtc,
+  localToday,
   type SendableKind,
 } from '../documents/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
@@ -37,6 +38,7 @@ import { getInvoiceRecord, presentInvoice, withPayments, type InvoiceRecord } fr
 import * as repository from './invoices.repository.js';
 import type { CreateInvoiceInput, Invoice, ListInvoicesInput, UpdateInvoiceInput } from './invoices.schemas.js';
 import { recordPayment, settleInvoice } from './payments.service.js';
+import { guardExternalId } from '../shared/index.js';
 
 const getRow = (ctx: Context, id: string, lock = false) => getInvoiceRecord(ctx.db, ctx.accountId, id, lock);
 
@@ -62,55 +64,60 @@ async function resolveSources(
 }
 
 export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Promise<Invoice> {
-  return inTransaction(ctx, async (tx) => {
-    const { job, quote, quoteId } = await resolveSources(tx, input);
-    const clientId = input.client_id ?? job?.client_id ?? quote?.client_id;
-    if (clientId === undefined) throw fieldError('client_id', 'is required unless job_id or quote_id is given');
-    await requireClientReference(tx, clientId);
-    const propertyId = await propertyForNewDocument(
-      tx,
-      clientId,
-      input.property_id,
-      job ? job.property_id : quote?.property_id,
-    );
-    const source = job ?? quote;
-    const priced = pricedColumns(input.line_items ?? (source ? copyLineItems(lineItemsOf(source)) : []));
-    const issueDate = input.issue_date ?? null;
-    const dueDate = input.due_date !== undefined ? input.due_date : issueDate && (await defaultDueDate(tx, issueDate));
-    assertDueAfterIssue(issueDate, dueDate);
-    const now = tx.clock.now();
-    const row: InvoiceRow = {
-      id: newId(),
-      account_id: tx.accountId,
-      number: null,
-      number_seq: null,
-      client_id: clientId,
-      property_id: propertyId,
-      job_id: job?.id ?? null,
-      quote_id: quoteId,
-      currency: input.currency ?? source?.currency ?? (await accountCurrency(tx.db, tx.accountId)),
-      ...priced,
-      amount_paid: 0,
-      notes: input.notes ?? null,
-      issue_date: issueDate,
-      due_date: dueDate,
-      status: 'draft',
-      sent_at: null,
-      paid_at: null,
-      voided_at: null,
-      delivery_id: null,
-      delivery_status: null,
-      hosted_token: null,
-      hosted_url: null,
-      metadata: JSON.stringify(input.metadata ?? {}),
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    };
-    await repository.insertInvoice(tx.db, row);
-    const invoice = presentInvoice({ ...row, payments: [] }, now);
-    await recordEvent(tx, 'invoice.created', invoice);
-    return invoice;
-  });
+  return guardExternalId(ctx, 'invoices', input.external_id, () =>
+    inTransaction(ctx, async (tx) => {
+      const { job, quote, quoteId } = await resolveSources(tx, input);
+      const clientId = input.client_id ?? job?.client_id ?? quote?.client_id;
+      if (clientId === undefined) throw fieldError('client_id', 'is required unless job_id or quote_id is given');
+      await requireClientReference(tx, clientId);
+      const propertyId = await propertyForNewDocument(
+        tx,
+        clientId,
+        input.property_id,
+        job ? job.property_id : quote?.property_id,
+      );
+      const source = job ?? quote;
+      const priced = pricedColumns(input.line_items ?? (source ? copyLineItems(lineItemsOf(source)) : []));
+      const issueDate = input.issue_date ?? null;
+      const dueDate =
+        input.due_date !== undefined ? input.due_date : issueDate && (await defaultDueDate(tx, issueDate));
+      assertDueAfterIssue(issueDate, dueDate);
+      const now = tx.clock.now();
+      const row: InvoiceRow = {
+        id: newId(),
+        external_id: input.external_id ?? null,
+        account_id: tx.accountId,
+        number: null,
+        number_seq: null,
+        client_id: clientId,
+        property_id: propertyId,
+        job_id: job?.id ?? null,
+        quote_id: quoteId,
+        currency: input.currency ?? source?.currency ?? (await accountCurrency(tx.db, tx.accountId)),
+        ...priced,
+        amount_paid: 0,
+        notes: input.notes ?? null,
+        issue_date: issueDate,
+        due_date: dueDate,
+        status: 'draft',
+        sent_at: null,
+        paid_at: null,
+        voided_at: null,
+        delivery_id: null,
+        delivery_status: null,
+        hosted_token: null,
+        hosted_url: null,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      };
+      await repository.insertInvoice(tx.db, row);
+      const timezone = await findAccountTimezone(tx.db, tx.accountId);
+      const invoice = presentInvoice({ ...row, payments: [], timezone }, now);
+      await recordEvent(tx, 'invoice.created', invoice);
+      return invoice;
+    }),
+  );
 }
 
 export async function getInvoice(ctx: Context, id: string, now: Date): Promise<Invoice> {
@@ -123,68 +130,75 @@ export async function updateInvoice(
   input: UpdateInvoiceInput,
   precondition?: Precondition,
 ): Promise<Invoice> {
-  return inTransaction(ctx, async (tx) => {
-    const current = await getRow(tx, id, true);
-    precondition?.(presentInvoice(current, tx.clock.now()));
-    const from = current.status as InvoiceStatus;
-    const { status, metadata, line_items: lineItems, property_id: _property, ...fields } = input;
-    if (Object.keys(input).some((key) => key !== 'status')) assertEditable(INVOICE_LIFECYCLE, from);
-    if (status !== undefined) assertMove(INVOICE_LIFECYCLE, from, status);
-    assertClientKept(
-      current.client_id,
-      fields.client_id,
-      current.job_id !== null
-        ? 'the invoice was made from a job'
-        : current.quote_id !== null
-          ? 'the invoice was made from a quote'
-          : undefined,
-    );
-    if (fields.client_id !== undefined) {
-      await requireClientReference(tx, fields.client_id);
-      if (current.payments.length > 0 && fields.client_id !== current.client_id)
-        throw fieldError('client_id', 'cannot change: payments are recorded against this invoice');
-    }
-    const property = await propertyOnUpdate(tx, current, input);
-    const now = tx.clock.now();
-    if (Object.keys(input).length === 0) return presentInvoice(current, now);
-
-    assertHolds(
-      INVOICE_LIFECYCLE,
-      status ?? from,
-      { ...fields, ...(lineItems !== undefined ? pricedColumns(lineItems) : {}) },
-      from,
-    );
-    const patch: Partial<InvoiceRow> = { ...fields, ...property, updated_at: now.toISOString() };
-    if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
-    if (lineItems !== undefined) {
-      Object.assign(patch, pricedColumns(lineItems));
-      if (Number(patch.total_amount) < Number(current.amount_paid))
-        throw fieldError(
-          'line_items',
-          `the total would be below the ${current.amount_paid} already paid; refund a payment first`,
+  return guardExternalId(
+    ctx,
+    'invoices',
+    input.external_id,
+    () =>
+      inTransaction(ctx, async (tx) => {
+        const current = await getRow(tx, id, true);
+        precondition?.(presentInvoice(current, tx.clock.now()));
+        const from = current.status as InvoiceStatus;
+        const { status, metadata, line_items: lineItems, property_id: _property, ...fields } = input;
+        if (Object.keys(input).some((key) => key !== 'status')) assertEditable(INVOICE_LIFECYCLE, from);
+        if (status !== undefined) assertMove(INVOICE_LIFECYCLE, from, status);
+        assertClientKept(
+          current.client_id,
+          fields.client_id,
+          current.job_id !== null
+            ? 'the invoice was made from a job'
+            : current.quote_id !== null
+              ? 'the invoice was made from a quote'
+              : undefined,
         );
-    }
-    assertDueAfterIssue(
-      patch.issue_date !== undefined ? patch.issue_date : current.issue_date,
-      patch.due_date !== undefined ? patch.due_date : current.due_date,
-    );
-    if (status === 'sent' && from !== 'sent')
-      Object.assign(patch, await invoiceSentColumns(tx, { ...current, ...patch }));
-    // Paid is reached by payments (below), never stamped here.
-    if (status === 'void') Object.assign(patch, enter(INVOICE_LIFECYCLE, from, status, now.toISOString()));
-    const updated = (await repository.updateInvoice(tx.db, tx.accountId, current.id, patch)) ?? current;
-    const edited = presentInvoice({ ...updated, payments: current.payments }, now);
-    await recordChange(tx, {
-      resource: 'invoice',
-      before: presentInvoice(current, now),
-      after: edited,
-      statusEvents: INVOICE_LIFECYCLE.events,
-    });
-    // Marking paid records the rest as a payment (method `other`), so the balance always comes from payments.
-    if (status === 'paid' && from !== 'paid') await payInFull(tx, updated, edited);
-    else if (lineItems !== undefined && Number(updated.amount_paid) > 0) await settleInvoice(tx, updated, edited);
-    return presentInvoice(await getRow(tx, current.id), now);
-  });
+        if (fields.client_id !== undefined) {
+          await requireClientReference(tx, fields.client_id);
+          if (current.payments.length > 0 && fields.client_id !== current.client_id)
+            throw fieldError('client_id', 'cannot change: payments are recorded against this invoice');
+        }
+        const property = await propertyOnUpdate(tx, current, input);
+        const now = tx.clock.now();
+        if (Object.keys(input).length === 0) return presentInvoice(current, now);
+
+        assertHolds(
+          INVOICE_LIFECYCLE,
+          status ?? from,
+          { ...fields, ...(lineItems !== undefined ? pricedColumns(lineItems) : {}) },
+          from,
+        );
+        const patch: Partial<InvoiceRow> = { ...fields, ...property, updated_at: now.toISOString() };
+        if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
+        if (lineItems !== undefined) {
+          Object.assign(patch, pricedColumns(lineItems));
+          if (Number(patch.total_amount) < Number(current.amount_paid))
+            throw fieldError(
+              'line_items',
+              `the total would be below the ${current.amount_paid} already paid; refund a payment first`,
+            );
+        }
+        assertDueAfterIssue(
+          patch.issue_date !== undefined ? patch.issue_date : current.issue_date,
+          patch.due_date !== undefined ? patch.due_date : current.due_date,
+        );
+        if (status === 'sent' && from !== 'sent')
+          Object.assign(patch, await invoiceSentColumns(tx, { ...current, ...patch }));
+        // Paid is reached by payments (below), never stamped here.
+        if (status === 'void') Object.assign(patch, enter(INVOICE_LIFECYCLE, from, status, now.toISOString()));
+        const updated = (await repository.updateInvoice(tx.db, tx.accountId, current.id, patch)) ?? current;
+        const edited = presentInvoice({ ...updated, payments: current.payments, timezone: current.timezone }, now);
+        await recordChange(tx, {
+          resource: 'invoice',
+          before: presentInvoice(current, now),
+          after: edited,
+          statusEvents: INVOICE_LIFECYCLE.events,
+        });
+        // Marking paid records the rest as a payment (method `other`), so the balance always comes from payments.
+        if (status === 'paid' && from !== 'paid') await payInFull(tx, updated, edited);
+        else if (lineItems !== undefined && Number(updated.amount_paid) > 0) await settleInvoice(tx, updated, edited);
+        return presentInvoice(await getRow(tx, current.id), now);
+      }),
+    id,
+  );
 }
 
 async function payInFull(tx: Context, invoice: InvoiceRow, before: Invoice): Promise<void> {
@@ -201,6 +215,7 @@ export const SENDABLE_INVOICE: SendableKind<InvoiceRecord, Invoice> = {
   update: async (tx, row, patch) => ({
     ...((await repository.updateInvoice(tx.db, tx.accountId, row.id, patch)) ?? row),
     payments: row.payments,
+    timezone: row.timezone,
   }),
   present: presentInvoice,
 };
@@ -226,11 +241,14 @@ export async function listInvoices(ctx: Context, query: ListInvoicesInput, now: 
   const page = pageRequest(query, repository.INVOICE_SORTS);
   const { overdue, ...filters } = query;
   const statuses = parseStatusFilter(query.status, INVOICE_STATUSES);
+  // One read of the account's zone serves the overdue filter and every invoice's is_overdue.
+  const timezone = await findAccountTimezone(db, accountId);
+  const today = localToday(now, timezone);
   const { rows, resumeAfter } = await repository.listInvoices(
     db,
     accountId,
-    { ...filters, statuses, overdue: overdue === undefined ? undefined : { today: todayUtc(now), wanted: overdue } },
+    { ...filters, statuses, overdue: overdue === undefined ? undefined : { today, wanted: overdue } },
     page,
   );
-  return toPage<InvoiceRecord>(await withPayments(db, accountId, rows), page, resumeAfter);
+  return toPage<InvoiceRecord>(await withPayments(db, accountId, rows, timezone), page, resumeAfter);
 }

@@ -11,6 +11,7 @@ import type { JobStatus } from './jobs.lifecycle.js';
 const COLUMNS = [
   'id',
   'account_id',
+  'external_id',
   'client_id',
   'property_id',
   'quote_id',
@@ -34,6 +35,7 @@ const COLUMNS = [
 ] as const;
 
 export interface JobFilters extends TimeBounds {
+  external_id?: string | undefined;
   client_id?: string | undefined;
   statuses?: JobStatus[] | undefined;
   request_id?: string | undefined;
@@ -95,7 +97,12 @@ export function listJobsPlan(db: Executor, accountId: string, filters: JobFilter
     conditions.push(compare('scheduled_start', '>=', normalizeInstant(filters.scheduled_from)));
   if (filters.scheduled_to !== undefined)
     conditions.push(compare('scheduled_start', '<', normalizeInstant(filters.scheduled_to)));
-  const keys = keysOf({ client_id: filters.client_id, request_id: filters.request_id, quote_id: filters.quote_id });
+  const keys = keysOf({
+    external_id: filters.external_id,
+    client_id: filters.client_id,
+    request_id: filters.request_id,
+    quote_id: filters.quote_id,
+  });
   const among = filters.statuses && { column: 'status', values: filters.statuses };
   return listPlan(
     db,

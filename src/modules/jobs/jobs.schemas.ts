@@ -2,7 +2,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { JOB_LIFECYCLE, JOB_STATUSES, type JobStatus } from './jobs.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
-import { listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
+import {
+  ExternalIdSchema,
+  externalIdFilter,
+  listQueryProperties,
+  MetadataSchema,
+  Nullable,
+  TimestampSchema,
+} from '../../kernel/fields.js';
 import {
   CurrencySchema,
   documentFields,
@@ -33,6 +40,7 @@ const scheduledEnd = nullableTimestamp('When the work is planned to end; not bef
 export const JobSchema = Type.Object(
   {
     ...documentFields('job', JOB_STATUSES),
+    external_id: Nullable(ExternalIdSchema),
     number: Type.String({ description: 'J-000001 upward, assigned at creation. Never reused.', example: 'J-000007' }),
     quote_id: Nullable(ReferenceSchema('The quote the job was made from.')),
     request_id: Nullable(ReferenceSchema('The service request the job answers.')),
@@ -48,6 +56,7 @@ export const JobSchema = Type.Object(
 );
 
 const writable = {
+  external_id: Type.Optional(Nullable(ExternalIdSchema)),
   description: Type.Optional(description),
   line_items: Type.Optional(LineItemsInputSchema),
   currency: Type.Optional(CurrencySchema),
@@ -95,6 +104,7 @@ export const UpdateJobBody = Type.Object(
 export const ListJobsQuery = Type.Object(
   {
     ...listQueryProperties(['created_at', 'updated_at', 'scheduled_start'] as const),
+    external_id: externalIdFilter,
     client_id: idFilter('Only jobs of this client.'),
     status: statusFilter(JOB_STATUSES),
     request_id: idFilter('Only jobs made from this service request.'),

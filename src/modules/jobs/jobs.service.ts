@@ -17,7 +17,7 @@ import { convertQuote } from '../quotes/index.js';
 import { convertServiceRequest } from '../service-requests/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
-import { requireReference, requireRow } from '../shared/index.js';
+import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
 import { JOB_LIFECYCLE, JOB_STATUSES, type JobStatus } from './jobs.lifecycle.js';
 import * as repository from './jobs.repository.js';
 import type { CreateJobInput, Job, ListJobsInput, UpdateJobInput } from './jobs.schemas.js';
@@ -26,6 +26,7 @@ export function presentJob(row: JobRow): Job {
   return {
     id: row.id,
     object: 'job',
+    external_id: row.external_id,
     number: row.number as string,
     client_id: row.client_id,
     property_id: row.property_id,
@@ -63,54 +64,57 @@ const instantOrNull = (value: string | null | undefined) =>
   value === null || value === undefined ? null : normalizeInstant(value);
 
 export async function createJob(ctx: Context, input: CreateJobInput): Promise<Job> {
-  return inTransaction(ctx, async (tx) => {
-    const quote = input.quote_id === undefined ? undefined : await convertQuote(tx, input.quote_id, input.client_id);
-    const clientId = input.client_id ?? quote?.client_id;
-    if (clientId === undefined) throw fieldError('client_id', 'is required unless quote_id is given');
-    await requireClientReference(tx, clientId);
-    const title = input.title ?? quote?.title ?? (quote?.number ? `Job for quote ${quote.number}` : undefined);
-    if (title === undefined) throw fieldError('title', 'is required unless the job is made from a quote');
-    const requestId = input.request_id ?? quote?.request_id ?? undefined;
-    const request = requestId ? await convertServiceRequest(tx, requestId, clientId) : undefined;
-    const propertyId = await propertyForNewDocument(
-      tx,
-      clientId,
-      input.property_id,
-      quote ? quote.property_id : request?.property_id,
-    );
-    const start = instantOrNull(input.scheduled_start);
-    const end = instantOrNull(input.scheduled_end);
-    assertScheduleOrder(start, end);
+  return guardExternalId(ctx, 'jobs', input.external_id, () =>
+    inTransaction(ctx, async (tx) => {
+      const quote = input.quote_id === undefined ? undefined : await convertQuote(tx, input.quote_id, input.client_id);
+      const clientId = input.client_id ?? quote?.client_id;
+      if (clientId === undefined) throw fieldError('client_id', 'is required unless quote_id is given');
+      await requireClientReference(tx, clientId);
+      const title = input.title ?? quote?.title ?? (quote?.number ? `Job for quote ${quote.number}` : undefined);
+      if (title === undefined) throw fieldError('title', 'is required unless the job is made from a quote');
+      const requestId = input.request_id ?? quote?.request_id ?? undefined;
+      const request = requestId ? await convertServiceRequest(tx, requestId, clientId) : undefined;
+      const propertyId = await propertyForNewDocument(
+        tx,
+        clientId,
+        input.property_id,
+        quote ? quote.property_id : request?.property_id,
+      );
+      const start = instantOrNull(input.scheduled_start);
+      const end = instantOrNull(input.scheduled_end);
+      assertScheduleOrder(start, end);
 
-    const lines = input.line_items ?? (quote ? copyLineItems(lineItemsOf(quote)) : []);
-    const priced = pricedColumns(lines);
-    const numbered = await nextNumber(tx.db, tx.accountId, 'job');
-    const now = tx.clock.now().toISOString();
-    const row: JobRow = {
-      id: newId(),
-      account_id: tx.accountId,
-      ...numbered,
-      client_id: clientId,
-      property_id: propertyId,
-      quote_id: quote?.id ?? null,
-      request_id: requestId ?? null,
-      title,
-      description: input.description ?? null,
-      currency: input.currency ?? quote?.currency ?? (await accountCurrency(tx.db, tx.accountId)),
-      ...priced,
-      scheduled_start: start,
-      scheduled_end: end,
-      status: 'scheduled',
-      completed_at: null,
-      metadata: JSON.stringify(input.metadata ?? {}),
-      created_at: now,
-      updated_at: now,
-    };
-    await repository.insertJob(tx.db, row);
-    const job = presentJob(row);
-    await recordEvent(tx, 'job.created', job);
-    return job;
-  });
+      const lines = input.line_items ?? (quote ? copyLineItems(lineItemsOf(quote)) : []);
+      const priced = pricedColumns(lines);
+      const numbered = await nextNumber(tx.db, tx.accountId, 'job');
+      const now = tx.clock.now().toISOString();
+      const row: JobRow = {
+        id: newId(),
+        external_id: input.external_id ?? null,
+        account_id: tx.accountId,
+        ...numbered,
+        client_id: clientId,
+        property_id: propertyId,
+        quote_id: quote?.id ?? null,
+        request_id: requestId ?? null,
+        title,
+        description: input.description ?? null,
+        currency: input.currency ?? quote?.currency ?? (await accountCurrency(tx.db, tx.accountId)),
+        ...priced,
+        scheduled_start: start,
+        scheduled_end: end,
+        status: 'scheduled',
+        completed_at: null,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        created_at: now,
+        updated_at: now,
+      };
+      await repository.insertJob(tx.db, row);
+      const job = presentJob(row);
+      await recordEvent(tx, 'job.created', job);
+      return job;
+    }),
+  );
 }
 
 export async function getJob(ctx: Context, id: string): Promise<Job> {
@@ -123,52 +127,59 @@ export async function updateJob(
   input: UpdateJobInput,
   precondition?: Precondition,
 ): Promise<Job> {
-  return inTransaction(ctx, async (tx) => {
-    const current = await getRow(tx, id, true);
-    precondition?.(presentJob(current));
-    const from = current.status as JobStatus;
-    if (input.status !== undefined) assertMove(JOB_LIFECYCLE, from, input.status);
-    assertClientKept(
-      current.client_id,
-      input.client_id,
-      current.quote_id !== null
-        ? 'the job was made from a quote'
-        : current.request_id !== null
-          ? 'the job was made from a service request'
-          : undefined,
-    );
-    if (input.client_id !== undefined) await requireClientReference(tx, input.client_id);
-    const property = await propertyOnUpdate(tx, current, input);
-    if (Object.keys(input).length === 0) return presentJob(current);
+  return guardExternalId(
+    ctx,
+    'jobs',
+    input.external_id,
+    () =>
+      inTransaction(ctx, async (tx) => {
+        const current = await getRow(tx, id, true);
+        precondition?.(presentJob(current));
+        const from = current.status as JobStatus;
+        if (input.status !== undefined) assertMove(JOB_LIFECYCLE, from, input.status);
+        assertClientKept(
+          current.client_id,
+          input.client_id,
+          current.quote_id !== null
+            ? 'the job was made from a quote'
+            : current.request_id !== null
+              ? 'the job was made from a service request'
+              : undefined,
+        );
+        if (input.client_id !== undefined) await requireClientReference(tx, input.client_id);
+        const property = await propertyOnUpdate(tx, current, input);
+        if (Object.keys(input).length === 0) return presentJob(current);
 
-    const {
-      status,
-      metadata,
-      line_items: lineItems,
-      scheduled_start: start,
-      scheduled_end: end,
-      property_id: _property,
-      ...fields
-    } = input;
-    const now = tx.clock.now().toISOString();
-    const patch: Partial<JobRow> = { ...fields, ...property, updated_at: now };
-    const scheduledStart = start !== undefined ? instantOrNull(start) : current.scheduled_start;
-    const scheduledEnd = end !== undefined ? instantOrNull(end) : current.scheduled_end;
-    assertScheduleOrder(scheduledStart, scheduledEnd);
-    if (start !== undefined) patch.scheduled_start = scheduledStart;
-    if (end !== undefined) patch.scheduled_end = scheduledEnd;
-    if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
-    if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
-    if (status !== undefined) Object.assign(patch, enter(JOB_LIFECYCLE, from, status, now));
-    const job = presentJob((await repository.updateJob(tx.db, tx.accountId, current.id, patch)) ?? current);
-    await recordChange(tx, {
-      resource: 'job',
-      before: presentJob(current),
-      after: job,
-      statusEvents: JOB_LIFECYCLE.events,
-    });
-    return job;
-  });
+        const {
+          status,
+          metadata,
+          line_items: lineItems,
+          scheduled_start: start,
+          scheduled_end: end,
+          property_id: _property,
+          ...fields
+        } = input;
+        const now = tx.clock.now().toISOString();
+        const patch: Partial<JobRow> = { ...fields, ...property, updated_at: now };
+        const scheduledStart = start !== undefined ? instantOrNull(start) : current.scheduled_start;
+        const scheduledEnd = end !== undefined ? instantOrNull(end) : current.scheduled_end;
+        assertScheduleOrder(scheduledStart, scheduledEnd);
+        if (start !== undefined) patch.scheduled_start = scheduledStart;
+        if (end !== undefined) patch.scheduled_end = scheduledEnd;
+        if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
+        if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
+        if (status !== undefined) Object.assign(patch, enter(JOB_LIFECYCLE, from, status, now));
+        const job = presentJob((await repository.updateJob(tx.db, tx.accountId, current.id, patch)) ?? current);
+        await recordChange(tx, {
+          resource: 'job',
+          before: presentJob(current),
+          after: job,
+          statusEvents: JOB_LIFECYCLE.events,
+        });
+        return job;
+      }),
+    id,
+  );
 }
 
 export async function deleteJob(

@@ -5,12 +5,13 @@
 // documents (serviceAddressOf) never carries them.
 import { newId } from '../../core/deps.js';
 import { conflict, fieldError, notFound, type Precondition } from '../../core/errors.js';
-import { canonicalTimeZone } from '../../core/time-zone-names.js';
+import { canonicalTimeZone } from '../../core/time.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { Executor } from '../../db/database.js';
 import type { PropertyPatch, PropertyRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
+import { findAccountTimezone } from '../accounts/index.js';
 import { requireClientReference } from '../clients/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { presentAddress, requireReference, requireRow, type Address } from '../shared/index.js';
@@ -60,13 +61,10 @@ function addressColumns(address: AddressInput, name: string | null) {
 }
 
 /**
- * The time zone a property gets when none is given: the account's (docs/api-contract.md §14). Every account's
- * is UTC until accounts have a time zone of their own; the value is stored, so a later change of the
- * account's zone does not move existing properties (§21).
+ * The time zone a property gets when none is given: the account's (docs/api-contract.md §14); the value is
+ * stored, so a later change of the account's zone does not move existing properties (§21).
  */
-async function accountTimeZone(_db: Executor, _accountId: string): Promise<string> {
-  return 'UTC';
-}
+const accountTimeZone = findAccountTimezone;
 
 function getRow(ctx: Context, id: string, lock = false): Promise<PropertyRow> {
   return requireRow('property', id, (found) => repository.findProperty(ctx.db, ctx.accountId, found, lock));
@@ -95,7 +93,7 @@ export async function createProperty(ctx: Context, input: CreatePropertyInput): 
       timezone:
         input.timezone === undefined
           ? await accountTimeZone(tx.db, tx.accountId)
-          : (canonicalTimeZone(input.timezone) as string),
+          : canonicalTimeZone('timezone', input.timezone),
       location: input.location ? JSON.stringify({ lat: input.location.lat, lng: input.location.lng }) : null,
       access_notes: input.access_notes ?? null,
       archived: input.archived ? 1 : 0,
@@ -134,7 +132,7 @@ export async function updateProperty(
       const address = input.address ?? (presentAddress(current.address) as AddressInput);
       Object.assign(patch, addressColumns(address, name));
     }
-    if (input.timezone !== undefined) patch.timezone = canonicalTimeZone(input.timezone) as string;
+    if (input.timezone !== undefined) patch.timezone = canonicalTimeZone('timezone', input.timezone);
     if (input.location !== undefined)
       patch.location =
         input.location === null ? null : JSON.stringify({ lat: input.location.lat, lng: input.location.lng });

@@ -10,7 +10,7 @@ import {
   hostedLinkOnSend,
   lineItemsOf,
   numberOnSend,
-  todayUtc,
+  localToday,
   type Lifecycle,
 } from '../documents/index.js';
 
@@ -51,9 +51,16 @@ export const QUOTE_LIFECYCLE: Lifecycle<QuoteStatus, QuoteRow> = {
   },
 };
 
-/** A sent quote whose valid_until has passed (on the UTC day): it can no longer be approved. */
-export function isQuoteExpired(quote: { status: string; valid_until: string | null }, now: Date): boolean {
-  return quote.status === 'sent' && quote.valid_until !== null && quote.valid_until < todayUtc(now);
+/**
+ * A sent quote whose valid_until has passed on the account's local day (docs/api-contract.md §14): it can
+ * no longer be approved on the hub.
+ */
+export function isQuoteExpired(
+  quote: { status: string; valid_until: string | null },
+  now: Date,
+  timezone: string,
+): boolean {
+  return quote.status === 'sent' && quote.valid_until !== null && quote.valid_until < localToday(now, timezone);
 }
 
 /** A job or invoice may be made only from an approved quote (which then becomes converted). */

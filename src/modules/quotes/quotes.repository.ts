@@ -9,6 +9,7 @@ import type { QuoteStatus } from './quotes.lifecycle.js';
 const COLUMNS = [
   'id',
   'account_id',
+  'external_id',
   'client_id',
   'property_id',
   'request_id',
@@ -39,6 +40,7 @@ const COLUMNS = [
 ] as const;
 
 export interface QuoteFilters extends TimeBounds {
+  external_id?: string | undefined;
   client_id?: string | undefined;
   statuses?: QuoteStatus[] | undefined;
   request_id?: string | undefined;
@@ -102,7 +104,11 @@ export async function listQuotes(
 
 /** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
 export function listQuotesPlan(db: Executor, accountId: string, filters: QuoteFilters, page: PageRequest<QuoteRow>) {
-  const keys = keysOf({ client_id: filters.client_id, request_id: filters.request_id });
+  const keys = keysOf({
+    external_id: filters.external_id,
+    client_id: filters.client_id,
+    request_id: filters.request_id,
+  });
   const among = filters.statuses && { column: 'status', values: filters.statuses };
   return listPlan(
     db,

@@ -2,7 +2,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { QUOTE_LIFECYCLE, QUOTE_STATUSES, type QuoteStatus } from './quotes.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
-import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
+import {
+  ExternalIdSchema,
+  externalIdFilter,
+  listQueryProperties,
+  MetadataSchema,
+  Nullable,
+} from '../../kernel/fields.js';
 import {
   CurrencySchema,
   documentFields,
@@ -35,6 +41,7 @@ const validUntil = nullableDate('Last day the client may accept the quote.');
 export const QuoteSchema = Type.Object(
   {
     ...documentFields('quote', QUOTE_STATUSES),
+    external_id: Nullable(ExternalIdSchema),
     number: Nullable(
       Type.String({
         description: 'Q-000001 upward, assigned when first sent; null before. Never reused.',
@@ -70,6 +77,7 @@ export const QuoteSchema = Type.Object(
 );
 
 const writable = {
+  external_id: Type.Optional(Nullable(ExternalIdSchema)),
   title: Type.Optional(title),
   line_items: Type.Optional(LineItemsInputSchema),
   currency: Type.Optional(CurrencySchema),
@@ -108,6 +116,7 @@ export const UpdateQuoteBody = Type.Object(
 export const ListQuotesQuery = Type.Object(
   {
     ...listQueryProperties(['created_at', 'updated_at', 'number'] as const),
+    external_id: externalIdFilter,
     client_id: idFilter('Only quotes of this client.'),
     status: statusFilter(QUOTE_STATUSES),
     request_id: idFilter('Only quotes made from this service request.'),

@@ -7,6 +7,7 @@ import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { QuoteRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { HUB_ACTOR, inTransaction, type Context, type Runtime } from '../../kernel/context.js';
+import { findAccountTimezone } from '../accounts/index.js';
 import { requireClientReference } from '../clients/index.js';
 import {
   accountCurrency,
@@ -26,7 +27,7 @@ import {
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { convertServiceRequest } from '../service-requests/index.js';
-import { requireReference, requireRow } from '../shared/index.js';
+import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
 import {
   assertQuoteConvertible,
   isQuoteExpired,
@@ -42,6 +43,7 @@ export function presentQuote(row: QuoteRow): Quote {
   return {
     id: row.id,
     object: 'quote',
+    external_id: row.external_id,
     number: row.number,
     client_id: row.client_id,
     property_id: row.property_id,
@@ -70,46 +72,49 @@ function getRow(ctx: Context, id: string, lock = false): Promise<QuoteRow> {
 }
 
 export async function createQuote(ctx: Context, input: CreateQuoteInput): Promise<Quote> {
-  return inTransaction(ctx, async (tx) => {
-    await requireClientReference(tx, input.client_id);
-    const priced = pricedColumns(input.line_items ?? []);
-    const request =
-      input.request_id === undefined ? undefined : await convertServiceRequest(tx, input.request_id, input.client_id);
-    const propertyId = await propertyForNewDocument(tx, input.client_id, input.property_id, request?.property_id);
-    const now = tx.clock.now().toISOString();
-    const row: QuoteRow = {
-      id: newId(),
-      account_id: tx.accountId,
-      client_id: input.client_id,
-      property_id: propertyId,
-      request_id: input.request_id ?? null,
-      number: null,
-      number_seq: null,
-      title: input.title ?? null,
-      currency: input.currency ?? (await accountCurrency(tx.db, tx.accountId)),
-      ...priced,
-      notes: input.notes ?? null,
-      valid_until: input.valid_until ?? null,
-      status: 'draft',
-      sent_at: null,
-      approved_at: null,
-      approved_by: null,
-      declined_at: null,
-      decline_reason: null,
-      converted_at: null,
-      delivery_id: null,
-      delivery_status: null,
-      hosted_token: null,
-      hosted_url: null,
-      metadata: JSON.stringify(input.metadata ?? {}),
-      created_at: now,
-      updated_at: now,
-    };
-    await repository.insertQuote(tx.db, row);
-    const quote = presentQuote(row);
-    await recordEvent(tx, 'quote.created', quote);
-    return quote;
-  });
+  return guardExternalId(ctx, 'quotes', input.external_id, () =>
+    inTransaction(ctx, async (tx) => {
+      await requireClientReference(tx, input.client_id);
+      const priced = pricedColumns(input.line_items ?? []);
+      const request =
+        input.request_id === undefined ? undefined : await convertServiceRequest(tx, input.request_id, input.client_id);
+      const propertyId = await propertyForNewDocument(tx, input.client_id, input.property_id, request?.property_id);
+      const now = tx.clock.now().toISOString();
+      const row: QuoteRow = {
+        id: newId(),
+        external_id: input.external_id ?? null,
+        account_id: tx.accountId,
+        client_id: input.client_id,
+        property_id: propertyId,
+        request_id: input.request_id ?? null,
+        number: null,
+        number_seq: null,
+        title: input.title ?? null,
+        currency: input.currency ?? (await accountCurrency(tx.db, tx.accountId)),
+        ...priced,
+        notes: input.notes ?? null,
+        valid_until: input.valid_until ?? null,
+        status: 'draft',
+        sent_at: null,
+        approved_at: null,
+        approved_by: null,
+        declined_at: null,
+        decline_reason: null,
+        converted_at: null,
+        delivery_id: null,
+        delivery_status: null,
+        hosted_token: null,
+        hosted_url: null,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        created_at: now,
+        updated_at: now,
+      };
+      await repository.insertQuote(tx.db, row);
+      const quote = presentQuote(row);
+      await recordEvent(tx, 'quote.created', quote);
+      return quote;
+    }),
+  );
 }
 
 export async function getQuote(ctx: Context, id: string): Promise<Quote> {
@@ -122,39 +127,46 @@ export async function updateQuote(
   input: UpdateQuoteInput,
   precondition?: Precondition,
 ): Promise<Quote> {
-  return inTransaction(ctx, async (tx) => {
-    const current = await getRow(tx, id, true);
-    precondition?.(presentQuote(current));
-    const from = current.status as QuoteStatus;
-    const { status, metadata, line_items: lineItems, property_id: _property, ...fields } = input;
-    if (Object.keys(input).some((key) => key !== 'status')) assertEditable(QUOTE_LIFECYCLE, from);
-    if (status !== undefined) assertMove(QUOTE_LIFECYCLE, from, status);
-    assertClientKept(
-      current.client_id,
-      fields.client_id,
-      current.request_id === null ? undefined : 'the quote was made from a service request',
-    );
-    if (fields.client_id !== undefined) await requireClientReference(tx, fields.client_id);
-    const property = await propertyOnUpdate(tx, current, input);
-    if (Object.keys(input).length === 0) return presentQuote(current);
+  return guardExternalId(
+    ctx,
+    'quotes',
+    input.external_id,
+    () =>
+      inTransaction(ctx, async (tx) => {
+        const current = await getRow(tx, id, true);
+        precondition?.(presentQuote(current));
+        const from = current.status as QuoteStatus;
+        const { status, metadata, line_items: lineItems, property_id: _property, ...fields } = input;
+        if (Object.keys(input).some((key) => key !== 'status')) assertEditable(QUOTE_LIFECYCLE, from);
+        if (status !== undefined) assertMove(QUOTE_LIFECYCLE, from, status);
+        assertClientKept(
+          current.client_id,
+          fields.client_id,
+          current.request_id === null ? undefined : 'the quote was made from a service request',
+        );
+        if (fields.client_id !== undefined) await requireClientReference(tx, fields.client_id);
+        const property = await propertyOnUpdate(tx, current, input);
+        if (Object.keys(input).length === 0) return presentQuote(current);
 
-    const now = tx.clock.now().toISOString();
-    const patch: Partial<QuoteRow> = { ...fields, ...property, updated_at: now };
-    if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
-    if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
-    assertHolds(QUOTE_LIFECYCLE, status ?? from, patch, from);
-    if (status === 'sent' && from !== 'sent')
-      Object.assign(patch, await quoteSentColumns(tx, { ...current, ...patch }));
-    else if (status !== undefined) Object.assign(patch, enter(QUOTE_LIFECYCLE, from, status, now));
-    const quote = presentQuote((await repository.updateQuote(tx.db, tx.accountId, current.id, patch)) ?? current);
-    await recordChange(tx, {
-      resource: 'quote',
-      before: presentQuote(current),
-      after: quote,
-      statusEvents: QUOTE_LIFECYCLE.events,
-    });
-    return quote;
-  });
+        const now = tx.clock.now().toISOString();
+        const patch: Partial<QuoteRow> = { ...fields, ...property, updated_at: now };
+        if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
+        if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
+        assertHolds(QUOTE_LIFECYCLE, status ?? from, patch, from);
+        if (status === 'sent' && from !== 'sent')
+          Object.assign(patch, await quoteSentColumns(tx, { ...current, ...patch }));
+        else if (status !== undefined) Object.assign(patch, enter(QUOTE_LIFECYCLE, from, status, now));
+        const quote = presentQuote((await repository.updateQuote(tx.db, tx.accountId, current.id, patch)) ?? current);
+        await recordChange(tx, {
+          resource: 'quote',
+          before: presentQuote(current),
+          after: quote,
+          statusEvents: QUOTE_LIFECYCLE.events,
+        });
+        return quote;
+      }),
+    id,
+  );
 }
 
 /** What sent-documents needs to send a quote, or replace its hosted link. */
@@ -185,7 +197,11 @@ export async function answerQuote(
     if (!current || current.status === 'draft') return undefined;
     if (current.status !== 'sent') return 'closed';
     const now = reach.clock.now();
-    if (answer.decision === 'approve' && isQuoteExpired(current, now)) return 'expired';
+    if (
+      answer.decision === 'approve' &&
+      isQuoteExpired(current, now, await findAccountTimezone(reach.db, current.account_id))
+    )
+      return 'expired';
     const to: QuoteStatus = answer.decision === 'approve' ? 'approved' : 'declined';
     assertMove(QUOTE_LIFECYCLE, 'sent', to);
     const answered: Partial<QuoteRow> =

@@ -3,7 +3,7 @@
 // token names nothing.
 import type { Executor } from '../../db/database.js';
 import type { MailSnapshot } from '../../mail/document-mail.js';
-import { hasLogo } from '../accounts/index.js';
+import { findAccountTimezone, hasLogo } from '../accounts/index.js';
 import type { InvoiceRow, QuoteRow } from '../../db/types.js';
 import { getClientRow } from '../clients/index.js';
 import { documentSnapshot, type PrintableDocument, type SentKind } from '../documents/index.js';
@@ -48,7 +48,8 @@ export async function printHostedDocument(runtime: Runtime, target: HostedTarget
   const ctx: Context = { ...runtime, accountId: target.accountId, actor: HUB_ACTOR };
   if (target.kind === 'quote') {
     const quote = presentQuote(target.row);
-    return { ...(await printed(ctx, 'quote', quote)), quote, expired: isQuoteExpired(quote, now) };
+    const timezone = await findAccountTimezone(ctx.db, ctx.accountId);
+    return { ...(await printed(ctx, 'quote', quote)), quote, expired: isQuoteExpired(quote, now, timezone) };
   }
   const invoice = presentInvoice(await getInvoiceRecord(ctx.db, ctx.accountId, target.id), now);
   return { ...(await printed(ctx, 'invoice', invoice)), expired: false };

@@ -1,0 +1,136 @@
+// Time zones and local time (docs/api-contract.md §14), on the Temporal polyfill: zone names checked and
+// answered in their IANA primary form, local date-times turned into instants (a gap refused, an ambiguous time
+// taking its first instant, RFC 5545 §3.3.5), and instants turned into a zone's local date. No offset
+// arithmetic is written here: the polyfill reads the runtime's time-zone database.
+import { createRequire } from 'node:module';
+import { Temporal } from '@js-temporal/polyfill';
+import { fieldError } from './errors.js';
+
+/** IANA's tables as JSON (the `tzdata` package): each link name maps to its target, each zone to its rules. */
+const tzdata = createRequire(import.meta.url)('tzdata') as { zones: Record<string, unknown> };
+
+/** Every IANA name, by its lower-case form: names are matched case-insensitively, as the runtime matches them. */
+const NAMES = new Map(Object.keys(tzdata.zones).map((name) => [name.toLowerCase(), name]));
+
+/**
+ * Names that the database keeps only for compatibility and that do not follow one place's local time:
+ * POSIX-style abbreviations (now links to a city whose rules they merely resemble) and GMT, which in
+ * everyday use often means London time (which keeps summer time) rather than UTC.
+ */
+const LEGACY = new Set(['EST', 'MST', 'HST', 'EST5EDT', 'CST6CDT', 'MST7MDT', 'PST8PDT', 'CET', 'EET', 'MET', 'WET']);
+
+const EXAMPLE = 'an IANA time-zone name such as America/Denver or Europe/Berlin';
+
+/** The IANA primary name a link leads to (`US/Mountain` → `America/Denver`), or undefined for an unknown name. */
+function primaryName(name: string): string | undefined {
+  let current = NAMES.get(name.toLowerCase());
+  for (let hops = 0; current !== undefined && hops < 5; hops++) {
+    const target = tzdata.zones[current];
+    if (typeof target !== 'string') return current;
+    current = NAMES.get(target.toLowerCase());
+  }
+  return undefined;
+}
+
+function runtimeKnows(name: string): boolean {
+  try {
+    Temporal.Now.zonedDateTimeISO(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The zone named by `value` in its primary form, or a 422 on `field`: `US/Mountain` → `America/Denver`,
+ * `Asia/Calcutta` → `Asia/Kolkata`, `Etc/UTC` → `UTC`. Offsets (`+02:00`), abbreviations (`MST`) and
+ * fixed-offset names (`Etc/GMT+7`) are refused: none of them follows daylight saving.
+ */
+export function canonicalTimeZone(field: string, value: string): string {
+  const name = value.trim();
+  if (/^(?:[+\-\u2212]|(?:UTC|GMT)\s*[+\-\u2212]\s*\d)/i.test(name))
+    throw fieldError(field, `'${value}' is a fixed offset, which does not follow daylight saving; give ${EXAMPLE}`);
+  const primary = primaryName(name);
+  const known = primary ?? (runtimeKnows(name) ? name : undefined);
+  if (known === undefined)
+    throw fieldError(
+      field,
+      /^[A-Z]{2,5}$/i.test(name)
+        ? `'${value}' looks like an abbreviation, which does not say which daylight-saving rules apply; give ${EXAMPLE}`
+        : `'${value}' is not a time zone this server knows; give ${EXAMPLE}`,
+    );
+  if (known === 'Etc/UTC') return 'UTC';
+  if (LEGACY.has(known) || LEGACY.has(name.toUpperCase()) || known.startsWith('Etc/') || known === 'Factory')
+    throw fieldError(
+      field,
+      `'${value}' is an abbreviation or fixed-offset name, which does not follow a place's daylight saving; give ${EXAMPLE} (or UTC)`,
+    );
+  if (runtimeKnows(known)) return known;
+  // The package's tables are newer than the runtime's: answer the name the runtime can compute with.
+  if (runtimeKnows(name)) return Temporal.Now.zonedDateTimeISO(name).timeZoneId;
+  throw fieldError(field, `'${value}' is not a time zone this server knows; give ${EXAMPLE}`);
+}
+
+/** `YYYY-MM-DDTHH:MM`, a wall-clock time with no offset: the form of every `local_*` field. */
+export const LOCAL_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}$';
+
+/** `2026-03-08T02:30` as a Temporal value, or a 422 on `field` for a day or time that no calendar has. */
+function parseLocal(field: string, local: string): Temporal.PlainDateTime {
+  if (!new RegExp(LOCAL_DATE_TIME_PATTERN).test(local))
+    throw fieldError(field, 'must be a local date and time YYYY-MM-DDTHH:MM, without an offset');
+  try {
+    return Temporal.PlainDateTime.from(local, { overflow: 'reject' });
+  } catch {
+    throw fieldError(field, `'${local}' is not a real date and time`);
+  }
+}
+
+const wallClock = (value: Temporal.PlainDateTime) => value.toString({ smallestUnit: 'minute' });
+
+/**
+ * The instant a local date-time means in `zone` (a canonical name), as ISO 8601 UTC with milliseconds.
+ * A time in the spring-forward gap does not exist: a 422 on `field` naming the gap. An ambiguous time (the
+ * fall-back hour happens twice) is its first occurrence, before the clocks go back (RFC 5545 §3.3.5).
+ */
+export function localToInstant(field: string, local: string, zone: string): string {
+  const wanted = parseLocal(field, local);
+  const earlier = wanted.toZonedDateTime(zone, { disambiguation: 'earlier' });
+  if (!earlier.toPlainDateTime().equals(wanted)) {
+    // `earlier` fell back before the gap: the transition after it is where the clocks jumped.
+    const transition = earlier.getTimeZoneTransition('next');
+    if (transition === null) throw fieldError(field, `'${local}' does not exist in ${zone}`);
+    const before = transition.subtract({ nanoseconds: 1 }).toPlainDateTime().round({ smallestUnit: 'minute' });
+    const after = transition.toPlainDateTime();
+    throw fieldError(
+      field,
+      `${local} does not exist in ${zone}: on ${after.toPlainDate().toString()} the clocks move forward from ` +
+        `${wallClock(before).slice(11)} to ${wallClock(after).slice(11)}, so local times from ` +
+        `${wallClock(before).slice(11)} up to ${wallClock(after).slice(11)} are skipped`,
+    );
+  }
+  return instantText(earlier.toInstant());
+}
+
+/** An instant as the API answers it: UTC, milliseconds, `Z`. */
+function instantText(instant: Temporal.Instant): string {
+  return instant.toString({ smallestUnit: 'millisecond' });
+}
+
+/** The local date-time (`YYYY-MM-DDTHH:MM`) of an instant in `zone`: how a `local_*` mirror is answered. */
+export function instantToLocal(instant: string | Date, zone: string): string {
+  return wallClock(toInstant(instant).toZonedDateTimeISO(zone).toPlainDateTime());
+}
+
+/** The calendar date (`YYYY-MM-DD`) in `zone` at an instant: "today" for an account or a member. */
+export function localDate(instant: string | Date, zone: string): string {
+  return toInstant(instant).toZonedDateTimeISO(zone).toPlainDate().toString();
+}
+
+/** Minutes of real time between two instants (a local 01:00–03:00 on a fall-back day is 180). */
+export function elapsedMinutes(start: string, end: string): number {
+  return toInstant(start).until(toInstant(end)).total('minutes');
+}
+
+function toInstant(value: string | Date): Temporal.Instant {
+  return value instanceof Date ? Temporal.Instant.fromEpochMilliseconds(value.getTime()) : Temporal.Instant.from(value);
+}

@@ -1,0 +1,69 @@
+// The integrator's own ids (docs/api-contract.md §14): `external_id` is unique per account and kind, by a
+// unique index of each table. A second object with the same one is a 409 CONFLICT naming the holder, also
+// when two requests race (the index refuses the later insert; its id is then looked up and named).
+import { AppError } from '../../core/errors.js';
+import type { Executor } from '../../db/database.js';
+import type { Context } from '../../kernel/context.js';
+
+/** The tables whose rows carry an external_id, and what to call their rows. */
+const KINDS = {
+  clients: 'client',
+  quotes: 'quote',
+  jobs: 'job',
+  invoices: 'invoice',
+  team_members: 'team member',
+} as const;
+export type ExternalIdTable = keyof typeof KINDS;
+
+/** A unique index refused the write: PostgreSQL's 23505, SQLite's UNIQUE constraint. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** The id of the account's row of `table` that holds `externalId`, if any. */
+export async function findExternalIdHolder(
+  db: Executor,
+  table: ExternalIdTable,
+  accountId: string,
+  externalId: string,
+): Promise<string | undefined> {
+  const untyped = db as unknown as Executor & { selectFrom(table: string): ReturnType<Executor['selectFrom']> };
+  const row = await untyped
+    .selectFrom(table as 'clients')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+function taken(table: ExternalIdTable, externalId: string, holder: string): AppError {
+  const message = `is already the external_id of ${KINDS[table]} ${holder}; external ids are unique per account and kind`;
+  return new AppError('CONFLICT', `external_id '${externalId}' ${message}.`, [{ field: 'external_id', message }]);
+}
+
+/**
+ * Runs `write` (which opens its own transaction); when it fails on a unique index and another row of the
+ * account holds `externalId`, the failure is that row's 409. Outside the write's transaction, because a
+ * failed statement ends PostgreSQL's. `self`: the row being updated, which may keep its own id.
+ */
+export async function guardExternalId<T>(
+  ctx: Context,
+  table: ExternalIdTable,
+  externalId: string | null | undefined,
+  write: () => Promise<T>,
+  self?: string,
+): Promise<T> {
+  if (externalId === null || externalId === undefined) return write();
+  const before = await findExternalIdHolder(ctx.db, table, ctx.accountId, externalId);
+  if (before !== undefined && before !== self) throw taken(table, externalId, before);
+  try {
+    return await write();
+  } catch (error) {
+    if (!isUniqueViolation(error) || ctx.db.isTransaction) throw error;
+    const holder = await findExternalIdHolder(ctx.db, table, ctx.accountId, externalId);
+    if (holder !== undefined && holder !== self) throw taken(table, externalId, holder);
+    throw error;
+  }
+}

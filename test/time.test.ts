@@ -1,0 +1,183 @@
+// Time (contract section 14): zone names checked and canonicalised, local times turned into instants across
+// both daylight-saving changes in two zones, and the account's zone deciding its local day: is_overdue, the
+// overdue filter and an invoice's default issue_date change at the account's midnight, not UTC's.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { AppError } from '../src/core/errors.js';
+import { canonicalTimeZone, elapsedMinutes, instantToLocal, localToInstant } from '../src/core/time.js';
+import { isQuoteExpired } from '../src/modules/quotes/quotes.lifecycle.js';
+import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
+
+/** The 422 `work` throws: its field and message. */
+function refusal(work: () => unknown): { field: string; message: string } {
+  try {
+    work();
+  } catch (error) {
+    assert.ok(error instanceof AppError, String(error));
+    assert.equal(error.status, 422);
+    assert.equal(error.code, 'VALIDATION_ERROR');
+    return error.details![0]!;
+  }
+  assert.fail('expected a 422');
+}
+
+describe('time-zone names (contract section 14 and its settled readings)', () => {
+  test('IANA names are answered in their primary form, whatever the runtime prefers', () => {
+    const CANONICAL: Array<[string, string]> = [
+      ['America/Denver', 'America/Denver'],
+      ['US/Mountain', 'America/Denver'],
+      ['Asia/Calcutta', 'Asia/Kolkata'],
+      ['Europe/Kiev', 'Europe/Kyiv'],
+      ['america/denver', 'America/Denver'],
+      ['Europe/Berlin', 'Europe/Berlin'],
+      ['UTC', 'UTC'],
+      ['Etc/UTC', 'UTC'],
+    ];
+    for (const [given, answered] of CANONICAL) assert.equal(canonicalTimeZone('timezone', given), answered, given);
+  });
+
+  test('offsets, abbreviations and fixed-offset names are a 422 on the field, saying why', () => {
+    for (const given of ['+02:00', '-07:00', 'UTC+2', 'MST', 'EST', 'HST', 'CET', 'PST', 'CEST', 'Etc/GMT+7', 'GMT']) {
+      const { field, message } = refusal(() => canonicalTimeZone('timezone', given));
+      assert.equal(field, 'timezone');
+      assert.match(message, /offset|abbreviation/, `${given}: ${message}`);
+    }
+    assert.match(refusal(() => canonicalTimeZone('timezone', 'Mars/Olympus')).message, /not a time zone/);
+  });
+});
+
+describe('local date-times to instants, across both daylight-saving changes', () => {
+  // [zone, spring-forward day, fall-back day, UTC offset in winter, in summer (hours)]
+  const ZONES: Array<[string, string, string, number, number]> = [
+    ['America/Denver', '2026-03-08', '2026-11-01', -7, -6],
+    ['Europe/Berlin', '2026-03-29', '2026-10-25', 1, 2],
+  ];
+  for (const [zone, spring, fall, winter, summer] of ZONES) {
+    test(`${zone}: 02:30 on ${spring} is in the gap, a 422 naming the gap`, () => {
+      const { field, message } = refusal(() => localToInstant('local_start', `${spring}T02:30`, zone));
+      assert.equal(field, 'local_start');
+      assert.match(message, new RegExp(`${spring}T02:30 does not exist in ${zone.replace('/', '\\/')}`));
+      assert.match(message, /clocks move forward from 02:00 to 03:00/);
+      // Either side of the gap exists.
+      assert.equal(
+        localToInstant('local_start', `${spring}T01:59`, zone),
+        new Date(Date.parse(`${spring}T01:59:00Z`) - winter * 3_600_000).toISOString(),
+      );
+      assert.equal(
+        localToInstant('local_start', `${spring}T03:00`, zone),
+        new Date(Date.parse(`${spring}T03:00:00Z`) - summer * 3_600_000).toISOString(),
+      );
+    });
+
+    test(`${zone}: a time of the repeated hour on ${fall} is its first instant (RFC 5545)`, () => {
+      const ambiguous = zone === 'America/Denver' ? '01:30' : '02:30';
+      const instant = localToInstant('local_start', `${fall}T${ambiguous}`, zone);
+      // The first 01:30 (02:30) is still on summer time.
+      assert.equal(instant, new Date(Date.parse(`${fall}T${ambiguous}:00Z`) - summer * 3_600_000).toISOString());
+      assert.equal(instantToLocal(instant, zone), `${fall}T${ambiguous}`);
+      // The second one, an hour later, reads the same on the wall clock.
+      assert.equal(instantToLocal(new Date(Date.parse(instant) + 3_600_000), zone), `${fall}T${ambiguous}`);
+    });
+
+    test(`${zone}: 01:00–03:00 local on ${fall} lasts 180 minutes; on ${spring}, 60`, () => {
+      const minutes = (day: string) =>
+        elapsedMinutes(localToInstant('start', `${day}T01:00`, zone), localToInstant('end', `${day}T03:00`, zone));
+      assert.equal(minutes(fall), 180);
+      assert.equal(minutes(spring), 60);
+    });
+  }
+
+  test('a local date-time that is not a real one is a 422 on its field', () => {
+    assert.equal(refusal(() => localToInstant('local_start', '2026-02-30T10:00', 'UTC')).field, 'local_start');
+    assert.equal(refusal(() => localToInstant('local_end', '2026-03-01T10:00:00Z', 'UTC')).field, 'local_end');
+  });
+});
+
+describe("the account's time zone over HTTP", () => {
+  const clock = new ManualClock(new Date('2026-11-21T12:00:00.000Z'));
+  let context: TestContext;
+  let key: string;
+  before(async () => {
+    context = await createTestContext({ clock });
+    ({ key } = await context.account());
+  });
+  after(() => context.close());
+  const api = (method: string, url: string, body?: unknown) => context.request(method, url, { key, body });
+
+  test('a new account is UTC; PUT canonicalises the name and refuses offsets and abbreviations', async () => {
+    assert.equal((await api('GET', '/v1/account')).body.data.timezone, 'UTC');
+    const put = await api('PUT', '/v1/account', { timezone: 'US/Mountain' });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.body.data.timezone, 'America/Denver');
+    assert.equal((await api('GET', '/v1/account')).body.data.timezone, 'America/Denver');
+    for (const timezone of ['+02:00', 'MST', 'Etc/GMT+7', '', 42]) {
+      const refused = await api('PUT', '/v1/account', { timezone });
+      assert.equal(refused.status, 422, `${timezone}: ${refused.text}`);
+      assert.equal(refused.body.error.code, 'VALIDATION_ERROR');
+      assert.deepEqual(
+        refused.body.error.details.map((detail: { field: string }) => detail.field),
+        ['timezone'],
+      );
+    }
+    assert.equal((await api('GET', '/v1/account')).body.data.timezone, 'America/Denver', 'nothing was changed');
+  });
+
+  test("is_overdue and overdue=true flip at the account's local midnight, not UTC's", async () => {
+    const client = (await api('POST', '/v1/clients', { name: 'Late payer' })).body.data;
+    const invoice = (
+      await api('POST', '/v1/invoices', {
+        client_id: client.id,
+        line_items: [{ description: 'Work', quantity: 1, unit_amount: 5000 }],
+        issue_date: '2026-11-01',
+        due_date: '2026-11-21',
+      })
+    ).body.data;
+    assert.equal((await api('PUT', `/v1/invoices/${invoice.id}`, { status: 'sent' })).status, 200);
+    const seen = async () => {
+      const one = (await api('GET', `/v1/invoices/${invoice.id}`)).body.data.is_overdue as boolean;
+      const listed = (await api('GET', '/v1/invoices?overdue=true')).body.data.map((row: { id: string }) => row.id);
+      const inList = (await api('GET', '/v1/invoices')).body.data.find((row: { id: string }) => row.id === invoice.id);
+      assert.equal(inList.is_overdue, one, 'the list and GET agree');
+      assert.equal(listed.includes(invoice.id), one, 'overdue=true agrees');
+      return one;
+    };
+    await api('PUT', '/v1/account', { timezone: 'America/Denver' });
+    // 06:59 UTC on the 22nd is 23:59 on the 21st in Denver (UTC-7): the due day is not over there.
+    clock.set(new Date('2026-11-22T06:59:00.000Z'));
+    assert.equal(await seen(), false);
+    clock.set(new Date('2026-11-22T07:00:00.000Z'));
+    assert.equal(await seen(), true, "Denver's midnight has passed");
+    // In Berlin (UTC+1) the 22nd began at 23:00 UTC on the 21st.
+    await api('PUT', '/v1/account', { timezone: 'Europe/Berlin' });
+    clock.set(new Date('2026-11-21T22:59:00.000Z'));
+    assert.equal(await seen(), false);
+    clock.set(new Date('2026-11-21T23:00:00.000Z'));
+    assert.equal(await seen(), true, "Berlin's midnight has passed while UTC's has not");
+    await api('PUT', '/v1/account', { timezone: 'UTC' });
+    assert.equal(await seen(), false, 'in UTC it is still the 21st');
+  });
+
+  test("an invoice marked sent without an issue date is issued on the account's local day", async () => {
+    await api('PUT', '/v1/account', { timezone: 'Pacific/Auckland' });
+    // 12:00 UTC on the 21st is 01:00 on the 22nd in Auckland (UTC+13 in November).
+    clock.set(new Date('2026-11-21T12:00:00.000Z'));
+    const client = (await api('POST', '/v1/clients', { name: 'Kiwi' })).body.data;
+    const invoice = (
+      await api('POST', '/v1/invoices', {
+        client_id: client.id,
+        line_items: [{ description: 'Work', quantity: 1, unit_amount: 5000 }],
+      })
+    ).body.data;
+    const sent = (await api('PUT', `/v1/invoices/${invoice.id}`, { status: 'sent' })).body.data;
+    assert.equal(sent.issue_date, '2026-11-22');
+    await api('PUT', '/v1/account', { timezone: 'UTC' });
+  });
+
+  test("a quote's valid_until passes at the end of that day in the account's zone", () => {
+    const quote = { status: 'sent', valid_until: '2026-11-21' };
+    // 06:59 UTC on the 22nd: still the 21st in Denver, already the 22nd in UTC.
+    const now = new Date('2026-11-22T06:59:00.000Z');
+    assert.equal(isQuoteExpired(quote, now, 'America/Denver'), false);
+    assert.equal(isQuoteExpired(quote, now, 'UTC'), true);
+  });
+});
