@@ -14,6 +14,7 @@ import * as clientHub from './migrations/20261122040000_client_hub.js';
 import * as clientSearch from './migrations/20261122050000_client_search.js';
 import * as listIndexes from './migrations/20261122060000_list_indexes.js';
 import * as rangeIndexes from './migrations/20261122070000_range_indexes.js';
+import * as accountLimits from './migrations/20261125000000_account_limits.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '20261122050000_client_search': clientSearch,
   '20261122060000_list_indexes': listIndexes,
   '20261122070000_range_indexes': rangeIndexes,
+  '20261125000000_account_limits': accountLimits,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -23,6 +23,8 @@ export interface AccountsTable {
   payment_instructions: string | null;
   invoice_footer: string | null;
   quote_footer: string | null;
+  /** At most this many webhook endpoints; null: the default (docs/api-contract.md §21). */
+  max_webhook_endpoints: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -38,6 +38,8 @@ export interface RequestOptions {
 export interface TestContext {
   app: FastifyInstance;
   database: Database;
+  /** The database's URL, for a child process (the `bms` command) to open it too. */
+  databaseUrl: string;
   config: Config;
   clock: Clock;
   directory: string;
@@ -94,6 +96,7 @@ export async function createTestContext(
   const context: TestContext = {
     app,
     database,
+    databaseUrl: testDatabase.url,
     config,
     clock,
     directory,

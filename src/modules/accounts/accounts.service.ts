@@ -66,6 +66,7 @@ export async function createAccount(
     payment_instructions: null,
     invoice_footer: null,
     quote_footer: null,
+    max_webhook_endpoints: null,
     created_at: now,
     updated_at: now,
   };

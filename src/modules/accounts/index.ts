@@ -2,3 +2,4 @@
 export { findAccount, findLogo, findLogoHash, hasLogo } from './accounts.repository.js';
 export { AccountSchema, DEFAULT_PAYMENT_TERMS_DAYS } from './accounts.schemas.js';
 export { accountExists, bootstrapDefaultAccount, businessOnDocument, createAccount } from './accounts.service.js';
+export { accountLimits, DEFAULT_MAX_WEBHOOK_ENDPOINTS, setAccountLimits } from './limits.js';

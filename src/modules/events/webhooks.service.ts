@@ -14,6 +14,7 @@ import { findEvent } from './events.repository.js';
 import { pendingAttempt, presentEvent, recordEvent } from './events.service.js';
 import type { Event } from './events.schemas.js';
 import { requireReference, requireRow } from '../shared/index.js';
+import { accountLimits, findAccount } from '../accounts/index.js';
 import { RefusedAddressError, resolveTarget } from './address-policy.js';
 import { newWebhookSecret } from './signing.js';
 import * as repository from './webhooks.repository.js';
@@ -106,6 +107,32 @@ async function createEndpoint(
 ): Promise<WebhookEndpoint> {
   const url = await checkEndpointUrl(input.url, policy);
   const enabledEvents = checkEnabledEvents(input.enabled_events);
+  return inTransaction(ctx, async (tx) => {
+    await assertEndpointRoom(tx);
+    return insertEndpoint(tx, url, enabledEvents, input);
+  });
+}
+
+/**
+ * 422 on `url` when the account has as many endpoints as its limit (docs/api-contract.md §21: 16 unless the
+ * operator raised it). The account's row is locked first, so two creates at once cannot both take the last place.
+ */
+async function assertEndpointRoom(tx: Context): Promise<void> {
+  const account = await findAccount(tx.db, tx.accountId, true);
+  const limit = accountLimits(account ?? { max_webhook_endpoints: null }).webhook_endpoints;
+  if ((await repository.countEndpoints(tx.db, tx.accountId)) >= limit)
+    throw fieldError(
+      'url',
+      `this account already has ${limit} webhook endpoints, the most it may have; delete one (or subscribe an existing one to more events), or ask the operator to raise the limit (bms accounts set-limits)`,
+    );
+}
+
+async function insertEndpoint(
+  ctx: Context,
+  url: string,
+  enabledEvents: string[],
+  input: CreateWebhookEndpointInput,
+): Promise<WebhookEndpoint> {
   const now = ctx.clock.now().toISOString();
   const row: WebhookEndpointRow = {
     id: newId(),

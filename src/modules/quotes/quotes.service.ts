@@ -11,6 +11,7 @@ import { requireClientReference } from '../clients/index.js';
 import {
   accountCurrency,
   assertClientKept,
+  assertCurrencyKept,
   assertDeletable,
   assertEditable,
   assertHolds,
@@ -129,6 +130,7 @@ export async function updateQuote(
       fields.client_id,
       current.request_id === null ? undefined : 'the quote was made from a service request',
     );
+    assertCurrencyKept(current, fields.currency);
     if (fields.client_id !== undefined) await requireClientReference(tx, fields.client_id);
     if (Object.keys(input).length === 0) return presentQuote(current);
 
