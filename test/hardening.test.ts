@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { clientSuite } from './helpers/state-table.js';
 import { runBms } from './helpers/processes.js';
+import { createTestContext } from './helpers/context.js';
+import { attemptWebhook } from '../src/modules/events/index.js';
 
 const suite = clientSuite('Hardening');
 
@@ -166,5 +168,102 @@ describe('one tenant must not hurt another', () => {
     assert.equal(new Set(deliveries.map((delivery) => delivery.id)).size, 4_096);
     assert.ok(deliveries.every((d) => d.status === 'pending' && d.attempt === 1 && d.event_type === 'client.created'));
     assert.ok(deliveries.every((d) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(d.id)));
+  });
+});
+
+describe('inputs and what errors say', () => {
+  // Every range of the IANA special-purpose registries, and the IPv6 forms that embed an IPv4 address.
+  const NOT_PUBLIC = [
+    '127.0.0.1',
+    '0.0.0.0',
+    '10.1.2.3',
+    '100.64.0.1',
+    '169.254.169.254',
+    '172.16.0.1',
+    '192.0.0.170',
+    '192.0.2.1',
+    '192.31.196.1',
+    '192.52.193.1',
+    '192.88.99.1',
+    '192.168.1.1',
+    '192.175.48.1',
+    '198.18.0.1',
+    '198.51.100.7',
+    '203.0.113.5',
+    '224.0.0.1',
+    '240.0.0.1',
+    '255.255.255.255',
+    '[::]',
+    '[::1]',
+    '[::7f00:1]',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:0:7f00:1]',
+    '[64:ff9b::7f00:1]',
+    '[64:ff9b:1::7f00:1]',
+    '[100::1]',
+    '[2001::7f00:1]',
+    '[2001:0:4136:e378:8000:63bf:3fff:fdd2]',
+    '[2001:2::1]',
+    '[2001:10::1]',
+    '[2001:20::1]',
+    '[2001:db8::1]',
+    '[2002:7f00:1::1]',
+    '[3fff::1]',
+    '[5f00::1]',
+    '[fc00::1]',
+    '[fd12:3456::1]',
+    '[fe80::1]',
+    '[fec0::1]',
+    '[ff02::1]',
+  ];
+
+  test('34.14 webhook URLs: every special-purpose IPv4 and IPv6 range, embedded forms too, is 422 on create, update and refused at delivery', async () => {
+    const strict = await createTestContext({ env: { WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE: 'false' } });
+    try {
+      const { key } = await strict.account();
+      const create = (url: string) =>
+        strict.request('POST', '/v1/webhook-endpoints', { key, body: { url, enabled_events: ['*'] } });
+      const accepted: string[] = [];
+      const refusals: Array<{ field: string; message: string }> = [];
+      for (const host of NOT_PUBLIC) {
+        const response = await create(`https://${host}/hooks`);
+        if (response.status !== 422) accepted.push(`${host}: ${response.status}`);
+        else refusals.push(response.body.error.details[0]);
+      }
+      assert.deepEqual(accepted, [], 'every special-purpose address is refused at create');
+      for (const refusal of refusals) {
+        assert.equal(refusal.field, 'url');
+        assert.match(refusal.message, /not a public address/);
+      }
+
+      // A name that resolves to loopback: refused, without saying what it resolved to.
+      const named = await create('https://localhost/hooks');
+      assert.equal(named.status, 422, named.text);
+      assert.match(named.body.error.details[0].message, /public address/);
+      assert.doesNotMatch(named.text, /127\.0\.0\.1|::1/);
+
+      // Public addresses are accepted; an update to an embedded form is refused.
+      for (const url of ['https://1.1.1.1/hooks', 'https://[2606:4700:4700::1111]/hooks']) {
+        const response = await create(url);
+        assert.equal(response.status, 201, `${url}: ${response.text}`);
+      }
+      const endpoint = (await strict.request('GET', '/v1/webhook-endpoints?limit=1', { key })).body.data[0];
+      const update = await strict.request('PUT', `/v1/webhook-endpoints/${endpoint.id}`, {
+        key,
+        body: { url: 'https://[::ffff:0:a9fe:a9fe]/latest/meta-data/' },
+      });
+      assert.equal(update.status, 422, update.text);
+      assert.equal(update.body.error.details[0].field, 'url');
+    } finally {
+      await strict.close();
+    }
+
+    // At delivery (a host re-pointed after it was checked): refused before any connection is made.
+    for (const host of ['[::7f00:1]', '[64:ff9b::a9fe:a9fe]', '[2002:a9fe:a9fe::1]', '192.0.0.170']) {
+      const attempt = await attemptWebhook(`https://${host}/hooks`, {}, '{}', { timeoutMs: 2_000, allowPrivate: false });
+      assert.equal(attempt.ok, false);
+      assert.equal(attempt.status, null);
+      assert.match(attempt.error ?? '', /^refused: .*not a public address/, host);
+    }
   });
 });
