@@ -267,3 +267,55 @@ describe('inputs and what errors say', () => {
     }
   });
 });
+
+describe('control characters in text fields', () => {
+  test('34.15 single-line fields refuse CR, LF, NUL and other C0/C1 controls (422 naming each field); multi-line fields keep LF and tab only', async () => {
+    // The From display name of every e-mail: a CR/LF in it broke a standard e-mail parser.
+    const profile = await api('PUT', '/v1/account', { name: 'Acme\r\nBcc: victim@example.com' });
+    assert.equal(profile.status, 422, profile.text);
+    assert.equal(profile.body.error.code, 'VALIDATION_ERROR');
+    assert.deepEqual(
+      profile.body.error.details.map((detail: { field: string }) => detail.field),
+      ['name'],
+    );
+    assert.match(profile.body.error.details[0].message, /single line/);
+
+    // Every offending field in one answer: C0, DEL and C1 alike, in nested fields and metadata keys.
+    const client = await api('POST', '/v1/clients', {
+      name: 'Jane\u0085Cooper',
+      company: 'Tab\tCompany',
+      phone: '555\u007f0100',
+      address: { line1: '1 Main St\n', city: 'Springfield' },
+      metadata: { 'crm\nid': 'x' },
+    });
+    assert.equal(client.status, 422, client.text);
+    assert.deepEqual(
+      client.body.error.details.map((detail: { field: string }) => detail.field).sort(),
+      ['address.line1', 'company', 'metadata.crm\nid', 'name', 'phone'],
+    );
+    const refusedNul = await api('POST', '/v1/clients', { name: 'Nul\u0000' });
+    assert.equal(refusedNul.status, 422);
+    assert.equal(refusedNul.body.error.details[0].field, 'name');
+
+    // Multi-line fields: LF and tab kept, CR and other controls refused.
+    const notes = 'Gate code 1234\n\tRing twice\nDog in the yard';
+    const kept = await api('POST', '/v1/clients', { name: 'Multi Line', notes, metadata: { note: 'a\nb' } });
+    assert.equal(kept.status, 201, kept.text);
+    assert.equal(kept.body.data.notes, notes);
+    const crlf = await api('PUT', `/v1/clients/${kept.body.data.id}`, { notes: 'Line one\r\nLine two' });
+    assert.equal(crlf.status, 422, crlf.text);
+    assert.equal(crlf.body.error.details[0].field, 'notes');
+    assert.match(crlf.body.error.details[0].message, /line feeds and tabs/);
+    const lines = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      line_items: [{ description: 'Boiler service\n- flush\n- new valve', quantity: 1, unit_amount: 100 }],
+    });
+    assert.equal(lines.status, 201, lines.text);
+    const escape = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      line_items: [{ description: 'Boiler \u001b[31mservice', quantity: 1, unit_amount: 100 }],
+    });
+    assert.equal(escape.status, 422, escape.text);
+    assert.equal(escape.body.error.details[0].field, 'line_items[0].description');
+  });
+});
