@@ -319,3 +319,47 @@ describe('control characters in text fields', () => {
     assert.equal(escape.body.error.details[0].field, 'line_items[0].description');
   });
 });
+
+describe('secrets in the logs', () => {
+  /** The text with percent-encoding undone until it no longer changes. */
+  function decodedFully(text: string): string {
+    let current = text;
+    for (;;) {
+      const next = current.replace(/%([0-9A-Fa-f]{2})/g, (_match, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      );
+      if (next === current) return current;
+      current = next;
+    }
+  }
+  const percentEncoded = (text: string) =>
+    [...text].map((character) => `%${character.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+
+  test('34.16 keys and secrets are redacted in every logged URL, percent-encoded or not', async () => {
+    const body = suite.key.slice(4);
+    const password = 'hunter2-hunter2-hunter2';
+    const token = 'T0k3nT0k3nT0k3nT0k3nT0k3nT0k3nT0k3nT0k3nT0k';
+    const signing = 'whsecSecretPart0123456789';
+    const before = suite.context.logs.length;
+    const urls = [
+      `/v1/clients?q=bms%5F${body}`,
+      `/v1/clients?q=bms%255F${body}`,
+      `/v1/clients?q=${percentEncoded(suite.key)}`,
+      `/v1/clients?%70assword=${password}`,
+      `/v1/clients?limit=5&api%5Fkey=${percentEncoded(body)}`,
+      `/v1/clients/bms%5F${body}`,
+      `/v1/clients?q=whsec%5F${signing}`,
+      `/%68ub/${token}`,
+      `/v1/clients?q=plain+text&limit=5`,
+    ];
+    for (const url of urls) await suite.context.request('GET', url, { key: suite.key });
+    const lines = suite.context.logs.slice(before).filter((line) => line.includes('"msg":"request"'));
+    assert.equal(lines.length, urls.length, 'every request was logged');
+    const logged = lines.join('\n');
+    for (const secret of [body, password, token, signing]) {
+      assert.ok(!logged.includes(secret), `${secret.slice(0, 6)}… is not in the logs as sent`);
+      assert.ok(!decodedFully(logged).includes(secret), `${secret.slice(0, 6)}… is not in the logs, decoded`);
+    }
+    assert.match(logged, /"url":"\/v1\/clients\?q=plain\+text&limit=5"/, 'what holds no secret is logged as sent');
+  });
+});
