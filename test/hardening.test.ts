@@ -363,3 +363,54 @@ describe('secrets in the logs', () => {
     assert.match(logged, /"url":"\/v1\/clients\?q=plain\+text&limit=5"/, 'what holds no secret is logged as sent');
   });
 });
+
+describe('the client hub', () => {
+  /** RFC 6265 §5.1.4: whether a browser sends a cookie of path `cookiePath` with a request for `requestPath`. */
+  function pathMatches(cookiePath: string, requestPath: string): boolean {
+    if (requestPath === cookiePath) return true;
+    if (!requestPath.startsWith(cookiePath)) return false;
+    return cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/';
+  }
+
+  test('34.13 PUBLIC_BASE_URL with a path (https://example.com/bms): the CSRF cookie is scoped to /bms/hub and approve works', async () => {
+    const hub = await createTestContext({ env: { PUBLIC_BASE_URL: 'https://example.com/bms' } });
+    try {
+      const { key } = await hub.account();
+      const client = await hub.request('POST', '/v1/clients', { key, body: { name: 'Path', email: 'p@example.com' } });
+      const quote = await hub.request('POST', '/v1/quotes', {
+        key,
+        body: { client_id: client.body.data.id, line_items: [{ description: 'Work', quantity: 1, unit_amount: 500 }] },
+      });
+      const sent = await hub.request('POST', `/v1/quotes/${quote.body.data.id}/send`, { key });
+      assert.equal(sent.status, 200, sent.text);
+      const browserPath = new URL(sent.body.data.hosted_url).pathname;
+      assert.match(browserPath, /^\/bms\/hub\/[A-Za-z0-9_-]{43}$/);
+      // The proxy strips /bms: the server sees /hub/<token>; the browser sees /bms/hub/<token>.
+      const serverPath = browserPath.slice('/bms'.length);
+      const page = await hub.request('GET', serverPath);
+      assert.equal(page.status, 200, page.text);
+      const setCookie = String(page.headers['set-cookie']);
+      const cookiePath = /; Path=([^;]+)/.exec(setCookie)?.[1] ?? '/';
+      assert.equal(cookiePath, '/bms/hub');
+      const approvePath = `${browserPath}/approve`;
+      assert.match(page.text, new RegExp(`action="${approvePath}"`), 'the form posts to the browser path');
+      // The browser sends the cookie with the approve only when its path matches.
+      const cookie = pathMatches(cookiePath, approvePath) ? setCookie.split(';')[0]! : undefined;
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+      const answered = await hub.request('POST', `${serverPath}/approve`, {
+        rawBody: new URLSearchParams({ csrf, name: 'Jane Doe' }).toString(),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'sec-fetch-site': 'same-origin',
+          ...(cookie ? { cookie } : {}),
+        },
+      });
+      assert.equal(answered.status, 303, answered.text);
+      assert.equal(answered.headers.location, browserPath);
+      const stored = await hub.request('GET', `/v1/quotes/${quote.body.data.id}`, { key });
+      assert.equal(stored.body.data.status, 'approved');
+    } finally {
+      await hub.close();
+    }
+  });
+});
