@@ -7,6 +7,8 @@ import { clientSuite } from './helpers/state-table.js';
 import { runBms } from './helpers/processes.js';
 import { createTestContext } from './helpers/context.js';
 import { attemptWebhook } from '../src/modules/events/index.js';
+import { WebhookWorker } from '../src/workers/webhook-worker.js';
+import { startReceiver } from './helpers/receiver.js';
 
 const suite = clientSuite('Hardening');
 
@@ -411,6 +413,61 @@ describe('the client hub', () => {
       assert.equal(stored.body.data.status, 'approved');
     } finally {
       await hub.close();
+    }
+  });
+});
+
+describe('webhook outcomes', () => {
+  test('34.7 a receiver answering a NUL byte: its outcome is stored sanitised, and another account\'s outcome is kept (delivered once)', async () => {
+    const context = await createTestContext({
+      env: { WEBHOOK_RETRY_SCHEDULE: '1,1,1', WEBHOOK_POLL_MS: '20', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_LEASE_MS: '3000' },
+    });
+    const quiet = { info() {}, warn() {}, error() {} };
+    const worker = new WebhookWorker(context.database, context.clock, context.config.webhooks, quiet);
+    const poisoned = await startReceiver({ status: 200, body: 'ok\u0000\u0000 then more' });
+    const healthy = await startReceiver({ status: 200, body: 'fine' });
+    try {
+      const accounts = [await context.account('Poisoned'), await context.account('Healthy')];
+      const endpointIds: string[] = [];
+      for (const [index, receiver] of [poisoned, healthy].entries()) {
+        const created = await context.request('POST', '/v1/webhook-endpoints', {
+          key: accounts[index]!.key,
+          body: { url: receiver.url, enabled_events: ['client.created'] },
+        });
+        assert.equal(created.status, 201, created.text);
+        endpointIds.push(created.body.data.id);
+      }
+      for (const { key } of accounts)
+        assert.equal((await context.request('POST', '/v1/clients', { key, body: { name: 'X' } })).status, 201);
+      worker.start();
+      await Promise.all([poisoned.waitFor(1), healthy.waitFor(1)]);
+      const logOf = async (index: number) =>
+        (
+          await context.request('GET', `/v1/webhook-endpoints/${endpointIds[index]}/deliveries`, {
+            key: accounts[index]!.key,
+          })
+        ).body.data as Array<{ status: string; response_body: string | null }>;
+      const deadline = Date.now() + 8_000;
+      while ((await logOf(0))[0]?.status !== 'succeeded' || (await logOf(1))[0]?.status !== 'succeeded') {
+        assert.ok(Date.now() < deadline, `outcomes not recorded: ${JSON.stringify([await logOf(0), await logOf(1)])}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.deepEqual(
+        (await logOf(0)).map((delivery) => [delivery.status, delivery.response_body]),
+        [['succeeded', 'ok\uFFFD\uFFFD then more']],
+      );
+      assert.deepEqual(
+        (await logOf(1)).map((delivery) => [delivery.status, delivery.response_body]),
+        [['succeeded', 'fine']],
+      );
+      // Past a lease: nothing was delivered twice.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      assert.deepEqual([poisoned.received.length, healthy.received.length], [1, 1]);
+    } finally {
+      await worker.stop();
+      await poisoned.close();
+      await healthy.close();
+      await context.close();
     }
   });
 });
