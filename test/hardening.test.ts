@@ -2,6 +2,7 @@
 // after it, written to fail on the code before its fix. The fairness items (1–3) have their own file.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { describe, test } from 'node:test';
 import { clientSuite } from './helpers/state-table.js';
 import { runBms } from './helpers/processes.js';
@@ -469,5 +470,16 @@ describe('webhook outcomes', () => {
       await healthy.close();
       await context.close();
     }
+  });
+});
+
+describe('what a scope grants', () => {
+  test('34.12 the README scope table says that webhooks:write receives every event and that hosted_url acts as the customer', () => {
+    const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### Scopes'), readme.indexOf('### Errors'));
+    const row = (scope: string) => section.split('\n').find((line) => line.startsWith('|') && line.includes(`\`${scope}\``)) ?? '';
+    assert.match(row('webhooks:write'), /every event's data/);
+    for (const scope of ['quotes:read', 'invoices:read', 'events:read'])
+      assert.match(row(scope), /hosted_url.*acts as the customer/, scope);
   });
 });
