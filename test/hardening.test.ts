@@ -170,7 +170,9 @@ describe('one tenant must not hurt another', () => {
     assert.equal(new Set(deliveries.map((delivery) => delivery.endpoint_id)).size, 4_096);
     assert.equal(new Set(deliveries.map((delivery) => delivery.id)).size, 4_096);
     assert.ok(deliveries.every((d) => d.status === 'pending' && d.attempt === 1 && d.event_type === 'client.created'));
-    assert.ok(deliveries.every((d) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(d.id)));
+    assert.ok(
+      deliveries.every((d) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(d.id)),
+    );
   });
 });
 
@@ -263,7 +265,10 @@ describe('inputs and what errors say', () => {
 
     // At delivery (a host re-pointed after it was checked): refused before any connection is made.
     for (const host of ['[::7f00:1]', '[64:ff9b::a9fe:a9fe]', '[2002:a9fe:a9fe::1]', '192.0.0.170']) {
-      const attempt = await attemptWebhook(`https://${host}/hooks`, {}, '{}', { timeoutMs: 2_000, allowPrivate: false });
+      const attempt = await attemptWebhook(`https://${host}/hooks`, {}, '{}', {
+        timeoutMs: 2_000,
+        allowPrivate: false,
+      });
       assert.equal(attempt.ok, false);
       assert.equal(attempt.status, null);
       assert.match(attempt.error ?? '', /^refused: .*not a public address/, host);
@@ -292,10 +297,13 @@ describe('control characters in text fields', () => {
       metadata: { 'crm\nid': 'x' },
     });
     assert.equal(client.status, 422, client.text);
-    assert.deepEqual(
-      client.body.error.details.map((detail: { field: string }) => detail.field).sort(),
-      ['address.line1', 'company', 'metadata.crm\nid', 'name', 'phone'],
-    );
+    assert.deepEqual(client.body.error.details.map((detail: { field: string }) => detail.field).sort(), [
+      'address.line1',
+      'company',
+      'metadata.crm\nid',
+      'name',
+      'phone',
+    ]);
     const refusedNul = await api('POST', '/v1/clients', { name: 'Nul\u0000' });
     assert.equal(refusedNul.status, 422);
     assert.equal(refusedNul.body.error.details[0].field, 'name');
@@ -419,9 +427,14 @@ describe('the client hub', () => {
 });
 
 describe('webhook outcomes', () => {
-  test('34.7 a receiver answering a NUL byte: its outcome is stored sanitised, and another account\'s outcome is kept (delivered once)', async () => {
+  test("34.7 a receiver answering a NUL byte: its outcome is stored sanitised, and another account's outcome is kept (delivered once)", async () => {
     const context = await createTestContext({
-      env: { WEBHOOK_RETRY_SCHEDULE: '1,1,1', WEBHOOK_POLL_MS: '20', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_LEASE_MS: '3000' },
+      env: {
+        WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+        WEBHOOK_POLL_MS: '20',
+        WEBHOOK_TIMEOUT_MS: '2000',
+        WEBHOOK_LEASE_MS: '3000',
+      },
     });
     const quiet = { info() {}, warn() {}, error() {} };
     const worker = new WebhookWorker(context.database, context.clock, context.config.webhooks, quiet);
@@ -477,7 +490,8 @@ describe('what a scope grants', () => {
   test('34.12 the README scope table says that webhooks:write receives every event and that hosted_url acts as the customer', () => {
     const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('### Scopes'), readme.indexOf('### Errors'));
-    const row = (scope: string) => section.split('\n').find((line) => line.startsWith('|') && line.includes(`\`${scope}\``)) ?? '';
+    const row = (scope: string) =>
+      section.split('\n').find((line) => line.startsWith('|') && line.includes(`\`${scope}\``)) ?? '';
     assert.match(row('webhooks:write'), /every event's data/);
     for (const scope of ['quotes:read', 'invoices:read', 'events:read'])
       assert.match(row(scope), /hosted_url.*acts as the customer/, scope);

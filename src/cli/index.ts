@@ -99,8 +99,7 @@ async function run(
       const id = positionals[2];
       if (!id) throw new UsageError('accounts set-limits needs the account id');
       const endpoints = values['webhook-endpoints'];
-      const webhookEndpoints =
-        endpoints === 'default' ? null : positiveInteger(endpoints, 'webhook-endpoints');
+      const webhookEndpoints = endpoints === 'default' ? null : positiveInteger(endpoints, 'webhook-endpoints');
       if (!(await accountExists(db, id).catch(() => false))) throw new UsageError(`No account with id ${id}`);
       const limits = await setAccountLimits(db, id, { webhookEndpoints });
       return {

@@ -16,7 +16,9 @@ function decoded(text: string): string {
     try {
       next = decodeURIComponent(current.replace(/\+/g, ' '));
     } catch {
-      next = current.replace(/%([0-9A-Fa-f]{2})/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+      next = current.replace(/%([0-9A-Fa-f]{2})/g, (_match, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      );
     }
     if (next === current) break;
     current = next;
@@ -43,7 +45,9 @@ function redactQuery(query: string): string {
       const value = equals === -1 ? '' : pair.slice(equals + 1);
       const shownName = holdsSecret(name) ? REDACTED : name;
       if (equals === -1) return shownName;
-      return SECRET_NAME.test(decoded(name)) || holdsSecret(value) ? `${shownName}=${REDACTED}` : `${shownName}=${value}`;
+      return SECRET_NAME.test(decoded(name)) || holdsSecret(value)
+        ? `${shownName}=${REDACTED}`
+        : `${shownName}=${value}`;
     })
     .join('&');
 }

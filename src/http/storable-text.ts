@@ -67,7 +67,8 @@ export function findControlCharacters(
   found: Array<{ path: string; multiLine: boolean }> = [],
 ): Array<{ path: string; multiLine: boolean }> {
   if (typeof value === 'string') {
-    if ((multiLine ? MULTI_LINE_REFUSED : SINGLE_LINE_REFUSED).test(value)) found.push({ path: path || 'body', multiLine });
+    if ((multiLine ? MULTI_LINE_REFUSED : SINGLE_LINE_REFUSED).test(value))
+      found.push({ path: path || 'body', multiLine });
   } else if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) findControlCharacters(item, `${path}/${index}`, multiLine, found);
   } else if (value && typeof value === 'object') {
