@@ -17,6 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { cycles, sdkImportProblems } from './sdk-import-cycles.mjs';
 
 const repository = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const root = path.join(repository, 'src');
@@ -78,27 +79,6 @@ function importsOf(file) {
     .map((specifier) => path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts')));
 }
 
-/** Each cycle a depth-first walk of `graph` meets, as `a -> b -> a`. */
-export function cyclesOf(graph, label) {
-  const cycles = [];
-  const state = new Map();
-  const stack = [];
-  const visit = (node) => {
-    state.set(node, 'open');
-    stack.push(node);
-    for (const target of graph.get(node) ?? []) {
-      if (!graph.has(target)) continue;
-      if (state.get(target) === 'open')
-        cycles.push(`cycle: ${[...stack.slice(stack.indexOf(target)), target].map(label).join(' -> ')}`);
-      else if (!state.has(target)) visit(target);
-    }
-    stack.pop();
-    state.set(node, 'done');
-  };
-  for (const node of graph.keys()) if (!state.has(node)) visit(node);
-  return cycles;
-}
-
 /** The rule an import from `file` to `target` breaks, or undefined. */
 function breach(file, target) {
   const name = (item) => relativeOf(item);
@@ -142,20 +122,19 @@ export function importProblems() {
       }
     }
   }
-  problems.push(...cyclesOf(graph, relativeOf));
+  problems.push(...cycles(graph, relativeOf).map((cycle) => `cycle: ${cycle}`));
   const folders = new Map();
   for (const [file, imports] of graph) {
     const targets = folders.get(folderOf(file)) ?? new Set();
     for (const target of imports) if (folderOf(target) !== folderOf(file)) targets.add(folderOf(target));
     folders.set(folderOf(file), targets);
   }
-  problems.push(...cyclesOf(folders, (folder) => folder).map((cycle) => `folder ${cycle}`));
+  problems.push(...cycles(folders, (folder) => folder).map((cycle) => `folder cycle: ${cycle}`));
   return { problems, files: files.length, imports: [...graph.values()].reduce((sum, list) => sum + list.length, 0) };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
   const { problems, files, imports } = importProblems();
-  const { sdkImportProblems } = await import('./sdk-import-cycles.mjs');
   problems.push(...sdkImportProblems(repository));
   if (problems.length > 0) {
     console.error(

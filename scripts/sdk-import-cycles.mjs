@@ -165,7 +165,7 @@ function pythonGraph(repoRoot) {
 // --- cycles -------------------------------------------------------------------------------------------
 
 /** Every circle a depth-first walk closes (a node met again while still on the path), as `a -> b -> a`. */
-function cycles(graph, label) {
+export function cycles(graph, label) {
   const found = [];
   const state = new Map();
   const stack = [];

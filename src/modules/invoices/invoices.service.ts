@@ -4,7 +4,7 @@
 import { newId } from '../../core/deps.js';
 import { fieldError, type Precondition } from '../../core/errors.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
-import type { ClientRow, InvoiceRow, JobRow, QuoteRow } from '../../db/types.js';
+import type { InvoiceRow, JobRow, QuoteRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { requireClientReference } from '../clients/index.js';
 import {
@@ -190,7 +190,7 @@ async function payInFull(tx: Context, invoice: InvoiceRow, before: Invoice): Pro
 export const SENDABLE_INVOICE: SendableKind<InvoiceRecord, Invoice> = {
   kind: 'invoice',
   lock: (tx, id) => getRow(tx, id, true),
-  sentColumns: (tx, row, client?: ClientRow) => invoiceSentColumns(tx, row, client),
+  sentColumns: invoiceSentColumns,
   update: async (tx, row, patch) => ({
     ...((await repository.updateInvoice(tx.db, tx.accountId, row.id, patch)) ?? row),
     payments: row.payments,

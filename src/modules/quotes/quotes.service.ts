@@ -4,7 +4,7 @@
 import { newId } from '../../core/deps.js';
 import { fieldError, type Precondition } from '../../core/errors.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
-import type { ClientRow, QuoteRow } from '../../db/types.js';
+import type { QuoteRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context, type Runtime } from '../../kernel/context.js';
 import { requireClientReference } from '../clients/index.js';
@@ -157,9 +157,9 @@ export async function updateQuote(
 export const SENDABLE_QUOTE: SendableKind<QuoteRow, Quote> = {
   kind: 'quote',
   lock: (tx, id) => getRow(tx, id, true),
-  sentColumns: (tx, row, client?: ClientRow) => quoteSentColumns(tx, row, client),
+  sentColumns: quoteSentColumns,
   update: async (tx, row, patch) => (await repository.updateQuote(tx.db, tx.accountId, row.id, patch)) ?? row,
-  present: (row) => presentQuote(row),
+  present: presentQuote,
 };
 
 /** The client's answer on the hub: approve with their typed name, or decline with an optional reason. */
