@@ -14,6 +14,7 @@ import { AppError } from './core/errors.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerMetrics } from './http/metrics.js';
+import { REDACTED_LOG_PATHS, redactUrl } from './http/log-redaction.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { bufferedStdout } from './http/log-destination.js';
 import { registerOverloadShedding } from './http/overload.js';
@@ -68,17 +69,6 @@ const SECURITY_HEADERS = {
 /** What a key can see must not be kept by shared caches or proxies. */
 const AUTHENTICATED_HEADERS = { ...SECURITY_HEADERS, 'cache-control': 'no-store' };
 
-/**
- * The URL as logged: a client hub token, anything that looks like an API key, and the value of any query
- * parameter whose name says it holds a secret, are replaced, so no credential ends up in the logs.
- */
-export function redactUrl(url: string): string {
-  return url
-    .replace(/^\/hub\/(?!static\/)[^/?#]+/, '/hub/[redacted]')
-    .replace(/bms_[0-9A-Za-z]{4,}/g, 'bms_[redacted]')
-    .replace(/([?&][^=&]*(?:key|token|secret|password|auth)[^=&]*=)[^&#]*/gi, '$1[redacted]');
-}
-
 export interface AppDependencies {
   database: Database;
   clock?: Clock;
@@ -122,7 +112,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'headers.authorization', 'authorization'], censor: '[redacted]' },
+      redact: { paths: ['authorization', ...REDACTED_LOG_PATHS], censor: '[redacted]' },
       // Synchronous writes of a bounded buffer (http/log-destination.ts): pino's asynchronous mode was
       // slower here and its buffer grew under load (230 MB peak against 148).
       stream: dependencies.logStream ?? stdout!.stream,

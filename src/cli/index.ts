@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { systemClock } from '../core/deps.js';
-import { accountExists, createAccount } from '../modules/accounts/index.js';
+import { accountExists, createAccount, setAccountLimits } from '../modules/accounts/index.js';
 import { createApiKey, listAccountApiKeys, revokeApiKey } from '../modules/api-keys/index.js';
 import { parseScopeList } from '../kernel/scopes.js';
 import { start } from '../main.js';
@@ -15,6 +15,7 @@ const USAGE = `Usage: bms <command> [options]
 
 Commands:
   accounts create --name NAME [--currency USD]
+  accounts set-limits ID [--webhook-endpoints N|default]
   keys create --account ID --name NAME --scopes LIST [--expires-at ISO] [--per-minute N] [--per-day N] [--burst N]
   keys list --account ID
   keys revoke ID
@@ -46,6 +47,7 @@ const OPTIONS = {
   to: { type: 'string' },
   from: { type: 'string' },
   force: { type: 'boolean' },
+  'webhook-endpoints': { type: 'string' },
 } as const;
 
 function required(value: string | undefined, flag: string): string {
@@ -95,6 +97,19 @@ async function run(
       return {
         json: { id: account.id, name: account.name, currency: account.currency },
         text: `Created account ${account.id} (${account.name}).`,
+      };
+    }
+    case 'accounts set-limits': {
+      await migrateToLatest(db);
+      const id = positionals[2];
+      if (!id) throw new UsageError('accounts set-limits needs the account id');
+      const endpoints = values['webhook-endpoints'];
+      const webhookEndpoints = endpoints === 'default' ? null : positiveInteger(endpoints, 'webhook-endpoints');
+      if (!(await accountExists(db, id).catch(() => false))) throw new UsageError(`No account with id ${id}`);
+      const limits = await setAccountLimits(db, id, { webhookEndpoints });
+      return {
+        json: { id, limits },
+        text: `Account ${id}: at most ${limits?.webhook_endpoints} webhook endpoints.`,
       };
     }
     case 'keys create': {

@@ -14,6 +14,7 @@ import * as clientHub from './migrations/20261122040000_client_hub.js';
 import * as clientSearch from './migrations/20261122050000_client_search.js';
 import * as listIndexes from './migrations/20261122060000_list_indexes.js';
 import * as rangeIndexes from './migrations/20261122070000_range_indexes.js';
+import * as accountLimits from './migrations/20261125000000_account_limits.js';
 import * as timeAndTeam from './migrations/20261125010000_time_and_team.js';
 import * as properties from './migrations/20261125020000_properties.js';
 import * as access from './migrations/20261125030000_access.js';
@@ -33,6 +34,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261122050000_client_search': clientSearch,
   '20261122060000_list_indexes': listIndexes,
   '20261122070000_range_indexes': rangeIndexes,
+  '20261125000000_account_limits': accountLimits,
   '20261125010000_time_and_team': timeAndTeam,
   '20261125020000_properties': properties,
   '20261125030000_access': access,

@@ -25,6 +25,8 @@ export interface AccountsTable {
   quote_footer: string | null;
   /** An IANA time-zone name in its primary form (docs/api-contract.md §14); `UTC` unless set. */
   timezone: string;
+  /** At most this many webhook endpoints; null: the default (docs/api-contract.md §21). */
+  max_webhook_endpoints: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

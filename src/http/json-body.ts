@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { AppError, fieldError } from '../core/errors.js';
-import { assertStorableText } from './storable-text.js';
+import { assertNoControlCharacters, assertStorableText } from './storable-text.js';
 
 /** The largest body accepted (docs/api-contract.md §2: over it, 413 PAYLOAD_TOO_LARGE). */
 export const BODY_LIMIT_BYTES = 1_048_576;
@@ -89,6 +89,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     }
     try {
       assertStorableText(parsed);
+      assertNoControlCharacters(parsed);
     } catch (error) {
       return done(error as Error);
     }

@@ -194,7 +194,11 @@ export class WebhookWorker {
     });
   }
 
-  /** Records every outcome waiting, in one transaction; outcomes that arrive meanwhile wait for the next. */
+  /**
+   * Records every outcome waiting, in one transaction; outcomes that arrive meanwhile wait for the next. When
+   * the batch fails, each outcome is written again in a transaction of its own, so one bad row cannot undo
+   * the others (issue 34.7: another account's outcome was lost and its receiver got the webhook twice).
+   */
   private async flush(): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
     const batch = this.outcomes;
@@ -205,8 +209,17 @@ export class WebhookWorker {
           await this.record(trx, outcome.row, outcome.endpoint, outcome.result, outcome.retryable);
       });
       for (const outcome of batch) outcome.recorded();
-    } catch (error) {
-      for (const outcome of batch) outcome.failed(error);
+    } catch (batchError) {
+      for (const outcome of batch) {
+        try {
+          await this.database.db
+            .transaction()
+            .execute((trx) => this.record(trx, outcome.row, outcome.endpoint, outcome.result, outcome.retryable));
+          outcome.recorded();
+        } catch (error) {
+          outcome.failed(batch.length === 1 ? batchError : error);
+        }
+      }
     } finally {
       this.flushing = this.outcomes.length > 0 ? this.flush() : undefined;
     }

@@ -39,6 +39,8 @@ export interface RequestOptions {
 export interface TestContext {
   app: FastifyInstance;
   database: Database;
+  /** The database's URL, for a child process (the `bms` command) to open it too. */
+  databaseUrl: string;
   config: Config;
   clock: Clock;
   directory: string;
@@ -102,6 +104,7 @@ export async function createTestContext(
   const context: TestContext = {
     app,
     database,
+    databaseUrl: testDatabase.url,
     config,
     clock,
     directory,

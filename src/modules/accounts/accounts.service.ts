@@ -69,6 +69,7 @@ export async function createAccount(
     invoice_footer: null,
     quote_footer: null,
     timezone: 'UTC',
+    max_webhook_endpoints: null,
     created_at: now,
     updated_at: now,
   };

@@ -8,3 +8,4 @@ export {
   createAccount,
   getAccount,
 } from './accounts.service.js';
+export { accountLimits, DEFAULT_MAX_WEBHOOK_ENDPOINTS, setAccountLimits } from './limits.js';

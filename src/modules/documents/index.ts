@@ -1,5 +1,5 @@
 // The face of the documents module: what other modules, the workers and the composition may use. The rest is private.
-export { assertClientKept } from './client-link.js';
+export { assertClientKept, assertCurrencyKept } from './client-link.js';
 export {
   CurrencySchema,
   DateSchema,

@@ -1,50 +1,22 @@
 // Which addresses a webhook may be delivered to. A URL's host is resolved at creation, at update and
 // again at every delivery (a name can be pointed elsewhere later), and the connection is made to the
-// address that was checked, so a second lookup cannot swap it. Refused unless WEBHOOK_ALLOW_PRIVATE:
-// loopback, private, shared (CGNAT), link-local (which holds cloud metadata at 169.254.169.254),
-// unspecified, multicast, reserved and documentation ranges, in IPv4 and IPv6 (and IPv4 mapped into IPv6).
+// address that was checked, so a second lookup cannot swap it. Refused unless WEBHOOK_ALLOW_PRIVATE: every
+// range of the IANA IPv4 and IPv6 special-purpose registries, as ipaddr.js (maintained, used by Fastify's
+// proxy-addr) names them, and every IPv6 address outside global unicast 2000::/3, which refuses the forms
+// that embed an IPv4 address (IPv4-compatible ::/96, mapped ::ffff:0:0/96, NAT64 64:ff9b::/96 and
+// 64:ff9b:1::/48) with them; 6to4 2002::/16 and Teredo 2001::/32 are special-purpose ranges of their own.
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-const REFUSED = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  REFUSED.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-] as const)
-  REFUSED.addSubnet(network, prefix, 'ipv6');
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
 
 /** Whether an IP address is one a webhook must not reach. */
 export function isRefusedAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return REFUSED.check(mapped[1]!, 'ipv4');
-  const family = isIP(address);
-  if (family === 0) return true;
-  return REFUSED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (!ipaddr.isValid(address)) return true;
+  const parsed = ipaddr.parse(address);
+  if (parsed.range() !== 'unicast') return true;
+  return parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST);
 }
 
 export interface ResolvedTarget {
@@ -56,7 +28,8 @@ export class RefusedAddressError extends Error {}
 
 /**
  * The address to connect to for `hostname`: its first resolved address, when none of them is refused
- * (or private addresses are allowed). Throws RefusedAddressError naming the reason.
+ * (or private addresses are allowed). Throws RefusedAddressError naming the reason, never the address a
+ * name resolved to (which would let a caller map the server's network).
  */
 export async function resolveTarget(hostname: string, allowPrivate: boolean): Promise<ResolvedTarget> {
   const host = hostname.replace(/^\[|\]$/g, '');
@@ -71,10 +44,11 @@ export async function resolveTarget(hostname: string, allowPrivate: boolean): Pr
     );
   }
   if (addresses.length === 0) throw new RefusedAddressError(`the host ${host} has no address`);
-  const refused = addresses.find((entry) => isRefusedAddress(entry.address));
-  if (refused && !allowPrivate)
+  if (!allowPrivate && addresses.some((entry) => isRefusedAddress(entry.address)))
     throw new RefusedAddressError(
-      `the host ${host} resolves to ${refused.address}, a private, loopback, link-local or reserved address`,
+      isIP(host)
+        ? `the address ${host} is not a public address (private, loopback, link-local, reserved or another special-purpose range)`
+        : `the host ${host} does not resolve only to public addresses`,
     );
   const first = addresses[0]!;
   return { address: first.address, family: first.family === 6 ? 6 : 4 };

@@ -6,7 +6,7 @@ import { isUuid, newId } from '../../core/deps.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { EventRow, WebhookDeliveryRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
-import { insertDeliveries, listEnabledEndpoints } from './webhooks.repository.js';
+import { insertDeliveries, queueToSubscribers } from './webhooks.repository.js';
 import { requireRow } from '../shared/index.js';
 import { fieldError } from '../../core/errors.js';
 import { EVENT_TYPES, isEventPattern, matchesEventPattern, type EventType } from '../../kernel/event-types.js';
@@ -62,17 +62,9 @@ export async function recordEvent(
     created_at: now,
   };
   await repository.insertEvent(trx, row);
-  const endpoints = options.onlyEndpointId
-    ? [options.onlyEndpointId]
-    : (await listEnabledEndpoints(trx, accountId))
-        .filter((endpoint) =>
-          fromJson<string[]>(endpoint.enabled_events).some((pattern) => matchesEventPattern(pattern, type)),
-        )
-        .map((endpoint) => endpoint.id);
-  await insertDeliveries(
-    trx,
-    endpoints.map((endpointId): WebhookDeliveryRow => pendingAttempt(accountId, endpointId, row, 1, now)),
-  );
+  if (options.onlyEndpointId)
+    await insertDeliveries(trx, [pendingAttempt(accountId, options.onlyEndpointId, row, 1, now)]);
+  else await queueToSubscribers(trx, row, ['*', `${type.slice(0, type.lastIndexOf('.'))}.*`, type], now);
   return row;
 }
 

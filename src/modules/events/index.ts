@@ -8,3 +8,4 @@ export { WebhookDeliverySchema, WebhookEndpointSchema } from './webhooks.schemas
 export { presentEndpoint } from './webhooks.service.js';
 export { webhookQueue } from './webhook-queue.js';
 export { endpointService, resendEvent } from './webhooks.service.js';
+export { DEFAULT_MAX_WEBHOOK_ENDPOINTS } from './webhooks.service.js';

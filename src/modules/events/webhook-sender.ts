@@ -32,6 +32,14 @@ function retryAfterMs(header: string | undefined, now: number): number | null {
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
+/**
+ * A receiver's answer as text both databases store: NUL (which PostgreSQL's text refuses, and which rolled
+ * back a whole batch of outcomes, issue 34.7) and every other unstorable character become U+FFFD.
+ */
+export function storableSnippet(text: string): string {
+  return text.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
 export async function attemptWebhook(
   target: string,
   headers: Record<string, string>,
@@ -84,7 +92,7 @@ export async function attemptWebhook(
         const chunks: Buffer[] = [];
         let size = 0;
         const done = (complete: boolean) => {
-          const text = Buffer.concat(chunks).subarray(0, KEPT_RESPONSE_BYTES).toString('utf8');
+          const text = storableSnippet(Buffer.concat(chunks).subarray(0, KEPT_RESPONSE_BYTES).toString('utf8'));
           if (status >= 200 && status < 300)
             return settle({ ok: true, status, error: null, body: text, retryAfterMs: null }, complete);
           const location = response.headers.location;

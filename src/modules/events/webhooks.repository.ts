@@ -1,8 +1,8 @@
 // Webhook endpoint and delivery queries. Endpoints are scoped by account; the delivery queue is claimed
 // across accounts by the workers, one pending attempt per (event, endpoint) under a lease.
 import { sql, type SqlBool } from 'kysely';
-import { timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import type { Executor } from '../../db/database.js';
+import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
+import { dialectOf, type Executor } from '../../db/database.js';
 import { keysOf, listPlan } from '../../db/list-plan.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import type {
@@ -112,16 +112,13 @@ export async function deleteEndpoint(db: Executor, accountId: string, id: string
 }
 
 /** The account's enabled endpoints: who hears of a new event. */
-export async function listEnabledEndpoints(
-  db: Executor,
-  accountId: string,
-): Promise<Array<Pick<WebhookEndpointRow, 'id' | 'enabled_events'>>> {
-  return db
+export async function countEndpoints(db: Executor, accountId: string): Promise<number> {
+  const row = await db
     .selectFrom('webhook_endpoints')
-    .select(['id', 'enabled_events'])
+    .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('account_id', '=', accountId)
-    .where('status', '=', 'enabled')
-    .execute();
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 export async function listEndpoints(
@@ -136,6 +133,64 @@ export async function listEndpoints(
     .where('account_id', '=', accountId)
     .where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
   return applyPage(query, page).execute();
+}
+
+/**
+ * Queues the first attempt of an event to every enabled endpoint of the account that subscribes to one of
+ * `patterns` (the type, its `resource.*` and `*`): one INSERT … SELECT with a fixed number of parameters, so
+ * its cost is one row per delivery however many endpoints the account has (docs/api-contract.md §21; 2,048
+ * endpoints overflowed SQLite's parameters when each row was a set of parameters). Each delivery's id is a
+ * UUIDv7 with the event's time (the event id's first 15 characters: time and version) and fresh random bits.
+ */
+export async function queueToSubscribers(
+  db: Executor,
+  event: { id: string; account_id: string; type: string },
+  patterns: readonly string[],
+  now: string,
+): Promise<void> {
+  const postgres = dialectOf(db) === 'postgres';
+  const prefix = event.id.slice(0, 15);
+  const id = postgres
+    ? sql<string>`cast(${prefix} || substr(cast(gen_random_uuid() as text), 16) as uuid)`
+    : sql<string>`${prefix} || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + abs(random()) % 4, 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))`;
+  const instant = postgres ? sql<string>`cast(${now} as timestamptz)` : sql<string>`${now}`;
+  const subscribed = postgres
+    ? sql<SqlBool>`enabled_events ?| cast(${patterns} as text[])`
+    : sql<SqlBool>`exists (select 1 from json_each(enabled_events) where value in (${sql.join(patterns)}))`;
+  await db
+    .insertInto('webhook_deliveries')
+    .columns([
+      'id',
+      'account_id',
+      'endpoint_id',
+      'event_id',
+      'event_type',
+      'attempt',
+      'status',
+      'next_attempt_at',
+      'created_at',
+      'updated_at',
+    ])
+    .expression(
+      db
+        .selectFrom('webhook_endpoints')
+        .select([
+          id.as('id'),
+          'account_id',
+          'id as endpoint_id',
+          (postgres ? sql<string>`cast(${event.id} as uuid)` : sql<string>`${event.id}`).as('event_id'),
+          sql<string>`${event.type}`.as('event_type'),
+          sql<number>`1`.as('attempt'),
+          sql<string>`'pending'`.as('status'),
+          instant.as('next_attempt_at'),
+          instant.as('created_at'),
+          instant.as('updated_at'),
+        ])
+        .where('account_id', '=', event.account_id)
+        .where('status', '=', 'enabled')
+        .where(subscribed),
+    )
+    .execute();
 }
 
 export async function insertDeliveries(db: Executor, rows: WebhookDeliveryRow[]): Promise<void> {
@@ -276,4 +331,14 @@ export async function nextAttemptNumber(db: Executor, eventId: string, endpointI
     .where('endpoint_id', '=', endpointId)
     .executeTakeFirst();
   return Number(row?.attempt ?? 0) + 1;
+}
+
+/**
+ * The account's own cap on webhook endpoints (null: the default), its row locked until the transaction ends, so
+ * two creates at once cannot both take the last place. The cap is the operator's (bms accounts set-limits).
+ */
+export async function lockEndpointLimit(db: Executor, accountId: string): Promise<number | null> {
+  const query = db.selectFrom('accounts').select('max_webhook_endpoints').where('id', '=', accountId);
+  const row = await lockedIf(db, query, true).executeTakeFirst();
+  return row?.max_webhook_endpoints ?? null;
 }

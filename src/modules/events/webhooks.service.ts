@@ -106,6 +106,34 @@ async function createEndpoint(
 ): Promise<WebhookEndpoint> {
   const url = await checkEndpointUrl(input.url, policy);
   const enabledEvents = checkEnabledEvents(input.enabled_events);
+  return inTransaction(ctx, async (tx) => {
+    await assertEndpointRoom(tx);
+    return insertEndpoint(tx, url, enabledEvents, input);
+  });
+}
+
+/** Webhook endpoints per account unless the operator set another number (as Stripe: 16). */
+export const DEFAULT_MAX_WEBHOOK_ENDPOINTS = 16;
+
+/**
+ * 422 on `url` when the account has as many endpoints as its limit (docs/api-contract.md §21: 16 unless the
+ * operator raised it). The account's row is locked first, so two creates at once cannot both take the last place.
+ */
+async function assertEndpointRoom(tx: Context): Promise<void> {
+  const limit = (await repository.lockEndpointLimit(tx.db, tx.accountId)) ?? DEFAULT_MAX_WEBHOOK_ENDPOINTS;
+  if ((await repository.countEndpoints(tx.db, tx.accountId)) >= limit)
+    throw fieldError(
+      'url',
+      `this account already has ${limit} webhook endpoints, the most it may have; delete one (or subscribe an existing one to more events), or ask the operator to raise the limit (bms accounts set-limits)`,
+    );
+}
+
+async function insertEndpoint(
+  ctx: Context,
+  url: string,
+  enabledEvents: string[],
+  input: CreateWebhookEndpointInput,
+): Promise<WebhookEndpoint> {
   const now = ctx.clock.now().toISOString();
   const row: WebhookEndpointRow = {
     id: newId(),

@@ -11,6 +11,7 @@ import { requireClientReference } from '../clients/index.js';
 import {
   accountCurrency,
   assertClientKept,
+  assertCurrencyKept,
   assertDeletable,
   assertEditable,
   assertHolds,
@@ -151,6 +152,7 @@ export async function updateInvoice(
               ? 'the invoice was made from a quote'
               : undefined,
         );
+        assertCurrencyKept(current, fields.currency, current.payments.length);
         if (fields.client_id !== undefined) {
           await requireClientReference(tx, fields.client_id);
           if (current.payments.length > 0 && fields.client_id !== current.client_id)

@@ -89,8 +89,14 @@ export async function settleInvoice(tx: Context, invoice: InvoiceRow, before: In
     updated_at: now.toISOString(),
   });
   const after = presentInvoice(await getInvoiceRecord(tx.db, tx.accountId, invoice.id), now);
-  await recordChange(tx, { resource: 'invoice', before, after, statusEvents: INVOICE_LIFECYCLE.events });
+  await recordChange(tx, { resource: 'invoice', before, after, statusEvents: BALANCE_EVENTS });
 }
+
+/**
+ * The events a change of balance records: `invoice.paid` on becoming paid; a refund that takes a paid invoice
+ * back to sent sends nothing, so it is `invoice.updated`, never the lifecycle's `invoice.sent` (issue 34.9).
+ */
+const BALANCE_EVENTS = { paid: INVOICE_LIFECYCLE.events.paid };
 
 /**
  * Records a payment on a locked, sent invoice and settles its balance. Shared by POST /v1/payments and

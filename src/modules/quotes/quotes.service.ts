@@ -12,6 +12,7 @@ import { requireClientReference } from '../clients/index.js';
 import {
   accountCurrency,
   assertClientKept,
+  assertCurrencyKept,
   assertDeletable,
   assertEditable,
   assertHolds,
@@ -144,6 +145,7 @@ export async function updateQuote(
           fields.client_id,
           current.request_id === null ? undefined : 'the quote was made from a service request',
         );
+        assertCurrencyKept(current, fields.currency);
         if (fields.client_id !== undefined) await requireClientReference(tx, fields.client_id);
         const property = await propertyOnUpdate(tx, current, input);
         if (Object.keys(input).length === 0) return presentQuote(current);

@@ -1,5 +1,6 @@
 // The hub's forms are protected the way a page without sessions can be: a double-submit cookie. The page
-// sets a random value in an HttpOnly, SameSite=Strict cookie scoped to /hub and puts the same value in
+// sets a random value in an HttpOnly, SameSite=Strict cookie scoped to the hub's path as the browser sees it
+// (PUBLIC_BASE_URL's path + /hub) and puts the same value in
 // each form; an answer is taken only when both arrive and match, and only from this site (Origin and
 // Sec-Fetch-Site, when the browser sends them). Another site can neither read the value nor send the
 // cookie with its own form.
@@ -21,9 +22,13 @@ export function newCsrfValue(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** `Secure` when the public address is https (a test or development server on http cannot use it). */
-export function csrfCookie(value: string, secure: boolean): string {
-  return `${CSRF_COOKIE}=${value}; Path=/hub; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+/**
+ * `Path` is the hub's path in the browser's address bar (`/bms/hub` behind a proxy that adds `/bms`), not the
+ * server's own `/hub`: a browser sends a cookie only with requests under its path (issue 34.13). `Secure` when
+ * the public address is https (a test or development server on http cannot use it).
+ */
+export function csrfCookie(value: string, secure: boolean, hubPath: string): string {
+  return `${CSRF_COOKIE}=${value}; Path=${hubPath}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
 }
 
 export function csrfMatches(cookie: string | undefined, field: unknown): boolean {

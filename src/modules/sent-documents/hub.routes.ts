@@ -142,7 +142,7 @@ export function hubRoutes(options: HubOptions) {
         csrf = csrfFromCookies(request.headers.cookie);
         if (csrf === undefined) {
           csrf = newCsrfValue();
-          reply.header('set-cookie', csrfCookie(csrf, secureCookie));
+          reply.header('set-cookie', csrfCookie(csrf, secureCookie, hubPath));
         }
       }
       const answer = document.quote && {

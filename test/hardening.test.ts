@@ -1,0 +1,499 @@
+// Hardening, third round (issue 34; docs/api-contract.md §21): each numbered item of the issue is a test named
+// after it, written to fail on the code before its fix. The fairness items (1–3) have their own file.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { describe, test } from 'node:test';
+import { clientSuite } from './helpers/state-table.js';
+import { runBms } from './helpers/processes.js';
+import { createTestContext } from './helpers/context.js';
+import { attemptWebhook } from '../src/modules/events/index.js';
+import { WebhookWorker } from '../src/workers/webhook-worker.js';
+import { startReceiver } from './helpers/receiver.js';
+
+const suite = clientSuite('Hardening');
+
+const api = (method: string, url: string, body?: unknown, key = suite.key) =>
+  suite.context.request(method, url, { key, ...(body === undefined ? {} : { body }) });
+
+/** A sent invoice of `total` minor units in `currency` (one line, no tax). */
+async function sentInvoice(total: number, currency = 'USD'): Promise<string> {
+  const created = await api('POST', '/v1/invoices', {
+    client_id: suite.clientId,
+    currency,
+    line_items: [{ description: 'Work', quantity: 1, unit_amount: total }],
+  });
+  assert.equal(created.status, 201, created.text);
+  const sent = await api('PUT', `/v1/invoices/${created.body.data.id}`, { status: 'sent' });
+  assert.equal(sent.status, 200, sent.text);
+  return created.body.data.id;
+}
+
+/** The events about `resourceId`, newest first. */
+const eventsOf = async (resourceId: string): Promise<{ id: string; type: string; data: any }[]> =>
+  (await api('GET', `/v1/events?resource_id=${resourceId}&limit=100`)).body.data;
+
+/** The types of the events about `resourceId` that are not among `known`. */
+const newEventTypes = async (resourceId: string, known: Set<string>): Promise<string[]> =>
+  (await eventsOf(resourceId)).filter((event) => !known.has(event.id)).map((event) => event.type);
+
+const eventIds = async (...resourceIds: string[]): Promise<Set<string>> =>
+  new Set((await Promise.all(resourceIds.map(eventsOf))).flat().map((event) => event.id));
+
+describe('delivery and data integrity', () => {
+  test('34.9 a refund on a paid invoice records payment.refunded and invoice.updated, never invoice.sent', async () => {
+    const invoiceId = await sentInvoice(5_000);
+    const payment = (await api('POST', '/v1/payments', { invoice_id: invoiceId, amount: 5_000, method: 'card' })).body
+      .data;
+    assert.equal((await api('GET', `/v1/invoices/${invoiceId}`)).body.data.status, 'paid');
+    const known = await eventIds(invoiceId, payment.id);
+
+    const refund = await api('POST', `/v1/payments/${payment.id}/refund`, { amount: 1_000 });
+    assert.equal(refund.status, 200, refund.text);
+    assert.equal((await api('GET', `/v1/invoices/${invoiceId}`)).body.data.status, 'sent');
+    assert.deepEqual(await newEventTypes(invoiceId, known), ['invoice.updated']);
+    assert.deepEqual(await newEventTypes(payment.id, known), ['payment.refunded']);
+    const [updated] = (await eventsOf(invoiceId)).filter((event) => !known.has(event.id));
+    assert.deepEqual(
+      { status: updated?.data.previous_attributes.status, amount_paid: updated?.data.previous_attributes.amount_paid },
+      { status: 'paid', amount_paid: 5_000 },
+    );
+  });
+
+  test('34.8 an invoice currency is frozen once a payment or a sent version exists: 409 INVALID_STATE', async () => {
+    // Sent, no payment yet: the client was shown this currency.
+    const sent = await sentInvoice(10_000, 'USD');
+    const onSent = await api('PUT', `/v1/invoices/${sent}`, { currency: 'JPY' });
+    assert.equal(onSent.status, 409, onSent.text);
+    assert.equal(onSent.body.error.code, 'INVALID_STATE');
+    assert.match(onSent.body.error.message, /currency/);
+
+    // With a payment in USD: never becomes a JPY invoice.
+    await api('POST', '/v1/payments', { invoice_id: sent, amount: 2_500, method: 'cash' });
+    const onPaid = await api('PUT', `/v1/invoices/${sent}`, { currency: 'JPY', notes: 'Yen please' });
+    assert.equal(onPaid.status, 409, onPaid.text);
+    assert.equal(onPaid.body.error.code, 'INVALID_STATE');
+    const after = (await api('GET', `/v1/invoices/${sent}`)).body.data;
+    assert.deepEqual([after.currency, after.notes], ['USD', null], 'nothing of the refused PUT was applied');
+
+    // The same currency again is no change and is accepted; a draft's currency still changes freely.
+    assert.equal((await api('PUT', `/v1/invoices/${sent}`, { currency: 'USD' })).status, 200);
+    const draft = await api('POST', '/v1/invoices', { client_id: suite.clientId, currency: 'USD' });
+    const changed = await api('PUT', `/v1/invoices/${draft.body.data.id}`, { currency: 'EUR' });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.body.data.currency, 'EUR');
+
+    // A quote once sent keeps its currency too, even back in draft.
+    const quote = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      currency: 'USD',
+      line_items: [{ description: 'Work', quantity: 1, unit_amount: 1_000 }],
+    });
+    assert.equal((await api('PUT', `/v1/quotes/${quote.body.data.id}`, { status: 'sent' })).status, 200);
+    const onQuote = await api('PUT', `/v1/quotes/${quote.body.data.id}`, { currency: 'JPY' });
+    assert.equal(onQuote.status, 409, onQuote.text);
+    assert.equal(onQuote.body.error.code, 'INVALID_STATE');
+  });
+});
+
+describe('one tenant must not hurt another', () => {
+  const endpoint = (key: string, n: number) =>
+    suite.context.request('POST', '/v1/webhook-endpoints', {
+      key,
+      body: { url: `http://127.0.0.1:9/hook-${n}`, enabled_events: ['*'] },
+    });
+
+  test('34.4 webhook endpoints are capped at 16 per account: the 17th is 422 on url; the CLI raises one account', async () => {
+    const { accountId, key } = await suite.context.account('Endpoint collector');
+    for (let n = 1; n <= 16; n += 1) assert.equal((await endpoint(key, n)).status, 201, `endpoint ${n}`);
+    const seventeenth = await endpoint(key, 17);
+    assert.equal(seventeenth.status, 422, seventeenth.text);
+    assert.equal(seventeenth.body.error.code, 'VALIDATION_ERROR');
+    assert.equal(seventeenth.body.error.details[0].field, 'url');
+    assert.match(seventeenth.body.error.details[0].message, /16 webhook endpoints/);
+    assert.match(seventeenth.body.error.details[0].message, /bms accounts set-limits/);
+    // Another account is not affected; a deleted endpoint frees its place.
+    assert.equal((await endpoint(suite.key, 1)).status, 201);
+    const list = await suite.context.request('GET', '/v1/webhook-endpoints?limit=1', { key });
+    assert.equal((await api('DELETE', `/v1/webhook-endpoints/${list.body.data[0].id}`, undefined, key)).status, 200);
+    assert.equal((await endpoint(key, 17)).status, 201);
+    assert.equal((await endpoint(key, 18)).status, 422);
+
+    // The operator raises this account's limit with the CLI (a real `bms` process on the same database).
+    const env = { DATABASE_URL: suite.context.databaseUrl, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
+    const raised = runBms(['accounts', 'set-limits', accountId, '--webhook-endpoints', '17', '--json'], env);
+    assert.equal(raised.status, 0, raised.stderr);
+    assert.deepEqual(JSON.parse(raised.stdout), { id: accountId, limits: { webhook_endpoints: 17 } });
+    assert.equal((await endpoint(key, 18)).status, 201);
+    assert.equal((await endpoint(key, 19)).status, 422);
+    const bad = runBms(['accounts', 'set-limits', accountId, '--webhook-endpoints', '0'], env);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--webhook-endpoints must be a whole number/);
+  });
+
+  test('34.4 an event fans out to 4,096 endpoints (an account the operator raised) with one statement: 201, one row each', async () => {
+    const { accountId, key } = await suite.context.account('Raised account');
+    const now = new Date().toISOString();
+    const rows = Array.from({ length: 4_096 }, (_, n) => ({
+      id: randomUUID(),
+      account_id: accountId,
+      url: `http://127.0.0.1:9/fan-${n}`,
+      description: null,
+      enabled_events: JSON.stringify(n % 2 === 0 ? ['*'] : ['client.*']),
+      status: 'enabled',
+      disabled_reason: null,
+      secret: `whsec_${n}`,
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      failing_since: null,
+      metadata: '{}',
+      created_at: now,
+      updated_at: now,
+    }));
+    // One more that listens for something else: it gets nothing.
+    rows.push({ ...rows[0]!, id: randomUUID(), url: 'http://127.0.0.1:9/other', enabled_events: '["invoice.paid"]' });
+    for (let start = 0; start < rows.length; start += 500)
+      await suite.context.database.db
+        .insertInto('webhook_endpoints')
+        .values(rows.slice(start, start + 500))
+        .execute();
+
+    const created = await suite.context.request('POST', '/v1/clients', { key, body: { name: 'Fan-out' } });
+    assert.equal(created.status, 201, created.text);
+    const [event] = (await suite.context.request('GET', '/v1/events?limit=1', { key })).body.data;
+    const deliveries = await suite.context.database.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'endpoint_id', 'status', 'attempt', 'event_type'])
+      .where('event_id', '=', event.id)
+      .execute();
+    assert.equal(deliveries.length, 4_096);
+    assert.equal(new Set(deliveries.map((delivery) => delivery.endpoint_id)).size, 4_096);
+    assert.equal(new Set(deliveries.map((delivery) => delivery.id)).size, 4_096);
+    assert.ok(deliveries.every((d) => d.status === 'pending' && d.attempt === 1 && d.event_type === 'client.created'));
+    assert.ok(
+      deliveries.every((d) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(d.id)),
+    );
+  });
+});
+
+describe('inputs and what errors say', () => {
+  // Every range of the IANA special-purpose registries, and the IPv6 forms that embed an IPv4 address.
+  const NOT_PUBLIC = [
+    '127.0.0.1',
+    '0.0.0.0',
+    '10.1.2.3',
+    '100.64.0.1',
+    '169.254.169.254',
+    '172.16.0.1',
+    '192.0.0.170',
+    '192.0.2.1',
+    '192.31.196.1',
+    '192.52.193.1',
+    '192.88.99.1',
+    '192.168.1.1',
+    '192.175.48.1',
+    '198.18.0.1',
+    '198.51.100.7',
+    '203.0.113.5',
+    '224.0.0.1',
+    '240.0.0.1',
+    '255.255.255.255',
+    '[::]',
+    '[::1]',
+    '[::7f00:1]',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:0:7f00:1]',
+    '[64:ff9b::7f00:1]',
+    '[64:ff9b:1::7f00:1]',
+    '[100::1]',
+    '[2001::7f00:1]',
+    '[2001:0:4136:e378:8000:63bf:3fff:fdd2]',
+    '[2001:2::1]',
+    '[2001:10::1]',
+    '[2001:20::1]',
+    '[2001:db8::1]',
+    '[2002:7f00:1::1]',
+    '[3fff::1]',
+    '[5f00::1]',
+    '[fc00::1]',
+    '[fd12:3456::1]',
+    '[fe80::1]',
+    '[fec0::1]',
+    '[ff02::1]',
+  ];
+
+  test('34.14 webhook URLs: every special-purpose IPv4 and IPv6 range, embedded forms too, is 422 on create, update and refused at delivery', async () => {
+    const strict = await createTestContext({ env: { WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE: 'false' } });
+    try {
+      const { key } = await strict.account();
+      const create = (url: string) =>
+        strict.request('POST', '/v1/webhook-endpoints', { key, body: { url, enabled_events: ['*'] } });
+      const accepted: string[] = [];
+      const refusals: Array<{ field: string; message: string }> = [];
+      for (const host of NOT_PUBLIC) {
+        const response = await create(`https://${host}/hooks`);
+        if (response.status !== 422) accepted.push(`${host}: ${response.status}`);
+        else refusals.push(response.body.error.details[0]);
+      }
+      assert.deepEqual(accepted, [], 'every special-purpose address is refused at create');
+      for (const refusal of refusals) {
+        assert.equal(refusal.field, 'url');
+        assert.match(refusal.message, /not a public address/);
+      }
+
+      // A name that resolves to loopback: refused, without saying what it resolved to.
+      const named = await create('https://localhost/hooks');
+      assert.equal(named.status, 422, named.text);
+      assert.match(named.body.error.details[0].message, /public address/);
+      assert.doesNotMatch(named.text, /127\.0\.0\.1|::1/);
+
+      // Public addresses are accepted; an update to an embedded form is refused.
+      for (const url of ['https://1.1.1.1/hooks', 'https://[2606:4700:4700::1111]/hooks']) {
+        const response = await create(url);
+        assert.equal(response.status, 201, `${url}: ${response.text}`);
+      }
+      const endpoint = (await strict.request('GET', '/v1/webhook-endpoints?limit=1', { key })).body.data[0];
+      const update = await strict.request('PUT', `/v1/webhook-endpoints/${endpoint.id}`, {
+        key,
+        body: { url: 'https://[::ffff:0:a9fe:a9fe]/latest/meta-data/' },
+      });
+      assert.equal(update.status, 422, update.text);
+      assert.equal(update.body.error.details[0].field, 'url');
+    } finally {
+      await strict.close();
+    }
+
+    // At delivery (a host re-pointed after it was checked): refused before any connection is made.
+    for (const host of ['[::7f00:1]', '[64:ff9b::a9fe:a9fe]', '[2002:a9fe:a9fe::1]', '192.0.0.170']) {
+      const attempt = await attemptWebhook(`https://${host}/hooks`, {}, '{}', {
+        timeoutMs: 2_000,
+        allowPrivate: false,
+      });
+      assert.equal(attempt.ok, false);
+      assert.equal(attempt.status, null);
+      assert.match(attempt.error ?? '', /^refused: .*not a public address/, host);
+    }
+  });
+});
+
+describe('control characters in text fields', () => {
+  test('34.15 single-line fields refuse CR, LF, NUL and other C0/C1 controls (422 naming each field); multi-line fields keep LF and tab only', async () => {
+    // The From display name of every e-mail: a CR/LF in it broke a standard e-mail parser.
+    const profile = await api('PUT', '/v1/account', { name: 'Acme\r\nBcc: victim@example.com' });
+    assert.equal(profile.status, 422, profile.text);
+    assert.equal(profile.body.error.code, 'VALIDATION_ERROR');
+    assert.deepEqual(
+      profile.body.error.details.map((detail: { field: string }) => detail.field),
+      ['name'],
+    );
+    assert.match(profile.body.error.details[0].message, /single line/);
+
+    // Every offending field in one answer: C0, DEL and C1 alike, in nested fields and metadata keys.
+    const client = await api('POST', '/v1/clients', {
+      name: 'Jane\u0085Cooper',
+      company: 'Tab\tCompany',
+      phone: '555\u007f0100',
+      address: { line1: '1 Main St\n', city: 'Springfield' },
+      metadata: { 'crm\nid': 'x' },
+    });
+    assert.equal(client.status, 422, client.text);
+    assert.deepEqual(client.body.error.details.map((detail: { field: string }) => detail.field).sort(), [
+      'address.line1',
+      'company',
+      'metadata.crm\nid',
+      'name',
+      'phone',
+    ]);
+    const refusedNul = await api('POST', '/v1/clients', { name: 'Nul\u0000' });
+    assert.equal(refusedNul.status, 422);
+    assert.equal(refusedNul.body.error.details[0].field, 'name');
+
+    // Multi-line fields: LF and tab kept, CR and other controls refused.
+    const notes = 'Gate code 1234\n\tRing twice\nDog in the yard';
+    const kept = await api('POST', '/v1/clients', { name: 'Multi Line', notes, metadata: { note: 'a\nb' } });
+    assert.equal(kept.status, 201, kept.text);
+    assert.equal(kept.body.data.notes, notes);
+    const crlf = await api('PUT', `/v1/clients/${kept.body.data.id}`, { notes: 'Line one\r\nLine two' });
+    assert.equal(crlf.status, 422, crlf.text);
+    assert.equal(crlf.body.error.details[0].field, 'notes');
+    assert.match(crlf.body.error.details[0].message, /line feeds and tabs/);
+    const lines = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      line_items: [{ description: 'Boiler service\n- flush\n- new valve', quantity: 1, unit_amount: 100 }],
+    });
+    assert.equal(lines.status, 201, lines.text);
+    const escape = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      line_items: [{ description: 'Boiler \u001b[31mservice', quantity: 1, unit_amount: 100 }],
+    });
+    assert.equal(escape.status, 422, escape.text);
+    assert.equal(escape.body.error.details[0].field, 'line_items[0].description');
+  });
+});
+
+describe('secrets in the logs', () => {
+  /** The text with percent-encoding undone until it no longer changes. */
+  function decodedFully(text: string): string {
+    let current = text;
+    for (;;) {
+      const next = current.replace(/%([0-9A-Fa-f]{2})/g, (_match, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      );
+      if (next === current) return current;
+      current = next;
+    }
+  }
+  const percentEncoded = (text: string) =>
+    [...text].map((character) => `%${character.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+
+  test('34.16 keys and secrets are redacted in every logged URL, percent-encoded or not', async () => {
+    const body = suite.key.slice(4);
+    const password = 'hunter2-hunter2-hunter2';
+    const token = 'T0k3nT0k3nT0k3nT0k3nT0k3nT0k3nT0k3nT0k3nT0k';
+    const signing = 'whsecSecretPart0123456789';
+    const before = suite.context.logs.length;
+    const urls = [
+      `/v1/clients?q=bms%5F${body}`,
+      `/v1/clients?q=bms%255F${body}`,
+      `/v1/clients?q=${percentEncoded(suite.key)}`,
+      `/v1/clients?%70assword=${password}`,
+      `/v1/clients?limit=5&api%5Fkey=${percentEncoded(body)}`,
+      `/v1/clients/bms%5F${body}`,
+      `/v1/clients?q=whsec%5F${signing}`,
+      `/%68ub/${token}`,
+      `/v1/clients?q=plain+text&limit=5`,
+    ];
+    for (const url of urls) await suite.context.request('GET', url, { key: suite.key });
+    const lines = suite.context.logs.slice(before).filter((line) => line.includes('"msg":"request"'));
+    assert.equal(lines.length, urls.length, 'every request was logged');
+    const logged = lines.join('\n');
+    for (const secret of [body, password, token, signing]) {
+      assert.ok(!logged.includes(secret), `${secret.slice(0, 6)}… is not in the logs as sent`);
+      assert.ok(!decodedFully(logged).includes(secret), `${secret.slice(0, 6)}… is not in the logs, decoded`);
+    }
+    assert.match(logged, /"url":"\/v1\/clients\?q=plain\+text&limit=5"/, 'what holds no secret is logged as sent');
+  });
+});
+
+describe('the client hub', () => {
+  /** RFC 6265 §5.1.4: whether a browser sends a cookie of path `cookiePath` with a request for `requestPath`. */
+  function pathMatches(cookiePath: string, requestPath: string): boolean {
+    if (requestPath === cookiePath) return true;
+    if (!requestPath.startsWith(cookiePath)) return false;
+    return cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/';
+  }
+
+  test('34.13 PUBLIC_BASE_URL with a path (https://example.com/bms): the CSRF cookie is scoped to /bms/hub and approve works', async () => {
+    const hub = await createTestContext({ env: { PUBLIC_BASE_URL: 'https://example.com/bms' } });
+    try {
+      const { key } = await hub.account();
+      const client = await hub.request('POST', '/v1/clients', { key, body: { name: 'Path', email: 'p@example.com' } });
+      const quote = await hub.request('POST', '/v1/quotes', {
+        key,
+        body: { client_id: client.body.data.id, line_items: [{ description: 'Work', quantity: 1, unit_amount: 500 }] },
+      });
+      const sent = await hub.request('POST', `/v1/quotes/${quote.body.data.id}/send`, { key });
+      assert.equal(sent.status, 200, sent.text);
+      const browserPath = new URL(sent.body.data.hosted_url).pathname;
+      assert.match(browserPath, /^\/bms\/hub\/[A-Za-z0-9_-]{43}$/);
+      // The proxy strips /bms: the server sees /hub/<token>; the browser sees /bms/hub/<token>.
+      const serverPath = browserPath.slice('/bms'.length);
+      const page = await hub.request('GET', serverPath);
+      assert.equal(page.status, 200, page.text);
+      const setCookie = String(page.headers['set-cookie']);
+      const cookiePath = /; Path=([^;]+)/.exec(setCookie)?.[1] ?? '/';
+      assert.equal(cookiePath, '/bms/hub');
+      const approvePath = `${browserPath}/approve`;
+      assert.match(page.text, new RegExp(`action="${approvePath}"`), 'the form posts to the browser path');
+      // The browser sends the cookie with the approve only when its path matches.
+      const cookie = pathMatches(cookiePath, approvePath) ? setCookie.split(';')[0]! : undefined;
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+      const answered = await hub.request('POST', `${serverPath}/approve`, {
+        rawBody: new URLSearchParams({ csrf, name: 'Jane Doe' }).toString(),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'sec-fetch-site': 'same-origin',
+          ...(cookie ? { cookie } : {}),
+        },
+      });
+      assert.equal(answered.status, 303, answered.text);
+      assert.equal(answered.headers.location, browserPath);
+      const stored = await hub.request('GET', `/v1/quotes/${quote.body.data.id}`, { key });
+      assert.equal(stored.body.data.status, 'approved');
+    } finally {
+      await hub.close();
+    }
+  });
+});
+
+describe('webhook outcomes', () => {
+  test("34.7 a receiver answering a NUL byte: its outcome is stored sanitised, and another account's outcome is kept (delivered once)", async () => {
+    const context = await createTestContext({
+      env: {
+        WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+        WEBHOOK_POLL_MS: '20',
+        WEBHOOK_TIMEOUT_MS: '2000',
+        WEBHOOK_LEASE_MS: '3000',
+      },
+    });
+    const quiet = { info() {}, warn() {}, error() {} };
+    const worker = new WebhookWorker(context.database, context.clock, context.config.webhooks, quiet);
+    const poisoned = await startReceiver({ status: 200, body: 'ok\u0000\u0000 then more' });
+    const healthy = await startReceiver({ status: 200, body: 'fine' });
+    try {
+      const accounts = [await context.account('Poisoned'), await context.account('Healthy')];
+      const endpointIds: string[] = [];
+      for (const [index, receiver] of [poisoned, healthy].entries()) {
+        const created = await context.request('POST', '/v1/webhook-endpoints', {
+          key: accounts[index]!.key,
+          body: { url: receiver.url, enabled_events: ['client.created'] },
+        });
+        assert.equal(created.status, 201, created.text);
+        endpointIds.push(created.body.data.id);
+      }
+      for (const { key } of accounts)
+        assert.equal((await context.request('POST', '/v1/clients', { key, body: { name: 'X' } })).status, 201);
+      worker.start();
+      await Promise.all([poisoned.waitFor(1), healthy.waitFor(1)]);
+      const logOf = async (index: number) =>
+        (
+          await context.request('GET', `/v1/webhook-endpoints/${endpointIds[index]}/deliveries`, {
+            key: accounts[index]!.key,
+          })
+        ).body.data as Array<{ status: string; response_body: string | null }>;
+      const deadline = Date.now() + 8_000;
+      while ((await logOf(0))[0]?.status !== 'succeeded' || (await logOf(1))[0]?.status !== 'succeeded') {
+        assert.ok(Date.now() < deadline, `outcomes not recorded: ${JSON.stringify([await logOf(0), await logOf(1)])}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.deepEqual(
+        (await logOf(0)).map((delivery) => [delivery.status, delivery.response_body]),
+        [['succeeded', 'ok\uFFFD\uFFFD then more']],
+      );
+      assert.deepEqual(
+        (await logOf(1)).map((delivery) => [delivery.status, delivery.response_body]),
+        [['succeeded', 'fine']],
+      );
+      // Past a lease: nothing was delivered twice.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      assert.deepEqual([poisoned.received.length, healthy.received.length], [1, 1]);
+    } finally {
+      await worker.stop();
+      await poisoned.close();
+      await healthy.close();
+      await context.close();
+    }
+  });
+});
+
+describe('what a scope grants', () => {
+  test('34.12 the README scope table says that webhooks:write receives every event and that hosted_url acts as the customer', () => {
+    const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### Scopes'), readme.indexOf('### Errors'));
+    const row = (scope: string) =>
+      section.split('\n').find((line) => line.startsWith('|') && line.includes(`\`${scope}\``)) ?? '';
+    assert.match(row('webhooks:write'), /every event's data/);
+    for (const scope of ['quotes:read', 'invoices:read', 'events:read'])
+      assert.match(row(scope), /hosted_url.*acts as the customer/, scope);
+  });
+});
