@@ -18,26 +18,32 @@ const ScopeList = Type.Array(
   },
 );
 
-const limit = (name: string, example: number) =>
+/** A key's own limit. The API sets at most 999,999,999; the operator's `bms keys create` may have set more. */
+const limit = (name: string, example: number, maximum?: number) =>
   Nullable(
     Type.Integer({
       minimum: 1,
-      maximum: 999_999_999,
+      ...(maximum === undefined ? {} : { maximum }),
       description: `The key's own ${name}; null for the server's default.`,
       example,
     }),
   );
 
-const RateLimitsSchema = Type.Object(
-  {
-    per_minute: limit('refill per minute', 60),
-    per_day: limit('quota per UTC day', 10_000),
-    burst: limit('burst (bucket capacity)', 100),
-  },
-  { description: 'Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100).' },
-);
+const rateLimits = (maximum?: number) =>
+  Type.Object(
+    {
+      per_minute: limit('refill per minute', 60, maximum),
+      per_day: limit('quota per UTC day', 10_000, maximum),
+      burst: limit('burst (bucket capacity)', 100, maximum),
+    },
+    {
+      description: 'Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100).',
+    },
+  );
 
-const RateLimitsInput = Type.Partial(RateLimitsSchema, { additionalProperties: false });
+const RateLimitsSchema = rateLimits();
+
+const RateLimitsInput = Type.Partial(rateLimits(999_999_999), { additionalProperties: false });
 
 const CidrList = Type.Array(
   Type.String({

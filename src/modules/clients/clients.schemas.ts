@@ -50,6 +50,7 @@ export const ClientSchema = Type.Object(
     notes: Nullable(Type.String({ description: 'Internal notes.', example: 'Gate code 4512' })),
     property_ids: Type.Array(IdSchema, {
       description: 'The client’s properties (GET /v1/properties?client_id=…), oldest first. Read-only.',
+      example: ['019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02'],
     }),
     external_id: writableFields.external_id,
     metadata: MetadataSchema,

@@ -19,7 +19,7 @@ export const invoiceRoutes = (actions: ReadonlyArray<ResourceAction<Invoice>>) =
     schemas: { item: InvoiceSchema, create: CreateInvoiceBody, update: UpdateInvoiceBody, list: ListInvoicesQuery },
     // An invoice from a job reads the job; from a quote, converts the quote.
     linkScopes: { job_id: 'jobs:read', quote_id: 'quotes:write' },
-    stateErrors: ['INVALID_STATE'],
+    stateErrors: ['INVALID_STATE', 'CONFLICT'],
     service: {
       list: service.listInvoices,
       present: presentInvoice,

@@ -12,7 +12,7 @@ export const quoteRoutes = (actions: ReadonlyArray<ResourceAction<Quote>>) =>
     schemas: { item: QuoteSchema, create: CreateQuoteBody, update: UpdateQuoteBody, list: ListQuotesQuery },
     // A quote from a service request converts it.
     linkScopes: { request_id: 'requests:write' },
-    stateErrors: ['INVALID_STATE'],
+    stateErrors: ['INVALID_STATE', 'CONFLICT'],
     service: {
       list: service.listQuotes,
       present: service.presentQuote,
