@@ -57,20 +57,6 @@ export async function findProperty(
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
-/** The property of the account that holds `externalId`, other than `exceptId`. */
-export async function findPropertyByExternalId(
-  db: Executor,
-  accountId: string,
-  externalId: string,
-): Promise<{ id: string } | undefined> {
-  return db
-    .selectFrom('properties')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('external_id', '=', externalId)
-    .executeTakeFirst();
-}
-
 export async function updateProperty(
   db: Executor,
   accountId: string,

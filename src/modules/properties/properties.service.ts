@@ -14,7 +14,7 @@ import { inTransaction, type Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { requireClientReference } from '../clients/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
-import { presentAddress, requireReference, requireRow, type Address } from '../shared/index.js';
+import { guardExternalId, presentAddress, requireReference, requireRow, type Address } from '../shared/index.js';
 import * as repository from './properties.repository.js';
 import type { CreatePropertyInput, ListPropertiesInput, Property, UpdatePropertyInput } from './properties.schemas.js';
 
@@ -70,43 +70,37 @@ function getRow(ctx: Context, id: string, lock = false): Promise<PropertyRow> {
   return requireRow('property', id, (found) => repository.findProperty(ctx.db, ctx.accountId, found, lock));
 }
 
-/** 409 CONFLICT naming the property that already holds the external id (docs/api-contract.md §14). */
-async function assertExternalIdFree(tx: Context, externalId: string | null | undefined, self?: string): Promise<void> {
-  if (externalId === null || externalId === undefined) return;
-  const holder = await repository.findPropertyByExternalId(tx.db, tx.accountId, externalId);
-  if (holder && holder.id !== self)
-    throw conflict(`external_id '${externalId}' is already used by property ${holder.id} in this account.`);
-}
-
 export async function createProperty(ctx: Context, input: CreatePropertyInput): Promise<Property> {
-  return inTransaction(ctx, async (tx) => {
-    await requireClientReference(tx, input.client_id);
-    await assertExternalIdFree(tx, input.external_id);
-    const now = tx.clock.now().toISOString();
-    const name = input.name ?? null;
-    const row: PropertyRow = {
-      id: newId(),
-      account_id: tx.accountId,
-      client_id: input.client_id,
-      name,
-      ...addressColumns(input.address, name),
-      timezone:
-        input.timezone === undefined
-          ? await accountTimeZone(tx.db, tx.accountId)
-          : canonicalTimeZone('timezone', input.timezone),
-      location: input.location ? JSON.stringify({ lat: input.location.lat, lng: input.location.lng }) : null,
-      access_notes: input.access_notes ?? null,
-      archived: input.archived ? 1 : 0,
-      external_id: input.external_id ?? null,
-      metadata: JSON.stringify(input.metadata ?? {}),
-      created_at: now,
-      updated_at: now,
-    };
-    await repository.insertProperty(tx.db, row);
-    const property = presentProperty(row);
-    await recordEvent(tx, 'property.created', property);
-    return property;
-  });
+  // A second property with the same external_id is a 409 naming the holder (docs/api-contract.md §14).
+  return guardExternalId(ctx, 'properties', input.external_id, () =>
+    inTransaction(ctx, async (tx) => {
+      await requireClientReference(tx, input.client_id);
+      const now = tx.clock.now().toISOString();
+      const name = input.name ?? null;
+      const row: PropertyRow = {
+        id: newId(),
+        account_id: tx.accountId,
+        client_id: input.client_id,
+        name,
+        ...addressColumns(input.address, name),
+        timezone:
+          input.timezone === undefined
+            ? await accountTimeZone(tx.db, tx.accountId)
+            : canonicalTimeZone('timezone', input.timezone),
+        location: input.location ? JSON.stringify({ lat: input.location.lat, lng: input.location.lng }) : null,
+        access_notes: input.access_notes ?? null,
+        archived: input.archived ? 1 : 0,
+        external_id: input.external_id ?? null,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        created_at: now,
+        updated_at: now,
+      };
+      await repository.insertProperty(tx.db, row);
+      const property = presentProperty(row);
+      await recordEvent(tx, 'property.created', property);
+      return property;
+    }),
+  );
 }
 
 export async function getProperty(ctx: Context, id: string): Promise<Property> {
@@ -119,35 +113,41 @@ export async function updateProperty(
   input: UpdatePropertyInput,
   precondition?: Precondition,
 ): Promise<Property> {
-  return inTransaction(ctx, async (tx) => {
-    const current = await getRow(tx, id, true);
-    precondition?.(presentProperty(current));
-    if (input.client_id !== undefined && input.client_id !== current.client_id)
-      throw fieldError('client_id', 'cannot change: a property stays with the client it was made for');
-    if (input.external_id !== undefined) await assertExternalIdFree(tx, input.external_id, current.id);
-    const patch: PropertyPatch = {};
-    const name = input.name !== undefined ? input.name : current.name;
-    if (input.name !== undefined) patch.name = input.name;
-    if (input.address !== undefined || input.name !== undefined) {
-      const address = input.address ?? (presentAddress(current.address) as AddressInput);
-      Object.assign(patch, addressColumns(address, name));
-    }
-    if (input.timezone !== undefined) patch.timezone = canonicalTimeZone('timezone', input.timezone);
-    if (input.location !== undefined)
-      patch.location =
-        input.location === null ? null : JSON.stringify({ lat: input.location.lat, lng: input.location.lng });
-    if (input.access_notes !== undefined) patch.access_notes = input.access_notes;
-    if (input.archived !== undefined) patch.archived = input.archived ? 1 : 0;
-    if (input.external_id !== undefined) patch.external_id = input.external_id;
-    if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
-    if (Object.keys(patch).length === 0) return presentProperty(current);
-    patch.updated_at = tx.clock.now().toISOString();
-    const updated = await repository.updateProperty(tx.db, tx.accountId, current.id, patch);
-    if (!updated) throw notFound('property', id);
-    const property = presentProperty(updated);
-    await recordChange(tx, { resource: 'property', before: presentProperty(current), after: property });
-    return property;
-  });
+  return guardExternalId(
+    ctx,
+    'properties',
+    input.external_id,
+    () =>
+      inTransaction(ctx, async (tx) => {
+        const current = await getRow(tx, id, true);
+        precondition?.(presentProperty(current));
+        if (input.client_id !== undefined && input.client_id !== current.client_id)
+          throw fieldError('client_id', 'cannot change: a property stays with the client it was made for');
+        const patch: PropertyPatch = {};
+        const name = input.name !== undefined ? input.name : current.name;
+        if (input.name !== undefined) patch.name = input.name;
+        if (input.address !== undefined || input.name !== undefined) {
+          const address = input.address ?? (presentAddress(current.address) as AddressInput);
+          Object.assign(patch, addressColumns(address, name));
+        }
+        if (input.timezone !== undefined) patch.timezone = canonicalTimeZone('timezone', input.timezone);
+        if (input.location !== undefined)
+          patch.location =
+            input.location === null ? null : JSON.stringify({ lat: input.location.lat, lng: input.location.lng });
+        if (input.access_notes !== undefined) patch.access_notes = input.access_notes;
+        if (input.archived !== undefined) patch.archived = input.archived ? 1 : 0;
+        if (input.external_id !== undefined) patch.external_id = input.external_id;
+        if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
+        if (Object.keys(patch).length === 0) return presentProperty(current);
+        patch.updated_at = tx.clock.now().toISOString();
+        const updated = await repository.updateProperty(tx.db, tx.accountId, current.id, patch);
+        if (!updated) throw notFound('property', id);
+        const property = presentProperty(updated);
+        await recordChange(tx, { resource: 'property', before: presentProperty(current), after: property });
+        return property;
+      }),
+    id,
+  );
 }
 
 /** Refused (409 CONFLICT, saying what refers to it) while a document names the property: archive it instead. */

@@ -12,6 +12,7 @@ const KINDS = {
   jobs: 'job',
   invoices: 'invoice',
   team_members: 'team member',
+  properties: 'property',
 } as const;
 export type ExternalIdTable = keyof typeof KINDS;
 
