@@ -676,11 +676,14 @@ describe('Python SDK', () => {
         'bms.jobs.create(title="x")',
         'print(event["data"]["object"]["amount"] if event["type"] == "client.created" else None)',
         'bms.webhook_endpoints.create(url="https://x", enabled_events=["invoice.payed"])',
+        'print(error.code == "VALIDATON_ERROR")',
+        'bms.clients.get("c", if_none_match="x")',
+        'bms.request("FETCH", "/v1/clients")',
       ];
-      // Lines 1-5 are correct uses that must pass; each mistake is one line after them.
+      // Lines 1-6 are correct uses that must pass; each mistake is one line after them.
       fs.writeFileSync(
         path.join(directory, 'mistakes.py'),
-        `from bms_sdk import BmsClient, Quote, webhooks\nbms = BmsClient(api_key="bms_x")\nquote: Quote = bms.quotes.get("q")\nevent = webhooks.verify("{}", {}, "whsec_x")\nprint(quote["delivery_status"] or "", bms.quotes.update("q", status="approved"), event["type"], bms.invoices.create(client_id="c"), event["data"]["object"]["amount"] if event["type"] == "payment.created" else None, bms.webhook_endpoints.create(url="https://x", enabled_events=["invoice.*"]))\n${mistakes.join('\n')}\n`,
+        `from bms_sdk import BmsClient, BmsError, Quote, webhooks\nbms = BmsClient(api_key="bms_x")\nquote: Quote = bms.quotes.get("q")\nevent = webhooks.verify("{}", {}, "whsec_x")\nprint(quote["delivery_status"] or "", bms.quotes.update("q", status="approved"), event["type"], bms.invoices.create(client_id="c"), event["data"]["object"]["amount"] if event["type"] == "payment.created" else None, bms.webhook_endpoints.create(url="https://x", enabled_events=["invoice.*"]))\nerror = BmsError("m", status=None, code="TIMEOUT"); print(error.code == "VALIDATION_ERROR", error.code == "HTTP_502", bms.invoices.get_pdf("i", if_none_match="x"), bms.request("GET", "/v1/x", extra_headers={"x-a": "b"}))\n${mistakes.join('\n')}\n`,
       );
       const result = await run('mypy', ['--strict', '--no-incremental', 'mistakes.py'], {
         cwd: directory,
@@ -691,7 +694,7 @@ describe('Python SDK', () => {
       );
       assert.deepEqual(
         [...errorLines].sort((a, b) => a - b),
-        mistakes.map((_, index) => 6 + index),
+        mistakes.map((_, index) => 7 + index),
         result.output,
       );
     } finally {
@@ -699,8 +702,8 @@ describe('Python SDK', () => {
     }
   });
 
-  test('mypy --strict passes on the package', async () => {
-    const result = await run('mypy', ['--strict', 'bms_sdk'], {
+  test('mypy --strict passes on the package, for Python 3.10 (its oldest)', async () => {
+    const result = await run('mypy', ['--strict', '--python-version', '3.10', 'bms_sdk'], {
       cwd: path.join(ROOT, 'sdks/python'),
       env: process.env,
     }).catch((error: Error) => ({
