@@ -313,11 +313,30 @@ abstract class NamedTypes {
 
   define(name: string, text: string): string {
     const existing = this.definitions.get(name);
-    if (existing !== undefined && existing !== text) throw new Error(`two different types named ${name}`);
+    if (existing !== undefined && existing !== text) throw new NameClash(`two different types named ${name}`);
     this.definitions.set(name, text);
     return name;
   }
+
+  /**
+   * The types of one endpoint's params, named from the resource (`VisitScheduleRecurrenceParams`) unless
+   * another endpoint of it already gave that name to a different shape (a split's `recurrence` beside a
+   * create's): then from the endpoint (`VisitScheduleSplitRecurrenceParams`), with nothing of the first try kept.
+   */
+  named<T>(make: (stem: string) => T, stem: string, fallback: string): T {
+    const before = new Map(this.definitions);
+    try {
+      return make(stem);
+    } catch (error) {
+      if (!(error instanceof NameClash)) throw error;
+      this.definitions.clear();
+      for (const [name, text] of before) this.definitions.set(name, text);
+      return make(fallback);
+    }
+  }
 }
+
+class NameClash extends Error {}
 
 // --- TypeScript ---------------------------------------------------------------------------------------
 
@@ -450,11 +469,16 @@ function generateTypeScript(document: OpenApiDocument, resources: Resource[]): s
       const schema = paramsSchema(endpoint);
       const name = paramsName(resource, endpoint);
       if (schema)
-        ts.interface(name, schema, {
-          stem: resource.model,
-          suffix: 'Params',
-          description: `${paramsKind(endpoint)} of ${endpoint.httpMethod} ${endpoint.path}.`,
-        });
+        ts.named(
+          (stem) =>
+            ts.interface(name, schema, {
+              stem,
+              suffix: 'Params',
+              description: `${paramsKind(endpoint)} of ${endpoint.httpMethod} ${endpoint.path}.`,
+            }),
+          resource.model,
+          `${resource.model}${pascal(endpoint.name)}`,
+        );
       if (endpoint.result)
         ts.interface(modelName(resource, endpoint), endpoint.result, {
           description: `What ${endpoint.httpMethod} ${endpoint.path} answers.`,
@@ -616,6 +640,7 @@ class PythonTypes extends NamedTypes {
 function pythonKeywordArguments(
   python: PythonTypes,
   resource: Resource,
+  endpoint: Endpoint,
   schema: Schema,
 ): { signature: string[]; names: string[] } {
   const required = new Set(schema.required ?? []);
@@ -629,7 +654,11 @@ function pythonKeywordArguments(
     const argument = pythonArgument(key);
     const annotation = EVENT_PATTERN_PROPERTIES.has(key)
       ? 'Sequence[EventPattern]'
-      : python.annotation(property, `${resource.model}${pascal(key)}`, 'Params');
+      : python.named(
+          (stem) => python.annotation(property, `${stem}${pascal(key)}`, 'Params'),
+          resource.model,
+          `${resource.model}${pascal(endpoint.name)}`,
+        );
     signature.push(
       required.has(key) ? `${argument}: ${annotation}` : `${argument}: Union[${annotation}, NotGiven] = NOT_GIVEN`,
     );
@@ -654,7 +683,9 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
       ? `f"${pathArguments.reduce((text, [parameter, argument]) => text.replace(`{${parameter}}`, `{_quote(${argument})}`), endpoint.path)}"`
       : `"${endpoint.path}"`;
   const schema = paramsSchema(endpoint);
-  const { signature, names } = schema ? pythonKeywordArguments(python, resource, schema) : { signature: [], names: [] };
+  const { signature, names } = schema
+    ? pythonKeywordArguments(python, resource, endpoint, schema)
+    : { signature: [], names: [] };
   const queryNames = names.filter((name) => endpoint.query && name in endpoint.query);
   const bodyNames = names.filter((name) => !queryNames.includes(name));
   const collected = pythonGiven(names);

@@ -3,7 +3,6 @@
 // running server's /v1/openapi.json so the SDKs cannot drift from the API.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import { inspect } from 'node:util';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -12,7 +11,7 @@ import * as sdk from '../sdks/js/src/index.js';
 import { createTestContext, temporaryDirectory, type TestContext } from './helpers/context.js';
 import { startFlakyProxy } from './helpers/flaky-proxy.js';
 import { ROOT } from './helpers/processes.js';
-import { run, signedFixture } from './helpers/sdk.js';
+import { run, scriptedServer, signedFixture } from './helpers/sdk.js';
 import { SCOPES } from '../src/kernel/scopes.js';
 
 const { BmsClient } = sdk;
@@ -332,43 +331,6 @@ describe('JavaScript SDK', () => {
     }
   });
 });
-
-/** A scripted server: each request gets the next reply (the last repeats); requests are recorded. */
-async function scriptedServer(
-  replies: Array<{ status: number; headers?: Record<string, string>; body?: string; trickleMs?: number }>,
-) {
-  const requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders }> = [];
-  const server = http.createServer((request, response) => {
-    request.resume();
-    request.on('end', async () => {
-      requests.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers });
-      const reply = replies[Math.min(requests.length, replies.length) - 1]!;
-      const body = Buffer.from(reply.body ?? '');
-      response.writeHead(reply.status, {
-        'content-type': 'application/json',
-        'content-length': String(body.length),
-        ...reply.headers,
-      });
-      if (!reply.trickleMs) return response.end(body);
-      for (const byte of body) {
-        if (response.destroyed) return;
-        response.write(Buffer.from([byte]));
-        await new Promise((resolve) => setTimeout(resolve, reply.trickleMs));
-      }
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 const KEY = `bms_${'k'.repeat(40)}`;
 const CLIENT_BODY = JSON.stringify({ data: { id: 'c1', object: 'client', name: 'Jane' } });
