@@ -826,12 +826,48 @@ export function readErrorCodes(document: OpenApiDocument): Array<[string, number
 }
 
 /** The generated files, by path relative to `sdks/`. */
-export function generateSdkSources(document: OpenApiDocument): Record<string, string> {
+export function generateSdkSources(
+  document: OpenApiDocument,
+  readmes: Partial<Record<(typeof READMES)[number], string>> = {},
+): Record<string, string> {
   const resources = readResources(document);
   return {
     'js/src/generated.ts': generateTypeScript(document, resources),
     'js/src/error-codes.ts': generateTypeScriptErrorCodes(document),
     'python/bms_sdk/_generated.py': generatePython(document, resources),
     'python/bms_sdk/_error_codes.py': generatePythonErrorCodes(document),
+    ...Object.fromEntries(
+      Object.entries(readmes).map(([file, text]) => [
+        file,
+        withMethodTable(text, methodTable(resources, file === 'js/README.md' ? 'js' : 'python')),
+      ]),
+    ),
   };
+}
+
+// --- the READMEs' tables of methods --------------------------------------------------------------------
+
+/** The READMEs whose table of resources and methods is generated (between the METHODS_* markers). */
+export const READMES = ['js/README.md', 'python/README.md'] as const;
+const METHODS_START = '<!-- methods: written by `npm run sdk:generate` from /v1/openapi.json -->';
+const METHODS_END = '<!-- /methods -->';
+
+/** Every resource and its methods, as the README's table: a new resource gets its row with no hand edit. */
+function methodTable(resources: Resource[], language: 'js' | 'python'): string {
+  const rows = resources.map((resource) => {
+    const property = language === 'js' ? camel(resource.segment) : snake(resource.segment);
+    const methods = resource.endpoints.map((endpoint) => {
+      const name = language === 'js' ? endpoint.name : snake(endpoint.name);
+      return `\`${name}\`${endpoint.returns === 'bytes' ? ' (bytes)' : endpoint.array ? ' (a list)' : ''}`;
+    });
+    return `| \`bms.${property}\` | ${methods.join(', ')} |\n`;
+  });
+  return `| ${language === 'js' ? 'Property' : 'Attribute'} | Methods |\n|---|---|\n${rows.join('')}`;
+}
+
+function withMethodTable(readme: string, table: string): string {
+  const start = readme.indexOf(METHODS_START);
+  const end = readme.indexOf(METHODS_END);
+  if (start < 0 || end < start) throw new Error(`the README has no ${METHODS_START} … ${METHODS_END} markers`);
+  return `${readme.slice(0, start + METHODS_START.length)}\n${table}${readme.slice(end)}`;
 }

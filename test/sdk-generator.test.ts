@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { generateSdkSources, type OpenApiDocument } from '../sdks/generate.js';
+import { generateSdkSources, type OpenApiDocument, READMES } from '../sdks/generate.js';
 import { createTestContext, temporaryDirectory, type TestContext } from './helpers/context.js';
 import { ROOT } from './helpers/processes.js';
 import { run, scriptedServer } from './helpers/sdk.js';
@@ -26,7 +26,10 @@ before(async () => {
   context = await createTestContext();
   document = withVersionThree((await context.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json());
   directory = temporaryDirectory('bms-sdk-generator-');
-  sources = generateSdkSources(document);
+  const readmes = Object.fromEntries(
+    READMES.map((file) => [file, fs.readFileSync(path.join(ROOT, 'sdks', file), 'utf8')]),
+  );
+  sources = generateSdkSources(document, readmes);
   fs.cpSync(path.join(ROOT, 'sdks/js'), path.join(directory, 'js'), {
     recursive: true,
     filter: (file) => !/node_modules|[/\\]dist$/.test(file),
@@ -128,15 +131,37 @@ function withVersionThree(real: OpenApiDocument): OpenApiDocument {
         type: 'string',
         enum: ['unscheduled', 'scheduled', 'en_route', 'in_progress', 'completed', 'canceled'],
       },
+      title: string,
+      timezone: string,
       start_at: nullableString,
       end_at: nullableString,
+      local_start: nullableString,
+      local_end: nullableString,
       assignee_ids: { type: 'array', items: string },
       schedule_id: nullableString,
       occurrence_key: nullableString,
       projected: { type: 'boolean' },
     },
-    ['id', 'object', 'job_id', 'status', 'start_at', 'end_at', 'assignee_ids'],
+    [
+      'id',
+      'object',
+      'job_id',
+      'status',
+      'title',
+      'timezone',
+      'start_at',
+      'end_at',
+      'local_start',
+      'local_end',
+      'assignee_ids',
+    ],
   );
+  const template = object({
+    title: string,
+    instructions: nullableString,
+    assignee_ids: { type: 'array', items: string },
+    arrival_window_minutes: { type: 'integer' },
+  });
   const recurrence = object({
     rrule: string,
     frequency: { type: 'string', enum: ['daily', 'weekly', 'monthly', 'yearly'] },
@@ -155,6 +180,7 @@ function withVersionThree(real: OpenApiDocument): OpenApiDocument {
       status: { type: 'string', enum: ['active', 'paused', 'ended'] },
       recurrence,
       duration_minutes: { type: ['integer', 'null'] },
+      template,
       paused_from: nullableString,
       previous_schedule_id: nullableString,
     },
@@ -163,6 +189,7 @@ function withVersionThree(real: OpenApiDocument): OpenApiDocument {
   const visitInput = object(
     {
       job_id: string,
+      title: string,
       start_at: nullableString,
       end_at: nullableString,
       duration_minutes: { type: ['integer', 'null'] },
@@ -176,7 +203,12 @@ function withVersionThree(real: OpenApiDocument): OpenApiDocument {
   );
   const onConflict = { on_conflict: { type: 'string', enum: ['reject'] } };
   const scheduleInput = object(
-    { job_id: string, recurrence: { ...recurrence, required: ['start_date'] }, duration_minutes: { type: 'integer' } },
+    {
+      job_id: string,
+      recurrence: { ...recurrence, required: ['start_date'] },
+      duration_minutes: { type: 'integer' },
+      template,
+    },
     ['job_id', 'recurrence'],
   );
   const occurrenceKey = object({ occurrence_key: string }, ['occurrence_key']);
@@ -418,7 +450,7 @@ function sent(requests: Array<{ method: string; url: string; body: string }>): u
 }
 
 describe('the SDK generator, with the version-3 resources', () => {
-  test('each new path is a method of its resource, named by its operationId, in both SDKs', () => {
+  test('each new path is a method of its resource, named by its operationId, in both SDKs and their READMEs’ tables', () => {
     const ts = sources['js/src/generated.ts']!;
     const python = sources['python/bms_sdk/_generated.py']!;
     const expected: Record<string, string[]> = {
@@ -451,6 +483,15 @@ describe('the SDK generator, with the version-3 resources', () => {
     assert.match(ts, /\/\*\* quotes: .*, preview\. \*\//);
     assert.match(python, /"""invoices: .*, preview\."""/);
     assert.match(ts, /export type Event = .*\| VisitEvent \| VisitScheduleEvent \| ProductEvent \| TaxRateEvent;/);
+    assert.ok(
+      sources['js/README.md']!.includes(
+        '| `bms.visitSchedules` | `list`, `create`, `get`, `update`, `delete`, `skip`, `unskip`, `pause`, `resume`, `split`, `listOccurrences` (a list) |',
+      ),
+      'the JS README’s table of methods',
+    );
+    assert.ok(
+      sources['python/README.md']!.includes('| `bms.tax_rates` | `list`, `create`, `get`, `update`, `delete` |'),
+    );
   });
 
   test('TypeScript: the generated SDK compiles with strict, and its types refuse a window without from and to', async () => {
@@ -540,6 +581,35 @@ export async function usage(): Promise<void> {
     const script = pythonWalk();
     fs.writeFileSync(path.join(directory, 'python/walk.py'), script);
     const checked = await run('mypy', ['--strict', '--no-incremental', 'bms_sdk', 'walk.py'], {
+      cwd: path.join(directory, 'python'),
+      env: { ...process.env, MYPYPATH: path.join(directory, 'python') },
+    });
+    assert.equal(checked.status, 0, checked.output);
+  });
+
+  test('the READMEs’ pending examples (a week’s calendar, a repeating visit) compile against these SDKs', async () => {
+    const pending = (file: string, language: string): string => {
+      const text = fs.readFileSync(path.join(ROOT, 'sdks', file), 'utf8');
+      const found = [...text.matchAll(new RegExp(`\`\`\`${language} pending-v3\\n([\\s\\S]*?)\`\`\``, 'g'))];
+      assert.equal(found.length, 2, `${file}: the calendar and the repeating visit`);
+      return found.map((match) => match[1]!).join('\n');
+    };
+    const indent = (code: string): string => code.replace(/^(?=.)/gm, '  ');
+    fs.writeFileSync(
+      path.join(directory, 'js/src/readme.ts'),
+      `import type { BmsClient, Client } from './index.js';\ndeclare const bms: BmsClient;\ndeclare const client: Client;\ndeclare const console: { log(...values: unknown[]): void };\nexport async function readme(): Promise<void> {\n${indent(pending('js/README.md', 'ts'))}}\n`,
+    );
+    const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+    const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], {
+      cwd: path.join(directory, 'js'),
+      env: process.env,
+    });
+    assert.equal(compiled.status, 0, compiled.output);
+    fs.writeFileSync(
+      path.join(directory, 'python/readme_pending.py'),
+      `from bms_sdk import BmsClient, Client\n\nbms = BmsClient()\nclient: Client = bms.clients.get("c")\n${pending('python/README.md', 'python')}`,
+    );
+    const checked = await run('mypy', ['--strict', '--no-incremental', 'readme_pending.py'], {
       cwd: path.join(directory, 'python'),
       env: { ...process.env, MYPYPATH: path.join(directory, 'python') },
     });

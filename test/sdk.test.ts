@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { inspect } from 'node:util';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { generateSdkSources, type OpenApiDocument } from '../sdks/generate.js';
+import { generateSdkSources, type OpenApiDocument, READMES } from '../sdks/generate.js';
 import * as sdk from '../sdks/js/src/index.js';
 import { createTestContext, temporaryDirectory, type TestContext } from './helpers/context.js';
 import { startFlakyProxy } from './helpers/flaky-proxy.js';
@@ -47,9 +47,12 @@ async function rejection(promise: PromiseLike<unknown>): Promise<sdk.BmsError> {
   assert.fail('expected the call to fail');
 }
 
-test('the generated SDK files match the running server’s /v1/openapi.json', async () => {
+test('the generated SDK files and the READMEs’ tables of methods match the running server’s /v1/openapi.json', async () => {
   const document = (await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as OpenApiDocument;
-  for (const [file, text] of Object.entries(generateSdkSources(document))) {
+  const readmes = Object.fromEntries(
+    READMES.map((file) => [file, fs.readFileSync(path.join(ROOT, 'sdks', file), 'utf8')]),
+  );
+  for (const [file, text] of Object.entries(generateSdkSources(document, readmes))) {
     assert.equal(
       fs.readFileSync(path.join(ROOT, 'sdks', file), 'utf8'),
       text,

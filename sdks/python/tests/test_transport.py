@@ -125,6 +125,13 @@ class Scripted(unittest.TestCase):
             self.assertEqual(bms.clients.get("c1")["id"], "c1")
         self.assertEqual(server.requests[0][1], "/v1/clients/c1")
 
+    def test_a_base_url_that_is_not_http_is_refused_at_once_not_retried(self) -> None:
+        for bad in ["localhost:3000", "bms.example.com", "ftp://bms.example.com", "http://"]:
+            for kind in (BmsClient, AsyncBmsClient):
+                with self.assertRaises(ValueError, msg=f"{kind.__name__}({bad!r})") as raised:
+                    kind(api_key=KEY, base_url=bad)
+                self.assertIn("http", str(raised.exception))
+
     def test_retry_after_is_waited_with_up_to_ten_percent_of_jitter(self) -> None:
         from bms_sdk._transport import retry_after_with_jitter
 
