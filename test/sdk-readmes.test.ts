@@ -210,6 +210,7 @@ describe('the READMEs, from fresh directories outside the repository', () => {
       const result = await run(process.execPath, ['out/example.js'], { cwd, env });
       assert.equal(result.status, 0, `${kind}: ${result.output}`);
       assert.match(result.output, /19598/);
+      assert.match(result.output, /^304 0\b/m, 'a PDF asked for with its ETag: 304, empty bytes');
       if (kind === 'commonjs') {
         const manifest = await run(
           process.execPath,
@@ -248,6 +249,7 @@ describe('the READMEs, from fresh directories outside the repository', () => {
     assert.equal(result.status, 0, result.output);
     assert.match(result.output, /19598/);
     assert.match(result.output, /found Ada Lovelace/);
+    assert.match(result.output, /^304 b''/m, 'a PDF asked for with its ETag: 304, empty bytes');
     const where = await run(
       python,
       [
