@@ -535,6 +535,23 @@ describe('JavaScript SDK against scripted servers', () => {
     );
     assert.ok(new Set(waits).size > 1, 'jittered');
     assert.ok(retryAfterWithJitter(60_000) <= 61_000);
+    // And a retry waits that: Retry-After 1 with (nearly) the largest jitter is 1.1 s.
+    const server = await scriptedServer([
+      { status: 503, headers: { 'retry-after': '1' }, body: BUSY },
+      { status: 200, body: CLIENT_BODY },
+    ]);
+    const random = Math.random;
+    Math.random = () => 0.999;
+    try {
+      const entries: sdk.RequestLog[] = [];
+      const started = Date.now();
+      await new BmsClient({ apiKey: KEY, baseUrl: server.url, log: (entry) => entries.push(entry) }).clients.get('c1');
+      assert.equal(entries[0]!.retryInMs, 1_100);
+      assert.ok(Date.now() - started >= 1_099, `waited ${Date.now() - started} ms`);
+    } finally {
+      Math.random = random;
+      await server.close();
+    }
   });
 
   test('IDEMPOTENCY_KEY_REUSED is its own class; a RateLimitError reads an HTTP-date Retry-After', async () => {

@@ -139,6 +139,11 @@ class Scripted(unittest.TestCase):
         self.assertTrue(all(2.0 <= wait <= 2.2 for wait in waits), waits)
         self.assertGreater(len(set(waits)), 1)
         self.assertLessEqual(retry_after_with_jitter(60.0), 61.0)
+        # And a retry waits that: Retry-After 2 with the largest jitter is 2.2 s.
+        server = self.serve(json_reply(503, '{"error": {"code": "SERVICE_UNAVAILABLE", "message": "busy"}, "meta": {}}', {"Retry-After": "2"}), json_reply(200, CLIENT))
+        with mock.patch("bms_sdk._transport.random.random", return_value=1.0), mock.patch("bms_sdk._transport.time.sleep") as slept:
+            BmsClient(api_key=KEY, base_url=server.url).clients.get("c1")
+        self.assertEqual([call.args[0] for call in slept.call_args_list], [2.2])
 
     def test_retry_after_as_an_http_date(self) -> None:
         error = bms_sdk.RateLimitError("slow down", status=429, code="RATE_LIMITED", headers={"retry-after": "Thu, 01 Jan 2099 00:00:00 GMT"})
