@@ -55,6 +55,8 @@ interface Endpoint {
   body?: Schema;
   /** The component schema the response's `data` is (or, for pages, holds). */
   model?: string;
+  /** The components the data (or an item) is one of (`anyOf`/`oneOf` of references): a calendar's visits. */
+  union?: string[];
   /**
    * An answer (or, for an array, its item) that is no component (`{requeued: 3}`): typed as `<Model><Name>Result`
    * (an array's item as `<Model><Name>Item`).
@@ -128,7 +130,10 @@ export function readResources(document: OpenApiDocument): Resource[] {
           : 'json';
       const data = success?.content?.['application/json']?.schema.properties?.data;
       const array = returns === 'json' && data?.type === 'array';
-      const model = refName(data?.type === 'array' ? data.items : data);
+      const item = data?.type === 'array' ? data.items : data;
+      const model = refName(item);
+      const options = item?.anyOf ?? (item as { oneOf?: Schema[] } | undefined)?.oneOf;
+      const union = options?.every((option) => refName(option)) ? options.map((option) => refName(option)!) : undefined;
       const queryParameters = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
       const query = Object.fromEntries(
         queryParameters.map((parameter) => [
@@ -157,11 +162,10 @@ export function readResources(document: OpenApiDocument): Resource[] {
             }
           : {}),
         ...(model ? { model } : {}),
+        ...(union ? { union } : {}),
         // An answer that is no component (`{requeued: 3}`, the two schedules a split answers, the items of an
-        // array) gets a type of its own; a delete's `{id, deleted}` is DeletedObject.
-        ...(!model && data && returns === 'json' && (httpMethod === 'post' || array)
-          ? { result: array ? (data.items ?? {}) : data }
-          : {}),
+        // array or a page) gets a type of its own; a delete's `{id, deleted}` is DeletedObject.
+        ...(!model && !union && item && returns !== 'bytes' && httpMethod !== 'delete' ? { result: item } : {}),
       };
       const resource = resources.get(segment) ?? { segment, model: '', endpoints: [] };
       if (
@@ -265,11 +269,17 @@ const paramsName = (resource: Resource, endpoint: Endpoint): string =>
  * The type an endpoint answers with (an array's item type): its component, an action's own result type, or
  * what a delete returns.
  */
-const modelName = (resource: Resource, endpoint: Endpoint): string =>
+const modelName = (
+  resource: Resource,
+  endpoint: Endpoint,
+  oneOf: (names: string[]) => string = (names) => names.join(' | '),
+): string =>
   endpoint.model ??
-  (endpoint.result
-    ? `${resource.model}${pascal(endpoint.name)}${endpoint.array ? 'Item' : 'Result'}`
-    : 'DeletedObject');
+  (endpoint.union
+    ? oneOf(endpoint.union)
+    : endpoint.result
+      ? `${resource.model}${pascal(endpoint.name)}${endpoint.array || endpoint.returns === 'page' ? 'Item' : 'Result'}`
+      : 'DeletedObject');
 /** A required field (of the body or the query), or one of several (`x-required-one-of`), makes params required. */
 const requiresParams = (endpoint: Endpoint): boolean =>
   (paramsSchema(endpoint)?.required ?? []).length > 0 || (endpoint.body?.['x-required-one-of'] ?? []).length > 0;
@@ -413,7 +423,7 @@ class TypeScriptTypes extends NamedTypes {
 function tsMethod(resource: Resource, endpoint: Endpoint): string {
   const doc = comment(documentation(endpoint), '  ');
   const item = endpoint.returns === 'bytes' ? 'Uint8Array' : modelName(resource, endpoint);
-  const model = endpoint.array ? `${item}[]` : item;
+  const model = endpoint.array ? (endpoint.union ? `Array<${item}>` : `${item}[]`) : item;
   const path = endpoint.pathParams.reduce(
     (text, parameter) => text.replace(`{${parameter}}`, `\${encodeURIComponent(${camel(parameter)})}`),
     endpoint.path,
@@ -669,7 +679,8 @@ function pythonKeywordArguments(
 
 /** One method, for the blocking client or (`flavor: 'async'`) the asyncio one. */
 function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoint, flavor: 'sync' | 'async'): string {
-  const item = endpoint.returns === 'bytes' ? 'bytes' : modelName(resource, endpoint);
+  const item =
+    endpoint.returns === 'bytes' ? 'bytes' : modelName(resource, endpoint, (names) => `Union[${names.join(', ')}]`);
   const model = endpoint.array ? `List[${item}]` : item;
   if (endpoint.result)
     python.typedDict(item, {

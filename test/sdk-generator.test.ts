@@ -230,6 +230,16 @@ function withVersionThree(real: OpenApiDocument): OpenApiDocument {
           properties: { ...event.properties, type: { ...eventType, enum: [...eventType.enum!, ...types] } },
         },
         Visit: visit,
+        // An occurrence of a schedule not yet made into a visit (include_projected): the calendar's items are
+        // one or the other, as a route may well describe them.
+        ProjectedVisit: {
+          ...visit,
+          properties: {
+            ...(visit.properties as Record<string, Schema>),
+            id: { type: 'null' },
+            projected: { type: 'boolean', enum: [true] },
+          },
+        },
         VisitSchedule: schedule,
         Product: object(
           {
@@ -249,19 +259,23 @@ function withVersionThree(real: OpenApiDocument): OpenApiDocument {
     paths: {
       ...real.paths,
       '/v1/visits': {
-        get: operation('listVisits', page('Visit'), {
-          query: {
-            ...listQuery,
-            from: string,
-            to: string,
-            from_date: string,
-            to_date: string,
-            timezone: string,
-            assignee_id: string,
-            status: { type: 'string', 'x-list-of': ['scheduled', 'en_route', 'in_progress'] },
-            include_projected: { type: 'boolean' },
+        get: operation(
+          'listVisits',
+          { data: { type: 'array', items: { anyOf: [ref('Visit'), ref('ProjectedVisit')] } }, page: true },
+          {
+            query: {
+              ...listQuery,
+              from: string,
+              to: string,
+              from_date: string,
+              to_date: string,
+              timezone: string,
+              assignee_id: string,
+              status: { type: 'string', 'x-list-of': ['scheduled', 'en_route', 'in_progress'] },
+              include_projected: { type: 'boolean' },
+            },
           },
-        }),
+        ),
         post: operation('createVisit', one('Visit', 201), { body: visitInput, query: onConflict }),
       },
       '/v1/visits/{id}': {
@@ -480,6 +494,15 @@ describe('the SDK generator, with the version-3 resources', () => {
       assert.match(ts, new RegExp(`readonly ${property}: \\w+Resource;`));
     for (const attribute of ['visits', 'visit_schedules', 'products', 'tax_rates'])
       assert.match(python, new RegExp(`self\\.${attribute} = \\w+Resource\\(transport\\)`));
+    assert.match(
+      ts,
+      /list\(params: VisitListParams = \{\}, options\?: RequestOptions\): PagePromise<Visit \| ProjectedVisit>/,
+    );
+    assert.match(python, /\) -> Page\[Union\[Visit, ProjectedVisit\]\]:/);
+    assert.match(
+      ts,
+      /listOccurrences\(id: string, params: VisitScheduleListOccurrencesParams, options\?: RequestOptions\): Promise<WithResponse<VisitScheduleListOccurrencesItem\[\]>>/,
+    );
     assert.match(ts, /\/\*\* quotes: .*, preview\. \*\//);
     assert.match(python, /"""invoices: .*, preview\."""/);
     assert.match(ts, /export type Event = .*\| VisitEvent \| VisitScheduleEvent \| ProductEvent \| TaxRateEvent;/);
@@ -497,12 +520,12 @@ describe('the SDK generator, with the version-3 resources', () => {
   test('TypeScript: the generated SDK compiles with strict, and its types refuse a window without from and to', async () => {
     fs.writeFileSync(
       path.join(directory, 'js/src/usage.ts'),
-      `import type { BmsClient, Visit, VisitEvent, VisitScheduleListOccurrencesItem, VisitScheduleSplitResult } from './index.js';
+      `import type { BmsClient, ProjectedVisit, Visit, VisitEvent, VisitScheduleListOccurrencesItem, VisitScheduleSplitResult } from './index.js';
 declare const bms: BmsClient;
 declare const event: VisitEvent;
 export async function usage(): Promise<void> {
   for await (const visit of bms.visits.list({ from: 'a', to: 'b', status: ['scheduled', 'en_route'], include_projected: true })) {
-    const typed: Visit = visit;
+    const typed: Visit | ProjectedVisit = visit; // a calendar's item is one or the other
     void typed.id?.length;
   }
   const created = await bms.visits.create({ job_id: 'j', start_at: 'a', duration_minutes: 60, on_conflict: 'reject' });
