@@ -182,6 +182,8 @@ function withVersionThree(real: OpenApiDocument): OpenApiDocument {
       duration_minutes: { type: ['integer', 'null'] },
       template,
       paused_from: nullableString,
+      // A nested key named like a Python keyword (a TypedDict's functional syntax).
+      pause: { type: ['object', 'null'], properties: { from: string, until: nullableString }, required: ['from'] },
       previous_schedule_id: nullableString,
     },
     ['id', 'object', 'job_id', 'status', 'recurrence'],
@@ -672,7 +674,7 @@ export async function usage(): Promise<void> {
 function pythonWalk(): string {
   return `from typing import List, Optional
 
-from bms_sdk import BmsClient, VisitScheduleListOccurrencesItem, raw_response
+from bms_sdk import BmsClient, VisitScheduleListOccurrencesItem, VisitSchedulePause, raw_response
 
 bms = BmsClient(max_retries=0)
 ids: List[Optional[str]] = [visit["id"] for visit in bms.visits.list(from_="${WINDOW.from}", to="${WINDOW.to}", assignee_id="tm_1", include_projected=True)]
@@ -686,6 +688,8 @@ print(split.data["previous"]["id"], split.data["next"]["id"], split.status)
 occurrences: List[VisitScheduleListOccurrencesItem] = bms.visit_schedules.list_occurrences("s1", from_="2026-12-01T00:00:00Z", to="2027-01-01T00:00:00Z")
 print(*[occurrence["skipped"] for occurrence in occurrences])
 print(bms.visit_schedules.delete("s1", keep_visits=True)["status"])
+pause: VisitSchedulePause = {"from": "2026-12-20", "until": None}
+assert pause["from"] == "2026-12-20"
 print(bms.quotes.preview(client_id="c1", line_items=[{"description": "Mowing", "quantity": 1, "unit_amount": 4500}])["total_amount"])
 
 
