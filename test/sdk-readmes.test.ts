@@ -242,13 +242,15 @@ describe('the READMEs, from fresh directories outside the repository', () => {
     assert.equal(installed.status, 0, installed.output);
     fs.writeFileSync(path.join(cwd, 'readme_example.py'), blocks(read('sdks/python/README.md'), 'python').join('\n'));
     const python = path.join(cwd, '.venv/bin/python');
-    const result = await run(python, ['readme_example.py'], {
+    // Development mode shows every ResourceWarning (an unclosed connection, socket or transport).
+    const result = await run(python, ['-X', 'dev', '-W', 'default', 'readme_example.py'], {
       cwd,
       env: { ...process.env, BMS_API_KEY: key, BMS_BASE_URL: baseUrl, PYTHONPATH: '' },
     });
     assert.equal(result.status, 0, result.output);
     assert.match(result.output, /19598/);
     assert.match(result.output, /found Ada Lovelace/);
+    assert.doesNotMatch(result.output, /ResourceWarning|unclosed/, 'nothing left open, the asyncio client included');
     assert.match(result.output, /^304 b''/m, 'a PDF asked for with its ETag: 304, empty bytes');
     const where = await run(
       python,
