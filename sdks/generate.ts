@@ -44,13 +44,23 @@ interface Endpoint {
   httpMethod: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   operation: Operation;
-  hasId: boolean;
+  /** The path's parameters, in order: `id`, then any other (`/v1/visits/{id}/assignees/{team_member_id}`). */
+  pathParams: string[];
   returns: Returns;
+  /** The answer's `data` is an array without a page (`GET /v1/visit-schedules/{id}/occurrences`). */
+  array: boolean;
   query?: Record<string, Schema & { description?: string }>;
+  /** The query parameters the operation requires (`from`, `to` of a window). */
+  queryRequired: string[];
   body?: Schema;
   /** The component schema the response's `data` is (or, for pages, holds). */
   model?: string;
-  /** An action's answer when it is no component (`{requeued: 3}`): typed as `<Model><Name>Result`. */
+  /** The components the data (or an item) is one of (`anyOf`/`oneOf` of references): a calendar's visits. */
+  union?: string[];
+  /**
+   * An answer (or, for an array, its item) that is no component (`{requeued: 3}`): typed as `<Model><Name>Result`
+   * (an array's item as `<Model><Name>Item`).
+   */
   result?: Schema;
 }
 
@@ -92,16 +102,24 @@ function refName(schema: Schema | undefined): string | undefined {
   return schema?.$ref?.replace('#/components/schemas/', '');
 }
 
+/** Paths under /v1 that are no resource's: the document itself. */
+const NOT_RESOURCES = new Set(['/v1/openapi.json']);
+
 /**
- * Every operation of `/v1/<resource>…`, grouped by resource, named by its operationId. The unauthenticated
- * System operations (health, readiness) are for operators, not integrators, and are left out.
+ * Every operation of `/v1/<resource>…`, grouped by resource (the path's first segment), named by its
+ * operationId: a new resource's paths become a new resource class with no change here. Any path parameters
+ * (`{id}`, then others such as `{team_member_id}`) become the method's leading arguments. The unauthenticated
+ * System operations (health, readiness, outside /v1) are for operators, not integrators, and are left out.
  */
 export function readResources(document: OpenApiDocument): Resource[] {
   const resources = new Map<string, Resource>();
   for (const [path, operations] of Object.entries(document.paths)) {
-    const match = /^\/v1\/([a-z-]+)(\/\{id\})?(?:\/[a-z-]+)*$/.exec(path);
-    if (!match) continue;
+    if (!path.startsWith('/v1/') || NOT_RESOURCES.has(path)) continue;
+    const match = /^\/v1\/([a-z-]+)((?:\/(?:[a-z-]+|\{[A-Za-z_]+\}))*)$/.exec(path);
+    // A path the SDK cannot make a method of fails the generation rather than silently missing from the SDKs.
+    if (!match) throw new Error(`${path}: not /v1/<resource>[/{id}][/<action or {parameter}>…]`);
     const segment = match[1]!;
+    const pathParams = [...match[2]!.matchAll(/\{([A-Za-z_]+)\}/g)].map((parameter) => parameter[1]!);
     for (const [httpMethod, operation] of Object.entries(operations)) {
       if (!operation.operationId) throw new Error(`${httpMethod.toUpperCase()} ${path} has no operationId`);
       const success = operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202'];
@@ -111,11 +129,17 @@ export function readResources(document: OpenApiDocument): Resource[] {
           ? 'page'
           : 'json';
       const data = success?.content?.['application/json']?.schema.properties?.data;
-      const model = refName(data?.type === 'array' ? data.items : data);
+      const array = returns === 'json' && data?.type === 'array';
+      const item = data?.type === 'array' ? data.items : data;
+      const model = refName(item);
+      const options = item?.anyOf ?? (item as { oneOf?: Schema[] } | undefined)?.oneOf;
+      const union = options?.every((option) => refName(option)) ? options.map((option) => refName(option)!) : undefined;
+      const queryParameters = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
       const query = Object.fromEntries(
-        (operation.parameters ?? [])
-          .filter((parameter) => parameter.in === 'query')
-          .map((parameter) => [parameter.name, { ...parameter.schema, description: parameter.description }]),
+        queryParameters.map((parameter) => [
+          parameter.name,
+          { ...parameter.schema, description: parameter.description },
+        ]),
       );
       const body = operation.requestBody?.content['application/json'].schema;
       const endpoint: Endpoint = {
@@ -124,9 +148,11 @@ export function readResources(document: OpenApiDocument): Resource[] {
         httpMethod: httpMethod.toUpperCase() as Endpoint['httpMethod'],
         path,
         operation,
-        hasId: match[2] !== undefined,
+        pathParams,
         returns,
+        array,
         ...(Object.keys(query).length > 0 ? { query } : {}),
+        queryRequired: queryParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
         ...(body
           ? {
               body: withoutServerSetValues(
@@ -136,12 +162,16 @@ export function readResources(document: OpenApiDocument): Resource[] {
             }
           : {}),
         ...(model ? { model } : {}),
-        ...(!model && data && returns === 'json' && httpMethod === 'post' ? { result: data } : {}),
+        ...(union ? { union } : {}),
+        // An answer that is no component (`{requeued: 3}`, the two schedules a split answers, the items of an
+        // array or a page) gets a type of its own; a delete's `{id, deleted}` is DeletedObject.
+        ...(!model && !union && item && returns !== 'bytes' && httpMethod !== 'delete' ? { result: item } : {}),
       };
       const resource = resources.get(segment) ?? { segment, model: '', endpoints: [] };
       if (
         endpoint.httpMethod === 'GET' &&
         returns === 'json' &&
+        !array &&
         model &&
         (!resource.model || operation.operationId === `get${model}`)
       )
@@ -235,15 +265,43 @@ const snake = (text: string): string => text.replace(/-/g, '_').replace(/[A-Z]/g
 const singular = (text: string): string => text.replace(/ies$/, 'y').replace(/s$/, '');
 const paramsName = (resource: Resource, endpoint: Endpoint): string =>
   `${resource.model}${pascal(endpoint.name)}Params`;
-/** The type an endpoint answers with: its component, an action's own result type, or what a delete returns. */
-const modelName = (resource: Resource, endpoint: Endpoint): string =>
-  endpoint.model ?? (endpoint.result ? `${resource.model}${pascal(endpoint.name)}Result` : 'DeletedObject');
-/** A body with a required field, or one of several required (`x-required-one-of`), makes its argument required. */
+/**
+ * The type an endpoint answers with (an array's item type): its component, an action's own result type, or
+ * what a delete returns.
+ */
+const modelName = (
+  resource: Resource,
+  endpoint: Endpoint,
+  oneOf: (names: string[]) => string = (names) => names.join(' | '),
+): string =>
+  endpoint.model ??
+  (endpoint.union
+    ? oneOf(endpoint.union)
+    : endpoint.result
+      ? `${resource.model}${pascal(endpoint.name)}${endpoint.array || endpoint.returns === 'page' ? 'Item' : 'Result'}`
+      : 'DeletedObject');
+/** A required field (of the body or the query), or one of several (`x-required-one-of`), makes params required. */
 const requiresParams = (endpoint: Endpoint): boolean =>
-  (endpoint.body?.required ?? []).length > 0 || (endpoint.body?.['x-required-one-of'] ?? []).length > 0;
-/** The parameters an endpoint takes: its query, else its body. */
-const paramsSchema = (endpoint: Endpoint): Schema | undefined =>
-  endpoint.query ? { properties: endpoint.query } : endpoint.body;
+  (paramsSchema(endpoint)?.required ?? []).length > 0 || (endpoint.body?.['x-required-one-of'] ?? []).length > 0;
+/**
+ * The parameters an endpoint takes, as one object: its body's fields and its query parameters (a create that
+ * also takes `?on_conflict=reject`); the generated method sends each where it belongs.
+ */
+function paramsSchema(endpoint: Endpoint): Schema | undefined {
+  if (!endpoint.query) return endpoint.body;
+  const required = endpoint.queryRequired;
+  if (!endpoint.body) return { properties: endpoint.query, ...(required.length > 0 ? { required } : {}) };
+  const twice = Object.keys(endpoint.query).find((key) => key in (endpoint.body!.properties ?? {}));
+  if (twice) throw new Error(`${endpoint.operationId}: ${twice} is both a query parameter and a body field`);
+  return {
+    ...endpoint.body,
+    properties: { ...endpoint.body.properties, ...endpoint.query },
+    required: [...(endpoint.body.required ?? []), ...required],
+  };
+}
+/** What the params' description says they are. */
+const paramsKind = (endpoint: Endpoint): string =>
+  endpoint.query && endpoint.body ? 'Body and query parameters' : endpoint.query ? 'Query parameters' : 'Body';
 const documentation = (endpoint: Endpoint): string =>
   `${endpoint.operation.summary ?? ''}. ${endpoint.operation.description ?? ''}`.trim();
 
@@ -265,11 +323,30 @@ abstract class NamedTypes {
 
   define(name: string, text: string): string {
     const existing = this.definitions.get(name);
-    if (existing !== undefined && existing !== text) throw new Error(`two different types named ${name}`);
+    if (existing !== undefined && existing !== text) throw new NameClash(`two different types named ${name}`);
     this.definitions.set(name, text);
     return name;
   }
+
+  /**
+   * The types of one endpoint's params, named from the resource (`VisitScheduleRecurrenceParams`) unless
+   * another endpoint of it already gave that name to a different shape (a split's `recurrence` beside a
+   * create's): then from the endpoint (`VisitScheduleSplitRecurrenceParams`), with nothing of the first try kept.
+   */
+  named<T>(make: (stem: string) => T, stem: string, fallback: string): T {
+    const before = new Map(this.definitions);
+    try {
+      return make(stem);
+    } catch (error) {
+      if (!(error instanceof NameClash)) throw error;
+      this.definitions.clear();
+      for (const [name, text] of before) this.definitions.set(name, text);
+      return make(fallback);
+    }
+  }
 }
+
+class NameClash extends Error {}
 
 // --- TypeScript ---------------------------------------------------------------------------------------
 
@@ -345,15 +422,27 @@ class TypeScriptTypes extends NamedTypes {
 
 function tsMethod(resource: Resource, endpoint: Endpoint): string {
   const doc = comment(documentation(endpoint), '  ');
-  const model = endpoint.returns === 'bytes' ? 'Uint8Array' : modelName(resource, endpoint);
-  const path = endpoint.path.replace('{id}', '${encodeURIComponent(id)}');
+  const item = endpoint.returns === 'bytes' ? 'Uint8Array' : modelName(resource, endpoint);
+  const model = endpoint.array ? (endpoint.union ? `Array<${item}>` : `${item}[]`) : item;
+  const path = endpoint.pathParams.reduce(
+    (text, parameter) => text.replace(`{${parameter}}`, `\${encodeURIComponent(${camel(parameter)})}`),
+    endpoint.path,
+  );
   const schema = paramsSchema(endpoint);
   const args = [
-    ...(endpoint.hasId ? ['id: string'] : []),
+    ...endpoint.pathParams.map((parameter) => `${camel(parameter)}: string`),
     ...(schema ? [`params: ${paramsName(resource, endpoint)}${requiresParams(endpoint) ? '' : ' = {}'}`] : []),
     'options?: RequestOptions',
   ].join(', ');
-  const parts = endpoint.query ? '{ query: { ...params } }' : endpoint.body ? '{ body: params }' : '{}';
+  // Both a body and a query (`?on_conflict=reject` on a create): the query's keys are taken out of params.
+  const parts =
+    endpoint.query && endpoint.body
+      ? `splitParams(params, ${JSON.stringify(Object.keys(endpoint.query))})`
+      : endpoint.query
+        ? '{ query: { ...params } }'
+        : endpoint.body
+          ? '{ body: params }'
+          : '{}';
   if (endpoint.returns === 'page')
     return `${doc}  ${endpoint.name}(${args}): PagePromise<${model}> {\n    return this.transport.list<${model}>(\`${path}\`, { ...params }, options);\n  }\n`;
   const call = endpoint.returns === 'bytes' ? 'requestBytes' : `request<${model}>`;
@@ -390,19 +479,28 @@ function generateTypeScript(document: OpenApiDocument, resources: Resource[]): s
       const schema = paramsSchema(endpoint);
       const name = paramsName(resource, endpoint);
       if (schema)
-        ts.interface(name, schema, {
-          allOptional: Boolean(endpoint.query),
-          stem: resource.model,
-          suffix: 'Params',
-          description: `${endpoint.query ? 'Query parameters' : 'Body'} of ${endpoint.httpMethod} ${endpoint.path}.`,
-        });
+        ts.named(
+          (stem) =>
+            ts.interface(name, schema, {
+              stem,
+              suffix: 'Params',
+              description: `${paramsKind(endpoint)} of ${endpoint.httpMethod} ${endpoint.path}.`,
+            }),
+          resource.model,
+          `${resource.model}${pascal(endpoint.name)}`,
+        );
       if (endpoint.result)
         ts.interface(modelName(resource, endpoint), endpoint.result, {
           description: `What ${endpoint.httpMethod} ${endpoint.path} answers.`,
         });
     }
   }
-  let out = `// ${HEADER}\nimport type { PagePromise } from './pagination.js';\nimport type { RequestOptions, Transport, WithResponse } from './transport.js';\n\n`;
+  const splits = resources.some((resource) => resource.endpoints.some((endpoint) => endpoint.query && endpoint.body));
+  let out = `// ${HEADER}\nimport type { PagePromise } from './pagination.js';\n${
+    splits
+      ? "import { splitParams, type RequestOptions, type Transport, type WithResponse } from './transport.js';"
+      : "import type { RequestOptions, Transport, WithResponse } from './transport.js';"
+  }\n\n`;
   out += [...ts.definitions.values()].join('\n');
   for (const resource of resources) {
     out += `\n/** ${resource.segment}: ${resource.endpoints.map((endpoint) => endpoint.name).join(', ')}. */\nexport class ${pascal(resource.segment)}Resource {\n  constructor(private readonly transport: Transport) {}\n\n`;
@@ -430,40 +528,39 @@ function generateTypeScriptErrorCodes(document: OpenApiDocument): string {
 
 // --- Python -------------------------------------------------------------------------------------------
 
-const PYTHON_RESERVED = new Set([
-  'from',
-  'import',
-  'class',
-  'def',
-  'global',
-  'lambda',
-  'pass',
-  'return',
-  'in',
-  'is',
-  'not',
-  'and',
-  'or',
-  'if',
-  'else',
-  'for',
-  'while',
-  'with',
-  'as',
-  'try',
-  'except',
-  'raise',
-  'del',
-  'yield',
-  'async',
-  'await',
+/** Python's keywords: a field named so is the argument `<name>_` (`from_`) and is still sent as `<name>`. */
+const PYTHON_KEYWORDS = new Set(
+  (
+    'False None True and as assert async await break class continue def del elif else except finally for from ' +
+    'global if import in is lambda nonlocal not or pass raise return try while with yield'
+  ).split(' '),
+);
+/** The SDK's own keyword arguments and the path's `id`: a field named so could not be passed. */
+const PYTHON_OPTIONS = new Set([
   'timeout',
   'max_retries',
   'idempotency_key',
   'if_match',
+  'if_none_match',
+  'extra_headers',
+  'extra_query',
   'id',
   'self',
 ]);
+
+/** The argument a field is passed as: its own name, or `<name>_` for a Python keyword (`from_`). */
+function pythonArgument(key: string): string {
+  if (PYTHON_OPTIONS.has(key)) throw new Error(`parameter ${key} clashes with an SDK option`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new Error(`parameter ${key} is not a Python name`);
+  return PYTHON_KEYWORDS.has(key) ? `${key}_` : key;
+}
+
+/** `_given(...)` of these fields: `name=name`, and a keyword's as `**{"from": from_}`. */
+function pythonGiven(keys: string[]): string {
+  const plain = keys.filter((key) => !PYTHON_KEYWORDS.has(key)).map((key) => `${key}=${key}`);
+  const renamed = keys.filter((key) => PYTHON_KEYWORDS.has(key)).map((key) => `${JSON.stringify(key)}: ${key}_`);
+  return `_given(${[...plain, ...(renamed.length > 0 ? [`**{${renamed.join(', ')}}`] : [])].join(', ')})`;
+}
 
 class PythonTypes extends NamedTypes {
   /** A Python annotation for the schema; nested objects become TypedDicts named after where they appear. */
@@ -524,6 +621,24 @@ class PythonTypes extends NamedTypes {
       .join('');
     const doc = `    """${(schema.description ?? name).replace(/"""/g, "'''")}"""\n\n`;
     let text: string;
+    if (entries.some(([key]) => PYTHON_KEYWORDS.has(key))) {
+      // A key that is a Python keyword (`from`) cannot be a class attribute: the functional syntax, in a
+      // required and an optional part that the class joins.
+      const functional = (part: string, keys: Array<[string, Schema]>, total: boolean): string =>
+        `${part} = TypedDict("${part}", {${keys.map(([key, property]) => `${JSON.stringify(key)}: ${line(key, property).slice(`    ${key}: `.length).trim()}`).join(', ')}}${total ? '' : ', total=False'})\n`;
+      const requiredPart = functional(
+        `_${name}Required`,
+        entries.filter(([key]) => required.has(key)),
+        true,
+      );
+      const optionalPart = functional(
+        `_${name}Optional`,
+        entries.filter(([key]) => !required.has(key)),
+        false,
+      );
+      text = `${requiredPart}\n${optionalPart}\n\nclass ${name}(_${name}Required, _${name}Optional):\n${doc.trimEnd()}\n`;
+      return this.define(name, text);
+    }
     if (!optionalLines) text = `class ${name}(TypedDict):\n${doc}${requiredLines}`;
     else if (!requiredLines) text = `class ${name}(TypedDict, total=False):\n${doc}${optionalLines}`;
     else
@@ -535,10 +650,10 @@ class PythonTypes extends NamedTypes {
 function pythonKeywordArguments(
   python: PythonTypes,
   resource: Resource,
+  endpoint: Endpoint,
   schema: Schema,
-  allOptional: boolean,
 ): { signature: string[]; names: string[] } {
-  const required = new Set(allOptional ? [] : (schema.required ?? []));
+  const required = new Set(schema.required ?? []);
   const signature: string[] = [];
   const names: string[] = [];
   const entries = Object.entries(schema.properties ?? {});
@@ -546,11 +661,17 @@ function pythonKeywordArguments(
     ...entries.filter(([key]) => required.has(key)),
     ...entries.filter(([key]) => !required.has(key)),
   ]) {
-    if (PYTHON_RESERVED.has(key)) throw new Error(`parameter ${key} clashes with a Python keyword or SDK option`);
+    const argument = pythonArgument(key);
     const annotation = EVENT_PATTERN_PROPERTIES.has(key)
       ? 'Sequence[EventPattern]'
-      : python.annotation(property, `${resource.model}${pascal(key)}`, 'Params');
-    signature.push(required.has(key) ? `${key}: ${annotation}` : `${key}: Union[${annotation}, NotGiven] = NOT_GIVEN`);
+      : python.named(
+          (stem) => python.annotation(property, `${stem}${pascal(key)}`, 'Params'),
+          resource.model,
+          `${resource.model}${pascal(endpoint.name)}`,
+        );
+    signature.push(
+      required.has(key) ? `${argument}: ${annotation}` : `${argument}: Union[${annotation}, NotGiven] = NOT_GIVEN`,
+    );
     names.push(key);
   }
   return { signature, names };
@@ -558,29 +679,39 @@ function pythonKeywordArguments(
 
 /** One method, for the blocking client or (`flavor: 'async'`) the asyncio one. */
 function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoint, flavor: 'sync' | 'async'): string {
-  const model = endpoint.returns === 'bytes' ? 'bytes' : modelName(resource, endpoint);
+  const item =
+    endpoint.returns === 'bytes' ? 'bytes' : modelName(resource, endpoint, (names) => `Union[${names.join(', ')}]`);
+  const model = endpoint.array ? `List[${item}]` : item;
   if (endpoint.result)
-    python.typedDict(model, {
+    python.typedDict(item, {
       ...endpoint.result,
-      description: `What ${endpoint.httpMethod} ${endpoint.path} answers.`,
+      description: `What ${endpoint.httpMethod} ${endpoint.path} answers${endpoint.array ? ' (one item of its array)' : ''}.`,
     });
   const doc = `        """${documentation(endpoint)}"""\n`;
-  const pathExpression = endpoint.hasId ? `f"${endpoint.path.replace('{id}', '{_quote(id)}')}"` : `"${endpoint.path}"`;
+  const pathArguments = endpoint.pathParams.map((parameter) => [parameter, snake(parameter)] as const);
+  const pathExpression =
+    pathArguments.length > 0
+      ? `f"${pathArguments.reduce((text, [parameter, argument]) => text.replace(`{${parameter}}`, `{_quote(${argument})}`), endpoint.path)}"`
+      : `"${endpoint.path}"`;
   const schema = paramsSchema(endpoint);
   const { signature, names } = schema
-    ? pythonKeywordArguments(python, resource, schema, Boolean(endpoint.query))
+    ? pythonKeywordArguments(python, resource, endpoint, schema)
     : { signature: [], names: [] };
-  const collected = `_given(${names.map((name) => `${name}=${name}`).join(', ')})`;
+  const queryNames = names.filter((name) => endpoint.query && name in endpoint.query);
+  const bodyNames = names.filter((name) => !queryNames.includes(name));
+  const collected = pythonGiven(names);
   const options = [
     ...(endpoint.httpMethod === 'POST' ? ['idempotency_key: Optional[str] = None'] : []),
     ...(endpoint.httpMethod === 'PUT' || endpoint.httpMethod === 'DELETE' ? ['if_match: Optional[str] = None'] : []),
+    ...(endpoint.returns === 'bytes' ? ['if_none_match: Optional[str] = None'] : []),
+    'extra_headers: Optional[Mapping[str, str]] = None',
+    'extra_query: Optional[Mapping[str, Any]] = None',
     'timeout: Optional[float] = None',
     'max_retries: Optional[int] = None',
   ];
   const method = snake(endpoint.name);
-  const parameters = ['self', ...(endpoint.hasId ? ['id: str'] : []), '*', ...signature, ...options].join(
-    ',\n        ',
-  );
+  const positional = ['self', ...pathArguments.map(([, argument]) => `${argument}: str`)];
+  const parameters = [...positional, '*', ...signature, ...options].join(',\n        ');
   const optionArguments = options
     .map((option) => option.split(':')[0])
     .map((name) => `${name}=${name}`)
@@ -596,7 +727,8 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
   const parts = [
     `"${endpoint.httpMethod}"`,
     pathExpression,
-    ...(endpoint.body ? [`body=${collected}`] : []),
+    ...(endpoint.body ? [`body=${pythonGiven(bodyNames)}`] : []),
+    ...(queryNames.length > 0 ? [`query=${pythonGiven(queryNames)}`] : []),
     ...(endpoint.returns === 'bytes' ? ['accept="application/pdf"'] : []),
     optionArguments,
   ];
@@ -605,13 +737,12 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
   const oneOf = endpoint.body?.['x-required-one-of'] ?? [];
   const overloads = oneOf
     .map((key) => {
+      const argument = pythonArgument(key);
       const required = signature
-        .find((entry) => entry.startsWith(`${key}: `))!
+        .find((entry) => entry.startsWith(`${argument}: `))!
         .replace(/^(\w+): Union\[(.*), NotGiven\] = NOT_GIVEN$/, '$1: $2');
-      const rest = signature.filter((entry) => !entry.startsWith(`${key}: `));
-      const overloaded = ['self', ...(endpoint.hasId ? ['id: str'] : []), '*', required, ...rest, ...options].join(
-        ',\n        ',
-      );
+      const rest = signature.filter((entry) => !entry.startsWith(`${argument}: `));
+      const overloaded = [...positional, '*', required, ...rest, ...options].join(',\n        ');
       return `    @overload\n    ${def} ${method}(\n        ${overloaded},\n    ) -> ${model}: ...\n\n`;
     })
     .join('');
@@ -660,7 +791,7 @@ function generatePython(document: OpenApiDocument, resources: Resource[]): strin
     `# ${HEADER}`,
     'from __future__ import annotations',
     '',
-    'from typing import Any, Dict, List, Literal, Optional, Sequence, TypedDict, Union, cast, overload',
+    'from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, TypedDict, Union, cast, overload',
     'from urllib.parse import quote',
     '',
     'from ._pagination import AsyncPagePromise, Page',
@@ -706,12 +837,48 @@ export function readErrorCodes(document: OpenApiDocument): Array<[string, number
 }
 
 /** The generated files, by path relative to `sdks/`. */
-export function generateSdkSources(document: OpenApiDocument): Record<string, string> {
+export function generateSdkSources(
+  document: OpenApiDocument,
+  readmes: Partial<Record<(typeof READMES)[number], string>> = {},
+): Record<string, string> {
   const resources = readResources(document);
   return {
     'js/src/generated.ts': generateTypeScript(document, resources),
     'js/src/error-codes.ts': generateTypeScriptErrorCodes(document),
     'python/bms_sdk/_generated.py': generatePython(document, resources),
     'python/bms_sdk/_error_codes.py': generatePythonErrorCodes(document),
+    ...Object.fromEntries(
+      Object.entries(readmes).map(([file, text]) => [
+        file,
+        withMethodTable(text, methodTable(resources, file === 'js/README.md' ? 'js' : 'python')),
+      ]),
+    ),
   };
+}
+
+// --- the READMEs' tables of methods --------------------------------------------------------------------
+
+/** The READMEs whose table of resources and methods is generated (between the METHODS_* markers). */
+export const READMES = ['js/README.md', 'python/README.md'] as const;
+const METHODS_START = '<!-- methods: written by `npm run sdk:generate` from /v1/openapi.json -->';
+const METHODS_END = '<!-- /methods -->';
+
+/** Every resource and its methods, as the README's table: a new resource gets its row with no hand edit. */
+function methodTable(resources: Resource[], language: 'js' | 'python'): string {
+  const rows = resources.map((resource) => {
+    const property = language === 'js' ? camel(resource.segment) : snake(resource.segment);
+    const methods = resource.endpoints.map((endpoint) => {
+      const name = language === 'js' ? endpoint.name : snake(endpoint.name);
+      return `\`${name}\`${endpoint.returns === 'bytes' ? ' (bytes)' : endpoint.array ? ' (a list)' : ''}`;
+    });
+    return `| \`bms.${property}\` | ${methods.join(', ')} |\n`;
+  });
+  return `| ${language === 'js' ? 'Property' : 'Attribute'} | Methods |\n|---|---|\n${rows.join('')}`;
+}
+
+function withMethodTable(readme: string, table: string): string {
+  const start = readme.indexOf(METHODS_START);
+  const end = readme.indexOf(METHODS_END);
+  if (start < 0 || end < start) throw new Error(`the README has no ${METHODS_START} … ${METHODS_END} markers`);
+  return `${readme.slice(0, start + METHODS_START.length)}\n${table}${readme.slice(end)}`;
 }

@@ -137,6 +137,34 @@ describe('the READMEs, from fresh directories outside the repository', () => {
     for (const [file, version] of Object.entries(versions)) assert.equal(version, VERSION, file);
   });
 
+  test('both packages say where they come from: repository, homepage and issues, the same as BMS’s own', async () => {
+    const root = JSON.parse(read('package.json')) as { repository: { url: string } };
+    const repository = root.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+    assert.match(repository, /^https:\/\//);
+    const listed = await run('tar', ['-xzOf', tarball, 'package/package.json'], { cwd: packs, env: process.env });
+    const manifest = JSON.parse(listed.output) as Record<string, unknown> & { repository: Record<string, string> };
+    assert.deepEqual(manifest.repository, { type: 'git', url: root.repository.url, directory: 'sdks/js' });
+    assert.ok(String(manifest.homepage).startsWith(repository), String(manifest.homepage));
+    assert.equal(manifest.bugs, `${repository}/issues`);
+    const metadata = await run(
+      'python3',
+      [
+        '-c',
+        'import sys, zipfile; w = zipfile.ZipFile(sys.argv[1]); print(w.read(next(n for n in w.namelist() if n.endswith(".dist-info/METADATA"))).decode())',
+        wheel,
+      ],
+      { cwd: packs, env: process.env },
+    );
+    assert.equal(metadata.status, 0, metadata.output);
+    assert.match(metadata.output, /^Requires-Python: >=3\.10$/m);
+    for (const label of ['Homepage', 'Repository', 'Issues', 'Changelog'])
+      assert.match(
+        metadata.output,
+        new RegExp(`^Project-URL: ${label}, ${repository.replace(/[.]/g, '\\.')}`, 'm'),
+        label,
+      );
+  });
+
   test('JS README: strict TypeScript in a CommonJS and an ESM project, and require() from plain CommonJS', async () => {
     const { key } = await context.account('README');
     const env = { ...process.env, BMS_API_KEY: key, BMS_BASE_URL: baseUrl };
@@ -182,7 +210,14 @@ describe('the READMEs, from fresh directories outside the repository', () => {
       const result = await run(process.execPath, ['out/example.js'], { cwd, env });
       assert.equal(result.status, 0, `${kind}: ${result.output}`);
       assert.match(result.output, /19598/);
+      assert.match(result.output, /^304 0\b/m, 'a PDF asked for with its ETag: 304, empty bytes');
       if (kind === 'commonjs') {
+        const manifest = await run(
+          process.execPath,
+          ['-e', "const p = require('@bms/sdk/package.json'); console.log(p.name, p.version)"],
+          { cwd, env },
+        );
+        assert.equal(manifest.output.trim(), `@bms/sdk ${VERSION}`, 'the ./package.json export');
         const scripts = blocks(readme, 'js');
         assert.ok(
           scripts.some((script) => script.includes("require('@bms/sdk')")),
@@ -207,13 +242,16 @@ describe('the READMEs, from fresh directories outside the repository', () => {
     assert.equal(installed.status, 0, installed.output);
     fs.writeFileSync(path.join(cwd, 'readme_example.py'), blocks(read('sdks/python/README.md'), 'python').join('\n'));
     const python = path.join(cwd, '.venv/bin/python');
-    const result = await run(python, ['readme_example.py'], {
+    // Development mode shows every ResourceWarning (an unclosed connection, socket or transport).
+    const result = await run(python, ['-X', 'dev', '-W', 'default', 'readme_example.py'], {
       cwd,
       env: { ...process.env, BMS_API_KEY: key, BMS_BASE_URL: baseUrl, PYTHONPATH: '' },
     });
     assert.equal(result.status, 0, result.output);
     assert.match(result.output, /19598/);
     assert.match(result.output, /found Ada Lovelace/);
+    assert.doesNotMatch(result.output, /ResourceWarning|unclosed/, 'nothing left open, the asyncio client included');
+    assert.match(result.output, /^304 b''/m, 'a PDF asked for with its ETag: 304, empty bytes');
     const where = await run(
       python,
       [

@@ -3,16 +3,15 @@
 // running server's /v1/openapi.json so the SDKs cannot drift from the API.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import { inspect } from 'node:util';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { generateSdkSources, type OpenApiDocument } from '../sdks/generate.js';
+import { generateSdkSources, type OpenApiDocument, READMES } from '../sdks/generate.js';
 import * as sdk from '../sdks/js/src/index.js';
 import { createTestContext, temporaryDirectory, type TestContext } from './helpers/context.js';
 import { startFlakyProxy } from './helpers/flaky-proxy.js';
 import { ROOT } from './helpers/processes.js';
-import { run, signedFixture } from './helpers/sdk.js';
+import { run, scriptedServer, signedFixture } from './helpers/sdk.js';
 import { SCOPES } from '../src/kernel/scopes.js';
 
 const { BmsClient } = sdk;
@@ -48,9 +47,12 @@ async function rejection(promise: PromiseLike<unknown>): Promise<sdk.BmsError> {
   assert.fail('expected the call to fail');
 }
 
-test('the generated SDK files match the running server’s /v1/openapi.json', async () => {
+test('the generated SDK files and the READMEs’ tables of methods match the running server’s /v1/openapi.json', async () => {
   const document = (await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as OpenApiDocument;
-  for (const [file, text] of Object.entries(generateSdkSources(document))) {
+  const readmes = Object.fromEntries(
+    READMES.map((file) => [file, fs.readFileSync(path.join(ROOT, 'sdks', file), 'utf8')]),
+  );
+  for (const [file, text] of Object.entries(generateSdkSources(document, readmes))) {
     assert.equal(
       fs.readFileSync(path.join(ROOT, 'sdks', file), 'utf8'),
       text,
@@ -333,43 +335,6 @@ describe('JavaScript SDK', () => {
   });
 });
 
-/** A scripted server: each request gets the next reply (the last repeats); requests are recorded. */
-async function scriptedServer(
-  replies: Array<{ status: number; headers?: Record<string, string>; body?: string; trickleMs?: number }>,
-) {
-  const requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders }> = [];
-  const server = http.createServer((request, response) => {
-    request.resume();
-    request.on('end', async () => {
-      requests.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers });
-      const reply = replies[Math.min(requests.length, replies.length) - 1]!;
-      const body = Buffer.from(reply.body ?? '');
-      response.writeHead(reply.status, {
-        'content-type': 'application/json',
-        'content-length': String(body.length),
-        ...reply.headers,
-      });
-      if (!reply.trickleMs) return response.end(body);
-      for (const byte of body) {
-        if (response.destroyed) return;
-        response.write(Buffer.from([byte]));
-        await new Promise((resolve) => setTimeout(resolve, reply.trickleMs));
-      }
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 const KEY = `bms_${'k'.repeat(40)}`;
 const CLIENT_BODY = JSON.stringify({ data: { id: 'c1', object: 'client', name: 'Jane' } });
 const BUSY = JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'busy' }, meta: {} });
@@ -570,6 +535,23 @@ describe('JavaScript SDK against scripted servers', () => {
     );
     assert.ok(new Set(waits).size > 1, 'jittered');
     assert.ok(retryAfterWithJitter(60_000) <= 61_000);
+    // And a retry waits that: Retry-After 1 with (nearly) the largest jitter is 1.1 s.
+    const server = await scriptedServer([
+      { status: 503, headers: { 'retry-after': '1' }, body: BUSY },
+      { status: 200, body: CLIENT_BODY },
+    ]);
+    const random = Math.random;
+    Math.random = () => 0.999;
+    try {
+      const entries: sdk.RequestLog[] = [];
+      const started = Date.now();
+      await new BmsClient({ apiKey: KEY, baseUrl: server.url, log: (entry) => entries.push(entry) }).clients.get('c1');
+      assert.equal(entries[0]!.retryInMs, 1_100);
+      assert.ok(Date.now() - started >= 1_099, `waited ${Date.now() - started} ms`);
+    } finally {
+      Math.random = random;
+      await server.close();
+    }
   });
 
   test('IDEMPOTENCY_KEY_REUSED is its own class; a RateLimitError reads an HTTP-date Retry-After', async () => {
@@ -676,11 +658,14 @@ describe('Python SDK', () => {
         'bms.jobs.create(title="x")',
         'print(event["data"]["object"]["amount"] if event["type"] == "client.created" else None)',
         'bms.webhook_endpoints.create(url="https://x", enabled_events=["invoice.payed"])',
+        'print(error.code == "VALIDATON_ERROR")',
+        'bms.clients.get("c", if_none_match="x")',
+        'bms.request("FETCH", "/v1/clients")',
       ];
-      // Lines 1-5 are correct uses that must pass; each mistake is one line after them.
+      // Lines 1-6 are correct uses that must pass; each mistake is one line after them.
       fs.writeFileSync(
         path.join(directory, 'mistakes.py'),
-        `from bms_sdk import BmsClient, Quote, webhooks\nbms = BmsClient(api_key="bms_x")\nquote: Quote = bms.quotes.get("q")\nevent = webhooks.verify("{}", {}, "whsec_x")\nprint(quote["delivery_status"] or "", bms.quotes.update("q", status="approved"), event["type"], bms.invoices.create(client_id="c"), event["data"]["object"]["amount"] if event["type"] == "payment.created" else None, bms.webhook_endpoints.create(url="https://x", enabled_events=["invoice.*"]))\n${mistakes.join('\n')}\n`,
+        `from bms_sdk import BmsClient, BmsError, Quote, webhooks\nbms = BmsClient(api_key="bms_x")\nquote: Quote = bms.quotes.get("q")\nevent = webhooks.verify("{}", {}, "whsec_x")\nprint(quote["delivery_status"] or "", bms.quotes.update("q", status="approved"), event["type"], bms.invoices.create(client_id="c"), event["data"]["object"]["amount"] if event["type"] == "payment.created" else None, bms.webhook_endpoints.create(url="https://x", enabled_events=["invoice.*"]))\nerror = BmsError("m", status=None, code="TIMEOUT"); print(error.code == "VALIDATION_ERROR", error.code == "HTTP_502", bms.invoices.get_pdf("i", if_none_match="x"), bms.request("GET", "/v1/x", extra_headers={"x-a": "b"}))\n${mistakes.join('\n')}\n`,
       );
       const result = await run('mypy', ['--strict', '--no-incremental', 'mistakes.py'], {
         cwd: directory,
@@ -691,7 +676,7 @@ describe('Python SDK', () => {
       );
       assert.deepEqual(
         [...errorLines].sort((a, b) => a - b),
-        mistakes.map((_, index) => 6 + index),
+        mistakes.map((_, index) => 7 + index),
         result.output,
       );
     } finally {
@@ -699,8 +684,8 @@ describe('Python SDK', () => {
     }
   });
 
-  test('mypy --strict passes on the package', async () => {
-    const result = await run('mypy', ['--strict', 'bms_sdk'], {
+  test('mypy --strict passes on the package, for Python 3.10 (its oldest)', async () => {
+    const result = await run('mypy', ['--strict', '--python-version', '3.10', 'bms_sdk'], {
       cwd: path.join(ROOT, 'sdks/python'),
       env: process.env,
     }).catch((error: Error) => ({

@@ -1,6 +1,8 @@
-// Helpers the SDK suites share: a child process run without blocking the server the child calls, and
-// a webhook delivery signed by the independent Standard Webhooks library.
+// Helpers the SDK suites share: a child process run without blocking the server the child calls, a
+// webhook delivery signed by the independent Standard Webhooks library, and a scripted server.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
 /** Runs a child process without blocking this one, which serves the API the child calls. */
@@ -45,5 +47,43 @@ export function signedFixture() {
     },
     stale: sign(new Date(Date.now() - 301_000)),
     wrongSecret: sign(new Date(), other),
+  };
+}
+
+/** A scripted server: each request gets the next reply (the last repeats); requests (their bodies too) are recorded. */
+export async function scriptedServer(
+  replies: Array<{ status: number; headers?: Record<string, string>; body?: string; trickleMs?: number }>,
+) {
+  const requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }> = [];
+  const server = http.createServer((request, response) => {
+    let received = '';
+    request.on('data', (chunk) => (received += String(chunk)));
+    request.on('end', async () => {
+      requests.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: received });
+      const reply = replies[Math.min(requests.length, replies.length) - 1]!;
+      const body = Buffer.from(reply.body ?? '');
+      response.writeHead(reply.status, {
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+        ...reply.headers,
+      });
+      if (!reply.trickleMs) return response.end(body);
+      for (const byte of body) {
+        if (response.destroyed) return;
+        response.write(Buffer.from([byte]));
+        await new Promise((resolve) => setTimeout(resolve, reply.trickleMs));
+      }
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -82,6 +82,20 @@ export interface Parts {
   query?: Query;
 }
 
+/**
+ * A method's params as a request's parts: the keys its query takes go in the query, the rest in the body
+ * (a create that also takes `?on_conflict=reject`). Generated methods call it.
+ */
+export function splitParams(params: object, queryKeys: readonly string[]): Parts {
+  const body: Record<string, unknown> = {};
+  const query: Query = {};
+  for (const [key, value] of Object.entries(params)) {
+    if (queryKeys.includes(key)) query[key] = value as Query[string];
+    else body[key] = value;
+  }
+  return { body, query };
+}
+
 const RETRY_BASE_MS = 500;
 const RETRY_CAP_MS = 8_000;
 /** A longer Retry-After is not waited for: the error is raised at once. */

@@ -2,10 +2,14 @@
 arguments, reading ``BMS_API_KEY`` and ``BMS_BASE_URL``), with one attribute per resource."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Literal, Mapping, Optional
 
 from ._generated import AsyncResources, Resources
 from ._transport import AsyncTransport, Transport
+
+
+#: The methods ``request`` sends.
+HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
 
 
 class BmsClient(Resources):
@@ -29,6 +33,35 @@ class BmsClient(Resources):
         client._transport = transport
         Resources.__init__(client, transport)
         return client
+
+    def request(
+        self,
+        method: HttpMethod,
+        path: str,
+        *,
+        body: Optional[Mapping[str, Any]] = None,
+        query: Optional[Mapping[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Any:
+        """Any request, for what the SDK has no method for yet (an endpoint newer than this version): ``path``
+        starts with ``/v1``; the answer's ``data`` is returned, with the same authentication, retries,
+        idempotency key and exceptions as every method. ``raw_response(bms.request)(...)`` gives the status and
+        headers too."""
+        return self._transport.request(
+            method,
+            path,
+            body=body,
+            query=query,
+            idempotency_key=idempotency_key,
+            if_match=if_match,
+            extra_headers=extra_headers,
+            timeout=timeout,
+            max_retries=max_retries,
+        )
 
     def with_options(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> "BmsClient":
         """A client with other defaults that shares this one's key and connections:
@@ -75,6 +108,32 @@ class AsyncBmsClient(AsyncResources):
         AsyncResources.__init__(client, transport)
         return client
 
+    async def request(
+        self,
+        method: HttpMethod,
+        path: str,
+        *,
+        body: Optional[Mapping[str, Any]] = None,
+        query: Optional[Mapping[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Any:
+        """Any request, as :meth:`BmsClient.request` (a coroutine)."""
+        return await self._transport.request(
+            method,
+            path,
+            body=body,
+            query=query,
+            idempotency_key=idempotency_key,
+            if_match=if_match,
+            extra_headers=extra_headers,
+            timeout=timeout,
+            max_retries=max_retries,
+        )
+
     def with_options(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> "AsyncBmsClient":
         """A client with other defaults that shares this one's key and connections."""
         return AsyncBmsClient._over(self._transport.with_options(timeout, max_retries))
@@ -84,6 +143,8 @@ class AsyncBmsClient(AsyncResources):
         return self._transport.base_url
 
     async def close(self) -> None:
+        """Closes the kept-alive connections. A client that is never closed leaves none open either: each event
+        loop closes the client's connections as it shuts down (``asyncio.run`` does)."""
         await self._transport.close()
 
     async def __aenter__(self) -> "AsyncBmsClient":

@@ -3,9 +3,29 @@ from __future__ import annotations
 
 import email.utils
 import time
-from typing import Dict, List, Mapping, Optional, TypedDict
+from typing import Dict, List, Literal, Mapping, Optional, TypedDict, Union, cast
 
-from ._error_codes import ERROR_CODES
+from ._error_codes import ERROR_CODES, ErrorCode
+
+#: The code of an answer without the API's envelope (a proxy's page, a bare 502): ``HTTP_<status>``, for
+#: each status of ``http.HTTPStatus`` from 300 to 599 (a test keeps the list equal to it; a status outside it
+#: arrives all the same, as ``HTTP_520``).
+HttpErrorCode = Literal[
+    "HTTP_300", "HTTP_301", "HTTP_302", "HTTP_303", "HTTP_304", "HTTP_305", "HTTP_307", "HTTP_308",
+    "HTTP_400", "HTTP_401", "HTTP_402", "HTTP_403", "HTTP_404", "HTTP_405", "HTTP_406", "HTTP_407", "HTTP_408",
+    "HTTP_409", "HTTP_410", "HTTP_411", "HTTP_412", "HTTP_413", "HTTP_414", "HTTP_415", "HTTP_416", "HTTP_417",
+    "HTTP_418", "HTTP_421", "HTTP_422", "HTTP_423", "HTTP_424", "HTTP_425", "HTTP_426", "HTTP_428", "HTTP_429",
+    "HTTP_431", "HTTP_451", "HTTP_500", "HTTP_501", "HTTP_502", "HTTP_503", "HTTP_504", "HTTP_505", "HTTP_506",
+    "HTTP_507", "HTTP_508", "HTTP_510", "HTTP_511",
+]
+
+#: The codes the SDK sets itself: no response (``CONNECTION_ERROR``, ``TIMEOUT``), a success that is not the
+#: API's JSON (``INVALID_RESPONSE``), or an answer without the API's envelope (``HttpErrorCode``).
+SdkErrorCode = Union[Literal["CONNECTION_ERROR", "TIMEOUT", "INVALID_RESPONSE"], HttpErrorCode]
+
+#: What ``BmsError.code`` can be: the API's closed set (``ErrorCode``, generated from the OpenAPI document) or
+#: one the SDK sets. Under ``mypy --strict``, comparing it with a string that is neither is an error.
+BmsErrorCode = Union[ErrorCode, SdkErrorCode]
 
 
 class ErrorDetail(TypedDict):
@@ -23,7 +43,7 @@ class BmsError(Exception):
         message: str,
         *,
         status: Optional[int],
-        code: str,
+        code: BmsErrorCode,
         details: Optional[List[ErrorDetail]] = None,
         request_id: Optional[str] = None,
         headers: Optional[Mapping[str, str]] = None,
@@ -33,8 +53,10 @@ class BmsError(Exception):
         self.message = message
         #: The HTTP status; None when no response arrived.
         self.status = status
-        #: The machine-readable code, such as ``VALIDATION_ERROR``.
-        self.code = code
+        #: The machine-readable code, such as ``VALIDATION_ERROR``: one of the API's codes (``ErrorCode``) or one
+        #: the SDK sets (``SdkErrorCode``). A newer server may answer with a code this version does not list; it
+        #: arrives as sent.
+        self.code: BmsErrorCode = code
         self.details: List[ErrorDetail] = list(details or [])
         #: The server's id of the request (the ``X-Request-Id`` header).
         self.request_id = request_id
@@ -169,5 +191,5 @@ def error_for(
         kind = ServerError
     else:
         kind = InvalidRequestError
-    error: BmsError = kind(message, status=status, code=code, details=details, request_id=request_id, headers=headers, body=body)
+    error: BmsError = kind(message, status=status, code=cast(BmsErrorCode, code), details=details, request_id=request_id, headers=headers, body=body)
     return error

@@ -27,7 +27,7 @@ import urllib.parse
 import uuid
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, Tuple, TypeVar, Union
+from typing import Any, AsyncGenerator, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from typing import ParamSpec
 
@@ -154,6 +154,8 @@ class _Prepared:
     timeout: float
     max_retries: int
     accept: str
+    #: If-None-Match was sent: a 304 is the answer asked for (the copy the caller holds is current).
+    conditional: bool = False
 
 
 @dataclass
@@ -207,13 +209,17 @@ class _Base:
         self,
         method: str,
         path: str,
-        body: Optional[Mapping[str, Any]],
-        query: Optional[Mapping[str, Any]],
-        idempotency_key: Optional[str],
-        if_match: Optional[str],
-        timeout: Optional[float],
-        max_retries: Optional[int],
-        accept: str,
+        *,
+        body: Optional[Mapping[str, Any]] = None,
+        query: Optional[Mapping[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
+        if_match: Optional[str] = None,
+        if_none_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+        accept: str = "application/json",
     ) -> _Prepared:
         headers = {
             "Host": self._host if self._port in (80, 443) else f"{self._host}:{self._port}",
@@ -230,7 +236,17 @@ class _Base:
             headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
         if if_match is not None:
             headers["If-Match"] = if_match
-        pairs = [(name, _query_value(value)) for name, value in (query or {}).items() if value is not None]
+        if if_none_match is not None:
+            headers["If-None-Match"] = if_none_match
+        for name, value in (extra_headers or {}).items():
+            # More headers for this call; the key and the message's framing stay the client's.
+            if name.lower() in _KEPT_HEADERS:
+                continue
+            for existing in [key for key in headers if key.lower() == name.lower()]:
+                del headers[existing]
+            headers[name] = value
+        merged = {**(query or {}), **(extra_query or {})}
+        pairs = [(name, _query_value(value)) for name, value in merged.items() if value is not None]
         target = self._base_path + path + ("?" + urllib.parse.urlencode(pairs) if pairs else "")
         return _Prepared(
             method,
@@ -240,6 +256,7 @@ class _Base:
             self.timeout if timeout is None else timeout,
             self.max_retries if max_retries is None else max_retries,
             accept,
+            "If-None-Match" in headers,
         )
 
     def _failed(self, prepared: _Prepared, attempt: int, error: BaseException, timed_out: bool, started: float) -> float:
@@ -256,6 +273,10 @@ class _Base:
     def _answered(self, prepared: _Prepared, attempt: int, status: int, headers: Dict[str, str], body: bytes, started: float) -> Union[_Retry, _Answer]:
         """What an answer means: a retry after a delay, the parsed success, or an exception raised."""
         request_id = headers.get("x-request-id")
+        if status == 304 and prepared.conditional and prepared.accept != "application/json":
+            # Not Modified, as asked: the copy the caller holds (its ETag was If-None-Match) is current.
+            self._log(prepared, attempt, status, request_id, started, None)
+            return _Answer(status, headers, b"")
         if 200 <= status < 300:
             self._log(prepared, attempt, status, request_id, started, None)
             if prepared.accept != "application/json":
@@ -300,6 +321,10 @@ class _Base:
             logger.debug("%s %s attempt %d: %s %s %.0f ms%s", prepared.method, path, attempt + 1, status or "no answer", request_id or "-", took, f" ({note})" if note else "")
 
 
+#: Headers that ``extra_headers`` cannot replace: the key, and the message's framing.
+_KEPT_HEADERS = frozenset(("authorization", "host", "content-length"))
+
+
 def _headers_of(pairs: List[Tuple[str, str]]) -> Dict[str, str]:
     headers: Dict[str, str] = {}
     for name, value in pairs:
@@ -324,33 +349,24 @@ class Transport(_Base):
 
     def close(self) -> None:
         with self._lock:
-            idle, self._idle = self._idle, []
+            # Emptied in place: the finalizer holds this list.
+            idle = self._idle[:]
+            self._idle.clear()
         for connection in idle:
             connection.close()
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        body: Optional[Mapping[str, Any]] = None,
-        query: Optional[Mapping[str, Any]] = None,
-        idempotency_key: Optional[str] = None,
-        if_match: Optional[str] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-        accept: str = "application/json",
-    ) -> Any:
-        prepared = self._prepare(method, path, body, query, idempotency_key, if_match, timeout, max_retries, accept)
-        answer = self._send(prepared)
+    def request(self, method: str, path: str, **options: Any) -> Any:
+        """One call: ``body``, ``query``, ``idempotency_key``, ``if_match``, ``if_none_match``,
+        ``extra_headers``, ``extra_query``, ``timeout``, ``max_retries`` and ``accept``, as ``_prepare`` takes."""
+        answer = self._send(self._prepare(method, path, **options))
         return self._result(answer)
 
-    def list(self, path: str, query: Mapping[str, Any], *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Any:
+    def list(self, path: str, query: Mapping[str, Any], **options: Any) -> Any:
         raw = _RAW.get()
 
         def load(cursor: Optional[str]) -> Page[Any]:
             parameters = dict(query) if cursor is None else {**query, "cursor": cursor}
-            answer = self._send(self._prepare("GET", path, None, parameters, None, None, timeout, max_retries, "application/json"))
+            answer = self._send(self._prepare("GET", path, query=parameters, **options))
             return _page(Page, answer, load)
 
         token = _RAW.set(False)
@@ -446,36 +462,23 @@ class AsyncTransport(_Base):
 
     def __init__(self, api_key: Optional[str], base_url: Optional[str], timeout: float, max_retries: int) -> None:
         super().__init__(api_key, base_url, timeout, max_retries)
-        self._idle: List[Tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+        # Shared with the copies with_options makes (a shallow copy).
+        self._connections = _AsyncPool()
 
     async def close(self) -> None:
-        idle, self._idle = self._idle, []
-        for _, writer in idle:
-            writer.close()
+        await self._connections.close()
 
-    async def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        body: Optional[Mapping[str, Any]] = None,
-        query: Optional[Mapping[str, Any]] = None,
-        idempotency_key: Optional[str] = None,
-        if_match: Optional[str] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-        accept: str = "application/json",
-    ) -> Any:
-        prepared = self._prepare(method, path, body, query, idempotency_key, if_match, timeout, max_retries, accept)
-        answer = await self._send(prepared)
+    async def request(self, method: str, path: str, **options: Any) -> Any:
+        """One call; the options are those of :meth:`Transport.request`."""
+        answer = await self._send(self._prepare(method, path, **options))
         return self._result(answer)
 
-    async def list(self, path: str, query: Mapping[str, Any], *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Any:
+    async def list(self, path: str, query: Mapping[str, Any], **options: Any) -> Any:
         raw = _RAW.get()
 
         async def load(cursor: Optional[str]) -> AsyncPage[Any]:
             parameters = dict(query) if cursor is None else {**query, "cursor": cursor}
-            answer = await self._send(self._prepare("GET", path, None, parameters, None, None, timeout, max_retries, "application/json"))
+            answer = await self._send(self._prepare("GET", path, query=parameters, **options))
             return _page(AsyncPage, answer, load)
 
         token = _RAW.set(False)
@@ -506,8 +509,9 @@ class AsyncTransport(_Base):
             attempt += 1
 
     async def _exchange(self, prepared: _Prepared) -> Tuple[int, Dict[str, str], bytes]:
-        if self._idle:
-            reader, writer = self._idle.pop()
+        idle = await self._connections.idle()
+        if idle:
+            reader, writer = idle.pop()
             try:
                 return await self._over(reader, writer, prepared, reused=True)
             except _StaleConnection:
@@ -538,11 +542,73 @@ class AsyncTransport(_Base):
             raise
         if headers.get("connection", "").lower() == "close" or ("content-length" not in headers and "chunked" not in headers.get("transfer-encoding", "")):
             writer.close()
-        elif len(self._idle) < POOL_SIZE:
-            self._idle.append((reader, writer))
+        elif len(self._connections.connections) < POOL_SIZE:
+            self._connections.connections.append((reader, writer))
         else:
             writer.close()
         return status, headers, body
+
+
+_Connection = Tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
+class _AsyncPool:
+    """The asyncio transport's idle connections. A connection belongs to the event loop that opened it: on a
+    new loop (a second ``asyncio.run``) the old ones are dropped, and each loop closes its own as it shuts
+    down, so a client that was never closed leaves no socket open (and no ResourceWarning) behind."""
+
+    def __init__(self) -> None:
+        self.connections: List[_Connection] = []
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._closer: Optional[AsyncGenerator[None, None]] = None
+
+    async def idle(self) -> List[_Connection]:
+        """The idle connections, for the running loop."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            for _, writer in self.connections:
+                _drop(writer)
+            self.connections.clear()
+            self._loop = loop
+            # An async generator that the loop finalises as it shuts down (asyncio.run calls
+            # shutdown_asyncgens), or as soon as the pool is collected while the loop still runs. It holds the
+            # list, not the pool, so that the pool is freed at once and the connections wait for it.
+            self._closer = _close_at_shutdown(self.connections)
+            await self._closer.asend(None)
+        return self.connections
+
+    async def close(self) -> None:
+        await _close_all(self.connections)
+
+
+async def _close_at_shutdown(connections: List[_Connection]) -> AsyncGenerator[None, None]:
+    try:
+        yield
+    finally:
+        await _close_all(connections)
+
+
+async def _close_all(connections: List[_Connection]) -> None:
+    idle = connections[:]
+    connections.clear()
+    for _, writer in idle:
+        writer.close()
+    for _, writer in idle:
+        try:
+            await writer.wait_closed()
+        except (OSError, RuntimeError):
+            pass
+
+
+def _drop(writer: asyncio.StreamWriter) -> None:
+    """Closes a connection of an event loop that is no longer running (its own loop closed it already, or
+    cannot any more): the socket is closed directly."""
+    try:
+        writer.close()
+    except RuntimeError:
+        socket_ = writer.get_extra_info("socket")
+        if socket_ is not None:
+            socket_.close()
 
 
 async def _read_body(reader: asyncio.StreamReader, status: int, headers: Mapping[str, str]) -> bytes:
@@ -580,7 +646,9 @@ def _parse_error(body: bytes, status: int, headers: Mapping[str, str]) -> "Tuple
             return error["code"], error["message"], list(error.get("details") or []), None
     except (ValueError, KeyError, TypeError, AttributeError):
         pass
-    if 300 <= status < 400:
+    if status == 304:
+        message = "BMS answered 304 Not Modified: pass if_none_match only where the method takes it (get_pdf)."
+    elif 300 <= status < 400:
         message = f"BMS answered {status}, a redirect to {headers.get('location', 'nowhere')}, which the SDK does not follow: check base_url."
     else:
         message = f"BMS answered {status} with {_describe(headers, body)}."
