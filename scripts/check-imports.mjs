@@ -35,6 +35,7 @@ export const MODULE_ORDER = [
   'documents',
   'service-requests',
   'quotes',
+  'visits',
   'jobs',
   'invoices',
   'sent-documents',

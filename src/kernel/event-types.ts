@@ -41,6 +41,18 @@ export const EVENT_TYPES = [
   'api_key.updated',
   'api_key.rolled',
   'api_key.revoked',
+  // docs/api-contract.md §17: one event per change of a visit.
+  'visit.created',
+  'visit.scheduled',
+  'visit.rescheduled',
+  'visit.reassigned',
+  'visit.en_route',
+  'visit.started',
+  'visit.completed',
+  'visit.canceled',
+  'visit.reopened',
+  'visit.updated',
+  'visit.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -59,6 +71,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   webhook_endpoint: 'WebhookEndpoint',
   team_member: 'TeamMember',
   api_key: 'ApiKey',
+  visit: 'Visit',
 };
 
 export function isEventType(value: string): value is EventType {
