@@ -36,6 +36,7 @@ export const MODULE_ORDER = [
   'service-requests',
   'quotes',
   'visits',
+  'visit-schedules',
   'jobs',
   'invoices',
   'sent-documents',

@@ -33,6 +33,8 @@ import { teamMemberRoutes } from './modules/team-members/team-members.routes.js'
 import { TeamMemberSchema } from './modules/team-members/index.js';
 import { visitRoutes } from './modules/visits/visits.routes.js';
 import { VisitSchema } from './modules/visits/index.js';
+import { visitScheduleRoutes } from './modules/visit-schedules/visit-schedules.routes.js';
+import { VisitScheduleSchema } from './modules/visit-schedules/index.js';
 import { propertyRoutes } from './modules/properties/properties.routes.js';
 import { deletePropertiesOfClient, PropertySchema } from './modules/properties/index.js';
 import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
@@ -90,6 +92,7 @@ const API_TAGS = [
   { name: 'Quotes', description: 'Priced offers, sent to the client to approve.' },
   { name: 'Jobs', description: 'Scheduled work, from an approved quote or on its own.' },
   { name: 'Visits', description: 'Scheduled occurrences of a job, with their people: the calendar.' },
+  { name: 'Visit schedules', description: 'Repeating visits: a job’s visits on an RFC 5545 rule in local time.' },
   { name: 'Invoices', description: 'Bills sent to the client, and what is still due.' },
   { name: 'Payments', description: 'Money received against an invoice, and refunds.' },
   { name: 'Events', description: 'Everything that changed, newest first: what webhooks deliver.' },
@@ -163,6 +166,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     QuoteSchema,
     JobSchema,
     VisitSchema,
+    VisitScheduleSchema,
     InvoiceSchema,
     PaymentSchema,
     EventSchema,
@@ -255,6 +259,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(quoteRoutes(quoteActions));
   await app.register(jobRoutes);
   await app.register(visitRoutes);
+  await app.register(visitScheduleRoutes);
   await app.register(invoiceRoutes(invoiceActions));
   await app.register(paymentRoutes);
   await app.register(eventRoutes);

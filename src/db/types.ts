@@ -378,6 +378,41 @@ export interface VisitsTable {
   updated_at: Timestamp;
 }
 
+/** A visit schedule (docs/api-contract.md §18): its rule in normal form (JSON, exdates apart), template, status. */
+export interface VisitSchedulesTable {
+  id: string;
+  account_id: string;
+  job_id: string;
+  recurrence: JsonText;
+  duration_minutes: number | null;
+  duration_days: number | null;
+  template: JsonText;
+  horizon_days: number;
+  status: string;
+  paused_from: DateText | null;
+  paused_until: DateText | null;
+  materialized_through: DateText | null;
+  previous_schedule_id: string | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A key a schedule skips (docs/api-contract.md §18 `exdates`). */
+export interface VisitScheduleExdatesTable {
+  account_id: string;
+  schedule_id: string;
+  occurrence_key: string;
+  created_at: Timestamp;
+}
+
+/** A member a schedule's template names. */
+export interface VisitScheduleAssigneesTable {
+  account_id: string;
+  schedule_id: string;
+  team_member_id: string;
+}
+
 /** A member on a visit, with the visit's instants and status copied for the member's calendar. */
 export interface VisitAssigneesTable {
   account_id: string;
@@ -412,6 +447,9 @@ export interface Tables {
   team_members: TeamMembersTable;
   visits: VisitsTable;
   visit_assignees: VisitAssigneesTable;
+  visit_schedules: VisitSchedulesTable;
+  visit_schedule_exdates: VisitScheduleExdatesTable;
+  visit_schedule_assignees: VisitScheduleAssigneesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -444,3 +482,4 @@ export type TeamMemberPatch = Updateable<TeamMembersTable>;
 export type VisitRow = Selectable<VisitsTable>;
 export type VisitPatch = Updateable<VisitsTable>;
 export type VisitAssigneeRow = Selectable<VisitAssigneesTable>;
+export type VisitScheduleRow = Selectable<VisitSchedulesTable>;

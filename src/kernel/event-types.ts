@@ -53,6 +53,13 @@ export const EVENT_TYPES = [
   'visit.reopened',
   'visit.updated',
   'visit.deleted',
+  // docs/api-contract.md §18: visit schedules.
+  'visit_schedule.created',
+  'visit_schedule.updated',
+  'visit_schedule.paused',
+  'visit_schedule.resumed',
+  'visit_schedule.split',
+  'visit_schedule.ended',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -72,6 +79,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   team_member: 'TeamMember',
   api_key: 'ApiKey',
   visit: 'Visit',
+  visit_schedule: 'VisitSchedule',
 };
 
 export function isEventType(value: string): value is EventType {

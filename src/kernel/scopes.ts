@@ -34,6 +34,9 @@ export const SCOPES = [
   'visits:read',
   'visits:write',
   'visits:delete',
+  // Version 3 (docs/api-contract.md §18): repeating visits.
+  'schedules:read',
+  'schedules:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

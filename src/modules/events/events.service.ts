@@ -124,7 +124,8 @@ export interface Change<T> {
     | 'payment'
     | 'team_member'
     | 'api_key'
-    | 'visit';
+    | 'visit'
+    | 'visit_schedule';
   before: T;
   after: T;
   /** The lifecycle's events: the event entering each status records. */

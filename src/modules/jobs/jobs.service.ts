@@ -18,6 +18,7 @@ import { convertServiceRequest } from '../service-requests/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
+import { deleteSchedulesOfJob, endSchedulesOfJob } from '../visit-schedules/index.js';
 import { JOB_LIFECYCLE, JOB_STATUSES, type JobStatus } from './jobs.lifecycle.js';
 import * as repository from './jobs.repository.js';
 import type { CreateJobInput, Job, ListJobsInput, UpdateJobInput } from './jobs.schemas.js';
@@ -180,6 +181,8 @@ export async function updateJob(
           after: job,
           statusEvents: JOB_LIFECYCLE.events,
         });
+        // docs/api-contract.md §18: completing or canceling the job ends its visit schedules.
+        if (status === 'completed' || status === 'canceled') await endSchedulesOfJob(tx, current.id);
         return job;
       }),
     id,
@@ -198,6 +201,7 @@ export async function deleteJob(
     const invoices = await repository.countInvoicesOfJob(tx.db, tx.accountId, current.id);
     if (invoices > 0)
       throw conflict(`This job cannot be deleted while ${invoices} invoice${invoices === 1 ? '' : 's'} refer to it.`);
+    await deleteSchedulesOfJob(tx, current.id);
     await repository.deleteJob(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'job.deleted', presentJob(current));
     return { id: current.id, deleted: true as const };

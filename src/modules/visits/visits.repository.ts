@@ -419,3 +419,18 @@ export function listVisitsPlan(db: Executor, accountId: string, filters: VisitFi
     page,
   );
 }
+
+/** A materialised visit was deleted: its key joins its schedule's exdates (visit_schedule_exdates, §18). */
+export async function addScheduleExdate(db: Executor, visit: VisitRow, now: string): Promise<void> {
+  if (visit.schedule_id === null || visit.occurrence_key === null) return;
+  await db
+    .insertInto('visit_schedule_exdates')
+    .values({
+      account_id: visit.account_id,
+      schedule_id: visit.schedule_id,
+      occurrence_key: visit.occurrence_key,
+      created_at: now,
+    })
+    .onConflict((conflict) => conflict.columns(['schedule_id', 'occurrence_key']).doNothing())
+    .execute();
+}

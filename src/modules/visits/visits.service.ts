@@ -439,6 +439,9 @@ export async function deleteVisit(
     const visit = await loadVisit(tx, current);
     precondition?.(visit);
     await repository.deleteVisit(tx.db, tx.accountId, current.id);
+    // docs/api-contract.md §18: deleting a materialised visit adds its key to its schedule's exdates.
+    if (current.schedule_id !== null && current.occurrence_key !== null)
+      await repository.addScheduleExdate(tx.db, current, tx.clock.now().toISOString());
     await repository.refreshJobOfVisits(tx.db, tx.accountId, current.job_id);
     await recordEvent(tx, 'visit.deleted', visit);
     return { id: current.id, deleted: true as const };
