@@ -231,6 +231,16 @@ const commaIds = (description: string) =>
 export const ListVisitsQuery = Type.Object(
   {
     ...listQueryProperties(['created_at', 'updated_at', 'start_at'] as const),
+    // No default here: a window is always in start_at order, so a sort other than start_at is refused there.
+    sort: Type.Optional(
+      Type.Unsafe<string>({
+        type: 'string',
+        enum: ['created_at', '-created_at', 'updated_at', '-updated_at', 'start_at'],
+        description:
+          'Without a window: created_at or updated_at, - for descending (default -created_at). A window is always in start_at order (start_at, or no sort).',
+        example: '-created_at',
+      }),
+    ),
     from: Type.Optional({
       ...TimestampSchema,
       description: 'Calendar window start (an instant): the visits that overlap [from, to). Needs to.',

@@ -19,7 +19,7 @@ import { inTransaction, type Context } from '../../kernel/context.js';
 import type { EventType } from '../../kernel/event-types.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { previousAttributes, recordEvent } from '../events/index.js';
-import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
+import { findExternalIdHolder, guardExternalId, requireReference, requireRow } from '../shared/index.js';
 import { resolveTime, touchesTime, type VisitTime } from './visit-time.js';
 import {
   isOpen,
@@ -216,6 +216,16 @@ export async function createVisitsForJob(
       };
       const assignees = input.assignee_ids ?? [];
       await checkAssignees(tx, assignees, [], `${prefix}assignee_ids`);
+      if (input.external_id != null && prefix !== '') {
+        // Among several visits the shared guard (409 naming the holder) cannot tell which one: each is checked here.
+        const holder = await findExternalIdHolder(tx.db, 'visits', tx.accountId, input.external_id);
+        if (holder !== undefined)
+          throw new AppError(
+            'CONFLICT',
+            `external_id '${input.external_id}' is already the external_id of visit ${holder}.`,
+            [{ field: `${prefix}external_id`, message: `is already the external_id of visit ${holder}` }],
+          );
+      }
       const now = tx.clock.now().toISOString();
       const row: VisitRow = {
         id: newId(),
