@@ -417,7 +417,57 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/api-keys/${id}`,
     changed: ['revoked_at'],
   },
+  // Contract section 18: visit schedules (a weekly rule on Mondays at 09:00 UTC).
+  'visit_schedule.created': {
+    act: async () => (await visitSchedule()).id,
+    path: (id) => `/v1/visit-schedules/${id}`,
+  },
+  'visit_schedule.updated': {
+    act: async () => (await api('PUT', `/v1/visit-schedules/${(await visitSchedule()).id}`, { horizon_days: 21 })).id,
+    path: (id) => `/v1/visit-schedules/${id}`,
+    changed: ['horizon_days', 'materialized_through'],
+  },
+  'visit_schedule.paused': {
+    act: async () =>
+      (await api('POST', `/v1/visit-schedules/${(await visitSchedule()).id}/pause`, { from: '2030-01-01' })).id,
+    path: (id) => `/v1/visit-schedules/${id}`,
+    changed: ['status', 'paused_from'],
+  },
+  'visit_schedule.resumed': {
+    async act() {
+      const schedule = await visitSchedule();
+      await api('POST', `/v1/visit-schedules/${schedule.id}/pause`, { from: '2030-01-01' });
+      return (await api('POST', `/v1/visit-schedules/${schedule.id}/resume`, {})).id;
+    },
+    path: (id) => `/v1/visit-schedules/${id}`,
+    changed: ['status', 'paused_from'],
+  },
+  'visit_schedule.split': {
+    async act() {
+      const schedule = await visitSchedule();
+      await api('POST', `/v1/visit-schedules/${schedule.id}/split`, { from_occurrence_key: '2030-01-07T09:00' });
+      return schedule.id;
+    },
+    path: (id) => `/v1/visit-schedules/${id}`,
+    changed: ['recurrence'],
+  },
+  'visit_schedule.ended': {
+    act: async () => (await api('DELETE', `/v1/visit-schedules/${(await visitSchedule()).id}`)).id,
+    path: (id) => `/v1/visit-schedules/${id}`,
+    changed: ['status'],
+  },
 };
+
+/** A job's weekly visit schedule (contract section 18). */
+async function visitSchedule() {
+  const job = await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Repeats' });
+  return api('POST', '/v1/visit-schedules', {
+    job_id: job.id,
+    recurrence: { rrule: 'FREQ=WEEKLY', start_date: '2026-01-05', time: '09:00', timezone: 'UTC' },
+    duration_minutes: 60,
+    horizon_days: 14,
+  });
+}
 
 /** The closed list of the contract, written out: the table above must cover exactly it. */
 const CONTRACT_TYPES = [
@@ -463,6 +513,13 @@ const CONTRACT_TYPES = [
   'api_key.updated',
   'api_key.rolled',
   'api_key.revoked',
+  // Contract section 18.
+  'visit_schedule.created',
+  'visit_schedule.updated',
+  'visit_schedule.paused',
+  'visit_schedule.resumed',
+  'visit_schedule.split',
+  'visit_schedule.ended',
 ];
 
 test('the catalogue covers the closed list of the contract, and the OpenAPI document declares each type', async () => {
