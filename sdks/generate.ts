@@ -45,6 +45,8 @@ interface Endpoint {
   path: string;
   operation: Operation;
   hasId: boolean;
+  /** Path parameters after `{id}` (`/v1/visits/{id}/assignees/{team_member_id}`), in order. */
+  pathParams: string[];
   returns: Returns;
   query?: Record<string, Schema & { description?: string }>;
   body?: Schema;
@@ -99,7 +101,7 @@ function refName(schema: Schema | undefined): string | undefined {
 export function readResources(document: OpenApiDocument): Resource[] {
   const resources = new Map<string, Resource>();
   for (const [path, operations] of Object.entries(document.paths)) {
-    const match = /^\/v1\/([a-z-]+)(\/\{id\})?(?:\/[a-z-]+)*$/.exec(path);
+    const match = /^\/v1\/([a-z-]+)(\/\{id\})?(?:\/(?:[a-z-]+|\{[a-z_]+\}))*$/.exec(path);
     if (!match) continue;
     const segment = match[1]!;
     for (const [httpMethod, operation] of Object.entries(operations)) {
@@ -125,6 +127,7 @@ export function readResources(document: OpenApiDocument): Resource[] {
         path,
         operation,
         hasId: match[2] !== undefined,
+        pathParams: [...path.matchAll(/\{([a-z_]+)\}/g)].map((found) => found[1]!).filter((name) => name !== 'id'),
         returns,
         ...(Object.keys(query).length > 0 ? { query } : {}),
         ...(body
@@ -230,6 +233,7 @@ const pascal = (text: string): string =>
     .split(/[-_\s]/)
     .map((word) => word[0]!.toUpperCase() + word.slice(1))
     .join('');
+const snakeToCamel = (text: string): string => text.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 const camel = (text: string): string => pascal(text).replace(/^./, (first) => first.toLowerCase());
 const snake = (text: string): string => text.replace(/-/g, '_').replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
 const singular = (text: string): string => text.replace(/ies$/, 'y').replace(/s$/, '');
@@ -346,10 +350,14 @@ class TypeScriptTypes extends NamedTypes {
 function tsMethod(resource: Resource, endpoint: Endpoint): string {
   const doc = comment(documentation(endpoint), '  ');
   const model = endpoint.returns === 'bytes' ? 'Uint8Array' : modelName(resource, endpoint);
-  const path = endpoint.path.replace('{id}', '${encodeURIComponent(id)}');
+  const path = endpoint.pathParams.reduce(
+    (text, name) => text.replace(`{${name}}`, `\${encodeURIComponent(${snakeToCamel(name)})}`),
+    endpoint.path.replace('{id}', '${encodeURIComponent(id)}'),
+  );
   const schema = paramsSchema(endpoint);
   const args = [
     ...(endpoint.hasId ? ['id: string'] : []),
+    ...endpoint.pathParams.map((name) => `${snakeToCamel(name)}: string`),
     ...(schema ? [`params: ${paramsName(resource, endpoint)}${requiresParams(endpoint) ? '' : ' = {}'}`] : []),
     'options?: RequestOptions',
   ].join(', ');
@@ -430,6 +438,8 @@ function generateTypeScriptErrorCodes(document: OpenApiDocument): string {
 
 // --- Python -------------------------------------------------------------------------------------------
 
+/** Python keywords a query parameter may be named (the calendar's `from`): the method takes them as `from_`. */
+const PYTHON_KEYWORDS = new Set(['from', 'in', 'is', 'not', 'and', 'or', 'if', 'else', 'for', 'as', 'with']);
 const PYTHON_RESERVED = new Set([
   'from',
   'import',
@@ -537,21 +547,25 @@ function pythonKeywordArguments(
   resource: Resource,
   schema: Schema,
   allOptional: boolean,
-): { signature: string[]; names: string[] } {
+): { signature: string[]; names: Array<[string, string]> } {
   const required = new Set(allOptional ? [] : (schema.required ?? []));
   const signature: string[] = [];
-  const names: string[] = [];
+  const names: Array<[string, string]> = [];
   const entries = Object.entries(schema.properties ?? {});
   for (const [key, property] of [
     ...entries.filter(([key]) => required.has(key)),
     ...entries.filter(([key]) => !required.has(key)),
   ]) {
-    if (PYTHON_RESERVED.has(key)) throw new Error(`parameter ${key} clashes with a Python keyword or SDK option`);
+    const argument = PYTHON_KEYWORDS.has(key) ? `${key}_` : key;
+    if (PYTHON_RESERVED.has(key) && argument === key)
+      throw new Error(`parameter ${key} clashes with a Python keyword or SDK option`);
     const annotation = EVENT_PATTERN_PROPERTIES.has(key)
       ? 'Sequence[EventPattern]'
       : python.annotation(property, `${resource.model}${pascal(key)}`, 'Params');
-    signature.push(required.has(key) ? `${key}: ${annotation}` : `${key}: Union[${annotation}, NotGiven] = NOT_GIVEN`);
-    names.push(key);
+    signature.push(
+      required.has(key) ? `${argument}: ${annotation}` : `${argument}: Union[${annotation}, NotGiven] = NOT_GIVEN`,
+    );
+    names.push([argument, key]);
   }
   return { signature, names };
 }
@@ -565,12 +579,15 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
       description: `What ${endpoint.httpMethod} ${endpoint.path} answers.`,
     });
   const doc = `        """${documentation(endpoint)}"""\n`;
-  const pathExpression = endpoint.hasId ? `f"${endpoint.path.replace('{id}', '{_quote(id)}')}"` : `"${endpoint.path}"`;
+  const pathExpression = endpoint.hasId
+    ? `f"${endpoint.pathParams.reduce((text, name) => text.replace(`{${name}}`, `{_quote(${name})}`), endpoint.path.replace('{id}', '{_quote(id)}'))}"`
+    : `"${endpoint.path}"`;
+  const pathArguments = [...(endpoint.hasId ? ['id: str'] : []), ...endpoint.pathParams.map((name) => `${name}: str`)];
   const schema = paramsSchema(endpoint);
   const { signature, names } = schema
     ? pythonKeywordArguments(python, resource, schema, Boolean(endpoint.query))
     : { signature: [], names: [] };
-  const collected = `_given(${names.map((name) => `${name}=${name}`).join(', ')})`;
+  const collected = `_given(${names.map(([argument, key]) => (argument === key ? `${key}=${argument}` : `**{"${key}": ${argument}}`)).join(', ')})`;
   const options = [
     ...(endpoint.httpMethod === 'POST' ? ['idempotency_key: Optional[str] = None'] : []),
     ...(endpoint.httpMethod === 'PUT' || endpoint.httpMethod === 'DELETE' ? ['if_match: Optional[str] = None'] : []),
@@ -578,9 +595,7 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
     'max_retries: Optional[int] = None',
   ];
   const method = snake(endpoint.name);
-  const parameters = ['self', ...(endpoint.hasId ? ['id: str'] : []), '*', ...signature, ...options].join(
-    ',\n        ',
-  );
+  const parameters = ['self', ...pathArguments, '*', ...signature, ...options].join(',\n        ');
   const optionArguments = options
     .map((option) => option.split(':')[0])
     .map((name) => `${name}=${name}`)
@@ -609,9 +624,7 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
         .find((entry) => entry.startsWith(`${key}: `))!
         .replace(/^(\w+): Union\[(.*), NotGiven\] = NOT_GIVEN$/, '$1: $2');
       const rest = signature.filter((entry) => !entry.startsWith(`${key}: `));
-      const overloaded = ['self', ...(endpoint.hasId ? ['id: str'] : []), '*', required, ...rest, ...options].join(
-        ',\n        ',
-      );
+      const overloaded = ['self', ...pathArguments, '*', required, ...rest, ...options].join(',\n        ');
       return `    @overload\n    ${def} ${method}(\n        ${overloaded},\n    ) -> ${model}: ...\n\n`;
     })
     .join('');

@@ -49,6 +49,10 @@ const SCOPES = [
   // Contract section 20: keys through the API.
   'api_keys:read',
   'api_keys:write',
+  // Contract section 17: visits and the calendar.
+  'visits:read',
+  'visits:write',
+  'visits:delete',
   // Contract section 18: repeating visits.
   'schedules:read',
   'schedules:write',
@@ -132,6 +136,14 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'PUT /v1/api-keys/:id': 'api_keys:write',
   'DELETE /v1/api-keys/:id': 'api_keys:write',
   'POST /v1/api-keys/:id/roll': 'api_keys:write',
+  // Contract section 17: visits (the list is also the calendar); an assignee added or removed alone.
+  'GET /v1/visits': 'visits:read',
+  'POST /v1/visits': 'visits:write',
+  'GET /v1/visits/:id': 'visits:read',
+  'PUT /v1/visits/:id': 'visits:write',
+  'DELETE /v1/visits/:id': 'visits:delete',
+  'POST /v1/visits/:id/assignees': 'visits:write',
+  'DELETE /v1/visits/:id/assignees/:team_member_id': 'visits:write',
   // Contract section 18: visit schedules; DELETE ends one, and the actions and occurrences take the schedules scopes alone.
   'GET /v1/visit-schedules': 'schedules:read',
   'POST /v1/visit-schedules': 'schedules:write',
@@ -150,6 +162,7 @@ const SEED_ENDPOINTS: Record<string, string> = {
 const ACTION_BODIES: Record<string, () => unknown> = {
   '/v1/webhook-endpoints/:id/recover': () => ({ since: '2020-01-01T00:00:00.000Z' }),
   '/v1/events/:id/resend': () => ({ endpoint_id: existing.get('/v1/webhook-endpoints') }),
+  '/v1/visits/:id/assignees': () => ({ team_member_id: existing.get('/v1/team-members') }),
   '/v1/visit-schedules/:id/skip': () => ({ occurrence_key: '2026-01-05T09:00' }),
   '/v1/visit-schedules/:id/unskip': () => ({ occurrence_key: '2026-01-05T09:00' }),
   '/v1/visit-schedules/:id/pause': () => ({ from: '2026-01-05' }),
@@ -180,6 +193,7 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   '/v1/webhook-endpoints': () => ({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['invoice.*'] }),
   '/v1/team-members': () => ({ name: 'Owner Member', email: 'member@example.com' }),
   '/v1/api-keys': () => ({ name: 'Owner key', scopes: ['clients:read'] }),
+  '/v1/visits': (ids) => ({ job_id: ids.get('/v1/jobs') }),
   '/v1/visit-schedules': (ids) => ({
     job_id: ids.get('/v1/jobs'),
     recurrence: { rrule: 'FREQ=WEEKLY', start_date: '2026-01-05', time: '09:00', timezone: 'UTC' },

@@ -94,6 +94,13 @@ const OPERATIONS: Array<[string, string]> = [
   ['GET /v1/api-keys/{id}', 'getApiKey'],
   ['PUT /v1/api-keys/{id}', 'updateApiKey'],
   ['DELETE /v1/api-keys/{id}', 'revokeApiKey'],
+  ['GET /v1/visits', 'listVisits'],
+  ['POST /v1/visits', 'createVisit'],
+  ['GET /v1/visits/{id}', 'getVisit'],
+  ['PUT /v1/visits/{id}', 'updateVisit'],
+  ['DELETE /v1/visits/{id}', 'deleteVisit'],
+  ['POST /v1/visits/{id}/assignees', 'addVisitAssignee'],
+  ['DELETE /v1/visits/{id}/assignees/{team_member_id}', 'removeVisitAssignee'],
   ['POST /v1/api-keys/{id}/roll', 'rollApiKey'],
   // Contract section 18: visit schedules.
   ['GET /v1/visit-schedules', 'listVisitSchedules'],

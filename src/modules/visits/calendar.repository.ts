@@ -64,23 +64,24 @@ export function calendarReads(
 
   if (filters.assignee_ids !== undefined) {
     return [...new Set(filters.assignee_ids)].map((memberId) => {
+      // Not aliased: the query-plan test finds each table's reads by name.
       let query = db
-        .selectFrom('visit_assignees as va')
-        .innerJoin('visits as v', 'v.id', 'va.visit_id')
-        .select(VISIT_COLUMNS.map((column) => `v.${column}` as const))
-        .where('va.account_id', '=', accountId)
-        .where('va.team_member_id', '=', memberId)
-        .where('va.start_at', '>=', lookback)
-        .where('va.start_at', '<', upper)
-        .where(sql<SqlBool>`(va.end_at > ${window.from}) is true`);
-      for (const condition of residual(effective, 'assignee_id', accountId, 'v.')) query = query.where(condition);
+        .selectFrom('visit_assignees')
+        .innerJoin('visits', 'visits.id', 'visit_assignees.visit_id')
+        .select(VISIT_COLUMNS.map((column) => `visits.${column}` as const))
+        .where('visit_assignees.account_id', '=', accountId)
+        .where('visit_assignees.team_member_id', '=', memberId)
+        .where('visit_assignees.start_at', '>=', lookback)
+        .where('visit_assignees.start_at', '<', upper)
+        .where(sql<SqlBool>`(visit_assignees.end_at > ${window.from}) is true`);
+      for (const condition of residual(effective, 'assignee_id', accountId, 'visits.')) query = query.where(condition);
       if (page.after)
         query = query.where(
-          sql<SqlBool>`(va.start_at >= ${page.after.value} and (va.start_at > ${page.after.value} or va.visit_id > ${page.after.id}))`,
+          sql<SqlBool>`(visit_assignees.start_at >= ${page.after.value} and (visit_assignees.start_at > ${page.after.value} or visit_assignees.visit_id > ${page.after.id}))`,
         );
       return query
-        .orderBy('va.start_at')
-        .orderBy('va.visit_id')
+        .orderBy('visit_assignees.start_at')
+        .orderBy('visit_assignees.visit_id')
         .limit(page.limit + 1);
     });
   }
