@@ -499,6 +499,7 @@ const CATALOGUE: Record<string, Row> = {
   },
   'visit.deleted': {
     act: async () => (await api('DELETE', `/v1/visits/${(await timedVisit()).id}`)).id,
+  },
   // Contract section 18: visit schedules (a weekly rule on Mondays at 09:00 UTC).
   'visit_schedule.created': {
     act: async () => (await visitSchedule()).id,

@@ -350,6 +350,94 @@ export interface Visit {
   updated_at: string;
 }
 
+/** The rule in both forms, and its summary. */
+export interface VisitScheduleRecurrence {
+  /** An RFC 5545 RRULE value; only FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL and WKST (any other part is a 422 naming it). UNTIL is a date (the local date, inclusive) or a UTC date-time. */
+  rrule: string;
+  /** FREQ. */
+  frequency: "daily" | "weekly" | "monthly" | "yearly";
+  /** INTERVAL, 1–99 (default 1). */
+  interval: number;
+  /** BYDAY: MO…SU, with an ordinal in monthly and yearly rules (2TU, -1FR). */
+  by_weekday: Array<string> | null;
+  /** BYMONTHDAY: 1…31 or -1…-31. */
+  by_month_day: Array<number> | null;
+  /** BYMONTH: 1…12. */
+  by_month: Array<number> | null;
+  /** BYSETPOS: which of each period’s candidates (-1 is the last). */
+  by_set_position: Array<number> | null;
+  /** COUNT, 1–1,000 (or until). */
+  count: number | null;
+  /** The last local date, inclusive (or count). */
+  until: string | null;
+  /** WKST: the first day of the week, MO (default) … SU. */
+  week_start: string;
+  /** The first local date of the rule (required; may be in the past). A date the rule does not yield is not an occurrence. */
+  start_date: string;
+  /** The local time HH:MM; null for an all-day schedule. */
+  time: string | null;
+  /** IANA zone of the rule (default: the job’s property’s, else the account’s). */
+  timezone: string;
+  /** last_day (default): the 31st is the last day of shorter months (RFC 7529 SKIP=BACKWARD); skip: plain RFC 5545. */
+  month_day_overflow: "last_day" | "skip";
+  /** Occurrence keys left out (at most 1,000). */
+  exdates: Array<string>;
+  /** Read-only English description with the time and the zone. */
+  summary: string;
+}
+
+/** What every visit of the schedule gets. */
+export interface VisitScheduleTemplate {
+  /** The visits’ title (default the job’s). */
+  title: string | null;
+  /** Instructions for every visit. */
+  instructions: string | null;
+  /** Team members (0–20, distinct, active) each visit is assigned. */
+  assignee_ids: Array<string>;
+  /** Arrival window, 0–1,440. */
+  arrival_window_minutes: number | null;
+}
+
+/** A job’s visits on a rule ("every other Tuesday at 9:00"). */
+export interface VisitSchedule {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "visit_schedule". */
+  object: "visit_schedule";
+  /** Unique identifier (UUIDv7). */
+  job_id: string;
+  /** The rule in both forms, and its summary. */
+  recurrence: VisitScheduleRecurrence;
+  /** Length of a timed visit in minutes (1–1,440). */
+  duration_minutes: number | null;
+  /** Length of an all-day visit in days (1–31). */
+  duration_days: number | null;
+  /** What every visit of the schedule gets. */
+  template: VisitScheduleTemplate;
+  /** How far ahead visits are made as rows (7–730, default 120; at most 500 visits ahead). */
+  horizon_days: number;
+  /** active, paused or ended. */
+  status: "active" | "paused" | "ended";
+  /** First local date of the pause (inclusive). */
+  paused_from: string | null;
+  /** Last local date of the pause (inclusive); null: until resumed. */
+  paused_until: string | null;
+  /** The last local date up to which visits have been made as rows. */
+  materialized_through: string | null;
+  /** When the next occurrence (not skipped or paused) starts. */
+  next_occurrence_at: string | null;
+  /** An occurrence key: the nominal local date-time YYYY-MM-DDTHH:MM, or the date for an all-day schedule. */
+  next_occurrence_key: string | null;
+  /** The schedule this one was split from. */
+  previous_schedule_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
 export interface InvoiceLineItem {
   /** Unique identifier (UUIDv7). */
   id: string;
@@ -891,14 +979,47 @@ export interface VisitEvent {
   data: VisitEventData;
 }
 
+/** Who caused the event (docs/api-contract.md §20). */
+export interface VisitScheduleEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface VisitScheduleEventData {
+  object: VisitSchedule;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended: its data.object is the VisitSchedule. */
+export interface VisitScheduleEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: VisitScheduleEventActor;
+  data: VisitScheduleEventData;
+}
+
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -910,7 +1031,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -1087,7 +1208,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1649,6 +1770,346 @@ export interface VisitAddAssigneeParams {
   team_member_id: string;
 }
 
+/** Query parameters of GET /v1/visit-schedules. */
+export interface VisitScheduleListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Only the schedules of this job. */
+  job_id?: string;
+  /** Comma-separated statuses: active, paused, ended. */
+  status?: "active" | "paused" | "ended" | Array<"active" | "paused" | "ended">;
+}
+
+/** The rule: rrule, or the structured fields, or both saying the same; with start_date, time and timezone. */
+export interface VisitScheduleRecurrenceParams {
+  /** An RFC 5545 RRULE value; only FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL and WKST (any other part is a 422 naming it). UNTIL is a date (the local date, inclusive) or a UTC date-time. */
+  rrule?: string;
+  /** FREQ. */
+  frequency?: "daily" | "weekly" | "monthly" | "yearly";
+  /** INTERVAL, 1–99 (default 1). */
+  interval?: number;
+  /** BYDAY: MO…SU, with an ordinal in monthly and yearly rules (2TU, -1FR). */
+  by_weekday?: Array<string> | null;
+  /** BYMONTHDAY: 1…31 or -1…-31. */
+  by_month_day?: Array<number> | null;
+  /** BYMONTH: 1…12. */
+  by_month?: Array<number> | null;
+  /** BYSETPOS: which of each period’s candidates (-1 is the last). */
+  by_set_position?: Array<number> | null;
+  /** COUNT, 1–1,000 (or until). */
+  count?: number | null;
+  /** The last local date, inclusive (or count). */
+  until?: string | null;
+  /** WKST: the first day of the week, MO (default) … SU. */
+  week_start?: string;
+  /** The first local date of the rule (required; may be in the past). A date the rule does not yield is not an occurrence. */
+  start_date?: string;
+  /** The local time HH:MM; null for all-day. */
+  time?: string | null;
+  /** IANA zone of the rule (default: the job’s property’s, else the account’s). */
+  timezone?: string;
+  /** last_day (default): the 31st is the last day of shorter months (RFC 7529 SKIP=BACKWARD); skip: plain RFC 5545. */
+  month_day_overflow?: "last_day" | "skip";
+  /** Occurrence keys left out (at most 1,000). */
+  exdates?: Array<string>;
+}
+
+/** What every visit of the schedule gets. */
+export interface VisitScheduleTemplateParams {
+  /** The visits’ title (default the job’s). */
+  title?: string | null;
+  /** Instructions for every visit. */
+  instructions?: string | null;
+  /** Team members (0–20, distinct, active) each visit is assigned. */
+  assignee_ids?: Array<string>;
+  /** Arrival window, 0–1,440. */
+  arrival_window_minutes?: number | null;
+}
+
+/** Body of POST /v1/visit-schedules. */
+export interface VisitScheduleCreateParams {
+  /** Unique identifier (UUIDv7). */
+  job_id: string;
+  /** The rule: rrule, or the structured fields, or both saying the same; with start_date, time and timezone. */
+  recurrence: VisitScheduleRecurrenceParams;
+  /** Length of a timed visit in minutes (1–1,440). */
+  duration_minutes?: number;
+  /** Length of an all-day visit in days (1–31). */
+  duration_days?: number;
+  /** What every visit of the schedule gets. */
+  template?: VisitScheduleTemplateParams;
+  /** How far ahead visits are made as rows (7–730, default 120; at most 500 visits ahead). */
+  horizon_days?: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/visit-schedules/{id}. */
+export interface VisitScheduleUpdateParams {
+  /** Not changeable: a 422 (use split). */
+  recurrence?: unknown;
+  /** Length of a timed visit in minutes (1–1,440). */
+  duration_minutes?: number;
+  /** Length of an all-day visit in days (1–31). */
+  duration_days?: number;
+  /** What every visit of the schedule gets. */
+  template?: VisitScheduleTemplateParams;
+  /** How far ahead visits are made as rows (7–730, default 120; at most 500 visits ahead). */
+  horizon_days?: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Query parameters of DELETE /v1/visit-schedules/{id}. */
+export interface VisitScheduleDeleteParams {
+  /** true: keep the future visits, detached (schedule_id null). */
+  keep_visits?: boolean;
+}
+
+/** Body of POST /v1/visit-schedules/{id}/skip. */
+export interface VisitScheduleSkipParams {
+  /** An occurrence key: the nominal local date-time YYYY-MM-DDTHH:MM, or the date for an all-day schedule. */
+  occurrence_key: string;
+}
+
+/** Body of POST /v1/visit-schedules/{id}/unskip. */
+export interface VisitScheduleUnskipParams {
+  /** An occurrence key: the nominal local date-time YYYY-MM-DDTHH:MM, or the date for an all-day schedule. */
+  occurrence_key: string;
+}
+
+/** Body of POST /v1/visit-schedules/{id}/pause. */
+export interface VisitSchedulePauseParams {
+  /** First local date of the pause (inclusive). */
+  from: string;
+  /** Last local date of the pause (inclusive); absent or null: until resumed. */
+  until?: string | null;
+}
+
+/** Body of POST /v1/visit-schedules/{id}/resume. */
+export interface VisitScheduleResumeParams {
+}
+
+/** Body of POST /v1/visit-schedules/{id}/split. */
+export interface VisitScheduleSplitParams {
+  /** An occurrence key: the nominal local date-time YYYY-MM-DDTHH:MM, or the date for an all-day schedule. */
+  from_occurrence_key: string;
+  /** The rule: rrule, or the structured fields, or both saying the same; with start_date, time and timezone. */
+  recurrence?: VisitScheduleRecurrenceParams;
+  /** Length of a timed visit in minutes (1–1,440). */
+  duration_minutes?: number;
+  /** Length of an all-day visit in days (1–31). */
+  duration_days?: number;
+  /** What every visit of the schedule gets. */
+  template?: VisitScheduleTemplateParams;
+  /** How far ahead visits are made as rows (7–730, default 120; at most 500 visits ahead). */
+  horizon_days?: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** The rule in both forms, and its summary. */
+export interface VisitScheduleSplitResultPreviousRecurrence {
+  /** An RFC 5545 RRULE value; only FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL and WKST (any other part is a 422 naming it). UNTIL is a date (the local date, inclusive) or a UTC date-time. */
+  rrule: string;
+  /** FREQ. */
+  frequency: "daily" | "weekly" | "monthly" | "yearly";
+  /** INTERVAL, 1–99 (default 1). */
+  interval: number;
+  /** BYDAY: MO…SU, with an ordinal in monthly and yearly rules (2TU, -1FR). */
+  by_weekday: Array<string> | null;
+  /** BYMONTHDAY: 1…31 or -1…-31. */
+  by_month_day: Array<number> | null;
+  /** BYMONTH: 1…12. */
+  by_month: Array<number> | null;
+  /** BYSETPOS: which of each period’s candidates (-1 is the last). */
+  by_set_position: Array<number> | null;
+  /** COUNT, 1–1,000 (or until). */
+  count: number | null;
+  /** The last local date, inclusive (or count). */
+  until: string | null;
+  /** WKST: the first day of the week, MO (default) … SU. */
+  week_start: string;
+  /** The first local date of the rule (required; may be in the past). A date the rule does not yield is not an occurrence. */
+  start_date: string;
+  /** The local time HH:MM; null for an all-day schedule. */
+  time: string | null;
+  /** IANA zone of the rule (default: the job’s property’s, else the account’s). */
+  timezone: string;
+  /** last_day (default): the 31st is the last day of shorter months (RFC 7529 SKIP=BACKWARD); skip: plain RFC 5545. */
+  month_day_overflow: "last_day" | "skip";
+  /** Occurrence keys left out (at most 1,000). */
+  exdates: Array<string>;
+  /** Read-only English description with the time and the zone. */
+  summary: string;
+}
+
+/** What every visit of the schedule gets. */
+export interface VisitScheduleSplitResultPreviousTemplate {
+  /** The visits’ title (default the job’s). */
+  title: string | null;
+  /** Instructions for every visit. */
+  instructions: string | null;
+  /** Team members (0–20, distinct, active) each visit is assigned. */
+  assignee_ids: Array<string>;
+  /** Arrival window, 0–1,440. */
+  arrival_window_minutes: number | null;
+}
+
+/** A job’s visits on a rule ("every other Tuesday at 9:00"). */
+export interface VisitScheduleSplitResultPrevious {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "visit_schedule". */
+  object: "visit_schedule";
+  /** Unique identifier (UUIDv7). */
+  job_id: string;
+  /** The rule in both forms, and its summary. */
+  recurrence: VisitScheduleSplitResultPreviousRecurrence;
+  /** Length of a timed visit in minutes (1–1,440). */
+  duration_minutes: number | null;
+  /** Length of an all-day visit in days (1–31). */
+  duration_days: number | null;
+  /** What every visit of the schedule gets. */
+  template: VisitScheduleSplitResultPreviousTemplate;
+  /** How far ahead visits are made as rows (7–730, default 120; at most 500 visits ahead). */
+  horizon_days: number;
+  /** active, paused or ended. */
+  status: "active" | "paused" | "ended";
+  /** First local date of the pause (inclusive). */
+  paused_from: string | null;
+  /** Last local date of the pause (inclusive); null: until resumed. */
+  paused_until: string | null;
+  /** The last local date up to which visits have been made as rows. */
+  materialized_through: string | null;
+  /** When the next occurrence (not skipped or paused) starts. */
+  next_occurrence_at: string | null;
+  /** An occurrence key: the nominal local date-time YYYY-MM-DDTHH:MM, or the date for an all-day schedule. */
+  next_occurrence_key: string | null;
+  /** The schedule this one was split from. */
+  previous_schedule_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** The rule in both forms, and its summary. */
+export interface VisitScheduleSplitResultNextRecurrence {
+  /** An RFC 5545 RRULE value; only FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL and WKST (any other part is a 422 naming it). UNTIL is a date (the local date, inclusive) or a UTC date-time. */
+  rrule: string;
+  /** FREQ. */
+  frequency: "daily" | "weekly" | "monthly" | "yearly";
+  /** INTERVAL, 1–99 (default 1). */
+  interval: number;
+  /** BYDAY: MO…SU, with an ordinal in monthly and yearly rules (2TU, -1FR). */
+  by_weekday: Array<string> | null;
+  /** BYMONTHDAY: 1…31 or -1…-31. */
+  by_month_day: Array<number> | null;
+  /** BYMONTH: 1…12. */
+  by_month: Array<number> | null;
+  /** BYSETPOS: which of each period’s candidates (-1 is the last). */
+  by_set_position: Array<number> | null;
+  /** COUNT, 1–1,000 (or until). */
+  count: number | null;
+  /** The last local date, inclusive (or count). */
+  until: string | null;
+  /** WKST: the first day of the week, MO (default) … SU. */
+  week_start: string;
+  /** The first local date of the rule (required; may be in the past). A date the rule does not yield is not an occurrence. */
+  start_date: string;
+  /** The local time HH:MM; null for an all-day schedule. */
+  time: string | null;
+  /** IANA zone of the rule (default: the job’s property’s, else the account’s). */
+  timezone: string;
+  /** last_day (default): the 31st is the last day of shorter months (RFC 7529 SKIP=BACKWARD); skip: plain RFC 5545. */
+  month_day_overflow: "last_day" | "skip";
+  /** Occurrence keys left out (at most 1,000). */
+  exdates: Array<string>;
+  /** Read-only English description with the time and the zone. */
+  summary: string;
+}
+
+/** What every visit of the schedule gets. */
+export interface VisitScheduleSplitResultNextTemplate {
+  /** The visits’ title (default the job’s). */
+  title: string | null;
+  /** Instructions for every visit. */
+  instructions: string | null;
+  /** Team members (0–20, distinct, active) each visit is assigned. */
+  assignee_ids: Array<string>;
+  /** Arrival window, 0–1,440. */
+  arrival_window_minutes: number | null;
+}
+
+/** A job’s visits on a rule ("every other Tuesday at 9:00"). */
+export interface VisitScheduleSplitResultNext {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "visit_schedule". */
+  object: "visit_schedule";
+  /** Unique identifier (UUIDv7). */
+  job_id: string;
+  /** The rule in both forms, and its summary. */
+  recurrence: VisitScheduleSplitResultNextRecurrence;
+  /** Length of a timed visit in minutes (1–1,440). */
+  duration_minutes: number | null;
+  /** Length of an all-day visit in days (1–31). */
+  duration_days: number | null;
+  /** What every visit of the schedule gets. */
+  template: VisitScheduleSplitResultNextTemplate;
+  /** How far ahead visits are made as rows (7–730, default 120; at most 500 visits ahead). */
+  horizon_days: number;
+  /** active, paused or ended. */
+  status: "active" | "paused" | "ended";
+  /** First local date of the pause (inclusive). */
+  paused_from: string | null;
+  /** Last local date of the pause (inclusive); null: until resumed. */
+  paused_until: string | null;
+  /** The last local date up to which visits have been made as rows. */
+  materialized_through: string | null;
+  /** When the next occurrence (not skipped or paused) starts. */
+  next_occurrence_at: string | null;
+  /** An occurrence key: the nominal local date-time YYYY-MM-DDTHH:MM, or the date for an all-day schedule. */
+  next_occurrence_key: string | null;
+  /** The schedule this one was split from. */
+  previous_schedule_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** What POST /v1/visit-schedules/{id}/split answers. */
+export interface VisitScheduleSplitResult {
+  /** A job’s visits on a rule ("every other Tuesday at 9:00"). */
+  previous: VisitScheduleSplitResultPrevious;
+  /** A job’s visits on a rule ("every other Tuesday at 9:00"). */
+  next: VisitScheduleSplitResultNext;
+}
+
+/** Query parameters of GET /v1/visit-schedules/{id}/occurrences. */
+export interface VisitScheduleListOccurrencesParams {
+  /** Window start (instant, inclusive). */
+  from?: string;
+  /** Window end (instant, exclusive); at most 366 days after from. */
+  to?: string;
+}
+
 /** Query parameters of GET /v1/invoices. */
 export interface InvoiceListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
@@ -1830,7 +2291,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -1877,7 +2338,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -1889,7 +2350,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -2078,7 +2539,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -2116,7 +2577,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -2144,7 +2605,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -2188,7 +2649,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -2431,6 +2892,80 @@ Requires the scope `visits:write`. */
 Requires the scope `visits:write`. */
   removeAssignee(id: string, teamMemberId: string, options?: RequestOptions): Promise<WithResponse<Visit>> {
     return this.transport.request<Visit>('DELETE', `/v1/visits/${encodeURIComponent(id)}/assignees/${encodeURIComponent(teamMemberId)}`, {}, options);
+  }
+}
+
+/** visit-schedules: list, create, get, update, delete, skip, unskip, pause, resume, split, listOccurrences. */
+export class VisitSchedulesResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List visit schedules. Requires the scope `schedules:read`. */
+  list(params: VisitScheduleListParams = {}, options?: RequestOptions): PagePromise<VisitSchedule> {
+    return this.transport.list<VisitSchedule>(`/v1/visit-schedules`, { ...params }, options);
+  }
+
+  /** Create a visit schedule. Requires the scope `schedules:write`. */
+  create(params: VisitScheduleCreateParams, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('POST', `/v1/visit-schedules`, { body: params }, options);
+  }
+
+  /** Get a visit schedule. Requires the scope `schedules:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('GET', `/v1/visit-schedules/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a visit schedule (partial: absent fields are kept, null clears). Requires the scope `schedules:write`. */
+  update(id: string, params: VisitScheduleUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('PUT', `/v1/visit-schedules/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** End a visit schedule. The schedule ends (it stays readable, status ended) and its future visits that have not started are canceled; keep_visits=true keeps every visit, detached (schedule_id null).
+
+Requires the scope `schedules:write`. */
+  delete(id: string, params: VisitScheduleDeleteParams = {}, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('DELETE', `/v1/visit-schedules/${encodeURIComponent(id)}`, { query: { ...params } }, options);
+  }
+
+  /** Skip one occurrence. Adds the key to exdates; a materialised visit that has not started is canceled (cancel_reason skipped).
+
+Requires the scope `schedules:write`. */
+  skip(id: string, params: VisitScheduleSkipParams, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('POST', `/v1/visit-schedules/${encodeURIComponent(id)}/skip`, { body: params }, options);
+  }
+
+  /** Undo a skip. Removes the key from exdates and reopens the visit the skip canceled, when its start is still ahead.
+
+Requires the scope `schedules:write`. */
+  unskip(id: string, params: VisitScheduleUnskipParams, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('POST', `/v1/visit-schedules/${encodeURIComponent(id)}/unskip`, { body: params }, options);
+  }
+
+  /** Pause a schedule. From a local date (until one, inclusive, or until resumed): the visits in the range that have not started are canceled (cancel_reason paused).
+
+Requires the scope `schedules:write`. */
+  pause(id: string, params: VisitSchedulePauseParams, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('POST', `/v1/visit-schedules/${encodeURIComponent(id)}/pause`, { body: params }, options);
+  }
+
+  /** Resume a paused schedule. Active again: the visits the pause canceled reopen when their start is still ahead.
+
+Requires the scope `schedules:write`. */
+  resume(id: string, params: VisitScheduleResumeParams = {}, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('POST', `/v1/visit-schedules/${encodeURIComponent(id)}/resume`, { body: params }, options);
+  }
+
+  /** Split a schedule: this occurrence and the following. The schedule ends the day before from_occurrence_key (its visits from there that have not started are canceled, cancel_reason split); a new schedule (previous_schedule_id set) starts at that occurrence with the changes.
+
+Requires the scope `schedules:write`. */
+  split(id: string, params: VisitScheduleSplitParams, options?: RequestOptions): Promise<WithResponse<VisitScheduleSplitResult>> {
+    return this.transport.request<VisitScheduleSplitResult>('POST', `/v1/visit-schedules/${encodeURIComponent(id)}/split`, { body: params }, options);
+  }
+
+  /** The occurrences of a window. Occurrences starting in [from, to) (at most 366 days, past or future), each with its key, instants, visit_id when materialised, and skipped.
+
+Requires the scope `schedules:read`. */
+  listOccurrences(id: string, params: VisitScheduleListOccurrencesParams = {}, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('GET', `/v1/visit-schedules/${encodeURIComponent(id)}/occurrences`, { query: { ...params } }, options);
   }
 }
 
@@ -2722,6 +3257,7 @@ export class Resources {
   readonly quotes: QuotesResource;
   readonly jobs: JobsResource;
   readonly visits: VisitsResource;
+  readonly visitSchedules: VisitSchedulesResource;
   readonly invoices: InvoicesResource;
   readonly payments: PaymentsResource;
   readonly events: EventsResource;
@@ -2737,6 +3273,7 @@ export class Resources {
     this.quotes = new QuotesResource(transport);
     this.jobs = new JobsResource(transport);
     this.visits = new VisitsResource(transport);
+    this.visitSchedules = new VisitSchedulesResource(transport);
     this.invoices = new InvoicesResource(transport);
     this.payments = new PaymentsResource(transport);
     this.events = new EventsResource(transport);

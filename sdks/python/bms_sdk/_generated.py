@@ -22,6 +22,9 @@ __all__ = [
     "Job",
     "VisitConflict",
     "Visit",
+    "VisitScheduleRecurrence",
+    "VisitScheduleTemplate",
+    "VisitSchedule",
     "InvoiceLineItem",
     "InvoicePayment",
     "Invoice",
@@ -64,6 +67,9 @@ __all__ = [
     "VisitEventActor",
     "VisitEventData",
     "VisitEvent",
+    "VisitScheduleEventActor",
+    "VisitScheduleEventData",
+    "VisitScheduleEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
@@ -81,6 +87,15 @@ __all__ = [
     "QuoteLineItemParams",
     "JobLineItemParams",
     "JobVisitParams",
+    "VisitScheduleRecurrenceParams",
+    "VisitScheduleTemplateParams",
+    "VisitScheduleSplitResultPreviousRecurrence",
+    "VisitScheduleSplitResultPreviousTemplate",
+    "VisitScheduleSplitResultPrevious",
+    "VisitScheduleSplitResultNextRecurrence",
+    "VisitScheduleSplitResultNextTemplate",
+    "VisitScheduleSplitResultNext",
+    "VisitScheduleSplitResult",
     "InvoiceLineItemParams",
     "EventResendResult",
     "WebhookEndpointRecoverResult",
@@ -100,7 +115,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -321,6 +336,59 @@ class Visit(TypedDict):
     occurrence_key: Optional[str]
     is_exception: bool
     external_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class VisitScheduleRecurrence(TypedDict):
+    """The rule in both forms, and its summary."""
+
+    rrule: str
+    frequency: Literal["daily", "weekly", "monthly", "yearly"]
+    interval: int
+    by_weekday: Optional[List[str]]
+    by_month_day: Optional[List[int]]
+    by_month: Optional[List[int]]
+    by_set_position: Optional[List[int]]
+    count: Optional[int]
+    until: Optional[str]
+    week_start: str
+    start_date: str
+    time: Optional[str]
+    timezone: str
+    month_day_overflow: Literal["last_day", "skip"]
+    exdates: List[str]
+    summary: str
+
+
+class VisitScheduleTemplate(TypedDict):
+    """What every visit of the schedule gets."""
+
+    title: Optional[str]
+    instructions: Optional[str]
+    assignee_ids: List[str]
+    arrival_window_minutes: Optional[int]
+
+
+class VisitSchedule(TypedDict):
+    """A job’s visits on a rule ("every other Tuesday at 9:00")."""
+
+    id: str
+    object: Literal["visit_schedule"]
+    job_id: str
+    recurrence: VisitScheduleRecurrence
+    duration_minutes: Optional[int]
+    duration_days: Optional[int]
+    template: VisitScheduleTemplate
+    horizon_days: int
+    status: Literal["active", "paused", "ended"]
+    paused_from: Optional[str]
+    paused_until: Optional[str]
+    materialized_through: Optional[str]
+    next_occurrence_at: Optional[str]
+    next_occurrence_key: Optional[str]
+    previous_schedule_id: Optional[str]
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
@@ -782,9 +850,39 @@ class VisitEvent(TypedDict):
     data: VisitEventData
 
 
+class VisitScheduleEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _VisitScheduleEventDataRequired(TypedDict):
+    object: VisitSchedule
+
+
+class VisitScheduleEventData(_VisitScheduleEventDataRequired, total=False):
+    """VisitScheduleEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+
+
+class VisitScheduleEvent(TypedDict):
+    """An event of type visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended: its data.object is the VisitSchedule."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended"]
+    created_at: str
+    account_id: str
+    actor: VisitScheduleEventActor
+    data: VisitScheduleEventData
+
+
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -916,7 +1014,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -1012,6 +1110,148 @@ class JobVisitParams(TypedDict, total=False):
     metadata: Dict[str, str]
 
 
+class VisitScheduleRecurrenceParams(TypedDict, total=False):
+    """The rule: rrule, or the structured fields, or both saying the same; with start_date, time and timezone."""
+
+    rrule: str
+    frequency: Literal["daily", "weekly", "monthly", "yearly"]
+    interval: int
+    by_weekday: Optional[List[str]]
+    by_month_day: Optional[List[int]]
+    by_month: Optional[List[int]]
+    by_set_position: Optional[List[int]]
+    count: Optional[int]
+    until: Optional[str]
+    week_start: str
+    start_date: str
+    time: Optional[str]
+    timezone: str
+    month_day_overflow: Literal["last_day", "skip"]
+    exdates: List[str]
+
+
+class VisitScheduleTemplateParams(TypedDict, total=False):
+    """What every visit of the schedule gets."""
+
+    title: Optional[str]
+    instructions: Optional[str]
+    assignee_ids: List[str]
+    arrival_window_minutes: Optional[int]
+
+
+class VisitScheduleSplitResultPreviousRecurrence(TypedDict):
+    """The rule in both forms, and its summary."""
+
+    rrule: str
+    frequency: Literal["daily", "weekly", "monthly", "yearly"]
+    interval: int
+    by_weekday: Optional[List[str]]
+    by_month_day: Optional[List[int]]
+    by_month: Optional[List[int]]
+    by_set_position: Optional[List[int]]
+    count: Optional[int]
+    until: Optional[str]
+    week_start: str
+    start_date: str
+    time: Optional[str]
+    timezone: str
+    month_day_overflow: Literal["last_day", "skip"]
+    exdates: List[str]
+    summary: str
+
+
+class VisitScheduleSplitResultPreviousTemplate(TypedDict):
+    """What every visit of the schedule gets."""
+
+    title: Optional[str]
+    instructions: Optional[str]
+    assignee_ids: List[str]
+    arrival_window_minutes: Optional[int]
+
+
+class VisitScheduleSplitResultPrevious(TypedDict):
+    """A job’s visits on a rule ("every other Tuesday at 9:00")."""
+
+    id: str
+    object: Literal["visit_schedule"]
+    job_id: str
+    recurrence: VisitScheduleSplitResultPreviousRecurrence
+    duration_minutes: Optional[int]
+    duration_days: Optional[int]
+    template: VisitScheduleSplitResultPreviousTemplate
+    horizon_days: int
+    status: Literal["active", "paused", "ended"]
+    paused_from: Optional[str]
+    paused_until: Optional[str]
+    materialized_through: Optional[str]
+    next_occurrence_at: Optional[str]
+    next_occurrence_key: Optional[str]
+    previous_schedule_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class VisitScheduleSplitResultNextRecurrence(TypedDict):
+    """The rule in both forms, and its summary."""
+
+    rrule: str
+    frequency: Literal["daily", "weekly", "monthly", "yearly"]
+    interval: int
+    by_weekday: Optional[List[str]]
+    by_month_day: Optional[List[int]]
+    by_month: Optional[List[int]]
+    by_set_position: Optional[List[int]]
+    count: Optional[int]
+    until: Optional[str]
+    week_start: str
+    start_date: str
+    time: Optional[str]
+    timezone: str
+    month_day_overflow: Literal["last_day", "skip"]
+    exdates: List[str]
+    summary: str
+
+
+class VisitScheduleSplitResultNextTemplate(TypedDict):
+    """What every visit of the schedule gets."""
+
+    title: Optional[str]
+    instructions: Optional[str]
+    assignee_ids: List[str]
+    arrival_window_minutes: Optional[int]
+
+
+class VisitScheduleSplitResultNext(TypedDict):
+    """A job’s visits on a rule ("every other Tuesday at 9:00")."""
+
+    id: str
+    object: Literal["visit_schedule"]
+    job_id: str
+    recurrence: VisitScheduleSplitResultNextRecurrence
+    duration_minutes: Optional[int]
+    duration_days: Optional[int]
+    template: VisitScheduleSplitResultNextTemplate
+    horizon_days: int
+    status: Literal["active", "paused", "ended"]
+    paused_from: Optional[str]
+    paused_until: Optional[str]
+    materialized_through: Optional[str]
+    next_occurrence_at: Optional[str]
+    next_occurrence_key: Optional[str]
+    previous_schedule_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class VisitScheduleSplitResult(TypedDict):
+    """What POST /v1/visit-schedules/{id}/split answers."""
+
+    previous: VisitScheduleSplitResultPrevious
+    next: VisitScheduleSplitResultNext
+
+
 class _InvoiceLineItemParamsRequired(TypedDict):
     description: str
     quantity: float
@@ -1069,7 +1309,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -1112,7 +1352,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -1761,6 +2001,178 @@ Requires the scope `visits:write`."""
         return cast(Visit, self._transport.request("DELETE", f"/v1/visits/{_quote(id)}/assignees/{_quote(team_member_id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
+class VisitSchedulesResource:
+    """visit-schedules: list, create, get, update, delete, skip, unskip, pause, resume, split, list_occurrences."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Union[Literal["active", "paused", "ended"], Sequence[Literal["active", "paused", "ended"]]], NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[VisitSchedule]:
+        """List visit schedules. Requires the scope `schedules:read`."""
+        return cast(Page[VisitSchedule], self._transport.list("/v1/visit-schedules", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, job_id=job_id, status=status), timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        job_id: str,
+        recurrence: VisitScheduleRecurrenceParams,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        duration_days: Union[int, NotGiven] = NOT_GIVEN,
+        template: Union[VisitScheduleTemplateParams, NotGiven] = NOT_GIVEN,
+        horizon_days: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Create a visit schedule. Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("POST", "/v1/visit-schedules", body=_given(job_id=job_id, recurrence=recurrence, duration_minutes=duration_minutes, duration_days=duration_days, template=template, horizon_days=horizon_days, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Get a visit schedule. Requires the scope `schedules:read`."""
+        return cast(VisitSchedule, self._transport.request("GET", f"/v1/visit-schedules/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        recurrence: Union[Any, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        duration_days: Union[int, NotGiven] = NOT_GIVEN,
+        template: Union[VisitScheduleTemplateParams, NotGiven] = NOT_GIVEN,
+        horizon_days: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Update a visit schedule (partial: absent fields are kept, null clears). Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("PUT", f"/v1/visit-schedules/{_quote(id)}", body=_given(recurrence=recurrence, duration_minutes=duration_minutes, duration_days=duration_days, template=template, horizon_days=horizon_days, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        keep_visits: Union[bool, NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """End a visit schedule. The schedule ends (it stays readable, status ended) and its future visits that have not started are canceled; keep_visits=true keeps every visit, detached (schedule_id null).
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("DELETE", f"/v1/visit-schedules/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    def skip(
+        self,
+        id: str,
+        *,
+        occurrence_key: str,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Skip one occurrence. Adds the key to exdates; a materialised visit that has not started is canceled (cancel_reason skipped).
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/skip", body=_given(occurrence_key=occurrence_key), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def unskip(
+        self,
+        id: str,
+        *,
+        occurrence_key: str,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Undo a skip. Removes the key from exdates and reopens the visit the skip canceled, when its start is still ahead.
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/unskip", body=_given(occurrence_key=occurrence_key), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def pause(
+        self,
+        id: str,
+        *,
+        from_: str,
+        until: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Pause a schedule. From a local date (until one, inclusive, or until resumed): the visits in the range that have not started are canceled (cancel_reason paused).
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/pause", body=_given(**{"from": from_}, until=until), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def resume(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Resume a paused schedule. Active again: the visits the pause canceled reopen when their start is still ahead.
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/resume", body=_given(), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def split(
+        self,
+        id: str,
+        *,
+        from_occurrence_key: str,
+        recurrence: Union[VisitScheduleRecurrenceParams, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        duration_days: Union[int, NotGiven] = NOT_GIVEN,
+        template: Union[VisitScheduleTemplateParams, NotGiven] = NOT_GIVEN,
+        horizon_days: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitScheduleSplitResult:
+        """Split a schedule: this occurrence and the following. The schedule ends the day before from_occurrence_key (its visits from there that have not started are canceled, cancel_reason split); a new schedule (previous_schedule_id set) starts at that occurrence with the changes.
+
+Requires the scope `schedules:write`."""
+        return cast(VisitScheduleSplitResult, self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/split", body=_given(from_occurrence_key=from_occurrence_key, recurrence=recurrence, duration_minutes=duration_minutes, duration_days=duration_days, template=template, horizon_days=horizon_days, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def list_occurrences(
+        self,
+        id: str,
+        *,
+        from_: Union[str, NotGiven] = NOT_GIVEN,
+        to: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """The occurrences of a window. Occurrences starting in [from, to) (at most 366 days, past or future), each with its key, instants, visit_id when materialised, and skipped.
+
+Requires the scope `schedules:read`."""
+        return cast(DeletedObject, self._transport.request("GET", f"/v1/visit-schedules/{_quote(id)}/occurrences", timeout=timeout, max_retries=max_retries))
+
+
 class InvoicesResource:
     """invoices: list, create, get, update, delete, send, rotate_hosted_link, get_pdf, list_deliveries."""
 
@@ -2060,7 +2472,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -2408,7 +2820,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -2436,7 +2848,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -2487,6 +2899,7 @@ class Resources:
         self.quotes = QuotesResource(transport)
         self.jobs = JobsResource(transport)
         self.visits = VisitsResource(transport)
+        self.visit_schedules = VisitSchedulesResource(transport)
         self.invoices = InvoicesResource(transport)
         self.payments = PaymentsResource(transport)
         self.events = EventsResource(transport)
@@ -3132,6 +3545,178 @@ Requires the scope `visits:write`."""
         return cast(Visit, await self._transport.request("DELETE", f"/v1/visits/{_quote(id)}/assignees/{_quote(team_member_id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncVisitSchedulesResource:
+    """visit-schedules: list, create, get, update, delete, skip, unskip, pause, resume, split, list_occurrences."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Union[Literal["active", "paused", "ended"], Sequence[Literal["active", "paused", "ended"]]], NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[VisitSchedule]:
+        """List visit schedules. Requires the scope `schedules:read`."""
+        return AsyncPagePromise[VisitSchedule](lambda: self._transport.list("/v1/visit-schedules", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, job_id=job_id, status=status), timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        job_id: str,
+        recurrence: VisitScheduleRecurrenceParams,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        duration_days: Union[int, NotGiven] = NOT_GIVEN,
+        template: Union[VisitScheduleTemplateParams, NotGiven] = NOT_GIVEN,
+        horizon_days: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Create a visit schedule. Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("POST", "/v1/visit-schedules", body=_given(job_id=job_id, recurrence=recurrence, duration_minutes=duration_minutes, duration_days=duration_days, template=template, horizon_days=horizon_days, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Get a visit schedule. Requires the scope `schedules:read`."""
+        return cast(VisitSchedule, await self._transport.request("GET", f"/v1/visit-schedules/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        recurrence: Union[Any, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        duration_days: Union[int, NotGiven] = NOT_GIVEN,
+        template: Union[VisitScheduleTemplateParams, NotGiven] = NOT_GIVEN,
+        horizon_days: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Update a visit schedule (partial: absent fields are kept, null clears). Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("PUT", f"/v1/visit-schedules/{_quote(id)}", body=_given(recurrence=recurrence, duration_minutes=duration_minutes, duration_days=duration_days, template=template, horizon_days=horizon_days, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        keep_visits: Union[bool, NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """End a visit schedule. The schedule ends (it stays readable, status ended) and its future visits that have not started are canceled; keep_visits=true keeps every visit, detached (schedule_id null).
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("DELETE", f"/v1/visit-schedules/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    async def skip(
+        self,
+        id: str,
+        *,
+        occurrence_key: str,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Skip one occurrence. Adds the key to exdates; a materialised visit that has not started is canceled (cancel_reason skipped).
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/skip", body=_given(occurrence_key=occurrence_key), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def unskip(
+        self,
+        id: str,
+        *,
+        occurrence_key: str,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Undo a skip. Removes the key from exdates and reopens the visit the skip canceled, when its start is still ahead.
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/unskip", body=_given(occurrence_key=occurrence_key), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def pause(
+        self,
+        id: str,
+        *,
+        from_: str,
+        until: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Pause a schedule. From a local date (until one, inclusive, or until resumed): the visits in the range that have not started are canceled (cancel_reason paused).
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/pause", body=_given(**{"from": from_}, until=until), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def resume(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Resume a paused schedule. Active again: the visits the pause canceled reopen when their start is still ahead.
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/resume", body=_given(), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def split(
+        self,
+        id: str,
+        *,
+        from_occurrence_key: str,
+        recurrence: Union[VisitScheduleRecurrenceParams, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        duration_days: Union[int, NotGiven] = NOT_GIVEN,
+        template: Union[VisitScheduleTemplateParams, NotGiven] = NOT_GIVEN,
+        horizon_days: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitScheduleSplitResult:
+        """Split a schedule: this occurrence and the following. The schedule ends the day before from_occurrence_key (its visits from there that have not started are canceled, cancel_reason split); a new schedule (previous_schedule_id set) starts at that occurrence with the changes.
+
+Requires the scope `schedules:write`."""
+        return cast(VisitScheduleSplitResult, await self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/split", body=_given(from_occurrence_key=from_occurrence_key, recurrence=recurrence, duration_minutes=duration_minutes, duration_days=duration_days, template=template, horizon_days=horizon_days, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def list_occurrences(
+        self,
+        id: str,
+        *,
+        from_: Union[str, NotGiven] = NOT_GIVEN,
+        to: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """The occurrences of a window. Occurrences starting in [from, to) (at most 366 days, past or future), each with its key, instants, visit_id when materialised, and skipped.
+
+Requires the scope `schedules:read`."""
+        return cast(DeletedObject, await self._transport.request("GET", f"/v1/visit-schedules/{_quote(id)}/occurrences", timeout=timeout, max_retries=max_retries))
+
+
 class AsyncInvoicesResource:
     """invoices: list, create, get, update, delete, send, rotate_hosted_link, get_pdf, list_deliveries."""
 
@@ -3431,7 +4016,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -3779,7 +4364,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3807,7 +4392,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3858,6 +4443,7 @@ class AsyncResources:
         self.quotes = AsyncQuotesResource(transport)
         self.jobs = AsyncJobsResource(transport)
         self.visits = AsyncVisitsResource(transport)
+        self.visit_schedules = AsyncVisitSchedulesResource(transport)
         self.invoices = AsyncInvoicesResource(transport)
         self.payments = AsyncPaymentsResource(transport)
         self.events = AsyncEventsResource(transport)
