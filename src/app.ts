@@ -32,9 +32,9 @@ import { ClientSchema } from './modules/clients/index.js';
 import { teamMemberRoutes } from './modules/team-members/team-members.routes.js';
 import { TeamMemberSchema } from './modules/team-members/index.js';
 import { visitRoutes } from './modules/visits/visits.routes.js';
-import { VisitSchema } from './modules/visits/index.js';
+import { VisitListItemSchema, VisitSchema } from './modules/visits/index.js';
 import { visitScheduleRoutes } from './modules/visit-schedules/visit-schedules.routes.js';
-import { VisitScheduleSchema } from './modules/visit-schedules/index.js';
+import { projectOccurrences, VisitScheduleSchema } from './modules/visit-schedules/index.js';
 import { propertyRoutes } from './modules/properties/properties.routes.js';
 import { deletePropertiesOfClient, PropertySchema } from './modules/properties/index.js';
 import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
@@ -166,6 +166,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     QuoteSchema,
     JobSchema,
     VisitSchema,
+    VisitListItemSchema,
     VisitScheduleSchema,
     InvoiceSchema,
     PaymentSchema,
@@ -258,7 +259,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(serviceRequestRoutes);
   await app.register(quoteRoutes(quoteActions));
   await app.register(jobRoutes);
-  await app.register(visitRoutes);
+  await app.register(visitRoutes, { project: projectOccurrences });
   await app.register(visitScheduleRoutes);
   await app.register(invoiceRoutes(invoiceActions));
   await app.register(paymentRoutes);

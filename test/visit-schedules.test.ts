@@ -358,3 +358,62 @@ test('ending: DELETE cancels future visits (keep_visits keeps them, detached); c
     'visit_schedule.ended',
   ]);
 });
+
+test('the calendar with include_projected: the occurrences beyond the horizon, id null, in start_at order, each on one page', async () => {
+  const schedule = await createSchedule({
+    recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=TU,FR', start_date: '2026-02-20', ...denver },
+    duration_minutes: 60,
+    horizon_days: 7,
+    template: { title: 'Clean' },
+  });
+  await api('POST', `/v1/visit-schedules/${schedule.id}/skip`, { occurrence_key: '2026-03-06T09:00' });
+  const window = `from=2026-02-20T00:00:00Z&to=2026-03-14T00:00:00Z&job_id=${schedule.job_id}`;
+  const plain = await api('GET', `/v1/visits?${window}`);
+  assert.equal(plain.status, 200, plain.text);
+  assert.deepEqual(
+    plain.body.data.map((item: any) => item.occurrence_key),
+    ['2026-02-20T09:00', '2026-02-24T09:00', '2026-02-27T09:00'],
+  );
+  const projected = await api('GET', `/v1/visits?${window}&include_projected=true`);
+  assert.equal(projected.status, 200, projected.text);
+  assert.deepEqual(
+    projected.body.data.map((item: any) => [
+      item.occurrence_key,
+      item.id === null,
+      item.projected ?? false,
+      item.start_at,
+    ]),
+    [
+      ['2026-02-20T09:00', false, false, '2026-02-20T16:00:00.000Z'],
+      ['2026-02-24T09:00', false, false, '2026-02-24T16:00:00.000Z'],
+      ['2026-02-27T09:00', false, false, '2026-02-27T16:00:00.000Z'],
+      ['2026-03-03T09:00', true, true, '2026-03-03T16:00:00.000Z'],
+      // 6 March is skipped; 10 March is after the change to daylight time.
+      ['2026-03-10T09:00', true, true, '2026-03-10T15:00:00.000Z'],
+      ['2026-03-13T09:00', true, true, '2026-03-13T15:00:00.000Z'],
+    ],
+  );
+  const item = projected.body.data[3];
+  assert.deepEqual(
+    [item.schedule_id, item.title, item.status, item.local_start, item.duration_minutes],
+    [schedule.id, 'Clean', 'scheduled', '2026-03-03T09:00', 60],
+  );
+  // Paged one visit at a time, every item comes once and in order.
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: any = await api(
+      'GET',
+      `/v1/visits?${window}&include_projected=true&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    assert.equal(page.status, 200, page.text);
+    seen.push(...page.body.data.map((one: any) => one.occurrence_key));
+    cursor = page.body.meta.pagination.next_cursor;
+  } while (cursor);
+  assert.deepEqual(
+    seen,
+    projected.body.data.map((one: any) => one.occurrence_key),
+  );
+  const canceledOnly = await api('GET', `/v1/visits?${window}&include_projected=true&status=canceled`);
+  assert.deepEqual(canceledOnly.body.data, []);
+});

@@ -350,6 +350,92 @@ export interface Visit {
   updated_at: string;
 }
 
+/** Another visit (not canceled) of the same member whose time overlaps this one, half-open. */
+export interface VisitListItemConflict {
+  /** Unique identifier (UUIDv7). */
+  team_member_id: string;
+  /** Unique identifier (UUIDv7). */
+  visit_id: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  start_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  end_at: string;
+}
+
+/** A visit, or a projected occurrence of a visit schedule. */
+export interface VisitListItem {
+  /** The visit’s id; null for a projected occurrence. */
+  id: string | null;
+  /** Always "visit". */
+  object: "visit";
+  /** The job the visit belongs to. */
+  job_id: string;
+  /** The job’s client. */
+  client_id: string;
+  /** The job’s property. */
+  property_id: string | null;
+  /** What the visit is. */
+  title: string;
+  /** What the crew must know for this visit. */
+  instructions: string | null;
+  /** unscheduled until it has a time; scheduled → en_route → in_progress → completed; scheduled → in_progress | completed; completed → in_progress (reopen); any open status → canceled; canceled → scheduled (reopen, needs a time). */
+  status: "unscheduled" | "scheduled" | "en_route" | "in_progress" | "completed" | "canceled";
+  /** Whether the visit takes whole local days. */
+  all_day: boolean;
+  /** The zone of the local mirrors and of an all-day visit’s dates. */
+  timezone: string;
+  /** When the visit starts; null while unscheduled. */
+  start_at: string | null;
+  /** When it ends (exclusive); null while unscheduled. */
+  end_at: string | null;
+  /** start_at in the visit’s time zone (always recomputed from it). */
+  local_start: string | null;
+  /** end_at in the visit’s time zone. */
+  local_end: string | null;
+  /** An all-day visit’s first day; null otherwise. */
+  start_date: string | null;
+  /** An all-day visit’s last day (inclusive); null otherwise. */
+  end_date: string | null;
+  /** Real elapsed minutes from start to end. */
+  duration_minutes: number | null;
+  /** How many minutes after the start the crew may arrive (0–1,440). */
+  arrival_window_minutes: number | null;
+  /** The team members on the visit, in the order given. */
+  assignee_ids: Array<string>;
+  /** Per assignee, the other visits (not canceled) that overlap this one. Computed on single reads and writes; in lists only with include=conflicts (null otherwise). */
+  conflicts: Array<VisitListItemConflict> | null;
+  /** scheduled or en_route, and its end has passed. */
+  is_late: boolean;
+  /** When the crew set out. */
+  en_route_at: string | null;
+  /** When the work started. */
+  started_at: string | null;
+  /** When the visit was completed. */
+  completed_at: string | null;
+  /** When the visit was canceled. */
+  canceled_at: string | null;
+  /** Why it was canceled. */
+  cancel_reason: string | null;
+  /** What was done. */
+  completion_notes: string | null;
+  /** The visit schedule that made it (repeating visits). */
+  schedule_id: string | null;
+  /** Its occurrence of the schedule (local date-time). */
+  occurrence_key: string | null;
+  /** Changed apart from its schedule. */
+  is_exception: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+  /** true: an occurrence of a visit schedule not yet made as a visit (id null). */
+  projected?: boolean;
+}
+
 /** The rule in both forms, and its summary. */
 export interface VisitScheduleRecurrence {
   /** An RFC 5545 RRULE value; only FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL and WKST (any other part is a 422 naming it). UNTIL is a date (the local date, inclusive) or a UTC date-time. */
@@ -2852,8 +2938,8 @@ export class VisitsResource {
   /** List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).
 
 Requires the scope `visits:read`. */
-  list(params: VisitListParams = {}, options?: RequestOptions): PagePromise<Visit> {
-    return this.transport.list<Visit>(`/v1/visits`, { ...params }, options);
+  list(params: VisitListParams = {}, options?: RequestOptions): PagePromise<VisitListItem> {
+    return this.transport.list<VisitListItem>(`/v1/visits`, { ...params }, options);
   }
 
   /** Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details).

@@ -22,6 +22,8 @@ __all__ = [
     "Job",
     "VisitConflict",
     "Visit",
+    "VisitListItemConflict",
+    "VisitListItem",
     "VisitScheduleRecurrence",
     "VisitScheduleTemplate",
     "VisitSchedule",
@@ -339,6 +341,58 @@ class Visit(TypedDict):
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
+
+
+class VisitListItemConflict(TypedDict):
+    """Another visit (not canceled) of the same member whose time overlaps this one, half-open."""
+
+    team_member_id: str
+    visit_id: str
+    start_at: str
+    end_at: str
+
+
+class _VisitListItemRequired(TypedDict):
+    id: Optional[str]
+    object: Literal["visit"]
+    job_id: str
+    client_id: str
+    property_id: Optional[str]
+    title: str
+    instructions: Optional[str]
+    status: Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"]
+    all_day: bool
+    timezone: str
+    start_at: Optional[str]
+    end_at: Optional[str]
+    local_start: Optional[str]
+    local_end: Optional[str]
+    start_date: Optional[str]
+    end_date: Optional[str]
+    duration_minutes: Optional[int]
+    arrival_window_minutes: Optional[int]
+    assignee_ids: List[str]
+    conflicts: Optional[List[VisitListItemConflict]]
+    is_late: bool
+    en_route_at: Optional[str]
+    started_at: Optional[str]
+    completed_at: Optional[str]
+    canceled_at: Optional[str]
+    cancel_reason: Optional[str]
+    completion_notes: Optional[str]
+    schedule_id: Optional[str]
+    occurrence_key: Optional[str]
+    is_exception: bool
+    external_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class VisitListItem(_VisitListItemRequired, total=False):
+    """A visit, or a projected occurrence of a visit schedule."""
+
+    projected: bool
 
 
 class VisitScheduleRecurrence(TypedDict):
@@ -1918,11 +1972,11 @@ class VisitsResource:
         include_projected: Union[bool, NotGiven] = NOT_GIVEN,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
-    ) -> Page[Visit]:
+    ) -> Page[VisitListItem]:
         """List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).
 
 Requires the scope `visits:read`."""
-        return cast(Page[Visit], self._transport.list("/v1/visits", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, **{"from": from_}, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected), timeout=timeout, max_retries=max_retries))
+        return cast(Page[VisitListItem], self._transport.list("/v1/visits", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, **{"from": from_}, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected), timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -3462,11 +3516,11 @@ class AsyncVisitsResource:
         include_projected: Union[bool, NotGiven] = NOT_GIVEN,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
-    ) -> AsyncPagePromise[Visit]:
+    ) -> AsyncPagePromise[VisitListItem]:
         """List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).
 
 Requires the scope `visits:read`."""
-        return AsyncPagePromise[Visit](lambda: self._transport.list("/v1/visits", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, **{"from": from_}, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected), timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[VisitListItem](lambda: self._transport.list("/v1/visits", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, **{"from": from_}, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected), timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,

@@ -7,3 +7,4 @@ export {
   presentSchedule,
 } from './visit-schedules.service.js';
 export { openSchedulesAfter } from './visit-schedules.repository.js';
+export { projectOccurrences } from './projection.js';

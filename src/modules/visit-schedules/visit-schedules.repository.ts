@@ -257,3 +257,54 @@ export async function findMembers(db: Executor, accountId: string, ids: string[]
     .execute();
   return new Map(rows.map((row) => [row.id, Number(row.active) === 1 || row.active === (true as unknown)]));
 }
+
+export interface ProjectableSchedule extends VisitScheduleRow {
+  client_id: string;
+  property_id: string | null;
+  job_title: string;
+}
+
+/** The open schedules a calendar projection reads (docs/api-contract.md §18 `include_projected`), with their job's. */
+export async function schedulesToProject(
+  db: Executor,
+  accountId: string,
+  filters: {
+    job_id?: string | undefined;
+    client_id?: string | undefined;
+    property_id?: string | undefined;
+    schedule_id?: string | undefined;
+    assignee_ids?: string[] | undefined;
+    unassigned?: boolean | undefined;
+  },
+): Promise<ProjectableSchedule[]> {
+  let query = db
+    .selectFrom('visit_schedules as s')
+    .innerJoin('jobs as j', 'j.id', 's.job_id')
+    .select(COLUMNS.map((column) => `s.${column}` as const))
+    .select(['j.client_id as client_id', 'j.property_id as property_id', 'j.title as job_title'])
+    .where('s.account_id', '=', accountId)
+    .where('s.status', '<>', 'ended');
+  if (filters.schedule_id !== undefined) query = query.where('s.id', '=', filters.schedule_id);
+  if (filters.job_id !== undefined) query = query.where('s.job_id', '=', filters.job_id);
+  if (filters.client_id !== undefined) query = query.where('j.client_id', '=', filters.client_id);
+  if (filters.property_id !== undefined) query = query.where('j.property_id', '=', filters.property_id);
+  const members = filters.assignee_ids;
+  if (members !== undefined && members.length > 0)
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('visit_schedule_assignees as a')
+          .select('a.schedule_id')
+          .whereRef('a.schedule_id', '=', 's.id')
+          .where('a.team_member_id', 'in', members),
+      ),
+    );
+  if (filters.unassigned === true)
+    query = query.where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('visit_schedule_assignees as a').select('a.schedule_id').whereRef('a.schedule_id', '=', 's.id'),
+        ),
+      ),
+    );
+  return (await query.limit(1000).execute()) as ProjectableSchedule[];
+}

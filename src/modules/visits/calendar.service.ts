@@ -10,7 +10,7 @@ import { parseStatusFilter } from '../documents/index.js';
 import { calendarReads, runCalendar, type CalendarWindow } from './calendar.repository.js';
 import { VISIT_STATUSES } from './visits.lifecycle.js';
 import * as repository from './visits.repository.js';
-import type { ListVisitsInput, Visit } from './visits.schemas.js';
+import type { ListVisitsInput, ProjectedVisit, Visit } from './visits.schemas.js';
 import { presentVisits } from './visits.service.js';
 
 /** A window longer than this needs a filter that bounds it (assignee_id, job_id, client_id or property_id). */
@@ -68,7 +68,56 @@ function parseAssignees(text: string | undefined): string[] | undefined {
   return ids;
 }
 
-export async function listVisits(ctx: Context, query: ListVisitsInput): Promise<Page<Visit>> {
+/** What a projection of visit schedules is filtered by: the calendar's filters that apply to an occurrence. */
+export interface ProjectionFilters {
+  job_id?: string | undefined;
+  client_id?: string | undefined;
+  property_id?: string | undefined;
+  schedule_id?: string | undefined;
+  assignee_ids?: string[] | undefined;
+  unassigned?: boolean | undefined;
+}
+
+/**
+ * The not yet materialised occurrences of visit schedules that overlap a window, in start_at order (§18's
+ * `include_projected`). Passed in by the composition: visit schedules stand above visits in the module order.
+ */
+export type CalendarProjector = (
+  ctx: Context,
+  window: CalendarWindow,
+  filters: ProjectionFilters,
+) => Promise<ProjectedVisit[]>;
+
+/**
+ * The projected items a page of the calendar holds: those starting after the page's cursor (the whole window
+ * on the first page) and up to its last visit's start (to the window's end on the last page), so each lands on
+ * exactly one page, in start_at order among the visits. A page may so hold more than `limit` items.
+ */
+async function withProjected(
+  ctx: Context,
+  page: Page<Visit>,
+  after: string | undefined,
+  window: CalendarWindow,
+  filters: ProjectionFilters,
+  project: CalendarProjector,
+): Promise<Page<Visit | ProjectedVisit>> {
+  const last = page.items.at(-1)?.start_at ?? undefined;
+  const projected = (await project(ctx, window, filters)).filter(
+    (item) =>
+      (after === undefined || (item.start_at as string) > after) &&
+      (!page.hasMore || last === undefined || (item.start_at as string) <= last),
+  );
+  if (projected.length === 0) return page;
+  const items: Array<Visit | ProjectedVisit> = [...page.items, ...projected];
+  items.sort((a, b) => ((a.start_at as string) < (b.start_at as string) ? -1 : a.start_at === b.start_at ? 0 : 1));
+  return { ...page, items };
+}
+
+export async function listVisits(
+  ctx: Context,
+  query: ListVisitsInput,
+  project?: CalendarProjector,
+): Promise<Page<Visit | ProjectedVisit>> {
   const window = await windowOf(ctx, query);
   if (window && query.sort !== undefined && query.sort !== 'start_at')
     throw fieldError('sort', 'a calendar window is always in start_at order');
@@ -86,5 +135,16 @@ export async function listVisits(ctx: Context, query: ListVisitsInput): Promise<
     ? { rows: await runCalendar(calendarReads(ctx.db, ctx.accountId, window, filters, page), page) }
     : await repository.listVisits(ctx.db, ctx.accountId, filters, page);
   const rowsPage = toPage(listed.rows, page, 'resumeAfter' in listed ? listed.resumeAfter : undefined);
-  return { ...rowsPage, items: await presentVisits(ctx, rowsPage.items, query.include === 'conflicts') };
+  const visits = { ...rowsPage, items: await presentVisits(ctx, rowsPage.items, query.include === 'conflicts') };
+  // Projected occurrences are scheduled, never late, and belong to no visit status but `scheduled`.
+  const projectable =
+    query.include_projected === true &&
+    window !== undefined &&
+    project !== undefined &&
+    query.late !== true &&
+    query.external_id === undefined &&
+    (filters.statuses === undefined || filters.statuses.includes('scheduled'));
+  if (!projectable) return visits;
+  const after = page.after === undefined ? undefined : String(page.after.value);
+  return withProjected(ctx, visits, after, window, filters, project);
 }

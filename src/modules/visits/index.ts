@@ -1,7 +1,14 @@
 // The face of the visits module: what other modules, the workers and the composition may use. The rest is private.
 export { VISIT_STATUSES, type VisitStatus, OPEN_STATUSES } from './visits.lifecycle.js';
-export { JobVisitInput, VisitSchema, type Visit, type VisitInput } from './visits.schemas.js';
-export { listVisits } from './calendar.service.js';
+export {
+  JobVisitInput,
+  type ProjectedVisit,
+  VisitListItemSchema,
+  VisitSchema,
+  type Visit,
+  type VisitInput,
+} from './visits.schemas.js';
+export { type CalendarProjector, type ProjectionFilters, listVisits } from './calendar.service.js';
 export {
   addVisitAssignee,
   createVisit,

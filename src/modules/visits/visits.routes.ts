@@ -16,7 +16,7 @@ import {
   listEnvelope,
   schemaRef,
 } from '../../http/schemas.js';
-import { listVisits } from './calendar.service.js';
+import { type CalendarProjector, listVisits } from './calendar.service.js';
 import {
   AddAssigneeBody,
   AssigneeParams,
@@ -24,6 +24,7 @@ import {
   ListVisitsQuery,
   OnConflictQuery,
   UpdateVisitBody,
+  VisitListItemSchema,
   VisitSchema,
   type ListVisitsInput,
 } from './visits.schemas.js';
@@ -32,7 +33,8 @@ import * as service from './visits.service.js';
 const PATH = '/v1/visits';
 const tags = ['Visits'];
 
-export const visitRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/** `project`: the visit schedules' projection for `include_projected` (app.ts passes it in; §18). */
+export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjector }> = async (app, options) => {
   const visit = schemaRef(VisitSchema);
 
   app.get(
@@ -46,12 +48,18 @@ export const visitRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).',
         querystring: ListVisitsQuery,
-        response: { 200: listEnvelope(visit), ...errorResponses('VALIDATION_ERROR') },
+        response: { 200: listEnvelope(schemaRef(VisitListItemSchema)), ...errorResponses('VALIDATION_ERROR') },
       },
     },
     async (request, reply) => {
       const query = request.query as ListVisitsInput;
-      return listResponse(request, reply, await listVisits(contextOf(request), query), query.limit, (item) => item);
+      return listResponse(
+        request,
+        reply,
+        await listVisits(contextOf(request), query, options.project),
+        query.limit,
+        (item) => item,
+      );
     },
   );
 

@@ -116,6 +116,23 @@ export const VisitSchema = Type.Object(
   { $id: 'Visit', description: 'One scheduled occurrence of a job, with its own time and people.' },
 );
 
+/**
+ * An item of the calendar: a visit, or with `include_projected=true` a not yet materialised occurrence of a
+ * visit schedule (docs/api-contract.md §17, §18), marked `projected: true` with `id: null`.
+ */
+export const VisitListItemSchema = Type.Object(
+  {
+    ...VisitSchema.properties,
+    id: Nullable({ ...IdSchema, description: 'The visit’s id; null for a projected occurrence.' }),
+    projected: Type.Optional(
+      Type.Boolean({ description: 'true: an occurrence of a visit schedule not yet made as a visit (id null).' }),
+    ),
+  },
+  { $id: 'VisitListItem', description: 'A visit, or a projected occurrence of a visit schedule.' },
+);
+
+export type ProjectedVisit = Omit<Static<typeof VisitSchema>, 'id'> & { id: null; projected: true };
+
 /** The time fields: exactly one form per request (start_at; local_start; all_day + start_date). */
 const timeFields = {
   all_day: Type.Optional(
