@@ -35,6 +35,8 @@ export const MODULE_ORDER = [
   'documents',
   'service-requests',
   'quotes',
+  'visits',
+  'visit-schedules',
   'jobs',
   'invoices',
   'sent-documents',

@@ -31,6 +31,10 @@ import { clientRoutes } from './modules/clients/clients.routes.js';
 import { ClientSchema } from './modules/clients/index.js';
 import { teamMemberRoutes } from './modules/team-members/team-members.routes.js';
 import { TeamMemberSchema } from './modules/team-members/index.js';
+import { visitRoutes } from './modules/visits/visits.routes.js';
+import { VisitListItemSchema, VisitSchema } from './modules/visits/index.js';
+import { visitScheduleRoutes } from './modules/visit-schedules/visit-schedules.routes.js';
+import { projectOccurrences, VisitScheduleSchema } from './modules/visit-schedules/index.js';
 import { propertyRoutes } from './modules/properties/properties.routes.js';
 import { deletePropertiesOfClient, PropertySchema } from './modules/properties/index.js';
 import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
@@ -87,6 +91,8 @@ const API_TAGS = [
   { name: 'Service requests', description: 'What a client asked for, before it is quoted.' },
   { name: 'Quotes', description: 'Priced offers, sent to the client to approve.' },
   { name: 'Jobs', description: 'Scheduled work, from an approved quote or on its own.' },
+  { name: 'Visits', description: 'Scheduled occurrences of a job, with their people: the calendar.' },
+  { name: 'Visit schedules', description: 'Repeating visits: a job’s visits on an RFC 5545 rule in local time.' },
   { name: 'Invoices', description: 'Bills sent to the client, and what is still due.' },
   { name: 'Payments', description: 'Money received against an invoice, and refunds.' },
   { name: 'Events', description: 'Everything that changed, newest first: what webhooks deliver.' },
@@ -159,6 +165,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     ServiceRequestSchema,
     QuoteSchema,
     JobSchema,
+    VisitSchema,
+    VisitListItemSchema,
+    VisitScheduleSchema,
     InvoiceSchema,
     PaymentSchema,
     EventSchema,
@@ -250,6 +259,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(serviceRequestRoutes);
   await app.register(quoteRoutes(quoteActions));
   await app.register(jobRoutes);
+  await app.register(visitRoutes, { project: projectOccurrences });
+  await app.register(visitScheduleRoutes);
   await app.register(invoiceRoutes(invoiceActions));
   await app.register(paymentRoutes);
   await app.register(eventRoutes);

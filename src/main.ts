@@ -15,6 +15,7 @@ import { PdfPool } from './mail/pdf-pool.js';
 import { transportFromConfig } from './mail/transports.js';
 import { bootstrapDefaultAccount } from './modules/accounts/index.js';
 import { WebhookWorker } from './workers/webhook-worker.js';
+import { ScheduleWorker } from './workers/schedule-worker.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
   process.stdout.write(
@@ -72,6 +73,8 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
     app.metrics?.workerLog('webhooks', app.log) ?? app.log,
   );
 
+  const schedules = new ScheduleWorker(database, systemClock, { publicBaseUrl: config.publicBaseUrl }, app.log);
+
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -82,6 +85,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
       await worker.stop();
       await pdf.close();
       await webhooks.stop();
+      await schedules.stop();
       transport.close();
       await database.close();
       process.exit(0);
@@ -96,6 +100,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   await app.listen({ port: config.port, host: config.host });
   worker.start();
   webhooks.start();
+  schedules.start();
   app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 

@@ -49,6 +49,13 @@ const SCOPES = [
   // Contract section 20: keys through the API.
   'api_keys:read',
   'api_keys:write',
+  // Contract section 17: visits and the calendar.
+  'visits:read',
+  'visits:write',
+  'visits:delete',
+  // Contract section 18: repeating visits.
+  'schedules:read',
+  'schedules:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -129,12 +136,42 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'PUT /v1/api-keys/:id': 'api_keys:write',
   'DELETE /v1/api-keys/:id': 'api_keys:write',
   'POST /v1/api-keys/:id/roll': 'api_keys:write',
+  // Contract section 17: visits (the list is also the calendar); an assignee added or removed alone.
+  'GET /v1/visits': 'visits:read',
+  'POST /v1/visits': 'visits:write',
+  'GET /v1/visits/:id': 'visits:read',
+  'PUT /v1/visits/:id': 'visits:write',
+  'DELETE /v1/visits/:id': 'visits:delete',
+  'POST /v1/visits/:id/assignees': 'visits:write',
+  'DELETE /v1/visits/:id/assignees/:team_member_id': 'visits:write',
+  // Contract section 18: visit schedules; DELETE ends one, and the actions and occurrences take the schedules scopes alone.
+  'GET /v1/visit-schedules': 'schedules:read',
+  'POST /v1/visit-schedules': 'schedules:write',
+  'GET /v1/visit-schedules/:id': 'schedules:read',
+  'PUT /v1/visit-schedules/:id': 'schedules:write',
+  'DELETE /v1/visit-schedules/:id': 'schedules:write',
+  'POST /v1/visit-schedules/:id/skip': 'schedules:write',
+  'POST /v1/visit-schedules/:id/unskip': 'schedules:write',
+  'POST /v1/visit-schedules/:id/pause': 'schedules:write',
+  'POST /v1/visit-schedules/:id/resume': 'schedules:write',
+  'POST /v1/visit-schedules/:id/split': 'schedules:write',
+  'GET /v1/visit-schedules/:id/occurrences': 'schedules:read',
 };
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
 const ACTION_BODIES: Record<string, () => unknown> = {
   '/v1/webhook-endpoints/:id/recover': () => ({ since: '2020-01-01T00:00:00.000Z' }),
   '/v1/events/:id/resend': () => ({ endpoint_id: existing.get('/v1/webhook-endpoints') }),
+  '/v1/visits/:id/assignees': () => ({ team_member_id: existing.get('/v1/team-members') }),
+  '/v1/visit-schedules/:id/skip': () => ({ occurrence_key: '2026-01-05T09:00' }),
+  '/v1/visit-schedules/:id/unskip': () => ({ occurrence_key: '2026-01-05T09:00' }),
+  '/v1/visit-schedules/:id/pause': () => ({ from: '2026-01-05' }),
+  '/v1/visit-schedules/:id/split': () => ({ from_occurrence_key: '2026-01-05T09:00' }),
+};
+
+/** The query a GET route requires (validation comes before lookup). */
+const ROUTE_QUERIES: Record<string, string> = {
+  '/v1/visit-schedules/:id/occurrences': '?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z',
 };
 
 /** A body that creates one object per collection; later ones may use the ids made before them. */
@@ -156,12 +193,18 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   '/v1/webhook-endpoints': () => ({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['invoice.*'] }),
   '/v1/team-members': () => ({ name: 'Owner Member', email: 'member@example.com' }),
   '/v1/api-keys': () => ({ name: 'Owner key', scopes: ['clients:read'] }),
+  '/v1/visits': (ids) => ({ job_id: ids.get('/v1/jobs') }),
+  '/v1/visit-schedules': (ids) => ({
+    job_id: ids.get('/v1/jobs'),
+    recurrence: { rrule: 'FREQ=WEEKLY', start_date: '2026-01-05', time: '09:00', timezone: 'UTC' },
+    duration_minutes: 60,
+  }),
 };
 
 function concretePath(url: string): string {
   const collection = url.replace(/\/:id.*$/, '');
   const id = existing.get(collection) ?? '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
-  return url.replace(':id', id);
+  return url.replace(':id', id) + (ROUTE_QUERIES[url] ?? '');
 }
 
 function withoutMeta(response: ApiResponse) {

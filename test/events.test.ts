@@ -49,6 +49,19 @@ const approvedQuote = async () => {
   return quote.id as string;
 };
 
+/** A visit of a new job of the suite's client, in 2030 (never late whatever the clock). */
+const newVisit = async (body: Record<string, unknown> = {}) => {
+  const job = await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Visit job' });
+  return api('POST', '/v1/visits', { job_id: job.id, ...body });
+};
+const timedVisit = () => newVisit({ start_at: '2030-01-07T09:00:00Z', duration_minutes: 60 });
+/** A visit moved by `PUT {status}` through `steps`; answers its id. */
+const movedVisit = async (...steps: string[]) => {
+  const visit = await timedVisit();
+  for (const status of steps) await api('PUT', `/v1/visits/${visit.id}`, { status });
+  return visit.id as string;
+};
+
 interface Row {
   /** Does what should produce the event; returns the id of the object it is about. */
   act(): Promise<string>;
@@ -417,7 +430,127 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/api-keys/${id}`,
     changed: ['revoked_at'],
   },
+  // Contract section 17: one event per change of a visit.
+  'visit.created': {
+    act: async () => (await timedVisit()).id,
+    path: (id) => `/v1/visits/${id}`,
+  },
+  'visit.scheduled': {
+    async act() {
+      const visit = await newVisit();
+      await api('PUT', `/v1/visits/${visit.id}`, { start_at: '2030-01-08T09:00:00Z', duration_minutes: 60 });
+      return visit.id;
+    },
+    path: (id) => `/v1/visits/${id}`,
+    changed: ['status', 'start_at', 'end_at', 'local_start', 'local_end', 'duration_minutes'],
+  },
+  'visit.rescheduled': {
+    async act() {
+      const visit = await timedVisit();
+      await api('PUT', `/v1/visits/${visit.id}`, { start_at: '2030-01-09T09:00:00Z', duration_minutes: 60 });
+      return visit.id;
+    },
+    path: (id) => `/v1/visits/${id}`,
+    changed: ['start_at', 'end_at', 'local_start', 'local_end'],
+  },
+  'visit.reassigned': {
+    async act() {
+      const visit = await timedVisit();
+      const member = await api('POST', '/v1/team-members', { name: 'Assigned' });
+      await api('POST', `/v1/visits/${visit.id}/assignees`, { team_member_id: member.id });
+      return visit.id;
+    },
+    path: (id) => `/v1/visits/${id}`,
+    changed: ['assignee_ids'],
+  },
+  'visit.en_route': {
+    act: () => movedVisit('en_route'),
+    path: (id) => `/v1/visits/${id}`,
+    changed: ['status', 'en_route_at'],
+  },
+  'visit.started': {
+    act: () => movedVisit('in_progress'),
+    path: (id) => `/v1/visits/${id}`,
+    changed: ['status', 'started_at'],
+  },
+  'visit.completed': {
+    act: () => movedVisit('completed'),
+    path: (id) => `/v1/visits/${id}`,
+    changed: ['status', 'completed_at'],
+  },
+  'visit.canceled': {
+    act: () => movedVisit('canceled'),
+    path: (id) => `/v1/visits/${id}`,
+    changed: ['status', 'canceled_at'],
+  },
+  'visit.reopened': {
+    act: () => movedVisit('canceled', 'scheduled'),
+    path: (id) => `/v1/visits/${id}`,
+    changed: ['status', 'canceled_at'],
+  },
+  'visit.updated': {
+    async act() {
+      const visit = await timedVisit();
+      await api('PUT', `/v1/visits/${visit.id}`, { title: 'Renamed visit' });
+      return visit.id;
+    },
+    path: (id) => `/v1/visits/${id}`,
+    changed: ['title'],
+  },
+  'visit.deleted': {
+    act: async () => (await api('DELETE', `/v1/visits/${(await timedVisit()).id}`)).id,
+  },
+  // Contract section 18: visit schedules (a weekly rule on Mondays at 09:00 UTC).
+  'visit_schedule.created': {
+    act: async () => (await visitSchedule()).id,
+    path: (id) => `/v1/visit-schedules/${id}`,
+  },
+  'visit_schedule.updated': {
+    act: async () => (await api('PUT', `/v1/visit-schedules/${(await visitSchedule()).id}`, { horizon_days: 21 })).id,
+    path: (id) => `/v1/visit-schedules/${id}`,
+    changed: ['horizon_days', 'materialized_through'],
+  },
+  'visit_schedule.paused': {
+    act: async () =>
+      (await api('POST', `/v1/visit-schedules/${(await visitSchedule()).id}/pause`, { from: '2030-01-01' })).id,
+    path: (id) => `/v1/visit-schedules/${id}`,
+    changed: ['status', 'paused_from'],
+  },
+  'visit_schedule.resumed': {
+    async act() {
+      const schedule = await visitSchedule();
+      await api('POST', `/v1/visit-schedules/${schedule.id}/pause`, { from: '2030-01-01' });
+      return (await api('POST', `/v1/visit-schedules/${schedule.id}/resume`, {})).id;
+    },
+    path: (id) => `/v1/visit-schedules/${id}`,
+    changed: ['status', 'paused_from'],
+  },
+  'visit_schedule.split': {
+    async act() {
+      const schedule = await visitSchedule();
+      await api('POST', `/v1/visit-schedules/${schedule.id}/split`, { from_occurrence_key: '2030-01-07T09:00' });
+      return schedule.id;
+    },
+    path: (id) => `/v1/visit-schedules/${id}`,
+    changed: ['recurrence'],
+  },
+  'visit_schedule.ended': {
+    act: async () => (await api('DELETE', `/v1/visit-schedules/${(await visitSchedule()).id}`)).id,
+    path: (id) => `/v1/visit-schedules/${id}`,
+    changed: ['status'],
+  },
 };
+
+/** A job's weekly visit schedule (contract section 18). */
+async function visitSchedule() {
+  const job = await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Repeats' });
+  return api('POST', '/v1/visit-schedules', {
+    job_id: job.id,
+    recurrence: { rrule: 'FREQ=WEEKLY', start_date: '2026-01-05', time: '09:00', timezone: 'UTC' },
+    duration_minutes: 60,
+    horizon_days: 14,
+  });
+}
 
 /** The closed list of the contract, written out: the table above must cover exactly it. */
 const CONTRACT_TYPES = [
@@ -463,6 +596,25 @@ const CONTRACT_TYPES = [
   'api_key.updated',
   'api_key.rolled',
   'api_key.revoked',
+  // Contract section 17.
+  'visit.created',
+  'visit.scheduled',
+  'visit.rescheduled',
+  'visit.reassigned',
+  'visit.en_route',
+  'visit.started',
+  'visit.completed',
+  'visit.canceled',
+  'visit.reopened',
+  'visit.updated',
+  'visit.deleted',
+  // Contract section 18.
+  'visit_schedule.created',
+  'visit_schedule.updated',
+  'visit_schedule.paused',
+  'visit_schedule.resumed',
+  'visit_schedule.split',
+  'visit_schedule.ended',
 ];
 
 test('the catalogue covers the closed list of the contract, and the OpenAPI document declares each type', async () => {

@@ -94,7 +94,26 @@ const OPERATIONS: Array<[string, string]> = [
   ['GET /v1/api-keys/{id}', 'getApiKey'],
   ['PUT /v1/api-keys/{id}', 'updateApiKey'],
   ['DELETE /v1/api-keys/{id}', 'revokeApiKey'],
+  ['GET /v1/visits', 'listVisits'],
+  ['POST /v1/visits', 'createVisit'],
+  ['GET /v1/visits/{id}', 'getVisit'],
+  ['PUT /v1/visits/{id}', 'updateVisit'],
+  ['DELETE /v1/visits/{id}', 'deleteVisit'],
+  ['POST /v1/visits/{id}/assignees', 'addVisitAssignee'],
+  ['DELETE /v1/visits/{id}/assignees/{team_member_id}', 'removeVisitAssignee'],
   ['POST /v1/api-keys/{id}/roll', 'rollApiKey'],
+  // Contract section 18: visit schedules.
+  ['GET /v1/visit-schedules', 'listVisitSchedules'],
+  ['POST /v1/visit-schedules', 'createVisitSchedule'],
+  ['GET /v1/visit-schedules/{id}', 'getVisitSchedule'],
+  ['PUT /v1/visit-schedules/{id}', 'updateVisitSchedule'],
+  ['DELETE /v1/visit-schedules/{id}', 'deleteVisitSchedule'],
+  ['POST /v1/visit-schedules/{id}/skip', 'skipVisitSchedule'],
+  ['POST /v1/visit-schedules/{id}/unskip', 'unskipVisitSchedule'],
+  ['POST /v1/visit-schedules/{id}/pause', 'pauseVisitSchedule'],
+  ['POST /v1/visit-schedules/{id}/resume', 'resumeVisitSchedule'],
+  ['POST /v1/visit-schedules/{id}/split', 'splitVisitSchedule'],
+  ['GET /v1/visit-schedules/{id}/occurrences', 'listVisitScheduleOccurrences'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

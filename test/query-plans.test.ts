@@ -29,6 +29,8 @@ import {
   SERVICE_REQUEST_SORTS,
 } from '../src/modules/service-requests/service-requests.repository.js';
 import { listTeamMembersPlan, TEAM_MEMBER_SORTS } from '../src/modules/team-members/team-members.repository.js';
+import { calendarReads } from '../src/modules/visits/calendar.repository.js';
+import { listVisitsPlan, VISIT_SORTS, type VisitFilters } from '../src/modules/visits/visits.repository.js';
 import type { ListPlan } from '../src/db/list-plan.js';
 import type { ClientRow } from '../src/db/types.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
@@ -654,6 +656,8 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'api_keys',
     'properties',
     'team_members',
+    'visits',
+    'visit_assignees',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text
@@ -845,5 +849,81 @@ describe(`a property search (q) on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: the 
       text,
     );
     assert.doesNotMatch(text, onPostgres ? /Seq Scan on properties/ : /SCAN properties\b/, text);
+  });
+});
+
+/**
+ * Contract sections 13 and 17: every calendar read (a window) is one range of the index made for it, in
+ * (start_at, id) order, with no sort; a list without a window is planned as every other list.
+ */
+describe(`the calendar on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: each window from its index`, () => {
+  let visitsAccountId: string;
+  const members: string[] = [];
+  let clientOfVisits: string;
+  before(async () => {
+    const account = await context.account('Visits');
+    visitsAccountId = account.accountId;
+    const request = async (url: string, body: unknown) =>
+      (await context.request('POST', url, { key: account.key, body })).body.data;
+    for (let index = 0; index < 3; index++) members.push((await request('/v1/team-members', { name: `M${index}` })).id);
+    for (let client = 0; client < 3; client++) {
+      const made = await request('/v1/clients', { name: `Visited ${client}` });
+      clientOfVisits = made.id;
+      const job = await request('/v1/jobs', { client_id: made.id, title: 'Mowing' });
+      for (let day = 0; day < 10; day++)
+        await request('/v1/visits', {
+          job_id: job.id,
+          start_at: `2026-07-${String(day + 1).padStart(2, '0')}T0${client + 7}:00:00Z`,
+          duration_minutes: 60,
+          assignee_ids: day % 3 === 0 ? [] : [members[day % 3]],
+        });
+    }
+    await sql`analyze`.execute(context.database.db);
+  });
+
+  const week = { from: '2026-07-06T00:00:00.000Z', to: '2026-07-13T00:00:00.000Z' };
+  const month = { from: '2026-07-01T00:00:00.000Z', to: '2026-08-01T00:00:00.000Z' };
+  const reads = (window: typeof week, filters: VisitFilters) =>
+    calendarReads(
+      context.database.db,
+      visitsAccountId,
+      window,
+      filters,
+      pageRequest({ sort: 'start_at' }, VISIT_SORTS),
+    );
+  const CALENDAR_CASES: Array<[string, () => ReturnType<typeof reads>, string]> = [
+    ['a week, one assignee', () => reads(week, { assignee_ids: [members[1]!] }), 'visit_assignees_member_start_at_idx'],
+    ['a month, unassigned=true', () => reads(month, { unassigned: true }), 'visits_unassigned_start_at_idx'],
+    ['a month, client_id=', () => reads(month, { client_id: clientOfVisits }), 'visits_client_idx'],
+    ['a month, late=true', () => reads(month, { late_at: '2026-07-20T00:00:00.000Z' }), 'visits_status_start_at_idx'],
+    ['a month, job_id=', () => reads(month, { job_id: ID }), 'visits_job_idx'],
+    ['a week, the whole account', () => reads(week, {}), 'visits_account_start_at_idx'],
+    [
+      'a week, status=scheduled,completed',
+      () => reads(week, { statuses: ['scheduled', 'completed'] }),
+      'visits_status_start_at_idx',
+    ],
+  ];
+  for (const [name, queries, index] of CALENDAR_CASES) {
+    test(name, async () => {
+      for (const query of queries()) assertReads(await plan(query), index, false);
+    });
+  }
+  test('a week for one assignee reads each visit by its primary key', async () => {
+    const [query] = reads(week, { assignee_ids: [members[1]!] });
+    assertReads(await plan(query!), 'visits_pkey', false, true);
+  });
+  test('no window: the ordinary list plans', async () => {
+    const db = context.database.db;
+    assertReads(
+      await plan(listVisitsPlan(db, visitsAccountId, {}, pageRequest({}, VISIT_SORTS)).query),
+      'visits_account_created_at_idx',
+      false,
+    );
+    assertReads(
+      await plan(listVisitsPlan(db, visitsAccountId, { job_id: ID }, pageRequest({}, VISIT_SORTS)).query),
+      'visits_job_idx',
+      true,
+    );
   });
 });

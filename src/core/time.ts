@@ -134,3 +134,28 @@ export function elapsedMinutes(start: string, end: string): number {
 function toInstant(value: string | Date): Temporal.Instant {
   return value instanceof Date ? Temporal.Instant.fromEpochMilliseconds(value.getTime()) : Temporal.Instant.from(value);
 }
+
+/** The instant a local date begins in `zone`: its 00:00, or the first instant after a gap at midnight. */
+export function startOfLocalDay(date: string, zone: string): string {
+  return instantText(Temporal.PlainDate.from(date).toZonedDateTime({ timeZone: zone }).toInstant());
+}
+
+/** The calendar date `days` after `date` (both `YYYY-MM-DD`); negative goes back. */
+export function addDaysToDate(date: string, days: number): string {
+  return Temporal.PlainDate.from(date).add({ days }).toString();
+}
+
+/** Whole days from `start` to `end` (`YYYY-MM-DD`): 0 for the same day. */
+export function daysBetween(start: string, end: string): number {
+  return Temporal.PlainDate.from(start).until(Temporal.PlainDate.from(end), { largestUnit: 'days' }).days;
+}
+
+/** `instant` moved by a number of minutes of real elapsed time, as the API answers instants. */
+export function addMinutes(instant: string, minutes: number): string {
+  return instantText(toInstant(instant).add({ minutes }));
+}
+
+/** An instant written with any RFC 3339 offset, as the API answers it (UTC, milliseconds, `Z`). */
+export function normalizedInstant(value: string): string {
+  return instantText(toInstant(value));
+}

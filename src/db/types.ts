@@ -174,6 +174,11 @@ export interface JobsTable extends DocumentColumns, PricedColumns {
   scheduled_start: Timestamp | null;
   scheduled_end: Timestamp | null;
   completed_at: Timestamp | null;
+  /** The summary of its visits (docs/api-contract.md §17), kept by the visits service. */
+  visits_total: number;
+  visits_open: number;
+  visits_completed: number;
+  visits_next_start_at: Timestamp | null;
 }
 
 export interface InvoicesTable extends DocumentColumns, PricedColumns, DeliveredColumns {
@@ -335,6 +340,91 @@ export interface TeamMembersTable {
   updated_at: Timestamp;
 }
 
+/** One scheduled occurrence of a job (docs/api-contract.md §17). */
+export interface VisitsTable {
+  id: string;
+  account_id: string;
+  job_id: string;
+  /** The job's, kept in step when the job's changes. */
+  client_id: string;
+  property_id: string | null;
+  title: string;
+  instructions: string | null;
+  status: string;
+  /** 1 or 0. */
+  all_day: number;
+  /** The IANA zone of the local mirrors (and of an all-day visit's dates). */
+  timezone: string;
+  /** Null while unscheduled; an all-day visit's are 00:00 of its first day and 00:00 after its last, in its zone. */
+  start_at: Timestamp | null;
+  end_at: Timestamp | null;
+  start_date: DateText | null;
+  end_date: DateText | null;
+  arrival_window_minutes: number | null;
+  assignee_count: number;
+  en_route_at: Timestamp | null;
+  started_at: Timestamp | null;
+  completed_at: Timestamp | null;
+  canceled_at: Timestamp | null;
+  cancel_reason: string | null;
+  completion_notes: string | null;
+  schedule_id: string | null;
+  occurrence_key: string | null;
+  /** 1 or 0. */
+  is_exception: number;
+  external_id: string | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A visit schedule (docs/api-contract.md §18): its rule in normal form (JSON, exdates apart), template, status. */
+export interface VisitSchedulesTable {
+  id: string;
+  account_id: string;
+  job_id: string;
+  recurrence: JsonText;
+  duration_minutes: number | null;
+  duration_days: number | null;
+  template: JsonText;
+  horizon_days: number;
+  status: string;
+  paused_from: DateText | null;
+  paused_until: DateText | null;
+  materialized_through: DateText | null;
+  previous_schedule_id: string | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A key a schedule skips (docs/api-contract.md §18 `exdates`). */
+export interface VisitScheduleExdatesTable {
+  account_id: string;
+  schedule_id: string;
+  occurrence_key: string;
+  created_at: Timestamp;
+}
+
+/** A member a schedule's template names. */
+export interface VisitScheduleAssigneesTable {
+  account_id: string;
+  schedule_id: string;
+  team_member_id: string;
+}
+
+/** A member on a visit, with the visit's instants and status copied for the member's calendar. */
+export interface VisitAssigneesTable {
+  account_id: string;
+  visit_id: string;
+  team_member_id: string;
+  position: number;
+  start_at: Timestamp | null;
+  end_at: Timestamp | null;
+  status: string;
+  created_at: Timestamp;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   account_logos: AccountLogosTable;
@@ -355,6 +445,11 @@ export interface Tables {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   team_members: TeamMembersTable;
+  visits: VisitsTable;
+  visit_assignees: VisitAssigneesTable;
+  visit_schedules: VisitSchedulesTable;
+  visit_schedule_exdates: VisitScheduleExdatesTable;
+  visit_schedule_assignees: VisitScheduleAssigneesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -384,3 +479,7 @@ export type WebhookEndpointPatch = Updateable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type TeamMemberRow = Selectable<TeamMembersTable>;
 export type TeamMemberPatch = Updateable<TeamMembersTable>;
+export type VisitRow = Selectable<VisitsTable>;
+export type VisitPatch = Updateable<VisitsTable>;
+export type VisitAssigneeRow = Selectable<VisitAssigneesTable>;
+export type VisitScheduleRow = Selectable<VisitSchedulesTable>;

@@ -57,6 +57,11 @@ function errorEnvelope(codes: readonly ErrorCode[], description: string) {
                 description: 'What is wrong with it.',
                 example: 'must be a valid e-mail address',
               }),
+              // A visit's conflicts (docs/api-contract.md §21): the overlapping visit, per member.
+              team_member_id: Type.Optional(Type.String({ description: 'Conflicts: the member on both visits.' })),
+              visit_id: Type.Optional(Type.String({ description: 'Conflicts: the other visit.' })),
+              start_at: Type.Optional(Type.String({ description: 'Conflicts: when the other visit starts.' })),
+              end_at: Type.Optional(Type.String({ description: 'Conflicts: when the other visit ends.' })),
             }),
           ),
         ),

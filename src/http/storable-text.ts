@@ -53,6 +53,8 @@ const MULTI_LINE_FIELDS = new Set([
   'quote_footer',
   'reason',
   'decline_reason',
+  'cancel_reason',
+  'completion_notes',
 ]);
 
 // C0 (U+0000–U+001F), DEL and C1 (U+0080–U+009F); the multi-line form spares LF (U+000A) and tab (U+0009).

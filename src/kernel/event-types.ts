@@ -41,6 +41,25 @@ export const EVENT_TYPES = [
   'api_key.updated',
   'api_key.rolled',
   'api_key.revoked',
+  // docs/api-contract.md §17: one event per change of a visit.
+  'visit.created',
+  'visit.scheduled',
+  'visit.rescheduled',
+  'visit.reassigned',
+  'visit.en_route',
+  'visit.started',
+  'visit.completed',
+  'visit.canceled',
+  'visit.reopened',
+  'visit.updated',
+  'visit.deleted',
+  // docs/api-contract.md §18: visit schedules.
+  'visit_schedule.created',
+  'visit_schedule.updated',
+  'visit_schedule.paused',
+  'visit_schedule.resumed',
+  'visit_schedule.split',
+  'visit_schedule.ended',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -59,6 +78,8 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   webhook_endpoint: 'WebhookEndpoint',
   team_member: 'TeamMember',
   api_key: 'ApiKey',
+  visit: 'Visit',
+  visit_schedule: 'VisitSchedule',
 };
 
 export function isEventType(value: string): value is EventType {

@@ -30,6 +30,13 @@ export const SCOPES = [
   // Version 3 (docs/api-contract.md §20): keys through the API.
   'api_keys:read',
   'api_keys:write',
+  // Version 3 (docs/api-contract.md §17): visits and the calendar.
+  'visits:read',
+  'visits:write',
+  'visits:delete',
+  // Version 3 (docs/api-contract.md §18): repeating visits.
+  'schedules:read',
+  'schedules:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -205,6 +205,18 @@ export interface JobLineItem {
   tax_amount: number;
 }
 
+/** The job’s visits, counted (read-only). */
+export interface JobVisitsSummary {
+  /** Every visit of the job, canceled ones too. */
+  total: number;
+  /** Visits unscheduled, scheduled, en_route or in_progress. */
+  open: number;
+  /** Completed visits. */
+  completed: number;
+  /** The earliest start among its scheduled and en_route visits. */
+  next_start_at: string | null;
+}
+
 /** A work order. */
 export interface Job {
   /** Unique identifier (UUIDv7). */
@@ -244,12 +256,272 @@ export interface Job {
   tax_amount: number;
   /** subtotal_amount + tax_amount, in minor units. Read-only. */
   total_amount: number;
-  /** When the work is planned to start. */
+  /** When the work is planned to start. Once the job has a visit, a read-only mirror: the earliest start of its visits that are not canceled. */
   scheduled_start: string | null;
-  /** When the work is planned to end; not before scheduled_start. */
+  /** When the work is planned to end; not before scheduled_start. Once the job has a visit, the latest end of its visits that are not canceled. */
   scheduled_end: string | null;
   /** When the job was completed; null unless completed. */
   completed_at: string | null;
+  /** The job’s visits, counted (read-only). */
+  visits_summary: JobVisitsSummary;
+}
+
+/** Another visit (not canceled) of the same member whose time overlaps this one, half-open. */
+export interface VisitConflict {
+  /** Unique identifier (UUIDv7). */
+  team_member_id: string;
+  /** Unique identifier (UUIDv7). */
+  visit_id: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  start_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  end_at: string;
+}
+
+/** One scheduled occurrence of a job, with its own time and people. */
+export interface Visit {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "visit". */
+  object: "visit";
+  /** The job the visit belongs to. */
+  job_id: string;
+  /** The job’s client. */
+  client_id: string;
+  /** The job’s property. */
+  property_id: string | null;
+  /** What the visit is. */
+  title: string;
+  /** What the crew must know for this visit. */
+  instructions: string | null;
+  /** unscheduled until it has a time; scheduled → en_route → in_progress → completed; scheduled → in_progress | completed; completed → in_progress (reopen); any open status → canceled; canceled → scheduled (reopen, needs a time). */
+  status: "unscheduled" | "scheduled" | "en_route" | "in_progress" | "completed" | "canceled";
+  /** Whether the visit takes whole local days. */
+  all_day: boolean;
+  /** The zone of the local mirrors and of an all-day visit’s dates. */
+  timezone: string;
+  /** When the visit starts; null while unscheduled. */
+  start_at: string | null;
+  /** When it ends (exclusive); null while unscheduled. */
+  end_at: string | null;
+  /** start_at in the visit’s time zone (always recomputed from it). */
+  local_start: string | null;
+  /** end_at in the visit’s time zone. */
+  local_end: string | null;
+  /** An all-day visit’s first day; null otherwise. */
+  start_date: string | null;
+  /** An all-day visit’s last day (inclusive); null otherwise. */
+  end_date: string | null;
+  /** Real elapsed minutes from start to end. */
+  duration_minutes: number | null;
+  /** How many minutes after the start the crew may arrive (0–1,440). */
+  arrival_window_minutes: number | null;
+  /** The team members on the visit, in the order given. */
+  assignee_ids: Array<string>;
+  /** Per assignee, the other visits (not canceled) that overlap this one. Computed on single reads and writes; in lists only with include=conflicts (null otherwise). */
+  conflicts: Array<VisitConflict> | null;
+  /** scheduled or en_route, and its end has passed. */
+  is_late: boolean;
+  /** When the crew set out. */
+  en_route_at: string | null;
+  /** When the work started. */
+  started_at: string | null;
+  /** When the visit was completed. */
+  completed_at: string | null;
+  /** When the visit was canceled. */
+  canceled_at: string | null;
+  /** Why it was canceled. */
+  cancel_reason: string | null;
+  /** What was done. */
+  completion_notes: string | null;
+  /** The visit schedule that made it (repeating visits). */
+  schedule_id: string | null;
+  /** Its occurrence of the schedule (local date-time). */
+  occurrence_key: string | null;
+  /** Changed apart from its schedule. */
+  is_exception: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** Another visit (not canceled) of the same member whose time overlaps this one, half-open. */
+export interface VisitListItemConflict {
+  /** Unique identifier (UUIDv7). */
+  team_member_id: string;
+  /** Unique identifier (UUIDv7). */
+  visit_id: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  start_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  end_at: string;
+}
+
+/** A visit, or a projected occurrence of a visit schedule. */
+export interface VisitListItem {
+  /** The visit’s id; null for a projected occurrence. */
+  id: string | null;
+  /** Always "visit". */
+  object: "visit";
+  /** The job the visit belongs to. */
+  job_id: string;
+  /** The job’s client. */
+  client_id: string;
+  /** The job’s property. */
+  property_id: string | null;
+  /** What the visit is. */
+  title: string;
+  /** What the crew must know for this visit. */
+  instructions: string | null;
+  /** unscheduled until it has a time; scheduled → en_route → in_progress → completed; scheduled → in_progress | completed; completed → in_progress (reopen); any open status → canceled; canceled → scheduled (reopen, needs a time). */
+  status: "unscheduled" | "scheduled" | "en_route" | "in_progress" | "completed" | "canceled";
+  /** Whether the visit takes whole local days. */
+  all_day: boolean;
+  /** The zone of the local mirrors and of an all-day visit’s dates. */
+  timezone: string;
+  /** When the visit starts; null while unscheduled. */
+  start_at: string | null;
+  /** When it ends (exclusive); null while unscheduled. */
+  end_at: string | null;
+  /** start_at in the visit’s time zone (always recomputed from it). */
+  local_start: string | null;
+  /** end_at in the visit’s time zone. */
+  local_end: string | null;
+  /** An all-day visit’s first day; null otherwise. */
+  start_date: string | null;
+  /** An all-day visit’s last day (inclusive); null otherwise. */
+  end_date: string | null;
+  /** Real elapsed minutes from start to end. */
+  duration_minutes: number | null;
+  /** How many minutes after the start the crew may arrive (0–1,440). */
+  arrival_window_minutes: number | null;
+  /** The team members on the visit, in the order given. */
+  assignee_ids: Array<string>;
+  /** Per assignee, the other visits (not canceled) that overlap this one. Computed on single reads and writes; in lists only with include=conflicts (null otherwise). */
+  conflicts: Array<VisitListItemConflict> | null;
+  /** scheduled or en_route, and its end has passed. */
+  is_late: boolean;
+  /** When the crew set out. */
+  en_route_at: string | null;
+  /** When the work started. */
+  started_at: string | null;
+  /** When the visit was completed. */
+  completed_at: string | null;
+  /** When the visit was canceled. */
+  canceled_at: string | null;
+  /** Why it was canceled. */
+  cancel_reason: string | null;
+  /** What was done. */
+  completion_notes: string | null;
+  /** The visit schedule that made it (repeating visits). */
+  schedule_id: string | null;
+  /** Its occurrence of the schedule (local date-time). */
+  occurrence_key: string | null;
+  /** Changed apart from its schedule. */
+  is_exception: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+  /** true: an occurrence of a visit schedule not yet made as a visit (id null). */
+  projected?: boolean;
+}
+
+/** The rule in both forms, and its summary. */
+export interface VisitScheduleRecurrence {
+  /** An RFC 5545 RRULE value; only FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL and WKST (any other part is a 422 naming it). UNTIL is a date (the local date, inclusive) or a UTC date-time. */
+  rrule: string;
+  /** FREQ. */
+  frequency: "daily" | "weekly" | "monthly" | "yearly";
+  /** INTERVAL, 1–99 (default 1). */
+  interval: number;
+  /** BYDAY: MO…SU, with an ordinal in monthly and yearly rules (2TU, -1FR). */
+  by_weekday: Array<string> | null;
+  /** BYMONTHDAY: 1…31 or -1…-31. */
+  by_month_day: Array<number> | null;
+  /** BYMONTH: 1…12. */
+  by_month: Array<number> | null;
+  /** BYSETPOS: which of each period’s candidates (-1 is the last). */
+  by_set_position: Array<number> | null;
+  /** COUNT, 1–1,000 (or until). */
+  count: number | null;
+  /** The last local date, inclusive (or count). */
+  until: string | null;
+  /** WKST: the first day of the week, MO (default) … SU. */
+  week_start: string;
+  /** The first local date of the rule (required; may be in the past). A date the rule does not yield is not an occurrence. */
+  start_date: string;
+  /** The local time HH:MM; null for an all-day schedule. */
+  time: string | null;
+  /** IANA zone of the rule (default: the job’s property’s, else the account’s). */
+  timezone: string;
+  /** last_day (default): the 31st is the last day of shorter months (RFC 7529 SKIP=BACKWARD); skip: plain RFC 5545. */
+  month_day_overflow: "last_day" | "skip";
+  /** Occurrence keys left out (at most 1,000). */
+  exdates: Array<string>;
+  /** Read-only English description with the time and the zone. */
+  summary: string;
+}
+
+/** What every visit of the schedule gets. */
+export interface VisitScheduleTemplate {
+  /** The visits’ title (default the job’s). */
+  title: string | null;
+  /** Instructions for every visit. */
+  instructions: string | null;
+  /** Team members (0–20, distinct, active) each visit is assigned. */
+  assignee_ids: Array<string>;
+  /** Arrival window, 0–1,440. */
+  arrival_window_minutes: number | null;
+}
+
+/** A job’s visits on a rule ("every other Tuesday at 9:00"). */
+export interface VisitSchedule {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "visit_schedule". */
+  object: "visit_schedule";
+  /** Unique identifier (UUIDv7). */
+  job_id: string;
+  /** The rule in both forms, and its summary. */
+  recurrence: VisitScheduleRecurrence;
+  /** Length of a timed visit in minutes (1–1,440). */
+  duration_minutes: number | null;
+  /** Length of an all-day visit in days (1–31). */
+  duration_days: number | null;
+  /** What every visit of the schedule gets. */
+  template: VisitScheduleTemplate;
+  /** How far ahead visits are made as rows (7–730, default 120; at most 500 visits ahead). */
+  horizon_days: number;
+  /** active, paused or ended. */
+  status: "active" | "paused" | "ended";
+  /** First local date of the pause (inclusive). */
+  paused_from: string | null;
+  /** Last local date of the pause (inclusive); null: until resumed. */
+  paused_until: string | null;
+  /** The last local date up to which visits have been made as rows. */
+  materialized_through: string | null;
+  /** When the next occurrence (not skipped or paused) starts. */
+  next_occurrence_at: string | null;
+  /** An occurrence key: the nominal local date-time YYYY-MM-DDTHH:MM, or the date for an all-day schedule. */
+  next_occurrence_key: string | null;
+  /** The schedule this one was split from. */
+  previous_schedule_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
 }
 
 export interface InvoiceLineItem {
@@ -760,14 +1032,80 @@ export interface ApiKeyEvent {
   data: ApiKeyEventData;
 }
 
+/** Who caused the event (docs/api-contract.md §20). */
+export interface VisitEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface VisitEventData {
+  object: Visit;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted: its data.object is the Visit. */
+export interface VisitEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: VisitEventActor;
+  data: VisitEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface VisitScheduleEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface VisitScheduleEventData {
+  object: VisitSchedule;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended: its data.object is the VisitSchedule. */
+export interface VisitScheduleEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: VisitScheduleEventActor;
+  data: VisitScheduleEventData;
+}
+
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -779,7 +1117,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -956,7 +1294,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1357,6 +1695,42 @@ export interface JobLineItemParams {
   tax_rate?: number;
 }
 
+/** A visit of the job being created. */
+export interface JobVisitParams {
+  /** What the visit is; the job’s title unless given. */
+  title?: string;
+  /** What the crew must know for this visit. */
+  instructions?: string | null;
+  /** true with start_date [+ end_date]: whole local days in the visit’s zone. */
+  all_day?: boolean;
+  /** The zone of the local form, of the mirrors and of all-day dates; default the property’s, then the account’s. Alone in a PUT it keeps the instants. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
+  timezone?: string;
+  /** Form 1: an instant with any offset, with end_at or duration_minutes. */
+  start_at?: string | null;
+  /** Form 1: the end instant (after start_at). */
+  end_at?: string | null;
+  /** Form 2: a local date-time in timezone, with local_end or duration_minutes. */
+  local_start?: string | null;
+  /** Form 2: the local end, in the same zone. */
+  local_end?: string | null;
+  /** Real elapsed minutes from start to end (01:00–03:00 on a fall-back day is 180). At most 31 days. */
+  duration_minutes?: number | null;
+  /** Form 3 (all_day: true): the first day. */
+  start_date?: string | null;
+  /** Form 3: the last day, inclusive; default start_date. At most 31 days. */
+  end_date?: string | null;
+  /** How many minutes after the start the crew may arrive (0–1,440). */
+  arrival_window_minutes?: number | null;
+  /** The team members on the visit: 0–20 distinct members; a newly assigned one must be active. */
+  assignee_ids?: Array<string>;
+  /** What was done. */
+  completion_notes?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
 /** The fields of JobCreateParams. */
 export interface JobCreateParamsFields {
   /** The client; required unless quote_id is given (then the quote’s client). */
@@ -1377,12 +1751,14 @@ export interface JobCreateParamsFields {
   line_items?: Array<JobLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
-  /** When the work is planned to start. */
+  /** When the work is planned to start. Once the job has a visit, a read-only mirror: the earliest start of its visits that are not canceled. */
   scheduled_start?: string | null;
-  /** When the work is planned to end; not before scheduled_start. */
+  /** When the work is planned to end; not before scheduled_start. Once the job has a visit, the latest end of its visits that are not canceled. */
   scheduled_end?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Up to 50 visits made with the job, in the same transaction (needs visits:write). The job’s scheduled_start and scheduled_end then mirror them. */
+  visits?: Array<JobVisitParams>;
 }
 
 /** Body of POST /v1/jobs. One of client_id, quote_id is required. */
@@ -1404,14 +1780,420 @@ export interface JobUpdateParams {
   line_items?: Array<JobLineItemParams>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
-  /** When the work is planned to start. */
+  /** When the work is planned to start. Once the job has a visit, a read-only mirror: the earliest start of its visits that are not canceled. */
   scheduled_start?: string | null;
-  /** When the work is planned to end; not before scheduled_start. */
+  /** When the work is planned to end; not before scheduled_start. Once the job has a visit, the latest end of its visits that are not canceled. */
   scheduled_end?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
   /** scheduled -> in_progress | completed | canceled; in_progress -> scheduled | completed | canceled; completed -> in_progress; canceled -> scheduled. */
   status?: "scheduled" | "in_progress" | "completed" | "canceled";
+}
+
+/** Query parameters of GET /v1/visits. */
+export interface VisitListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Without a window: created_at or updated_at, - for descending (default -created_at). A window is always in start_at order (start_at, or no sort). */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "start_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Calendar window start (an instant): the visits that overlap [from, to). Needs to. */
+  from?: string;
+  /** Calendar window end (an instant, exclusive). */
+  to?: string;
+  /** Calendar window of whole local days: the first day. */
+  from_date?: string;
+  /** The last day, inclusive. */
+  to_date?: string;
+  /** The zone of from_date and to_date; default the account’s. */
+  timezone?: string;
+  /** Comma-separated team member ids (at most 50): visits assigned to any of them. */
+  assignee_id?: string;
+  /** true: only visits with no assignee. */
+  unassigned?: boolean;
+  /** Only visits of this job. */
+  job_id?: string;
+  /** Only visits of this client. */
+  client_id?: string;
+  /** Only visits at this property. */
+  property_id?: string;
+  /** Only visits of this visit schedule. */
+  schedule_id?: string;
+  /** Comma-separated statuses: unscheduled, scheduled, en_route, in_progress, completed, canceled. */
+  status?: "unscheduled" | "scheduled" | "en_route" | "in_progress" | "completed" | "canceled" | Array<"unscheduled" | "scheduled" | "en_route" | "in_progress" | "completed" | "canceled">;
+  /** true: only late visits (scheduled or en_route, end passed). */
+  late?: boolean;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
+  /** conflicts: compute each visit’s conflicts (null otherwise in a list). */
+  include?: "conflicts";
+  /** true: also the not yet materialised occurrences of visit schedules (section 18); there are none until schedules exist. */
+  include_projected?: boolean;
+}
+
+/** Query parameters of POST /v1/visits. */
+export interface VisitCreateParams {
+  /** reject: a write that leaves the visit overlapping another of an assignee is a 409 CONFLICT. */
+  on_conflict?: "allow" | "reject";
+}
+
+/** Query parameters of PUT /v1/visits/{id}. */
+export interface VisitUpdateParams {
+  /** reject: a write that leaves the visit overlapping another of an assignee is a 409 CONFLICT. */
+  on_conflict?: "allow" | "reject";
+}
+
+/** Body of POST /v1/visits/{id}/assignees. */
+export interface VisitAddAssigneeParams {
+  /** An active team member to add to the visit. */
+  team_member_id: string;
+}
+
+/** Query parameters of GET /v1/visit-schedules. */
+export interface VisitScheduleListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Only the schedules of this job. */
+  job_id?: string;
+  /** Comma-separated statuses: active, paused, ended. */
+  status?: "active" | "paused" | "ended" | Array<"active" | "paused" | "ended">;
+}
+
+/** The rule: rrule, or the structured fields, or both saying the same; with start_date, time and timezone. */
+export interface VisitScheduleRecurrenceParams {
+  /** An RFC 5545 RRULE value; only FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL and WKST (any other part is a 422 naming it). UNTIL is a date (the local date, inclusive) or a UTC date-time. */
+  rrule?: string;
+  /** FREQ. */
+  frequency?: "daily" | "weekly" | "monthly" | "yearly";
+  /** INTERVAL, 1–99 (default 1). */
+  interval?: number;
+  /** BYDAY: MO…SU, with an ordinal in monthly and yearly rules (2TU, -1FR). */
+  by_weekday?: Array<string> | null;
+  /** BYMONTHDAY: 1…31 or -1…-31. */
+  by_month_day?: Array<number> | null;
+  /** BYMONTH: 1…12. */
+  by_month?: Array<number> | null;
+  /** BYSETPOS: which of each period’s candidates (-1 is the last). */
+  by_set_position?: Array<number> | null;
+  /** COUNT, 1–1,000 (or until). */
+  count?: number | null;
+  /** The last local date, inclusive (or count). */
+  until?: string | null;
+  /** WKST: the first day of the week, MO (default) … SU. */
+  week_start?: string;
+  /** The first local date of the rule (required; may be in the past). A date the rule does not yield is not an occurrence. */
+  start_date?: string;
+  /** The local time HH:MM; null for all-day. */
+  time?: string | null;
+  /** IANA zone of the rule (default: the job’s property’s, else the account’s). */
+  timezone?: string;
+  /** last_day (default): the 31st is the last day of shorter months (RFC 7529 SKIP=BACKWARD); skip: plain RFC 5545. */
+  month_day_overflow?: "last_day" | "skip";
+  /** Occurrence keys left out (at most 1,000). */
+  exdates?: Array<string>;
+}
+
+/** What every visit of the schedule gets. */
+export interface VisitScheduleTemplateParams {
+  /** The visits’ title (default the job’s). */
+  title?: string | null;
+  /** Instructions for every visit. */
+  instructions?: string | null;
+  /** Team members (0–20, distinct, active) each visit is assigned. */
+  assignee_ids?: Array<string>;
+  /** Arrival window, 0–1,440. */
+  arrival_window_minutes?: number | null;
+}
+
+/** Body of POST /v1/visit-schedules. */
+export interface VisitScheduleCreateParams {
+  /** Unique identifier (UUIDv7). */
+  job_id: string;
+  /** The rule: rrule, or the structured fields, or both saying the same; with start_date, time and timezone. */
+  recurrence: VisitScheduleRecurrenceParams;
+  /** Length of a timed visit in minutes (1–1,440). */
+  duration_minutes?: number;
+  /** Length of an all-day visit in days (1–31). */
+  duration_days?: number;
+  /** What every visit of the schedule gets. */
+  template?: VisitScheduleTemplateParams;
+  /** How far ahead visits are made as rows (7–730, default 120; at most 500 visits ahead). */
+  horizon_days?: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/visit-schedules/{id}. */
+export interface VisitScheduleUpdateParams {
+  /** Not changeable: a 422 (use split). */
+  recurrence?: unknown;
+  /** Length of a timed visit in minutes (1–1,440). */
+  duration_minutes?: number;
+  /** Length of an all-day visit in days (1–31). */
+  duration_days?: number;
+  /** What every visit of the schedule gets. */
+  template?: VisitScheduleTemplateParams;
+  /** How far ahead visits are made as rows (7–730, default 120; at most 500 visits ahead). */
+  horizon_days?: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Query parameters of DELETE /v1/visit-schedules/{id}. */
+export interface VisitScheduleDeleteParams {
+  /** true: keep the future visits, detached (schedule_id null). */
+  keep_visits?: boolean;
+}
+
+/** Body of POST /v1/visit-schedules/{id}/skip. */
+export interface VisitScheduleSkipParams {
+  /** An occurrence key: the nominal local date-time YYYY-MM-DDTHH:MM, or the date for an all-day schedule. */
+  occurrence_key: string;
+}
+
+/** Body of POST /v1/visit-schedules/{id}/unskip. */
+export interface VisitScheduleUnskipParams {
+  /** An occurrence key: the nominal local date-time YYYY-MM-DDTHH:MM, or the date for an all-day schedule. */
+  occurrence_key: string;
+}
+
+/** Body of POST /v1/visit-schedules/{id}/pause. */
+export interface VisitSchedulePauseParams {
+  /** First local date of the pause (inclusive). */
+  from: string;
+  /** Last local date of the pause (inclusive); absent or null: until resumed. */
+  until?: string | null;
+}
+
+/** Body of POST /v1/visit-schedules/{id}/resume. */
+export interface VisitScheduleResumeParams {
+}
+
+/** Body of POST /v1/visit-schedules/{id}/split. */
+export interface VisitScheduleSplitParams {
+  /** An occurrence key: the nominal local date-time YYYY-MM-DDTHH:MM, or the date for an all-day schedule. */
+  from_occurrence_key: string;
+  /** The rule: rrule, or the structured fields, or both saying the same; with start_date, time and timezone. */
+  recurrence?: VisitScheduleRecurrenceParams;
+  /** Length of a timed visit in minutes (1–1,440). */
+  duration_minutes?: number;
+  /** Length of an all-day visit in days (1–31). */
+  duration_days?: number;
+  /** What every visit of the schedule gets. */
+  template?: VisitScheduleTemplateParams;
+  /** How far ahead visits are made as rows (7–730, default 120; at most 500 visits ahead). */
+  horizon_days?: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** The rule in both forms, and its summary. */
+export interface VisitScheduleSplitResultPreviousRecurrence {
+  /** An RFC 5545 RRULE value; only FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL and WKST (any other part is a 422 naming it). UNTIL is a date (the local date, inclusive) or a UTC date-time. */
+  rrule: string;
+  /** FREQ. */
+  frequency: "daily" | "weekly" | "monthly" | "yearly";
+  /** INTERVAL, 1–99 (default 1). */
+  interval: number;
+  /** BYDAY: MO…SU, with an ordinal in monthly and yearly rules (2TU, -1FR). */
+  by_weekday: Array<string> | null;
+  /** BYMONTHDAY: 1…31 or -1…-31. */
+  by_month_day: Array<number> | null;
+  /** BYMONTH: 1…12. */
+  by_month: Array<number> | null;
+  /** BYSETPOS: which of each period’s candidates (-1 is the last). */
+  by_set_position: Array<number> | null;
+  /** COUNT, 1–1,000 (or until). */
+  count: number | null;
+  /** The last local date, inclusive (or count). */
+  until: string | null;
+  /** WKST: the first day of the week, MO (default) … SU. */
+  week_start: string;
+  /** The first local date of the rule (required; may be in the past). A date the rule does not yield is not an occurrence. */
+  start_date: string;
+  /** The local time HH:MM; null for an all-day schedule. */
+  time: string | null;
+  /** IANA zone of the rule (default: the job’s property’s, else the account’s). */
+  timezone: string;
+  /** last_day (default): the 31st is the last day of shorter months (RFC 7529 SKIP=BACKWARD); skip: plain RFC 5545. */
+  month_day_overflow: "last_day" | "skip";
+  /** Occurrence keys left out (at most 1,000). */
+  exdates: Array<string>;
+  /** Read-only English description with the time and the zone. */
+  summary: string;
+}
+
+/** What every visit of the schedule gets. */
+export interface VisitScheduleSplitResultPreviousTemplate {
+  /** The visits’ title (default the job’s). */
+  title: string | null;
+  /** Instructions for every visit. */
+  instructions: string | null;
+  /** Team members (0–20, distinct, active) each visit is assigned. */
+  assignee_ids: Array<string>;
+  /** Arrival window, 0–1,440. */
+  arrival_window_minutes: number | null;
+}
+
+/** A job’s visits on a rule ("every other Tuesday at 9:00"). */
+export interface VisitScheduleSplitResultPrevious {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "visit_schedule". */
+  object: "visit_schedule";
+  /** Unique identifier (UUIDv7). */
+  job_id: string;
+  /** The rule in both forms, and its summary. */
+  recurrence: VisitScheduleSplitResultPreviousRecurrence;
+  /** Length of a timed visit in minutes (1–1,440). */
+  duration_minutes: number | null;
+  /** Length of an all-day visit in days (1–31). */
+  duration_days: number | null;
+  /** What every visit of the schedule gets. */
+  template: VisitScheduleSplitResultPreviousTemplate;
+  /** How far ahead visits are made as rows (7–730, default 120; at most 500 visits ahead). */
+  horizon_days: number;
+  /** active, paused or ended. */
+  status: "active" | "paused" | "ended";
+  /** First local date of the pause (inclusive). */
+  paused_from: string | null;
+  /** Last local date of the pause (inclusive); null: until resumed. */
+  paused_until: string | null;
+  /** The last local date up to which visits have been made as rows. */
+  materialized_through: string | null;
+  /** When the next occurrence (not skipped or paused) starts. */
+  next_occurrence_at: string | null;
+  /** An occurrence key: the nominal local date-time YYYY-MM-DDTHH:MM, or the date for an all-day schedule. */
+  next_occurrence_key: string | null;
+  /** The schedule this one was split from. */
+  previous_schedule_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** The rule in both forms, and its summary. */
+export interface VisitScheduleSplitResultNextRecurrence {
+  /** An RFC 5545 RRULE value; only FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL and WKST (any other part is a 422 naming it). UNTIL is a date (the local date, inclusive) or a UTC date-time. */
+  rrule: string;
+  /** FREQ. */
+  frequency: "daily" | "weekly" | "monthly" | "yearly";
+  /** INTERVAL, 1–99 (default 1). */
+  interval: number;
+  /** BYDAY: MO…SU, with an ordinal in monthly and yearly rules (2TU, -1FR). */
+  by_weekday: Array<string> | null;
+  /** BYMONTHDAY: 1…31 or -1…-31. */
+  by_month_day: Array<number> | null;
+  /** BYMONTH: 1…12. */
+  by_month: Array<number> | null;
+  /** BYSETPOS: which of each period’s candidates (-1 is the last). */
+  by_set_position: Array<number> | null;
+  /** COUNT, 1–1,000 (or until). */
+  count: number | null;
+  /** The last local date, inclusive (or count). */
+  until: string | null;
+  /** WKST: the first day of the week, MO (default) … SU. */
+  week_start: string;
+  /** The first local date of the rule (required; may be in the past). A date the rule does not yield is not an occurrence. */
+  start_date: string;
+  /** The local time HH:MM; null for an all-day schedule. */
+  time: string | null;
+  /** IANA zone of the rule (default: the job’s property’s, else the account’s). */
+  timezone: string;
+  /** last_day (default): the 31st is the last day of shorter months (RFC 7529 SKIP=BACKWARD); skip: plain RFC 5545. */
+  month_day_overflow: "last_day" | "skip";
+  /** Occurrence keys left out (at most 1,000). */
+  exdates: Array<string>;
+  /** Read-only English description with the time and the zone. */
+  summary: string;
+}
+
+/** What every visit of the schedule gets. */
+export interface VisitScheduleSplitResultNextTemplate {
+  /** The visits’ title (default the job’s). */
+  title: string | null;
+  /** Instructions for every visit. */
+  instructions: string | null;
+  /** Team members (0–20, distinct, active) each visit is assigned. */
+  assignee_ids: Array<string>;
+  /** Arrival window, 0–1,440. */
+  arrival_window_minutes: number | null;
+}
+
+/** A job’s visits on a rule ("every other Tuesday at 9:00"). */
+export interface VisitScheduleSplitResultNext {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "visit_schedule". */
+  object: "visit_schedule";
+  /** Unique identifier (UUIDv7). */
+  job_id: string;
+  /** The rule in both forms, and its summary. */
+  recurrence: VisitScheduleSplitResultNextRecurrence;
+  /** Length of a timed visit in minutes (1–1,440). */
+  duration_minutes: number | null;
+  /** Length of an all-day visit in days (1–31). */
+  duration_days: number | null;
+  /** What every visit of the schedule gets. */
+  template: VisitScheduleSplitResultNextTemplate;
+  /** How far ahead visits are made as rows (7–730, default 120; at most 500 visits ahead). */
+  horizon_days: number;
+  /** active, paused or ended. */
+  status: "active" | "paused" | "ended";
+  /** First local date of the pause (inclusive). */
+  paused_from: string | null;
+  /** Last local date of the pause (inclusive); null: until resumed. */
+  paused_until: string | null;
+  /** The last local date up to which visits have been made as rows. */
+  materialized_through: string | null;
+  /** When the next occurrence (not skipped or paused) starts. */
+  next_occurrence_at: string | null;
+  /** An occurrence key: the nominal local date-time YYYY-MM-DDTHH:MM, or the date for an all-day schedule. */
+  next_occurrence_key: string | null;
+  /** The schedule this one was split from. */
+  previous_schedule_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** What POST /v1/visit-schedules/{id}/split answers. */
+export interface VisitScheduleSplitResult {
+  /** A job’s visits on a rule ("every other Tuesday at 9:00"). */
+  previous: VisitScheduleSplitResultPrevious;
+  /** A job’s visits on a rule ("every other Tuesday at 9:00"). */
+  next: VisitScheduleSplitResultNext;
+}
+
+/** Query parameters of GET /v1/visit-schedules/{id}/occurrences. */
+export interface VisitScheduleListOccurrencesParams {
+  /** Window start (instant, inclusive). */
+  from?: string;
+  /** Window end (instant, exclusive); at most 366 days after from. */
+  to?: string;
 }
 
 /** Query parameters of GET /v1/invoices. */
@@ -1595,7 +2377,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -1642,7 +2424,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -1654,7 +2436,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -1843,7 +2625,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1881,7 +2663,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1909,7 +2691,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1953,7 +2735,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -2146,6 +2928,130 @@ export class JobsResource {
   /** Delete a job. Requires the scope `jobs:delete`. */
   delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
     return this.transport.request<DeletedObject>('DELETE', `/v1/jobs/${encodeURIComponent(id)}`, {}, options);
+  }
+}
+
+/** visits: list, create, get, update, delete, addAssignee, removeAssignee. */
+export class VisitsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).
+
+Requires the scope `visits:read`. */
+  list(params: VisitListParams = {}, options?: RequestOptions): PagePromise<VisitListItem> {
+    return this.transport.list<VisitListItem>(`/v1/visits`, { ...params }, options);
+  }
+
+  /** Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details).
+
+Requires the scope `visits:write`. */
+  create(params: VisitCreateParams, options?: RequestOptions): Promise<WithResponse<Visit>> {
+    return this.transport.request<Visit>('POST', `/v1/visits`, { query: { ...params } }, options);
+  }
+
+  /** Get a visit. Requires the scope `visits:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<Visit>> {
+    return this.transport.request<Visit>('GET', `/v1/visits/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a visit (partial: absent fields are kept, null clears). Changes its time (one form; every time field null unschedules), status (one move, stamping its *_at, which may be back-dated), assignees (the list replaced) or other fields. One event per change.
+
+Requires the scope `visits:write`. */
+  update(id: string, params: VisitUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<Visit>> {
+    return this.transport.request<Visit>('PUT', `/v1/visits/${encodeURIComponent(id)}`, { query: { ...params } }, options);
+  }
+
+  /** Delete a visit. Requires the scope `visits:delete`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/visits/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Add an assignee to a visit. Adds one active team member: 201 with the visit when added (visit.reassigned), 200 when already there (no event).
+
+Requires the scope `visits:write`. */
+  addAssignee(id: string, params: VisitAddAssigneeParams, options?: RequestOptions): Promise<WithResponse<Visit>> {
+    return this.transport.request<Visit>('POST', `/v1/visits/${encodeURIComponent(id)}/assignees`, { body: params }, options);
+  }
+
+  /** Remove an assignee from a visit. Answers the visit (visit.reassigned); 404 when the member is not on it.
+
+Requires the scope `visits:write`. */
+  removeAssignee(id: string, teamMemberId: string, options?: RequestOptions): Promise<WithResponse<Visit>> {
+    return this.transport.request<Visit>('DELETE', `/v1/visits/${encodeURIComponent(id)}/assignees/${encodeURIComponent(teamMemberId)}`, {}, options);
+  }
+}
+
+/** visit-schedules: list, create, get, update, delete, skip, unskip, pause, resume, split, listOccurrences. */
+export class VisitSchedulesResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List visit schedules. Requires the scope `schedules:read`. */
+  list(params: VisitScheduleListParams = {}, options?: RequestOptions): PagePromise<VisitSchedule> {
+    return this.transport.list<VisitSchedule>(`/v1/visit-schedules`, { ...params }, options);
+  }
+
+  /** Create a visit schedule. Requires the scope `schedules:write`. */
+  create(params: VisitScheduleCreateParams, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('POST', `/v1/visit-schedules`, { body: params }, options);
+  }
+
+  /** Get a visit schedule. Requires the scope `schedules:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('GET', `/v1/visit-schedules/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a visit schedule (partial: absent fields are kept, null clears). Requires the scope `schedules:write`. */
+  update(id: string, params: VisitScheduleUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('PUT', `/v1/visit-schedules/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** End a visit schedule. The schedule ends (it stays readable, status ended) and its future visits that have not started are canceled; keep_visits=true keeps every visit, detached (schedule_id null).
+
+Requires the scope `schedules:write`. */
+  delete(id: string, params: VisitScheduleDeleteParams = {}, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('DELETE', `/v1/visit-schedules/${encodeURIComponent(id)}`, { query: { ...params } }, options);
+  }
+
+  /** Skip one occurrence. Adds the key to exdates; a materialised visit that has not started is canceled (cancel_reason skipped).
+
+Requires the scope `schedules:write`. */
+  skip(id: string, params: VisitScheduleSkipParams, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('POST', `/v1/visit-schedules/${encodeURIComponent(id)}/skip`, { body: params }, options);
+  }
+
+  /** Undo a skip. Removes the key from exdates and reopens the visit the skip canceled, when its start is still ahead.
+
+Requires the scope `schedules:write`. */
+  unskip(id: string, params: VisitScheduleUnskipParams, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('POST', `/v1/visit-schedules/${encodeURIComponent(id)}/unskip`, { body: params }, options);
+  }
+
+  /** Pause a schedule. From a local date (until one, inclusive, or until resumed): the visits in the range that have not started are canceled (cancel_reason paused).
+
+Requires the scope `schedules:write`. */
+  pause(id: string, params: VisitSchedulePauseParams, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('POST', `/v1/visit-schedules/${encodeURIComponent(id)}/pause`, { body: params }, options);
+  }
+
+  /** Resume a paused schedule. Active again: the visits the pause canceled reopen when their start is still ahead.
+
+Requires the scope `schedules:write`. */
+  resume(id: string, params: VisitScheduleResumeParams = {}, options?: RequestOptions): Promise<WithResponse<VisitSchedule>> {
+    return this.transport.request<VisitSchedule>('POST', `/v1/visit-schedules/${encodeURIComponent(id)}/resume`, { body: params }, options);
+  }
+
+  /** Split a schedule: this occurrence and the following. The schedule ends the day before from_occurrence_key (its visits from there that have not started are canceled, cancel_reason split); a new schedule (previous_schedule_id set) starts at that occurrence with the changes.
+
+Requires the scope `schedules:write`. */
+  split(id: string, params: VisitScheduleSplitParams, options?: RequestOptions): Promise<WithResponse<VisitScheduleSplitResult>> {
+    return this.transport.request<VisitScheduleSplitResult>('POST', `/v1/visit-schedules/${encodeURIComponent(id)}/split`, { body: params }, options);
+  }
+
+  /** The occurrences of a window. Occurrences starting in [from, to) (at most 366 days, past or future), each with its key, instants, visit_id when materialised, and skipped.
+
+Requires the scope `schedules:read`. */
+  listOccurrences(id: string, params: VisitScheduleListOccurrencesParams = {}, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('GET', `/v1/visit-schedules/${encodeURIComponent(id)}/occurrences`, { query: { ...params } }, options);
   }
 }
 
@@ -2436,6 +3342,8 @@ export class Resources {
   readonly serviceRequests: ServiceRequestsResource;
   readonly quotes: QuotesResource;
   readonly jobs: JobsResource;
+  readonly visits: VisitsResource;
+  readonly visitSchedules: VisitSchedulesResource;
   readonly invoices: InvoicesResource;
   readonly payments: PaymentsResource;
   readonly events: EventsResource;
@@ -2450,6 +3358,8 @@ export class Resources {
     this.serviceRequests = new ServiceRequestsResource(transport);
     this.quotes = new QuotesResource(transport);
     this.jobs = new JobsResource(transport);
+    this.visits = new VisitsResource(transport);
+    this.visitSchedules = new VisitSchedulesResource(transport);
     this.invoices = new InvoicesResource(transport);
     this.payments = new PaymentsResource(transport);
     this.events = new EventsResource(transport);

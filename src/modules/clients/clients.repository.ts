@@ -56,6 +56,7 @@ const CLIENT_REFERENCES = [
   { table: 'quotes', label: 'quote' },
   { table: 'jobs', label: 'job' },
   { table: 'invoices', label: 'invoice' },
+  { table: 'visits', label: 'visit' },
 ] as const;
 
 export async function insertClient(db: Executor, row: ClientRow): Promise<void> {

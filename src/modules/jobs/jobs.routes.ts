@@ -9,7 +9,7 @@ export const jobRoutes = resourceRoutes({
   scopes: { read: 'jobs:read', write: 'jobs:write', delete: 'jobs:delete' },
   schemas: { item: JobSchema, create: CreateJobBody, update: UpdateJobBody, list: ListJobsQuery },
   // A job from a quote or a service request converts it.
-  linkScopes: { quote_id: 'quotes:write', request_id: 'requests:write' },
+  linkScopes: { quote_id: 'quotes:write', request_id: 'requests:write', visits: 'visits:write' },
   stateErrors: ['INVALID_STATE', 'CONFLICT'],
   service: {
     list: service.listJobs,

@@ -19,6 +19,7 @@ import {
 } from '../documents/index.js';
 import { LineItemSchema, LineItemsInputSchema } from '../documents/index.js';
 import { idFilter, statusFilter } from '../documents/index.js';
+import { JobVisitInput } from '../visits/index.js';
 
 const title = Type.String({
   minLength: 1,
@@ -34,8 +35,23 @@ const description = Nullable(
     example: 'Shut-off valve is under the sink.',
   }),
 );
-const scheduledStart = nullableTimestamp('When the work is planned to start.');
-const scheduledEnd = nullableTimestamp('When the work is planned to end; not before scheduled_start.');
+const scheduledStart = nullableTimestamp(
+  'When the work is planned to start. Once the job has a visit, a read-only mirror: the earliest start of its visits that are not canceled.',
+);
+const scheduledEnd = nullableTimestamp(
+  'When the work is planned to end; not before scheduled_start. Once the job has a visit, the latest end of its visits that are not canceled.',
+);
+
+/** Read-only (docs/api-contract.md §17, §21). */
+const VisitsSummarySchema = Type.Object(
+  {
+    total: Type.Integer({ description: 'Every visit of the job, canceled ones too.', example: 3 }),
+    open: Type.Integer({ description: 'Visits unscheduled, scheduled, en_route or in_progress.', example: 2 }),
+    completed: Type.Integer({ description: 'Completed visits.', example: 1 }),
+    next_start_at: nullableTimestamp('The earliest start among its scheduled and en_route visits.'),
+  },
+  { description: 'The job’s visits, counted (read-only).' },
+);
 
 export const JobSchema = Type.Object(
   {
@@ -51,6 +67,7 @@ export const JobSchema = Type.Object(
     scheduled_start: scheduledStart,
     scheduled_end: scheduledEnd,
     completed_at: nullableTimestamp('When the job was completed; null unless completed.'),
+    visits_summary: VisitsSummarySchema,
   },
   { $id: 'Job', description: 'A work order.' },
 );
@@ -79,6 +96,13 @@ export const CreateJobBody = Type.Object(
     property_id: PropertyReferenceInput,
     title: Type.Optional(title),
     ...writable,
+    visits: Type.Optional(
+      Type.Array(JobVisitInput, {
+        maxItems: 50,
+        description:
+          'Up to 50 visits made with the job, in the same transaction (needs visits:write). The job’s scheduled_start and scheduled_end then mirror them.',
+      }),
+    ),
   },
   { additionalProperties: false, 'x-required-one-of': ['client_id', 'quote_id'] },
 );

@@ -1,7 +1,7 @@
 // Job rules: numbered at creation, made from an approved quote or a service request (converting them in
 // the same transaction), the status table, schedule order, and delete refused while invoiced.
 import { newId } from '../../core/deps.js';
-import { conflict, fieldError, type Precondition } from '../../core/errors.js';
+import { conflict, fieldError, invalidState, type Precondition } from '../../core/errors.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { JobRow } from '../../db/types.js';
@@ -18,6 +18,8 @@ import { convertServiceRequest } from '../service-requests/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
+import { deleteSchedulesOfJob, endSchedulesOfJob } from '../visit-schedules/index.js';
+import { createVisitsForJob, deleteVisitsOfJob, moveVisitsWithJob } from '../visits/index.js';
 import { JOB_LIFECYCLE, JOB_STATUSES, type JobStatus } from './jobs.lifecycle.js';
 import * as repository from './jobs.repository.js';
 import type { CreateJobInput, Job, ListJobsInput, UpdateJobInput } from './jobs.schemas.js';
@@ -39,6 +41,12 @@ export function presentJob(row: JobRow): Job {
     scheduled_end: row.scheduled_end,
     status: row.status,
     completed_at: row.completed_at,
+    visits_summary: {
+      total: Number(row.visits_total),
+      open: Number(row.visits_open),
+      completed: Number(row.visits_completed),
+      next_start_at: row.visits_next_start_at,
+    },
     metadata: fromJson(row.metadata),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -83,6 +91,11 @@ export async function createJob(ctx: Context, input: CreateJobInput): Promise<Jo
       const start = instantOrNull(input.scheduled_start);
       const end = instantOrNull(input.scheduled_end);
       assertScheduleOrder(start, end);
+      const visits = input.visits ?? [];
+      // The job's schedule is its visits' once it has one (docs/api-contract.md §17).
+      if (visits.length > 0)
+        for (const field of ['scheduled_start', 'scheduled_end'] as const)
+          if (input[field] !== undefined) throw fieldError(field, 'is taken from the visits when visits are given');
 
       const lines = input.line_items ?? (quote ? copyLineItems(lineItemsOf(quote)) : []);
       const priced = pricedColumns(lines);
@@ -105,12 +118,19 @@ export async function createJob(ctx: Context, input: CreateJobInput): Promise<Jo
         scheduled_end: end,
         status: 'scheduled',
         completed_at: null,
+        visits_total: 0,
+        visits_open: 0,
+        visits_completed: 0,
+        visits_next_start_at: null,
         metadata: JSON.stringify(input.metadata ?? {}),
         created_at: now,
         updated_at: now,
       };
       await repository.insertJob(tx.db, row);
-      const job = presentJob(row);
+      if (visits.length > 0) {
+        await createVisitsForJob(tx, row.id, visits, { fieldPrefix: (index) => `visits[${index}].` });
+      }
+      const job = presentJob(visits.length > 0 ? await getRow(tx, row.id) : row);
       await recordEvent(tx, 'job.created', job);
       return job;
     }),
@@ -147,6 +167,12 @@ export async function updateJob(
               : undefined,
         );
         if (input.client_id !== undefined) await requireClientReference(tx, input.client_id);
+        if (Number(current.visits_total) > 0)
+          for (const field of ['scheduled_start', 'scheduled_end'] as const)
+            if (input[field] !== undefined)
+              throw invalidState(
+                `This job has visits: its ${field} mirrors them and cannot be set. Change the visits instead.`,
+              );
         const property = await propertyOnUpdate(tx, current, input);
         if (Object.keys(input).length === 0) return presentJob(current);
 
@@ -169,13 +195,18 @@ export async function updateJob(
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
         if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
         if (status !== undefined) Object.assign(patch, enter(JOB_LIFECYCLE, from, status, now));
-        const job = presentJob((await repository.updateJob(tx.db, tx.accountId, current.id, patch)) ?? current);
+        const updated = (await repository.updateJob(tx.db, tx.accountId, current.id, patch)) ?? current;
+        if (updated.client_id !== current.client_id || updated.property_id !== current.property_id)
+          await moveVisitsWithJob(tx, current.id, { client_id: updated.client_id, property_id: updated.property_id });
+        const job = presentJob(updated);
         await recordChange(tx, {
           resource: 'job',
           before: presentJob(current),
           after: job,
           statusEvents: JOB_LIFECYCLE.events,
         });
+        // docs/api-contract.md §18: completing or canceling the job ends its visit schedules.
+        if (status === 'completed' || status === 'canceled') await endSchedulesOfJob(tx, current.id);
         return job;
       }),
     id,
@@ -194,6 +225,9 @@ export async function deleteJob(
     const invoices = await repository.countInvoicesOfJob(tx.db, tx.accountId, current.id);
     if (invoices > 0)
       throw conflict(`This job cannot be deleted while ${invoices} invoice${invoices === 1 ? '' : 's'} refer to it.`);
+    // Its visits go with it (each a visit.deleted), as a client's properties go with the client.
+    await deleteVisitsOfJob(tx, current.id);
+    await deleteSchedulesOfJob(tx, current.id);
     await repository.deleteJob(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'job.deleted', presentJob(current));
     return { id: current.id, deleted: true as const };

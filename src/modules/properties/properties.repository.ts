@@ -41,6 +41,7 @@ const PROPERTY_REFERENCES = [
   { table: 'quotes', label: 'quote' },
   { table: 'jobs', label: 'job' },
   { table: 'invoices', label: 'invoice' },
+  { table: 'visits', label: 'visit' },
 ] as const;
 
 export async function insertProperty(db: Executor, row: PropertyRow): Promise<void> {

@@ -13,6 +13,7 @@ const KINDS = {
   invoices: 'invoice',
   team_members: 'team member',
   properties: 'property',
+  visits: 'visit',
 } as const;
 export type ExternalIdTable = keyof typeof KINDS;
 

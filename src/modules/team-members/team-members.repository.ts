@@ -39,10 +39,12 @@ export const TEAM_MEMBER_SORTS: SortFields<TeamMemberRow> = {
 
 /**
  * What refers to a member and so keeps it from being deleted (docs/api-contract.md §15: any visit or visit
- * schedule that names it). Visits and schedules do not exist yet: each joins this list when it is built,
- * as [table, column, label]; until then nothing refers to a member.
+ * schedule that names it), as [table, column, label]; visit schedules join it when they are built.
  */
-const TEAM_MEMBER_REFERENCES: ReadonlyArray<{ table: string; column: string; label: string }> = [];
+const TEAM_MEMBER_REFERENCES: ReadonlyArray<{ table: string; column: string; label: string }> = [
+  { table: 'visit_assignees', column: 'team_member_id', label: 'visit' },
+  { table: 'visit_schedule_assignees', column: 'team_member_id', label: 'visit schedule' },
+];
 
 export async function insertTeamMember(db: Executor, row: TeamMemberRow): Promise<void> {
   await db.insertInto('team_members').values(row).execute();

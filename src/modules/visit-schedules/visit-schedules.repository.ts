@@ -1,0 +1,310 @@
+// Visit schedule queries, every one scoped by account (the daily worker's walk is the one exception: it lists
+// the schedules of every account, then works on each in that schedule's account).
+import { sql, type SqlBool } from 'kysely';
+import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
+import type { Executor } from '../../db/database.js';
+import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import { keysOf, listPlan, runList, type Condition, type Listed } from '../../db/list-plan.js';
+import type { VisitScheduleRow } from '../../db/types.js';
+
+const COLUMNS = [
+  'id',
+  'account_id',
+  'job_id',
+  'recurrence',
+  'duration_minutes',
+  'duration_days',
+  'template',
+  'horizon_days',
+  'status',
+  'paused_from',
+  'paused_until',
+  'materialized_through',
+  'previous_schedule_id',
+  'metadata',
+  'created_at',
+  'updated_at',
+] as const;
+
+export const SCHEDULE_SORTS: SortFields<VisitScheduleRow> = timestampSorts<VisitScheduleRow>();
+
+export interface ScheduleFilters extends TimeBounds {
+  job_id?: string | undefined;
+  statuses?: string[] | undefined;
+}
+
+export async function listSchedules(
+  db: Executor,
+  accountId: string,
+  filters: ScheduleFilters,
+  page: PageRequest<VisitScheduleRow>,
+): Promise<Listed<VisitScheduleRow>> {
+  const conditions: Condition[] = timeBoundConditions(filters);
+  if (filters.statuses !== undefined)
+    conditions.push({ column: 'status', expression: sql<SqlBool>`status in (${sql.join(filters.statuses)})` });
+  return runList(
+    listPlan(
+      db,
+      { table: 'visit_schedules', columns: COLUMNS, scope: { account_id: accountId } },
+      { keys: keysOf({ job_id: filters.job_id }), conditions },
+      page,
+    ),
+  );
+}
+
+export async function insertSchedule(db: Executor, row: VisitScheduleRow): Promise<void> {
+  await db.insertInto('visit_schedules').values(row).execute();
+}
+
+export async function findSchedule(
+  db: Executor,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<VisitScheduleRow | undefined> {
+  const query = db
+    .selectFrom('visit_schedules')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
+  return lockedIf(db, query, lock).executeTakeFirst();
+}
+
+export async function updateSchedule(
+  db: Executor,
+  accountId: string,
+  id: string,
+  patch: Partial<VisitScheduleRow>,
+): Promise<VisitScheduleRow | undefined> {
+  return db
+    .updateTable('visit_schedules')
+    .set(patch)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+}
+
+/** The schedules of a job that are not ended. */
+export async function openSchedulesOfJob(db: Executor, accountId: string, jobId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('visit_schedules')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('job_id', '=', jobId)
+    .where('status', '<>', 'ended')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+export async function deleteSchedulesOfJob(db: Executor, accountId: string, jobId: string): Promise<void> {
+  await db.deleteFrom('visit_schedules').where('account_id', '=', accountId).where('job_id', '=', jobId).execute();
+}
+
+/** The next page of schedules that are not ended, of every account, in id order: the daily worker's walk. */
+export async function openSchedulesAfter(
+  db: Executor,
+  afterId: string | null,
+  limit: number,
+): Promise<Array<{ id: string; account_id: string }>> {
+  let query = db
+    .selectFrom('visit_schedules')
+    .select(['id', 'account_id'])
+    .where('status', 'in', ['active', 'paused'])
+    .orderBy('id')
+    .limit(limit);
+  if (afterId !== null) query = query.where('id', '>', afterId);
+  return query.execute();
+}
+
+// --- exdates and template members ---
+
+export async function exdatesOf(db: Executor, accountId: string, ids: string[]): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return found;
+  const rows = await db
+    .selectFrom('visit_schedule_exdates')
+    .select(['schedule_id', 'occurrence_key'])
+    .where('account_id', '=', accountId)
+    .where('schedule_id', 'in', ids)
+    .orderBy('occurrence_key')
+    .execute();
+  for (const row of rows) found.get(row.schedule_id)?.push(row.occurrence_key);
+  return found;
+}
+
+export async function addExdates(db: Executor, accountId: string, id: string, keys: string[], now: string) {
+  if (keys.length === 0) return;
+  await db
+    .insertInto('visit_schedule_exdates')
+    .values(keys.map((key) => ({ account_id: accountId, schedule_id: id, occurrence_key: key, created_at: now })))
+    .onConflict((conflict) => conflict.columns(['schedule_id', 'occurrence_key']).doNothing())
+    .execute();
+}
+
+export async function removeExdate(db: Executor, accountId: string, id: string, key: string): Promise<void> {
+  await db
+    .deleteFrom('visit_schedule_exdates')
+    .where('account_id', '=', accountId)
+    .where('schedule_id', '=', id)
+    .where('occurrence_key', '=', key)
+    .execute();
+}
+
+export async function replaceTemplateMembers(db: Executor, accountId: string, id: string, members: string[]) {
+  await db
+    .deleteFrom('visit_schedule_assignees')
+    .where('account_id', '=', accountId)
+    .where('schedule_id', '=', id)
+    .execute();
+  if (members.length > 0)
+    await db
+      .insertInto('visit_schedule_assignees')
+      .values(members.map((member) => ({ account_id: accountId, schedule_id: id, team_member_id: member })))
+      .execute();
+}
+
+// --- what a schedule reads of its job, property and visits ---
+
+export interface JobOfSchedule {
+  id: string;
+  status: string;
+  property_id: string | null;
+}
+
+export async function findJob(
+  db: Executor,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<JobOfSchedule | undefined> {
+  const query = db
+    .selectFrom('jobs')
+    .select(['id', 'status', 'property_id'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
+  return lockedIf(db, query, lock).executeTakeFirst();
+}
+
+export async function findPropertyTimezone(db: Executor, accountId: string, id: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('properties')
+    .select('timezone')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.timezone ?? undefined;
+}
+
+export interface ScheduledVisit {
+  id: string;
+  occurrence_key: string | null;
+  status: string;
+  start_at: string | null;
+  is_exception: number;
+  cancel_reason: string | null;
+}
+
+/** The visits of a schedule, optionally only those starting at or after an instant. */
+export async function visitsOfSchedule(
+  db: Executor,
+  accountId: string,
+  scheduleId: string,
+  startingFrom?: string,
+): Promise<ScheduledVisit[]> {
+  let query = db
+    .selectFrom('visits')
+    .select(['id', 'occurrence_key', 'status', 'start_at', 'is_exception', 'cancel_reason'])
+    .where('account_id', '=', accountId)
+    .where('schedule_id', '=', scheduleId);
+  if (startingFrom !== undefined) query = query.where('start_at', '>=', startingFrom);
+  return (await query.orderBy('start_at').execute()) as ScheduledVisit[];
+}
+
+/** The occurrence keys of a schedule that already have a visit, among `keys`. */
+export async function materializedKeys(db: Executor, scheduleId: string, keys: string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (let at = 0; at < keys.length; at += 500) {
+    const rows = await db
+      .selectFrom('visits')
+      .select(['id', 'occurrence_key'])
+      .where('schedule_id', '=', scheduleId)
+      .where('occurrence_key', 'in', keys.slice(at, at + 500))
+      .execute();
+    for (const row of rows) if (row.occurrence_key !== null) found.set(row.occurrence_key, row.id);
+  }
+  return found;
+}
+
+/** `keep_visits=true`: the schedule's visits stay, with schedule_id null. */
+export async function detachVisits(db: Executor, accountId: string, scheduleId: string): Promise<void> {
+  await db
+    .updateTable('visits')
+    .set({ schedule_id: null })
+    .where('account_id', '=', accountId)
+    .where('schedule_id', '=', scheduleId)
+    .execute();
+}
+
+/** Which of `ids` are members of the account, and whether each is active. */
+export async function findMembers(db: Executor, accountId: string, ids: string[]): Promise<Map<string, boolean>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('team_members')
+    .select(['id', 'active'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((row) => [row.id, Number(row.active) === 1 || row.active === (true as unknown)]));
+}
+
+export interface ProjectableSchedule extends VisitScheduleRow {
+  client_id: string;
+  property_id: string | null;
+  job_title: string;
+}
+
+/** The open schedules a calendar projection reads (docs/api-contract.md §18 `include_projected`), with their job's. */
+export async function schedulesToProject(
+  db: Executor,
+  accountId: string,
+  filters: {
+    job_id?: string | undefined;
+    client_id?: string | undefined;
+    property_id?: string | undefined;
+    schedule_id?: string | undefined;
+    assignee_ids?: string[] | undefined;
+    unassigned?: boolean | undefined;
+  },
+): Promise<ProjectableSchedule[]> {
+  let query = db
+    .selectFrom('visit_schedules as s')
+    .innerJoin('jobs as j', 'j.id', 's.job_id')
+    .select(COLUMNS.map((column) => `s.${column}` as const))
+    .select(['j.client_id as client_id', 'j.property_id as property_id', 'j.title as job_title'])
+    .where('s.account_id', '=', accountId)
+    .where('s.status', '<>', 'ended');
+  if (filters.schedule_id !== undefined) query = query.where('s.id', '=', filters.schedule_id);
+  if (filters.job_id !== undefined) query = query.where('s.job_id', '=', filters.job_id);
+  if (filters.client_id !== undefined) query = query.where('j.client_id', '=', filters.client_id);
+  if (filters.property_id !== undefined) query = query.where('j.property_id', '=', filters.property_id);
+  const members = filters.assignee_ids;
+  if (members !== undefined && members.length > 0)
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('visit_schedule_assignees as a')
+          .select('a.schedule_id')
+          .whereRef('a.schedule_id', '=', 's.id')
+          .where('a.team_member_id', 'in', members),
+      ),
+    );
+  if (filters.unassigned === true)
+    query = query.where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('visit_schedule_assignees as a').select('a.schedule_id').whereRef('a.schedule_id', '=', 's.id'),
+        ),
+      ),
+    );
+  return (await query.limit(1000).execute()) as ProjectableSchedule[];
+}

@@ -1,0 +1,221 @@
+// Visit endpoints (docs/api-contract.md §17): the five operations (the list is also the calendar), and an
+// assignee added or removed alone, so that two dispatchers never overwrite each other's list.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { contextOf } from '../../http/auth.js';
+import { created, ok } from '../../http/envelope.js';
+import { etagOf, ifMatch, IfMatchHeaders } from '../../http/etag.js';
+import { IdempotencyHeaders } from '../../http/idempotency.js';
+import { listResponse } from '../../http/pagination.js';
+import {
+  BODY_ERRORS,
+  dataEnvelope,
+  DeletedSchema,
+  errorResponses,
+  IDEMPOTENCY_ERRORS,
+  IdParamsSchema,
+  listEnvelope,
+  schemaRef,
+} from '../../http/schemas.js';
+import { type CalendarProjector, listVisits } from './calendar.service.js';
+import {
+  AddAssigneeBody,
+  AssigneeParams,
+  CreateVisitBody,
+  ListVisitsQuery,
+  OnConflictQuery,
+  UpdateVisitBody,
+  VisitListItemSchema,
+  VisitSchema,
+  type ListVisitsInput,
+} from './visits.schemas.js';
+import * as service from './visits.service.js';
+
+const PATH = '/v1/visits';
+const tags = ['Visits'];
+
+/** `project`: the visit schedules' projection for `include_projected` (app.ts passes it in; §18). */
+export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjector }> = async (app, options) => {
+  const visit = schemaRef(VisitSchema);
+
+  app.get(
+    PATH,
+    {
+      config: { scope: 'visits:read' },
+      schema: {
+        tags,
+        operationId: 'listVisits',
+        summary: 'List visits, or a calendar window',
+        description:
+          'With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).',
+        querystring: ListVisitsQuery,
+        response: { 200: listEnvelope(schemaRef(VisitListItemSchema)), ...errorResponses('VALIDATION_ERROR') },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as ListVisitsInput;
+      return listResponse(
+        request,
+        reply,
+        await listVisits(contextOf(request), query, options.project),
+        query.limit,
+        (item) => item,
+      );
+    },
+  );
+
+  app.post(
+    PATH,
+    {
+      config: { scope: 'visits:write' },
+      schema: {
+        tags,
+        operationId: 'createVisit',
+        summary: 'Create a visit',
+        description:
+          'Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details).',
+        headers: IdempotencyHeaders,
+        querystring: OnConflictQuery,
+        body: CreateVisitBody,
+        response: {
+          201: dataEnvelope(visit),
+          ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'INVALID_STATE'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const item = await service.createVisit(contextOf(request), request.body, {
+        onConflict: request.query.on_conflict,
+      });
+      reply.header('etag', etagOf(item));
+      return created(request, reply, PATH, item);
+    },
+  );
+
+  app.get(
+    `${PATH}/:id`,
+    {
+      config: { scope: 'visits:read' },
+      schema: {
+        tags,
+        operationId: 'getVisit',
+        summary: 'Get a visit',
+        params: IdParamsSchema,
+        response: { 200: dataEnvelope(visit), ...errorResponses('NOT_FOUND') },
+      },
+    },
+    async (request, reply) => {
+      const item = await service.getVisit(contextOf(request), request.params.id);
+      reply.header('etag', etagOf(item));
+      return ok(request, item);
+    },
+  );
+
+  app.put(
+    `${PATH}/:id`,
+    {
+      config: { scope: 'visits:write' },
+      schema: {
+        tags,
+        operationId: 'updateVisit',
+        summary: 'Update a visit (partial: absent fields are kept, null clears)',
+        description:
+          'Changes its time (one form; every time field null unschedules), status (one move, stamping its *_at, which may be back-dated), assignees (the list replaced) or other fields. One event per change.',
+        params: IdParamsSchema,
+        headers: IfMatchHeaders,
+        querystring: OnConflictQuery,
+        body: UpdateVisitBody,
+        response: {
+          200: dataEnvelope(visit),
+          ...errorResponses(...BODY_ERRORS, 'NOT_FOUND', 'PRECONDITION_FAILED', 'INVALID_STATE', 'CONFLICT'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const item = await service.updateVisit(
+        contextOf(request),
+        request.params.id,
+        request.body,
+        ifMatch(request.headers['if-match']),
+        { onConflict: request.query.on_conflict },
+      );
+      reply.header('etag', etagOf(item));
+      return ok(request, item);
+    },
+  );
+
+  app.delete(
+    `${PATH}/:id`,
+    {
+      config: { scope: 'visits:delete' },
+      schema: {
+        tags,
+        operationId: 'deleteVisit',
+        summary: 'Delete a visit',
+        params: IdParamsSchema,
+        headers: IfMatchHeaders,
+        response: { 200: dataEnvelope(DeletedSchema), ...errorResponses('NOT_FOUND', 'PRECONDITION_FAILED') },
+      },
+    },
+    async (request) =>
+      ok(
+        request,
+        await service.deleteVisit(contextOf(request), request.params.id, ifMatch(request.headers['if-match'])),
+      ),
+  );
+
+  app.post(
+    `${PATH}/:id/assignees`,
+    {
+      config: { scope: 'visits:write' },
+      schema: {
+        tags,
+        operationId: 'addVisitAssignee',
+        summary: 'Add an assignee to a visit',
+        description:
+          'Adds one active team member: 201 with the visit when added (visit.reassigned), 200 when already there (no event).',
+        params: IdParamsSchema,
+        headers: IdempotencyHeaders,
+        body: AddAssigneeBody,
+        response: {
+          200: dataEnvelope(visit),
+          201: dataEnvelope(visit),
+          ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { visit: item, added } = await service.addVisitAssignee(
+        contextOf(request),
+        request.params.id,
+        request.body.team_member_id,
+      );
+      reply.header('etag', etagOf(item));
+      if (added) reply.code(201);
+      return ok(request, item);
+    },
+  );
+
+  app.delete(
+    `${PATH}/:id/assignees/:team_member_id`,
+    {
+      config: { scope: 'visits:write' },
+      schema: {
+        tags,
+        operationId: 'removeVisitAssignee',
+        summary: 'Remove an assignee from a visit',
+        description: 'Answers the visit (visit.reassigned); 404 when the member is not on it.',
+        params: AssigneeParams,
+        response: { 200: dataEnvelope(visit), ...errorResponses('NOT_FOUND') },
+      },
+    },
+    async (request, reply) => {
+      const item = await service.removeVisitAssignee(
+        contextOf(request),
+        request.params.id,
+        request.params.team_member_id,
+      );
+      reply.header('etag', etagOf(item));
+      return ok(request, item);
+    },
+  );
+};

@@ -1,0 +1,419 @@
+// Visit schedules (contract section 18 and the settled readings of section 21) through the API: the issue's
+// literal rules materialised as visits in local time, the occurrences window, idempotent materialisation,
+// skip/unskip, pause/resume, split, template edits and exceptions, ending (job completed, DELETE with and
+// without keep_visits), a deleted visit becoming an exdate, and the events.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
+
+const clock = new ManualClock(new Date('2026-02-20T12:00:00.000Z'));
+let context: TestContext;
+let key: string;
+let clientId: string;
+before(async () => {
+  context = await createTestContext({ clock });
+  ({ key } = await context.account());
+  const client = await api('POST', '/v1/clients', { name: 'Lawn Co' });
+  clientId = client.body.data.id;
+});
+after(() => context.close());
+const api = (method: string, url: string, body?: unknown) => context.request(method, url, { key, body });
+
+async function newJob(): Promise<string> {
+  const job = await api('POST', '/v1/jobs', { client_id: clientId, title: 'Mowing' });
+  assert.equal(job.status, 201, job.text);
+  return job.body.data.id;
+}
+
+async function createSchedule(body: Record<string, unknown>) {
+  const response = await api('POST', '/v1/visit-schedules', { job_id: await newJob(), ...body });
+  assert.equal(response.status, 201, response.text);
+  return response.body.data;
+}
+
+async function visitsOf(scheduleId: string) {
+  const response = await api('GET', `/v1/visits?schedule_id=${scheduleId}&limit=100&sort=created_at`);
+  assert.equal(response.status, 200, response.text);
+  return (response.body.data as Array<Record<string, any>>).sort((a, b) =>
+    a.occurrence_key.localeCompare(b.occurrence_key),
+  );
+}
+
+const denver = { time: '09:00', timezone: 'America/Denver' };
+
+test('FREQ=WEEKLY;INTERVAL=2;BYDAY=TU at 09:00 America/Denver: visits at 09:00 local, an hour apart in UTC across the change', async () => {
+  const schedule = await createSchedule({
+    recurrence: { rrule: 'FREQ=WEEKLY;INTERVAL=2;BYDAY=TU', start_date: '2026-02-24', ...denver },
+    duration_minutes: 60,
+    horizon_days: 30,
+  });
+  assert.equal(schedule.object, 'visit_schedule');
+  assert.equal(schedule.status, 'active');
+  assert.equal(schedule.recurrence.rrule, 'FREQ=WEEKLY;INTERVAL=2;BYDAY=TU');
+  assert.equal(schedule.recurrence.frequency, 'weekly');
+  assert.equal(schedule.recurrence.interval, 2);
+  assert.deepEqual(schedule.recurrence.by_weekday, ['TU']);
+  assert.match(schedule.recurrence.summary, /^Every 2 weeks on Tuesday at 09:00 \(America\/Denver\)/);
+  assert.equal(schedule.materialized_through, '2026-03-22'); // today (20 Feb in Denver) + 30 days
+  assert.equal(schedule.next_occurrence_key, '2026-02-24T09:00');
+  assert.equal(schedule.next_occurrence_at, '2026-02-24T16:00:00.000Z');
+  const visits = await visitsOf(schedule.id);
+  assert.deepEqual(
+    visits.map((visit) => [visit.occurrence_key, visit.start_at, visit.local_start, visit.end_at, visit.is_exception]),
+    [
+      ['2026-02-24T09:00', '2026-02-24T16:00:00.000Z', '2026-02-24T09:00', '2026-02-24T17:00:00.000Z', false],
+      ['2026-03-10T09:00', '2026-03-10T15:00:00.000Z', '2026-03-10T09:00', '2026-03-10T16:00:00.000Z', false],
+    ],
+  );
+  const window = await api(
+    'GET',
+    `/v1/visit-schedules/${schedule.id}/occurrences?from=2026-10-01T00:00:00Z&to=2026-11-30T00:00:00Z`,
+  );
+  assert.equal(window.status, 200, window.text);
+  assert.deepEqual(
+    window.body.data.map((one: any) => [one.occurrence_key, one.start_at, one.local_start, one.visit_id, one.skipped]),
+    [
+      ['2026-10-06T09:00', '2026-10-06T15:00:00.000Z', '2026-10-06T09:00', null, false],
+      ['2026-10-20T09:00', '2026-10-20T15:00:00.000Z', '2026-10-20T09:00', null, false],
+      ['2026-11-03T09:00', '2026-11-03T16:00:00.000Z', '2026-11-03T09:00', null, false],
+      ['2026-11-17T09:00', '2026-11-17T16:00:00.000Z', '2026-11-17T09:00', null, false],
+    ],
+  );
+  const first = await api(
+    'GET',
+    `/v1/visit-schedules/${schedule.id}/occurrences?from=2026-02-01T00:00:00Z&to=2026-03-01T00:00:00Z`,
+  );
+  assert.equal(first.body.data[0].visit_id, visits[0]?.id);
+  const tooLong = await api(
+    'GET',
+    `/v1/visit-schedules/${schedule.id}/occurrences?from=2026-01-01T00:00:00Z&to=2027-01-03T00:00:00Z`,
+  );
+  assert.equal(tooLong.status, 422);
+  assert.equal(tooLong.body.error.details[0].field, 'to');
+});
+
+test('the literal month rules through the API: BYMONTHDAY=31 last_day and skip, YEARLY from 29 February, -1FR, the last weekday', async () => {
+  const CASES: Array<[Record<string, unknown>, string, string, string[]]> = [
+    [
+      { rrule: 'FREQ=MONTHLY;BYMONTHDAY=31', start_date: '2027-01-01' },
+      '2027-01-01',
+      '2027-05-01',
+      ['2027-01-31', '2027-02-28', '2027-03-31', '2027-04-30'],
+    ],
+    [
+      { rrule: 'FREQ=MONTHLY;BYMONTHDAY=31', start_date: '2027-01-01', month_day_overflow: 'skip' },
+      '2027-01-01',
+      '2027-06-01',
+      ['2027-01-31', '2027-03-31', '2027-05-31'],
+    ],
+    [{ rrule: 'FREQ=YEARLY', start_date: '2028-02-29' }, '2029-01-01', '2029-12-31', ['2029-02-28']],
+    [{ rrule: 'FREQ=YEARLY', start_date: '2028-02-29', month_day_overflow: 'skip' }, '2029-01-01', '2029-12-31', []],
+    [
+      { rrule: 'FREQ=MONTHLY;BYDAY=-1FR', start_date: '2026-01-01' },
+      '2026-03-01',
+      '2026-05-01',
+      ['2026-03-27', '2026-04-24'],
+    ],
+    [
+      { rrule: 'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1', start_date: '2026-01-01' },
+      '2026-05-01',
+      '2026-06-01',
+      ['2026-05-29'],
+    ],
+  ];
+  for (const [recurrence, from, to, dates] of CASES) {
+    const schedule = await createSchedule({
+      recurrence: { ...recurrence, ...denver },
+      duration_minutes: 30,
+      horizon_days: 7,
+    });
+    const window = await api(
+      'GET',
+      `/v1/visit-schedules/${schedule.id}/occurrences?from=${from}T12:00:00Z&to=${to}T12:00:00Z`,
+    );
+    assert.equal(window.status, 200, window.text);
+    assert.deepEqual(
+      window.body.data.map((one: any) => one.occurrence_key),
+      dates.map((date) => `${date}T09:00`),
+      JSON.stringify(recurrence),
+    );
+  }
+});
+
+test('COUNT with an exdate, and 02:30 daily on the spring-forward day (03:30, nominal key kept)', async () => {
+  const counted = await createSchedule({
+    recurrence: { rrule: 'FREQ=DAILY;COUNT=5', start_date: '2026-02-21', exdates: ['2026-02-23T09:00'], ...denver },
+    duration_minutes: 30,
+  });
+  assert.deepEqual(
+    (await visitsOf(counted.id)).map((visit) => visit.occurrence_key),
+    ['2026-02-21T09:00', '2026-02-22T09:00', '2026-02-24T09:00', '2026-02-25T09:00'],
+  );
+  const gap = await createSchedule({
+    recurrence: { frequency: 'daily', start_date: '2026-03-07', time: '02:30', timezone: 'America/Denver', count: 3 },
+    duration_minutes: 30,
+    horizon_days: 30,
+  });
+  assert.deepEqual(
+    (await visitsOf(gap.id)).map((visit) => [visit.occurrence_key, visit.start_at, visit.local_start]),
+    [
+      ['2026-03-07T02:30', '2026-03-07T09:30:00.000Z', '2026-03-07T02:30'],
+      ['2026-03-08T02:30', '2026-03-08T09:30:00.000Z', '2026-03-08T03:30'],
+      ['2026-03-09T02:30', '2026-03-09T08:30:00.000Z', '2026-03-09T02:30'],
+    ],
+  );
+});
+
+test('refusals: BYHOUR named, both forms disagreeing, no occurrence, recurrence in a PUT, a completed job, status on create', async () => {
+  const job = await newJob();
+  const post = (body: Record<string, unknown>) =>
+    api('POST', '/v1/visit-schedules', { job_id: job, duration_minutes: 30, ...body });
+  const byHour = await post({ recurrence: { rrule: 'FREQ=DAILY;BYHOUR=9', start_date: '2026-03-01', ...denver } });
+  assert.equal(byHour.status, 422);
+  assert.equal(byHour.body.error.details[0].field, 'recurrence.rrule');
+  assert.match(byHour.body.error.details[0].message, /BYHOUR is not supported/);
+  const disagree = await post({
+    recurrence: { rrule: 'FREQ=WEEKLY', frequency: 'daily', start_date: '2026-03-01', ...denver },
+  });
+  assert.equal(disagree.status, 422);
+  assert.equal(disagree.body.error.details[0].field, 'recurrence.frequency');
+  const none = await post({
+    recurrence: {
+      rrule: 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30',
+      month_day_overflow: 'skip',
+      start_date: '2026-03-01',
+      ...denver,
+    },
+  });
+  assert.equal(none.status, 422);
+  assert.match(none.body.error.details[0].message, /no occurrence/);
+  const status = await post({
+    status: 'paused',
+    recurrence: { rrule: 'FREQ=DAILY', start_date: '2026-03-01', ...denver },
+  });
+  assert.equal(status.status, 422);
+  const made = await post({ recurrence: { rrule: 'FREQ=DAILY', start_date: '2026-03-01', ...denver } });
+  assert.equal(made.status, 201, made.text);
+  const put = await api('PUT', `/v1/visit-schedules/${made.body.data.id}`, { recurrence: { rrule: 'FREQ=WEEKLY' } });
+  assert.equal(put.status, 422);
+  assert.equal(put.body.error.details[0].field, 'recurrence');
+  assert.match(put.body.error.details[0].message, /split/);
+  const done = await newJob();
+  assert.equal((await api('PUT', `/v1/jobs/${done}`, { status: 'completed' })).status, 200);
+  const closed = await api('POST', '/v1/visit-schedules', {
+    job_id: done,
+    duration_minutes: 30,
+    recurrence: { rrule: 'FREQ=DAILY', start_date: '2026-03-01', ...denver },
+  });
+  assert.equal(closed.status, 409);
+  assert.equal(closed.body.error.code, 'INVALID_STATE');
+});
+
+test('materialisation is idempotent: updates and repeated runs never make a second visit for a key', async () => {
+  const schedule = await createSchedule({
+    recurrence: { rrule: 'FREQ=DAILY', start_date: '2026-02-20', ...denver },
+    duration_minutes: 30,
+    horizon_days: 10,
+  });
+  assert.equal((await visitsOf(schedule.id)).length, 11);
+  for (const horizon of [10, 12, 12])
+    assert.equal((await api('PUT', `/v1/visit-schedules/${schedule.id}`, { horizon_days: horizon })).status, 200);
+  const visits = await visitsOf(schedule.id);
+  assert.equal(visits.length, 13);
+  assert.equal(new Set(visits.map((visit) => visit.occurrence_key)).size, 13);
+});
+
+test('skip and unskip; a visit edited alone is an exception that template edits leave; a deleted visit becomes an exdate', async () => {
+  const schedule = await createSchedule({
+    recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=MO', start_date: '2026-02-23', ...denver },
+    duration_minutes: 60,
+    horizon_days: 21,
+    template: { title: 'Mow' },
+  });
+  const [first, second, third] = await visitsOf(schedule.id);
+  const skipped = await api('POST', `/v1/visit-schedules/${schedule.id}/skip`, { occurrence_key: '2026-02-23T09:00' });
+  assert.equal(skipped.status, 200, skipped.text);
+  assert.deepEqual(skipped.body.data.recurrence.exdates, ['2026-02-23T09:00']);
+  let visit = (await api('GET', `/v1/visits/${first?.id}`)).body.data;
+  assert.deepEqual([visit.status, visit.cancel_reason], ['canceled', 'skipped']);
+  const unskipped = await api('POST', `/v1/visit-schedules/${schedule.id}/unskip`, {
+    occurrence_key: '2026-02-23T09:00',
+  });
+  assert.equal(unskipped.status, 200, unskipped.text);
+  assert.deepEqual(unskipped.body.data.recurrence.exdates, []);
+  visit = (await api('GET', `/v1/visits/${first?.id}`)).body.data;
+  assert.equal(visit.status, 'scheduled');
+  assert.equal((await visitsOf(schedule.id)).length, 3, 'no second row for the key');
+  const notOne = await api('POST', `/v1/visit-schedules/${schedule.id}/skip`, { occurrence_key: '2026-02-24T09:00' });
+  assert.equal(notOne.status, 422);
+
+  // Moved alone: an exception, which a later template edit leaves alone.
+  const moved = await api('PUT', `/v1/visits/${second?.id}`, {
+    start_at: '2026-03-02T18:00:00Z',
+    duration_minutes: 60,
+  });
+  assert.equal(moved.status, 200, moved.text);
+  assert.equal(moved.body.data.is_exception, true);
+  const edited = await api('PUT', `/v1/visit-schedules/${schedule.id}`, {
+    template: { title: 'Mow and edge' },
+    duration_minutes: 90,
+  });
+  assert.equal(edited.status, 200, edited.text);
+  const after = await visitsOf(schedule.id);
+  assert.deepEqual(
+    after.map((one) => [one.occurrence_key, one.title, one.duration_minutes, one.is_exception]),
+    [
+      ['2026-02-23T09:00', 'Mow and edge', 90, false],
+      ['2026-03-02T09:00', 'Mow', 60, true],
+      ['2026-03-09T09:00', 'Mow and edge', 90, false],
+    ],
+  );
+
+  assert.equal((await api('DELETE', `/v1/visits/${third?.id}`)).status, 200);
+  const read = (await api('GET', `/v1/visit-schedules/${schedule.id}`)).body.data;
+  assert.deepEqual(read.recurrence.exdates, ['2026-03-09T09:00']);
+  await api('PUT', `/v1/visit-schedules/${schedule.id}`, { horizon_days: 22 });
+  assert.equal((await visitsOf(schedule.id)).length, 2, 'the deleted occurrence is not made again');
+});
+
+test('pause cancels the range, resume reopens it; split ends the old rule the day before and starts a new one', async () => {
+  const schedule = await createSchedule({
+    recurrence: { rrule: 'FREQ=DAILY', start_date: '2026-02-21', ...denver },
+    duration_minutes: 30,
+    horizon_days: 7,
+  });
+  const paused = await api('POST', `/v1/visit-schedules/${schedule.id}/pause`, {
+    from: '2026-02-23',
+    until: '2026-02-24',
+  });
+  assert.equal(paused.status, 200, paused.text);
+  assert.deepEqual(
+    [paused.body.data.status, paused.body.data.paused_from, paused.body.data.paused_until],
+    ['paused', '2026-02-23', '2026-02-24'],
+  );
+  let visits = await visitsOf(schedule.id);
+  assert.deepEqual(
+    visits.filter((visit) => visit.status === 'canceled').map((visit) => [visit.occurrence_key, visit.cancel_reason]),
+    [
+      ['2026-02-23T09:00', 'paused'],
+      ['2026-02-24T09:00', 'paused'],
+    ],
+  );
+  const resumed = await api('POST', `/v1/visit-schedules/${schedule.id}/resume`, {});
+  assert.equal(resumed.status, 200, resumed.text);
+  assert.deepEqual([resumed.body.data.status, resumed.body.data.paused_from], ['active', null]);
+  visits = await visitsOf(schedule.id);
+  assert.equal(visits.filter((visit) => visit.status === 'canceled').length, 0);
+  assert.equal((await api('POST', `/v1/visit-schedules/${schedule.id}/resume`, {})).status, 409);
+
+  const split = await api('POST', `/v1/visit-schedules/${schedule.id}/split`, {
+    from_occurrence_key: '2026-02-25T09:00',
+    recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=WE', time: '10:00', timezone: 'America/Denver' },
+    duration_minutes: 45,
+  });
+  assert.equal(split.status, 201, split.text);
+  const { previous, next } = split.body.data;
+  assert.equal(previous.id, schedule.id);
+  assert.equal(previous.status, 'active');
+  assert.equal(previous.recurrence.until, '2026-02-24');
+  assert.equal(next.previous_schedule_id, schedule.id);
+  assert.equal(next.recurrence.start_date, '2026-02-25');
+  const old = await visitsOf(schedule.id);
+  assert.deepEqual(
+    old.filter((visit) => visit.status === 'canceled').map((visit) => visit.cancel_reason),
+    ['split', 'split', 'split'], // 25, 26 and 27 February: the horizon ends on the 27th
+  );
+  assert.deepEqual(
+    (await visitsOf(next.id)).map((visit) => [visit.occurrence_key, visit.duration_minutes]),
+    [['2026-02-25T10:00', 45]],
+  );
+});
+
+test('ending: DELETE cancels future visits (keep_visits keeps them, detached); completing the job ends its schedules', async () => {
+  const recurrence = { rrule: 'FREQ=DAILY', start_date: '2026-02-21', ...denver };
+  const one = await createSchedule({ recurrence, duration_minutes: 30, horizon_days: 7 });
+  const ended = await api('DELETE', `/v1/visit-schedules/${one.id}`);
+  assert.equal(ended.status, 200, ended.text);
+  assert.equal(ended.body.data.status, 'ended');
+  assert.equal(ended.body.data.next_occurrence_at, null);
+  assert.ok((await visitsOf(one.id)).every((visit) => visit.status === 'canceled'));
+  assert.equal((await api('GET', `/v1/visit-schedules/${one.id}`)).body.data.status, 'ended');
+
+  const two = await createSchedule({ recurrence, duration_minutes: 30, horizon_days: 7 });
+  const ids = (await visitsOf(two.id)).map((visit) => visit.id);
+  assert.equal((await api('DELETE', `/v1/visit-schedules/${two.id}?keep_visits=true`)).status, 200);
+  assert.equal((await visitsOf(two.id)).length, 0);
+  for (const id of ids) {
+    const visit = (await api('GET', `/v1/visits/${id}`)).body.data;
+    assert.deepEqual([visit.status, visit.schedule_id], ['scheduled', null]);
+  }
+
+  const three = await createSchedule({ recurrence, duration_minutes: 30, horizon_days: 7 });
+  assert.equal((await api('PUT', `/v1/jobs/${three.job_id}`, { status: 'completed' })).status, 200);
+  assert.equal((await api('GET', `/v1/visit-schedules/${three.id}`)).body.data.status, 'ended');
+  assert.ok((await visitsOf(three.id)).every((visit) => visit.status === 'canceled'));
+  const events = await api('GET', `/v1/events?resource_id=${three.id}&limit=100`);
+  assert.deepEqual(events.body.data.map((event: any) => event.type).reverse(), [
+    'visit_schedule.created',
+    'visit_schedule.ended',
+  ]);
+});
+
+test('the calendar with include_projected: the occurrences beyond the horizon, id null, in start_at order, each on one page', async () => {
+  const schedule = await createSchedule({
+    recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=TU,FR', start_date: '2026-02-20', ...denver },
+    duration_minutes: 60,
+    horizon_days: 7,
+    template: { title: 'Clean' },
+  });
+  await api('POST', `/v1/visit-schedules/${schedule.id}/skip`, { occurrence_key: '2026-03-06T09:00' });
+  const window = `from=2026-02-20T00:00:00Z&to=2026-03-14T00:00:00Z&job_id=${schedule.job_id}`;
+  const plain = await api('GET', `/v1/visits?${window}`);
+  assert.equal(plain.status, 200, plain.text);
+  assert.deepEqual(
+    plain.body.data.map((item: any) => item.occurrence_key),
+    ['2026-02-20T09:00', '2026-02-24T09:00', '2026-02-27T09:00'],
+  );
+  const projected = await api('GET', `/v1/visits?${window}&include_projected=true`);
+  assert.equal(projected.status, 200, projected.text);
+  assert.deepEqual(
+    projected.body.data.map((item: any) => [
+      item.occurrence_key,
+      item.id === null,
+      item.projected ?? false,
+      item.start_at,
+    ]),
+    [
+      ['2026-02-20T09:00', false, false, '2026-02-20T16:00:00.000Z'],
+      ['2026-02-24T09:00', false, false, '2026-02-24T16:00:00.000Z'],
+      ['2026-02-27T09:00', false, false, '2026-02-27T16:00:00.000Z'],
+      ['2026-03-03T09:00', true, true, '2026-03-03T16:00:00.000Z'],
+      // 6 March is skipped; 10 March is after the change to daylight time.
+      ['2026-03-10T09:00', true, true, '2026-03-10T15:00:00.000Z'],
+      ['2026-03-13T09:00', true, true, '2026-03-13T15:00:00.000Z'],
+    ],
+  );
+  const item = projected.body.data[3];
+  assert.deepEqual(
+    [item.schedule_id, item.title, item.status, item.local_start, item.duration_minutes],
+    [schedule.id, 'Clean', 'scheduled', '2026-03-03T09:00', 60],
+  );
+  // Paged one visit at a time, every item comes once and in order.
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: any = await api(
+      'GET',
+      `/v1/visits?${window}&include_projected=true&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    assert.equal(page.status, 200, page.text);
+    seen.push(...page.body.data.map((one: any) => one.occurrence_key));
+    cursor = page.body.meta.pagination.next_cursor;
+  } while (cursor);
+  assert.deepEqual(
+    seen,
+    projected.body.data.map((one: any) => one.occurrence_key),
+  );
+  const canceledOnly = await api('GET', `/v1/visits?${window}&include_projected=true&status=canceled`);
+  assert.deepEqual(canceledOnly.body.data, []);
+});
