@@ -3,7 +3,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { newId } from '../../core/deps.js';
 import { validationError, type ErrorDetail } from '../../core/errors.js';
 import { IdSchema } from '../../kernel/fields.js';
-import { lineAmount, lineTax, MAX_AMOUNT, toScaledInteger } from './money.js';
+import { MAX_AMOUNT, toScaledInteger } from './money.js';
+import { priceDocument, type PricedLine, type RateTerms } from './tax.js';
 
 export const MAX_LINE_ITEMS = 200;
 
@@ -74,51 +75,63 @@ export interface Totals {
 }
 
 /**
- * Computes each line and the document totals exactly. Throws VALIDATION_ERROR naming the line for too
- * many decimals, and for a total below zero or beyond the largest amount we store.
+ * Computes each line and the document totals exactly (docs/api-contract.md §6, through the §19 calculation:
+ * a version-1 `tax_rate` is one unnamed non-compound rate rounded per line). Throws VALIDATION_ERROR naming
+ * the line for too many decimals, and for a total below zero or beyond the largest amount we store.
  */
 export function computeLineItems(inputs: readonly LineItemInput[]): { lineItems: LineItem[]; totals: Totals } {
   const details: ErrorDetail[] = [];
-  const lineItems: LineItem[] = [];
-  let subtotal = 0n;
-  let tax = 0n;
-  inputs.forEach((input, index) => {
-    const quantity = toScaledInteger(input.quantity);
+  const rates = new Map<string, RateTerms>();
+  const keys = inputs.map((input, index) => {
     const taxRate = toScaledInteger(input.tax_rate ?? 0);
-    if (quantity === undefined)
-      details.push({ field: `line_items[${index}].quantity`, message: 'must have at most 3 decimals' });
-    if (taxRate === undefined)
+    if (taxRate === undefined) {
       details.push({ field: `line_items[${index}].tax_rate`, message: 'must have at most 3 decimals' });
-    if (quantity === undefined || taxRate === undefined) return;
-    const amount = lineAmount(quantity, BigInt(input.unit_amount));
-    const lineTaxAmount = lineTax(amount, taxRate);
-    if (amount > MAX_AMOUNT || amount < -MAX_AMOUNT) {
-      details.push({
-        field: `line_items[${index}].amount`,
-        message: `quantity × unit_amount must stay within ±${MAX_AMOUNT}`,
-      });
-      return;
+      return [];
     }
-    subtotal += amount;
-    tax += lineTaxAmount;
-    lineItems.push({
+    if (taxRate === 0n) return [];
+    const key = `v1:${taxRate}`;
+    rates.set(key, { key, percentage: taxRate * 10n, compound: false });
+    return [key];
+  });
+  if (details.length > 0) {
+    // Report the quantities too, in one answer.
+    inputs.forEach((input, index) => {
+      if (toScaledInteger(input.quantity) === undefined)
+        details.push({ field: `line_items[${index}].quantity`, message: 'must have at most 3 decimals' });
+    });
+    throw validationError(details);
+  }
+  const pricing = priceDocument({
+    lines: inputs.map((input, index) => ({
+      quantity: input.quantity,
+      unit_amount: input.unit_amount,
+      discount: null,
+      rate_keys: keys[index] as string[],
+    })),
+    rates: [...rates.values()].sort((a, b) => (a.percentage < b.percentage ? -1 : 1)),
+    prices_include_tax: false,
+    rounding: 'per_line',
+    discount: null,
+  });
+  const lineItems = inputs.map((input, index) => {
+    const priced = pricing.lines[index] as PricedLine;
+    return {
       id: newId(),
       description: input.description,
       quantity: input.quantity,
       unit_amount: input.unit_amount,
       tax_rate: input.tax_rate ?? 0,
-      amount: Number(amount),
-      tax_amount: Number(lineTaxAmount),
-    });
+      amount: Number(priced.amount),
+      tax_amount: Number(priced.tax_amount),
+    };
   });
-  if (details.length > 0) throw validationError(details);
-  const total = subtotal + tax;
-  if (total < 0n) throw validationError([{ field: 'line_items', message: 'the document total would be below zero' }]);
-  if (total > MAX_AMOUNT || subtotal > MAX_AMOUNT || subtotal < -MAX_AMOUNT)
-    throw validationError([{ field: 'line_items', message: `the document total must not exceed ${MAX_AMOUNT}` }]);
   return {
     lineItems,
-    totals: { subtotal_amount: Number(subtotal), tax_amount: Number(tax), total_amount: Number(total) },
+    totals: {
+      subtotal_amount: Number(pricing.subtotal_amount),
+      tax_amount: Number(pricing.tax_amount),
+      total_amount: Number(pricing.total_amount),
+    },
   };
 }
 
