@@ -31,9 +31,12 @@ import { clientRoutes } from './modules/clients/clients.routes.js';
 import { ClientSchema } from './modules/clients/index.js';
 import { teamMemberRoutes } from './modules/team-members/team-members.routes.js';
 import { TeamMemberSchema } from './modules/team-members/index.js';
+import { ProductSchema, TaxRateSchema } from './modules/catalog/index.js';
+import { productRoutes } from './modules/catalog/products.routes.js';
+import { taxRateRoutes } from './modules/catalog/tax-rates.routes.js';
 import { propertyRoutes } from './modules/properties/properties.routes.js';
 import { deletePropertiesOfClient, PropertySchema } from './modules/properties/index.js';
-import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
+import { invoicePreviewRoutes, invoiceRoutes } from './modules/invoices/invoices.routes.js';
 import { InvoiceSchema } from './modules/invoices/index.js';
 import { jobRoutes } from './modules/jobs/jobs.routes.js';
 import { DeliverySchema } from './modules/sent-documents/index.js';
@@ -51,7 +54,7 @@ import { EventSchema } from './modules/events/index.js';
 import { paymentRoutes } from './modules/invoices/payments.routes.js';
 import { PaymentSchema } from './modules/invoices/index.js';
 import { JobSchema } from './modules/jobs/index.js';
-import { quoteRoutes } from './modules/quotes/quotes.routes.js';
+import { quotePreviewRoutes, quoteRoutes } from './modules/quotes/quotes.routes.js';
 import { QuoteSchema } from './modules/quotes/index.js';
 import { serviceRequestRoutes } from './modules/service-requests/service-requests.routes.js';
 import { ServiceRequestSchema } from './modules/service-requests/index.js';
@@ -98,6 +101,8 @@ const API_TAGS = [
     name: 'API keys',
     description: 'Keys made, limited, rolled and revoked through the API, never beyond the calling key.',
   },
+  { name: 'Products', description: 'The price list: services, materials and fees that lines are made from.' },
+  { name: 'Tax rates', description: 'Named, printed tax rates (GST, QST, VAT), compound or not.' },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -168,6 +173,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     AccountSchema,
     TeamMemberSchema,
     ApiKeySchema,
+    ProductSchema,
+    TaxRateSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -249,8 +256,10 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(propertyRoutes);
   await app.register(serviceRequestRoutes);
   await app.register(quoteRoutes(quoteActions));
+  await app.register(quotePreviewRoutes);
   await app.register(jobRoutes);
   await app.register(invoiceRoutes(invoiceActions));
+  await app.register(invoicePreviewRoutes);
   await app.register(paymentRoutes);
   await app.register(eventRoutes);
   await app.register(webhookRoutes(config.webhooks));
@@ -258,6 +267,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(accountRoutes);
   await app.register(teamMemberRoutes);
   await app.register(apiKeyRoutes(config.apiKeyPepper));
+  await app.register(productRoutes);
+  await app.register(taxRateRoutes);
   // The MCP server (docs/api-contract.md §20), authenticated and rate-limited by the same hook as /v1.
   await app.register(mcpRoutes(AUTHENTICATED_HEADERS));
   await app.register(hubRoutes({ links: config, limiter }), { prefix: '/hub' });

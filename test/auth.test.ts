@@ -49,6 +49,9 @@ const SCOPES = [
   // Contract section 20: keys through the API.
   'api_keys:read',
   'api_keys:write',
+  // Contract section 19: products and tax rates.
+  'catalog:read',
+  'catalog:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -129,6 +132,19 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'PUT /v1/api-keys/:id': 'api_keys:write',
   'DELETE /v1/api-keys/:id': 'api_keys:write',
   'POST /v1/api-keys/:id/roll': 'api_keys:write',
+  // Contract section 19.
+  'GET /v1/products': 'catalog:read',
+  'POST /v1/products': 'catalog:write',
+  'GET /v1/products/:id': 'catalog:read',
+  'PUT /v1/products/:id': 'catalog:write',
+  'DELETE /v1/products/:id': 'catalog:write',
+  'GET /v1/tax-rates': 'catalog:read',
+  'POST /v1/tax-rates': 'catalog:write',
+  'GET /v1/tax-rates/:id': 'catalog:read',
+  'PUT /v1/tax-rates/:id': 'catalog:write',
+  'DELETE /v1/tax-rates/:id': 'catalog:write',
+  'POST /v1/quotes/preview': 'quotes:read',
+  'POST /v1/invoices/preview': 'invoices:read',
 };
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
@@ -156,6 +172,8 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   '/v1/webhook-endpoints': () => ({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['invoice.*'] }),
   '/v1/team-members': () => ({ name: 'Owner Member', email: 'member@example.com' }),
   '/v1/api-keys': () => ({ name: 'Owner key', scopes: ['clients:read'] }),
+  '/v1/products': () => ({ type: 'service', name: 'Owner product' }),
+  '/v1/tax-rates': () => ({ name: 'Owner rate', percentage: 5 }),
 };
 
 function concretePath(url: string): string {

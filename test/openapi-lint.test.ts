@@ -95,6 +95,19 @@ const OPERATIONS: Array<[string, string]> = [
   ['PUT /v1/api-keys/{id}', 'updateApiKey'],
   ['DELETE /v1/api-keys/{id}', 'revokeApiKey'],
   ['POST /v1/api-keys/{id}/roll', 'rollApiKey'],
+  // Contract section 19.
+  ['GET /v1/products', 'listProducts'],
+  ['POST /v1/products', 'createProduct'],
+  ['GET /v1/products/{id}', 'getProduct'],
+  ['PUT /v1/products/{id}', 'updateProduct'],
+  ['DELETE /v1/products/{id}', 'deleteProduct'],
+  ['GET /v1/tax-rates', 'listTaxRates'],
+  ['POST /v1/tax-rates', 'createTaxRate'],
+  ['GET /v1/tax-rates/{id}', 'getTaxRate'],
+  ['PUT /v1/tax-rates/{id}', 'updateTaxRate'],
+  ['DELETE /v1/tax-rates/{id}', 'deleteTaxRate'],
+  ['POST /v1/quotes/preview', 'previewQuote'],
+  ['POST /v1/invoices/preview', 'previewInvoice'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

@@ -41,6 +41,13 @@ export const EVENT_TYPES = [
   'api_key.updated',
   'api_key.rolled',
   'api_key.revoked',
+  // docs/api-contract.md §19.
+  'product.created',
+  'product.updated',
+  'product.deleted',
+  'tax_rate.created',
+  'tax_rate.updated',
+  'tax_rate.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -59,6 +66,8 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   webhook_endpoint: 'WebhookEndpoint',
   team_member: 'TeamMember',
   api_key: 'ApiKey',
+  product: 'Product',
+  tax_rate: 'TaxRate',
 };
 
 export function isEventType(value: string): value is EventType {

@@ -30,6 +30,9 @@ export const SCOPES = [
   // Version 3 (docs/api-contract.md §20): keys through the API.
   'api_keys:read',
   'api_keys:write',
+  // Version 3 (docs/api-contract.md §19): products and tax rates.
+  'catalog:read',
+  'catalog:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

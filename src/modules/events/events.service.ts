@@ -123,7 +123,9 @@ export interface Change<T> {
     | 'invoice'
     | 'payment'
     | 'team_member'
-    | 'api_key';
+    | 'api_key'
+    | 'product'
+    | 'tax_rate';
   before: T;
   after: T;
   /** The lifecycle's events: the event entering each status records. */

@@ -13,6 +13,8 @@ const KINDS = {
   invoices: 'invoice',
   team_members: 'team member',
   properties: 'property',
+  products: 'product',
+  tax_rates: 'tax rate',
 } as const;
 export type ExternalIdTable = keyof typeof KINDS;
 
