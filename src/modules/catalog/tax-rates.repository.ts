@@ -93,8 +93,8 @@ export async function countDocumentsNaming(
     ['invoices', 'invoice'],
   ] as const) {
     const draft = options.pastDraft && table !== 'jobs' ? sql<SqlBool>`status <> 'draft'` : sql<SqlBool>`1 = 1`;
-    const inDocument = sql<SqlBool>`(line_items like ${named(id)}${
-      options.also ? sql` or ${sql.ref(options.also)} like ${named(id)}` : sql``
+    const inDocument = sql<SqlBool>`(cast(line_items as text) like ${named(id)}${
+      options.also ? sql` or cast(${sql.ref(options.also)} as text) like ${named(id)}` : sql``
     })`;
     const { rows } = await sql<{ count: number | string }>`
       select count(*) as count from ${sql.table(table)} where account_id = ${accountId} and ${draft} and ${inDocument}`.execute(
@@ -110,18 +110,18 @@ export async function countDocumentsNaming(
 export async function countDefaultsNaming(db: Executor, accountId: string, id: string): Promise<string[]> {
   const found: string[] = [];
   const account = await sql<{ count: number | string }>`
-    select count(*) as count from accounts where id = ${accountId} and default_tax_rate_ids like ${named(id)}`.execute(
+    select count(*) as count from accounts where id = ${accountId} and cast(default_tax_rate_ids as text) like ${named(id)}`.execute(
     db,
   );
   if (Number(account.rows[0]?.count ?? 0) > 0) found.push('the account’s default_tax_rate_ids');
   const properties = await sql<{ count: number | string }>`
-    select count(*) as count from properties where account_id = ${accountId} and default_tax_rate_ids like ${named(id)}`.execute(
+    select count(*) as count from properties where account_id = ${accountId} and cast(default_tax_rate_ids as text) like ${named(id)}`.execute(
     db,
   );
   const propertyCount = Number(properties.rows[0]?.count ?? 0);
   if (propertyCount > 0) found.push(`${propertyCount} propert${propertyCount === 1 ? 'y' : 'ies'}`);
   const products = await sql<{ count: number | string }>`
-    select count(*) as count from products where account_id = ${accountId} and tax_rate_ids like ${named(id)}`.execute(
+    select count(*) as count from products where account_id = ${accountId} and cast(tax_rate_ids as text) like ${named(id)}`.execute(
     db,
   );
   const productCount = Number(products.rows[0]?.count ?? 0);
