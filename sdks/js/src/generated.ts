@@ -72,6 +72,8 @@ export interface Property {
   location: PropertyLocation | null;
   /** For the crew only; never printed. */
   access_notes: string | null;
+  /** The tax rates of this place’s lines that have no rates of their own or of their product. */
+  default_tax_rate_ids: Array<string>;
   /** Whether the property is archived. */
   archived: boolean;
   /** Your own id for the property. */
@@ -114,20 +116,72 @@ export interface ServiceRequest {
   converted_at: string | null;
 }
 
+/** A discount before tax. */
+export interface QuoteLineItemDiscount {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+export interface QuoteLineItemTaxe {
+  /** Unique identifier (UUIDv7). */
+  tax_rate_id: string | null;
+  /** The rate’s name (null for a version-1 tax_rate). */
+  name: string | null;
+  /** Percent. */
+  percentage: number;
+  /** Applied on the amount plus the non-compound taxes. */
+  compound: boolean;
+  /** This rate’s tax on the line, in minor units. */
+  amount: number;
+}
+
 export interface QuoteLineItem {
   /** Unique identifier (UUIDv7). */
   id: string;
+  /** Unique identifier (UUIDv7). */
+  product_id: string | null;
   /** What was or will be done or supplied. */
   description: string;
   /** Quantity. */
   quantity: number;
   /** Price of one unit in minor units. */
   unit_amount: number;
-  /** Tax rate in percent. */
+  /** Version 1’s unnamed rate in percent; 0 for none. */
   tax_rate: number;
-  /** round_half_up(quantity × unit_amount), in minor units. Read-only. */
+  /** The named rates the line carries (after resolution). */
+  tax_rate_ids: Array<string>;
+  /** A discount before tax. */
+  discount: QuoteLineItemDiscount | null;
+  /** Its own discount plus its share of the document’s, in minor units. Read-only. */
+  discount_amount: number;
+  /** round(quantity × unit_amount) less its discounts, before tax, in minor units (with prices including tax: the net). Read-only. */
   amount: number;
-  /** round_half_up(amount × tax_rate / 100), in minor units. Read-only. */
+  /** The sum of its taxes, in minor units. Read-only. */
+  tax_amount: number;
+  /** One per rate, in the rates’ order. Read-only. */
+  taxes: Array<QuoteLineItemTaxe>;
+}
+
+/** A discount before tax. */
+export interface QuoteDiscount {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+export interface QuoteTaxBreakdown {
+  /** Unique identifier (UUIDv7). */
+  tax_rate_id: string | null;
+  name: string | null;
+  registration_number: string | null;
+  percentage: number;
+  compound: boolean;
+  /** What the rate was taken on, in minor units (the nets with prices including tax; with a compound rate, the amounts plus the non-compound taxes). */
+  taxable_amount: number;
+  /** The rate’s tax, in minor units. */
   tax_amount: number;
 }
 
@@ -160,9 +214,19 @@ export interface Quote {
   line_items: Array<QuoteLineItem>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency: string;
-  /** Sum of line amounts, in minor units. Read-only. */
+  /** Whether unit amounts include tax (line amounts are then the nets). Default: the account’s. */
+  prices_include_tax: boolean;
+  /** per_line: each line’s tax rounded per rate; per_document: each rate’s total rounded once, shared over the lines. Default: the account’s. */
+  rounding: "per_line" | "per_document";
+  /** A discount before tax. */
+  discount: QuoteDiscount | null;
+  /** All discounts (the lines’ and the document’s), in minor units; 0 without any. Read-only. */
+  discount_amount: number;
+  /** One row per rate used, in order (priority, then creation): a snapshot, so a sent document never changes. Read-only. */
+  tax_breakdown: Array<QuoteTaxBreakdown>;
+  /** Sum of line amounts after discounts, before tax (the nets with prices including tax), in minor units. Read-only. */
   subtotal_amount: number;
-  /** Sum of line taxes, in minor units. Read-only. */
+  /** Sum of the tax_breakdown (= the lines’ taxes), in minor units. Read-only. */
   tax_amount: number;
   /** subtotal_amount + tax_amount, in minor units. Read-only. */
   total_amount: number;
@@ -188,20 +252,72 @@ export interface Quote {
   converted_at: string | null;
 }
 
+/** A discount before tax. */
+export interface JobLineItemDiscount {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+export interface JobLineItemTaxe {
+  /** Unique identifier (UUIDv7). */
+  tax_rate_id: string | null;
+  /** The rate’s name (null for a version-1 tax_rate). */
+  name: string | null;
+  /** Percent. */
+  percentage: number;
+  /** Applied on the amount plus the non-compound taxes. */
+  compound: boolean;
+  /** This rate’s tax on the line, in minor units. */
+  amount: number;
+}
+
 export interface JobLineItem {
   /** Unique identifier (UUIDv7). */
   id: string;
+  /** Unique identifier (UUIDv7). */
+  product_id: string | null;
   /** What was or will be done or supplied. */
   description: string;
   /** Quantity. */
   quantity: number;
   /** Price of one unit in minor units. */
   unit_amount: number;
-  /** Tax rate in percent. */
+  /** Version 1’s unnamed rate in percent; 0 for none. */
   tax_rate: number;
-  /** round_half_up(quantity × unit_amount), in minor units. Read-only. */
+  /** The named rates the line carries (after resolution). */
+  tax_rate_ids: Array<string>;
+  /** A discount before tax. */
+  discount: JobLineItemDiscount | null;
+  /** Its own discount plus its share of the document’s, in minor units. Read-only. */
+  discount_amount: number;
+  /** round(quantity × unit_amount) less its discounts, before tax, in minor units (with prices including tax: the net). Read-only. */
   amount: number;
-  /** round_half_up(amount × tax_rate / 100), in minor units. Read-only. */
+  /** The sum of its taxes, in minor units. Read-only. */
+  tax_amount: number;
+  /** One per rate, in the rates’ order. Read-only. */
+  taxes: Array<JobLineItemTaxe>;
+}
+
+/** A discount before tax. */
+export interface JobDiscount {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+export interface JobTaxBreakdown {
+  /** Unique identifier (UUIDv7). */
+  tax_rate_id: string | null;
+  name: string | null;
+  registration_number: string | null;
+  percentage: number;
+  compound: boolean;
+  /** What the rate was taken on, in minor units (the nets with prices including tax; with a compound rate, the amounts plus the non-compound taxes). */
+  taxable_amount: number;
+  /** The rate’s tax, in minor units. */
   tax_amount: number;
 }
 
@@ -238,9 +354,19 @@ export interface Job {
   line_items: Array<JobLineItem>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency: string;
-  /** Sum of line amounts, in minor units. Read-only. */
+  /** Whether unit amounts include tax (line amounts are then the nets). Default: the account’s. */
+  prices_include_tax: boolean;
+  /** per_line: each line’s tax rounded per rate; per_document: each rate’s total rounded once, shared over the lines. Default: the account’s. */
+  rounding: "per_line" | "per_document";
+  /** A discount before tax. */
+  discount: JobDiscount | null;
+  /** All discounts (the lines’ and the document’s), in minor units; 0 without any. Read-only. */
+  discount_amount: number;
+  /** One row per rate used, in order (priority, then creation): a snapshot, so a sent document never changes. Read-only. */
+  tax_breakdown: Array<JobTaxBreakdown>;
+  /** Sum of line amounts after discounts, before tax (the nets with prices including tax), in minor units. Read-only. */
   subtotal_amount: number;
-  /** Sum of line taxes, in minor units. Read-only. */
+  /** Sum of the tax_breakdown (= the lines’ taxes), in minor units. Read-only. */
   tax_amount: number;
   /** subtotal_amount + tax_amount, in minor units. Read-only. */
   total_amount: number;
@@ -252,20 +378,72 @@ export interface Job {
   completed_at: string | null;
 }
 
+/** A discount before tax. */
+export interface InvoiceLineItemDiscount {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+export interface InvoiceLineItemTaxe {
+  /** Unique identifier (UUIDv7). */
+  tax_rate_id: string | null;
+  /** The rate’s name (null for a version-1 tax_rate). */
+  name: string | null;
+  /** Percent. */
+  percentage: number;
+  /** Applied on the amount plus the non-compound taxes. */
+  compound: boolean;
+  /** This rate’s tax on the line, in minor units. */
+  amount: number;
+}
+
 export interface InvoiceLineItem {
   /** Unique identifier (UUIDv7). */
   id: string;
+  /** Unique identifier (UUIDv7). */
+  product_id: string | null;
   /** What was or will be done or supplied. */
   description: string;
   /** Quantity. */
   quantity: number;
   /** Price of one unit in minor units. */
   unit_amount: number;
-  /** Tax rate in percent. */
+  /** Version 1’s unnamed rate in percent; 0 for none. */
   tax_rate: number;
-  /** round_half_up(quantity × unit_amount), in minor units. Read-only. */
+  /** The named rates the line carries (after resolution). */
+  tax_rate_ids: Array<string>;
+  /** A discount before tax. */
+  discount: InvoiceLineItemDiscount | null;
+  /** Its own discount plus its share of the document’s, in minor units. Read-only. */
+  discount_amount: number;
+  /** round(quantity × unit_amount) less its discounts, before tax, in minor units (with prices including tax: the net). Read-only. */
   amount: number;
-  /** round_half_up(amount × tax_rate / 100), in minor units. Read-only. */
+  /** The sum of its taxes, in minor units. Read-only. */
+  tax_amount: number;
+  /** One per rate, in the rates’ order. Read-only. */
+  taxes: Array<InvoiceLineItemTaxe>;
+}
+
+/** A discount before tax. */
+export interface InvoiceDiscount {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+export interface InvoiceTaxBreakdown {
+  /** Unique identifier (UUIDv7). */
+  tax_rate_id: string | null;
+  name: string | null;
+  registration_number: string | null;
+  percentage: number;
+  compound: boolean;
+  /** What the rate was taken on, in minor units (the nets with prices including tax; with a compound rate, the amounts plus the non-compound taxes). */
+  taxable_amount: number;
+  /** The rate’s tax, in minor units. */
   tax_amount: number;
 }
 
@@ -311,9 +489,19 @@ export interface Invoice {
   line_items: Array<InvoiceLineItem>;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency: string;
-  /** Sum of line amounts, in minor units. Read-only. */
+  /** Whether unit amounts include tax (line amounts are then the nets). Default: the account’s. */
+  prices_include_tax: boolean;
+  /** per_line: each line’s tax rounded per rate; per_document: each rate’s total rounded once, shared over the lines. Default: the account’s. */
+  rounding: "per_line" | "per_document";
+  /** A discount before tax. */
+  discount: InvoiceDiscount | null;
+  /** All discounts (the lines’ and the document’s), in minor units; 0 without any. Read-only. */
+  discount_amount: number;
+  /** One row per rate used, in order (priority, then creation): a snapshot, so a sent document never changes. Read-only. */
+  tax_breakdown: Array<InvoiceTaxBreakdown>;
+  /** Sum of line amounts after discounts, before tax (the nets with prices including tax), in minor units. Read-only. */
   subtotal_amount: number;
-  /** Sum of line taxes, in minor units. Read-only. */
+  /** Sum of the tax_breakdown (= the lines’ taxes), in minor units. Read-only. */
   tax_amount: number;
   /** subtotal_amount + tax_amount, in minor units. Read-only. */
   total_amount: number;
@@ -760,14 +948,80 @@ export interface ApiKeyEvent {
   data: ApiKeyEventData;
 }
 
+/** Who caused the event (docs/api-contract.md §20). */
+export interface ProductEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface ProductEventData {
+  object: Product;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type product.created, product.updated, product.deleted: its data.object is the Product. */
+export interface ProductEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "product.created" | "product.updated" | "product.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: ProductEventActor;
+  data: ProductEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface TaxRateEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface TaxRateEventData {
+  object: TaxRate;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+}
+
+/** An event of type tax_rate.created, tax_rate.updated, tax_rate.deleted: its data.object is the TaxRate. */
+export interface TaxRateEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: TaxRateEventActor;
+  data: TaxRateEventData;
+}
+
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | ProductEvent | TaxRateEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "product.*" | "tax_rate.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -779,7 +1033,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -889,6 +1143,12 @@ export interface Account {
   quote_footer: string | null;
   /** The business’s time zone (IANA primary name; UTC until set): its local day decides is_overdue and date defaults. */
   timezone: string;
+  /** The last of a line’s tax sources (§19). */
+  default_tax_rate_ids: Array<string>;
+  /** The default of new quotes, jobs and invoices: whether unit amounts include tax. Default false. */
+  prices_include_tax: boolean;
+  /** The default of new documents: per_line rounds each line’s tax per rate; per_document rounds each rate’s total once and shares it over the lines. Default per_line. */
+  rounding: "per_line" | "per_document";
   /** Whether a logo is uploaded (PUT /v1/account/logo). */
   has_logo: boolean;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -956,7 +1216,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "catalog:read" | "catalog:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -971,6 +1231,76 @@ export interface ApiKey {
   previous_secret_expires_at: string | null;
   /** When the key was revoked; null while it is not. */
   revoked_at: string | null;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** A service, material or fee from the price list. */
+export interface Product {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "product". */
+  object: "product";
+  /** What it is: service, material, fee. */
+  type: "service" | "material" | "fee";
+  /** The product’s name; a line’s description when the product has none. */
+  name: string;
+  /** What a line made from the product says (else its name). */
+  description: string | null;
+  /** The business’s own code (SKU), unique among the account’s active products. */
+  code: string | null;
+  /** Price of one unit in minor units (cents); null: priced when used (the line must give it). */
+  unit_amount: number | null;
+  /** ISO 4217 code, upper case, of unit_amount and cost_amount. Default the account’s. */
+  currency: string;
+  /** The unit, printed: "hour". */
+  unit_label: string | null;
+  /** The quantity a line takes when it gives none; at most 3 decimals. Default 1. */
+  default_quantity: number;
+  /** The rates of lines made from the product (at most 5); null: the property’s or account’s defaults when taxable. */
+  tax_rate_ids: Array<string> | null;
+  /** false: lines made from it carry no tax (unless they name their own rates). Default true. */
+  taxable: boolean;
+  /** What one unit costs the business, in minor units. Internal: never on a client-facing page. */
+  cost_amount: number | null;
+  /** The default length of a visit for it. */
+  duration_minutes: number | null;
+  /** Whether new lines may use it. Deactivate rather than delete a product that documents used. */
+  active: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** A named tax rate, printed on the documents that use it. */
+export interface TaxRate {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "tax_rate". */
+  object: "tax_rate";
+  /** The name printed on documents, one tax row per rate. */
+  name: string;
+  /** Percent, 0 to 100, at most 4 decimals (9.975). Frozen once used on a document that is not a draft. */
+  percentage: number;
+  /** true: applied on the amount plus the line’s non-compound taxes (never on another compound rate). Default false. Frozen once used on a document that is not a draft. */
+  compound: boolean;
+  /** Order among the rates, lowest first (then creation order): of taxes on a line and rows of tax_breakdown. Default 0. Frozen once used on a document that is not a draft. */
+  priority: number;
+  /** The business’s registration number for this tax, printed beside it. */
+  registration_number: string | null;
+  /** Whether new lines may take the rate. An inactive rate stays valid on the documents that have it. */
+  active: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -1127,6 +1457,8 @@ export interface PropertyCreateParams {
   location?: PropertyLocationParams | null;
   /** Gate codes, pets, keys: for the crew only. Never printed on a PDF, e-mail or hub page. */
   access_notes?: string | null;
+  /** The taxes of this place’s document lines that name none of their own and whose product names none (docs/api-contract.md §19), before the account’s defaults; at most 5. Default []. */
+  default_tax_rate_ids?: Array<string>;
   /** An archived property takes no new documents; the ones it has keep it. */
   archived?: boolean;
   /** Your own id for the property: unique among the account’s properties. */
@@ -1149,6 +1481,8 @@ export interface PropertyUpdateParams {
   location?: PropertyLocationParams | null;
   /** Gate codes, pets, keys: for the crew only. Never printed on a PDF, e-mail or hub page. */
   access_notes?: string | null;
+  /** The taxes of this place’s document lines that name none of their own and whose product names none (docs/api-contract.md §19), before the account’s defaults; at most 5. Default []. */
+  default_tax_rate_ids?: Array<string>;
   /** An archived property takes no new documents; the ones it has keep it. */
   archived?: boolean;
   /** Your own id for the property: unique among the account’s properties. */
@@ -1239,15 +1573,37 @@ export interface QuoteListParams {
   request_id?: string;
 }
 
+/** A discount before tax. */
+export interface QuoteLineItemDiscountParams {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
 export interface QuoteLineItemParams {
-  /** What was or will be done or supplied. */
-  description: string;
-  /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. */
-  quantity: number;
-  /** Price of one unit in minor units (cents); negative for a discount line. */
-  unit_amount: number;
-  /** Tax rate in percent, 0 to 100, at most 3 decimals. */
+  /** A product of the account: fills the description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document). */
+  product_id?: string;
+  /** What was or will be done or supplied. Required unless product_id gives it. */
+  description?: string;
+  /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. Required unless product_id gives it. */
+  quantity?: number;
+  /** Price of one unit in minor units (cents); negative for a credit line. Required unless product_id gives it. With prices_include_tax, tax included. */
+  unit_amount?: number;
+  /** Version 1: one unnamed rate in percent, 0 to 100, at most 3 decimals; 0 (the default) is no rate. Not together with tax_rate_ids. */
   tax_rate?: number;
+  /** The line’s tax rates (at most 5); [] makes it tax-free. Absent: its product’s rates, else the property’s default_tax_rate_ids, else the account’s. Not together with tax_rate. */
+  tax_rate_ids?: Array<string>;
+  /** A discount before tax. */
+  discount?: QuoteLineItemDiscountParams | null;
+}
+
+/** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+export interface QuoteDiscountParams {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
 }
 
 /** Body of POST /v1/quotes. */
@@ -1264,6 +1620,12 @@ export interface QuoteCreateParams {
   title?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
   line_items?: Array<QuoteLineItemParams>;
+  /** Unit amounts include tax. Default: the account’s (or the source document’s). */
+  prices_include_tax?: boolean;
+  /** per_line or per_document. Default: the account’s (or the source document’s). */
+  rounding?: "per_line" | "per_document";
+  /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+  discount?: QuoteDiscountParams | null;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** Notes shown to the client on the quote. */
@@ -1286,6 +1648,12 @@ export interface QuoteUpdateParams {
   title?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
   line_items?: Array<QuoteLineItemParams>;
+  /** Unit amounts include tax. Default: the account’s (or the source document’s). */
+  prices_include_tax?: boolean;
+  /** per_line or per_document. Default: the account’s (or the source document’s). */
+  rounding?: "per_line" | "per_document";
+  /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+  discount?: QuoteDiscountParams | null;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** Notes shown to the client on the quote. */
@@ -1306,6 +1674,36 @@ export interface QuoteSendParams {
 
 /** Body of POST /v1/quotes/{id}/hosted-link/rotate. */
 export interface QuoteRotateHostedLinkParams {
+}
+
+/** Body of POST /v1/quotes/preview. */
+export interface QuotePreviewParams {
+  /** The client the quote is for. */
+  client_id: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
+  /** A service request of the same client; it becomes converted. */
+  request_id?: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Short title shown to the client. */
+  title?: string | null;
+  /** The document's lines (at most 200); replaces the whole list on update. */
+  line_items?: Array<QuoteLineItemParams>;
+  /** Unit amounts include tax. Default: the account’s (or the source document’s). */
+  prices_include_tax?: boolean;
+  /** per_line or per_document. Default: the account’s (or the source document’s). */
+  rounding?: "per_line" | "per_document";
+  /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+  discount?: QuoteDiscountParams | null;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency?: string;
+  /** Notes shown to the client on the quote. */
+  notes?: string | null;
+  /** Last day the client may accept the quote. */
+  valid_until?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
 }
 
 /** Query parameters of GET /v1/quotes/{id}/deliveries. */
@@ -1346,15 +1744,37 @@ export interface JobListParams {
   scheduled_to?: string;
 }
 
+/** A discount before tax. */
+export interface JobLineItemDiscountParams {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
 export interface JobLineItemParams {
-  /** What was or will be done or supplied. */
-  description: string;
-  /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. */
-  quantity: number;
-  /** Price of one unit in minor units (cents); negative for a discount line. */
-  unit_amount: number;
-  /** Tax rate in percent, 0 to 100, at most 3 decimals. */
+  /** A product of the account: fills the description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document). */
+  product_id?: string;
+  /** What was or will be done or supplied. Required unless product_id gives it. */
+  description?: string;
+  /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. Required unless product_id gives it. */
+  quantity?: number;
+  /** Price of one unit in minor units (cents); negative for a credit line. Required unless product_id gives it. With prices_include_tax, tax included. */
+  unit_amount?: number;
+  /** Version 1: one unnamed rate in percent, 0 to 100, at most 3 decimals; 0 (the default) is no rate. Not together with tax_rate_ids. */
   tax_rate?: number;
+  /** The line’s tax rates (at most 5); [] makes it tax-free. Absent: its product’s rates, else the property’s default_tax_rate_ids, else the account’s. Not together with tax_rate. */
+  tax_rate_ids?: Array<string>;
+  /** A discount before tax. */
+  discount?: JobLineItemDiscountParams | null;
+}
+
+/** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+export interface JobDiscountParams {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
 }
 
 /** The fields of JobCreateParams. */
@@ -1375,6 +1795,12 @@ export interface JobCreateParamsFields {
   description?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
   line_items?: Array<JobLineItemParams>;
+  /** Unit amounts include tax. Default: the account’s (or the source document’s). */
+  prices_include_tax?: boolean;
+  /** per_line or per_document. Default: the account’s (or the source document’s). */
+  rounding?: "per_line" | "per_document";
+  /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+  discount?: JobDiscountParams | null;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** When the work is planned to start. */
@@ -1402,6 +1828,12 @@ export interface JobUpdateParams {
   description?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
   line_items?: Array<JobLineItemParams>;
+  /** Unit amounts include tax. Default: the account’s (or the source document’s). */
+  prices_include_tax?: boolean;
+  /** per_line or per_document. Default: the account’s (or the source document’s). */
+  rounding?: "per_line" | "per_document";
+  /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+  discount?: JobDiscountParams | null;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** When the work is planned to start. */
@@ -1446,15 +1878,37 @@ export interface InvoiceListParams {
   job_id?: string;
 }
 
+/** A discount before tax. */
+export interface InvoiceLineItemDiscountParams {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
 export interface InvoiceLineItemParams {
-  /** What was or will be done or supplied. */
-  description: string;
-  /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. */
-  quantity: number;
-  /** Price of one unit in minor units (cents); negative for a discount line. */
-  unit_amount: number;
-  /** Tax rate in percent, 0 to 100, at most 3 decimals. */
+  /** A product of the account: fills the description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document). */
+  product_id?: string;
+  /** What was or will be done or supplied. Required unless product_id gives it. */
+  description?: string;
+  /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. Required unless product_id gives it. */
+  quantity?: number;
+  /** Price of one unit in minor units (cents); negative for a credit line. Required unless product_id gives it. With prices_include_tax, tax included. */
+  unit_amount?: number;
+  /** Version 1: one unnamed rate in percent, 0 to 100, at most 3 decimals; 0 (the default) is no rate. Not together with tax_rate_ids. */
   tax_rate?: number;
+  /** The line’s tax rates (at most 5); [] makes it tax-free. Absent: its product’s rates, else the property’s default_tax_rate_ids, else the account’s. Not together with tax_rate. */
+  tax_rate_ids?: Array<string>;
+  /** A discount before tax. */
+  discount?: InvoiceLineItemDiscountParams | null;
+}
+
+/** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+export interface InvoiceDiscountParams {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
 }
 
 /** The fields of InvoiceCreateParams. */
@@ -1471,6 +1925,12 @@ export interface InvoiceCreateParamsFields {
   external_id?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
   line_items?: Array<InvoiceLineItemParams>;
+  /** Unit amounts include tax. Default: the account’s (or the source document’s). */
+  prices_include_tax?: boolean;
+  /** per_line or per_document. Default: the account’s (or the source document’s). */
+  rounding?: "per_line" | "per_document";
+  /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+  discount?: InvoiceDiscountParams | null;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** Notes shown to the client on the invoice. */
@@ -1496,6 +1956,12 @@ export interface InvoiceUpdateParams {
   external_id?: string | null;
   /** The document's lines (at most 200); replaces the whole list on update. */
   line_items?: Array<InvoiceLineItemParams>;
+  /** Unit amounts include tax. Default: the account’s (or the source document’s). */
+  prices_include_tax?: boolean;
+  /** per_line or per_document. Default: the account’s (or the source document’s). */
+  rounding?: "per_line" | "per_document";
+  /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+  discount?: InvoiceDiscountParams | null;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** Notes shown to the client on the invoice. */
@@ -1519,6 +1985,41 @@ export interface InvoiceSendParams {
 /** Body of POST /v1/invoices/{id}/hosted-link/rotate. */
 export interface InvoiceRotateHostedLinkParams {
 }
+
+/** The fields of InvoicePreviewParams. */
+export interface InvoicePreviewParamsFields {
+  /** The client; required unless job_id or quote_id is given. */
+  client_id?: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
+  /** A job of the same client; its lines are copied when none are given. */
+  job_id?: string;
+  /** An approved quote of the same client; it becomes converted and its lines are copied when none are given. */
+  quote_id?: string;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** The document's lines (at most 200); replaces the whole list on update. */
+  line_items?: Array<InvoiceLineItemParams>;
+  /** Unit amounts include tax. Default: the account’s (or the source document’s). */
+  prices_include_tax?: boolean;
+  /** per_line or per_document. Default: the account’s (or the source document’s). */
+  rounding?: "per_line" | "per_document";
+  /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+  discount?: InvoiceDiscountParams | null;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency?: string;
+  /** Notes shown to the client on the invoice. */
+  notes?: string | null;
+  /** Date of issue; set to the send date on first send when empty. */
+  issue_date?: string | null;
+  /** Payment due date; defaults to issue_date + the account’s payment_terms_days (30 unless changed). */
+  due_date?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of POST /v1/invoices/preview. One of client_id, job_id, quote_id is required. */
+export type InvoicePreviewParams = InvoicePreviewParamsFields & ({ client_id: string } | { job_id: string } | { quote_id: string });
 
 /** Query parameters of GET /v1/invoices/{id}/deliveries. */
 export interface InvoiceListDeliveriesParams {
@@ -1595,7 +2096,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "product.*" | "tax_rate.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "product.*" | "tax_rate.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -1642,7 +2143,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -1654,7 +2155,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -1736,6 +2237,12 @@ export interface AccountUpdateParams {
   invoice_footer?: string | null;
   /** The footer line of every quote page. */
   quote_footer?: string | null;
+  /** The taxes of a document line that names none of its own and whose product and property name none (docs/api-contract.md §19); at most 5. Default []. */
+  default_tax_rate_ids?: Array<string>;
+  /** The default of new quotes, jobs and invoices: whether unit amounts include tax. Default false. */
+  prices_include_tax?: boolean;
+  /** The default of new documents: per_line rounds each line’s tax per rate; per_document rounds each rate’s total once and shares it over the lines. Default per_line. */
+  rounding?: "per_line" | "per_document";
   /** The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
   timezone?: string;
 }
@@ -1843,7 +2350,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "catalog:read" | "catalog:write">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1881,7 +2388,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "catalog:read" | "catalog:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1909,7 +2416,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "catalog:read" | "catalog:write">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1953,7 +2460,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "catalog:read" | "catalog:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1974,6 +2481,160 @@ export interface ApiKeyRollResult {
   updated_at: string;
   /** The key itself, shown this once: store it safely. Send it as `Authorization: Bearer <secret>`. */
   secret: string;
+}
+
+/** Query parameters of GET /v1/products. */
+export interface ProductListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at, name, -name. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** true: only active products; false: only inactive ones. */
+  active?: boolean;
+  /** Only products of this type: service, material, fee. */
+  type?: "service" | "material" | "fee";
+  /** Only the products with this code. */
+  code?: string;
+  /** Case-insensitive match anywhere in the name or code. */
+  q?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
+}
+
+/** Body of POST /v1/products. */
+export interface ProductCreateParams {
+  /** What it is: service, material, fee. */
+  type: "service" | "material" | "fee";
+  /** The product’s name; a line’s description when the product has none. */
+  name: string;
+  /** What a line made from the product says (else its name). */
+  description?: string | null;
+  /** The business’s own code (SKU), unique among the account’s active products. */
+  code?: string | null;
+  /** Price of one unit in minor units (cents); null: priced when used (the line must give it). */
+  unit_amount?: number | null;
+  /** ISO 4217 code, upper case, of unit_amount and cost_amount. Default the account’s. */
+  currency?: string;
+  /** The unit, printed: "hour". */
+  unit_label?: string | null;
+  /** The quantity a line takes when it gives none; at most 3 decimals. Default 1. */
+  default_quantity?: number;
+  /** The rates of lines made from the product (at most 5); null: the property’s or account’s defaults when taxable. */
+  tax_rate_ids?: Array<string> | null;
+  /** false: lines made from it carry no tax (unless they name their own rates). Default true. */
+  taxable?: boolean;
+  /** What one unit costs the business, in minor units. Internal: never on a client-facing page. */
+  cost_amount?: number | null;
+  /** The default length of a visit for it. */
+  duration_minutes?: number | null;
+  /** Whether new lines may use it. Deactivate rather than delete a product that documents used. */
+  active?: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/products/{id}. */
+export interface ProductUpdateParams {
+  /** What it is: service, material, fee. */
+  type?: "service" | "material" | "fee";
+  /** The product’s name; a line’s description when the product has none. */
+  name?: string;
+  /** What a line made from the product says (else its name). */
+  description?: string | null;
+  /** The business’s own code (SKU), unique among the account’s active products. */
+  code?: string | null;
+  /** Price of one unit in minor units (cents); null: priced when used (the line must give it). */
+  unit_amount?: number | null;
+  /** ISO 4217 code, upper case, of unit_amount and cost_amount. Default the account’s. */
+  currency?: string;
+  /** The unit, printed: "hour". */
+  unit_label?: string | null;
+  /** The quantity a line takes when it gives none; at most 3 decimals. Default 1. */
+  default_quantity?: number;
+  /** The rates of lines made from the product (at most 5); null: the property’s or account’s defaults when taxable. */
+  tax_rate_ids?: Array<string> | null;
+  /** false: lines made from it carry no tax (unless they name their own rates). Default true. */
+  taxable?: boolean;
+  /** What one unit costs the business, in minor units. Internal: never on a client-facing page. */
+  cost_amount?: number | null;
+  /** The default length of a visit for it. */
+  duration_minutes?: number | null;
+  /** Whether new lines may use it. Deactivate rather than delete a product that documents used. */
+  active?: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Query parameters of GET /v1/tax-rates. */
+export interface TaxRateListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** true: only active rates; false: only inactive ones. */
+  active?: boolean;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
+}
+
+/** Body of POST /v1/tax-rates. */
+export interface TaxRateCreateParams {
+  /** The name printed on documents, one tax row per rate. */
+  name: string;
+  /** Percent, 0 to 100, at most 4 decimals (9.975). Frozen once used on a document that is not a draft. */
+  percentage: number;
+  /** true: applied on the amount plus the line’s non-compound taxes (never on another compound rate). Default false. Frozen once used on a document that is not a draft. */
+  compound?: boolean;
+  /** Order among the rates, lowest first (then creation order): of taxes on a line and rows of tax_breakdown. Default 0. Frozen once used on a document that is not a draft. */
+  priority?: number;
+  /** The business’s registration number for this tax, printed beside it. */
+  registration_number?: string | null;
+  /** Whether new lines may take the rate. An inactive rate stays valid on the documents that have it. */
+  active?: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/tax-rates/{id}. */
+export interface TaxRateUpdateParams {
+  /** The name printed on documents, one tax row per rate. */
+  name?: string;
+  /** Percent, 0 to 100, at most 4 decimals (9.975). Frozen once used on a document that is not a draft. */
+  percentage?: number;
+  /** true: applied on the amount plus the line’s non-compound taxes (never on another compound rate). Default false. Frozen once used on a document that is not a draft. */
+  compound?: boolean;
+  /** Order among the rates, lowest first (then creation order): of taxes on a line and rows of tax_breakdown. Default 0. Frozen once used on a document that is not a draft. */
+  priority?: number;
+  /** The business’s registration number for this tax, printed beside it. */
+  registration_number?: string | null;
+  /** Whether new lines may take the rate. An inactive rate stays valid on the documents that have it. */
+  active?: boolean;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
 }
 
 /** clients: list, create, get, update, delete. */
@@ -2061,7 +2722,7 @@ export class ServiceRequestsResource {
   }
 }
 
-/** quotes: list, create, get, update, delete, send, rotateHostedLink, getPdf, listDeliveries. */
+/** quotes: list, create, get, update, delete, send, rotateHostedLink, preview, getPdf, listDeliveries. */
 export class QuotesResource {
   constructor(private readonly transport: Transport) {}
 
@@ -2102,6 +2763,13 @@ Requires the scope `quotes:send`. */
 Requires the scope `quotes:write`. */
   rotateHostedLink(id: string, params: QuoteRotateHostedLinkParams = {}, options?: RequestOptions): Promise<WithResponse<Quote>> {
     return this.transport.request<Quote>('POST', `/v1/quotes/${encodeURIComponent(id)}/hosted-link/rotate`, { body: params }, options);
+  }
+
+  /** Preview a quote: its figures, nothing stored. The body of POST /v1/quotes, answered with the quote exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `quotes:read`. */
+  preview(params: QuotePreviewParams, options?: RequestOptions): Promise<WithResponse<Quote>> {
+    return this.transport.request<Quote>('POST', `/v1/quotes/preview`, { body: params }, options);
   }
 
   /** Get the quote as a PDF. The PDF e-mailed with the quote, rendered from its current revision (a draft too): business and client blocks, every line, totals. The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.
@@ -2149,7 +2817,7 @@ export class JobsResource {
   }
 }
 
-/** invoices: list, create, get, update, delete, send, rotateHostedLink, getPdf, listDeliveries. */
+/** invoices: list, create, get, update, delete, send, rotateHostedLink, preview, getPdf, listDeliveries. */
 export class InvoicesResource {
   constructor(private readonly transport: Transport) {}
 
@@ -2190,6 +2858,13 @@ Requires the scope `invoices:send`. */
 Requires the scope `invoices:write`. */
   rotateHostedLink(id: string, params: InvoiceRotateHostedLinkParams = {}, options?: RequestOptions): Promise<WithResponse<Invoice>> {
     return this.transport.request<Invoice>('POST', `/v1/invoices/${encodeURIComponent(id)}/hosted-link/rotate`, { body: params }, options);
+  }
+
+  /** Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `invoices:read`. */
+  preview(params: InvoicePreviewParams, options?: RequestOptions): Promise<WithResponse<Invoice>> {
+    return this.transport.request<Invoice>('POST', `/v1/invoices/preview`, { body: params }, options);
   }
 
   /** Get the invoice as a PDF. The PDF e-mailed with the invoice, rendered from its current revision (a draft too): business and client blocks, every line, totals, amount due, payment instructions and a PAID or VOID mark. The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.
@@ -2429,6 +3104,66 @@ Requires the scope `api_keys:write`. */
   }
 }
 
+/** products: list, create, get, update, delete. */
+export class ProductsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List products. Requires the scope `catalog:read`. */
+  list(params: ProductListParams = {}, options?: RequestOptions): PagePromise<Product> {
+    return this.transport.list<Product>(`/v1/products`, { ...params }, options);
+  }
+
+  /** Create a product. Requires the scope `catalog:write`. */
+  create(params: ProductCreateParams, options?: RequestOptions): Promise<WithResponse<Product>> {
+    return this.transport.request<Product>('POST', `/v1/products`, { body: params }, options);
+  }
+
+  /** Get a product. Requires the scope `catalog:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<Product>> {
+    return this.transport.request<Product>('GET', `/v1/products/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a product (partial: absent fields are kept, null clears). Requires the scope `catalog:write`. */
+  update(id: string, params: ProductUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<Product>> {
+    return this.transport.request<Product>('PUT', `/v1/products/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete a product. Requires the scope `catalog:write`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/products/${encodeURIComponent(id)}`, {}, options);
+  }
+}
+
+/** tax-rates: list, create, get, update, delete. */
+export class TaxRatesResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List tax rates. Requires the scope `catalog:read`. */
+  list(params: TaxRateListParams = {}, options?: RequestOptions): PagePromise<TaxRate> {
+    return this.transport.list<TaxRate>(`/v1/tax-rates`, { ...params }, options);
+  }
+
+  /** Create a tax rate. Requires the scope `catalog:write`. */
+  create(params: TaxRateCreateParams, options?: RequestOptions): Promise<WithResponse<TaxRate>> {
+    return this.transport.request<TaxRate>('POST', `/v1/tax-rates`, { body: params }, options);
+  }
+
+  /** Get a tax rate. Requires the scope `catalog:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<TaxRate>> {
+    return this.transport.request<TaxRate>('GET', `/v1/tax-rates/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a tax rate (partial: absent fields are kept, null clears). Requires the scope `catalog:write`. */
+  update(id: string, params: TaxRateUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<TaxRate>> {
+    return this.transport.request<TaxRate>('PUT', `/v1/tax-rates/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete a tax rate. Requires the scope `catalog:write`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/tax-rates/${encodeURIComponent(id)}`, {}, options);
+  }
+}
+
 /** Every resource, as the properties of BmsClient. */
 export class Resources {
   readonly clients: ClientsResource;
@@ -2443,6 +3178,8 @@ export class Resources {
   readonly account: AccountResource;
   readonly teamMembers: TeamMembersResource;
   readonly apiKeys: ApiKeysResource;
+  readonly products: ProductsResource;
+  readonly taxRates: TaxRatesResource;
 
   constructor(transport: Transport) {
     this.clients = new ClientsResource(transport);
@@ -2457,5 +3194,7 @@ export class Resources {
     this.account = new AccountResource(transport);
     this.teamMembers = new TeamMembersResource(transport);
     this.apiKeys = new ApiKeysResource(transport);
+    this.products = new ProductsResource(transport);
+    this.taxRates = new TaxRatesResource(transport);
   }
 }

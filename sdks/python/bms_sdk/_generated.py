@@ -15,11 +15,23 @@ __all__ = [
     "PropertyLocation",
     "Property",
     "ServiceRequest",
+    "QuoteLineItemDiscount",
+    "QuoteLineItemTaxe",
     "QuoteLineItem",
+    "QuoteDiscount",
+    "QuoteTaxBreakdown",
     "Quote",
+    "JobLineItemDiscount",
+    "JobLineItemTaxe",
     "JobLineItem",
+    "JobDiscount",
+    "JobTaxBreakdown",
     "Job",
+    "InvoiceLineItemDiscount",
+    "InvoiceLineItemTaxe",
     "InvoiceLineItem",
+    "InvoiceDiscount",
+    "InvoiceTaxBreakdown",
     "InvoicePayment",
     "Invoice",
     "PaymentRefund",
@@ -58,6 +70,12 @@ __all__ = [
     "ApiKeyEventActor",
     "ApiKeyEventData",
     "ApiKeyEvent",
+    "ProductEventActor",
+    "ProductEventData",
+    "ProductEvent",
+    "TaxRateEventActor",
+    "TaxRateEventData",
+    "TaxRateEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
@@ -68,13 +86,21 @@ __all__ = [
     "ApiKeyRateLimits",
     "ApiKeyCreatedBy",
     "ApiKey",
+    "Product",
+    "TaxRate",
     "DeletedObject",
     "ClientAddressParams",
     "PropertyAddressParams",
     "PropertyLocationParams",
+    "QuoteLineItemDiscountParams",
     "QuoteLineItemParams",
+    "QuoteDiscountParams",
+    "JobLineItemDiscountParams",
     "JobLineItemParams",
+    "JobDiscountParams",
+    "InvoiceLineItemDiscountParams",
     "InvoiceLineItemParams",
+    "InvoiceDiscountParams",
     "EventResendResult",
     "WebhookEndpointRecoverResult",
     "AccountAddressParams",
@@ -93,7 +119,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "product.*", "tax_rate.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -153,6 +179,7 @@ class Property(TypedDict):
     timezone: str
     location: Optional[PropertyLocation]
     access_notes: Optional[str]
+    default_tax_rate_ids: List[str]
     archived: bool
     external_id: Optional[str]
     metadata: Dict[str, str]
@@ -178,15 +205,56 @@ class ServiceRequest(TypedDict):
     converted_at: Optional[str]
 
 
+class QuoteLineItemDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class QuoteLineItemTaxe(TypedDict):
+    """QuoteLineItemTaxe"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    percentage: float
+    compound: bool
+    amount: int
+
+
 class QuoteLineItem(TypedDict):
     """QuoteLineItem"""
 
     id: str
+    product_id: Optional[str]
     description: str
     quantity: float
     unit_amount: int
     tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[QuoteLineItemDiscount]
+    discount_amount: int
     amount: int
+    tax_amount: int
+    taxes: List[QuoteLineItemTaxe]
+
+
+class QuoteDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class QuoteTaxBreakdown(TypedDict):
+    """QuoteTaxBreakdown"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    registration_number: Optional[str]
+    percentage: float
+    compound: bool
+    taxable_amount: int
     tax_amount: int
 
 
@@ -207,6 +275,11 @@ class Quote(TypedDict):
     title: Optional[str]
     line_items: List[QuoteLineItem]
     currency: str
+    prices_include_tax: bool
+    rounding: Literal["per_line", "per_document"]
+    discount: Optional[QuoteDiscount]
+    discount_amount: int
+    tax_breakdown: List[QuoteTaxBreakdown]
     subtotal_amount: int
     tax_amount: int
     total_amount: int
@@ -222,15 +295,56 @@ class Quote(TypedDict):
     converted_at: Optional[str]
 
 
+class JobLineItemDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class JobLineItemTaxe(TypedDict):
+    """JobLineItemTaxe"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    percentage: float
+    compound: bool
+    amount: int
+
+
 class JobLineItem(TypedDict):
     """JobLineItem"""
 
     id: str
+    product_id: Optional[str]
     description: str
     quantity: float
     unit_amount: int
     tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[JobLineItemDiscount]
+    discount_amount: int
     amount: int
+    tax_amount: int
+    taxes: List[JobLineItemTaxe]
+
+
+class JobDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class JobTaxBreakdown(TypedDict):
+    """JobTaxBreakdown"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    registration_number: Optional[str]
+    percentage: float
+    compound: bool
+    taxable_amount: int
     tax_amount: int
 
 
@@ -253,6 +367,11 @@ class Job(TypedDict):
     description: Optional[str]
     line_items: List[JobLineItem]
     currency: str
+    prices_include_tax: bool
+    rounding: Literal["per_line", "per_document"]
+    discount: Optional[JobDiscount]
+    discount_amount: int
+    tax_breakdown: List[JobTaxBreakdown]
     subtotal_amount: int
     tax_amount: int
     total_amount: int
@@ -261,15 +380,56 @@ class Job(TypedDict):
     completed_at: Optional[str]
 
 
+class InvoiceLineItemDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class InvoiceLineItemTaxe(TypedDict):
+    """InvoiceLineItemTaxe"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    percentage: float
+    compound: bool
+    amount: int
+
+
 class InvoiceLineItem(TypedDict):
     """InvoiceLineItem"""
 
     id: str
+    product_id: Optional[str]
     description: str
     quantity: float
     unit_amount: int
     tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[InvoiceLineItemDiscount]
+    discount_amount: int
     amount: int
+    tax_amount: int
+    taxes: List[InvoiceLineItemTaxe]
+
+
+class InvoiceDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class InvoiceTaxBreakdown(TypedDict):
+    """InvoiceTaxBreakdown"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    registration_number: Optional[str]
+    percentage: float
+    compound: bool
+    taxable_amount: int
     tax_amount: int
 
 
@@ -300,6 +460,11 @@ class Invoice(TypedDict):
     quote_id: Optional[str]
     line_items: List[InvoiceLineItem]
     currency: str
+    prices_include_tax: bool
+    rounding: Literal["per_line", "per_document"]
+    discount: Optional[InvoiceDiscount]
+    discount_amount: int
+    tax_breakdown: List[InvoiceTaxBreakdown]
     subtotal_amount: int
     tax_amount: int
     total_amount: int
@@ -687,9 +852,69 @@ class ApiKeyEvent(TypedDict):
     data: ApiKeyEventData
 
 
+class ProductEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _ProductEventDataRequired(TypedDict):
+    object: Product
+
+
+class ProductEventData(_ProductEventDataRequired, total=False):
+    """ProductEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+
+
+class ProductEvent(TypedDict):
+    """An event of type product.created, product.updated, product.deleted: its data.object is the Product."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["product.created", "product.updated", "product.deleted"]
+    created_at: str
+    account_id: str
+    actor: ProductEventActor
+    data: ProductEventData
+
+
+class TaxRateEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _TaxRateEventDataRequired(TypedDict):
+    object: TaxRate
+
+
+class TaxRateEventData(_TaxRateEventDataRequired, total=False):
+    """TaxRateEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+
+
+class TaxRateEvent(TypedDict):
+    """An event of type tax_rate.created, tax_rate.updated, tax_rate.deleted: its data.object is the TaxRate."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["tax_rate.created", "tax_rate.updated", "tax_rate.deleted"]
+    created_at: str
+    account_id: str
+    actor: TaxRateEventActor
+    data: TaxRateEventData
+
+
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, ProductEvent, TaxRateEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -776,6 +1001,9 @@ class Account(TypedDict):
     invoice_footer: Optional[str]
     quote_footer: Optional[str]
     timezone: str
+    default_tax_rate_ids: List[str]
+    prices_include_tax: bool
+    rounding: Literal["per_line", "per_document"]
     has_logo: bool
     created_at: str
     updated_at: str
@@ -821,7 +1049,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "catalog:read", "catalog:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -829,6 +1057,47 @@ class ApiKey(TypedDict):
     last_used_at: Optional[str]
     previous_secret_expires_at: Optional[str]
     revoked_at: Optional[str]
+    created_at: str
+    updated_at: str
+
+
+class Product(TypedDict):
+    """A service, material or fee from the price list."""
+
+    id: str
+    object: Literal["product"]
+    type: Literal["service", "material", "fee"]
+    name: str
+    description: Optional[str]
+    code: Optional[str]
+    unit_amount: Optional[int]
+    currency: str
+    unit_label: Optional[str]
+    default_quantity: float
+    tax_rate_ids: Optional[List[str]]
+    taxable: bool
+    cost_amount: Optional[int]
+    duration_minutes: Optional[int]
+    active: bool
+    external_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class TaxRate(TypedDict):
+    """A named tax rate, printed on the documents that use it."""
+
+    id: str
+    object: Literal["tax_rate"]
+    name: str
+    percentage: float
+    compound: bool
+    priority: int
+    registration_number: Optional[str]
+    active: bool
+    external_id: Optional[str]
+    metadata: Dict[str, str]
     created_at: str
     updated_at: str
 
@@ -872,40 +1141,82 @@ class PropertyLocationParams(TypedDict):
     lng: float
 
 
-class _QuoteLineItemParamsRequired(TypedDict):
-    description: str
-    quantity: float
-    unit_amount: int
+class QuoteLineItemDiscountParams(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
 
 
-class QuoteLineItemParams(_QuoteLineItemParamsRequired, total=False):
+class QuoteLineItemParams(TypedDict, total=False):
     """QuoteLineItemParams"""
 
-    tax_rate: float
-
-
-class _JobLineItemParamsRequired(TypedDict):
+    product_id: str
     description: str
     quantity: float
     unit_amount: int
+    tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[QuoteLineItemDiscountParams]
 
 
-class JobLineItemParams(_JobLineItemParamsRequired, total=False):
+class QuoteDiscountParams(TypedDict):
+    """A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class JobLineItemDiscountParams(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class JobLineItemParams(TypedDict, total=False):
     """JobLineItemParams"""
 
-    tax_rate: float
-
-
-class _InvoiceLineItemParamsRequired(TypedDict):
+    product_id: str
     description: str
     quantity: float
     unit_amount: int
+    tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[JobLineItemDiscountParams]
 
 
-class InvoiceLineItemParams(_InvoiceLineItemParamsRequired, total=False):
+class JobDiscountParams(TypedDict):
+    """A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class InvoiceLineItemDiscountParams(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class InvoiceLineItemParams(TypedDict, total=False):
     """InvoiceLineItemParams"""
 
+    product_id: str
+    description: str
+    quantity: float
+    unit_amount: int
     tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[InvoiceLineItemDiscountParams]
+
+
+class InvoiceDiscountParams(TypedDict):
+    """A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none."""
+
+    type: Literal["percent", "amount"]
+    value: float
 
 
 class EventResendResult(TypedDict):
@@ -953,7 +1264,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "catalog:read", "catalog:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -996,7 +1307,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "catalog:read", "catalog:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -1127,6 +1438,7 @@ class PropertiesResource:
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
         access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -1135,7 +1447,7 @@ class PropertiesResource:
         max_retries: Optional[int] = None,
     ) -> Property:
         """Create a property. Requires the scope `clients:write`."""
-        return cast(Property, self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Property, self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1157,6 +1469,7 @@ class PropertiesResource:
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
         access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -1165,7 +1478,7 @@ class PropertiesResource:
         max_retries: Optional[int] = None,
     ) -> Property:
         """Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Property, self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Property, self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1250,7 +1563,7 @@ class ServiceRequestsResource:
 
 
 class QuotesResource:
-    """quotes: list, create, get, update, delete, send, rotate_hosted_link, get_pdf, list_deliveries."""
+    """quotes: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -1283,6 +1596,9 @@ class QuotesResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[QuoteDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1292,7 +1608,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1313,6 +1629,9 @@ class QuotesResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[QuoteDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1323,7 +1642,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1362,6 +1681,31 @@ Requires the scope `quotes:send`."""
 
 Requires the scope `quotes:write`."""
         return cast(Quote, self._transport.request("POST", f"/v1/quotes/{_quote(id)}/hosted-link/rotate", body=_given(), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def preview(
+        self,
+        *,
+        client_id: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        request_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        title: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[QuoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Quote:
+        """Preview a quote: its figures, nothing stored. The body of POST /v1/quotes, answered with the quote exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `quotes:read`."""
+        return cast(Quote, self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get_pdf(
         self,
@@ -1430,6 +1774,9 @@ class JobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1451,6 +1798,9 @@ class JobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1471,6 +1821,9 @@ class JobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1480,7 +1833,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1502,6 +1855,9 @@ class JobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1512,7 +1868,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1527,7 +1883,7 @@ class JobsResource:
 
 
 class InvoicesResource:
-    """invoices: list, create, get, update, delete, send, rotate_hosted_link, get_pdf, list_deliveries."""
+    """invoices: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -1565,6 +1921,9 @@ class InvoicesResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1585,6 +1944,9 @@ class InvoicesResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1605,6 +1967,9 @@ class InvoicesResource:
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1624,6 +1989,9 @@ class InvoicesResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1634,7 +2002,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1654,6 +2022,9 @@ class InvoicesResource:
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1665,7 +2036,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1704,6 +2075,101 @@ Requires the scope `invoices:send`."""
 
 Requires the scope `invoices:write`."""
         return cast(Invoice, self._transport.request("POST", f"/v1/invoices/{_quote(id)}/hosted-link/rotate", body=_given(), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    @overload
+    def preview(
+        self,
+        *,
+        client_id: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    @overload
+    def preview(
+        self,
+        *,
+        job_id: str,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    @overload
+    def preview(
+        self,
+        *,
+        quote_id: str,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    def preview(
+        self,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice:
+        """Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `invoices:read`."""
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     def get_pdf(
         self,
@@ -1825,7 +2291,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "product.*", "tax_rate.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "product.*", "tax_rate.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -2025,6 +2491,9 @@ Requires the scope `account:read`."""
         payment_instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
         invoice_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
         quote_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         timeout: Optional[float] = None,
@@ -2033,7 +2502,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, timezone=timezone), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, timezone=timezone), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     def upload_logo(
         self,
@@ -2173,7 +2642,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "catalog:read", "catalog:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -2201,7 +2670,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "catalog:read", "catalog:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -2242,6 +2711,187 @@ Requires the scope `api_keys:write`."""
         return cast(ApiKeyRollResult, self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
 
+class ProductsResource:
+    """products: list, create, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "name", "-name"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        type: Union[Literal["service", "material", "fee"], NotGiven] = NOT_GIVEN,
+        code: Union[str, NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[Product]:
+        """List products. Requires the scope `catalog:read`."""
+        return cast(Page[Product], self._transport.list("/v1/products", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, type=type, code=code, q=q, external_id=external_id), timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        type: Literal["service", "material", "fee"],
+        name: str,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        code: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_quantity: Union[float, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        taxable: Union[bool, NotGiven] = NOT_GIVEN,
+        cost_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Product:
+        """Create a product. Requires the scope `catalog:write`."""
+        return cast(Product, self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Product:
+        """Get a product. Requires the scope `catalog:read`."""
+        return cast(Product, self._transport.request("GET", f"/v1/products/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        type: Union[Literal["service", "material", "fee"], NotGiven] = NOT_GIVEN,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        code: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_quantity: Union[float, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        taxable: Union[bool, NotGiven] = NOT_GIVEN,
+        cost_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Product:
+        """Update a product (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
+        return cast(Product, self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a product. Requires the scope `catalog:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/products/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+
+class TaxRatesResource:
+    """tax-rates: list, create, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[TaxRate]:
+        """List tax rates. Requires the scope `catalog:read`."""
+        return cast(Page[TaxRate], self._transport.list("/v1/tax-rates", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, external_id=external_id), timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        name: str,
+        percentage: float,
+        compound: Union[bool, NotGiven] = NOT_GIVEN,
+        priority: Union[int, NotGiven] = NOT_GIVEN,
+        registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxRate:
+        """Create a tax rate. Requires the scope `catalog:write`."""
+        return cast(TaxRate, self._transport.request("POST", "/v1/tax-rates", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxRate:
+        """Get a tax rate. Requires the scope `catalog:read`."""
+        return cast(TaxRate, self._transport.request("GET", f"/v1/tax-rates/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        percentage: Union[float, NotGiven] = NOT_GIVEN,
+        compound: Union[bool, NotGiven] = NOT_GIVEN,
+        priority: Union[int, NotGiven] = NOT_GIVEN,
+        registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxRate:
+        """Update a tax rate (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
+        return cast(TaxRate, self._transport.request("PUT", f"/v1/tax-rates/{_quote(id)}", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a tax rate. Requires the scope `catalog:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/tax-rates/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+
 class Resources:
     """Every resource, as the attributes of BmsClient."""
 
@@ -2258,6 +2908,8 @@ class Resources:
         self.account = AccountResource(transport)
         self.team_members = TeamMembersResource(transport)
         self.api_keys = ApiKeysResource(transport)
+        self.products = ProductsResource(transport)
+        self.tax_rates = TaxRatesResource(transport)
 
 
 class AsyncClientsResource:
@@ -2378,6 +3030,7 @@ class AsyncPropertiesResource:
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
         access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -2386,7 +3039,7 @@ class AsyncPropertiesResource:
         max_retries: Optional[int] = None,
     ) -> Property:
         """Create a property. Requires the scope `clients:write`."""
-        return cast(Property, await self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Property, await self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -2408,6 +3061,7 @@ class AsyncPropertiesResource:
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
         access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -2416,7 +3070,7 @@ class AsyncPropertiesResource:
         max_retries: Optional[int] = None,
     ) -> Property:
         """Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Property, await self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Property, await self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -2501,7 +3155,7 @@ class AsyncServiceRequestsResource:
 
 
 class AsyncQuotesResource:
-    """quotes: list, create, get, update, delete, send, rotate_hosted_link, get_pdf, list_deliveries."""
+    """quotes: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -2534,6 +3188,9 @@ class AsyncQuotesResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[QuoteDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2543,7 +3200,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -2564,6 +3221,9 @@ class AsyncQuotesResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[QuoteDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2574,7 +3234,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -2613,6 +3273,31 @@ Requires the scope `quotes:send`."""
 
 Requires the scope `quotes:write`."""
         return cast(Quote, await self._transport.request("POST", f"/v1/quotes/{_quote(id)}/hosted-link/rotate", body=_given(), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def preview(
+        self,
+        *,
+        client_id: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        request_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        title: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[QuoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Quote:
+        """Preview a quote: its figures, nothing stored. The body of POST /v1/quotes, answered with the quote exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `quotes:read`."""
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get_pdf(
         self,
@@ -2681,6 +3366,9 @@ class AsyncJobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2702,6 +3390,9 @@ class AsyncJobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2722,6 +3413,9 @@ class AsyncJobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2731,7 +3425,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -2753,6 +3447,9 @@ class AsyncJobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2763,7 +3460,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -2778,7 +3475,7 @@ class AsyncJobsResource:
 
 
 class AsyncInvoicesResource:
-    """invoices: list, create, get, update, delete, send, rotate_hosted_link, get_pdf, list_deliveries."""
+    """invoices: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -2816,6 +3513,9 @@ class AsyncInvoicesResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2836,6 +3536,9 @@ class AsyncInvoicesResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2856,6 +3559,9 @@ class AsyncInvoicesResource:
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2875,6 +3581,9 @@ class AsyncInvoicesResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2885,7 +3594,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -2905,6 +3614,9 @@ class AsyncInvoicesResource:
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2916,7 +3628,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -2955,6 +3667,101 @@ Requires the scope `invoices:send`."""
 
 Requires the scope `invoices:write`."""
         return cast(Invoice, await self._transport.request("POST", f"/v1/invoices/{_quote(id)}/hosted-link/rotate", body=_given(), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    @overload
+    async def preview(
+        self,
+        *,
+        client_id: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    @overload
+    async def preview(
+        self,
+        *,
+        job_id: str,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    @overload
+    async def preview(
+        self,
+        *,
+        quote_id: str,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    async def preview(
+        self,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice:
+        """Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `invoices:read`."""
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
     async def get_pdf(
         self,
@@ -3076,7 +3883,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "product.*", "tax_rate.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "product.*", "tax_rate.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -3276,6 +4083,9 @@ Requires the scope `account:read`."""
         payment_instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
         invoice_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
         quote_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         timeout: Optional[float] = None,
@@ -3284,7 +4094,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, timezone=timezone), if_match=if_match, timeout=timeout, max_retries=max_retries))
+        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, timezone=timezone), if_match=if_match, timeout=timeout, max_retries=max_retries))
 
     async def upload_logo(
         self,
@@ -3424,7 +4234,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "catalog:read", "catalog:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3452,7 +4262,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "catalog:read", "catalog:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3493,6 +4303,187 @@ Requires the scope `api_keys:write`."""
         return cast(ApiKeyRollResult, await self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncProductsResource:
+    """products: list, create, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "name", "-name"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        type: Union[Literal["service", "material", "fee"], NotGiven] = NOT_GIVEN,
+        code: Union[str, NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[Product]:
+        """List products. Requires the scope `catalog:read`."""
+        return AsyncPagePromise[Product](lambda: self._transport.list("/v1/products", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, type=type, code=code, q=q, external_id=external_id), timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        type: Literal["service", "material", "fee"],
+        name: str,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        code: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_quantity: Union[float, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        taxable: Union[bool, NotGiven] = NOT_GIVEN,
+        cost_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Product:
+        """Create a product. Requires the scope `catalog:write`."""
+        return cast(Product, await self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Product:
+        """Get a product. Requires the scope `catalog:read`."""
+        return cast(Product, await self._transport.request("GET", f"/v1/products/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        type: Union[Literal["service", "material", "fee"], NotGiven] = NOT_GIVEN,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        code: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_quantity: Union[float, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        taxable: Union[bool, NotGiven] = NOT_GIVEN,
+        cost_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Product:
+        """Update a product (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
+        return cast(Product, await self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a product. Requires the scope `catalog:write`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/products/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncTaxRatesResource:
+    """tax-rates: list, create, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[TaxRate]:
+        """List tax rates. Requires the scope `catalog:read`."""
+        return AsyncPagePromise[TaxRate](lambda: self._transport.list("/v1/tax-rates", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, external_id=external_id), timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        name: str,
+        percentage: float,
+        compound: Union[bool, NotGiven] = NOT_GIVEN,
+        priority: Union[int, NotGiven] = NOT_GIVEN,
+        registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxRate:
+        """Create a tax rate. Requires the scope `catalog:write`."""
+        return cast(TaxRate, await self._transport.request("POST", "/v1/tax-rates", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxRate:
+        """Get a tax rate. Requires the scope `catalog:read`."""
+        return cast(TaxRate, await self._transport.request("GET", f"/v1/tax-rates/{_quote(id)}", timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        percentage: Union[float, NotGiven] = NOT_GIVEN,
+        compound: Union[bool, NotGiven] = NOT_GIVEN,
+        priority: Union[int, NotGiven] = NOT_GIVEN,
+        registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxRate:
+        """Update a tax rate (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
+        return cast(TaxRate, await self._transport.request("PUT", f"/v1/tax-rates/{_quote(id)}", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a tax rate. Requires the scope `catalog:write`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/tax-rates/{_quote(id)}", if_match=if_match, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncResources:
     """Every resource, as the attributes of AsyncBmsClient."""
 
@@ -3509,3 +4500,5 @@ class AsyncResources:
         self.account = AsyncAccountResource(transport)
         self.team_members = AsyncTeamMembersResource(transport)
         self.api_keys = AsyncApiKeysResource(transport)
+        self.products = AsyncProductsResource(transport)
+        self.tax_rates = AsyncTaxRatesResource(transport)
