@@ -29,6 +29,8 @@ import {
   SERVICE_REQUEST_SORTS,
 } from '../src/modules/service-requests/service-requests.repository.js';
 import { listTeamMembersPlan, TEAM_MEMBER_SORTS } from '../src/modules/team-members/team-members.repository.js';
+import { listProductsPlan, PRODUCT_SORTS } from '../src/modules/catalog/products.repository.js';
+import { listTaxRatesPlan, TAX_RATE_SORTS } from '../src/modules/catalog/tax-rates.repository.js';
 import type { ListPlan } from '../src/db/list-plan.js';
 import type { ClientRow } from '../src/db/types.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
@@ -588,6 +590,25 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     'team_members_external_id_idx',
     true,
   ],
+  // Contract section 19: products and tax rates.
+  [
+    'products, default sort',
+    () => listProductsPlan(db(), documentAccountId, {}, pageRequest({}, PRODUCT_SORTS)).query,
+    'products_account_created_at_idx',
+    false,
+  ],
+  [
+    'products, sort=name',
+    () => listProductsPlan(db(), documentAccountId, {}, pageRequest({ sort: 'name' }, PRODUCT_SORTS)).query,
+    'products_account_name_idx',
+    false,
+  ],
+  [
+    'tax rates, default sort',
+    () => listTaxRatesPlan(db(), documentAccountId, {}, pageRequest({}, TAX_RATE_SORTS)).query,
+    'tax_rates_account_created_at_idx',
+    false,
+  ],
   [
     'events, newest first',
     () => listEventsPlan(db(), documentAccountId, {}, pageRequest({ sort: '-created_at' }, EVENT_SORTS)).query,
@@ -654,6 +675,8 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'api_keys',
     'properties',
     'team_members',
+    'products',
+    'tax_rates',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text

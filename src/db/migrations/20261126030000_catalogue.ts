@@ -64,12 +64,13 @@ export async function up(db: Kysely<any>): Promise<void> {
       .on(table)
       .columns(['account_id', 'updated_at', 'id'])
       .execute();
-    // NULLs are distinct on both engines: many rows may have no external id.
+    // Partial, as for team members: it holds only the rows that have one, and answers `external_id=`.
     await db.schema
-      .createIndex(`${table}_external_id_unique`)
+      .createIndex(`${table}_external_id_idx`)
       .on(table)
       .columns(['account_id', 'external_id'])
       .unique()
+      .where(sql.ref('external_id'), 'is not', null)
       .execute();
   }
   await db.schema
