@@ -28,6 +28,7 @@ export const MODULE_ORDER = [
   'shared',
   'events',
   'api-keys',
+  'catalog',
   'accounts',
   'clients',
   'properties',

@@ -35,9 +35,12 @@ import { visitRoutes } from './modules/visits/visits.routes.js';
 import { VisitListItemSchema, VisitSchema } from './modules/visits/index.js';
 import { visitScheduleRoutes } from './modules/visit-schedules/visit-schedules.routes.js';
 import { projectOccurrences, VisitScheduleSchema } from './modules/visit-schedules/index.js';
+import { ProductSchema, TaxRateSchema } from './modules/catalog/index.js';
+import { productRoutes } from './modules/catalog/products.routes.js';
+import { taxRateRoutes } from './modules/catalog/tax-rates.routes.js';
 import { propertyRoutes } from './modules/properties/properties.routes.js';
 import { deletePropertiesOfClient, PropertySchema } from './modules/properties/index.js';
-import { invoiceRoutes } from './modules/invoices/invoices.routes.js';
+import { invoicePreviewRoutes, invoiceRoutes } from './modules/invoices/invoices.routes.js';
 import { InvoiceSchema } from './modules/invoices/index.js';
 import { jobRoutes } from './modules/jobs/jobs.routes.js';
 import { DeliverySchema } from './modules/sent-documents/index.js';
@@ -55,7 +58,7 @@ import { EventSchema } from './modules/events/index.js';
 import { paymentRoutes } from './modules/invoices/payments.routes.js';
 import { PaymentSchema } from './modules/invoices/index.js';
 import { JobSchema } from './modules/jobs/index.js';
-import { quoteRoutes } from './modules/quotes/quotes.routes.js';
+import { quotePreviewRoutes, quoteRoutes } from './modules/quotes/quotes.routes.js';
 import { QuoteSchema } from './modules/quotes/index.js';
 import { serviceRequestRoutes } from './modules/service-requests/service-requests.routes.js';
 import { ServiceRequestSchema } from './modules/service-requests/index.js';
@@ -104,6 +107,8 @@ const API_TAGS = [
     name: 'API keys',
     description: 'Keys made, limited, rolled and revoked through the API, never beyond the calling key.',
   },
+  { name: 'Products', description: 'The price list: services, materials and fees that lines are made from.' },
+  { name: 'Tax rates', description: 'Named, printed tax rates (GST, QST, VAT), compound or not.' },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -177,6 +182,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     AccountSchema,
     TeamMemberSchema,
     ApiKeySchema,
+    ProductSchema,
+    TaxRateSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -258,10 +265,12 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(propertyRoutes);
   await app.register(serviceRequestRoutes);
   await app.register(quoteRoutes(quoteActions));
+  await app.register(quotePreviewRoutes);
   await app.register(jobRoutes);
   await app.register(visitRoutes, { project: projectOccurrences });
   await app.register(visitScheduleRoutes);
   await app.register(invoiceRoutes(invoiceActions));
+  await app.register(invoicePreviewRoutes);
   await app.register(paymentRoutes);
   await app.register(eventRoutes);
   await app.register(webhookRoutes(config.webhooks));
@@ -269,6 +278,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(accountRoutes);
   await app.register(teamMemberRoutes);
   await app.register(apiKeyRoutes(config.apiKeyPepper));
+  await app.register(productRoutes);
+  await app.register(taxRateRoutes);
   // The MCP server (docs/api-contract.md §20), authenticated and rate-limited by the same hook as /v1.
   await app.register(mcpRoutes(AUTHENTICATED_HEADERS));
   await app.register(hubRoutes({ links: config, limiter }), { prefix: '/hub' });

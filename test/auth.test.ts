@@ -56,6 +56,9 @@ const SCOPES = [
   // Contract section 18: repeating visits.
   'schedules:read',
   'schedules:write',
+  // Contract section 19: products and tax rates.
+  'catalog:read',
+  'catalog:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -156,6 +159,19 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/visit-schedules/:id/resume': 'schedules:write',
   'POST /v1/visit-schedules/:id/split': 'schedules:write',
   'GET /v1/visit-schedules/:id/occurrences': 'schedules:read',
+  // Contract section 19.
+  'GET /v1/products': 'catalog:read',
+  'POST /v1/products': 'catalog:write',
+  'GET /v1/products/:id': 'catalog:read',
+  'PUT /v1/products/:id': 'catalog:write',
+  'DELETE /v1/products/:id': 'catalog:write',
+  'GET /v1/tax-rates': 'catalog:read',
+  'POST /v1/tax-rates': 'catalog:write',
+  'GET /v1/tax-rates/:id': 'catalog:read',
+  'PUT /v1/tax-rates/:id': 'catalog:write',
+  'DELETE /v1/tax-rates/:id': 'catalog:write',
+  'POST /v1/quotes/preview': 'quotes:read',
+  'POST /v1/invoices/preview': 'invoices:read',
 };
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
@@ -199,6 +215,8 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
     recurrence: { rrule: 'FREQ=WEEKLY', start_date: '2026-01-05', time: '09:00', timezone: 'UTC' },
     duration_minutes: 60,
   }),
+  '/v1/products': () => ({ type: 'service', name: 'Owner product' }),
+  '/v1/tax-rates': () => ({ name: 'Owner rate', percentage: 5 }),
 };
 
 function concretePath(url: string): string {

@@ -539,6 +539,48 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/visit-schedules/${id}`,
     changed: ['status'],
   },
+  // Contract section 19.
+  'product.created': {
+    act: async () => (await api('POST', '/v1/products', { type: 'service', name: 'Drain cleaning' })).id,
+    path: (id) => `/v1/products/${id}`,
+  },
+  'product.updated': {
+    act: async () =>
+      (
+        await api('PUT', `/v1/products/${(await api('POST', '/v1/products', { type: 'fee', name: 'Call-out' })).id}`, {
+          unit_amount: 4_500,
+        })
+      ).id,
+    path: (id) => `/v1/products/${id}`,
+    changed: ['unit_amount'],
+  },
+  'product.deleted': {
+    act: async () =>
+      (await api('DELETE', `/v1/products/${(await api('POST', '/v1/products', { type: 'fee', name: 'Gone' })).id}`)).id,
+  },
+  'tax_rate.created': {
+    act: async () => (await api('POST', '/v1/tax-rates', { name: 'GST', percentage: 5 })).id,
+    path: (id) => `/v1/tax-rates/${id}`,
+  },
+  'tax_rate.updated': {
+    act: async () =>
+      (
+        await api(
+          'PUT',
+          `/v1/tax-rates/${(await api('POST', '/v1/tax-rates', { name: 'QST', percentage: 9.975 })).id}`,
+          {
+            registration_number: '1234567890 TQ0001',
+          },
+        )
+      ).id,
+    path: (id) => `/v1/tax-rates/${id}`,
+    changed: ['registration_number'],
+  },
+  'tax_rate.deleted': {
+    act: async () =>
+      (await api('DELETE', `/v1/tax-rates/${(await api('POST', '/v1/tax-rates', { name: 'Gone', percentage: 1 })).id}`))
+        .id,
+  },
 };
 
 /** A job's weekly visit schedule (contract section 18). */
@@ -615,6 +657,13 @@ const CONTRACT_TYPES = [
   'visit_schedule.resumed',
   'visit_schedule.split',
   'visit_schedule.ended',
+  // Contract section 19.
+  'product.created',
+  'product.updated',
+  'product.deleted',
+  'tax_rate.created',
+  'tax_rate.updated',
+  'tax_rate.deleted',
 ];
 
 test('the catalogue covers the closed list of the contract, and the OpenAPI document declares each type', async () => {

@@ -12,6 +12,7 @@ const ALL_TOOLS = [
   'create_invoice',
   'create_quote',
   'find_clients',
+  'find_products',
   'get_account',
   'get_client',
   'list_overdue_invoices',
@@ -24,6 +25,7 @@ const ALL_TOOLS = [
 ];
 const READ_ONLY_TOOLS = [
   'find_clients',
+  'find_products',
   'get_account',
   'get_client',
   'list_overdue_invoices',
@@ -31,7 +33,14 @@ const READ_ONLY_TOOLS = [
   'preview_quote',
 ];
 const CONFIRMED_TOOLS = ['record_payment', 'refund_payment', 'send_invoice', 'send_quote'];
-const READ_SCOPES = ['clients:read', 'quotes:read', 'invoices:read', 'payments:read', 'account:read'] as const;
+const READ_SCOPES = [
+  'clients:read',
+  'quotes:read',
+  'invoices:read',
+  'payments:read',
+  'account:read',
+  'catalog:read',
+] as const;
 
 const clock = new ManualClock(new Date('2026-11-25T12:00:00.000Z'));
 let context: TestContext;
@@ -171,6 +180,30 @@ test('preview then create a quote: the preview stores nothing and computes what 
   assert.equal(quote.total_amount, preview.structuredContent!.result.total_amount);
   assert.equal((await rest('GET', `/v1/quotes/${quote.id}`)).status, 'draft');
   assert.equal(await count('quotes'), before + 1);
+});
+
+test('find_products answers the active products by a word of their name or code; a line takes one by id', async () => {
+  const client = await connect(owner.key);
+  const product = await rest('POST', '/v1/products', {
+    type: 'service',
+    name: 'Gutter cleaning',
+    code: 'SVC-GUTTER',
+    unit_amount: 9_000,
+  });
+  await rest('POST', '/v1/products', { type: 'service', name: 'Gutter repair (retired)', active: false });
+  const found = await call(client, 'find_products', { query: 'gutter' });
+  assert.deepEqual(
+    found.structuredContent!.result.items.map((item: { id: string }) => item.id),
+    [product.id],
+  );
+  const preview = await call(client, 'preview_quote', {
+    client_id: clientId,
+    line_items: [{ product_id: product.id }],
+  });
+  assert.deepEqual(
+    [preview.structuredContent!.result.line_items[0].description, preview.structuredContent!.result.total_amount],
+    ['Gutter cleaning', 9_000],
+  );
 });
 
 test('send_quote: a summary first (nothing sent), a token for other arguments refused, the right one sends once', async () => {

@@ -2,7 +2,7 @@
 // against hand-worked figures and against an independent decimal computation, and through the API.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { computeLineItems, type LineItemInput } from '../src/modules/documents/line-items.js';
+import { computeLineItems, type Version1LineInput as LineItemInput } from '../src/modules/documents/line-items.js';
 import { multiplyDivideRounded, toScaledInteger } from '../src/modules/documents/money.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 

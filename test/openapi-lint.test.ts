@@ -114,6 +114,19 @@ const OPERATIONS: Array<[string, string]> = [
   ['POST /v1/visit-schedules/{id}/resume', 'resumeVisitSchedule'],
   ['POST /v1/visit-schedules/{id}/split', 'splitVisitSchedule'],
   ['GET /v1/visit-schedules/{id}/occurrences', 'listVisitScheduleOccurrences'],
+  // Contract section 19.
+  ['GET /v1/products', 'listProducts'],
+  ['POST /v1/products', 'createProduct'],
+  ['GET /v1/products/{id}', 'getProduct'],
+  ['PUT /v1/products/{id}', 'updateProduct'],
+  ['DELETE /v1/products/{id}', 'deleteProduct'],
+  ['GET /v1/tax-rates', 'listTaxRates'],
+  ['POST /v1/tax-rates', 'createTaxRate'],
+  ['GET /v1/tax-rates/{id}', 'getTaxRate'],
+  ['PUT /v1/tax-rates/{id}', 'updateTaxRate'],
+  ['DELETE /v1/tax-rates/{id}', 'deleteTaxRate'],
+  ['POST /v1/quotes/preview', 'previewQuote'],
+  ['POST /v1/invoices/preview', 'previewInvoice'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

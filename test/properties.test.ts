@@ -99,6 +99,7 @@ describe('/v1/properties: create, get, update, delete', () => {
       timezone: 'America/Chicago',
       location: { lat: 42.5917, lng: -88.4334 },
       access_notes: ACCESS_NOTES,
+      default_tax_rate_ids: [],
       archived: false,
       external_id: 'crm-lake-1',
       metadata: { crm: 'L1' },
@@ -256,7 +257,11 @@ describe('validation: every bad field is a 422 naming it, and nothing is stored'
     ['metadata value over 500', { metadata: { a: 'x'.repeat(501) } }, 'metadata.a'],
     ['an unknown field', { colour: 'blue' }, 'colour'],
     ['a read-only field', { id: UNKNOWN_ID }, 'id'],
-    ['default_tax_rate_ids (not yet: tax rates do not exist)', { default_tax_rate_ids: [] }, 'default_tax_rate_ids'],
+    [
+      'default_tax_rate_ids naming no tax rate',
+      { default_tax_rate_ids: ['019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02'] },
+      'default_tax_rate_ids[0]',
+    ],
   ];
   for (const [name, fields, field] of CASES) {
     test(`${name} -> 422 on ${field}`, async () => {

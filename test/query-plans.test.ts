@@ -31,6 +31,8 @@ import {
 import { listTeamMembersPlan, TEAM_MEMBER_SORTS } from '../src/modules/team-members/team-members.repository.js';
 import { calendarReads } from '../src/modules/visits/calendar.repository.js';
 import { listVisitsPlan, VISIT_SORTS, type VisitFilters } from '../src/modules/visits/visits.repository.js';
+import { listProductsPlan, PRODUCT_SORTS } from '../src/modules/catalog/products.repository.js';
+import { listTaxRatesPlan, TAX_RATE_SORTS } from '../src/modules/catalog/tax-rates.repository.js';
 import type { ListPlan } from '../src/db/list-plan.js';
 import type { ClientRow } from '../src/db/types.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
@@ -590,6 +592,25 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     'team_members_external_id_idx',
     true,
   ],
+  // Contract section 19: products and tax rates.
+  [
+    'products, default sort',
+    () => listProductsPlan(db(), documentAccountId, {}, pageRequest({}, PRODUCT_SORTS)).query,
+    'products_account_created_at_idx',
+    false,
+  ],
+  [
+    'products, sort=name',
+    () => listProductsPlan(db(), documentAccountId, {}, pageRequest({ sort: 'name' }, PRODUCT_SORTS)).query,
+    'products_account_name_idx',
+    false,
+  ],
+  [
+    'tax rates, default sort',
+    () => listTaxRatesPlan(db(), documentAccountId, {}, pageRequest({}, TAX_RATE_SORTS)).query,
+    'tax_rates_account_created_at_idx',
+    false,
+  ],
   [
     'events, newest first',
     () => listEventsPlan(db(), documentAccountId, {}, pageRequest({ sort: '-created_at' }, EVENT_SORTS)).query,
@@ -658,6 +679,8 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'team_members',
     'visits',
     'visit_assignees',
+    'products',
+    'tax_rates',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text

@@ -20,6 +20,7 @@ import * as properties from './migrations/20261125020000_properties.js';
 import * as access from './migrations/20261125030000_access.js';
 import * as visits from './migrations/20261126010000_visits.js';
 import * as visitSchedules from './migrations/20261126020000_visit_schedules.js';
+import * as catalogue from './migrations/20261126030000_catalogue.js';
 
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -42,6 +43,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261125030000_access': access,
   '20261126010000_visits': visits,
   '20261126020000_visit_schedules': visitSchedules,
+  '20261126030000_catalogue': catalogue,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

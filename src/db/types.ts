@@ -27,6 +27,10 @@ export interface AccountsTable {
   timezone: string;
   /** At most this many webhook endpoints; null: the default (docs/api-contract.md §21). */
   max_webhook_endpoints: number | null;
+  /** docs/api-contract.md §19: the last of a line's tax sources, a JSON array of tax rate ids. */
+  default_tax_rate_ids: JsonText;
+  prices_include_tax: number;
+  rounding: string;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -88,6 +92,8 @@ export interface PropertiesTable {
   /** `{lat, lng}` in decimal degrees, or null. */
   location: JsonText | null;
   access_notes: string | null;
+  /** A JSON array of tax rate ids (docs/api-contract.md §19): a line's taxes after its own and its product's. */
+  default_tax_rate_ids: JsonText;
   /** 0 or 1 (an integer on both engines, so the filter's index is the same). */
   archived: number;
   external_id: string | null;
@@ -119,6 +125,14 @@ interface PricedColumns {
   total_amount: number;
   number: string | null;
   number_seq: number | null;
+  /** docs/api-contract.md §19: 0 or 1. */
+  prices_include_tax: number;
+  rounding: string;
+  /** `{type, value}` or null. */
+  discount: JsonText | null;
+  discount_amount: number;
+  /** The rows of the breakdown; null on documents written before §19 (answered from their lines). */
+  tax_breakdown: JsonText | null;
 }
 
 export interface AccountCountersTable {
@@ -378,6 +392,22 @@ export interface VisitsTable {
   updated_at: Timestamp;
 }
 
+export interface TaxRatesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** Ten-thousandths of a percent (9.975 % is 99750). */
+  percentage: number;
+  compound: number;
+  priority: number;
+  registration_number: string | null;
+  active: number;
+  external_id: string | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** A visit schedule (docs/api-contract.md §18): its rule in normal form (JSON, exdates apart), template, status. */
 export interface VisitSchedulesTable {
   id: string;
@@ -393,6 +423,30 @@ export interface VisitSchedulesTable {
   paused_until: DateText | null;
   materialized_through: DateText | null;
   previous_schedule_id: string | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ProductsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  name: string;
+  sort_name: string;
+  description: string | null;
+  code: string | null;
+  unit_amount: number | null;
+  currency: string;
+  unit_label: string | null;
+  /** Thousandths. */
+  default_quantity: number;
+  tax_rate_ids: JsonText | null;
+  taxable: number;
+  cost_amount: number | null;
+  duration_minutes: number | null;
+  active: number;
+  external_id: string | null;
   metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -450,6 +504,8 @@ export interface Tables {
   visit_schedules: VisitSchedulesTable;
   visit_schedule_exdates: VisitScheduleExdatesTable;
   visit_schedule_assignees: VisitScheduleAssigneesTable;
+  tax_rates: TaxRatesTable;
+  products: ProductsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -483,3 +539,7 @@ export type VisitRow = Selectable<VisitsTable>;
 export type VisitPatch = Updateable<VisitsTable>;
 export type VisitAssigneeRow = Selectable<VisitAssigneesTable>;
 export type VisitScheduleRow = Selectable<VisitSchedulesTable>;
+export type TaxRateRow = Selectable<TaxRatesTable>;
+export type TaxRatePatch = Updateable<TaxRatesTable>;
+export type ProductRow = Selectable<ProductsTable>;
+export type ProductPatch = Updateable<ProductsTable>;

@@ -60,6 +60,13 @@ export const EVENT_TYPES = [
   'visit_schedule.resumed',
   'visit_schedule.split',
   'visit_schedule.ended',
+  // docs/api-contract.md §19.
+  'product.created',
+  'product.updated',
+  'product.deleted',
+  'tax_rate.created',
+  'tax_rate.updated',
+  'tax_rate.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -80,6 +87,8 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   api_key: 'ApiKey',
   visit: 'Visit',
   visit_schedule: 'VisitSchedule',
+  product: 'Product',
+  tax_rate: 'TaxRate',
 };
 
 export function isEventType(value: string): value is EventType {

@@ -37,6 +37,9 @@ export const SCOPES = [
   // Version 3 (docs/api-contract.md §18): repeating visits.
   'schedules:read',
   'schedules:write',
+  // Version 3 (docs/api-contract.md §19): products and tax rates.
+  'catalog:read',
+  'catalog:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

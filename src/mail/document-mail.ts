@@ -9,6 +9,16 @@ export interface MailLineItem {
   unit_amount: number;
   tax_rate: number;
   amount: number;
+  /** The line's rates as printed ("5% + 9.975%"); absent from snapshots queued before named rates existed. */
+  tax_label?: string;
+}
+
+/** A row of the tax breakdown as printed (docs/api-contract.md §19): one per rate, with its name and number. */
+export interface MailTaxRow {
+  name: string | null;
+  registration_number: string | null;
+  percentage: number;
+  tax_amount: number;
 }
 
 /** A postal address as printed: every key present, null when empty. */
@@ -67,6 +77,10 @@ export interface MailSnapshot {
     subtotal_amount: number;
     tax_amount: number;
     total_amount: number;
+    /** One row per rate (absent from snapshots queued before named rates existed: one "Tax" row then). */
+    tax_breakdown?: MailTaxRow[];
+    /** Every discount, already taken off the line amounts (absent before discounts existed). */
+    discount_amount?: number;
     /** Invoices: received so far (absent from snapshots queued before payments existed). */
     amount_paid?: number | null;
     amount_due: number | null;
@@ -154,14 +168,27 @@ export function subjectOf(snapshot: MailSnapshot): string {
 export function summaryRows(snapshot: MailSnapshot): Array<[string, string]> {
   const { document } = snapshot;
   const money = (amount: number) => formatMoney(amount, document.currency);
-  const rows: Array<[string, string]> = [
-    ['Subtotal', money(document.subtotal_amount)],
-    ['Tax', money(document.tax_amount)],
-    ['Total', money(document.total_amount)],
-  ];
+  const rows: Array<[string, string]> = [];
+  if (document.discount_amount) rows.push(['Discount (in the amounts above)', money(-document.discount_amount)]);
+  rows.push(['Subtotal', money(document.subtotal_amount)]);
+  const breakdown = document.tax_breakdown ?? [];
+  if (breakdown.length === 0) rows.push(['Tax', money(document.tax_amount)]);
+  for (const row of breakdown) rows.push([taxRowLabel(row), money(row.tax_amount)]);
+  rows.push(['Total', money(document.total_amount)]);
   if (document.amount_paid) rows.push(['Amount paid', money(document.amount_paid)]);
   if (document.amount_due !== null) rows.push(['Amount due', money(document.amount_due)]);
   return rows;
+}
+
+/** "GST 5% (reg. 123456789 RT0001)"; a version-1 rate has no name: "Tax 13%". */
+export function taxRowLabel(row: MailTaxRow): string {
+  const number = row.registration_number ? ` (reg. ${row.registration_number})` : '';
+  return `${row.name ?? 'Tax'} ${row.percentage}%${number}`;
+}
+
+/** A line's rates as its Tax column prints them. */
+export function lineTaxLabel(item: MailLineItem): string {
+  return item.tax_label ?? `${item.tax_rate}%`;
 }
 
 export function dateRows(snapshot: MailSnapshot): Array<[string, string]> {
@@ -186,7 +213,7 @@ export function renderText(snapshot: MailSnapshot): string {
     '',
     ...document.line_items.map(
       (item) =>
-        `- ${item.description}: ${formatQuantity(item.quantity)} x ${money(item.unit_amount)}${item.tax_rate ? ` + ${item.tax_rate}% tax` : ''} = ${money(item.amount)}`,
+        `- ${item.description}: ${formatQuantity(item.quantity)} x ${money(item.unit_amount)}${lineTaxLabel(item) !== '0%' ? ` + ${lineTaxLabel(item)} tax` : ''} = ${money(item.amount)}`,
     ),
     '',
     ...summaryRows(snapshot).map(([label, value]) => `${label}: ${value}`),
@@ -211,7 +238,7 @@ export function renderHtml(snapshot: MailSnapshot): string {
   const rows = document.line_items
     .map(
       (item) =>
-        `<tr><td ${cell}>${escapeHtml(item.description)}</td><td ${right}>${escapeHtml(formatQuantity(item.quantity))}</td><td ${right}>${money(item.unit_amount)}</td><td ${right}>${item.tax_rate}%</td><td ${right}>${money(item.amount)}</td></tr>`,
+        `<tr><td ${cell}>${escapeHtml(item.description)}</td><td ${right}>${escapeHtml(formatQuantity(item.quantity))}</td><td ${right}>${money(item.unit_amount)}</td><td ${right}>${escapeHtml(lineTaxLabel(item))}</td><td ${right}>${money(item.amount)}</td></tr>`,
     )
     .join('');
   const summary = summaryRows(snapshot)

@@ -13,6 +13,7 @@ import {
   formatMoney,
   formatQuantity,
   serviceAddressLines,
+  lineTaxLabel,
   summaryRows,
   type MailSnapshot,
 } from './document-mail.js';
@@ -206,7 +207,7 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
       item.description,
       formatQuantity(item.quantity),
       money(item.unit_amount),
-      `${item.tax_rate}%`,
+      lineTaxLabel(item),
       money(item.amount),
     ];
     if (!fits(values)) {
@@ -220,13 +221,13 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
   const summary = summaryRows(snapshot);
   if (pdf.y + 10 + summary.length * 16 > BOTTOM) newPage();
   pdf.y += 10;
-  const labelX = MARGIN + CONTENT_WIDTH - 250;
+  const labelX = MARGIN + CONTENT_WIDTH - 350;
   for (const [label, value] of summary) {
     const strong = label === 'Total' || label === 'Amount due';
     pdf.font(strong ? 'Bold' : 'Regular').fontSize(strong ? 10.5 : 9.5);
     const y = pdf.y;
-    pdf.fillColor(strong ? INK : MUTED).text(label, labelX, y, { width: 140, align: 'right' });
-    pdf.fillColor(INK).text(value, labelX + 150, y, { width: 100 - CELL_PADDING, align: 'right' });
+    pdf.fillColor(strong ? INK : MUTED).text(label, labelX, y, { width: 240, align: 'right' });
+    pdf.fillColor(INK).text(value, labelX + 250, y, { width: 100 - CELL_PADDING, align: 'right' });
     pdf.y = Math.max(pdf.y, y + 14) + 2;
   }
   const paragraph = (heading: string, body: string) => {

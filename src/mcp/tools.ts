@@ -2,9 +2,10 @@
 // endpoint. Each names the scope it needs (a key sees only the tools its scopes allow), how it acts (read;
 // write, with dry_run and replay of a retried call; confirm: a send or money, which takes a confirmation
 // token), its input schema (the REST body's, so validation is the same) and the module operation it calls.
-// Calendar and visit tools wait for visits, and find_products for the catalogue: neither exists yet.
+// Calendar and visit tools wait for visits.
 import type { TSchema } from '@sinclair/typebox';
 import { getAccount } from '../modules/accounts/index.js';
+import { listProducts, presentProduct } from '../modules/catalog/index.js';
 import { createClient, CreateClientBody, getClient, listClients, presentClient } from '../modules/clients/index.js';
 import {
   createInvoice,
@@ -148,6 +149,33 @@ export const TOOLS: Tool[] = [
     kind: 'write',
     input: objectSchema(CreateClientBody),
     run: (ctx, args) => createClient(ctx, args as never),
+  },
+  {
+    name: 'find_products',
+    title: 'Find products',
+    description:
+      'Finds active products of the price list (services, materials, fees) by a word of their name or code. Use a product_id on a quote or invoice line: the line takes its description, price, quantity and taxes. Amounts are integers in minor units (cents).',
+    scope: 'catalog:read',
+    kind: 'read',
+    input: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: 200, description: 'Part of a name or code.' },
+        ...pageFields,
+      },
+      additionalProperties: false,
+    },
+    run: async (ctx, args) =>
+      page(
+        await listProducts(ctx, {
+          q: str(args.query),
+          active: true,
+          sort: 'name',
+          limit: num(args.limit) ?? 10,
+          cursor: str(args.cursor),
+        }),
+        presentProduct,
+      ),
   },
   {
     name: 'preview_quote',

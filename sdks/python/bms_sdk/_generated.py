@@ -15,11 +15,31 @@ __all__ = [
     "PropertyLocation",
     "Property",
     "ServiceRequest",
+    "QuoteLineItemDiscount",
+    "QuoteLineItemTaxe",
     "QuoteLineItem",
+    "QuoteDiscount",
+    "QuoteTaxBreakdown",
     "Quote",
+    "JobLineItemDiscount",
+    "JobLineItemTaxe",
     "JobLineItem",
+    "JobDiscount",
+    "JobTaxBreakdown",
+    "JobVisitsSummary",
     "Job",
+    "VisitConflict",
+    "Visit",
+    "VisitListItemConflict",
+    "VisitListItem",
+    "VisitScheduleRecurrence",
+    "VisitScheduleTemplate",
+    "VisitSchedule",
+    "InvoiceLineItemDiscount",
+    "InvoiceLineItemTaxe",
     "InvoiceLineItem",
+    "InvoiceDiscount",
+    "InvoiceTaxBreakdown",
     "InvoicePayment",
     "Invoice",
     "PaymentRefund",
@@ -58,6 +78,18 @@ __all__ = [
     "ApiKeyEventActor",
     "ApiKeyEventData",
     "ApiKeyEvent",
+    "VisitEventActor",
+    "VisitEventData",
+    "VisitEvent",
+    "VisitScheduleEventActor",
+    "VisitScheduleEventData",
+    "VisitScheduleEvent",
+    "ProductEventActor",
+    "ProductEventData",
+    "ProductEvent",
+    "TaxRateEventActor",
+    "TaxRateEventData",
+    "TaxRateEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
@@ -68,13 +100,32 @@ __all__ = [
     "ApiKeyRateLimits",
     "ApiKeyCreatedBy",
     "ApiKey",
+    "Product",
+    "TaxRate",
     "DeletedObject",
     "ClientAddressParams",
     "PropertyAddressParams",
     "PropertyLocationParams",
+    "QuoteLineItemDiscountParams",
     "QuoteLineItemParams",
+    "QuoteDiscountParams",
+    "JobLineItemDiscountParams",
     "JobLineItemParams",
+    "JobDiscountParams",
+    "JobVisitParams",
+    "VisitScheduleRecurrenceParams",
+    "VisitScheduleTemplateParams",
+    "VisitScheduleSplitResultPreviousRecurrence",
+    "VisitScheduleSplitResultPreviousTemplate",
+    "VisitScheduleSplitResultPrevious",
+    "VisitScheduleSplitResultNextRecurrence",
+    "VisitScheduleSplitResultNextTemplate",
+    "VisitScheduleSplitResultNext",
+    "VisitScheduleSplitResult",
+    "VisitScheduleListOccurrencesItem",
+    "InvoiceLineItemDiscountParams",
     "InvoiceLineItemParams",
+    "InvoiceDiscountParams",
     "EventResendResult",
     "WebhookEndpointRecoverResult",
     "AccountAddressParams",
@@ -93,7 +144,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -153,6 +204,7 @@ class Property(TypedDict):
     timezone: str
     location: Optional[PropertyLocation]
     access_notes: Optional[str]
+    default_tax_rate_ids: List[str]
     archived: bool
     external_id: Optional[str]
     metadata: Dict[str, str]
@@ -178,15 +230,56 @@ class ServiceRequest(TypedDict):
     converted_at: Optional[str]
 
 
+class QuoteLineItemDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class QuoteLineItemTaxe(TypedDict):
+    """QuoteLineItemTaxe"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    percentage: float
+    compound: bool
+    amount: int
+
+
 class QuoteLineItem(TypedDict):
     """QuoteLineItem"""
 
     id: str
+    product_id: Optional[str]
     description: str
     quantity: float
     unit_amount: int
     tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[QuoteLineItemDiscount]
+    discount_amount: int
     amount: int
+    tax_amount: int
+    taxes: List[QuoteLineItemTaxe]
+
+
+class QuoteDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class QuoteTaxBreakdown(TypedDict):
+    """QuoteTaxBreakdown"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    registration_number: Optional[str]
+    percentage: float
+    compound: bool
+    taxable_amount: int
     tax_amount: int
 
 
@@ -207,6 +300,11 @@ class Quote(TypedDict):
     title: Optional[str]
     line_items: List[QuoteLineItem]
     currency: str
+    prices_include_tax: bool
+    rounding: Literal["per_line", "per_document"]
+    discount: Optional[QuoteDiscount]
+    discount_amount: int
+    tax_breakdown: List[QuoteTaxBreakdown]
     subtotal_amount: int
     tax_amount: int
     total_amount: int
@@ -222,16 +320,66 @@ class Quote(TypedDict):
     converted_at: Optional[str]
 
 
+class JobLineItemDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class JobLineItemTaxe(TypedDict):
+    """JobLineItemTaxe"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    percentage: float
+    compound: bool
+    amount: int
+
+
 class JobLineItem(TypedDict):
     """JobLineItem"""
 
     id: str
+    product_id: Optional[str]
     description: str
     quantity: float
     unit_amount: int
     tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[JobLineItemDiscount]
+    discount_amount: int
     amount: int
     tax_amount: int
+    taxes: List[JobLineItemTaxe]
+
+
+class JobDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class JobTaxBreakdown(TypedDict):
+    """JobTaxBreakdown"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    registration_number: Optional[str]
+    percentage: float
+    compound: bool
+    taxable_amount: int
+    tax_amount: int
+
+
+class JobVisitsSummary(TypedDict):
+    """The job’s visits, counted (read-only)."""
+
+    total: int
+    open: int
+    completed: int
+    next_start_at: Optional[str]
 
 
 class Job(TypedDict):
@@ -253,23 +401,223 @@ class Job(TypedDict):
     description: Optional[str]
     line_items: List[JobLineItem]
     currency: str
+    prices_include_tax: bool
+    rounding: Literal["per_line", "per_document"]
+    discount: Optional[JobDiscount]
+    discount_amount: int
+    tax_breakdown: List[JobTaxBreakdown]
     subtotal_amount: int
     tax_amount: int
     total_amount: int
     scheduled_start: Optional[str]
     scheduled_end: Optional[str]
     completed_at: Optional[str]
+    visits_summary: JobVisitsSummary
+
+
+class VisitConflict(TypedDict):
+    """Another visit (not canceled) of the same member whose time overlaps this one, half-open."""
+
+    team_member_id: str
+    visit_id: str
+    start_at: str
+    end_at: str
+
+
+class Visit(TypedDict):
+    """One scheduled occurrence of a job, with its own time and people."""
+
+    id: str
+    object: Literal["visit"]
+    job_id: str
+    client_id: str
+    property_id: Optional[str]
+    title: str
+    instructions: Optional[str]
+    status: Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"]
+    all_day: bool
+    timezone: str
+    start_at: Optional[str]
+    end_at: Optional[str]
+    local_start: Optional[str]
+    local_end: Optional[str]
+    start_date: Optional[str]
+    end_date: Optional[str]
+    duration_minutes: Optional[int]
+    arrival_window_minutes: Optional[int]
+    assignee_ids: List[str]
+    conflicts: Optional[List[VisitConflict]]
+    is_late: bool
+    en_route_at: Optional[str]
+    started_at: Optional[str]
+    completed_at: Optional[str]
+    canceled_at: Optional[str]
+    cancel_reason: Optional[str]
+    completion_notes: Optional[str]
+    schedule_id: Optional[str]
+    occurrence_key: Optional[str]
+    is_exception: bool
+    external_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class VisitListItemConflict(TypedDict):
+    """Another visit (not canceled) of the same member whose time overlaps this one, half-open."""
+
+    team_member_id: str
+    visit_id: str
+    start_at: str
+    end_at: str
+
+
+class _VisitListItemRequired(TypedDict):
+    id: Optional[str]
+    object: Literal["visit"]
+    job_id: str
+    client_id: str
+    property_id: Optional[str]
+    title: str
+    instructions: Optional[str]
+    status: Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"]
+    all_day: bool
+    timezone: str
+    start_at: Optional[str]
+    end_at: Optional[str]
+    local_start: Optional[str]
+    local_end: Optional[str]
+    start_date: Optional[str]
+    end_date: Optional[str]
+    duration_minutes: Optional[int]
+    arrival_window_minutes: Optional[int]
+    assignee_ids: List[str]
+    conflicts: Optional[List[VisitListItemConflict]]
+    is_late: bool
+    en_route_at: Optional[str]
+    started_at: Optional[str]
+    completed_at: Optional[str]
+    canceled_at: Optional[str]
+    cancel_reason: Optional[str]
+    completion_notes: Optional[str]
+    schedule_id: Optional[str]
+    occurrence_key: Optional[str]
+    is_exception: bool
+    external_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class VisitListItem(_VisitListItemRequired, total=False):
+    """A visit, or a projected occurrence of a visit schedule."""
+
+    projected: bool
+
+
+class VisitScheduleRecurrence(TypedDict):
+    """The rule in both forms, and its summary."""
+
+    rrule: str
+    frequency: Literal["daily", "weekly", "monthly", "yearly"]
+    interval: int
+    by_weekday: Optional[List[str]]
+    by_month_day: Optional[List[int]]
+    by_month: Optional[List[int]]
+    by_set_position: Optional[List[int]]
+    count: Optional[int]
+    until: Optional[str]
+    week_start: str
+    start_date: str
+    time: Optional[str]
+    timezone: str
+    month_day_overflow: Literal["last_day", "skip"]
+    exdates: List[str]
+    summary: str
+
+
+class VisitScheduleTemplate(TypedDict):
+    """What every visit of the schedule gets."""
+
+    title: Optional[str]
+    instructions: Optional[str]
+    assignee_ids: List[str]
+    arrival_window_minutes: Optional[int]
+
+
+class VisitSchedule(TypedDict):
+    """A job’s visits on a rule ("every other Tuesday at 9:00")."""
+
+    id: str
+    object: Literal["visit_schedule"]
+    job_id: str
+    recurrence: VisitScheduleRecurrence
+    duration_minutes: Optional[int]
+    duration_days: Optional[int]
+    template: VisitScheduleTemplate
+    horizon_days: int
+    status: Literal["active", "paused", "ended"]
+    paused_from: Optional[str]
+    paused_until: Optional[str]
+    materialized_through: Optional[str]
+    next_occurrence_at: Optional[str]
+    next_occurrence_key: Optional[str]
+    previous_schedule_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class InvoiceLineItemDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class InvoiceLineItemTaxe(TypedDict):
+    """InvoiceLineItemTaxe"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    percentage: float
+    compound: bool
+    amount: int
 
 
 class InvoiceLineItem(TypedDict):
     """InvoiceLineItem"""
 
     id: str
+    product_id: Optional[str]
     description: str
     quantity: float
     unit_amount: int
     tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[InvoiceLineItemDiscount]
+    discount_amount: int
     amount: int
+    tax_amount: int
+    taxes: List[InvoiceLineItemTaxe]
+
+
+class InvoiceDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class InvoiceTaxBreakdown(TypedDict):
+    """InvoiceTaxBreakdown"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    registration_number: Optional[str]
+    percentage: float
+    compound: bool
+    taxable_amount: int
     tax_amount: int
 
 
@@ -300,6 +648,11 @@ class Invoice(TypedDict):
     quote_id: Optional[str]
     line_items: List[InvoiceLineItem]
     currency: str
+    prices_include_tax: bool
+    rounding: Literal["per_line", "per_document"]
+    discount: Optional[InvoiceDiscount]
+    discount_amount: int
+    tax_breakdown: List[InvoiceTaxBreakdown]
     subtotal_amount: int
     tax_amount: int
     total_amount: int
@@ -687,9 +1040,129 @@ class ApiKeyEvent(TypedDict):
     data: ApiKeyEventData
 
 
+class VisitEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _VisitEventDataRequired(TypedDict):
+    object: Visit
+
+
+class VisitEventData(_VisitEventDataRequired, total=False):
+    """VisitEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+
+
+class VisitEvent(TypedDict):
+    """An event of type visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted: its data.object is the Visit."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted"]
+    created_at: str
+    account_id: str
+    actor: VisitEventActor
+    data: VisitEventData
+
+
+class VisitScheduleEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _VisitScheduleEventDataRequired(TypedDict):
+    object: VisitSchedule
+
+
+class VisitScheduleEventData(_VisitScheduleEventDataRequired, total=False):
+    """VisitScheduleEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+
+
+class VisitScheduleEvent(TypedDict):
+    """An event of type visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended: its data.object is the VisitSchedule."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended"]
+    created_at: str
+    account_id: str
+    actor: VisitScheduleEventActor
+    data: VisitScheduleEventData
+
+
+class ProductEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _ProductEventDataRequired(TypedDict):
+    object: Product
+
+
+class ProductEventData(_ProductEventDataRequired, total=False):
+    """ProductEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+
+
+class ProductEvent(TypedDict):
+    """An event of type product.created, product.updated, product.deleted: its data.object is the Product."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["product.created", "product.updated", "product.deleted"]
+    created_at: str
+    account_id: str
+    actor: ProductEventActor
+    data: ProductEventData
+
+
+class TaxRateEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _TaxRateEventDataRequired(TypedDict):
+    object: TaxRate
+
+
+class TaxRateEventData(_TaxRateEventDataRequired, total=False):
+    """TaxRateEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+
+
+class TaxRateEvent(TypedDict):
+    """An event of type tax_rate.created, tax_rate.updated, tax_rate.deleted: its data.object is the TaxRate."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["tax_rate.created", "tax_rate.updated", "tax_rate.deleted"]
+    created_at: str
+    account_id: str
+    actor: TaxRateEventActor
+    data: TaxRateEventData
+
+
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -776,6 +1249,9 @@ class Account(TypedDict):
     invoice_footer: Optional[str]
     quote_footer: Optional[str]
     timezone: str
+    default_tax_rate_ids: List[str]
+    prices_include_tax: bool
+    rounding: Literal["per_line", "per_document"]
     has_logo: bool
     created_at: str
     updated_at: str
@@ -821,7 +1297,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -829,6 +1305,47 @@ class ApiKey(TypedDict):
     last_used_at: Optional[str]
     previous_secret_expires_at: Optional[str]
     revoked_at: Optional[str]
+    created_at: str
+    updated_at: str
+
+
+class Product(TypedDict):
+    """A service, material or fee from the price list."""
+
+    id: str
+    object: Literal["product"]
+    type: Literal["service", "material", "fee"]
+    name: str
+    description: Optional[str]
+    code: Optional[str]
+    unit_amount: Optional[int]
+    currency: str
+    unit_label: Optional[str]
+    default_quantity: float
+    tax_rate_ids: Optional[List[str]]
+    taxable: bool
+    cost_amount: Optional[int]
+    duration_minutes: Optional[int]
+    active: bool
+    external_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class TaxRate(TypedDict):
+    """A named tax rate, printed on the documents that use it."""
+
+    id: str
+    object: Literal["tax_rate"]
+    name: str
+    percentage: float
+    compound: bool
+    priority: int
+    registration_number: Optional[str]
+    active: bool
+    external_id: Optional[str]
+    metadata: Dict[str, str]
     created_at: str
     updated_at: str
 
@@ -872,40 +1389,256 @@ class PropertyLocationParams(TypedDict):
     lng: float
 
 
-class _QuoteLineItemParamsRequired(TypedDict):
-    description: str
-    quantity: float
-    unit_amount: int
+class QuoteLineItemDiscountParams(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
 
 
-class QuoteLineItemParams(_QuoteLineItemParamsRequired, total=False):
+class QuoteLineItemParams(TypedDict, total=False):
     """QuoteLineItemParams"""
 
-    tax_rate: float
-
-
-class _JobLineItemParamsRequired(TypedDict):
+    product_id: str
     description: str
     quantity: float
     unit_amount: int
+    tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[QuoteLineItemDiscountParams]
 
 
-class JobLineItemParams(_JobLineItemParamsRequired, total=False):
+class QuoteDiscountParams(TypedDict):
+    """A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class JobLineItemDiscountParams(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class JobLineItemParams(TypedDict, total=False):
     """JobLineItemParams"""
 
-    tax_rate: float
-
-
-class _InvoiceLineItemParamsRequired(TypedDict):
+    product_id: str
     description: str
     quantity: float
     unit_amount: int
+    tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[JobLineItemDiscountParams]
 
 
-class InvoiceLineItemParams(_InvoiceLineItemParamsRequired, total=False):
+class JobDiscountParams(TypedDict):
+    """A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class JobVisitParams(TypedDict, total=False):
+    """A visit of the job being created."""
+
+    title: str
+    instructions: Optional[str]
+    all_day: bool
+    timezone: str
+    start_at: Optional[str]
+    end_at: Optional[str]
+    local_start: Optional[str]
+    local_end: Optional[str]
+    duration_minutes: Optional[int]
+    start_date: Optional[str]
+    end_date: Optional[str]
+    arrival_window_minutes: Optional[int]
+    assignee_ids: List[str]
+    completion_notes: Optional[str]
+    external_id: Optional[str]
+    metadata: Dict[str, str]
+
+
+class VisitScheduleRecurrenceParams(TypedDict, total=False):
+    """The rule: rrule, or the structured fields, or both saying the same; with start_date, time and timezone."""
+
+    rrule: str
+    frequency: Literal["daily", "weekly", "monthly", "yearly"]
+    interval: int
+    by_weekday: Optional[List[str]]
+    by_month_day: Optional[List[int]]
+    by_month: Optional[List[int]]
+    by_set_position: Optional[List[int]]
+    count: Optional[int]
+    until: Optional[str]
+    week_start: str
+    start_date: str
+    time: Optional[str]
+    timezone: str
+    month_day_overflow: Literal["last_day", "skip"]
+    exdates: List[str]
+
+
+class VisitScheduleTemplateParams(TypedDict, total=False):
+    """What every visit of the schedule gets."""
+
+    title: Optional[str]
+    instructions: Optional[str]
+    assignee_ids: List[str]
+    arrival_window_minutes: Optional[int]
+
+
+class VisitScheduleSplitResultPreviousRecurrence(TypedDict):
+    """The rule in both forms, and its summary."""
+
+    rrule: str
+    frequency: Literal["daily", "weekly", "monthly", "yearly"]
+    interval: int
+    by_weekday: Optional[List[str]]
+    by_month_day: Optional[List[int]]
+    by_month: Optional[List[int]]
+    by_set_position: Optional[List[int]]
+    count: Optional[int]
+    until: Optional[str]
+    week_start: str
+    start_date: str
+    time: Optional[str]
+    timezone: str
+    month_day_overflow: Literal["last_day", "skip"]
+    exdates: List[str]
+    summary: str
+
+
+class VisitScheduleSplitResultPreviousTemplate(TypedDict):
+    """What every visit of the schedule gets."""
+
+    title: Optional[str]
+    instructions: Optional[str]
+    assignee_ids: List[str]
+    arrival_window_minutes: Optional[int]
+
+
+class VisitScheduleSplitResultPrevious(TypedDict):
+    """A job’s visits on a rule ("every other Tuesday at 9:00")."""
+
+    id: str
+    object: Literal["visit_schedule"]
+    job_id: str
+    recurrence: VisitScheduleSplitResultPreviousRecurrence
+    duration_minutes: Optional[int]
+    duration_days: Optional[int]
+    template: VisitScheduleSplitResultPreviousTemplate
+    horizon_days: int
+    status: Literal["active", "paused", "ended"]
+    paused_from: Optional[str]
+    paused_until: Optional[str]
+    materialized_through: Optional[str]
+    next_occurrence_at: Optional[str]
+    next_occurrence_key: Optional[str]
+    previous_schedule_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class VisitScheduleSplitResultNextRecurrence(TypedDict):
+    """The rule in both forms, and its summary."""
+
+    rrule: str
+    frequency: Literal["daily", "weekly", "monthly", "yearly"]
+    interval: int
+    by_weekday: Optional[List[str]]
+    by_month_day: Optional[List[int]]
+    by_month: Optional[List[int]]
+    by_set_position: Optional[List[int]]
+    count: Optional[int]
+    until: Optional[str]
+    week_start: str
+    start_date: str
+    time: Optional[str]
+    timezone: str
+    month_day_overflow: Literal["last_day", "skip"]
+    exdates: List[str]
+    summary: str
+
+
+class VisitScheduleSplitResultNextTemplate(TypedDict):
+    """What every visit of the schedule gets."""
+
+    title: Optional[str]
+    instructions: Optional[str]
+    assignee_ids: List[str]
+    arrival_window_minutes: Optional[int]
+
+
+class VisitScheduleSplitResultNext(TypedDict):
+    """A job’s visits on a rule ("every other Tuesday at 9:00")."""
+
+    id: str
+    object: Literal["visit_schedule"]
+    job_id: str
+    recurrence: VisitScheduleSplitResultNextRecurrence
+    duration_minutes: Optional[int]
+    duration_days: Optional[int]
+    template: VisitScheduleSplitResultNextTemplate
+    horizon_days: int
+    status: Literal["active", "paused", "ended"]
+    paused_from: Optional[str]
+    paused_until: Optional[str]
+    materialized_through: Optional[str]
+    next_occurrence_at: Optional[str]
+    next_occurrence_key: Optional[str]
+    previous_schedule_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class VisitScheduleSplitResult(TypedDict):
+    """What POST /v1/visit-schedules/{id}/split answers."""
+
+    previous: VisitScheduleSplitResultPrevious
+    next: VisitScheduleSplitResultNext
+
+
+class VisitScheduleListOccurrencesItem(TypedDict):
+    """What GET /v1/visit-schedules/{id}/occurrences answers (one item of its array)."""
+
+    occurrence_key: str
+    start_at: str
+    end_at: str
+    local_start: str
+    visit_id: Optional[str]
+    skipped: bool
+
+
+class InvoiceLineItemDiscountParams(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class InvoiceLineItemParams(TypedDict, total=False):
     """InvoiceLineItemParams"""
 
+    product_id: str
+    description: str
+    quantity: float
+    unit_amount: int
     tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[InvoiceLineItemDiscountParams]
+
+
+class InvoiceDiscountParams(TypedDict):
+    """A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none."""
+
+    type: Literal["percent", "amount"]
+    value: float
 
 
 class EventResendResult(TypedDict):
@@ -953,7 +1686,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -996,7 +1729,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -1139,6 +1872,7 @@ class PropertiesResource:
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
         access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -1149,7 +1883,7 @@ class PropertiesResource:
         max_retries: Optional[int] = None,
     ) -> Property:
         """Create a property. Requires the scope `clients:write`."""
-        return cast(Property, self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Property, self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1173,6 +1907,7 @@ class PropertiesResource:
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
         access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -1183,7 +1918,7 @@ class PropertiesResource:
         max_retries: Optional[int] = None,
     ) -> Property:
         """Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Property, self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Property, self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1278,7 +2013,7 @@ class ServiceRequestsResource:
 
 
 class QuotesResource:
-    """quotes: list, create, get, update, delete, send, rotate_hosted_link, get_pdf, list_deliveries."""
+    """quotes: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -1313,6 +2048,9 @@ class QuotesResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[QuoteDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1324,7 +2062,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1347,6 +2085,9 @@ class QuotesResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[QuoteDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1359,7 +2100,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1404,6 +2145,33 @@ Requires the scope `quotes:send`."""
 
 Requires the scope `quotes:write`."""
         return cast(Quote, self._transport.request("POST", f"/v1/quotes/{_quote(id)}/hosted-link/rotate", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def preview(
+        self,
+        *,
+        client_id: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        request_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        title: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[QuoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Quote:
+        """Preview a quote: its figures, nothing stored. The body of POST /v1/quotes, answered with the quote exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `quotes:read`."""
+        return cast(Quote, self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_pdf(
         self,
@@ -1479,10 +2247,14 @@ class JobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -1502,10 +2274,14 @@ class JobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -1524,10 +2300,14 @@ class JobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -1535,7 +2315,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, visits=visits), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1559,6 +2339,9 @@ class JobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1571,7 +2354,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1587,8 +2370,371 @@ class JobsResource:
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/jobs/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class VisitsResource:
+    """visits: list, create, get, update, delete, add_assignee, remove_assignee."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "start_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        from_: Union[str, NotGiven] = NOT_GIVEN,
+        to: Union[str, NotGiven] = NOT_GIVEN,
+        from_date: Union[str, NotGiven] = NOT_GIVEN,
+        to_date: Union[str, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        assignee_id: Union[str, NotGiven] = NOT_GIVEN,
+        unassigned: Union[bool, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[str, NotGiven] = NOT_GIVEN,
+        schedule_id: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Union[Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"], Sequence[Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"]]], NotGiven] = NOT_GIVEN,
+        late: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        include: Union[Literal["conflicts"], NotGiven] = NOT_GIVEN,
+        include_projected: Union[bool, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[VisitListItem]:
+        """List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).
+
+Requires the scope `visits:read`."""
+        return cast(Page[VisitListItem], self._transport.list("/v1/visits", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        job_id: str,
+        title: Union[str, NotGiven] = NOT_GIVEN,
+        instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        all_day: Union[bool, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        start_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        end_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        local_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        local_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        start_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        end_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        arrival_window_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        assignee_ids: Union[List[str], NotGiven] = NOT_GIVEN,
+        completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        on_conflict: Union[Literal["allow", "reject"], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details).
+
+Requires the scope `visits:write`."""
+        return cast(Visit, self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Get a visit. Requires the scope `visits:read`."""
+        return cast(Visit, self._transport.request("GET", f"/v1/visits/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        title: Union[str, NotGiven] = NOT_GIVEN,
+        instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        all_day: Union[bool, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        start_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        end_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        local_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        local_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        start_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        end_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        arrival_window_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        assignee_ids: Union[List[str], NotGiven] = NOT_GIVEN,
+        completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        status: Union[Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"], NotGiven] = NOT_GIVEN,
+        en_route_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        started_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        completed_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        canceled_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        cancel_reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        on_conflict: Union[Literal["allow", "reject"], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Update a visit (partial: absent fields are kept, null clears). Changes its time (one form; every time field null unschedules), status (one move, stamping its *_at, which may be back-dated), assignees (the list replaced) or other fields. One event per change.
+
+Requires the scope `visits:write`."""
+        return cast(Visit, self._transport.request("PUT", f"/v1/visits/{_quote(id)}", body=_given(title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, status=status, en_route_at=en_route_at, started_at=started_at, completed_at=completed_at, canceled_at=canceled_at, cancel_reason=cancel_reason), query=_given(on_conflict=on_conflict), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a visit. Requires the scope `visits:delete`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/visits/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def add_assignee(
+        self,
+        id: str,
+        *,
+        team_member_id: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Add an assignee to a visit. Adds one active team member: 201 with the visit when added (visit.reassigned), 200 when already there (no event).
+
+Requires the scope `visits:write`."""
+        return cast(Visit, self._transport.request("POST", f"/v1/visits/{_quote(id)}/assignees", body=_given(team_member_id=team_member_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def remove_assignee(
+        self,
+        id: str,
+        team_member_id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Remove an assignee from a visit. Answers the visit (visit.reassigned); 404 when the member is not on it.
+
+Requires the scope `visits:write`."""
+        return cast(Visit, self._transport.request("DELETE", f"/v1/visits/{_quote(id)}/assignees/{_quote(team_member_id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class VisitSchedulesResource:
+    """visit-schedules: list, create, get, update, delete, skip, unskip, pause, resume, split, list_occurrences."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Union[Literal["active", "paused", "ended"], Sequence[Literal["active", "paused", "ended"]]], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[VisitSchedule]:
+        """List visit schedules. Requires the scope `schedules:read`."""
+        return cast(Page[VisitSchedule], self._transport.list("/v1/visit-schedules", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, job_id=job_id, status=status), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        job_id: str,
+        recurrence: VisitScheduleRecurrenceParams,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        duration_days: Union[int, NotGiven] = NOT_GIVEN,
+        template: Union[VisitScheduleTemplateParams, NotGiven] = NOT_GIVEN,
+        horizon_days: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Create a visit schedule. Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("POST", "/v1/visit-schedules", body=_given(job_id=job_id, recurrence=recurrence, duration_minutes=duration_minutes, duration_days=duration_days, template=template, horizon_days=horizon_days, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Get a visit schedule. Requires the scope `schedules:read`."""
+        return cast(VisitSchedule, self._transport.request("GET", f"/v1/visit-schedules/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        recurrence: Union[Any, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        duration_days: Union[int, NotGiven] = NOT_GIVEN,
+        template: Union[VisitScheduleTemplateParams, NotGiven] = NOT_GIVEN,
+        horizon_days: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Update a visit schedule (partial: absent fields are kept, null clears). Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("PUT", f"/v1/visit-schedules/{_quote(id)}", body=_given(recurrence=recurrence, duration_minutes=duration_minutes, duration_days=duration_days, template=template, horizon_days=horizon_days, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        keep_visits: Union[bool, NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """End a visit schedule. The schedule ends (it stays readable, status ended) and its future visits that have not started are canceled; keep_visits=true keeps every visit, detached (schedule_id null).
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("DELETE", f"/v1/visit-schedules/{_quote(id)}", query=_given(keep_visits=keep_visits), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def skip(
+        self,
+        id: str,
+        *,
+        occurrence_key: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Skip one occurrence. Adds the key to exdates; a materialised visit that has not started is canceled (cancel_reason skipped).
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/skip", body=_given(occurrence_key=occurrence_key), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def unskip(
+        self,
+        id: str,
+        *,
+        occurrence_key: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Undo a skip. Removes the key from exdates and reopens the visit the skip canceled, when its start is still ahead.
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/unskip", body=_given(occurrence_key=occurrence_key), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def pause(
+        self,
+        id: str,
+        *,
+        from_: str,
+        until: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Pause a schedule. From a local date (until one, inclusive, or until resumed): the visits in the range that have not started are canceled (cancel_reason paused).
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/pause", body=_given(until=until, **{"from": from_}), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def resume(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Resume a paused schedule. Active again: the visits the pause canceled reopen when their start is still ahead.
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/resume", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def split(
+        self,
+        id: str,
+        *,
+        from_occurrence_key: str,
+        recurrence: Union[VisitScheduleRecurrenceParams, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        duration_days: Union[int, NotGiven] = NOT_GIVEN,
+        template: Union[VisitScheduleTemplateParams, NotGiven] = NOT_GIVEN,
+        horizon_days: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitScheduleSplitResult:
+        """Split a schedule: this occurrence and the following. The schedule ends the day before from_occurrence_key (its visits from there that have not started are canceled, cancel_reason split); a new schedule (previous_schedule_id set) starts at that occurrence with the changes.
+
+Requires the scope `schedules:write`."""
+        return cast(VisitScheduleSplitResult, self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/split", body=_given(from_occurrence_key=from_occurrence_key, recurrence=recurrence, duration_minutes=duration_minutes, duration_days=duration_days, template=template, horizon_days=horizon_days, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list_occurrences(
+        self,
+        id: str,
+        *,
+        from_: str,
+        to: str,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> List[VisitScheduleListOccurrencesItem]:
+        """The occurrences of a window. Occurrences starting in [from, to) (at most 366 days, past or future), each with its key, instants, visit_id when materialised, and skipped.
+
+Requires the scope `schedules:read`."""
+        return cast(List[VisitScheduleListOccurrencesItem], self._transport.request("GET", f"/v1/visit-schedules/{_quote(id)}/occurrences", query=_given(to=to, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class InvoicesResource:
-    """invoices: list, create, get, update, delete, send, rotate_hosted_link, get_pdf, list_deliveries."""
+    """invoices: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -1628,6 +2774,9 @@ class InvoicesResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1650,6 +2799,9 @@ class InvoicesResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1672,6 +2824,9 @@ class InvoicesResource:
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1693,6 +2848,9 @@ class InvoicesResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1705,7 +2863,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -1727,6 +2885,9 @@ class InvoicesResource:
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -1740,7 +2901,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -1785,6 +2946,109 @@ Requires the scope `invoices:send`."""
 
 Requires the scope `invoices:write`."""
         return cast(Invoice, self._transport.request("POST", f"/v1/invoices/{_quote(id)}/hosted-link/rotate", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    @overload
+    def preview(
+        self,
+        *,
+        client_id: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    @overload
+    def preview(
+        self,
+        *,
+        job_id: str,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    @overload
+    def preview(
+        self,
+        *,
+        quote_id: str,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    def preview(
+        self,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice:
+        """Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `invoices:read`."""
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_pdf(
         self,
@@ -1921,7 +3185,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -2147,6 +3411,9 @@ Requires the scope `account:read`."""
         payment_instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
         invoice_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
         quote_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -2157,7 +3424,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def upload_logo(
         self,
@@ -2313,7 +3580,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -2345,7 +3612,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -2392,6 +3659,207 @@ Requires the scope `api_keys:write`."""
         return cast(ApiKeyRollResult, self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class ProductsResource:
+    """products: list, create, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "name", "-name"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        type: Union[Literal["service", "material", "fee"], NotGiven] = NOT_GIVEN,
+        code: Union[str, NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[Product]:
+        """List products. Requires the scope `catalog:read`."""
+        return cast(Page[Product], self._transport.list("/v1/products", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, type=type, code=code, q=q, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        type: Literal["service", "material", "fee"],
+        name: str,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        code: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_quantity: Union[float, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        taxable: Union[bool, NotGiven] = NOT_GIVEN,
+        cost_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Product:
+        """Create a product. Requires the scope `catalog:write`."""
+        return cast(Product, self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Product:
+        """Get a product. Requires the scope `catalog:read`."""
+        return cast(Product, self._transport.request("GET", f"/v1/products/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        type: Union[Literal["service", "material", "fee"], NotGiven] = NOT_GIVEN,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        code: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_quantity: Union[float, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        taxable: Union[bool, NotGiven] = NOT_GIVEN,
+        cost_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Product:
+        """Update a product (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
+        return cast(Product, self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a product. Requires the scope `catalog:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/products/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class TaxRatesResource:
+    """tax-rates: list, create, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[TaxRate]:
+        """List tax rates. Requires the scope `catalog:read`."""
+        return cast(Page[TaxRate], self._transport.list("/v1/tax-rates", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        name: str,
+        percentage: float,
+        compound: Union[bool, NotGiven] = NOT_GIVEN,
+        priority: Union[int, NotGiven] = NOT_GIVEN,
+        registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxRate:
+        """Create a tax rate. Requires the scope `catalog:write`."""
+        return cast(TaxRate, self._transport.request("POST", "/v1/tax-rates", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxRate:
+        """Get a tax rate. Requires the scope `catalog:read`."""
+        return cast(TaxRate, self._transport.request("GET", f"/v1/tax-rates/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        percentage: Union[float, NotGiven] = NOT_GIVEN,
+        compound: Union[bool, NotGiven] = NOT_GIVEN,
+        priority: Union[int, NotGiven] = NOT_GIVEN,
+        registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxRate:
+        """Update a tax rate (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
+        return cast(TaxRate, self._transport.request("PUT", f"/v1/tax-rates/{_quote(id)}", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a tax rate. Requires the scope `catalog:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/tax-rates/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class Resources:
     """Every resource, as the attributes of BmsClient."""
 
@@ -2401,6 +3869,8 @@ class Resources:
         self.service_requests = ServiceRequestsResource(transport)
         self.quotes = QuotesResource(transport)
         self.jobs = JobsResource(transport)
+        self.visits = VisitsResource(transport)
+        self.visit_schedules = VisitSchedulesResource(transport)
         self.invoices = InvoicesResource(transport)
         self.payments = PaymentsResource(transport)
         self.events = EventsResource(transport)
@@ -2408,6 +3878,8 @@ class Resources:
         self.account = AccountResource(transport)
         self.team_members = TeamMembersResource(transport)
         self.api_keys = ApiKeysResource(transport)
+        self.products = ProductsResource(transport)
+        self.tax_rates = TaxRatesResource(transport)
 
 
 class AsyncClientsResource:
@@ -2540,6 +4012,7 @@ class AsyncPropertiesResource:
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
         access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -2550,7 +4023,7 @@ class AsyncPropertiesResource:
         max_retries: Optional[int] = None,
     ) -> Property:
         """Create a property. Requires the scope `clients:write`."""
-        return cast(Property, await self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Property, await self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -2574,6 +4047,7 @@ class AsyncPropertiesResource:
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         location: Union[Optional[PropertyLocationParams], NotGiven] = NOT_GIVEN,
         access_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -2584,7 +4058,7 @@ class AsyncPropertiesResource:
         max_retries: Optional[int] = None,
     ) -> Property:
         """Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Property, await self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Property, await self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -2679,7 +4153,7 @@ class AsyncServiceRequestsResource:
 
 
 class AsyncQuotesResource:
-    """quotes: list, create, get, update, delete, send, rotate_hosted_link, get_pdf, list_deliveries."""
+    """quotes: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -2714,6 +4188,9 @@ class AsyncQuotesResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[QuoteDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2725,7 +4202,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -2748,6 +4225,9 @@ class AsyncQuotesResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         title: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[QuoteDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2760,7 +4240,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -2805,6 +4285,33 @@ Requires the scope `quotes:send`."""
 
 Requires the scope `quotes:write`."""
         return cast(Quote, await self._transport.request("POST", f"/v1/quotes/{_quote(id)}/hosted-link/rotate", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def preview(
+        self,
+        *,
+        client_id: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        request_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        title: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[QuoteLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[QuoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Quote:
+        """Preview a quote: its figures, nothing stored. The body of POST /v1/quotes, answered with the quote exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `quotes:read`."""
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_pdf(
         self,
@@ -2880,10 +4387,14 @@ class AsyncJobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -2903,10 +4414,14 @@ class AsyncJobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -2925,10 +4440,14 @@ class AsyncJobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -2936,7 +4455,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, visits=visits), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -2960,6 +4479,9 @@ class AsyncJobsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[JobLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[JobDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -2972,7 +4494,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -2988,8 +4510,371 @@ class AsyncJobsResource:
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/jobs/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncVisitsResource:
+    """visits: list, create, get, update, delete, add_assignee, remove_assignee."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "start_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        from_: Union[str, NotGiven] = NOT_GIVEN,
+        to: Union[str, NotGiven] = NOT_GIVEN,
+        from_date: Union[str, NotGiven] = NOT_GIVEN,
+        to_date: Union[str, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        assignee_id: Union[str, NotGiven] = NOT_GIVEN,
+        unassigned: Union[bool, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[str, NotGiven] = NOT_GIVEN,
+        schedule_id: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Union[Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"], Sequence[Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"]]], NotGiven] = NOT_GIVEN,
+        late: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        include: Union[Literal["conflicts"], NotGiven] = NOT_GIVEN,
+        include_projected: Union[bool, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[VisitListItem]:
+        """List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).
+
+Requires the scope `visits:read`."""
+        return AsyncPagePromise[VisitListItem](lambda: self._transport.list("/v1/visits", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        job_id: str,
+        title: Union[str, NotGiven] = NOT_GIVEN,
+        instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        all_day: Union[bool, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        start_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        end_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        local_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        local_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        start_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        end_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        arrival_window_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        assignee_ids: Union[List[str], NotGiven] = NOT_GIVEN,
+        completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        on_conflict: Union[Literal["allow", "reject"], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details).
+
+Requires the scope `visits:write`."""
+        return cast(Visit, await self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Get a visit. Requires the scope `visits:read`."""
+        return cast(Visit, await self._transport.request("GET", f"/v1/visits/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        title: Union[str, NotGiven] = NOT_GIVEN,
+        instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        all_day: Union[bool, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        start_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        end_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        local_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        local_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        start_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        end_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        arrival_window_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        assignee_ids: Union[List[str], NotGiven] = NOT_GIVEN,
+        completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        status: Union[Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"], NotGiven] = NOT_GIVEN,
+        en_route_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        started_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        completed_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        canceled_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        cancel_reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        on_conflict: Union[Literal["allow", "reject"], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Update a visit (partial: absent fields are kept, null clears). Changes its time (one form; every time field null unschedules), status (one move, stamping its *_at, which may be back-dated), assignees (the list replaced) or other fields. One event per change.
+
+Requires the scope `visits:write`."""
+        return cast(Visit, await self._transport.request("PUT", f"/v1/visits/{_quote(id)}", body=_given(title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, status=status, en_route_at=en_route_at, started_at=started_at, completed_at=completed_at, canceled_at=canceled_at, cancel_reason=cancel_reason), query=_given(on_conflict=on_conflict), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a visit. Requires the scope `visits:delete`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/visits/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def add_assignee(
+        self,
+        id: str,
+        *,
+        team_member_id: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Add an assignee to a visit. Adds one active team member: 201 with the visit when added (visit.reassigned), 200 when already there (no event).
+
+Requires the scope `visits:write`."""
+        return cast(Visit, await self._transport.request("POST", f"/v1/visits/{_quote(id)}/assignees", body=_given(team_member_id=team_member_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def remove_assignee(
+        self,
+        id: str,
+        team_member_id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Remove an assignee from a visit. Answers the visit (visit.reassigned); 404 when the member is not on it.
+
+Requires the scope `visits:write`."""
+        return cast(Visit, await self._transport.request("DELETE", f"/v1/visits/{_quote(id)}/assignees/{_quote(team_member_id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncVisitSchedulesResource:
+    """visit-schedules: list, create, get, update, delete, skip, unskip, pause, resume, split, list_occurrences."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Union[Literal["active", "paused", "ended"], Sequence[Literal["active", "paused", "ended"]]], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[VisitSchedule]:
+        """List visit schedules. Requires the scope `schedules:read`."""
+        return AsyncPagePromise[VisitSchedule](lambda: self._transport.list("/v1/visit-schedules", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, job_id=job_id, status=status), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        job_id: str,
+        recurrence: VisitScheduleRecurrenceParams,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        duration_days: Union[int, NotGiven] = NOT_GIVEN,
+        template: Union[VisitScheduleTemplateParams, NotGiven] = NOT_GIVEN,
+        horizon_days: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Create a visit schedule. Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("POST", "/v1/visit-schedules", body=_given(job_id=job_id, recurrence=recurrence, duration_minutes=duration_minutes, duration_days=duration_days, template=template, horizon_days=horizon_days, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Get a visit schedule. Requires the scope `schedules:read`."""
+        return cast(VisitSchedule, await self._transport.request("GET", f"/v1/visit-schedules/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        recurrence: Union[Any, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        duration_days: Union[int, NotGiven] = NOT_GIVEN,
+        template: Union[VisitScheduleTemplateParams, NotGiven] = NOT_GIVEN,
+        horizon_days: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Update a visit schedule (partial: absent fields are kept, null clears). Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("PUT", f"/v1/visit-schedules/{_quote(id)}", body=_given(recurrence=recurrence, duration_minutes=duration_minutes, duration_days=duration_days, template=template, horizon_days=horizon_days, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        keep_visits: Union[bool, NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """End a visit schedule. The schedule ends (it stays readable, status ended) and its future visits that have not started are canceled; keep_visits=true keeps every visit, detached (schedule_id null).
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("DELETE", f"/v1/visit-schedules/{_quote(id)}", query=_given(keep_visits=keep_visits), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def skip(
+        self,
+        id: str,
+        *,
+        occurrence_key: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Skip one occurrence. Adds the key to exdates; a materialised visit that has not started is canceled (cancel_reason skipped).
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/skip", body=_given(occurrence_key=occurrence_key), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def unskip(
+        self,
+        id: str,
+        *,
+        occurrence_key: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Undo a skip. Removes the key from exdates and reopens the visit the skip canceled, when its start is still ahead.
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/unskip", body=_given(occurrence_key=occurrence_key), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def pause(
+        self,
+        id: str,
+        *,
+        from_: str,
+        until: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Pause a schedule. From a local date (until one, inclusive, or until resumed): the visits in the range that have not started are canceled (cancel_reason paused).
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/pause", body=_given(until=until, **{"from": from_}), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def resume(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitSchedule:
+        """Resume a paused schedule. Active again: the visits the pause canceled reopen when their start is still ahead.
+
+Requires the scope `schedules:write`."""
+        return cast(VisitSchedule, await self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/resume", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def split(
+        self,
+        id: str,
+        *,
+        from_occurrence_key: str,
+        recurrence: Union[VisitScheduleRecurrenceParams, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        duration_days: Union[int, NotGiven] = NOT_GIVEN,
+        template: Union[VisitScheduleTemplateParams, NotGiven] = NOT_GIVEN,
+        horizon_days: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> VisitScheduleSplitResult:
+        """Split a schedule: this occurrence and the following. The schedule ends the day before from_occurrence_key (its visits from there that have not started are canceled, cancel_reason split); a new schedule (previous_schedule_id set) starts at that occurrence with the changes.
+
+Requires the scope `schedules:write`."""
+        return cast(VisitScheduleSplitResult, await self._transport.request("POST", f"/v1/visit-schedules/{_quote(id)}/split", body=_given(from_occurrence_key=from_occurrence_key, recurrence=recurrence, duration_minutes=duration_minutes, duration_days=duration_days, template=template, horizon_days=horizon_days, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def list_occurrences(
+        self,
+        id: str,
+        *,
+        from_: str,
+        to: str,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> List[VisitScheduleListOccurrencesItem]:
+        """The occurrences of a window. Occurrences starting in [from, to) (at most 366 days, past or future), each with its key, instants, visit_id when materialised, and skipped.
+
+Requires the scope `schedules:read`."""
+        return cast(List[VisitScheduleListOccurrencesItem], await self._transport.request("GET", f"/v1/visit-schedules/{_quote(id)}/occurrences", query=_given(to=to, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncInvoicesResource:
-    """invoices: list, create, get, update, delete, send, rotate_hosted_link, get_pdf, list_deliveries."""
+    """invoices: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -3029,6 +4914,9 @@ class AsyncInvoicesResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -3051,6 +4939,9 @@ class AsyncInvoicesResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -3073,6 +4964,9 @@ class AsyncInvoicesResource:
         job_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -3094,6 +4988,9 @@ class AsyncInvoicesResource:
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -3106,7 +5003,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -3128,6 +5025,9 @@ class AsyncInvoicesResource:
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -3141,7 +5041,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -3186,6 +5086,109 @@ Requires the scope `invoices:send`."""
 
 Requires the scope `invoices:write`."""
         return cast(Invoice, await self._transport.request("POST", f"/v1/invoices/{_quote(id)}/hosted-link/rotate", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    @overload
+    async def preview(
+        self,
+        *,
+        client_id: str,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    @overload
+    async def preview(
+        self,
+        *,
+        job_id: str,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    @overload
+    async def preview(
+        self,
+        *,
+        quote_id: str,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    async def preview(
+        self,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        quote_id: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice:
+        """Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `invoices:read`."""
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_pdf(
         self,
@@ -3322,7 +5325,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -3548,6 +5551,9 @@ Requires the scope `account:read`."""
         payment_instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
         invoice_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
         quote_footer: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -3558,7 +5564,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def upload_logo(
         self,
@@ -3714,7 +5720,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3746,7 +5752,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3793,6 +5799,207 @@ Requires the scope `api_keys:write`."""
         return cast(ApiKeyRollResult, await self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncProductsResource:
+    """products: list, create, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "name", "-name"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        type: Union[Literal["service", "material", "fee"], NotGiven] = NOT_GIVEN,
+        code: Union[str, NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[Product]:
+        """List products. Requires the scope `catalog:read`."""
+        return AsyncPagePromise[Product](lambda: self._transport.list("/v1/products", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, type=type, code=code, q=q, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        type: Literal["service", "material", "fee"],
+        name: str,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        code: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_quantity: Union[float, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        taxable: Union[bool, NotGiven] = NOT_GIVEN,
+        cost_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Product:
+        """Create a product. Requires the scope `catalog:write`."""
+        return cast(Product, await self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Product:
+        """Get a product. Requires the scope `catalog:read`."""
+        return cast(Product, await self._transport.request("GET", f"/v1/products/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        type: Union[Literal["service", "material", "fee"], NotGiven] = NOT_GIVEN,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        code: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        default_quantity: Union[float, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        taxable: Union[bool, NotGiven] = NOT_GIVEN,
+        cost_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Product:
+        """Update a product (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
+        return cast(Product, await self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a product. Requires the scope `catalog:write`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/products/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncTaxRatesResource:
+    """tax-rates: list, create, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[TaxRate]:
+        """List tax rates. Requires the scope `catalog:read`."""
+        return AsyncPagePromise[TaxRate](lambda: self._transport.list("/v1/tax-rates", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        name: str,
+        percentage: float,
+        compound: Union[bool, NotGiven] = NOT_GIVEN,
+        priority: Union[int, NotGiven] = NOT_GIVEN,
+        registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxRate:
+        """Create a tax rate. Requires the scope `catalog:write`."""
+        return cast(TaxRate, await self._transport.request("POST", "/v1/tax-rates", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxRate:
+        """Get a tax rate. Requires the scope `catalog:read`."""
+        return cast(TaxRate, await self._transport.request("GET", f"/v1/tax-rates/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        percentage: Union[float, NotGiven] = NOT_GIVEN,
+        compound: Union[bool, NotGiven] = NOT_GIVEN,
+        priority: Union[int, NotGiven] = NOT_GIVEN,
+        registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        active: Union[bool, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxRate:
+        """Update a tax rate (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
+        return cast(TaxRate, await self._transport.request("PUT", f"/v1/tax-rates/{_quote(id)}", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a tax rate. Requires the scope `catalog:write`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/tax-rates/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncResources:
     """Every resource, as the attributes of AsyncBmsClient."""
 
@@ -3802,6 +6009,8 @@ class AsyncResources:
         self.service_requests = AsyncServiceRequestsResource(transport)
         self.quotes = AsyncQuotesResource(transport)
         self.jobs = AsyncJobsResource(transport)
+        self.visits = AsyncVisitsResource(transport)
+        self.visit_schedules = AsyncVisitSchedulesResource(transport)
         self.invoices = AsyncInvoicesResource(transport)
         self.payments = AsyncPaymentsResource(transport)
         self.events = AsyncEventsResource(transport)
@@ -3809,3 +6018,5 @@ class AsyncResources:
         self.account = AsyncAccountResource(transport)
         self.team_members = AsyncTeamMembersResource(transport)
         self.api_keys = AsyncApiKeysResource(transport)
+        self.products = AsyncProductsResource(transport)
+        self.tax_rates = AsyncTaxRatesResource(transport)

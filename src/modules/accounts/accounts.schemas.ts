@@ -1,6 +1,7 @@
 // The business profile (docs/api-contract.md §10): the single source of its validation, serialization and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
 import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
+import { TaxRateIdsSchema } from '../catalog/index.js';
 import { IdSchema, Nullable, TimeZoneInputSchema, TimeZoneSchema, TimestampSchema } from '../../kernel/fields.js';
 
 export const DEFAULT_PAYMENT_TERMS_DAYS = 30;
@@ -64,6 +65,20 @@ const writableFields = {
   quote_footer: Nullable(
     text(1000, 'The footer line of every quote page.', 'Quotes are valid for 30 days unless stated.'),
   ),
+  default_tax_rate_ids: TaxRateIdsSchema(
+    'The taxes of a document line that names none of its own and whose product and property name none (docs/api-contract.md §19); at most 5. Default [].',
+  ),
+  prices_include_tax: Type.Boolean({
+    description: 'The default of new quotes, jobs and invoices: whether unit amounts include tax. Default false.',
+    example: false,
+  }),
+  rounding: Type.Unsafe<'per_line' | 'per_document'>({
+    type: 'string',
+    enum: ['per_line', 'per_document'],
+    description:
+      'The default of new documents: per_line rounds each line’s tax per rate; per_document rounds each rate’s total once and shares it over the lines. Default per_line.',
+    example: 'per_line',
+  }),
   timezone: {
     ...TimeZoneInputSchema,
     description: `The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. ${TimeZoneInputSchema.description}`,
@@ -91,6 +106,9 @@ export const AccountSchema = Type.Object(
       description:
         'The business’s time zone (IANA primary name; UTC until set): its local day decides is_overdue and date defaults.',
     },
+    default_tax_rate_ids: Type.Array(IdSchema, { description: 'The last of a line’s tax sources (§19).' }),
+    prices_include_tax: writableFields.prices_include_tax,
+    rounding: writableFields.rounding,
     has_logo: Type.Boolean({ description: 'Whether a logo is uploaded (PUT /v1/account/logo).', example: true }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,

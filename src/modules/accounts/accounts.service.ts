@@ -11,6 +11,8 @@ import type { MailBusiness } from '../../mail/document-mail.js';
 import type { PdfPool } from '../../mail/pdf-pool.js';
 import { createApiKey, type CreatedApiKey } from '../api-keys/index.js';
 import { SCOPES } from '../../kernel/scopes.js';
+import { fromJson } from '../../db/values.js';
+import { requireTaxRates } from '../catalog/index.js';
 import { presentAddress, serializeAddress } from '../shared/index.js';
 import * as repository from './accounts.repository.js';
 import {
@@ -38,6 +40,9 @@ export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
     invoice_footer: row.invoice_footer,
     quote_footer: row.quote_footer,
     timezone: row.timezone,
+    default_tax_rate_ids: fromJson<string[]>(row.default_tax_rate_ids ?? '[]'),
+    prices_include_tax: Number(row.prices_include_tax) === 1,
+    rounding: row.rounding as 'per_line' | 'per_document',
     has_logo: hasLogo,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -70,6 +75,9 @@ export async function createAccount(
     quote_footer: null,
     timezone: 'UTC',
     max_webhook_endpoints: null,
+    default_tax_rate_ids: '[]',
+    prices_include_tax: 0,
+    rounding: 'per_line',
     created_at: now,
     updated_at: now,
   };
@@ -104,8 +112,14 @@ export async function updateAccount(
     const logo = await repository.hasLogo(trx, accountId);
     precondition?.(presentAccount(current, logo));
     if (Object.keys(input).length === 0) return presentAccount(current, logo);
-    const { address, ...fields } = input;
+    const { address, default_tax_rate_ids: taxRateIds, prices_include_tax: inclusive, ...fields } = input;
     const patch: Partial<AccountRow> = { ...fields, updated_at: clock.now().toISOString() };
+    if (taxRateIds !== undefined) {
+      const kept = new Set(fromJson<string[]>(current.default_tax_rate_ids ?? '[]'));
+      await requireTaxRates(trx, accountId, 'default_tax_rate_ids', taxRateIds, kept);
+      patch.default_tax_rate_ids = JSON.stringify(taxRateIds);
+    }
+    if (inclusive !== undefined) patch.prices_include_tax = inclusive ? 1 : 0;
     if (fields.timezone !== undefined) patch.timezone = canonicalTimeZone('timezone', fields.timezone);
     if (address !== undefined) patch.address = serializeAddress(address);
     return presentAccount((await repository.updateAccount(trx, accountId, patch)) ?? current, logo);

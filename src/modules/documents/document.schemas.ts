@@ -1,6 +1,7 @@
 // Schema pieces shared by service requests, quotes, jobs and invoices.
 import { Type, type Static } from '@sinclair/typebox';
 import { IdSchema, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
+import { DiscountSchema, TaxBreakdownSchema } from './line-items.js';
 
 export const DateSchema = Type.String({
   format: 'date',
@@ -56,12 +57,57 @@ export function documentFields<K extends string>(object: K, statuses: readonly s
 
 export const totalsFields = {
   currency: CurrencySchema,
-  subtotal_amount: Type.Integer({ description: 'Sum of line amounts, in minor units. Read-only.', example: 18000 }),
-  tax_amount: Type.Integer({ description: 'Sum of line taxes, in minor units. Read-only.', example: 1598 }),
+  prices_include_tax: Type.Boolean({
+    description: 'Whether unit amounts include tax (line amounts are then the nets). Default: the account’s.',
+    example: false,
+  }),
+  rounding: Type.Unsafe<'per_line' | 'per_document'>({
+    type: 'string',
+    enum: ['per_line', 'per_document'],
+    description:
+      'per_line: each line’s tax rounded per rate; per_document: each rate’s total rounded once, shared over the lines. Default: the account’s.',
+    example: 'per_line',
+  }),
+  discount: Nullable(DiscountSchema),
+  discount_amount: Type.Integer({
+    description: 'All discounts (the lines’ and the document’s), in minor units; 0 without any. Read-only.',
+    example: 0,
+  }),
+  tax_breakdown: TaxBreakdownSchema,
+  subtotal_amount: Type.Integer({
+    description:
+      'Sum of line amounts after discounts, before tax (the nets with prices including tax), in minor units. Read-only.',
+    example: 18000,
+  }),
+  tax_amount: Type.Integer({
+    description: 'Sum of the tax_breakdown (= the lines’ taxes), in minor units. Read-only.',
+    example: 1598,
+  }),
   total_amount: Type.Integer({
     description: 'subtotal_amount + tax_amount, in minor units. Read-only.',
     example: 19598,
   }),
+};
+
+/** What a create or update body may say about a document's figures (docs/api-contract.md §19). */
+export const pricingInputFields = {
+  prices_include_tax: Type.Optional(
+    Type.Boolean({ description: 'Unit amounts include tax. Default: the account’s (or the source document’s).' }),
+  ),
+  rounding: Type.Optional(
+    Type.Unsafe<'per_line' | 'per_document'>({
+      type: 'string',
+      enum: ['per_line', 'per_document'],
+      description: 'per_line or per_document. Default: the account’s (or the source document’s).',
+    }),
+  ),
+  discount: Type.Optional(
+    Nullable({
+      ...DiscountSchema,
+      description:
+        'A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none.',
+    }),
+  ),
 };
 
 export const DELIVERY_STATUSES = ['queued', 'sending', 'delivered', 'failed'] as const;

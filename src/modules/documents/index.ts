@@ -15,14 +15,24 @@ export {
   ReferenceSchema,
   SendBody,
   type SendInput,
+  pricingInputFields,
   totalsFields,
 } from './document.schemas.js';
 export { hostedLinkOnSend, isHostedToken, newHostedLink, presentHostedUrl } from './hosted-links.js';
-export { copyLineItems, LineItemSchema, LineItemsInputSchema } from './line-items.js';
+export {
+  DiscountSchema,
+  type LineItem,
+  LineItemSchema,
+  LineItemsInputSchema,
+  type TaxBreakdown,
+  TaxBreakdownSchema,
+} from './line-items.js';
+export { type PricedColumns, pricingForNew, pricingForUpdate, type PricingInput, propertyAfter } from './pricing.js';
 export { idFilter, parseStatusFilter, statusFilter } from './list-filters.js';
 export { MAX_AMOUNT } from './money.js';
+export { withoutStoring } from './preview.js';
 export { nextNumber, numberOnSend } from './numbering.js';
-export { accountCurrency, addDays, lineItemsOf, localToday, presentPriced, pricedColumns } from './priced.js';
+export { accountCurrency, addDays, lineItemsOf, localToday, presentPriced } from './priced.js';
 export {
   assertHasHostedLink,
   assertSendable,

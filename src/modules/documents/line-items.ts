@@ -1,63 +1,143 @@
-// Line items of quotes, jobs and invoices: their schemas and the exact computation of amounts and totals.
+// Line items of quotes, jobs and invoices: their schemas (docs/api-contract.md §6, with §19's products,
+// named rates and discounts), how a stored line is answered, and the version-1 computation.
 import { Type, type Static } from '@sinclair/typebox';
 import { newId } from '../../core/deps.js';
 import { validationError, type ErrorDetail } from '../../core/errors.js';
-import { IdSchema } from '../../kernel/fields.js';
-import { lineAmount, lineTax, MAX_AMOUNT, toScaledInteger } from './money.js';
+import { IdSchema, Nullable } from '../../kernel/fields.js';
+import { MAX_AMOUNT, toScaledInteger } from './money.js';
+import { priceDocument, type PricedLine, type RateTerms } from './tax.js';
 
 export const MAX_LINE_ITEMS = 200;
 
 const amountBound = Number(MAX_AMOUNT);
 
+export const DiscountSchema = Type.Object(
+  {
+    type: Type.Unsafe<'percent' | 'amount'>({
+      type: 'string',
+      enum: ['percent', 'amount'],
+      description: 'percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units.',
+      example: 'percent',
+    }),
+    value: Type.Number({
+      minimum: 0,
+      maximum: amountBound,
+      description: 'The percentage, or the amount in minor units (a whole number), taken off before tax.',
+      example: 10,
+    }),
+  },
+  { additionalProperties: false, description: 'A discount before tax.' },
+);
+
+export const TaxRateIdsInput = Type.Array(Type.String({ format: 'uuid', description: 'A tax rate id.' }), {
+  maxItems: 5,
+  uniqueItems: true,
+  description:
+    'The line’s tax rates (at most 5); [] makes it tax-free. Absent: its product’s rates, else the property’s default_tax_rate_ids, else the account’s. Not together with tax_rate.',
+  example: ['019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02'],
+});
+
 export const LineItemInputSchema = Type.Object(
   {
-    description: Type.String({
-      minLength: 1,
-      maxLength: 500,
-      pattern: '\\S',
-      description: 'What was or will be done or supplied.',
-      example: 'Replace kitchen faucet',
-    }),
-    quantity: Type.Number({
-      exclusiveMinimum: 0,
-      maximum: 1_000_000,
-      description: 'Quantity, greater than 0, at most 1,000,000, at most 3 decimals.',
-      example: 1.5,
-    }),
-    unit_amount: Type.Integer({
-      minimum: -amountBound,
-      maximum: amountBound,
-      description: 'Price of one unit in minor units (cents); negative for a discount line.',
-      example: 12000,
-    }),
+    product_id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description:
+          'A product of the account: fills the description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document).',
+        example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f03',
+      }),
+    ),
+    description: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        pattern: '\\S',
+        description: 'What was or will be done or supplied. Required unless product_id gives it.',
+        example: 'Replace kitchen faucet',
+      }),
+    ),
+    quantity: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 1_000_000,
+        description:
+          'Quantity, greater than 0, at most 1,000,000, at most 3 decimals. Required unless product_id gives it.',
+        example: 1.5,
+      }),
+    ),
+    unit_amount: Type.Optional(
+      Type.Integer({
+        minimum: -amountBound,
+        maximum: amountBound,
+        description:
+          'Price of one unit in minor units (cents); negative for a credit line. Required unless product_id gives it. With prices_include_tax, tax included.',
+        example: 12000,
+      }),
+    ),
     tax_rate: Type.Optional(
       Type.Number({
         minimum: 0,
         maximum: 100,
-        default: 0,
-        description: 'Tax rate in percent, 0 to 100, at most 3 decimals.',
+        description:
+          'Version 1: one unnamed rate in percent, 0 to 100, at most 3 decimals; 0 (the default) is no rate. Not together with tax_rate_ids.',
         example: 8.875,
       }),
     ),
+    tax_rate_ids: Type.Optional(TaxRateIdsInput),
+    discount: Type.Optional(Nullable(DiscountSchema)),
   },
   { additionalProperties: false },
 );
 
+export const LineTaxSchema = Type.Object({
+  tax_rate_id: Nullable(IdSchema),
+  name: Nullable(Type.String({ description: 'The rate’s name (null for a version-1 tax_rate).', example: 'GST' })),
+  percentage: Type.Number({ description: 'Percent.', example: 5 }),
+  compound: Type.Boolean({ description: 'Applied on the amount plus the non-compound taxes.', example: false }),
+  amount: Type.Integer({ description: 'This rate’s tax on the line, in minor units.', example: 900 }),
+});
+
 export const LineItemSchema = Type.Object({
   id: IdSchema,
+  product_id: Nullable(IdSchema),
   description: Type.String({ description: 'What was or will be done or supplied.', example: 'Replace kitchen faucet' }),
   quantity: Type.Number({ description: 'Quantity.', example: 1.5 }),
   unit_amount: Type.Integer({ description: 'Price of one unit in minor units.', example: 12000 }),
-  tax_rate: Type.Number({ description: 'Tax rate in percent.', example: 8.875 }),
+  tax_rate: Type.Number({ description: 'Version 1’s unnamed rate in percent; 0 for none.', example: 0 }),
+  tax_rate_ids: Type.Array(IdSchema, { description: 'The named rates the line carries (after resolution).' }),
+  discount: Nullable(DiscountSchema),
+  discount_amount: Type.Integer({
+    description: 'Its own discount plus its share of the document’s, in minor units. Read-only.',
+    example: 0,
+  }),
   amount: Type.Integer({
-    description: 'round_half_up(quantity × unit_amount), in minor units. Read-only.',
+    description:
+      'round(quantity × unit_amount) less its discounts, before tax, in minor units (with prices including tax: the net). Read-only.',
     example: 18000,
   }),
-  tax_amount: Type.Integer({
-    description: 'round_half_up(amount × tax_rate / 100), in minor units. Read-only.',
-    example: 1598,
-  }),
+  tax_amount: Type.Integer({ description: 'The sum of its taxes, in minor units. Read-only.', example: 1598 }),
+  taxes: Type.Array(LineTaxSchema, { description: 'One per rate, in the rates’ order. Read-only.' }),
 });
+
+export const TaxBreakdownSchema = Type.Array(
+  Type.Object({
+    tax_rate_id: Nullable(IdSchema),
+    name: Nullable(Type.String({ example: 'GST' })),
+    registration_number: Nullable(Type.String({ example: '123456789 RT0001' })),
+    percentage: Type.Number({ example: 5 }),
+    compound: Type.Boolean({ example: false }),
+    taxable_amount: Type.Integer({
+      description:
+        'What the rate was taken on, in minor units (the nets with prices including tax; with a compound rate, the amounts plus the non-compound taxes).',
+      example: 18000,
+    }),
+    tax_amount: Type.Integer({ description: 'The rate’s tax, in minor units.', example: 900 }),
+  }),
+  {
+    description:
+      'One row per rate used, in order (priority, then creation): a snapshot, so a sent document never changes. Read-only.',
+  },
+);
 
 export const LineItemsInputSchema = Type.Array(LineItemInputSchema, {
   maxItems: MAX_LINE_ITEMS,
@@ -66,6 +146,17 @@ export const LineItemsInputSchema = Type.Array(LineItemInputSchema, {
 
 export type LineItemInput = Static<typeof LineItemInputSchema>;
 export type LineItem = Static<typeof LineItemSchema>;
+export type LineTax = Static<typeof LineTaxSchema>;
+export type TaxBreakdown = Static<typeof TaxBreakdownSchema>;
+export type DiscountInput = Static<typeof DiscountSchema>;
+
+/** A line of version 1: a description, quantity, unit amount and an optional unnamed rate. */
+export interface Version1LineInput {
+  description: string;
+  quantity: number;
+  unit_amount: number;
+  tax_rate?: number;
+}
 
 export interface Totals {
   subtotal_amount: number;
@@ -73,61 +164,116 @@ export interface Totals {
   total_amount: number;
 }
 
+/** A stored line as the API answers it: lines stored before §19 get its fields' neutral values. */
+export function presentLineItem(
+  stored: Partial<LineItem> & Pick<LineItem, 'id' | 'description' | 'quantity' | 'unit_amount' | 'amount'>,
+): LineItem {
+  const taxRate = stored.tax_rate ?? 0;
+  const taxAmount = stored.tax_amount ?? 0;
+  return {
+    id: stored.id,
+    product_id: stored.product_id ?? null,
+    description: stored.description,
+    quantity: stored.quantity,
+    unit_amount: stored.unit_amount,
+    tax_rate: taxRate,
+    tax_rate_ids: stored.tax_rate_ids ?? [],
+    discount: stored.discount ?? null,
+    discount_amount: stored.discount_amount ?? 0,
+    amount: stored.amount,
+    tax_amount: taxAmount,
+    taxes:
+      stored.taxes ??
+      (taxRate === 0
+        ? []
+        : [{ tax_rate_id: null, name: null, percentage: taxRate, compound: false, amount: taxAmount }]),
+  };
+}
+
+/** The breakdown of a document stored before §19: one row per version-1 rate, lowest first. */
+export function breakdownOfVersion1(lines: readonly LineItem[]): TaxBreakdown {
+  const rows = new Map<number, { taxable: number; tax: number }>();
+  for (const line of lines) {
+    if (line.tax_rate === 0) continue;
+    const row = rows.get(line.tax_rate) ?? { taxable: 0, tax: 0 };
+    row.taxable += line.amount;
+    row.tax += line.tax_amount;
+    rows.set(line.tax_rate, row);
+  }
+  return [...rows.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([percentage, { taxable, tax }]) => ({
+      tax_rate_id: null,
+      name: null,
+      registration_number: null,
+      percentage,
+      compound: false,
+      taxable_amount: taxable,
+      tax_amount: tax,
+    }));
+}
+
+/** Version 1's key for an unnamed rate: `v1:` and its thousandths of a percent. */
+export function version1Key(thousandths: bigint): string {
+  return `v1:${thousandths}`;
+}
+
 /**
- * Computes each line and the document totals exactly. Throws VALIDATION_ERROR naming the line for too
- * many decimals, and for a total below zero or beyond the largest amount we store.
+ * Computes each line and the document totals exactly for version-1 lines (docs/api-contract.md §6, through
+ * the §19 calculation: a `tax_rate` is one unnamed non-compound rate rounded per line). Throws
+ * VALIDATION_ERROR naming the line for too many decimals, and for a total below zero or beyond the largest
+ * amount we store.
  */
-export function computeLineItems(inputs: readonly LineItemInput[]): { lineItems: LineItem[]; totals: Totals } {
+export function computeLineItems(inputs: readonly Version1LineInput[]): { lineItems: LineItem[]; totals: Totals } {
   const details: ErrorDetail[] = [];
-  const lineItems: LineItem[] = [];
-  let subtotal = 0n;
-  let tax = 0n;
-  inputs.forEach((input, index) => {
-    const quantity = toScaledInteger(input.quantity);
+  const rates = new Map<string, RateTerms>();
+  const keys = inputs.map((input, index) => {
     const taxRate = toScaledInteger(input.tax_rate ?? 0);
-    if (quantity === undefined)
-      details.push({ field: `line_items[${index}].quantity`, message: 'must have at most 3 decimals' });
-    if (taxRate === undefined)
+    if (taxRate === undefined) {
       details.push({ field: `line_items[${index}].tax_rate`, message: 'must have at most 3 decimals' });
-    if (quantity === undefined || taxRate === undefined) return;
-    const amount = lineAmount(quantity, BigInt(input.unit_amount));
-    const lineTaxAmount = lineTax(amount, taxRate);
-    if (amount > MAX_AMOUNT || amount < -MAX_AMOUNT) {
-      details.push({
-        field: `line_items[${index}].amount`,
-        message: `quantity × unit_amount must stay within ±${MAX_AMOUNT}`,
-      });
-      return;
+      return [];
     }
-    subtotal += amount;
-    tax += lineTaxAmount;
-    lineItems.push({
+    if (taxRate === 0n) return [];
+    const key = version1Key(taxRate);
+    rates.set(key, { key, percentage: taxRate * 10n, compound: false });
+    return [key];
+  });
+  if (details.length > 0) {
+    inputs.forEach((input, index) => {
+      if (toScaledInteger(input.quantity) === undefined)
+        details.push({ field: `line_items[${index}].quantity`, message: 'must have at most 3 decimals' });
+    });
+    throw validationError(details);
+  }
+  const pricing = priceDocument({
+    lines: inputs.map((input, index) => ({
+      quantity: input.quantity,
+      unit_amount: input.unit_amount,
+      discount: null,
+      rate_keys: keys[index] as string[],
+    })),
+    rates: [...rates.values()].sort((a, b) => (a.percentage < b.percentage ? -1 : 1)),
+    prices_include_tax: false,
+    rounding: 'per_line',
+    discount: null,
+  });
+  const lineItems = inputs.map((input, index) =>
+    presentLineItem({
       id: newId(),
       description: input.description,
       quantity: input.quantity,
       unit_amount: input.unit_amount,
       tax_rate: input.tax_rate ?? 0,
-      amount: Number(amount),
-      tax_amount: Number(lineTaxAmount),
-    });
-  });
-  if (details.length > 0) throw validationError(details);
-  const total = subtotal + tax;
-  if (total < 0n) throw validationError([{ field: 'line_items', message: 'the document total would be below zero' }]);
-  if (total > MAX_AMOUNT || subtotal > MAX_AMOUNT || subtotal < -MAX_AMOUNT)
-    throw validationError([{ field: 'line_items', message: `the document total must not exceed ${MAX_AMOUNT}` }]);
+      amount: Number((pricing.lines[index] as PricedLine).amount),
+      tax_amount: Number((pricing.lines[index] as PricedLine).tax_amount),
+    }),
+  );
   return {
     lineItems,
-    totals: { subtotal_amount: Number(subtotal), tax_amount: Number(tax), total_amount: Number(total) },
+    totals: {
+      subtotal_amount: Number(pricing.subtotal_amount),
+      tax_amount: Number(pricing.tax_amount),
+      total_amount: Number(pricing.total_amount),
+    },
   };
-}
-
-/** Line items copied from another document get new ids; amounts are recomputed, never trusted. */
-export function copyLineItems(items: readonly LineItem[]): LineItemInput[] {
-  return items.map(({ description, quantity, unit_amount, tax_rate }) => ({
-    description,
-    quantity,
-    unit_amount,
-    tax_rate,
-  }));
 }

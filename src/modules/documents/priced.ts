@@ -3,7 +3,14 @@ import type { Executor } from '../../db/database.js';
 import { localDate } from '../../core/time.js';
 import { fromJson } from '../../db/values.js';
 import { findAccount } from '../accounts/index.js';
-import { computeLineItems, type LineItem, type LineItemInput } from './line-items.js';
+import {
+  breakdownOfVersion1,
+  presentLineItem,
+  type DiscountInput,
+  type LineItem,
+  type TaxBreakdown,
+} from './line-items.js';
+import type { Rounding } from './tax.js';
 
 export interface PricedRow {
   currency: string;
@@ -11,26 +18,33 @@ export interface PricedRow {
   subtotal_amount: number;
   tax_amount: number;
   total_amount: number;
-}
-
-/** The stored columns for a list of lines: the lines with their computed amounts, and the totals. */
-export function pricedColumns(inputs: readonly LineItemInput[]) {
-  const { lineItems, totals } = computeLineItems(inputs);
-  return { line_items: JSON.stringify(lineItems), ...totals };
+  prices_include_tax: number;
+  rounding: string;
+  discount: string | null;
+  discount_amount: number;
+  tax_breakdown: string | null;
 }
 
 export function presentPriced(row: PricedRow) {
+  const lineItems = lineItemsOf(row);
   return {
     currency: row.currency,
-    line_items: fromJson<LineItem[]>(row.line_items),
+    line_items: lineItems,
+    prices_include_tax: Number(row.prices_include_tax) === 1,
+    rounding: row.rounding as Rounding,
+    discount: row.discount === null ? null : fromJson<DiscountInput>(row.discount),
+    discount_amount: Number(row.discount_amount ?? 0),
     subtotal_amount: Number(row.subtotal_amount),
     tax_amount: Number(row.tax_amount),
     total_amount: Number(row.total_amount),
+    tax_breakdown:
+      row.tax_breakdown === null ? breakdownOfVersion1(lineItems) : fromJson<TaxBreakdown>(row.tax_breakdown),
   };
 }
 
+/** A document's stored lines as the API answers them (lines stored before §19 included). */
 export function lineItemsOf(row: { line_items: string }): LineItem[] {
-  return fromJson<LineItem[]>(row.line_items);
+  return fromJson<LineItem[]>(row.line_items).map(presentLineItem);
 }
 
 export async function accountCurrency(db: Executor, accountId: string): Promise<string> {

@@ -5,7 +5,7 @@ import { invalidState, validationError, type ErrorDetail } from '../../core/erro
 import type { Context } from '../../kernel/context.js';
 import type { Executor } from '../../db/database.js';
 import type { ClientRow } from '../../db/types.js';
-import type { MailLineItem, MailSnapshot } from '../../mail/document-mail.js';
+import type { MailLineItem, MailSnapshot, MailTaxRow } from '../../mail/document-mail.js';
 import { enqueueMessage } from '../../mail/outbox.repository.js';
 import { findAccount } from '../accounts/index.js';
 import { businessOnDocument } from '../accounts/index.js';
@@ -64,9 +64,11 @@ export interface PrintableDocument {
   status: string;
   updated_at: string;
   currency: string;
-  line_items: MailLineItem[];
+  line_items: Array<MailLineItem & { taxes: Array<{ percentage: number }> }>;
   subtotal_amount: number;
   tax_amount: number;
+  tax_breakdown: Array<MailTaxRow>;
+  discount_amount: number;
   total_amount: number;
   notes: string | null;
   /** The property whose address is printed as the service address (docs/api-contract.md §16). */
@@ -111,15 +113,23 @@ export async function documentSnapshot(
       updated_at: document.updated_at,
       title: document.title ?? null,
       currency: document.currency,
-      line_items: document.line_items.map(({ description, quantity, unit_amount, tax_rate, amount }) => ({
+      line_items: document.line_items.map(({ description, quantity, unit_amount, tax_rate, amount, taxes }) => ({
         description,
         quantity,
         unit_amount,
         tax_rate,
         amount,
+        tax_label: taxes.length === 0 ? '0%' : taxes.map((tax) => `${tax.percentage}%`).join(' + '),
       })),
       subtotal_amount: document.subtotal_amount,
       tax_amount: document.tax_amount,
+      tax_breakdown: document.tax_breakdown.map(({ name, registration_number, percentage, tax_amount }) => ({
+        name,
+        registration_number,
+        percentage,
+        tax_amount,
+      })),
+      discount_amount: document.discount_amount,
       total_amount: document.total_amount,
       amount_paid: document.amount_paid ?? null,
       amount_due: document.amount_due ?? null,

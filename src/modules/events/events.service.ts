@@ -125,7 +125,9 @@ export interface Change<T> {
     | 'team_member'
     | 'api_key'
     | 'visit'
-    | 'visit_schedule';
+    | 'visit_schedule'
+    | 'product'
+    | 'tax_rate';
   before: T;
   after: T;
   /** The lifecycle's events: the event entering each status records. */

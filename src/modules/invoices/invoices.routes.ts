@@ -10,6 +10,19 @@ import {
 } from './invoices.schemas.js';
 import { presentInvoice } from './invoices.presenter.js';
 import * as service from './invoices.service.js';
+import { previewRoute } from '../../http/preview-route.js';
+
+/** POST /v1/invoices/preview (docs/api-contract.md §19): invoices:read; a job or quote named is read, not converted. */
+export const invoicePreviewRoutes = previewRoute({
+  path: '/v1/invoices',
+  names: ['invoice', 'invoices'],
+  scope: 'invoices:read',
+  item: InvoiceSchema,
+  body: CreateInvoiceBody,
+  linkScopes: { job_id: 'jobs:read', quote_id: 'quotes:read' },
+  errors: ['NOT_FOUND', 'INVALID_STATE', 'CONFLICT'],
+  preview: (ctx, body) => service.previewInvoice(ctx, body as Parameters<typeof service.previewInvoice>[1]),
+});
 
 export const invoiceRoutes = (actions: ReadonlyArray<ResourceAction<Invoice>>) =>
   resourceRoutes({

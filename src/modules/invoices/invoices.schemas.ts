@@ -20,7 +20,7 @@ import {
   deliveryStatusField,
   hostedUrlField,
 } from '../documents/index.js';
-import { LineItemSchema, LineItemsInputSchema } from '../documents/index.js';
+import { LineItemSchema, LineItemsInputSchema, pricingInputFields } from '../documents/index.js';
 import { idFilter, statusFilter } from '../documents/index.js';
 import { InvoicePaymentSchema } from './payments.schemas.js';
 
@@ -90,6 +90,7 @@ export const InvoiceSchema = Type.Object(
 const writable = {
   external_id: Type.Optional(Nullable(ExternalIdSchema)),
   line_items: Type.Optional(LineItemsInputSchema),
+  ...pricingInputFields,
   currency: Type.Optional(CurrencySchema),
   notes: Type.Optional(notes),
   issue_date: Type.Optional(issueDate),

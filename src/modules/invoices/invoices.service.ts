@@ -16,11 +16,12 @@ import {
   assertEditable,
   assertHolds,
   assertMove,
-  copyLineItems,
   enter,
-  lineItemsOf,
   parseStatusFilter,
-  pricedColumns,
+  pricingForNew,
+  pricingForUpdate,
+  propertyAfter,
+  withoutStoring,
   localToday,
   type SendableKind,
 } from '../documents/index.js';
@@ -64,6 +65,11 @@ async function resolveSources(
   return { job, quote, quoteId: quote.id };
 }
 
+/** The invoice a create with this body would store; nothing is stored (docs/api-contract.md §19). */
+export function previewInvoice(ctx: Context, input: CreateInvoiceInput): Promise<Invoice> {
+  return withoutStoring(ctx, (tx) => createInvoice(tx, input));
+}
+
 export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Promise<Invoice> {
   return guardExternalId(ctx, 'invoices', input.external_id, () =>
     inTransaction(ctx, async (tx) => {
@@ -78,7 +84,8 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
         job ? job.property_id : quote?.property_id,
       );
       const source = job ?? quote;
-      const priced = pricedColumns(input.line_items ?? (source ? copyLineItems(lineItemsOf(source)) : []));
+      const currency = input.currency ?? source?.currency ?? (await accountCurrency(tx.db, tx.accountId));
+      const priced = await pricingForNew(tx, input, { currency, propertyId, source });
       const issueDate = input.issue_date ?? null;
       const dueDate =
         input.due_date !== undefined ? input.due_date : issueDate && (await defaultDueDate(tx, issueDate));
@@ -94,7 +101,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
         property_id: propertyId,
         job_id: job?.id ?? null,
         quote_id: quoteId,
-        currency: input.currency ?? source?.currency ?? (await accountCurrency(tx.db, tx.accountId)),
+        currency,
         ...priced,
         amount_paid: 0,
         notes: input.notes ?? null,
@@ -140,7 +147,16 @@ export async function updateInvoice(
         const current = await getRow(tx, id, true);
         precondition?.(presentInvoice(current, tx.clock.now()));
         const from = current.status as InvoiceStatus;
-        const { status, metadata, line_items: lineItems, property_id: _property, ...fields } = input;
+        const {
+          status,
+          metadata,
+          line_items: lineItems,
+          prices_include_tax: _inclusive,
+          rounding: _rounding,
+          discount: _discount,
+          property_id: _property,
+          ...fields
+        } = input;
         if (Object.keys(input).some((key) => key !== 'status')) assertEditable(INVOICE_LIFECYCLE, from);
         if (status !== undefined) assertMove(INVOICE_LIFECYCLE, from, status);
         assertClientKept(
@@ -162,16 +178,12 @@ export async function updateInvoice(
         const now = tx.clock.now();
         if (Object.keys(input).length === 0) return presentInvoice(current, now);
 
-        assertHolds(
-          INVOICE_LIFECYCLE,
-          status ?? from,
-          { ...fields, ...(lineItems !== undefined ? pricedColumns(lineItems) : {}) },
-          from,
-        );
+        const priced = await pricingForUpdate(tx, current, input, propertyAfter(current, property));
+        assertHolds(INVOICE_LIFECYCLE, status ?? from, { ...fields, ...priced }, from);
         const patch: Partial<InvoiceRow> = { ...fields, ...property, updated_at: now.toISOString() };
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
-        if (lineItems !== undefined) {
-          Object.assign(patch, pricedColumns(lineItems));
+        if (priced.total_amount !== undefined) {
+          Object.assign(patch, priced);
           if (Number(patch.total_amount) < Number(current.amount_paid))
             throw fieldError(
               'line_items',

@@ -17,7 +17,7 @@ import {
   ReferenceSchema,
   totalsFields,
 } from '../documents/index.js';
-import { LineItemSchema, LineItemsInputSchema } from '../documents/index.js';
+import { LineItemSchema, LineItemsInputSchema, pricingInputFields } from '../documents/index.js';
 import { idFilter, statusFilter } from '../documents/index.js';
 import { JobVisitInput } from '../visits/index.js';
 
@@ -76,6 +76,7 @@ const writable = {
   external_id: Type.Optional(Nullable(ExternalIdSchema)),
   description: Type.Optional(description),
   line_items: Type.Optional(LineItemsInputSchema),
+  ...pricingInputFields,
   currency: Type.Optional(CurrencySchema),
   scheduled_start: Type.Optional(scheduledStart),
   scheduled_end: Type.Optional(scheduledEnd),

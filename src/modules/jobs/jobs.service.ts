@@ -7,11 +7,10 @@ import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { JobRow } from '../../db/types.js';
 import { fromJson, normalizeInstant } from '../../db/values.js';
 import { requireClientReference } from '../clients/index.js';
-import { copyLineItems } from '../documents/index.js';
 import { assertClientKept } from '../documents/index.js';
 import { parseStatusFilter } from '../documents/index.js';
 import { nextNumber } from '../documents/index.js';
-import { accountCurrency, lineItemsOf, presentPriced, pricedColumns } from '../documents/index.js';
+import { accountCurrency, presentPriced, pricingForNew, pricingForUpdate, propertyAfter } from '../documents/index.js';
 import { assertDeletable, assertMove, enter } from '../documents/index.js';
 import { convertQuote } from '../quotes/index.js';
 import { convertServiceRequest } from '../service-requests/index.js';
@@ -97,8 +96,8 @@ export async function createJob(ctx: Context, input: CreateJobInput): Promise<Jo
         for (const field of ['scheduled_start', 'scheduled_end'] as const)
           if (input[field] !== undefined) throw fieldError(field, 'is taken from the visits when visits are given');
 
-      const lines = input.line_items ?? (quote ? copyLineItems(lineItemsOf(quote)) : []);
-      const priced = pricedColumns(lines);
+      const currency = input.currency ?? quote?.currency ?? (await accountCurrency(tx.db, tx.accountId));
+      const priced = await pricingForNew(tx, input, { currency, propertyId, source: quote });
       const numbered = await nextNumber(tx.db, tx.accountId, 'job');
       const now = tx.clock.now().toISOString();
       const row: JobRow = {
@@ -112,7 +111,7 @@ export async function createJob(ctx: Context, input: CreateJobInput): Promise<Jo
         request_id: requestId ?? null,
         title,
         description: input.description ?? null,
-        currency: input.currency ?? quote?.currency ?? (await accountCurrency(tx.db, tx.accountId)),
+        currency,
         ...priced,
         scheduled_start: start,
         scheduled_end: end,
@@ -179,10 +178,13 @@ export async function updateJob(
         const {
           status,
           metadata,
-          line_items: lineItems,
+          line_items: _lines,
           scheduled_start: start,
           scheduled_end: end,
           property_id: _property,
+          prices_include_tax: _inclusive,
+          rounding: _rounding,
+          discount: _discount,
           ...fields
         } = input;
         const now = tx.clock.now().toISOString();
@@ -193,7 +195,7 @@ export async function updateJob(
         if (start !== undefined) patch.scheduled_start = scheduledStart;
         if (end !== undefined) patch.scheduled_end = scheduledEnd;
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
-        if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
+        Object.assign(patch, await pricingForUpdate(tx, current, input, propertyAfter(current, property)));
         if (status !== undefined) Object.assign(patch, enter(JOB_LIFECYCLE, from, status, now));
         const updated = (await repository.updateJob(tx.db, tx.accountId, current.id, patch)) ?? current;
         if (updated.client_id !== current.client_id || updated.property_id !== current.property_id)

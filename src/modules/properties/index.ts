@@ -3,6 +3,7 @@ export { PropertySchema } from './properties.schemas.js';
 export {
   deletePropertiesOfClient,
   propertyForNewDocument,
+  propertyDefaultTaxRateIds,
   propertyOnUpdate,
   serviceAddressOf,
 } from './properties.service.js';

@@ -17,6 +17,7 @@ const COLUMNS = [
   'timezone',
   'location',
   'access_notes',
+  'default_tax_rate_ids',
   'archived',
   'external_id',
   'metadata',

@@ -1,8 +1,9 @@
 // Property shapes (docs/api-contract.md §16): the single source of request validation, response serialization,
-// types and OpenAPI. `default_tax_rate_ids` (§19) is not here yet: tax rates do not exist (docs/decisions.md).
+// types and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
 import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 import { AddressResponseSchema } from '../shared/index.js';
+import { TaxRateIdsSchema } from '../catalog/index.js';
 
 const line = (maxLength: number, description: string, example: string) =>
   Type.String({ maxLength, format: 'single-line', description, example });
@@ -77,6 +78,9 @@ const writable = {
       example: 'Gate code 4512. The dog is friendly.',
     }),
   ),
+  default_tax_rate_ids: TaxRateIdsSchema(
+    'The taxes of this place’s document lines that name none of their own and whose product names none (docs/api-contract.md §19), before the account’s defaults; at most 5. Default [].',
+  ),
   archived: Type.Boolean({
     description: 'An archived property takes no new documents; the ones it has keep it.',
     example: false,
@@ -110,6 +114,9 @@ export const PropertySchema = Type.Object(
     access_notes: Nullable(
       Type.String({ description: 'For the crew only; never printed.', example: 'Gate code 4512.' }),
     ),
+    default_tax_rate_ids: Type.Array(IdSchema, {
+      description: 'The tax rates of this place’s lines that have no rates of their own or of their product.',
+    }),
     archived: Type.Boolean({ description: 'Whether the property is archived.', example: false }),
     external_id: Nullable(Type.String({ description: 'Your own id for the property.', example: 'crm-prop-1042' })),
     metadata: MetadataSchema,
@@ -127,6 +134,7 @@ export const CreatePropertyBody = Type.Object(
     timezone: Type.Optional(writable.timezone),
     location: Type.Optional(writable.location),
     access_notes: Type.Optional(writable.access_notes),
+    default_tax_rate_ids: Type.Optional(writable.default_tax_rate_ids),
     archived: Type.Optional(writable.archived),
     external_id: Type.Optional(writable.external_id),
     metadata: Type.Optional(writable.metadata),
@@ -146,6 +154,7 @@ export const UpdatePropertyBody = Type.Object(
     timezone: Type.Optional(writable.timezone),
     location: Type.Optional(writable.location),
     access_notes: Type.Optional(writable.access_notes),
+    default_tax_rate_ids: Type.Optional(writable.default_tax_rate_ids),
     archived: Type.Optional(writable.archived),
     external_id: Type.Optional(writable.external_id),
     metadata: Type.Optional(writable.metadata),

@@ -13,6 +13,7 @@ import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { requireClientReference } from '../clients/index.js';
+import { requireTaxRates } from '../catalog/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { guardExternalId, presentAddress, requireReference, requireRow, type Address } from '../shared/index.js';
 import * as repository from './properties.repository.js';
@@ -31,6 +32,7 @@ export function presentProperty(row: PropertyRow): Property {
     timezone: row.timezone,
     location: row.location === null ? null : fromJson<{ lat: number; lng: number }>(row.location),
     access_notes: row.access_notes,
+    default_tax_rate_ids: fromJson<string[]>(row.default_tax_rate_ids ?? '[]'),
     archived: Number(row.archived) === 1,
     external_id: row.external_id,
     metadata: fromJson<Record<string, string>>(row.metadata),
@@ -75,6 +77,8 @@ export async function createProperty(ctx: Context, input: CreatePropertyInput): 
   return guardExternalId(ctx, 'properties', input.external_id, () =>
     inTransaction(ctx, async (tx) => {
       await requireClientReference(tx, input.client_id);
+      if (input.default_tax_rate_ids)
+        await requireTaxRates(tx.db, tx.accountId, 'default_tax_rate_ids', input.default_tax_rate_ids);
       const now = tx.clock.now().toISOString();
       const name = input.name ?? null;
       const row: PropertyRow = {
@@ -89,6 +93,7 @@ export async function createProperty(ctx: Context, input: CreatePropertyInput): 
             : canonicalTimeZone('timezone', input.timezone),
         location: input.location ? JSON.stringify({ lat: input.location.lat, lng: input.location.lng }) : null,
         access_notes: input.access_notes ?? null,
+        default_tax_rate_ids: JSON.stringify(input.default_tax_rate_ids ?? []),
         archived: input.archived ? 1 : 0,
         external_id: input.external_id ?? null,
         metadata: JSON.stringify(input.metadata ?? {}),
@@ -135,6 +140,11 @@ export async function updateProperty(
           patch.location =
             input.location === null ? null : JSON.stringify({ lat: input.location.lat, lng: input.location.lng });
         if (input.access_notes !== undefined) patch.access_notes = input.access_notes;
+        if (input.default_tax_rate_ids !== undefined) {
+          const kept = new Set(fromJson<string[]>(current.default_tax_rate_ids ?? '[]'));
+          await requireTaxRates(tx.db, tx.accountId, 'default_tax_rate_ids', input.default_tax_rate_ids, kept);
+          patch.default_tax_rate_ids = JSON.stringify(input.default_tax_rate_ids);
+        }
         if (input.archived !== undefined) patch.archived = input.archived ? 1 : 0;
         if (input.external_id !== undefined) patch.external_id = input.external_id;
         if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
@@ -269,4 +279,15 @@ export async function serviceAddressOf(
   const row = await repository.findProperty(db, accountId, propertyId);
   if (!row) return null;
   return { name: row.name, address: presentAddress(row.address) as Address };
+}
+
+/** A property's default tax rates (docs/api-contract.md §19), the third of a line's tax sources; [] for none. */
+export async function propertyDefaultTaxRateIds(
+  db: Executor,
+  accountId: string,
+  propertyId: string | null,
+): Promise<string[]> {
+  if (propertyId === null) return [];
+  const row = await repository.findProperty(db, accountId, propertyId);
+  return row ? fromJson<string[]>(row.default_tax_rate_ids ?? '[]') : [];
 }

@@ -3,6 +3,19 @@
 import { resourceRoutes, type ResourceAction } from '../../http/resource-routes.js';
 import { CreateQuoteBody, ListQuotesQuery, QuoteSchema, UpdateQuoteBody, type Quote } from './quotes.schemas.js';
 import * as service from './quotes.service.js';
+import { previewRoute } from '../../http/preview-route.js';
+
+/** POST /v1/quotes/preview (docs/api-contract.md §19): quotes:read; a service request named is read, not converted. */
+export const quotePreviewRoutes = previewRoute({
+  path: '/v1/quotes',
+  names: ['quote', 'quotes'],
+  scope: 'quotes:read',
+  item: QuoteSchema,
+  body: CreateQuoteBody,
+  linkScopes: { request_id: 'requests:read' },
+  errors: ['NOT_FOUND', 'INVALID_STATE', 'CONFLICT'],
+  preview: (ctx, body) => service.previewQuote(ctx, body as Parameters<typeof service.previewQuote>[1]),
+});
 
 export const quoteRoutes = (actions: ReadonlyArray<ResourceAction<Quote>>) =>
   resourceRoutes({

@@ -19,7 +19,7 @@ import {
   deliveryStatusField,
   hostedUrlField,
 } from '../documents/index.js';
-import { LineItemSchema, LineItemsInputSchema } from '../documents/index.js';
+import { LineItemSchema, LineItemsInputSchema, pricingInputFields } from '../documents/index.js';
 import { idFilter, statusFilter } from '../documents/index.js';
 
 const title = Nullable(
@@ -80,6 +80,7 @@ const writable = {
   external_id: Type.Optional(Nullable(ExternalIdSchema)),
   title: Type.Optional(title),
   line_items: Type.Optional(LineItemsInputSchema),
+  ...pricingInputFields,
   currency: Type.Optional(CurrencySchema),
   notes: Type.Optional(notes),
   valid_until: Type.Optional(validUntil),

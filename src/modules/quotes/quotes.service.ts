@@ -21,9 +21,12 @@ import {
   parseStatusFilter,
   presentHostedUrl,
   presentPriced,
-  pricedColumns,
+  pricingForNew,
+  pricingForUpdate,
+  propertyAfter,
   type DeliveryStatus,
   type SendableKind,
+  withoutStoring,
 } from '../documents/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
@@ -76,10 +79,11 @@ export async function createQuote(ctx: Context, input: CreateQuoteInput): Promis
   return guardExternalId(ctx, 'quotes', input.external_id, () =>
     inTransaction(ctx, async (tx) => {
       await requireClientReference(tx, input.client_id);
-      const priced = pricedColumns(input.line_items ?? []);
       const request =
         input.request_id === undefined ? undefined : await convertServiceRequest(tx, input.request_id, input.client_id);
       const propertyId = await propertyForNewDocument(tx, input.client_id, input.property_id, request?.property_id);
+      const currency = input.currency ?? (await accountCurrency(tx.db, tx.accountId));
+      const priced = await pricingForNew(tx, input, { currency, propertyId });
       const now = tx.clock.now().toISOString();
       const row: QuoteRow = {
         id: newId(),
@@ -91,7 +95,7 @@ export async function createQuote(ctx: Context, input: CreateQuoteInput): Promis
         number: null,
         number_seq: null,
         title: input.title ?? null,
-        currency: input.currency ?? (await accountCurrency(tx.db, tx.accountId)),
+        currency,
         ...priced,
         notes: input.notes ?? null,
         valid_until: input.valid_until ?? null,
@@ -118,6 +122,11 @@ export async function createQuote(ctx: Context, input: CreateQuoteInput): Promis
   );
 }
 
+/** The quote a create with this body would store; nothing is stored (docs/api-contract.md §19). */
+export function previewQuote(ctx: Context, input: CreateQuoteInput): Promise<Quote> {
+  return withoutStoring(ctx, (tx) => createQuote(tx, input));
+}
+
 export async function getQuote(ctx: Context, id: string): Promise<Quote> {
   return presentQuote(await getRow(ctx, id));
 }
@@ -137,7 +146,16 @@ export async function updateQuote(
         const current = await getRow(tx, id, true);
         precondition?.(presentQuote(current));
         const from = current.status as QuoteStatus;
-        const { status, metadata, line_items: lineItems, property_id: _property, ...fields } = input;
+        const {
+          status,
+          metadata,
+          line_items: _lines,
+          prices_include_tax: _inclusive,
+          rounding: _rounding,
+          discount: _discount,
+          property_id: _property,
+          ...fields
+        } = input;
         if (Object.keys(input).some((key) => key !== 'status')) assertEditable(QUOTE_LIFECYCLE, from);
         if (status !== undefined) assertMove(QUOTE_LIFECYCLE, from, status);
         assertClientKept(
@@ -153,7 +171,7 @@ export async function updateQuote(
         const now = tx.clock.now().toISOString();
         const patch: Partial<QuoteRow> = { ...fields, ...property, updated_at: now };
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
-        if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
+        Object.assign(patch, await pricingForUpdate(tx, current, input, propertyAfter(current, property)));
         assertHolds(QUOTE_LIFECYCLE, status ?? from, patch, from);
         if (status === 'sent' && from !== 'sent')
           Object.assign(patch, await quoteSentColumns(tx, { ...current, ...patch }));

@@ -10,6 +10,7 @@ import {
   formatMoney,
   formatQuantity,
   serviceAddressLines,
+  lineTaxLabel,
   summaryRows,
   type MailSnapshot,
 } from '../../mail/document-mail.js';
@@ -136,7 +137,7 @@ function linesTable(snapshot: MailSnapshot): Html {
 <tbody>
 ${document.line_items.map(
   (item) =>
-    html`<tr><td class="desc">${item.description}</td><td class="num qty">${formatQuantity(item.quantity)}<span class="per"> × ${money(item.unit_amount)}</span></td><td class="num unit">${money(item.unit_amount)}</td><td class="num tax">${item.tax_rate}%</td><td class="num amount">${money(item.amount)}</td></tr>\n`,
+    html`<tr><td class="desc">${item.description}</td><td class="num qty">${formatQuantity(item.quantity)}<span class="per"> × ${money(item.unit_amount)}</span></td><td class="num unit">${money(item.unit_amount)}</td><td class="num tax">${lineTaxLabel(item)}</td><td class="num amount">${money(item.amount)}</td></tr>\n`,
 )}</tbody>
 </table>
 <dl class="totals">

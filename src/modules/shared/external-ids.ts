@@ -14,6 +14,8 @@ const KINDS = {
   team_members: 'team member',
   properties: 'property',
   visits: 'visit',
+  products: 'product',
+  tax_rates: 'tax rate',
 } as const;
 export type ExternalIdTable = keyof typeof KINDS;
 
