@@ -497,3 +497,136 @@ describe('what a scope grants', () => {
       assert.match(row(scope), /hosted_url.*acts as the customer/, scope);
   });
 });
+
+describe('bounded events and lists', () => {
+  test('34.5 an invoice holds its 20 most recent payments with payments_count, a payment its 20 most recent refunds with refunds_count', async () => {
+    const invoiceId = await sentInvoice(100_000);
+    const paymentIds: string[] = [];
+    for (let n = 0; n < 25; n += 1) {
+      const paidAt = new Date(Date.UTC(2026, 0, 1 + n)).toISOString();
+      const paid = await api('POST', '/v1/payments', {
+        invoice_id: invoiceId,
+        amount: 100,
+        method: 'cash',
+        paid_at: paidAt,
+      });
+      assert.equal(paid.status, 201, paid.text);
+      paymentIds.push(paid.body.data.id);
+    }
+    const invoice = (await api('GET', `/v1/invoices/${invoiceId}`)).body.data;
+    assert.equal(invoice.payments_count, 25);
+    assert.deepEqual(
+      invoice.payments.map((payment: { id: string }) => payment.id),
+      paymentIds.slice(5),
+      'the 20 most recent, oldest first among them',
+    );
+    assert.equal(invoice.amount_paid, 2_500, 'the balance counts every payment, listed or not');
+    const listed = await api('GET', `/v1/payments?invoice_id=${invoiceId}&limit=100`);
+    assert.equal(listed.body.data.length, 25, 'the rest are listed by GET /v1/payments?invoice_id=');
+    // The invoice's event carries the same bounded list.
+    const [event] = await eventsOf(invoiceId);
+    assert.equal(event?.data.object.payments.length, 20);
+    assert.equal(event?.data.object.payments_count, 25);
+    // payments_count is read-only.
+    const written = await api('PUT', `/v1/invoices/${invoiceId}`, { payments_count: 1 });
+    assert.equal(written.status, 422, written.text);
+
+    const big = await api('POST', '/v1/payments', { invoice_id: invoiceId, amount: 5_000, method: 'card' });
+    const refundIds: string[] = [];
+    for (let n = 0; n < 22; n += 1) {
+      const refunded = await api('POST', `/v1/payments/${big.body.data.id}/refund`, { amount: 10 });
+      assert.equal(refunded.status, 200, refunded.text);
+      assert.equal(refunded.body.data.refunds_count, n + 1);
+      assert.equal(refunded.body.data.refunds.length, Math.min(n + 1, 20));
+      refundIds.push(refunded.body.data.refunds.at(-1).id);
+    }
+    const payment = (await api('GET', `/v1/payments/${big.body.data.id}`)).body.data;
+    assert.equal(payment.refunds_count, 22);
+    assert.equal(payment.amount_refunded, 220);
+    assert.deepEqual(
+      payment.refunds.map((refund: { id: string }) => refund.id),
+      refundIds.slice(2),
+    );
+    const afterRefunds = (await api('GET', `/v1/invoices/${invoiceId}`)).body.data;
+    assert.equal(afterRefunds.payments_count, 26);
+    assert.equal(afterRefunds.payments.at(-1).id, big.body.data.id);
+  });
+
+  test('34.5 no event is over 64 KB: an invoice of 200 long lines, edited, records events of at most 64 KB that say they are truncated', async () => {
+    const line = (n: number) => ({
+      description: `${'Ünïcödé wörk '.repeat(35)}${n}`.slice(0, 500),
+      quantity: 1,
+      unit_amount: 100,
+    });
+    const created = await api('POST', '/v1/invoices', {
+      client_id: suite.clientId,
+      line_items: Array.from({ length: 200 }, (_, n) => line(n)),
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.ok(Buffer.byteLength(JSON.stringify(created.body.data)) > 64 * 1024, 'the invoice itself is over 64 KB');
+    const edited = await api('PUT', `/v1/invoices/${created.body.data.id}`, {
+      line_items: Array.from({ length: 200 }, (_, n) => line(n + 1)),
+    });
+    assert.equal(edited.status, 200, edited.text);
+    const small = await api('PUT', `/v1/invoices/${created.body.data.id}`, { line_items: [line(1)] });
+    assert.equal(small.status, 200);
+    const events = await eventsOf(created.body.data.id);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['invoice.updated', 'invoice.updated', 'invoice.created'],
+    );
+    for (const { id } of events) {
+      const one = await api('GET', `/v1/events/${id}`);
+      assert.ok(Buffer.byteLength(one.text) <= 64 * 1024 + 200, `event ${id}: ${Buffer.byteLength(one.text)} bytes`);
+      assert.ok(Buffer.byteLength(JSON.stringify(one.body.data)) <= 64 * 1024);
+      assert.equal(one.body.data.data.object.id, created.body.data.id);
+    }
+    const [shrunk, grown, first] = events;
+    // Smaller after the edit: the whole object is kept, its old lines are left out.
+    assert.equal(shrunk?.data.truncated, true);
+    assert.equal(shrunk?.data.object.line_items.length, 1);
+    assert.equal(shrunk?.data.previous_attributes, undefined);
+    // Too large even without previous_attributes: a reference the receiver GETs.
+    assert.deepEqual(grown?.data.object, { id: created.body.data.id, object: 'invoice' });
+    assert.deepEqual(first?.data.object, { id: created.body.data.id, object: 'invoice' });
+    assert.equal(first?.data.truncated, true);
+  });
+
+  test('34.5 a list answer is bounded in bytes (about 5 MB): it ends early with has_more and a cursor that resumes it', async () => {
+    const { accountId, key } = await suite.context.account('Large events');
+    const { v7 } = await import('uuid');
+    const padding = 'x'.repeat(60 * 1024);
+    const start = Date.now() - 60_000;
+    const rows = Array.from({ length: 120 }, (_, n) => ({
+      id: v7({ msecs: start + n }),
+      account_id: accountId,
+      type: 'client.updated',
+      resource_id: randomUUID(),
+      data: JSON.stringify({ object: { id: randomUUID(), object: 'client', notes: padding } }),
+      actor_type: 'api_key',
+      actor_id: null,
+      created_at: new Date(start + n).toISOString(),
+    }));
+    for (let from = 0; from < rows.length; from += 20)
+      await suite.context.database.db
+        .insertInto('events')
+        .values(rows.slice(from, from + 20))
+        .execute();
+    const seen: string[] = [];
+    let url = '/v1/events?limit=100';
+    const sizes: number[] = [];
+    for (;;) {
+      const page = await suite.context.request('GET', url, { key });
+      assert.equal(page.status, 200, page.text.slice(0, 200));
+      sizes.push(Buffer.byteLength(page.text));
+      seen.push(...page.body.data.map((event: { id: string }) => event.id));
+      const { has_more: hasMore, next_cursor: cursor } = page.body.meta.pagination;
+      if (!hasMore) break;
+      url = `/v1/events?limit=100&cursor=${cursor}`;
+    }
+    assert.ok(sizes[0]! <= 5 * 1024 * 1024 + 64 * 1024, `first page ${sizes[0]} bytes`);
+    assert.ok(sizes[0]! > 4 * 1024 * 1024, `first page ${sizes[0]} bytes`);
+    assert.ok(sizes.length >= 2, 'the 100-row page ended early');
+    assert.deepEqual(seen, rows.map((row) => row.id).reverse(), 'every event exactly once, newest first');
+  });
+});

@@ -57,6 +57,7 @@ describe('recording payments', () => {
         paid_at: undefined,
         notes: 'Deposit',
         refunds: [],
+        refunds_count: 0,
         metadata: { ledger: 'L1' },
         created_at: undefined,
         updated_at: undefined,

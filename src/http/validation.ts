@@ -28,8 +28,10 @@ const READ_ONLY_FIELDS = new Set([
   'voided_at',
   'object',
   'payments',
+  'payments_count',
   'amount_refunded',
   'refunds',
+  'refunds_count',
   'property_ids',
   // Links are set when a document is created from another one, and cannot be changed afterwards.
   'quote_id',

@@ -306,6 +306,7 @@ class Invoice(TypedDict):
     amount_paid: int
     amount_due: int
     payments: List[InvoicePayment]
+    payments_count: int
     notes: Optional[str]
     issue_date: Optional[str]
     due_date: Optional[str]
@@ -341,6 +342,7 @@ class Payment(TypedDict):
     paid_at: str
     notes: Optional[str]
     refunds: List[PaymentRefund]
+    refunds_count: int
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
@@ -355,6 +357,7 @@ class EventData(_EventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class ClientEventActor(TypedDict):
@@ -373,6 +376,7 @@ class ClientEventData(_ClientEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class ClientEvent(TypedDict):
@@ -403,6 +407,7 @@ class PropertyEventData(_PropertyEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class PropertyEvent(TypedDict):
@@ -433,6 +438,7 @@ class ServiceRequestEventData(_ServiceRequestEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class ServiceRequestEvent(TypedDict):
@@ -463,6 +469,7 @@ class QuoteEventData(_QuoteEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class QuoteEvent(TypedDict):
@@ -493,6 +500,7 @@ class JobEventData(_JobEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class JobEvent(TypedDict):
@@ -523,6 +531,7 @@ class InvoiceEventData(_InvoiceEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class InvoiceEvent(TypedDict):
@@ -553,6 +562,7 @@ class PaymentEventData(_PaymentEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class PaymentEvent(TypedDict):
@@ -583,6 +593,7 @@ class DeliveryEventData(_DeliveryEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class DeliveryEvent(TypedDict):
@@ -613,6 +624,7 @@ class WebhookEndpointEventData(_WebhookEndpointEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class WebhookEndpointEvent(TypedDict):
@@ -643,6 +655,7 @@ class TeamMemberEventData(_TeamMemberEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class TeamMemberEvent(TypedDict):
@@ -673,6 +686,7 @@ class ApiKeyEventData(_ApiKeyEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class ApiKeyEvent(TypedDict):
