@@ -10,6 +10,7 @@ import { createTestContext } from './helpers/context.js';
 import { attemptWebhook } from '../src/modules/events/index.js';
 import { WebhookWorker } from '../src/workers/webhook-worker.js';
 import { startReceiver } from './helpers/receiver.js';
+import { ManualClock } from '../src/core/deps.js';
 
 const suite = clientSuite('Hardening');
 
@@ -628,5 +629,65 @@ describe('bounded events and lists', () => {
     assert.ok(sizes[0]! > 4 * 1024 * 1024, `first page ${sizes[0]} bytes`);
     assert.ok(sizes.length >= 2, 'the 100-row page ended early');
     assert.deepEqual(seen, rows.map((row) => row.id).reverse(), 'every event exactly once, newest first');
+  });
+});
+
+describe('event pruning', () => {
+  test('34.6 pruning runs in batches until the retention is met, within a time budget: writing 2,500 events a run (faster than one batch) keeps the table flat', async () => {
+    const clock = new ManualClock(new Date('2026-01-01T00:00:00.000Z'));
+    const context = await createTestContext({ clock });
+    const quiet = { info() {}, warn() {}, error() {} };
+    try {
+      const { accountId } = await context.account('Busy account');
+      const { v7 } = await import('uuid');
+      const worker = new WebhookWorker(context.database, clock, context.config.webhooks, quiet);
+      const count = async () =>
+        Number(
+          (
+            await context.database.db
+              .selectFrom('events')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('account_id', '=', accountId)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      /** 2,500 events written now (more than one batch of 1,000 between two runs). */
+      const write = async () => {
+        const at = clock.now().getTime();
+        const rows = Array.from({ length: 2_500 }, (_, n) => ({
+          id: v7({ msecs: at + (n % 1000) }),
+          account_id: accountId,
+          type: 'client.updated',
+          resource_id: randomUUID(),
+          data: '{"object":{"id":"x"}}',
+          actor_type: 'system',
+          actor_id: null,
+          created_at: new Date(at + (n % 1000)).toISOString(),
+        }));
+        for (let from = 0; from < rows.length; from += 250)
+          await context.database.db
+            .insertInto('events')
+            .values(rows.slice(from, from + 250))
+            .execute();
+      };
+      // Retention is 90 days; a run every 30 days of writing: at most 4 runs' writes are young enough to keep.
+      const sizes: number[] = [];
+      for (let run = 0; run < 8; run += 1) {
+        await write();
+        const { done } = await worker.prune();
+        assert.equal(done, true, `run ${run} met the retention within its budget`);
+        sizes.push(await count());
+        clock.advance(30 * 86_400_000);
+      }
+      assert.deepEqual(sizes, [2_500, 5_000, 7_500, 10_000, 10_000, 10_000, 10_000, 10_000], 'the table stays flat');
+
+      // A run out of time stops after its batch and says a backlog remains; the next run takes it up.
+      clock.advance(120 * 86_400_000);
+      assert.deepEqual(await worker.prune(0), { pruned: 1_000, done: false });
+      assert.deepEqual(await worker.prune(), { pruned: 9_000, done: true });
+      assert.equal(await count(), 0);
+    } finally {
+      await context.close();
+    }
   });
 });
