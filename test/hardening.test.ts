@@ -691,3 +691,234 @@ describe('event pruning', () => {
     }
   });
 });
+
+describe('what errors say', () => {
+  test('34.17 one 422 names every wrong field, schema and semantic checks together', async () => {
+    // The issue's case: the schema misses enabled_events, the service's check refuses the URL.
+    const both = await api('POST', '/v1/webhook-endpoints', { url: 'not a url' });
+    assert.equal(both.status, 422, both.text);
+    const fields = (response: { body: any }) =>
+      response.body.error.details.map((detail: { field: string }) => detail.field).sort();
+    assert.deepEqual(fields(both), ['enabled_events', 'url']);
+    assert.match(both.body.error.message, /2 invalid fields: /);
+
+    // Both semantic checks together, when the schema has nothing to say.
+    const semantic = await api('POST', '/v1/webhook-endpoints', {
+      url: 'ftp://example.com/hooks',
+      enabled_events: ['invoice.exploded'],
+    });
+    assert.equal(semantic.status, 422, semantic.text);
+    assert.deepEqual(fields(semantic), ['enabled_events', 'url']);
+    // The same on update, with a schema error beside them.
+    const endpoint = await api('POST', '/v1/webhook-endpoints', {
+      url: 'http://127.0.0.1:9/hooks',
+      enabled_events: ['*'],
+    });
+    assert.equal(endpoint.status, 201, endpoint.text);
+    const update = await api('PUT', `/v1/webhook-endpoints/${endpoint.body.data.id}`, {
+      url: 'mailto:x@example.com',
+      enabled_events: ['nope.*'],
+      status: 'paused',
+    });
+    assert.equal(update.status, 422, update.text);
+    assert.deepEqual(fields(update), ['enabled_events', 'status', 'url']);
+
+    // Control characters and the schema's errors in one answer.
+    const client = await api('POST', '/v1/clients', { name: 'Line\r\nbreak', email: 'not an address', colour: 'red' });
+    assert.equal(client.status, 422, client.text);
+    assert.deepEqual(fields(client), ['colour', 'email', 'name']);
+  });
+
+  // Ajv's own phrases (ajv/lib/vocabularies): none may reach a caller.
+  const RAW_PHRASES =
+    /must NOT|must be equal to|must match (pattern|format|a schema|exactly)|must have required property|must pass "|must be [<>]=? |must be (string|integer|number|boolean|object|array)\b|property name must be valid|must be multiple of|of type|allowed values|additional properties|are identical/;
+  /** Keywords that say nothing about validity, and the ones the walk below knows how to break. */
+  const ANNOTATIONS = new Set([
+    'description',
+    'example',
+    'examples',
+    'default',
+    'x-list-of',
+    'x-required-one-of',
+    'title',
+    'readOnly',
+    'deprecated',
+    '$id',
+    'items',
+    'properties',
+    'anyOf',
+    'oneOf',
+    'allOf',
+    'nullable',
+  ]);
+  const BREAKABLE = new Set([
+    'type',
+    'minLength',
+    'maxLength',
+    'pattern',
+    'format',
+    'enum',
+    'const',
+    'minimum',
+    'maximum',
+    'exclusiveMinimum',
+    'exclusiveMaximum',
+    'multipleOf',
+    'minItems',
+    'maxItems',
+    'uniqueItems',
+    'minProperties',
+    'maxProperties',
+    'propertyNames',
+    'additionalProperties',
+    'required',
+  ]);
+
+  /** A value that breaks `keyword` of `schema`, or undefined when this keyword cannot be broken alone. */
+  function breaking(keyword: string, schema: any): unknown {
+    const types: string[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+    switch (keyword) {
+      case 'type':
+        return types.includes('string')
+          ? 12_345
+          : types.includes('object') || types.includes('array')
+            ? 'text'
+            : 'text';
+      case 'minLength':
+        return 'a'.repeat(Math.max(0, schema.minLength - 1));
+      case 'maxLength':
+        return 'a'.repeat(schema.maxLength + 1);
+      case 'pattern':
+        return ['', ' ', '!', 'zz', '#zz'].find((text) => !new RegExp(schema.pattern, 'u').test(text));
+      case 'format':
+        return 'not a valid value!';
+      case 'enum':
+        return '__not_one_of_them__';
+      case 'const':
+        return '__not_it__';
+      case 'minimum':
+        return schema.minimum - 1;
+      case 'maximum':
+        return schema.maximum + 1;
+      case 'exclusiveMinimum':
+        return schema.exclusiveMinimum;
+      case 'exclusiveMaximum':
+        return schema.exclusiveMaximum;
+      case 'multipleOf':
+        return schema.multipleOf / 3;
+      case 'minItems':
+        return [];
+      case 'maxItems':
+        return Array.from({ length: schema.maxItems + 1 }, () => 'x');
+      case 'uniqueItems':
+        return ['a', 'a'];
+      case 'minProperties':
+        return {};
+      case 'maxProperties':
+        return Object.fromEntries(Array.from({ length: schema.maxProperties + 1 }, (_, n) => [`k${n}`, 'v']));
+      case 'propertyNames':
+        return { ['k'.repeat(41)]: 'v' };
+      case 'additionalProperties':
+        return schema.additionalProperties === false ? { zz_not_a_field: 1 } : undefined;
+      case 'required':
+        return {};
+      default:
+        return undefined;
+    }
+  }
+
+  test('34.18 every 422 message is a sentence with the field path: a walk of every request schema in the OpenAPI document breaks each keyword it uses', async () => {
+    const document = (await api('GET', '/v1/openapi.json')).body;
+    const resolve = (schema: any): any =>
+      schema?.$ref ? resolve(document.components.schemas[schema.$ref.split('/').pop()]) : schema;
+    type Step = string | number;
+    const cases: Array<{
+      method: string;
+      url: string;
+      in: 'body' | 'query';
+      path: Step[];
+      keyword: string;
+      value: unknown;
+    }> = [];
+    const unknownKeywords = new Set<string>();
+    const walk = (
+      schema: any,
+      path: Step[],
+      emit: (path: Step[], keyword: string, value: unknown) => void,
+      depth = 0,
+    ) => {
+      const resolved = resolve(schema);
+      if (!resolved || typeof resolved !== 'object' || depth > 8) return;
+      for (const keyword of Object.keys(resolved)) {
+        if (ANNOTATIONS.has(keyword) || keyword === '$ref') continue;
+        if (!BREAKABLE.has(keyword)) {
+          unknownKeywords.add(keyword);
+          continue;
+        }
+        const value = breaking(keyword, resolved);
+        if (value !== undefined) emit(path, keyword, value);
+      }
+      for (const [name, property] of Object.entries(resolved.properties ?? {}))
+        walk(property, [...path, name], emit, depth + 1);
+      if (resolved.items) walk(resolved.items, [...path, 0], emit, depth + 1);
+      for (const branch of [...(resolved.anyOf ?? []), ...(resolved.oneOf ?? []), ...(resolved.allOf ?? [])])
+        walk(branch, path, emit, depth + 1);
+    };
+    for (const [route, item] of Object.entries<any>(document.paths)) {
+      if (!route.startsWith('/v1/') || route === '/v1/openapi.json') continue;
+      const url = route.replace(/\{[^}]+\}/g, randomUUID());
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const body = operation.requestBody?.content?.['application/json']?.schema;
+        if (body)
+          walk(body, [], (path, keyword, value) => cases.push({ method, url, in: 'body', path, keyword, value }));
+        for (const parameter of operation.parameters ?? [])
+          if (parameter.in === 'query')
+            walk(parameter.schema, [parameter.name], (path, keyword, value) => {
+              if (path.length === 1 && (typeof value === 'string' || typeof value === 'number'))
+                cases.push({ method, url, in: 'query', path, keyword, value });
+            });
+      }
+    }
+    assert.deepEqual([...unknownKeywords], [], 'every keyword the request schemas use is one this test breaks');
+
+    /** `value` at `path` inside an otherwise empty body: {line_items: [{description: value}]}. */
+    const placed = (path: Step[], value: unknown): unknown =>
+      path.length === 0
+        ? value
+        : typeof path[0] === 'number'
+          ? [placed(path.slice(1), value)]
+          : { [path[0]!]: placed(path.slice(1), value) };
+    const problems: string[] = [];
+    const broken = new Set<string>();
+    for (const entry of cases) {
+      const response =
+        entry.in === 'body'
+          ? await api(entry.method.toUpperCase(), entry.url, placed(entry.path, entry.value))
+          : await api(
+              entry.method.toUpperCase(),
+              `${entry.url}?${entry.path[0]}=${encodeURIComponent(String(entry.value))}`,
+            );
+      const where = `${entry.method.toUpperCase()} ${entry.url} ${entry.in} ${entry.path.join('.')} ${entry.keyword}`;
+      if (response.status >= 500) problems.push(`${where}: ${response.status}`);
+      if (response.status !== 422) continue;
+      broken.add(entry.keyword);
+      for (const detail of response.body.error.details ?? []) {
+        if (RAW_PHRASES.test(detail.message)) problems.push(`${where}: "${detail.message}"`);
+        if (!detail.message.startsWith(detail.field))
+          problems.push(`${where}: "${detail.message}" does not name ${detail.field}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+    const used = new Set(cases.map((entry) => entry.keyword));
+    assert.deepEqual(
+      [...used].filter((keyword) => !broken.has(keyword)),
+      [],
+      'every keyword in use was broken at least once',
+    );
+    assert.ok(cases.length > 500, `${cases.length} cases`);
+
+    // The issue's example, literally.
+    const empty = await api('POST', '/v1/clients', { name: '' });
+    assert.deepEqual(empty.body.error.details, [{ field: 'name', message: 'name must not be empty' }]);
+  });
+});
