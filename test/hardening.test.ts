@@ -409,8 +409,9 @@ describe('the client hub', () => {
       // The browser sends the cookie with the approve only when its path matches.
       const cookie = pathMatches(cookiePath, approvePath) ? setCookie.split(';')[0]! : undefined;
       const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+      const version = /name="version" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
       const answered = await hub.request('POST', `${serverPath}/approve`, {
-        rawBody: new URLSearchParams({ csrf, name: 'Jane Doe' }).toString(),
+        rawBody: new URLSearchParams({ csrf, version, name: 'Jane Doe' }).toString(),
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
           'sec-fetch-site': 'same-origin',
@@ -920,5 +921,74 @@ describe('what errors say', () => {
     // The issue's example, literally.
     const empty = await api('POST', '/v1/clients', { name: '' });
     assert.deepEqual(empty.body.error.details, [{ field: 'name', message: 'name must not be empty' }]);
+  });
+});
+
+describe('the hub binds answers to what the client saw', () => {
+  /** The hub page of a hosted URL, with what its forms carry and the cookie the browser would send back. */
+  async function openPage(hostedUrl: string) {
+    const path = new URL(hostedUrl).pathname;
+    const page = await suite.context.request('GET', path);
+    assert.equal(page.status, 200, page.text);
+    return {
+      path,
+      page,
+      csrf: /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '',
+      version: /name="version" value="([^"]+)"/.exec(page.text)?.[1] ?? '',
+      cookie: String(page.headers['set-cookie']).split(';')[0]!,
+    };
+  }
+  const post = (opened: { path: string; cookie: string }, action: string, form: Record<string, string>) =>
+    suite.context.request('POST', `${opened.path}/${action}`, {
+      rawBody: new URLSearchParams(form).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'same-origin',
+        cookie: opened.cookie,
+      },
+    });
+
+  async function sentQuote(unitAmount: number) {
+    const quote = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      line_items: [{ description: 'Roof repair', quantity: 1, unit_amount: unitAmount }],
+    });
+    assert.equal(quote.status, 201, quote.text);
+    const sent = await api('POST', `/v1/quotes/${quote.body.data.id}/send`);
+    assert.equal(sent.status, 200, sent.text);
+    return sent.body.data as { id: string; hosted_url: string };
+  }
+
+  test('34.10 approve or decline of another version than the page showed is 409 and shows the new page', async () => {
+    const quote = await sentQuote(50_000);
+    const opened = await openPage(quote.hosted_url);
+    assert.match(opened.version, /^[A-Za-z0-9_-]{22}$/, 'the page carries the version it shows');
+    assert.match(opened.page.text, /\$500\.00/);
+
+    // The business raises the total after the page was loaded.
+    const raised = await api('PUT', `/v1/quotes/${quote.id}`, {
+      line_items: [{ description: 'Roof repair', quantity: 1, unit_amount: 90_000 }],
+    });
+    assert.equal(raised.status, 200, raised.text);
+    for (const action of ['approve', 'decline']) {
+      const stale = await post(opened, action, { csrf: opened.csrf, version: opened.version, name: 'Jane Doe' });
+      assert.equal(stale.status, 409, `${action}: ${stale.text}`);
+      assert.match(stale.text, /This quote has changed/);
+      assert.match(stale.text, /\$900\.00/, 'the new page shows the new total');
+      const newVersion = /name="version" value="([^"]+)"/.exec(stale.text)?.[1];
+      assert.ok(newVersion && newVersion !== opened.version, 'the new page carries the new version');
+    }
+    // No version at all (a page from before versions, or a forged form) is not the version shown either.
+    assert.equal((await post(opened, 'approve', { csrf: opened.csrf, name: 'Jane Doe' })).status, 409);
+    assert.equal((await api('GET', `/v1/quotes/${quote.id}`)).body.data.status, 'sent');
+
+    // A change the client does not see (metadata) is the same version; the answer to the shown one is taken.
+    assert.equal((await api('PUT', `/v1/quotes/${quote.id}`, { metadata: { crm: '7' } })).status, 200);
+    const current = await openPage(quote.hosted_url);
+    assert.equal((await api('PUT', `/v1/quotes/${quote.id}`, { metadata: { crm: '8' } })).status, 200);
+    const approved = await post(current, 'approve', { csrf: current.csrf, version: current.version, name: 'Jane Doe' });
+    assert.equal(approved.status, 303, approved.text);
+    const stored = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
+    assert.deepEqual([stored.status, stored.total_amount], ['approved', 90_000]);
   });
 });
