@@ -992,3 +992,58 @@ describe('the hub binds answers to what the client saw', () => {
     assert.deepEqual([stored.status, stored.total_amount], ['approved', 90_000]);
   });
 });
+
+describe('a hub link belongs to its recipient', () => {
+  const hubStatus = async (hostedUrl: string) =>
+    (await suite.context.request('GET', new URL(hostedUrl).pathname)).status;
+  const newClient = async (name: string, email: string) =>
+    (await api('POST', '/v1/clients', { name, email })).body.data.id as string;
+
+  test('34.11 a change of client or recipient ends the old hub link', async () => {
+    const alice = await newClient('Alice', 'alice@example.com');
+    const bob = await newClient('Bob', 'bob@example.com');
+    const created = await api('POST', '/v1/quotes', {
+      client_id: alice,
+      line_items: [{ description: 'Fence', quantity: 1, unit_amount: 10_000 }],
+    });
+    const id = created.body.data.id;
+    const toAlice = (await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url;
+    assert.equal(await hubStatus(toAlice), 200);
+    // A re-send to the same client and address keeps the link, as the e-mail that carried it.
+    assert.equal((await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url, toAlice);
+
+    // The issue's case: back to draft, another client, sent again: Alice's link no longer opens it.
+    assert.equal((await api('PUT', `/v1/quotes/${id}`, { status: 'draft' })).status, 200);
+    assert.equal((await api('PUT', `/v1/quotes/${id}`, { client_id: bob })).status, 200);
+    const toBob = (await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url;
+    assert.notEqual(toBob, toAlice);
+    assert.equal(await hubStatus(toAlice), 404);
+    assert.equal(await hubStatus(toBob), 200);
+
+    // A sent quote moved to another client: the link ends at the change, not at the next send.
+    const moved = await api('PUT', `/v1/quotes/${id}`, { client_id: alice });
+    assert.equal(moved.status, 200, moved.text);
+    assert.notEqual(moved.body.data.hosted_url, toBob);
+    assert.equal(await hubStatus(toBob), 404);
+    const again = (await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url;
+    assert.equal(again, moved.body.data.hosted_url, 'the new link is the one sent');
+
+    // The same client at another address (the recipient changed): the next send makes a new link.
+    assert.equal((await api('PUT', `/v1/clients/${alice}`, { email: 'alice@new.example.com' })).status, 200);
+    const toNewAddress = (await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url;
+    assert.notEqual(toNewAddress, again);
+    assert.equal(await hubStatus(again), 404);
+    assert.equal(await hubStatus(toNewAddress), 200);
+
+    // Invoices alike.
+    const invoice = await api('POST', '/v1/invoices', {
+      client_id: bob,
+      line_items: [{ description: 'Fence', quantity: 1, unit_amount: 10_000 }],
+    });
+    const invoiceLink = (await api('POST', `/v1/invoices/${invoice.body.data.id}/send`)).body.data.hosted_url;
+    const movedInvoice = await api('PUT', `/v1/invoices/${invoice.body.data.id}`, { client_id: alice });
+    assert.equal(movedInvoice.status, 200, movedInvoice.text);
+    assert.equal(await hubStatus(invoiceLink), 404);
+    assert.equal(await hubStatus(movedInvoice.body.data.hosted_url), 200);
+  });
+});

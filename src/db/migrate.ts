@@ -18,6 +18,7 @@ import * as accountLimits from './migrations/20261125000000_account_limits.js';
 import * as timeAndTeam from './migrations/20261125010000_time_and_team.js';
 import * as properties from './migrations/20261125020000_properties.js';
 import * as access from './migrations/20261125030000_access.js';
+import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -38,6 +39,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261125010000_time_and_team': timeAndTeam,
   '20261125020000_properties': properties,
   '20261125030000_access': access,
+  '20261126040000_hosted_recipient': hostedRecipient,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -17,7 +17,13 @@ export {
   type SendInput,
   totalsFields,
 } from './document.schemas.js';
-export { hostedLinkOnSend, isHostedToken, newHostedLink, presentHostedUrl } from './hosted-links.js';
+export {
+  hostedLinkOnClientChange,
+  hostedLinkOnSend,
+  isHostedToken,
+  newHostedLink,
+  presentHostedUrl,
+} from './hosted-links.js';
 export { copyLineItems, LineItemSchema, LineItemsInputSchema } from './line-items.js';
 export { idFilter, parseStatusFilter, statusFilter } from './list-filters.js';
 export { MAX_AMOUNT } from './money.js';

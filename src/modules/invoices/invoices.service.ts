@@ -23,6 +23,7 @@ import {
   pricedColumns,
   localToday,
   type SendableKind,
+  hostedLinkOnClientChange,
 } from '../documents/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
@@ -108,6 +109,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
         delivery_status: null,
         hosted_token: null,
         hosted_url: null,
+        hosted_recipient: null,
         metadata: JSON.stringify(input.metadata ?? {}),
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
@@ -168,7 +170,12 @@ export async function updateInvoice(
           { ...fields, ...(lineItems !== undefined ? pricedColumns(lineItems) : {}) },
           from,
         );
-        const patch: Partial<InvoiceRow> = { ...fields, ...property, updated_at: now.toISOString() };
+        const patch: Partial<InvoiceRow> = {
+          ...fields,
+          ...property,
+          ...hostedLinkOnClientChange(current, fields.client_id, tx.links),
+          updated_at: now.toISOString(),
+        };
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
         if (lineItems !== undefined) {
           Object.assign(patch, pricedColumns(lineItems));

@@ -25,6 +25,7 @@ import {
   pricedColumns,
   type DeliveryStatus,
   type SendableKind,
+  hostedLinkOnClientChange,
 } from '../documents/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
@@ -107,6 +108,7 @@ export async function createQuote(ctx: Context, input: CreateQuoteInput): Promis
         delivery_status: null,
         hosted_token: null,
         hosted_url: null,
+        hosted_recipient: null,
         metadata: JSON.stringify(input.metadata ?? {}),
         created_at: now,
         updated_at: now,
@@ -152,7 +154,12 @@ export async function updateQuote(
         if (Object.keys(input).length === 0) return presentQuote(current);
 
         const now = tx.clock.now().toISOString();
-        const patch: Partial<QuoteRow> = { ...fields, ...property, updated_at: now };
+        const patch: Partial<QuoteRow> = {
+          ...fields,
+          ...property,
+          ...hostedLinkOnClientChange(current, fields.client_id, tx.links),
+          updated_at: now,
+        };
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
         if (lineItems !== undefined) Object.assign(patch, pricedColumns(lineItems));
         assertHolds(QUOTE_LIFECYCLE, status ?? from, patch, from);
