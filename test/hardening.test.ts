@@ -1047,3 +1047,44 @@ describe('a hub link belongs to its recipient', () => {
     assert.equal(await hubStatus(movedInvoice.body.data.hosted_url), 200);
   });
 });
+
+describe('the quote PDF', () => {
+  /** The text of a PDF, as poppler's pdftotext reads it. */
+  async function pdfText(url: string): Promise<string> {
+    const response = await suite.context.app.inject({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${suite.key}` },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.headers['content-type'], 'application/pdf');
+    const file = `${suite.context.directory}/quote-${randomUUID()}.pdf`;
+    fs.writeFileSync(file, response.rawPayload);
+    const { execFileSync } = await import('node:child_process');
+    return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+  }
+
+  test('34 a quote PDF shows its issue and expiry dates', async () => {
+    const quote = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      valid_until: '2099-12-31',
+      line_items: [{ description: 'Gutter cleaning', quantity: 1, unit_amount: 12_000 }],
+    });
+    assert.equal(quote.status, 201, quote.text);
+    const sent = await api('POST', `/v1/quotes/${quote.body.data.id}/send`);
+    assert.equal(sent.status, 200, sent.text);
+    const issued = sent.body.data.sent_at.slice(0, 10); // the account's zone is UTC
+    const text = await pdfText(`/v1/quotes/${quote.body.data.id}/pdf`);
+    assert.match(text, new RegExp(`Issue date\\s+${issued}`));
+    assert.match(text, /Valid until\s+2099-12-31/);
+
+    // A draft without an expiry: issued the day it was made, and says it does not expire.
+    const draft = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      line_items: [{ description: 'Gutter cleaning', quantity: 1, unit_amount: 12_000 }],
+    });
+    const draftText = await pdfText(`/v1/quotes/${draft.body.data.id}/pdf`);
+    assert.match(draftText, new RegExp(`Issue date\\s+${draft.body.data.created_at.slice(0, 10)}`));
+    assert.match(draftText, /Valid until\s+no expiry date/);
+  });
+});
