@@ -1088,3 +1088,43 @@ describe('the quote PDF', () => {
     assert.match(draftText, /Valid until\s+no expiry date/);
   });
 });
+
+describe('webhook time limit', () => {
+  test('34.7 the DNS lookup of a webhook host counts within the attempt time limit', async () => {
+    const receiver = await startReceiver({ status: 200, body: 'ok', delayMs: 700 });
+    try {
+      const port = new URL(receiver.url).port;
+      const slowLookup = (ms: number) => async () => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return [{ address: '127.0.0.1', family: 4 }];
+      };
+      // A name server that takes longer than the whole limit: the attempt ends at the limit, not after the lookup.
+      const stuck = await attemptWebhook(`http://hooks.example.test:${port}/`, {}, '{}', {
+        timeoutMs: 1_000,
+        allowPrivate: true,
+        lookup: slowLookup(3_000),
+      });
+      assert.equal(stuck.ok, false);
+      assert.match(stuck.error ?? '', /no answer within 1000 ms/);
+      assert.ok(stuck.durationMs < 1_500, `${stuck.durationMs} ms`);
+      // 600 ms of lookup and a 700 ms answer: 1.3 s in all, over a 1 s limit.
+      const late = await attemptWebhook(`http://hooks.example.test:${port}/`, {}, '{}', {
+        timeoutMs: 1_000,
+        allowPrivate: true,
+        lookup: slowLookup(600),
+      });
+      assert.equal(late.ok, false, JSON.stringify(late));
+      assert.match(late.error ?? '', /no answer within 1000 ms/);
+      assert.ok(late.durationMs < 1_300, `${late.durationMs} ms`);
+      // With room for both, it succeeds.
+      const inTime = await attemptWebhook(`http://hooks.example.test:${port}/`, {}, '{}', {
+        timeoutMs: 2_000,
+        allowPrivate: true,
+        lookup: slowLookup(200),
+      });
+      assert.equal(inTime.ok, true, JSON.stringify(inTime));
+    } finally {
+      await receiver.close();
+    }
+  });
+});
