@@ -42,6 +42,7 @@ export class WebhookWorker {
   private readonly loop: WorkerLoop;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
+  private readonly perAccount = new Map<string, number>();
   private nextPruneAt = 0;
   private outcomes: Array<{
     row: WebhookDeliveryRow;
@@ -98,6 +99,8 @@ export class WebhookWorker {
     if (room > 0) {
       const cap = this.config.maxConcurrentPerEndpoint;
       const busy = [...this.perEndpoint].filter(([, count]) => count >= cap).map(([endpointId]) => endpointId);
+      const share = this.config.maxConcurrentPerAccount;
+      const busyAccounts = [...this.perAccount].filter(([, count]) => count >= share).map(([accountId]) => accountId);
       const now = this.clock.now();
       const rows = await repository.claimDeliveries(
         this.database.db,
@@ -107,6 +110,8 @@ export class WebhookWorker {
         busy,
         room,
         cap,
+        busyAccounts,
+        share,
       );
       const extra: string[] = [];
       // What the batch needs, in two queries: its endpoints and its events (deleted since: skipped).
@@ -124,7 +129,8 @@ export class WebhookWorker {
       for (const row of rows) {
         const endpoint = endpoints.get(row.endpoint_id);
         const event = events.get(row.event_id);
-        if ((this.perEndpoint.get(row.endpoint_id) ?? 0) >= cap) extra.push(row.id);
+        if ((this.perEndpoint.get(row.endpoint_id) ?? 0) >= cap || (this.perAccount.get(row.account_id) ?? 0) >= share)
+          extra.push(row.id);
         else if (endpoint && event) this.launch(row, endpoint, event);
       }
       await repository.releaseDeliveries(this.database.db, this.id, extra);
@@ -136,6 +142,7 @@ export class WebhookWorker {
 
   private launch(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, event: EventRow): void {
     this.perEndpoint.set(row.endpoint_id, (this.perEndpoint.get(row.endpoint_id) ?? 0) + 1);
+    this.perAccount.set(row.account_id, (this.perAccount.get(row.account_id) ?? 0) + 1);
     const task = this.deliver(row, endpoint, event)
       .catch((error: unknown) =>
         this.log.error({ err: error, deliveryId: row.id }, 'webhooks: delivery failed unexpectedly'),
@@ -145,6 +152,9 @@ export class WebhookWorker {
         const left = (this.perEndpoint.get(row.endpoint_id) ?? 1) - 1;
         if (left === 0) this.perEndpoint.delete(row.endpoint_id);
         else this.perEndpoint.set(row.endpoint_id, left);
+        const accountLeft = (this.perAccount.get(row.account_id) ?? 1) - 1;
+        if (accountLeft === 0) this.perAccount.delete(row.account_id);
+        else this.perAccount.set(row.account_id, accountLeft);
         this.loop.wake();
       });
     this.inFlight.set(row.id, task);
