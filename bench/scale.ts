@@ -115,6 +115,7 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
             delivery_status: null,
             hosted_token: null,
             hosted_url: null,
+            hosted_recipient: null,
             metadata: '{}',
             created_at: instant(index),
             updated_at: instant(index + (index % 5) * 86_400),

@@ -62,6 +62,8 @@ export interface WebhookConfig {
   /** While this process's event loop is saturated (by API requests), deliveries started per 50 ms. */
   readonly startsWhileSaturated: number;
   readonly maxConcurrentPerEndpoint: number;
+  /** Deliveries in flight per account per process: one account's slow receivers take at most this share. */
+  readonly maxConcurrentPerAccount: number;
   readonly pollMs: number;
   /** An attempt's whole time limit (connect, send, answer). */
   readonly timeoutMs: number;
@@ -234,6 +236,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       4,
       1,
       100,
+      problems,
+    ),
+    maxConcurrentPerAccount: wholeNumber(
+      'WEBHOOK_MAX_CONCURRENT_PER_ACCOUNT',
+      env.WEBHOOK_MAX_CONCURRENT_PER_ACCOUNT,
+      8,
+      1,
+      1000,
       problems,
     ),
     pollMs: wholeNumber('WEBHOOK_POLL_MS', env.WEBHOOK_POLL_MS, 500, 10, 3_600_000, problems),

@@ -181,15 +181,15 @@ describe('error model', () => {
       Object.keys(fields).sort(),
       ['address.country', 'color', 'created_at', 'email', `metadata.${'k'.repeat(41)}`, 'name'].sort(),
     );
-    assert.equal(fields.email, 'must be a valid e-mail address');
-    assert.equal(fields.created_at, 'is read-only and cannot be set');
-    assert.equal(fields.color, 'is not a known field');
+    assert.equal(fields.email, 'email must be a valid e-mail address');
+    assert.equal(fields.created_at, 'created_at is read-only and cannot be set');
+    assert.equal(fields.color, 'color is not a known field');
   });
 
   test('unknown query parameters are rejected', async () => {
     const response = await context.request('GET', '/v1/clients?limit=10&colour=red', { key });
     assertError(response, 422, 'VALIDATION_ERROR');
-    assert.deepEqual(response.body.error.details, [{ field: 'colour', message: 'is not a known field' }]);
+    assert.deepEqual(response.body.error.details, [{ field: 'colour', message: 'colour is not a known field' }]);
   });
 
   test('a malformed id in a path is 404, never 500', async () => {

@@ -268,7 +268,7 @@ const CATALOGUE: Record<string, Row> = {
       return id;
     },
     path: (id) => `/v1/invoices/${id}`,
-    changed: ['status', 'paid_at', 'amount_paid', 'amount_due', 'payments'],
+    changed: ['status', 'paid_at', 'amount_paid', 'amount_due', 'payments', 'payments_count'],
   },
   'invoice.voided': {
     act: async () => (await api('PUT', `/v1/invoices/${await sentInvoice()}`, { status: 'void' })).id,
@@ -294,7 +294,7 @@ const CATALOGUE: Record<string, Row> = {
       return (await api('POST', `/v1/payments/${payment.id}/refund`, { amount: 500 })).id;
     },
     path: (id) => `/v1/payments/${id}`,
-    changed: ['amount_refunded', 'refunds'],
+    changed: ['amount_refunded', 'refunds', 'refunds_count'],
   },
   'delivery.succeeded': {
     async act() {

@@ -406,7 +406,7 @@ test('a body of 60,000 unknown fields is refused early with a short answer; deta
   });
   assert.equal(refused.status, 422);
   assert.deepEqual(refused.body.error.details, [
-    { field: 'body', message: 'must not hold an object of more than 200 keys' },
+    { field: 'body', message: 'body must not hold an object of more than 200 keys' },
   ]);
   assert.ok(refused.text.length < 1000, `a short answer (${refused.text.length} bytes)`);
 

@@ -10,6 +10,7 @@ import { createTestContext } from './helpers/context.js';
 import { attemptWebhook } from '../src/modules/events/index.js';
 import { WebhookWorker } from '../src/workers/webhook-worker.js';
 import { startReceiver } from './helpers/receiver.js';
+import { ManualClock } from '../src/core/deps.js';
 
 const suite = clientSuite('Hardening');
 
@@ -408,8 +409,9 @@ describe('the client hub', () => {
       // The browser sends the cookie with the approve only when its path matches.
       const cookie = pathMatches(cookiePath, approvePath) ? setCookie.split(';')[0]! : undefined;
       const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+      const version = /name="version" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
       const answered = await hub.request('POST', `${serverPath}/approve`, {
-        rawBody: new URLSearchParams({ csrf, name: 'Jane Doe' }).toString(),
+        rawBody: new URLSearchParams({ csrf, version, name: 'Jane Doe' }).toString(),
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
           'sec-fetch-site': 'same-origin',
@@ -495,5 +497,634 @@ describe('what a scope grants', () => {
     assert.match(row('webhooks:write'), /every event's data/);
     for (const scope of ['quotes:read', 'invoices:read', 'events:read'])
       assert.match(row(scope), /hosted_url.*acts as the customer/, scope);
+  });
+});
+
+describe('bounded events and lists', () => {
+  test('34.5 an invoice holds its 20 most recent payments with payments_count, a payment its 20 most recent refunds with refunds_count', async () => {
+    const invoiceId = await sentInvoice(100_000);
+    const paymentIds: string[] = [];
+    for (let n = 0; n < 25; n += 1) {
+      const paidAt = new Date(Date.UTC(2026, 0, 1 + n)).toISOString();
+      const paid = await api('POST', '/v1/payments', {
+        invoice_id: invoiceId,
+        amount: 100,
+        method: 'cash',
+        paid_at: paidAt,
+      });
+      assert.equal(paid.status, 201, paid.text);
+      paymentIds.push(paid.body.data.id);
+    }
+    const invoice = (await api('GET', `/v1/invoices/${invoiceId}`)).body.data;
+    assert.equal(invoice.payments_count, 25);
+    assert.deepEqual(
+      invoice.payments.map((payment: { id: string }) => payment.id),
+      paymentIds.slice(5),
+      'the 20 most recent, oldest first among them',
+    );
+    assert.equal(invoice.amount_paid, 2_500, 'the balance counts every payment, listed or not');
+    const listed = await api('GET', `/v1/payments?invoice_id=${invoiceId}&limit=100`);
+    assert.equal(listed.body.data.length, 25, 'the rest are listed by GET /v1/payments?invoice_id=');
+    // The invoice's event carries the same bounded list.
+    const [event] = await eventsOf(invoiceId);
+    assert.equal(event?.data.object.payments.length, 20);
+    assert.equal(event?.data.object.payments_count, 25);
+    // payments_count is read-only.
+    const written = await api('PUT', `/v1/invoices/${invoiceId}`, { payments_count: 1 });
+    assert.equal(written.status, 422, written.text);
+
+    const big = await api('POST', '/v1/payments', { invoice_id: invoiceId, amount: 5_000, method: 'card' });
+    const refundIds: string[] = [];
+    for (let n = 0; n < 22; n += 1) {
+      const refunded = await api('POST', `/v1/payments/${big.body.data.id}/refund`, { amount: 10 });
+      assert.equal(refunded.status, 200, refunded.text);
+      assert.equal(refunded.body.data.refunds_count, n + 1);
+      assert.equal(refunded.body.data.refunds.length, Math.min(n + 1, 20));
+      refundIds.push(refunded.body.data.refunds.at(-1).id);
+    }
+    const payment = (await api('GET', `/v1/payments/${big.body.data.id}`)).body.data;
+    assert.equal(payment.refunds_count, 22);
+    assert.equal(payment.amount_refunded, 220);
+    assert.deepEqual(
+      payment.refunds.map((refund: { id: string }) => refund.id),
+      refundIds.slice(2),
+    );
+    const afterRefunds = (await api('GET', `/v1/invoices/${invoiceId}`)).body.data;
+    assert.equal(afterRefunds.payments_count, 26);
+    assert.equal(afterRefunds.payments.at(-1).id, big.body.data.id);
+  });
+
+  test('34.5 no event is over 64 KB: an invoice of 200 long lines, edited, records events of at most 64 KB that say they are truncated', async () => {
+    const line = (n: number) => ({
+      description: `${'Ünïcödé wörk '.repeat(35)}${n}`.slice(0, 500),
+      quantity: 1,
+      unit_amount: 100,
+    });
+    const created = await api('POST', '/v1/invoices', {
+      client_id: suite.clientId,
+      line_items: Array.from({ length: 200 }, (_, n) => line(n)),
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.ok(Buffer.byteLength(JSON.stringify(created.body.data)) > 64 * 1024, 'the invoice itself is over 64 KB');
+    const edited = await api('PUT', `/v1/invoices/${created.body.data.id}`, {
+      line_items: Array.from({ length: 200 }, (_, n) => line(n + 1)),
+    });
+    assert.equal(edited.status, 200, edited.text);
+    const small = await api('PUT', `/v1/invoices/${created.body.data.id}`, { line_items: [line(1)] });
+    assert.equal(small.status, 200);
+    const events = await eventsOf(created.body.data.id);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['invoice.updated', 'invoice.updated', 'invoice.created'],
+    );
+    for (const { id } of events) {
+      const one = await api('GET', `/v1/events/${id}`);
+      assert.ok(Buffer.byteLength(one.text) <= 64 * 1024 + 200, `event ${id}: ${Buffer.byteLength(one.text)} bytes`);
+      assert.ok(Buffer.byteLength(JSON.stringify(one.body.data)) <= 64 * 1024);
+      assert.equal(one.body.data.data.object.id, created.body.data.id);
+    }
+    const [shrunk, grown, first] = events;
+    // Smaller after the edit: the whole object is kept, its old lines are left out.
+    assert.equal(shrunk?.data.truncated, true);
+    assert.equal(shrunk?.data.object.line_items.length, 1);
+    assert.equal(shrunk?.data.previous_attributes, undefined);
+    // Too large even without previous_attributes: a reference the receiver GETs.
+    assert.deepEqual(grown?.data.object, { id: created.body.data.id, object: 'invoice' });
+    assert.deepEqual(first?.data.object, { id: created.body.data.id, object: 'invoice' });
+    assert.equal(first?.data.truncated, true);
+  });
+
+  test('34.5 a list answer is bounded in bytes (about 5 MB): it ends early with has_more and a cursor that resumes it', async () => {
+    const { accountId, key } = await suite.context.account('Large events');
+    const { v7 } = await import('uuid');
+    const padding = 'x'.repeat(60 * 1024);
+    const start = Date.now() - 60_000;
+    const rows = Array.from({ length: 120 }, (_, n) => ({
+      id: v7({ msecs: start + n }),
+      account_id: accountId,
+      type: 'client.updated',
+      resource_id: randomUUID(),
+      data: JSON.stringify({ object: { id: randomUUID(), object: 'client', notes: padding } }),
+      actor_type: 'api_key',
+      actor_id: null,
+      created_at: new Date(start + n).toISOString(),
+    }));
+    for (let from = 0; from < rows.length; from += 20)
+      await suite.context.database.db
+        .insertInto('events')
+        .values(rows.slice(from, from + 20))
+        .execute();
+    const seen: string[] = [];
+    let url = '/v1/events?limit=100';
+    const sizes: number[] = [];
+    for (;;) {
+      const page = await suite.context.request('GET', url, { key });
+      assert.equal(page.status, 200, page.text.slice(0, 200));
+      sizes.push(Buffer.byteLength(page.text));
+      seen.push(...page.body.data.map((event: { id: string }) => event.id));
+      const { has_more: hasMore, next_cursor: cursor } = page.body.meta.pagination;
+      if (!hasMore) break;
+      url = `/v1/events?limit=100&cursor=${cursor}`;
+    }
+    assert.ok(sizes[0]! <= 5 * 1024 * 1024 + 64 * 1024, `first page ${sizes[0]} bytes`);
+    assert.ok(sizes[0]! > 4 * 1024 * 1024, `first page ${sizes[0]} bytes`);
+    assert.ok(sizes.length >= 2, 'the 100-row page ended early');
+    assert.deepEqual(seen, rows.map((row) => row.id).reverse(), 'every event exactly once, newest first');
+  });
+});
+
+describe('event pruning', () => {
+  test('34.6 pruning runs in batches until the retention is met, within a time budget: writing 2,500 events a run (faster than one batch) keeps the table flat', async () => {
+    const clock = new ManualClock(new Date('2026-01-01T00:00:00.000Z'));
+    const context = await createTestContext({ clock });
+    const quiet = { info() {}, warn() {}, error() {} };
+    try {
+      const { accountId } = await context.account('Busy account');
+      const { v7 } = await import('uuid');
+      const worker = new WebhookWorker(context.database, clock, context.config.webhooks, quiet);
+      const count = async () =>
+        Number(
+          (
+            await context.database.db
+              .selectFrom('events')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('account_id', '=', accountId)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      /** 2,500 events written now (more than one batch of 1,000 between two runs). */
+      const write = async () => {
+        const at = clock.now().getTime();
+        const rows = Array.from({ length: 2_500 }, (_, n) => ({
+          id: v7({ msecs: at + (n % 1000) }),
+          account_id: accountId,
+          type: 'client.updated',
+          resource_id: randomUUID(),
+          data: '{"object":{"id":"x"}}',
+          actor_type: 'system',
+          actor_id: null,
+          created_at: new Date(at + (n % 1000)).toISOString(),
+        }));
+        for (let from = 0; from < rows.length; from += 250)
+          await context.database.db
+            .insertInto('events')
+            .values(rows.slice(from, from + 250))
+            .execute();
+      };
+      // Retention is 90 days; a run every 30 days of writing: at most 4 runs' writes are young enough to keep.
+      const sizes: number[] = [];
+      for (let run = 0; run < 8; run += 1) {
+        await write();
+        const { done } = await worker.prune();
+        assert.equal(done, true, `run ${run} met the retention within its budget`);
+        sizes.push(await count());
+        clock.advance(30 * 86_400_000);
+      }
+      assert.deepEqual(sizes, [2_500, 5_000, 7_500, 10_000, 10_000, 10_000, 10_000, 10_000], 'the table stays flat');
+
+      // A run out of time stops after its batch and says a backlog remains; the next run takes it up.
+      clock.advance(120 * 86_400_000);
+      assert.deepEqual(await worker.prune(0), { pruned: 1_000, done: false });
+      assert.deepEqual(await worker.prune(), { pruned: 9_000, done: true });
+      assert.equal(await count(), 0);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('what errors say', () => {
+  test('34.17 one 422 names every wrong field, schema and semantic checks together', async () => {
+    // The issue's case: the schema misses enabled_events, the service's check refuses the URL.
+    const both = await api('POST', '/v1/webhook-endpoints', { url: 'not a url' });
+    assert.equal(both.status, 422, both.text);
+    const fields = (response: { body: any }) =>
+      response.body.error.details.map((detail: { field: string }) => detail.field).sort();
+    assert.deepEqual(fields(both), ['enabled_events', 'url']);
+    assert.match(both.body.error.message, /2 invalid fields: /);
+
+    // Both semantic checks together, when the schema has nothing to say.
+    const semantic = await api('POST', '/v1/webhook-endpoints', {
+      url: 'ftp://example.com/hooks',
+      enabled_events: ['invoice.exploded'],
+    });
+    assert.equal(semantic.status, 422, semantic.text);
+    assert.deepEqual(fields(semantic), ['enabled_events', 'url']);
+    // The same on update, with a schema error beside them.
+    const endpoint = await api('POST', '/v1/webhook-endpoints', {
+      url: 'http://127.0.0.1:9/hooks',
+      enabled_events: ['*'],
+    });
+    assert.equal(endpoint.status, 201, endpoint.text);
+    const update = await api('PUT', `/v1/webhook-endpoints/${endpoint.body.data.id}`, {
+      url: 'mailto:x@example.com',
+      enabled_events: ['nope.*'],
+      status: 'paused',
+    });
+    assert.equal(update.status, 422, update.text);
+    assert.deepEqual(fields(update), ['enabled_events', 'status', 'url']);
+
+    // Control characters and the schema's errors in one answer.
+    const client = await api('POST', '/v1/clients', { name: 'Line\r\nbreak', email: 'not an address', colour: 'red' });
+    assert.equal(client.status, 422, client.text);
+    assert.deepEqual(fields(client), ['colour', 'email', 'name']);
+  });
+
+  // Ajv's own phrases (ajv/lib/vocabularies): none may reach a caller.
+  const RAW_PHRASES =
+    /must NOT|must be equal to|must match (pattern|format|a schema|exactly)|must have required property|must pass "|must be [<>]=? |must be (string|integer|number|boolean|object|array)\b|property name must be valid|must be multiple of|of type|allowed values|additional properties|are identical/;
+  /** Keywords that say nothing about validity, and the ones the walk below knows how to break. */
+  const ANNOTATIONS = new Set([
+    'description',
+    'example',
+    'examples',
+    'default',
+    'x-list-of',
+    'x-required-one-of',
+    'title',
+    'readOnly',
+    'deprecated',
+    '$id',
+    'items',
+    'properties',
+    'anyOf',
+    'oneOf',
+    'allOf',
+    'nullable',
+  ]);
+  const BREAKABLE = new Set([
+    'type',
+    'minLength',
+    'maxLength',
+    'pattern',
+    'format',
+    'enum',
+    'const',
+    'minimum',
+    'maximum',
+    'exclusiveMinimum',
+    'exclusiveMaximum',
+    'multipleOf',
+    'minItems',
+    'maxItems',
+    'uniqueItems',
+    'minProperties',
+    'maxProperties',
+    'propertyNames',
+    'additionalProperties',
+    'required',
+  ]);
+
+  /** A value that breaks `keyword` of `schema`, or undefined when this keyword cannot be broken alone. */
+  function breaking(keyword: string, schema: any): unknown {
+    const types: string[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+    switch (keyword) {
+      case 'type':
+        return types.includes('string')
+          ? 12_345
+          : types.includes('object') || types.includes('array')
+            ? 'text'
+            : 'text';
+      case 'minLength':
+        return 'a'.repeat(Math.max(0, schema.minLength - 1));
+      case 'maxLength':
+        return 'a'.repeat(schema.maxLength + 1);
+      case 'pattern':
+        return ['', ' ', '!', 'zz', '#zz'].find((text) => !new RegExp(schema.pattern, 'u').test(text));
+      case 'format':
+        return 'not a valid value!';
+      case 'enum':
+        return '__not_one_of_them__';
+      case 'const':
+        return '__not_it__';
+      case 'minimum':
+        return schema.minimum - 1;
+      case 'maximum':
+        return schema.maximum + 1;
+      case 'exclusiveMinimum':
+        return schema.exclusiveMinimum;
+      case 'exclusiveMaximum':
+        return schema.exclusiveMaximum;
+      case 'multipleOf':
+        return schema.multipleOf / 3;
+      case 'minItems':
+        return [];
+      case 'maxItems':
+        return Array.from({ length: schema.maxItems + 1 }, () => 'x');
+      case 'uniqueItems':
+        return ['a', 'a'];
+      case 'minProperties':
+        return {};
+      case 'maxProperties':
+        return Object.fromEntries(Array.from({ length: schema.maxProperties + 1 }, (_, n) => [`k${n}`, 'v']));
+      case 'propertyNames':
+        return { ['k'.repeat(41)]: 'v' };
+      case 'additionalProperties':
+        return schema.additionalProperties === false ? { zz_not_a_field: 1 } : undefined;
+      case 'required':
+        return {};
+      default:
+        return undefined;
+    }
+  }
+
+  test('34.18 every 422 message is a sentence with the field path: a walk of every request schema in the OpenAPI document breaks each keyword it uses', async () => {
+    const document = (await api('GET', '/v1/openapi.json')).body;
+    const resolve = (schema: any): any =>
+      schema?.$ref ? resolve(document.components.schemas[schema.$ref.split('/').pop()]) : schema;
+    type Step = string | number;
+    const cases: Array<{
+      method: string;
+      url: string;
+      in: 'body' | 'query';
+      path: Step[];
+      keyword: string;
+      value: unknown;
+    }> = [];
+    const unknownKeywords = new Set<string>();
+    const walk = (
+      schema: any,
+      path: Step[],
+      emit: (path: Step[], keyword: string, value: unknown) => void,
+      depth = 0,
+    ) => {
+      const resolved = resolve(schema);
+      if (!resolved || typeof resolved !== 'object' || depth > 8) return;
+      for (const keyword of Object.keys(resolved)) {
+        if (ANNOTATIONS.has(keyword) || keyword === '$ref') continue;
+        if (!BREAKABLE.has(keyword)) {
+          unknownKeywords.add(keyword);
+          continue;
+        }
+        const value = breaking(keyword, resolved);
+        if (value !== undefined) emit(path, keyword, value);
+      }
+      for (const [name, property] of Object.entries(resolved.properties ?? {}))
+        walk(property, [...path, name], emit, depth + 1);
+      if (resolved.items) walk(resolved.items, [...path, 0], emit, depth + 1);
+      for (const branch of [...(resolved.anyOf ?? []), ...(resolved.oneOf ?? []), ...(resolved.allOf ?? [])])
+        walk(branch, path, emit, depth + 1);
+    };
+    for (const [route, item] of Object.entries<any>(document.paths)) {
+      if (!route.startsWith('/v1/') || route === '/v1/openapi.json') continue;
+      const url = route.replace(/\{[^}]+\}/g, randomUUID());
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const body = operation.requestBody?.content?.['application/json']?.schema;
+        if (body)
+          walk(body, [], (path, keyword, value) => cases.push({ method, url, in: 'body', path, keyword, value }));
+        for (const parameter of operation.parameters ?? [])
+          if (parameter.in === 'query')
+            walk(parameter.schema, [parameter.name], (path, keyword, value) => {
+              if (path.length === 1 && (typeof value === 'string' || typeof value === 'number'))
+                cases.push({ method, url, in: 'query', path, keyword, value });
+            });
+      }
+    }
+    assert.deepEqual([...unknownKeywords], [], 'every keyword the request schemas use is one this test breaks');
+
+    /** `value` at `path` inside an otherwise empty body: {line_items: [{description: value}]}. */
+    const placed = (path: Step[], value: unknown): unknown =>
+      path.length === 0
+        ? value
+        : typeof path[0] === 'number'
+          ? [placed(path.slice(1), value)]
+          : { [path[0]!]: placed(path.slice(1), value) };
+    const problems: string[] = [];
+    const broken = new Set<string>();
+    for (const entry of cases) {
+      const response =
+        entry.in === 'body'
+          ? await api(entry.method.toUpperCase(), entry.url, placed(entry.path, entry.value))
+          : await api(
+              entry.method.toUpperCase(),
+              `${entry.url}?${entry.path[0]}=${encodeURIComponent(String(entry.value))}`,
+            );
+      const where = `${entry.method.toUpperCase()} ${entry.url} ${entry.in} ${entry.path.join('.')} ${entry.keyword}`;
+      if (response.status >= 500) problems.push(`${where}: ${response.status}`);
+      if (response.status !== 422) continue;
+      broken.add(entry.keyword);
+      for (const detail of response.body.error.details ?? []) {
+        if (RAW_PHRASES.test(detail.message)) problems.push(`${where}: "${detail.message}"`);
+        if (!detail.message.startsWith(detail.field))
+          problems.push(`${where}: "${detail.message}" does not name ${detail.field}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+    const used = new Set(cases.map((entry) => entry.keyword));
+    assert.deepEqual(
+      [...used].filter((keyword) => !broken.has(keyword)),
+      [],
+      'every keyword in use was broken at least once',
+    );
+    assert.ok(cases.length > 500, `${cases.length} cases`);
+
+    // The issue's example, literally.
+    const empty = await api('POST', '/v1/clients', { name: '' });
+    assert.deepEqual(empty.body.error.details, [{ field: 'name', message: 'name must not be empty' }]);
+  });
+});
+
+describe('the hub binds answers to what the client saw', () => {
+  /** The hub page of a hosted URL, with what its forms carry and the cookie the browser would send back. */
+  async function openPage(hostedUrl: string) {
+    const path = new URL(hostedUrl).pathname;
+    const page = await suite.context.request('GET', path);
+    assert.equal(page.status, 200, page.text);
+    return {
+      path,
+      page,
+      csrf: /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '',
+      version: /name="version" value="([^"]+)"/.exec(page.text)?.[1] ?? '',
+      cookie: String(page.headers['set-cookie']).split(';')[0]!,
+    };
+  }
+  const post = (opened: { path: string; cookie: string }, action: string, form: Record<string, string>) =>
+    suite.context.request('POST', `${opened.path}/${action}`, {
+      rawBody: new URLSearchParams(form).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'same-origin',
+        cookie: opened.cookie,
+      },
+    });
+
+  async function sentQuote(unitAmount: number) {
+    const quote = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      line_items: [{ description: 'Roof repair', quantity: 1, unit_amount: unitAmount }],
+    });
+    assert.equal(quote.status, 201, quote.text);
+    const sent = await api('POST', `/v1/quotes/${quote.body.data.id}/send`);
+    assert.equal(sent.status, 200, sent.text);
+    return sent.body.data as { id: string; hosted_url: string };
+  }
+
+  test('34.10 approve or decline of another version than the page showed is 409 and shows the new page', async () => {
+    const quote = await sentQuote(50_000);
+    const opened = await openPage(quote.hosted_url);
+    assert.match(opened.version, /^[A-Za-z0-9_-]{22}$/, 'the page carries the version it shows');
+    assert.match(opened.page.text, /\$500\.00/);
+
+    // The business raises the total after the page was loaded.
+    const raised = await api('PUT', `/v1/quotes/${quote.id}`, {
+      line_items: [{ description: 'Roof repair', quantity: 1, unit_amount: 90_000 }],
+    });
+    assert.equal(raised.status, 200, raised.text);
+    for (const action of ['approve', 'decline']) {
+      const stale = await post(opened, action, { csrf: opened.csrf, version: opened.version, name: 'Jane Doe' });
+      assert.equal(stale.status, 409, `${action}: ${stale.text}`);
+      assert.match(stale.text, /This quote has changed/);
+      assert.match(stale.text, /\$900\.00/, 'the new page shows the new total');
+      const newVersion = /name="version" value="([^"]+)"/.exec(stale.text)?.[1];
+      assert.ok(newVersion && newVersion !== opened.version, 'the new page carries the new version');
+    }
+    // No version at all (a page from before versions, or a forged form) is not the version shown either.
+    assert.equal((await post(opened, 'approve', { csrf: opened.csrf, name: 'Jane Doe' })).status, 409);
+    assert.equal((await api('GET', `/v1/quotes/${quote.id}`)).body.data.status, 'sent');
+
+    // A change the client does not see (metadata) is the same version; the answer to the shown one is taken.
+    assert.equal((await api('PUT', `/v1/quotes/${quote.id}`, { metadata: { crm: '7' } })).status, 200);
+    const current = await openPage(quote.hosted_url);
+    assert.equal((await api('PUT', `/v1/quotes/${quote.id}`, { metadata: { crm: '8' } })).status, 200);
+    const approved = await post(current, 'approve', { csrf: current.csrf, version: current.version, name: 'Jane Doe' });
+    assert.equal(approved.status, 303, approved.text);
+    const stored = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
+    assert.deepEqual([stored.status, stored.total_amount], ['approved', 90_000]);
+  });
+});
+
+describe('a hub link belongs to its recipient', () => {
+  const hubStatus = async (hostedUrl: string) =>
+    (await suite.context.request('GET', new URL(hostedUrl).pathname)).status;
+  const newClient = async (name: string, email: string) =>
+    (await api('POST', '/v1/clients', { name, email })).body.data.id as string;
+
+  test('34.11 a change of client or recipient ends the old hub link', async () => {
+    const alice = await newClient('Alice', 'alice@example.com');
+    const bob = await newClient('Bob', 'bob@example.com');
+    const created = await api('POST', '/v1/quotes', {
+      client_id: alice,
+      line_items: [{ description: 'Fence', quantity: 1, unit_amount: 10_000 }],
+    });
+    const id = created.body.data.id;
+    const toAlice = (await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url;
+    assert.equal(await hubStatus(toAlice), 200);
+    // A re-send to the same client and address keeps the link, as the e-mail that carried it.
+    assert.equal((await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url, toAlice);
+
+    // The issue's case: back to draft, another client, sent again: Alice's link no longer opens it.
+    assert.equal((await api('PUT', `/v1/quotes/${id}`, { status: 'draft' })).status, 200);
+    assert.equal((await api('PUT', `/v1/quotes/${id}`, { client_id: bob })).status, 200);
+    const toBob = (await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url;
+    assert.notEqual(toBob, toAlice);
+    assert.equal(await hubStatus(toAlice), 404);
+    assert.equal(await hubStatus(toBob), 200);
+
+    // A sent quote moved to another client: the link ends at the change, not at the next send.
+    const moved = await api('PUT', `/v1/quotes/${id}`, { client_id: alice });
+    assert.equal(moved.status, 200, moved.text);
+    assert.notEqual(moved.body.data.hosted_url, toBob);
+    assert.equal(await hubStatus(toBob), 404);
+    const again = (await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url;
+    assert.equal(again, moved.body.data.hosted_url, 'the new link is the one sent');
+
+    // The same client at another address (the recipient changed): the next send makes a new link.
+    assert.equal((await api('PUT', `/v1/clients/${alice}`, { email: 'alice@new.example.com' })).status, 200);
+    const toNewAddress = (await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url;
+    assert.notEqual(toNewAddress, again);
+    assert.equal(await hubStatus(again), 404);
+    assert.equal(await hubStatus(toNewAddress), 200);
+
+    // Invoices alike.
+    const invoice = await api('POST', '/v1/invoices', {
+      client_id: bob,
+      line_items: [{ description: 'Fence', quantity: 1, unit_amount: 10_000 }],
+    });
+    const invoiceLink = (await api('POST', `/v1/invoices/${invoice.body.data.id}/send`)).body.data.hosted_url;
+    const movedInvoice = await api('PUT', `/v1/invoices/${invoice.body.data.id}`, { client_id: alice });
+    assert.equal(movedInvoice.status, 200, movedInvoice.text);
+    assert.equal(await hubStatus(invoiceLink), 404);
+    assert.equal(await hubStatus(movedInvoice.body.data.hosted_url), 200);
+  });
+});
+
+describe('the quote PDF', () => {
+  /** The text of a PDF, as poppler's pdftotext reads it. */
+  async function pdfText(url: string): Promise<string> {
+    const response = await suite.context.app.inject({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${suite.key}` },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.headers['content-type'], 'application/pdf');
+    const file = `${suite.context.directory}/quote-${randomUUID()}.pdf`;
+    fs.writeFileSync(file, response.rawPayload);
+    const { execFileSync } = await import('node:child_process');
+    return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+  }
+
+  test('34 a quote PDF shows its issue and expiry dates', async () => {
+    const quote = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      valid_until: '2099-12-31',
+      line_items: [{ description: 'Gutter cleaning', quantity: 1, unit_amount: 12_000 }],
+    });
+    assert.equal(quote.status, 201, quote.text);
+    const sent = await api('POST', `/v1/quotes/${quote.body.data.id}/send`);
+    assert.equal(sent.status, 200, sent.text);
+    const issued = sent.body.data.sent_at.slice(0, 10); // the account's zone is UTC
+    const text = await pdfText(`/v1/quotes/${quote.body.data.id}/pdf`);
+    assert.match(text, new RegExp(`Issue date\\s+${issued}`));
+    assert.match(text, /Valid until\s+2099-12-31/);
+
+    // A draft without an expiry: issued the day it was made, and says it does not expire.
+    const draft = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      line_items: [{ description: 'Gutter cleaning', quantity: 1, unit_amount: 12_000 }],
+    });
+    const draftText = await pdfText(`/v1/quotes/${draft.body.data.id}/pdf`);
+    assert.match(draftText, new RegExp(`Issue date\\s+${draft.body.data.created_at.slice(0, 10)}`));
+    assert.match(draftText, /Valid until\s+no expiry date/);
+  });
+});
+
+describe('webhook time limit', () => {
+  test('34.7 the DNS lookup of a webhook host counts within the attempt time limit', async () => {
+    const receiver = await startReceiver({ status: 200, body: 'ok', delayMs: 700 });
+    try {
+      const port = new URL(receiver.url).port;
+      const slowLookup = (ms: number) => async () => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return [{ address: '127.0.0.1', family: 4 }];
+      };
+      // A name server that takes longer than the whole limit: the attempt ends at the limit, not after the lookup.
+      const stuck = await attemptWebhook(`http://hooks.example.test:${port}/`, {}, '{}', {
+        timeoutMs: 1_000,
+        allowPrivate: true,
+        lookup: slowLookup(3_000),
+      });
+      assert.equal(stuck.ok, false);
+      assert.match(stuck.error ?? '', /no answer within 1000 ms/);
+      assert.ok(stuck.durationMs < 1_500, `${stuck.durationMs} ms`);
+      // 600 ms of lookup and a 700 ms answer: 1.3 s in all, over a 1 s limit.
+      const late = await attemptWebhook(`http://hooks.example.test:${port}/`, {}, '{}', {
+        timeoutMs: 1_000,
+        allowPrivate: true,
+        lookup: slowLookup(600),
+      });
+      assert.equal(late.ok, false, JSON.stringify(late));
+      assert.match(late.error ?? '', /no answer within 1000 ms/);
+      assert.ok(late.durationMs < 1_300, `${late.durationMs} ms`);
+      // With room for both, it succeeds.
+      const inTime = await attemptWebhook(`http://hooks.example.test:${port}/`, {}, '{}', {
+        timeoutMs: 2_000,
+        allowPrivate: true,
+        lookup: slowLookup(200),
+      });
+      assert.equal(inTime.ok, true, JSON.stringify(inTime));
+    } finally {
+      await receiver.close();
+    }
   });
 });

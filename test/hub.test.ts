@@ -73,6 +73,13 @@ function csrfOf(page: ApiResponse): string {
   return match[1]!;
 }
 
+/** What the page's answer forms carry: the CSRF value and the version of the quote shown (issue 34.10). */
+function formOf(page: ApiResponse): { csrf: string; version: string } {
+  const version = /name="version" value="([^"]+)"/.exec(page.text);
+  assert.ok(version, 'the page names the version it shows');
+  return { csrf: csrfOf(page), version: version[1]! };
+}
+
 async function eventsOf(type: string, quoteId: string) {
   return (await api('GET', `/v1/events?type=${type}&resource_id=${quoteId}`)).body.data as Array<{
     data: { object: any; source?: string };
@@ -273,7 +280,7 @@ describe('answering a quote', () => {
     );
     const answered = await client.post(
       `${quote.path}/approve`,
-      { csrf: csrfOf(page), name: '  Jane   Doe ' },
+      { ...formOf(page), name: '  Jane   Doe ' },
       { origin: PUBLIC_BASE_URL, 'sec-fetch-site': 'same-origin' },
     );
     assert.equal(answered.status, 303, answered.text);
@@ -298,7 +305,7 @@ describe('answering a quote', () => {
     const client = visitor();
     const page = await client.get(quote.path);
     const answered = await client.post(`${quote.path}/decline`, {
-      csrf: csrfOf(page),
+      ...formOf(page),
       reason: 'Too expensive for us.',
     });
     assert.equal(answered.status, 303, answered.text);
@@ -323,17 +330,24 @@ describe('answering a quote', () => {
   test('CSRF: no cookie, a cookie that does not match, another site’s Origin or Sec-Fetch-Site: 403 and nothing changes', async () => {
     const quote = await sentQuote();
     const client = visitor();
-    const csrf = csrfOf(await client.get(quote.path));
+    const { csrf, version } = formOf(await client.get(quote.path));
     const stranger = visitor();
     const attempts: Array<[string, ApiResponse]> = [
-      ['no cookie', await stranger.post(`${quote.path}/approve`, { csrf, name: 'Mallory' })],
+      ['no cookie', await stranger.post(`${quote.path}/approve`, { csrf, version, name: 'Mallory' })],
       ['no field', await client.post(`${quote.path}/approve`, { name: 'Mallory' })],
       ['another value', await client.post(`${quote.path}/approve`, { csrf: 'B'.repeat(43), name: 'Mallory' })],
       [
         'cross-site origin',
-        await client.post(`${quote.path}/approve`, { csrf, name: 'Mallory' }, { origin: 'https://evil.example' }),
+        await client.post(
+          `${quote.path}/approve`,
+          { csrf, version, name: 'Mallory' },
+          { origin: 'https://evil.example' },
+        ),
       ],
-      ['cross-site fetch', await client.post(`${quote.path}/decline`, { csrf }, { 'sec-fetch-site': 'cross-site' })],
+      [
+        'cross-site fetch',
+        await client.post(`${quote.path}/decline`, { csrf, version }, { 'sec-fetch-site': 'cross-site' }),
+      ],
     ];
     for (const [name, response] of attempts) {
       assert.equal(response.status, 403, name);
@@ -349,14 +363,14 @@ describe('answering a quote', () => {
   test('a missing name, one over 200 characters, or a NUL is refused on the page (422); the quote stays sent', async () => {
     const quote = await sentQuote();
     const client = visitor();
-    const csrf = csrfOf(await client.get(quote.path));
+    const { csrf, version } = formOf(await client.get(quote.path));
     for (const name of ['', '   ', 'x'.repeat(201), 'Jane\u0000Doe']) {
-      const response = await client.post(`${quote.path}/approve`, { csrf, name });
+      const response = await client.post(`${quote.path}/approve`, { csrf, version, name });
       assert.equal(response.status, 422, JSON.stringify(name));
       assert.match(response.text, /Your answer was not sent/);
       assert.match(response.text, /aria-invalid="true"/);
     }
-    const long = await client.post(`${quote.path}/decline`, { csrf, reason: 'r'.repeat(2001) });
+    const long = await client.post(`${quote.path}/decline`, { csrf, version, reason: 'r'.repeat(2001) });
     assert.equal(long.status, 422);
     assert.equal((await api('GET', `/v1/quotes/${quote.id}`)).body.data.status, 'sent');
   });
@@ -367,20 +381,22 @@ describe('answering a quote', () => {
     const page = await client.get(quote.path);
     assert.ok(page.text.includes('Expired'));
     assert.ok(!page.text.includes('Approve quote'));
-    const refused = await client.post(`${quote.path}/approve`, { csrf: csrfOf(page), name: 'Jane Doe' });
+    const refused = await client.post(`${quote.path}/approve`, { ...formOf(page), name: 'Jane Doe' });
     assert.equal(refused.status, 409);
     assert.match(refused.text, /This quote has expired/);
     assert.equal((await api('GET', `/v1/quotes/${quote.id}`)).body.data.status, 'sent');
-    assert.equal((await client.post(`${quote.path}/decline`, { csrf: csrfOf(page) })).status, 303);
+    assert.equal((await client.post(`${quote.path}/decline`, formOf(page))).status, 303);
     assert.equal((await api('GET', `/v1/quotes/${quote.id}`)).body.data.status, 'declined');
   });
 
   test('twenty simultaneous approvals: approved once, by one name, with one event; the others see it answered', async () => {
     const quote = await sentQuote();
     const client = visitor();
-    const csrf = csrfOf(await client.get(quote.path));
+    const { csrf, version } = formOf(await client.get(quote.path));
     const names = Array.from({ length: 20 }, (_, index) => `Clicker ${index}`);
-    const responses = await Promise.all(names.map((name) => client.post(`${quote.path}/approve`, { csrf, name })));
+    const responses = await Promise.all(
+      names.map((name) => client.post(`${quote.path}/approve`, { csrf, version, name })),
+    );
     const statuses = responses.map((response) => response.status);
     assert.equal(statuses.filter((status) => status === 303).length, 1, statuses.join(','));
     assert.ok(

@@ -88,6 +88,7 @@ before(async () => {
       delivery_status: null,
       hosted_token: null,
       hosted_url: null,
+      hosted_recipient: null,
       metadata: '{}',
       created_at: instant(index),
       updated_at: instant(index),

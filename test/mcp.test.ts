@@ -164,7 +164,7 @@ test('create a client: dry_run changes nothing; the call retried acts once; its 
   const invalid = await call(client, 'create_client', { name: 'Bad', email: 'not-an-email' });
   assert.equal(invalid.isError, true);
   assert.deepEqual(invalid.structuredContent!.error.details, [
-    { field: 'email', message: 'must be a valid e-mail address' },
+    { field: 'email', message: 'email must be a valid e-mail address' },
   ]);
 });
 

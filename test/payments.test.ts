@@ -57,6 +57,7 @@ describe('recording payments', () => {
         paid_at: undefined,
         notes: 'Deposit',
         refunds: [],
+        refunds_count: 0,
         metadata: { ledger: 'L1' },
         created_at: undefined,
         updated_at: undefined,
@@ -476,7 +477,7 @@ test('the worked example of docs/resources.md, step by step', async () => {
   });
   assert.deepEqual(
     [tooMuch.status, tooMuch.body.error.details[0].message],
-    [422, 'must not exceed what is left to refund (65000)'],
+    [422, 'amount must not exceed what is left to refund (65000)'],
   );
   assert.equal(
     (await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'paid' } })).status,

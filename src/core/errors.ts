@@ -51,8 +51,32 @@ export class AppError extends Error {
  */
 export type Precondition = (current: unknown) => void;
 
-export function validationError(details: ErrorDetail[], message = 'The request has invalid fields.'): AppError {
-  return new AppError('VALIDATION_ERROR', message, details);
+/** Words a detail's message may start with to read on from its field's path: "name must not be empty". */
+const READS_ON =
+  /^(is|are|was|must|may|can|cannot|could|has|have|had|does|do|belongs|holds|names|refers|would|should|needs|already|key)\b/;
+
+/**
+ * A detail whose message is a sentence that names its field (issue 34.18: "name must not be empty"), so it
+ * reads on its own wherever it is shown; a message that already names it is kept.
+ */
+export function withFieldPath(detail: ErrorDetail): ErrorDetail {
+  const { field, message } = detail;
+  if (message.startsWith(`${field} `) || message.startsWith(`${field}:`)) return detail;
+  return { ...detail, message: READS_ON.test(message) ? `${field} ${message}` : `${field}: ${message}` };
+}
+
+/** 422 naming every offending field; the message lists them. */
+export function validationError(details: ErrorDetail[], message?: string): AppError {
+  const named = details.map(withFieldPath);
+  const fields = [...new Set(named.map((detail) => detail.field))];
+  const listed =
+    fields.length > 10 ? `${fields.slice(0, 10).join(', ')} and ${fields.length - 10} more` : fields.join(', ');
+  const summary =
+    message ??
+    (fields.length === 0
+      ? 'The request has invalid fields.'
+      : `The request has ${fields.length === 1 ? 'an invalid field' : `${fields.length} invalid fields`}: ${listed}.`);
+  return new AppError('VALIDATION_ERROR', summary, named);
 }
 
 export function fieldError(field: string, message: string): AppError {

@@ -48,6 +48,22 @@ export interface Page<T> {
   items: T[];
   hasMore: boolean;
   nextCursor: string | null;
+  /** The cursor of the page that follows `item`, for an answer that ends early (bounded in bytes). */
+  cursorAfter?: (item: T) => string;
+}
+
+/**
+ * The page with its items replaced one for one (rows presented as objects), its early-end cursor still that of
+ * the row each item came from.
+ */
+export function mapPage<T, R>(page: Page<T>, items: R[]): Page<R> {
+  const { cursorAfter } = page;
+  return {
+    items,
+    hasMore: page.hasMore,
+    nextCursor: page.nextCursor,
+    ...(cursorAfter ? { cursorAfter: (item: R) => cursorAfter(page.items[items.indexOf(item)] as T) } : {}),
+  };
 }
 
 export interface PageQuery {
@@ -152,7 +168,9 @@ export function toPage<T extends { id: string }>(rows: T[], page: PageRequest<T>
   const items = full ? rows.slice(0, page.limit) : rows;
   const last = items[items.length - 1];
   const sort = `${page.descending ? '-' : ''}${page.column}`;
+  const cursorOf = (key: SortKey) => Buffer.from(JSON.stringify([sort, key.value, key.id])).toString('base64url');
   const next = full && last ? { value: page.field.value(last), id: last.id } : resumeAfter;
-  const nextCursor = next ? Buffer.from(JSON.stringify([sort, next.value, next.id])).toString('base64url') : null;
-  return { items, hasMore: next !== undefined, nextCursor };
+  const nextCursor = next ? cursorOf(next) : null;
+  const cursorAfter = (item: T) => cursorOf({ value: page.field.value(item), id: item.id });
+  return { items, hasMore: next !== undefined, nextCursor, cursorAfter };
 }

@@ -21,6 +21,7 @@ import * as access from './migrations/20261125030000_access.js';
 import * as visits from './migrations/20261126010000_visits.js';
 import * as visitSchedules from './migrations/20261126020000_visit_schedules.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
+import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -44,6 +45,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261126010000_visits': visits,
   '20261126020000_visit_schedules': visitSchedules,
   '20261126030000_catalogue': catalogue,
+  '20261126040000_hosted_recipient': hostedRecipient,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -156,6 +156,11 @@ interface DeliveredColumns {
   /** The client hub's secret token and page (docs/api-contract.md §12); set on first send. */
   hosted_token: string | null;
   hosted_url: string | null;
+  /**
+   * Whom the hosted link was sent to, `<client id> <e-mail>` (issue 34.11): a send to another client or address
+   * replaces the link; null for a link not yet sent (or sent before this was kept).
+   */
+  hosted_recipient: string | null;
 }
 
 export interface AccountLogosTable {

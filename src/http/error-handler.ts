@@ -104,8 +104,20 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   return reply.code(error.status).headers(error.headers).send(body);
 }
 
+/**
+ * A body the schema refused, with the route's own field checks' findings added for the fields the schema did
+ * not name: one 422 names every wrong field, schema and semantic checks together (issue 34.17).
+ */
+async function withFieldChecks(request: FastifyRequest, error: FastifyError, appError: AppError): Promise<AppError> {
+  const checks = request.routeOptions.config.fieldChecks;
+  if (!checks || error.validationContext !== 'body' || appError.code !== 'VALIDATION_ERROR') return appError;
+  const named = new Set(appError.details?.map((detail) => detail.field));
+  const more = (await checks(request.body)).filter((detail) => !named.has(detail.field));
+  return more.length === 0 ? appError : validationError([...(appError.details ?? []), ...more]);
+}
+
 export function registerErrorHandling(app: FastifyInstance, routes: RouteTable): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const code =
       typeof (error as { code?: unknown }).code === 'string' ? String((error as { code?: unknown }).code) : '';
     if (isStorageUnavailable(code)) {
@@ -113,7 +125,7 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
       request.log.error({ err: error }, 'storage unavailable');
     }
     const appError = toAppError(error);
-    if (appError) return sendError(request, reply, appError);
+    if (appError) return sendError(request, reply, await withFieldChecks(request, error, appError));
     request.log.error({ err: error }, 'unhandled error');
     return sendError(
       request,

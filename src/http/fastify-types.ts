@@ -8,6 +8,7 @@ import type { PdfPool } from '../mail/pdf-pool.js';
 import type { AuthContext } from '../kernel/auth-context.js';
 import type { HostedLinks } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
+import type { ErrorDetail } from '../core/errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,5 +34,10 @@ declare module 'fastify' {
     authenticated?: boolean;
     /** The answer carries a secret shown once: it is never kept for an Idempotency-Key replay. */
     answersSecret?: boolean;
+    /**
+     * The route's own checks of single fields (a webhook's URL), run on the body as sent when the schema
+     * refuses it too, so one 422 names every wrong field (issue 34.17). The service runs them on a valid body.
+     */
+    fieldChecks?: (body: unknown) => Promise<ErrorDetail[]>;
   }
 }

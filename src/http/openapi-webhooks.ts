@@ -42,13 +42,21 @@ export function webhookDocumentation(): Webhooks {
             type: 'object',
             required: ['object'],
             properties: {
-              object: { $ref: `#/components/schemas/${EVENT_OBJECT_SCHEMAS[resource]}` },
+              object: {
+                description: `The ${EVENT_OBJECT_SCHEMAS[resource]}; only its id and object when truncated is true.`,
+                $ref: `#/components/schemas/${EVENT_OBJECT_SCHEMAS[resource]}`,
+              },
               previous_attributes: {
                 type: 'object',
                 additionalProperties: true,
                 description: 'The changed fields with their values before the change (updates and status changes).',
               },
               source: { const: 'hub', description: 'Present when the client made the change on the hosted page.' },
+              truncated: {
+                const: true,
+                description:
+                  'Present when the event would exceed 64 KB: previous_attributes left out, then object reduced to its id and object.',
+              },
             },
           },
         },

@@ -5,7 +5,7 @@ import type { TSchema, Static } from '@sinclair/typebox';
 import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import { contextOf, requireScope } from './auth.js';
-import type { Precondition } from '../core/errors.js';
+import type { ErrorDetail, Precondition } from '../core/errors.js';
 import { etagOf, ifMatch, IfMatchHeaders } from './etag.js';
 import { IdempotencyHeaders } from './idempotency.js';
 import { created, ok } from './envelope.js';
@@ -41,6 +41,8 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
    * from a quote converts it: `quote_id: 'quotes:write'`).
    */
   linkScopes?: Record<string, Scope>;
+  /** The resource's own checks of single fields, reported with the schema's errors (http/fastify-types.ts). */
+  fieldChecks?: (body: unknown) => Promise<ErrorDetail[]>;
   /** Error codes besides validation and lookup that update and delete can answer (e.g. INVALID_STATE). */
   stateErrors?: ErrorCode[];
   service: {
@@ -103,7 +105,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     app.post(
       path,
       {
-        config: { scope: scopes.write },
+        config: { scope: scopes.write, ...(definition.fieldChecks ? { fieldChecks: definition.fieldChecks } : {}) },
         schema: {
           tags,
           operationId: `create${pascal(singular)}`,
@@ -148,7 +150,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     app.put(
       `${path}/:id`,
       {
-        config: { scope: scopes.write },
+        config: { scope: scopes.write, ...(definition.fieldChecks ? { fieldChecks: definition.fieldChecks } : {}) },
         schema: {
           tags,
           operationId: `update${pascal(singular)}`,

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { fieldError, validationError } from '../core/errors.js';
 import { isStorableText } from '../core/text.js';
 import { addRouteHook } from './route-hooks.js';
-import { toFieldPath } from './validation.js';
+import { toFieldPath } from './field-path.js';
 
 /** The path of the first string (value or key) holding U+0000 or a lone surrogate, or undefined. */
 export function findUnstorableText(value: unknown, path = ''): string | undefined {

@@ -5,6 +5,10 @@ import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ErrorDetail } from '../core/errors.js';
 import { canonicalTimeZone } from '../core/time.js';
+import { toFieldPath } from './field-path.js';
+import { findControlCharacters } from './storable-text.js';
+
+export { toFieldPath };
 
 // Fields the server owns: naming them in a body is an error with a clearer message than "unknown field".
 const READ_ONLY_FIELDS = new Set([
@@ -28,8 +32,10 @@ const READ_ONLY_FIELDS = new Set([
   'voided_at',
   'object',
   'payments',
+  'payments_count',
   'amount_refunded',
   'refunds',
+  'refunds_count',
   'property_ids',
   // Links are set when a document is created from another one, and cannot be changed afterwards.
   'quote_id',
@@ -100,26 +106,72 @@ function storableInstant(text: string): boolean {
 const bodyAjv = buildAjv(false);
 const queryAjv = buildAjv(true);
 
+/**
+ * A body's validator: the schema, and the control characters of its text fields (docs/api-contract.md §21),
+ * reported together, so that one 422 names every wrong field (issue 34.17).
+ */
 export const schemaCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
-  return ajv.compile(schema as object);
+  if (httpPart !== 'body') return queryAjv.compile(schema as object);
+  const validate = bodyAjv.compile(schema as object);
+  const checked = (data: unknown): boolean => {
+    const valid = validate(data);
+    const text = findControlCharacters(data);
+    if (valid && text.length === 0) return true;
+    checked.errors = [
+      ...(valid ? [] : (validate.errors ?? [])),
+      ...text.map(
+        ({ path, multiLine }): ErrorObject => ({
+          keyword: CONTROL_CHARACTERS,
+          instancePath: path === 'body' ? '' : path,
+          schemaPath: '#',
+          params: { multiLine },
+        }),
+      ),
+    ];
+    return false;
+  };
+  checked.errors = null as ErrorObject[] | null;
+  return checked;
 };
 
-/** `/line_items/2/quantity` -> `line_items[2].quantity`. */
-export function toFieldPath(instancePath: string, child?: string): string {
-  const parts = instancePath
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (child !== undefined) parts.push(child);
-  return parts.reduce(
-    (path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`),
-    '',
-  );
+/** The keyword of the control-character errors the body validator adds to the schema's. */
+const CONTROL_CHARACTERS = 'controlCharacters';
+
+/** What a pattern of our schemas asks for, said for a person; a pattern not listed here gets a plain sentence. */
+const PATTERN_MESSAGES: Record<string, string> = {
+  '\\S': 'must not be blank',
+  '^[A-Z]{2}$': 'must be a two-letter country code in capitals (ISO 3166-1 alpha-2), e.g. US',
+  '^[A-Z]{3}$': 'must be a three-letter code in capitals, e.g. USD',
+  '^https?://': 'must start with http:// or https://',
+  '^#[0-9A-Fa-f]{6}$': 'must be a colour written #RRGGBB, e.g. #1A73E8',
+};
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'text',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+  null: 'null',
+};
+
+/** A JSON value as a person reads it in a message: strings quoted, at most 60 characters. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/**
+ * One Ajv error as the contract's detail: the field's path and a sentence for a person (issue 34.18). Every
+ * keyword our request schemas use has its own sentence; Ajv's own phrases never reach a caller.
+ */
 function describe(error: ErrorObject): { field: string; message: string } {
   const params = error.params as Record<string, unknown>;
+  const field = toFieldPath(error.instancePath);
+  const limit = Number(params.limit);
   switch (error.keyword) {
     case 'required':
       return { field: toFieldPath(error.instancePath, String(params.missingProperty)), message: 'is required' };
@@ -137,28 +189,57 @@ function describe(error: ErrorObject): { field: string; message: string } {
         message: 'key must be 1 to 40 characters',
       };
     case 'format':
-      return { field: toFieldPath(error.instancePath), message: formatMessage(String(params.format)) };
+      return { field, message: formatMessage(String(params.format)) };
     case 'enum':
       return {
-        field: toFieldPath(error.instancePath),
-        message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`,
+        field,
+        message: `must be one of: ${(params.allowedValues as unknown[]).map((value) => String(value)).join(', ')}`,
       };
+    case 'const':
+      return { field, message: `must be ${shown(params.allowedValue)}` };
     case 'type': {
-      const type = Array.isArray(params.type) ? params.type.join(' or ') : String(params.type);
-      return {
-        field: toFieldPath(error.instancePath),
-        message: `must be ${type === 'null' ? 'null' : `of type ${type}`}`,
-      };
+      const types = (Array.isArray(params.type) ? params.type : String(params.type).split(',')) as string[];
+      return { field, message: `must be ${types.map((type) => TYPE_NAMES[type] ?? type).join(' or ')}` };
     }
     case 'pattern':
+      return { field, message: PATTERN_MESSAGES[String(params.pattern)] ?? 'is not written in the accepted form' };
+    case 'minLength':
+      return { field, message: limit === 1 ? 'must not be empty' : `must be at least ${plural(limit, 'character')}` };
+    case 'maxLength':
+      return { field, message: `must be at most ${plural(limit, 'character')}` };
+    case 'minimum':
+      return { field, message: `must be ${limit} or more` };
+    case 'maximum':
+      return { field, message: `must be ${limit} or less` };
+    case 'exclusiveMinimum':
+      return { field, message: `must be more than ${limit}` };
+    case 'exclusiveMaximum':
+      return { field, message: `must be less than ${limit}` };
+    case 'multipleOf':
+      return { field, message: `must be a multiple of ${String(params.multipleOf)}` };
+    case 'minItems':
+      return { field, message: limit === 1 ? 'must not be empty' : `must hold at least ${plural(limit, 'item')}` };
+    case 'maxItems':
+      return { field, message: `must hold at most ${plural(limit, 'item')}` };
+    case 'uniqueItems':
       return {
-        field: toFieldPath(error.instancePath),
-        message: params.pattern === '\\S' ? 'must not be blank' : `must match the pattern ${String(params.pattern)}`,
+        field,
+        message: `must not repeat an item (items ${Number(params.j) + 1} and ${Number(params.i) + 1} are the same)`,
       };
+    case 'minProperties':
+      return { field, message: `must hold at least ${plural(limit, 'key')}` };
     case 'maxProperties':
-      return { field: toFieldPath(error.instancePath), message: `must have at most ${String(params.limit)} keys` };
+      return { field, message: `must hold at most ${plural(limit, 'key')}` };
+    case CONTROL_CHARACTERS:
+      return {
+        field: field || 'body',
+        message: params.multiLine
+          ? 'may hold line feeds and tabs, but no other control characters (such as a carriage return or an escape)'
+          : 'must be a single line of text, without line breaks, tabs or other control characters',
+      };
     default:
-      return { field: toFieldPath(error.instancePath), message: error.message ?? 'is invalid' };
+      // anyOf, oneOf, not, if and the like: which branch failed says nothing useful to a person.
+      return { field, message: 'is not a value this field accepts (see its description in the API reference)' };
   }
 }
 
@@ -180,8 +261,10 @@ function formatMessage(format: string): string {
       return 'must be one line of text, without control characters';
     case 'multi-line':
       return 'must be text whose only control characters are line feeds and tabs';
+    case 'uri':
+      return 'must be an absolute URL, e.g. https://example.com/path';
     default:
-      return `must match format ${format}`;
+      return 'is not written in the accepted form';
   }
 }
 

@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ValidateFunction } from 'ajv';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../core/errors.js';
+import { AppError, withFieldPath } from '../core/errors.js';
 import type { AuthContext } from '../kernel/auth-context.js';
 import type { Context } from '../kernel/context.js';
 import { auth, contextOf } from '../http/auth.js';
@@ -85,7 +85,11 @@ function refusalOf(error: unknown): ToolResult {
 async function callTool(ctx: Context, tool: Tool, rawArgs: Record<string, unknown>): Promise<ToolResult> {
   const validate = validators.get(tool.name)!;
   if (!validate(rawArgs))
-    return refusal('VALIDATION_ERROR', 'The arguments have invalid fields.', toDetails(validate.errors ?? []));
+    return refusal(
+      'VALIDATION_ERROR',
+      'The arguments have invalid fields.',
+      toDetails(validate.errors ?? []).map(withFieldPath),
+    );
   const { dry_run: dry, confirmation_token: token, ...args } = rawArgs;
   try {
     if (tool.kind === 'read') return answer({ result: await tool.run(ctx, args) });

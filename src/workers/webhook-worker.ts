@@ -5,7 +5,8 @@
 // attempt failing for WEBHOOK_DISABLE_AFTER_SECONDS, disables it, with an event). Claims are made a batch
 // at a time and outcomes recorded a batch per transaction: every commit is a durable write (an fsync on
 // SQLite), and one per delivery would take the disk from the API's own writes.
-// It also prunes events older than EVENT_RETENTION_DAYS, a bounded batch at a time.
+// It also prunes events older than EVENT_RETENTION_DAYS: batches of 1,000 until none is left or the run's
+// time budget is spent, and again a second later while a backlog remains (issue 34.6).
 import { SYSTEM_ACTOR } from '../kernel/context.js';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -28,15 +29,21 @@ import {
   type AttemptResult,
 } from '../modules/events/index.js';
 
-const PRUNE_EVERY_MS = 10 * 60 * 1000;
+/** How often pruning looks for old events when it last found none left. */
+const PRUNE_EVERY_MS = 60 * 1000;
+/** One batch: one short delete, so the API's writes interleave with pruning. */
 const PRUNE_BATCH = 1000;
+/** A run's time budget: past it, pruning stops and comes back after PRUNE_BACKLOG_PAUSE_MS. */
+const PRUNE_BUDGET_MS = 2_000;
+const PRUNE_BACKLOG_PAUSE_MS = 1_000;
 
 export class WebhookWorker {
   readonly id = `webhooks-${randomUUID()}`;
   private readonly loop: WorkerLoop;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
-  private lastPrune = 0;
+  private readonly perAccount = new Map<string, number>();
+  private nextPruneAt = 0;
   private outcomes: Array<{
     row: WebhookDeliveryRow;
     endpoint: WebhookEndpointRow;
@@ -92,6 +99,8 @@ export class WebhookWorker {
     if (room > 0) {
       const cap = this.config.maxConcurrentPerEndpoint;
       const busy = [...this.perEndpoint].filter(([, count]) => count >= cap).map(([endpointId]) => endpointId);
+      const share = this.config.maxConcurrentPerAccount;
+      const busyAccounts = [...this.perAccount].filter(([, count]) => count >= share).map(([accountId]) => accountId);
       const now = this.clock.now();
       const rows = await repository.claimDeliveries(
         this.database.db,
@@ -101,6 +110,8 @@ export class WebhookWorker {
         busy,
         room,
         cap,
+        busyAccounts,
+        share,
       );
       const extra: string[] = [];
       // What the batch needs, in two queries: its endpoints and its events (deleted since: skipped).
@@ -118,7 +129,8 @@ export class WebhookWorker {
       for (const row of rows) {
         const endpoint = endpoints.get(row.endpoint_id);
         const event = events.get(row.event_id);
-        if ((this.perEndpoint.get(row.endpoint_id) ?? 0) >= cap) extra.push(row.id);
+        if ((this.perEndpoint.get(row.endpoint_id) ?? 0) >= cap || (this.perAccount.get(row.account_id) ?? 0) >= share)
+          extra.push(row.id);
         else if (endpoint && event) this.launch(row, endpoint, event);
       }
       await repository.releaseDeliveries(this.database.db, this.id, extra);
@@ -130,6 +142,7 @@ export class WebhookWorker {
 
   private launch(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, event: EventRow): void {
     this.perEndpoint.set(row.endpoint_id, (this.perEndpoint.get(row.endpoint_id) ?? 0) + 1);
+    this.perAccount.set(row.account_id, (this.perAccount.get(row.account_id) ?? 0) + 1);
     const task = this.deliver(row, endpoint, event)
       .catch((error: unknown) =>
         this.log.error({ err: error, deliveryId: row.id }, 'webhooks: delivery failed unexpectedly'),
@@ -139,18 +152,37 @@ export class WebhookWorker {
         const left = (this.perEndpoint.get(row.endpoint_id) ?? 1) - 1;
         if (left === 0) this.perEndpoint.delete(row.endpoint_id);
         else this.perEndpoint.set(row.endpoint_id, left);
+        const accountLeft = (this.perAccount.get(row.account_id) ?? 1) - 1;
+        if (accountLeft === 0) this.perAccount.delete(row.account_id);
+        else this.perAccount.set(row.account_id, accountLeft);
         this.loop.wake();
       });
     this.inFlight.set(row.id, task);
   }
 
   private async pruneWhenDue(): Promise<void> {
-    const now = this.clock.now().getTime();
-    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
-    this.lastPrune = now;
-    const before = new Date(now - this.config.eventRetentionDays * 86_400_000).toISOString();
-    const pruned = await pruneEvents(this.database.db, before, PRUNE_BATCH);
-    if (pruned > 0) this.log.info({ pruned, before }, 'webhooks: pruned old events');
+    if (this.clock.now().getTime() < this.nextPruneAt) return;
+    const { pruned, done } = await this.prune();
+    this.nextPruneAt = this.clock.now().getTime() + (done ? PRUNE_EVERY_MS : PRUNE_BACKLOG_PAUSE_MS);
+    if (pruned > 0) this.log.info({ pruned, done }, 'webhooks: pruned old events');
+  }
+
+  /**
+   * One pruning run: deletes events older than the retention, a batch at a time, until none is left (`done`)
+   * or the run has taken PRUNE_BUDGET_MS; a backlog is taken up again a second later, so pruning keeps up
+   * with any rate of writing without holding the database for long (issue 34.6: one batch of 1,000 per 10
+   * minutes fell behind a busy account).
+   */
+  async prune(budgetMs = PRUNE_BUDGET_MS): Promise<{ pruned: number; done: boolean }> {
+    const started = performance.now();
+    const before = new Date(this.clock.now().getTime() - this.config.eventRetentionDays * 86_400_000).toISOString();
+    let pruned = 0;
+    for (;;) {
+      const batch = await pruneEvents(this.database.db, before, PRUNE_BATCH);
+      pruned += batch;
+      if (batch < PRUNE_BATCH) return { pruned, done: true };
+      if (performance.now() - started >= budgetMs) return { pruned, done: false };
+    }
   }
 
   /** Makes one claimed attempt and records its outcome. */

@@ -781,8 +781,10 @@ export interface Invoice {
   amount_paid: number;
   /** total_amount − amount_paid, in minor units; 0 once paid or void. Read-only. */
   amount_due: number;
-  /** Payments recorded against the invoice, oldest first. Read-only: record them with POST /v1/payments. */
+  /** The 20 most recent payments recorded against the invoice, oldest first among them (payments_count says how many there are; GET /v1/payments?invoice_id= lists them all). Read-only: record them with POST /v1/payments. */
   payments: Array<InvoicePayment>;
+  /** How many payments the invoice has, whether or not payments lists them all. Read-only. */
+  payments_count: number;
   /** Notes shown to the client on the invoice. */
   notes: string | null;
   /** Date of issue; set to the send date on first send when empty. */
@@ -838,8 +840,10 @@ export interface Payment {
   paid_at: string;
   /** Internal notes. */
   notes: string | null;
-  /** Refunds of this payment, oldest first. */
+  /** The 20 most recent refunds of this payment, oldest first among them (refunds_count says how many there are). */
   refunds: Array<PaymentRefund>;
+  /** How many refunds the payment has, whether or not refunds lists them all. Read-only. */
+  refunds_count: number;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -855,6 +859,8 @@ export interface EventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** Who caused the event (docs/api-contract.md §20). */
@@ -871,6 +877,8 @@ export interface ClientEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type client.created, client.updated, client.deleted: its data.object is the Client. */
@@ -904,6 +912,8 @@ export interface PropertyEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type property.created, property.updated, property.deleted: its data.object is the Property. */
@@ -937,6 +947,8 @@ export interface ServiceRequestEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type service_request.created, service_request.updated, service_request.converted: its data.object is the ServiceRequest. */
@@ -970,6 +982,8 @@ export interface QuoteEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted: its data.object is the Quote. */
@@ -1003,6 +1017,8 @@ export interface JobEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type job.created, job.updated, job.completed, job.canceled, job.deleted: its data.object is the Job. */
@@ -1036,6 +1052,8 @@ export interface InvoiceEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted: its data.object is the Invoice. */
@@ -1069,6 +1087,8 @@ export interface PaymentEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type payment.created, payment.refunded: its data.object is the Payment. */
@@ -1102,6 +1122,8 @@ export interface DeliveryEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type delivery.succeeded, delivery.failed: its data.object is the Delivery. */
@@ -1135,6 +1157,8 @@ export interface WebhookEndpointEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type webhook_endpoint.disabled, webhook_endpoint.test: its data.object is the WebhookEndpoint. */
@@ -1168,6 +1192,8 @@ export interface TeamMemberEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type team_member.created, team_member.updated, team_member.deleted: its data.object is the TeamMember. */
@@ -1201,6 +1227,8 @@ export interface ApiKeyEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type api_key.created, api_key.updated, api_key.rolled, api_key.revoked: its data.object is the ApiKey. */

@@ -659,6 +659,7 @@ class Invoice(TypedDict):
     amount_paid: int
     amount_due: int
     payments: List[InvoicePayment]
+    payments_count: int
     notes: Optional[str]
     issue_date: Optional[str]
     due_date: Optional[str]
@@ -694,6 +695,7 @@ class Payment(TypedDict):
     paid_at: str
     notes: Optional[str]
     refunds: List[PaymentRefund]
+    refunds_count: int
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
@@ -708,6 +710,7 @@ class EventData(_EventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class ClientEventActor(TypedDict):
@@ -726,6 +729,7 @@ class ClientEventData(_ClientEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class ClientEvent(TypedDict):
@@ -756,6 +760,7 @@ class PropertyEventData(_PropertyEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class PropertyEvent(TypedDict):
@@ -786,6 +791,7 @@ class ServiceRequestEventData(_ServiceRequestEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class ServiceRequestEvent(TypedDict):
@@ -816,6 +822,7 @@ class QuoteEventData(_QuoteEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class QuoteEvent(TypedDict):
@@ -846,6 +853,7 @@ class JobEventData(_JobEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class JobEvent(TypedDict):
@@ -876,6 +884,7 @@ class InvoiceEventData(_InvoiceEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class InvoiceEvent(TypedDict):
@@ -906,6 +915,7 @@ class PaymentEventData(_PaymentEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class PaymentEvent(TypedDict):
@@ -936,6 +946,7 @@ class DeliveryEventData(_DeliveryEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class DeliveryEvent(TypedDict):
@@ -966,6 +977,7 @@ class WebhookEndpointEventData(_WebhookEndpointEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class WebhookEndpointEvent(TypedDict):
@@ -996,6 +1008,7 @@ class TeamMemberEventData(_TeamMemberEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class TeamMemberEvent(TypedDict):
@@ -1026,6 +1039,7 @@ class ApiKeyEventData(_ApiKeyEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class ApiKeyEvent(TypedDict):

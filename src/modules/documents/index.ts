@@ -18,7 +18,13 @@ export {
   pricingInputFields,
   totalsFields,
 } from './document.schemas.js';
-export { hostedLinkOnSend, isHostedToken, newHostedLink, presentHostedUrl } from './hosted-links.js';
+export {
+  hostedLinkOnClientChange,
+  hostedLinkOnSend,
+  isHostedToken,
+  newHostedLink,
+  presentHostedUrl,
+} from './hosted-links.js';
 export {
   DiscountSchema,
   type LineItem,

@@ -11,7 +11,7 @@ import { findAccount } from '../accounts/index.js';
 import { businessOnDocument } from '../accounts/index.js';
 import { serviceAddressOf } from '../properties/index.js';
 import { presentAddress } from '../shared/index.js';
-import { lineItemsOf } from './priced.js';
+import { lineItemsOf, localToday } from './priced.js';
 
 export type SentKind = 'quote' | 'invoice';
 
@@ -80,6 +80,19 @@ export interface PrintableDocument {
   issue_date?: string | null;
   due_date?: string | null;
   hosted_url?: string | null;
+  /** A quote's issue date is the day it was (last) sent, or made while a draft. */
+  sent_at?: string | null;
+  created_at?: string;
+}
+
+/**
+ * The issue date a document prints: an invoice's own; a quote's, which has no such field, the account's local
+ * day of its last send (of its creation while a draft), so a quote shows when it was issued beside its expiry.
+ */
+function printedIssueDate(kind: SentKind, document: PrintableDocument, timezone: string | undefined): string | null {
+  if (document.issue_date) return document.issue_date;
+  const issued = kind === 'quote' ? (document.sent_at ?? document.created_at) : undefined;
+  return issued ? localToday(new Date(issued), timezone ?? 'UTC') : null;
 }
 
 /**
@@ -133,7 +146,7 @@ export async function documentSnapshot(
       total_amount: document.total_amount,
       amount_paid: document.amount_paid ?? null,
       amount_due: document.amount_due ?? null,
-      issue_date: document.issue_date ?? null,
+      issue_date: printedIssueDate(kind, document, account?.timezone),
       due_date: document.due_date ?? null,
       valid_until: document.valid_until ?? null,
       notes: document.notes,

@@ -31,13 +31,19 @@ export class RefusedAddressError extends Error {}
  * (or private addresses are allowed). Throws RefusedAddressError naming the reason, never the address a
  * name resolved to (which would let a caller map the server's network).
  */
-export async function resolveTarget(hostname: string, allowPrivate: boolean): Promise<ResolvedTarget> {
+/** How a host name is resolved: the system's resolver (every address, in its order); a test may pass its own. */
+export type HostLookup = (host: string) => Promise<Array<{ address: string; family: number }>>;
+const systemLookup: HostLookup = (host) => lookup(host, { all: true, verbatim: true });
+
+export async function resolveTarget(
+  hostname: string,
+  allowPrivate: boolean,
+  resolve: HostLookup = systemLookup,
+): Promise<ResolvedTarget> {
   const host = hostname.replace(/^\[|\]$/g, '');
   let addresses: Array<{ address: string; family: number }>;
   try {
-    addresses = isIP(host)
-      ? [{ address: host, family: isIP(host) }]
-      : await lookup(host, { all: true, verbatim: true });
+    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
   } catch (error) {
     throw new RefusedAddressError(
       `the host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`,

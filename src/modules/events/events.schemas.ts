@@ -20,6 +20,12 @@ export const EventDataSchema = Type.Object({
   source: Type.Optional(
     Type.Literal('hub', { description: 'Present when the client made the change on the hosted page.' }),
   ),
+  truncated: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest.',
+    }),
+  ),
 });
 
 export const ACTOR_TYPES = ['api_key', 'mcp', 'hub', 'system'] as const;

@@ -46,17 +46,17 @@ export async function recordEvent(
 ): Promise<EventRow> {
   const { db: trx, accountId } = ctx;
   const now = ctx.clock.now().toISOString();
-  const data: EventData = {
+  const data = boundedData({
     object,
     ...(options.previous_attributes ? { previous_attributes: options.previous_attributes } : {}),
     ...(options.source ? { source: options.source } : {}),
-  };
+  });
   const row: EventRow = {
     id: newId(),
     account_id: accountId,
     type,
     resource_id: object.id,
-    data: JSON.stringify(data),
+    data,
     actor_type: ctx.actor.type,
     actor_id: ctx.actor.id,
     created_at: now,
@@ -66,6 +66,26 @@ export async function recordEvent(
     await insertDeliveries(trx, [pendingAttempt(accountId, options.onlyEndpointId, row, 1, now)]);
   else await queueToSubscribers(trx, row, ['*', `${type.slice(0, type.lastIndexOf('.'))}.*`, type], now);
   return row;
+}
+
+/** No event is over 64 KB (docs/api-contract.md §21); its id, type, actor and envelope take well under 1 KB. */
+export const MAX_EVENT_BYTES = 64 * 1024;
+const MAX_DATA_BYTES = MAX_EVENT_BYTES - 1024;
+
+/**
+ * The event's data as stored, at most MAX_DATA_BYTES of JSON. Capped lists (an invoice's 20 most recent
+ * payments) keep ordinary objects far below it; a larger one (200 long line items, with their old values)
+ * loses its previous_attributes first, then is reduced to its id and kind, and says so with `truncated`:
+ * the receiver GETs the object.
+ */
+function boundedData(data: EventData): string {
+  const full = JSON.stringify(data);
+  if (Buffer.byteLength(full) <= MAX_DATA_BYTES) return full;
+  const { previous_attributes: _previous, ...rest } = data;
+  const withoutPrevious = JSON.stringify({ ...rest, truncated: true });
+  if (Buffer.byteLength(withoutPrevious) <= MAX_DATA_BYTES) return withoutPrevious;
+  const { id, object: kind } = data.object as { id: string; object?: unknown };
+  return JSON.stringify({ ...rest, object: { id, object: kind }, truncated: true });
 }
 
 /** A pending attempt (number `attempt`) of an event to an endpoint, made `now` and due at `dueAt`. */

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { RefusedAddressError, resolveTarget } from './address-policy.js';
+import { RefusedAddressError, resolveTarget, type HostLookup } from './address-policy.js';
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 /** Connections are kept for the next delivery to the same origin: a new TCP (and TLS) handshake per event would cost both sides more than the event. */
@@ -44,7 +44,7 @@ export async function attemptWebhook(
   target: string,
   headers: Record<string, string>,
   body: string,
-  options: { timeoutMs: number; allowPrivate: boolean },
+  options: { timeoutMs: number; allowPrivate: boolean; lookup?: HostLookup },
 ): Promise<AttemptResult> {
   const started = performance.now();
   const finish = (result: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({
@@ -52,14 +52,35 @@ export async function attemptWebhook(
     durationMs: Math.round(performance.now() - started),
   });
   const url = new URL(target);
+  // The lookup is part of the attempt's time limit (issue 34.7): a name server that never answers must not
+  // hold a delivery slot beyond it.
+  const timedOut = () =>
+    finish({
+      ok: false,
+      status: null,
+      error: `no answer within ${options.timeoutMs} ms`,
+      body: null,
+      retryAfterMs: null,
+    });
   let address: Awaited<ReturnType<typeof resolveTarget>>;
+  let lookupTimer: NodeJS.Timeout | undefined;
   try {
-    address = await resolveTarget(url.hostname, options.allowPrivate);
+    const resolved = await Promise.race([
+      resolveTarget(url.hostname, options.allowPrivate, options.lookup),
+      new Promise<undefined>((resolve) => {
+        lookupTimer = setTimeout(() => resolve(undefined), options.timeoutMs);
+      }),
+    ]);
+    if (resolved === undefined) return timedOut();
+    address = resolved;
   } catch (error) {
     if (error instanceof RefusedAddressError)
       return finish({ ok: false, status: null, error: `refused: ${error.message}`, body: null, retryAfterMs: null });
     throw error;
+  } finally {
+    clearTimeout(lookupTimer);
   }
+  const remainingMs = Math.max(1, options.timeoutMs - (performance.now() - started));
   const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
     if ((lookupOptions as { all?: boolean }).all)
       (callback as unknown as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [
@@ -130,7 +151,7 @@ export async function attemptWebhook(
           body: null,
           retryAfterMs: null,
         }),
-      options.timeoutMs,
+      remainingMs,
     );
     request.on('error', (error: NodeJS.ErrnoException) =>
       settle({

@@ -211,7 +211,9 @@ export async function hasPendingDelivery(db: Executor, eventId: string, endpoint
 
 /**
  * Claims up to `limit` of the oldest due pending attempts, at most `perEndpoint` of any one endpoint and
- * none of `busyEndpoints` (those this worker already serves to its limit), under a lease: one UPDATE, so
+ * `perAccount` of any one account, none of `busyEndpoints` or `busyAccounts` (those this worker already
+ * serves to their share), in turns between accounts (each account's oldest, then each one's second, …: issue
+ * 34.1, one account's flood of slow receivers must not delay another's), under a lease: one UPDATE, so
  * one commit for the whole batch. The outer conditions are checked again on each row as it is updated
  * (SQLite's single writer; PostgreSQL re-reads a row another worker changed meanwhile), so no attempt
  * is claimed twice. An attempt whose lease ran out (its worker died) is due again.
@@ -224,19 +226,28 @@ export async function claimDeliveries(
   busyEndpoints: readonly string[],
   limit: number,
   perEndpoint: number,
+  busyAccounts: readonly string[] = [],
+  perAccount = limit,
 ): Promise<WebhookDeliveryRow[]> {
   const claimable = sql<SqlBool>`status = 'pending' and next_attempt_at <= ${now} and (locked_until is null or locked_until <= ${now})`;
-  const notBusy =
+  const notBusyEndpoint =
     busyEndpoints.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`endpoint_id not in (${sql.join(busyEndpoints)})`;
+  // Accounts at their share are left out of the window, so another account's work is seen behind a flood.
+  const notBusy =
+    busyAccounts.length === 0
+      ? notBusyEndpoint
+      : sql<SqlBool>`${notBusyEndpoint} and account_id not in (${sql.join(busyAccounts)})`;
   const result = await sql<WebhookDeliveryRow>`
     update webhook_deliveries set locked_by = ${workerId}, locked_until = ${leaseUntil}, updated_at = ${now}
     where ${claimable} and id in (
       select id from (
-        select id, next_attempt_at, row_number() over (partition by endpoint_id order by next_attempt_at, id) as place
-        from (select id, endpoint_id, next_attempt_at from webhook_deliveries where ${claimable} and ${notBusy} order by next_attempt_at, id limit ${limit * 4}) due
+        select id, next_attempt_at,
+          row_number() over (partition by endpoint_id order by next_attempt_at, id) as place,
+          row_number() over (partition by account_id order by next_attempt_at, id) as turn
+        from (select id, account_id, endpoint_id, next_attempt_at from webhook_deliveries where ${claimable} and ${notBusy} order by next_attempt_at, id limit ${limit * 4}) due
       ) ranked
-      where place <= ${perEndpoint}
-      order by next_attempt_at, id
+      where place <= ${perEndpoint} and turn <= ${perAccount}
+      order by turn, next_attempt_at, id
       limit ${limit}
     )
     returning *`.execute(db);

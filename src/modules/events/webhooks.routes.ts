@@ -46,6 +46,7 @@ export function webhookRoutes(policy: Pick<WebhookConfig, 'allowHttp' | 'allowPr
       list: ListWebhookEndpointsQuery,
     },
     service: service.endpointService(policy),
+    fieldChecks: service.endpointFieldChecks(policy),
     actions: [
       {
         name: 'rotate-secret',

@@ -3,7 +3,7 @@
 // once and rotated with a 24-hour overlap, a test event, the attempt log, and re-queuing failures.
 import type { WebhookConfig } from '../../config.js';
 import { newId } from '../../core/deps.js';
-import { fieldError, type Precondition } from '../../core/errors.js';
+import { AppError, fieldError, validationError, type ErrorDetail, type Precondition } from '../../core/errors.js';
 import type { Executor } from '../../db/database.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
@@ -95,6 +95,51 @@ function checkEnabledEvents(patterns: readonly string[]): string[] {
   return [...new Set(patterns)];
 }
 
+/**
+ * The URL and subscriptions of a create or update, each checked whatever the other's fate, so one 422 names
+ * both (issue 34.17); throws that 422, or answers the URL as stored and the subscriptions without repeats.
+ */
+async function checkEndpointFields(
+  input: { url?: unknown; enabled_events?: unknown },
+  policy: UrlPolicy,
+): Promise<{ url?: string; enabledEvents?: string[] }> {
+  const checked: { url?: string; enabledEvents?: string[] } = {};
+  const problems: ErrorDetail[] = [];
+  const collect = async (check: () => Promise<void> | void) => {
+    try {
+      await check();
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'VALIDATION_ERROR') throw error;
+      problems.push(...(error.details ?? []));
+    }
+  };
+  const { url, enabled_events: patterns } = input;
+  if (typeof url === 'string')
+    await collect(async () => {
+      checked.url = await checkEndpointUrl(url, policy);
+    });
+  if (Array.isArray(patterns) && patterns.every((pattern) => typeof pattern === 'string'))
+    await collect(() => {
+      checked.enabledEvents = checkEnabledEvents(patterns as string[]);
+    });
+  if (problems.length > 0) throw validationError(problems);
+  return checked;
+}
+
+/** The webhook's own field checks, for a body the schema refused too (http/fastify-types.ts, fieldChecks). */
+export function endpointFieldChecks(policy: UrlPolicy): (body: unknown) => Promise<ErrorDetail[]> {
+  return async (body) => {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
+    try {
+      await checkEndpointFields(body, policy);
+      return [];
+    } catch (error) {
+      if (error instanceof AppError && error.details) return error.details;
+      throw error;
+    }
+  };
+}
+
 function getRow(db: Executor, accountId: string, id: string): Promise<WebhookEndpointRow> {
   return requireRow('webhook endpoint', id, (found) => repository.findEndpoint(db, accountId, found));
 }
@@ -104,11 +149,10 @@ async function createEndpoint(
   policy: UrlPolicy,
   input: CreateWebhookEndpointInput,
 ): Promise<WebhookEndpoint> {
-  const url = await checkEndpointUrl(input.url, policy);
-  const enabledEvents = checkEnabledEvents(input.enabled_events);
+  const { url, enabledEvents } = await checkEndpointFields(input, policy);
   return inTransaction(ctx, async (tx) => {
     await assertEndpointRoom(tx);
-    return insertEndpoint(tx, url, enabledEvents, input);
+    return insertEndpoint(tx, url!, enabledEvents!, input);
   });
 }
 
@@ -167,7 +211,7 @@ async function updateEndpoint(
   precondition?: Precondition,
 ): Promise<WebhookEndpoint> {
   // The URL is resolved before the transaction: a slow DNS answer must not hold a write lock.
-  const url = input.url === undefined ? undefined : await checkEndpointUrl(input.url, policy);
+  const { url, enabledEvents } = await checkEndpointFields(input, policy);
   return inTransaction(ctx, async ({ db: trx, clock, accountId }) => {
     const current = await getRow(trx, accountId, id);
     precondition?.(presentEndpoint(current));
@@ -175,8 +219,7 @@ async function updateEndpoint(
     const patch: WebhookEndpointPatch = { updated_at: clock.now().toISOString() };
     if (url !== undefined) patch.url = url;
     if (input.description !== undefined) patch.description = input.description;
-    if (input.enabled_events !== undefined)
-      patch.enabled_events = JSON.stringify(checkEnabledEvents(input.enabled_events));
+    if (enabledEvents !== undefined) patch.enabled_events = JSON.stringify(enabledEvents);
     if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
     if (input.status === 'enabled' && current.status !== 'enabled')
       Object.assign(patch, { status: 'enabled', disabled_reason: null, failing_since: null });

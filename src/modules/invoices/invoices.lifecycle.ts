@@ -36,7 +36,7 @@ export const INVOICE_LIFECYCLE: Lifecycle<InvoiceStatus, InvoiceRow> = {
   stamps: {
     sent: (now, from) => (from === 'paid' ? { paid_at: null } : { sent_at: now }),
     paid: (now) => ({ paid_at: now }),
-    void: (now) => ({ voided_at: now, hosted_token: null, hosted_url: null }),
+    void: (now) => ({ voided_at: now, hosted_token: null, hosted_url: null, hosted_recipient: null }),
   },
   // What sending required stays true while sent: a line, an issue date and a due date.
   holds: {
@@ -76,7 +76,7 @@ export async function invoiceSentColumns(tx: Context, invoice: InvoiceRow & { ti
   return {
     status: 'sent',
     ...(await numberOnSend(tx.db, tx.accountId, 'invoice', invoice)),
-    ...hostedLinkOnSend(invoice, tx.links),
+    ...hostedLinkOnSend(invoice, tx.links, invoice.client_id, client?.email),
     issue_date: issueDate,
     due_date: invoice.due_date ?? (await defaultDueDate(tx, issueDate)),
     sent_at: now.toISOString(),

@@ -6,17 +6,17 @@ import type { DeliveryStatus } from '../documents/index.js';
 import { localToday, presentPriced } from '../documents/index.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { presentHostedUrl } from '../documents/index.js';
-import { listPaymentsOfInvoices } from './payments.repository.js';
+import { listRecentPaymentsOfInvoices } from './payments.repository.js';
 import type { InvoicePayment, PaymentMethod } from './payments.schemas.js';
 import { requireRow } from '../shared/index.js';
 import { findInvoice } from './invoices.repository.js';
 import type { Invoice } from './invoices.schemas.js';
 
 /**
- * An invoice row with its payments, as the invoice object lists them, and the account's time zone, whose
- * local day decides is_overdue (docs/api-contract.md §14).
+ * An invoice row with its payments as the invoice object lists them (the 20 most recent, and how many there
+ * are: docs/api-contract.md §21), and the account's time zone, whose local day decides is_overdue (§14).
  */
-export type InvoiceRecord = InvoiceRow & { payments: InvoicePayment[]; timezone: string };
+export type InvoiceRecord = InvoiceRow & { payments: InvoicePayment[]; payments_count: number; timezone: string };
 
 /** `now` decides is_overdue (on the account's local day), so the same row reads differently tomorrow. */
 export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
@@ -35,6 +35,7 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
     amount_paid: amountPaid,
     amount_due: row.status === 'void' ? 0 : priced.total_amount - amountPaid,
     payments: row.payments,
+    payments_count: row.payments_count,
     notes: row.notes,
     issue_date: row.issue_date,
     due_date: row.due_date,
@@ -57,7 +58,7 @@ export async function withPayments(
   rows: InvoiceRow[],
   timezone: string,
 ): Promise<InvoiceRecord[]> {
-  const payments = await listPaymentsOfInvoices(
+  const { payments, counts } = await listRecentPaymentsOfInvoices(
     db,
     accountId,
     rows.map((row) => row.id),
@@ -65,6 +66,7 @@ export async function withPayments(
   return rows.map((row) => ({
     ...row,
     timezone,
+    payments_count: counts.get(row.id) ?? 0,
     payments: payments
       .filter((payment) => payment.invoice_id === row.id)
       .map((payment) => ({

@@ -40,6 +40,7 @@ const COLUMNS = [
   'delivery_status',
   'hosted_token',
   'hosted_url',
+  'hosted_recipient',
   'metadata',
   'created_at',
   'updated_at',

@@ -60,7 +60,7 @@ export const InvoiceSchema = Type.Object(
     }),
     payments: Type.Array(InvoicePaymentSchema, {
       description:
-        'Payments recorded against the invoice, oldest first. Read-only: record them with POST /v1/payments.',
+        'The 20 most recent payments recorded against the invoice, oldest first among them (payments_count says how many there are; GET /v1/payments?invoice_id= lists them all). Read-only: record them with POST /v1/payments.',
       example: [
         {
           id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
@@ -70,6 +70,11 @@ export const InvoiceSchema = Type.Object(
           paid_at: '2026-11-21T10:04:05.123Z',
         },
       ],
+    }),
+    payments_count: Type.Integer({
+      minimum: 0,
+      description: 'How many payments the invoice has, whether or not payments lists them all. Read-only.',
+      example: 1,
     }),
     notes,
     issue_date: issueDate,

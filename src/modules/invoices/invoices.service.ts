@@ -24,6 +24,7 @@ import {
   withoutStoring,
   localToday,
   type SendableKind,
+  hostedLinkOnClientChange,
 } from '../documents/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
@@ -115,13 +116,14 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
         delivery_status: null,
         hosted_token: null,
         hosted_url: null,
+        hosted_recipient: null,
         metadata: JSON.stringify(input.metadata ?? {}),
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       };
       await repository.insertInvoice(tx.db, row);
       const timezone = await findAccountTimezone(tx.db, tx.accountId);
-      const invoice = presentInvoice({ ...row, payments: [], timezone }, now);
+      const invoice = presentInvoice({ ...row, payments: [], payments_count: 0, timezone }, now);
       await recordEvent(tx, 'invoice.created', invoice);
       return invoice;
     }),
@@ -168,10 +170,10 @@ export async function updateInvoice(
               ? 'the invoice was made from a quote'
               : undefined,
         );
-        assertCurrencyKept(current, fields.currency, current.payments.length);
+        assertCurrencyKept(current, fields.currency, current.payments_count);
         if (fields.client_id !== undefined) {
           await requireClientReference(tx, fields.client_id);
-          if (current.payments.length > 0 && fields.client_id !== current.client_id)
+          if (current.payments_count > 0 && fields.client_id !== current.client_id)
             throw fieldError('client_id', 'cannot change: payments are recorded against this invoice');
         }
         const property = await propertyOnUpdate(tx, current, input);
@@ -180,7 +182,12 @@ export async function updateInvoice(
 
         const priced = await pricingForUpdate(tx, current, input, propertyAfter(current, property));
         assertHolds(INVOICE_LIFECYCLE, status ?? from, { ...fields, ...priced }, from);
-        const patch: Partial<InvoiceRow> = { ...fields, ...property, updated_at: now.toISOString() };
+        const patch: Partial<InvoiceRow> = {
+          ...fields,
+          ...property,
+          ...hostedLinkOnClientChange(current, fields.client_id, tx.links),
+          updated_at: now.toISOString(),
+        };
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
         if (priced.total_amount !== undefined) {
           Object.assign(patch, priced);
@@ -199,7 +206,15 @@ export async function updateInvoice(
         // Paid is reached by payments (below), never stamped here.
         if (status === 'void') Object.assign(patch, enter(INVOICE_LIFECYCLE, from, status, now.toISOString()));
         const updated = (await repository.updateInvoice(tx.db, tx.accountId, current.id, patch)) ?? current;
-        const edited = presentInvoice({ ...updated, payments: current.payments, timezone: current.timezone }, now);
+        const edited = presentInvoice(
+          {
+            ...updated,
+            payments: current.payments,
+            payments_count: current.payments_count,
+            timezone: current.timezone,
+          },
+          now,
+        );
         await recordChange(tx, {
           resource: 'invoice',
           before: presentInvoice(current, now),
@@ -229,6 +244,7 @@ export const SENDABLE_INVOICE: SendableKind<InvoiceRecord, Invoice> = {
   update: async (tx, row, patch) => ({
     ...((await repository.updateInvoice(tx.db, tx.accountId, row.id, patch)) ?? row),
     payments: row.payments,
+    payments_count: row.payments_count,
     timezone: row.timezone,
   }),
   present: presentInvoice,

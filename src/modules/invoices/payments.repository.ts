@@ -81,21 +81,44 @@ export async function updatePayment(
     .executeTakeFirst();
 }
 
-/** The payments of some invoices, each invoice's in the order they were received. */
-export async function listPaymentsOfInvoices(
+/**
+ * How many payments an invoice lists, and refunds a payment (docs/api-contract.md §21): the most recent, so
+ * that an invoice with thousands of payments stays a small object and a small event; the rest are listed by
+ * GET /v1/payments?invoice_id=.
+ */
+export const LISTED_PAYMENTS = 20;
+export const LISTED_REFUNDS = 20;
+
+/**
+ * The 20 most recent payments of some invoices (each invoice's oldest first among them), and how many each
+ * invoice has. A window over one invoice's rows of the (account_id, invoice_id, paid_at, id) index.
+ */
+export async function listRecentPaymentsOfInvoices(
   db: Executor,
   accountId: string,
   invoiceIds: readonly string[],
-): Promise<PaymentRow[]> {
-  if (invoiceIds.length === 0) return [];
-  return db
+): Promise<{ payments: PaymentRow[]; counts: Map<string, number> }> {
+  if (invoiceIds.length === 0) return { payments: [], counts: new Map() };
+  const ranked = db
     .selectFrom('payments')
-    .select(COLUMNS)
+    .select([
+      ...COLUMNS,
+      sql<number>`row_number() over (partition by invoice_id order by paid_at desc, id desc)`.as('recency'),
+      sql<number | string>`count(*) over (partition by invoice_id)`.as('total'),
+    ])
     .where('account_id', '=', accountId)
     .where('invoice_id', 'in', invoiceIds)
+    .as('ranked');
+  const rows = await db
+    .selectFrom(ranked)
+    .select([...COLUMNS, 'total'])
+    .where('recency', '<=', LISTED_PAYMENTS)
     .orderBy('paid_at')
     .orderBy('id')
     .execute();
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(row.invoice_id, Number(row.total));
+  return { payments: rows.map(({ total: _total, ...payment }) => payment), counts };
 }
 
 /** What an invoice has received, net of refunds, in minor units. */
@@ -143,19 +166,31 @@ export async function insertRefund(db: Executor, row: PaymentRefundRow): Promise
   await db.insertInto('payment_refunds').values(row).execute();
 }
 
-/** The refunds of some payments, oldest first. */
-export async function listRefundsOfPayments(
+/** The 20 most recent refunds of some payments (each payment's oldest first among them), and how many each has. */
+export async function listRecentRefundsOfPayments(
   db: Executor,
   accountId: string,
   paymentIds: readonly string[],
-): Promise<PaymentRefundRow[]> {
-  if (paymentIds.length === 0) return [];
-  return db
+): Promise<{ refunds: PaymentRefundRow[]; counts: Map<string, number> }> {
+  if (paymentIds.length === 0) return { refunds: [], counts: new Map() };
+  const ranked = db
     .selectFrom('payment_refunds')
-    .select(REFUND_COLUMNS)
+    .select([
+      ...REFUND_COLUMNS,
+      sql<number>`row_number() over (partition by payment_id order by created_at desc, id desc)`.as('recency'),
+      sql<number | string>`count(*) over (partition by payment_id)`.as('total'),
+    ])
     .where('account_id', '=', accountId)
     .where('payment_id', 'in', paymentIds)
+    .as('ranked');
+  const rows = await db
+    .selectFrom(ranked)
+    .select([...REFUND_COLUMNS, 'total'])
+    .where('recency', '<=', LISTED_REFUNDS)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(row.payment_id, Number(row.total));
+  return { refunds: rows.map(({ total: _total, ...refund }) => refund), counts };
 }

@@ -51,7 +51,8 @@ export const PaymentSchema = Type.Object(
     paid_at: { ...TimestampSchema, description: 'When the money was received.' },
     notes,
     refunds: Type.Array(RefundSchema, {
-      description: 'Refunds of this payment, oldest first.',
+      description:
+        'The 20 most recent refunds of this payment, oldest first among them (refunds_count says how many there are).',
       example: [
         {
           id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02',
@@ -60,6 +61,11 @@ export const PaymentSchema = Type.Object(
           created_at: '2026-11-22T09:00:00.000Z',
         },
       ],
+    }),
+    refunds_count: Type.Integer({
+      minimum: 0,
+      description: 'How many refunds the payment has, whether or not refunds lists them all. Read-only.',
+      example: 1,
     }),
     metadata: MetadataSchema,
     created_at: TimestampSchema,

@@ -30,7 +30,8 @@ import type {
   UpdatePaymentInput,
 } from './payments.schemas.js';
 
-export type PaymentRecord = PaymentRow & { refunds: PaymentRefundRow[] };
+/** A payment row with its 20 most recent refunds and how many it has (docs/api-contract.md §21). */
+export type PaymentRecord = PaymentRow & { refunds: PaymentRefundRow[]; refunds_count: number };
 
 export function presentPayment(row: PaymentRecord): Payment {
   return {
@@ -51,20 +52,25 @@ export function presentPayment(row: PaymentRecord): Payment {
       reason: refund.reason,
       created_at: refund.created_at,
     })),
+    refunds_count: row.refunds_count,
     metadata: fromJson(row.metadata),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
 }
 
-/** Payments with their refunds, in one query for all of them. */
+/** Payments with their most recent refunds, in one query for all of them. */
 async function withRefunds(db: Executor, accountId: string, rows: PaymentRow[]): Promise<PaymentRecord[]> {
-  const refunds = await repository.listRefundsOfPayments(
+  const { refunds, counts } = await repository.listRecentRefundsOfPayments(
     db,
     accountId,
     rows.map((row) => row.id),
   );
-  return rows.map((row) => ({ ...row, refunds: refunds.filter((refund) => refund.payment_id === row.id) }));
+  return rows.map((row) => ({
+    ...row,
+    refunds: refunds.filter((refund) => refund.payment_id === row.id),
+    refunds_count: counts.get(row.id) ?? 0,
+  }));
 }
 
 async function getRecord(db: Executor, accountId: string, id: string, lock = false): Promise<PaymentRecord> {
@@ -136,7 +142,7 @@ export async function recordPayment(
     updated_at: now.toISOString(),
   };
   await repository.insertPayment(tx.db, row);
-  const record: PaymentRecord = { ...row, refunds: [] };
+  const record: PaymentRecord = { ...row, refunds: [], refunds_count: 0 };
   await recordEvent(tx, 'payment.created', presentPayment(record));
   await settleInvoice(tx, invoice, before);
   return record;
@@ -172,7 +178,7 @@ export async function updatePayment(
       ...(input.metadata !== undefined ? { metadata: JSON.stringify(input.metadata) } : {}),
       updated_at: tx.clock.now().toISOString(),
     });
-    return presentPayment({ ...(updated ?? current), refunds: current.refunds });
+    return presentPayment({ ...(updated ?? current), refunds: current.refunds, refunds_count: current.refunds_count });
   });
 }
 
@@ -207,7 +213,11 @@ export async function refundPayment(ctx: Context, id: string, input: RefundPayme
       amount_refunded: Number(payment.amount_refunded) + amount,
       updated_at: now,
     });
-    const refunded = presentPayment({ ...(updated ?? payment), refunds: [...payment.refunds, refund] });
+    const refunded = presentPayment({
+      ...(updated ?? payment),
+      refunds: [...payment.refunds, refund].slice(-repository.LISTED_REFUNDS),
+      refunds_count: payment.refunds_count + 1,
+    });
     await recordEvent(tx, 'payment.refunded', refunded, {
       previous_attributes: previousAttributes(presentPayment(payment), refunded),
     });

@@ -7,6 +7,7 @@ export {
   createQuote,
   getQuote,
   presentQuote,
+  quoteVersion,
   SENDABLE_QUOTE,
   type QuoteAnswer,
 } from './quotes.service.js';

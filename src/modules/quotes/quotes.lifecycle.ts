@@ -79,7 +79,7 @@ export async function quoteSentColumns(ctx: Context, quote: QuoteRow, client?: C
   return {
     status: 'sent',
     ...(await numberOnSend(ctx.db, ctx.accountId, 'quote', quote)),
-    ...hostedLinkOnSend(quote, ctx.links),
+    ...hostedLinkOnSend(quote, ctx.links, quote.client_id, client?.email),
     sent_at: ctx.clock.now().toISOString(),
   };
 }

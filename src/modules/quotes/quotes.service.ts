@@ -1,6 +1,7 @@
 // Quote rules: made for a client (optionally from a service request, converting it), editable while
 // draft or sent, numbered on first send, answered on the hub, and converted when a job or invoice is made
 // from it. What each move does is the lifecycle's (quotes.lifecycle.ts); sending is sent-documents'.
+import { createHash } from 'node:crypto';
 import { newId } from '../../core/deps.js';
 import { fieldError, type Precondition } from '../../core/errors.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
@@ -27,6 +28,7 @@ import {
   type DeliveryStatus,
   type SendableKind,
   withoutStoring,
+  hostedLinkOnClientChange,
 } from '../documents/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
@@ -110,6 +112,7 @@ export async function createQuote(ctx: Context, input: CreateQuoteInput): Promis
         delivery_status: null,
         hosted_token: null,
         hosted_url: null,
+        hosted_recipient: null,
         metadata: JSON.stringify(input.metadata ?? {}),
         created_at: now,
         updated_at: now,
@@ -169,7 +172,12 @@ export async function updateQuote(
         if (Object.keys(input).length === 0) return presentQuote(current);
 
         const now = tx.clock.now().toISOString();
-        const patch: Partial<QuoteRow> = { ...fields, ...property, updated_at: now };
+        const patch: Partial<QuoteRow> = {
+          ...fields,
+          ...property,
+          ...hostedLinkOnClientChange(current, fields.client_id, tx.links),
+          updated_at: now,
+        };
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
         Object.assign(patch, await pricingForUpdate(tx, current, input, propertyAfter(current, property)));
         assertHolds(QUOTE_LIFECYCLE, status ?? from, patch, from);
@@ -199,7 +207,36 @@ export const SENDABLE_QUOTE: SendableKind<QuoteRow, Quote> = {
 };
 
 /** The client's answer on the hub: approve with their typed name, or decline with an optional reason. */
-export type QuoteAnswer = { decision: 'approve'; name: string } | { decision: 'decline'; reason: string | null };
+export type QuoteAnswer = ({ decision: 'approve'; name: string } | { decision: 'decline'; reason: string | null }) & {
+  /** The version of the quote the page showed (quoteVersion); another version is not what the client answers. */
+  version: string | undefined;
+};
+
+/** The fields of a quote its client reads and answers: a change to any of them is a new version. */
+const ANSWERED_FIELDS = [
+  'number',
+  'client_id',
+  'property_id',
+  'title',
+  'currency',
+  'line_items',
+  'subtotal_amount',
+  'discount_amount',
+  'tax_amount',
+  'total_amount',
+  'notes',
+  'valid_until',
+] as const;
+
+/**
+ * The version of a quote as its client sees it (issue 34.10): a digest of what the hub page shows and an
+ * answer accepts, so an approval binds to the amounts on the page, not to whatever the quote says later.
+ */
+export function quoteVersion(quote: Quote): string {
+  const shown = quote as unknown as Record<string, unknown>;
+  const fields = ANSWERED_FIELDS.map((field) => [field, shown[field] ?? null]);
+  return createHash('sha256').update(JSON.stringify(fields)).digest('base64url').slice(0, 22);
+}
 
 /**
  * Records the client's answer to the quote a hub token names, by the lifecycle's rules (sent -> approved |
@@ -211,11 +248,12 @@ export async function answerQuote(
   runtime: Runtime,
   token: string,
   answer: QuoteAnswer,
-): Promise<'answered' | 'closed' | 'expired' | undefined> {
+): Promise<'answered' | 'closed' | 'expired' | 'changed' | undefined> {
   return inTransaction(runtime, async (reach) => {
     const current = await repository.findQuoteByToken(reach.db, token, true);
     if (!current || current.status === 'draft') return undefined;
     if (current.status !== 'sent') return 'closed';
+    if (answer.version !== quoteVersion(presentQuote(current))) return 'changed';
     const now = reach.clock.now();
     if (
       answer.decision === 'approve' &&

@@ -19,6 +19,7 @@ import {
 export type HubNotice =
   | { kind: 'expired' }
   | { kind: 'closed' }
+  | { kind: 'changed' }
   | { kind: 'invalid'; errors: { name?: string; reason?: string }; values: { name: string; reason: string } };
 
 export interface DocumentView {
@@ -38,6 +39,8 @@ export interface DocumentView {
   expired: boolean;
   /** The double-submit value the forms carry (a quote in `sent` only). */
   csrf: string | undefined;
+  /** The version of the quote this page shows, which an answer names (issue 34.10). */
+  version?: string;
   notice?: HubNotice;
 }
 
@@ -118,6 +121,9 @@ function noticeBlock(view: DocumentView): Html | undefined {
   if (answer?.declined_at && snapshot.document.status === 'declined') {
     return html`<div class="notice notice-info" role="status"><h2>You declined this quote</h2><p>Declined on ${dateText(answer.declined_at)}. ${business} has been told.${answer.decline_reason ? html` Your reason: “${answer.decline_reason}”` : ''}</p></div>`;
   }
+  if (notice?.kind === 'changed') {
+    return html`<div class="notice notice-info" role="status"><h2>This quote has changed</h2><p>It was changed after you opened it, so your answer was not recorded. Please review the quote as it is now and answer again.</p></div>`;
+  }
   if (notice?.kind === 'closed') {
     return html`<div class="notice notice-info" role="status"><h2>This quote can no longer be answered</h2><p>It has already been answered or changed. The page shows it as it is now.</p></div>`;
   }
@@ -156,6 +162,7 @@ function answerForms(view: DocumentView): Html | undefined {
     ? html`<div><h3>Approve</h3><p>This quote expired on ${dateText(snapshot.document.valid_until ?? '')}, so it can no longer be approved here. Please contact ${snapshot.business.name} for a new quote.</p></div>`
     : html`<form method="post" action="${view.hubPath}/${view.token}/approve">
 <input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="version" value="${view.version ?? ''}">
 <label for="name">Your full name</label>
 <input type="text" id="name" name="name" autocomplete="name" required maxlength="200" value="${invalid?.values.name ?? ''}" aria-describedby="name-help${nameError ? ' name-error' : ''}"${nameError ? html` aria-invalid="true" autofocus` : ''}>
 ${nameError ? html`<p class="field-error" id="name-error">${nameError}</p>` : ''}
@@ -168,6 +175,7 @@ ${nameError ? html`<p class="field-error" id="name-error">${nameError}</p>` : ''
 ${approve}
 <form method="post" action="${view.hubPath}/${view.token}/decline">
 <input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="version" value="${view.version ?? ''}">
 <label for="reason">Reason for declining (optional)</label>
 <textarea id="reason" name="reason" maxlength="2000" aria-describedby="reason-help${reasonError ? ' reason-error' : ''}"${reasonError ? html` aria-invalid="true" autofocus` : ''}>${invalid?.values.reason ?? ''}</textarea>
 ${reasonError ? html`<p class="field-error" id="reason-error">${reasonError}</p>` : ''}

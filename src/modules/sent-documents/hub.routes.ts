@@ -11,7 +11,7 @@ import type { LimitPolicy } from '../../http/rate-limit/token-bucket.js';
 import { toAppError } from '../../http/error-handler.js';
 import { documentFile } from './document-files.js';
 import { sendDocumentFile } from './document-files.routes.js';
-import { answerQuote, type QuoteAnswer } from '../quotes/index.js';
+import { answerQuote, quoteVersion, type QuoteAnswer } from '../quotes/index.js';
 import { csrfCookie, csrfFromCookies, csrfMatches, fromAnotherSite, newCsrfValue } from './csrf.js';
 import { HUB_ACTOR, type HostedLinks, type Runtime } from '../../kernel/context.js';
 import { documentPage, messagePage, notFoundPage, type HubNotice } from './hub.pages.js';
@@ -158,6 +158,7 @@ export function hubRoutes(options: HubOptions) {
         hasLogo: document.hasLogo,
         expired: document.expired,
         csrf,
+        ...(document.quote ? { version: quoteVersion(document.quote) } : {}),
         ...(answer ? { answer } : {}),
         ...(notice ? { notice } : {}),
       };
@@ -226,10 +227,13 @@ export function hubRoutes(options: HubOptions) {
       }
       const parsed = read(body);
       if ('kind' in parsed) return showDocument(request, reply, await requireDocument(request, target), 422, parsed);
-      const outcome = await answerQuote(runtime(), request.params.token, parsed);
+      const outcome = await answerQuote(runtime(), request.params.token, { ...parsed, version: body.version });
       if (outcome === undefined) throw new AppError('NOT_FOUND', 'No such page.');
       if (outcome === 'expired')
         return showDocument(request, reply, await requireDocument(request), 409, { kind: 'expired' });
+      // The quote changed since the page was loaded: the answer was to another version; show this one.
+      if (outcome === 'changed')
+        return showDocument(request, reply, await requireDocument(request), 409, { kind: 'changed' });
       if (outcome === 'closed')
         return showDocument(request, reply, await requireDocument(request), 409, { kind: 'closed' });
       // Post/redirect/get: a reload of the confirmation does not send the answer again.
@@ -241,7 +245,7 @@ export function hubRoutes(options: HubOptions) {
         const name = readName(body.name);
         return 'error' in name
           ? { kind: 'invalid', errors: { name: name.error }, values: { name: body.name ?? '', reason: '' } }
-          : { decision: 'approve', name: name.name };
+          : { decision: 'approve', name: name.name, version: undefined };
       }),
     );
 
@@ -250,7 +254,7 @@ export function hubRoutes(options: HubOptions) {
         const reason = readReason(body.reason);
         return 'error' in reason
           ? { kind: 'invalid', errors: { reason: reason.error }, values: { name: '', reason: body.reason ?? '' } }
-          : { decision: 'decline', reason: reason.reason };
+          : { decision: 'decline', reason: reason.reason, version: undefined };
       }),
     );
   };

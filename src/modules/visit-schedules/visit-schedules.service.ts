@@ -5,7 +5,7 @@
 import { Temporal } from '@js-temporal/polyfill';
 import { newId } from '../../core/deps.js';
 import { fieldError, invalidState, validationError, type ErrorDetail, type Precondition } from '../../core/errors.js';
-import { toPage, pageRequest, type Page } from '../../db/keyset.js';
+import { mapPage, type Page, pageRequest, toPage } from '../../db/keyset.js';
 import type { VisitScheduleRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
@@ -90,14 +90,17 @@ export async function listSchedules(ctx: Context, query: ListVisitSchedulesInput
     { ...query, statuses: parseStatusFilter(query.status, SCHEDULE_STATUSES) },
     page,
   );
+  const rowsPage = toPage(rows, page, resumeAfter);
   const exdates = await repository.exdatesOf(
     ctx.db,
     ctx.accountId,
-    rows.map((row) => row.id),
+    rowsPage.items.map((row) => row.id),
   );
   const now = ctx.clock.now();
-  const items = rows.map((row) => presentSchedule(row, exdates.get(row.id) ?? [], now));
-  return toPage(items as never[], page as never, resumeAfter) as Page<VisitSchedule>;
+  return mapPage(
+    rowsPage,
+    rowsPage.items.map((row) => presentSchedule(row, exdates.get(row.id) ?? [], now)),
+  );
 }
 
 /** The template with defaults, its members checked: distinct, of the account, active. */

@@ -3,7 +3,7 @@
 import { isUuid } from '../../core/deps.js';
 import { fieldError } from '../../core/errors.js';
 import { addDaysToDate, canonicalTimeZone, daysBetween, normalizedInstant, startOfLocalDay } from '../../core/time.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import { mapPage, type Page, pageRequest, toPage } from '../../db/keyset.js';
 import type { Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { parseStatusFilter } from '../documents/index.js';
@@ -107,10 +107,18 @@ async function withProjected(
       (after === undefined || (item.start_at as string) > after) &&
       (!page.hasMore || last === undefined || (item.start_at as string) <= last),
   );
-  if (projected.length === 0) return page;
+  if (projected.length === 0) return widened(page);
   const items: Array<Visit | ProjectedVisit> = [...page.items, ...projected];
   items.sort((a, b) => ((a.start_at as string) < (b.start_at as string) ? -1 : a.start_at === b.start_at ? 0 : 1));
-  return { ...page, items };
+  // No early end by bytes among projected items: a page of visits and occurrences is far below the bound.
+  return { items, hasMore: page.hasMore, nextCursor: page.nextCursor };
+}
+
+/** A page of visits as a calendar page (whose items may be projected); its early-end cursor is a visit's. */
+function widened(page: Page<Visit>): Page<Visit | ProjectedVisit> {
+  const { items, hasMore, nextCursor, cursorAfter } = page;
+  if (!cursorAfter) return { items, hasMore, nextCursor };
+  return { items, hasMore, nextCursor, cursorAfter: (item) => cursorAfter(item as Visit) };
 }
 
 export async function listVisits(
@@ -135,7 +143,7 @@ export async function listVisits(
     ? { rows: await runCalendar(calendarReads(ctx.db, ctx.accountId, window, filters, page), page) }
     : await repository.listVisits(ctx.db, ctx.accountId, filters, page);
   const rowsPage = toPage(listed.rows, page, 'resumeAfter' in listed ? listed.resumeAfter : undefined);
-  const visits = { ...rowsPage, items: await presentVisits(ctx, rowsPage.items, query.include === 'conflicts') };
+  const visits = mapPage(rowsPage, await presentVisits(ctx, rowsPage.items, query.include === 'conflicts'));
   // Projected occurrences are scheduled, never late, and belong to no visit status but `scheduled`.
   const projectable =
     query.include_projected === true &&
@@ -144,7 +152,7 @@ export async function listVisits(
     query.late !== true &&
     query.external_id === undefined &&
     (filters.statuses === undefined || filters.statuses.includes('scheduled'));
-  if (!projectable) return visits;
+  if (!projectable) return widened(visits);
   const after = page.after === undefined ? undefined : String(page.after.value);
   return withProjected(ctx, visits, after, window, filters, project);
 }

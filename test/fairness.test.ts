@@ -1,0 +1,65 @@
+// Hardening, third round (issue 34, items 1–3; docs/api-contract.md §21): work shared between accounts is
+// scheduled fairly, so one account's slow receivers, floods of sends or renders delay that account only.
+// Each test prints its figures (node:test diagnostics) for the issue's note.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createTestContext } from './helpers/context.js';
+import { startReceiver } from './helpers/receiver.js';
+import { WebhookWorker } from '../src/workers/webhook-worker.js';
+
+test('34.1 webhook delivery slots are fair across accounts: account A floods slow endpoints, account B’s one delivery arrives within 10 s', async (t) => {
+  const context = await createTestContext({
+    env: {
+      WEBHOOK_MAX_CONCURRENT: '8',
+      WEBHOOK_MAX_CONCURRENT_PER_ACCOUNT: '4',
+      WEBHOOK_MAX_CONCURRENT_PER_ENDPOINT: '4',
+      WEBHOOK_TIMEOUT_MS: '5000',
+      WEBHOOK_LEASE_MS: '6000',
+      WEBHOOK_POLL_MS: '20',
+    },
+  });
+  const quiet = { info() {}, warn() {}, error() {} };
+  const worker = new WebhookWorker(context.database, context.clock, context.config.webhooks, quiet);
+  // A's receivers answer after 3 s: 60 deliveries over 8 slots would hold B's for about 22 s, first come first served.
+  const slow = await startReceiver({ status: 200, body: 'slow', delayMs: 3_000 });
+  const fast = await startReceiver({ status: 200, body: 'ok' });
+  try {
+    const flooder = await context.account('Flooder');
+    const quietAccount = await context.account('Quiet');
+    for (let n = 0; n < 6; n += 1) {
+      const created = await context.request('POST', '/v1/webhook-endpoints', {
+        key: flooder.key,
+        body: { url: `${slow.url}a-${n}`, enabled_events: ['client.created'] },
+      });
+      assert.equal(created.status, 201, created.text);
+    }
+    const endpoint = await context.request('POST', '/v1/webhook-endpoints', {
+      key: quietAccount.key,
+      body: { url: fast.url, enabled_events: ['client.created'] },
+    });
+    assert.equal(endpoint.status, 201, endpoint.text);
+    for (let n = 0; n < 10; n += 1)
+      await context.request('POST', '/v1/clients', { key: flooder.key, body: { name: `Flood ${n}` } });
+    worker.start();
+    await slow.waitFor(1);
+    // A's flood is under way (60 deliveries due, all older than B's); now B's one event.
+    const sentAt = Date.now();
+    assert.equal(
+      (await context.request('POST', '/v1/clients', { key: quietAccount.key, body: { name: 'One' } })).status,
+      201,
+    );
+    const [arrived] = await fast.waitFor(1, 10_000);
+    const latency = arrived!.at - sentAt;
+    t.diagnostic(
+      `account B's webhook arrived ${latency} ms after its event, behind 60 of account A's 3-second deliveries`,
+    );
+    assert.ok(latency < 5_000, `${latency} ms`);
+    // A kept at most its share of the slots.
+    assert.ok(slow.received.length <= 8, `${slow.received.length} of A's deliveries started`);
+  } finally {
+    await worker.stop();
+    await slow.close();
+    await fast.close();
+    await context.close();
+  }
+});
