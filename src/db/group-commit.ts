@@ -5,6 +5,7 @@
 // The batch commits when the turn ends (setImmediate), never after a fixed delay: a request alone waits
 // for nothing but its own commit, as before. Reads outside a transaction go to a second, read-only
 // connection that sees committed data only, never a batch still open.
+import fs from 'node:fs';
 import {
   CompiledQuery,
   SelectQueryNode,
@@ -47,11 +48,21 @@ export class GroupCommit {
   /** Batches committed, for the tests and the benchmark's figures. */
   committed = 0;
 
+  /** Batches committed but not yet on disk, waiting for the next fdatasync of the write-ahead log. */
+  private unsynced: Batch[] = [];
+  private syncing = false;
+
   constructor(
     private readonly writer: StatementCache,
     /** Absent for `:memory:`, whose second connection would be another database. */
     private readonly reader: StatementCache | undefined,
-  ) {}
+    /** The write-ahead log's path, to fdatasync after each commit; absent for `:memory:`, which has no disk. */
+    walPath: string | undefined,
+  ) {
+    this.wal = walPath === undefined ? undefined : new LogFile(walPath);
+  }
+
+  private readonly wal: LogFile | undefined;
 
   /** Waits for the writer; a transaction keeps it from BEGIN to its RELEASE. */
   async lock(): Promise<void> {
@@ -98,10 +109,38 @@ export class GroupCommit {
     try {
       this.writer.connection.exec('commit');
       this.committed += 1;
-      batch.resolve();
     } catch (error) {
       this.abandon(batch, error as Error);
+      return;
     }
+    if (!this.wal) return batch.resolve();
+    this.unsynced.push(batch);
+    this.sync();
+  }
+
+  /**
+   * COMMIT wrote the batch to the write-ahead log (synchronous=NORMAL: no fsync on the event loop); it is
+   * durable once the log is fdatasync'ed, which runs on libuv's thread pool while the next batches are
+   * made. One fdatasync at a time covers every batch committed before it began.
+   */
+  private sync(): void {
+    if (this.syncing || this.unsynced.length === 0) return;
+    this.syncing = true;
+    const covered = this.unsynced;
+    this.unsynced = [];
+    void this.wal!.datasync()
+      .then(
+        () => {
+          for (const batch of covered) batch.resolve();
+        },
+        (error: Error) => {
+          for (const batch of covered) batch.reject(error);
+        },
+      )
+      .finally(() => {
+        this.syncing = false;
+        this.sync();
+      });
   }
 
   /** The batch cannot commit: everyone who wrote in it is told, and the transaction, if still open, undone. */
@@ -146,11 +185,40 @@ export class GroupCommit {
     return statement.readonly ? statement : undefined;
   }
 
-  /** Commits what is open and closes both connections. */
-  close(): void {
+  /** Commits what is open, waits until it is on disk, and closes both connections. */
+  async close(): Promise<void> {
     this.flush();
+    while (this.syncing || this.unsynced.length > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    await this.wal?.close();
     this.reader?.connection.close();
     this.writer.connection.close();
+  }
+}
+
+/**
+ * The write-ahead log, opened once at its first sync and kept: SQLite deletes and remakes it only when its
+ * last connection closes, and this process keeps its own open until it closes the database.
+ */
+class LogFile {
+  private descriptor: Promise<number> | undefined;
+
+  constructor(private readonly file: string) {}
+
+  async datasync(): Promise<void> {
+    this.descriptor ??= new Promise<number>((resolve, reject) =>
+      fs.open(this.file, 'r', (error, fd) => (error ? reject(error) : resolve(fd))),
+    ).catch((error: unknown) => {
+      this.descriptor = undefined;
+      throw error;
+    });
+    const fd = await this.descriptor;
+    await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+  }
+
+  async close(): Promise<void> {
+    const descriptor = this.descriptor;
+    this.descriptor = undefined;
+    if (descriptor) fs.closeSync(await descriptor.catch(() => -1));
   }
 }
 
@@ -267,7 +335,7 @@ class GroupCommitDriver implements Driver {
     (connection as Lease).release();
   }
   async destroy(): Promise<void> {
-    this.group.close();
+    await this.group.close();
   }
 }
 
