@@ -20,6 +20,10 @@ interface Measured {
   p99: string;
   non2xx: number;
   cpuPercent: number;
+  /** Server CPU time per request answered: the cost, less sensitive than req/s to other load on the machine. */
+  cpuMicrosPerRequest: number;
+  /** The bare server's CPU time per request over this one's: the ratio were both alone on a core. */
+  cpuRatio?: number;
   peakRssMb: number;
   ratio?: number;
   target?: number;
@@ -61,7 +65,9 @@ function wrk(scenario: string, url: string, pid: number, key?: string, script?: 
   spawnSync('wrk', ['-t2', '-c50', '-d2s', ...args.slice(3)]); // warm-up
   const before = cpuSeconds(pid);
   const output = spawnSync('wrk', args, { encoding: 'utf8' }).stdout;
-  const cpuPercent = Math.round(((cpuSeconds(pid) - before) / DURATION) * 100);
+  const used = cpuSeconds(pid) - before;
+  const cpuPercent = Math.round((used / DURATION) * 100);
+  const requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
   const latency = (p: string) => new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(output)?.[1] ?? '?';
   const result = {
     scenario,
@@ -70,6 +76,7 @@ function wrk(scenario: string, url: string, pid: number, key?: string, script?: 
     p99: latency('99'),
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
     cpuPercent,
+    cpuMicrosPerRequest: requests > 0 ? Math.round((used * 1e6) / requests) : 0,
     peakRssMb: Math.round(peakRssMb(pid)),
   };
   console.log(result);
@@ -92,6 +99,7 @@ async function main() {
   const ratio = (row: Measured, target: number) => ({
     ...row,
     ratio: Math.round((row.requestsPerSecond / bare.requestsPerSecond) * 1000) / 1000,
+    cpuRatio: Math.round((bare.cpuMicrosPerRequest / row.cpuMicrosPerRequest) * 1000) / 1000,
     target,
   });
   rows.push(
@@ -114,7 +122,7 @@ async function main() {
   // Creates: one account without webhook endpoints (the seeded one) and one with three enabled endpoints.
   const newClient = postScript({ name: 'Bench client', email: 'bench@example.com', address: { city: 'Springfield' } });
   const none = wrk(
-    'create a client, SQLite durable (synchronous=FULL), no webhook endpoint',
+    'create a client, SQLite durable (log fdatasync before the answer), no webhook endpoint',
     `${sqlite.url}/v1/clients`,
     sqlite.process.pid as number,
     seeded.key,
@@ -123,8 +131,14 @@ async function main() {
   rows.push(ratio(none, 0.08));
   const account = bms(['accounts', 'create', '--name', 'Bench Webhooks'], sqliteEnv);
   const { key: hooksKey } = bms(
-    ['keys', 'create', '--account', account.id, '--name', 'bench', '--scopes', 'all']
-      .concat(['--per-minute', '900000000', '--burst', '900000000', '--per-day', '900000000']),
+    ['keys', 'create', '--account', account.id, '--name', 'bench', '--scopes', 'all'].concat([
+      '--per-minute',
+      '900000000',
+      '--burst',
+      '900000000',
+      '--per-day',
+      '900000000',
+    ]),
     sqliteEnv,
   );
   for (const index of [1, 2, 3])
@@ -144,6 +158,7 @@ async function main() {
     ...three,
     scenario: 'create with 3 webhook endpoints, against none (ratio to the create without)',
     ratio: Math.round((three.requestsPerSecond / none.requestsPerSecond) * 1000) / 1000,
+    cpuRatio: Math.round((none.cpuMicrosPerRequest / three.cpuMicrosPerRequest) * 1000) / 1000,
     target: 0.85,
   });
   await stop(sqlite.process);
@@ -185,11 +200,16 @@ async function main() {
     '',
     `${new Date().toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'} · Node ${process.version}${process.env.BENCH_MAIN ? ` · build ${process.env.BENCH_MAIN}` : ''}`,
     '',
-    '| scenario | req/s | ratio to bare node:http | target | p50 | p99 | non-2xx | server CPU | peak RSS MB |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `load average at the end: ${os
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(', ')} (${os.cpus().length} cores)`,
+    '',
+    '| scenario | req/s | ratio to bare node:http | ratio of CPU per request | target | p50 | p99 | non-2xx | server CPU | CPU µs per request | peak RSS MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>
-        `| ${row.scenario} | ${row.requestsPerSecond} | ${row.ratio ?? 1} | ${row.target === undefined ? '' : `≥ ${row.target}`} | ${row.p50} | ${row.p99} | ${row.non2xx} | ${row.cpuPercent} % | ${row.peakRssMb} |`,
+        `| ${row.scenario} | ${row.requestsPerSecond} | ${row.ratio ?? 1} | ${row.cpuRatio ?? 1} | ${row.target === undefined ? '' : `≥ ${row.target}`} | ${row.p50} | ${row.p99} | ${row.non2xx} | ${row.cpuPercent} % | ${row.cpuMicrosPerRequest} | ${row.peakRssMb} |`,
     ),
   ];
   const text = lines.join('\n');
