@@ -1,4 +1,4 @@
-// `npm run bench:profile [get|list|health]`: one BMS process (production settings, durable SQLite) under
+// `npm run bench:profile [get|list|health|create|create-hooks]`: one BMS process (production settings, durable SQLite) under
 // autocannon load with `node --cpu-prof`, then the functions that took the most CPU time (self time, by
 // function and by package). The .cpuprofile file is kept for a flame graph (Chrome DevTools, speedscope).
 import fs from 'node:fs';
@@ -41,16 +41,40 @@ function summarise(file: string, rows: number): string[] {
 
 const scenario = process.argv[2] ?? 'get';
 const directory = path.join(work, 'profile');
-const env = { DATABASE_URL: `sqlite:${path.join(work, 'profile.sqlite')}` };
+const env = {
+  DATABASE_URL: `sqlite:${path.join(work, 'profile.sqlite')}`,
+  // create-hooks: endpoints on loopback, and deliveries queued but not sent during the run.
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_POLL_MS: '3600000',
+};
 const { server, seeded } = await startSeeded(env, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
 await api(server.url, seeded.key, 'GET', '/health');
+if (scenario === 'create-hooks')
+  for (const index of [1, 2, 3])
+    await api(server.url, seeded.key, 'POST', '/v1/webhook-endpoints', {
+      url: `http://127.0.0.1:9/hook-${index}`,
+      enabled_events: ['*'],
+    });
 const url = {
   health: `${server.url}/health`,
   list: `${server.url}/v1/clients?limit=25`,
   get: `${server.url}/v1/clients/${seeded.clientId}`,
+  create: `${server.url}/v1/clients`,
+  'create-hooks': `${server.url}/v1/clients`,
 }[scenario];
-if (!url) throw new Error('usage: npm run bench:profile [get|list|health]');
-const result = load(url, { key: seeded.key, duration: Number(process.env.BENCH_DURATION ?? 10) });
+if (!url) throw new Error('usage: npm run bench:profile [get|list|health|create|create-hooks]');
+const creates = scenario.startsWith('create');
+const result = load(url, {
+  key: seeded.key,
+  duration: Number(process.env.BENCH_DURATION ?? 10),
+  ...(creates
+    ? {
+        method: 'POST',
+        body: JSON.stringify({ name: 'Bench client', email: 'bench@example.com', address: { city: 'Springfield' } }),
+      }
+    : {}),
+});
 const rss = Math.round(peakRssMb(server.process.pid as number));
 await stop(server.process);
 const file = path.join(directory, fs.readdirSync(directory)[0]!);

@@ -1,0 +1,361 @@
+// Group commit for SQLite. The writes of concurrent requests that arrive in the same event-loop turn commit
+// in one SQLite transaction (one fsync), each transaction of theirs inside its own SAVEPOINT, so a failure
+// rolls back that transaction's work alone. Nobody is answered before the batch holding their writes is
+// durable: a transaction's commit, and a write outside a transaction, resolve only once COMMIT returned.
+// The batch commits when the turn ends (setImmediate), never after a fixed delay: a request alone waits
+// for nothing but its own commit, as before. Reads outside a transaction go to a second, read-only
+// connection that sees committed data only, never a batch still open.
+import fs from 'node:fs';
+import {
+  CompiledQuery,
+  SelectQueryNode,
+  SqliteDialect,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
+import type { RowStatement, StatementCache } from './sqlite-statements.js';
+
+/** One SQLite transaction shared by every write of an event-loop turn. */
+class Batch {
+  readonly durable: Promise<void>;
+  resolve!: () => void;
+  reject!: (error: Error) => void;
+
+  constructor() {
+    this.durable = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // A batch nobody waits for (its only write failed) must not be an unhandled rejection.
+    this.durable.catch(() => {});
+  }
+}
+
+/** Statements SQLite refuses inside a transaction, or that change the connection rather than the data. */
+const CONNECTION_STATEMENT = /^\s*(pragma|vacuum|attach|detach)\b/i;
+
+/** What may be read on the read connection: queries (DDL or DML are never compiled there). */
+const QUERY = /^\s*(select|with)\b/i;
+
+/** The writer connection, its open batch, and who is using it. */
+export class GroupCommit {
+  private batch: Batch | undefined;
+  private flushQueued = false;
+  private flushBlocked = false;
+  private locked = false;
+  private readonly waiting: Array<() => void> = [];
+  /** Batches committed, for the tests and the benchmark's figures. */
+  committed = 0;
+
+  /** Batches committed but not yet on disk, waiting for the next fdatasync of the write-ahead log. */
+  private unsynced: Batch[] = [];
+  private syncing = false;
+
+  constructor(
+    private readonly writer: StatementCache,
+    /** Absent for `:memory:`, whose second connection would be another database. */
+    private readonly reader: StatementCache | undefined,
+    /** The write-ahead log's path, to fdatasync after each commit; absent for `:memory:`, which has no disk. */
+    walPath: string | undefined,
+  ) {
+    this.wal = walPath === undefined ? undefined : new LogFile(walPath);
+  }
+
+  private readonly wal: LogFile | undefined;
+
+  /** Waits for the writer; a transaction keeps it from BEGIN to its RELEASE. */
+  async lock(): Promise<void> {
+    while (this.locked) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.locked = true;
+  }
+
+  unlock(): void {
+    this.locked = false;
+    // A turn's end that found the writer taken commits as soon as it is free.
+    if (this.flushBlocked) {
+      this.flushBlocked = false;
+      this.flush();
+    }
+    this.waiting.shift()?.();
+  }
+
+  /** The open batch, begun now if there is none. Call it holding the writer. */
+  enterBatch(): Batch {
+    if (this.batch) return this.batch;
+    // BEGIN IMMEDIATE takes the write lock up front (waiting its turn behind another process, busy_timeout):
+    // SQLite's default BEGIN would fail at once (SQLITE_BUSY_SNAPSHOT) on a read made stale by another process.
+    this.writer.connection.exec('begin immediate');
+    this.batch = new Batch();
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      setImmediate(() => {
+        this.flushQueued = false;
+        this.flush();
+      });
+    }
+    return this.batch;
+  }
+
+  /** Commits the open batch unless a transaction is in the middle of it (then when it releases the writer). */
+  flush(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    if (this.locked) {
+      this.flushBlocked = true;
+      return;
+    }
+    this.batch = undefined;
+    try {
+      this.writer.connection.exec('commit');
+      this.committed += 1;
+    } catch (error) {
+      this.abandon(batch, error as Error);
+      return;
+    }
+    if (!this.wal) return batch.resolve();
+    this.unsynced.push(batch);
+    this.sync();
+  }
+
+  /**
+   * COMMIT wrote the batch to the write-ahead log (synchronous=NORMAL: no fsync on the event loop); it is
+   * durable once the log is fdatasync'ed, which runs on libuv's thread pool while the next batches are
+   * made. One fdatasync at a time covers every batch committed before it began.
+   */
+  private sync(): void {
+    if (this.syncing || this.unsynced.length === 0) return;
+    this.syncing = true;
+    const covered = this.unsynced;
+    this.unsynced = [];
+    void this.wal!.datasync()
+      .then(
+        () => {
+          for (const batch of covered) batch.resolve();
+        },
+        (error: Error) => {
+          for (const batch of covered) batch.reject(error);
+        },
+      )
+      .finally(() => {
+        this.syncing = false;
+        this.sync();
+      });
+  }
+
+  /** The batch cannot commit: everyone who wrote in it is told, and the transaction, if still open, undone. */
+  private abandon(batch: Batch, error: Error): void {
+    if (this.batch === batch) this.batch = undefined;
+    try {
+      if (this.writer.connection.inTransaction) this.writer.connection.exec('rollback');
+    } catch {
+      // Nothing more to undo: the rejection below carries the cause.
+    }
+    batch.reject(error);
+  }
+
+  /**
+   * Runs one statement on the writer (held by the caller). When the statement's error made SQLite roll the
+   * whole transaction back (disk full, I/O error), the batch is lost for everyone in it.
+   */
+  run(query: CompiledQuery): QueryResult<unknown> {
+    try {
+      return execute(this.writer.prepare(query.sql), query);
+    } catch (error) {
+      const batch = this.batch;
+      if (batch && !this.writer.connection.inTransaction) this.abandon(batch, error as Error);
+      throw error;
+    }
+  }
+
+  /** Whether `batch` is still the open one (not committed, nor lost to an error). */
+  isOpen(batch: Batch): boolean {
+    return this.batch === batch;
+  }
+
+  /** Whether a statement changes nothing, asked of the writer (where there is no read connection). */
+  isReadonlyOnWriter(sqlText: string): boolean {
+    return this.writer.prepare(sqlText).readonly;
+  }
+
+  /** A statement that changes nothing, on the read connection, or undefined when it must go to the writer. */
+  readStatement(sqlText: string): RowStatement | undefined {
+    if (!this.reader || !QUERY.test(sqlText)) return undefined;
+    const statement = this.reader.prepare(sqlText);
+    return statement.readonly ? statement : undefined;
+  }
+
+  /** Commits what is open, waits until it is on disk, and closes both connections. */
+  async close(): Promise<void> {
+    this.flush();
+    while (this.syncing || this.unsynced.length > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    await this.wal?.close();
+    this.reader?.connection.close();
+    this.writer.connection.close();
+  }
+}
+
+/**
+ * The write-ahead log, opened once at its first sync and kept: SQLite deletes and remakes it only when its
+ * last connection closes, and this process keeps its own open until it closes the database.
+ */
+class LogFile {
+  private descriptor: Promise<number> | undefined;
+
+  constructor(private readonly file: string) {}
+
+  async datasync(): Promise<void> {
+    this.descriptor ??= new Promise<number>((resolve, reject) =>
+      fs.open(this.file, 'r', (error, fd) => (error ? reject(error) : resolve(fd))),
+    ).catch((error: unknown) => {
+      this.descriptor = undefined;
+      throw error;
+    });
+    const fd = await this.descriptor;
+    await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+  }
+
+  async close(): Promise<void> {
+    const descriptor = this.descriptor;
+    this.descriptor = undefined;
+    if (descriptor) fs.closeSync(await descriptor.catch(() => -1));
+  }
+}
+
+function execute(statement: RowStatement, query: CompiledQuery): QueryResult<unknown> {
+  if (statement.reader) return { rows: statement.all(query.parameters) };
+  const { changes, lastInsertRowid } = statement.run(query.parameters);
+  return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+}
+
+/**
+ * One use of the database as Kysely sees it (a query, or a transaction from begin to release). The writer
+ * is taken only for what needs it, so reads outside a transaction never wait for a transaction.
+ */
+class Lease implements DatabaseConnection {
+  private transaction: Batch | undefined;
+  private holding = false;
+
+  constructor(private readonly group: GroupCommit) {}
+
+  async begin(): Promise<void> {
+    await this.group.lock();
+    this.holding = true;
+    try {
+      this.transaction = this.group.enterBatch();
+      this.group.run(CompiledQuery.raw('savepoint work'));
+    } catch (error) {
+      this.release();
+      throw error;
+    }
+  }
+
+  /** Releases the savepoint into the batch, frees the writer for the next request, then waits for COMMIT. */
+  async commit(): Promise<void> {
+    const batch = this.transaction!;
+    this.group.run(CompiledQuery.raw('release work'));
+    this.transaction = undefined;
+    this.release();
+    await batch.durable;
+  }
+
+  rollback(): void {
+    const batch = this.transaction;
+    this.transaction = undefined;
+    try {
+      // Unless the failure took the whole batch with it (then the batch's writers have been told).
+      if (batch && this.group.isOpen(batch)) {
+        this.group.run(CompiledQuery.raw('rollback to work'));
+        this.group.run(CompiledQuery.raw('release work'));
+      }
+    } finally {
+      this.release();
+    }
+  }
+
+  release(): void {
+    if (!this.holding) return;
+    this.holding = false;
+    this.group.unlock();
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.transaction) return this.group.run(query) as QueryResult<R>;
+    const reading = this.group.readStatement(query.sql);
+    if (reading) return execute(reading, query) as QueryResult<R>;
+    await this.group.lock();
+    let batch: Batch | undefined;
+    let result: QueryResult<unknown>;
+    try {
+      // A write outside any transaction is a transaction of one statement in the batch (SQLite undoes a
+      // failed statement alone); a PRAGMA and the like run as they are.
+      if (!CONNECTION_STATEMENT.test(query.sql) && !this.group.isReadonlyOnWriter(query.sql))
+        batch = this.group.enterBatch();
+      result = this.group.run(query);
+    } finally {
+      this.group.unlock();
+    }
+    if (batch) await batch.durable;
+    return result as QueryResult<R>;
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (!SelectQueryNode.is(query.query)) throw new Error('SQLite streams only SELECT queries');
+    // Collected first: the writer is not held across the consumer's awaits.
+    const { rows } = await this.executeQuery<R>(query);
+    for (const row of rows) yield { rows: [row] };
+  }
+}
+
+class GroupCommitDriver implements Driver {
+  constructor(private readonly group: GroupCommit) {}
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new Lease(this.group);
+  }
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as Lease).begin();
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as Lease).commit();
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    (connection as Lease).rollback();
+  }
+  async savepoint(): Promise<void> {
+    throw new Error('nested transactions are joined (inTransaction), not savepointed');
+  }
+  async rollbackToSavepoint(): Promise<void> {
+    throw new Error('nested transactions are joined (inTransaction), not savepointed');
+  }
+  async releaseSavepoint(): Promise<void> {
+    throw new Error('nested transactions are joined (inTransaction), not savepointed');
+  }
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as Lease).release();
+  }
+  async destroy(): Promise<void> {
+    await this.group.close();
+  }
+}
+
+const groups = new WeakMap<object, GroupCommit>();
+
+/** How many batches a database opened by `openSqlite` has committed (undefined on PostgreSQL): tests' evidence. */
+export function committedBatches(db: object): number | undefined {
+  return groups.get(db)?.committed;
+}
+
+export function registerGroupCommit(db: object, group: GroupCommit): void {
+  groups.set(db, group);
+}
+
+/** Kysely's SQLite dialect (its compiler, adapter and introspector) over the group-commit driver. */
+export class GroupCommitDialect extends SqliteDialect {
+  constructor(private readonly group: GroupCommit) {
+    super({ database: undefined as never });
+  }
+  override createDriver(): Driver {
+    return new GroupCommitDriver(this.group);
+  }
+}
