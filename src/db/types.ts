@@ -390,6 +390,12 @@ export interface VisitAssigneesTable {
   created_at: Timestamp;
 }
 
+/** The longest visit of an account, ever (minutes): how far back a calendar window looks. */
+export interface VisitSpansTable {
+  account_id: string;
+  longest_minutes: number;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   account_logos: AccountLogosTable;
@@ -412,6 +418,7 @@ export interface Tables {
   team_members: TeamMembersTable;
   visits: VisitsTable;
   visit_assignees: VisitAssigneesTable;
+  visit_spans: VisitSpansTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -82,8 +82,9 @@ export async function listVisits(ctx: Context, query: ListVisitsInput): Promise<
     unassigned: query.unassigned === true,
     late_at: query.late === true ? ctx.clock.now().toISOString() : undefined,
   };
+  const longest = window ? await repository.longestVisitMinutes(ctx.db, ctx.accountId) : 0;
   const listed = window
-    ? { rows: await runCalendar(calendarReads(ctx.db, ctx.accountId, window, filters, page), page) }
+    ? { rows: await runCalendar(calendarReads(ctx.db, ctx.accountId, { ...window, longest }, filters, page), page) }
     : await repository.listVisits(ctx.db, ctx.accountId, filters, page);
   const rowsPage = toPage(listed.rows, page, 'resumeAfter' in listed ? listed.resumeAfter : undefined);
   return { ...rowsPage, items: await presentVisits(ctx, rowsPage.items, query.include === 'conflicts') };

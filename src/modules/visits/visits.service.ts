@@ -254,6 +254,8 @@ export async function createVisitsForJob(
         updated_at: now,
       };
       await repository.insertVisit(tx.db, row);
+      if (row.start_at !== null && row.end_at !== null)
+        await repository.noteVisitSpan(tx.db, tx.accountId, elapsedMinutes(row.start_at, row.end_at));
       if (assignees.length > 0) await repository.replaceAssignees(tx.db, row, assignees, now);
       const visit = await loadVisit(tx, { ...row, assignee_count: assignees.length });
       assertNoConflicts(visit, options.onConflict);
@@ -424,6 +426,8 @@ export async function updateVisit(
         if (Object.keys(patch).length > 0 || assigneesChanged) {
           row =
             (await repository.updateVisit(tx.db, tx.accountId, current.id, { ...patch, updated_at: now })) ?? current;
+          if (timeChanged && row.start_at !== null && row.end_at !== null)
+            await repository.noteVisitSpan(tx.db, tx.accountId, elapsedMinutes(row.start_at, row.end_at));
           if (assigneesChanged) await repository.replaceAssignees(tx.db, row, input.assignee_ids ?? [], now);
           else await repository.copyTimeToAssignees(tx.db, row);
           if (job) await repository.refreshJobOfVisits(tx.db, tx.accountId, job.id);
