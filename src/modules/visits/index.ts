@@ -1,6 +1,13 @@
 // The face of the visits module: what other modules, the workers and the composition may use. The rest is private.
 export { VISIT_STATUSES, type VisitStatus, OPEN_STATUSES } from './visits.lifecycle.js';
-export { JobVisitInput, VisitSchema, type Visit, type VisitInput } from './visits.schemas.js';
+export {
+  CreateVisitBody,
+  JobVisitInput,
+  UpdateVisitBody,
+  VisitSchema,
+  type Visit,
+  type VisitInput,
+} from './visits.schemas.js';
 export { listVisits } from './calendar.service.js';
 export {
   addVisitAssignee,
