@@ -102,6 +102,23 @@ export async function findMembers(
   return new Map(rows.map((row) => [row.id, Number(row.active) === 1]));
 }
 
+/** The visit a schedule made for an occurrence, if any (from the unique (schedule_id, occurrence_key) index). */
+export async function findOccurrence(
+  db: Executor,
+  accountId: string,
+  scheduleId: string,
+  occurrenceKey: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('visits')
+    .select('id')
+    .where('schedule_id', '=', scheduleId)
+    .where('occurrence_key', '=', occurrenceKey)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row?.id;
+}
+
 export async function insertVisit(db: Executor, row: VisitRow): Promise<void> {
   await db.insertInto('visits').values(row).execute();
 }

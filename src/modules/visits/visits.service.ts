@@ -197,7 +197,12 @@ export async function createVisitsForJob(
   ctx: Context,
   jobId: string,
   inputs: readonly NewVisit[],
-  options: VisitWriteOptions & { fieldPrefix?: (index: number) => string; jobField?: string } = {},
+  options: VisitWriteOptions & {
+    fieldPrefix?: (index: number) => string;
+    jobField?: string;
+    /** Materialisation: an occurrence (schedule_id, occurrence_key) that already has its visit is skipped. */
+    skipExistingOccurrences?: boolean;
+  } = {},
 ): Promise<Visit[]> {
   return inTransaction(ctx, async (tx) => {
     const job = await requireJobOfVisit(tx, jobId, options.jobField);
@@ -206,6 +211,13 @@ export async function createVisitsForJob(
     const visits: Visit[] = [];
     for (const [index, input] of inputs.entries()) {
       const prefix = options.fieldPrefix?.(index) ?? '';
+      if (
+        options.skipExistingOccurrences &&
+        input.schedule_id !== undefined &&
+        input.occurrence_key !== undefined &&
+        (await repository.findOccurrence(tx.db, tx.accountId, input.schedule_id, input.occurrence_key)) !== undefined
+      )
+        continue;
       const time = resolveTime(input, undefined, zone, prefix) ?? {
         all_day: 0,
         timezone: zone,
