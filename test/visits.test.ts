@@ -136,6 +136,8 @@ test('the three forms: an instant with any offset; whole local days; exactly one
     [{ start_at: '2026-03-10T09:00:00Z', end_at: '2026-04-11T09:00:01Z' }, ['end_at']],
     [{ local_start: '2026-03-10T09:00', duration_minutes: 60, timezone: 'MST' }, ['timezone']],
     [{ status: 'scheduled' }, ['status']],
+    [{ start_at: '2026-03-10T09:00:00', duration_minutes: 60 }, ['start_at']],
+    [{ local_start: '2026-02-30T09:00', duration_minutes: 60 }, ['local_start']],
   ];
   for (const [body, fields] of refused) {
     const response = await api('POST', '/v1/visits', { job_id: job.id, ...body });

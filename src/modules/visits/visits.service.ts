@@ -342,7 +342,10 @@ function statusChange(current: VisitRow, input: UpdateVisitInput, time: VisitTim
       continue;
     }
     const at = new Date(given);
-    if (at.getTime() > new Date(now).getTime()) problems.push({ field: stamp, message: 'must not be in the future' });
+    if (Number.isNaN(at.getTime()) || !/(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(given))
+      problems.push({ field: stamp, message: 'must be an RFC 3339 instant with an offset' });
+    else if (at.getTime() > new Date(now).getTime())
+      problems.push({ field: stamp, message: 'must not be in the future' });
     else if (stamp !== entered && current[stamp] === null)
       problems.push({
         field: stamp,
