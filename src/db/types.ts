@@ -484,6 +484,12 @@ export interface VisitAssigneesTable {
   created_at: Timestamp;
 }
 
+/** The longest visit of an account, ever (minutes): how far back a calendar window looks. */
+export interface VisitSpansTable {
+  account_id: string;
+  longest_minutes: number;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   account_logos: AccountLogosTable;
@@ -511,6 +517,7 @@ export interface Tables {
   visit_schedule_assignees: VisitScheduleAssigneesTable;
   tax_rates: TaxRatesTable;
   products: ProductsTable;
+  visit_spans: VisitSpansTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -1262,6 +1262,8 @@ export interface VisitEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted: its data.object is the Visit. */
@@ -1295,6 +1297,8 @@ export interface VisitScheduleEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended: its data.object is the VisitSchedule. */
@@ -1328,6 +1332,8 @@ export interface ProductEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type product.created, product.updated, product.deleted: its data.object is the Product. */
@@ -1361,6 +1367,8 @@ export interface TaxRateEventData {
   previous_attributes?: Record<string, unknown>;
   /** Present when the client made the change on the hosted page. */
   source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
 }
 
 /** An event of type tax_rate.created, tax_rate.updated, tax_rate.deleted: its data.object is the TaxRate. */

@@ -1070,6 +1070,7 @@ class VisitEventData(_VisitEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class VisitEvent(TypedDict):
@@ -1100,6 +1101,7 @@ class VisitScheduleEventData(_VisitScheduleEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class VisitScheduleEvent(TypedDict):
@@ -1130,6 +1132,7 @@ class ProductEventData(_ProductEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class ProductEvent(TypedDict):
@@ -1160,6 +1163,7 @@ class TaxRateEventData(_TaxRateEventDataRequired, total=False):
 
     previous_attributes: Dict[str, Any]
     source: Literal["hub"]
+    truncated: Literal[True]
 
 
 class TaxRateEvent(TypedDict):
