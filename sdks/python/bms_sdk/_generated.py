@@ -240,7 +240,7 @@ class QuoteLineItem(TypedDict):
 
 
 class QuoteDiscount(TypedDict):
-    """A discount before tax."""
+    """The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null."""
 
     type: Literal["percent", "amount"]
     value: float
@@ -330,7 +330,7 @@ class JobLineItem(TypedDict):
 
 
 class JobDiscount(TypedDict):
-    """A discount before tax."""
+    """The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null."""
 
     type: Literal["percent", "amount"]
     value: float
@@ -415,7 +415,7 @@ class InvoiceLineItem(TypedDict):
 
 
 class InvoiceDiscount(TypedDict):
-    """A discount before tax."""
+    """The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null."""
 
     type: Literal["percent", "amount"]
     value: float
