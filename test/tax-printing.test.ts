@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { renderHtml, renderText, type MailSnapshot } from '../src/mail/document-mail.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 
 let context: TestContext;
@@ -120,3 +121,43 @@ for (const [label, body, rows] of DOCUMENTS)
     for (const [rowLabel, amount] of rows)
       assert.match(hub.text, new RegExp(`<dt>${escape(rowLabel)}</dt><dd>${escape(amount)}</dd>`), rowLabel);
   });
+
+test('the e-mail prints the same rows: one per rate with its registration number, the discount, the total', () => {
+  const snapshot: MailSnapshot = {
+    kind: 'invoice',
+    business: { name: 'Cooper Plumbing' },
+    client: { name: 'Ada', email: 'ada@example.com', company_name: null },
+    document: {
+      id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
+      number: 'INV-000001',
+      title: null,
+      currency: 'USD',
+      line_items: [
+        { description: 'Part', quantity: 1, unit_amount: 1_000, tax_rate: 0, amount: 983, tax_label: '5%' },
+        { description: 'Part', quantity: 1, unit_amount: 2_000, tax_rate: 0, amount: 1_967, tax_label: '5%' },
+        { description: 'Part', quantity: 1, unit_amount: 3_000, tax_rate: 0, amount: 2_950, tax_label: '5%' },
+      ],
+      subtotal_amount: 5_900,
+      tax_amount: 295,
+      total_amount: 6_195,
+      tax_breakdown: [{ name: 'GST', registration_number: '123456789 RT0001', percentage: 5, tax_amount: 295 }],
+      discount_amount: 100,
+      amount_due: 6_195,
+      issue_date: '2026-11-26',
+      due_date: null,
+      valid_until: null,
+      notes: null,
+    },
+    message: null,
+  };
+  const text = renderText(snapshot);
+  for (const row of [
+    'Discount (in the amounts above): -$1.00',
+    'Subtotal: $59.00',
+    'GST 5% (reg. 123456789 RT0001): $2.95',
+    'Total: $61.95',
+    '- Part: 1 x $10.00 + 5% tax = $9.83',
+  ])
+    assert.ok(text.includes(row), `${row}\n${text}`);
+  assert.match(renderHtml(snapshot), /GST 5% \(reg\. 123456789 RT0001\)<\/td><td [^>]*><strong>\$2\.95<\/strong>/);
+});

@@ -164,7 +164,7 @@ export interface QuoteLineItem {
   taxes: Array<QuoteLineItemTaxe>;
 }
 
-/** A discount before tax. */
+/** The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null. */
 export interface QuoteDiscount {
   /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
   type: "percent" | "amount";
@@ -218,7 +218,7 @@ export interface Quote {
   prices_include_tax: boolean;
   /** per_line: each line’s tax rounded per rate; per_document: each rate’s total rounded once, shared over the lines. Default: the account’s. */
   rounding: "per_line" | "per_document";
-  /** A discount before tax. */
+  /** The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null. */
   discount: QuoteDiscount | null;
   /** All discounts (the lines’ and the document’s), in minor units; 0 without any. Read-only. */
   discount_amount: number;
@@ -300,7 +300,7 @@ export interface JobLineItem {
   taxes: Array<JobLineItemTaxe>;
 }
 
-/** A discount before tax. */
+/** The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null. */
 export interface JobDiscount {
   /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
   type: "percent" | "amount";
@@ -370,7 +370,7 @@ export interface Job {
   prices_include_tax: boolean;
   /** per_line: each line’s tax rounded per rate; per_document: each rate’s total rounded once, shared over the lines. Default: the account’s. */
   rounding: "per_line" | "per_document";
-  /** A discount before tax. */
+  /** The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null. */
   discount: JobDiscount | null;
   /** All discounts (the lines’ and the document’s), in minor units; 0 without any. Read-only. */
   discount_amount: number;
@@ -698,7 +698,7 @@ export interface InvoiceLineItem {
   taxes: Array<InvoiceLineItemTaxe>;
 }
 
-/** A discount before tax. */
+/** The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null. */
 export interface InvoiceDiscount {
   /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
   type: "percent" | "amount";
@@ -765,7 +765,7 @@ export interface Invoice {
   prices_include_tax: boolean;
   /** per_line: each line’s tax rounded per rate; per_document: each rate’s total rounded once, shared over the lines. Default: the account’s. */
   rounding: "per_line" | "per_document";
-  /** A discount before tax. */
+  /** The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null. */
   discount: InvoiceDiscount | null;
   /** All discounts (the lines’ and the document’s), in minor units; 0 without any. Read-only. */
   discount_amount: number;

@@ -265,7 +265,7 @@ class QuoteLineItem(TypedDict):
 
 
 class QuoteDiscount(TypedDict):
-    """A discount before tax."""
+    """The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null."""
 
     type: Literal["percent", "amount"]
     value: float
@@ -355,7 +355,7 @@ class JobLineItem(TypedDict):
 
 
 class JobDiscount(TypedDict):
-    """A discount before tax."""
+    """The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null."""
 
     type: Literal["percent", "amount"]
     value: float
@@ -603,7 +603,7 @@ class InvoiceLineItem(TypedDict):
 
 
 class InvoiceDiscount(TypedDict):
-    """A discount before tax."""
+    """The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null."""
 
     type: Literal["percent", "amount"]
     value: float

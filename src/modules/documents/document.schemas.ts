@@ -68,7 +68,11 @@ export const totalsFields = {
       'per_line: each line’s tax rounded per rate; per_document: each rate’s total rounded once, shared over the lines. Default: the account’s.',
     example: 'per_line',
   }),
-  discount: Nullable(DiscountSchema),
+  discount: Nullable({
+    ...DiscountSchema,
+    description:
+      'The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null.',
+  }),
   discount_amount: Type.Integer({
     description: 'All discounts (the lines’ and the document’s), in minor units; 0 without any. Read-only.',
     example: 0,

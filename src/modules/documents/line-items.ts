@@ -26,7 +26,7 @@ export const DiscountSchema = Type.Object(
       example: 10,
     }),
   },
-  { additionalProperties: false, description: 'A discount before tax.' },
+  { additionalProperties: false, description: 'A discount before tax.', example: { type: 'percent', value: 10 } },
 );
 
 export const TaxRateIdsInput = Type.Array(Type.String({ format: 'uuid', description: 'A tax rate id.' }), {
@@ -136,6 +136,17 @@ export const TaxBreakdownSchema = Type.Array(
   {
     description:
       'One row per rate used, in order (priority, then creation): a snapshot, so a sent document never changes. Read-only.',
+    example: [
+      {
+        tax_rate_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02',
+        name: 'GST',
+        registration_number: '123456789 RT0001',
+        percentage: 5,
+        compound: false,
+        taxable_amount: 18000,
+        tax_amount: 900,
+      },
+    ],
   },
 );
 

@@ -2,6 +2,7 @@
 // resolved (its tax_rate_ids, its product's, the property's default_tax_rate_ids, the account's), the
 // calculation run (tax.ts), and the stored snapshot: every line with its taxes, and the breakdown with each
 // rate's name, registration number, percentage and kind, so a sent document never changes.
+import { newId } from '../../core/deps.js';
 import { validationError, type ErrorDetail } from '../../core/errors.js';
 import type { ProductRow, TaxRateRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
@@ -269,7 +270,7 @@ async function priceLines(
   const lineItems: LineItem[] = lines.map((line, index) => {
     const priced = pricing.lines[index] as PricedLine;
     return {
-      id: crypto.randomUUID(),
+      id: newId(),
       product_id: line.product_id,
       description: line.description,
       quantity: line.quantity,
