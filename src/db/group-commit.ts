@@ -1,7 +1,8 @@
 // Group commit for SQLite. The writes of concurrent requests that arrive in the same event-loop turn commit
 // in one SQLite transaction (one fsync), each transaction of theirs inside its own SAVEPOINT, so a failure
 // rolls back that transaction's work alone. Nobody is answered before the batch holding their writes is
-// durable: a transaction's commit, and a write outside a transaction, resolve only once COMMIT returned.
+// durable: a transaction's commit, and a write outside a transaction, resolve only once COMMIT returned and
+// the write-ahead log was fdatasync'ed (off the event loop, one sync for every batch committed before it).
 // The batch commits when the turn ends (setImmediate), never after a fixed delay: a request alone waits
 // for nothing but its own commit, as before. Reads outside a transaction go to a second, read-only
 // connection that sees committed data only, never a batch still open.

@@ -26,7 +26,7 @@ export function sqliteFiles(file: string): Array<{ path: string; writable: boole
   });
 }
 
-/** A SQLite file (or `:memory:`) in WAL mode with full fsync, foreign keys on, and a 5 s busy wait. */
+/** A SQLite file (or `:memory:`) in WAL mode, group-committed, foreign keys on, and a 5 s busy wait. */
 export function openSqlite(file: string): Kysely<Tables> {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const connection = new SqliteDatabase(file);
