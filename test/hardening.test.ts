@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
 import { clientSuite } from './helpers/state-table.js';
-import { runBms } from './helpers/processes.js';
+import { runBmsAsync } from './helpers/processes.js';
 import { createTestContext } from './helpers/context.js';
 import { attemptWebhook } from '../src/modules/events/index.js';
 import { WebhookWorker } from '../src/workers/webhook-worker.js';
@@ -122,12 +122,12 @@ describe('one tenant must not hurt another', () => {
 
     // The operator raises this account's limit with the CLI (a real `bms` process on the same database).
     const env = { DATABASE_URL: suite.context.databaseUrl, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
-    const raised = runBms(['accounts', 'set-limits', accountId, '--webhook-endpoints', '17', '--json'], env);
+    const raised = await runBmsAsync(['accounts', 'set-limits', accountId, '--webhook-endpoints', '17', '--json'], env);
     assert.equal(raised.status, 0, raised.stderr);
     assert.deepEqual(JSON.parse(raised.stdout), { id: accountId, limits: { webhook_endpoints: 17 } });
     assert.equal((await endpoint(key, 18)).status, 201);
     assert.equal((await endpoint(key, 19)).status, 422);
-    const bad = runBms(['accounts', 'set-limits', accountId, '--webhook-endpoints', '0'], env);
+    const bad = await runBmsAsync(['accounts', 'set-limits', accountId, '--webhook-endpoints', '0'], env);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--webhook-endpoints must be a whole number/);
   });

@@ -23,6 +23,25 @@ export function runBms(args: string[], env: Record<string, string>): CliResult {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/**
+ * `runBms` without blocking the test's event loop: needed while the test's own app shares the SQLite file,
+ * whose open group-commit batch (docs/decisions.md "Writes: group commit") commits only when the loop turns.
+ */
+export function runBmsAsync(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawnBms(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) =>
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    }),
+  );
+}
+
 /** `bms` as a child process that runs while the test goes on (runBms blocks the test's event loop). */
 export function spawnBms(args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [BIN, ...args], {
