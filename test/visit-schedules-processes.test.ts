@@ -1,6 +1,6 @@
 // Materialisation by the real server's worker (contract section 18): a server killed with SIGKILL in the
-// middle of a pass leaves each schedule either untouched or complete (one transaction per schedule), and two
-// servers materialising the same schedules at once, afterwards, leave exactly one visit per occurrence.
+// middle of a pass leaves no occurrence with two visits (the worker commits a few visits at a time), and two
+// servers then materialising the same schedules at once finish the work with exactly one visit per occurrence.
 // Runs on a shared SQLite file in one pass and on PostgreSQL in the other.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -62,7 +62,7 @@ async function stop(server: ServerProcess) {
   await server.exited;
 }
 
-test('SIGKILL during a pass: every schedule is untouched or complete, and the next pass finishes the rest', {
+test('SIGKILL during a pass: what was committed stands, one visit per key, and no schedule holds more than its occurrences', {
   timeout: 300_000,
 }, async () => {
   assert.equal((await counts()).visits, 0);
@@ -83,7 +83,9 @@ test('SIGKILL during a pass: every schedule is untouched or complete, and the ne
   if (killed.visits === SCHEDULES * PER_SCHEDULE) console.log('# note: the pass ended before the kill landed');
 });
 
-test('two servers materialising the same schedules at once make each visit once', { timeout: 300_000 }, async () => {
+test('two servers then materialising the same schedules at once finish them, each visit made once', {
+  timeout: 300_000,
+}, async () => {
   const [first, second] = await Promise.all([startServer(env()), startServer(env())]);
   cleanups.push(
     () => stop(first),
