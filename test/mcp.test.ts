@@ -21,7 +21,12 @@ const ALL_TOOLS = [
   'refund_payment',
   'send_invoice',
   'send_quote',
-];
+  'schedule_visit',
+  'reschedule_visit',
+  'assign_visit',
+  'complete_visit',
+  'visit_calendar',
+].sort();
 const READ_ONLY_TOOLS = [
   'find_clients',
   'get_account',
@@ -29,9 +34,17 @@ const READ_ONLY_TOOLS = [
   'list_overdue_invoices',
   'preview_invoice',
   'preview_quote',
-];
+  'visit_calendar',
+].sort();
 const CONFIRMED_TOOLS = ['record_payment', 'refund_payment', 'send_invoice', 'send_quote'];
-const READ_SCOPES = ['clients:read', 'quotes:read', 'invoices:read', 'payments:read', 'account:read'] as const;
+const READ_SCOPES = [
+  'clients:read',
+  'quotes:read',
+  'invoices:read',
+  'payments:read',
+  'account:read',
+  'visits:read',
+] as const;
 
 const clock = new ManualClock(new Date('2026-11-25T12:00:00.000Z'));
 let context: TestContext;
@@ -157,6 +170,50 @@ test('create a client: dry_run changes nothing; the call retried acts once; its 
   assert.deepEqual(invalid.structuredContent!.error.details, [
     { field: 'email', message: 'must be a valid e-mail address' },
   ]);
+});
+
+test('the day’s dispatch: schedule, assign, show the calendar, reschedule and complete a visit; its events say mcp', async () => {
+  const client = await connect(owner.key);
+  const job = await rest('POST', '/v1/jobs', { client_id: clientId, title: 'Boiler service' });
+  const member = await rest('POST', '/v1/team-members', { name: 'Maria' });
+  const made = await call(client, 'schedule_visit', {
+    job_id: job.id,
+    local_start: '2026-11-26T09:00',
+    duration_minutes: 60,
+    timezone: 'America/Denver',
+  });
+  const visit = made.structuredContent!.result;
+  assert.equal(visit.start_at, '2026-11-26T16:00:00.000Z');
+  const assigned = await call(client, 'assign_visit', { visit_id: visit.id, team_member_id: member.id });
+  assert.deepEqual(assigned.structuredContent!.result.assignee_ids, [member.id]);
+  const day = await call(client, 'visit_calendar', {
+    from_date: '2026-11-26',
+    to_date: '2026-11-26',
+    timezone: 'America/Denver',
+    assignee_id: member.id,
+  });
+  assert.deepEqual(
+    day.structuredContent!.result.items.map((item: { id: string }) => item.id),
+    [visit.id],
+  );
+  const moved = await call(client, 'reschedule_visit', {
+    visit_id: visit.id,
+    local_start: '2026-11-27T13:00',
+    duration_minutes: 90,
+  });
+  assert.equal(moved.structuredContent!.result.local_start, '2026-11-27T13:00');
+  const gap = await call(client, 'reschedule_visit', {
+    visit_id: visit.id,
+    local_start: '2026-03-08T02:30',
+    duration_minutes: 30,
+  });
+  assert.equal(gap.isError, true);
+  assert.equal(gap.structuredContent!.error.details[0].field, 'local_start');
+  const done = await call(client, 'complete_visit', { visit_id: visit.id, completion_notes: 'Serviced.' });
+  assert.equal(done.structuredContent!.result.status, 'completed');
+  const [event] = await eventsOf('visit.completed', visit.id);
+  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId });
+  assert.equal((await eventsOf('visit.rescheduled', visit.id)).length, 1);
 });
 
 test('preview then create a quote: the preview stores nothing and computes what create stores', async () => {

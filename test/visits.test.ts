@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../src/core/deps.js';
+import { SYSTEM_ACTOR, type Context } from '../src/kernel/context.js';
+import { createVisitsForJob, updateVisit } from '../src/modules/visits/index.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 
 /** Contract §17 and §21, literally: the moves `PUT {status}` may make (time moves unscheduled ⇄ scheduled). */
@@ -35,10 +37,11 @@ const MOVE_EVENTS: Record<string, string> = {
 const clock = new ManualClock(new Date('2026-03-01T12:00:00.000Z'));
 let context: TestContext;
 let key: string;
+let accountId: string;
 let clientId: string;
 before(async () => {
   context = await createTestContext({ clock });
-  ({ key } = await context.account());
+  ({ key, accountId } = await context.account());
   const client = await api('POST', '/v1/clients', { name: 'Ada Client' });
   clientId = client.body.data.id;
 });
@@ -136,6 +139,8 @@ test('the three forms: an instant with any offset; whole local days; exactly one
     [{ start_at: '2026-03-10T09:00:00Z', end_at: '2026-04-11T09:00:01Z' }, ['end_at']],
     [{ local_start: '2026-03-10T09:00', duration_minutes: 60, timezone: 'MST' }, ['timezone']],
     [{ status: 'scheduled' }, ['status']],
+    [{ start_at: '2026-03-10T09:00:00', duration_minutes: 60 }, ['start_at']],
+    [{ local_start: '2026-02-30T09:00', duration_minutes: 60 }, ['local_start']],
   ];
   for (const [body, fields] of refused) {
     const response = await api('POST', '/v1/visits', { job_id: job.id, ...body });
@@ -609,4 +614,48 @@ test('the job: visits_summary and scheduled_* mirrors; a PUT of them is 409; vis
   assert.equal(removed.status, 200, removed.text);
   assert.equal((await api('GET', `/v1/visits/${a.id}`)).status, 404);
   assert.equal((await eventsOf(a.id)).at(-1)?.type, 'visit.deleted');
+});
+
+test('for visit schedules (section 18): an occurrence already made is skipped; the API’s change of time or assignees marks an exception, the schedule’s own does not', async () => {
+  const job = await newJob();
+  const ctx: Context = {
+    db: context.database.db,
+    clock,
+    accountId,
+    actor: SYSTEM_ACTOR,
+    links: { publicBaseUrl: 'http://127.0.0.1' },
+  };
+  const scheduleId = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02';
+  const occurrence = {
+    local_start: '2026-03-10T09:00',
+    duration_minutes: 60,
+    timezone: 'America/Denver',
+    schedule_id: scheduleId,
+    occurrence_key: '2026-03-10T09:00',
+  };
+  const [made] = await createVisitsForJob(ctx, job.id, [occurrence], { skipExistingOccurrences: true });
+  assert.equal(made?.schedule_id, scheduleId);
+  assert.equal(made?.occurrence_key, '2026-03-10T09:00');
+  assert.equal(made?.is_exception, false);
+  assert.deepEqual(await createVisitsForJob(ctx, job.id, [occurrence], { skipExistingOccurrences: true }), []);
+  const byTemplate = await updateVisit(
+    ctx,
+    made!.id,
+    { title: 'Template title', local_start: '2026-03-10T10:00', duration_minutes: 60 },
+    undefined,
+    { fromSchedule: true },
+  );
+  assert.equal(byTemplate.is_exception, false);
+  const byHand = await api('PUT', `/v1/visits/${made!.id}`, { local_start: '2026-03-10T11:00', duration_minutes: 60 });
+  assert.equal(byHand.body.data.is_exception, true);
+  const listed = await api(
+    'GET',
+    `/v1/visits?schedule_id=${scheduleId}&from=2026-03-10T00:00:00Z&to=2026-03-11T00:00:00Z`,
+  );
+  assert.deepEqual(
+    listed.body.data.map((visit: { id: string }) => visit.id),
+    [made!.id],
+  );
+  const [event] = (await eventsOf(made!.id)).filter((found) => found.type === 'visit.created');
+  assert.equal(event?.data.object.schedule_id, scheduleId);
 });

@@ -425,6 +425,12 @@ export interface VisitAssigneesTable {
   created_at: Timestamp;
 }
 
+/** The longest visit of an account, ever (minutes): how far back a calendar window looks. */
+export interface VisitSpansTable {
+  account_id: string;
+  longest_minutes: number;
+}
+
 export interface Tables {
   accounts: AccountsTable;
   account_logos: AccountLogosTable;
@@ -447,6 +453,7 @@ export interface Tables {
   team_members: TeamMembersTable;
   visits: VisitsTable;
   visit_assignees: VisitAssigneesTable;
+  visit_spans: VisitSpansTable;
   visit_schedules: VisitSchedulesTable;
   visit_schedule_exdates: VisitScheduleExdatesTable;
   visit_schedule_assignees: VisitScheduleAssigneesTable;

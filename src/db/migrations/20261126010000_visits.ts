@@ -101,7 +101,16 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('visit_assignees_member_start_at_idx')
     .on('visit_assignees')
-    .columns(['account_id', 'team_member_id', 'start_at', 'visit_id'])
+    // end_at and status too, so that a window's `end_at > from` and a conflict's `status` are checked in the index.
+    .columns(['account_id', 'team_member_id', 'start_at', 'visit_id', 'end_at', 'status'])
+    .execute();
+
+  // The longest visit an account ever had, in minutes: how far back a window must look for a visit that began
+  // before it and is still running (at most 31 days; for most accounts a few hours).
+  await db.schema
+    .createTable('visit_spans')
+    .addColumn('account_id', types.id, (column) => column.primaryKey().references('accounts.id'))
+    .addColumn('longest_minutes', 'integer', (column) => column.notNull())
     .execute();
 
   await db.schema
@@ -123,6 +132,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   for (const column of ['visits_next_start_at', 'visits_completed', 'visits_open', 'visits_total'])
     await db.schema.alterTable('jobs').dropColumn(column).execute();
+  await db.schema.dropTable('visit_spans').execute();
   await db.schema.dropTable('visit_assignees').execute();
   await db.schema.dropTable('visits').execute();
 }

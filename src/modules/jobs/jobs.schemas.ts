@@ -50,7 +50,10 @@ const VisitsSummarySchema = Type.Object(
     completed: Type.Integer({ description: 'Completed visits.', example: 1 }),
     next_start_at: nullableTimestamp('The earliest start among its scheduled and en_route visits.'),
   },
-  { description: 'The job’s visits, counted (read-only).' },
+  {
+    description: 'The job’s visits, counted (read-only).',
+    example: { total: 3, open: 2, completed: 1, next_start_at: '2026-03-10T16:00:00.000Z' },
+  },
 );
 
 export const JobSchema = Type.Object(

@@ -15,6 +15,8 @@ import { lookbackFrom, VISIT_COLUMNS, type VisitFilters } from './visits.reposit
 export interface CalendarWindow {
   from: string;
   to: string;
+  /** The account's longest visit in minutes (visit_spans): how far back before `from` a visit may start. */
+  longest?: number | undefined;
 }
 
 /** The filters a calendar read checks on the rows of its driving range (never an index of their own). */
@@ -58,7 +60,7 @@ export function calendarReads(
 ) {
   // A late visit ended before now, so it started before now too.
   const upper = filters.late_at !== undefined && filters.late_at < window.to ? filters.late_at : window.to;
-  const lookback = lookbackFrom(window.from);
+  const lookback = lookbackFrom(window.from, window.longest);
   const statuses = statusesOf(filters);
   const effective = { ...filters, statuses };
 

@@ -27,7 +27,7 @@ async function windowOf(ctx: Context, query: ListVisitsInput): Promise<CalendarW
   if (instants) {
     if (query.from === undefined) throw fieldError('from', 'is required with to');
     if (query.to === undefined) throw fieldError('to', 'is required with from');
-    const window = { from: normalizedInstant(query.from), to: normalizedInstant(query.to) };
+    const window = { from: instantOf('from', query.from), to: instantOf('to', query.to) };
     if (window.to <= window.from) throw fieldError('to', 'must be after from');
     if (new Date(window.to).getTime() - new Date(window.from).getTime() > MAX_OPEN_WINDOW_DAYS * DAY_MS)
       assertBounded(query, 'to');
@@ -45,6 +45,14 @@ async function windowOf(ctx: Context, query: ListVisitsInput): Promise<CalendarW
       : await findAccountTimezone(ctx.db, ctx.accountId);
   // Whole local days: a daylight-saving day is 23 or 25 hours long; to_date is inclusive.
   return { from: startOfLocalDay(query.from_date, zone), to: startOfLocalDay(addDaysToDate(query.to_date, 1), zone) };
+}
+
+function instantOf(field: string, value: string): string {
+  try {
+    return normalizedInstant(value);
+  } catch {
+    throw fieldError(field, 'must be an RFC 3339 instant with an offset, such as 2026-03-08T09:00:00-07:00');
+  }
 }
 
 function assertBounded(query: ListVisitsInput, field: string): void {
@@ -136,8 +144,9 @@ export async function listVisits(
     unassigned: query.unassigned === true,
     late_at: query.late === true ? ctx.clock.now().toISOString() : undefined,
   };
+  const longest = window ? await repository.longestVisitMinutes(ctx.db, ctx.accountId) : 0;
   const listed = window
-    ? { rows: await runCalendar(calendarReads(ctx.db, ctx.accountId, window, filters, page), page) }
+    ? { rows: await runCalendar(calendarReads(ctx.db, ctx.accountId, { ...window, longest }, filters, page), page) }
     : await repository.listVisits(ctx.db, ctx.accountId, filters, page);
   const rowsPage = toPage(listed.rows, page, 'resumeAfter' in listed ? listed.resumeAfter : undefined);
   const visits = { ...rowsPage, items: await presentVisits(ctx, rowsPage.items, query.include === 'conflicts') };

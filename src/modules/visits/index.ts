@@ -1,8 +1,10 @@
 // The face of the visits module: what other modules, the workers and the composition may use. The rest is private.
 export { VISIT_STATUSES, type VisitStatus, OPEN_STATUSES } from './visits.lifecycle.js';
 export {
+  CreateVisitBody,
   JobVisitInput,
   type ProjectedVisit,
+  UpdateVisitBody,
   VisitListItemSchema,
   VisitSchema,
   type Visit,

@@ -102,6 +102,23 @@ export async function findMembers(
   return new Map(rows.map((row) => [row.id, Number(row.active) === 1]));
 }
 
+/** The visit a schedule made for an occurrence, if any (from the unique (schedule_id, occurrence_key) index). */
+export async function findOccurrence(
+  db: Executor,
+  accountId: string,
+  scheduleId: string,
+  occurrenceKey: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('visits')
+    .select('id')
+    .where('schedule_id', '=', scheduleId)
+    .where('occurrence_key', '=', occurrenceKey)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row?.id;
+}
+
 export async function insertVisit(db: Executor, row: VisitRow): Promise<void> {
   await db.insertInto('visits').values(row).execute();
 }
@@ -273,9 +290,38 @@ export async function copyTimeToAssignees(db: Executor, visit: VisitRow): Promis
     .execute();
 }
 
-/** The instant a window must reach back to: no visit lasts longer, so none that starts earlier can overlap. */
-export function lookbackFrom(from: string): string {
-  return addMinutes(from, -MAX_VISIT_MINUTES);
+/**
+ * The instant a window must reach back to: no visit of the account has lasted longer than `longest` minutes
+ * (at most 31 days), so none that starts earlier can overlap it.
+ */
+export function lookbackFrom(from: string, longest = MAX_VISIT_MINUTES): string {
+  return addMinutes(from, -Math.min(MAX_VISIT_MINUTES, Math.max(0, longest)));
+}
+
+/** The longest visit the account ever had, in minutes (0 before its first). */
+export async function longestVisitMinutes(db: Executor, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('visit_spans')
+    .select('longest_minutes')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return Number(row?.longest_minutes ?? 0);
+}
+
+/** Raises the account's longest visit to `minutes` when it is longer: every visit write with a time calls it. */
+export async function noteVisitSpan(db: Executor, accountId: string, minutes: number): Promise<void> {
+  const whole = Math.ceil(minutes);
+  if (whole <= (await longestVisitMinutes(db, accountId))) return;
+  await db
+    .insertInto('visit_spans')
+    .values({ account_id: accountId, longest_minutes: whole })
+    .onConflict((conflict) =>
+      conflict
+        .column('account_id')
+        .doUpdateSet({ longest_minutes: whole })
+        .where('visit_spans.longest_minutes', '<', whole),
+    )
+    .execute();
 }
 
 /**
@@ -291,13 +337,14 @@ export async function overlapping(
   end: string,
 ): Promise<Array<{ team_member_id: string; visit_id: string; start_at: string; end_at: string }>> {
   const found: Array<{ team_member_id: string; visit_id: string; start_at: string; end_at: string }> = [];
+  const lookback = lookbackFrom(start, await longestVisitMinutes(db, accountId));
   for (const memberId of memberIds) {
     const rows = await db
       .selectFrom('visit_assignees')
       .select(['team_member_id', 'visit_id', 'start_at', 'end_at'])
       .where('account_id', '=', accountId)
       .where('team_member_id', '=', memberId)
-      .where('start_at', '>=', lookbackFrom(start))
+      .where('start_at', '>=', lookback)
       .where('start_at', '<', end)
       .where(sql<SqlBool>`(end_at > ${start}) is true`)
       .where(sql<SqlBool>`(status <> 'canceled') is true`)

@@ -197,7 +197,12 @@ export async function createVisitsForJob(
   ctx: Context,
   jobId: string,
   inputs: readonly NewVisit[],
-  options: VisitWriteOptions & { fieldPrefix?: (index: number) => string; jobField?: string } = {},
+  options: VisitWriteOptions & {
+    fieldPrefix?: (index: number) => string;
+    jobField?: string;
+    /** Materialisation: an occurrence (schedule_id, occurrence_key) that already has its visit is skipped. */
+    skipExistingOccurrences?: boolean;
+  } = {},
 ): Promise<Visit[]> {
   return inTransaction(ctx, async (tx) => {
     const job = await requireJobOfVisit(tx, jobId, options.jobField);
@@ -206,6 +211,13 @@ export async function createVisitsForJob(
     const visits: Visit[] = [];
     for (const [index, input] of inputs.entries()) {
       const prefix = options.fieldPrefix?.(index) ?? '';
+      if (
+        options.skipExistingOccurrences &&
+        input.schedule_id !== undefined &&
+        input.occurrence_key !== undefined &&
+        (await repository.findOccurrence(tx.db, tx.accountId, input.schedule_id, input.occurrence_key)) !== undefined
+      )
+        continue;
       const time = resolveTime(input, undefined, zone, prefix) ?? {
         all_day: 0,
         timezone: zone,
@@ -254,6 +266,8 @@ export async function createVisitsForJob(
         updated_at: now,
       };
       await repository.insertVisit(tx.db, row);
+      if (row.start_at !== null && row.end_at !== null)
+        await repository.noteVisitSpan(tx.db, tx.accountId, elapsedMinutes(row.start_at, row.end_at));
       if (assignees.length > 0) await repository.replaceAssignees(tx.db, row, assignees, now);
       const visit = await loadVisit(tx, { ...row, assignee_count: assignees.length });
       assertNoConflicts(visit, options.onConflict);
@@ -328,7 +342,10 @@ function statusChange(current: VisitRow, input: UpdateVisitInput, time: VisitTim
       continue;
     }
     const at = new Date(given);
-    if (at.getTime() > new Date(now).getTime()) problems.push({ field: stamp, message: 'must not be in the future' });
+    if (Number.isNaN(at.getTime()) || !/(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(given))
+      problems.push({ field: stamp, message: 'must be an RFC 3339 instant with an offset' });
+    else if (at.getTime() > new Date(now).getTime())
+      problems.push({ field: stamp, message: 'must not be in the future' });
     else if (stamp !== entered && current[stamp] === null)
       problems.push({
         field: stamp,
@@ -424,6 +441,8 @@ export async function updateVisit(
         if (Object.keys(patch).length > 0 || assigneesChanged) {
           row =
             (await repository.updateVisit(tx.db, tx.accountId, current.id, { ...patch, updated_at: now })) ?? current;
+          if (timeChanged && row.start_at !== null && row.end_at !== null)
+            await repository.noteVisitSpan(tx.db, tx.accountId, elapsedMinutes(row.start_at, row.end_at));
           if (assigneesChanged) await repository.replaceAssignees(tx.db, row, input.assignee_ids ?? [], now);
           else await repository.copyTimeToAssignees(tx.db, row);
           if (job) await repository.refreshJobOfVisits(tx.db, tx.accountId, job.id);
