@@ -507,16 +507,24 @@ export async function splitSchedule(
     if (earlier === 0) oldPatch.status = 'ended';
     const updatedOld = (await repository.updateSchedule(tx.db, tx.accountId, row.id, oldPatch)) ?? row;
 
-    const base = describeRecurrence(rule);
-    const recurrence: RecurrenceInput = input.recurrence ?? {
-      rrule: base.rrule.replace(/;(COUNT|UNTIL)=[^;]*/g, ''),
-      ...(rule.count !== null ? { count: rule.count - earlier } : {}),
-      ...(rule.until !== null ? { until: rule.until } : {}),
-      time: rule.time,
-      timezone: rule.timezone,
-      month_day_overflow: rule.month_day_overflow,
-      exdates: exdates.filter((one) => one >= key),
-    };
+    // Without a new rule the old one goes on from that date (a COUNT rule with what remains of its count).
+    const recurrence: RecurrenceInput = input.recurrence
+      ? { time: rule.time, timezone: rule.timezone, ...input.recurrence }
+      : {
+          frequency: rule.frequency,
+          interval: rule.interval,
+          by_weekday: rule.by_weekday,
+          by_month_day: rule.by_month_day,
+          by_month: rule.by_month,
+          by_set_position: rule.by_set_position,
+          week_start: rule.week_start,
+          count: rule.count !== null ? rule.count - earlier : null,
+          until: rule.until,
+          time: rule.time,
+          timezone: rule.timezone,
+          month_day_overflow: rule.month_day_overflow,
+          exdates: exdates.filter((one) => one >= key),
+        };
     const template = fromJson<Template>(row.template);
     const nextRow = await insertNew(
       tx,
