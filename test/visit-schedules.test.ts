@@ -417,3 +417,32 @@ test('the calendar with include_projected: the occurrences beyond the horizon, i
   const canceledOnly = await api('GET', `/v1/visits?${window}&include_projected=true&status=canceled`);
   assert.deepEqual(canceledOnly.body.data, []);
 });
+
+test('split of a COUNT rule without a new rule: the old keeps the occurrences before, the new the rest of the count', async () => {
+  const schedule = await createSchedule({
+    recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=MO;COUNT=6', start_date: '2026-02-23', ...denver },
+    duration_minutes: 60,
+    horizon_days: 60,
+  });
+  const split = await api('POST', `/v1/visit-schedules/${schedule.id}/split`, {
+    from_occurrence_key: '2026-03-09T09:00',
+    template: { title: 'Later' },
+  });
+  assert.equal(split.status, 201, split.text);
+  const { previous, next } = split.body.data;
+  assert.deepEqual([previous.recurrence.count, previous.recurrence.rrule], [2, 'FREQ=WEEKLY;BYDAY=MO;COUNT=2']);
+  assert.deepEqual(
+    [next.recurrence.count, next.recurrence.start_date, next.template.title],
+    [4, '2026-03-09', 'Later'],
+  );
+  assert.deepEqual(
+    (await visitsOf(next.id)).map((visit) => visit.occurrence_key),
+    ['2026-03-09T09:00', '2026-03-16T09:00', '2026-03-23T09:00', '2026-03-30T09:00'],
+  );
+  // Both forms sent: an ordinal weekday agrees with the rrule's monthly FREQ.
+  const both = await createSchedule({
+    recurrence: { rrule: 'FREQ=MONTHLY;BYDAY=-1FR', by_weekday: ['-1FR'], start_date: '2026-02-20', ...denver },
+    duration_minutes: 60,
+  });
+  assert.equal(both.recurrence.rrule, 'FREQ=MONTHLY;BYDAY=-1FR');
+});

@@ -62,10 +62,19 @@ export function visitInputOf(row: VisitScheduleRow, template: Template, occurren
 
 /**
  * Makes the missing visits of a schedule, whose row the caller holds locked in `tx`; answers the row with
- * `materialized_through` moved on. Ended schedules make none.
+ * `materialized_through` moved on. Ended schedules make none. With `most`, at most that many visits are made
+ * and `done` says whether any remain (the worker makes a schedule's visits a few per transaction).
  */
 export async function materializeLocked(tx: Context, row: VisitScheduleRow): Promise<VisitScheduleRow> {
-  if (row.status === 'ended') return row;
+  return (await materializeSome(tx, row, Number.POSITIVE_INFINITY)).row;
+}
+
+export async function materializeSome(
+  tx: Context,
+  row: VisitScheduleRow,
+  most: number,
+): Promise<{ row: VisitScheduleRow; done: boolean }> {
+  if (row.status === 'ended') return { row, done: true };
   const exdates = (await repository.exdatesOf(tx.db, tx.accountId, [row.id])).get(row.id) ?? [];
   const rule = ruleOf(row, exdates);
   const today = Temporal.Instant.fromEpochMilliseconds(tx.clock.now().getTime())
@@ -81,6 +90,15 @@ export async function materializeLocked(tx: Context, row: VisitScheduleRow): Pro
     wanted.map((one) => one.occurrence_key),
   );
   const missing = wanted.filter((one) => !made.has(one.occurrence_key));
+  if (missing.length > most) {
+    await createVisitsForJob(
+      tx,
+      row.job_id,
+      missing.slice(0, most).map((one) => visitInputOf(row, fromJson<Template>(row.template), one)),
+      { fromSchedule: true },
+    );
+    return { row, done: false };
+  }
   const template = fromJson<Template>(row.template);
   if (missing.length > 0)
     await createVisitsForJob(
@@ -91,11 +109,10 @@ export async function materializeLocked(tx: Context, row: VisitScheduleRow): Pro
     );
   const last = wanted.length === MAX_AHEAD ? (wanted.at(-1)?.date ?? through) : through;
   const materialized_through = last.toString();
-  if (materialized_through === row.materialized_through) return row;
-  return (
-    (await repository.updateSchedule(tx.db, tx.accountId, row.id, { materialized_through })) ?? {
-      ...row,
-      materialized_through,
-    }
-  );
+  if (materialized_through === row.materialized_through) return { row, done: true };
+  const updated = (await repository.updateSchedule(tx.db, tx.accountId, row.id, { materialized_through })) ?? {
+    ...row,
+    materialized_through,
+  };
+  return { row: updated, done: true };
 }

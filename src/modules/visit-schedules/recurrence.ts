@@ -72,7 +72,11 @@ function checkCombinations(problems: Problems, field: (name: string) => string, 
 function readStructured(problems: Problems, input: RecurrenceInput): Partial<Record<keyof RuleParts, unknown>> {
   const out: Partial<Record<keyof RuleParts, unknown>> = {};
   const field = (name: string) => `recurrence.${name}`;
-  let frequency: Frequency | undefined;
+  // Ordinals in by_weekday depend on the frequency, which may come from the rrule sent beside the fields.
+  const stated = /(?:^|;|:)\s*FREQ\s*=\s*(\w+)/i.exec(input.rrule ?? '')?.[1]?.toLowerCase();
+  let frequency: Frequency | undefined = (FREQUENCIES as readonly string[]).includes(stated ?? '')
+    ? (stated as Frequency)
+    : undefined;
   if (input.frequency !== undefined) {
     const value = String(input.frequency).toLowerCase();
     if ((FREQUENCIES as readonly string[]).includes(value)) frequency = out.frequency = value as Frequency;

@@ -2,6 +2,7 @@
 // scheduled or in progress; its recurrence changes only by split; template edits reach the future visits that
 // have not started and are not exceptions; skip, pause and split cancel what they take away (cancel_reason
 // skipped, paused, split) and unskip and resume reopen it; ending cancels the future visits that have not started.
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Temporal } from '@js-temporal/polyfill';
 import { newId } from '../../core/deps.js';
 import { fieldError, invalidState, validationError, type ErrorDetail, type Precondition } from '../../core/errors.js';
@@ -15,7 +16,7 @@ import { previousAttributes, recordEvent } from '../events/index.js';
 import { parseStatusFilter } from '../documents/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
 import { updateVisit } from '../visits/index.js';
-import { durationsOf, inPause, materializeLocked, ruleOf } from './materialize.js';
+import { durationsOf, inPause, materializeLocked, materializeSome, ruleOf } from './materialize.js';
 import { describeRecurrence, parseRecurrence, type RecurrenceInput } from './recurrence.js';
 import { occurrencesBetween, ruleDates } from './recurrence-expansion.js';
 import type { Recurrence } from './recurrence-parts.js';
@@ -509,16 +510,24 @@ export async function splitSchedule(
     if (earlier === 0) oldPatch.status = 'ended';
     const updatedOld = (await repository.updateSchedule(tx.db, tx.accountId, row.id, oldPatch)) ?? row;
 
-    const base = describeRecurrence(rule);
-    const recurrence: RecurrenceInput = input.recurrence ?? {
-      rrule: base.rrule.replace(/;(COUNT|UNTIL)=[^;]*/g, ''),
-      ...(rule.count !== null ? { count: rule.count - earlier } : {}),
-      ...(rule.until !== null ? { until: rule.until } : {}),
-      time: rule.time,
-      timezone: rule.timezone,
-      month_day_overflow: rule.month_day_overflow,
-      exdates: exdates.filter((one) => one >= key),
-    };
+    // Without a new rule the old one goes on from that date (a COUNT rule with what remains of its count).
+    const recurrence: RecurrenceInput = input.recurrence
+      ? { time: rule.time, timezone: rule.timezone, ...input.recurrence }
+      : {
+          frequency: rule.frequency,
+          interval: rule.interval,
+          by_weekday: rule.by_weekday,
+          by_month_day: rule.by_month_day,
+          by_month: rule.by_month,
+          by_set_position: rule.by_set_position,
+          week_start: rule.week_start,
+          count: rule.count !== null ? rule.count - earlier : null,
+          until: rule.until,
+          time: rule.time,
+          timezone: rule.timezone,
+          month_day_overflow: rule.month_day_overflow,
+          exdates: exdates.filter((one) => one >= key),
+        };
     const template = fromJson<Template>(row.template);
     const nextRow = await insertNew(
       tx,
@@ -572,15 +581,23 @@ export async function listOccurrences(ctx: Context, id: string, from: string, to
   }));
 }
 
-/** The daily worker's step for one schedule: lock it and make its missing visits (actor: system). */
-export async function materializeSchedule(ctx: Context, id: string): Promise<number> {
-  return inTransaction(ctx, async (tx) => {
-    const row = await repository.findSchedule(tx.db, tx.accountId, id, true);
-    if (!row || row.status === 'ended') return 0;
-    const before = row.materialized_through;
-    await materializeLocked(tx, row);
-    return before === null ? 1 : 0;
-  });
+/** Visits the worker makes per transaction: short transactions keep SQLite's synchronous driver from stalling. */
+const WORKER_BATCH = 4;
+
+/**
+ * The worker's step for one schedule (actor: system): its missing visits, a few per transaction, each
+ * transaction holding the schedule's row lock; between transactions the event loop gets its turn.
+ */
+export async function materializeSchedule(ctx: Context, id: string): Promise<void> {
+  for (;;) {
+    const done = await inTransaction(ctx, async (tx) => {
+      const row = await repository.findSchedule(tx.db, tx.accountId, id, true);
+      if (!row || row.status === 'ended') return true;
+      return (await materializeSome(tx, row, WORKER_BATCH)).done;
+    });
+    if (done) return;
+    await yieldToEventLoop();
+  }
 }
 
 export { nowInstant };

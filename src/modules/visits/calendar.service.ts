@@ -110,7 +110,12 @@ async function withProjected(
   project: CalendarProjector,
 ): Promise<Page<Visit | ProjectedVisit>> {
   const last = page.items.at(-1)?.start_at ?? undefined;
-  const projected = (await project(ctx, window, filters)).filter(
+  // Only the part of the window this page can hold is projected: from its cursor to its last visit's start.
+  const bounds = {
+    from: after !== undefined && after > window.from ? after : window.from,
+    to: page.hasMore && last ? new Date(new Date(last).getTime() + 1).toISOString() : window.to,
+  };
+  const projected = (await project(ctx, bounds, filters)).filter(
     (item) =>
       (after === undefined || (item.start_at as string) > after) &&
       (!page.hasMore || last === undefined || (item.start_at as string) <= last),

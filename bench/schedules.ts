@@ -1,0 +1,105 @@
+// Repeating visits at scale (issue 31, contract section 18): 1,000 active weekly schedules materialising a
+// 120-day horizon in one pass of the background worker (its time, and the longest event-loop stall while it
+// runs, target ≤ 50 ms), then the calendar over a year for one assignee with and without include_projected
+// (target: within 2×). In-process on SQLite (the test helpers' app); `node --import tsx bench/schedules.ts`,
+// SCHEDULES=… for another count.
+import fs from 'node:fs';
+import path from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { systemClock } from '../src/core/deps.js';
+import { ScheduleWorker } from '../src/workers/schedule-worker.js';
+import { createTestContext, ManualClock } from '../test/helpers/context.js';
+import { ROOT } from './lib.js';
+
+const SCHEDULES = Number(process.env.SCHEDULES ?? 1000);
+const DAYS = ['MO', 'TU', 'WE', 'TH', 'FR'];
+const now = new Date();
+const today = now.toISOString().slice(0, 10);
+
+// Made "200 days ago" and starting today: nothing is materialised at creation, the worker makes it all.
+const context = await createTestContext({ clock: new ManualClock(new Date(now.getTime() - 200 * 86_400_000)) });
+const { key } = await context.account();
+const api = async (method: string, url: string, body?: unknown) => {
+  const response = await context.request(method, url, { key, body });
+  if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${response.text}`);
+  return response.body;
+};
+const member = (await api('POST', '/v1/team-members', { name: 'Maria' })).data.id;
+const client = (await api('POST', '/v1/clients', { name: 'Lawns' })).data.id;
+const seedStart = performance.now();
+for (let index = 0; index < SCHEDULES; index++) {
+  const job = (await api('POST', '/v1/jobs', { client_id: client, title: `Lawn ${index}` })).data.id;
+  await api('POST', '/v1/visit-schedules', {
+    job_id: job,
+    recurrence: {
+      rrule: `FREQ=WEEKLY;BYDAY=${DAYS[index % DAYS.length]}`,
+      start_date: today,
+      time: `${String(7 + (index % 10)).padStart(2, '0')}:00`,
+      timezone: 'America/Denver',
+    },
+    duration_minutes: 45,
+    horizon_days: 120,
+    template: index % 20 === 0 ? { assignee_ids: [member] } : {},
+  });
+}
+const seedSeconds = (performance.now() - seedStart) / 1000;
+
+const quiet = { info() {}, warn: console.warn, error: console.error };
+const worker = new ScheduleWorker(context.database, systemClock, { publicBaseUrl: 'http://localhost' }, quiet);
+const delay = monitorEventLoopDelay({ resolution: 5 });
+// The longest gap between two timer ticks 5 ms apart: what an API request would have waited at most.
+let longest = 0;
+let last = performance.now();
+const ticker = setInterval(() => {
+  const at = performance.now();
+  longest = Math.max(longest, at - last - 5);
+  last = at;
+}, 5);
+delay.enable();
+const passStart = performance.now();
+await worker.runPass();
+const passSeconds = (performance.now() - passStart) / 1000;
+delay.disable();
+clearInterval(ticker);
+const visits = Number(
+  (
+    (await context.database.db
+      .selectFrom('visits')
+      .select((eb) => eb.fn.countAll().as('count'))
+      .where('schedule_id', 'is not', null)
+      .executeTakeFirst()) as { count: number | string }
+  ).count,
+);
+
+const window = `from=${now.toISOString()}&to=${new Date(now.getTime() + 365 * 86_400_000).toISOString()}&assignee_id=${member}&limit=100`;
+async function p50(url: string, runs = 21): Promise<{ ms: number; items: number }> {
+  const times: number[] = [];
+  let items = 0;
+  for (let run = 0; run < runs; run++) {
+    const start = performance.now();
+    items = (await api('GET', url)).data.length;
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return { ms: times[Math.floor(runs / 2)] as number, items };
+}
+const without = await p50(`/v1/visits?${window}`);
+const withProjected = await p50(`/v1/visits?${window}&include_projected=true`);
+await context.close();
+
+const lines = [
+  `# Visit schedules (${new Date().toISOString()}, SQLite, in process)`,
+  '',
+  '| measure | value | target |',
+  '|---|---|---|',
+  `| schedules (weekly, 120-day horizon) | ${SCHEDULES} | 1,000 |`,
+  `| seeding (jobs and schedules through the API) | ${seedSeconds.toFixed(1)} s | — |`,
+  `| worker pass: visits made | ${visits} | — |`,
+  `| worker pass: time | ${passSeconds.toFixed(1)} s (${((passSeconds * 1000) / SCHEDULES).toFixed(1)} ms a schedule) | — |`,
+  `| longest event-loop stall during the pass (5 ms ticker) | ${longest.toFixed(1)} ms | ≤ 50 ms |`,
+  `| event-loop delay during the pass: p99 / max (monitorEventLoopDelay) | ${(delay.percentile(99) / 1e6).toFixed(1)} / ${(delay.max / 1e6).toFixed(1)} ms | — |`,
+  `| calendar, a year for one assignee, p50 (items) | ${without.ms.toFixed(1)} ms (${without.items}) | — |`,
+  `| the same with include_projected=true, p50 (items) | ${withProjected.ms.toFixed(1)} ms (${withProjected.items}) | ≤ 2× (${(withProjected.ms / without.ms).toFixed(2)}×) |`,
+];
+console.log(lines.join('\n'));
+fs.writeFileSync(path.join(ROOT, 'bench/results/schedules-latest.md'), `${lines.join('\n')}\n`);
