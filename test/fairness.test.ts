@@ -6,6 +6,9 @@ import { test } from 'node:test';
 import { createTestContext } from './helpers/context.js';
 import { startReceiver } from './helpers/receiver.js';
 import { WebhookWorker } from '../src/workers/webhook-worker.js';
+import { OutboxWorker } from '../src/workers/outbox-worker.js';
+import { smtpTransport } from '../src/mail/transports.js';
+import { startSmtpServer } from './helpers/smtp.js';
 
 test('34.1 webhook delivery slots are fair across accounts: account A floods slow endpoints, account B’s one delivery arrives within 10 s', async (t) => {
   const context = await createTestContext({
@@ -60,6 +63,62 @@ test('34.1 webhook delivery slots are fair across accounts: account A floods slo
     await worker.stop();
     await slow.close();
     await fast.close();
+    await context.close();
+  }
+});
+
+test('34.2 e-mail sends are fair across accounts: account A sends 30 invoices, account B’s one e-mail goes out next, within 10 s', async (t) => {
+  const context = await createTestContext();
+  const smtp = await startSmtpServer();
+  smtp.delayMs = 100; // a slow mail server: 30 of A's first would hold B's for 3 s and more
+  const transport = smtpTransport(smtp.url);
+  const quiet = { info() {}, warn() {}, error() {} };
+  const worker = new OutboxWorker(
+    context.database,
+    transport,
+    context.clock,
+    { pollMs: 10, leaseMs: 60_000, retryBaseMs: 1000, maxAttempts: 4, fromAddress: 'billing@example.test', jitter: 0 },
+    quiet,
+    context.app.pdf,
+  );
+  try {
+    /** An account whose `count` invoices to `email` are sent (queued in the outbox). */
+    const sendInvoices = async (name: string, email: string, count: number) => {
+      const { key } = await context.account(name);
+      const client = await context.request('POST', '/v1/clients', { key, body: { name, email } });
+      for (let n = 0; n < count; n += 1) {
+        const invoice = await context.request('POST', '/v1/invoices', {
+          key,
+          body: {
+            client_id: client.body.data.id,
+            line_items: [{ description: 'Work', quantity: 1, unit_amount: 100 }],
+          },
+        });
+        const sent = await context.request('POST', `/v1/invoices/${invoice.body.data.id}/send`, { key });
+        assert.equal(sent.status, 200, sent.text);
+      }
+    };
+    await sendInvoices('Flooder', 'flood@example.test', 30);
+    await sendInvoices('Quiet', 'quiet@example.test', 1);
+    const started = Date.now();
+    worker.start();
+    const deadline = started + 10_000;
+    let position = -1;
+    while (position < 0) {
+      assert.ok(Date.now() < deadline, `B's e-mail not sent within 10 s (${smtp.messages.length} sent)`);
+      position = smtp.messages.findIndex((message) => JSON.stringify(message.to ?? '').includes('quiet@example.test'));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const latency = Date.now() - started;
+    t.diagnostic(
+      `account B's e-mail was number ${position + 1} to go out, ${latency} ms after the worker started, behind 30 of account A's`,
+    );
+    assert.ok(position <= 1, `B's e-mail went out as number ${position + 1}`);
+    assert.ok(latency < 10_000);
+  } finally {
+    await worker.stop();
+    transport.close();
+    await smtp.close();
     await context.close();
   }
 });
