@@ -122,3 +122,66 @@ test('34.2 e-mail sends are fair across accounts: account A sends 30 invoices, a
     await context.close();
   }
 });
+
+test('34.3 the PDF pool is shared fairly: account A’s 12 renders at once, account B’s one is done second; an unchanged document is not rendered twice; a hub link’s PDF is rate limited', async (t) => {
+  const context = await createTestContext({ env: { PDF_RENDER_THREADS: '1', PDF_RENDER_TIMEOUT_MS: '60000' } });
+  try {
+    const lines = Array.from({ length: 60 }, (_, n) => ({ description: `Item ${n}`, quantity: 1, unit_amount: 100 }));
+    const invoices = async (name: string, count: number) => {
+      const { key } = await context.account(name);
+      const client = await context.request('POST', '/v1/clients', { key, body: { name, email: 'c@example.test' } });
+      const ids: string[] = [];
+      for (let n = 0; n < count; n += 1)
+        ids.push(
+          (
+            await context.request('POST', '/v1/invoices', {
+              key,
+              body: { client_id: client.body.data.id, line_items: lines },
+            })
+          ).body.data.id,
+        );
+      return { key, ids };
+    };
+    const flooder = await invoices('Flooder', 12);
+    const quiet = await invoices('Quiet', 1);
+    // Warm the thread up, so the order below is the scheduler's, not the first start's.
+    await context.request('GET', `/v1/invoices/${quiet.ids[0]}/pdf`, { key: quiet.key });
+    await context.request('PUT', `/v1/invoices/${quiet.ids[0]}`, { key: quiet.key, body: { notes: 'changed' } });
+
+    const finished: string[] = [];
+    const started = Date.now();
+    const get = (key: string, id: string, who: string) =>
+      context.request('GET', `/v1/invoices/${id}/pdf`, { key }).then((response) => {
+        assert.equal(response.status, 200);
+        finished.push(who);
+        return Date.now() - started;
+      });
+    const flood = flooder.ids.map((id) => get(flooder.key, id, 'A'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const quietMs = await get(quiet.key, quiet.ids[0]!, 'B');
+    const floodMs = Math.max(...(await Promise.all(flood)));
+    t.diagnostic(
+      `account B's PDF was number ${finished.indexOf('B') + 1} of 13 done, in ${quietMs} ms; account A's 12 took ${floodMs} ms on one thread`,
+    );
+    assert.ok(finished.indexOf('B') <= 1, finished.join(''));
+
+    // Rendered once per version: the same document again is answered from the cache.
+    const before = context.app.pdf.renders;
+    await context.request('GET', `/v1/invoices/${quiet.ids[0]}/pdf`, { key: quiet.key });
+    assert.equal(context.app.pdf.renders, before, 'an unchanged document is not rendered again');
+    await context.request('PUT', `/v1/invoices/${quiet.ids[0]}`, { key: quiet.key, body: { notes: 'changed again' } });
+    await context.request('GET', `/v1/invoices/${quiet.ids[0]}/pdf`, { key: quiet.key });
+    assert.equal(context.app.pdf.renders, before + 1, 'a changed one is');
+
+    // A hub link's PDF: 10 at once, then 6 a minute, per link; another link is not affected.
+    const sent = await context.request('POST', `/v1/invoices/${flooder.ids[0]}/send`, { key: flooder.key });
+    const other = await context.request('POST', `/v1/invoices/${flooder.ids[1]}/send`, { key: flooder.key });
+    const hubPdf = (url: string) => context.request('GET', `${new URL(url).pathname}/pdf`);
+    const statuses: number[] = [];
+    for (let n = 0; n < 11; n += 1) statuses.push((await hubPdf(sent.body.data.hosted_url)).status);
+    assert.deepEqual(statuses, [...Array(10).fill(200), 429]);
+    assert.equal((await hubPdf(other.body.data.hosted_url)).status, 200);
+  } finally {
+    await context.close();
+  }
+});
