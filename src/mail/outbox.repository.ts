@@ -10,20 +10,33 @@ export async function enqueueMessage(db: Executor, row: OutboxMessageRow): Promi
   await db.insertInto('outbox_messages').values(row).execute();
 }
 
-/** Claims the oldest due message: pending and due, or held by a worker whose lease ran out. */
+/**
+ * Claims the next due message (pending and due, or held by a worker whose lease ran out), taking turns between
+ * accounts (issue 34.2): an account this worker has not served lately goes first, then the one it served
+ * longest ago (`recentAccounts`, least recent first), and within an account the oldest message. One account's
+ * flood of sends then delays that account, not another's single e-mail.
+ */
 export async function claimNextMessage(
   db: Executor,
   workerId: string,
   now: string,
   leaseUntil: string,
+  recentAccounts: readonly string[] = [],
 ): Promise<OutboxMessageRow | undefined> {
   const skipLocked = dialectOf(db) === 'postgres' ? sql`for update skip locked` : sql``;
+  const turn =
+    recentAccounts.length === 0
+      ? sql``
+      : sql`case account_id ${sql.join(
+          recentAccounts.map((accountId, index) => sql`when ${accountId} then ${sql.lit(index + 1)}`),
+          sql` `,
+        )} else 0 end,`;
   const result = await sql<OutboxMessageRow>`
     update outbox_messages set status = 'sending', locked_by = ${workerId}, locked_until = ${leaseUntil}, updated_at = ${now}
     where id = (
       select id from outbox_messages
       where (status = 'pending' and next_attempt_at <= ${now}) or (status = 'sending' and locked_until <= ${now})
-      order by next_attempt_at, id
+      order by ${turn} next_attempt_at, id
       limit 1 ${skipLocked}
     )
     returning *`.execute(db);

@@ -1,6 +1,10 @@
 // PDF rendering off the event loop: a pool of worker threads (piscina), each task bounded in time. A
 // 200-line document takes the better part of a second of CPU; on the API's thread that would stall every
 // other request. Threads start on first use and stop when idle, so a process that renders nothing holds none.
+// The threads are shared fairly between accounts (issue 34.3): renders wait in one queue per account and the
+// accounts with work take turns, so one account's 40 renders delay that account, not another's one. A
+// rendered document is kept by its version (the caller's key, such as its ETag), so an unchanged document is
+// not rendered twice.
 import { Piscina } from 'piscina';
 import type { PdfInput } from './pdf.js';
 import type { PdfTask } from './pdf-worker.js';
@@ -16,38 +20,137 @@ export class PdfRenderTimeout extends Error {
   }
 }
 
+/** Whose render it is and, when the same input always gives the same bytes, the key to keep them under. */
+export interface RenderOptions {
+  accountId?: string;
+  cacheKey?: string;
+}
+
+/** Rendered PDFs kept in memory, least recently used first out past this many bytes. */
+const CACHE_BYTES = 64 * 1024 * 1024;
+/** Renders without an account (checks of a logo) wait in this queue, taking turns like an account's. */
+const NO_ACCOUNT = '';
+
+interface Job {
+  task: PdfTask;
+  deadline: number;
+  resolve(value: Uint8Array | null): void;
+  reject(error: unknown): void;
+}
+
 // Under tsx (tests, development) the worker is the TypeScript source; in a build, the compiled file.
 const WORKER = new URL(import.meta.url.endsWith('.ts') ? './pdf-worker.ts' : './pdf-worker.js', import.meta.url).href;
 
 export class PdfPool {
   private readonly pool: Piscina;
+  /** Waiting renders, one queue per account, in the order the accounts take turns. */
+  private readonly waiting = new Map<string, Job[]>();
+  private running = 0;
+  /** The account whose render went to a thread last: an account that just had its turn waits behind the others. */
+  private lastServed: string | undefined;
+  private readonly cache = new Map<string, Buffer>();
+  private cachedBytes = 0;
+  private readonly rendering = new Map<string, Promise<Buffer>>();
+  /** Documents rendered (not answered from the cache) since the pool started. */
+  renders = 0;
 
   constructor(private readonly options: PdfPoolOptions) {
     this.pool = new Piscina({ filename: WORKER, minThreads: 0, maxThreads: options.threads, idleTimeout: 30_000 });
   }
 
-  /** The document's PDF bytes. Rejects with PdfRenderTimeout past the time limit (the thread is then replaced). */
-  async render(input: PdfInput): Promise<Buffer> {
-    const bytes = (await this.run({ kind: 'document', input })) as Uint8Array;
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  /** The document's PDF bytes. Rejects with PdfRenderTimeout past the time limit, queueing included. */
+  async render(input: PdfInput, options: RenderOptions = {}): Promise<Buffer> {
+    const { cacheKey } = options;
+    if (cacheKey === undefined) return this.renderNow(input, options.accountId);
+    const cached = this.cache.get(cacheKey);
+    if (cached) {
+      this.cache.delete(cacheKey);
+      this.cache.set(cacheKey, cached);
+      return cached;
+    }
+    const pending = this.rendering.get(cacheKey);
+    if (pending) return pending;
+    const made = this.renderNow(input, options.accountId).then((bytes) => {
+      this.keep(cacheKey, bytes);
+      return bytes;
+    });
+    this.rendering.set(cacheKey, made);
+    try {
+      return await made;
+    } finally {
+      this.rendering.delete(cacheKey);
+    }
   }
 
   /** Resolves when the renderer can draw the image (a PNG or JPEG it can decode); rejects with why not. */
-  async checkImage(data: Uint8Array): Promise<void> {
-    await this.run({ kind: 'image', data });
+  async checkImage(data: Uint8Array, accountId?: string): Promise<void> {
+    await this.run({ kind: 'image', data }, accountId);
   }
 
   async close(): Promise<void> {
+    for (const jobs of this.waiting.values())
+      for (const job of jobs) job.reject(new Error('The PDF renderer is shutting down.'));
+    this.waiting.clear();
     await this.pool.close({ force: true });
   }
 
-  private async run(task: PdfTask): Promise<Uint8Array | null> {
-    const signal = AbortSignal.timeout(this.options.timeoutMs);
-    try {
-      return await this.pool.run(task, { signal });
-    } catch (error) {
-      if (signal.aborted) throw new PdfRenderTimeout(this.options.timeoutMs);
-      throw error;
+  private async renderNow(input: PdfInput, accountId: string | undefined): Promise<Buffer> {
+    this.renders += 1;
+    const bytes = (await this.run({ kind: 'document', input }, accountId)) as Uint8Array;
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  private keep(key: string, bytes: Buffer): void {
+    if (bytes.byteLength > CACHE_BYTES / 8) return;
+    this.cache.set(key, bytes);
+    this.cachedBytes += bytes.byteLength;
+    for (const [oldKey, old] of this.cache) {
+      if (this.cachedBytes <= CACHE_BYTES) break;
+      this.cache.delete(oldKey);
+      this.cachedBytes -= old.byteLength;
+    }
+  }
+
+  private run(task: PdfTask, accountId = NO_ACCOUNT): Promise<Uint8Array | null> {
+    return new Promise((resolve, reject) => {
+      const queue = this.waiting.get(accountId);
+      const job = { task, deadline: Date.now() + this.options.timeoutMs, resolve, reject };
+      if (queue) queue.push(job);
+      else this.waiting.set(accountId, [job]);
+      this.dispatch();
+    });
+  }
+
+  /** Hands waiting renders to free threads, one account's turn at a time. */
+  private dispatch(): void {
+    while (this.running < this.options.threads && this.waiting.size > 0) {
+      let [accountId, queue] = this.waiting.entries().next().value as [string, Job[]];
+      if (accountId === this.lastServed && this.waiting.size > 1) {
+        this.waiting.delete(accountId);
+        this.waiting.set(accountId, queue);
+        [accountId, queue] = this.waiting.entries().next().value as [string, Job[]];
+      }
+      this.lastServed = accountId;
+      const job = queue.shift()!;
+      // The account goes to the back of the turns (or leaves them when it has nothing more waiting).
+      this.waiting.delete(accountId);
+      if (queue.length > 0) this.waiting.set(accountId, queue);
+      const left = job.deadline - Date.now();
+      if (left <= 0) {
+        job.reject(new PdfRenderTimeout(this.options.timeoutMs));
+        continue;
+      }
+      this.running += 1;
+      const signal = AbortSignal.timeout(left);
+      this.pool
+        .run(job.task, { signal })
+        .then(job.resolve, (error: unknown) =>
+          job.reject(signal.aborted ? new PdfRenderTimeout(this.options.timeoutMs) : error),
+        )
+        .finally(() => {
+          this.running -= 1;
+          this.dispatch();
+        });
     }
   }
 }

@@ -14,6 +14,9 @@ import { renderHtml, renderText, subjectOf, type MailSnapshot } from '../mail/do
 import { completeMessage, claimNextMessage } from '../mail/outbox.repository.js';
 import type { MailTransport, OutgoingMail } from '../mail/transports.js';
 
+/** How many recently served accounts the claim puts behind the others (a bounded list of parameters). */
+const RECENT_ACCOUNTS = 32;
+
 export interface OutboxWorkerOptions {
   pollMs: number;
   leaseMs: number;
@@ -44,6 +47,8 @@ export function composeMail(
 export class OutboxWorker {
   readonly id = `worker-${randomUUID()}`;
   private readonly loop: WorkerLoop;
+  /** The accounts this worker served lately, least recent first: the claim takes turns between accounts. */
+  private recentAccounts: string[] = [];
 
   constructor(
     private readonly database: Database,
@@ -88,11 +93,15 @@ export class OutboxWorker {
         this.id,
         now.toISOString(),
         new Date(now.getTime() + this.options.leaseMs).toISOString(),
+        this.recentAccounts,
       );
       if (claimed) await trackDelivery(trx, this.clock, claimed);
       return claimed;
     });
     if (!message) return false;
+    this.recentAccounts = [...this.recentAccounts.filter((id) => id !== message.account_id), message.account_id].slice(
+      -RECENT_ACCOUNTS,
+    );
     const attempts = message.attempts + 1;
     try {
       const snapshot = fromJson<MailSnapshot>(message.snapshot);

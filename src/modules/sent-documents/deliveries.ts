@@ -94,7 +94,10 @@ export async function renderDeliveryPdf(
   snapshot: MailSnapshot,
 ): Promise<Buffer> {
   const logo = await findLogo(db, message.account_id);
-  return pdf.render({ snapshot, logo: logo?.data ?? null, fallbackDate: message.created_at });
+  return pdf.render(
+    { snapshot, logo: logo?.data ?? null, fallbackDate: message.created_at },
+    { accountId: message.account_id },
+  );
 }
 
 /**

@@ -33,14 +33,16 @@ export async function documentFile(
   const client = await getClientRow(ctx, document.client_id);
   const snapshot = await documentSnapshot(db, accountId, kind, document, client, null);
   const logoHash = (await findLogoHash(db, accountId)) ?? null;
+  const etag = `"${hash('sha256', JSON.stringify([LAYOUT_VERSION, logoHash, snapshot]), 'base64url')}"`;
   return {
-    etag: `"${hash('sha256', JSON.stringify([LAYOUT_VERSION, logoHash, snapshot]), 'base64url')}"`,
+    etag,
     filename: `${document.number ?? document.id}.pdf`,
     async render() {
       const logo = logoHash === null ? undefined : await findLogo(db, accountId);
       const input: PdfInput = { snapshot, logo: logo?.data ?? null, fallbackDate: document.updated_at };
       try {
-        return await pdf.render(input);
+        // Counted against the document's account (the hub's links too), kept by its version (issue 34.3).
+        return await pdf.render(input, { accountId, cacheKey: `${accountId}:${etag}` });
       } catch (error) {
         if (error instanceof PdfRenderTimeout)
           throw new AppError('SERVICE_UNAVAILABLE', `${error.message} Try again shortly.`);

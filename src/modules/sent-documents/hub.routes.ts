@@ -21,6 +21,11 @@ import { HUB_CSS, HUB_ICON } from './hub.styles.js';
 
 /** Per client IP: 60 at once, then 30 a minute; a person reading and answering a quote needs a handful. */
 export const HUB_POLICY: LimitPolicy = { burst: 60, perMinute: 30, perDay: 2_000 };
+/**
+ * Per hub link, for its PDF (issue 34.3): a render costs the business's share of the PDF threads, and the link
+ * needs no key, so one link opened in a loop must not take that share. A person opens a PDF a few times.
+ */
+export const HUB_PDF_POLICY: LimitPolicy = { burst: 10, perMinute: 6, perDay: 200 };
 
 const CONTENT_SECURITY_POLICY =
   "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -183,6 +188,12 @@ export function hubRoutes(options: HubOptions) {
 
     app.get('/:token/pdf', async (request: TokenRequest, reply) => {
       const target = await requireTarget(request);
+      const admission = await options.limiter.admitAnonymous(
+        `hub-pdf:${target.kind}:${target.id}`,
+        HUB_PDF_POLICY,
+        app.clock.now(),
+      );
+      if (!admission.allowed) throw rateLimited(admission.retryAfter);
       return sendDocumentFile(
         request,
         reply,
