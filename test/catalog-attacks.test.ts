@@ -1,0 +1,48 @@
+// Attacks on the catalogue and tax (contract §19, §21 "Tax."): another account's rates, products and
+// properties, figures at the limits, duplicate and compound-only rates, discounts, frozen rates; every refusal
+// a 422/404 in the envelope, never a 500 or a wrong figure, on both engines.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createTestContext, type TestContext } from './helpers/context.js';
+
+let context: TestContext;
+let key: string;
+
+let clientId: string;
+before(async () => {
+  context = await createTestContext();
+  ({ key } = await context.account('Mine'));
+
+  clientId = (await api('POST', '/v1/clients', { name: 'Ada', email: 'ada@example.com' })).body.data.id;
+});
+after(() => context.close());
+const api = (method: string, url: string, body?: unknown) => context.request(method, url, { key, body });
+const rate = async (body: Record<string, unknown>, as = api) => {
+  const response = await as('POST', '/v1/tax-rates', body);
+  assert.equal(response.status, 201, response.text);
+  return response.body.data.id as string;
+};
+const refused = (
+  response: {
+    status: number;
+    text: string;
+    body: { error?: { code: string; details?: Array<{ field: string; message: string }> } };
+  },
+  status = 422,
+) => {
+  assert.equal(response.status, status, response.text);
+  assert.ok(response.body.error?.code, response.text);
+  return response.body.error?.details?.map((detail) => detail.field) ?? [];
+};
+
+test('a document amount discount that is not a whole number is a 422 naming discount.value, not a 500', async () => {
+  const mine = await rate({ name: 'GST', percentage: 5 });
+  for (const url of ['/v1/invoices/preview', '/v1/invoices', '/v1/quotes']) {
+    const response = await api('POST', url, {
+      client_id: clientId,
+      discount: { type: 'amount', value: 1.5 },
+      line_items: [{ description: 'Work', quantity: 1, unit_amount: 1000, tax_rate_ids: [mine] }],
+    });
+    assert.deepEqual(refused(response), ['discount.value'], url);
+  }
+});
