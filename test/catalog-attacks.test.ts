@@ -7,16 +7,17 @@ import { createTestContext, type TestContext } from './helpers/context.js';
 
 let context: TestContext;
 let key: string;
-
+let otherKey: string;
 let clientId: string;
 before(async () => {
   context = await createTestContext();
   ({ key } = await context.account('Mine'));
-
+  ({ key: otherKey } = await context.account('Theirs'));
   clientId = (await api('POST', '/v1/clients', { name: 'Ada', email: 'ada@example.com' })).body.data.id;
 });
 after(() => context.close());
 const api = (method: string, url: string, body?: unknown) => context.request(method, url, { key, body });
+const theirs = (method: string, url: string, body?: unknown) => context.request(method, url, { key: otherKey, body });
 const rate = async (body: Record<string, unknown>, as = api) => {
   const response = await as('POST', '/v1/tax-rates', body);
   assert.equal(response.status, 201, response.text);
@@ -45,4 +46,27 @@ test('a document amount discount that is not a whole number is a 422 naming disc
     });
     assert.deepEqual(refused(response), ['discount.value'], url);
   }
+});
+
+test('another account’s rate or product on a line is a 422 naming only that field (no cascade of missing fields), never used', async () => {
+  const foreignRate = await rate({ name: 'Theirs', percentage: 7 }, theirs);
+  const foreignProduct = await theirs('POST', '/v1/products', { name: 'Theirs', type: 'service', unit_amount: 500 });
+  assert.equal(foreignProduct.status, 201, foreignProduct.text);
+  const line = { description: 'Work', quantity: 1, unit_amount: 1000 };
+  const rateRefused = await api('POST', '/v1/invoices/preview', {
+    client_id: clientId,
+    line_items: [{ ...line, tax_rate_ids: [foreignRate] }],
+  });
+  assert.deepEqual(refused(rateRefused), ['line_items[0].tax_rate_ids[0]']);
+  assert.doesNotMatch(rateRefused.text, /Theirs/);
+  const productRefused = await api('POST', '/v1/quotes', {
+    client_id: clientId,
+    line_items: [{ product_id: foreignProduct.body.data.id, quantity: 1, unit_amount: 1 }],
+  });
+  assert.deepEqual(refused(productRefused), ['line_items[0].product_id']);
+  assert.equal((await api('GET', `/v1/tax-rates/${foreignRate}`)).status, 404);
+  assert.equal((await api('PUT', `/v1/tax-rates/${foreignRate}`, { percentage: 1 })).status, 404);
+  assert.equal((await api('DELETE', `/v1/products/${foreignProduct.body.data.id}`)).status, 404);
+  const defaults = await api('PUT', '/v1/account', { default_tax_rate_ids: [foreignRate] });
+  assert.deepEqual(refused(defaults), ['default_tax_rate_ids[0]']);
 });

@@ -150,9 +150,13 @@ async function priceLines(
     let product: ProductRow | undefined;
     if (input.product_id !== undefined) {
       product = products.get(input.product_id);
-      if (!product)
+      if (!product) {
+        // Only the product is wrong: the fields it would have filled are not missing as well.
         details.push({ field: `${field}.product_id`, message: `no product with id '${input.product_id}' exists` });
-      else if (Number(product.active) !== 1 && !basis.keptProducts.has(product.id))
+        resolved.push(undefined);
+        continue;
+      }
+      if (Number(product.active) !== 1 && !basis.keptProducts.has(product.id))
         details.push({
           field: `${field}.product_id`,
           message: `product '${product.name}' is inactive and takes no new use`,
