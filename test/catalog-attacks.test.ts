@@ -70,3 +70,30 @@ test('another account’s rate or product on a line is a 422 naming only that fi
   const defaults = await api('PUT', '/v1/account', { default_tax_rate_ids: [foreignRate] });
   assert.deepEqual(refused(defaults), ['default_tax_rate_ids[0]']);
 });
+
+test('figures at the limits are stored exactly (bigint columns on PostgreSQL) or refused with a 422, never a 500', async () => {
+  const five: string[] = [];
+  for (let index = 0; index < 5; index += 1)
+    five.push(await rate({ name: `R${index}`, percentage: 100, compound: index % 2 === 0, priority: index }));
+  const line = { description: 'Work', quantity: 1_000_000, unit_amount: 99_999_999 };
+  // 99,999,999,000,000 before tax, doubled by a 100 % rate: past 99,999,999,999,999.
+  const over = await api('POST', '/v1/invoices', {
+    client_id: clientId,
+    line_items: [{ ...line, tax_rate_ids: [five[1]] }],
+  });
+  assert.deepEqual(refused(over), ['line_items']);
+  // The same with the tax included: 5 rates of 100 % (3 compound), the total is exactly what was entered.
+  const inclusive = await api('POST', '/v1/invoices', {
+    client_id: clientId,
+    prices_include_tax: true,
+    line_items: [{ ...line, tax_rate_ids: five }],
+  });
+  assert.equal(inclusive.status, 201, inclusive.text);
+  assert.equal(inclusive.body.data.total_amount, 99_999_999_000_000);
+  assert.equal(inclusive.body.data.subtotal_amount + inclusive.body.data.tax_amount, 99_999_999_000_000);
+  const read = await api('GET', `/v1/invoices/${inclusive.body.data.id}`);
+  assert.equal(read.body.data.total_amount, 99_999_999_000_000);
+  assert.deepEqual(read.body.data.tax_breakdown, inclusive.body.data.tax_breakdown);
+  const product = await api('POST', '/v1/products', { name: 'Top', type: 'service', unit_amount: 100_000_000_000_000 });
+  assert.deepEqual(refused(product), ['unit_amount']);
+});
