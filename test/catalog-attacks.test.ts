@@ -97,3 +97,25 @@ test('figures at the limits are stored exactly (bigint columns on PostgreSQL) or
   const product = await api('POST', '/v1/products', { name: 'Top', type: 'service', unit_amount: 100_000_000_000_000 });
   assert.deepEqual(refused(product), ['unit_amount']);
 });
+
+test('a rate edited while a quote was a draft: the approved quote becomes an invoice with the figures it was sent with', async () => {
+  const gst = await rate({ name: 'GST', percentage: 5 });
+  const quote = await api('POST', '/v1/quotes', {
+    client_id: clientId,
+    line_items: [{ description: 'Work', quantity: 1, unit_amount: 10_000, tax_rate_ids: [gst] }],
+  });
+  assert.equal(quote.body.data.tax_amount, 500);
+  // Allowed: only a draft used it. The draft keeps its 5 % snapshot and is sent with it.
+  assert.equal((await api('PUT', `/v1/tax-rates/${gst}`, { percentage: 6 })).status, 200);
+  for (const status of ['sent', 'approved']) {
+    const moved = await api('PUT', `/v1/quotes/${quote.body.data.id}`, { status });
+    assert.equal(moved.status, 200, moved.text);
+    assert.equal(moved.body.data.tax_amount, 500);
+  }
+  const invoice = await api('POST', '/v1/invoices', { client_id: clientId, quote_id: quote.body.data.id });
+  assert.equal(invoice.status, 201, invoice.text);
+  assert.deepEqual(
+    [invoice.body.data.tax_amount, invoice.body.data.total_amount, invoice.body.data.tax_breakdown[0].percentage],
+    [500, 10_500, 5],
+  );
+});
