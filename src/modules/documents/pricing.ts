@@ -19,7 +19,7 @@ import {
   type TaxBreakdown,
 } from './line-items.js';
 import { toScaledInteger } from './money.js';
-import { priceDocument, type PricedLine, type RateTerms, type Rounding } from './tax.js';
+import { parsePercentage, priceDocument, type PricedLine, type RateTerms, type Rounding } from './tax.js';
 
 export interface PricingSettings {
   prices_include_tax: boolean;
@@ -64,6 +64,8 @@ interface Basis {
   /** Rates and products the document already has: valid there even when inactive. */
   keptRates: ReadonlySet<string>;
   keptProducts: ReadonlySet<string>;
+  /** Copying a sent source: the terms its snapshot holds, which win over the rate's current ones. */
+  sourceTerms?: ReadonlyMap<string, { percentage: number; compound: boolean }>;
 }
 
 interface RateSnapshot {
@@ -92,13 +94,14 @@ function inputOf(line: LineItem): LineItemInput {
   };
 }
 
-function snapshotOf(row: TaxRateRow): RateSnapshot {
+function snapshotOf(row: TaxRateRow, copied?: { percentage: number; compound: boolean }): RateSnapshot {
+  const percentage = (copied && parsePercentage(copied.percentage)) ?? BigInt(row.percentage);
   return {
-    terms: { key: row.id, percentage: BigInt(row.percentage), compound: Number(row.compound) === 1 },
+    terms: { key: row.id, percentage, compound: copied ? copied.compound : Number(row.compound) === 1 },
     tax_rate_id: row.id,
     name: row.name,
     registration_number: row.registration_number,
-    percentage: percentageNumber(BigInt(row.percentage)),
+    percentage: percentageNumber(percentage),
     order: [1, Number(row.priority), row.created_at, row.id],
   };
 }
@@ -150,9 +153,13 @@ async function priceLines(
     let product: ProductRow | undefined;
     if (input.product_id !== undefined) {
       product = products.get(input.product_id);
-      if (!product)
+      if (!product) {
+        // Only the product is wrong: the fields it would have filled are not missing as well.
         details.push({ field: `${field}.product_id`, message: `no product with id '${input.product_id}' exists` });
-      else if (Number(product.active) !== 1 && !basis.keptProducts.has(product.id))
+        resolved.push(undefined);
+        continue;
+      }
+      if (Number(product.active) !== 1 && !basis.keptProducts.has(product.id))
         details.push({
           field: `${field}.product_id`,
           message: `product '${product.name}' is inactive and takes no new use`,
@@ -248,7 +255,7 @@ async function priceLines(
       if (!row) details.push({ field: where, message: `no tax rate with id '${id}' exists${from}` });
       else if (Number(row.active) !== 1 && !basis.keptRates.has(id))
         details.push({ field: where, message: `tax rate '${row.name}' is inactive and takes no new use${from}` });
-      else snapshots.set(id, snapshotOf(row));
+      else snapshots.set(id, snapshotOf(row, basis.sourceTerms?.get(id)));
     });
   });
   if (details.length > 0) throw validationError(details);
@@ -353,7 +360,21 @@ export async function pricingForNew(
           : null,
   };
   const lines = input.line_items ?? (source ? storedLines(source).map(inputOf) : []);
-  return priceLines(tx, lines, settings, { currency: basis.currency, propertyId: basis.propertyId, ...keptOf(source) });
+  // A copied line keeps the terms its source was sent with, even when a rate changed while the source was a
+  // draft (allowed then): an approved quote becomes a job or invoice with the figures the client saw.
+  const sourceTerms = new Map(
+    (source ? storedLines(source) : []).flatMap((line) =>
+      line.taxes.flatMap((tax) =>
+        tax.tax_rate_id ? [[tax.tax_rate_id, { percentage: tax.percentage, compound: tax.compound }] as const] : [],
+      ),
+    ),
+  );
+  return priceLines(tx, lines, settings, {
+    currency: basis.currency,
+    propertyId: basis.propertyId,
+    ...keptOf(source),
+    sourceTerms,
+  });
 }
 
 /**

@@ -109,7 +109,8 @@ function discountLines(input: PricingInput, details: ErrorDetail[]): Discounted[
   else {
     // An amount is shared over the lines above zero, in proportion to their amounts (credit lines take none).
     const weights = lines.map((line) => (line.amount > 0n ? line.amount : 0n));
-    const value = BigInt(discount.value);
+    const value = discountOf(discount, 0n, 'discount', details);
+    if (details.length > 0) return lines;
     if (value > 0n && weights.every((weight) => weight === 0n)) {
       details.push({ field: 'discount.value', message: 'there is no line above zero to take the discount' });
       return lines;
