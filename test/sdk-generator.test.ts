@@ -505,8 +505,8 @@ describe('the SDK generator, with the version-3 resources', () => {
       ts,
       /listOccurrences\(id: string, params: VisitScheduleListOccurrencesParams, options\?: RequestOptions\): Promise<WithResponse<VisitScheduleListOccurrencesItem\[\]>>/,
     );
-    assert.match(ts, /\/\*\* quotes: .*, preview\. \*\//);
-    assert.match(python, /"""invoices: .*, preview\."""/);
+    assert.match(ts, /\/\*\* quotes: [^*]*\bpreview\b[^*]*\. \*\//);
+    assert.match(python, /"""invoices: [^"]*\bpreview\b[^"]*\."""/);
     assert.match(ts, /export type Event = .*\| VisitEvent \| VisitScheduleEvent \| ProductEvent \| TaxRateEvent;/);
     assert.ok(
       sources['js/README.md']!.includes(
@@ -606,35 +606,6 @@ export async function usage(): Promise<void> {
     const script = pythonWalk();
     fs.writeFileSync(path.join(directory, 'python/walk.py'), script);
     const checked = await run('mypy', ['--strict', '--no-incremental', 'bms_sdk', 'walk.py'], {
-      cwd: path.join(directory, 'python'),
-      env: { ...process.env, MYPYPATH: path.join(directory, 'python') },
-    });
-    assert.equal(checked.status, 0, checked.output);
-  });
-
-  test('the READMEs’ pending examples (a week’s calendar, a repeating visit) compile against these SDKs', async () => {
-    const pending = (file: string, language: string): string => {
-      const text = fs.readFileSync(path.join(ROOT, 'sdks', file), 'utf8');
-      const found = [...text.matchAll(new RegExp(`\`\`\`${language} pending-v3\\n([\\s\\S]*?)\`\`\``, 'g'))];
-      assert.equal(found.length, 2, `${file}: the calendar and the repeating visit`);
-      return found.map((match) => match[1]!).join('\n');
-    };
-    const indent = (code: string): string => code.replace(/^(?=.)/gm, '  ');
-    fs.writeFileSync(
-      path.join(directory, 'js/src/readme.ts'),
-      `import type { BmsClient, Client } from './index.js';\ndeclare const bms: BmsClient;\ndeclare const client: Client;\ndeclare const console: { log(...values: unknown[]): void };\nexport async function readme(): Promise<void> {\n${indent(pending('js/README.md', 'ts'))}}\n`,
-    );
-    const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-    const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], {
-      cwd: path.join(directory, 'js'),
-      env: process.env,
-    });
-    assert.equal(compiled.status, 0, compiled.output);
-    fs.writeFileSync(
-      path.join(directory, 'python/readme_pending.py'),
-      `from bms_sdk import BmsClient, Client\n\nbms = BmsClient()\nclient: Client = bms.clients.get("c")\n${pending('python/README.md', 'python')}`,
-    );
-    const checked = await run('mypy', ['--strict', '--no-incremental', 'readme_pending.py'], {
       cwd: path.join(directory, 'python'),
       env: { ...process.env, MYPYPATH: path.join(directory, 'python') },
     });
