@@ -9,7 +9,7 @@ import type { ProductPatch, ProductRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { recordChange, recordEvent } from '../events/index.js';
-import { findExternalIdHolder, isUniqueViolation, requireRow } from '../shared/index.js';
+import { findExternalIdHolder, isUniqueViolation, readAfterRace, requireRow } from '../shared/index.js';
 import * as repository from './products.repository.js';
 import type {
   CreateProductInput,
@@ -90,7 +90,7 @@ async function guardClaims<T>(ctx: Context, claims: () => Promise<Claims>, write
     return await write();
   } catch (error) {
     if (!isUniqueViolation(error) || ctx.db.isTransaction) throw error;
-    throw (await takenClaim(ctx, await claims(), self)) ?? error;
+    throw (await readAfterRace(ctx, async (tx) => takenClaim(tx, await claims(), self))) ?? error;
   }
 }
 

@@ -42,6 +42,16 @@ export async function findExternalIdHolder(
   return row?.id;
 }
 
+/**
+ * A read made after a racing write lost on a unique index, where it must see the winner: in a transaction of
+ * its own, which on SQLite reads the open group-commit batch the winner may still be in (docs/decisions.md
+ * "Writes: group commit"; a read outside a transaction sees committed data only), and on PostgreSQL begins
+ * after the winner committed (the loser's insert waited for it).
+ */
+export function readAfterRace<T>(ctx: Context, read: (tx: Context) => Promise<T>): Promise<T> {
+  return ctx.db.transaction().execute((trx) => read({ ...ctx, db: trx }));
+}
+
 function taken(table: ExternalIdTable, externalId: string, holder: string): AppError {
   const message = `is already the external_id of ${KINDS[table]} ${holder}; external ids are unique per account and kind`;
   return new AppError('CONFLICT', `external_id '${externalId}' ${message}.`, [{ field: 'external_id', message }]);
@@ -66,7 +76,7 @@ export async function guardExternalId<T>(
     return await write();
   } catch (error) {
     if (!isUniqueViolation(error) || ctx.db.isTransaction) throw error;
-    const holder = await findExternalIdHolder(ctx.db, table, ctx.accountId, externalId);
+    const holder = await readAfterRace(ctx, (tx) => findExternalIdHolder(tx.db, table, ctx.accountId, externalId));
     if (holder !== undefined && holder !== self) throw taken(table, externalId, holder);
     throw error;
   }

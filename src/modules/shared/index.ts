@@ -1,4 +1,10 @@
 // The face of the shared module: what other modules, the workers and the composition may use. The rest is private.
 export { type Address, AddressResponseSchema, AddressSchema, presentAddress, serializeAddress } from './address.js';
 export { requireReference, requireRow } from './lookup.js';
-export { findExternalIdHolder, guardExternalId, isUniqueViolation, type ExternalIdTable } from './external-ids.js';
+export {
+  findExternalIdHolder,
+  guardExternalId,
+  isUniqueViolation,
+  readAfterRace,
+  type ExternalIdTable,
+} from './external-ids.js';

@@ -11,7 +11,7 @@ import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
-import { findExternalIdHolder, isUniqueViolation, requireRow } from '../shared/index.js';
+import { findExternalIdHolder, isUniqueViolation, readAfterRace, requireRow } from '../shared/index.js';
 import * as repository from './team-members.repository.js';
 import {
   TEAM_ROLES,
@@ -84,7 +84,7 @@ async function guardClaims<T>(ctx: Context, claims: () => Promise<Claims>, write
     return await write();
   } catch (error) {
     if (!isUniqueViolation(error) || ctx.db.isTransaction) throw error;
-    const after = await takenClaim(ctx, await claims(), self);
+    const after = await readAfterRace(ctx, async (tx) => takenClaim(tx, await claims(), self));
     throw after ?? error;
   }
 }
