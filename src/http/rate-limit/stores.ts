@@ -27,7 +27,7 @@ export class MemoryStore implements RateLimitStore {
 
 export class RedisStore implements RateLimitStore {
   private readonly redis: Redis;
-  private readonly firstConnection: Promise<void>;
+  private firstConnection: Promise<void> | undefined;
 
   constructor(url: string) {
     // Fail fast instead of queueing commands while disconnected: the caller falls back to memory.
@@ -42,15 +42,26 @@ export class RedisStore implements RateLimitStore {
     this.redis.on('error', () => {
       // Reported by the fail-open wrapper when a command fails; ioredis keeps reconnecting.
     });
-    // Requests arriving while the first connection is being made wait for it (at most 2 s).
-    this.firstConnection = new Promise((resolve) => {
-      this.redis.once('ready', () => resolve());
-      setTimeout(resolve, 2000).unref();
-    });
+  }
+
+  /**
+   * Requests arriving before the first connection is ready wait for it, at most 2 s counted from the first of
+   * them (not from start-up, which on a busy machine can take longer than that by itself); later, while Redis
+   * is away, they fail at once and the caller falls back to memory.
+   */
+  private firstReady(): Promise<void> {
+    this.firstConnection ??=
+      this.redis.status === 'ready'
+        ? Promise.resolve()
+        : new Promise((resolve) => {
+            this.redis.once('ready', () => resolve());
+            setTimeout(resolve, 2000).unref();
+          });
+    return this.firstConnection;
   }
 
   async take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult> {
-    await this.firstConnection;
+    await this.firstReady();
     const reply = (await this.redis.eval(
       TAKE_LUA,
       1,
