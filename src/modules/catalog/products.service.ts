@@ -9,7 +9,7 @@ import type { ProductPatch, ProductRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { recordChange, recordEvent } from '../events/index.js';
-import { findExternalIdHolder, isUniqueViolation, readAfterRace, requireRow } from '../shared/index.js';
+import { externalIdConflict, guardUnique, requireRow } from '../shared/index.js';
 import * as repository from './products.repository.js';
 import type {
   CreateProductInput,
@@ -70,28 +70,7 @@ async function takenClaim(ctx: Context, claims: Claims, self?: string): Promise<
       return new AppError('CONFLICT', `code '${claims.code}' ${message}.`, [{ field: 'code', message }]);
     }
   }
-  if (claims.external_id !== null) {
-    const holder = await findExternalIdHolder(ctx.db, 'products', ctx.accountId, claims.external_id);
-    if (holder !== undefined && holder !== self) {
-      const message = `is already the external_id of product ${holder}; external ids are unique per account and kind`;
-      return new AppError('CONFLICT', `external_id '${claims.external_id}' ${message}.`, [
-        { field: 'external_id', message },
-      ]);
-    }
-  }
-  return undefined;
-}
-
-/** Checks the claims, then writes; a racing write stopped by a unique index is named after its transaction. */
-async function guardClaims<T>(ctx: Context, claims: () => Promise<Claims>, write: () => Promise<T>, self?: string) {
-  const before = await takenClaim(ctx, await claims(), self);
-  if (before) throw before;
-  try {
-    return await write();
-  } catch (error) {
-    if (!isUniqueViolation(error) || ctx.db.isTransaction) throw error;
-    throw (await readAfterRace(ctx, async (tx) => takenClaim(tx, await claims(), self))) ?? error;
-  }
+  return claims.external_id === null ? undefined : externalIdConflict(ctx, 'products', claims.external_id, self);
 }
 
 function assertTaxable(taxable: boolean, taxRateIds: readonly string[] | null) {
@@ -128,14 +107,17 @@ export async function createProduct(ctx: Context, input: CreateProductInput): Pr
     created_at: now,
     updated_at: now,
   };
-  const claims = async () => ({ code: row.code, active: row.active === 1, external_id: row.external_id });
-  return guardClaims(ctx, claims, () =>
-    inTransaction(ctx, async (tx) => {
-      await repository.insertProduct(tx.db, row);
-      const product = presentProduct(row);
-      await recordEvent(tx, 'product.created', product);
-      return product;
-    }),
+  const claims: Claims = { code: row.code, active: row.active === 1, external_id: row.external_id };
+  return guardUnique(
+    ctx,
+    (tx) => takenClaim(tx, claims),
+    () =>
+      inTransaction(ctx, async (tx) => {
+        await repository.insertProduct(tx.db, row);
+        const product = presentProduct(row);
+        await recordEvent(tx, 'product.created', product);
+        return product;
+      }),
   );
 }
 
@@ -158,8 +140,8 @@ export async function updateProduct(
   if (taxable !== undefined) patch.taxable = taxable ? 1 : 0;
   if (active !== undefined) patch.active = active ? 1 : 0;
   if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
-  const claims = async (): Promise<Claims> => {
-    const current = await repository.findProduct(ctx.db, ctx.accountId, id);
+  const claims = async (tx: Context): Promise<Claims> => {
+    const current = await repository.findProduct(tx.db, tx.accountId, id);
     return {
       code: patch.code !== undefined ? (patch.code ?? null) : (current?.code ?? null),
       active: patch.active !== undefined ? patch.active === 1 : Number(current?.active ?? 0) === 1,
@@ -187,7 +169,7 @@ export async function updateProduct(
       return product;
     });
   if (patch.code === undefined && patch.active === undefined && patch.external_id === undefined) return write();
-  return guardClaims(ctx, claims, write, id);
+  return guardUnique(ctx, async (tx) => takenClaim(tx, await claims(tx), id), write);
 }
 
 /** Refused while a document line refers to the product: deactivate it instead. */

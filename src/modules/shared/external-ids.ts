@@ -52,17 +52,42 @@ export function readAfterRace<T>(ctx: Context, read: (tx: Context) => Promise<T>
   return ctx.db.transaction().execute((trx) => read({ ...ctx, db: trx }));
 }
 
-function taken(table: ExternalIdTable, externalId: string, holder: string): AppError {
+/** The 409 of another row of the account that holds `externalId`, if any (`self` may keep its own). */
+export async function externalIdConflict(
+  ctx: Context,
+  table: ExternalIdTable,
+  externalId: string,
+  self?: string,
+): Promise<AppError | undefined> {
+  const holder = await findExternalIdHolder(ctx.db, table, ctx.accountId, externalId);
+  if (holder === undefined || holder === self) return undefined;
   const message = `is already the external_id of ${KINDS[table]} ${holder}; external ids are unique per account and kind`;
   return new AppError('CONFLICT', `external_id '${externalId}' ${message}.`, [{ field: 'external_id', message }]);
 }
 
 /**
- * Runs `write` (which opens its own transaction); when it fails on a unique index and another row of the
- * account holds `externalId`, the failure is that row's 409. Outside the write's transaction, because a
- * failed statement ends PostgreSQL's. `self`: the row being updated, which may keep its own id.
+ * Runs `write` (which opens its own transaction) after `conflict` found no other row holding what the write
+ * claims as unique (an external_id, a member's e-mail, a product's code). When a racing request got past the
+ * check too, a unique index refuses the later write and the conflict is looked up again, now seeing the
+ * winner: outside the write's transaction, because a failed statement ends PostgreSQL's.
  */
-export async function guardExternalId<T>(
+export async function guardUnique<T>(
+  ctx: Context,
+  conflict: (ctx: Context) => Promise<AppError | undefined>,
+  write: () => Promise<T>,
+): Promise<T> {
+  const before = await conflict(ctx);
+  if (before) throw before;
+  try {
+    return await write();
+  } catch (error) {
+    if (!isUniqueViolation(error) || ctx.db.isTransaction) throw error;
+    throw (await readAfterRace(ctx, conflict)) ?? error;
+  }
+}
+
+/** guardUnique for a row's external_id (`self`: the row being updated, which may keep its own id). */
+export function guardExternalId<T>(
   ctx: Context,
   table: ExternalIdTable,
   externalId: string | null | undefined,
@@ -70,14 +95,5 @@ export async function guardExternalId<T>(
   self?: string,
 ): Promise<T> {
   if (externalId === null || externalId === undefined) return write();
-  const before = await findExternalIdHolder(ctx.db, table, ctx.accountId, externalId);
-  if (before !== undefined && before !== self) throw taken(table, externalId, before);
-  try {
-    return await write();
-  } catch (error) {
-    if (!isUniqueViolation(error) || ctx.db.isTransaction) throw error;
-    const holder = await readAfterRace(ctx, (tx) => findExternalIdHolder(tx.db, table, ctx.accountId, externalId));
-    if (holder !== undefined && holder !== self) throw taken(table, externalId, holder);
-    throw error;
-  }
+  return guardUnique(ctx, (tx) => externalIdConflict(tx, table, externalId, self), write);
 }

@@ -2,9 +2,9 @@
 export { type Address, AddressResponseSchema, AddressSchema, presentAddress, serializeAddress } from './address.js';
 export { requireReference, requireRow } from './lookup.js';
 export {
+  externalIdConflict,
   findExternalIdHolder,
   guardExternalId,
-  isUniqueViolation,
-  readAfterRace,
+  guardUnique,
   type ExternalIdTable,
 } from './external-ids.js';

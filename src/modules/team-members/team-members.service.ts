@@ -11,7 +11,7 @@ import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
-import { findExternalIdHolder, isUniqueViolation, readAfterRace, requireRow } from '../shared/index.js';
+import { externalIdConflict, guardUnique, requireRow } from '../shared/index.js';
 import * as repository from './team-members.repository.js';
 import {
   TEAM_ROLES,
@@ -61,32 +61,7 @@ async function takenClaim(ctx: Context, claims: Claims, self?: string): Promise<
       return new AppError('CONFLICT', `email '${claims.email}' ${message}.`, [{ field: 'email', message }]);
     }
   }
-  if (claims.external_id !== null) {
-    const holder = await findExternalIdHolder(ctx.db, 'team_members', ctx.accountId, claims.external_id);
-    if (holder !== undefined && holder !== self) {
-      const message = `is already the external_id of team member ${holder}; external ids are unique per account and kind`;
-      return new AppError('CONFLICT', `external_id '${claims.external_id}' ${message}.`, [
-        { field: 'external_id', message },
-      ]);
-    }
-  }
-  return undefined;
-}
-
-/**
- * Checks the claims, then runs `write` (its own transaction). A request racing this one past the check is
- * stopped by a unique index; the failed write's transaction is over, so the holder is looked up after it.
- */
-async function guardClaims<T>(ctx: Context, claims: () => Promise<Claims>, write: () => Promise<T>, self?: string) {
-  const before = await takenClaim(ctx, await claims(), self);
-  if (before) throw before;
-  try {
-    return await write();
-  } catch (error) {
-    if (!isUniqueViolation(error) || ctx.db.isTransaction) throw error;
-    const after = await readAfterRace(ctx, async (tx) => takenClaim(tx, await claims(), self));
-    throw after ?? error;
-  }
+  return claims.external_id === null ? undefined : externalIdConflict(ctx, 'team_members', claims.external_id, self);
 }
 
 const upperColor = (color: string | null | undefined) => (color ? color.toUpperCase() : (color ?? null));
@@ -113,14 +88,17 @@ export async function createTeamMember(ctx: Context, input: CreateTeamMemberInpu
     created_at: now,
     updated_at: now,
   };
-  const claims = async () => ({ email: row.email, active: row.active === 1, external_id: row.external_id });
-  return guardClaims(ctx, claims, () =>
-    inTransaction(ctx, async (tx) => {
-      await repository.insertTeamMember(tx.db, row);
-      const member = presentTeamMember(row);
-      await recordEvent(tx, 'team_member.created', member);
-      return member;
-    }),
+  const claims: Claims = { email: row.email, active: row.active === 1, external_id: row.external_id };
+  return guardUnique(
+    ctx,
+    (tx) => takenClaim(tx, claims),
+    () =>
+      inTransaction(ctx, async (tx) => {
+        await repository.insertTeamMember(tx.db, row);
+        const member = presentTeamMember(row);
+        await recordEvent(tx, 'team_member.created', member);
+        return member;
+      }),
   );
 }
 
@@ -145,8 +123,8 @@ export async function updateTeamMember(
   if (input.external_id !== undefined) patch.external_id = input.external_id;
   if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
   // The claims the member would hold after the change: its stored values where the body is silent.
-  const claims = async (): Promise<Claims> => {
-    const current = await repository.findTeamMember(ctx.db, ctx.accountId, id);
+  const claims = async (tx: Context): Promise<Claims> => {
+    const current = await repository.findTeamMember(tx.db, tx.accountId, id);
     return {
       email: patch.email !== undefined ? (patch.email ?? null) : (current?.email ?? null),
       active: patch.active !== undefined ? patch.active === 1 : Number(current?.active ?? 0) === 1,
@@ -168,7 +146,7 @@ export async function updateTeamMember(
     });
   // Nothing unique changes: no claim to check.
   if (patch.email === undefined && patch.active === undefined && patch.external_id === undefined) return write();
-  return guardClaims(ctx, claims, write, id);
+  return guardUnique(ctx, async (tx) => takenClaim(tx, await claims(tx), id), write);
 }
 
 /** Refused while a visit or visit schedule names the member (countTeamMemberReferences): deactivate it instead. */
