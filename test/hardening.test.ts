@@ -731,6 +731,113 @@ describe('what errors say', () => {
     assert.deepEqual(fields(client), ['colour', 'email', 'name']);
   });
 
+  test('34.17 every resource: a body with a schema error and a semantic error answers one 422 naming both', async () => {
+    const fields = (response: { body: any }) =>
+      response.body.error.details.map((detail: { field: string }) => detail.field).sort();
+    const job = await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Mowing' });
+    assert.equal(job.status, 201, job.text);
+    const product = await api('POST', '/v1/products', { type: 'service', name: 'Drain clearing' });
+    assert.equal(product.status, 201, product.text);
+    const unknownRate = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
+    // [method, path, body, the fields the 422 names]: the schema's first, then the semantic checks'.
+    const cases: [string, string, Record<string, unknown>, string[]][] = [
+      [
+        'POST',
+        '/v1/products',
+        {
+          type: 'service',
+          name: 'Drain',
+          code: 5,
+          default_quantity: 1.2345,
+          taxable: false,
+          tax_rate_ids: [unknownRate],
+        },
+        ['code', 'default_quantity', 'tax_rate_ids'],
+      ],
+      [
+        'PUT',
+        `/v1/products/${product.body.data.id}`,
+        { name: '', default_quantity: 0.0001 },
+        ['default_quantity', 'name'],
+      ],
+      ['POST', '/v1/tax-rates', { name: 'GST', percentage: 5.12345, compound: 'yes' }, ['compound', 'percentage']],
+      [
+        'POST',
+        '/v1/team-members',
+        { name: 'Ann', email: 'not an address', timezone: 'Mars/Olympus' },
+        ['email', 'timezone'],
+      ],
+      [
+        'POST',
+        '/v1/properties',
+        {
+          client_id: suite.clientId,
+          address: { line1: '1 Main Street', country: 'US' },
+          timezone: 'Mars/Olympus',
+          colour: 'red',
+        },
+        ['colour', 'timezone'],
+      ],
+      ['PUT', '/v1/account', { timezone: 'Mars/Olympus', colour: 'red' }, ['colour', 'timezone']],
+      [
+        'POST',
+        '/v1/quotes',
+        { client_id: suite.clientId, line_items: [{ description: 'Work', quantity: 1.23456, unit_amount: 'lots' }] },
+        ['line_items[0].quantity', 'line_items[0].unit_amount'],
+      ],
+      [
+        'POST',
+        '/v1/invoices',
+        {
+          client_id: suite.clientId,
+          currency: 'usd',
+          discount: { type: 'percent', value: 12.34567 },
+          line_items: [{ description: 'Work', quantity: 1, unit_amount: 100, tax_rate: 5.12345 }],
+        },
+        ['currency', 'discount.value', 'line_items[0].tax_rate'],
+      ],
+      [
+        'POST',
+        '/v1/jobs',
+        {
+          client_id: suite.clientId,
+          title: 'Gutters',
+          priority: 'high',
+          line_items: [{ description: 'Work', quantity: 0.00001, unit_amount: 100 }],
+        },
+        ['line_items[0].quantity', 'priority'],
+      ],
+      [
+        'POST',
+        '/v1/visits',
+        { job_id: job.body.data.id, local_start: '2026-02-30T09:00', duration_minutes: 60, colour: 'red' },
+        ['colour', 'local_start'],
+      ],
+      [
+        'POST',
+        '/v1/visit-schedules',
+        {
+          job_id: job.body.data.id,
+          duration_minutes: 30,
+          horizon_days: 'many',
+          recurrence: { rrule: 'FREQ=DAILY', start_date: '2026-03-01', time: '09:00', timezone: 'Mars/Olympus' },
+        },
+        ['horizon_days', 'recurrence.timezone'],
+      ],
+    ];
+    for (const [method, path, body, expected] of cases) {
+      const response = await api(method, path, body);
+      assert.equal(response.status, 422, `${method} ${path}: ${response.text}`);
+      assert.equal(response.body.error.code, 'VALIDATION_ERROR');
+      assert.deepEqual(fields(response), expected, `${method} ${path}: ${response.text}`);
+      assert.match(response.body.error.message, new RegExp(`${expected.length} invalid fields`));
+    }
+    // A body the schema accepts still meets the service's checks alone, as before.
+    const semanticOnly = await api('POST', '/v1/tax-rates', { name: 'GST', percentage: 5.12345 });
+    assert.equal(semanticOnly.status, 422, semanticOnly.text);
+    assert.deepEqual(fields(semanticOnly), ['percentage']);
+  });
+
   // Ajv's own phrases (ajv/lib/vocabularies): none may reach a caller.
   const RAW_PHRASES =
     /must NOT|must be equal to|must match (pattern|format|a schema|exactly)|must have required property|must pass "|must be [<>]=? |must be (string|integer|number|boolean|object|array)\b|property name must be valid|must be multiple of|of type|allowed values|additional properties|are identical/;

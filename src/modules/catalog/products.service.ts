@@ -3,7 +3,14 @@
 // active rates of the account; editing a product never changes a document (lines copy what they take);
 // delete refused while a document line refers to it (deactivate instead).
 import { newId } from '../../core/deps.js';
-import { AppError, conflict, fieldError, type Precondition } from '../../core/errors.js';
+import {
+  AppError,
+  conflict,
+  type ErrorDetail,
+  fieldError,
+  fieldProblems,
+  type Precondition,
+} from '../../core/errors.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { ProductPatch, ProductRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
@@ -97,6 +104,18 @@ async function guardClaims<T>(ctx: Context, claims: () => Promise<Claims>, write
 function assertTaxable(taxable: boolean, taxRateIds: readonly string[] | null) {
   if (!taxable && taxRateIds !== null && taxRateIds.length > 0)
     throw fieldError('tax_rate_ids', 'a product that is not taxable names no tax rates');
+}
+
+/**
+ * A product body's own field checks that need no database, for a body the schema refused too (issue 34.17):
+ * the default quantity's decimals, and tax rates on a product that is not taxable.
+ */
+export async function productFieldChecks(body: unknown): Promise<ErrorDetail[]> {
+  const input = body as { default_quantity?: unknown; taxable?: unknown; tax_rate_ids?: unknown };
+  return fieldProblems(
+    () => typeof input.default_quantity === 'number' && thousandths(input.default_quantity),
+    () => input.taxable === false && Array.isArray(input.tax_rate_ids) && assertTaxable(false, input.tax_rate_ids),
+  );
 }
 
 export async function createProduct(ctx: Context, input: CreateProductInput): Promise<Product> {
