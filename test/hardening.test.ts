@@ -989,6 +989,21 @@ describe('what errors say', () => {
       }
     }
     assert.deepEqual([...unknownKeywords], [], 'every keyword the request schemas use is one this test breaks');
+    // The walk covers the resources of contract v3 too: each one's create and update bodies and list query.
+    const walked = new Set(
+      cases.map((entry) => `${entry.method.toUpperCase()} ${entry.url.replace(/[0-9a-f-]{36}/g, ':id')} ${entry.in}`),
+    );
+    for (const resource of [
+      '/v1/visits',
+      '/v1/visit-schedules',
+      '/v1/products',
+      '/v1/tax-rates',
+      '/v1/team-members',
+      '/v1/properties',
+      '/v1/api-keys',
+    ])
+      for (const operation of [`POST ${resource} body`, `PUT ${resource}/:id body`, `GET ${resource} query`])
+        assert.ok(walked.has(operation), `the walk breaks ${operation}`);
 
     /** `value` at `path` inside an otherwise empty body: {line_items: [{description: value}]}. */
     const placed = (path: Step[], value: unknown): unknown =>
