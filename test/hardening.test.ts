@@ -764,7 +764,8 @@ describe('what errors say', () => {
       [
         'POST',
         '/v1/team-members',
-        { name: 'Ann', email: 'not an address', timezone: 'Mars/Olympus' },
+        // A metadata key is the caller's own: its timezone is any text.
+        { name: 'Ann', email: 'not an address', timezone: 'Mars/Olympus', metadata: { timezone: 'Ann’s' } },
         ['email', 'timezone'],
       ],
       [
@@ -832,10 +833,19 @@ describe('what errors say', () => {
       assert.deepEqual(fields(response), expected, `${method} ${path}: ${response.text}`);
       assert.match(response.body.error.message, new RegExp(`${expected.length} invalid fields`));
     }
-    // A body the schema accepts still meets the service's checks alone, as before.
+    // A body the schema accepts meets the service's checks, which name every field they refuse too.
     const semanticOnly = await api('POST', '/v1/tax-rates', { name: 'GST', percentage: 5.12345 });
     assert.equal(semanticOnly.status, 422, semanticOnly.text);
     assert.deepEqual(fields(semanticOnly), ['percentage']);
+    const twoSemantic = await api('POST', '/v1/products', {
+      type: 'service',
+      name: 'Drain',
+      default_quantity: 1.2345,
+      taxable: false,
+      tax_rate_ids: [unknownRate],
+    });
+    assert.equal(twoSemantic.status, 422, twoSemantic.text);
+    assert.deepEqual(fields(twoSemantic), ['default_quantity', 'tax_rate_ids']);
   });
 
   // Ajv's own phrases (ajv/lib/vocabularies): none may reach a caller.

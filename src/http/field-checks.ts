@@ -19,6 +19,8 @@ const BY_NAME: Record<string, (field: string, value: unknown) => void> = {
   },
 };
 
+/** Objects whose keys are the caller's own, not field names: their `timezone` is any text. */
+const FREE_FORM = new Set(['metadata']);
 /** Bodies nest at most 64 levels (http/json-body.ts); the walk stops there too. */
 const MAX_DEPTH = 64;
 
@@ -31,7 +33,7 @@ export function checksByName(body: unknown): ErrorDetail[] {
       const childPointer = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       const check = Array.isArray(value) ? undefined : BY_NAME[key];
       if (check) problems.push(...fieldProblems(() => check(toFieldPath(childPointer), child)));
-      walk(child, childPointer, depth + 1);
+      if (!FREE_FORM.has(key)) walk(child, childPointer, depth + 1);
     }
   };
   walk(body, '', 0);

@@ -10,6 +10,7 @@ import {
   fieldError,
   fieldProblems,
   type Precondition,
+  validationError,
 } from '../../core/errors.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { ProductPatch, ProductRow } from '../../db/types.js';
@@ -121,7 +122,9 @@ export async function productFieldChecks(body: unknown): Promise<ErrorDetail[]> 
 export async function createProduct(ctx: Context, input: CreateProductInput): Promise<Product> {
   const taxRateIds = input.tax_rate_ids ?? null;
   const taxable = input.taxable ?? true;
-  assertTaxable(taxable, taxRateIds);
+  // Every field check that needs no database first, in one 422 (issue 34.17).
+  const problems = await productFieldChecks(input);
+  if (problems.length > 0) throw validationError(problems);
   const defaultQuantity = thousandths(input.default_quantity ?? 1);
   if (taxRateIds) await requireTaxRates(ctx.db, ctx.accountId, 'tax_rate_ids', taxRateIds);
   const now = ctx.clock.now().toISOString();
