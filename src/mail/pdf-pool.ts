@@ -124,7 +124,9 @@ export class PdfPool {
    * the account's logo under `sha256`, so the documents rendered after the upload decode nothing.
    */
   async prepareLogo(data: Uint8Array, accountId: string, sha256: string): Promise<void> {
-    await this.keepLogo(accountId, sha256, this.prepare(data, accountId));
+    // Kept only once it is known to be good: a refused upload leaves the account's current logo kept.
+    const prepared = await this.prepare(data, accountId);
+    await this.keepLogo(accountId, sha256, Promise.resolve(prepared));
   }
 
   private prepare(data: Uint8Array, accountId: string): Promise<PreparedLogo> {
