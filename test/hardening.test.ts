@@ -816,6 +816,12 @@ describe('what errors say', () => {
       ],
       [
         'POST',
+        '/v1/api-keys',
+        { name: 'Integration', scopes: ['clients:read'], per_minute: 0, allowed_cidrs: ['10.0.0.0/8', 'the office'] },
+        ['allowed_cidrs[1]', 'per_minute'],
+      ],
+      [
+        'POST',
         '/v1/visit-schedules',
         {
           job_id: job.body.data.id,
@@ -833,6 +839,14 @@ describe('what errors say', () => {
       assert.deepEqual(fields(response), expected, `${method} ${path}: ${response.text}`);
       assert.match(response.body.error.message, new RegExp(`${expected.length} invalid fields`));
     }
+    // A check that needs a field the schema refused says nothing about it: start_at has no offset (the
+    // schema's), and duration_minutes is not 'needing a start' (it has one, refused).
+    const noOffset = await api('POST', '/v1/visits', {
+      job_id: job.body.data.id,
+      start_at: '2026-03-10T09:00:00',
+      duration_minutes: 60,
+    });
+    assert.deepEqual(fields(noOffset), ['start_at'], noOffset.text);
     // A body the schema accepts meets the service's checks, which name every field they refuse too.
     const semanticOnly = await api('POST', '/v1/tax-rates', { name: 'GST', percentage: 5.12345 });
     assert.equal(semanticOnly.status, 422, semanticOnly.text);

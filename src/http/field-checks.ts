@@ -85,11 +85,25 @@ export async function semanticProblems(
   };
   await run(() => checksByName(rest));
   if (routeChecks) await run(() => routeChecks(rest));
+  // A finding that names a field the schema refused is about that field's absence from the stripped body
+  // ("duration_minutes needs start_at"), not about what was sent: it is left out. Dropping one too many only
+  // shortens the answer; keeping it would send the caller after a problem they do not have.
+  const mentions = [...named].flatMap((field) => {
+    const last = pathParts(field).at(-1);
+    return last === undefined || /^\d+$/.test(last) ? [field] : [field, last];
+  });
+  const mentionsNamed = (message: string) =>
+    mentions.some((name) => new RegExp(`(^|[^\\w.\\[])${escapeRegExp(name)}($|[^\\w\\[])`).test(message));
   const seen = new Set<string>();
   return found.filter((detail) => {
     const key = `${detail.field}\u0000${detail.message}`;
-    if (named.has(detail.field) || seen.has(key)) return false;
+    const ownMessage = detail.message.startsWith(detail.field)
+      ? detail.message.slice(detail.field.length)
+      : detail.message;
+    if (named.has(detail.field) || seen.has(key) || mentionsNamed(ownMessage)) return false;
     seen.add(key);
     return true;
   });
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
