@@ -1,7 +1,7 @@
 // Hardening, third round (issue 34; docs/api-contract.md §21): each numbered item of the issue is a test named
 // after it, written to fail on the code before its fix. The fairness items (1–3) have their own file.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
 import { clientSuite } from './helpers/state-table.js';
@@ -11,6 +11,7 @@ import { attemptWebhook } from '../src/modules/events/index.js';
 import { WebhookWorker } from '../src/workers/webhook-worker.js';
 import { startReceiver } from './helpers/receiver.js';
 import { ManualClock } from '../src/core/deps.js';
+import { png, rgbaPng } from './helpers/images.js';
 
 const suite = clientSuite('Hardening');
 
@@ -730,6 +731,137 @@ describe('what errors say', () => {
     assert.deepEqual(fields(client), ['colour', 'email', 'name']);
   });
 
+  test('34.17 every resource: a body with a schema error and a semantic error answers one 422 naming both', async () => {
+    const fields = (response: { body: any }) =>
+      response.body.error.details.map((detail: { field: string }) => detail.field).sort();
+    const job = await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Mowing' });
+    assert.equal(job.status, 201, job.text);
+    const product = await api('POST', '/v1/products', { type: 'service', name: 'Drain clearing' });
+    assert.equal(product.status, 201, product.text);
+    const unknownRate = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
+    // [method, path, body, the fields the 422 names]: the schema's first, then the semantic checks'.
+    const cases: [string, string, Record<string, unknown>, string[]][] = [
+      [
+        'POST',
+        '/v1/products',
+        {
+          type: 'service',
+          name: 'Drain',
+          code: 5,
+          default_quantity: 1.2345,
+          taxable: false,
+          tax_rate_ids: [unknownRate],
+        },
+        ['code', 'default_quantity', 'tax_rate_ids'],
+      ],
+      [
+        'PUT',
+        `/v1/products/${product.body.data.id}`,
+        { name: '', default_quantity: 0.0001 },
+        ['default_quantity', 'name'],
+      ],
+      ['POST', '/v1/tax-rates', { name: 'GST', percentage: 5.12345, compound: 'yes' }, ['compound', 'percentage']],
+      [
+        'POST',
+        '/v1/team-members',
+        // A metadata key is the caller's own: its timezone is any text.
+        { name: 'Ann', email: 'not an address', timezone: 'Mars/Olympus', metadata: { timezone: 'Ann’s' } },
+        ['email', 'timezone'],
+      ],
+      [
+        'POST',
+        '/v1/properties',
+        {
+          client_id: suite.clientId,
+          address: { line1: '1 Main Street', country: 'US' },
+          timezone: 'Mars/Olympus',
+          colour: 'red',
+        },
+        ['colour', 'timezone'],
+      ],
+      ['PUT', '/v1/account', { timezone: 'Mars/Olympus', colour: 'red' }, ['colour', 'timezone']],
+      [
+        'POST',
+        '/v1/quotes',
+        { client_id: suite.clientId, line_items: [{ description: 'Work', quantity: 1.23456, unit_amount: 'lots' }] },
+        ['line_items[0].quantity', 'line_items[0].unit_amount'],
+      ],
+      [
+        'POST',
+        '/v1/invoices',
+        {
+          client_id: suite.clientId,
+          currency: 'usd',
+          discount: { type: 'percent', value: 12.34567 },
+          line_items: [{ description: 'Work', quantity: 1, unit_amount: 100, tax_rate: 5.12345 }],
+        },
+        ['currency', 'discount.value', 'line_items[0].tax_rate'],
+      ],
+      [
+        'POST',
+        '/v1/jobs',
+        {
+          client_id: suite.clientId,
+          title: 'Gutters',
+          priority: 'high',
+          line_items: [{ description: 'Work', quantity: 0.00001, unit_amount: 100 }],
+        },
+        ['line_items[0].quantity', 'priority'],
+      ],
+      [
+        'POST',
+        '/v1/visits',
+        { job_id: job.body.data.id, local_start: '2026-02-30T09:00', duration_minutes: 60, colour: 'red' },
+        ['colour', 'local_start'],
+      ],
+      [
+        'POST',
+        '/v1/api-keys',
+        { name: 'Integration', scopes: ['clients:read'], per_minute: 0, allowed_cidrs: ['10.0.0.0/8', 'the office'] },
+        ['allowed_cidrs[1]', 'per_minute'],
+      ],
+      [
+        'POST',
+        '/v1/visit-schedules',
+        {
+          job_id: job.body.data.id,
+          duration_minutes: 30,
+          horizon_days: 'many',
+          recurrence: { rrule: 'FREQ=DAILY', start_date: '2026-03-01', time: '09:00', timezone: 'Mars/Olympus' },
+        },
+        ['horizon_days', 'recurrence.timezone'],
+      ],
+    ];
+    for (const [method, path, body, expected] of cases) {
+      const response = await api(method, path, body);
+      assert.equal(response.status, 422, `${method} ${path}: ${response.text}`);
+      assert.equal(response.body.error.code, 'VALIDATION_ERROR');
+      assert.deepEqual(fields(response), expected, `${method} ${path}: ${response.text}`);
+      assert.match(response.body.error.message, new RegExp(`${expected.length} invalid fields`));
+    }
+    // A check that needs a field the schema refused says nothing about it: start_at has no offset (the
+    // schema's), and duration_minutes is not 'needing a start' (it has one, refused).
+    const noOffset = await api('POST', '/v1/visits', {
+      job_id: job.body.data.id,
+      start_at: '2026-03-10T09:00:00',
+      duration_minutes: 60,
+    });
+    assert.deepEqual(fields(noOffset), ['start_at'], noOffset.text);
+    // A body the schema accepts meets the service's checks, which name every field they refuse too.
+    const semanticOnly = await api('POST', '/v1/tax-rates', { name: 'GST', percentage: 5.12345 });
+    assert.equal(semanticOnly.status, 422, semanticOnly.text);
+    assert.deepEqual(fields(semanticOnly), ['percentage']);
+    const twoSemantic = await api('POST', '/v1/products', {
+      type: 'service',
+      name: 'Drain',
+      default_quantity: 1.2345,
+      taxable: false,
+      tax_rate_ids: [unknownRate],
+    });
+    assert.equal(twoSemantic.status, 422, twoSemantic.text);
+    assert.deepEqual(fields(twoSemantic), ['default_quantity', 'tax_rate_ids']);
+  });
+
   // Ajv's own phrases (ajv/lib/vocabularies): none may reach a caller.
   const RAW_PHRASES =
     /must NOT|must be equal to|must match (pattern|format|a schema|exactly)|must have required property|must pass "|must be [<>]=? |must be (string|integer|number|boolean|object|array)\b|property name must be valid|must be multiple of|of type|allowed values|additional properties|are identical/;
@@ -881,6 +1013,21 @@ describe('what errors say', () => {
       }
     }
     assert.deepEqual([...unknownKeywords], [], 'every keyword the request schemas use is one this test breaks');
+    // The walk covers the resources of contract v3 too: each one's create and update bodies and list query.
+    const walked = new Set(
+      cases.map((entry) => `${entry.method.toUpperCase()} ${entry.url.replace(/[0-9a-f-]{36}/g, ':id')} ${entry.in}`),
+    );
+    for (const resource of [
+      '/v1/visits',
+      '/v1/visit-schedules',
+      '/v1/products',
+      '/v1/tax-rates',
+      '/v1/team-members',
+      '/v1/properties',
+      '/v1/api-keys',
+    ])
+      for (const operation of [`POST ${resource} body`, `PUT ${resource}/:id body`, `GET ${resource} query`])
+        assert.ok(walked.has(operation), `the walk breaks ${operation}`);
 
     /** `value` at `path` inside an otherwise empty body: {line_items: [{description: value}]}. */
     const placed = (path: Step[], value: unknown): unknown =>
@@ -1126,5 +1273,85 @@ describe('webhook time limit', () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe('the logo in PDFs', () => {
+  /** The images of a PDF as poppler's pdfimages lists them: type, width, height (an smask is the logo's alpha). */
+  async function pdfImages(pdf: Buffer): Promise<string[][]> {
+    const file = `${suite.context.directory}/logo-${randomUUID()}.pdf`;
+    fs.writeFileSync(file, pdf);
+    const { execFileSync } = await import('node:child_process');
+    const listing = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' }).split('\n').slice(2);
+    return listing.filter((line) => line.trim()).map((line) => line.trim().split(/\s+/).slice(2, 5));
+  }
+
+  test('34.3 the logo is decoded and scaled once per logo, not per render: two documents, one decode; a changed logo (by this process or another), one more', async () => {
+    const { accountId, key } = await suite.context.account('Logo once');
+    const call = (method: string, url: string, body?: unknown) =>
+      suite.context.request(method, url, { key, ...(body === undefined ? {} : { body }) });
+    const client = await call('POST', '/v1/clients', { name: 'Logo client', email: 'logo@example.com' });
+    const invoice = async (description: string) =>
+      (
+        await call('POST', '/v1/invoices', {
+          client_id: client.body.data.id,
+          line_items: [{ description, quantity: 1, unit_amount: 5_000 }],
+        })
+      ).body.data.id as string;
+    const pdfOf = async (id: string) => {
+      const response = await suite.context.app.inject({
+        method: 'GET',
+        url: `/v1/invoices/${id}/pdf`,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.rawPayload;
+    };
+    // 2,000 × 1,000 pixels with transparency (a soft edge): the kind of logo that made every render slow.
+    const logo = (shade: number) =>
+      rgbaPng(2000, 1000, (x, y) => [shade, 105, 218, x < 1000 ? 255 : Math.max(0, 255 - ((x + y) % 256))]);
+    const pool = suite.context.app.pdf;
+    const decodes = () => pool.logoDecodes - start;
+    const start = pool.logoDecodes;
+
+    const put = await call('PUT', '/v1/account/logo', { content_type: 'image/png', data: logo(9).toString('base64') });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(decodes(), 1, 'the upload is checked by decoding it once');
+    const rendersBefore = pool.renders;
+    const first = await pdfOf(await invoice('Gutters'));
+    const second = await pdfOf(await invoice('Windows'));
+    assert.equal(pool.renders, rendersBefore + 2, 'two documents rendered');
+    assert.equal(decodes(), 1, 'rendering two documents decoded no image');
+    // Scaled to 3 pixels a point of the 160 × 60 point box (the height limits: 180 px), alpha as a soft mask.
+    for (const pdf of [first, second])
+      assert.deepEqual(await pdfImages(pdf), [
+        ['image', '360', '180'],
+        ['smask', '360', '180'],
+      ]);
+
+    // A new logo through the API: one decode (its check), and the next document uses it.
+    await call('PUT', '/v1/account/logo', { content_type: 'image/png', data: logo(200).toString('base64') });
+    assert.equal(decodes(), 2);
+    const third = await pdfOf(await invoice('Roof'));
+    assert.equal(decodes(), 2);
+    assert.notDeepEqual(third, first);
+
+    // Another process changed the logo (the stored row, as that process's upload leaves it): the next render
+    // sees the stored hash change and decodes it once; the render after does not.
+    const opaque = png(600, 300, () => [31, 35, 40]);
+    await suite.context.database.db
+      .updateTable('account_logos')
+      .set({ data: opaque, sha256: createHash('sha256').update(opaque).digest('hex') })
+      .where('account_id', '=', accountId)
+      .execute();
+    assert.deepEqual(await pdfImages(await pdfOf(await invoice('Fence'))), [['image', '360', '180']]);
+    assert.equal(decodes(), 3);
+    await pdfOf(await invoice('Deck'));
+    assert.equal(decodes(), 3);
+
+    // Without a logo, nothing is decoded and no image is drawn.
+    await call('DELETE', '/v1/account/logo');
+    assert.deepEqual(await pdfImages(await pdfOf(await invoice('Shed'))), []);
+    assert.equal(decodes(), 3);
   });
 });

@@ -79,6 +79,23 @@ export function validationError(details: ErrorDetail[], message?: string): AppEr
   return new AppError('VALIDATION_ERROR', summary, named);
 }
 
+/**
+ * The 422 details `checks` throw, each check run whatever the others' fate, so one answer names every wrong
+ * field (issue 34.17); any other error is thrown.
+ */
+export function fieldProblems(...checks: Array<() => unknown>): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  for (const check of checks) {
+    try {
+      check();
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'VALIDATION_ERROR') throw error;
+      problems.push(...(error.details ?? []));
+    }
+  }
+  return problems;
+}
+
 export function fieldError(field: string, message: string): AppError {
   return validationError([{ field, message }]);
 }

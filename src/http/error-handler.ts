@@ -2,6 +2,7 @@
 // error envelope. Real faults are logged with the request id and answered 500 without internals.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, validationError } from '../core/errors.js';
+import { semanticProblems } from './field-checks.js';
 import { BODY_LIMIT_TEXT } from './json-body.js';
 import { meta } from './envelope.js';
 import type { RouteTable } from './route-table.js';
@@ -105,15 +106,15 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 }
 
 /**
- * A body the schema refused, with the route's own field checks' findings added for the fields the schema did
- * not name: one 422 names every wrong field, schema and semantic checks together (issue 34.17).
+ * A body the schema refused, with the semantic checks' findings added for the fields the schema did not name
+ * (by field name everywhere, and the route's own): one 422 names every wrong field, schema and semantic checks
+ * together (issue 34.17; http/field-checks.ts).
  */
 async function withFieldChecks(request: FastifyRequest, error: FastifyError, appError: AppError): Promise<AppError> {
-  const checks = request.routeOptions.config.fieldChecks;
-  if (!checks || error.validationContext !== 'body' || appError.code !== 'VALIDATION_ERROR') return appError;
-  const named = new Set(appError.details?.map((detail) => detail.field));
-  const more = (await checks(request.body)).filter((detail) => !named.has(detail.field));
-  return more.length === 0 ? appError : validationError([...(appError.details ?? []), ...more]);
+  if (error.validationContext !== 'body' || appError.code !== 'VALIDATION_ERROR') return appError;
+  const details = appError.details ?? [];
+  const more = await semanticProblems(request.body, details, request.routeOptions.config.fieldChecks);
+  return more.length === 0 ? appError : validationError([...details, ...more]);
 }
 
 export function registerErrorHandling(app: FastifyInstance, routes: RouteTable): void {

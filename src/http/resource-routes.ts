@@ -30,6 +30,17 @@ export const pascal = (words: string): string =>
 /** 'a client', 'an invoice'. */
 export const article = (noun: string): string => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 
+type FieldChecks = (body: unknown) => Promise<ErrorDetail[]>;
+
+/** The route config that gives a create's or an update's field checks, if the resource has them. */
+function fieldChecksOf(
+  checks: ResourceDefinition<never, never, TSchema, TSchema, TSchema>['fieldChecks'],
+  kind: 'create' | 'update',
+) {
+  const found = typeof checks === 'function' ? checks : checks?.[kind];
+  return found ? { fieldChecks: found } : {};
+}
+
 export interface ResourceDefinition<Row, Item, Create extends TSchema, Update extends TSchema, Query extends TSchema> {
   path: string;
   /** Singular and plural names for summaries, e.g. ['quote', 'quotes']. */
@@ -41,8 +52,11 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
    * from a quote converts it: `quote_id: 'quotes:write'`).
    */
   linkScopes?: Record<string, Scope>;
-  /** The resource's own checks of single fields, reported with the schema's errors (http/fastify-types.ts). */
-  fieldChecks?: (body: unknown) => Promise<ErrorDetail[]>;
+  /**
+   * The resource's own field checks that need no database, reported with the schema's errors when it refuses
+   * a body (http/field-checks.ts): one function for create and update, or one for each.
+   */
+  fieldChecks?: FieldChecks | { create?: FieldChecks; update?: FieldChecks };
   /** Error codes besides validation and lookup that update and delete can answer (e.g. INVALID_STATE). */
   stateErrors?: ErrorCode[];
   service: {
@@ -105,7 +119,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     app.post(
       path,
       {
-        config: { scope: scopes.write, ...(definition.fieldChecks ? { fieldChecks: definition.fieldChecks } : {}) },
+        config: { scope: scopes.write, ...fieldChecksOf(definition.fieldChecks, 'create') },
         schema: {
           tags,
           operationId: `create${pascal(singular)}`,
@@ -150,7 +164,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     app.put(
       `${path}/:id`,
       {
-        config: { scope: scopes.write, ...(definition.fieldChecks ? { fieldChecks: definition.fieldChecks } : {}) },
+        config: { scope: scopes.write, ...fieldChecksOf(definition.fieldChecks, 'update') },
         schema: {
           tags,
           operationId: `update${pascal(singular)}`,

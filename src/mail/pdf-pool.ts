@@ -4,8 +4,9 @@
 // The threads are shared fairly between accounts (issue 34.3): renders wait in one queue per account and the
 // accounts with work take turns, so one account's 40 renders delay that account, not another's one. A
 // rendered document is kept by its version (the caller's key, such as its ETag), so an unchanged document is
-// not rendered twice.
+// not rendered twice. An account's logo is decoded and scaled once per logo (its stored hash), not per render.
 import { Piscina } from 'piscina';
+import type { PreparedLogo } from './logo-image.js';
 import type { PdfInput } from './pdf.js';
 import type { PdfTask } from './pdf-worker.js';
 
@@ -28,13 +29,21 @@ export interface RenderOptions {
 
 /** Rendered PDFs kept in memory, least recently used first out past this many bytes. */
 const CACHE_BYTES = 64 * 1024 * 1024;
-/** Renders without an account (checks of a logo) wait in this queue, taking turns like an account's. */
+/** Prepared logos kept in memory, least recently used first out past this many bytes. */
+const LOGO_CACHE_BYTES = 32 * 1024 * 1024;
+/** Renders without an account wait in this queue, taking turns like an account's. */
 const NO_ACCOUNT = '';
+
+interface KeptLogo {
+  sha256: string;
+  logo: Promise<PreparedLogo | null>;
+  bytes: number;
+}
 
 interface Job {
   task: PdfTask;
   deadline: number;
-  resolve(value: Uint8Array | null): void;
+  resolve(value: Uint8Array | PreparedLogo): void;
   reject(error: unknown): void;
 }
 
@@ -51,8 +60,13 @@ export class PdfPool {
   private readonly cache = new Map<string, Buffer>();
   private cachedBytes = 0;
   private readonly rendering = new Map<string, Promise<Buffer>>();
+  /** Each account's logo ready to draw, under the hash of the stored logo it was made from. */
+  private readonly logos = new Map<string, KeptLogo>();
+  private logoBytes = 0;
   /** Documents rendered (not answered from the cache) since the pool started. */
   renders = 0;
+  /** Logos decoded (checked and prepared for drawing) since the pool started: once per logo, not per render. */
+  logoDecodes = 0;
 
   constructor(private readonly options: PdfPoolOptions) {
     this.pool = new Piscina({ filename: WORKER, minThreads: 0, maxThreads: options.threads, idleTimeout: 30_000 });
@@ -82,9 +96,79 @@ export class PdfPool {
     }
   }
 
-  /** Resolves when the renderer can draw the image (a PNG or JPEG it can decode); rejects with why not. */
-  async checkImage(data: Uint8Array, accountId?: string): Promise<void> {
-    await this.run({ kind: 'image', data }, accountId);
+  /**
+   * The account's logo ready to draw, for the logo stored under `sha256`: decoded and scaled in the pool the
+   * first time this process needs that logo (`load` reads its bytes), then kept. A logo changed by any process
+   * has another hash, so it is prepared anew; the old one is dropped.
+   */
+  async logo(
+    accountId: string,
+    sha256: string,
+    load: () => Promise<Uint8Array | undefined>,
+  ): Promise<PreparedLogo | null> {
+    const kept = this.logos.get(accountId);
+    if (kept?.sha256 === sha256) {
+      this.logos.delete(accountId);
+      this.logos.set(accountId, kept);
+      return kept.logo;
+    }
+    return this.keepLogo(
+      accountId,
+      sha256,
+      load().then((data) => (data === undefined ? null : this.prepare(data, accountId))),
+    );
+  }
+
+  /**
+   * Checks an uploaded image by preparing it (rejects with why the renderer cannot draw it) and keeps it as
+   * the account's logo under `sha256`, so the documents rendered after the upload decode nothing.
+   */
+  async prepareLogo(data: Uint8Array, accountId: string, sha256: string): Promise<void> {
+    // Kept only once it is known to be good: a refused upload leaves the account's current logo kept.
+    const prepared = await this.prepare(data, accountId);
+    await this.keepLogo(accountId, sha256, Promise.resolve(prepared));
+  }
+
+  private prepare(data: Uint8Array, accountId: string): Promise<PreparedLogo> {
+    this.logoDecodes += 1;
+    return this.run({ kind: 'logo', data }, accountId) as Promise<PreparedLogo>;
+  }
+
+  private keepLogo(
+    accountId: string,
+    sha256: string,
+    logo: Promise<PreparedLogo | null>,
+  ): Promise<PreparedLogo | null> {
+    this.dropLogo(accountId);
+    const kept: KeptLogo = { sha256, logo, bytes: 0 };
+    this.logos.set(accountId, kept);
+    logo.then(
+      (prepared) => {
+        if (this.logos.get(accountId) !== kept) return;
+        if (prepared === null) return void this.dropLogo(accountId);
+        kept.bytes =
+          prepared.format === 'file'
+            ? prepared.data.byteLength
+            : prepared.rgb.byteLength + (prepared.alpha?.byteLength ?? 0);
+        this.logoBytes += kept.bytes;
+        for (const [oldAccount, old] of this.logos) {
+          if (this.logoBytes <= LOGO_CACHE_BYTES || old === kept) break;
+          this.dropLogo(oldAccount);
+        }
+      },
+      // A logo that could not be prepared is not kept: the next render tries again.
+      () => {
+        if (this.logos.get(accountId) === kept) this.dropLogo(accountId);
+      },
+    );
+    return logo;
+  }
+
+  private dropLogo(accountId: string): void {
+    const kept = this.logos.get(accountId);
+    if (!kept) return;
+    this.logos.delete(accountId);
+    this.logoBytes -= kept.bytes;
   }
 
   async close(): Promise<void> {
@@ -111,7 +195,7 @@ export class PdfPool {
     }
   }
 
-  private run(task: PdfTask, accountId = NO_ACCOUNT): Promise<Uint8Array | null> {
+  private run(task: PdfTask, accountId = NO_ACCOUNT): Promise<Uint8Array | PreparedLogo> {
     return new Promise((resolve, reject) => {
       const queue = this.waiting.get(accountId);
       const job = { task, deadline: Date.now() + this.options.timeoutMs, resolve, reject };

@@ -1,12 +1,10 @@
-// The PDF pool's worker thread (mail/pdf-pool.ts): renders a document, or checks that an image can be drawn.
-import { assertDrawableImage, renderDocumentPdf, type PdfInput } from './pdf.js';
+// The PDF pool's worker thread (mail/pdf-pool.ts): renders a document, or checks and prepares a logo.
+import { prepareLogo, type PreparedLogo } from './logo-image.js';
+import { renderDocumentPdf, type PdfInput } from './pdf.js';
 
-export type PdfTask = { kind: 'document'; input: PdfInput } | { kind: 'image'; data: Uint8Array };
+export type PdfTask = { kind: 'document'; input: PdfInput } | { kind: 'logo'; data: Uint8Array };
 
-export default async function run(task: PdfTask): Promise<Uint8Array | null> {
-  if (task.kind === 'image') {
-    await assertDrawableImage(task.data);
-    return null;
-  }
+export default async function run(task: PdfTask): Promise<Uint8Array | PreparedLogo> {
+  if (task.kind === 'logo') return prepareLogo(task.data);
   return renderDocumentPdf(task.input);
 }

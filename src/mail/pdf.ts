@@ -4,8 +4,8 @@
 // the document's revision, and pdfkit derives its file id and font tags from the content).
 // Runs in a worker thread (mail/pdf-pool.ts), never on the event loop of the API.
 import { createRequire } from 'node:module';
-import zlib from 'node:zlib';
 import PDFDocument from 'pdfkit';
+import { drawableLogo, LOGO_BOX, type PreparedLogo } from './logo-image.js';
 import {
   addressLines,
   dateRows,
@@ -48,8 +48,8 @@ const STAMPS: Record<string, { text: string; color: string }> = {
 
 export interface PdfInput {
   snapshot: MailSnapshot;
-  /** The business's logo (PNG or JPEG bytes), or null. */
-  logo: Uint8Array | null;
+  /** The business's logo as `prepareLogo` made it (decoded and scaled once per logo, not per render), or null. */
+  logo: PreparedLogo | null;
   /** The creation date when the snapshot has no revision of its own (snapshots queued before version 2). */
   fallbackDate: string;
 }
@@ -84,7 +84,7 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
   const top = MARGIN;
   let leftBottom = top;
   if (logo) {
-    pdf.image(Buffer.from(logo), MARGIN, top, { fit: [160, 60] });
+    pdf.image(drawableLogo(logo) as unknown as Buffer, MARGIN, top, { fit: [LOGO_BOX.width, LOGO_BOX.height] });
     leftBottom = top + 66;
   } else {
     pdf.font('Bold').fontSize(18).text(business.name, MARGIN, top, { width: 280 });
@@ -288,44 +288,4 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
   }
   pdf.end();
   return finished;
-}
-
-/** Decoded pixel data beyond this is refused: a logo has no need of it, and a small file can inflate to much. */
-const MAX_DECODED_IMAGE_BYTES = 64 * 1024 * 1024;
-
-/**
- * Throws unless the image can be drawn into a PDF: the renderer's own test of an uploaded logo. A PNG's
- * chunks are checked (CRC) and its pixel data inflated (a damaged stream fails its checksum), since pdfkit
- * copies an opaque PNG's data into the PDF without decoding it; then pdfkit embeds the image.
- */
-export async function assertDrawableImage(data: Uint8Array): Promise<void> {
-  const bytes = Buffer.from(data);
-  if (bytes[0] === 0x89) inflatePng(bytes);
-  const pdf = new PDFDocument({ size: 'A4', info: { CreationDate: new Date(0) } });
-  const done = new Promise<void>((resolve, reject) => {
-    pdf.on('data', () => {});
-    pdf.on('end', resolve);
-    pdf.on('error', reject);
-  });
-  pdf.image(bytes, 0, 0, { fit: [160, 60] });
-  pdf.end();
-  await done;
-}
-
-function inflatePng(bytes: Buffer): void {
-  const data: Buffer[] = [];
-  let offset = 8;
-  for (;;) {
-    if (offset + 12 > bytes.length) throw new Error('the PNG ends before its IEND chunk');
-    const length = bytes.readUInt32BE(offset);
-    const type = bytes.toString('latin1', offset + 4, offset + 8);
-    const end = offset + 8 + length;
-    if (end + 4 > bytes.length) throw new Error(`the PNG's ${type} chunk runs past the end of the file`);
-    if (zlib.crc32(bytes.subarray(offset + 4, end)) !== bytes.readUInt32BE(end))
-      throw new Error(`the PNG's ${type} chunk is damaged (CRC)`);
-    if (type === 'IDAT') data.push(bytes.subarray(offset + 8, end));
-    if (type === 'IEND') break;
-    offset = end + 4;
-  }
-  zlib.inflateSync(Buffer.concat(data), { maxOutputLength: MAX_DECODED_IMAGE_BYTES });
 }

@@ -57,7 +57,7 @@ export class OutboxWorker {
     private readonly options: OutboxWorkerOptions,
     private readonly log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>,
     /** The PDF renderer the attachments are made with. */
-    private readonly pdf: Pick<PdfPool, 'render'>,
+    private readonly pdf: Pick<PdfPool, 'render' | 'logo'>,
   ) {
     this.loop = new WorkerLoop(
       'outbox',

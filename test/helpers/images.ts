@@ -32,6 +32,27 @@ export function png(width: number, height: number, color: (x: number, y: number)
   ]);
 }
 
+/** An 8-bit RGBA PNG (colour type 6) of the given size, each pixel from `color`: a logo with transparency. */
+export function rgbaPng(
+  width: number,
+  height: number,
+  color: (x: number, y: number) => [number, number, number, number],
+): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 6, 0, 0, 0], 8); // bit depth 8, colour type RGBA, deflate, no filter method, no interlace
+  const rows = Buffer.alloc(height * (1 + width * 4)); // each row: filter byte 0, then RGBA quadruples
+  for (let y = 0; y < height; y += 1)
+    for (let x = 0; x < width; x += 1) rows.set(color(x, y), y * (1 + width * 4) + 1 + x * 4);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', zlib.deflateSync(rows, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
 /** A logo-like PNG: a blue badge with a white drop, on white. */
 export function logoPng(): Buffer {
   return png(240, 80, (x, y) => {

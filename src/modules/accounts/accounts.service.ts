@@ -130,13 +130,15 @@ export async function updateAccount(
 export async function putLogo(
   db: Db,
   clock: Clock,
-  pdf: Pick<PdfPool, 'checkImage'>,
+  pdf: Pick<PdfPool, 'prepareLogo'>,
   accountId: string,
   input: LogoInput,
 ): Promise<Account> {
   const data = decodeLogo(input);
+  const sha256 = hash('sha256', data);
   try {
-    await pdf.checkImage(data);
+    // The check is the logo's one decoding: the renderer keeps what it made for the documents to come.
+    await pdf.prepareLogo(data, accountId, sha256);
   } catch {
     throw fieldError(
       'data',
@@ -150,7 +152,7 @@ export async function putLogo(
       account_id: accountId,
       content_type: input.content_type,
       data,
-      sha256: hash('sha256', data),
+      sha256,
       created_at: now,
     });
     return presentAccount((await repository.updateAccount(trx, accountId, { updated_at: now }))!, true);

@@ -25,6 +25,7 @@ import {
   type ListApiKeysInput,
 } from './api-keys.schemas.js';
 import * as service from './api-keys.service.js';
+import { keyFieldChecks } from './networks.js';
 
 const tags = ['API keys'];
 const PATH = '/v1/api-keys';
@@ -71,7 +72,7 @@ export function apiKeyRoutes(pepper: string | undefined): FastifyPluginAsyncType
     app.post(
       PATH,
       {
-        config: { scope: 'api_keys:write', answersSecret: true },
+        config: { scope: 'api_keys:write', answersSecret: true, fieldChecks: keyFieldChecks },
         schema: {
           tags,
           operationId: 'createApiKey',
@@ -109,7 +110,7 @@ export function apiKeyRoutes(pepper: string | undefined): FastifyPluginAsyncType
     app.put(
       `${PATH}/:id`,
       {
-        config: { scope: 'api_keys:write' },
+        config: { scope: 'api_keys:write', fieldChecks: keyFieldChecks },
         schema: {
           ...item,
           operationId: 'updateApiKey',

@@ -1,7 +1,7 @@
 // allowed_cidrs (docs/api-contract.md §20): IPv4 and IPv6 networks, parsed and matched by ipaddr.js, a
 // maintained library (it is what Node's proxy-addr uses), rather than by hand.
 import ipaddr from 'ipaddr.js';
-import { fieldError } from '../../core/errors.js';
+import { type ErrorDetail, fieldError, fieldProblems } from '../../core/errors.js';
 
 export type Network = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -31,6 +31,13 @@ export function normalizeCidrs(list: readonly string[], field = 'allowed_cidrs')
       'must be an IPv4 or IPv6 network in CIDR notation, e.g. 203.0.113.0/24 or 2001:db8::/32',
     );
   return [...new Set(normalized as string[])];
+}
+
+/** A key body's own field check, for a body the schema refused too (issue 34.17): its networks. */
+export async function keyFieldChecks(body: unknown): Promise<ErrorDetail[]> {
+  const { allowed_cidrs: list } = body as { allowed_cidrs?: unknown };
+  if (!Array.isArray(list) || !list.every((entry) => typeof entry === 'string')) return [];
+  return fieldProblems(() => normalizeCidrs(list));
 }
 
 export function parseNetworks(list: readonly string[]): Network[] {

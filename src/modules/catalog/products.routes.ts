@@ -9,6 +9,7 @@ export const productRoutes = resourceRoutes({
   scopes: { read: 'catalog:read', write: 'catalog:write', delete: 'catalog:write' },
   schemas: { item: ProductSchema, create: CreateProductBody, update: UpdateProductBody, list: ListProductsQuery },
   stateErrors: ['CONFLICT'],
+  fieldChecks: service.productFieldChecks,
   service: {
     list: service.listProducts,
     present: service.presentProduct,

@@ -3,7 +3,15 @@
 // active rates of the account; editing a product never changes a document (lines copy what they take);
 // delete refused while a document line refers to it (deactivate instead).
 import { newId } from '../../core/deps.js';
-import { AppError, conflict, fieldError, type Precondition } from '../../core/errors.js';
+import {
+  AppError,
+  conflict,
+  type ErrorDetail,
+  fieldError,
+  fieldProblems,
+  type Precondition,
+  validationError,
+} from '../../core/errors.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { ProductPatch, ProductRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
@@ -78,10 +86,24 @@ function assertTaxable(taxable: boolean, taxRateIds: readonly string[] | null) {
     throw fieldError('tax_rate_ids', 'a product that is not taxable names no tax rates');
 }
 
+/**
+ * A product body's own field checks that need no database, for a body the schema refused too (issue 34.17):
+ * the default quantity's decimals, and tax rates on a product that is not taxable.
+ */
+export async function productFieldChecks(body: unknown): Promise<ErrorDetail[]> {
+  const input = body as { default_quantity?: unknown; taxable?: unknown; tax_rate_ids?: unknown };
+  return fieldProblems(
+    () => typeof input.default_quantity === 'number' && thousandths(input.default_quantity),
+    () => input.taxable === false && Array.isArray(input.tax_rate_ids) && assertTaxable(false, input.tax_rate_ids),
+  );
+}
+
 export async function createProduct(ctx: Context, input: CreateProductInput): Promise<Product> {
   const taxRateIds = input.tax_rate_ids ?? null;
   const taxable = input.taxable ?? true;
-  assertTaxable(taxable, taxRateIds);
+  // Every field check that needs no database first, in one 422 (issue 34.17).
+  const problems = await productFieldChecks(input);
+  if (problems.length > 0) throw validationError(problems);
   const defaultQuantity = thousandths(input.default_quantity ?? 1);
   if (taxRateIds) await requireTaxRates(ctx.db, ctx.accountId, 'tax_rate_ids', taxRateIds);
   const now = ctx.clock.now().toISOString();

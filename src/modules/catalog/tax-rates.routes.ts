@@ -9,6 +9,7 @@ export const taxRateRoutes = resourceRoutes({
   scopes: { read: 'catalog:read', write: 'catalog:write', delete: 'catalog:write' },
   schemas: { item: TaxRateSchema, create: CreateTaxRateBody, update: UpdateTaxRateBody, list: ListTaxRatesQuery },
   stateErrors: ['INVALID_STATE', 'CONFLICT'],
+  fieldChecks: service.taxRateFieldChecks,
   service: {
     list: service.listTaxRates,
     present: service.presentTaxRate,

@@ -2,7 +2,14 @@
 // priority frozen once a document that is not a draft used the rate (409 INVALID_STATE: make a new rate);
 // delete refused while anything names the rate (409 CONFLICT: deactivate it instead).
 import { newId } from '../../core/deps.js';
-import { conflict, fieldError, invalidState, type Precondition } from '../../core/errors.js';
+import {
+  conflict,
+  type ErrorDetail,
+  fieldError,
+  fieldProblems,
+  invalidState,
+  type Precondition,
+} from '../../core/errors.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { TaxRatePatch, TaxRateRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
@@ -38,6 +45,12 @@ function scaledPercentage(value: number): number {
   const scaled = parsePercentage(value);
   if (scaled === undefined) throw fieldError('percentage', 'must be 0 to 100 with at most 4 decimals');
   return Number(scaled);
+}
+
+/** A tax rate body's own field check, for a body the schema refused too (issue 34.17): the percentage. */
+export async function taxRateFieldChecks(body: unknown): Promise<ErrorDetail[]> {
+  const { percentage } = body as { percentage?: unknown };
+  return fieldProblems(() => typeof percentage === 'number' && scaledPercentage(percentage));
 }
 
 export async function createTaxRate(ctx: Context, input: CreateTaxRateInput): Promise<TaxRate> {

@@ -123,7 +123,7 @@ function discountLines(input: PricingInput, details: ErrorDetail[]): Discounted[
   return after;
 }
 
-function discountOf(discount: Discount, amount: bigint, field: string, details: ErrorDetail[]): bigint {
+export function discountOf(discount: Discount, amount: bigint, field: string, details: ErrorDetail[]): bigint {
   if (discount.type === 'amount') {
     if (!Number.isSafeInteger(discount.value) || discount.value < 0) {
       details.push({

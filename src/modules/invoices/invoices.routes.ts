@@ -1,5 +1,6 @@
 // Invoice endpoints: the five standard operations; app.ts adds the actions of a sent document (send, the
 // hosted link's rotation) from sent-documents, which stands above invoices.
+import { documentFieldChecks } from '../documents/index.js';
 import { resourceRoutes, type ResourceAction } from '../../http/resource-routes.js';
 import {
   CreateInvoiceBody,
@@ -33,6 +34,8 @@ export const invoiceRoutes = (actions: ReadonlyArray<ResourceAction<Invoice>>) =
     // An invoice from a job reads the job; from a quote, converts the quote.
     linkScopes: { job_id: 'jobs:read', quote_id: 'quotes:write' },
     stateErrors: ['INVALID_STATE', 'CONFLICT'],
+    // The lines' and discount's own checks join a 422 of the schema's (issue 34.17).
+    fieldChecks: documentFieldChecks,
     service: {
       list: service.listInvoices,
       present: presentInvoice,

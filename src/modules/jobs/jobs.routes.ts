@@ -1,4 +1,5 @@
 // Job endpoints: the five standard operations (jobs have no send).
+import { documentFieldChecks } from '../documents/index.js';
 import { resourceRoutes } from '../../http/resource-routes.js';
 import { CreateJobBody, JobSchema, ListJobsQuery, UpdateJobBody } from './jobs.schemas.js';
 import * as service from './jobs.service.js';
@@ -11,6 +12,8 @@ export const jobRoutes = resourceRoutes({
   // A job from a quote or a service request converts it.
   linkScopes: { quote_id: 'quotes:write', request_id: 'requests:write', visits: 'visits:write' },
   stateErrors: ['INVALID_STATE', 'CONFLICT'],
+  // The lines' and discount's own checks join a 422 of the schema's (issue 34.17).
+  fieldChecks: documentFieldChecks,
   service: {
     list: service.listJobs,
     present: service.presentJob,

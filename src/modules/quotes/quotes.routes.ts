@@ -1,5 +1,6 @@
 // Quote endpoints: the five standard operations; app.ts adds the actions of a sent document (send, the
 // hosted link's rotation) from sent-documents, which stands above quotes.
+import { documentFieldChecks } from '../documents/index.js';
 import { resourceRoutes, type ResourceAction } from '../../http/resource-routes.js';
 import { CreateQuoteBody, ListQuotesQuery, QuoteSchema, UpdateQuoteBody, type Quote } from './quotes.schemas.js';
 import * as service from './quotes.service.js';
@@ -26,6 +27,8 @@ export const quoteRoutes = (actions: ReadonlyArray<ResourceAction<Quote>>) =>
     // A quote from a service request converts it.
     linkScopes: { request_id: 'requests:write' },
     stateErrors: ['INVALID_STATE', 'CONFLICT'],
+    // The lines' and discount's own checks join a 422 of the schema's (issue 34.17).
+    fieldChecks: documentFieldChecks,
     service: {
       list: service.listQuotes,
       present: service.presentQuote,

@@ -7,7 +7,7 @@ import { SYSTEM_ACTOR, type Context } from '../../kernel/context.js';
 import { pageRequest, timestampSorts, toPage, type Page, type PageQuery } from '../../db/keyset.js';
 import { listDocumentMessages } from '../../mail/outbox.repository.js';
 import type { PdfPool } from '../../mail/pdf-pool.js';
-import { findLogo } from '../accounts/index.js';
+import { findLogo, findLogoHash } from '../accounts/index.js';
 import { findInvoice, setInvoiceDeliveryStatus } from '../invoices/index.js';
 import { findQuote, setQuoteDeliveryStatus } from '../quotes/index.js';
 import { requireRow } from '../shared/index.js';
@@ -89,15 +89,17 @@ export function presentDelivery(row: OutboxMessageRow): Delivery {
 /** The PDF attachment of an outbox message: its snapshot with the account's logo, rendered in the pool. */
 export async function renderDeliveryPdf(
   db: Executor,
-  pdf: Pick<PdfPool, 'render'>,
+  pdf: Pick<PdfPool, 'render' | 'logo'>,
   message: OutboxMessageRow,
   snapshot: MailSnapshot,
 ): Promise<Buffer> {
-  const logo = await findLogo(db, message.account_id);
-  return pdf.render(
-    { snapshot, logo: logo?.data ?? null, fallbackDate: message.created_at },
-    { accountId: message.account_id },
-  );
+  const accountId = message.account_id;
+  const logoHash = await findLogoHash(db, accountId);
+  const logo =
+    logoHash === undefined
+      ? null
+      : await pdf.logo(accountId, logoHash, async () => (await findLogo(db, accountId))?.data);
+  return pdf.render({ snapshot, logo, fallbackDate: message.created_at }, { accountId });
 }
 
 /**

@@ -23,7 +23,7 @@ export interface DocumentFile {
 
 export async function documentFile(
   ctx: Context,
-  pdf: Pick<PdfPool, 'render'>,
+  pdf: Pick<PdfPool, 'render' | 'logo'>,
   kind: SentKind,
   id: string,
   now: Date,
@@ -38,9 +38,13 @@ export async function documentFile(
     etag,
     filename: `${document.number ?? document.id}.pdf`,
     async render() {
-      const logo = logoHash === null ? undefined : await findLogo(db, accountId);
-      const input: PdfInput = { snapshot, logo: logo?.data ?? null, fallbackDate: document.updated_at };
       try {
+        // The logo is decoded and scaled once per logo, not per render (issue 34.3).
+        const logo =
+          logoHash === null
+            ? null
+            : await pdf.logo(accountId, logoHash, async () => (await findLogo(db, accountId))?.data);
+        const input: PdfInput = { snapshot, logo, fallbackDate: document.updated_at };
         // Counted against the document's account (the hub's links too), kept by its version (issue 34.3).
         return await pdf.render(input, { accountId, cacheKey: `${accountId}:${etag}` });
       } catch (error) {

@@ -46,6 +46,7 @@ const standard = resourceRoutes({
     list: ListVisitSchedulesQuery,
   },
   stateErrors: ['INVALID_STATE'],
+  fieldChecks: { create: service.newScheduleFieldChecks },
   service: {
     list: service.listSchedules,
     present: (item) => item,

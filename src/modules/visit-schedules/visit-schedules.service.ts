@@ -5,7 +5,14 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Temporal } from '@js-temporal/polyfill';
 import { newId } from '../../core/deps.js';
-import { fieldError, invalidState, validationError, type ErrorDetail, type Precondition } from '../../core/errors.js';
+import {
+  fieldError,
+  fieldProblems,
+  invalidState,
+  validationError,
+  type ErrorDetail,
+  type Precondition,
+} from '../../core/errors.js';
 import { mapPage, type Page, pageRequest, toPage } from '../../db/keyset.js';
 import type { VisitScheduleRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
@@ -134,6 +141,22 @@ async function readTemplate(ctx: Context, input: TemplateInput | undefined, base
     if (problems.length > 0) throw validationError(problems);
   }
   return template;
+}
+
+/**
+ * A new schedule's recurrence and durations checked together, for a create body the schema refused too
+ * (issue 34.17; http/field-checks.ts). The zone the schedule defaults to needs the database; UTC stands in
+ * for it (a local time that exists in any zone exists in UTC, so this finds nothing the service would not).
+ */
+export async function newScheduleFieldChecks(body: unknown): Promise<ErrorDetail[]> {
+  const input = body as { recurrence?: unknown; duration_minutes?: number; duration_days?: number };
+  const recurrence = input.recurrence as RecurrenceInput | undefined;
+  if (recurrence === null || typeof recurrence !== 'object' || Array.isArray(recurrence)) return [];
+  const allDay = recurrence.time === null || (recurrence.time === undefined && input.duration_days !== undefined);
+  return fieldProblems(() => {
+    const rule = parseRecurrence(recurrence, { defaultTimeZone: 'UTC', allDay });
+    readDurations(input, rule.time === null);
+  });
 }
 
 /** Exactly one duration form, agreeing with `time` (null: all-day). */

@@ -2,7 +2,7 @@
 // its end or duration; a local date-time in a zone with its local end or duration; or whole local days. Exactly
 // one form per request; all of them null unschedules. Durations are real elapsed time; a local time in the
 // spring-forward gap is a 422 naming the gap, an ambiguous one takes the first instant (core/time.ts).
-import { fieldError, validationError, type ErrorDetail } from '../../core/errors.js';
+import { fieldError, fieldProblems, validationError, type ErrorDetail } from '../../core/errors.js';
 import {
   addDaysToDate,
   addMinutes,
@@ -51,6 +51,16 @@ export function touchesTime(input: Partial<VisitInput>): boolean {
     input.all_day !== undefined ||
     input.timezone !== undefined
   );
+}
+
+/**
+ * A new visit's time fields checked together (which form, which fields it needs, real local times, an end
+ * after the start), for a create body the schema refused too (issue 34.17; http/field-checks.ts). The zone a
+ * new visit defaults to needs the database; UTC stands in for it (a local time that exists in any zone
+ * exists in UTC, so this finds nothing the service would not).
+ */
+export async function newVisitTimeChecks(body: unknown): Promise<ErrorDetail[]> {
+  return fieldProblems(() => resolveTime(body as Partial<VisitInput>, undefined, 'UTC'));
 }
 
 /**

@@ -28,6 +28,7 @@ import {
   VisitSchema,
   type ListVisitsInput,
 } from './visits.schemas.js';
+import { newVisitTimeChecks } from './visit-time.js';
 import * as service from './visits.service.js';
 
 const PATH = '/v1/visits';
@@ -66,7 +67,7 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
   app.post(
     PATH,
     {
-      config: { scope: 'visits:write' },
+      config: { scope: 'visits:write', fieldChecks: newVisitTimeChecks },
       schema: {
         tags,
         operationId: 'createVisit',
