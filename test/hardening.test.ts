@@ -768,6 +768,7 @@ describe('what errors say', () => {
         { name: 'Ann', email: 'not an address', timezone: 'Mars/Olympus', metadata: { timezone: 'Ann’s' } },
         ['email', 'timezone'],
       ],
+      // A property's zone is the schema's own format (time-zone); it stays named once.
       [
         'POST',
         '/v1/properties',
