@@ -15,6 +15,7 @@ import {
   type Driver,
   type QueryResult,
 } from 'kysely';
+import type { Checkpointer } from './sqlite-checkpoint.js';
 import type { RowStatement, StatementCache } from './sqlite-statements.js';
 
 /** One SQLite transaction shared by every write of an event-loop turn. */
@@ -59,6 +60,8 @@ export class GroupCommit {
     private readonly reader: StatementCache | undefined,
     /** The write-ahead log's path, to fdatasync after each commit; absent for `:memory:`, which has no disk. */
     walPath: string | undefined,
+    /** Checkpoints the log off the event loop after commits (db/sqlite-checkpoint.ts); absent for `:memory:`. */
+    private readonly checkpointer?: Checkpointer,
   ) {
     this.wal = walPath === undefined ? undefined : new LogFile(walPath);
   }
@@ -114,6 +117,7 @@ export class GroupCommit {
       this.abandon(batch, error as Error);
       return;
     }
+    this.checkpointer?.committed();
     if (!this.wal) return batch.resolve();
     this.unsynced.push(batch);
     this.sync();
@@ -190,6 +194,7 @@ export class GroupCommit {
   async close(): Promise<void> {
     this.flush();
     while (this.syncing || this.unsynced.length > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    await this.checkpointer?.close();
     await this.wal?.close();
     this.reader?.connection.close();
     this.writer.connection.close();

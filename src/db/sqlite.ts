@@ -5,6 +5,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { GroupCommit, GroupCommitDialect, registerGroupCommit } from './group-commit.js';
+import { Checkpointer } from './sqlite-checkpoint.js';
 import { StatementCache } from './sqlite-statements.js';
 import type { Tables } from './types.js';
 
@@ -49,10 +50,21 @@ export function openSqlite(file: string): Kysely<Tables> {
     reader.pragma('busy_timeout = 5000');
     reader.pragma('query_only = ON');
   }
+  // Checkpoints run on a thread of their own, not inside a COMMIT on the event loop (db/sqlite-checkpoint.ts);
+  // if that thread fails, SQLite's automatic checkpoint (every 1,000 pages of log) takes over again.
+  let checkpointer: Checkpointer | undefined;
+  if (file !== ':memory:') {
+    connection.pragma('wal_autocheckpoint = 0');
+    checkpointer = new Checkpointer(file, (error) => {
+      process.emitWarning(`${error.message}; SQLite checkpoints the log itself again`);
+      if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
+    });
+  }
   const group = new GroupCommit(
     new StatementCache(connection),
     reader && new StatementCache(reader),
     file === ':memory:' ? undefined : `${file}-wal`,
+    checkpointer,
   );
   const db = new Kysely<Tables>({ dialect: new GroupCommitDialect(group) });
   registerGroupCommit(db, group);

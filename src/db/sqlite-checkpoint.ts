@@ -1,0 +1,80 @@
+// SQLite's checkpoints off the event loop. In WAL mode SQLite copies the write-ahead log back into the
+// database file from time to time (a checkpoint, syncing both files); by default it does so inside the COMMIT
+// that takes the log past 1,000 pages, on the event loop: 37–81 ms stalls under a stream of writes
+// (bench/README.md, "Repeating visits"). The writer's automatic checkpoint is off (wal_autocheckpoint=0) and
+// one thread per process runs a PASSIVE checkpoint, on a connection of its own, shortly after commits. Should
+// that thread fail, the writer's automatic checkpoint is turned back on: the log never grows without bound.
+import { Piscina } from 'piscina';
+
+/** How soon after a commit the log is checkpointed: commits in between share one checkpoint. */
+const CHECKPOINT_DELAY_MS = 200;
+const MAX_FAILURES = 3;
+
+// Under tsx (tests, development) the worker is the TypeScript source; in a build, the compiled file.
+const WORKER = new URL(
+  import.meta.url.endsWith('.ts') ? './sqlite-checkpoint-worker.ts' : './sqlite-checkpoint-worker.js',
+  import.meta.url,
+).href;
+
+/** The process's checkpoint thread, for every database it opened: started when needed, idle threads unref'd. */
+let pool: Piscina | undefined;
+
+function checkpointIn(file: string): Promise<unknown> {
+  pool ??= new Piscina({ filename: WORKER, minThreads: 0, maxThreads: 1, idleTimeout: 30_000 });
+  return pool.run(file);
+}
+
+/** Checkpoints one database file's log after its commits, one checkpoint at a time. */
+export class Checkpointer {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  /** Commits since the running checkpoint began: another one follows it. */
+  private dirty = false;
+  private closed = false;
+  /** Checkpoints failed in a row (a moment's lock by a backup, say): at MAX_FAILURES the thread is given up. */
+  private failures = 0;
+
+  constructor(
+    private readonly file: string,
+    /** Called once if checkpoints keep failing: the writer turns its own automatic checkpoint back on. */
+    private readonly onFailure: (error: Error) => void,
+  ) {}
+
+  /** A batch committed: a checkpoint follows within CHECKPOINT_DELAY_MS (or after the one running). */
+  committed(): void {
+    this.dirty = true;
+    if (this.timer || this.running || this.closed) return;
+    this.timer = setTimeout(() => this.run(), CHECKPOINT_DELAY_MS);
+    this.timer.unref();
+  }
+
+  private run(): void {
+    this.timer = undefined;
+    this.dirty = false;
+    this.running = checkpointIn(this.file)
+      .then(
+        () => {
+          this.failures = 0;
+        },
+        (error: Error) => {
+          this.failures += 1;
+          this.dirty = true;
+          if (this.failures < MAX_FAILURES) return;
+          this.closed = true;
+          this.onFailure(error);
+        },
+      )
+      .finally(() => {
+        this.running = undefined;
+        if (this.dirty) this.committed();
+      });
+  }
+
+  /** No more checkpoints; waits for the running one (closing the database checkpoints what is left). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+}
