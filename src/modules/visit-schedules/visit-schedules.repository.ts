@@ -236,6 +236,32 @@ export async function materializedKeys(db: Executor, scheduleId: string, keys: s
   return found;
 }
 
+/**
+ * Which of the occurrences `keys` of the schedules `scheduleIds` have a visit, as `schedule_id|key`: one range of
+ * the unique (schedule_id, occurrence_key) per schedule, from the least key to the greatest (keys are local
+ * date-times, so they sort as text).
+ */
+export async function materializedAmong(db: Executor, scheduleIds: string[], keys: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  if (scheduleIds.length === 0 || keys.length === 0) return found;
+  const sorted = [...keys].sort();
+  const [least, greatest] = [sorted[0] as string, sorted.at(-1) as string];
+  for (let at = 0; at < scheduleIds.length; at += 500) {
+    const rows = await materializedAmongQuery(db, scheduleIds.slice(at, at + 500), least, greatest).execute();
+    for (const row of rows) found.add(`${row.schedule_id}|${row.occurrence_key}`);
+  }
+  return found;
+}
+
+export function materializedAmongQuery(db: Executor, scheduleIds: string[], least: string, greatest: string) {
+  return db
+    .selectFrom('visits')
+    .select(['schedule_id', 'occurrence_key'])
+    .where('schedule_id', 'in', scheduleIds)
+    .where('occurrence_key', '>=', least)
+    .where('occurrence_key', '<=', greatest);
+}
+
 /** `keep_visits=true`: the schedule's visits stay, with schedule_id null. */
 export async function detachVisits(db: Executor, accountId: string, scheduleId: string): Promise<void> {
   await db
@@ -268,15 +294,21 @@ export interface ProjectableSchedule extends VisitScheduleRow {
 export async function schedulesToProject(
   db: Executor,
   accountId: string,
-  filters: {
-    job_id?: string | undefined;
-    client_id?: string | undefined;
-    property_id?: string | undefined;
-    schedule_id?: string | undefined;
-    assignee_ids?: string[] | undefined;
-    unassigned?: boolean | undefined;
-  },
+  filters: ProjectionScheduleFilters,
 ): Promise<ProjectableSchedule[]> {
+  return (await schedulesToProjectQuery(db, accountId, filters).execute()) as ProjectableSchedule[];
+}
+
+export interface ProjectionScheduleFilters {
+  job_id?: string | undefined;
+  client_id?: string | undefined;
+  property_id?: string | undefined;
+  schedule_id?: string | undefined;
+  assignee_ids?: string[] | undefined;
+  unassigned?: boolean | undefined;
+}
+
+export function schedulesToProjectQuery(db: Executor, accountId: string, filters: ProjectionScheduleFilters) {
   let query = db
     .selectFrom('visit_schedules as s')
     .innerJoin('jobs as j', 'j.id', 's.job_id')
@@ -306,5 +338,5 @@ export async function schedulesToProject(
         ),
       ),
     );
-  return (await query.limit(1000).execute()) as ProjectableSchedule[];
+  return query.limit(1000);
 }

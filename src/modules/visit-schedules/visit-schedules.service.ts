@@ -16,10 +16,17 @@ import { previousAttributes, recordEvent } from '../events/index.js';
 import { parseStatusFilter } from '../documents/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
 import { updateVisit } from '../visits/index.js';
-import { durationsOf, inPause, materializeLocked, materializeSome, ruleOf } from './materialize.js';
+import {
+  durationsOf,
+  inPause,
+  materializeLocked,
+  materializeSome,
+  prepareMaterialization,
+  ruleOf,
+} from './materialize.js';
 import { describeRecurrence, parseRecurrence, type RecurrenceInput } from './recurrence.js';
-import { occurrencesBetween, ruleDates } from './recurrence-expansion.js';
-import type { Recurrence } from './recurrence-parts.js';
+import { occurrenceOn, occurrencesBetween, ruleDates } from './recurrence-expansion.js';
+import { occurrenceKey, type Recurrence } from './recurrence-parts.js';
 import * as repository from './visit-schedules.repository.js';
 import {
   SCHEDULE_STATUSES,
@@ -36,13 +43,26 @@ import {
 const instantText = (instant: Temporal.Instant) => instant.toString({ smallestUnit: 'millisecond' });
 const nowInstant = (ctx: Context) => Temporal.Instant.fromEpochMilliseconds(ctx.clock.now().getTime());
 
-/** The next occurrence that is neither skipped nor paused, within a year from now. */
+/**
+ * The next occurrence that is neither skipped nor paused, starting within a year from now. The dates are read in
+ * order and only the first candidates' instants are computed (an occurrence's start never goes back in time as
+ * its date goes forward), not a year of them.
+ */
 function nextOf(row: VisitScheduleRow, rule: Recurrence, now: Temporal.Instant) {
   if (row.status === 'ended') return null;
-  const found = occurrencesBetween(rule, durationsOf(row), now, now.add({ hours: 24 * 366 })).find(
-    (one) => !one.skipped && !inPause(row, one.date),
-  );
-  return found ?? null;
+  const end = now.add({ hours: 24 * 366 });
+  const skipped = new Set(rule.exdates);
+  const durations = durationsOf(row);
+  const from = now.toZonedDateTimeISO(rule.timezone).toPlainDate().subtract({ days: 1 });
+  const to = end.toZonedDateTimeISO(rule.timezone).toPlainDate().add({ days: 1 });
+  for (const date of ruleDates(rule, from, to)) {
+    if (inPause(row, date) || skipped.has(occurrenceKey(rule, date))) continue;
+    const one = occurrenceOn(rule, durations, date, skipped);
+    const start = one.start.toInstant();
+    if (Temporal.Instant.compare(start, end) >= 0) return null;
+    if (Temporal.Instant.compare(start, now) >= 0) return one;
+  }
+  return null;
 }
 
 export function presentSchedule(row: VisitScheduleRow, exdates: string[], now: Date): VisitSchedule {
@@ -589,6 +609,9 @@ const WORKER_BATCH = 4;
  * transaction holding the schedule's row lock; between transactions the event loop gets its turn.
  */
 export async function materializeSchedule(ctx: Context, id: string): Promise<void> {
+  const found = await repository.findSchedule(ctx.db, ctx.accountId, id);
+  if (!found) return;
+  await prepareMaterialization(ctx, found);
   for (;;) {
     const done = await inTransaction(ctx, async (tx) => {
       const row = await repository.findSchedule(tx.db, tx.accountId, id, true);
