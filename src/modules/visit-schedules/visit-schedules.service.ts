@@ -601,8 +601,12 @@ export async function listOccurrences(ctx: Context, id: string, from: string, to
   }));
 }
 
-/** Visits the worker makes per transaction: short transactions keep SQLite's synchronous driver from stalling. */
-const WORKER_BATCH = 4;
+/**
+ * Visits the worker makes per transaction: SQLite's driver is synchronous, so a transaction's statements run in
+ * one turn of the event loop. Two visits are a few milliseconds of work (four were up to 3× longer under load,
+ * one doubled the pass's time for no lower maximum: bench/README.md).
+ */
+const WORKER_BATCH = 2;
 
 /**
  * The worker's step for one schedule (actor: system): its missing visits, a few per transaction, each
