@@ -446,3 +446,39 @@ test('split of a COUNT rule without a new rule: the old keeps the occurrences be
   });
   assert.equal(both.recurrence.rrule, 'FREQ=MONTHLY;BYDAY=-1FR');
 });
+
+test('a long horizon is made a slice at a time: 500 daily visits on create, the event loop running between slices', async () => {
+  const jobId = await newJob();
+  // A 1 ms ticker: the longest wait between its ticks while the create runs is the longest the loop was held.
+  let ticks = 0;
+  let longest = 0;
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const at = performance.now();
+    longest = Math.max(longest, at - last);
+    last = at;
+    ticks++;
+  }, 1);
+  const started = performance.now();
+  const response = await api('POST', '/v1/visit-schedules', {
+    job_id: jobId,
+    recurrence: { rrule: 'FREQ=DAILY', start_date: '2026-02-20', ...denver },
+    duration_minutes: 30,
+    horizon_days: 730,
+  });
+  const took = performance.now() - started;
+  clearInterval(ticker);
+  assert.equal(response.status, 201, response.text);
+  // At most 500 ahead: the 500th day from 20 February 2026 (today in Denver) is 4 July 2027.
+  assert.equal(response.body.data.materialized_through, '2027-07-04');
+  const made = await context.database.db
+    .selectFrom('visits')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('schedule_id', '=', response.body.data.id)
+    .executeTakeFirstOrThrow();
+  assert.equal(Number(made.count), 500);
+  // Made in one synchronous go, the create would hold the loop for nearly all of its time; a slice at a time, the
+  // ticker runs throughout and no wait is more than a fraction of the whole.
+  assert.ok(ticks >= 10, `${ticks} ticks in ${took.toFixed(0)} ms`);
+  assert.ok(longest < took / 4, `the loop was held ${longest.toFixed(0)} ms of the create's ${took.toFixed(0)} ms`);
+});
