@@ -136,7 +136,7 @@ async function finish(tx: Context, plan: Plan): Promise<VisitScheduleRow> {
 }
 
 /** Visits a request makes per slice, yielding between slices: a long horizon never holds the event loop. */
-const REQUEST_SLICE = 8;
+const REQUEST_SLICE = 4;
 
 /**
  * Makes the missing visits of a schedule, whose row the caller holds locked in `tx` (a create or change of the

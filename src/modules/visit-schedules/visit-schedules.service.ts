@@ -603,10 +603,10 @@ export async function listOccurrences(ctx: Context, id: string, from: string, to
 
 /**
  * Visits the worker makes per transaction: SQLite's driver is synchronous, so a transaction's statements run in
- * one turn of the event loop. Two visits are a few milliseconds of work (four were up to 3× longer under load,
- * one doubled the pass's time for no lower maximum: bench/README.md).
+ * one turn of the event loop. Four are a few milliseconds of work; two made twice the commits, and SQLite's
+ * checkpoints then waited behind the log's fdatasync on the event loop (stalls of 37-81 ms: bench/README.md).
  */
-const WORKER_BATCH = 2;
+const WORKER_BATCH = 4;
 
 /**
  * The worker's step for one schedule (actor: system): its missing visits, a few per transaction, each
