@@ -257,21 +257,35 @@ async function recordScheduleChange(tx: Context, type: EventType, before: VisitS
 const notStarted = (visit: repository.ScheduledVisit, now: string) =>
   (visit.status === 'scheduled' || visit.status === 'unscheduled') && (visit.start_at === null || visit.start_at > now);
 
+/**
+ * Visits a request changes per turn of the event loop (template edits, cancels, reopens of up to 500 visits),
+ * yielding between: inside the request's transaction, as materialisation does (materialize.ts).
+ */
+const REQUEST_SLICE = 4;
+const sliceEnd = async (index: number) => {
+  if (index % REQUEST_SLICE === REQUEST_SLICE - 1) await yieldToEventLoop();
+};
+
 async function cancelVisits(tx: Context, visits: repository.ScheduledVisit[], reason: string): Promise<void> {
-  for (const visit of visits)
+  for (const [index, visit] of visits.entries()) {
     await updateVisit(tx, visit.id, { status: 'canceled', cancel_reason: reason }, undefined, { fromSchedule: true });
+    await sliceEnd(index);
+  }
 }
 
 /** Reopens the visits an action canceled (`reason`) whose start is still ahead. */
 async function reopenVisits(tx: Context, visits: repository.ScheduledVisit[], reason: string, now: string) {
+  let changed = 0;
   for (const visit of visits)
     if (
       visit.status === 'canceled' &&
       visit.cancel_reason === reason &&
       visit.start_at !== null &&
       visit.start_at > now
-    )
+    ) {
       await updateVisit(tx, visit.id, { status: 'scheduled' }, undefined, { fromSchedule: true });
+      await sliceEnd(changed++);
+    }
 }
 
 /** The locked row of an open schedule (409 when ended), and its answer before the change. */
@@ -313,6 +327,7 @@ export async function updateSchedule(
       await repository.replaceTemplateMembers(tx.db, tx.accountId, row.id, template.assignee_ids);
     if (input.template !== undefined || input.duration_minutes !== undefined || input.duration_days !== undefined) {
       // The template reaches every future visit that has not started and is not an exception.
+      let changed = 0;
       for (const visit of await repository.visitsOfSchedule(tx.db, tx.accountId, row.id, now)) {
         if (!notStarted(visit, now) || Number(visit.is_exception) === 1 || visit.start_at === null) continue;
         const change: Record<string, unknown> = {};
@@ -331,8 +346,10 @@ export async function updateSchedule(
             end_date: first.add({ days: input.duration_days - 1 }).toString(),
           });
         }
-        if (Object.keys(change).length > 0)
+        if (Object.keys(change).length > 0) {
           await updateVisit(tx, visit.id, change as never, undefined, { fromSchedule: true });
+          await sliceEnd(changed++);
+        }
       }
     }
     updated = await materializeLocked(tx, updated);
