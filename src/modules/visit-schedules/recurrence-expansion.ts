@@ -127,7 +127,6 @@ class Recent<V> {
 const BLOCK_DAYS = 32;
 const MAX_BLOCKS = 4000;
 const rulesCache = new Recent<RRuleTemporal[]>(500);
-const blockCache = new Recent<Temporal.PlainDate[]>(MAX_BLOCKS);
 
 function ruleIdentity(rule: Recurrence): string {
   return JSON.stringify([
@@ -152,9 +151,21 @@ function cachedRules(rule: Recurrence, identity: string): RRuleTemporal[] {
   return rules;
 }
 
-const EPOCH = Temporal.PlainDate.from('1970-01-01');
-const blockOf = (date: Temporal.PlainDate) => Math.floor(EPOCH.until(date).days / BLOCK_DAYS);
-const blockStart = (block: number) => EPOCH.add({ days: block * BLOCK_DAYS });
+/** A block's dates, with their days since 1970-01-01 (compared as numbers: the polyfill's compare is slow). */
+interface Block {
+  dates: Temporal.PlainDate[];
+  days: number[];
+}
+const blockCache = new Recent<Block>(MAX_BLOCKS);
+
+const DAY_MS = 86_400_000;
+/** Days since 1970-01-01 (setUTCFullYear, unlike Date.UTC, takes years below 100 as they are). */
+const dayOf = (date: Temporal.PlainDate) => new Date(0).setUTCFullYear(date.year, date.month - 1, date.day) / DAY_MS;
+const blockOf = (date: Temporal.PlainDate) => Math.floor(dayOf(date) / BLOCK_DAYS);
+function blockStart(block: number): Temporal.PlainDate {
+  const at = new Date(block * BLOCK_DAYS * DAY_MS);
+  return Temporal.PlainDate.from({ year: at.getUTCFullYear(), month: at.getUTCMonth() + 1, day: at.getUTCDate() });
+}
 
 /** Expands the blocks [first, last] that are not cached, in one call of the library per run of them. */
 function fillBlocks(rule: Recurrence, identity: string, first: number, last: number): void {
@@ -165,10 +176,12 @@ function fillBlocks(rule: Recurrence, identity: string, first: number, last: num
     if (missing || run === undefined) continue;
     const dates = libraryDates(cachedRules(rule, identity), blockStart(run), blockStart(block).subtract({ days: 1 }));
     for (let one = run, at = 0; one < block; one++) {
-      const end = blockStart(one + 1);
-      const inBlock: Temporal.PlainDate[] = [];
-      while (at < dates.length && Temporal.PlainDate.compare(dates[at] as Temporal.PlainDate, end) < 0)
-        inBlock.push(dates[at++] as Temporal.PlainDate);
+      const end = (one + 1) * BLOCK_DAYS;
+      const inBlock: Block = { dates: [], days: [] };
+      while (at < dates.length && dayOf(dates[at] as Temporal.PlainDate) < end) {
+        inBlock.dates.push(dates[at] as Temporal.PlainDate);
+        inBlock.days.push(dayOf(dates[at++] as Temporal.PlainDate));
+      }
       blockCache.set(`${identity}|${one}`, inBlock);
     }
     run = undefined;
@@ -177,19 +190,21 @@ function fillBlocks(rule: Recurrence, identity: string, first: number, last: num
 
 /** The rule's dates in [from, to] (inclusive) before COUNT, UNTIL and exdates, from the cached blocks. */
 function rawDates(rule: Recurrence, from: Temporal.PlainDate, to: Temporal.PlainDate): Temporal.PlainDate[] {
-  if (Temporal.PlainDate.compare(from, to) > 0) return [];
+  const [lo, hi] = [dayOf(from), dayOf(to)];
+  if (lo > hi) return [];
   const identity = ruleIdentity(rule);
-  const first = blockOf(from);
-  const last = blockOf(to);
+  const first = Math.floor(lo / BLOCK_DAYS);
+  const last = Math.floor(hi / BLOCK_DAYS);
   const found: Temporal.PlainDate[] = [];
   for (let block = first; block <= last; block++) {
-    let dates = blockCache.get(`${identity}|${block}`);
-    if (dates === undefined) {
+    let cached = blockCache.get(`${identity}|${block}`);
+    if (cached === undefined) {
       fillBlocks(rule, identity, block, last);
-      dates = blockCache.get(`${identity}|${block}`) ?? [];
+      cached = blockCache.get(`${identity}|${block}`) ?? { dates: [], days: [] };
     }
-    for (const date of dates)
-      if (Temporal.PlainDate.compare(date, from) >= 0 && Temporal.PlainDate.compare(date, to) <= 0) found.push(date);
+    const { dates, days } = cached;
+    for (let at = 0; at < dates.length; at++)
+      if ((days[at] as number) >= lo && (days[at] as number) <= hi) found.push(dates[at] as Temporal.PlainDate);
   }
   return found;
 }
@@ -225,7 +240,8 @@ export async function prepareDates(
       await pause();
     }
     counted +=
-      (blockCache.get(`${identity}|${block}`)?.length ?? 0) + (blockCache.get(`${identity}|${block + 1}`)?.length ?? 0);
+      (blockCache.get(`${identity}|${block}`)?.dates.length ?? 0) +
+      (blockCache.get(`${identity}|${block + 1}`)?.dates.length ?? 0);
   }
 }
 
