@@ -32,6 +32,13 @@ import { listTeamMembersPlan, TEAM_MEMBER_SORTS } from '../src/modules/team-memb
 import { calendarReads } from '../src/modules/visits/calendar.repository.js';
 import { listVisitsPlan, VISIT_SORTS, type VisitFilters } from '../src/modules/visits/visits.repository.js';
 import { listProductsPlan, PRODUCT_SORTS } from '../src/modules/catalog/products.repository.js';
+import {
+  listSchedulesPlan,
+  materializedAmongQuery,
+  SCHEDULE_SORTS,
+  schedulesOfMembersQuery,
+  schedulesToProjectQuery,
+} from '../src/modules/visit-schedules/visit-schedules.repository.js';
 import { listTaxRatesPlan, TAX_RATE_SORTS } from '../src/modules/catalog/tax-rates.repository.js';
 import type { ListPlan } from '../src/db/list-plan.js';
 import type { ClientRow } from '../src/db/types.js';
@@ -681,6 +688,8 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'visit_assignees',
     'products',
     'tax_rates',
+    'visit_schedules',
+    'visit_schedule_assignees',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text
@@ -948,5 +957,109 @@ describe(`the calendar on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: each window f
       'visits_job_idx',
       true,
     );
+  });
+});
+
+/**
+ * Visit schedules (§13, §18): the list from its indexes, and the calendar's projection (`include_projected`): one
+ * member's schedules from the members' index, each read by its key, and which occurrences already have a visit
+ * from the unique (schedule_id, occurrence_key), a range of it per schedule.
+ */
+describe(`visit schedules and their projection on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: each from its index`, () => {
+  let schedulesAccountId: string;
+  let member: string;
+  let job: string;
+  const schedules: string[] = [];
+  before(async () => {
+    // Another account's schedules first, more of them, so that the plans are not those of one account's table.
+    const other = await context.account('Other schedules');
+    const otherRequest = async (url: string, body: unknown) =>
+      (await context.request('POST', url, { key: other.key, body })).body.data;
+    const otherMember = (await otherRequest('/v1/team-members', { name: 'Other crew' })).id;
+    const otherClient = (await otherRequest('/v1/clients', { name: 'Other lawns' })).id;
+    for (let index = 0; index < 90; index++) {
+      const otherJob = (await otherRequest('/v1/jobs', { client_id: otherClient, title: `Other ${index}` })).id;
+      await otherRequest('/v1/visit-schedules', {
+        job_id: otherJob,
+        recurrence: { rrule: 'FREQ=MONTHLY', start_date: '2026-07-06', time: '09:00', timezone: 'UTC' },
+        duration_minutes: 45,
+        horizon_days: 7,
+        template: { assignee_ids: [otherMember] },
+      });
+    }
+    const account = await context.account('Schedules');
+    schedulesAccountId = account.accountId;
+    const request = async (url: string, body: unknown) =>
+      (await context.request('POST', url, { key: account.key, body })).body.data;
+    member = (await request('/v1/team-members', { name: 'Mowing crew' })).id;
+    const client = (await request('/v1/clients', { name: 'Lawns' })).id;
+    for (let index = 0; index < 30; index++) {
+      job = (await request('/v1/jobs', { client_id: client, title: `Lawn ${index}` })).id;
+      const schedule = await request('/v1/visit-schedules', {
+        job_id: job,
+        recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=MO', start_date: '2026-07-06', time: '09:00', timezone: 'UTC' },
+        duration_minutes: 45,
+        horizon_days: 14,
+        template: index % 10 === 0 ? { assignee_ids: [member] } : {},
+      });
+      schedules.push(schedule.id);
+    }
+    await sql`analyze`.execute(context.database.db);
+  });
+
+  const list = (filters: Parameters<typeof listSchedulesPlan>[2], sort?: string) =>
+    listSchedulesPlan(context.database.db, schedulesAccountId, filters, pageRequest({ sort }, SCHEDULE_SORTS));
+  const LIST_CASES: Array<[string, () => ReturnType<typeof list>, string, boolean]> = [
+    ['the list, newest first', () => list({}), 'visit_schedules_account_created_at_idx', false],
+    ['the list, sort=updated_at', () => list({}, 'updated_at'), 'visit_schedules_account_updated_at_idx', false],
+    ['the list, job_id=', () => list({ job_id: ID }), 'visit_schedules_job_idx', true],
+  ];
+  for (const [name, listed, index, sorts] of LIST_CASES) {
+    test(name, async () => assertReads(await plan(listed().query), index, sorts));
+  }
+  test('the list, status=active: a bounded walk of the sort index', async () => {
+    const { walk, query } = list({ statuses: ['active'] });
+    assert.ok(walk, 'a walk bounded to WALK_LIMIT entries');
+    assertReads(await plan(query), 'visit_schedules_account_created_at_idx', false);
+    assertReads(await plan(walk.bound), 'visit_schedules_account_created_at_idx', false);
+  });
+  test("the projection, one assignee: the member's schedules from visit_schedule_assignees_member_idx, each by its key", async () => {
+    const db = context.database.db;
+    assertReads(
+      await plan(schedulesOfMembersQuery(db, schedulesAccountId, [member])),
+      'visit_schedule_assignees_member_idx',
+      true,
+    );
+    const text = await plan(
+      schedulesToProjectQuery(
+        db,
+        schedulesAccountId,
+        { assignee_ids: [member] },
+        schedules.filter((_, index) => index % 10 === 0),
+      ),
+    );
+    assertReads(text, 'visit_schedules_pkey', false, true);
+    assertReads(text, 'jobs_pkey', false, true);
+  });
+  test("the projection, the whole account: a range of one of the account's indexes", async () => {
+    const text = await plan(schedulesToProjectQuery(context.database.db, schedulesAccountId, {}));
+    assert.match(
+      text,
+      onPostgres
+        ? /(Index Scan using|Bitmap Index Scan on) visit_schedules_(account_created_at|account_updated_at|job)_idx/
+        : /SEARCH visit_schedules USING INDEX visit_schedules_(account_created_at|account_updated_at|job)_idx \(account_id=\?/,
+      text,
+    );
+    assert.doesNotMatch(text, onPostgres ? /Seq Scan on visit_schedules/ : /SCAN visit_schedules\b/, text);
+  });
+  test("the projection, job_id=: the job's schedules from visit_schedules_job_idx", async () => {
+    const text = await plan(schedulesToProjectQuery(context.database.db, schedulesAccountId, { job_id: job }));
+    assertReads(text, 'visit_schedules_job_idx', true);
+  });
+  test('the projection: which occurrences have a visit, a range of visits_occurrence_idx per schedule', async () => {
+    const text = await plan(
+      materializedAmongQuery(context.database.db, schedules.slice(0, 3), '2026-07-06T09:00', '2026-07-20T09:00'),
+    );
+    assertReads(text, 'visits_occurrence_idx', false);
   });
 });

@@ -10,7 +10,12 @@ import {
   describeRecurrence,
   parseRecurrence,
 } from '../src/modules/visit-schedules/recurrence.js';
-import { occurrencesBetween, occurrencesOnDates } from '../src/modules/visit-schedules/recurrence-expansion.js';
+import {
+  occurrencesBetween,
+  occurrencesOnDates,
+  prepareDates,
+  ruleDates,
+} from '../src/modules/visit-schedules/recurrence-expansion.js';
 
 const TIMED = { duration_minutes: 60, duration_days: null };
 
@@ -592,4 +597,38 @@ describe('RFC 5545 section 3.8.5.3 examples this engine relies on (DTSTART 09:00
       ],
     );
   });
+});
+
+describe('expansion in cached blocks of 32 days', () => {
+  // Each rule's dates over three years, then over windows that start and end at every offset of a block (cold
+  // and warm cache alike, and after prepareDates): always the same dates, whatever the seams.
+  const RULES = [
+    'FREQ=DAILY;INTERVAL=3',
+    'FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,SA',
+    'FREQ=MONTHLY;BYMONTHDAY=31',
+    'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1',
+    'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29',
+    'FREQ=WEEKLY;BYDAY=FR;COUNT=40',
+  ];
+  for (const rrule of RULES)
+    test(rrule, async () => {
+      const parsed = rule({ rrule, start_date: '2027-01-29', time: '09:00', timezone: 'America/Denver' });
+      const start = Temporal.PlainDate.from('2027-01-01');
+      const end = Temporal.PlainDate.from('2029-12-31');
+      const text = (dates: Temporal.PlainDate[]) => dates.map((date) => date.toString());
+      const windows: string[] = [];
+      for (let from = start; Temporal.PlainDate.compare(from, end) <= 0; ) {
+        const to = from.add({ days: 17 + (windows.length % 29) });
+        windows.push(...text(ruleDates(parsed, from, Temporal.PlainDate.compare(to, end) < 0 ? to : end)));
+        from = to.add({ days: 1 });
+      }
+      const whole = text(ruleDates(parsed, start, end));
+      assert.deepEqual(windows, whole);
+      assert.ok(whole.length > 0);
+      await prepareDates(parsed, start, end, async () => {});
+      assert.deepEqual(text(ruleDates(parsed, start, end)), whole);
+      if (rrule.endsWith('COUNT=40')) assert.equal(whole.length, 40);
+      // last_day: the 29th is February's last day, 28 in a common year.
+      if (rrule.startsWith('FREQ=YEARLY')) assert.deepEqual(whole, ['2027-02-28', '2028-02-29', '2029-02-28']);
+    });
 });

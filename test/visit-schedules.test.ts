@@ -446,3 +446,81 @@ test('split of a COUNT rule without a new rule: the old keeps the occurrences be
   });
   assert.equal(both.recurrence.rrule, 'FREQ=MONTHLY;BYDAY=-1FR');
 });
+
+/** Runs `work` with a 1 ms ticker: the longest wait between its ticks is the longest the event loop was held. */
+async function loopHeld<T>(work: () => Promise<T>) {
+  let ticks = 0;
+  let longest = 0;
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const at = performance.now();
+    longest = Math.max(longest, at - last);
+    last = at;
+    ticks++;
+  }, 1);
+  const started = performance.now();
+  try {
+    const result = await work();
+    return { result, ticks, longest, took: performance.now() - started };
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+/**
+ * Done in one synchronous go, the work would hold the loop for nearly all of its time; a slice at a time, the
+ * ticker runs throughout and no wait is more than a fraction of the whole.
+ */
+function assertSliced(name: string, held: { ticks: number; longest: number; took: number }) {
+  assert.ok(held.ticks >= 10, `${name}: ${held.ticks} ticks in ${held.took.toFixed(0)} ms`);
+  assert.ok(
+    held.longest < held.took / 4,
+    `${name}: the loop was held ${held.longest.toFixed(0)} ms of ${held.took.toFixed(0)} ms`,
+  );
+}
+
+test('500 daily visits are made, edited and canceled a slice at a time: the event loop runs throughout', async () => {
+  const jobId = await newJob();
+  const created = await loopHeld(() =>
+    api('POST', '/v1/visit-schedules', {
+      job_id: jobId,
+      recurrence: { rrule: 'FREQ=DAILY', start_date: '2026-02-20', ...denver },
+      duration_minutes: 30,
+      horizon_days: 730,
+    }),
+  );
+  assert.equal(created.result.status, 201, created.result.text);
+  const id = created.result.body.data.id;
+  // At most 500 ahead: the 500th day from 20 February 2026 (today in Denver) is 4 July 2027.
+  assert.equal(created.result.body.data.materialized_through, '2027-07-04');
+  const count = async (status: string) =>
+    Number(
+      (
+        await context.database.db
+          .selectFrom('visits')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .where('schedule_id', '=', id)
+          .where('status', '=', status)
+          .executeTakeFirstOrThrow()
+      ).count,
+    );
+  assert.equal(await count('scheduled'), 500);
+  assertSliced('create', created);
+
+  const edited = await loopHeld(() => api('PUT', `/v1/visit-schedules/${id}`, { template: { title: 'Daily round' } }));
+  assert.equal(edited.result.status, 200, edited.result.text);
+  const titled = await context.database.db
+    .selectFrom('visits')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('schedule_id', '=', id)
+    .where('title', '=', 'Daily round')
+    .executeTakeFirstOrThrow();
+  // Every visit but today's, whose 09:00 (16:00Z) is still ahead at 12:00Z: all 500 have not started.
+  assert.equal(Number(titled.count), 500);
+  assertSliced('template edit', edited);
+
+  const ended = await loopHeld(() => api('DELETE', `/v1/visit-schedules/${id}`));
+  assert.equal(ended.result.status, 200, ended.result.text);
+  assert.equal(await count('canceled'), 500);
+  assertSliced('end', ended);
+});

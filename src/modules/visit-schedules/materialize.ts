@@ -1,16 +1,19 @@
 // Materialisation (docs/api-contract.md §18): the occurrences from today (in the schedule's zone) to its
 // horizon become visit rows, at most 500 ahead, each once. The schedule's row is locked first, so two
 // instances materialising one schedule take turns and the second finds every key made; the unique
-// (schedule_id, occurrence_key) of visits backs that up. A crash loses nothing: each schedule's batch is one
-// transaction, and the next run makes what is missing.
+// (schedule_id, occurrence_key) of visits backs that up. A crash loses nothing: each batch of visits is made in
+// one transaction, `materialized_through` moves only once all are made, and the next run makes what is missing.
+// No step holds the event loop for long: the rule is expanded a few cached blocks per turn, an occurrence's
+// instants are computed only when its visit is made, and visits are made a slice per turn.
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Temporal } from '@js-temporal/polyfill';
 import type { VisitScheduleRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import type { Context } from '../../kernel/context.js';
 import { createVisitsForJob, type NewVisit } from '../visits/index.js';
 import type { Occurrence } from './recurrence-expansion.js';
-import { occurrencesOnDates } from './recurrence-expansion.js';
-import type { Recurrence } from './recurrence-parts.js';
+import { occurrenceOn, prepareDates, ruleDates } from './recurrence-expansion.js';
+import { occurrenceKey, type Recurrence } from './recurrence-parts.js';
 import * as repository from './visit-schedules.repository.js';
 import type { Template } from './visit-schedules.schemas.js';
 
@@ -60,59 +63,119 @@ export function visitInputOf(row: VisitScheduleRow, template: Template, occurren
   } as NewVisit;
 }
 
-/**
- * Makes the missing visits of a schedule, whose row the caller holds locked in `tx`; answers the row with
- * `materialized_through` moved on. Ended schedules make none. With `most`, at most that many visits are made
- * and `done` says whether any remain (the worker makes a schedule's visits a few per transaction).
- */
-export async function materializeLocked(tx: Context, row: VisitScheduleRow): Promise<VisitScheduleRow> {
-  return (await materializeSome(tx, row, Number.POSITIVE_INFINITY)).row;
+/** What a schedule wants made now: its occurrences from today to its horizon, neither skipped nor paused, ≤ 500. */
+interface Plan {
+  row: VisitScheduleRow;
+  rule: Recurrence;
+  through: Temporal.PlainDate;
+  /** The dates and keys wanted, in order (instants are computed only for those that get a visit). */
+  wanted: Array<{ date: Temporal.PlainDate; key: string }>;
 }
 
+/** Today in the schedule's zone, and the last date of its horizon. */
+export function horizonOf(tx: Pick<Context, 'clock'>, row: VisitScheduleRow, rule: Pick<Recurrence, 'timezone'>) {
+  const today = Temporal.Instant.fromEpochMilliseconds(tx.clock.now().getTime())
+    .toZonedDateTimeISO(rule.timezone)
+    .toPlainDate();
+  return { today, through: today.add({ days: Number(row.horizon_days) }) };
+}
+
+async function planOf(tx: Context, row: VisitScheduleRow): Promise<Plan> {
+  const exdates = (await repository.exdatesOf(tx.db, tx.accountId, [row.id])).get(row.id) ?? [];
+  const rule = ruleOf(row, exdates);
+  const { today, through } = horizonOf(tx, row, rule);
+  // Expansion a few blocks per turn (cached after: a worker pass finds them expanded).
+  await prepareDates(rule, today, through, yieldToEventLoop);
+  const skipped = new Set(exdates);
+  const wanted: Plan['wanted'] = [];
+  for (const date of ruleDates(rule, today, through)) {
+    const key = occurrenceKey(rule, date);
+    if (skipped.has(key) || inPause(row, date)) continue;
+    wanted.push({ date, key });
+    if (wanted.length === MAX_AHEAD) break;
+  }
+  return { row, rule, through, wanted };
+}
+
+async function missingOf(tx: Context, plan: Plan): Promise<Plan['wanted']> {
+  const made = await repository.materializedKeys(
+    tx.db,
+    plan.row.id,
+    plan.wanted.map((one) => one.key),
+  );
+  return plan.wanted.filter((one) => !made.has(one.key));
+}
+
+/** Makes the visits of `items` (their instants computed here: Temporal's zone arithmetic is the costly part). */
+async function makeVisits(tx: Context, plan: Plan, items: Plan['wanted']): Promise<void> {
+  if (items.length === 0) return;
+  const { row, rule } = plan;
+  const template = fromJson<Template>(row.template);
+  const durations = durationsOf(row);
+  const none = new Set<string>();
+  await createVisitsForJob(
+    tx,
+    row.job_id,
+    items.map((one) => visitInputOf(row, template, occurrenceOn(rule, durations, one.date, none))),
+    { fromSchedule: true },
+  );
+}
+
+/** Records how far the visits are made (every wanted occurrence has its visit now). */
+async function finish(tx: Context, plan: Plan): Promise<VisitScheduleRow> {
+  const { row, wanted, through } = plan;
+  const last = wanted.length === MAX_AHEAD ? (wanted.at(-1)?.date ?? through) : through;
+  const materialized_through = last.toString();
+  if (materialized_through === row.materialized_through) return row;
+  return (
+    (await repository.updateSchedule(tx.db, tx.accountId, row.id, { materialized_through })) ?? {
+      ...row,
+      materialized_through,
+    }
+  );
+}
+
+/** Visits a request makes per slice, yielding between slices: a long horizon never holds the event loop. */
+const REQUEST_SLICE = 4;
+
+/**
+ * Makes the missing visits of a schedule, whose row the caller holds locked in `tx` (a create or change of the
+ * schedule); answers the row with `materialized_through` moved on. Ended schedules make none. All in the caller's
+ * transaction, a slice of visits per turn of the event loop: on SQLite other writers wait for the transaction (as
+ * they would for any), but reads and everything else go on between slices.
+ */
+export async function materializeLocked(tx: Context, row: VisitScheduleRow): Promise<VisitScheduleRow> {
+  if (row.status === 'ended') return row;
+  const plan = await planOf(tx, row);
+  const missing = await missingOf(tx, plan);
+  for (let at = 0; at < missing.length; at += REQUEST_SLICE) {
+    if (at > 0) await yieldToEventLoop();
+    await makeVisits(tx, plan, missing.slice(at, at + REQUEST_SLICE));
+  }
+  return finish(tx, plan);
+}
+
+/**
+ * The worker's step: at most `most` of the missing visits of a schedule whose row the caller holds locked, in
+ * the caller's (short) transaction; `done` says none remain (then `materialized_through` has moved on).
+ */
 export async function materializeSome(
   tx: Context,
   row: VisitScheduleRow,
   most: number,
 ): Promise<{ row: VisitScheduleRow; done: boolean }> {
   if (row.status === 'ended') return { row, done: true };
-  const exdates = (await repository.exdatesOf(tx.db, tx.accountId, [row.id])).get(row.id) ?? [];
-  const rule = ruleOf(row, exdates);
-  const today = Temporal.Instant.fromEpochMilliseconds(tx.clock.now().getTime())
-    .toZonedDateTimeISO(rule.timezone)
-    .toPlainDate();
-  const through = today.add({ days: Number(row.horizon_days) });
-  const wanted = occurrencesOnDates(rule, durationsOf(row), today, through)
-    .filter((one) => !one.skipped && !inPause(row, one.date))
-    .slice(0, MAX_AHEAD);
-  const made = await repository.materializedKeys(
-    tx.db,
-    row.id,
-    wanted.map((one) => one.occurrence_key),
-  );
-  const missing = wanted.filter((one) => !made.has(one.occurrence_key));
-  if (missing.length > most) {
-    await createVisitsForJob(
-      tx,
-      row.job_id,
-      missing.slice(0, most).map((one) => visitInputOf(row, fromJson<Template>(row.template), one)),
-      { fromSchedule: true },
-    );
-    return { row, done: false };
-  }
-  const template = fromJson<Template>(row.template);
-  if (missing.length > 0)
-    await createVisitsForJob(
-      tx,
-      row.job_id,
-      missing.map((one) => visitInputOf(row, template, one)),
-      { fromSchedule: true },
-    );
-  const last = wanted.length === MAX_AHEAD ? (wanted.at(-1)?.date ?? through) : through;
-  const materialized_through = last.toString();
-  if (materialized_through === row.materialized_through) return { row, done: true };
-  const updated = (await repository.updateSchedule(tx.db, tx.accountId, row.id, { materialized_through })) ?? {
-    ...row,
-    materialized_through,
-  };
-  return { row: updated, done: true };
+  const plan = await planOf(tx, row);
+  const missing = await missingOf(tx, plan);
+  await makeVisits(tx, plan, missing.slice(0, most));
+  if (missing.length > most) return { row, done: false };
+  return { row: await finish(tx, plan), done: true };
+}
+
+/** Expands, outside any transaction, what the schedule's next materialisation will need (yielding as it goes). */
+export async function prepareMaterialization(ctx: Context, row: VisitScheduleRow): Promise<void> {
+  if (row.status === 'ended') return;
+  const rule = ruleOf(row, []);
+  const { today, through } = horizonOf(ctx, row, rule);
+  await prepareDates(rule, today, through, yieldToEventLoop);
 }

@@ -86,43 +86,180 @@ export function splitsSetPosition(rule: Recurrence): boolean {
 }
 
 function mergeDates(lists: Temporal.PlainDate[][]): Temporal.PlainDate[] {
+  if (lists.length === 1) return lists[0] as Temporal.PlainDate[];
   const byText = new Map<string, Temporal.PlainDate>();
   for (const list of lists) for (const date of list) byText.set(date.toString(), date);
   return [...byText.values()].sort(Temporal.PlainDate.compare);
 }
 
-/** The rule's dates in [from, to] (inclusive) before COUNT, UNTIL and exdates. */
-function rawDates(rules: RRuleTemporal[], from: Temporal.PlainDate, to: Temporal.PlainDate): Temporal.PlainDate[] {
+/** The rule's dates in [from, to] (inclusive) before COUNT, UNTIL and exdates, straight from the library. */
+function libraryDates(rules: RRuleTemporal[], from: Temporal.PlainDate, to: Temporal.PlainDate): Temporal.PlainDate[] {
   if (Temporal.PlainDate.compare(from, to) > 0) return [];
   return mergeDates(rules.map((one) => one.between(floating(from), floating(to), true).map(dateOf)));
 }
 
-const tenYearsAfter = (rule: Recurrence) => Temporal.PlainDate.from(rule.start_date).add({ years: MAX_YEARS });
+/** A bounded map that forgets what was used least recently. */
+class Recent<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly most: number) {}
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.most) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, value);
+  }
+}
 
-/** A COUNT rule's dates: the first `count` from start_date (at most 10 years of them; longer rules are refused). */
-const countedCache = new Map<string, Temporal.PlainDate[]>();
-function countedDates(rule: Recurrence, rules: RRuleTemporal[]): Temporal.PlainDate[] {
-  const key = JSON.stringify([
+/**
+ * Expansion is cached by what a rule's dates depend on (never its exdates, COUNT or UNTIL, applied after): the
+ * library's rules, and the dates in blocks of BLOCK_DAYS local days. A schedule's rule changes only by split, so
+ * the worker's hourly passes, the calendar's projection and the schedule's answers expand each block once; a
+ * block of a daily rule is a few milliseconds of work, the most any single step does (materialisation warms the
+ * blocks it needs one run at a time, yielding between them: `prepareDates`).
+ */
+const BLOCK_DAYS = 32;
+const MAX_BLOCKS = 4000;
+const rulesCache = new Recent<RRuleTemporal[]>(500);
+
+function ruleIdentity(rule: Recurrence): string {
+  return JSON.stringify([
     rule.frequency,
     rule.interval,
     rule.by_weekday,
     rule.by_month_day,
     rule.by_month,
     rule.by_set_position,
-    rule.count,
     rule.week_start,
     rule.start_date,
     rule.month_day_overflow,
   ]);
-  const cached = countedCache.get(key);
-  if (cached) return cached;
-  const dates = rawDates(rules, Temporal.PlainDate.from(rule.start_date), tenYearsAfter(rule)).slice(
-    0,
-    rule.count ?? 0,
-  );
-  if (countedCache.size >= 1000) countedCache.delete(countedCache.keys().next().value as string);
-  countedCache.set(key, dates);
-  return dates;
+}
+
+function cachedRules(rule: Recurrence, identity: string): RRuleTemporal[] {
+  let rules = rulesCache.get(identity);
+  if (!rules) {
+    rules = libraryRules(rule);
+    rulesCache.set(identity, rules);
+  }
+  return rules;
+}
+
+/** A block's dates, with their days since 1970-01-01 (compared as numbers: the polyfill's compare is slow). */
+interface Block {
+  dates: Temporal.PlainDate[];
+  days: number[];
+}
+const blockCache = new Recent<Block>(MAX_BLOCKS);
+
+const DAY_MS = 86_400_000;
+/** Days since 1970-01-01 (setUTCFullYear, unlike Date.UTC, takes years below 100 as they are). */
+const dayOf = (date: Temporal.PlainDate) => new Date(0).setUTCFullYear(date.year, date.month - 1, date.day) / DAY_MS;
+const blockOf = (date: Temporal.PlainDate) => Math.floor(dayOf(date) / BLOCK_DAYS);
+function blockStart(block: number): Temporal.PlainDate {
+  const at = new Date(block * BLOCK_DAYS * DAY_MS);
+  return Temporal.PlainDate.from({ year: at.getUTCFullYear(), month: at.getUTCMonth() + 1, day: at.getUTCDate() });
+}
+
+/** Expands the blocks [first, last] that are not cached, in one call of the library per run of them. */
+function fillBlocks(rule: Recurrence, identity: string, first: number, last: number): void {
+  let run: number | undefined;
+  for (let block = first; block <= last + 1; block++) {
+    const missing = block <= last && blockCache.get(`${identity}|${block}`) === undefined;
+    if (missing && run === undefined) run = block;
+    if (missing || run === undefined) continue;
+    const dates = libraryDates(cachedRules(rule, identity), blockStart(run), blockStart(block).subtract({ days: 1 }));
+    for (let one = run, at = 0; one < block; one++) {
+      const end = (one + 1) * BLOCK_DAYS;
+      const inBlock: Block = { dates: [], days: [] };
+      while (at < dates.length && dayOf(dates[at] as Temporal.PlainDate) < end) {
+        inBlock.dates.push(dates[at] as Temporal.PlainDate);
+        inBlock.days.push(dayOf(dates[at++] as Temporal.PlainDate));
+      }
+      blockCache.set(`${identity}|${one}`, inBlock);
+    }
+    run = undefined;
+  }
+}
+
+/** The rule's dates in [from, to] (inclusive) before COUNT, UNTIL and exdates, from the cached blocks. */
+function rawDates(rule: Recurrence, from: Temporal.PlainDate, to: Temporal.PlainDate): Temporal.PlainDate[] {
+  const [lo, hi] = [dayOf(from), dayOf(to)];
+  if (lo > hi) return [];
+  const identity = ruleIdentity(rule);
+  const first = Math.floor(lo / BLOCK_DAYS);
+  const last = Math.floor(hi / BLOCK_DAYS);
+  const found: Temporal.PlainDate[] = [];
+  for (let block = first; block <= last; block++) {
+    let cached = blockCache.get(`${identity}|${block}`);
+    if (cached === undefined) {
+      fillBlocks(rule, identity, block, last);
+      cached = blockCache.get(`${identity}|${block}`) ?? { dates: [], days: [] };
+    }
+    const { dates, days } = cached;
+    for (let at = 0; at < dates.length; at++)
+      if ((days[at] as number) >= lo && (days[at] as number) <= hi) found.push(dates[at] as Temporal.PlainDate);
+  }
+  return found;
+}
+
+/**
+ * Expands, ahead of a synchronous use, the blocks of [from, to] (and for a COUNT rule those from its start until
+ * its count is reached) that are not cached yet: a few blocks per turn of the event loop, `pause` between them.
+ */
+export async function prepareDates(
+  rule: Recurrence,
+  from: Temporal.PlainDate,
+  to: Temporal.PlainDate,
+  pause: () => Promise<unknown>,
+): Promise<void> {
+  const identity = ruleIdentity(rule);
+  const start = Temporal.PlainDate.from(rule.start_date);
+  let lo = Temporal.PlainDate.compare(from, start) < 0 ? start : from;
+  let hi = to;
+  if (rule.count !== null) {
+    lo = start;
+    hi = tenYearsAfter(rule);
+  } else if (rule.until !== null && Temporal.PlainDate.compare(rule.until, hi) < 0)
+    hi = Temporal.PlainDate.from(rule.until);
+  if (Temporal.PlainDate.compare(lo, hi) > 0) return;
+  let counted = 0;
+  for (let block = blockOf(lo), last = blockOf(hi); block <= last; block += 2) {
+    if (rule.count !== null && counted >= rule.count) return;
+    const missing =
+      blockCache.get(`${identity}|${block}`) === undefined ||
+      (block + 1 <= last && blockCache.get(`${identity}|${block + 1}`) === undefined);
+    if (missing) {
+      fillBlocks(rule, identity, block, Math.min(block + 1, last));
+      await pause();
+    }
+    counted +=
+      (blockCache.get(`${identity}|${block}`)?.dates.length ?? 0) +
+      (blockCache.get(`${identity}|${block + 1}`)?.dates.length ?? 0);
+  }
+}
+
+const tenYearsAfter = (rule: Recurrence) => Temporal.PlainDate.from(rule.start_date).add({ years: MAX_YEARS });
+
+/** A COUNT rule's dates: the first `count` from start_date (at most 10 years of them; longer rules are refused). */
+function countedDates(rule: Recurrence): Temporal.PlainDate[] {
+  const start = Temporal.PlainDate.from(rule.start_date);
+  const end = tenYearsAfter(rule);
+  const count = rule.count ?? 0;
+  const dates: Temporal.PlainDate[] = [];
+  // A year of blocks at a time, until the count is reached or the 10 years are over.
+  for (let from = start; dates.length < count && Temporal.PlainDate.compare(from, end) <= 0; ) {
+    const to = from.add({ days: 366 });
+    dates.push(...rawDates(rule, from, Temporal.PlainDate.compare(to, end) < 0 ? to : end));
+    from = to.add({ days: 1 });
+  }
+  return dates.slice(0, count);
 }
 
 /** The dates the rule yields in [from, to], inclusive, with COUNT and UNTIL applied (exdates are not removed). */
@@ -131,9 +268,8 @@ export function ruleDates(rule: Recurrence, from: Temporal.PlainDate, to: Tempor
   const lo = Temporal.PlainDate.compare(from, start) < 0 ? start : from;
   let hi = to;
   if (rule.until !== null && Temporal.PlainDate.compare(rule.until, hi) < 0) hi = Temporal.PlainDate.from(rule.until);
-  const rules = libraryRules(rule);
-  if (rule.count === null) return rawDates(rules, lo, hi);
-  return countedDates(rule, rules).filter(
+  if (rule.count === null) return rawDates(rule, lo, hi);
+  return countedDates(rule).filter(
     (date) => Temporal.PlainDate.compare(date, lo) >= 0 && Temporal.PlainDate.compare(date, hi) <= 0,
   );
 }
@@ -183,7 +319,7 @@ export function checkBounds(rule: Recurrence, problems: Problems): void {
   }
   const tooLong = `spans more than ${MAX_YEARS} years: its last occurrence must be on or before ${limit.toString()}`;
   if (rule.count !== null) {
-    const counted = countedDates(rule, rules);
+    const counted = countedDates(rule);
     if (counted.length < rule.count && firstDate(rules, limit.add({ days: 1 })) !== null)
       problems.add('recurrence.count', `the rule ${tooLong} (${rule.count} occurrences do not fit)`);
   } else if (rule.until !== null && Temporal.PlainDate.compare(rule.until, limit) > 0) {
@@ -250,14 +386,13 @@ export function nextOccurrence(rule: Recurrence, durations: Durations, now: Temp
   const start = Temporal.PlainDate.from(rule.start_date);
   if (Temporal.PlainDate.compare(from, start) < 0) from = start;
   const end = rule.until !== null ? Temporal.PlainDate.from(rule.until) : null;
-  const rules = libraryRules(rule);
   // A window at a time; an exdate-heavy or sparse rule may take a few. Beyond 11 years there is none to find.
   for (let window = 0; window < 12; window++) {
     if (end && Temporal.PlainDate.compare(from, end) > 0) return null;
     const to = from.add({ days: 365 });
     const dates =
       rule.count === null
-        ? rawDates(rules, from, end && Temporal.PlainDate.compare(end, to) < 0 ? end : to)
+        ? rawDates(rule, from, end && Temporal.PlainDate.compare(end, to) < 0 ? end : to)
         : ruleDates(rule, from, to);
     for (const date of dates) {
       const one = occurrenceOn(rule, durations, date, skipped);

@@ -33,23 +33,30 @@ export interface ScheduleFilters extends TimeBounds {
   statuses?: string[] | undefined;
 }
 
+export function listSchedulesPlan(
+  db: Executor,
+  accountId: string,
+  filters: ScheduleFilters,
+  page: PageRequest<VisitScheduleRow>,
+) {
+  const conditions: Condition[] = timeBoundConditions(filters);
+  if (filters.statuses !== undefined)
+    conditions.push({ column: 'status', expression: sql<SqlBool>`status in (${sql.join(filters.statuses)})` });
+  return listPlan(
+    db,
+    { table: 'visit_schedules', columns: COLUMNS, scope: { account_id: accountId } },
+    { keys: keysOf({ job_id: filters.job_id }), conditions },
+    page,
+  );
+}
+
 export async function listSchedules(
   db: Executor,
   accountId: string,
   filters: ScheduleFilters,
   page: PageRequest<VisitScheduleRow>,
 ): Promise<Listed<VisitScheduleRow>> {
-  const conditions: Condition[] = timeBoundConditions(filters);
-  if (filters.statuses !== undefined)
-    conditions.push({ column: 'status', expression: sql<SqlBool>`status in (${sql.join(filters.statuses)})` });
-  return runList(
-    listPlan(
-      db,
-      { table: 'visit_schedules', columns: COLUMNS, scope: { account_id: accountId } },
-      { keys: keysOf({ job_id: filters.job_id }), conditions },
-      page,
-    ),
-  );
+  return runList(listSchedulesPlan(db, accountId, filters, page));
 }
 
 export async function insertSchedule(db: Executor, row: VisitScheduleRow): Promise<void> {
@@ -236,6 +243,32 @@ export async function materializedKeys(db: Executor, scheduleId: string, keys: s
   return found;
 }
 
+/**
+ * Which of the occurrences `keys` of the schedules `scheduleIds` have a visit, as `schedule_id|key`: one range of
+ * the unique (schedule_id, occurrence_key) per schedule, from the least key to the greatest (keys are local
+ * date-times, so they sort as text).
+ */
+export async function materializedAmong(db: Executor, scheduleIds: string[], keys: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  if (scheduleIds.length === 0 || keys.length === 0) return found;
+  const sorted = [...keys].sort();
+  const [least, greatest] = [sorted[0] as string, sorted.at(-1) as string];
+  for (let at = 0; at < scheduleIds.length; at += 500) {
+    const rows = await materializedAmongQuery(db, scheduleIds.slice(at, at + 500), least, greatest).execute();
+    for (const row of rows) found.add(`${row.schedule_id}|${row.occurrence_key}`);
+  }
+  return found;
+}
+
+export function materializedAmongQuery(db: Executor, scheduleIds: string[], least: string, greatest: string) {
+  return db
+    .selectFrom('visits')
+    .select(['schedule_id', 'occurrence_key'])
+    .where('schedule_id', 'in', scheduleIds)
+    .where('occurrence_key', '>=', least)
+    .where('occurrence_key', '<=', greatest);
+}
+
 /** `keep_visits=true`: the schedule's visits stay, with schedule_id null. */
 export async function detachVisits(db: Executor, accountId: string, scheduleId: string): Promise<void> {
   await db
@@ -268,43 +301,71 @@ export interface ProjectableSchedule extends VisitScheduleRow {
 export async function schedulesToProject(
   db: Executor,
   accountId: string,
-  filters: {
-    job_id?: string | undefined;
-    client_id?: string | undefined;
-    property_id?: string | undefined;
-    schedule_id?: string | undefined;
-    assignee_ids?: string[] | undefined;
-    unassigned?: boolean | undefined;
-  },
+  filters: ProjectionScheduleFilters,
 ): Promise<ProjectableSchedule[]> {
+  let ids: string[] | undefined;
+  if (filters.assignee_ids !== undefined && filters.assignee_ids.length > 0) {
+    ids = (await schedulesOfMembersQuery(db, accountId, filters.assignee_ids).execute()).map((row) => row.schedule_id);
+    if (ids.length === 0) return [];
+  }
+  return (await schedulesToProjectQuery(
+    db,
+    accountId,
+    filters,
+    ids?.slice(0, 1000),
+  ).execute()) as ProjectableSchedule[];
+}
+
+export interface ProjectionScheduleFilters {
+  job_id?: string | undefined;
+  client_id?: string | undefined;
+  property_id?: string | undefined;
+  schedule_id?: string | undefined;
+  assignee_ids?: string[] | undefined;
+  unassigned?: boolean | undefined;
+}
+
+/** The schedules whose template names any of `members`, from the members' index. */
+export function schedulesOfMembersQuery(db: Executor, accountId: string, members: string[]) {
+  return db
+    .selectFrom('visit_schedule_assignees')
+    .select('schedule_id')
+    .distinct()
+    .where('account_id', '=', accountId)
+    .where('team_member_id', 'in', members);
+}
+
+/**
+ * The open schedules a calendar projection reads, with their job's title, client and property; with `ids` (the
+ * schedules of the asked members) each is read by its key, not found by a walk of the account's schedules.
+ */
+export function schedulesToProjectQuery(
+  db: Executor,
+  accountId: string,
+  filters: ProjectionScheduleFilters,
+  ids?: string[],
+) {
   let query = db
-    .selectFrom('visit_schedules as s')
-    .innerJoin('jobs as j', 'j.id', 's.job_id')
-    .select(COLUMNS.map((column) => `s.${column}` as const))
-    .select(['j.client_id as client_id', 'j.property_id as property_id', 'j.title as job_title'])
-    .where('s.account_id', '=', accountId)
-    .where('s.status', '<>', 'ended');
-  if (filters.schedule_id !== undefined) query = query.where('s.id', '=', filters.schedule_id);
-  if (filters.job_id !== undefined) query = query.where('s.job_id', '=', filters.job_id);
-  if (filters.client_id !== undefined) query = query.where('j.client_id', '=', filters.client_id);
-  if (filters.property_id !== undefined) query = query.where('j.property_id', '=', filters.property_id);
-  const members = filters.assignee_ids;
-  if (members !== undefined && members.length > 0)
-    query = query.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('visit_schedule_assignees as a')
-          .select('a.schedule_id')
-          .whereRef('a.schedule_id', '=', 's.id')
-          .where('a.team_member_id', 'in', members),
-      ),
-    );
+    .selectFrom('visit_schedules')
+    .innerJoin('jobs', 'jobs.id', 'visit_schedules.job_id')
+    .select(COLUMNS.map((column) => `visit_schedules.${column}` as const))
+    .select(['jobs.client_id as client_id', 'jobs.property_id as property_id', 'jobs.title as job_title'])
+    .where('visit_schedules.account_id', '=', accountId)
+    .where('visit_schedules.status', '<>', 'ended');
+  if (ids !== undefined) query = query.where('visit_schedules.id', 'in', ids);
+  if (filters.schedule_id !== undefined) query = query.where('visit_schedules.id', '=', filters.schedule_id);
+  if (filters.job_id !== undefined) query = query.where('visit_schedules.job_id', '=', filters.job_id);
+  if (filters.client_id !== undefined) query = query.where('jobs.client_id', '=', filters.client_id);
+  if (filters.property_id !== undefined) query = query.where('jobs.property_id', '=', filters.property_id);
   if (filters.unassigned === true)
     query = query.where(({ not, exists, selectFrom }) =>
       not(
         exists(
-          selectFrom('visit_schedule_assignees as a').select('a.schedule_id').whereRef('a.schedule_id', '=', 's.id'),
+          selectFrom('visit_schedule_assignees')
+            .select('visit_schedule_assignees.schedule_id')
+            .whereRef('visit_schedule_assignees.schedule_id', '=', 'visit_schedules.id'),
         ),
       ),
     );
-  return (await query.limit(1000).execute()) as ProjectableSchedule[];
+  return query.limit(1000);
 }

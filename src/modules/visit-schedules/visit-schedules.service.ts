@@ -23,10 +23,17 @@ import { previousAttributes, recordEvent } from '../events/index.js';
 import { parseStatusFilter } from '../documents/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
 import { updateVisit } from '../visits/index.js';
-import { durationsOf, inPause, materializeLocked, materializeSome, ruleOf } from './materialize.js';
+import {
+  durationsOf,
+  inPause,
+  materializeLocked,
+  materializeSome,
+  prepareMaterialization,
+  ruleOf,
+} from './materialize.js';
 import { describeRecurrence, parseRecurrence, type RecurrenceInput } from './recurrence.js';
-import { occurrencesBetween, ruleDates } from './recurrence-expansion.js';
-import type { Recurrence } from './recurrence-parts.js';
+import { occurrenceOn, occurrencesBetween, ruleDates } from './recurrence-expansion.js';
+import { occurrenceKey, type Recurrence } from './recurrence-parts.js';
 import * as repository from './visit-schedules.repository.js';
 import {
   SCHEDULE_STATUSES,
@@ -43,13 +50,26 @@ import {
 const instantText = (instant: Temporal.Instant) => instant.toString({ smallestUnit: 'millisecond' });
 const nowInstant = (ctx: Context) => Temporal.Instant.fromEpochMilliseconds(ctx.clock.now().getTime());
 
-/** The next occurrence that is neither skipped nor paused, within a year from now. */
+/**
+ * The next occurrence that is neither skipped nor paused, starting within a year from now. The dates are read in
+ * order and only the first candidates' instants are computed (an occurrence's start never goes back in time as
+ * its date goes forward), not a year of them.
+ */
 function nextOf(row: VisitScheduleRow, rule: Recurrence, now: Temporal.Instant) {
   if (row.status === 'ended') return null;
-  const found = occurrencesBetween(rule, durationsOf(row), now, now.add({ hours: 24 * 366 })).find(
-    (one) => !one.skipped && !inPause(row, one.date),
-  );
-  return found ?? null;
+  const end = now.add({ hours: 24 * 366 });
+  const skipped = new Set(rule.exdates);
+  const durations = durationsOf(row);
+  const from = now.toZonedDateTimeISO(rule.timezone).toPlainDate().subtract({ days: 1 });
+  const to = end.toZonedDateTimeISO(rule.timezone).toPlainDate().add({ days: 1 });
+  for (const date of ruleDates(rule, from, to)) {
+    if (inPause(row, date) || skipped.has(occurrenceKey(rule, date))) continue;
+    const one = occurrenceOn(rule, durations, date, skipped);
+    const start = one.start.toInstant();
+    if (Temporal.Instant.compare(start, end) >= 0) return null;
+    if (Temporal.Instant.compare(start, now) >= 0) return one;
+  }
+  return null;
 }
 
 export function presentSchedule(row: VisitScheduleRow, exdates: string[], now: Date): VisitSchedule {
@@ -260,21 +280,35 @@ async function recordScheduleChange(tx: Context, type: EventType, before: VisitS
 const notStarted = (visit: repository.ScheduledVisit, now: string) =>
   (visit.status === 'scheduled' || visit.status === 'unscheduled') && (visit.start_at === null || visit.start_at > now);
 
+/**
+ * Visits a request changes per turn of the event loop (template edits, cancels, reopens of up to 500 visits),
+ * yielding between: inside the request's transaction, as materialisation does (materialize.ts).
+ */
+const REQUEST_SLICE = 4;
+const sliceEnd = async (index: number) => {
+  if (index % REQUEST_SLICE === REQUEST_SLICE - 1) await yieldToEventLoop();
+};
+
 async function cancelVisits(tx: Context, visits: repository.ScheduledVisit[], reason: string): Promise<void> {
-  for (const visit of visits)
+  for (const [index, visit] of visits.entries()) {
     await updateVisit(tx, visit.id, { status: 'canceled', cancel_reason: reason }, undefined, { fromSchedule: true });
+    await sliceEnd(index);
+  }
 }
 
 /** Reopens the visits an action canceled (`reason`) whose start is still ahead. */
 async function reopenVisits(tx: Context, visits: repository.ScheduledVisit[], reason: string, now: string) {
+  let changed = 0;
   for (const visit of visits)
     if (
       visit.status === 'canceled' &&
       visit.cancel_reason === reason &&
       visit.start_at !== null &&
       visit.start_at > now
-    )
+    ) {
       await updateVisit(tx, visit.id, { status: 'scheduled' }, undefined, { fromSchedule: true });
+      await sliceEnd(changed++);
+    }
 }
 
 /** The locked row of an open schedule (409 when ended), and its answer before the change. */
@@ -316,6 +350,7 @@ export async function updateSchedule(
       await repository.replaceTemplateMembers(tx.db, tx.accountId, row.id, template.assignee_ids);
     if (input.template !== undefined || input.duration_minutes !== undefined || input.duration_days !== undefined) {
       // The template reaches every future visit that has not started and is not an exception.
+      let changed = 0;
       for (const visit of await repository.visitsOfSchedule(tx.db, tx.accountId, row.id, now)) {
         if (!notStarted(visit, now) || Number(visit.is_exception) === 1 || visit.start_at === null) continue;
         const change: Record<string, unknown> = {};
@@ -334,8 +369,10 @@ export async function updateSchedule(
             end_date: first.add({ days: input.duration_days - 1 }).toString(),
           });
         }
-        if (Object.keys(change).length > 0)
+        if (Object.keys(change).length > 0) {
           await updateVisit(tx, visit.id, change as never, undefined, { fromSchedule: true });
+          await sliceEnd(changed++);
+        }
       }
     }
     updated = await materializeLocked(tx, updated);
@@ -604,7 +641,11 @@ export async function listOccurrences(ctx: Context, id: string, from: string, to
   }));
 }
 
-/** Visits the worker makes per transaction: short transactions keep SQLite's synchronous driver from stalling. */
+/**
+ * Visits the worker makes per transaction: SQLite's driver is synchronous, so a transaction's statements run in
+ * one turn of the event loop. Four are a few milliseconds of work; two made twice the commits, and SQLite's
+ * checkpoints then waited behind the log's fdatasync on the event loop (stalls of 37-81 ms: bench/README.md).
+ */
 const WORKER_BATCH = 4;
 
 /**
@@ -612,6 +653,9 @@ const WORKER_BATCH = 4;
  * transaction holding the schedule's row lock; between transactions the event loop gets its turn.
  */
 export async function materializeSchedule(ctx: Context, id: string): Promise<void> {
+  const found = await repository.findSchedule(ctx.db, ctx.accountId, id);
+  if (!found) return;
+  await prepareMaterialization(ctx, found);
   for (;;) {
     const done = await inTransaction(ctx, async (tx) => {
       const row = await repository.findSchedule(tx.db, tx.accountId, id, true);
