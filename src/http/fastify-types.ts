@@ -3,7 +3,9 @@
 import type { RouteTable } from './route-table.js';
 import type { StorageHealth } from './storage-health.js';
 import type { Clock } from '../core/deps.js';
+import type { ControlledTransaction } from 'kysely';
 import type { Database, Db } from '../db/database.js';
+import type { Tables } from '../db/types.js';
 import type { PdfPool } from '../mail/pdf-pool.js';
 import type { AuthContext } from '../kernel/auth-context.js';
 import type { HostedLinks } from '../kernel/context.js';
@@ -27,6 +29,11 @@ declare module 'fastify' {
     auth: AuthContext | undefined;
     /** Set while this request holds an Idempotency-Key, until its response is stored. */
     idempotencyKey: string | undefined;
+    /**
+     * The transaction a request with an Idempotency-Key runs in, from its claim until its response is stored:
+     * the request's writes and its kept response commit together (http/idempotency.ts).
+     */
+    transaction: ControlledTransaction<Tables> | undefined;
   }
   interface FastifyContextConfig {
     scope?: Scope;

@@ -36,7 +36,12 @@ const holdsSecret = (text: string): boolean => {
   return plain !== text && SECRET_VALUE.test(plain);
 };
 
+/** A path that is a client hub link, spelled plainly. */
+const HUB_PATH = /^\/hub\//i;
+
 function redactPath(path: string): string {
+  // The common case, checked once for the whole path: nothing encoded, no secret's shape, not a hub link.
+  if (!ENCODED.test(path) && !SECRET_VALUE.test(path) && !HUB_PATH.test(path)) return path;
   const segments = path.split('/');
   // A client hub link's token is its credential: /hub/<token>/… (static files aside), however spelled.
   if (decoded(segments[1] ?? '').toLowerCase() === 'hub' && segments.length > 2 && decoded(segments[2]!) !== 'static')
