@@ -264,3 +264,18 @@ test('the kept response commits with the request’s writes: when keeping it fai
   assert.equal(await countNamed(), 1, 'one client, with its kept response');
   assert.equal(await events(), eventsBefore + 1);
 });
+
+test('a preview with an Idempotency-Key runs in its own rolled-back transaction and is replayed', async () => {
+  const client = (await post('/v1/clients', { name: 'Preview' })).body.data.id;
+  const body = { client_id: client, line_items: [{ description: 'Work', quantity: 2, unit_amount: 150 }] };
+  const first = await post('/v1/invoices/preview', body, 'preview-1');
+  assert.equal(first.status, 200, first.text);
+  const retry = await post('/v1/invoices/preview', body, 'preview-1');
+  assert.deepEqual([retry.status, retry.headers['idempotent-replayed']], [200, 'true']);
+  const invoices = await context.database.db
+    .selectFrom('invoices')
+    .select('id')
+    .where('client_id', '=', client)
+    .execute();
+  assert.deepEqual(invoices, [], 'nothing stored');
+});

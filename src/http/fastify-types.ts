@@ -42,6 +42,11 @@ declare module 'fastify' {
     /** The answer carries a secret shown once: it is never kept for an Idempotency-Key replay. */
     answersSecret?: boolean;
     /**
+     * The handler opens (and always rolls back) transactions of its own: a preview, the MCP server's dry runs.
+     * An Idempotency-Key there keeps the answer beside the work, not in one transaction with it.
+     */
+    ownTransaction?: boolean;
+    /**
      * The route's own checks of single fields (a webhook's URL), run on the body as sent when the schema
      * refuses it too, so one 422 names every wrong field (issue 34.17). The service runs them on a valid body.
      */

@@ -96,7 +96,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
       request.idempotencyKey = header;
       // The request runs in one transaction from here until its response is kept (onSend below): its writes,
       // events, outbox rows and webhook deliveries, and its kept response commit together or not at all.
-      request.transaction = await db.startTransaction().execute();
+      if (!request.routeOptions.config.ownTransaction) request.transaction = await db.startTransaction().execute();
       return;
     }
     const { row } = result;
