@@ -19,6 +19,8 @@ interface Measured {
   p50: string;
   p99: string;
   non2xx: number;
+  /** The non-2xx answers by status, from the server's log (none for the bare server). */
+  refused?: string;
   cpuPercent: number;
   /** Server CPU time per request answered: the cost, less sensitive than req/s to other load on the machine. */
   cpuMicrosPerRequest: number;
@@ -52,6 +54,16 @@ function postScript(body: unknown): string {
   return file;
 }
 
+/** Answers other than 2xx in a BMS server's log so far, by status (the log line of each request has it). */
+function refusals(url: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  const file = path.join(work, `bms-${new URL(url).port}.log`);
+  if (!fs.existsSync(file)) return counts;
+  for (const [, status] of fs.readFileSync(file, 'utf8').matchAll(/"status":([013-9]\d\d)/g))
+    counts.set(status!, (counts.get(status!) ?? 0) + 1);
+  return counts;
+}
+
 function wrk(scenario: string, url: string, pid: number, key?: string, script?: string): Measured {
   const args = [
     '-t2',
@@ -64,8 +76,17 @@ function wrk(scenario: string, url: string, pid: number, key?: string, script?: 
   ];
   spawnSync('wrk', ['-t2', '-c50', '-d2s', ...args.slice(3)]); // warm-up
   const before = cpuSeconds(pid);
+  const refusedBefore = refusals(url);
   const output = spawnSync('wrk', args, { encoding: 'utf8' }).stdout;
   const used = cpuSeconds(pid) - before;
+  // Which answers were not 2xx (503 shedding under overload, 429 rate limit, ...): read from the server's log,
+  // written at most 100 ms after each request.
+  spawnSync('sleep', ['0.3']);
+  const refused = [...refusals(url)]
+    .map(([status, count]) => [status, count - (refusedBefore.get(status) ?? 0)] as const)
+    .filter(([, count]) => count > 0)
+    .map(([status, count]) => `${count}×${status}`)
+    .join(', ');
   const cpuPercent = Math.round((used / DURATION) * 100);
   const requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
   const latency = (p: string) => new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(output)?.[1] ?? '?';
@@ -75,6 +96,7 @@ function wrk(scenario: string, url: string, pid: number, key?: string, script?: 
     p50: latency('50'),
     p99: latency('99'),
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
+    ...(refused ? { refused } : {}),
     cpuPercent,
     cpuMicrosPerRequest: requests > 0 ? Math.round((used * 1e6) / requests) : 0,
     peakRssMb: Math.round(peakRssMb(pid)),
@@ -209,7 +231,7 @@ async function main() {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>
-        `| ${row.scenario} | ${row.requestsPerSecond} | ${row.ratio ?? 1} | ${row.cpuRatio ?? 1} | ${row.target === undefined ? '' : `≥ ${row.target}`} | ${row.p50} | ${row.p99} | ${row.non2xx} | ${row.cpuPercent} % | ${row.cpuMicrosPerRequest} | ${row.peakRssMb} |`,
+        `| ${row.scenario} | ${row.requestsPerSecond} | ${row.ratio ?? 1} | ${row.cpuRatio ?? 1} | ${row.target === undefined ? '' : `≥ ${row.target}`} | ${row.p50} | ${row.p99} | ${row.non2xx}${row.refused ? ` (${row.refused})` : ''} | ${row.cpuPercent} % | ${row.cpuMicrosPerRequest} | ${row.peakRssMb} |`,
     ),
   ];
   const text = lines.join('\n');

@@ -52,10 +52,14 @@ export async function waitForHttp(url: string): Promise<void> {
 }
 
 export function bms(args: string[], env: Record<string, string>) {
-  const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/bms.js'), ...args, '--json'], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    process.execPath,
+    [process.env.BENCH_BIN ?? path.join(ROOT, 'bin/bms.js'), ...args, '--json'],
+    {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    },
+  );
   if (result.status !== 0) throw new Error(`bms ${args.join(' ')}: ${result.stderr}`);
   return JSON.parse(result.stdout);
 }

@@ -80,3 +80,88 @@ test(`${CYCLES} SIGKILL cycles under concurrent creates lose no acknowledged wri
     await check.close();
   }
 });
+
+const KEYED_CYCLES = Number(process.env.BMS_DURABILITY_KEYED_CYCLES ?? 5);
+
+test(`${KEYED_CYCLES} SIGKILL cycles under creates with an Idempotency-Key: every client has its kept response and every kept response its client`, {
+  timeout: 300_000,
+}, async (t) => {
+  const directory = temporaryDirectory('bms-durability-keyed-');
+  const database = await createTestDatabase(directory);
+  cleanups.push(
+    () => database.drop(),
+    () => fs.rmSync(directory, { recursive: true, force: true }),
+  );
+  const env = { DATABASE_URL: database.url, NODE_ENV: 'development', LOG_LEVEL: 'warn' };
+  const acknowledged: string[] = [];
+  let key: string | undefined;
+  let attempted = 0;
+
+  for (let cycle = 0; cycle < KEYED_CYCLES; cycle += 1) {
+    const server = await startServer(env);
+    key ??= /API key: (bms_[0-9A-Za-z]{40})/.exec(server.output())?.[1];
+    assert.ok(key);
+    let killed = false;
+    const writer = async (worker: number) => {
+      for (let index = 0; !killed; index += 1) {
+        attempted += 1;
+        // The client's name is its Idempotency-Key: the check below pairs them.
+        const name = `keyed ${cycle}-${worker}-${index}`;
+        try {
+          const response = await fetch(`${server.baseUrl}/v1/clients`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': name },
+            body: JSON.stringify({ name }),
+          });
+          if (response.status === 201) acknowledged.push((await response.json()).data.id);
+          else await response.arrayBuffer();
+        } catch {
+          return;
+        }
+      }
+    };
+    const writers = Array.from({ length: 8 }, (_, worker) => writer(worker));
+    await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 300));
+    server.child.kill('SIGKILL');
+    killed = true;
+    await server.exited;
+    await Promise.all(writers);
+  }
+
+  const check = openDatabase(parseDatabaseUrl(database.url));
+  try {
+    const clients = await check.db
+      .selectFrom('clients')
+      .select(['id', 'name'])
+      .where('name', 'like', 'keyed %')
+      .execute();
+    const records = await check.db
+      .selectFrom('idempotency_keys')
+      .select(['key', 'status', 'response_body'])
+      .where('key', 'like', 'keyed %')
+      .execute();
+    const stored = new Set(clients.map((row) => row.id));
+    const lost = acknowledged.filter((id) => !stored.has(id));
+    assert.ok(acknowledged.length > KEYED_CYCLES * 5, `enough writes were acknowledged (${acknowledged.length})`);
+    assert.deepEqual(lost, [], `${lost.length} acknowledged writes lost`);
+    const done = new Map(
+      records
+        .filter((row) => row.status === 'done')
+        .map((row) => [row.key, JSON.parse(String(row.response_body)).data.id as string]),
+    );
+    const withoutRecord = clients.filter((client) => done.get(client.name) !== client.id);
+    assert.deepEqual(
+      withoutRecord.map((client) => [client.name, records.find((row) => row.key === client.name)?.status ?? 'none']),
+      [],
+      'a client without its kept response',
+    );
+    const withoutClient = [...done].filter(([, id]) => !stored.has(id));
+    assert.deepEqual(withoutClient, [], 'a kept response without its client');
+    const running = records.filter((row) => row.status !== 'done').length;
+    t.diagnostic(
+      `${KEYED_CYCLES} kill -9 cycles with Idempotency-Key: ${acknowledged.length} acknowledged of ${attempted}, ${clients.length} clients, ${done.size} kept responses, ${running} claims of killed requests, ${lost.length} lost`,
+    );
+  } finally {
+    await check.close();
+  }
+});

@@ -3,8 +3,10 @@
 // last 24 hours; a retried send queues one e-mail.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
 import { SCOPES } from '../src/kernel/scopes.js';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
+import { onPostgres } from './helpers/database.js';
 
 const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
 let context: TestContext;
@@ -191,4 +193,89 @@ test('a send without a body and the same send with {} or null are one request un
     .where('document_id', '=', invoice)
     .execute();
   assert.equal(queued.length, 1, 'one e-mail');
+});
+
+test('the kept response commits with the request’s writes: when keeping it fails, neither is stored', async () => {
+  const apiKeyId = (
+    await context.database.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow()
+  ).id;
+  // Keeping the response (the record's UPDATE to done) fails after the client, its event and the record's
+  // claim were written: the request answers 500 and none of its writes remain.
+  const db = context.database.db;
+  if (onPostgres) {
+    await sql`create function refuse_keeping() returns trigger language plpgsql as $$ begin raise exception 'keeping refused'; end $$`.execute(
+      db,
+    );
+    await sql`create trigger refuse_keeping before update on idempotency_keys for each row execute function refuse_keeping()`.execute(
+      db,
+    );
+  } else {
+    await sql`create trigger refuse_keeping before update on idempotency_keys begin select raise(abort, 'keeping refused'); end`.execute(
+      db,
+    );
+  }
+  const countNamed = async () =>
+    Number(
+      (
+        await db
+          .selectFrom('clients')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .where('name', '=', 'Atomic')
+          .executeTakeFirstOrThrow()
+      ).count,
+    );
+  const events = async () =>
+    Number(
+      (
+        await db
+          .selectFrom('events')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .where('type', '=', 'client.created')
+          .executeTakeFirstOrThrow()
+      ).count,
+    );
+  const eventsBefore = await events();
+  try {
+    const failed = await post('/v1/clients', { name: 'Atomic' }, 'atomic-1');
+    assert.equal(failed.status, 500, failed.text);
+    assert.equal(await countNamed(), 0, 'the client was rolled back with its kept response');
+    assert.equal(await events(), eventsBefore, 'its event too');
+    const record = await db
+      .selectFrom('idempotency_keys')
+      .select('status')
+      .where('api_key_id', '=', apiKeyId)
+      .where('key', '=', 'atomic-1')
+      .executeTakeFirst();
+    assert.equal(record, undefined, 'and the key is free again');
+  } finally {
+    await sql`drop trigger refuse_keeping${sql.raw(onPostgres ? ' on idempotency_keys' : '')}`.execute(db);
+    if (onPostgres) await sql`drop function refuse_keeping()`.execute(db);
+  }
+  const retried = await post('/v1/clients', { name: 'Atomic' }, 'atomic-1');
+  assert.equal(retried.status, 201, retried.text);
+  assert.equal(retried.headers['idempotent-replayed'], undefined, 'the retry runs: nothing was kept');
+  const replayed = await post('/v1/clients', { name: 'Atomic' }, 'atomic-1');
+  assert.deepEqual([replayed.status, replayed.headers['idempotent-replayed']], [201, 'true']);
+  assert.equal(replayed.body.data.id, retried.body.data.id);
+  assert.equal(await countNamed(), 1, 'one client, with its kept response');
+  assert.equal(await events(), eventsBefore + 1);
+});
+
+test('a preview with an Idempotency-Key runs in its own rolled-back transaction and is replayed', async () => {
+  const client = (await post('/v1/clients', { name: 'Preview' })).body.data.id;
+  const body = { client_id: client, line_items: [{ description: 'Work', quantity: 2, unit_amount: 150 }] };
+  const first = await post('/v1/invoices/preview', body, 'preview-1');
+  assert.equal(first.status, 200, first.text);
+  const retry = await post('/v1/invoices/preview', body, 'preview-1');
+  assert.deepEqual([retry.status, retry.headers['idempotent-replayed']], [200, 'true']);
+  const invoices = await context.database.db
+    .selectFrom('invoices')
+    .select('id')
+    .where('client_id', '=', client)
+    .execute();
+  assert.deepEqual(invoices, [], 'nothing stored');
 });

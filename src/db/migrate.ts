@@ -22,6 +22,7 @@ import * as visits from './migrations/20261126010000_visits.js';
 import * as visitSchedules from './migrations/20261126020000_visit_schedules.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
+import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
 
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -46,6 +47,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261126020000_visit_schedules': visitSchedules,
   '20261126030000_catalogue': catalogue,
   '20261126040000_hosted_recipient': hostedRecipient,
+  '20261127030000_webhook_endpoints_version': webhookEndpointsVersion,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

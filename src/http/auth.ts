@@ -43,8 +43,10 @@ export function requireScope(request: FastifyRequest, scope: Scope): void {
  * the caller as the actor of its events (docs/api-contract.md §20).
  */
 export function contextOf(request: FastifyRequest, actorType: 'api_key' | 'mcp' = 'api_key'): Context {
-  const { db, clock, links } = request.server;
+  const { clock, links } = request.server;
   const caller = auth(request);
+  // A request with an Idempotency-Key runs in its own transaction (http/idempotency.ts).
+  const db = request.transaction ?? request.server.db;
   return { db, clock, links, accountId: caller.accountId, actor: { type: actorType, id: caller.keyId } };
 }
 

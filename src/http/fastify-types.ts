@@ -3,7 +3,9 @@
 import type { RouteTable } from './route-table.js';
 import type { StorageHealth } from './storage-health.js';
 import type { Clock } from '../core/deps.js';
+import type { ControlledTransaction } from 'kysely';
 import type { Database, Db } from '../db/database.js';
+import type { Tables } from '../db/types.js';
 import type { PdfPool } from '../mail/pdf-pool.js';
 import type { AuthContext } from '../kernel/auth-context.js';
 import type { HostedLinks } from '../kernel/context.js';
@@ -27,6 +29,11 @@ declare module 'fastify' {
     auth: AuthContext | undefined;
     /** Set while this request holds an Idempotency-Key, until its response is stored. */
     idempotencyKey: string | undefined;
+    /**
+     * The transaction a request with an Idempotency-Key runs in, from its claim until its response is stored:
+     * the request's writes and its kept response commit together (http/idempotency.ts).
+     */
+    transaction: ControlledTransaction<Tables> | undefined;
   }
   interface FastifyContextConfig {
     scope?: Scope;
@@ -34,6 +41,11 @@ declare module 'fastify' {
     authenticated?: boolean;
     /** The answer carries a secret shown once: it is never kept for an Idempotency-Key replay. */
     answersSecret?: boolean;
+    /**
+     * The handler opens (and always rolls back) transactions of its own: a preview, the MCP server's dry runs.
+     * An Idempotency-Key there keeps the answer beside the work, not in one transaction with it.
+     */
+    ownTransaction?: boolean;
     /**
      * The route's own checks of single fields (a webhook's URL), run on the body as sent when the schema
      * refuses it too, so one 422 names every wrong field (issue 34.17). The service runs them on a valid body.

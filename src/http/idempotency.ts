@@ -79,6 +79,7 @@ async function claim(db: Db, apiKeyId: string, key: string, hash: string, now: D
 
 export function registerIdempotency(app: FastifyInstance, db: Db): void {
   app.decorateRequest('idempotencyKey', undefined);
+  app.decorateRequest('transaction', undefined);
   let claims = 0;
 
   addRouteHook(app, isReplayablePost, 'preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -93,6 +94,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     const result = await claim(db, request.auth.keyId, header, hash, now);
     if (result.claimed) {
       request.idempotencyKey = header;
+      // The request runs in one transaction from here until its response is kept (onSend below): its writes,
+      // events, outbox rows and webhook deliveries, and its kept response commit together or not at all.
+      if (!request.routeOptions.config.ownTransaction) request.transaction = await db.startTransaction().execute();
       return;
     }
     const { row } = result;
@@ -118,21 +122,45 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     'onSend',
     async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       const key = request.idempotencyKey;
-      if (!key || !request.auth) return payload;
+      const transaction = request.transaction;
+      request.transaction = undefined;
+      if (!key || !request.auth) {
+        await transaction?.rollback().execute();
+        return payload;
+      }
       request.idempotencyKey = undefined;
+      const location = reply.getHeader('location');
+      const etag = reply.getHeader('etag');
+      const kept = {
+        response_status: reply.statusCode,
+        response_body: String(payload),
+        response_location: typeof location === 'string' ? location : null,
+        response_etag: typeof etag === 'string' ? etag : null,
+      };
+      if (transaction && reply.statusCode < 400) {
+        // A success: its response is kept in the request's own transaction, and nobody is answered before
+        // both are committed (and, on SQLite, durable). A failure to commit answers 500 and frees the key.
+        try {
+          await completeIdempotencyKey(transaction, request.auth.keyId, key, kept);
+          await transaction.commit().execute();
+        } catch (error) {
+          await transaction
+            .rollback()
+            .execute()
+            .catch(() => {});
+          await deleteIdempotencyKey(db, request.auth.keyId, key);
+          throw error;
+        }
+        return payload;
+      }
+      // A refusal or a fault: whatever the request wrote is undone, and its answer kept (or not) on its own.
+      await transaction?.rollback().execute();
       const failedValidation =
         reply.statusCode === 422 && typeof payload === 'string' && payload.includes('"VALIDATION_ERROR"');
       if (reply.statusCode >= 500 || failedValidation) {
         await deleteIdempotencyKey(db, request.auth.keyId, key);
       } else {
-        const location = reply.getHeader('location');
-        const etag = reply.getHeader('etag');
-        await completeIdempotencyKey(db, request.auth.keyId, key, {
-          response_status: reply.statusCode,
-          response_body: String(payload),
-          response_location: typeof location === 'string' ? location : null,
-          response_etag: typeof etag === 'string' ? etag : null,
-        });
+        await completeIdempotencyKey(db, request.auth.keyId, key, kept);
       }
       return payload;
     },

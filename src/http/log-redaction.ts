@@ -7,9 +7,13 @@ const SECRET_NAME = /key|token|secret|pass|auth|signature|credential|session|coo
 /** Values that are secrets by their shape: an API key, a webhook signing secret. */
 const SECRET_VALUE = /bms_[0-9A-Za-z]{4,}|whsec_[0-9A-Za-z+/=_-]{4,}/;
 const REDACTED = '[redacted]';
+/** What decoding could change: a percent escape or a `+`. */
+const ENCODED = /[%+]/;
 
 /** The text with percent-encoding (and `+`) undone, up to three times over; a malformed escape is left as it is. */
 function decoded(text: string): string {
+  // Nothing encoded (the common case): nothing to undo.
+  if (!ENCODED.test(text)) return text;
   let current = text;
   for (let round = 0; round < 3; round += 1) {
     let next: string;
@@ -26,9 +30,18 @@ function decoded(text: string): string {
   return current;
 }
 
-const holdsSecret = (text: string): boolean => SECRET_VALUE.test(text) || SECRET_VALUE.test(decoded(text));
+const holdsSecret = (text: string): boolean => {
+  if (SECRET_VALUE.test(text)) return true;
+  const plain = decoded(text);
+  return plain !== text && SECRET_VALUE.test(plain);
+};
+
+/** A path that is a client hub link, spelled plainly. */
+const HUB_PATH = /^\/hub\//i;
 
 function redactPath(path: string): string {
+  // The common case, checked once for the whole path: nothing encoded, no secret's shape, not a hub link.
+  if (!ENCODED.test(path) && !SECRET_VALUE.test(path) && !HUB_PATH.test(path)) return path;
   const segments = path.split('/');
   // A client hub link's token is its credential: /hub/<token>/… (static files aside), however spelled.
   if (decoded(segments[1] ?? '').toLowerCase() === 'hub' && segments.length > 2 && decoded(segments[2]!) !== 'static')

@@ -29,7 +29,7 @@ export function previewRoute(definition: PreviewDefinition): FastifyPluginAsyncT
     app.post(
       `${definition.path}/preview`,
       {
-        config: { scope: definition.scope },
+        config: { scope: definition.scope, ownTransaction: true },
         schema: {
           tags: [plural.charAt(0).toUpperCase() + plural.slice(1)],
           operationId: `preview${pascal(singular)}`,

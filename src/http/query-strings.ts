@@ -17,6 +17,21 @@ function integerParameters(route: RouteOptions): string[] {
     .map(([name]) => name);
 }
 
+/** Each route's integer parameters, found once per route schema rather than on every request. */
+const integerNamesBySchema = new WeakMap<object, string[]>();
+
+function integerParametersOf(request: FastifyRequest): string[] {
+  const route = request.routeOptions as unknown as RouteOptions;
+  const schema = route.schema;
+  if (!schema) return integerParameters(route);
+  let names = integerNamesBySchema.get(schema);
+  if (!names) {
+    names = integerParameters(route);
+    integerNamesBySchema.set(schema, names);
+  }
+  return names;
+}
+
 export function registerStrictQueries(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (route.config?.scope && !route.schema?.querystring) route.schema = { ...route.schema, querystring: NO_QUERY };
@@ -28,7 +43,7 @@ export function registerStrictQueries(app: FastifyInstance): void {
     (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
       const query = request.query as Record<string, unknown>;
       const details: ErrorDetail[] = [];
-      for (const name of integerParameters(request.routeOptions as unknown as RouteOptions)) {
+      for (const name of integerParametersOf(request)) {
         const value = query[name];
         if (value !== undefined && (typeof value !== 'string' || !DECIMAL_INTEGER.test(value)))
           details.push({ field: name, message: 'must be a whole number written in decimal digits' });

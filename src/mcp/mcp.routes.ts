@@ -9,9 +9,13 @@ let loading: Promise<Server> | undefined;
 
 export function mcpRoutes(headers: Record<string, string>) {
   return async (app: FastifyInstance) => {
-    app.post('/mcp', { config: { authenticated: true }, schema: { hide: true } }, async (request, reply) => {
-      loading ??= import('./server.js');
-      await (await loading).serveMcp(request, reply, headers);
-    });
+    app.post(
+      '/mcp',
+      { config: { authenticated: true, ownTransaction: true }, schema: { hide: true } },
+      async (request, reply) => {
+        loading ??= import('./server.js');
+        await (await loading).serveMcp(request, reply, headers);
+      },
+    );
   };
 }

@@ -97,7 +97,9 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
 }
 
 export async function getClient(ctx: Context, id: string): Promise<Client> {
-  return presentClient(await clientRecord(ctx, await getClientRow(ctx, id)));
+  return presentClient(
+    await requireRow('client', id, (found) => repository.findClientRecord(ctx.db, ctx.accountId, found)),
+  );
 }
 
 export async function updateClient(

@@ -7,6 +7,7 @@ import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { EventRow, WebhookDeliveryRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { insertDeliveries, queueToSubscribers } from './webhooks.repository.js';
+import { hasSubscribers } from './subscriber-cache.js';
 import { requireRow } from '../shared/index.js';
 import { fieldError } from '../../core/errors.js';
 import { EVENT_TYPES, isEventPattern, matchesEventPattern, type EventType } from '../../kernel/event-types.js';
@@ -64,7 +65,10 @@ export async function recordEvent(
   await repository.insertEvent(trx, row);
   if (options.onlyEndpointId)
     await insertDeliveries(trx, [pendingAttempt(accountId, options.onlyEndpointId, row, 1, now)]);
-  else await queueToSubscribers(trx, row, ['*', `${type.slice(0, type.lastIndexOf('.'))}.*`, type], now);
+  else {
+    const patterns = ['*', `${type.slice(0, type.lastIndexOf('.'))}.*`, type];
+    if (await hasSubscribers(trx, accountId, patterns)) await queueToSubscribers(trx, row, patterns, now);
+  }
   return row;
 }
 

@@ -1,0 +1,86 @@
+// Who hears of an event is kept in memory per process and read again when the account's endpoints change,
+// whichever instance changed them (issue 36): two apps on one database (one SQLite file, or one PostgreSQL
+// database), an endpoint created, disabled, re-enabled and deleted through A, clients created through B.
+// The list is invalidated only by the database's version of the account's endpoints (raised by trigger),
+// never by the process that made the change, so B learns of A's changes the way another server would.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { openDatabase, type Database } from '../src/db/database.js';
+import { createTestContext, type TestContext } from './helpers/context.js';
+
+let a: TestContext;
+let b: { app: FastifyInstance; database: Database };
+let key: string;
+
+before(async () => {
+  a = await createTestContext();
+  const database = openDatabase(a.config.database);
+  b = { app: await buildApp(a.config, { database, clock: a.clock }), database };
+  ({ key } = await a.account('Two instances'));
+});
+after(async () => {
+  await b.app.close();
+  await a.close();
+});
+
+async function createClientOnB(name: string): Promise<string> {
+  const response = await b.app.inject({
+    method: 'POST',
+    url: '/v1/clients',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ name }),
+  });
+  assert.equal(response.statusCode, 201, response.body);
+  return JSON.parse(response.body).data.id;
+}
+
+async function deliveriesOf(clientId: string): Promise<string[]> {
+  const rows = await a.database.db
+    .selectFrom('webhook_deliveries')
+    .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
+    .select('webhook_deliveries.endpoint_id')
+    .where('events.resource_id', '=', clientId)
+    .execute();
+  return rows.map((row) => row.endpoint_id);
+}
+
+test('an endpoint created, disabled, re-enabled or deleted on one instance is heard by writes on another', async () => {
+  const first = await createClientOnB('Before any endpoint');
+  assert.deepEqual(await deliveriesOf(first), [], 'no endpoint: no delivery (and B now knows the account has none)');
+
+  const created = await a.request('POST', '/v1/webhook-endpoints', {
+    key,
+    body: { url: 'http://127.0.0.1:9/hook', enabled_events: ['client.created'] },
+  });
+  assert.equal(created.status, 201, created.text);
+  const endpoint = created.body.data.id;
+  assert.deepEqual(await deliveriesOf(await createClientOnB('After A created it')), [endpoint]);
+
+  const disabled = await a.request('PUT', `/v1/webhook-endpoints/${endpoint}`, { key, body: { status: 'disabled' } });
+  assert.equal(disabled.status, 200, disabled.text);
+  assert.deepEqual(await deliveriesOf(await createClientOnB('After A disabled it')), []);
+
+  const enabled = await a.request('PUT', `/v1/webhook-endpoints/${endpoint}`, { key, body: { status: 'enabled' } });
+  assert.equal(enabled.status, 200, enabled.text);
+  assert.deepEqual(await deliveriesOf(await createClientOnB('After A enabled it again')), [endpoint]);
+
+  const other = await a.request('PUT', `/v1/webhook-endpoints/${endpoint}`, {
+    key,
+    body: { enabled_events: ['invoice.paid'] },
+  });
+  assert.equal(other.status, 200, other.text);
+  assert.deepEqual(await deliveriesOf(await createClientOnB('After A changed its events')), []);
+
+  const back = await a.request('PUT', `/v1/webhook-endpoints/${endpoint}`, {
+    key,
+    body: { enabled_events: ['client.*'] },
+  });
+  assert.equal(back.status, 200, back.text);
+  assert.deepEqual(await deliveriesOf(await createClientOnB('Subscribed by client.*')), [endpoint]);
+
+  const deleted = await a.request('DELETE', `/v1/webhook-endpoints/${endpoint}`, { key });
+  assert.equal(deleted.status, 200, deleted.text);
+  assert.deepEqual(await deliveriesOf(await createClientOnB('After A deleted it')), []);
+});
