@@ -91,6 +91,28 @@ for (const [path, body] of KINDS) {
         assert.match(loser.body.error.message, new RegExp(holder));
       assert.equal((await api('GET', `${path}?external_id=${encodeURIComponent(`${path}-race`)}`)).body.data.length, 1);
     });
+
+    test('the same race between requests with Idempotency-Keys (each in a transaction of its own): 409s naming the holder', async () => {
+      const externalId = `${path}-keyed-race`;
+      const answers = await Promise.all(
+        [1, 2, 3].map((n) =>
+          context.request('POST', path, {
+            key,
+            body: { ...body(), external_id: externalId },
+            headers: { 'idempotency-key': `${path}-keyed-${n}` },
+          }),
+        ),
+      );
+      assert.deepEqual(
+        answers.map((answer) => answer.status).sort(),
+        [201, 409, 409],
+        answers.map((a) => a.text).join('\n'),
+      );
+      const holder = answers.find((answer) => answer.status === 201)!.body.data.id;
+      for (const loser of answers.filter((answer) => answer.status === 409))
+        assert.match(loser.body.error.message, new RegExp(holder));
+      assert.equal((await api('GET', `${path}?external_id=${encodeURIComponent(externalId)}`)).body.data.length, 1);
+    });
   });
 }
 

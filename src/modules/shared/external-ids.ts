@@ -2,7 +2,8 @@
 // unique index of each table. A second object with the same one is a 409 CONFLICT naming the holder, also
 // when two requests race (the index refuses the later insert; its id is then looked up and named).
 import { AppError } from '../../core/errors.js';
-import type { Executor } from '../../db/database.js';
+import { sql } from 'kysely';
+import { dialectOf, type Executor } from '../../db/database.js';
 import type { Context } from '../../kernel/context.js';
 
 /** The tables whose rows carry an external_id, and what to call their rows. */
@@ -66,10 +67,9 @@ export async function externalIdConflict(
 }
 
 /**
- * Runs `write` (which opens its own transaction) after `conflict` found no other row holding what the write
- * claims as unique (an external_id, a member's e-mail, a product's code). When a racing request got past the
- * check too, a unique index refuses the later write and the conflict is looked up again, now seeing the
- * winner: outside the write's transaction, because a failed statement ends PostgreSQL's.
+ * Runs `write` after `conflict` found no other row holding what the write claims as unique (an external_id,
+ * a member's e-mail, a product's code). When a racing request got past the check too, a unique index refuses
+ * the later write and the conflict is looked up again, now seeing the winner.
  */
 export async function guardUnique<T>(
   ctx: Context,
@@ -78,11 +78,36 @@ export async function guardUnique<T>(
 ): Promise<T> {
   const before = await conflict(ctx);
   if (before) throw before;
+  if (ctx.db.isTransaction) return writeInTransaction(ctx, conflict, write);
   try {
     return await write();
   } catch (error) {
-    if (!isUniqueViolation(error) || ctx.db.isTransaction) throw error;
+    // The write's own transaction is over (a failed statement ends PostgreSQL's): the lookup runs after it.
+    if (!isUniqueViolation(error)) throw error;
     throw (await readAfterRace(ctx, conflict)) ?? error;
+  }
+}
+
+/**
+ * The same inside a transaction the caller holds (a request with an Idempotency-Key, http/idempotency.ts):
+ * the winner is named in that transaction. PostgreSQL ends a transaction at a failed statement, so there the
+ * write runs in a savepoint, rolled back to when it fails; SQLite undoes the failed statement alone.
+ */
+async function writeInTransaction<T>(
+  ctx: Context,
+  conflict: (ctx: Context) => Promise<AppError | undefined>,
+  write: () => Promise<T>,
+): Promise<T> {
+  const savepoint = dialectOf(ctx.db) === 'postgres';
+  if (savepoint) await sql`savepoint guard_unique`.execute(ctx.db);
+  try {
+    const result = await write();
+    if (savepoint) await sql`release savepoint guard_unique`.execute(ctx.db);
+    return result;
+  } catch (error) {
+    if (savepoint) await sql`rollback to savepoint guard_unique`.execute(ctx.db);
+    if (!isUniqueViolation(error)) throw error;
+    throw (await conflict(ctx)) ?? error;
   }
 }
 
