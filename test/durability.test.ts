@@ -17,10 +17,17 @@ after(async () => {
   for (const cleanup of cleanups) await cleanup();
 });
 
-test(`${CYCLES} SIGKILL cycles under concurrent creates lose no acknowledged write`, {
-  timeout: 300_000,
-}, async (t) => {
-  const directory = temporaryDirectory('bms-durability-');
+/**
+ * Runs `cycles` server lives on a fresh database: eight writers POST `/v1/clients`, each client named
+ * `<label> <cycle>-<writer>-<n>` and sent with `headers(name)`, until the server is killed with SIGKILL
+ * 100–400 ms in. Answers the acknowledged (201) client ids, the requests attempted, and the database's URL.
+ */
+async function killCycles(
+  cycles: number,
+  label: string,
+  headers: (name: string) => Record<string, string>,
+): Promise<{ acknowledged: string[]; attempted: number; url: string }> {
+  const directory = temporaryDirectory(`bms-durability-${label}-`);
   const database = await createTestDatabase(directory);
   cleanups.push(
     () => database.drop(),
@@ -31,7 +38,7 @@ test(`${CYCLES} SIGKILL cycles under concurrent creates lose no acknowledged wri
   let key: string | undefined;
   let attempted = 0;
 
-  for (let cycle = 0; cycle < CYCLES; cycle += 1) {
+  for (let cycle = 0; cycle < cycles; cycle += 1) {
     const server = await startServer(env);
     key ??= /API key: (bms_[0-9A-Za-z]{40})/.exec(server.output())?.[1];
     assert.ok(key);
@@ -39,11 +46,12 @@ test(`${CYCLES} SIGKILL cycles under concurrent creates lose no acknowledged wri
     const writer = async (worker: number) => {
       for (let index = 0; !killed; index += 1) {
         attempted += 1;
+        const name = `${label} ${cycle}-${worker}-${index}`;
         try {
           const response = await fetch(`${server.baseUrl}/v1/clients`, {
             method: 'POST',
-            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ name: `cycle ${cycle} worker ${worker} #${index}` }),
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers(name) },
+            body: JSON.stringify({ name }),
           });
           if (response.status === 201) acknowledged.push((await response.json()).data.id);
           else await response.arrayBuffer();
@@ -59,8 +67,15 @@ test(`${CYCLES} SIGKILL cycles under concurrent creates lose no acknowledged wri
     await server.exited;
     await Promise.all(writers);
   }
+  return { acknowledged, attempted, url: database.url };
+}
 
-  const check = openDatabase(parseDatabaseUrl(database.url));
+test(`${CYCLES} SIGKILL cycles under concurrent creates lose no acknowledged write`, {
+  timeout: 300_000,
+}, async (t) => {
+  const { acknowledged, attempted, url } = await killCycles(CYCLES, 'cycle', () => ({}));
+
+  const check = openDatabase(parseDatabaseUrl(url));
   try {
     const stored = new Set((await check.db.selectFrom('clients').select('id').execute()).map((row) => row.id));
     const lost = acknowledged.filter((id) => !stored.has(id));
@@ -86,49 +101,12 @@ const KEYED_CYCLES = Number(process.env.BMS_DURABILITY_KEYED_CYCLES ?? 5);
 test(`${KEYED_CYCLES} SIGKILL cycles under creates with an Idempotency-Key: every client has its kept response and every kept response its client`, {
   timeout: 300_000,
 }, async (t) => {
-  const directory = temporaryDirectory('bms-durability-keyed-');
-  const database = await createTestDatabase(directory);
-  cleanups.push(
-    () => database.drop(),
-    () => fs.rmSync(directory, { recursive: true, force: true }),
-  );
-  const env = { DATABASE_URL: database.url, NODE_ENV: 'development', LOG_LEVEL: 'warn' };
-  const acknowledged: string[] = [];
-  let key: string | undefined;
-  let attempted = 0;
+  // The client's name is its Idempotency-Key: the check below pairs them.
+  const { acknowledged, attempted, url } = await killCycles(KEYED_CYCLES, 'keyed', (name) => ({
+    'idempotency-key': name,
+  }));
 
-  for (let cycle = 0; cycle < KEYED_CYCLES; cycle += 1) {
-    const server = await startServer(env);
-    key ??= /API key: (bms_[0-9A-Za-z]{40})/.exec(server.output())?.[1];
-    assert.ok(key);
-    let killed = false;
-    const writer = async (worker: number) => {
-      for (let index = 0; !killed; index += 1) {
-        attempted += 1;
-        // The client's name is its Idempotency-Key: the check below pairs them.
-        const name = `keyed ${cycle}-${worker}-${index}`;
-        try {
-          const response = await fetch(`${server.baseUrl}/v1/clients`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': name },
-            body: JSON.stringify({ name }),
-          });
-          if (response.status === 201) acknowledged.push((await response.json()).data.id);
-          else await response.arrayBuffer();
-        } catch {
-          return;
-        }
-      }
-    };
-    const writers = Array.from({ length: 8 }, (_, worker) => writer(worker));
-    await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 300));
-    server.child.kill('SIGKILL');
-    killed = true;
-    await server.exited;
-    await Promise.all(writers);
-  }
-
-  const check = openDatabase(parseDatabaseUrl(database.url));
+  const check = openDatabase(parseDatabaseUrl(url));
   try {
     const clients = await check.db
       .selectFrom('clients')
