@@ -1,6 +1,6 @@
 // Row types of every table, as both engines return them: db/sqlite.ts stores these forms as text, and
 // db/postgres.ts parses its own column types back into the very same forms.
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /** An instant as ISO 8601 UTC text with milliseconds: `2026-11-21T10:04:05.123Z` (timestamptz on PostgreSQL). */
 export type Timestamp = string;
@@ -27,6 +27,8 @@ export interface AccountsTable {
   timezone: string;
   /** At most this many webhook endpoints; null: the default (docs/api-contract.md §21). */
   max_webhook_endpoints: number | null;
+  /** Raised by the database on every change of the account's webhook endpoints (events/subscriber-cache.ts). */
+  webhook_endpoints_version: Generated<number>;
   /** docs/api-contract.md §19: the last of a line's tax sources, a JSON array of tax rate ids. */
   default_tax_rate_ids: JsonText;
   prices_include_tax: number;

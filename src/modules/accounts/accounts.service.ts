@@ -75,6 +75,7 @@ export async function createAccount(
     quote_footer: null,
     timezone: 'UTC',
     max_webhook_endpoints: null,
+    webhook_endpoints_version: 0,
     default_tax_rate_ids: '[]',
     prices_include_tax: 0,
     rounding: 'per_line',

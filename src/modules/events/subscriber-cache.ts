@@ -5,9 +5,9 @@
 // its own transaction) and reloads the list when it moved. An event nobody subscribes to then skips the
 // fan-out statement; one somebody does runs it as before, and that statement alone decides who gets a
 // delivery, so a stale list can only cost a statement, never lose or invent a delivery.
-import { CompiledQuery } from 'kysely';
-import { dialectOf, type Executor } from '../../db/database.js';
+import type { Executor } from '../../db/database.js';
 import { fromJson } from '../../db/values.js';
+import { findEndpointsVersion, listEnabledSubscriptions } from './webhooks.repository.js';
 
 interface Subscribers {
   version: number;
@@ -18,30 +18,15 @@ interface Subscribers {
 const MAX_ACCOUNTS = 10_000;
 const cache = new Map<string, Subscribers>();
 
-const VERSION_SQL = {
-  sqlite: 'select webhook_endpoints_version as version from accounts where id = ?',
-  postgres: 'select webhook_endpoints_version as version from accounts where id = $1',
-};
-const ENDPOINTS_SQL = {
-  sqlite: "select enabled_events from webhook_endpoints where account_id = ? and status = 'enabled'",
-  postgres: "select enabled_events from webhook_endpoints where account_id = $1 and status = 'enabled'",
-};
-
 /**
  * Whether any enabled endpoint of the account subscribes to one of `patterns` (the event's type, its
  * `resource.*` and `*`). Call it in the event's transaction.
  */
 export async function hasSubscribers(db: Executor, accountId: string, patterns: readonly string[]): Promise<boolean> {
-  const dialect = dialectOf(db);
-  const version = Number(
-    (await db.executeQuery<{ version: number }>(CompiledQuery.raw(VERSION_SQL[dialect], [accountId]))).rows[0]
-      ?.version ?? 0,
-  );
+  const version = Number((await findEndpointsVersion(db, accountId))[0]?.version ?? 0);
   let known = cache.get(accountId);
   if (known?.version !== version) {
-    const rows = (
-      await db.executeQuery<{ enabled_events: string }>(CompiledQuery.raw(ENDPOINTS_SQL[dialect], [accountId]))
-    ).rows;
+    const rows = await listEnabledSubscriptions(db, accountId);
     known = { version, subscriptions: rows.map((row) => fromJson<string[]>(row.enabled_events)) };
     cache.delete(accountId);
     if (cache.size >= MAX_ACCOUNTS) cache.delete(cache.keys().next().value as string);

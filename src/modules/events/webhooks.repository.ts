@@ -4,6 +4,7 @@ import { sql, type SqlBool } from 'kysely';
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
 import { dialectOf, type Executor } from '../../db/database.js';
 import { keysOf, listPlan } from '../../db/list-plan.js';
+import { prepared } from '../../db/prepared.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import type {
   WebhookDeliveriesTable,
@@ -192,6 +193,20 @@ export async function queueToSubscribers(
     )
     .execute();
 }
+
+/** The version of the account's webhook endpoints, which the database raises on every change of them. */
+export const findEndpointsVersion = prepared((db: Executor, accountId: string) =>
+  db.selectFrom('accounts').select('webhook_endpoints_version as version').where('id', '=', accountId),
+);
+
+/** The `enabled_events` (JSON) of each of the account's enabled endpoints. */
+export const listEnabledSubscriptions = prepared((db: Executor, accountId: string) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .select('enabled_events')
+    .where('account_id', '=', accountId)
+    .where('status', '=', sql.lit('enabled')),
+);
 
 export async function insertDeliveries(db: Executor, rows: WebhookDeliveryRow[]): Promise<void> {
   if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
