@@ -6,6 +6,7 @@
 // rendered document is kept by its version (the caller's key, such as its ETag), so an unchanged document is
 // not rendered twice. An account's logo is decoded and scaled once per logo (its stored hash), not per render.
 import { Piscina } from 'piscina';
+import { Lru } from '../core/lru.js';
 import type { PreparedLogo } from './logo-image.js';
 import type { PdfInput } from './pdf.js';
 import type { PdfTask } from './pdf-worker.js';
@@ -37,7 +38,6 @@ const NO_ACCOUNT = '';
 interface KeptLogo {
   sha256: string;
   logo: Promise<PreparedLogo | null>;
-  bytes: number;
 }
 
 interface Job {
@@ -57,12 +57,10 @@ export class PdfPool {
   private running = 0;
   /** The account whose render went to a thread last: an account that just had its turn waits behind the others. */
   private lastServed: string | undefined;
-  private readonly cache = new Map<string, Buffer>();
-  private cachedBytes = 0;
+  private readonly cache = new Lru<string, Buffer>(CACHE_BYTES);
   private readonly rendering = new Map<string, Promise<Buffer>>();
   /** Each account's logo ready to draw, under the hash of the stored logo it was made from. */
-  private readonly logos = new Map<string, KeptLogo>();
-  private logoBytes = 0;
+  private readonly logos = new Lru<string, KeptLogo>(LOGO_CACHE_BYTES);
   /** Documents rendered (not answered from the cache) since the pool started. */
   renders = 0;
   /** Logos decoded (checked and prepared for drawing) since the pool started: once per logo, not per render. */
@@ -77,11 +75,7 @@ export class PdfPool {
     const { cacheKey } = options;
     if (cacheKey === undefined) return this.renderNow(input, options.accountId);
     const cached = this.cache.get(cacheKey);
-    if (cached) {
-      this.cache.delete(cacheKey);
-      this.cache.set(cacheKey, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const pending = this.rendering.get(cacheKey);
     if (pending) return pending;
     const made = this.renderNow(input, options.accountId).then((bytes) => {
@@ -107,11 +101,7 @@ export class PdfPool {
     load: () => Promise<Uint8Array | undefined>,
   ): Promise<PreparedLogo | null> {
     const kept = this.logos.get(accountId);
-    if (kept?.sha256 === sha256) {
-      this.logos.delete(accountId);
-      this.logos.set(accountId, kept);
-      return kept.logo;
-    }
+    if (kept?.sha256 === sha256) return kept.logo;
     return this.keepLogo(
       accountId,
       sha256,
@@ -139,36 +129,26 @@ export class PdfPool {
     sha256: string,
     logo: Promise<PreparedLogo | null>,
   ): Promise<PreparedLogo | null> {
-    this.dropLogo(accountId);
-    const kept: KeptLogo = { sha256, logo, bytes: 0 };
-    this.logos.set(accountId, kept);
+    // Its size counts once it is known.
+    const kept: KeptLogo = { sha256, logo };
+    this.logos.set(accountId, kept, 0);
     logo.then(
       (prepared) => {
-        if (this.logos.get(accountId) !== kept) return;
-        if (prepared === null) return void this.dropLogo(accountId);
-        kept.bytes =
+        if (this.logos.peek(accountId) !== kept) return;
+        if (prepared === null) return void this.logos.delete(accountId);
+        this.logos.resize(
+          accountId,
           prepared.format === 'file'
             ? prepared.data.byteLength
-            : prepared.rgb.byteLength + (prepared.alpha?.byteLength ?? 0);
-        this.logoBytes += kept.bytes;
-        for (const [oldAccount, old] of this.logos) {
-          if (this.logoBytes <= LOGO_CACHE_BYTES || old === kept) break;
-          this.dropLogo(oldAccount);
-        }
+            : prepared.rgb.byteLength + (prepared.alpha?.byteLength ?? 0),
+        );
       },
       // A logo that could not be prepared is not kept: the next render tries again.
       () => {
-        if (this.logos.get(accountId) === kept) this.dropLogo(accountId);
+        if (this.logos.peek(accountId) === kept) this.logos.delete(accountId);
       },
     );
     return logo;
-  }
-
-  private dropLogo(accountId: string): void {
-    const kept = this.logos.get(accountId);
-    if (!kept) return;
-    this.logos.delete(accountId);
-    this.logoBytes -= kept.bytes;
   }
 
   async close(): Promise<void> {
@@ -185,14 +165,7 @@ export class PdfPool {
   }
 
   private keep(key: string, bytes: Buffer): void {
-    if (bytes.byteLength > CACHE_BYTES / 8) return;
-    this.cache.set(key, bytes);
-    this.cachedBytes += bytes.byteLength;
-    for (const [oldKey, old] of this.cache) {
-      if (this.cachedBytes <= CACHE_BYTES) break;
-      this.cache.delete(oldKey);
-      this.cachedBytes -= old.byteLength;
-    }
+    if (bytes.byteLength <= CACHE_BYTES / 8) this.cache.set(key, bytes, bytes.byteLength);
   }
 
   private run(task: PdfTask, accountId = NO_ACCOUNT): Promise<Uint8Array | PreparedLogo> {

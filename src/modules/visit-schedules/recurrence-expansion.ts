@@ -4,6 +4,7 @@
 // in the spring-forward gap moves forward by the gap, an ambiguous time takes its first instant.
 import { Temporal } from '@js-temporal/polyfill';
 import { type RRuleOptions, RRuleTemporal } from 'rrule-temporal';
+import { Lru } from '../../core/lru.js';
 import { MAX_YEARS, occurrenceKey, occurrenceStart, type Problems, type Recurrence } from './recurrence-parts.js';
 
 /** How long each occurrence lasts: minutes of real time for a timed schedule, whole local days for all-day. */
@@ -98,25 +99,6 @@ function libraryDates(rules: RRuleTemporal[], from: Temporal.PlainDate, to: Temp
   return mergeDates(rules.map((one) => one.between(floating(from), floating(to), true).map(dateOf)));
 }
 
-/** A bounded map that forgets what was used least recently. */
-class Recent<V> {
-  private readonly entries = new Map<string, V>();
-  constructor(private readonly most: number) {}
-  get(key: string): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    if (this.entries.size >= this.most) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, value);
-  }
-}
-
 /**
  * Expansion is cached by what a rule's dates depend on (never its exdates, COUNT or UNTIL, applied after): the
  * library's rules, and the dates in blocks of BLOCK_DAYS local days. A schedule's rule changes only by split, so
@@ -126,7 +108,7 @@ class Recent<V> {
  */
 const BLOCK_DAYS = 32;
 const MAX_BLOCKS = 4000;
-const rulesCache = new Recent<RRuleTemporal[]>(500);
+const rulesCache = new Lru<string, RRuleTemporal[]>(500);
 
 function ruleIdentity(rule: Recurrence): string {
   return JSON.stringify([
@@ -156,7 +138,7 @@ interface Block {
   dates: Temporal.PlainDate[];
   days: number[];
 }
-const blockCache = new Recent<Block>(MAX_BLOCKS);
+const blockCache = new Lru<string, Block>(MAX_BLOCKS);
 
 const DAY_MS = 86_400_000;
 /** Days since 1970-01-01 (setUTCFullYear, unlike Date.UTC, takes years below 100 as they are). */
