@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { jsonBytesAtMost } from '../src/http/pagination.js';
-import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
+import { type ApiResponse, createTestContext, ManualClock, type TestContext } from './helpers/context.js';
 import { onPostgres } from './helpers/database.js';
 
 const T0 = '2026-11-20T10:00:00.000Z';
@@ -55,8 +55,8 @@ async function names(query: string): Promise<string[]> {
   const found: string[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 10; pages += 1) {
-    const url = `/v1/clients?limit=2${query ? `&${query}` : ''}${cursor ? `&cursor=${cursor}` : ''}`;
-    const answer = await context.request('GET', url, { key });
+    const url: string = `/v1/clients?limit=2${query ? `&${query}` : ''}${cursor ? `&cursor=${cursor}` : ''}`;
+    const answer: ApiResponse = await context.request('GET', url, { key });
     assert.equal(answer.status, 200, answer.text);
     for (const client of answer.body.data) {
       found.push(client.name);
