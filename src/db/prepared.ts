@@ -3,6 +3,7 @@
 // depends only on the engine; each call runs it with its own parameters.
 import type { CompiledQuery, Compilable } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
+import { readStatements } from './sqlite-statements.js';
 
 /**
  * A query whose parameters are exactly `parameters`, in order: `build` must use each one once, in the
@@ -24,6 +25,13 @@ export function prepared<Parameters extends string[], Row>(
         throw new Error('prepared(): the query must take exactly its parameters, in order');
       }
       compiled.set(dialect, query);
+    }
+    // A read outside a transaction on SQLite: straight to the read connection's statement, as the driver would
+    // send it, without Kysely's connection lease and its promises (db/group-commit.ts reads the same way).
+    const reader = readStatements(db);
+    if (reader) {
+      const statement = reader.prepare(query.sql);
+      if (statement.readonly) return statement.all(parameters) as Row[];
     }
     return (await db.executeQuery<Row>({ ...query, parameters })).rows;
   };

@@ -76,3 +76,18 @@ export class StatementCache {
     return statement;
   }
 }
+
+/** The read connection's statements of each SQLite database (db/sqlite.ts), by its Kysely instance. */
+const readStatementsOf = new WeakMap<object, StatementCache>();
+
+export function registerReadStatements(db: object, statements: StatementCache): void {
+  readStatementsOf.set(db, statements);
+}
+
+/**
+ * The read connection's statements when `db` is a SQLite database itself (not a transaction, which reads on
+ * the writer): a SELECT outside a transaction runs there whether Kysely or the caller runs it.
+ */
+export function readStatements(db: object): StatementCache | undefined {
+  return readStatementsOf.get(db);
+}
