@@ -7,6 +7,7 @@ import type { CompiledQuery } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
 import type { PageRequest } from './keyset.js';
 import { runList, type ListPlan, type Listed } from './list-plan.js';
+import { runCompiled } from './prepared.js';
 
 /** The values a list's plan is built from (the account's id and the filters set), by name. */
 export type ListValues = Record<string, string | undefined>;
@@ -101,6 +102,6 @@ export function listByShape<O>(build: (db: Executor, values: ListValues, page: P
             ? page.limit + slot.limitPlus
             : slot.constant,
     );
-    return { rows: (await db.executeQuery<O>({ ...shape.query, parameters } as CompiledQuery<O>)).rows };
+    return { rows: await runCompiled(db, shape.query as CompiledQuery<O>, parameters) };
   };
 }
