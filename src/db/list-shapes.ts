@@ -55,7 +55,13 @@ function compileShape<O>(
     slotOf.set(after.value, { after: 'value' });
     slotOf.set(after.id, { after: 'id' });
   }
-  const plan = build(db, values, { ...page, limit: LIMIT_STAND_IN, after });
+  let plan: ListPlan<O>;
+  try {
+    plan = build(db, values, { ...page, limit: LIMIT_STAND_IN, after });
+  } catch {
+    // A plan that checks its values refuses the stand-ins: that shape is built per request, as before.
+    return undefined;
+  }
   if (plan.walk) return undefined;
   const query = plan.query.compile();
   const slots = query.parameters.map((parameter): Slot => {
