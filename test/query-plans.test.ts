@@ -709,7 +709,8 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
       text,
     );
   if (byKey) assert.match(text, new RegExp(primaryKey), text);
-  if (!sorts) assert.doesNotMatch(text, onPostgres ? /\bSort\b/ : /USE TEMP B-TREE/, text);
+  // The list's own rows are never sorted (a client's property ids, ordered inside their aggregate, may be).
+  if (!sorts) assert.doesNotMatch(text, onPostgres ? /\bSort\b/ : /USE TEMP B-TREE FOR (?!json_group_array)/, text);
 }
 
 describe(`document, payment and event lists on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: each from its index`, () => {

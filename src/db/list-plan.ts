@@ -8,7 +8,7 @@
 // walking the sort's index, at most WALK_LIMIT entries per page; a page that reaches that bound before it
 // is full ends there, short or even empty, with a cursor that resumes where it stopped (docs/decisions.md).
 // biome-ignore-all lint/suspicious/noExplicitAny: the plans are built over derived tables that Kysely's types cannot name; each query's rows are typed by O
-import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type AliasedExpression, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
 import { applyPage, beyond, sortKeyOf, type PageRequest, type SortKey } from './keyset.js';
 
@@ -100,6 +100,12 @@ export interface ListSource {
   table: string;
   columns: readonly string[];
   scope: Record<string, string>;
+  /**
+   * A column computed per row (a correlated subquery, such as a client's property ids), given the name its
+   * row's table has in the outermost select: it is added there, so a page reads it for its own rows, in the
+   * same query, instead of a second query for the page's ids.
+   */
+  computed?: ((from: string) => AliasedExpression<unknown, string>) | undefined;
 }
 
 /** The plan of the list `shape` asks for, of the rows of `source`. */
@@ -121,7 +127,10 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
   const outerKeys = db as unknown as {
     selectFrom(from: unknown): { selectAll(): SelectQueryBuilder<any, any, SortKey> };
   };
-  const sorted = (query: Query) => applyPage(untyped.selectFrom(fenced(db, query).as('matched')).selectAll(), page);
+  const withComputed = (query: Query, from: string): Query =>
+    source.computed ? (query.select(source.computed(from) as never) as Query) : query;
+  const sorted = (query: Query) =>
+    withComputed(applyPage(untyped.selectFrom(fenced(db, query).as('matched')).selectAll(), page), 'matched');
   const amongCondition =
     among && sql<SqlBool>`${sql.ref(among.column)} in (${sql.join(among.values.length > 0 ? among.values : [null])})`;
   if (keys.length > 0) {
@@ -146,15 +155,18 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
       if (bound) query = query.where(beyond(page, bound, page.descending ? '>=' : '<='));
       return applyPage(query, page);
     });
-    if (branches.length === 0) return applyPage(start().where(sql<SqlBool>`1 = 0`), page);
-    if (branches.length === 1) return branches[0]!;
+    if (branches.length === 0) return withComputed(applyPage(start().where(sql<SqlBool>`1 = 0`), page), source.table);
+    if (branches.length === 1) return withComputed(branches[0]!, source.table);
     // Each branch reads at most one page from its own range; the merge sorts those few rows.
     const [first, ...rest] = branches.map((branch, index) =>
       untyped.selectFrom(branch.as(`branch${index}`)).selectAll(),
     );
-    return applyPage(
-      untyped.selectFrom(rest.reduce((union, branch) => union.unionAll(branch), first!).as('merged')).selectAll(),
-      page,
+    return withComputed(
+      applyPage(
+        untyped.selectFrom(rest.reduce((union, branch) => union.unionAll(branch), first!).as('merged')).selectAll(),
+        page,
+      ),
+      'merged',
     );
   };
   if (residual.length === 0 || values.length === 0) return { query: list(), ranges: [] };

@@ -3,6 +3,21 @@
 // depends only on the engine; each call runs it with its own parameters.
 import type { CompiledQuery, Compilable } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
+import { readStatements } from './sqlite-statements.js';
+
+/**
+ * Runs a compiled query with `parameters`. A read outside a transaction on SQLite goes straight to the read
+ * connection's cached statement, as the driver would send it, without Kysely's connection lease and its
+ * promises (db/group-commit.ts reads the same way).
+ */
+export async function runCompiled<Row>(db: Executor, query: CompiledQuery<Row>, parameters: readonly unknown[]) {
+  const reader = readStatements(db);
+  if (reader) {
+    const statement = reader.prepare(query.sql);
+    if (statement.readonly) return statement.all(parameters) as Row[];
+  }
+  return (await db.executeQuery<Row>({ ...query, parameters })).rows;
+}
 
 /**
  * A query whose parameters are exactly `parameters`, in order: `build` must use each one once, in the
@@ -25,6 +40,6 @@ export function prepared<Parameters extends string[], Row>(
       }
       compiled.set(dialect, query);
     }
-    return (await db.executeQuery<Row>({ ...query, parameters })).rows;
+    return runCompiled(db, query, parameters);
   };
 }

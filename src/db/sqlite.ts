@@ -6,7 +6,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { GroupCommit, GroupCommitDialect, registerGroupCommit } from './group-commit.js';
 import { Checkpointer } from './sqlite-checkpoint.js';
-import { StatementCache } from './sqlite-statements.js';
+import { registerReadStatements, StatementCache } from './sqlite-statements.js';
 import type { Tables } from './types.js';
 
 /**
@@ -60,13 +60,15 @@ export function openSqlite(file: string): Kysely<Tables> {
       if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
     });
   }
+  const readStatements = reader && new StatementCache(reader);
   const group = new GroupCommit(
     new StatementCache(connection),
-    reader && new StatementCache(reader),
+    readStatements,
     file === ':memory:' ? undefined : `${file}-wal`,
     checkpointer,
   );
   const db = new Kysely<Tables>({ dialect: new GroupCommitDialect(group) });
   registerGroupCommit(db, group);
+  if (readStatements) registerReadStatements(db, readStatements);
   return db;
 }

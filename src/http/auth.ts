@@ -5,7 +5,7 @@ import { insufficientScope, type Authenticate, type AuthContext } from '../kerne
 import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import { AppError } from '../core/errors.js';
-import { rateLimited, type RateLimiter } from './rate-limit/rate-limiter.js';
+import { rateLimited, type Admission, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { addRouteHook, needsKey } from './route-hooks.js';
 
 const REALM = 'Bearer realm="bms"';
@@ -59,7 +59,8 @@ export function auth(request: FastifyRequest): AuthContext {
 /**
  * On every route that declares a scope: an IP that failed authentication too often gets 429 before its
  * key is even looked at; then the key (401), the key's rate limit (429, and the rate-limit headers on
- * every answer), and the scope (403).
+ * every answer), and the scope (403). Each step answers at once when it can (a cached key, in-process
+ * buckets), so a request pays for a promise only where a step really waits (a query, Redis).
  */
 export function registerAuthentication(
   app: FastifyInstance,
@@ -67,24 +68,64 @@ export function registerAuthentication(
 ): void {
   const { limiter } = options;
   app.decorateRequest('auth', undefined);
-  addRouteHook(app, needsKey, 'onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    const scope = request.routeOptions.config.scope;
-    const now = app.clock.now();
-    const blockedFor = await limiter.blockedFor(request.ip, now);
-    if (blockedFor !== undefined) throw rateLimited(blockedFor);
 
-    const header = request.headers.authorization;
-    const match = header === undefined ? null : /^Bearer +(\S+)\s*$/i.exec(header);
-    const context = match?.[1] ? await options.authenticate(app.db, match[1], request.ip) : undefined;
-    if (!context) {
-      await limiter.recordFailedAuthentication(request.ip, now);
-      throw header === undefined || header.trim() === '' ? authenticationRequired() : invalidApiKey();
-    }
-    request.auth = context;
-
-    const admission = await limiter.admit(context, now);
+  const admitted = (reply: FastifyReply, scope: Scope | undefined, context: AuthContext, admission: Admission) => {
     reply.headers(admission.headers);
     if (!admission.allowed) throw rateLimited(admission.retryAfter, admission.headers);
     if (scope !== undefined && !context.scopes.has(scope)) throw insufficientScope(scope);
-  });
+  };
+  const authenticated = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    now: Date,
+    context: AuthContext | undefined,
+  ): void | Promise<void> => {
+    if (!context) {
+      const header = request.headers.authorization;
+      return limiter.recordFailedAuthentication(request.ip, now).then(() => {
+        throw header === undefined || header.trim() === '' ? authenticationRequired() : invalidApiKey();
+      });
+    }
+    request.auth = context;
+    const scope = request.routeOptions.config.scope;
+    const admission = limiter.admit(context, now);
+    if (admission instanceof Promise) return admission.then((answer) => admitted(reply, scope, context, answer));
+    admitted(reply, scope, context, admission);
+  };
+  const unblocked = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    now: Date,
+    blockedFor: number | undefined,
+  ): void | Promise<void> => {
+    if (blockedFor !== undefined) throw rateLimited(blockedFor);
+    const header = request.headers.authorization;
+    const match = header === undefined ? null : /^Bearer +(\S+)\s*$/i.exec(header);
+    const context = match?.[1] ? options.authenticate(app.db, match[1], request.ip) : undefined;
+    if (context instanceof Promise) return context.then((found) => authenticated(request, reply, now, found));
+    return authenticated(request, reply, now, context);
+  };
+  const authorize = (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
+    const now = app.clock.now();
+    const blockedFor = limiter.blockedFor(request.ip, now);
+    if (blockedFor instanceof Promise) return blockedFor.then((wait) => unblocked(request, reply, now, wait));
+    return unblocked(request, reply, now, blockedFor);
+  };
+
+  addRouteHook(
+    app,
+    needsKey,
+    'onRequest',
+    (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+      let waiting: void | Promise<void>;
+      try {
+        waiting = authorize(request, reply);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      if (waiting) waiting.then(() => done(), done);
+      else done();
+    },
+  );
 }

@@ -27,18 +27,20 @@ declare module 'fastify' {
 export async function registerOverloadShedding(app: FastifyInstance, maxEventLoopDelayMs: number): Promise<void> {
   if (maxEventLoopDelayMs === 0) return;
   await app.register(underPressure, { sampleInterval: SAMPLE_INTERVAL_MS });
-  let measuringFrom = Number.POSITIVE_INFINITY;
+  // The share to refuse, read from under-pressure's last sample on a timer of the same interval rather than
+  // on every request (0 until the app is ready, and while the lag is under the limit).
+  let share = 0;
+  let sampler: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
-    measuringFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS;
+    const measuringFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS;
+    sampler = setInterval(() => {
+      share = Date.now() < measuringFrom ? 0 : shedShare(app.memoryUsage().eventLoopDelay, maxEventLoopDelayMs);
+    }, SAMPLE_INTERVAL_MS / 5);
+    sampler.unref();
   });
+  app.addHook('onClose', async () => clearInterval(sampler));
   app.addHook('onRequest', (request, _reply, done) => {
-    const lag = app.memoryUsage().eventLoopDelay;
-    if (
-      lag <= maxEventLoopDelayMs ||
-      request.routeOptions.config.answerUnderPressure ||
-      Date.now() < measuringFrom ||
-      Math.random() >= shedShare(lag, maxEventLoopDelayMs)
-    ) {
+    if (share === 0 || request.routeOptions.config.answerUnderPressure || Math.random() >= share) {
       done();
       return;
     }

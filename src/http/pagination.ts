@@ -9,22 +9,63 @@ import { meta } from './envelope.js';
  */
 export const MAX_LIST_BYTES = 5 * 1024 * 1024;
 
+/**
+ * At least the bytes of `value` as JSON, without writing it: 6 per UTF-16 unit of a string (`\uXXXX`; UTF-8
+ * takes at most 3), 24 per number. `limit`: the count stops once past it. Writing each object out to measure
+ * it was 7 % of a 25-client list's CPU time; a page is written out only when this bound does not fit.
+ */
+export function jsonBytesAtMost(value: unknown, limit: number): number {
+  switch (typeof value) {
+    case 'string':
+      return 6 * value.length + 2;
+    case 'number':
+      return 24;
+    case 'boolean':
+      return 5;
+    case 'object': {
+      if (value === null) return 4;
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+        return Buffer.byteLength(JSON.stringify(value) ?? '');
+      let bytes = 2;
+      if (Array.isArray(value)) {
+        for (const item of value) {
+          bytes += jsonBytesAtMost(item, limit) + 1;
+          if (bytes > limit) return bytes;
+        }
+        return bytes;
+      }
+      for (const key in value) {
+        bytes += 6 * key.length + 4 + jsonBytesAtMost((value as Record<string, unknown>)[key], limit);
+        if (bytes > limit) return bytes;
+      }
+      return bytes;
+    }
+    default:
+      // undefined and functions are left out of JSON; a bigint cannot be written (JSON.stringify throws).
+      return typeof value === 'bigint' ? Number.POSITIVE_INFINITY : 0;
+  }
+}
+
 /** The page's objects, as many as fit in `maxBytes` of JSON (always at least one), and the cursor after them. */
 export function boundedItems<T, R>(
   page: Page<T>,
   present: (item: T) => R,
   maxBytes = MAX_LIST_BYTES,
 ): { data: R[]; hasMore: boolean; nextCursor: string | null } {
-  const data: R[] = [];
+  const data = page.items.map(present);
+  let atMost = 0;
+  for (const presented of data) {
+    atMost += jsonBytesAtMost(presented, maxBytes) + 1;
+    if (atMost > maxBytes) break;
+  }
+  if (atMost <= maxBytes) return { data, hasMore: page.hasMore, nextCursor: page.nextCursor };
+  // It may not fit: each object written out, in order, until one does not.
   let bytes = 0;
-  for (const item of page.items) {
-    const presented = present(item);
-    bytes += Buffer.byteLength(JSON.stringify(presented) ?? '') + 1;
-    if (bytes > maxBytes && data.length > 0 && page.cursorAfter) {
-      const last = page.items[data.length - 1] as T;
-      return { data, hasMore: true, nextCursor: page.cursorAfter(last) };
+  for (let index = 0; index < data.length; index += 1) {
+    bytes += Buffer.byteLength(JSON.stringify(data[index]) ?? '') + 1;
+    if (bytes > maxBytes && index > 0 && page.cursorAfter) {
+      return { data: data.slice(0, index), hasMore: true, nextCursor: page.cursorAfter(page.items[index - 1] as T) };
     }
-    data.push(presented);
   }
   return { data, hasMore: page.hasMore, nextCursor: page.nextCursor };
 }

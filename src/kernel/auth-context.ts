@@ -22,7 +22,11 @@ export interface AuthContext {
  * or expired, or the caller's address `ip` is outside the key's `allowed_cidrs`. The composition passes the
  * api-keys module's to http/auth.ts.
  */
-export type Authenticate = (db: Executor, key: string, ip: string) => Promise<AuthContext | undefined>;
+export type Authenticate = (
+  db: Executor,
+  key: string,
+  ip: string,
+) => AuthContext | undefined | Promise<AuthContext | undefined>;
 
 /** The contract's per-key limits where a key has no override (docs/api-contract.md §4). */
 export const DEFAULT_RATE_LIMITS = { perMinute: 60, perDay: 10_000, burst: 100 } as const;

@@ -65,10 +65,16 @@ export class RateLimiter {
     };
   }
 
-  /** Takes a token for an authenticated request; the headers describe the state after it. */
-  async admit(auth: AuthContext, now: Date): Promise<Admission> {
+  /**
+   * Takes a token for an authenticated request; the headers describe the state after it. Answered at once
+   * (no promise) by an in-process store.
+   */
+  admit(auth: AuthContext, now: Date): Admission | Promise<Admission> {
     const policy = this.policyFor(auth);
-    return describe(policy, await this.store.take(`key:${auth.keyId}`, policy, now.getTime(), 1), now.getTime());
+    const nowMs = now.getTime();
+    const bucket = `key:${auth.keyId}`;
+    if (this.store.takeNow) return describe(policy, this.store.takeNow(bucket, policy, nowMs, 1), nowMs);
+    return this.store.take(bucket, policy, nowMs, 1).then((result) => describe(policy, result, nowMs));
   }
 
   /** Takes a token from a bucket of callers without a key (the client hub's pages, per IP). */
@@ -76,10 +82,13 @@ export class RateLimiter {
     return describe(policy, await this.store.take(bucket, policy, now.getTime(), 1), now.getTime());
   }
 
-  /** Seconds to wait when this IP has used up its failed authentications, else undefined. */
-  async blockedFor(ip: string, now: Date): Promise<number | undefined> {
-    const result = await this.store.take(`ip:${ip}`, FAILED_AUTH_POLICY, now.getTime(), 0);
-    return result.allowed ? undefined : secondsUntil(FAILED_AUTH_POLICY, result.units, UNITS_PER_TOKEN);
+  /** Seconds to wait when this IP has used up its failed authentications, else undefined (at once in process). */
+  blockedFor(ip: string, now: Date): number | undefined | Promise<number | undefined> {
+    const bucket = `ip:${ip}`;
+    const wait = (result: TakeResult) =>
+      result.allowed ? undefined : secondsUntil(FAILED_AUTH_POLICY, result.units, UNITS_PER_TOKEN);
+    if (this.store.takeNow) return wait(this.store.takeNow(bucket, FAILED_AUTH_POLICY, now.getTime(), 0));
+    return this.store.take(bucket, FAILED_AUTH_POLICY, now.getTime(), 0).then(wait);
   }
 
   async recordFailedAuthentication(ip: string, now: Date): Promise<void> {

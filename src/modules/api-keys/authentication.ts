@@ -30,26 +30,38 @@ interface KnownKey {
   row: ApiKeyRow;
   context: AuthContext;
   networks: Network[];
+  /** row.last_used_at as milliseconds, read once rather than parsed on every request. */
+  lastUsedMs: number;
 }
 
 /**
  * Keys by hash, kept briefly so that a request does not cost a query. Only found keys are kept, so a new key
  * works at once and unknown keys cannot fill the cache; expiry and overlaps are checked on every request.
+ * A key found here is answered at once, without a promise.
  */
 class ApiKeyCache {
   private readonly entries = new Map<string, { key: KnownKey; filled: number }>();
 
   constructor(private readonly maxEntries = 10_000) {}
 
-  async find(db: Executor, keyHash: string): Promise<KnownKey | undefined> {
+  find(db: Executor, keyHash: string): KnownKey | undefined | Promise<KnownKey | undefined> {
     const now = performance.now();
     const hit = this.entries.get(keyHash);
     if (hit && now - hit.filled < CACHE_TTL_MS && !((changedKeys.get(hit.key.row.id) ?? -1) >= hit.filled))
       return hit.key;
     this.entries.delete(keyHash);
+    return this.load(db, keyHash, now);
+  }
+
+  private async load(db: Executor, keyHash: string, now: number): Promise<KnownKey | undefined> {
     const row = await findApiKeyByHash(db, keyHash);
     if (!row) return undefined;
-    const key = { row, context: toAuthContext(row), networks: parseNetworks(fromJson<string[]>(row.allowed_cidrs)) };
+    const key = {
+      row,
+      context: toAuthContext(row),
+      networks: parseNetworks(fromJson<string[]>(row.allowed_cidrs)),
+      lastUsedMs: row.last_used_at === null ? 0 : new Date(row.last_used_at).getTime(),
+    };
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(keyHash, { key, filled: now });
     return key;
@@ -73,22 +85,30 @@ function before(timestamp: string | null, now: Date): boolean {
   return timestamp !== null && new Date(timestamp).getTime() <= now.getTime();
 }
 
+type Authenticated = AuthContext | undefined | Promise<AuthContext | undefined>;
+
 /**
  * The account and scopes behind a presented key, or undefined when the key is malformed, unknown, revoked,
  * expired, an old secret past its overlap, or used from outside its networks (the caller answers all the same
- * way, so none can be told apart).
+ * way, so none can be told apart). A cached key is answered at once.
  */
-async function authenticateApiKey(
+function authenticateApiKey(
   db: Executor,
   clock: Clock,
   pepper: string | undefined,
   key: string,
   ip: string,
   cache: ApiKeyCache,
-): Promise<AuthContext | undefined> {
+): Authenticated {
   if (!KEY_PATTERN.test(key)) return undefined;
   const keyHash = hashApiKey(key, pepper);
-  const found = await cache.find(db, keyHash);
+  const found = cache.find(db, keyHash);
+  return found instanceof Promise
+    ? found.then((known) => admitKey(db, clock, known, keyHash, ip))
+    : admitKey(db, clock, found, keyHash, ip);
+}
+
+function admitKey(db: Executor, clock: Clock, found: KnownKey | undefined, keyHash: string, ip: string): Authenticated {
   if (!found || found.row.revoked_at !== null) return undefined;
   const { row } = found;
   const now = clock.now();
@@ -96,16 +116,19 @@ async function authenticateApiKey(
   if (row.key_hash !== keyHash && (row.previous_key_hash !== keyHash || before(row.previous_key_expires_at, now)))
     return undefined;
   if (!addressAllowed(found.networks, ip)) return undefined;
-  const lastUsed = row.last_used_at === null ? 0 : new Date(row.last_used_at).getTime();
-  if (now.getTime() - lastUsed >= LAST_USED_RESOLUTION_MS) {
-    row.last_used_at = now.toISOString();
-    // Bookkeeping only: a database that cannot take this write (full, read-only, locked) must not
-    // fail a request that only reads. The next request tries again.
-    await touchApiKey(db, row.id, row.last_used_at).catch(() => {
+  if (now.getTime() - found.lastUsedMs < LAST_USED_RESOLUTION_MS) return found.context;
+  row.last_used_at = now.toISOString();
+  found.lastUsedMs = now.getTime();
+  // Bookkeeping only: a database that cannot take this write (full, read-only, locked) must not
+  // fail a request that only reads. The next request tries again.
+  return touchApiKey(db, row.id, row.last_used_at).then(
+    () => found.context,
+    () => {
       row.last_used_at = null;
-    });
-  }
-  return found.context;
+      found.lastUsedMs = 0;
+      return found.context;
+    },
+  );
 }
 
 /** Authentication as http/auth.ts runs it: keys looked up through one cache per app. */

@@ -5,7 +5,8 @@ import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../../db/client-search.js';
 import { dialectOf, type Executor } from '../../db/database.js';
 import { applyPage, sortKeyOf, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import { prepared } from '../../db/prepared.js';
-import { fenced, keysOf, listPlan, runList, WALK_LIMIT, type Listed } from '../../db/list-plan.js';
+import { fenced, keysOf, listPlan, WALK_LIMIT, type ListPlan, type Listed } from '../../db/list-plan.js';
+import { listByShape } from '../../db/list-shapes.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
 const COLUMNS = [
@@ -69,19 +70,26 @@ const clientById = (db: Executor, accountId: string, id: string) =>
 const findClientPrepared = prepared(clientById);
 
 /**
- * The ids of the client's properties, oldest first, as a column of the client's own row (one query for GET,
- * not two): a JSON array on SQLite, an array on PostgreSQL.
+ * The ids of the client's properties, oldest first, as a column of the client's own row (one query for GET
+ * and for a page, not two): a JSON array on SQLite, an array on PostgreSQL. `from`: the client row's table.
  */
-const propertyIdsColumn = (db: Executor) =>
+const propertyIdsColumn = (db: Executor, from = 'clients') =>
   dialectOf(db) === 'postgres'
     ? sql<
         string[]
-      >`array(select p.id from properties p where p.account_id = clients.account_id and p.client_id = clients.id order by p.created_at, p.id)`.as(
+      >`array(select p.id from properties p where p.account_id = ${sql.ref(`${from}.account_id`)} and p.client_id = ${sql.ref(`${from}.id`)} order by p.created_at, p.id)`.as(
         'property_ids',
       )
-    : sql<string>`(select json_group_array(p.id order by p.created_at, p.id) from properties p where p.account_id = clients.account_id and p.client_id = clients.id)`.as(
+    : sql<string>`(select json_group_array(p.id order by p.created_at, p.id) from properties p where p.account_id = ${sql.ref(`${from}.account_id`)} and p.client_id = ${sql.ref(`${from}.id`)})`.as(
         'property_ids',
       );
+
+/** A row read with propertyIdsColumn, its ids made an array in place (no copy of the row). */
+function withPropertyIdArray<Row extends { property_ids?: unknown }>(row: Row): Row & { property_ids: string[] } {
+  const ids = row.property_ids;
+  row.property_ids = typeof ids === 'string' ? (ids === '[]' ? [] : (JSON.parse(ids) as string[])) : ids;
+  return row as Row & { property_ids: string[] };
+}
 
 /** GET /v1/clients/:id, the hottest route: the row and its property ids, compiled once. */
 const findClientRecordPrepared = prepared((db: Executor, accountId: string, id: string) =>
@@ -95,9 +103,7 @@ export async function findClientRecord(
   id: string,
 ): Promise<(ClientRow & { property_ids: string[] }) | undefined> {
   const row = (await findClientRecordPrepared(db, accountId, id))[0];
-  if (!row) return undefined;
-  const ids = row.property_ids as unknown;
-  return { ...row, property_ids: typeof ids === 'string' ? (JSON.parse(ids) as string[]) : (ids as string[]) };
+  return row && withPropertyIdArray(row as ClientRow & { property_ids: unknown });
 }
 
 export async function findClient(
@@ -210,14 +216,51 @@ function startsWith(accountId: string, prefix: string) {
   return sql<SqlBool>`(${range('sort_name')} or ${range('lower(email)')} or ${range('lower(company_name)')} or ${range('phone')})`;
 }
 
+/** A list without `q` or `email`, compiled once per shape (db/list-shapes.ts). */
+const listClientsByShape = listByShape<ClientRecord>(
+  // Its rows carry property_ids as read (JSON text on SQLite), made an array by listClients.
+  (db, values, page) =>
+    clientListPlan(db, values.account_id!, values, page as PageRequest<ClientRow>) as unknown as ListPlan<ClientRecord>,
+);
+
+/** The clients with the ids of their properties, oldest first. */
+export type ClientRecord = ClientRow & { property_ids: string[] };
+
 export async function listClients(
   db: Executor,
   accountId: string,
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
+): Promise<Listed<ClientRecord>> {
+  if (filters.q === undefined && filters.email === undefined) {
+    const { created_after, created_before, updated_after, external_id } = filters;
+    const listed = await listClientsByShape(
+      db,
+      { account_id: accountId, created_after, created_before, updated_after, external_id },
+      page as PageRequest<ClientRecord>,
+    );
+    for (const row of listed.rows) withPropertyIdArray(row);
+    return listed;
+  }
+  const searched = await searchClients(db, accountId, filters, page);
+  const ids = await propertyIdsOfClients(
+    db,
+    accountId,
+    searched.rows.map((row) => row.id),
+  );
+  return {
+    rows: searched.rows.map((row) => ({ ...row, property_ids: ids.get(row.id) ?? [] })),
+    resumeAfter: searched.resumeAfter,
+  };
+}
+
+/** A list with `q` or `email`: the window of the nearest rows first, else the search's own index. */
+async function searchClients(
+  db: Executor,
+  accountId: string,
+  filters: ClientFilters,
+  page: PageRequest<ClientRow>,
 ): Promise<Listed<ClientRow>> {
-  if (filters.q === undefined && filters.email === undefined)
-    return runList(clientListPlan(db, accountId, filters, page));
   const window = searchWindowQuery(db, accountId, filters, page);
   if (!window) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   const rows = await window.matches.execute();
@@ -239,7 +282,12 @@ export function clientListPlan(
 ) {
   return listPlan(
     db,
-    { table: 'clients', columns: COLUMNS, scope: { account_id: accountId } },
+    {
+      table: 'clients',
+      columns: COLUMNS,
+      scope: { account_id: accountId },
+      computed: (from) => propertyIdsColumn(db, from),
+    },
     { keys: keysOf({ external_id: filters.external_id }), conditions: timeBoundConditions(filters) },
     page,
   );

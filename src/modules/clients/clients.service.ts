@@ -2,7 +2,7 @@
 import { newId } from '../../core/deps.js';
 import { conflict, notFound, type Precondition } from '../../core/errors.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import { pageRequest, toPage, type Page, type PageRequest } from '../../db/keyset.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import { recordChange, recordEvent } from '../events/index.js';
@@ -12,7 +12,7 @@ import * as repository from './clients.repository.js';
 import type { Client, CreateClientInput, ListClientsInput, UpdateClientInput } from './clients.schemas.js';
 
 /** A client row with the ids of its properties, as the client object lists them. */
-export type ClientRecord = ClientRow & { property_ids: string[] };
+export type ClientRecord = repository.ClientRecord;
 
 /**
  * What else goes when a client is deleted: its properties (docs/api-contract.md §16), which live in a module
@@ -171,5 +171,5 @@ export async function deleteClient(
 export async function listClients(ctx: Context, query: ListClientsInput): Promise<Page<ClientRecord>> {
   const page = pageRequest(query, repository.CLIENT_SORTS);
   const { rows, resumeAfter } = await repository.listClients(ctx.db, ctx.accountId, query, page);
-  return toPage<ClientRecord>(await withPropertyIds(ctx, rows), page, resumeAfter);
+  return toPage<ClientRecord>(rows, page as PageRequest<ClientRecord>, resumeAfter);
 }
