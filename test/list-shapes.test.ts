@@ -91,6 +91,11 @@ const CASES: Array<[string, string[]]> = [
   ['external_id=crm-2&sort=name', ['Charlie']],
   [`external_id=crm-2&created_after=${at(3)}`, []],
   ['external_id=crm-9', []],
+  // The same instants written other ways: an offset, and no fraction of a second (bound as the instant, never
+  // compared as the text given).
+  ['created_after=2026-11-20T12:03:00%2B02:00&sort=created_at', ['bravo', 'Echo']],
+  ['created_before=2026-11-20T10:02:00Z&sort=created_at', ['Delta', 'alpha']],
+  ['updated_after=2026-11-20T05:10:00-05:00', ['alpha', 'Delta']],
 ];
 
 describe(`client list shapes on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: compiled once, the same pages`, () => {

@@ -7,6 +7,7 @@ import { applyPage, sortKeyOf, timestampSorts, type PageRequest, type SortFields
 import { prepared } from '../../db/prepared.js';
 import { fenced, keysOf, listPlan, WALK_LIMIT, type ListPlan, type Listed } from '../../db/list-plan.js';
 import { listByShape } from '../../db/list-shapes.js';
+import { normalizeInstant } from '../../db/values.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
 const COLUMNS = [
@@ -233,10 +234,16 @@ export async function listClients(
   page: PageRequest<ClientRow>,
 ): Promise<Listed<ClientRecord>> {
   if (filters.q === undefined && filters.email === undefined) {
-    const { created_after, created_before, updated_after, external_id } = filters;
+    // A compiled shape binds each value as given: the time bounds go in as the instants the plan makes of them.
     const listed = await listClientsByShape(
       db,
-      { account_id: accountId, created_after, created_before, updated_after, external_id },
+      {
+        account_id: accountId,
+        created_after: normalizeInstant(filters.created_after),
+        created_before: normalizeInstant(filters.created_before),
+        updated_after: normalizeInstant(filters.updated_after),
+        external_id: filters.external_id,
+      },
       page as PageRequest<ClientRecord>,
     );
     for (const row of listed.rows) withPropertyIdArray(row);
