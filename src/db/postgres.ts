@@ -1,7 +1,16 @@
-// The PostgreSQL engine (node-postgres): a bounded pool, and type parsers that make rows read exactly as
-// they do on SQLite, so nothing above this file knows which engine answered.
+// The PostgreSQL engine (node-postgres): a bounded set of pipelined connections, and type parsers that make
+// rows read exactly as they do on SQLite, so nothing above this file knows which engine answered.
 import { createRequire } from 'node:module';
-import { Kysely, PostgresDialect } from 'kysely';
+import type { Writable } from 'node:stream';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  Kysely,
+  PostgresDialect,
+  PostgresDriver,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
 import type pg from 'pg';
 import type { Tables } from './types.js';
 
@@ -55,9 +64,8 @@ function keepStatementsPrepared<Client extends { query: Query }>(client: Client)
     return name;
   };
   client.query = ((text: unknown, values?: unknown) => {
-    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || !PREPARABLE.test(text))
-      return query(text, values);
-    const name = nameOf(text);
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(text, values);
+    const name = names.get(text) ?? (PREPARABLE.test(text) ? nameOf(text) : undefined);
     if (name === undefined) return query(text, values);
     return (query({ name, text, values }) as Promise<unknown>).catch((error: { code?: string }) => {
       // A table's columns changed since the statement was prepared (a migration): prepare it afresh.
@@ -69,26 +77,296 @@ function keepStatementsPrepared<Client extends { query: Query }>(client: Client)
   return client;
 }
 
-/** A pool of at most `poolMax` connections, each statement bounded to 30 s. */
+/** Statements sent on one connection before PostgreSQL has answered them, at most. */
+const MAX_PIPELINED = 16;
+/** A connection unused this long is closed (the next busy moment opens it again). */
+const IDLE_MS = 30_000;
+
+type PgClient = pg.Client & { connection: { stream: Writable } };
+
+/** One connection, in pipeline mode: statements are sent without waiting for the answers before them. */
+interface Lane {
+  readonly client: PgClient;
+  readonly ready: Promise<void>;
+  connected: boolean;
+  dead: boolean;
+  /** Statements sent outside a transaction and not yet answered. */
+  inFlight: number;
+  /** Held by a transaction: only its statements run here until it is given back. */
+  lent: boolean;
+  /** Kept for a waiting transaction: no new statement is sent here, and it is lent once answered. */
+  reserved: boolean;
+  /** Its socket's writes are held until the end of this event-loop turn. */
+  corked: boolean;
+  lastUsed: number;
+}
+
+/**
+ * At most `max` connections, each in pipeline mode. A statement outside a transaction (most reads, and a
+ * write that is its own transaction) goes to a shared connection: those sent in one event-loop turn go to
+ * the same connection and leave in one socket write at the turn's end, and their answers come back in one
+ * read. Each one is still its own extended-protocol exchange ending in Sync, so one failing does not touch
+ * the others. A transaction holds a connection of its own from BEGIN to COMMIT or ROLLBACK, as a pool's
+ * would be: it takes an idle one, opens one, or waits for one to finish the statements it was sent.
+ *
+ * Measured (`bench/wrk-profile.ts get|list postgres`, wrk -c50): one socket write and one read per
+ * statement were about half the process's CPU on the hot reads; batching them per turn halves it.
+ */
+class PipelinedConnections {
+  private readonly lanes: Lane[] = [];
+  /** The connection statements of this event-loop turn go to, while it takes more. */
+  private batch: Lane | undefined;
+  private readonly sharedWaiters: (() => void)[] = [];
+  private readonly exclusiveWaiters: { resolve(lane: Lane): void; reject(error: unknown): void }[] = [];
+  private readonly sweeper: NodeJS.Timeout;
+  private ended = false;
+
+  constructor(
+    private readonly open: () => PgClient,
+    private readonly max: number,
+  ) {
+    this.sweeper = setInterval(() => this.closeIdle(), IDLE_MS / 3);
+    this.sweeper.unref();
+  }
+
+  /** Runs one statement outside a transaction. */
+  async query(text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
+    let lane = this.sharedLane();
+    while (lane === undefined) {
+      await new Promise<void>((resolve) => this.sharedWaiters.push(resolve));
+      lane = this.sharedLane();
+    }
+    lane.inFlight += 1;
+    try {
+      if (!lane.connected) await lane.ready;
+      if (!lane.corked && !lane.dead) {
+        lane.corked = true;
+        lane.client.connection.stream.cork();
+        this.batch = lane;
+        setImmediate(() => this.flush(lane));
+      }
+      return await lane.client.query(text, values as unknown[]);
+    } finally {
+      lane.inFlight -= 1;
+      lane.lastUsed = performance.now();
+      if (lane.inFlight === 0 && (this.exclusiveWaiters.length > 0 || this.sharedWaiters.length > 0)) this.dispatch();
+    }
+  }
+
+  /** A connection for a transaction, held until `giveBack`. */
+  lend(): Promise<Lane> {
+    if (this.ended) return Promise.reject(new Error('the PostgreSQL connections are closed'));
+    return new Promise((resolve, reject) => {
+      this.exclusiveWaiters.push({ resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  giveBack(lane: Lane): void {
+    lane.lent = false;
+    lane.lastUsed = performance.now();
+    this.dispatch();
+  }
+
+  async end(): Promise<void> {
+    this.ended = true;
+    clearInterval(this.sweeper);
+    const error = new Error('the PostgreSQL connections are closed');
+    for (const waiter of this.exclusiveWaiters.splice(0)) waiter.reject(error);
+    for (const wake of this.sharedWaiters.splice(0)) wake();
+    await Promise.all(this.lanes.splice(0).map((lane) => this.close(lane)));
+  }
+
+  private sharedLane(): Lane | undefined {
+    if (this.ended) throw new Error('the PostgreSQL connections are closed');
+    const batch = this.batch;
+    if (batch !== undefined && batch.corked && usable(batch) && batch.inFlight < MAX_PIPELINED) return batch;
+    let best: Lane | undefined;
+    for (const lane of this.lanes)
+      if (usable(lane) && (best === undefined || lane.inFlight < best.inFlight)) best = lane;
+    if ((best === undefined || best.inFlight > 0) && this.lanes.length < this.max) return this.openLane();
+    return best;
+  }
+
+  /** Hands idle connections to waiting transactions, keeps one back for each still waiting, wakes statements. */
+  private dispatch(): void {
+    while (this.exclusiveWaiters.length > 0) {
+      let lane = this.lanes.find((candidate) => !candidate.dead && !candidate.lent && candidate.inFlight === 0);
+      if (lane === undefined && this.lanes.length < this.max) lane = this.openLane();
+      if (lane === undefined) break;
+      lane.reserved = false;
+      lane.lent = true;
+      this.unCork(lane);
+      this.exclusiveWaiters.shift()!.resolve(lane);
+    }
+    let reserved = this.lanes.filter((lane) => lane.reserved).length;
+    for (const lane of this.lanes) {
+      if (reserved >= this.exclusiveWaiters.length) break;
+      if (usable(lane)) {
+        lane.reserved = true;
+        reserved += 1;
+      }
+    }
+    if (this.sharedWaiters.length > 0 && (this.lanes.some(usable) || this.lanes.length < this.max))
+      for (const wake of this.sharedWaiters.splice(0)) wake();
+  }
+
+  private openLane(): Lane {
+    const client = this.open();
+    const lane: Lane = {
+      client,
+      ready: client.connect().then(
+        () => {
+          lane.connected = true;
+        },
+        (error: unknown) => {
+          this.remove(lane);
+          throw error;
+        },
+      ),
+      connected: false,
+      dead: false,
+      inFlight: 0,
+      lent: false,
+      reserved: false,
+      corked: false,
+      lastUsed: performance.now(),
+    };
+    lane.ready.catch(() => {});
+    // A connection lost (PostgreSQL restarted, the session ended) fails its statements and is replaced.
+    client.on('error', () => this.remove(lane));
+    client.on('end', () => this.remove(lane));
+    this.lanes.push(lane);
+    return lane;
+  }
+
+  private remove(lane: Lane): void {
+    if (lane.dead) return;
+    lane.dead = true;
+    lane.corked = false;
+    const index = this.lanes.indexOf(lane);
+    if (index >= 0) this.lanes.splice(index, 1);
+    this.dispatch();
+  }
+
+  private flush(lane: Lane): void {
+    if (this.batch === lane) this.batch = undefined;
+    this.unCork(lane);
+  }
+
+  private unCork(lane: Lane): void {
+    if (!lane.corked) return;
+    lane.corked = false;
+    lane.client.connection.stream.uncork();
+  }
+
+  private closeIdle(): void {
+    const before = performance.now() - IDLE_MS;
+    for (const lane of [...this.lanes])
+      if (usable(lane) && lane.inFlight === 0 && lane.lastUsed < before) {
+        this.remove(lane);
+        void this.close(lane);
+      }
+  }
+
+  private async close(lane: Lane): Promise<void> {
+    lane.dead = true;
+    try {
+      await lane.client.end();
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+function usable(lane: Lane): boolean {
+  return !lane.dead && !lane.lent && !lane.reserved;
+}
+
+/** Kysely's connection: its statements go to a shared pipelined connection, or to its transaction's own. */
+class PipelinedConnection implements DatabaseConnection {
+  lane: Lane | undefined;
+
+  constructor(readonly connections: PipelinedConnections) {}
+
+  async executeQuery<Row>(compiled: CompiledQuery): Promise<QueryResult<Row>> {
+    const { command, rowCount, rows } =
+      this.lane === undefined
+        ? await this.connections.query(compiled.sql, compiled.parameters)
+        : await this.lane.client.query(compiled.sql, compiled.parameters as unknown[]);
+    return {
+      numAffectedRows:
+        command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
+          ? BigInt(rowCount ?? 0)
+          : undefined,
+      rows: (rows ?? []) as Row[],
+    };
+  }
+
+  /** Never used: nothing streams, and Kysely's own driver cannot either without a cursor configured. */
+  streamQuery<Row>(): AsyncIterableIterator<QueryResult<Row>> {
+    throw new Error('streaming rows is not supported on PostgreSQL');
+  }
+}
+
+/** Kysely's PostgreSQL driver over `PipelinedConnections`: BEGIN, COMMIT and savepoints are Kysely's own. */
+class PipelinedDriver extends PostgresDriver {
+  constructor(private readonly connections: PipelinedConnections) {
+    super({ pool: {} as never });
+  }
+
+  override async init(): Promise<void> {}
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    return new PipelinedConnection(this.connections);
+  }
+
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const own = connection as PipelinedConnection;
+    own.lane = await this.connections.lend();
+    try {
+      if (!own.lane.connected) await own.lane.ready;
+      await super.beginTransaction(connection, settings);
+    } catch (error) {
+      this.connections.giveBack(own.lane);
+      own.lane = undefined;
+      throw error;
+    }
+  }
+
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const own = connection as PipelinedConnection;
+    if (own.lane === undefined) return;
+    this.connections.giveBack(own.lane);
+    own.lane = undefined;
+  }
+
+  override async destroy(): Promise<void> {
+    await this.connections.end();
+  }
+}
+
+/** At most `poolMax` connections, each statement bounded to 30 s. */
 export function openPostgres(url: string, poolMax: number): Kysely<Tables> {
   const driver = loadPg();
-  const pool = new driver.Pool({
-    connectionString: url,
-    max: poolMax,
-    idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 5_000,
-    // A runaway query cannot hold a connection (and its locks) for ever.
-    statement_timeout: 30_000,
-    types: typeParsers(driver),
-  });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
+  const types = typeParsers(driver);
+  const open = (): PgClient => {
+    const client = new driver.Client({
+      connectionString: url,
+      connectionTimeoutMillis: 5_000,
+      // A runaway query cannot hold a connection (and its locks) for ever.
+      statement_timeout: 30_000,
+      types,
+      pipeline: true,
+    } as pg.ClientConfig);
+    return keepStatementsPrepared(client) as PgClient;
+  };
+  const connections = new PipelinedConnections(open, poolMax);
   return new Kysely<Tables>({
-    dialect: new PostgresDialect({
-      pool: {
-        connect: async () => keepStatementsPrepared(await pool.connect()),
-        end: () => pool.end(),
-      },
-    }),
+    dialect: new (class extends PostgresDialect {
+      override createDriver() {
+        return new PipelinedDriver(connections);
+      }
+    })({ pool: {} as never }),
   });
 }
