@@ -21,19 +21,41 @@ const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof p
  * Rows read the same as on SQLite: bigint as a number (every amount we store is below 2^53), a date as
  * its YYYY-MM-DD text (never a Date at local midnight), a timestamp as ISO 8601 text with milliseconds,
  * and json/jsonb as its JSON text (parsed by the code that reads it, as on SQLite). `db/types.ts` states
- * these forms.
+ * these forms. Each parser is made once (pg asks for them on every result).
  */
 function typeParsers(driver: typeof pg): pg.CustomTypesConfig {
   const { builtins } = driver.types;
   const parseTimestamptz = driver.types.getTypeParser(builtins.TIMESTAMPTZ);
+  const asNumber = (value: string) => Number(value);
+  const asText = (value: string) => value;
+  const asIso = (value: string) => isoOfUtcTimestamp(value) ?? (parseTimestamptz(value) as Date).toISOString();
   return {
     getTypeParser(oid: number, format?: 'text' | 'binary') {
-      if (oid === builtins.INT8) return (value: string) => Number(value);
-      if (oid === builtins.DATE || oid === builtins.JSON || oid === builtins.JSONB) return (value: string) => value;
-      if (oid === builtins.TIMESTAMPTZ) return (value: string) => (parseTimestamptz(value) as Date).toISOString();
+      if (oid === builtins.INT8) return asNumber;
+      if (oid === builtins.DATE || oid === builtins.JSON || oid === builtins.JSONB) return asText;
+      if (oid === builtins.TIMESTAMPTZ) return asIso;
       return driver.types.getTypeParser(oid, format);
     },
   } as pg.CustomTypesConfig;
+}
+
+/**
+ * PostgreSQL's text for a timestamptz in a UTC session, `2026-11-27 01:02:03.123456+00` (1 to 6 digits of
+ * fraction, or none), as `2026-11-27T01:02:03.123Z` by cutting and joining, without the Date that pg's parser
+ * makes and `toISOString` takes apart again; the same text as theirs (milliseconds truncated). Any other form
+ * (another time zone, a year past 9999, BC, infinity): undefined, for pg's parser.
+ */
+export function isoOfUtcTimestamp(value: string): string | undefined {
+  const length = value.length;
+  if (
+    value.charCodeAt(4) !== 45 || // '-' after a four-digit year
+    value.charCodeAt(10) !== 32 || // ' ' between date and time
+    !value.endsWith('+00') ||
+    (length !== 22 && (length < 24 || length > 29 || value.charCodeAt(19) !== 46)) // '.' before a fraction
+  )
+    return undefined;
+  const milliseconds = length === 22 ? '000' : `${value.slice(20, length - 3)}00`.slice(0, 3);
+  return `${value.slice(0, 10)}T${value.slice(11, 19)}.${milliseconds}Z`;
 }
 
 /** Statements worth keeping prepared: queries and changes of rows, never DDL or several statements in one. */
@@ -43,12 +65,110 @@ const MAX_PREPARED = 2000;
 
 type Query = (text: unknown, values?: unknown) => unknown;
 
+/** What a statement's rows look like (pg's RowDescription, and the parsers and empty row made from it). */
+interface Shape {
+  fields: pg.FieldDef[];
+  parsers: ((value: string) => unknown)[];
+  empty: Record<string, null> | null;
+}
+
+/** pg's Query, private parts included: what `KnownShapeQuery` reads and replaces. */
+interface PgQuery {
+  text: string;
+  name?: string;
+  values: unknown[];
+  portal: string;
+  binary?: boolean;
+  rows?: number;
+  types?: unknown;
+  _accumulateRows: boolean;
+  _result: { fields: pg.FieldDef[]; _parsers?: Shape['parsers']; _prebuiltEmptyResultObject: Shape['empty'] };
+  hasBeenParsed(connection: PgConnection): boolean;
+  handleError(error: unknown, connection: PgConnection): void;
+  _getRows(connection: PgConnection, rows?: number): void;
+  prepare(connection: PgConnection): void;
+}
+interface PgConnection {
+  submittedNamedStatements: Record<string, string>;
+  parse(message: { text: string; name?: string; types?: unknown }): void;
+  bind(message: object): void;
+  close(message: { type: 'S'; name?: string }): void;
+  sync(): void;
+}
+type Callback = (error: Error | null, result: pg.QueryResult) => void;
+type QueryClass = new (
+  name: string | undefined,
+  text: string,
+  values: unknown[],
+  shape: Shape | undefined,
+  callback: Callback,
+) => PgQuery;
+
+/**
+ * pg's Query for a statement whose rows' shape is known from its first run: it is sent without Describe,
+ * so PostgreSQL sends no RowDescription, and pg neither reads one nor builds parsers from it on every
+ * run (the shape of a prepared statement's rows cannot change: PostgreSQL refuses to run it, 0A000, and it
+ * is prepared afresh). Its configuration is given as text, which pg does not copy as it copies an object.
+ */
+function knownShapeQuery(driver: typeof pg): QueryClass {
+  const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as { prepareValue(value: unknown): unknown };
+  const Base = driver.Query as unknown as new (text: string, values: unknown[], callback: Callback) => PgQuery;
+  return class extends Base {
+    readonly shape: Shape | undefined;
+    constructor(
+      name: string | undefined,
+      text: string,
+      values: unknown[],
+      shape: Shape | undefined,
+      callback: Callback,
+    ) {
+      super(text, values, callback);
+      this.name = name;
+      this.shape = shape;
+      if (shape !== undefined) {
+        this._result.fields = shape.fields;
+        this._result._parsers = shape.parsers;
+        this._result._prebuiltEmptyResultObject = shape.empty;
+        this._accumulateRows = true;
+      }
+    }
+    // pg's own, without `connection.describe(...)`.
+    override prepare(connection: PgConnection): void {
+      if (this.shape === undefined) return super.prepare(connection);
+      if (!this.hasBeenParsed(connection)) {
+        connection.parse({ text: this.text, name: this.name, types: this.types });
+        if (this.name) connection.submittedNamedStatements[this.name] = this.text;
+      }
+      try {
+        connection.bind({
+          portal: this.portal,
+          statement: this.name,
+          values: this.values,
+          binary: this.binary,
+          valueMapper: prepareValue,
+        });
+      } catch (error) {
+        connection.close({ type: 'S', name: this.name });
+        connection.sync();
+        this.handleError(error, connection);
+        return;
+      }
+      this._getRows(connection, this.rows);
+    }
+  } as unknown as QueryClass;
+}
+
 /**
  * Makes a connection keep its statements prepared, by name: each SQL text is parsed and planned once per
  * connection, and then only bound and executed (Kysely sends every query unnamed, so PostgreSQL parsed
- * each one on every request). Names are per connection, as PostgreSQL's prepared statements are.
+ * each one on every request). Names are per connection, as PostgreSQL's prepared statements are; the shape
+ * of each statement's rows is learnt once per process (`shapes`).
  */
-function keepStatementsPrepared<Client extends { query: Query }>(client: Client): Client {
+function keepStatementsPrepared<Client extends { query: Query }>(
+  client: Client,
+  QueryOf: QueryClass,
+  shapes: Map<string, Shape>,
+): Client {
   const marked = client as Client & { bmsPrepared?: true };
   if (marked.bmsPrepared) return client;
   marked.bmsPrepared = true;
@@ -63,18 +183,35 @@ function keepStatementsPrepared<Client extends { query: Query }>(client: Client)
     }
     return name;
   };
+  const run = (name: string | undefined, text: string, values: unknown[]) =>
+    new Promise<pg.QueryResult>((resolve, reject) => {
+      const shape = shapes.get(text);
+      query(
+        new QueryOf(name, text, values, shape, (error, result) => {
+          if (error) return reject(error);
+          if (shape === undefined && !shapes.has(text)) shapes.set(text, shapeOf(result));
+          resolve(result);
+        }),
+      );
+    });
   client.query = ((text: unknown, values?: unknown) => {
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(text, values);
     const name = names.get(text) ?? (PREPARABLE.test(text) ? nameOf(text) : undefined);
     if (name === undefined) return query(text, values);
-    return (query({ name, text, values }) as Promise<unknown>).catch((error: { code?: string }) => {
+    return run(name, text, values).catch((error: { code?: string }) => {
       // A table's columns changed since the statement was prepared (a migration): prepare it afresh.
       if (error.code !== '0A000') throw error;
       names.delete(text);
-      return query({ name: nameOf(text), text, values });
+      shapes.delete(text);
+      return run(nameOf(text), text, values);
     });
   }) as Query;
   return client;
+}
+
+function shapeOf(result: pg.QueryResult): Shape {
+  const own = result as unknown as PgQuery['_result'];
+  return { fields: own.fields, parsers: own._parsers ?? [], empty: own._prebuiltEmptyResultObject };
 }
 
 /** Statements sent on one connection before PostgreSQL has answered them, at most. */
@@ -350,6 +487,8 @@ class PipelinedDriver extends PostgresDriver {
 export function openPostgres(url: string, poolMax: number): Kysely<Tables> {
   const driver = loadPg();
   const types = typeParsers(driver);
+  const QueryOf = knownShapeQuery(driver);
+  const shapes = new Map<string, Shape>();
   const open = (): PgClient => {
     const client = new driver.Client({
       connectionString: url,
@@ -359,7 +498,7 @@ export function openPostgres(url: string, poolMax: number): Kysely<Tables> {
       types,
       pipeline: true,
     } as pg.ClientConfig);
-    return keepStatementsPrepared(client) as PgClient;
+    return keepStatementsPrepared(client, QueryOf, shapes) as PgClient;
   };
   const connections = new PipelinedConnections(open, poolMax);
   return new Kysely<Tables>({
