@@ -201,7 +201,7 @@ function keepStatementsPrepared<Client extends { query: Query }>(
     return run(name, text, values).catch((error: { code?: string }) => {
       // A table's columns changed since the statement was prepared (a migration): prepare it afresh.
       if (error.code !== '0A000') throw error;
-      names.delete(text);
+      if (names.get(text) === name) names.delete(text);
       shapes.delete(text);
       return run(nameOf(text), text, values);
     });
