@@ -113,6 +113,26 @@ describe('PostgreSQL driver', { skip: !onPostgres && 'PostgreSQL only' }, () => 
     assert.deepEqual((await sql`select count(*)::int as n from probe`.execute(database.db)).rows, [{ n: 1 }]);
   });
 
+  test('a write outside a transaction waiting on a row lock holds up no read, not even its holder', async () => {
+    await sql`delete from probe`.execute(database.db);
+    await sql`insert into probe (id, label) values (${1}, ${'first'})`.execute(database.db);
+    let write: Promise<unknown> | undefined;
+    await database.db.transaction().execute(async (trx) => {
+      await sql`update probe set label = ${'locked'} where id = ${1}`.execute(trx);
+      write = sql`update probe set label = ${'after'} where id = ${1}`.execute(database.db);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The write waits for this transaction's lock; reads outside it, sent after it, are answered meanwhile.
+      const reads = await Promise.all(
+        Array.from({ length: 20 }, () => sql`select label from probe where id = ${1}`.execute(database.db)),
+      );
+      assert.deepEqual(new Set(reads.map((result) => JSON.stringify(result.rows))), new Set(['[{"label":"first"}]']));
+    });
+    await write;
+    assert.deepEqual((await sql`select label from probe where id = ${1}`.execute(database.db)).rows, [
+      { label: 'after' },
+    ]);
+  });
+
   test('more transactions than connections wait their turn; statements outside them still run', async () => {
     await sql`delete from probe`.execute(database.db);
     const transactions = Array.from({ length: 12 }, (_, index) =>

@@ -239,12 +239,15 @@ interface Lane {
 }
 
 /**
- * At most `max` connections, each in pipeline mode. A statement outside a transaction (most reads, and a
- * write that is its own transaction) goes to a shared connection: those sent in one event-loop turn go to
- * the same connection and leave in one socket write at the turn's end, and their answers come back in one
- * read. Each one is still its own extended-protocol exchange ending in Sync, so one failing does not touch
- * the others. A transaction holds a connection of its own from BEGIN to COMMIT or ROLLBACK, as a pool's
- * would be: it takes an idle one, opens one, or waits for one to finish the statements it was sent.
+ * At most `max` connections, each in pipeline mode. A read outside a transaction (a SELECT taking no row
+ * lock) goes to a shared connection: those sent in one event-loop turn go to the same connection and leave
+ * in one socket write at the turn's end, and their answers come back in one read. Each one is still its own
+ * extended-protocol exchange ending in Sync, so one failing does not touch the others. A transaction holds
+ * a connection of its own from BEGIN to COMMIT or ROLLBACK, as a pool's would be: it takes an idle one,
+ * opens one, or waits for one to finish the reads it was sent; so does a write outside a transaction, for
+ * its one statement (a write can wait on a row lock, and the reads behind it on a shared connection would
+ * wait with it, maybe for the very transaction holding that lock). A slow read still delays the reads sent
+ * after it on its connection: the price of the pipeline.
  *
  * Measured (`bench/wrk-profile.ts get|list postgres`, wrk -c50): one socket write and one read per
  * statement were about half the process's CPU on the hot reads; batching them per turn halves it.
@@ -268,6 +271,16 @@ class PipelinedConnections {
 
   /** Runs one statement outside a transaction. */
   async query(text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
+    if (!readsOnly(text)) {
+      // A write can wait on a lock: it must not hold up the unrelated statements sent behind it.
+      const lane = await this.lend();
+      try {
+        if (!lane.connected) await lane.ready;
+        return await lane.client.query(text, values as unknown[]);
+      } finally {
+        this.giveBack(lane);
+      }
+    }
     let lane = this.sharedLane();
     while (lane === undefined) {
       await new Promise<void>((resolve) => this.sharedWaiters.push(resolve));
@@ -325,20 +338,29 @@ class PipelinedConnections {
     return best;
   }
 
-  /** Hands idle connections to waiting transactions, keeps one back for each still waiting, wakes statements. */
+  /**
+   * Hands idle connections to waiting transactions (and writes), and keeps busy ones back for those still
+   * waiting; never all of them when there are two or more: one stays with the shared reads, so a transaction
+   * that reads outside itself cannot wait for ever on the others.
+   */
   private dispatch(): void {
-    while (this.exclusiveWaiters.length > 0) {
-      let lane = this.lanes.find((candidate) => !candidate.dead && !candidate.lent && candidate.inFlight === 0);
-      if (lane === undefined && this.lanes.length < this.max) lane = this.openLane();
+    const lendable = Math.max(1, this.max - 1);
+    const wasReserved = this.lanes.filter((lane) => lane.reserved);
+    for (const lane of wasReserved) lane.reserved = false;
+    let lent = this.lanes.filter((lane) => lane.lent).length;
+    while (this.exclusiveWaiters.length > 0 && lent < lendable) {
+      const lane =
+        this.lanes.find((candidate) => !candidate.dead && !candidate.lent && candidate.inFlight === 0) ??
+        (this.lanes.length < this.max ? this.openLane() : undefined);
       if (lane === undefined) break;
-      lane.reserved = false;
       lane.lent = true;
+      lent += 1;
       this.unCork(lane);
       this.exclusiveWaiters.shift()!.resolve(lane);
     }
-    let reserved = this.lanes.filter((lane) => lane.reserved).length;
-    for (const lane of this.lanes) {
-      if (reserved >= this.exclusiveWaiters.length) break;
+    let reserved = 0;
+    for (const lane of [...wasReserved, ...this.lanes]) {
+      if (reserved >= this.exclusiveWaiters.length || lent + reserved >= lendable) break;
       if (usable(lane)) {
         lane.reserved = true;
         reserved += 1;
@@ -414,6 +436,20 @@ class PipelinedConnections {
       // Already gone.
     }
   }
+}
+
+/** Reads that take no lock: they may share a connection, in a pipeline, with any other statement. */
+const READ = /^\s*select\b/i;
+const LOCKING = /\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b/i;
+const readsOnlyOf = new Map<string, boolean>();
+
+function readsOnly(text: string): boolean {
+  let known = readsOnlyOf.get(text);
+  if (known === undefined) {
+    known = READ.test(text) && !LOCKING.test(text);
+    if (readsOnlyOf.size < MAX_PREPARED) readsOnlyOf.set(text, known);
+  }
+  return known;
 }
 
 function usable(lane: Lane): boolean {
