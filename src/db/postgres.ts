@@ -315,6 +315,13 @@ class PipelinedConnections {
   giveBack(lane: Lane): void {
     lane.lent = false;
     lane.lastUsed = performance.now();
+    // Still inside a transaction (its COMMIT or ROLLBACK never ran or failed): not for anyone else's reads.
+    const status = (lane.client as PgClient & { getTransactionStatus(): string | null }).getTransactionStatus();
+    if (lane.connected && !lane.dead && status !== 'I') {
+      this.remove(lane);
+      void this.close(lane);
+      return;
+    }
     this.dispatch();
   }
 
