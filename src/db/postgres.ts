@@ -1,7 +1,16 @@
-// The PostgreSQL engine (node-postgres): a bounded pool, and type parsers that make rows read exactly as
-// they do on SQLite, so nothing above this file knows which engine answered.
+// The PostgreSQL engine (node-postgres): a bounded set of pipelined connections, and type parsers that make
+// rows read exactly as they do on SQLite, so nothing above this file knows which engine answered.
 import { createRequire } from 'node:module';
-import { Kysely, PostgresDialect } from 'kysely';
+import type { Writable } from 'node:stream';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  Kysely,
+  PostgresDialect,
+  PostgresDriver,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
 import type pg from 'pg';
 import type { Tables } from './types.js';
 
@@ -12,19 +21,41 @@ const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof p
  * Rows read the same as on SQLite: bigint as a number (every amount we store is below 2^53), a date as
  * its YYYY-MM-DD text (never a Date at local midnight), a timestamp as ISO 8601 text with milliseconds,
  * and json/jsonb as its JSON text (parsed by the code that reads it, as on SQLite). `db/types.ts` states
- * these forms.
+ * these forms. Each parser is made once (pg asks for them on every result).
  */
 function typeParsers(driver: typeof pg): pg.CustomTypesConfig {
   const { builtins } = driver.types;
   const parseTimestamptz = driver.types.getTypeParser(builtins.TIMESTAMPTZ);
+  const asNumber = (value: string) => Number(value);
+  const asText = (value: string) => value;
+  const asIso = (value: string) => isoOfUtcTimestamp(value) ?? (parseTimestamptz(value) as Date).toISOString();
   return {
     getTypeParser(oid: number, format?: 'text' | 'binary') {
-      if (oid === builtins.INT8) return (value: string) => Number(value);
-      if (oid === builtins.DATE || oid === builtins.JSON || oid === builtins.JSONB) return (value: string) => value;
-      if (oid === builtins.TIMESTAMPTZ) return (value: string) => (parseTimestamptz(value) as Date).toISOString();
+      if (oid === builtins.INT8) return asNumber;
+      if (oid === builtins.DATE || oid === builtins.JSON || oid === builtins.JSONB) return asText;
+      if (oid === builtins.TIMESTAMPTZ) return asIso;
       return driver.types.getTypeParser(oid, format);
     },
   } as pg.CustomTypesConfig;
+}
+
+/**
+ * PostgreSQL's text for a timestamptz in a UTC session, `2026-11-27 01:02:03.123456+00` (1 to 6 digits of
+ * fraction, or none), as `2026-11-27T01:02:03.123Z` by cutting and joining, without the Date that pg's parser
+ * makes and `toISOString` takes apart again; the same text as theirs (milliseconds truncated). Any other form
+ * (another time zone, a year past 9999, BC, infinity): undefined, for pg's parser.
+ */
+export function isoOfUtcTimestamp(value: string): string | undefined {
+  const length = value.length;
+  if (
+    value.charCodeAt(4) !== 45 || // '-' after a four-digit year
+    value.charCodeAt(10) !== 32 || // ' ' between date and time
+    !value.endsWith('+00') ||
+    (length !== 22 && (length < 24 || length > 29 || value.charCodeAt(19) !== 46)) // '.' before a fraction
+  )
+    return undefined;
+  const milliseconds = length === 22 ? '000' : `${value.slice(20, length - 3)}00`.slice(0, 3);
+  return `${value.slice(0, 10)}T${value.slice(11, 19)}.${milliseconds}Z`;
 }
 
 /** Statements worth keeping prepared: queries and changes of rows, never DDL or several statements in one. */
@@ -34,12 +65,110 @@ const MAX_PREPARED = 2000;
 
 type Query = (text: unknown, values?: unknown) => unknown;
 
+/** What a statement's rows look like (pg's RowDescription, and the parsers and empty row made from it). */
+interface Shape {
+  fields: pg.FieldDef[];
+  parsers: ((value: string) => unknown)[];
+  empty: Record<string, null> | null;
+}
+
+/** pg's Query, private parts included: what `KnownShapeQuery` reads and replaces. */
+interface PgQuery {
+  text: string;
+  name?: string;
+  values: unknown[];
+  portal: string;
+  binary?: boolean;
+  rows?: number;
+  types?: unknown;
+  _accumulateRows: boolean;
+  _result: { fields: pg.FieldDef[]; _parsers?: Shape['parsers']; _prebuiltEmptyResultObject: Shape['empty'] };
+  hasBeenParsed(connection: PgConnection): boolean;
+  handleError(error: unknown, connection: PgConnection): void;
+  _getRows(connection: PgConnection, rows?: number): void;
+  prepare(connection: PgConnection): void;
+}
+interface PgConnection {
+  submittedNamedStatements: Record<string, string>;
+  parse(message: { text: string; name?: string; types?: unknown }): void;
+  bind(message: object): void;
+  close(message: { type: 'S'; name?: string }): void;
+  sync(): void;
+}
+type Callback = (error: Error | null, result: pg.QueryResult) => void;
+type QueryClass = new (
+  name: string | undefined,
+  text: string,
+  values: unknown[],
+  shape: Shape | undefined,
+  callback: Callback,
+) => PgQuery;
+
+/**
+ * pg's Query for a statement whose rows' shape is known from its first run: it is sent without Describe,
+ * so PostgreSQL sends no RowDescription, and pg neither reads one nor builds parsers from it on every
+ * run (the shape of a prepared statement's rows cannot change: PostgreSQL refuses to run it, 0A000, and it
+ * is prepared afresh). Its configuration is given as text, which pg does not copy as it copies an object.
+ */
+function knownShapeQuery(driver: typeof pg): QueryClass {
+  const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as { prepareValue(value: unknown): unknown };
+  const Base = driver.Query as unknown as new (text: string, values: unknown[], callback: Callback) => PgQuery;
+  return class extends Base {
+    readonly shape: Shape | undefined;
+    constructor(
+      name: string | undefined,
+      text: string,
+      values: unknown[],
+      shape: Shape | undefined,
+      callback: Callback,
+    ) {
+      super(text, values, callback);
+      this.name = name;
+      this.shape = shape;
+      if (shape !== undefined) {
+        this._result.fields = shape.fields;
+        this._result._parsers = shape.parsers;
+        this._result._prebuiltEmptyResultObject = shape.empty;
+        this._accumulateRows = true;
+      }
+    }
+    // pg's own, without `connection.describe(...)`.
+    override prepare(connection: PgConnection): void {
+      if (this.shape === undefined) return super.prepare(connection);
+      if (!this.hasBeenParsed(connection)) {
+        connection.parse({ text: this.text, name: this.name, types: this.types });
+        if (this.name) connection.submittedNamedStatements[this.name] = this.text;
+      }
+      try {
+        connection.bind({
+          portal: this.portal,
+          statement: this.name,
+          values: this.values,
+          binary: this.binary,
+          valueMapper: prepareValue,
+        });
+      } catch (error) {
+        connection.close({ type: 'S', name: this.name });
+        connection.sync();
+        this.handleError(error, connection);
+        return;
+      }
+      this._getRows(connection, this.rows);
+    }
+  } as unknown as QueryClass;
+}
+
 /**
  * Makes a connection keep its statements prepared, by name: each SQL text is parsed and planned once per
  * connection, and then only bound and executed (Kysely sends every query unnamed, so PostgreSQL parsed
- * each one on every request). Names are per connection, as PostgreSQL's prepared statements are.
+ * each one on every request). Names are per connection, as PostgreSQL's prepared statements are; the shape
+ * of each statement's rows is learnt once per process (`shapes`).
  */
-function keepStatementsPrepared<Client extends { query: Query }>(client: Client): Client {
+function keepStatementsPrepared<Client extends { query: Query }>(
+  client: Client,
+  QueryOf: QueryClass,
+  shapes: Map<string, Shape>,
+): Client {
   const marked = client as Client & { bmsPrepared?: true };
   if (marked.bmsPrepared) return client;
   marked.bmsPrepared = true;
@@ -54,41 +183,372 @@ function keepStatementsPrepared<Client extends { query: Query }>(client: Client)
     }
     return name;
   };
+  const run = (name: string | undefined, text: string, values: unknown[]) =>
+    new Promise<pg.QueryResult>((resolve, reject) => {
+      const shape = shapes.get(text);
+      query(
+        new QueryOf(name, text, values, shape, (error, result) => {
+          if (error) return reject(error);
+          if (shape === undefined && !shapes.has(text)) shapes.set(text, shapeOf(result));
+          resolve(result);
+        }),
+      );
+    });
   client.query = ((text: unknown, values?: unknown) => {
-    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || !PREPARABLE.test(text))
-      return query(text, values);
-    const name = nameOf(text);
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(text, values);
+    const name = names.get(text) ?? (PREPARABLE.test(text) ? nameOf(text) : undefined);
     if (name === undefined) return query(text, values);
-    return (query({ name, text, values }) as Promise<unknown>).catch((error: { code?: string }) => {
+    return run(name, text, values).catch((error: { code?: string }) => {
       // A table's columns changed since the statement was prepared (a migration): prepare it afresh.
       if (error.code !== '0A000') throw error;
-      names.delete(text);
-      return query({ name: nameOf(text), text, values });
+      if (names.get(text) === name) names.delete(text);
+      shapes.delete(text);
+      return run(nameOf(text), text, values);
     });
   }) as Query;
   return client;
 }
 
-/** A pool of at most `poolMax` connections, each statement bounded to 30 s. */
+function shapeOf(result: pg.QueryResult): Shape {
+  const own = result as unknown as PgQuery['_result'];
+  return { fields: own.fields, parsers: own._parsers ?? [], empty: own._prebuiltEmptyResultObject };
+}
+
+/** Statements sent on one connection before PostgreSQL has answered them, at most. */
+const MAX_PIPELINED = 16;
+/** A connection unused this long is closed (the next busy moment opens it again). */
+const IDLE_MS = 30_000;
+
+type PgClient = pg.Client & { connection: { stream: Writable } };
+
+/** One connection, in pipeline mode: statements are sent without waiting for the answers before them. */
+interface Lane {
+  readonly client: PgClient;
+  readonly ready: Promise<void>;
+  connected: boolean;
+  dead: boolean;
+  /** Statements sent outside a transaction and not yet answered. */
+  inFlight: number;
+  /** Held by a transaction: only its statements run here until it is given back. */
+  lent: boolean;
+  /** Kept for a waiting transaction: no new statement is sent here, and it is lent once answered. */
+  reserved: boolean;
+  /** Its socket's writes are held until the end of this event-loop turn. */
+  corked: boolean;
+  lastUsed: number;
+}
+
+/**
+ * At most `max` connections, each in pipeline mode. A read outside a transaction (a SELECT taking no row
+ * lock) goes to a shared connection: those sent in one event-loop turn go to the same connection and leave
+ * in one socket write at the turn's end, and their answers come back in one read. Each one is still its own
+ * extended-protocol exchange ending in Sync, so one failing does not touch the others. A transaction holds
+ * a connection of its own from BEGIN to COMMIT or ROLLBACK, as a pool's would be: it takes an idle one,
+ * opens one, or waits for one to finish the reads it was sent; so does a write outside a transaction, for
+ * its one statement (a write can wait on a row lock, and the reads behind it on a shared connection would
+ * wait with it, maybe for the very transaction holding that lock). A slow read still delays the reads sent
+ * after it on its connection: the price of the pipeline.
+ *
+ * Measured (`bench/wrk-profile.ts get|list postgres`, wrk -c50): one socket write and one read per
+ * statement were about half the process's CPU on the hot reads; batching them per turn halves it.
+ */
+class PipelinedConnections {
+  private readonly lanes: Lane[] = [];
+  /** The connection statements of this event-loop turn go to, while it takes more. */
+  private batch: Lane | undefined;
+  private readonly sharedWaiters: (() => void)[] = [];
+  private readonly exclusiveWaiters: { resolve(lane: Lane): void; reject(error: unknown): void }[] = [];
+  private readonly sweeper: NodeJS.Timeout;
+  private ended = false;
+
+  constructor(
+    private readonly open: () => PgClient,
+    private readonly max: number,
+  ) {
+    this.sweeper = setInterval(() => this.closeIdle(), IDLE_MS / 3);
+    this.sweeper.unref();
+  }
+
+  /** Runs one statement outside a transaction. */
+  async query(text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
+    if (!readsOnly(text)) {
+      // A write can wait on a lock: it must not hold up the unrelated statements sent behind it.
+      const lane = await this.lend();
+      try {
+        if (!lane.connected) await lane.ready;
+        return await lane.client.query(text, values as unknown[]);
+      } finally {
+        this.giveBack(lane);
+      }
+    }
+    let lane = this.sharedLane();
+    while (lane === undefined) {
+      await new Promise<void>((resolve) => this.sharedWaiters.push(resolve));
+      lane = this.sharedLane();
+    }
+    lane.inFlight += 1;
+    try {
+      if (!lane.connected) await lane.ready;
+      if (!lane.corked && !lane.dead) {
+        lane.corked = true;
+        lane.client.connection.stream.cork();
+        this.batch = lane;
+        setImmediate(() => this.flush(lane));
+      }
+      return await lane.client.query(text, values as unknown[]);
+    } finally {
+      lane.inFlight -= 1;
+      lane.lastUsed = performance.now();
+      if (lane.inFlight === 0 && (this.exclusiveWaiters.length > 0 || this.sharedWaiters.length > 0)) this.dispatch();
+    }
+  }
+
+  /** A connection for a transaction, held until `giveBack`. */
+  lend(): Promise<Lane> {
+    if (this.ended) return Promise.reject(new Error('the PostgreSQL connections are closed'));
+    return new Promise((resolve, reject) => {
+      this.exclusiveWaiters.push({ resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  giveBack(lane: Lane): void {
+    lane.lent = false;
+    lane.lastUsed = performance.now();
+    // Still inside a transaction (its COMMIT or ROLLBACK never ran or failed): not for anyone else's reads.
+    const status = (lane.client as PgClient & { getTransactionStatus(): string | null }).getTransactionStatus();
+    if (lane.connected && !lane.dead && status !== 'I') {
+      this.remove(lane);
+      void this.close(lane);
+      return;
+    }
+    this.dispatch();
+  }
+
+  async end(): Promise<void> {
+    this.ended = true;
+    clearInterval(this.sweeper);
+    const error = new Error('the PostgreSQL connections are closed');
+    for (const waiter of this.exclusiveWaiters.splice(0)) waiter.reject(error);
+    for (const wake of this.sharedWaiters.splice(0)) wake();
+    await Promise.all(this.lanes.splice(0).map((lane) => this.close(lane)));
+  }
+
+  private sharedLane(): Lane | undefined {
+    if (this.ended) throw new Error('the PostgreSQL connections are closed');
+    const batch = this.batch;
+    if (batch !== undefined && batch.corked && usable(batch) && batch.inFlight < MAX_PIPELINED) return batch;
+    let best: Lane | undefined;
+    for (const lane of this.lanes)
+      if (usable(lane) && (best === undefined || lane.inFlight < best.inFlight)) best = lane;
+    if ((best === undefined || best.inFlight > 0) && this.lanes.length < this.max) return this.openLane();
+    return best;
+  }
+
+  /**
+   * Hands idle connections to waiting transactions (and writes), and keeps busy ones back for those still
+   * waiting; never all of them when there are two or more: one stays with the shared reads, so a transaction
+   * that reads outside itself cannot wait for ever on the others.
+   */
+  private dispatch(): void {
+    const lendable = Math.max(1, this.max - 1);
+    const wasReserved = this.lanes.filter((lane) => lane.reserved);
+    for (const lane of wasReserved) lane.reserved = false;
+    let lent = this.lanes.filter((lane) => lane.lent).length;
+    while (this.exclusiveWaiters.length > 0 && lent < lendable) {
+      const lane =
+        this.lanes.find((candidate) => !candidate.dead && !candidate.lent && candidate.inFlight === 0) ??
+        (this.lanes.length < this.max ? this.openLane() : undefined);
+      if (lane === undefined) break;
+      lane.lent = true;
+      lent += 1;
+      this.unCork(lane);
+      this.exclusiveWaiters.shift()!.resolve(lane);
+    }
+    let reserved = 0;
+    for (const lane of [...wasReserved, ...this.lanes]) {
+      if (reserved >= this.exclusiveWaiters.length || lent + reserved >= lendable) break;
+      if (usable(lane)) {
+        lane.reserved = true;
+        reserved += 1;
+      }
+    }
+    if (this.sharedWaiters.length > 0 && (this.lanes.some(usable) || this.lanes.length < this.max))
+      for (const wake of this.sharedWaiters.splice(0)) wake();
+  }
+
+  private openLane(): Lane {
+    const client = this.open();
+    const lane: Lane = {
+      client,
+      ready: client.connect().then(
+        () => {
+          lane.connected = true;
+        },
+        (error: unknown) => {
+          this.remove(lane);
+          throw error;
+        },
+      ),
+      connected: false,
+      dead: false,
+      inFlight: 0,
+      lent: false,
+      reserved: false,
+      corked: false,
+      lastUsed: performance.now(),
+    };
+    lane.ready.catch(() => {});
+    // A connection lost (PostgreSQL restarted, the session ended) fails its statements and is replaced.
+    client.on('error', () => this.remove(lane));
+    client.on('end', () => this.remove(lane));
+    this.lanes.push(lane);
+    return lane;
+  }
+
+  private remove(lane: Lane): void {
+    if (lane.dead) return;
+    lane.dead = true;
+    lane.corked = false;
+    const index = this.lanes.indexOf(lane);
+    if (index >= 0) this.lanes.splice(index, 1);
+    this.dispatch();
+  }
+
+  private flush(lane: Lane): void {
+    if (this.batch === lane) this.batch = undefined;
+    this.unCork(lane);
+  }
+
+  private unCork(lane: Lane): void {
+    if (!lane.corked) return;
+    lane.corked = false;
+    lane.client.connection.stream.uncork();
+  }
+
+  private closeIdle(): void {
+    const before = performance.now() - IDLE_MS;
+    for (const lane of [...this.lanes])
+      if (usable(lane) && lane.inFlight === 0 && lane.lastUsed < before) {
+        this.remove(lane);
+        void this.close(lane);
+      }
+  }
+
+  private async close(lane: Lane): Promise<void> {
+    lane.dead = true;
+    try {
+      await lane.client.end();
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/** Reads that take no lock: they may share a connection, in a pipeline, with any other statement. */
+const READ = /^\s*select\b/i;
+const LOCKING = /\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b/i;
+const readsOnlyOf = new Map<string, boolean>();
+
+function readsOnly(text: string): boolean {
+  let known = readsOnlyOf.get(text);
+  if (known === undefined) {
+    known = READ.test(text) && !LOCKING.test(text);
+    if (readsOnlyOf.size < MAX_PREPARED) readsOnlyOf.set(text, known);
+  }
+  return known;
+}
+
+function usable(lane: Lane): boolean {
+  return !lane.dead && !lane.lent && !lane.reserved;
+}
+
+/** Kysely's connection: its statements go to a shared pipelined connection, or to its transaction's own. */
+class PipelinedConnection implements DatabaseConnection {
+  lane: Lane | undefined;
+
+  constructor(readonly connections: PipelinedConnections) {}
+
+  async executeQuery<Row>(compiled: CompiledQuery): Promise<QueryResult<Row>> {
+    const { command, rowCount, rows } =
+      this.lane === undefined
+        ? await this.connections.query(compiled.sql, compiled.parameters)
+        : await this.lane.client.query(compiled.sql, compiled.parameters as unknown[]);
+    return {
+      numAffectedRows:
+        command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
+          ? BigInt(rowCount ?? 0)
+          : undefined,
+      rows: (rows ?? []) as Row[],
+    };
+  }
+
+  /** Never used: nothing streams, and Kysely's own driver cannot either without a cursor configured. */
+  streamQuery<Row>(): AsyncIterableIterator<QueryResult<Row>> {
+    throw new Error('streaming rows is not supported on PostgreSQL');
+  }
+}
+
+/** Kysely's PostgreSQL driver over `PipelinedConnections`: BEGIN, COMMIT and savepoints are Kysely's own. */
+class PipelinedDriver extends PostgresDriver {
+  constructor(private readonly connections: PipelinedConnections) {
+    super({ pool: {} as never });
+  }
+
+  override async init(): Promise<void> {}
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    return new PipelinedConnection(this.connections);
+  }
+
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const own = connection as PipelinedConnection;
+    own.lane = await this.connections.lend();
+    try {
+      if (!own.lane.connected) await own.lane.ready;
+      await super.beginTransaction(connection, settings);
+    } catch (error) {
+      this.connections.giveBack(own.lane);
+      own.lane = undefined;
+      throw error;
+    }
+  }
+
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const own = connection as PipelinedConnection;
+    if (own.lane === undefined) return;
+    this.connections.giveBack(own.lane);
+    own.lane = undefined;
+  }
+
+  override async destroy(): Promise<void> {
+    await this.connections.end();
+  }
+}
+
+/** At most `poolMax` connections, each statement bounded to 30 s. */
 export function openPostgres(url: string, poolMax: number): Kysely<Tables> {
   const driver = loadPg();
-  const pool = new driver.Pool({
-    connectionString: url,
-    max: poolMax,
-    idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 5_000,
-    // A runaway query cannot hold a connection (and its locks) for ever.
-    statement_timeout: 30_000,
-    types: typeParsers(driver),
-  });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
+  const types = typeParsers(driver);
+  const QueryOf = knownShapeQuery(driver);
+  const shapes = new Map<string, Shape>();
+  const open = (): PgClient => {
+    const client = new driver.Client({
+      connectionString: url,
+      connectionTimeoutMillis: 5_000,
+      // A runaway query cannot hold a connection (and its locks) for ever.
+      statement_timeout: 30_000,
+      types,
+      pipeline: true,
+    } as pg.ClientConfig);
+    return keepStatementsPrepared(client, QueryOf, shapes) as PgClient;
+  };
+  const connections = new PipelinedConnections(open, poolMax);
   return new Kysely<Tables>({
-    dialect: new PostgresDialect({
-      pool: {
-        connect: async () => keepStatementsPrepared(await pool.connect()),
-        end: () => pool.end(),
-      },
-    }),
+    dialect: new (class extends PostgresDialect {
+      override createDriver() {
+        return new PipelinedDriver(connections);
+      }
+    })({ pool: {} as never }),
   });
 }

@@ -1,0 +1,246 @@
+// The PostgreSQL driver layer (src/db/postgres.ts) on a real PostgreSQL: statements outside a transaction
+// are pipelined on shared connections, so each answer must reach its own statement, a failing one must
+// fail alone, and a transaction must still be alone on its connection; at most DATABASE_POOL_MAX
+// connections; rows read as on SQLite (timestamps as ISO text with milliseconds, in any session time zone);
+// a statement whose rows change shape (a migration) is prepared afresh. SQLite: nothing to check here.
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { type Database, openDatabase } from '../src/db/database.js';
+import { isoOfUtcTimestamp } from '../src/db/postgres.js';
+import { createTestDatabase, onPostgres, type TestDatabase } from './helpers/database.js';
+
+test('timestamptz text in a UTC session is cut into ISO text; any other form is left to pg', () => {
+  const cases: [string, string | undefined][] = [
+    ['2026-11-27 01:02:03+00', '2026-11-27T01:02:03.000Z'],
+    ['2026-11-27 01:02:03.1+00', '2026-11-27T01:02:03.100Z'],
+    ['2026-11-27 01:02:03.12+00', '2026-11-27T01:02:03.120Z'],
+    ['2026-11-27 01:02:03.123+00', '2026-11-27T01:02:03.123Z'],
+    ['2026-11-27 01:02:03.1239+00', '2026-11-27T01:02:03.123Z'],
+    ['2026-11-27 01:02:03.999999+00', '2026-11-27T01:02:03.999Z'],
+    ['0050-01-01 00:00:00+00', '0050-01-01T00:00:00.000Z'],
+    ['2026-11-27 01:02:03.123-05', undefined],
+    ['2026-11-27 01:02:03+05:30', undefined],
+    ['2026-11-27 01:02:03.123+00 BC', undefined],
+    ['12026-11-27 01:02:03+00', undefined],
+    ['infinity', undefined],
+    ['-infinity', undefined],
+  ];
+  for (const [text, iso] of cases) assert.equal(isoOfUtcTimestamp(text), iso, text);
+});
+
+describe('PostgreSQL driver', { skip: !onPostgres && 'PostgreSQL only' }, () => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+  const admin = async <Row>(statement: string): Promise<Row[]> => {
+    const client = new pg.Client({ connectionString: process.env.BMS_TEST_POSTGRES_URL });
+    await client.connect();
+    try {
+      return (await client.query(statement)).rows as Row[];
+    } finally {
+      await client.end();
+    }
+  };
+  const sessions = async () => {
+    const name = new URL(testDatabase.url).pathname.slice(1);
+    const [row] = await admin<{ count: string }>(
+      `select count(*) from pg_stat_activity where datname = '${name}' and backend_type = 'client backend'`,
+    );
+    return Number(row!.count);
+  };
+
+  before(async () => {
+    testDatabase = await createTestDatabase(os.tmpdir());
+    database = openDatabase({ kind: 'postgres', url: testDatabase.url, poolMax: 3 });
+    await sql`create table probe (id integer primary key, label text not null, at timestamptz)`.execute(database.db);
+  });
+  after(async () => {
+    await database?.close();
+    await testDatabase?.drop();
+  });
+
+  test('300 concurrent statements, a third of them failing, each get their own answer', async () => {
+    const outcomes = await Promise.all(
+      Array.from({ length: 300 }, async (_, index) => {
+        try {
+          const { rows } = await sql<{ n: number; half: number }>`
+            select ${index}::int as n, (${index}::int / (${index}::int % 3)) as half`.execute(database.db);
+          return rows;
+        } catch (error) {
+          return (error as { code?: string }).code;
+        }
+      }),
+    );
+    outcomes.forEach((outcome, index) => {
+      if (index % 3 === 0) assert.equal(outcome, '22012', `statement ${index}: division by zero, alone`);
+      else assert.deepEqual(outcome, [{ n: index, half: Math.trunc(index / (index % 3)) }], `statement ${index}`);
+    });
+    assert.ok((await sessions()) <= 3, 'at most DATABASE_POOL_MAX connections');
+  });
+
+  test('a transaction is alone on its connection while shared statements go on beside it', async () => {
+    await sql`delete from probe`.execute(database.db);
+    let seenInside: unknown;
+    const seenOutside: unknown[] = [];
+    const transaction = database.db.transaction().execute(async (trx) => {
+      await sql`insert into probe (id, label) values (${1}, ${'uncommitted'})`.execute(trx);
+      for (let round = 0; round < 5; round += 1) {
+        // Statements outside it, pipelined meanwhile, never see its row; its own statements do.
+        const outside = await Promise.all(
+          Array.from({ length: 20 }, () => sql`select id from probe where id = ${1}`.execute(database.db)),
+        );
+        seenOutside.push(...outside.map((result) => result.rows.length));
+      }
+      seenInside = (await sql<{ label: string }>`select label from probe where id = ${1}`.execute(trx)).rows;
+    });
+    await transaction;
+    assert.deepEqual(seenInside, [{ label: 'uncommitted' }]);
+    assert.deepEqual(new Set(seenOutside), new Set([0]));
+    assert.deepEqual((await sql`select id, label from probe`.execute(database.db)).rows, [
+      { id: 1, label: 'uncommitted' },
+    ]);
+
+    // A failing transaction rolls back, and its connection serves the next ones.
+    await assert.rejects(
+      database.db.transaction().execute(async (trx) => {
+        await sql`insert into probe (id, label) values (${2}, ${'rolled back'})`.execute(trx);
+        await sql`insert into probe (id, label) values (${1}, ${'duplicate'})`.execute(trx);
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    );
+    assert.deepEqual((await sql`select count(*)::int as n from probe`.execute(database.db)).rows, [{ n: 1 }]);
+  });
+
+  test('a write outside a transaction waiting on a row lock holds up no read, not even its holder', async () => {
+    await sql`delete from probe`.execute(database.db);
+    await sql`insert into probe (id, label) values (${1}, ${'first'})`.execute(database.db);
+    let write: Promise<unknown> | undefined;
+    await database.db.transaction().execute(async (trx) => {
+      await sql`update probe set label = ${'locked'} where id = ${1}`.execute(trx);
+      write = sql`update probe set label = ${'after'} where id = ${1}`.execute(database.db);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The write waits for this transaction's lock; reads outside it, sent after it, are answered meanwhile.
+      const reads = await Promise.all(
+        Array.from({ length: 20 }, () => sql`select label from probe where id = ${1}`.execute(database.db)),
+      );
+      assert.deepEqual(new Set(reads.map((result) => JSON.stringify(result.rows))), new Set(['[{"label":"first"}]']));
+    });
+    await write;
+    assert.deepEqual((await sql`select label from probe where id = ${1}`.execute(database.db)).rows, [
+      { label: 'after' },
+    ]);
+  });
+
+  test('more transactions than connections wait their turn; statements outside them still run', async () => {
+    await sql`delete from probe`.execute(database.db);
+    const transactions = Array.from({ length: 12 }, (_, index) =>
+      database.db.transaction().execute(async (trx) => {
+        await sql`insert into probe (id, label) values (${index}, ${`t${index}`})`.execute(trx);
+        await sql`select pg_sleep(0.02)`.execute(trx);
+        return index;
+      }),
+    );
+    const shared = Array.from({ length: 50 }, (_, index) =>
+      sql<{ n: number }>`select ${index}::int as n`.execute(database.db).then((result) => result.rows[0]!.n),
+    );
+    const peak = sessions();
+    assert.deepEqual(
+      await Promise.all(transactions),
+      Array.from({ length: 12 }, (_, index) => index),
+    );
+    assert.deepEqual(
+      await Promise.all(shared),
+      Array.from({ length: 50 }, (_, index) => index),
+    );
+    assert.ok((await peak) <= 3, 'at most DATABASE_POOL_MAX connections');
+    assert.deepEqual((await sql`select count(*)::int as n from probe`.execute(database.db)).rows, [{ n: 12 }]);
+  });
+
+  test('timestamps read as ISO text with milliseconds, in a UTC session and in another time zone', async () => {
+    await sql`delete from probe`.execute(database.db);
+    const written = [
+      '2026-11-27T01:02:03Z',
+      '2026-11-27T01:02:03.1Z',
+      '2026-11-27T01:02:03.123456Z',
+      '2026-11-27T23:59:59.999999Z',
+      '2026-06-01T12:00:00.5+02:00',
+    ];
+    for (const [index, at] of written.entries())
+      await sql`insert into probe (id, label, at) values (${index}, ${'t'}, ${at})`.execute(database.db);
+    const expected = [
+      '2026-11-27T01:02:03.000Z',
+      '2026-11-27T01:02:03.100Z',
+      '2026-11-27T01:02:03.123Z',
+      '2026-11-27T23:59:59.999Z',
+      '2026-06-01T10:00:00.500Z',
+    ];
+    const read = async (db: Database['db']) =>
+      (await sql<{ at: string }>`select at from probe where id >= ${0} order by id`.execute(db)).rows.map(
+        (row) => row.at,
+      );
+    assert.deepEqual(await read(database.db), expected);
+    const elsewhere = await database.db.transaction().execute(async (trx) => {
+      await sql`set local time zone 'America/New_York'`.execute(trx);
+      const [{ text }] = (await sql<{ text: string }>`select at::text as text from probe where id = ${1}`.execute(trx))
+        .rows as [{ text: string }];
+      assert.equal(text, '2026-11-26 20:02:03.1-05', 'the session really is elsewhere');
+      return read(trx);
+    });
+    assert.deepEqual(elsewhere, expected);
+  });
+
+  test('a statement whose rows change shape (a column added) is prepared afresh on every connection', async () => {
+    await sql`delete from probe`.execute(database.db);
+    await sql`insert into probe (id, label) values (${7}, ${'seven'})`.execute(database.db);
+    const select = () => sql`select * from probe where id = ${7}`.execute(database.db).then((result) => result.rows);
+    // Prepared, and its shape learnt, on several connections at once.
+    for (const rows of await Promise.all(Array.from({ length: 30 }, select)))
+      assert.deepEqual(rows, [{ id: 7, label: 'seven', at: null }]);
+    await sql`alter table probe add column extra text not null default 'x'`.execute(database.db);
+    for (const rows of await Promise.all(Array.from({ length: 30 }, select)))
+      assert.deepEqual(rows, [{ id: 7, label: 'seven', at: null, extra: 'x' }]);
+    await sql`alter table probe drop column extra`.execute(database.db);
+  });
+
+  test('connections ended by the server are replaced', async () => {
+    const name = new URL(testDatabase.url).pathname.slice(1);
+    await admin(
+      `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+    );
+    let answered: unknown;
+    for (let attempt = 0; attempt < 3 && answered === undefined; attempt += 1) {
+      try {
+        answered = (await sql<{ n: number }>`select ${5}::int as n`.execute(database.db)).rows;
+      } catch {
+        // The first statement may meet a connection ended a moment ago.
+      }
+    }
+    assert.deepEqual(answered, [{ n: 5 }]);
+    assert.deepEqual(
+      await database.db.transaction().execute((trx) => sql`select 1 as one`.execute(trx).then((r) => r.rows)),
+      [{ one: 1 }],
+    );
+  });
+
+  test('closing ends its connections; then statements and transactions are refused', async () => {
+    const before = await sessions();
+    const other = openDatabase({ kind: 'postgres', url: testDatabase.url, poolMax: 2 });
+    await Promise.all([sql`select ${1}::int`.execute(other.db), sql`select ${2}::int`.execute(other.db)]);
+    assert.ok((await sessions()) > before);
+    await other.close();
+    let after = await sessions();
+    // A backend leaves pg_stat_activity a moment after its connection closes.
+    for (let wait = 0; wait < 40 && after !== before; wait += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      after = await sessions();
+    }
+    assert.equal(after, before);
+    await assert.rejects(sql`select ${1}::int`.execute(other.db), /destroyed/);
+    await assert.rejects(
+      other.db.transaction().execute(async () => {}),
+      /destroyed/,
+    );
+  });
+});
