@@ -5,6 +5,7 @@ import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../../db/client-search.js';
 import { dialectOf, type Executor } from '../../db/database.js';
 import { applyPage, sortKeyOf, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import { prepared } from '../../db/prepared.js';
+import { preparedInsert } from '../../db/prepared-insert.js';
 import { fenced, keysOf, listPlan, runList, WALK_LIMIT, type Listed } from '../../db/list-plan.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
@@ -59,9 +60,11 @@ const CLIENT_REFERENCES = [
   { table: 'visits', label: 'visit' },
 ] as const;
 
-export async function insertClient(db: Executor, row: ClientRow): Promise<void> {
-  await db.insertInto('clients').values(row).execute();
-}
+/** Every column of a new client, compiled once (db/prepared-insert.ts). */
+export const insertClient: (db: Executor, row: ClientRow) => Promise<void> = preparedInsert<'clients', ClientRow>(
+  'clients',
+  COLUMNS,
+);
 
 const clientById = (db: Executor, accountId: string, id: string) =>
   db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
