@@ -18,10 +18,10 @@ export function preparedInsert<Table extends keyof Tables & string, Row extends 
     let query = compiled.get(dialect);
     if (!query) {
       const placeholders = Object.fromEntries(columns.map((column, index) => [column, values[index]]));
-      // biome-ignore lint/suspicious/noExplicitAny: the row's columns are checked against the table by the callers' types
+      // `never`: the callers' row types check the columns against the table.
       query = db
         .insertInto(table)
-        .values(placeholders as any)
+        .values(placeholders as never)
         .compile();
       if (query.parameters.length !== columns.length)
         throw new Error(`preparedInsert(${table}): every column must be one parameter`);
