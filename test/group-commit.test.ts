@@ -3,6 +3,7 @@
 // answers its own error, and an idempotent retry still replays within a batch.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { sql } from 'kysely';
 import { committedBatches } from '../src/db/group-commit.js';
 import { inTransaction, SYSTEM_ACTOR, type Context } from '../src/kernel/context.js';
 import { recordEvent } from '../src/modules/events/index.js';
@@ -136,6 +137,19 @@ test(`an event and its webhook deliveries roll back with their own transaction, 
       .where('account_id', '=', accountId)
       .execute();
     assert.deepEqual(deliveries.map((delivery) => delivery.event_id).sort(), events.map((event) => event.id).sort());
+  } finally {
+    await context.close();
+  }
+});
+
+// Each request's savepoint keeps the pages it changes in a sub-journal; past 64 KB SQLite spills it to a
+// temporary file unless temp_store is MEMORY (issue 36: a create wrote and read one per request).
+test(`the writer keeps savepoints' sub-journals in memory (${engine})`, async (t) => {
+  if (onPostgres) return t.skip('SQLite only');
+  const context = await createTestContext();
+  try {
+    const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(context.database.db);
+    assert.deepEqual(rows, [{ temp_store: 2 }], '2: MEMORY');
   } finally {
     await context.close();
   }

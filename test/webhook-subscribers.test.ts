@@ -13,12 +13,13 @@ import { createTestContext, type TestContext } from './helpers/context.js';
 let a: TestContext;
 let b: { app: FastifyInstance; database: Database };
 let key: string;
+let firstAccountId: string;
 
 before(async () => {
   a = await createTestContext();
   const database = openDatabase(a.config.database);
   b = { app: await buildApp(a.config, { database, clock: a.clock }), database };
-  ({ key } = await a.account('Two instances'));
+  ({ key, accountId: firstAccountId } = await a.account('Two instances'));
 });
 after(async () => {
   await b.app.close();
@@ -83,4 +84,62 @@ test('an endpoint created, disabled, re-enabled or deleted on one instance is he
   const deleted = await a.request('DELETE', `/v1/webhook-endpoints/${endpoint}`, { key });
   assert.equal(deleted.status, 200, deleted.text);
   assert.deepEqual(await deliveriesOf(await createClientOnB('After A deleted it')), []);
+});
+
+// The fan-out statement is compiled once per engine and bound per event (issue 36): its parameters must
+// follow each event, not the first one it was compiled with.
+test('the fan-out statement, compiled once, queues each event to its own subscribers, in its own account', async () => {
+  const other = await a.account('Another account');
+  const endpoints: Record<string, string> = {};
+  for (const [name, account, events] of [
+    ['every client event', key, ['client.*']],
+    ['client.created only', key, ['client.created']],
+    ['client.updated only', key, ['client.updated']],
+    ['everything, other account', other.key, ['*']],
+  ] as const) {
+    const created = await a.request('POST', '/v1/webhook-endpoints', {
+      key: account,
+      body: { url: 'http://127.0.0.1:9/hook', enabled_events: [...events] },
+    });
+    assert.equal(created.status, 201, created.text);
+    endpoints[name] = created.body.data.id;
+  }
+  const mine = await createClientOnB('Compiled once, first event');
+  const theirs = await a.request('POST', '/v1/clients', { key: other.key, body: { name: 'Other account' } });
+  assert.equal(theirs.status, 201, theirs.text);
+  const updated = await a.request('PUT', `/v1/clients/${mine}`, { key, body: { name: 'Renamed' } });
+  assert.equal(updated.status, 200, updated.text);
+
+  const byEvent = await a.database.db
+    .selectFrom('webhook_deliveries')
+    .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
+    .select(['events.type', 'events.resource_id', 'webhook_deliveries.endpoint_id', 'webhook_deliveries.account_id'])
+    .select(['webhook_deliveries.event_type', 'webhook_deliveries.status', 'webhook_deliveries.attempt'])
+    .where('events.resource_id', 'in', [mine, theirs.body.data.id])
+    .execute();
+  const seen = (type: string, resource: string) =>
+    byEvent
+      .filter((row) => row.type === type && row.resource_id === resource)
+      .map((row) => row.endpoint_id)
+      .sort();
+  assert.deepEqual(
+    seen('client.created', mine),
+    [endpoints['every client event'], endpoints['client.created only']].sort(),
+  );
+  assert.deepEqual(
+    seen('client.updated', mine),
+    [endpoints['every client event'], endpoints['client.updated only']].sort(),
+  );
+  assert.deepEqual(seen('client.created', theirs.body.data.id), [endpoints['everything, other account']]);
+  for (const row of byEvent) {
+    assert.equal(row.event_type, row.type);
+    assert.equal(row.status, 'pending');
+    assert.equal(Number(row.attempt), 1);
+  }
+  for (const row of byEvent)
+    assert.equal(
+      row.account_id,
+      row.resource_id === mine ? firstAccountId : other.accountId,
+      "the event's own account",
+    );
 });

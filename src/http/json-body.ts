@@ -52,6 +52,8 @@ function decimalValue(text: string): string {
  * be read as 1, 12345678901234567890 as …7000): refused rather than silently changed. Strings are skipped.
  */
 function inexactNumber(text: string): string | undefined {
+  // Most bodies hold no digit at all: nothing to tokenize then.
+  if (!/\d/.test(text)) return undefined;
   for (const [token] of text.matchAll(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) {
     if (token.startsWith('"')) continue;
     if (decimalValue(token) !== decimalValue(String(Number(token)))) return token;

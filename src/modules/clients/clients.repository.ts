@@ -7,6 +7,7 @@ import { applyPage, sortKeyOf, timestampSorts, type PageRequest, type SortFields
 import { prepared } from '../../db/prepared.js';
 import { fenced, keysOf, listPlan, WALK_LIMIT, type ListPlan, type Listed } from '../../db/list-plan.js';
 import { listByShape } from '../../db/list-shapes.js';
+import { preparedInsert } from '../../db/prepared-insert.js';
 import { normalizeInstant } from '../../db/values.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
@@ -61,9 +62,11 @@ const CLIENT_REFERENCES = [
   { table: 'visits', label: 'visit' },
 ] as const;
 
-export async function insertClient(db: Executor, row: ClientRow): Promise<void> {
-  await db.insertInto('clients').values(row).execute();
-}
+/** Every column of a new client, compiled once (db/prepared-insert.ts). */
+export const insertClient: (db: Executor, row: ClientRow) => Promise<void> = preparedInsert<'clients', ClientRow>(
+  'clients',
+  COLUMNS,
+);
 
 const clientById = (db: Executor, accountId: string, id: string) =>
   db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);

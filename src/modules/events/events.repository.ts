@@ -2,6 +2,7 @@
 import type { Executor } from '../../db/database.js';
 import { timeBoundConditions } from '../../db/account-rows.js';
 import { type PageRequest, type SortFields } from '../../db/keyset.js';
+import { preparedInsert } from '../../db/prepared-insert.js';
 import { keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
 import type { EventRow } from '../../db/types.js';
 
@@ -19,9 +20,11 @@ export interface EventFilters {
 
 export const EVENT_SORTS: SortFields<EventRow> = { created_at: { kind: 'timestamp', value: (row) => row.created_at } };
 
-export async function insertEvent(db: Executor, row: EventRow): Promise<void> {
-  await db.insertInto('events').values(row).execute();
-}
+/** Every column of a new event, compiled once (db/prepared-insert.ts). */
+export const insertEvent: (db: Executor, row: EventRow) => Promise<void> = preparedInsert<'events', EventRow>(
+  'events',
+  COLUMNS,
+);
 
 export async function findEvent(db: Executor, accountId: string, id: string): Promise<EventRow | undefined> {
   return db

@@ -84,7 +84,8 @@ const MAX_DATA_BYTES = MAX_EVENT_BYTES - 1024;
  */
 function boundedData(data: EventData): string {
   const full = JSON.stringify(data);
-  if (Buffer.byteLength(full) <= MAX_DATA_BYTES) return full;
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most events are far below the bound without counting them.
+  if (full.length * 3 <= MAX_DATA_BYTES || Buffer.byteLength(full) <= MAX_DATA_BYTES) return full;
   const { previous_attributes: _previous, ...rest } = data;
   const withoutPrevious = JSON.stringify({ ...rest, truncated: true });
   if (Buffer.byteLength(withoutPrevious) <= MAX_DATA_BYTES) return withoutPrevious;
