@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { openDatabase, type Database } from '../src/db/database.js';
+import { hasSubscribers } from '../src/modules/events/subscriber-cache.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 
 let a: TestContext;
@@ -142,4 +143,33 @@ test('the fan-out statement, compiled once, queues each event to its own subscri
       row.resource_id === mine ? firstAccountId : other.accountId,
       "the event's own account",
     );
+});
+
+// A process can read the subscribers inside a transaction that changed an endpoint and then rolled back. The
+// next committed change must not give the version that transaction saw, or the list read in it (here: nobody
+// listens) is taken for the committed one, and an event skips its fan-out. One delete rolled back, then one
+// insert committed: counting up, both gave the same version.
+test('a change of the endpoints that rolled back leaves no version for a later change to reuse', async () => {
+  const account = await a.account('Rolled back');
+  const first = await a.request('POST', '/v1/webhook-endpoints', {
+    key: account.key,
+    body: { url: 'http://127.0.0.1:9/first', enabled_events: ['client.created'] },
+  });
+  assert.equal(first.status, 201, first.text);
+  await assert.rejects(
+    a.database.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('webhook_endpoints').where('id', '=', first.body.data.id).execute();
+      assert.equal(await hasSubscribers(trx, account.accountId, ['client.created', 'client.*', '*']), false);
+      throw new Error('rolled back');
+    }),
+    /rolled back/,
+  );
+  const second = await a.request('POST', '/v1/webhook-endpoints', {
+    key: account.key,
+    body: { url: 'http://127.0.0.1:9/second', enabled_events: ['client.created'] },
+  });
+  assert.equal(second.status, 201, second.text);
+  const client = await a.request('POST', '/v1/clients', { key: account.key, body: { name: 'Heard by both' } });
+  assert.equal(client.status, 201, client.text);
+  assert.deepEqual((await deliveriesOf(client.body.data.id)).sort(), [first.body.data.id, second.body.data.id].sort());
 });

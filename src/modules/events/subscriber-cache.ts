@@ -1,8 +1,9 @@
 // Who listens to an account's events, kept in memory per process (issue 36): the account's enabled endpoints'
-// subscriptions, with the version of its endpoints they were read at. The database raises that version
-// (accounts.webhook_endpoints_version, by trigger) on every insert, delete and change of status or
-// subscription of an endpoint, from any process, so each event reads the version (one primary-key read in
-// its own transaction) and reloads the list when it moved. An event nobody subscribes to then skips the
+// subscriptions, with the version of its endpoints they were read at. The database gives that version
+// (accounts.webhook_endpoints_version, by trigger) a new random value on every insert, delete and change of
+// status or subscription of an endpoint, from any process, so each event reads the version (one primary-key
+// read in its own transaction) and reloads the list when it changed. Random, so that a version read in a
+// transaction that rolled back is never given again to a committed change. An event nobody subscribes to then skips the
 // fan-out statement; one somebody does runs it as before, and that statement alone decides who gets a
 // delivery, so a stale list can only cost a statement, never lose or invent a delivery.
 import type { Executor } from '../../db/database.js';
