@@ -6,6 +6,7 @@ import type { Executor } from '../../db/database.js';
 import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import { keysOf, listPlan, runList, type Condition, type Listed } from '../../db/list-plan.js';
 import type { VisitScheduleRow } from '../../db/types.js';
+import type { ProjectionFilters } from '../visits/index.js';
 
 const COLUMNS = [
   'id',
@@ -301,7 +302,7 @@ export interface ProjectableSchedule extends VisitScheduleRow {
 export async function schedulesToProject(
   db: Executor,
   accountId: string,
-  filters: ProjectionScheduleFilters,
+  filters: ProjectionFilters,
 ): Promise<ProjectableSchedule[]> {
   let ids: string[] | undefined;
   if (filters.assignee_ids !== undefined && filters.assignee_ids.length > 0) {
@@ -314,15 +315,6 @@ export async function schedulesToProject(
     filters,
     ids?.slice(0, 1000),
   ).execute()) as ProjectableSchedule[];
-}
-
-export interface ProjectionScheduleFilters {
-  job_id?: string | undefined;
-  client_id?: string | undefined;
-  property_id?: string | undefined;
-  schedule_id?: string | undefined;
-  assignee_ids?: string[] | undefined;
-  unassigned?: boolean | undefined;
 }
 
 /** The schedules whose template names any of `members`, from the members' index. */
@@ -339,12 +331,7 @@ export function schedulesOfMembersQuery(db: Executor, accountId: string, members
  * The open schedules a calendar projection reads, with their job's title, client and property; with `ids` (the
  * schedules of the asked members) each is read by its key, not found by a walk of the account's schedules.
  */
-export function schedulesToProjectQuery(
-  db: Executor,
-  accountId: string,
-  filters: ProjectionScheduleFilters,
-  ids?: string[],
-) {
+export function schedulesToProjectQuery(db: Executor, accountId: string, filters: ProjectionFilters, ids?: string[]) {
   let query = db
     .selectFrom('visit_schedules')
     .innerJoin('jobs', 'jobs.id', 'visit_schedules.job_id')
