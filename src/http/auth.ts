@@ -56,6 +56,11 @@ export function auth(request: FastifyRequest): AuthContext {
   return request.auth;
 }
 
+/** `next(value)` at once when the value is at hand, after it when it is a promise (a step that waits). */
+function andThen<T>(value: T | Promise<T>, next: (value: T) => void | Promise<void>): void | Promise<void> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
 /**
  * On every route that declares a scope: an IP that failed authentication too often gets 429 before its
  * key is even looked at; then the key (401), the key's rate limit (429, and the rate-limit headers on
@@ -88,9 +93,7 @@ export function registerAuthentication(
     }
     request.auth = context;
     const scope = request.routeOptions.config.scope;
-    const admission = limiter.admit(context, now);
-    if (admission instanceof Promise) return admission.then((answer) => admitted(reply, scope, context, answer));
-    admitted(reply, scope, context, admission);
+    return andThen(limiter.admit(context, now), (admission) => admitted(reply, scope, context, admission));
   };
   const unblocked = (
     request: FastifyRequest,
@@ -102,14 +105,11 @@ export function registerAuthentication(
     const header = request.headers.authorization;
     const match = header === undefined ? null : /^Bearer +(\S+)\s*$/i.exec(header);
     const context = match?.[1] ? options.authenticate(app.db, match[1], request.ip) : undefined;
-    if (context instanceof Promise) return context.then((found) => authenticated(request, reply, now, found));
-    return authenticated(request, reply, now, context);
+    return andThen(context, (found) => authenticated(request, reply, now, found));
   };
   const authorize = (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
     const now = app.clock.now();
-    const blockedFor = limiter.blockedFor(request.ip, now);
-    if (blockedFor instanceof Promise) return blockedFor.then((wait) => unblocked(request, reply, now, wait));
-    return unblocked(request, reply, now, blockedFor);
+    return andThen(limiter.blockedFor(request.ip, now), (blockedFor) => unblocked(request, reply, now, blockedFor));
   };
 
   addRouteHook(
