@@ -27,6 +27,20 @@ const COLUMNS = [
   'updated_at',
 ] as const;
 
+/**
+ * The columns a list without `q` or `email` reads: not the account's (every row is the account's, and the
+ * presented client does not show it), and sort_name only when the list sorts by name (its cursor's value).
+ * Two fewer values per row made into strings, parsed (PostgreSQL) and collected.
+ */
+const LISTED_COLUMNS = COLUMNS.filter((column) => column !== 'account_id' && column !== 'sort_name');
+const LISTED_BY_NAME = [...LISTED_COLUMNS, 'sort_name'] as const;
+
+/** A client as a list reads it: ListedClient's columns, sort_name only when sorted by name, and its property ids. */
+export type ListedClient = Omit<ClientRow, 'account_id' | 'sort_name'> & {
+  sort_name?: string | undefined;
+  property_ids: string[];
+};
+
 export interface ClientFilters extends TimeBounds {
   external_id?: string | undefined;
   q?: string | undefined;
@@ -77,16 +91,19 @@ const findClientPrepared = prepared(clientById);
  * The ids of the client's properties, oldest first, as a column of the client's own row (one query for GET
  * and for a page, not two): a JSON array on SQLite, an array on PostgreSQL. `from`: the client row's table.
  */
-const propertyIdsColumn = (db: Executor, from = 'clients') =>
-  dialectOf(db) === 'postgres'
+const propertyIdsColumn = (db: Executor, from = 'clients', accountId?: string) => {
+  // The account: the row's own column, or (a list, whose rows do not carry it) the account's id as a value.
+  const account = accountId === undefined ? sql.ref(`${from}.account_id`) : sql`${accountId}`;
+  return dialectOf(db) === 'postgres'
     ? sql<
         string[]
-      >`array(select p.id from properties p where p.account_id = ${sql.ref(`${from}.account_id`)} and p.client_id = ${sql.ref(`${from}.id`)} order by p.created_at, p.id)`.as(
+      >`array(select p.id from properties p where p.account_id = ${account} and p.client_id = ${sql.ref(`${from}.id`)} order by p.created_at, p.id)`.as(
         'property_ids',
       )
-    : sql<string>`(select json_group_array(p.id order by p.created_at, p.id) from properties p where p.account_id = ${sql.ref(`${from}.account_id`)} and p.client_id = ${sql.ref(`${from}.id`)})`.as(
+    : sql<string>`(select json_group_array(p.id order by p.created_at, p.id) from properties p where p.account_id = ${account} and p.client_id = ${sql.ref(`${from}.id`)})`.as(
         'property_ids',
       );
+};
 
 /** A row read with propertyIdsColumn, its ids made an array in place (no copy of the row). */
 function withPropertyIdArray<Row extends { property_ids?: unknown }>(row: Row): Row & { property_ids: string[] } {
@@ -221,10 +238,15 @@ function startsWith(accountId: string, prefix: string) {
 }
 
 /** A list without `q` or `email`, compiled once per shape (db/list-shapes.ts). */
-const listClientsByShape = listByShape<ClientRecord>(
+const listClientsByShape = listByShape<ListedClient>(
   // Its rows carry property_ids as read (JSON text on SQLite), made an array by listClients.
   (db, values, page) =>
-    clientListPlan(db, values.account_id!, values, page as PageRequest<ClientRow>) as unknown as ListPlan<ClientRecord>,
+    clientListPlan(
+      db,
+      values.account_id!,
+      values,
+      page as unknown as PageRequest<ClientRow>,
+    ) as unknown as ListPlan<ListedClient>,
 );
 
 /** The clients with the ids of their properties, oldest first. */
@@ -235,7 +257,7 @@ export async function listClients(
   accountId: string,
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
-): Promise<Listed<ClientRecord>> {
+): Promise<Listed<ListedClient>> {
   if (filters.q === undefined && filters.email === undefined) {
     // A compiled shape binds each value as given: the time bounds go in as the instants the plan makes of them.
     const listed = await listClientsByShape(
@@ -247,7 +269,7 @@ export async function listClients(
         updated_after: normalizeInstant(filters.updated_after),
         external_id: filters.external_id,
       },
-      page as PageRequest<ClientRecord>,
+      page as unknown as PageRequest<ListedClient>,
     );
     for (const row of listed.rows) withPropertyIdArray(row);
     return listed;
@@ -294,9 +316,9 @@ export function clientListPlan(
     db,
     {
       table: 'clients',
-      columns: COLUMNS,
+      columns: page.column === 'name' ? LISTED_BY_NAME : LISTED_COLUMNS,
       scope: { account_id: accountId },
-      computed: (from) => propertyIdsColumn(db, from),
+      computed: (from) => propertyIdsColumn(db, from, accountId),
     },
     { keys: keysOf({ external_id: filters.external_id }), conditions: timeBoundConditions(filters) },
     page,

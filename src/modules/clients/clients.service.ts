@@ -4,15 +4,17 @@ import { conflict, notFound, type Precondition } from '../../core/errors.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { pageRequest, toPage, type Page, type PageRequest } from '../../db/keyset.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
+import { fromJsonShared } from '../../db/values.js';
 import { recordChange, recordEvent } from '../events/index.js';
-import { presentAddress, serializeAddress } from '../shared/index.js';
+import { serializeAddress, type Address } from '../shared/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
 import * as repository from './clients.repository.js';
 import type { Client, CreateClientInput, ListClientsInput, UpdateClientInput } from './clients.schemas.js';
 
 /** A client row with the ids of its properties, as the client object lists them. */
 export type ClientRecord = repository.ClientRecord;
+/** What presentClient reads of a client: a list's rows leave out the account and, unless sorted by name, sort_name. */
+export type PresentableClient = repository.ListedClient;
 
 /**
  * What else goes when a client is deleted: its properties (docs/api-contract.md §16), which live in a module
@@ -36,7 +38,11 @@ async function clientRecord(ctx: Context, row: ClientRow): Promise<ClientRecord>
   return (await withPropertyIds(ctx, [row]))[0]!;
 }
 
-export function presentClient(row: ClientRecord): Client {
+/**
+ * A client as the API shows it. Its JSON columns come from fromJsonShared: the same text read again gives the
+ * same frozen object, not a new parse (the address and metadata of the clients a list shows again).
+ */
+export function presentClient(row: PresentableClient): Client {
   return {
     id: row.id,
     object: 'client',
@@ -44,11 +50,11 @@ export function presentClient(row: ClientRecord): Client {
     email: row.email,
     phone: row.phone,
     company_name: row.company_name,
-    address: presentAddress(row.address),
+    address: row.address === null ? null : fromJsonShared<Address>(row.address),
     notes: row.notes,
     property_ids: row.property_ids,
     external_id: row.external_id,
-    metadata: fromJson<Record<string, string>>(row.metadata),
+    metadata: fromJsonShared<Record<string, string>>(row.metadata),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -168,8 +174,8 @@ export async function deleteClient(
   });
 }
 
-export async function listClients(ctx: Context, query: ListClientsInput): Promise<Page<ClientRecord>> {
+export async function listClients(ctx: Context, query: ListClientsInput): Promise<Page<PresentableClient>> {
   const page = pageRequest(query, repository.CLIENT_SORTS);
   const { rows, resumeAfter } = await repository.listClients(ctx.db, ctx.accountId, query, page);
-  return toPage<ClientRecord>(rows, page as PageRequest<ClientRecord>, resumeAfter);
+  return toPage<PresentableClient>(rows, page as unknown as PageRequest<PresentableClient>, resumeAfter);
 }
