@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { type Database, openDatabase } from '../src/db/database.js';
-import { isoOfUtcTimestamp } from '../src/db/postgres.js';
+import { isoOfUtcTimestamp, rowBuilder } from '../src/db/postgres.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from './helpers/database.js';
 
 test('timestamptz text in a UTC session is cut into ISO text; any other form is left to pg', () => {
@@ -29,6 +29,46 @@ test('timestamptz text in a UTC session is cut into ISO text; any other form is 
     ['-infinity', undefined],
   ];
   for (const [text, iso] of cases) assert.equal(isoOfUtcTimestamp(text), iso, text);
+});
+
+test('a row maker writes each column as pg does, calling only the parsers that change a value', () => {
+  const identity = (value: string) => value;
+  const called: string[] = [];
+  const asNumber = (value: string) => {
+    called.push(value);
+    return Number(value);
+  };
+  const make = rowBuilder(
+    [{ name: 'id' }, { name: 'amount' }, { name: 'note' }, { name: 'total', format: 'text' }],
+    [identity, asNumber, identity, asNumber],
+    (parser) => parser === identity,
+  )!;
+  assert.deepEqual(make(['a', '12', null, null]), { id: 'a', amount: 12, note: null, total: null });
+  assert.deepEqual(make(['b', '-3', 'x', '9007199254740991']), {
+    id: 'b',
+    amount: -3,
+    note: 'x',
+    total: 9007199254740991,
+  });
+  assert.deepEqual(called, ['12', '-3', '9007199254740991']);
+  assert.deepEqual(Object.keys(make(['c', '1', 'y', '2'])), ['id', 'amount', 'note', 'total']);
+  // Two columns of one name: the last one's value, as pg's own row has it.
+  assert.deepEqual(rowBuilder([{ name: 'x' }, { name: 'x' }], [identity, identity], () => true)!(['1', '2']), {
+    x: '2',
+  });
+  // Shapes left to pg: a binary column, a column named __proto__, no column at all.
+  assert.equal(
+    rowBuilder([{ name: 'x', format: 'binary' }], [identity], () => true),
+    undefined,
+  );
+  assert.equal(
+    rowBuilder([{ name: '__proto__' }], [identity], () => true),
+    undefined,
+  );
+  assert.equal(
+    rowBuilder([], [], () => true),
+    undefined,
+  );
 });
 
 describe('PostgreSQL driver', { skip: !onPostgres && 'PostgreSQL only' }, () => {
@@ -202,6 +242,37 @@ describe('PostgreSQL driver', { skip: !onPostgres && 'PostgreSQL only' }, () => 
     for (const rows of await Promise.all(Array.from({ length: 30 }, select)))
       assert.deepEqual(rows, [{ id: 7, label: 'seven', at: null, extra: 'x' }]);
     await sql`alter table probe drop column extra`.execute(database.db);
+  });
+
+  test('a statement run again (its rows made by the row maker) reads every type as its first run did', async () => {
+    await sql`create table typed (id text primary key, n integer, big bigint, flag boolean, day date, at timestamptz, doc jsonb, tags text[], note text)`.execute(
+      database.db,
+    );
+    await sql`insert into typed values ('a', 7, 9007199254740991, true, '2026-11-27', '2026-11-27 01:02:03.456+00', '{"b": [1, null], "a": "x"}', '{one,"two words"}', null), ('b', null, null, null, null, null, null, null, 'é ✓')`.execute(
+      database.db,
+    );
+    const read = async () =>
+      (await sql<Record<string, unknown>>`select * from typed where id <> ${'z'} order by id`.execute(database.db))
+        .rows;
+    const first = await read();
+    const again = await read();
+    const expected = [
+      {
+        id: 'a',
+        n: 7,
+        big: 9007199254740991,
+        flag: true,
+        day: '2026-11-27',
+        at: '2026-11-27T01:02:03.456Z',
+        doc: '{"a": "x", "b": [1, null]}',
+        tags: ['one', 'two words'],
+        note: null,
+      },
+      { id: 'b', n: null, big: null, flag: null, day: null, at: null, doc: null, tags: null, note: 'é ✓' },
+    ];
+    assert.deepEqual(first, expected);
+    assert.deepEqual(again, expected);
+    assert.deepEqual(Object.keys(again[0]!), Object.keys(expected[0]!));
   });
 
   test('connections ended by the server are replaced', async () => {
