@@ -70,6 +70,42 @@ export function boundedItems<T, R>(
   return { data, hasMore: page.hasMore, nextCursor: page.nextCursor };
 }
 
+/**
+ * A path of letters, digits, `-`, `_` and `/` only (no dot segment, nothing percent-encoded or to encode),
+ * not starting `//` (which URL reads as a host).
+ */
+const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9_\-/]*$/;
+/** A query of name=value pairs of characters that form encoding leaves as they are, or none. */
+const PLAIN_QUERY = /^(?:[A-Za-z0-9_.*-]+=[A-Za-z0-9_.*-]*(?:&[A-Za-z0-9_.*-]+=[A-Za-z0-9_.*-]*)*)?$/;
+/** A cursor as toPage makes them: base64url, which form encoding leaves as it is. */
+const PLAIN_CURSOR = /^[A-Za-z0-9_-]*$/;
+
+/**
+ * `url` (a request's path and query) with its `cursor` parameter set to `cursor`, as WHATWG URL's
+ * `searchParams.set` writes it. A plain path and query (what the API's own links and clients send) are
+ * joined as text, the same bytes, without parsing a URL for every page (2 % of a list's CPU time); any other
+ * goes through URL.
+ */
+export function withCursor(url: string, cursor: string): string {
+  const mark = url.indexOf('?');
+  const path = mark < 0 ? url : url.slice(0, mark);
+  const query = mark < 0 ? '' : url.slice(mark + 1);
+  if (PLAIN_PATH.test(path) && PLAIN_QUERY.test(query) && PLAIN_CURSOR.test(cursor)) {
+    const pairs = query === '' ? [] : query.split('&');
+    const at = pairs.findIndex((pair) => pair.startsWith('cursor='));
+    if (at < 0) pairs.push(`cursor=${cursor}`);
+    else {
+      pairs[at] = `cursor=${cursor}`;
+      for (let index = pairs.length - 1; index > at; index -= 1)
+        if (pairs[index]!.startsWith('cursor=')) pairs.splice(index, 1);
+    }
+    return `${path}?${pairs.join('&')}`;
+  }
+  const parsed = new URL(url, 'http://localhost');
+  parsed.searchParams.set('cursor', cursor);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
 /** The list envelope, plus a `Link: <...>; rel="next"` header that repeats the query with the new cursor. */
 export function listResponse<T, R>(
   request: FastifyRequest,
@@ -79,11 +115,7 @@ export function listResponse<T, R>(
   present: (item: T) => R,
 ) {
   const { data, hasMore, nextCursor } = boundedItems(page, present);
-  if (nextCursor) {
-    const url = new URL(request.url, 'http://localhost');
-    url.searchParams.set('cursor', nextCursor);
-    reply.header('link', `<${url.pathname}${url.search}>; rel="next"`);
-  }
+  if (nextCursor) reply.header('link', `<${withCursor(request.url, nextCursor)}>; rel="next"`);
   return {
     data,
     meta: {
