@@ -7,7 +7,7 @@ export function fromJson<T>(value: string): T {
 
 /** The longest JSON text whose parsed value fromJsonShared keeps (a longer one is parsed every time). */
 const SHARED_TEXT_MAX = 1024;
-/** How many parsed texts fromJsonShared keeps, at most (the oldest go first): about 4 MB at the most. */
+/** How many parsed texts fromJsonShared keeps, at most (the oldest go first): a few MB at the most. */
 const SHARED_MAX = 4096;
 const sharedValues = new Map<string, unknown>();
 
