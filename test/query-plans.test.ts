@@ -40,6 +40,7 @@ import {
   schedulesToProjectQuery,
 } from '../src/modules/visit-schedules/visit-schedules.repository.js';
 import { listTaxRatesPlan, TAX_RATE_SORTS } from '../src/modules/catalog/tax-rates.repository.js';
+import { DELIVERY_SORTS, listDeliveriesPlan } from '../src/modules/events/webhooks.repository.js';
 import type { ListPlan } from '../src/db/list-plan.js';
 import type { ClientRow } from '../src/db/types.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
@@ -690,6 +691,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'tax_rates',
     'visit_schedules',
     'visit_schedule_assignees',
+    'webhook_deliveries',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text
@@ -1063,4 +1065,18 @@ describe(`visit schedules and their projection on ${onPostgres ? 'PostgreSQL' : 
     );
     assertReads(text, 'visits_occurrence_idx', false);
   });
+});
+
+describe(`an endpoint's attempt log on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: each from its index`, () => {
+  const ENDPOINT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f12';
+  const EVENT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f13';
+  const deliveries = (filters: { status?: string; event_id?: string }) =>
+    listDeliveriesPlan(db(), accountId, ENDPOINT, filters, pageRequest({ limit: 25 }, DELIVERY_SORTS)).query;
+  // No status: one range of (endpoint_id, status, created_at, id) per status (pending, succeeded, failed), merged.
+  test('newest first: a range of webhook_deliveries_endpoint_status_idx per status, merged', async () =>
+    assertReads(await plan(deliveries({})), 'webhook_deliveries_endpoint_status_idx', true));
+  test('status=failed: one range of webhook_deliveries_endpoint_status_idx, never sorted', async () =>
+    assertReads(await plan(deliveries({ status: 'failed' })), 'webhook_deliveries_endpoint_status_idx', false));
+  test("event_id=: the event's attempts from webhook_deliveries_event_attempts_idx", async () =>
+    assertReads(await plan(deliveries({ event_id: EVENT })), 'webhook_deliveries_event_attempts_idx', true));
 });

@@ -24,6 +24,7 @@ import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
 import * as webhookEndpointsVersionRandom from './migrations/20261127140000_webhook_endpoints_version_random.js';
+import * as webhookDeliveriesFewerIndexes from './migrations/20261127200000_webhook_deliveries_fewer_indexes.js';
 
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -50,6 +51,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261126040000_hosted_recipient': hostedRecipient,
   '20261127030000_webhook_endpoints_version': webhookEndpointsVersion,
   '20261127140000_webhook_endpoints_version_random': webhookEndpointsVersionRandom,
+  '20261127200000_webhook_deliveries_fewer_indexes': webhookDeliveriesFewerIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -13,6 +13,7 @@ import type {
   WebhookEndpointPatch,
   WebhookEndpointRow,
 } from '../../db/types.js';
+import { DELIVERY_STATUSES } from './webhooks.schemas.js';
 
 const ENDPOINT_COLUMNS = [
   'id',
@@ -183,7 +184,8 @@ const fanOutStatements = new Map<string, CompiledQuery>();
  * in each request's own statement (which cost 20 µs more per create with 3 endpoints: issue 36). The
  * endpoints are those of the batch's end: a change of an endpoint committed in the same batch counts as
  * made before the event, a valid order since neither request was answered before the batch committed.
- * A delivery an event's resend made in the same batch is not doubled (the one-pending index).
+ * A delivery an event's resend made in the same batch is not doubled (webhook_deliveries_event_attempts_idx,
+ * unique on (event_id, endpoint_id, 1 when pending): migration 20261127200000).
  */
 async function queueInBatch(db: Executor, parameters: string[]): Promise<void> {
   await db.executeQuery(CompiledQuery.raw(QUEUE_IN_BATCH, parameters));
@@ -202,7 +204,7 @@ registerBatchWork({
     from temp.webhook_fanout f join webhook_endpoints w on w.account_id = f.account_id and w.status = 'enabled'
     where exists (select 1 from json_each(w.enabled_events) e where e.value in (select value from json_each(f.patterns)))
     order by f.rowid, w.id
-    on conflict (event_id, endpoint_id) where status = 'pending' do nothing`,
+    on conflict (event_id, endpoint_id, (case when status = 'pending' then 1 end)) do nothing`,
   clear: 'delete from temp.webhook_fanout',
 });
 
@@ -367,14 +369,26 @@ export async function listDeliveries(
   filters: DeliveryFilters,
   page: PageRequest<WebhookDeliveryRow>,
 ): Promise<WebhookDeliveryRow[]> {
+  return listDeliveriesPlan(db, accountId, endpointId, filters, page).query.execute();
+}
+
+/** The attempt log's query, unexecuted: the query-plan test explains it. */
+export function listDeliveriesPlan(
+  db: Executor,
+  accountId: string,
+  endpointId: string,
+  filters: DeliveryFilters,
+  page: PageRequest<WebhookDeliveryRow>,
+) {
   const keys = keysOf({ event_id: filters.event_id });
-  const among = filters.status === undefined ? undefined : { column: 'status', values: [filters.status] };
+  // Every status when none is asked for: one range of webhook_deliveries_endpoint_status_idx per status, merged.
+  const among = { column: 'status', values: filters.status === undefined ? DELIVERY_STATUSES : [filters.status] };
   const source = {
     table: 'webhook_deliveries',
     columns: DELIVERY_COLUMNS,
     scope: { account_id: accountId, endpoint_id: endpointId },
   };
-  return listPlan(db, source, { keys, among, conditions: [] }, page).query.execute();
+  return listPlan<WebhookDeliveryRow>(db, source, { keys, among, conditions: [] }, page);
 }
 
 /** The last attempt of each (event, endpoint) that failed for good since `since` and has none waiting. */
