@@ -14,7 +14,8 @@ import { AppError } from './core/errors.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerMetrics } from './http/metrics.js';
-import { REDACTED_LOG_PATHS, redactUrl } from './http/log-redaction.js';
+import { REDACTED_LOG_PATHS } from './http/log-redaction.js';
+import { logRequest, requestLoggerFactory } from './http/request-log.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { bufferedStdout } from './http/log-destination.js';
 import { registerOverloadShedding } from './http/overload.js';
@@ -144,6 +145,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
         : config.trustProxy,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    // A request's child logger is made only if something logs through it (http/request-log.ts).
+    childLoggerFactory: requestLoggerFactory,
     frameworkErrors: (error, request, reply) => {
       sendError(
         request,
@@ -198,16 +201,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     reply.headers(request.auth ? AUTHENTICATED_HEADERS : SECURITY_HEADERS);
     done(null, payload);
   });
+  // One line per request (reqId, method, url with credentials redacted, status, ms): http/request-log.ts.
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: redactUrl(request.url),
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-      },
-      'request',
-    );
+    logRequest(app.log, request, reply);
     done();
   });
   // Prometheus metrics and GET /metrics, only when METRICS_TOKEN is set (http/metrics.ts).

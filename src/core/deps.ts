@@ -7,6 +7,23 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+let lastMs = Number.NaN;
+let lastTimestamp = '';
+
+/**
+ * The clock's time as an ISO 8601 string (a response's `meta.timestamp`). The system clock's is formatted once
+ * per millisecond, not once per request: under load several responses share a millisecond.
+ */
+export function timestampOf(clock: Clock): string {
+  if (clock !== systemClock) return clock.now().toISOString();
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastTimestamp = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastTimestamp;
+}
+
 /** A clock the tests can move by hand. */
 export class ManualClock implements Clock {
   constructor(private current: Date = new Date('2026-11-21T10:00:00.000Z')) {}

@@ -6,7 +6,7 @@ import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import { AppError } from '../core/errors.js';
 import { rateLimited, type Admission, type RateLimiter } from './rate-limit/rate-limiter.js';
-import { addRouteHook, needsKey } from './route-hooks.js';
+import { addRouteHookOf, needsKey } from './route-hooks.js';
 
 const REALM = 'Bearer realm="bms"';
 
@@ -82,50 +82,54 @@ export function registerAuthentication(
   const authenticated = (
     request: FastifyRequest,
     reply: FastifyReply,
+    scope: Scope | undefined,
+    ip: string,
     now: Date,
     context: AuthContext | undefined,
   ): void | Promise<void> => {
     if (!context) {
       const header = request.headers.authorization;
-      return limiter.recordFailedAuthentication(request.ip, now).then(() => {
+      return limiter.recordFailedAuthentication(ip, now).then(() => {
         throw header === undefined || header.trim() === '' ? authenticationRequired() : invalidApiKey();
       });
     }
     request.auth = context;
-    const scope = request.routeOptions.config.scope;
     return andThen(limiter.admit(context, now), (admission) => admitted(reply, scope, context, admission));
   };
   const unblocked = (
     request: FastifyRequest,
     reply: FastifyReply,
+    scope: Scope | undefined,
+    ip: string,
     now: Date,
     blockedFor: number | undefined,
   ): void | Promise<void> => {
     if (blockedFor !== undefined) throw rateLimited(blockedFor);
     const header = request.headers.authorization;
     const match = header === undefined ? null : /^Bearer +(\S+)\s*$/i.exec(header);
-    const context = match?.[1] ? options.authenticate(app.db, match[1], request.ip) : undefined;
-    return andThen(context, (found) => authenticated(request, reply, now, found));
+    const context = match?.[1] ? options.authenticate(app.db, match[1], ip) : undefined;
+    return andThen(context, (found) => authenticated(request, reply, scope, ip, now, found));
   };
-  const authorize = (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
+  const authorize = (request: FastifyRequest, reply: FastifyReply, scope: Scope | undefined): void | Promise<void> => {
     const now = app.clock.now();
-    return andThen(limiter.blockedFor(request.ip, now), (blockedFor) => unblocked(request, reply, now, blockedFor));
+    // Read once: behind trusted proxies, each read of request.ip parses X-Forwarded-For again.
+    const ip = request.ip;
+    return andThen(limiter.blockedFor(ip, now), (blockedFor) => unblocked(request, reply, scope, ip, now, blockedFor));
   };
 
-  addRouteHook(
-    app,
-    needsKey,
-    'onRequest',
-    (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+  // A hook per route, made with the route's scope (request.routeOptions is a new object at each read).
+  addRouteHookOf(app, needsKey, 'onRequest', (route) => {
+    const scope = route.config?.scope;
+    return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
       let waiting: void | Promise<void>;
       try {
-        waiting = authorize(request, reply);
+        waiting = authorize(request, reply, scope);
       } catch (error) {
         done(error as Error);
         return;
       }
       if (waiting) waiting.then(() => done(), done);
       else done();
-    },
-  );
+    };
+  });
 }

@@ -1,14 +1,30 @@
 // The HTTP server under the app: how long a request may take to arrive, how many connections one client
 // address may hold, and malformed requests answered in the error envelope with a request id, like every
 // other error, instead of Node's or Fastify's own bodies.
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Config } from '../config.js';
+import { systemClock, timestampOf } from '../core/deps.js';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 
+const ID_BYTES = 16;
+/** Random bytes for 256 ids, drawn at once: one call into the CSPRNG per 256 requests, not one per request. */
+const idPool = Buffer.allocUnsafe(ID_BYTES * 256);
+let idOffset = idPool.length;
+
+/**
+ * `req_` and 32 hex digits: 128 bits from the CSPRNG (as many as a UUID held, and unguessable like it), read
+ * from a pool refilled every 256 ids, and formatted in one call instead of a UUID's dashes taken out again.
+ */
 export function newRequestId(): string {
-  return `req_${randomUUID().replaceAll('-', '')}`;
+  if (idOffset === idPool.length) {
+    randomFillSync(idPool);
+    idOffset = 0;
+  }
+  const start = idOffset;
+  idOffset += ID_BYTES;
+  return `req_${idPool.toString('hex', start, idOffset)}`;
 }
 
 /**
@@ -67,7 +83,7 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   const requestId = newRequestId();
   const body = JSON.stringify({
     error: { code, message },
-    meta: { request_id: requestId, timestamp: new Date().toISOString() },
+    meta: { request_id: requestId, timestamp: timestampOf(systemClock) },
   });
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +

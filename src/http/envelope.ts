@@ -1,5 +1,6 @@
 // The response envelope of the seed: every body carries meta {request_id, timestamp}.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { timestampOf } from '../core/deps.js';
 
 export interface Meta {
   request_id: string;
@@ -7,7 +8,7 @@ export interface Meta {
 }
 
 export function meta(request: FastifyRequest): Meta {
-  return { request_id: request.id, timestamp: request.server.clock.now().toISOString() };
+  return { request_id: request.id, timestamp: timestampOf(request.server.clock) };
 }
 
 export function ok<T>(request: FastifyRequest, data: T) {

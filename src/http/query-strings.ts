@@ -3,7 +3,7 @@
 // "1e2" and "16.0" are refused rather than read as 16, 100 and 16 by the validator's type coercion).
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { validationError, type ErrorDetail } from '../core/errors.js';
-import { addRouteHook } from './route-hooks.js';
+import { addRouteHookOf } from './route-hooks.js';
 
 const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false };
 const DECIMAL_INTEGER = /^-?\d+$/;
@@ -17,38 +17,27 @@ function integerParameters(route: RouteOptions): string[] {
     .map(([name]) => name);
 }
 
-/** Each route's integer parameters, found once per route schema rather than on every request. */
-const integerNamesBySchema = new WeakMap<object, string[]>();
-
-function integerParametersOf(request: FastifyRequest): string[] {
-  const route = request.routeOptions as unknown as RouteOptions;
-  const schema = route.schema;
-  if (!schema) return integerParameters(route);
-  let names = integerNamesBySchema.get(schema);
-  if (!names) {
-    names = integerParameters(route);
-    integerNamesBySchema.set(schema, names);
-  }
-  return names;
-}
-
 export function registerStrictQueries(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (route.config?.scope && !route.schema?.querystring) route.schema = { ...route.schema, querystring: NO_QUERY };
   });
-  addRouteHook(
+  // The route's integer parameters, found once when the route is made rather than on every request.
+  addRouteHookOf(
     app,
     (route) => integerParameters(route).length > 0,
     'preValidation',
-    (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-      const query = request.query as Record<string, unknown>;
-      const details: ErrorDetail[] = [];
-      for (const name of integerParametersOf(request)) {
-        const value = query[name];
-        if (value !== undefined && (typeof value !== 'string' || !DECIMAL_INTEGER.test(value)))
-          details.push({ field: name, message: 'must be a whole number written in decimal digits' });
-      }
-      done(details.length > 0 ? validationError(details) : undefined);
+    (route) => {
+      const names = integerParameters(route);
+      return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+        const query = request.query as Record<string, unknown>;
+        let details: ErrorDetail[] | undefined;
+        for (const name of names) {
+          const value = query[name];
+          if (value !== undefined && (typeof value !== 'string' || !DECIMAL_INTEGER.test(value)))
+            (details ??= []).push({ field: name, message: 'must be a whole number written in decimal digits' });
+        }
+        done(details ? validationError(details) : undefined);
+      };
     },
   );
 }

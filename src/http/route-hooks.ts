@@ -11,8 +11,22 @@ export function addRouteHook(
   name: RouteHookName,
   hook: NonNullable<RouteOptions[RouteHookName]>,
 ): void {
+  addRouteHookOf(app, applies, name, () => hook);
+}
+
+/**
+ * The same, with a hook made for each route from its options (its scope, say), so that the hook does not read
+ * them back from the request (`request.routeOptions` is a new object at each read).
+ */
+export function addRouteHookOf(
+  app: FastifyInstance,
+  applies: (route: RouteOptions) => boolean,
+  name: RouteHookName,
+  make: (route: RouteOptions) => NonNullable<RouteOptions[RouteHookName]>,
+): void {
   app.addHook('onRoute', (route) => {
     if (!applies(route)) return;
+    const hook = make(route);
     const existing = route[name];
     const hooks = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
     (route as Record<RouteHookName, unknown>)[name] = [...hooks, ...(Array.isArray(hook) ? hook : [hook])];

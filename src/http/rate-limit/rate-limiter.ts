@@ -9,10 +9,11 @@ export const DEFAULT_POLICY: LimitPolicy = { ...DEFAULT_RATE_LIMITS };
 /** 20 failed authentications in a row from one IP, then one more every 3 seconds. */
 export const FAILED_AUTH_POLICY: LimitPolicy = { burst: 20, perMinute: 20, perDay: Number.MAX_SAFE_INTEGER };
 
+const DAY_MS = 86_400_000;
+
+/** Seconds to the next UTC midnight (a UTC day is exactly 86,400,000 ms in JavaScript's time). */
 function secondsToUtcMidnight(nowMs: number): number {
-  const midnight = new Date(nowMs);
-  midnight.setUTCHours(24, 0, 0, 0);
-  return Math.max(1, Math.ceil((midnight.getTime() - nowMs) / 1000));
+  return Math.max(1, Math.ceil((DAY_MS - (nowMs % DAY_MS)) / 1000));
 }
 
 /** Seconds until the bucket holds `units` again (at least 1 when it must wait at all). */
@@ -26,7 +27,25 @@ export interface Admission {
   retryAfter: number;
 }
 
-function describe(policy: LimitPolicy, result: TakeResult, nowMs: number): Admission {
+/** A policy with the parts of its headers that do not change from request to request, made once. */
+interface DescribedPolicy {
+  policy: LimitPolicy;
+  /** The RateLimit-Policy header. */
+  header: string;
+  /** X-RateLimit-Limit. */
+  limit: string;
+}
+
+function describedPolicy(policy: LimitPolicy): DescribedPolicy {
+  return {
+    policy,
+    header: `"minute";q=${policy.perMinute};w=60;bms-burst=${policy.burst}, "day";q=${policy.perDay};w=86400`,
+    limit: String(policy.burst),
+  };
+}
+
+function describe(described: DescribedPolicy, result: TakeResult, nowMs: number): Admission {
+  const { policy } = described;
   const tokens = Math.floor(result.units / UNITS_PER_TOKEN);
   const fullIn = secondsUntil(policy, result.units, policy.burst * UNITS_PER_TOKEN);
   const dayLeft = Math.max(0, policy.perDay - result.used);
@@ -36,13 +55,19 @@ function describe(policy: LimitPolicy, result: TakeResult, nowMs: number): Admis
     allowed: result.allowed,
     retryAfter: Math.max(1, retryAfter),
     headers: {
-      'ratelimit-policy': `"minute";q=${policy.perMinute};w=60;bms-burst=${policy.burst}, "day";q=${policy.perDay};w=86400`,
+      'ratelimit-policy': described.header,
       ratelimit: `"minute";r=${tokens};t=${fullIn}, "day";r=${dayLeft};t=${dayReset}`,
-      'x-ratelimit-limit': String(policy.burst),
-      'x-ratelimit-remaining': String(Math.min(tokens, dayLeft)),
-      'x-ratelimit-reset': String(Math.ceil(nowMs / 1000) + (dayLeft === 0 ? dayReset : fullIn)),
+      'x-ratelimit-limit': described.limit,
+      'x-ratelimit-remaining': `${Math.min(tokens, dayLeft)}`,
+      'x-ratelimit-reset': `${Math.ceil(nowMs / 1000) + (dayLeft === 0 ? dayReset : fullIn)}`,
     },
   };
+}
+
+/** What admit() needs of a key, made once per authenticated key (the key cache hands out one context per key). */
+interface KeyLimits {
+  bucket: string;
+  described: DescribedPolicy;
 }
 
 export function rateLimited(retryAfter: number, headers: Record<string, string> = {}): AppError {
@@ -55,6 +80,9 @@ export function rateLimited(retryAfter: number, headers: Record<string, string> 
 }
 
 export class RateLimiter {
+  /** By context: a context is made when a key is (re)loaded into the key cache, so a changed limit gets a new one. */
+  private readonly keyLimits = new WeakMap<AuthContext, KeyLimits>();
+
   constructor(private readonly store: RateLimitStore) {}
 
   policyFor(auth: AuthContext): LimitPolicy {
@@ -70,16 +98,20 @@ export class RateLimiter {
    * (no promise) by an in-process store.
    */
   admit(auth: AuthContext, now: Date): Admission | Promise<Admission> {
-    const policy = this.policyFor(auth);
+    let limits = this.keyLimits.get(auth);
+    if (limits === undefined) {
+      limits = { bucket: `key:${auth.keyId}`, described: describedPolicy(this.policyFor(auth)) };
+      this.keyLimits.set(auth, limits);
+    }
+    const { bucket, described } = limits;
     const nowMs = now.getTime();
-    const bucket = `key:${auth.keyId}`;
-    if (this.store.takeNow) return describe(policy, this.store.takeNow(bucket, policy, nowMs, 1), nowMs);
-    return this.store.take(bucket, policy, nowMs, 1).then((result) => describe(policy, result, nowMs));
+    if (this.store.takeNow) return describe(described, this.store.takeNow(bucket, described.policy, nowMs, 1), nowMs);
+    return this.store.take(bucket, described.policy, nowMs, 1).then((result) => describe(described, result, nowMs));
   }
 
   /** Takes a token from a bucket of callers without a key (the client hub's pages, per IP). */
   async admitAnonymous(bucket: string, policy: LimitPolicy, now: Date): Promise<Admission> {
-    return describe(policy, await this.store.take(bucket, policy, now.getTime(), 1), now.getTime());
+    return describe(describedPolicy(policy), await this.store.take(bucket, policy, now.getTime(), 1), now.getTime());
   }
 
   /** Seconds to wait when this IP has used up its failed authentications, else undefined (at once in process). */

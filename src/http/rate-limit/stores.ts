@@ -21,7 +21,11 @@ export class MemoryStore implements RateLimitStore {
   }
 
   takeNow(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): TakeResult {
-    const { state, result } = take(this.buckets.get(key), policy, nowMs, cost);
+    const stored = this.buckets.get(key);
+    // A look that takes nothing (is this IP blocked?) stores nothing: the refill is computed from the stored
+    // state either way, and an absent bucket is a full one, so an IP that never failed costs no entry.
+    if (cost === 0) return take(stored, policy, nowMs, 0).result;
+    const { state, result } = take(stored, policy, nowMs, cost);
     this.buckets.delete(key);
     this.buckets.set(key, state);
     if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);

@@ -32,7 +32,13 @@ interface KnownKey {
   networks: Network[];
   /** row.last_used_at as milliseconds, read once rather than parsed on every request. */
   lastUsedMs: number;
+  /** row.expires_at and row.previous_key_expires_at as milliseconds (Infinity: never), parsed once too. */
+  expiresMs: number;
+  previousExpiresMs: number;
 }
+
+const millisecondsOf = (timestamp: string | null): number =>
+  timestamp === null ? Number.POSITIVE_INFINITY : new Date(timestamp).getTime();
 
 /**
  * Keys by hash, kept briefly so that a request does not cost a query. Only found keys are kept, so a new key
@@ -61,6 +67,8 @@ class ApiKeyCache {
       context: toAuthContext(row),
       networks: parseNetworks(fromJson<string[]>(row.allowed_cidrs)),
       lastUsedMs: row.last_used_at === null ? 0 : new Date(row.last_used_at).getTime(),
+      expiresMs: millisecondsOf(row.expires_at),
+      previousExpiresMs: millisecondsOf(row.previous_key_expires_at),
     };
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(keyHash, { key, filled: now });
@@ -79,10 +87,6 @@ export function toAuthContext(row: ApiKeyRow): AuthContext {
       burst: row.rate_limit_burst ?? undefined,
     },
   };
-}
-
-function before(timestamp: string | null, now: Date): boolean {
-  return timestamp !== null && new Date(timestamp).getTime() <= now.getTime();
 }
 
 type Authenticated = AuthContext | undefined | Promise<AuthContext | undefined>;
@@ -112,13 +116,14 @@ function admitKey(db: Executor, clock: Clock, found: KnownKey | undefined, keyHa
   if (!found || found.row.revoked_at !== null) return undefined;
   const { row } = found;
   const now = clock.now();
-  if (before(row.expires_at, now)) return undefined;
-  if (row.key_hash !== keyHash && (row.previous_key_hash !== keyHash || before(row.previous_key_expires_at, now)))
+  const nowMs = now.getTime();
+  if (found.expiresMs <= nowMs) return undefined;
+  if (row.key_hash !== keyHash && (row.previous_key_hash !== keyHash || found.previousExpiresMs <= nowMs))
     return undefined;
   if (!addressAllowed(found.networks, ip)) return undefined;
-  if (now.getTime() - found.lastUsedMs < LAST_USED_RESOLUTION_MS) return found.context;
+  if (nowMs - found.lastUsedMs < LAST_USED_RESOLUTION_MS) return found.context;
   row.last_used_at = now.toISOString();
-  found.lastUsedMs = now.getTime();
+  found.lastUsedMs = nowMs;
   // Bookkeeping only: a database that cannot take this write (full, read-only, locked) must not
   // fail a request that only reads. The next request tries again.
   return touchApiKey(db, row.id, row.last_used_at).then(
