@@ -65,7 +65,7 @@ export function bms(args: string[], env: Record<string, string>) {
 }
 
 /** The V8 flag `npm start` passes (package.json): smaller young-generation semi-spaces. */
-const START_FLAGS = ['--max-semi-space-size=8'];
+const START_FLAGS = ['--max-semi-space-size=32'];
 
 export async function startBms(
   env: Record<string, string>,
