@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AppError } from '../src/core/errors.js';
 import { canonicalTimeZone, elapsedMinutes, instantToLocal, localToInstant } from '../src/core/time.js';
+import { localToday } from '../src/modules/documents/index.js';
 import { isQuoteExpired } from '../src/modules/quotes/quotes.lifecycle.js';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
 
@@ -90,6 +91,21 @@ describe('local date-times to instants, across both daylight-saving changes', ()
   test('a local date-time that is not a real one is a 422 on its field', () => {
     assert.equal(refusal(() => localToInstant('local_start', '2026-02-30T10:00', 'UTC')).field, 'local_start');
     assert.equal(refusal(() => localToInstant('local_end', '2026-03-01T10:00:00Z', 'UTC')).field, 'local_end');
+  });
+});
+
+describe("an account's local day (localToday, asked once per row of a page)", () => {
+  test('answers each instant and zone, asked in any order, and a Date changed in place', () => {
+    // 2026-03-08T06:30Z: still the 7th in Denver (UTC-7), already the 8th in Auckland (UTC+13).
+    const instant = new Date('2026-03-08T06:30:00.000Z');
+    assert.equal(localToday(instant, 'America/Denver'), '2026-03-07');
+    assert.equal(localToday(instant, 'America/Denver'), '2026-03-07');
+    assert.equal(localToday(instant, 'Pacific/Auckland'), '2026-03-08');
+    assert.equal(localToday(instant, 'America/Denver'), '2026-03-07');
+    // One millisecond past Denver's midnight (07:00Z on the 8th, before its spring-forward at 09:00Z).
+    instant.setTime(Date.parse('2026-03-08T07:00:00.000Z'));
+    assert.equal(localToday(instant, 'America/Denver'), '2026-03-08');
+    assert.equal(localToday(new Date('2026-03-08T06:59:59.999Z'), 'America/Denver'), '2026-03-07');
   });
 });
 
