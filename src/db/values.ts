@@ -1,4 +1,5 @@
 // Conversions between stored column values and API values, the same for every engine.
+import { Lru } from '../core/lru.js';
 
 /** JSON columns arrive as JSON text from both engines (see db/postgres.ts). */
 export function fromJson<T>(value: string): T {
@@ -9,7 +10,7 @@ export function fromJson<T>(value: string): T {
 const SHARED_TEXT_MAX = 1024;
 /** How many parsed texts fromJsonShared keeps, at most (the oldest go first): a few MB at the most. */
 const SHARED_MAX = 4096;
-const sharedValues = new Map<string, unknown>();
+const sharedValues = new Lru<string, unknown>(SHARED_MAX);
 
 function deepFreeze(value: unknown): unknown {
   if (typeof value === 'object' && value !== null) {
@@ -30,11 +31,11 @@ const EMPTY_OBJECT = Object.freeze({});
 export function fromJsonShared<T>(value: string): T {
   // Most metadata is `{}`: no look-up (which hashes the text) for it.
   if (value === '{}') return EMPTY_OBJECT as T;
-  let parsed = sharedValues.get(value);
+  // peek, not get: the oldest text goes first, and a hit does not reorder the map on the list's hot path.
+  let parsed = sharedValues.peek(value);
   if (parsed === undefined) {
     parsed = deepFreeze(JSON.parse(value));
     if (value.length > SHARED_TEXT_MAX) return parsed as T;
-    if (sharedValues.size >= SHARED_MAX) sharedValues.delete(sharedValues.keys().next().value as string);
     sharedValues.set(value, parsed);
   }
   return parsed as T;
