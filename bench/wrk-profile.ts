@@ -1,5 +1,5 @@
 // `node --import tsx bench/wrk-profile.ts [get|list|create|create-hooks] [sqlite|postgres]` (after `npm run build`):
-// one BMS process under `wrk -t2 -c50` with `--cpu-prof`, its CPU time per request, and where the time of the
+// one BMS process under `wrk -t2 -c50` (WRK_THREADS sets -t) with `--cpu-prof`, its CPU time per request, and where the time of the
 // loaded window went (self and inclusive, start-up and seeding left out).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -32,7 +32,7 @@ const url = {
   create: `${server.url}/v1/clients`,
   'create-hooks': `${server.url}/v1/clients`,
 }[scenario]!;
-const args = ['-t2', '-c50', '--latency', '-H', `Authorization: Bearer ${seeded.key}`];
+const args = [`-t${process.env.WRK_THREADS ?? 2}`, '-c50', '--latency', '-H', `Authorization: Bearer ${seeded.key}`];
 if (scenario.startsWith('create')) {
   const script = path.join(work, 'post.lua');
   fs.writeFileSync(
