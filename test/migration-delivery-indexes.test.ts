@@ -3,14 +3,10 @@
 // most one pending attempt per (event, endpoint) but any number of finished ones, and its down restores the
 // indexes it dropped.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { test } from 'node:test';
-import { Migrator, sql } from 'kysely';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/database.js';
-import { MIGRATIONS } from '../src/db/migrate.js';
-import { temporaryDirectory } from './helpers/context.js';
-import { createTestDatabase, onPostgres } from './helpers/database.js';
+import { sql } from 'kysely';
+import { onPostgres } from './helpers/database.js';
+import { migratableDatabase } from './helpers/migration.js';
 
 const ACCOUNT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f11';
 const ENDPOINT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f12';
@@ -18,11 +14,8 @@ const EVENT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f13';
 const BEFORE = '20261127140000_webhook_endpoints_version_random';
 
 test('delivery indexes: two fewer, rows kept, one pending attempt per (event, endpoint), down restores them', async () => {
-  const directory = temporaryDirectory();
-  const testDatabase = await createTestDatabase(directory);
-  const database = openDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: testDatabase.url }).database);
+  const database = await migratableDatabase();
   const db = database.db;
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
   const indexes = async () => {
     const rows = onPostgres
       ? (
@@ -57,7 +50,7 @@ test('delivery indexes: two fewer, rows kept, one pending attempt per (event, en
         .count,
     );
   try {
-    assert.equal((await migrator.migrateTo(BEFORE)).error, undefined);
+    await database.migrateTo(BEFORE);
     const now = '2026-11-20T10:00:00.000Z';
     await sql`insert into accounts (id, name, currency, payment_terms_days, created_at, updated_at)
       values (${ACCOUNT}, ${'Before'}, ${'USD'}, ${30}, ${now}, ${now})`.execute(db);
@@ -81,7 +74,7 @@ test('delivery indexes: two fewer, rows kept, one pending attempt per (event, en
     ];
     assert.deepEqual(await indexes(), before);
 
-    assert.equal((await migrator.migrateToLatest()).error, undefined);
+    await database.migrateToLatest();
     assert.deepEqual(await indexes(), [
       'webhook_deliveries_due_idx',
       'webhook_deliveries_endpoint_status_idx',
@@ -96,13 +89,11 @@ test('delivery indexes: two fewer, rows kept, one pending attempt per (event, en
     await attempt('pending');
     assert.equal(await count(), 6, 'once the pending one is finished, the next may wait');
 
-    assert.equal((await migrator.migrateTo(BEFORE)).error, undefined);
+    await database.migrateTo(BEFORE);
     assert.deepEqual(await indexes(), before, 'down: the indexes as they were');
     await assert.rejects(attempt('pending'), 'down: still one pending attempt');
-    assert.equal((await migrator.migrateToLatest()).error, undefined);
+    await database.migrateToLatest();
   } finally {
     await database.close();
-    await testDatabase.drop();
-    fs.rmSync(directory, { recursive: true, force: true });
   }
 });

@@ -2,24 +2,17 @@
 // version of an account's webhook endpoints, which counted up, is a new random number at each change from
 // then on (events/subscriber-cache.ts), and going back down counts up again from 0.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { test } from 'node:test';
-import { Migrator, sql } from 'kysely';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/database.js';
-import { MIGRATIONS } from '../src/db/migrate.js';
-import { temporaryDirectory } from './helpers/context.js';
-import { createTestDatabase, onPostgres } from './helpers/database.js';
+import { sql } from 'kysely';
+import { onPostgres } from './helpers/database.js';
+import { migratableDatabase } from './helpers/migration.js';
 
 const ACCOUNT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f11';
 const ENDPOINT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f12';
 
 test('endpoints version: counting up before the migration, random after, counting up again after its down', async () => {
-  const directory = temporaryDirectory();
-  const testDatabase = await createTestDatabase(directory);
-  const database = openDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: testDatabase.url }).database);
+  const database = await migratableDatabase();
   const db = database.db;
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
   const version = async () =>
     Number(
       (await db.selectFrom('accounts').select('webhook_endpoints_version').executeTakeFirstOrThrow())
@@ -28,7 +21,7 @@ test('endpoints version: counting up before the migration, random after, countin
   const toggle = async (status: string) =>
     sql`update webhook_endpoints set status = ${status} where id = ${ENDPOINT}`.execute(db);
   try {
-    assert.equal((await migrator.migrateTo('20261127030000_webhook_endpoints_version')).error, undefined);
+    await database.migrateTo('20261127030000_webhook_endpoints_version');
     const now = '2026-11-20T10:00:00.000Z';
     await sql`insert into accounts (id, name, currency, payment_terms_days, created_at, updated_at)
       values (${ACCOUNT}, ${'Before'}, ${'USD'}, ${30}, ${now}, ${now})`.execute(db);
@@ -38,7 +31,7 @@ test('endpoints version: counting up before the migration, random after, countin
     );
     assert.equal(await version(), 1, 'counting up: the insert made it 1');
 
-    assert.equal((await migrator.migrateToLatest()).error, undefined);
+    await database.migrateToLatest();
     assert.equal(await version(), 1, 'the migration keeps the version an account has');
     const seen = new Set<number>([1]);
     for (const status of ['disabled', 'enabled', 'disabled', 'enabled']) {
@@ -49,14 +42,12 @@ test('endpoints version: counting up before the migration, random after, countin
       seen.add(next);
     }
 
-    assert.equal((await migrator.migrateTo('20261127030000_webhook_endpoints_version')).error, undefined);
+    await database.migrateTo('20261127030000_webhook_endpoints_version');
     assert.equal(await version(), 0, 'down: back to counting, from 0');
     await toggle('disabled');
     // SQLite's update trigger raises the old and the new account (the same one here); PostgreSQL's raises it once.
     assert.equal(await version(), onPostgres ? 1 : 2, 'counting up again');
   } finally {
     await database.close();
-    await testDatabase.drop();
-    fs.rmSync(directory, { recursive: true, force: true });
   }
 });

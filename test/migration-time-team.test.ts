@@ -2,25 +2,15 @@
 // both engines: existing accounts answer timezone UTC, existing objects external_id null, and the API works
 // on them at once.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { test } from 'node:test';
-import { Migrator, sql } from 'kysely';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/database.js';
-import { MIGRATIONS, migrateToLatest } from '../src/db/migrate.js';
-import { createTestDatabase } from './helpers/database.js';
-import { createTestContext, temporaryDirectory } from './helpers/context.js';
+import { sql } from 'kysely';
+import { createTestContext } from './helpers/context.js';
+import { migratableDatabase } from './helpers/migration.js';
 
 test('accounts and clients made before the migration: timezone UTC, external_id null, then usable', async () => {
-  const directory = temporaryDirectory();
-  const testDatabase = await createTestDatabase(directory);
-  const database = openDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: testDatabase.url }).database);
+  const database = await migratableDatabase();
   try {
-    const names = Object.keys(MIGRATIONS);
-    const previous = names[names.indexOf('20261125010000_time_and_team') - 1]!;
-    const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => MIGRATIONS } });
-    const { error } = await migrator.migrateTo(previous);
-    assert.equal(error, undefined);
+    await database.migrateTo(database.before('20261125010000_time_and_team'));
     const now = '2026-11-20T10:00:00.000Z';
     await sql`insert into accounts (id, name, currency, payment_terms_days, created_at, updated_at)
       values (${'019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01'}, ${'Before'}, ${'USD'}, ${30}, ${now}, ${now})`.execute(
@@ -29,15 +19,13 @@ test('accounts and clients made before the migration: timezone UTC, external_id 
     await sql`insert into clients (id, account_id, name, sort_name, metadata, created_at, updated_at)
       values (${'019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02'}, ${'019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01'}, ${'Old client'},
       ${'old client'}, ${'{}'}, ${now}, ${now})`.execute(database.db);
-    assert.ok((await migrateToLatest(database.db)).includes('20261125010000_time_and_team'));
+    assert.ok((await database.migrateToLatest()).includes('20261125010000_time_and_team'));
     const account = await database.db.selectFrom('accounts').select('timezone').executeTakeFirstOrThrow();
     assert.equal(account.timezone, 'UTC');
     const client = await database.db.selectFrom('clients').select('external_id').executeTakeFirstOrThrow();
     assert.equal(client.external_id, null);
   } finally {
     await database.close();
-    await testDatabase.drop();
-    fs.rmSync(directory, { recursive: true, force: true });
   }
 });
 

@@ -3,21 +3,16 @@
 // storing nothing, a property-based check of the invariants of §19.5 over random documents, and documents
 // written before the change answering exactly the figures they had.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { systemClock } from '../src/core/deps.js';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/database.js';
-import { MIGRATIONS, migrateToLatest } from '../src/db/migrate.js';
 import { SCOPES } from '../src/kernel/scopes.js';
 import { createApiKey } from '../src/modules/api-keys/index.js';
-import { createTestDatabase } from './helpers/database.js';
-import { createTestContext, temporaryDirectory, type TestContext } from './helpers/context.js';
+import { createTestContext, type TestContext } from './helpers/context.js';
+import { migratableDatabase } from './helpers/migration.js';
 
 let context: TestContext;
 let key: string;
@@ -412,19 +407,10 @@ describe('invariants over random documents (fast-check)', () => {
 });
 
 test('documents and clients written before the change answer exactly the figures they had', async () => {
-  const directory = temporaryDirectory();
-  const testDatabase = await createTestDatabase(directory);
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATABASE_URL: testDatabase.url,
-    OUTBOX_DIR: path.join(directory, 'o'),
-  });
-  const database = openDatabase(config.database);
+  const migratable = await migratableDatabase();
+  const { config, database } = migratable;
   try {
-    const names = Object.keys(MIGRATIONS);
-    const previous = names[names.indexOf('20261126030000_catalogue') - 1]!;
-    const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => MIGRATIONS } });
-    assert.equal((await migrator.migrateTo(previous)).error, undefined);
+    await migratable.migrateTo(migratable.before('20261126030000_catalogue'));
     const now = '2026-11-20T10:00:00.000Z';
     const accountId = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
     const client = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02';
@@ -469,7 +455,7 @@ test('documents and clients written before the change answer exactly the figures
       total_amount, amount_paid, status, metadata, created_at, updated_at)
       values (${invoiceId}, ${accountId}, ${client}, ${'USD'}, ${JSON.stringify(lines)}, ${11998}, ${1457}, ${13455},
       ${0}, ${'draft'}, ${'{}'}, ${now}, ${now})`.execute(database.db);
-    assert.ok((await migrateToLatest(database.db)).includes('20261126030000_catalogue'));
+    assert.ok((await migratable.migrateToLatest()).includes('20261126030000_catalogue'));
 
     const logStream = new Writable({ write: (_chunk, _encoding, callback) => callback() });
     const app = await buildApp(config, { database, clock: systemClock, logStream });
@@ -559,8 +545,6 @@ test('documents and clients written before the change answer exactly the figures
       await app.close();
     }
   } finally {
-    await database.close();
-    await testDatabase.drop();
-    fs.rmSync(directory, { recursive: true, force: true });
+    await migratable.close();
   }
 });

@@ -1,0 +1,64 @@
+// A database of its own for testing a migration on data an older version stored: opened with every migration
+// known to a Kysely Migrator and none run, so a test migrates to the version before, writes rows as that
+// version wrote them, migrates up (and down) and reads what they became. On both engines, like every test.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Migrator } from 'kysely';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openDatabase, type Database, type Db } from '../../src/db/database.js';
+import { MIGRATIONS } from '../../src/db/migrate.js';
+import { temporaryDirectory } from './context.js';
+import { createTestDatabase } from './database.js';
+
+export interface MigratableDatabase {
+  /** The test's own folder (the SQLite file and the outbox live there); removed by close(). */
+  directory: string;
+  config: Config;
+  database: Database;
+  db: Db;
+  /** The migration just before `name`: the version a test's old rows come from. */
+  before(name: string): string;
+  /** Migrates up or down to `name`, failing the test on an error. */
+  migrateTo(name: string): Promise<void>;
+  /** Runs every migration not yet run, failing the test on an error; answers the names it ran. */
+  migrateToLatest(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function migratableDatabase(): Promise<MigratableDatabase> {
+  const directory = temporaryDirectory();
+  const testDatabase = await createTestDatabase(directory);
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: testDatabase.url,
+    OUTBOX_DIR: path.join(directory, 'outbox'),
+  });
+  const database = openDatabase(config.database);
+  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => MIGRATIONS } });
+  const names = Object.keys(MIGRATIONS);
+  return {
+    directory,
+    config,
+    database,
+    db: database.db,
+    before(name) {
+      const index = names.indexOf(name);
+      assert.ok(index > 0, `${name} is a migration with one before it`);
+      return names[index - 1]!;
+    },
+    async migrateTo(name) {
+      assert.equal((await migrator.migrateTo(name)).error, undefined, `migrating to ${name}`);
+    },
+    async migrateToLatest() {
+      const { error, results } = await migrator.migrateToLatest();
+      assert.equal(error, undefined, 'migrating to the latest');
+      return (results ?? []).map((result) => result.migrationName);
+    },
+    async close() {
+      await database.close();
+      await testDatabase.drop();
+      fs.rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
