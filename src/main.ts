@@ -80,8 +80,14 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Node closes the connections that are idle when the listener closes, not those that go idle later: a
+    // keep-alive connection whose request was in flight at the signal would hold the exit for the whole
+    // keep-alive timeout (72 s), past an orchestrator's grace period (30 s in Kubernetes). Each is closed once
+    // its answer is sent.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
     try {
       await app.close();
+      clearInterval(sweep);
       await worker.stop();
       await pdf.close();
       await webhooks.stop();
