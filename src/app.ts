@@ -27,6 +27,7 @@ import { FailOpenStore, MemoryStore, RedisStore, type RateLimitStore } from './h
 import { RouteTable, trackRoutes } from './http/route-table.js';
 import { webhookDocumentation } from './http/openapi-webhooks.js';
 import { ErrorEnvelopeSchema } from './http/schemas.js';
+import { buildSerializer } from './http/serializers.js';
 import { schemaCompiler } from './http/validation.js';
 import { clientRoutes } from './modules/clients/clients.routes.js';
 import { ClientSchema } from './modules/clients/index.js';
@@ -130,6 +131,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
       stream: dependencies.logStream ?? stdout!.stream,
     },
     genReqId: newRequestId,
+    // One serializer per distinct response shape, not per route and status (http/serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer } },
     serverFactory: serverFactory(config),
     clientErrorHandler,
     // Our own ids only: a client-chosen X-Request-Id could collide or forge log lines.
