@@ -1,5 +1,5 @@
 // The hot path (issues 19 and 36): GET one client and list 25 clients, on SQLite and PostgreSQL, and a durable
-// create of a client on SQLite, with no webhook endpoint and with three, loaded by wrk (2 threads, 50
+// create of a client on SQLite, with no webhook endpoint and with three, loaded by wrk (2 threads, or 1 pinned: BENCH_PIN; 50
 // connections), each as a ratio to a bare node:http server measured in the same run (the create with
 // endpoints also as a ratio to the create without). The figure of saturation is the server's CPU use over
 // the run (100 % is one core busy: Node's limit). Webhook deliveries are queued but not sent during the
@@ -12,6 +12,12 @@ import path from 'node:path';
 import { ROOT, api, bms, peakRssMb, startBaseline, startSeeded, stop, work, startPostgresDatabase } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+/**
+ * BENCH_PIN=1: each server's main thread on core 0 and wrk (one thread, as the issue measured) on core 1, so
+ * neither preempts the other. Without it, wrk runs two threads and the scheduler places all three.
+ */
+const PIN = process.env.BENCH_PIN === '1';
+const WRK = PIN ? ['taskset', '-c', '1', 'wrk', '-t1'] : ['wrk', '-t2'];
 
 interface Measured {
   scenario: string;
@@ -65,19 +71,19 @@ function refusals(url: string): Map<string, number> {
 }
 
 function wrk(scenario: string, url: string, pid: number, key?: string, script?: string): Measured {
-  const args = [
-    '-t2',
+  if (PIN) execFileSync('taskset', ['-pc', '0', String(pid)], { stdio: 'ignore' });
+  const [command, ...threads] = WRK as [string, ...string[]];
+  const options = [
     '-c50',
-    `-d${DURATION}s`,
     '--latency',
     ...(key ? ['-H', `Authorization: Bearer ${key}`] : []),
     ...(script ? ['-s', script] : []),
     url,
   ];
-  spawnSync('wrk', ['-t2', '-c50', '-d2s', ...args.slice(3)]); // warm-up
+  spawnSync(command, [...threads, '-d2s', ...options]); // warm-up
   const before = cpuSeconds(pid);
   const refusedBefore = refusals(url);
-  const output = spawnSync('wrk', args, { encoding: 'utf8' }).stdout;
+  const output = spawnSync(command, [...threads, `-d${DURATION}s`, ...options], { encoding: 'utf8' }).stdout;
   const used = cpuSeconds(pid) - before;
   // Which answers were not 2xx (503 shedding under overload, 429 rate limit, ...): read from the server's log,
   // written at most 100 ms after each request.
@@ -218,7 +224,7 @@ async function main() {
   await stop(baseline.process);
 
   const lines = [
-    `# Hot path (wrk -t2 -c50 -d${DURATION}s)`,
+    `# Hot path (${PIN ? 'wrk -t1 on core 1, each server on core 0' : 'wrk -t2'} -c50 -d${DURATION}s)`,
     '',
     `${new Date().toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'} · Node ${process.version}${process.env.BENCH_MAIN ? ` · build ${process.env.BENCH_MAIN}` : ''}`,
     '',
@@ -236,7 +242,11 @@ async function main() {
   ];
   const text = lines.join('\n');
   fs.writeFileSync(
-    path.join(ROOT, 'bench/results', `hot-path${process.env.BENCH_MAIN ? '-before' : ''}-latest.md`),
+    path.join(
+      ROOT,
+      'bench/results',
+      `hot-path${process.env.BENCH_MAIN ? '-before' : ''}${PIN ? '-pinned' : ''}-latest.md`,
+    ),
     `${text}\n`,
   );
   console.log(text);

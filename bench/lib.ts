@@ -165,13 +165,20 @@ export function load(
   };
 }
 
+/** One request of a benchmark's set-up; a 503 (the server shedding load on a busy machine) is retried as it asks. */
 export async function api(base: string, key: string, method: string, url: string, body?: unknown) {
-  const response = await fetch(`${base}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
+  let response: Response;
+  let text: string;
+  for (let attempt = 1; ; attempt += 1) {
+    response = await fetch(`${base}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    text = await response.text();
+    if (response.status !== 503 || attempt === 10) break;
+    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
+  }
   if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${text}`);
   return { json: JSON.parse(text), size: Buffer.byteLength(text) };
 }
