@@ -1,4 +1,4 @@
-// `node --import tsx bench/wrk-profile.ts [get|list|create|create-hooks] [sqlite|postgres]` (after `npm run build`):
+// `node --import tsx bench/wrk-profile.ts [get|list|invoices|create|create-hooks|health] [sqlite|postgres]` (after `npm run build`):
 // one BMS process under `wrk -t2 -c50` (WRK_THREADS sets -t) with `--cpu-prof`, its CPU time per request, and where the time of the
 // loaded window went (self and inclusive, start-up and seeding left out).
 import { spawnSync } from 'node:child_process';
@@ -27,12 +27,22 @@ if (scenario === 'create-hooks')
     });
 const url = {
   list: `${server.url}/v1/clients?limit=25`,
+  // The soak's heavy page (bench/soak.ts): 100 of the 200 seeded invoices with their lines.
+  invoices: `${server.url}/v1/invoices?limit=100`,
   get: `${server.url}/v1/clients/${seeded.clientId}`,
   health: `${server.url}/health`,
   create: `${server.url}/v1/clients`,
   'create-hooks': `${server.url}/v1/clients`,
 }[scenario]!;
-const args = [`-t${process.env.WRK_THREADS ?? 2}`, '-c50', '--latency', '-H', `Authorization: Bearer ${seeded.key}`];
+// The invoice page is heavy: 50 connections would queue past the overload guard's lag and be shed; 10, as in the soak.
+const connections = scenario === 'invoices' ? 10 : 50;
+const args = [
+  `-t${process.env.WRK_THREADS ?? 2}`,
+  `-c${connections}`,
+  '--latency',
+  '-H',
+  `Authorization: Bearer ${seeded.key}`,
+];
 if (scenario.startsWith('create')) {
   const script = path.join(work, 'post.lua');
   fs.writeFileSync(
@@ -42,6 +52,12 @@ if (scenario.startsWith('create')) {
   args.push('-s', script);
 }
 const pid = server.process.pid as number;
+// The answer's size, so two builds compared with BENCH_MAIN are known to serve the same bytes.
+const probe = await fetch(
+  url,
+  scenario.startsWith('create') ? { method: 'HEAD' } : { headers: { authorization: `Bearer ${seeded.key}` } },
+);
+const bytes = scenario.startsWith('create') ? 0 : (await probe.arrayBuffer()).byteLength;
 const cpu = () => {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -55,7 +71,7 @@ const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
 await stop(server.process);
 postgres?.stop();
 console.log(
-  `${scenario} ${engine}: ${Math.round(requests / DURATION)} req/s, CPU ${Math.round((used / DURATION) * 100)} %, ${Math.round((used * 1e6) / requests)} µs CPU per request, non-2xx ${non2xx}`,
+  `${scenario} ${engine}: ${Math.round(requests / DURATION)} req/s, CPU ${Math.round((used / DURATION) * 100)} %, ${Math.round((used * 1e6) / requests)} µs CPU per request, non-2xx ${non2xx}${bytes ? `, ${bytes} bytes per answer` : ''}`,
 );
 if (profiling) {
   const file = path.join(directory, fs.readdirSync(directory)[0]!);

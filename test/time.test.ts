@@ -107,6 +107,33 @@ describe("an account's local day (localToday, asked once per row of a page)", ()
     assert.equal(localToday(instant, 'America/Denver'), '2026-03-08');
     assert.equal(localToday(new Date('2026-03-08T06:59:59.999Z'), 'America/Denver'), '2026-03-07');
   });
+
+  test('answers the last millisecond of a day and the first of the next, on days of 23 hours and after a gap at midnight', () => {
+    // Denver's 8 March 2026 has 23 hours (spring forward at 02:00): it ends at 06:00Z on the 9th (UTC-6).
+    for (const [instant, date] of [
+      ['2026-03-08T07:00:00.000Z', '2026-03-08'],
+      ['2026-03-08T12:00:00.000Z', '2026-03-08'],
+      ['2026-03-09T05:59:59.999Z', '2026-03-08'],
+      ['2026-03-09T06:00:00.000Z', '2026-03-09'],
+      ['2026-03-08T06:59:59.999Z', '2026-03-07'],
+      ['2026-03-08T09:30:00.000Z', '2026-03-08'],
+    ] as const)
+      assert.equal(localToday(new Date(instant), 'America/Denver'), date, instant);
+    // Santiago skips 00:00-01:00 on 6 September 2026 (UTC-4 to UTC-3): that day begins at 01:00, 04:00Z.
+    for (const [instant, date] of [
+      ['2026-09-06T03:59:59.999Z', '2026-09-05'],
+      ['2026-09-06T04:00:00.000Z', '2026-09-06'],
+      ['2026-09-06T03:00:00.000Z', '2026-09-05'],
+      ['2026-09-07T02:59:59.999Z', '2026-09-06'],
+      ['2026-09-07T03:00:00.000Z', '2026-09-07'],
+      ['2026-09-06T15:00:00.000Z', '2026-09-06'],
+    ] as const)
+      assert.equal(localToday(new Date(instant), 'America/Santiago'), date, instant);
+    // Zones asked in turn keep their own days.
+    assert.equal(localToday(new Date('2026-03-09T05:59:59.999Z'), 'Pacific/Auckland'), '2026-03-09');
+    assert.equal(localToday(new Date('2026-03-09T05:59:59.999Z'), 'America/Denver'), '2026-03-08');
+    assert.equal(localToday(new Date('2026-03-09T05:59:59.999Z'), 'UTC'), '2026-03-09');
+  });
 });
 
 describe("the account's time zone over HTTP", () => {

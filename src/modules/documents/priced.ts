@@ -1,6 +1,6 @@
 // What quotes, jobs and invoices share: line items stored with their totals, a currency, a number.
 import type { Executor } from '../../db/database.js';
-import { localDate } from '../../core/time.js';
+import { addDaysToDate, localDate, startOfLocalDay } from '../../core/time.js';
 import { fromJson } from '../../db/values.js';
 import { findAccount } from '../accounts/index.js';
 import {
@@ -57,16 +57,23 @@ export async function accountCurrency(db: Executor, accountId: string): Promise<
  */
 export function localToday(now: Date, timezone: string): string {
   const at = now.getTime();
-  if (lastToday.at !== at || lastToday.timezone !== timezone)
-    lastToday = { at, timezone, date: localDate(now, timezone) };
-  return lastToday.date;
+  const day = localDays.get(timezone);
+  if (day !== undefined && at >= day.from && at < day.until) return day.date;
+  const date = localDate(now, timezone);
+  const from = Date.parse(startOfLocalDay(date, timezone));
+  const until = Date.parse(startOfLocalDay(addDaysToDate(date, 1), timezone));
+  // Kept only when the day's bounds hold this instant (they always do where the local date moves forward).
+  if (at >= from && at < until) localDays.set(timezone, { date, from, until });
+  return date;
 }
 
 /**
- * The last answer of localToday: a page of 100 invoices asks for the same instant and zone once per row, and
- * each answer through Temporal cost about 10 % of the page's CPU.
+ * The local day each zone was last asked about, with the instants it begins and ends (the next day's
+ * start, exclusive): every page of invoices asks for today, and an answer through Temporal cost about 45 µs
+ * per request (2 % of a 100-invoice page); within those bounds the answer is the same. One entry per zone
+ * name asked (canonical names, a few hundred at most).
  */
-let lastToday = { at: Number.NaN, timezone: '', date: '' };
+const localDays = new Map<string, { date: string; from: number; until: number }>();
 
 export function addDays(date: string, days: number): string {
   const value = new Date(`${date}T00:00:00.000Z`);

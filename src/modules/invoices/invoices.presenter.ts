@@ -18,10 +18,32 @@ import type { Invoice } from './invoices.schemas.js';
  */
 export type InvoiceRecord = InvoiceRow & { payments: InvoicePayment[]; payments_count: number; timezone: string };
 
+/**
+ * The row made into its record in place, not copied: on Node 20 (V8 11.3) a property written after a spread in
+ * an object literal is slow, and `{ ...row, payments, payments_count, timezone }` cost about 8 µs for an
+ * invoice's 35 columns against 0.03 µs here (`{ ...o, a }` of a 3-property `o`: 0.5 µs; `{ a, ...o }`:
+ * 0.045). On a page of 100 invoices that copy and its garbage were over a third of the page's CPU time
+ * (bench/README.md, "The 100-invoice page"). Rows are the repository's own fresh objects, used once.
+ */
+export function invoiceRecord(
+  row: InvoiceRow,
+  payments: InvoicePayment[],
+  paymentsCount: number,
+  timezone: string,
+): InvoiceRecord {
+  const record = row as InvoiceRecord;
+  record.payments = payments;
+  record.payments_count = paymentsCount;
+  record.timezone = timezone;
+  return record;
+}
+
 /** `now` decides is_overdue (on the account's local day), so the same row reads differently tomorrow. */
 export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
   const priced = presentPriced(row);
   const amountPaid = Number(row.amount_paid);
+  // The priced fields written one by one, in presentPriced's order: not `...priced`, which would make each
+  // field after it a slow definition (see invoiceRecord).
   return {
     id: row.id,
     object: 'invoice',
@@ -31,7 +53,16 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
     property_id: row.property_id,
     job_id: row.job_id,
     quote_id: row.quote_id,
-    ...priced,
+    currency: priced.currency,
+    line_items: priced.line_items,
+    prices_include_tax: priced.prices_include_tax,
+    rounding: priced.rounding,
+    discount: priced.discount,
+    discount_amount: priced.discount_amount,
+    subtotal_amount: priced.subtotal_amount,
+    tax_amount: priced.tax_amount,
+    total_amount: priced.total_amount,
+    tax_breakdown: priced.tax_breakdown,
     amount_paid: amountPaid,
     amount_due: row.status === 'void' ? 0 : priced.total_amount - amountPaid,
     payments: row.payments,
@@ -63,20 +94,22 @@ export async function withPayments(
     accountId,
     rows.map((row) => row.id),
   );
-  return rows.map((row) => ({
-    ...row,
-    timezone,
-    payments_count: counts.get(row.id) ?? 0,
-    payments: payments
-      .filter((payment) => payment.invoice_id === row.id)
-      .map((payment) => ({
-        id: payment.id,
-        amount: Number(payment.amount),
-        amount_refunded: Number(payment.amount_refunded),
-        method: payment.method as PaymentMethod,
-        paid_at: payment.paid_at,
-      })),
-  }));
+  return rows.map((row) =>
+    invoiceRecord(
+      row,
+      payments
+        .filter((payment) => payment.invoice_id === row.id)
+        .map((payment) => ({
+          id: payment.id,
+          amount: Number(payment.amount),
+          amount_refunded: Number(payment.amount_refunded),
+          method: payment.method as PaymentMethod,
+          paid_at: payment.paid_at,
+        })),
+      counts.get(row.id) ?? 0,
+      timezone,
+    ),
+  );
 }
 
 /** The addressed invoice with its payments (404 when there is none in the account). */

@@ -37,7 +37,13 @@ import {
   invoiceSentColumns,
   type InvoiceStatus,
 } from './invoices.lifecycle.js';
-import { getInvoiceRecord, presentInvoice, withPayments, type InvoiceRecord } from './invoices.presenter.js';
+import {
+  getInvoiceRecord,
+  invoiceRecord,
+  presentInvoice,
+  withPayments,
+  type InvoiceRecord,
+} from './invoices.presenter.js';
 import * as repository from './invoices.repository.js';
 import type { CreateInvoiceInput, Invoice, ListInvoicesInput, UpdateInvoiceInput } from './invoices.schemas.js';
 import { recordPayment, settleInvoice } from './payments.service.js';
@@ -123,7 +129,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
       };
       await repository.insertInvoice(tx.db, row);
       const timezone = await findAccountTimezone(tx.db, tx.accountId);
-      const invoice = presentInvoice({ ...row, payments: [], payments_count: 0, timezone }, now);
+      const invoice = presentInvoice(invoiceRecord(row, [], 0, timezone), now);
       await recordEvent(tx, 'invoice.created', invoice);
       return invoice;
     }),
@@ -207,12 +213,7 @@ export async function updateInvoice(
         if (status === 'void') Object.assign(patch, enter(INVOICE_LIFECYCLE, from, status, now.toISOString()));
         const updated = (await repository.updateInvoice(tx.db, tx.accountId, current.id, patch)) ?? current;
         const edited = presentInvoice(
-          {
-            ...updated,
-            payments: current.payments,
-            payments_count: current.payments_count,
-            timezone: current.timezone,
-          },
+          invoiceRecord(updated, current.payments, current.payments_count, current.timezone),
           now,
         );
         await recordChange(tx, {

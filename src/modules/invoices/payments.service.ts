@@ -66,11 +66,21 @@ async function withRefunds(db: Executor, accountId: string, rows: PaymentRow[]):
     accountId,
     rows.map((row) => row.id),
   );
-  return rows.map((row) => ({
-    ...row,
-    refunds: refunds.filter((refund) => refund.payment_id === row.id),
-    refunds_count: counts.get(row.id) ?? 0,
-  }));
+  return rows.map((row) =>
+    paymentRecord(
+      row,
+      refunds.filter((refund) => refund.payment_id === row.id),
+      counts.get(row.id) ?? 0,
+    ),
+  );
+}
+
+/** The row made into its record in place, not copied with a spread (slow on Node 20: see invoiceRecord). */
+function paymentRecord(row: PaymentRow, refunds: PaymentRefundRow[], refundsCount: number): PaymentRecord {
+  const record = row as PaymentRecord;
+  record.refunds = refunds;
+  record.refunds_count = refundsCount;
+  return record;
 }
 
 async function getRecord(db: Executor, accountId: string, id: string, lock = false): Promise<PaymentRecord> {
@@ -142,7 +152,7 @@ export async function recordPayment(
     updated_at: now.toISOString(),
   };
   await repository.insertPayment(tx.db, row);
-  const record: PaymentRecord = { ...row, refunds: [], refunds_count: 0 };
+  const record = paymentRecord(row, [], 0);
   await recordEvent(tx, 'payment.created', presentPayment(record));
   await settleInvoice(tx, invoice, before);
   return record;
