@@ -1,8 +1,9 @@
 // Client queries. Every query is scoped by account: another account's rows do not exist here.
 import { sql, type SqlBool } from 'kysely';
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../../db/client-search.js';
+import { POSTGRES_SEARCH_TEXT, SQLITE_BODY, SQLITE_CLEAR_QUEUED, SQLITE_INDEX_QUEUED } from '../../db/client-search.js';
 import { dialectOf, type Executor } from '../../db/database.js';
+import { registerBatchWork } from '../../db/group-commit.js';
 import { applyPage, sortKeyOf, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import { prepared } from '../../db/prepared.js';
 import { fenced, keysOf, listPlan, WALK_LIMIT, type ListPlan, type Listed } from '../../db/list-plan.js';
@@ -75,6 +76,17 @@ const CLIENT_REFERENCES = [
   { table: 'invoices', label: 'invoice' },
   { table: 'visits', label: 'visit' },
 ] as const;
+
+/**
+ * SQLite: the search rows of the clients a batch created, made once per batch just before its COMMIT
+ * (migration 20261128080000): one FTS5 segment per batch instead of one per create.
+ */
+registerBatchWork({
+  setup: [],
+  pending: 'select 1 from client_search_pending limit 1',
+  apply: SQLITE_INDEX_QUEUED,
+  clear: SQLITE_CLEAR_QUEUED,
+});
 
 /** Every column of a new client, compiled once (db/prepared-insert.ts). */
 export const insertClient: (db: Executor, row: ClientRow) => Promise<void> = preparedInsert<'clients', ClientRow>(

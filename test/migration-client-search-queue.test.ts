@@ -1,0 +1,99 @@
+// Migration 20261128080000 on a database that already holds clients, on both engines (a no-op on
+// PostgreSQL): the clients made before it are still found by their search text, a client made after it is
+// found once its transaction has committed, a queued client deleted before its batch commits leaves nothing
+// behind, and down makes the search rows of whatever is still queued before it restores the old trigger.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { test } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
+import { Migrator, sql } from 'kysely';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
+import { MIGRATIONS } from '../src/db/migrate.js';
+import { temporaryDirectory } from './helpers/context.js';
+import { createTestDatabase, onPostgres } from './helpers/database.js';
+
+const ACCOUNT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f31';
+const BEFORE = '20261127200000_webhook_deliveries_fewer_indexes';
+const NOW = '2026-11-20T10:00:00.000Z';
+
+test('client search queue: rows made before and after are found, a deleted queued row leaves none, down drains the queue', async () => {
+  const directory = temporaryDirectory();
+  const testDatabase = await createTestDatabase(directory);
+  const database = openDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: testDatabase.url }).database);
+  const db = database.db;
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const insert = (id: string, name: string) =>
+    sql`insert into clients (id, account_id, name, sort_name, metadata, created_at, updated_at)
+      values (${id}, ${ACCOUNT}, ${name}, ${name.toLowerCase()}, ${'{}'}, ${NOW}, ${NOW})`.execute(db);
+  // What the list's `q` reads on each engine: the FTS5 table on SQLite, the trigram expression on PostgreSQL.
+  const found = async (q: string) =>
+    onPostgres
+      ? (
+          await sql<{
+            id: string;
+          }>`select id from clients where lower(name) like ${`%${q}%`} order by id`.execute(db)
+        ).rows.map((row) => row.id)
+      : (
+          await sql<{
+            id: string;
+          }>`select k.client_id as id from clients_fts f join client_search_keys k on k.search_id = f.rowid where clients_fts match ${`"${q}"`} order by k.client_id`.execute(
+            db,
+          )
+        ).rows.map((row) => row.id);
+  const queued = async () =>
+    onPostgres
+      ? 0
+      : Number(
+          (await sql<{ count: number }>`select count(*) as count from client_search_pending`.execute(db)).rows[0]!
+            .count,
+        );
+  const id = (last: number) => `019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f${String(last).padStart(2, '0')}`;
+  try {
+    assert.equal((await migrator.migrateTo(BEFORE)).error, undefined);
+    await sql`insert into accounts (id, name, currency, payment_terms_days, created_at, updated_at)
+      values (${ACCOUNT}, ${'Before'}, ${'USD'}, ${30}, ${NOW}, ${NOW})`.execute(db);
+    await insert(id(40), 'Pangolin Plumbing');
+    await insert(id(41), 'Pangolin Roofing');
+
+    assert.equal((await migrator.migrateToLatest()).error, undefined);
+    assert.deepEqual(await found('pangolin'), [id(40), id(41)], 'made before the migration');
+    await insert(id(42), 'Pangolin Gardens');
+    assert.deepEqual(await found('pangolin'), [id(40), id(41), id(42)], 'made after, found once committed');
+    assert.equal(await queued(), 0);
+    await db.transaction().execute(async (trx) => {
+      await sql`insert into clients (id, account_id, name, sort_name, metadata, created_at, updated_at)
+        values (${id(43)}, ${ACCOUNT}, ${'Pangolin Gone'}, ${'pangolin gone'}, ${'{}'}, ${NOW}, ${NOW})`.execute(trx);
+      if (!onPostgres)
+        assert.equal(
+          Number((await sql<{ n: number }>`select count(*) as n from client_search_pending`.execute(trx)).rows[0]!.n),
+          1,
+        );
+      await sql`delete from clients where id = ${id(43)}`.execute(trx);
+    });
+    assert.deepEqual(await found('pangolin'), [id(40), id(41), id(42)], 'deleted before its batch committed');
+    assert.equal(await queued(), 0);
+
+    if (!onPostgres) {
+      // A connection without the group commit's batch work (a shell, a bulk load) leaves its rows queued.
+      const raw = new SqliteDatabase(testDatabase.url.slice('sqlite:'.length));
+      raw
+        .prepare(
+          `insert into clients (id, account_id, name, sort_name, metadata, created_at, updated_at) values (?, ?, 'Pangolin Queued', 'pangolin queued', '{}', ?, ?)`,
+        )
+        .run(id(45), ACCOUNT, NOW, NOW);
+      raw.close();
+      assert.equal(await queued(), 1);
+    }
+    const all = onPostgres ? [id(40), id(41), id(42)] : [id(40), id(41), id(42), id(45)];
+    assert.equal((await migrator.migrateTo(BEFORE)).error, undefined);
+    assert.deepEqual(await found('pangolin'), all, 'down keeps every search row and makes the queued ones');
+    await insert(id(44), 'Pangolin Electric');
+    assert.deepEqual(await found('pangolin'), [...all, id(44)].sort(), 'down: the trigger indexes at once');
+    assert.equal((await migrator.migrateToLatest()).error, undefined);
+  } finally {
+    await database.close();
+    await testDatabase.drop();
+    fs.rmSync(directory, { recursive: true, force: true });
+  }
+});
