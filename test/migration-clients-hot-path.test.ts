@@ -1,7 +1,10 @@
-// Migration 20261128080000 on a database that already holds clients, on both engines (a no-op on
-// PostgreSQL): the clients made before it are still found by their search text, a client made after it is
-// found once its transaction has committed, a queued client deleted before its batch commits leaves nothing
-// behind, and down makes the search rows of whatever is still queued before it restores the old trigger.
+// The two migrations 20261128080000 (issue 36) on a database that already holds clients:
+// - client_search_queue, on both engines (a no-op on PostgreSQL): the clients made before it are still found
+//   by their search text, a client made after it is found once its transaction has committed, a queued client
+//   deleted before its batch commits leaves nothing behind, and down makes the search rows of whatever is
+//   still queued before it restores the old trigger;
+// - clients_property_ids, SQLite only: the column is filled from the properties already there and kept by
+//   every insert, update and delete of a property; down drops it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
@@ -91,6 +94,66 @@ test('client search queue: rows made before and after are found, a deleted queue
     await insert(id(44), 'Pangolin Electric');
     assert.deepEqual(await found('pangolin'), [...all, id(44)].sort(), 'down: the trigger indexes at once');
     assert.equal((await migrator.migrateToLatest()).error, undefined);
+  } finally {
+    await database.close();
+    await testDatabase.drop();
+    fs.rmSync(directory, { recursive: true, force: true });
+  }
+});
+
+test('client property ids column (SQLite): filled from the properties already there, then kept by every change', async (t) => {
+  if (onPostgres) return t.skip('SQLite only: PostgreSQL reads the ids with a subquery');
+  const directory = temporaryDirectory();
+  const testDatabase = await createTestDatabase(directory);
+  const database = openDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: testDatabase.url }).database);
+  const db = database.db;
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const id = (last: number) => `019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f${String(last).padStart(2, '0')}`;
+  const property = (last: number, client: number, at: string) =>
+    sql`insert into properties (id, account_id, client_id, address, search_text, timezone, metadata, created_at, updated_at)
+      values (${id(last)}, ${ACCOUNT}, ${id(client)}, ${'{}'}, ${''}, ${'UTC'}, ${'{}'}, ${at}, ${at})`.execute(db);
+  const ids = async (client: number) =>
+    JSON.parse(
+      (await sql<{ ids: string }>`select property_ids as ids from clients where id = ${id(client)}`.execute(db))
+        .rows[0]!.ids,
+    );
+  try {
+    assert.equal((await migrator.migrateTo(BEFORE)).error, undefined);
+    await sql`insert into accounts (id, name, currency, payment_terms_days, created_at, updated_at)
+      values (${ACCOUNT}, ${'Before'}, ${'USD'}, ${30}, ${NOW}, ${NOW})`.execute(db);
+    for (const client of [50, 51])
+      await sql`insert into clients (id, account_id, name, sort_name, metadata, created_at, updated_at)
+        values (${id(client)}, ${ACCOUNT}, ${'Owner'}, ${'owner'}, ${'{}'}, ${NOW}, ${NOW})`.execute(db);
+    // Made in the reverse of id order: the ids come by created_at, then id.
+    await property(62, 50, '2026-11-20T10:00:01.000Z');
+    await property(61, 50, '2026-11-20T10:00:02.000Z');
+    await property(60, 50, '2026-11-20T10:00:02.000Z');
+
+    assert.equal((await migrator.migrateToLatest()).error, undefined);
+    assert.deepEqual(await ids(50), [id(62), id(60), id(61)], 'filled from the properties already there');
+    assert.deepEqual(await ids(51), []);
+    await property(63, 51, '2026-11-20T10:00:03.000Z');
+    assert.deepEqual(await ids(51), [id(63)], 'an insert');
+    await sql`update properties set created_at = ${'2026-11-20T10:00:00.000Z'} where id = ${id(61)}`.execute(db);
+    assert.deepEqual(await ids(50), [id(61), id(62), id(60)], 'an update of the order');
+    await sql`update properties set client_id = ${id(51)} where id = ${id(62)}`.execute(db);
+    assert.deepEqual(
+      [await ids(50), await ids(51)],
+      [
+        [id(61), id(60)],
+        [id(62), id(63)],
+      ],
+      'a move, both clients',
+    );
+    await sql`delete from properties where id = ${id(60)}`.execute(db);
+    assert.deepEqual(await ids(50), [id(61)], 'a delete');
+
+    assert.equal((await migrator.migrateTo(BEFORE)).error, undefined);
+    const columns = await sql<{ name: string }>`select name from pragma_table_info('clients')`.execute(db);
+    assert.ok(!columns.rows.some((row) => row.name === 'property_ids'), 'down drops the column');
+    await property(64, 51, '2026-11-20T10:00:04.000Z');
+    assert.equal((await migrator.migrateToLatest()).error, undefined);
+    assert.deepEqual(await ids(51), [id(62), id(63), id(64)], 'up again fills it');
   } finally {
     await database.close();
     await testDatabase.drop();
