@@ -76,43 +76,6 @@ class ApiKeyCache {
   }
 }
 
-/**
- * The hash of each presented secret that found a key in the last CACHE_TTL_MS, so that a key's every
- * request does not pay a SHA-256 (or HMAC) of its secret (issue 36). The hash is a function of the secret
- * alone, so a remembered one is never stale: revocation and expiry are still checked through ApiKeyCache on
- * every request. Only secrets that found a key are kept (unknown ones cannot fill it), each at most
- * CACHE_TTL_MS after it was hashed; the secrets are held in memory only, as the request itself held them.
- */
-class SecretHashes {
-  private readonly entries = new Map<string, { keyHash: string; at: number }>();
-
-  constructor(
-    private readonly pepper: string | undefined,
-    private readonly maxEntries = 10_000,
-  ) {}
-
-  /** The secret's hash, or undefined when it is malformed (a remembered secret was well formed). */
-  hashOf(secret: string, now: number): string | undefined {
-    const hit = this.entries.get(secret);
-    if (hit && now - hit.at < CACHE_TTL_MS) return hit.keyHash;
-    if (hit) this.entries.delete(secret);
-    return KEY_PATTERN.test(secret) ? hashApiKey(secret, this.pepper) : undefined;
-  }
-
-  /** Remembers the hash of a secret that found a key. */
-  found(secret: string, keyHash: string, now: number): void {
-    if (this.entries.has(secret)) return;
-    if (this.entries.size >= this.maxEntries) {
-      // Oldest first (insertion order): the expired go, or else the oldest one.
-      for (const [oldest, entry] of this.entries) {
-        if (now - entry.at < CACHE_TTL_MS && this.entries.size < this.maxEntries) break;
-        this.entries.delete(oldest);
-      }
-    }
-    this.entries.set(secret, { keyHash, at: now });
-  }
-}
-
 export function toAuthContext(row: ApiKeyRow): AuthContext {
   return {
     accountId: row.account_id,
@@ -136,22 +99,17 @@ type Authenticated = AuthContext | undefined | Promise<AuthContext | undefined>;
 function authenticateApiKey(
   db: Executor,
   clock: Clock,
+  pepper: string | undefined,
   key: string,
   ip: string,
   cache: ApiKeyCache,
-  hashes: SecretHashes,
 ): Authenticated {
-  const now = performance.now();
-  const keyHash = hashes.hashOf(key, now);
-  if (keyHash === undefined) return undefined;
+  if (!KEY_PATTERN.test(key)) return undefined;
+  const keyHash = hashApiKey(key, pepper);
   const found = cache.find(db, keyHash);
-  if (found instanceof Promise)
-    return found.then((known) => {
-      if (known) hashes.found(key, keyHash, now);
-      return admitKey(db, clock, known, keyHash, ip);
-    });
-  if (found) hashes.found(key, keyHash, now);
-  return admitKey(db, clock, found, keyHash, ip);
+  return found instanceof Promise
+    ? found.then((known) => admitKey(db, clock, known, keyHash, ip))
+    : admitKey(db, clock, found, keyHash, ip);
 }
 
 function admitKey(db: Executor, clock: Clock, found: KnownKey | undefined, keyHash: string, ip: string): Authenticated {
@@ -181,6 +139,5 @@ function admitKey(db: Executor, clock: Clock, found: KnownKey | undefined, keyHa
 /** Authentication as http/auth.ts runs it: keys looked up through one cache per app. */
 export function apiKeyAuthenticator(clock: Clock, pepper: string | undefined): Authenticate {
   const cache = new ApiKeyCache();
-  const hashes = new SecretHashes(pepper);
-  return (db, key, ip) => authenticateApiKey(db, clock, key, ip, cache, hashes);
+  return (db, key, ip) => authenticateApiKey(db, clock, pepper, key, ip, cache);
 }
