@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { committedBatches } from '../src/db/group-commit.js';
 import { inTransaction, SYSTEM_ACTOR, type Context } from '../src/kernel/context.js';
 import { recordEvent } from '../src/modules/events/index.js';
+import { createClient, deleteClient, updateClient } from '../src/modules/clients/clients.service.js';
 import { createTestContext } from './helpers/context.js';
 import { onPostgres } from './helpers/database.js';
 
@@ -150,6 +151,63 @@ test(`the writer keeps savepoints' sub-journals in memory (${engine})`, async (t
   try {
     const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(context.database.db);
     assert.deepEqual(rows, [{ temp_store: 2 }], '2: MEMORY');
+  } finally {
+    await context.close();
+  }
+});
+
+// SQLite makes a batch's new search rows once, just before its COMMIT (migration 20261128080000): a client
+// must still be found by `q` as soon as its create is answered, a refused create must leave no search row,
+// and an update or delete in the same batch as the create must leave the search row as the client is.
+test(`a client is found by q once its create is answered, also when its batch held a refusal, a rename or a delete (${engine})`, async () => {
+  const context = await createTestContext();
+  try {
+    const { accountId, key } = await context.account();
+    const bodies = Array.from({ length: 30 }, (_, index) => ({
+      name: `Quokka ${index}`,
+      external_id: `quokka-${index === 29 ? 0 : index}`,
+    }));
+    const responses = await Promise.all(bodies.map((body) => context.request('POST', '/v1/clients', { key, body })));
+    const created = responses.filter((response) => response.status === 201).map((response) => response.body.data.id);
+    assert.equal(created.length, 29);
+    const found = await context.request('GET', '/v1/clients?q=quokka&limit=100', { key });
+    assert.equal(found.status, 200, found.text);
+    assert.deepEqual(found.body.data.map((client: { id: string }) => client.id).sort(), created.sort());
+
+    const ctx: Context = {
+      db: context.database.db,
+      clock: context.clock,
+      links: { publicBaseUrl: 'http://localhost' },
+      accountId,
+      actor: SYSTEM_ACTOR,
+    };
+    const none = { deleteWithClient: async () => {} };
+    // Made and changed in one transaction each, all three in one batch: the search row follows the client.
+    const [renamed, , kept] = await Promise.all([
+      inTransaction(ctx, async (tx) => {
+        const client = await createClient(tx, { name: 'Wombat before' });
+        return updateClient(tx, client.id, { name: 'Numbat after', email: 'numbat@example.com' });
+      }),
+      inTransaction(ctx, async (tx) => {
+        const client = await createClient(tx, { name: 'Wombat deleted' });
+        await deleteClient(tx, client.id, undefined, none);
+      }),
+      createClient(ctx, { name: 'Wombat kept' }),
+    ]);
+    const search = async (q: string) =>
+      (await context.request('GET', `/v1/clients?q=${encodeURIComponent(q)}&limit=100`, { key })).body.data.map(
+        (client: { id: string }) => client.id,
+      );
+    assert.deepEqual(await search('wombat'), [kept.id]);
+    assert.deepEqual(await search('numbat'), [renamed.id]);
+    assert.deepEqual(await search('numbat@exa'), [renamed.id]);
+    if (!onPostgres) {
+      const counts = await sql<{ queued: number; rows: number; clients: number }>`select
+        (select count(*) from client_search_pending) as queued,
+        (select count(*) from clients_fts) as rows,
+        (select count(*) from clients) as clients`.execute(context.database.db);
+      assert.deepEqual(counts.rows, [{ queued: 0, rows: 31, clients: 31 }]);
+    }
   } finally {
     await context.close();
   }

@@ -458,6 +458,25 @@ describe('a client and its properties', () => {
     );
     assert.deepEqual(listed.property_ids, [first.id, second.id]);
     assertInvalid(await api('PUT', `/v1/clients/${owner}`, { property_ids: [] }), ['property_ids']);
+
+    // An edit of a property keeps the order; a deleted one leaves the client's ids, in GET and in the list
+    // (on SQLite a column of the client's row kept by triggers, so every change must reach it).
+    const before = await api('GET', `/v1/clients/${owner}`);
+    assert.equal((await api('PUT', `/v1/properties/${first.id}`, { name: 'Renamed' })).status, 200);
+    const after = await api('GET', `/v1/clients/${owner}`);
+    assert.deepEqual(after.body.data.property_ids, [first.id, second.id]);
+    assert.equal(after.headers.etag, before.headers.etag, 'the client is unchanged');
+    assert.equal((await api('DELETE', `/v1/properties/${first.id}`)).status, 200);
+    assert.deepEqual((await api('GET', `/v1/clients/${owner}`)).body.data.property_ids, [second.id]);
+    const relisted = (await api('GET', '/v1/clients?limit=100')).body.data.find(
+      (item: { id: string }) => item.id === owner,
+    );
+    assert.deepEqual(relisted.property_ids, [second.id]);
+    assert.deepEqual(
+      (await api('GET', '/v1/clients?limit=100&sort=name')).body.data.find((item: { id: string }) => item.id === owner)
+        .property_ids,
+      [second.id],
+    );
   });
 
   test('deleting a client with properties and nothing else deletes them too, each with property.deleted', async () => {

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql, type Compilable } from 'kysely';
+import { SQLITE_INDEX_QUEUED } from '../src/db/client-search.js';
 import { pageRequest } from '../src/db/keyset.js';
 import {
   CLIENT_SORTS,
@@ -234,6 +235,21 @@ describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLi
     assert.match(text, /SCAN clients_fts VIRTUAL TABLE INDEX/, text);
     assert.doesNotMatch(text, /\bclients\b(?!_fts)/, text);
     assert.equal(searchCountQuery(context.database.db, { q: 'co' }), undefined, 'a 2-character q has no trigram');
+  });
+});
+
+describe(`a batch's new client search rows on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
+  test('SQLite reads the queue, then each queued client by primary key (never a scan of the search keys or clients)', async (t) => {
+    if (onPostgres) return t.skip('SQLite only: PostgreSQL indexes the row itself');
+    const { rows } = await sql
+      .raw<{ detail: string }>(`explain query plan ${SQLITE_INDEX_QUEUED}`)
+      .execute(context.database.db);
+    const text = rows.map((row) => row.detail).join('\n');
+    assert.match(
+      text,
+      /^SCAN q\nSEARCH k USING INTEGER PRIMARY KEY \(rowid=\?\)\nSEARCH c USING INDEX sqlite_autoindex_clients_1 \(id=\?\)/,
+      text,
+    );
   });
 });
 

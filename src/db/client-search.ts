@@ -11,3 +11,13 @@ export const SQLITE_BODY = (row: string) =>
 
 /** PostgreSQL: the same four fields, one per line, in lower case (the expression of clients_search_trgm_idx). */
 export const POSTGRES_SEARCH_TEXT = `lower(name || E'\\n' || coalesce(email, '') || E'\\n' || coalesce(phone, '') || E'\\n' || coalesce(company_name, ''))`;
+
+/**
+ * SQLite: the search rows of the clients queued in `client_search_pending` (migration 20261128080000), made
+ * by the group commit's batch work just before COMMIT (clients.repository.ts registers it). CROSS JOIN keeps
+ * the queue driving: left to itself the planner scanned every search key to join a few queued rows.
+ */
+export const SQLITE_INDEX_QUEUED = `insert into clients_fts (rowid, body) select q.search_id, ${SQLITE_BODY('c')} from client_search_pending q cross join client_search_keys k cross join clients c where k.search_id = q.search_id and c.id = k.client_id`;
+
+/** SQLite: the queue emptied, after SQLITE_INDEX_QUEUED. */
+export const SQLITE_CLEAR_QUEUED = 'delete from client_search_pending';

@@ -41,10 +41,12 @@ const CONNECTION_STATEMENT = /^\s*(pragma|vacuum|attach|detach)\b/i;
 const QUERY = /^\s*(select|with)\b/i;
 
 /**
- * Work a module leaves to the end of each batch, in the batch's transaction (the webhook fan-out: issue 36):
- * `setup` runs once on each writer connection (TEMP tables only: the schema may not be migrated yet);
- * requests fill `pending` (a TEMP table, so a request's rollback to its savepoint takes its rows back);
- * `apply` runs just before COMMIT when `pending` holds rows, and `clear` after it. Registered at import.
+ * Work a module leaves to the end of each batch, in the batch's transaction (issue 36: the webhook fan-out,
+ * the clients' search rows): `setup` runs once on each writer connection (TEMP tables only: the schema may
+ * not be migrated yet); requests fill the table `pending` reads (a TEMP table, or a table of the schema that
+ * a trigger fills; either way a request's rollback to its savepoint takes its rows back); `apply` runs just
+ * before COMMIT when `pending` finds a row, and `clear` after it. Until `pending`'s table exists (a database
+ * not migrated yet), the work is skipped. Registered at import.
  */
 export interface BatchWork {
   setup: string[];
@@ -95,20 +97,31 @@ export class GroupCommit {
   /** How many of the registered BatchWorks have their TEMP tables on the writer. */
   private batchWorkSetUp = 0;
 
-  /** Each registered BatchWork's statements, prepared on the writer at the first batch that needs them. */
-  private readonly batchStatements = new Map<BatchWork, { pending: RowStatement; apply: string; clear: string }>();
+  /** Each registered BatchWork's `pending` statement, prepared on the writer at the first batch that needs it. */
+  private readonly batchStatements = new Map<BatchWork, RowStatement>();
 
-  /** Runs the registered work whose TEMP table holds rows of this batch; before COMMIT, in the batch. */
+  /** Runs the registered work whose pending table holds rows of this batch; before COMMIT, in the batch. */
   private applyBatchWork(): void {
     for (const work of batchWork) {
-      let statements = this.batchStatements.get(work);
-      if (!statements) {
-        statements = { pending: this.writer.prepare(work.pending), apply: work.apply, clear: work.clear };
-        this.batchStatements.set(work, statements);
+      if (!this.hasPending(work)) continue;
+      this.writer.prepare(work.apply).run([]);
+      this.writer.prepare(work.clear).run([]);
+    }
+  }
+
+  /** Whether `work`'s pending table holds a row; false while the table does not exist (migrations run in batches too). */
+  private hasPending(work: BatchWork): boolean {
+    try {
+      let pending = this.batchStatements.get(work);
+      if (!pending) {
+        pending = this.writer.prepare(work.pending);
+        this.batchStatements.set(work, pending);
       }
-      if (statements.pending.all([]).length === 0) continue;
-      this.writer.prepare(statements.apply).run([]);
-      this.writer.prepare(statements.clear).run([]);
+      return pending.all([]).length > 0;
+    } catch (error) {
+      if (!/^no such table/.test((error as Error).message)) throw error;
+      this.batchStatements.delete(work);
+      return false;
     }
   }
 

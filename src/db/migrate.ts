@@ -25,6 +25,8 @@ import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.j
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
 import * as webhookEndpointsVersionRandom from './migrations/20261127140000_webhook_endpoints_version_random.js';
 import * as webhookDeliveriesFewerIndexes from './migrations/20261127200000_webhook_deliveries_fewer_indexes.js';
+import * as clientSearchQueue from './migrations/20261128080000_client_search_queue.js';
+import * as clientsPropertyIds from './migrations/20261128080100_clients_property_ids.js';
 
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -52,6 +54,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261127030000_webhook_endpoints_version': webhookEndpointsVersion,
   '20261127140000_webhook_endpoints_version_random': webhookEndpointsVersionRandom,
   '20261127200000_webhook_deliveries_fewer_indexes': webhookDeliveriesFewerIndexes,
+  '20261128080000_client_search_queue': clientSearchQueue,
+  '20261128080100_clients_property_ids': clientsPropertyIds,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,8 +1,9 @@
 // Client queries. Every query is scoped by account: another account's rows do not exist here.
 import { sql, type SqlBool } from 'kysely';
 import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import { POSTGRES_SEARCH_TEXT, SQLITE_BODY } from '../../db/client-search.js';
+import { POSTGRES_SEARCH_TEXT, SQLITE_BODY, SQLITE_CLEAR_QUEUED, SQLITE_INDEX_QUEUED } from '../../db/client-search.js';
 import { dialectOf, type Executor } from '../../db/database.js';
+import { registerBatchWork } from '../../db/group-commit.js';
 import { applyPage, sortKeyOf, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import { prepared } from '../../db/prepared.js';
 import { fenced, keysOf, listPlan, WALK_LIMIT, type ListPlan, type Listed } from '../../db/list-plan.js';
@@ -76,6 +77,17 @@ const CLIENT_REFERENCES = [
   { table: 'visits', label: 'visit' },
 ] as const;
 
+/**
+ * SQLite: the search rows of the clients a batch created, made once per batch just before its COMMIT
+ * (migration 20261128080000): one FTS5 segment per batch instead of one per create.
+ */
+registerBatchWork({
+  setup: [],
+  pending: 'select 1 from client_search_pending limit 1',
+  apply: SQLITE_INDEX_QUEUED,
+  clear: SQLITE_CLEAR_QUEUED,
+});
+
 /** Every column of a new client, compiled once (db/prepared-insert.ts). */
 export const insertClient: (db: Executor, row: ClientRow) => Promise<void> = preparedInsert<'clients', ClientRow>(
   'clients',
@@ -89,20 +101,19 @@ const findClientPrepared = prepared(clientById);
 
 /**
  * The ids of the client's properties, oldest first, as a column of the client's own row (one query for GET
- * and for a page, not two): a JSON array on SQLite, an array on PostgreSQL. `from`: the client row's table.
+ * and for a page, not two): on SQLite the row's own `property_ids` column, a JSON array that triggers on
+ * properties keep (migration 20261128080100_clients_property_ids); on PostgreSQL an array subquery.
+ * `from`: the client row's table.
  */
 const propertyIdsColumn = (db: Executor, from = 'clients', accountId?: string) => {
+  if (dialectOf(db) !== 'postgres') return sql<string>`${sql.ref(`${from}.property_ids`)}`.as('property_ids');
   // The account: the row's own column, or (a list, whose rows do not carry it) the account's id as a value.
   const account = accountId === undefined ? sql.ref(`${from}.account_id`) : sql`${accountId}`;
-  return dialectOf(db) === 'postgres'
-    ? sql<
-        string[]
-      >`array(select p.id from properties p where p.account_id = ${account} and p.client_id = ${sql.ref(`${from}.id`)} order by p.created_at, p.id)`.as(
-        'property_ids',
-      )
-    : sql<string>`(select json_group_array(p.id order by p.created_at, p.id) from properties p where p.account_id = ${account} and p.client_id = ${sql.ref(`${from}.id`)})`.as(
-        'property_ids',
-      );
+  return sql<
+    string[]
+  >`array(select p.id from properties p where p.account_id = ${account} and p.client_id = ${sql.ref(`${from}.id`)} order by p.created_at, p.id)`.as(
+    'property_ids',
+  );
 };
 
 /** A row read with propertyIdsColumn, its ids made an array in place (no copy of the row). */
@@ -312,13 +323,16 @@ export function clientListPlan(
   filters: TimeBounds & { external_id?: string | undefined },
   page: PageRequest<ClientRow>,
 ) {
+  const columns = page.column === 'name' ? LISTED_BY_NAME : LISTED_COLUMNS;
+  // SQLite: the property ids are a column of the row, read with the others; PostgreSQL: a subquery per row.
+  const postgres = dialectOf(db) === 'postgres';
   return listPlan(
     db,
     {
       table: 'clients',
-      columns: page.column === 'name' ? LISTED_BY_NAME : LISTED_COLUMNS,
+      columns: postgres ? columns : [...columns, 'property_ids'],
       scope: { account_id: accountId },
-      computed: (from) => propertyIdsColumn(db, from, accountId),
+      computed: postgres ? (from) => propertyIdsColumn(db, from, accountId) : undefined,
     },
     { keys: keysOf({ external_id: filters.external_id }), conditions: timeBoundConditions(filters) },
     page,
