@@ -35,7 +35,7 @@ const url = {
   'create-hooks': `${server.url}/v1/clients`,
 }[scenario]!;
 // The invoice page is heavy: 50 connections would queue past the overload guard's lag and be shed; 10, as in the soak.
-const connections = scenario === 'invoices' ? 10 : 50;
+const connections = Number(process.env.WRK_CONNECTIONS ?? (scenario === 'invoices' ? 10 : 50));
 const args = [
   `-t${process.env.WRK_THREADS ?? 2}`,
   `-c${connections}`,
