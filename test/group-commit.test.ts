@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { committedBatches } from '../src/db/group-commit.js';
-import { inTransaction, SYSTEM_ACTOR, type Context } from '../src/kernel/context.js';
+import { inTransaction } from '../src/kernel/context.js';
 import { recordEvent } from '../src/modules/events/index.js';
 import { createClient, deleteClient, updateClient } from '../src/modules/clients/clients.service.js';
 import { createTestContext } from './helpers/context.js';
@@ -101,13 +101,7 @@ test(`an event and its webhook deliveries roll back with their own transaction, 
       body: { url: 'http://127.0.0.1:9/hook', enabled_events: ['*'] },
     });
     assert.equal(endpoint.status, 201, endpoint.text);
-    const ctx: Context = {
-      db: context.database.db,
-      clock: context.clock,
-      links: { publicBaseUrl: 'http://localhost' },
-      accountId,
-      actor: SYSTEM_ACTOR,
-    };
+    const ctx = context.systemContext(accountId);
     const objectIds = Array.from({ length: 10 }, (_, index) => `00000000-0000-7000-8000-00000000000${index}`);
     const outcomes = await Promise.allSettled(
       objectIds.map((id, index) =>
@@ -174,13 +168,7 @@ test(`a client is found by q once its create is answered, also when its batch he
     assert.equal(found.status, 200, found.text);
     assert.deepEqual(found.body.data.map((client: { id: string }) => client.id).sort(), created.sort());
 
-    const ctx: Context = {
-      db: context.database.db,
-      clock: context.clock,
-      links: { publicBaseUrl: 'http://localhost' },
-      accountId,
-      actor: SYSTEM_ACTOR,
-    };
+    const ctx = context.systemContext(accountId);
     const none = { deleteWithClient: async () => {} };
     // Made and changed in one transaction each, all three in one batch: the search row follows the client.
     const [renamed, , kept] = await Promise.all([

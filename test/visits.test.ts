@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../src/core/deps.js';
-import { SYSTEM_ACTOR, type Context } from '../src/kernel/context.js';
 import { createVisitsForJob, updateVisit } from '../src/modules/visits/index.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 
@@ -618,13 +617,7 @@ test('the job: visits_summary and scheduled_* mirrors; a PUT of them is 409; vis
 
 test('for visit schedules (section 18): an occurrence already made is skipped; the API’s change of time or assignees marks an exception, the schedule’s own does not', async () => {
   const job = await newJob();
-  const ctx: Context = {
-    db: context.database.db,
-    clock,
-    accountId,
-    actor: SYSTEM_ACTOR,
-    links: { publicBaseUrl: 'http://127.0.0.1' },
-  };
+  const ctx = context.systemContext(accountId);
   const scheduleId = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02';
   const occurrence = {
     local_start: '2026-03-10T09:00',

@@ -15,6 +15,7 @@ import type { RateLimitStore } from '../../src/http/rate-limit/stores.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import type { RateLimitOverrides } from '../../src/kernel/auth-context.js';
+import { SYSTEM_ACTOR, type Context } from '../../src/kernel/context.js';
 import { SCOPES, type Scope } from '../../src/kernel/scopes.js';
 import { validateResponses } from './response-schemas.js';
 
@@ -54,6 +55,8 @@ export interface TestContext {
     options?: { expiresAt?: Date; rateLimits?: RateLimitOverrides },
   ): Promise<{ id: string; key: string }>;
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /** What a service is called with when the system (a worker), not a key, acts in `accountId`. */
+  systemContext(accountId: string): Context;
   close(): Promise<void>;
 }
 
@@ -113,6 +116,15 @@ export async function createTestContext(
       const account = await createAccount(database.db, clock, { name });
       const { key } = await context.key(account.id, SCOPES);
       return { accountId: account.id, key };
+    },
+    systemContext(accountId) {
+      return {
+        db: database.db,
+        clock,
+        links: { publicBaseUrl: config.publicBaseUrl },
+        accountId,
+        actor: SYSTEM_ACTOR,
+      };
     },
     async key(accountId, scopes, keyOptions = {}) {
       const rateLimits = keyOptions.rateLimits ?? { burst: 1_000_000, perMinute: 1_000_000, perDay: 1_000_000_000 };
