@@ -1,10 +1,13 @@
-// The two migrations 20261128080000 and 20261128080100 (issue 36) on a database that already holds clients:
+// The migrations 20261128080000, 20261128080100 and 20261128110000 (issue 36) on a database that already holds clients:
 // - client_search_queue, on both engines (a no-op on PostgreSQL): the clients made before it are still found
 //   by their search text, a client made after it is found once its transaction has committed, a queued client
 //   deleted before its batch commits leaves nothing behind, and down makes the search rows of whatever is
 //   still queued before it restores the old trigger;
 // - clients_property_ids, SQLite only: the column is filled from the properties already there and kept by
-//   every insert, update and delete of a property; down drops it.
+//   every insert, update and delete of a property; down drops it;
+// - clients_version, SQLite only: the clients already there start at 0, and every UPDATE raises it by one
+//   (a property's change of property_ids too), whatever it sets, unless it sets the version itself; down
+//   drops the column and its trigger.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
@@ -142,6 +145,47 @@ test('client property ids column (SQLite): filled from the properties already th
     await property(64, 51, '2026-11-20T10:00:04.000Z');
     await database.migrateToLatest();
     assert.deepEqual(await ids(51), [id(62), id(63), id(64)], 'up again fills it');
+  } finally {
+    await database.close();
+  }
+});
+
+test('client version (SQLite): 0 for the clients already there, raised by every change of the row', async (t) => {
+  if (onPostgres) return t.skip('SQLite only: PostgreSQL lists read their rows whole');
+  const database = await migratableDatabase();
+  const db = database.db;
+  const CLIENT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f70';
+  const version = async () =>
+    Number(
+      (await sql<{ version: number }>`select version from clients where id = ${CLIENT}`.execute(db)).rows[0]!.version,
+    );
+  try {
+    await database.migrateTo(database.before('20261128110000_clients_version'));
+    await sql`insert into accounts (id, name, currency, payment_terms_days, created_at, updated_at)
+      values (${ACCOUNT}, ${'Before'}, ${'USD'}, ${30}, ${NOW}, ${NOW})`.execute(db);
+    await sql`insert into clients (id, account_id, name, sort_name, metadata, created_at, updated_at)
+      values (${CLIENT}, ${ACCOUNT}, ${'Owner'}, ${'owner'}, ${'{}'}, ${NOW}, ${NOW})`.execute(db);
+
+    await database.migrateToLatest();
+    assert.equal(await version(), 0, 'a client made before the migration');
+    await sql`update clients set name = ${'Owner 2'} where id = ${CLIENT}`.execute(db);
+    assert.equal(await version(), 1, 'an update');
+    await sql`update clients set name = name where id = ${CLIENT}`.execute(db);
+    assert.equal(await version(), 2, 'an update that changes nothing still counts');
+    await sql`insert into properties (id, account_id, client_id, address, search_text, timezone, metadata, created_at, updated_at)
+      values (${'019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f71'}, ${ACCOUNT}, ${CLIENT}, ${'{}'}, ${''}, ${'UTC'}, ${'{}'}, ${NOW}, ${NOW})`.execute(
+      db,
+    );
+    assert.equal(await version(), 3, "a property's insert changes property_ids");
+    await sql`update clients set version = 10 where id = ${CLIENT}`.execute(db);
+    assert.equal(await version(), 10, 'an update that sets the version itself');
+
+    await database.migrateTo(database.before('20261128110000_clients_version'));
+    const columns = await sql<{ name: string }>`select name from pragma_table_info('clients')`.execute(db);
+    assert.ok(!columns.rows.some((row) => row.name === 'version'), 'down drops the column');
+    await sql`update clients set name = ${'Owner 3'} where id = ${CLIENT}`.execute(db);
+    await database.migrateToLatest();
+    assert.equal(await version(), 0, 'up again starts at 0');
   } finally {
     await database.close();
   }

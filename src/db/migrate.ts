@@ -27,6 +27,7 @@ import * as webhookEndpointsVersionRandom from './migrations/20261127140000_webh
 import * as webhookDeliveriesFewerIndexes from './migrations/20261127200000_webhook_deliveries_fewer_indexes.js';
 import * as clientSearchQueue from './migrations/20261128080000_client_search_queue.js';
 import * as clientsPropertyIds from './migrations/20261128080100_clients_property_ids.js';
+import * as clientsVersion from './migrations/20261128110000_clients_version.js';
 
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -56,6 +57,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261127200000_webhook_deliveries_fewer_indexes': webhookDeliveriesFewerIndexes,
   '20261128080000_client_search_queue': clientSearchQueue,
   '20261128080100_clients_property_ids': clientsPropertyIds,
+  '20261128110000_clients_version': clientsVersion,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
