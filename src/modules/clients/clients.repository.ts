@@ -125,12 +125,11 @@ function withPropertyIdArray<Row extends { property_ids?: unknown }>(row: Row): 
   return row as Row & { property_ids: string[] };
 }
 
-/** SQLite: a row of a page as a list first reads it (migration 20261128110000). */
+/** SQLite: a row of a page as a list first reads it (migration 20261128110000), with its sort column. */
 interface VersionedClient {
   id: string;
   version: number;
 }
-const VERSIONED_COLUMNS = ['id', 'version'];
 /** What a list's record of a client was read with: every listed column, sort_name, property ids, version. */
 const RECORD_COLUMNS = [...LISTED_BY_NAME, 'property_ids', 'version'];
 
@@ -421,7 +420,7 @@ export function clientListPlan(
   return listPlan(
     db,
     read === 'versions'
-      ? { table: 'clients', columns: VERSIONED_COLUMNS, scope }
+      ? { table: 'clients', columns: ['id', 'version', page.column === 'name' ? 'sort_name' : page.column], scope }
       : {
           table: 'clients',
           columns: postgres ? columns : [...columns, 'property_ids'],
