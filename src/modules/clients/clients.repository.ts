@@ -130,18 +130,18 @@ interface VersionedClient {
   id: string;
   version: number;
 }
-/** What a list's record of a client was read with: every listed column, sort_name, property ids, version. */
-const RECORD_COLUMNS = [...LISTED_BY_NAME, 'property_ids', 'version'];
+/** What a remembered record of a client is read with: every column, its property ids, its version. */
+const RECORD_COLUMNS = [...COLUMNS, 'property_ids', 'version'];
 
 /**
- * SQLite: the clients' records lists have read, by id, each with the version of the row it was read from.
- * A page's ids and versions are two values a row, against twelve made into strings for the whole row: on a
- * list of 25 clients that was most of the page's time (46 µs of 52 in a tight loop). A version is raised by
- * every change of its row (a trigger), so a record whose version is the row's is the row as it stands.
+ * SQLite: the clients' records lists and GET have read, by id, each with the version of the row it was read
+ * from. A page's ids and versions are two values a row, against twelve made into strings for the whole row:
+ * on a list of 25 clients that was most of the page's time (46 µs of 52 in a tight loop). A version is raised
+ * by every change of its row (a trigger), so a record whose version is the row's is the row as it stands.
  * Records are shared and frozen. Each database has its own; the oldest read goes first past 10,000 (~10 MB).
  */
 const REMEMBERED_CLIENTS = 10_000;
-const rememberedOf = new WeakMap<object, Lru<string, { version: number; record: ListedClient }>>();
+const rememberedOf = new WeakMap<object, Lru<string, { version: number; record: ClientRecord }>>();
 
 /**
  * The records remembered for `db` when it is a SQLite database itself (its reads run on the read
@@ -166,9 +166,9 @@ async function recordsOf(
   db: Executor,
   accountId: string,
   rows: readonly VersionedClient[],
-  remembered: Lru<string, { version: number; record: ListedClient }>,
-): Promise<ListedClient[]> {
-  const records: Array<ListedClient | undefined> = [];
+  remembered: Lru<string, { version: number; record: ClientRecord }>,
+): Promise<ClientRecord[]> {
+  const records: Array<ClientRecord | undefined> = [];
   let missing: string[] | undefined;
   for (const { id, version } of rows) {
     const found = remembered.peek(id);
@@ -178,14 +178,14 @@ async function recordsOf(
       (missing ??= []).push(id);
     }
   }
-  if (missing === undefined) return records as ListedClient[];
+  if (missing === undefined) return records as ClientRecord[];
   const read = (await (db as unknown as Kysely<Record<string, Record<string, unknown>>>)
     .selectFrom('clients')
     .select(RECORD_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', missing)
-    .execute()) as unknown as Array<ListedClient & { version: number }>;
-  const readById = new Map<string, ListedClient>();
+    .execute()) as unknown as Array<ClientRecord & { version: number }>;
+  const readById = new Map<string, ClientRecord>();
   for (const row of read) {
     const { version, ...record } = withPropertyIdArray(row);
     Object.freeze(record.property_ids);
@@ -195,17 +195,27 @@ async function recordsOf(
   return records.flatMap((record, index) => record ?? readById.get(rows[index]!.id) ?? []);
 }
 
+/** SQLite: GET /v1/clients/:id's row as its id and version (its record remembered), compiled once. */
+const findClientVersionPrepared = prepared((db: Executor, accountId: string, id: string) =>
+  db
+    .selectFrom('clients')
+    .select(['id', sql<number>`version`.as('version')])
+    .where('account_id', '=', accountId)
+    .where('id', '=', id),
+);
+
 /** GET /v1/clients/:id, the hottest route: the row and its property ids, compiled once. */
 const findClientRecordPrepared = prepared((db: Executor, accountId: string, id: string) =>
   clientById(db, accountId, id).select(propertyIdsColumn(db)),
 );
 
 /** The client with the ids of its properties, oldest first. */
-export async function findClientRecord(
-  db: Executor,
-  accountId: string,
-  id: string,
-): Promise<(ClientRow & { property_ids: string[] }) | undefined> {
+export async function findClientRecord(db: Executor, accountId: string, id: string): Promise<ClientRecord | undefined> {
+  const remembered = rememberedClients(db);
+  if (remembered) {
+    const listed = (await findClientVersionPrepared(db, accountId, id))[0];
+    return listed && (await recordsOf(db, accountId, [listed], remembered))[0];
+  }
   const row = (await findClientRecordPrepared(db, accountId, id))[0];
   return row && withPropertyIdArray(row as ClientRow & { property_ids: unknown });
 }
