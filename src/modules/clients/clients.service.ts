@@ -38,11 +38,25 @@ async function clientRecord(ctx: Context, row: ClientRow): Promise<ClientRecord>
   return (await withPropertyIds(ctx, [row]))[0]!;
 }
 
+/** The client shown for each frozen record (the records lists and GET remember on SQLite), made once. */
+const presentedOf = new WeakMap<PresentableClient, Client>();
+
 /**
  * A client as the API shows it. Its JSON columns come from fromJsonShared: the same text read again gives the
- * same frozen object, not a new parse (the address and metadata of the clients a list shows again).
+ * same frozen object, not a new parse (the address and metadata of the clients a list shows again). A frozen
+ * record (remembered, so shown again and again) is shown by the same frozen client each time.
  */
 export function presentClient(row: PresentableClient): Client {
+  if (!Object.isFrozen(row)) return clientOf(row);
+  let presented = presentedOf.get(row);
+  if (presented === undefined) {
+    presented = Object.freeze(clientOf(row));
+    presentedOf.set(row, presented);
+  }
+  return presented;
+}
+
+function clientOf(row: PresentableClient): Client {
   return {
     id: row.id,
     object: 'client',
