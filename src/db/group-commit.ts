@@ -52,7 +52,8 @@ const QUERY = /^\s*(select|with)\b/i;
 export interface BatchWork {
   setup: string[];
   pending: string;
-  apply: string;
+  /** One statement, or several run in order. */
+  apply: string | string[];
   clear: string;
 }
 
@@ -105,7 +106,8 @@ export class GroupCommit {
   private applyBatchWork(): void {
     for (const work of batchWork) {
       if (!this.hasPending(work)) continue;
-      this.writer.prepare(work.apply).run([]);
+      if (typeof work.apply === 'string') this.writer.prepare(work.apply).run([]);
+      else for (const statement of work.apply) this.writer.prepare(statement).run([]);
       this.writer.prepare(work.clear).run([]);
     }
   }
