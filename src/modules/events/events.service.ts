@@ -48,11 +48,11 @@ export async function recordEvent(
 ): Promise<EventRow> {
   const { db: trx, accountId } = ctx;
   const now = ctx.clock.now().toISOString();
-  const data = boundedData({
-    object,
-    ...(options.previous_attributes ? { previous_attributes: options.previous_attributes } : {}),
-    ...(options.source ? { source: options.source } : {}),
-  });
+  // Built property by property: spreads of optional parts made it several times slower (issue 36).
+  const full: EventData = { object };
+  if (options.previous_attributes) full.previous_attributes = options.previous_attributes;
+  if (options.source) full.source = options.source;
+  const data = boundedData(full);
   const row: EventRow = {
     id: newId(),
     account_id: accountId,
