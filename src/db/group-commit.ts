@@ -52,7 +52,8 @@ const QUERY = /^\s*(select|with)\b/i;
 export interface BatchWork {
   setup: string[];
   pending: string;
-  apply: string;
+  /** One statement, or several run in order. */
+  apply: string | string[];
   clear: string;
 }
 
@@ -105,7 +106,8 @@ export class GroupCommit {
   private applyBatchWork(): void {
     for (const work of batchWork) {
       if (!this.hasPending(work)) continue;
-      this.writer.prepare(work.apply).run([]);
+      if (typeof work.apply === 'string') this.writer.prepare(work.apply).run([]);
+      else for (const statement of work.apply) this.writer.prepare(statement).run([]);
       this.writer.prepare(work.clear).run([]);
     }
   }
@@ -303,6 +305,11 @@ function execute(statement: RowStatement, query: CompiledQuery): QueryResult<unk
   return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
 }
 
+/** Each request's savepoint in its batch, compiled once (not a new query node per request). */
+const SAVEPOINT = CompiledQuery.raw('savepoint work');
+const RELEASE = CompiledQuery.raw('release work');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to work');
+
 /**
  * One use of the database as Kysely sees it (a query, or a transaction from begin to release). The writer
  * is taken only for what needs it, so reads outside a transaction never wait for a transaction.
@@ -318,7 +325,7 @@ class Lease implements DatabaseConnection {
     this.holding = true;
     try {
       this.transaction = this.group.enterBatch();
-      this.group.run(CompiledQuery.raw('savepoint work'));
+      this.group.run(SAVEPOINT);
     } catch (error) {
       this.release();
       throw error;
@@ -328,7 +335,7 @@ class Lease implements DatabaseConnection {
   /** Releases the savepoint into the batch, frees the writer for the next request, then waits for COMMIT. */
   async commit(): Promise<void> {
     const batch = this.transaction!;
-    this.group.run(CompiledQuery.raw('release work'));
+    this.group.run(RELEASE);
     this.transaction = undefined;
     this.release();
     await batch.durable;
@@ -340,8 +347,8 @@ class Lease implements DatabaseConnection {
     try {
       // Unless the failure took the whole batch with it (then the batch's writers have been told).
       if (batch && this.group.isOpen(batch)) {
-        this.group.run(CompiledQuery.raw('rollback to work'));
-        this.group.run(CompiledQuery.raw('release work'));
+        this.group.run(ROLLBACK_TO);
+        this.group.run(RELEASE);
       }
     } finally {
       this.release();

@@ -109,7 +109,10 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
   return guardExternalId(ctx, 'clients', input.external_id, () =>
     inTransaction(ctx, async (tx) => {
       await repository.insertClient(tx.db, row);
-      const client = presentClient({ ...row, property_ids: [] });
+      // The row itself, given its (no) property ids: not a copy (a property after a spread is slow in V8).
+      const record = row as ClientRow & { property_ids: string[] };
+      record.property_ids = [];
+      const client = presentClient(record);
       await recordEvent(tx, 'client.created', client);
       return client;
     }),

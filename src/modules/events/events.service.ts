@@ -3,6 +3,7 @@
 // every enabled webhook endpoint whose enabled_events match it.
 import type { Actor, Context } from '../../kernel/context.js';
 import { isUuid, newId } from '../../core/deps.js';
+import { dialectOf } from '../../db/database.js';
 import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { EventRow, WebhookDeliveryRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
@@ -47,11 +48,11 @@ export async function recordEvent(
 ): Promise<EventRow> {
   const { db: trx, accountId } = ctx;
   const now = ctx.clock.now().toISOString();
-  const data = boundedData({
-    object,
-    ...(options.previous_attributes ? { previous_attributes: options.previous_attributes } : {}),
-    ...(options.source ? { source: options.source } : {}),
-  });
+  // Built property by property: spreads of optional parts made it several times slower (issue 36).
+  const full: EventData = { object };
+  if (options.previous_attributes) full.previous_attributes = options.previous_attributes;
+  if (options.source) full.source = options.source;
+  const data = boundedData(full);
   const row: EventRow = {
     id: newId(),
     account_id: accountId,
@@ -62,11 +63,16 @@ export async function recordEvent(
     actor_id: ctx.actor.id,
     created_at: now,
   };
-  await repository.insertEvent(trx, row);
-  if (options.onlyEndpointId)
+  const family = `${type.slice(0, type.lastIndexOf('.'))}.*`;
+  if (options.onlyEndpointId) {
+    await repository.insertEvent(trx, row);
     await insertDeliveries(trx, [pendingAttempt(accountId, options.onlyEndpointId, row, 1, now)]);
-  else {
-    const patterns = ['*', `${type.slice(0, type.lastIndexOf('.'))}.*`, type];
+  } else if (dialectOf(trx) === 'sqlite') {
+    // Written, with its deliveries, by its group-commit batch (events.repository.ts, queueEvent).
+    await repository.queueEvent(trx, row, family);
+  } else {
+    await repository.insertEvent(trx, row);
+    const patterns = ['*', family, type];
     if (await hasSubscribers(trx, accountId, patterns)) await queueToSubscribers(trx, row, patterns, now);
   }
   return row;

@@ -6,6 +6,8 @@
 // transaction that rolled back is never given again to a committed change. An event nobody subscribes to then skips the
 // fan-out statement; one somebody does runs it as before, and that statement alone decides who gets a
 // delivery, so a stale list can only cost a statement, never lose or invent a delivery.
+// PostgreSQL's path: on SQLite an event's deliveries are made with its group-commit batch, which reads the
+// endpoints once for all its events (events.repository.ts, queueEvent).
 import type { Executor } from '../../db/database.js';
 import { fromJson } from '../../db/values.js';
 import { findEndpointsVersion, listEnabledSubscriptions } from './webhooks.repository.js';

@@ -5,7 +5,6 @@ import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account
 import { dialectOf, type Executor } from '../../db/database.js';
 import { keysOf, listPlan } from '../../db/list-plan.js';
 import { prepared } from '../../db/prepared.js';
-import { registerBatchWork } from '../../db/group-commit.js';
 import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
 import type {
   WebhookDeliveriesTable,
@@ -145,6 +144,7 @@ export async function listEndpoints(
  * endpoints overflowed SQLite's parameters when each row was a set of parameters). Each delivery's id is a
  * UUIDv7 with the event's time (the event id's first 15 characters: time and version) and fresh random bits.
  * The statement is built and compiled once per engine (and number of patterns), then bound (issue 36).
+ * PostgreSQL's path: on SQLite an event's deliveries are made with its batch (SQLITE_FAN_OUT_QUEUED).
  */
 export async function queueToSubscribers(
   db: Executor,
@@ -153,10 +153,6 @@ export async function queueToSubscribers(
   now: string,
 ): Promise<void> {
   const postgres = dialectOf(db) === 'postgres';
-  if (!postgres) {
-    await queueInBatch(db, [event.id, event.account_id, event.type, now, JSON.stringify(patterns)]);
-    return;
-  }
   const parameters: unknown[] = [event.id.slice(0, 15), event.id, event.type, now, now, now, event.account_id];
   if (postgres) parameters.push(patterns);
   else parameters.push(...patterns);
@@ -177,36 +173,26 @@ export async function queueToSubscribers(
 const fanOutStatements = new Map<string, CompiledQuery>();
 
 /**
- * SQLite: the event is queued to its batch's fan-out (db/group-commit.ts, BatchWork), one row of a TEMP
- * table in the request's savepoint; just before the batch commits, one INSERT … SELECT writes the
- * deliveries of every event of the batch to the endpoints subscribed then, in the same transaction. So the
- * deliveries commit, durable, with their events, before any request of the batch is answered, as they did
- * in each request's own statement (which cost 20 µs more per create with 3 endpoints: issue 36). The
- * endpoints are those of the batch's end: a change of an endpoint committed in the same batch counts as
+ * SQLite: the first attempts of the events of a group-commit batch (queued in `temp.event_queue` by
+ * events.repository.ts, which runs this just before the batch commits, after moving the events into
+ * `events`), to every endpoint enabled then whose enabled_events hold the event's type, its `resource.*`
+ * (the queue's `family`) or `*`. So the deliveries commit, durable, with their events, before any request
+ * of the batch is answered, as they did in each request's own statement (which cost 20 µs more per create
+ * with 3 endpoints: issue 36), and an event nobody listens to costs no read of the endpoints in its request.
+ * The endpoints are those of the batch's end: a change of an endpoint committed in the same batch counts as
  * made before the event, a valid order since neither request was answered before the batch committed.
  * A delivery an event's resend made in the same batch is not doubled (webhook_deliveries_event_attempts_idx,
- * unique on (event_id, endpoint_id, 1 when pending): migration 20261127200000).
+ * unique on (event_id, endpoint_id, 1 when pending): migration 20261127200000). CROSS JOIN: the batch's
+ * few events drive, each finding its account's endpoints by index.
  */
-async function queueInBatch(db: Executor, parameters: string[]): Promise<void> {
-  await db.executeQuery(CompiledQuery.raw(QUEUE_IN_BATCH, parameters));
-}
-const QUEUE_IN_BATCH =
-  'insert into temp.webhook_fanout (event_id, account_id, event_type, at, patterns) values (?, ?, ?, ?, ?)';
-
-registerBatchWork({
-  setup: [
-    'create temp table if not exists webhook_fanout (event_id text not null, account_id text not null, event_type text not null, at text not null, patterns text not null)',
-  ],
-  pending: 'select 1 from temp.webhook_fanout limit 1',
-  apply: `insert into webhook_deliveries (id, account_id, endpoint_id, event_id, event_type, attempt, status, next_attempt_at, created_at, updated_at)
-    select substr(f.event_id, 1, 15) || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + abs(random()) % 4, 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))),
-      w.account_id, w.id, f.event_id, f.event_type, 1, 'pending', f.at, f.at, f.at
-    from temp.webhook_fanout f join webhook_endpoints w on w.account_id = f.account_id and w.status = 'enabled'
-    where exists (select 1 from json_each(w.enabled_events) e where e.value in (select value from json_each(f.patterns)))
+export const SQLITE_FAN_OUT_QUEUED = `insert into webhook_deliveries (id, account_id, endpoint_id, event_id, event_type, attempt, status, next_attempt_at, created_at, updated_at)
+    select substr(f.id, 1, 15) || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + abs(random()) % 4, 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))),
+      w.account_id, w.id, f.id, f.type, 1, 'pending', f.created_at, f.created_at, f.created_at
+    from temp.event_queue f cross join webhook_endpoints w
+    where w.account_id = f.account_id and w.status = 'enabled'
+      and exists (select 1 from json_each(w.enabled_events) e where e.value in ('*', f.family, f.type))
     order by f.rowid, w.id
-    on conflict (event_id, endpoint_id, (case when status = 'pending' then 1 end)) do nothing`,
-  clear: 'delete from temp.webhook_fanout',
-});
+    on conflict (event_id, endpoint_id, (case when status = 'pending' then 1 end)) do nothing`;
 
 /** The fan-out statement, its parameters in the order `queueToSubscribers` binds them. */
 function fanOutStatement(db: Executor, parameters: unknown[], postgres: boolean, patternCount: number) {

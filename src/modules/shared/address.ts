@@ -36,8 +36,17 @@ const ADDRESS_KEYS = ['line1', 'line2', 'city', 'region', 'postal_code', 'countr
 /** Every key present (null when not given); an address with nothing in it is stored as null. */
 export function serializeAddress(address: Static<typeof AddressSchema> | null | undefined): string | null {
   if (!address) return null;
-  const complete = Object.fromEntries(ADDRESS_KEYS.map((key) => [key, address[key] ?? null])) as Address;
-  return Object.values(complete).every((value) => value === null) ? null : JSON.stringify(complete);
+  // One object literal in ADDRESS_KEYS' order (Object.fromEntries of a mapped list was a few µs of every create).
+  const complete: Address = {
+    line1: address.line1 ?? null,
+    line2: address.line2 ?? null,
+    city: address.city ?? null,
+    region: address.region ?? null,
+    postal_code: address.postal_code ?? null,
+    country: address.country ?? null,
+  };
+  for (const key of ADDRESS_KEYS) if (complete[key] !== null) return JSON.stringify(complete);
+  return null;
 }
 
 export function presentAddress(stored: string | null): Address | null {
