@@ -1,14 +1,15 @@
 // The endpoints of a resource (list, create, get, update, delete where it has one, and actions such as send),
 // declared once: each resource's routes file states its schemas, scopes and service functions.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema, Static } from '@sinclair/typebox';
 import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import { contextOf, requireScope } from './auth.js';
 import type { ErrorDetail, Precondition } from '../core/errors.js';
-import { etagOf, ifMatch, IfMatchHeaders } from './etag.js';
+import { etagOfJson, ifMatch, IfMatchHeaders } from './etag.js';
 import { IdempotencyHeaders } from './idempotency.js';
-import { created, ok } from './envelope.js';
+import { JSON_CONTENT_TYPE, ok, okJson } from './envelope.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { Page } from '../db/keyset.js';
 import { listResponse } from './pagination.js';
@@ -95,6 +96,31 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
   const item = schemaRef(schemas.item);
   const stateErrors = definition.stateErrors ?? [];
 
+  /**
+   * The object's JSON as its answers carry it (fast-json-stringify of the item's schema, the serializer the
+   * envelope's own uses for `data`), compiled at the first answer. The ETag is the hash of these bytes, and
+   * If-Match is compared with the current object's the same way.
+   */
+  let serializeItem: ((data: unknown) => string) | undefined;
+  const itemJson = (reply: FastifyReply, data: unknown): string => {
+    serializeItem ??= reply.compileSerializationSchema(item) as (data: unknown) => string;
+    return serializeItem(data);
+  };
+  const fingerprintOf = (reply: FastifyReply) => (current: unknown) => etagOfJson(itemJson(reply, current));
+  /**
+   * The answer of one object with its ETag: the envelope's JSON written around the object's (serialized once
+   * for both), which Fastify sends as it is (a string with a JSON content type). The headers come in the order
+   * they did when Fastify serialized the envelope: ETag, then Location (201), then Content-Type.
+   */
+  const answer = (request: FastifyRequest, reply: FastifyReply, data: unknown, location?: string) => {
+    const json = itemJson(reply, data);
+    reply.header('etag', etagOfJson(json));
+    if (location !== undefined) reply.code(201).header('location', location);
+    reply.header('content-type', JSON_CONTENT_TYPE);
+    // Typed as the envelope the route's schema declares: this string is that envelope's JSON.
+    return okJson(request, json) as unknown as ReturnType<typeof ok<unknown>>;
+  };
+
   return async (app) => {
     app.get(
       path,
@@ -137,8 +163,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
         }
         const item = await service.create(contextOf(request), request.body as Static<Create>);
-        reply.header('etag', etagOf(item));
-        return created(request, reply, path, item);
+        return answer(request, reply, item, `${path}/${item.id}`);
       },
     );
 
@@ -155,9 +180,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         },
       },
       async (request, reply) => {
-        const item = await service.get(contextOf(request), request.params.id, app.clock.now());
-        reply.header('etag', etagOf(item));
-        return ok(request, item);
+        return answer(request, reply, await service.get(contextOf(request), request.params.id, app.clock.now()));
       },
     );
 
@@ -183,10 +206,9 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           contextOf(request),
           request.params.id,
           request.body as Static<Update>,
-          ifMatch(request.headers['if-match']),
+          ifMatch(request.headers['if-match'], fingerprintOf(reply)),
         );
-        reply.header('etag', etagOf(updated));
-        return ok(request, updated);
+        return answer(request, reply, updated);
       },
     );
 
@@ -208,8 +230,15 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
             },
           },
         },
-        async (request) =>
-          ok(request, await remove(contextOf(request), request.params.id, ifMatch(request.headers['if-match']))),
+        async (request, reply) =>
+          ok(
+            request,
+            await remove(
+              contextOf(request),
+              request.params.id,
+              ifMatch(request.headers['if-match'], fingerprintOf(reply)),
+            ),
+          ),
       );
     }
 
@@ -233,9 +262,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           },
         },
         async (request, reply) => {
-          const result = await action.run(contextOf(request), request.params.id, request.body);
-          reply.header('etag', etagOf(result));
-          return ok(request, result);
+          return answer(request, reply, await action.run(contextOf(request), request.params.id, request.body));
         },
       );
     }
