@@ -12,6 +12,7 @@ import { IdempotencyHeaders } from './idempotency.js';
 import { JSON_CONTENT_TYPE, ok, okJson } from './envelope.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { Page } from '../db/keyset.js';
+import { readDataVersion } from '../db/sqlite-statements.js';
 import { listResponse } from './pagination.js';
 import {
   BODY_ERRORS,
@@ -69,9 +70,25 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
     update(ctx: Context, id: string, body: Static<Update>, precondition?: Precondition): Promise<Item>;
     delete?(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }>;
   };
+  /**
+   * GET's answers are kept per object and given again while SQLite's data version says that nothing was
+   * committed since they were read (any commit, by this process or another, makes them all old): only for a
+   * resource whose object is made of the database alone, not of the time or the caller. No effect on PostgreSQL.
+   */
+  keepAnswers?: boolean;
   /** Operations on one object beyond the standard five: `POST <path>/:id/<name>` (registered after them). */
   actions?: ReadonlyArray<ResourceAction<Item>>;
 }
+
+/** A GET's answer as it was sent, and the data version it was read at (ResourceDefinition.keepAnswers). */
+interface KeptAnswer {
+  version: number;
+  json: string;
+  etag: string;
+}
+
+/** The most GET answers a resource keeps; the oldest kept goes first (each is its object's JSON, ~0.5 KB). */
+const KEPT_ANSWERS = 1000;
 
 export interface ResourceAction<Item> {
   /** The path segment after `/:id`, such as `send`. */
@@ -112,14 +129,19 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
    * for both), which Fastify sends as it is (a string with a JSON content type). The headers come in the order
    * they did when Fastify serialized the envelope: ETag, then Location (201), then Content-Type.
    */
-  const answer = (request: FastifyRequest, reply: FastifyReply, data: unknown, location?: string) => {
-    const json = itemJson(reply, data);
-    reply.header('etag', etagOfJson(json));
+  const answerJson = (request: FastifyRequest, reply: FastifyReply, json: string, etag: string, location?: string) => {
+    reply.header('etag', etag);
     if (location !== undefined) reply.code(201).header('location', location);
     reply.header('content-type', JSON_CONTENT_TYPE);
     // Typed as the envelope the route's schema declares: this string is that envelope's JSON.
     return okJson(request, json) as unknown as ReturnType<typeof ok<unknown>>;
   };
+  const answer = (request: FastifyRequest, reply: FastifyReply, data: unknown, location?: string) => {
+    const json = itemJson(reply, data);
+    return answerJson(request, reply, json, etagOfJson(json), location);
+  };
+  /** The GET answers kept (definition.keepAnswers), by account and id. */
+  const kept = definition.keepAnswers ? new Map<string, KeptAnswer>() : undefined;
 
   return async (app) => {
     app.get(
@@ -180,7 +202,19 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         },
       },
       async (request, reply) => {
-        return answer(request, reply, await service.get(contextOf(request), request.params.id, app.clock.now()));
+        const ctx = contextOf(request);
+        const id = request.params.id;
+        const version = kept && readDataVersion(ctx.db);
+        if (version === undefined) return answer(request, reply, await service.get(ctx, id, app.clock.now()));
+        const key = `${ctx.accountId}/${id}`;
+        const hit = kept!.get(key);
+        if (hit !== undefined && hit.version === version) return answerJson(request, reply, hit.json, hit.etag);
+        // Read after the version: a commit in between makes the version kept older than the row, never newer.
+        const json = itemJson(reply, await service.get(ctx, id, app.clock.now()));
+        const etag = etagOfJson(json);
+        if (kept!.size >= KEPT_ANSWERS) kept!.delete(kept!.keys().next().value as string);
+        kept!.set(key, { version, json, etag });
+        return answerJson(request, reply, json, etag);
       },
     );
 
