@@ -2,6 +2,7 @@
 // If-Match go ahead only while the object is unchanged (else 412, nothing changed), even when two
 // clients race with the same ETag.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, type TestContext } from './helpers/context.js';
 
@@ -118,6 +119,19 @@ for (const resource of RESOURCES) {
     }
   });
 }
+
+test('the ETag is the SHA-1 (base64url) of the object as the body carries it, on create, get and update', async () => {
+  const created = await context.request('POST', '/v1/clients', {
+    key,
+    body: { name: 'Bytes', address: { city: 'Springfield', country: 'US' }, metadata: { b: '2', a: '1' } },
+  });
+  const id = created.body.data.id;
+  const updated = await context.request('PUT', `/v1/clients/${id}`, { key, body: { notes: 'née "Smith"\n' } });
+  for (const answer of [created, await context.request('GET', `/v1/clients/${id}`, { key }), updated]) {
+    const data = answer.text.slice('{"data":'.length, answer.text.lastIndexOf(',"meta":{'));
+    assert.equal(answer.headers.etag, `"${createHash('sha1').update(data).digest('base64url')}"`);
+  }
+});
 
 test('without If-Match nothing is checked', async () => {
   const created = await context.request('POST', '/v1/clients', { key, body: { name: 'Free' } });

@@ -58,6 +58,7 @@ export class RowStatement {
  */
 export class StatementCache {
   private readonly statements = new Map<string, RowStatement>();
+  private versionStatement: SqliteDatabase.Statement | undefined;
 
   constructor(
     readonly connection: SqliteDatabase.Database,
@@ -75,6 +76,15 @@ export class StatementCache {
     this.statements.set(sqlText, statement);
     return statement;
   }
+
+  /**
+   * SQLite's `PRAGMA data_version` on this connection: the same number while no other connection (this
+   * process's writer, another process) has committed since, another one after any commit.
+   */
+  dataVersion(): number {
+    this.versionStatement ??= this.connection.prepare('pragma data_version').pluck(true);
+    return this.versionStatement.get() as number;
+  }
 }
 
 /** The read connection's statements of each SQLite database (db/sqlite.ts), by its Kysely instance. */
@@ -90,4 +100,13 @@ export function registerReadStatements(db: object, statements: StatementCache): 
  */
 export function readStatements(db: object): StatementCache | undefined {
   return readStatementsOf.get(db);
+}
+
+/**
+ * The data version of the read connection when `db` is a SQLite database itself (StatementCache.dataVersion):
+ * what was read at one version is still what the database holds while the version is the same. Undefined on
+ * PostgreSQL and inside a transaction.
+ */
+export function readDataVersion(db: object): number | undefined {
+  return readStatementsOf.get(db)?.dataVersion();
 }

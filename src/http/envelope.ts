@@ -15,6 +15,19 @@ export function ok<T>(request: FastifyRequest, data: T) {
   return { data, meta: meta(request) };
 }
 
+/** The content type Fastify gives a JSON answer; a string answer with it is sent as it is. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * `ok(request, data)` as the JSON the route's serializer writes, from the JSON of `data` already made (so that
+ * the ETag hashes the same bytes and the object is serialized once): the same bytes as `{data, meta}` serialized
+ * by the envelope's schema. The request id (`req_` and hex digits, http/connections.ts) and the ISO timestamp
+ * have nothing to escape.
+ */
+export function okJson(request: FastifyRequest, dataJson: string): string {
+  return `{"data":${dataJson},"meta":{"request_id":"${request.id}","timestamp":"${timestampOf(request.server.clock)}"}}`;
+}
+
 /** 201 with the Location of the new object. */
 export function created<T extends { id: string }>(
   request: FastifyRequest,

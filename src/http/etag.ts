@@ -1,13 +1,23 @@
 // Optimistic concurrency: every single-object response carries a strong ETag (a hash of the object as
 // returned), and PUT/DELETE with If-Match go ahead only while the object is unchanged (else 412). The
 // check runs inside the update's transaction, on the locked row, so it cannot race the change.
+// The standard resources (http/resource-routes.ts) hash the object's JSON as the response carries it, made
+// once for both; the others hash JSON.stringify of the object. Each compares If-Match the way it answers.
 import { hash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { AppError, type Precondition } from '../core/errors.js';
 
-/** SHA-1 here is a fingerprint, not a defence: the one-shot hash is the cheapest strong enough. */
+/**
+ * The ETag of an object whose JSON is `json`. SHA-1 here is a fingerprint, not a defence: the one-shot hash is
+ * the cheapest strong enough.
+ */
+export function etagOfJson(json: string): string {
+  return `"${hash('sha1', json, 'base64url')}"`;
+}
+
+/** The ETag of an object, from JSON.stringify of it. */
 export function etagOf(item: unknown): string {
-  return `"${hash('sha1', JSON.stringify(item), 'base64url')}"`;
+  return etagOfJson(JSON.stringify(item));
 }
 
 /** The entity tags a conditional header lists, trimmed (If-Match, If-None-Match). */
@@ -21,12 +31,18 @@ export function noneMatch(header: string | string[] | undefined, etag: string): 
   return listedTags(header).some((tag) => tag === '*' || tag.replace(/^W\//, '') === etag);
 }
 
-/** The precondition an If-Match header states (strong comparison; `*` matches any existing object). */
-export function ifMatch(header: string | string[] | undefined): Precondition | undefined {
+/**
+ * The precondition an If-Match header states (strong comparison; `*` matches any existing object), the current
+ * object's ETag computed by `fingerprint`, as the route computes the ETag it answers.
+ */
+export function ifMatch(
+  header: string | string[] | undefined,
+  fingerprint: (current: unknown) => string = etagOf,
+): Precondition | undefined {
   if (header === undefined) return undefined;
   const tags = listedTags(header);
   return (current) => {
-    if (tags.includes('*') || tags.includes(etagOf(current))) return;
+    if (tags.includes('*') || tags.includes(fingerprint(current))) return;
     throw new AppError(
       'PRECONDITION_FAILED',
       'The object has changed since you read it: If-Match does not match its current ETag. Get it again, then retry.',

@@ -1,16 +1,18 @@
 // The endpoints of a resource (list, create, get, update, delete where it has one, and actions such as send),
 // declared once: each resource's routes file states its schemas, scopes and service functions.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema, Static } from '@sinclair/typebox';
 import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import { contextOf, requireScope } from './auth.js';
 import type { ErrorDetail, Precondition } from '../core/errors.js';
-import { etagOf, ifMatch, IfMatchHeaders } from './etag.js';
+import { etagOfJson, ifMatch, IfMatchHeaders } from './etag.js';
 import { IdempotencyHeaders } from './idempotency.js';
-import { created, ok } from './envelope.js';
+import { JSON_CONTENT_TYPE, ok, okJson } from './envelope.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { Page } from '../db/keyset.js';
+import { readDataVersion } from '../db/sqlite-statements.js';
 import { listResponse } from './pagination.js';
 import {
   BODY_ERRORS,
@@ -68,9 +70,25 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
     update(ctx: Context, id: string, body: Static<Update>, precondition?: Precondition): Promise<Item>;
     delete?(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }>;
   };
+  /**
+   * GET's answers are kept per object and given again while SQLite's data version says that nothing was
+   * committed since they were read (any commit, by this process or another, makes them all old): only for a
+   * resource whose object is made of the database alone, not of the time or the caller. No effect on PostgreSQL.
+   */
+  keepAnswers?: boolean;
   /** Operations on one object beyond the standard five: `POST <path>/:id/<name>` (registered after them). */
   actions?: ReadonlyArray<ResourceAction<Item>>;
 }
+
+/** A GET's answer as it was sent, and the data version it was read at (ResourceDefinition.keepAnswers). */
+interface KeptAnswer {
+  version: number;
+  json: string;
+  etag: string;
+}
+
+/** The most GET answers a resource keeps; the oldest kept goes first (each is its object's JSON, ~0.5 KB). */
+const KEPT_ANSWERS = 1000;
 
 export interface ResourceAction<Item> {
   /** The path segment after `/:id`, such as `send`. */
@@ -94,6 +112,36 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
   const tags = [plural.charAt(0).toUpperCase() + plural.slice(1)];
   const item = schemaRef(schemas.item);
   const stateErrors = definition.stateErrors ?? [];
+
+  /**
+   * The object's JSON as its answers carry it (fast-json-stringify of the item's schema, the serializer the
+   * envelope's own uses for `data`), compiled at the first answer. The ETag is the hash of these bytes, and
+   * If-Match is compared with the current object's the same way.
+   */
+  let serializeItem: ((data: unknown) => string) | undefined;
+  const itemJson = (reply: FastifyReply, data: unknown): string => {
+    serializeItem ??= reply.compileSerializationSchema(item) as (data: unknown) => string;
+    return serializeItem(data);
+  };
+  const fingerprintOf = (reply: FastifyReply) => (current: unknown) => etagOfJson(itemJson(reply, current));
+  /**
+   * The answer of one object with its ETag: the envelope's JSON written around the object's (serialized once
+   * for both), which Fastify sends as it is (a string with a JSON content type). The headers come in the order
+   * they did when Fastify serialized the envelope: ETag, then Location (201), then Content-Type.
+   */
+  const answerJson = (request: FastifyRequest, reply: FastifyReply, json: string, etag: string, location?: string) => {
+    reply.header('etag', etag);
+    if (location !== undefined) reply.code(201).header('location', location);
+    reply.header('content-type', JSON_CONTENT_TYPE);
+    // Typed as the envelope the route's schema declares: this string is that envelope's JSON.
+    return okJson(request, json) as unknown as ReturnType<typeof ok<unknown>>;
+  };
+  const answer = (request: FastifyRequest, reply: FastifyReply, data: unknown, location?: string) => {
+    const json = itemJson(reply, data);
+    return answerJson(request, reply, json, etagOfJson(json), location);
+  };
+  /** The GET answers kept (definition.keepAnswers), by account and id. */
+  const kept = definition.keepAnswers ? new Map<string, KeptAnswer>() : undefined;
 
   return async (app) => {
     app.get(
@@ -137,8 +185,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
         }
         const item = await service.create(contextOf(request), request.body as Static<Create>);
-        reply.header('etag', etagOf(item));
-        return created(request, reply, path, item);
+        return answer(request, reply, item, `${path}/${item.id}`);
       },
     );
 
@@ -155,9 +202,19 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         },
       },
       async (request, reply) => {
-        const item = await service.get(contextOf(request), request.params.id, app.clock.now());
-        reply.header('etag', etagOf(item));
-        return ok(request, item);
+        const ctx = contextOf(request);
+        const id = request.params.id;
+        const version = kept && readDataVersion(ctx.db);
+        if (version === undefined) return answer(request, reply, await service.get(ctx, id, app.clock.now()));
+        const key = `${ctx.accountId}/${id}`;
+        const hit = kept!.get(key);
+        if (hit !== undefined && hit.version === version) return answerJson(request, reply, hit.json, hit.etag);
+        // Read after the version: a commit in between makes the version kept older than the row, never newer.
+        const json = itemJson(reply, await service.get(ctx, id, app.clock.now()));
+        const etag = etagOfJson(json);
+        if (kept!.size >= KEPT_ANSWERS) kept!.delete(kept!.keys().next().value as string);
+        kept!.set(key, { version, json, etag });
+        return answerJson(request, reply, json, etag);
       },
     );
 
@@ -183,10 +240,9 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           contextOf(request),
           request.params.id,
           request.body as Static<Update>,
-          ifMatch(request.headers['if-match']),
+          ifMatch(request.headers['if-match'], fingerprintOf(reply)),
         );
-        reply.header('etag', etagOf(updated));
-        return ok(request, updated);
+        return answer(request, reply, updated);
       },
     );
 
@@ -208,8 +264,15 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
             },
           },
         },
-        async (request) =>
-          ok(request, await remove(contextOf(request), request.params.id, ifMatch(request.headers['if-match']))),
+        async (request, reply) =>
+          ok(
+            request,
+            await remove(
+              contextOf(request),
+              request.params.id,
+              ifMatch(request.headers['if-match'], fingerprintOf(reply)),
+            ),
+          ),
       );
     }
 
@@ -233,9 +296,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           },
         },
         async (request, reply) => {
-          const result = await action.run(contextOf(request), request.params.id, request.body);
-          reply.header('etag', etagOf(result));
-          return ok(request, result);
+          return answer(request, reply, await action.run(contextOf(request), request.params.id, request.body));
         },
       );
     }

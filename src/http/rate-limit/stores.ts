@@ -14,6 +14,8 @@ export interface RateLimitStore {
 /** In-process buckets; the least recently used are forgotten beyond `maxKeys` (a full bucket loses nothing). */
 export class MemoryStore implements RateLimitStore {
   private readonly buckets = new Map<string, BucketState>();
+  /** The key of the entry set last (the map's newest). */
+  private newest: string | undefined;
   constructor(private readonly maxKeys = 100_000) {}
 
   async take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult> {
@@ -26,7 +28,12 @@ export class MemoryStore implements RateLimitStore {
     // state either way, and an absent bucket is a full one, so an IP that never failed costs no entry.
     if (cost === 0) return take(stored, policy, nowMs, 0).result;
     const { state, result } = take(stored, policy, nowMs, cost);
-    this.buckets.delete(key);
+    // The bucket used last is already the newest entry: it keeps its place (a delete and set of a map's one
+    // entry shrank and grew the map's table on every request of a single key).
+    if (key !== this.newest) {
+      this.buckets.delete(key);
+      this.newest = key;
+    }
     this.buckets.set(key, state);
     if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
     return result;

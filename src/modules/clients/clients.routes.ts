@@ -11,6 +11,8 @@ export const clientRoutes = (dependents: service.ClientDependents) =>
     scopes: { read: 'clients:read', write: 'clients:write', delete: 'clients:delete' },
     schemas: { item: ClientSchema, create: CreateClientBody, update: UpdateClientBody, list: ListClientsQuery },
     stateErrors: ['CONFLICT'],
+    // A client is its row alone (its property ids are a column of it on SQLite): its GET answers can be kept.
+    keepAnswers: true,
     service: {
       list: service.listClients,
       present: service.presentClient,
