@@ -7,7 +7,7 @@ import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import { contextOf, requireScope } from './auth.js';
 import type { ErrorDetail, Precondition } from '../core/errors.js';
-import { etagOfJson, ifMatch, IfMatchHeaders } from './etag.js';
+import { etagOfJson, ifMatch, IfMatchHeaders, sentJson, sentJsonFingerprint } from './etag.js';
 import { IdempotencyHeaders } from './idempotency.js';
 import { JSON_CONTENT_TYPE, ok, okJson } from './envelope.js';
 import type { ErrorCode } from '../core/errors.js';
@@ -120,10 +120,10 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
    */
   let serializeItem: ((data: unknown) => string) | undefined;
   const itemJson = (reply: FastifyReply, data: unknown): string => {
-    serializeItem ??= reply.compileSerializationSchema(item) as (data: unknown) => string;
+    serializeItem ??= sentJson(reply, item);
     return serializeItem(data);
   };
-  const fingerprintOf = (reply: FastifyReply) => (current: unknown) => etagOfJson(itemJson(reply, current));
+  const fingerprintOf = (reply: FastifyReply) => sentJsonFingerprint(reply, item);
   /**
    * The answer of one object with its ETag: the envelope's JSON written around the object's (serialized once
    * for both), which Fastify sends as it is (a string with a JSON content type). The headers come in the order
