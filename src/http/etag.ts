@@ -29,7 +29,10 @@ export function sentJson(reply: FastifyReply, schema: Record<string, unknown>): 
  * If-Match's fingerprint on a route whose objects a standard resource answers (http/resource-routes.ts): the
  * ETag of the object's JSON as sent, so that an ETag from its GET matches here too.
  */
-export function sentJsonFingerprint(reply: FastifyReply, schema: Record<string, unknown>): (current: unknown) => string {
+export function sentJsonFingerprint(
+  reply: FastifyReply,
+  schema: Record<string, unknown>,
+): (current: unknown) => string {
   const serialize = sentJson(reply, schema);
   return (current) => etagOfJson(serialize(current));
 }
