@@ -133,6 +133,31 @@ test('the ETag is the SHA-1 (base64url) of the object as the body carries it, on
   }
 });
 
+test("a visit schedule's DELETE (a route beside the standard ones) takes the ETag its GET gave; a stale one is 412", async () => {
+  const job = await context.request('POST', '/v1/jobs', { key, body: { client_id: clientId, title: 'Mowing' } });
+  const created = await context.request('POST', '/v1/visit-schedules', {
+    key,
+    body: {
+      job_id: job.body.data.id,
+      recurrence: {
+        rrule: 'FREQ=WEEKLY;BYDAY=TU',
+        start_date: '2026-12-01',
+        time: '09:00',
+        timezone: 'America/Denver',
+      },
+      duration_minutes: 60,
+    },
+  });
+  assert.equal(created.status, 201, created.text);
+  const path = `/v1/visit-schedules/${created.body.data.id}`;
+  const fetched = await context.request('GET', path, { key });
+  assert.equal(fetched.headers.etag, created.headers.etag);
+  const stale = await context.request('DELETE', path, { key, headers: { 'if-match': '"stale"' } });
+  assert.equal(stale.status, 412);
+  const ended = await context.request('DELETE', path, { key, headers: { 'if-match': String(fetched.headers.etag) } });
+  assert.equal(ended.status, 200, ended.text);
+});
+
 test('without If-Match nothing is checked', async () => {
   const created = await context.request('POST', '/v1/clients', { key, body: { name: 'Free' } });
   assert.equal(

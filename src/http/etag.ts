@@ -2,9 +2,11 @@
 // returned), and PUT/DELETE with If-Match go ahead only while the object is unchanged (else 412). The
 // check runs inside the update's transaction, on the locked row, so it cannot race the change.
 // The standard resources (http/resource-routes.ts) hash the object's JSON as the response carries it, made
-// once for both; the others hash JSON.stringify of the object. Each compares If-Match the way it answers.
+// once for both; the others hash JSON.stringify of the object. Each compares If-Match the way its GET answers
+// (a route added beside a standard resource's uses sentJsonFingerprint).
 import { hash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { AppError, type Precondition } from '../core/errors.js';
 
 /**
@@ -13,6 +15,26 @@ import { AppError, type Precondition } from '../core/errors.js';
  */
 export function etagOfJson(json: string): string {
   return `"${hash('sha1', json, 'base64url')}"`;
+}
+
+/**
+ * The JSON of `schema`'s objects as a response carries them: fast-json-stringify of the schema, the serializer
+ * the envelope's own uses for `data` (compiled once per route by Fastify).
+ */
+export function sentJson(reply: FastifyReply, schema: Record<string, unknown>): (data: unknown) => string {
+  return reply.compileSerializationSchema(schema) as (data: unknown) => string;
+}
+
+/**
+ * If-Match's fingerprint on a route whose objects a standard resource answers (http/resource-routes.ts): the
+ * ETag of the object's JSON as sent, so that an ETag from its GET matches here too.
+ */
+export function sentJsonFingerprint(
+  reply: FastifyReply,
+  schema: Record<string, unknown>,
+): (current: unknown) => string {
+  const serialize = sentJson(reply, schema);
+  return (current) => etagOfJson(serialize(current));
 }
 
 /** The ETag of an object, from JSON.stringify of it. */

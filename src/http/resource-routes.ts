@@ -7,7 +7,7 @@ import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import { contextOf, requireScope } from './auth.js';
 import type { ErrorDetail, Precondition } from '../core/errors.js';
-import { etagOfJson, ifMatch, IfMatchHeaders } from './etag.js';
+import { etagOfJson, ifMatch, IfMatchHeaders, sentJson, sentJsonFingerprint } from './etag.js';
 import { IdempotencyHeaders } from './idempotency.js';
 import { JSON_CONTENT_TYPE, ok, okJson } from './envelope.js';
 import type { ErrorCode } from '../core/errors.js';
@@ -113,37 +113,43 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
   const item = schemaRef(schemas.item);
   const stateErrors = definition.stateErrors ?? [];
 
-  /**
-   * The object's JSON as its answers carry it (fast-json-stringify of the item's schema, the serializer the
-   * envelope's own uses for `data`), compiled at the first answer. The ETag is the hash of these bytes, and
-   * If-Match is compared with the current object's the same way.
-   */
-  let serializeItem: ((data: unknown) => string) | undefined;
-  const itemJson = (reply: FastifyReply, data: unknown): string => {
-    serializeItem ??= reply.compileSerializationSchema(item) as (data: unknown) => string;
-    return serializeItem(data);
-  };
-  const fingerprintOf = (reply: FastifyReply) => (current: unknown) => etagOfJson(itemJson(reply, current));
-  /**
-   * The answer of one object with its ETag: the envelope's JSON written around the object's (serialized once
-   * for both), which Fastify sends as it is (a string with a JSON content type). The headers come in the order
-   * they did when Fastify serialized the envelope: ETag, then Location (201), then Content-Type.
-   */
-  const answerJson = (request: FastifyRequest, reply: FastifyReply, json: string, etag: string, location?: string) => {
-    reply.header('etag', etag);
-    if (location !== undefined) reply.code(201).header('location', location);
-    reply.header('content-type', JSON_CONTENT_TYPE);
-    // Typed as the envelope the route's schema declares: this string is that envelope's JSON.
-    return okJson(request, json) as unknown as ReturnType<typeof ok<unknown>>;
-  };
-  const answer = (request: FastifyRequest, reply: FastifyReply, data: unknown, location?: string) => {
-    const json = itemJson(reply, data);
-    return answerJson(request, reply, json, etagOfJson(json), location);
-  };
-  /** The GET answers kept (definition.keepAnswers), by account and id. */
-  const kept = definition.keepAnswers ? new Map<string, KeptAnswer>() : undefined;
-
   return async (app) => {
+    /**
+     * The object's JSON as its answers carry it (fast-json-stringify of the item's schema, the serializer the
+     * envelope's own uses for `data`), compiled at the first answer. The ETag is the hash of these bytes, and
+     * If-Match is compared with the current object's the same way.
+     */
+    let serializeItem: ((data: unknown) => string) | undefined;
+    const itemJson = (reply: FastifyReply, data: unknown): string => {
+      serializeItem ??= sentJson(reply, item);
+      return serializeItem(data);
+    };
+    const fingerprintOf = (reply: FastifyReply) => sentJsonFingerprint(reply, item);
+    /**
+     * The answer of one object with its ETag: the envelope's JSON written around the object's (serialized once
+     * for both), which Fastify sends as it is (a string with a JSON content type). The headers come in the order
+     * they did when Fastify serialized the envelope: ETag, then Location (201), then Content-Type.
+     */
+    const answerJson = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      json: string,
+      etag: string,
+      location?: string,
+    ) => {
+      reply.header('etag', etag);
+      if (location !== undefined) reply.code(201).header('location', location);
+      reply.header('content-type', JSON_CONTENT_TYPE);
+      // Typed as the envelope the route's schema declares: this string is that envelope's JSON.
+      return okJson(request, json) as unknown as ReturnType<typeof ok<unknown>>;
+    };
+    const answer = (request: FastifyRequest, reply: FastifyReply, data: unknown, location?: string) => {
+      const json = itemJson(reply, data);
+      return answerJson(request, reply, json, etagOfJson(json), location);
+    };
+    /** The GET answers kept (definition.keepAnswers), by account and id: this app's, read from its database. */
+    const kept = definition.keepAnswers ? new Map<string, KeptAnswer>() : undefined;
+
     app.get(
       path,
       {

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
-import { etagOf, ifMatch, IfMatchHeaders } from '../../http/etag.js';
+import { etagOf, ifMatch, IfMatchHeaders, sentJsonFingerprint } from '../../http/etag.js';
 import { IdempotencyHeaders } from '../../http/idempotency.js';
 import { resourceRoutes } from '../../http/resource-routes.js';
 import {
@@ -126,14 +126,15 @@ export const visitScheduleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) =>
+    async (request, reply) =>
       ok(
         request,
         await service.deleteSchedule(
           contextOf(request),
           request.params.id,
           request.query.keep_visits === true,
-          ifMatch(request.headers['if-match']),
+          // Compared with the ETag the standard GET answers (the schedule's JSON as sent).
+          ifMatch(request.headers['if-match'], sentJsonFingerprint(reply, schedule)),
         ),
       ),
   );
