@@ -42,8 +42,8 @@ const CONNECTION_STATEMENT = /^\s*(pragma|vacuum|attach|detach)\b/i;
 const QUERY = /^\s*(select|with)\b/i;
 
 /**
- * Work a module leaves to the end of each batch, in the batch's transaction (issue 36: the webhook fan-out,
- * the clients' search rows): `setup` runs once on each writer connection (TEMP tables only: the schema may
+ * Work a module leaves to the end of each batch, in the batch's transaction (issue 36: the events and their
+ * webhook fan-out, the clients' search rows), in the order registered: `setup` runs once on each writer connection (TEMP tables only: the schema may
  * not be migrated yet); requests fill the table `pending` reads (a TEMP table, or a table of the schema that
  * a trigger fills; either way a request's rollback to its savepoint takes its rows back); `apply` runs just
  * before COMMIT when `pending` finds a row, and `clear` after it. Until `pending`'s table exists (a database
