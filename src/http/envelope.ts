@@ -28,6 +28,19 @@ export function okJson(request: FastifyRequest, dataJson: string): string {
   return `{"data":${dataJson},"meta":{"request_id":"${request.id}","timestamp":"${timestampOf(request.server.clock)}"}}`;
 }
 
+/**
+ * A list's envelope as the JSON its route's serializer writes, from its objects' JSON already made (each
+ * object's once, http/resource-routes.ts): `{data, meta: {request_id, timestamp, pagination}}`.
+ */
+export function listJson(
+  request: FastifyRequest,
+  itemsJson: readonly string[],
+  pagination: { limit: number; has_more: boolean; next_cursor: string | null },
+): string {
+  const cursor = pagination.next_cursor === null ? 'null' : JSON.stringify(pagination.next_cursor);
+  return `{"data":[${itemsJson.join(',')}],"meta":{"request_id":"${request.id}","timestamp":"${timestampOf(request.server.clock)}","pagination":{"limit":${pagination.limit},"has_more":${pagination.has_more},"next_cursor":${cursor}}}}`;
+}
+
 /** 201 with the Location of the new object. */
 export function created<T extends { id: string }>(
   request: FastifyRequest,

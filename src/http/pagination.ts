@@ -1,7 +1,7 @@
 // The list envelope: a page of objects with `meta.pagination`, and a `Link: <...>; rel="next"` header.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_PAGE_SIZE, type Page } from '../db/keyset.js';
-import { meta } from './envelope.js';
+import { JSON_CONTENT_TYPE, listJson, meta } from './envelope.js';
 
 /**
  * A list answer is bounded in bytes as well as rows (docs/api-contract.md §21: about 5 MB): past it, the page
@@ -123,4 +123,40 @@ export function listResponse<T, R>(
       pagination: { limit: limit ?? DEFAULT_PAGE_SIZE, has_more: hasMore, next_cursor: nextCursor },
     },
   };
+}
+
+/**
+ * listResponse from each object's JSON (`json`, which may give an object that cannot change the JSON made for
+ * it before): the envelope written around them, sent as it is. The byte bound is counted on the JSON itself
+ * (3 bytes per UTF-16 unit at most; exactly, only when that does not fit).
+ */
+export function listJsonResponse<T, R>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: Page<T>,
+  limit: number | undefined,
+  present: (item: T) => R,
+  json: (item: R) => string,
+  maxBytes = MAX_LIST_BYTES,
+): string {
+  const items = page.items.map((item) => json(present(item)));
+  let hasMore = page.hasMore;
+  let nextCursor = page.nextCursor;
+  let atMost = 0;
+  for (const item of items) atMost += 3 * item.length + 1;
+  if (atMost > maxBytes) {
+    let bytes = 0;
+    for (let index = 0; index < items.length; index += 1) {
+      bytes += Buffer.byteLength(items[index]!) + 1;
+      if (bytes > maxBytes && index > 0 && page.cursorAfter) {
+        items.length = index;
+        hasMore = true;
+        nextCursor = page.cursorAfter(page.items[index - 1] as T);
+        break;
+      }
+    }
+  }
+  if (nextCursor) reply.header('link', `<${withCursor(request.url, nextCursor)}>; rel="next"`);
+  reply.header('content-type', JSON_CONTENT_TYPE);
+  return listJson(request, items, { limit: limit ?? DEFAULT_PAGE_SIZE, has_more: hasMore, next_cursor: nextCursor });
 }

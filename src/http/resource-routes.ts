@@ -13,7 +13,7 @@ import { JSON_CONTENT_TYPE, ok, okJson } from './envelope.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { Page } from '../db/keyset.js';
 import { readDataVersion } from '../db/sqlite-statements.js';
-import { listResponse } from './pagination.js';
+import { listJsonResponse, type listResponse } from './pagination.js';
 import {
   BODY_ERRORS,
   IDEMPOTENCY_ERRORS,
@@ -126,6 +126,26 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     };
     const fingerprintOf = (reply: FastifyReply) => sentJsonFingerprint(reply, item);
     /**
+     * The JSON and ETag of each frozen object answered (one that cannot change: a client record remembered by
+     * its row's version, clients.repository.ts), made once and shared by its GET and the lists that show it.
+     */
+    const sentOf = new WeakMap<object, { json: string; etag?: string }>();
+    const sent = (reply: FastifyReply, data: unknown): { json: string; etag?: string } => {
+      if (typeof data !== 'object' || data === null || !Object.isFrozen(data)) return { json: itemJson(reply, data) };
+      let found = sentOf.get(data);
+      if (found === undefined) {
+        found = { json: itemJson(reply, data) };
+        sentOf.set(data, found);
+      }
+      return found;
+    };
+    /** The object's JSON and its ETag (the hash of that JSON). */
+    const tagged = (reply: FastifyReply, data: unknown): { json: string; etag: string } => {
+      const found = sent(reply, data);
+      found.etag ??= etagOfJson(found.json);
+      return found as { json: string; etag: string };
+    };
+    /**
      * The answer of one object with its ETag: the envelope's JSON written around the object's (serialized once
      * for both), which Fastify sends as it is (a string with a JSON content type). The headers come in the order
      * they did when Fastify serialized the envelope: ETag, then Location (201), then Content-Type.
@@ -144,8 +164,8 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       return okJson(request, json) as unknown as ReturnType<typeof ok<unknown>>;
     };
     const answer = (request: FastifyRequest, reply: FastifyReply, data: unknown, location?: string) => {
-      const json = itemJson(reply, data);
-      return answerJson(request, reply, json, etagOfJson(json), location);
+      const { json, etag } = tagged(reply, data);
+      return answerJson(request, reply, json, etag, location);
     };
     /** The GET answers kept (definition.keepAnswers), by account and id: this app's, read from its database. */
     const kept = definition.keepAnswers ? new Map<string, KeptAnswer>() : undefined;
@@ -166,7 +186,16 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         const query = request.query as Static<Query> & { limit?: number };
         const now = app.clock.now();
         const page = await service.list(contextOf(request), query, now);
-        return listResponse(request, reply, page, query.limit, (row) => service.present(row, now));
+        const json = listJsonResponse(
+          request,
+          reply,
+          page,
+          query.limit,
+          (row) => service.present(row, now),
+          (data) => sent(reply, data).json,
+        );
+        // Typed as the envelope the route's schema declares: this string is that envelope's JSON.
+        return json as unknown as ReturnType<typeof listResponse>;
       },
     );
 
@@ -216,8 +245,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         const hit = kept!.get(key);
         if (hit !== undefined && hit.version === version) return answerJson(request, reply, hit.json, hit.etag);
         // Read after the version: a commit in between makes the version kept older than the row, never newer.
-        const json = itemJson(reply, await service.get(ctx, id, app.clock.now()));
-        const etag = etagOfJson(json);
+        const { json, etag } = tagged(reply, await service.get(ctx, id, app.clock.now()));
         if (kept!.size >= KEPT_ANSWERS) kept!.delete(kept!.keys().next().value as string);
         kept!.set(key, { version, json, etag });
         return answerJson(request, reply, json, etag);
