@@ -427,17 +427,22 @@ export function clientListPlan(
   // SQLite: the property ids are a column of the row, read with the others; PostgreSQL: a subquery per row.
   const postgres = dialectOf(db) === 'postgres';
   const scope = { account_id: accountId };
+  const conditions = timeBoundConditions(filters);
+  // A filtered page sorts the rows it matched by the sort column, so it reads that too (an unfiltered one
+  // sorts the table's own rows: 26 fewer strings).
+  const filtered = filters.external_id !== undefined || conditions.length > 0;
+  const sortColumn = page.column === 'name' ? 'sort_name' : page.column;
   return listPlan(
     db,
     read === 'versions'
-      ? { table: 'clients', columns: ['id', 'version', page.column === 'name' ? 'sort_name' : page.column], scope }
+      ? { table: 'clients', columns: filtered ? ['id', 'version', sortColumn] : ['id', 'version'], scope }
       : {
           table: 'clients',
           columns: postgres ? columns : [...columns, 'property_ids'],
           scope,
           computed: postgres ? (from) => propertyIdsColumn(db, from, accountId) : undefined,
         },
-    { keys: keysOf({ external_id: filters.external_id }), conditions: timeBoundConditions(filters) },
+    { keys: keysOf({ external_id: filters.external_id }), conditions },
     page,
   );
 }
