@@ -211,6 +211,7 @@ async function compareBodies(
 }
 
 async function main() {
+  const loadAtStart = os.loadavg();
   ensureWrk();
   const rows: Measured[] = [];
   const sqliteEnv = {
@@ -387,7 +388,7 @@ async function main() {
     '',
     `${new Date().toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'} · Node ${process.version}${process.env.BENCH_MAIN ? ` · build ${process.env.BENCH_MAIN}` : ''}`,
     '',
-    `load average at the end: ${os
+    `load average at the start: ${loadAtStart.map((load) => load.toFixed(1)).join(', ')}; at the end: ${os
       .loadavg()
       .map((load) => load.toFixed(1))
       .join(', ')} (${os.cpus().length} cores)`,
