@@ -411,13 +411,15 @@ async function main() {
       'authentication, rate limit, validation, ETag or security headers; it reads and writes the same rows and answers',
       'the same bodies.',
       '',
-      `| scenario | BMS | ${prototypes.map((prototype) => `prototype, ${PROTOTYPE_LOGGING[prototype.mode]}`).join(' | ')} | target | BMS's req/s over the prototype's |`,
+      `| scenario | BMS | ${prototypes.map((prototype) => `prototype, ${PROTOTYPE_LOGGING[prototype.mode]}`).join(' | ')} | target | BMS against the prototype |`,
       `|---|---:|${prototypes.map(() => '---:|').join('')}---:|---|`,
       ...[...floor].map(([scenario, entry]) => {
-        const last = entry.prototypes.get(prototypes.at(-1)!.mode);
+        // Against the prototype that logs as BMS does (info), when it ran.
+        const mode = entry.prototypes.has('info') ? 'info' : prototypes.at(-1)!.mode;
+        const like = entry.prototypes.get(mode);
         const share =
-          entry.bms && last && last.requestsPerSecond > 0
-            ? `${Math.round((entry.bms.requestsPerSecond / last.requestsPerSecond) * 100)} % (${prototypes.at(-1)!.mode})`
+          entry.bms && like && like.requestsPerSecond > 0 && like.cpuMicrosPerRequest > 0
+            ? `${Math.round((entry.bms.requestsPerSecond / like.requestsPerSecond) * 100)} % of its req/s, ${Math.round((entry.bms.cpuMicrosPerRequest / like.cpuMicrosPerRequest) * 100) / 100}× its CPU per request (${mode})`
             : '';
         return `| ${scenario} | ${cell(entry.bms)} | ${prototypes.map((prototype) => cell(entry.prototypes.get(prototype.mode))).join(' | ')} | ≥ ${entry.target} | ${share} |`;
       }),
