@@ -4,12 +4,30 @@
 // endpoints also as a ratio to the create without). The figure of saturation is the server's CPU use over
 // the run (100 % is one core busy: Node's limit). Webhook deliveries are queued but not sent during the
 // run (WEBHOOK_POLL_MS is an hour): the create's figure is the request's own cost.
+// The floor (issue 36): beside BMS's SQLite rows, the same requests to a minimal Fastify + better-sqlite3 server
+// (bench/prototype.mjs, rows labelled "prototype, not BMS") on a page-for-page copy of the database BMS was seeded
+// with, answering the same bodies (their byte counts are printed), with no logging and with one pino line per
+// request: what this stack does on this machine with none of BMS's per-request work. Its rows have no target.
+// BENCH_PROTOTYPE: its logging modes, comma-separated (none, info, fastify: Fastify's default two lines per
+// request; default none,info), or `off`.
 // `npm run bench:hot`. wrk is Debian's package; this script installs it when missing and run as root.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, api, bms, peakRssMb, startBaseline, startSeeded, stop, work, startPostgresDatabase } from './lib.js';
+import Database from 'better-sqlite3';
+import {
+  ROOT,
+  api,
+  bms,
+  peakRssMb,
+  startBaseline,
+  startPrototype,
+  startSeeded,
+  stop,
+  work,
+  startPostgresDatabase,
+} from './lib.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 /**
@@ -18,6 +36,25 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 8);
  */
 const PIN = process.env.BENCH_PIN === '1';
 const WRK = PIN ? ['taskset', '-c', '1', 'wrk', '-t1'] : ['wrk', '-t2'];
+
+/** The prototype's logging modes to run (bench/prototype.mjs), and how its rows name them. */
+const PROTOTYPE_LOGGING: Record<string, string> = {
+  none: 'no logging',
+  info: 'info logging (one pino line per request)',
+  fastify: "Fastify's default request logging (two lines per request)",
+};
+const PROTOTYPE_MODES = (process.env.BENCH_PROTOTYPE ?? 'none,info')
+  .split(',')
+  .map((mode) => mode.trim())
+  .filter((mode) => mode !== '' && mode !== 'off');
+for (const mode of PROTOTYPE_MODES)
+  if (!(mode in PROTOTYPE_LOGGING)) throw new Error(`BENCH_PROTOTYPE: unknown mode ${mode} (none, info, fastify, off)`);
+
+interface Prototype {
+  mode: string;
+  url: string;
+  process: ChildProcess;
+}
 
 interface Measured {
   scenario: string;
@@ -60,11 +97,14 @@ function postScript(body: unknown): string {
   return file;
 }
 
-/** Answers other than 2xx in a BMS server's log so far, by status (the log line of each request has it). */
+/** Answers other than 2xx in a BMS (or logging prototype) server's log so far, by status (each request's log line has it). */
 function refusals(url: string): Map<string, number> {
   const counts = new Map<string, number>();
-  const file = path.join(work, `bms-${new URL(url).port}.log`);
-  if (!fs.existsSync(file)) return counts;
+  const { port } = new URL(url);
+  const file = [`bms-${port}.log`, `prototype-${port}.log`]
+    .map((name) => path.join(work, name))
+    .find((name) => fs.existsSync(name));
+  if (!file) return counts;
   for (const [, status] of fs.readFileSync(file, 'utf8').matchAll(/"status":([013-9]\d\d)/g))
     counts.set(status!, (counts.get(status!) ?? 0) + 1);
   return counts;
@@ -111,7 +151,67 @@ function wrk(scenario: string, url: string, pid: number, key?: string, script?: 
   return result;
 }
 
+/** One answer's status, body, and its header lines (count and bytes, status line and blank line included). */
+async function answer(url: string, key: string, method = 'GET', body?: unknown) {
+  const response = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  const headers = [...response.headers];
+  return {
+    status: response.status,
+    text,
+    headerCount: headers.length,
+    headerBytes:
+      `HTTP/1.1 ${response.status} ${response.statusText}\r\n`.length +
+      headers.reduce((sum, [name, value]) => sum + name.length + value.length + 4, 0) +
+      2,
+  };
+}
+
+/** A body with its ids, times and request ids masked (each the same length whatever its value). */
+function masked(text: string): string {
+  return text
+    .replace(/req_[0-9a-f]{32}/g, 'req_…')
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, 'T')
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'U');
+}
+
+/**
+ * One request to BMS and to each prototype: their body byte counts (which must match), whether the bodies are the
+ * same but for ids and times, and their response headers. A line of the report, printed too.
+ */
+async function compareBodies(
+  scenario: string,
+  bmsUrl: string,
+  prototypes: Prototype[],
+  route: string,
+  key: string,
+  method = 'GET',
+  body?: unknown,
+): Promise<string> {
+  const ours = await answer(`${bmsUrl}${route}`, key, method, body);
+  const parts = [
+    `BMS ${ours.status} ${Buffer.byteLength(ours.text)} bytes (${ours.headerCount} headers, ≈${ours.headerBytes} bytes)`,
+  ];
+  let same = true;
+  for (const prototype of prototypes) {
+    const theirs = await answer(`${prototype.url}${route}`, key, method, body);
+    const sameBody = theirs.status === ours.status && masked(theirs.text) === masked(ours.text);
+    same &&= sameBody && Buffer.byteLength(theirs.text) === Buffer.byteLength(ours.text);
+    parts.push(
+      `prototype (${prototype.mode}) ${theirs.status} ${Buffer.byteLength(theirs.text)} bytes (${theirs.headerCount} headers, ≈${theirs.headerBytes} bytes)${sameBody ? '' : ', body DIFFERS'}`,
+    );
+  }
+  const line = `- ${scenario}: ${parts.join('; ')}${prototypes.length > 0 && same ? '; bodies the same but for ids and times' : ''}`;
+  console.log(line);
+  return line;
+}
+
 async function main() {
+  const loadAtStart = os.loadavg();
   ensureWrk();
   const rows: Measured[] = [];
   const sqliteEnv = {
@@ -121,6 +221,24 @@ async function main() {
     WEBHOOK_POLL_MS: '3600000',
   };
   const { server: sqlite, seeded } = await startSeeded(sqliteEnv);
+  // The floor's database: a page-for-page copy (SQLite's backup) of the file BMS was just seeded in, before any
+  // of BMS's measured creates; each prototype gets a fresh copy of it.
+  const prototypes: Prototype[] = [];
+  if (PROTOTYPE_MODES.length > 0) {
+    const snapshot = path.join(work, 'prototype-seed.sqlite');
+    const source = new Database(path.join(work, 'hot.sqlite'), { readonly: true });
+    await source.backup(snapshot);
+    source.close();
+    for (const mode of PROTOTYPE_MODES) {
+      const file = path.join(work, `prototype-${mode}.sqlite`);
+      fs.copyFileSync(snapshot, file);
+      prototypes.push({ mode, ...(await startPrototype(file, seeded.accountId, mode)) });
+    }
+  }
+  /** The body of each scenario, BMS's against the prototypes'. */
+  const bodies: string[] = [];
+  /** The floor's rows by scenario, for the summary under the table. */
+  const floor = new Map<string, { bms?: Measured; prototypes: Map<string, Measured>; target: number }>();
   const baseline = await startBaseline(seeded.clientResponseSize);
   const bare = wrk('bare node:http (baseline)', baseline.url, baseline.process.pid as number);
   rows.push(bare);
@@ -130,25 +248,59 @@ async function main() {
     cpuRatio: Math.round((bare.cpuMicrosPerRequest / row.cpuMicrosPerRequest) * 1000) / 1000,
     target,
   });
-  rows.push(
-    ratio(
-      wrk(
-        'GET one client, SQLite, info logging',
-        `${sqlite.url}/v1/clients/${seeded.clientId}`,
-        sqlite.process.pid as number,
-        seeded.key,
-      ),
-      0.22,
-    ),
+  /** A prototype's row: its ratios to bare, no target (it is not what BMS is judged by). */
+  const relative = (row: Measured) => {
+    const { target: _, ...rest } = ratio(row, 0);
+    return rest;
+  };
+  /** The prototypes' rows of one scenario, after BMS's: same path, same key header (which they ignore), same body. */
+  const prototypeRows = (scenario: string, label: string, target: number, route: string, script?: string) => {
+    const entry = floor.get(scenario) ?? { prototypes: new Map<string, Measured>(), target };
+    floor.set(scenario, entry);
+    for (const prototype of prototypes) {
+      const row = relative(
+        wrk(
+          `prototype, not BMS: ${label}, ${PROTOTYPE_LOGGING[prototype.mode]}`,
+          `${prototype.url}${route}`,
+          prototype.process.pid as number,
+          seeded.key,
+          script,
+        ),
+      );
+      entry.prototypes.set(prototype.mode, row);
+      rows.push(row);
+    }
+  };
+  const bmsRow = (scenario: string, row: Measured, target: number) => {
+    const measured = ratio(row, target);
+    const entry = floor.get(scenario) ?? { prototypes: new Map<string, Measured>(), target };
+    entry.bms = measured;
+    floor.set(scenario, entry);
+    rows.push(measured);
+    return measured;
+  };
+  const getRoute = `/v1/clients/${seeded.clientId}`;
+  bodies.push(await compareBodies('GET one client', sqlite.url, prototypes, getRoute, seeded.key));
+  bmsRow(
+    'GET one client',
+    wrk('GET one client, SQLite, info logging', `${sqlite.url}${getRoute}`, sqlite.process.pid as number, seeded.key),
+    0.22,
   );
-  rows.push(
-    ratio(
-      wrk('list 25 clients, SQLite', `${sqlite.url}/v1/clients?limit=25`, sqlite.process.pid as number, seeded.key),
-      0.1,
-    ),
+  prototypeRows('GET one client', 'GET one client', 0.22, getRoute);
+  bodies.push(await compareBodies('list 25 clients', sqlite.url, prototypes, '/v1/clients?limit=25', seeded.key));
+  bmsRow(
+    'list 25 clients',
+    wrk('list 25 clients, SQLite', `${sqlite.url}/v1/clients?limit=25`, sqlite.process.pid as number, seeded.key),
+    0.1,
   );
+  prototypeRows('list 25 clients', 'list 25 clients', 0.1, '/v1/clients?limit=25');
   // Creates: one account without webhook endpoints (the seeded one) and one with three enabled endpoints.
-  const newClient = postScript({ name: 'Bench client', email: 'bench@example.com', address: { city: 'Springfield' } });
+  const clientBody = { name: 'Bench client', email: 'bench@example.com', address: { city: 'Springfield' } };
+  const newClient = postScript(clientBody);
+  // One create each first (one row more in each database, as the measured creates make thousands).
+  bodies.push(
+    await compareBodies('create a client', sqlite.url, prototypes, '/v1/clients', seeded.key, 'POST', clientBody),
+  );
   const none = wrk(
     'create a client, SQLite durable (log fdatasync before the answer), no webhook endpoint',
     `${sqlite.url}/v1/clients`,
@@ -156,7 +308,7 @@ async function main() {
     seeded.key,
     newClient,
   );
-  rows.push(ratio(none, 0.08));
+  bmsRow('durable create', none, 0.08);
   const account = bms(['accounts', 'create', '--name', 'Bench Webhooks'], sqliteEnv);
   const { key: hooksKey } = bms(
     ['keys', 'create', '--account', account.id, '--name', 'bench', '--scopes', 'all'].concat([
@@ -189,7 +341,15 @@ async function main() {
     cpuRatio: Math.round((none.cpuMicrosPerRequest / three.cpuMicrosPerRequest) * 1000) / 1000,
     target: 0.85,
   });
+  prototypeRows(
+    'durable create',
+    'durable create (synchronous=FULL, a savepoint per request, one COMMIT per event-loop turn)',
+    0.08,
+    '/v1/clients',
+    newClient,
+  );
   await stop(sqlite.process);
+  for (const prototype of prototypes) await stop(prototype.process);
 
   const postgres = await startPostgresDatabase('hot');
   try {
@@ -228,7 +388,7 @@ async function main() {
     '',
     `${new Date().toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'} · Node ${process.version}${process.env.BENCH_MAIN ? ` · build ${process.env.BENCH_MAIN}` : ''}`,
     '',
-    `load average at the end: ${os
+    `load average at the start: ${loadAtStart.map((load) => load.toFixed(1)).join(', ')}; at the end: ${os
       .loadavg()
       .map((load) => load.toFixed(1))
       .join(', ')} (${os.cpus().length} cores)`,
@@ -240,6 +400,35 @@ async function main() {
         `| ${row.scenario} | ${row.requestsPerSecond} | ${row.ratio ?? 1} | ${row.cpuRatio ?? 1} | ${row.target === undefined ? '' : `≥ ${row.target}`} | ${row.p50} | ${row.p99} | ${row.non2xx}${row.refused ? ` (${row.refused})` : ''} | ${row.cpuPercent} % | ${row.cpuMicrosPerRequest} | ${row.peakRssMb} |`,
     ),
   ];
+  if (prototypes.length > 0) {
+    const cell = (row: Measured | undefined) =>
+      row ? `${row.ratio}; ${row.cpuRatio} (${row.cpuMicrosPerRequest})` : '';
+    lines.push(
+      '',
+      '## BMS against the floor (SQLite; the prototype is bench/prototype.mjs, not BMS)',
+      '',
+      'Ratios to the bare server of this run: by req/s; by CPU per request (CPU µs per request). The prototype has no',
+      'authentication, rate limit, validation, ETag or security headers; it reads and writes the same rows and answers',
+      'the same bodies.',
+      '',
+      `| scenario | BMS | ${prototypes.map((prototype) => `prototype, ${PROTOTYPE_LOGGING[prototype.mode]}`).join(' | ')} | target | BMS against the prototype |`,
+      `|---|---:|${prototypes.map(() => '---:|').join('')}---:|---|`,
+      ...[...floor].map(([scenario, entry]) => {
+        // Against the prototype that logs as BMS does (info), when it ran.
+        const mode = entry.prototypes.has('info') ? 'info' : prototypes.at(-1)!.mode;
+        const like = entry.prototypes.get(mode);
+        const share =
+          entry.bms && like && like.requestsPerSecond > 0 && like.cpuMicrosPerRequest > 0
+            ? `${Math.round((entry.bms.requestsPerSecond / like.requestsPerSecond) * 100)} % of its req/s, ${Math.round((entry.bms.cpuMicrosPerRequest / like.cpuMicrosPerRequest) * 100) / 100}× its CPU per request (${mode})`
+            : '';
+        return `| ${scenario} | ${cell(entry.bms)} | ${prototypes.map((prototype) => cell(entry.prototypes.get(prototype.mode))).join(' | ')} | ≥ ${entry.target} | ${share} |`;
+      }),
+      '',
+      'Bodies (one request each before the runs):',
+      '',
+      ...bodies,
+    );
+  }
   const text = lines.join('\n');
   fs.writeFileSync(
     path.join(

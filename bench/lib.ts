@@ -65,7 +65,7 @@ export function bms(args: string[], env: Record<string, string>) {
 }
 
 /** The V8 flag `npm start` passes (package.json): smaller young-generation semi-spaces. */
-const START_FLAGS = ['--max-semi-space-size=32'];
+export const START_FLAGS = ['--max-semi-space-size=32'];
 
 export async function startBms(
   env: Record<string, string>,
@@ -105,6 +105,30 @@ export async function startBaseline(size: number): Promise<{ url: string; proces
   children.push(child);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(url);
+  return { url, process: child };
+}
+
+/**
+ * The floor of the stack (bench/prototype.mjs, NOT BMS: Fastify and better-sqlite3 with no authentication, rate
+ * limit, validation or headers of BMS's) on a SQLite file seeded as BMS's, for the account `accountId`.
+ * `logging`: none, info (one pino line per request, as BMS) or fastify (Fastify's default request logging).
+ */
+export async function startPrototype(
+  database: string,
+  accountId: string,
+  logging: string,
+): Promise<{ url: string; process: ChildProcess }> {
+  const port = nextPort++;
+  const log = fs.openSync(path.join(work, `prototype-${port}.log`), 'w');
+  // The same V8 flags as BMS (`npm start`), so the two differ by their code alone.
+  const child = spawn(
+    process.execPath,
+    [...START_FLAGS, path.join(ROOT, 'bench/prototype.mjs'), String(port), database, accountId, logging],
+    { stdio: ['ignore', log, log] },
+  );
+  children.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/health`);
   return { url, process: child };
 }
 
@@ -184,6 +208,8 @@ export async function api(base: string, key: string, method: string, url: string
 }
 
 export interface Seeded {
+  /** The seeded account (the key's). */
+  accountId: string;
   key: string;
   clientId: string;
   invoiceId: string;
@@ -213,7 +239,7 @@ export async function prepare(env: Record<string, string>): Promise<Seeded> {
     ],
     env,
   ).key;
-  return { key, clientId: '', invoiceId: '', clientResponseSize: 0 };
+  return { accountId: account.id, key, clientId: '', invoiceId: '', clientResponseSize: 0 };
 }
 
 export async function seed(base: string, seeded: Seeded): Promise<Seeded> {
