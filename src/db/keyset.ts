@@ -131,6 +131,7 @@ export function pageRequest<Row>(query: PageQuery, fields: SortFields<Row>): Pag
 /**
  * Orders by (column, id), starts after the cursor's row and fetches one row more than the page, which
  * tells whether another page follows. The cursor's condition is a range of the (account_id, column, id) index.
+ * Each page size is its own SQL text (at most 100 of them).
  */
 export function applyPage<DB, TB extends keyof DB, O, Row>(
   query: SelectQueryBuilder<DB, TB, O>,
@@ -138,8 +139,10 @@ export function applyPage<DB, TB extends keyof DB, O, Row>(
 ): SelectQueryBuilder<DB, TB, O> {
   const direction = page.descending ? 'desc' : 'asc';
   const result = query.orderBy(sortKeyOf(page), direction).orderBy(sql.ref('id'), direction);
+  // The page size is written into the SQL, not bound: SQLite (3.53) plans with a bound LIMIT's value, so a
+  // statement whose LIMIT is bound is compiled again on every run after a bind (5 µs of a 26-row page's 21).
   return (page.after ? result.where(beyond(page, page.after, page.descending ? '<' : '>')) : result).limit(
-    page.limit + 1,
+    sql.lit(page.limit + 1),
   );
 }
 

@@ -59,7 +59,7 @@ export function fenced<DB, TB extends keyof DB, O>(
   db: Executor,
   query: SelectQueryBuilder<DB, TB, O>,
 ): SelectQueryBuilder<DB, TB, O> {
-  return dialectOf(db) === 'postgres' ? query.offset(0) : query.limit(-1).offset(0);
+  return dialectOf(db) === 'postgres' ? query.offset(sql.lit(0)) : query.limit(sql.lit(-1)).offset(sql.lit(0));
 }
 
 /** What a list read: its rows and, when it stopped at WALK_LIMIT before the page was full, where. */
@@ -181,7 +181,7 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
       range = range
         .orderBy(sql.ref(column))
         .orderBy(sql.ref('id'))
-        .limit(WALK_LIMIT + 1);
+        .limit(sql.lit(WALK_LIMIT + 1));
       const count = untyped
         .selectFrom(range.as('range'))
         .clearSelect()
@@ -209,8 +209,8 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
     return query
       .orderBy(sortKeyOf(page), direction)
       .orderBy(sql.ref('id'), direction)
-      .limit(1)
-      .offset(WALK_LIMIT - 1);
+      .limit(sql.lit(1))
+      .offset(sql.lit(WALK_LIMIT - 1));
   });
   const [firstBound, ...restBounds] = bounds.map((bound, index) =>
     outerKeys.selectFrom(bound.as(`bound${index}`)).selectAll(),
@@ -223,7 +223,7 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
           .selectAll()
           .orderBy(sql.ref('value'), direction)
           .orderBy(sql.ref('id'), direction)
-          .limit(1);
+          .limit(sql.lit(1));
   return { query: list(), ranges, walk: { bound, list } };
 }
 

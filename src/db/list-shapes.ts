@@ -1,4 +1,4 @@
-// A list's query compiled once per shape (which filters are set, the sort, its direction, a cursor or none)
+// A list's query compiled once per shape (which filters are set, the sort, its direction, a cursor or none, the page size)
 // and run with each request's values bound, instead of built and compiled by Kysely on every request (that
 // was 11 % of a 25-client list's CPU time). The same idea as db/prepared.ts for lists, whose SQL text
 // depends on which filters are set: the plan is built once per shape from stand-in values, and where each
@@ -13,7 +13,7 @@ import { runCompiled } from './prepared.js';
 export type ListValues = Record<string, string | undefined>;
 
 /** Where a compiled parameter comes from. */
-type Slot = { value: string } | { after: 'value' | 'id' } | { limitPlus: number } | { constant: unknown };
+type Slot = { value: string } | { after: 'value' | 'id' } | { constant: unknown };
 
 interface Shape {
   query: CompiledQuery;
@@ -22,12 +22,11 @@ interface Shape {
 
 /**
  * Stand-ins: instants of year 0001 (a time bound is normalized as an instant, which leaves these unchanged;
- * no stored value or constant of a list is one), a page size no request can ask for, and an integer cursor
- * value no integer sort reaches.
+ * no stored value or constant of a list is one) and an integer cursor value no integer sort reaches. The page
+ * size is part of the shape: it is written into the SQL (db/keyset.ts, applyPage).
  */
 const STAND_IN_PREFIX = '0001-01-01T00:00:00.';
 const standIn = (index: number) => `${STAND_IN_PREFIX}${String(index + 1).padStart(3, '0')}Z`;
-const LIMIT_STAND_IN = 8_000_000_000_000;
 const INTEGER_STAND_IN = 9_000_000_000_001;
 
 /**
@@ -57,7 +56,7 @@ function compileShape<O>(
   }
   let plan: ListPlan<O>;
   try {
-    plan = build(db, values, { ...page, limit: LIMIT_STAND_IN, after });
+    plan = build(db, values, { ...page, after });
   } catch {
     // A plan that checks its values refuses the stand-ins: that shape is built per request, as before.
     return undefined;
@@ -67,11 +66,9 @@ function compileShape<O>(
   const slots = query.parameters.map((parameter): Slot => {
     const slot = slotOf.get(parameter);
     if (slot) return slot;
-    if (typeof parameter === 'number' && Math.abs(parameter - LIMIT_STAND_IN) <= 2)
-      return { limitPlus: parameter - LIMIT_STAND_IN };
     return { constant: parameter };
   });
-  const used = new Set(slots.filter((slot) => !('constant' in slot) && !('limitPlus' in slot)));
+  const used = new Set(slots.filter((slot) => !('constant' in slot)));
   const unchanged = [...slotOf.values()].every((slot) => used.has(slot));
   const altered = slots.some(
     (slot) =>
@@ -92,7 +89,7 @@ export function listByShape<O>(build: (db: Executor, values: ListValues, page: P
     const names = Object.keys(values)
       .filter((name) => values[name] !== undefined)
       .sort();
-    const key = `${dialectOf(db)} ${page.column} ${page.descending} ${page.after !== undefined} ${names.join(',')}`;
+    const key = `${dialectOf(db)} ${page.column} ${page.descending} ${page.after !== undefined} ${page.limit} ${names.join(',')}`;
     let shape = shapes.get(key);
     if (shape === undefined) {
       shape = compileShape(db, build, names, page) ?? null;
@@ -100,13 +97,7 @@ export function listByShape<O>(build: (db: Executor, values: ListValues, page: P
     }
     if (shape === null) return runList(build(db, values, page));
     const parameters = shape.slots.map((slot) =>
-      'value' in slot
-        ? values[slot.value]
-        : 'after' in slot
-          ? page.after![slot.after]
-          : 'limitPlus' in slot
-            ? page.limit + slot.limitPlus
-            : slot.constant,
+      'value' in slot ? values[slot.value] : 'after' in slot ? page.after![slot.after] : slot.constant,
     );
     return { rows: await runCompiled(db, shape.query as CompiledQuery<O>, parameters) };
   };
