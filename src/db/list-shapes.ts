@@ -1,6 +1,6 @@
-// A list's query compiled once per shape (which filters are set, the sort, its direction, a cursor or none, the page size)
-// and run with each request's values bound, instead of built and compiled by Kysely on every request (that
-// was 11 % of a 25-client list's CPU time). The same idea as db/prepared.ts for lists, whose SQL text
+// A list's query compiled once per shape (which filters are set, the sort, its direction, a cursor or none,
+// the page size) and run with each request's values bound, instead of built and compiled by Kysely on every
+// request (that was 11 % of a 25-client list's CPU time). The same idea as db/prepared.ts for lists, whose SQL text
 // depends on which filters are set: the plan is built once per shape from stand-in values, and where each
 // stand-in lands among the compiled parameters says where each request's value goes.
 import type { CompiledQuery } from 'kysely';

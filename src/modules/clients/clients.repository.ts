@@ -125,7 +125,10 @@ function withPropertyIdArray<Row extends { property_ids?: unknown }>(row: Row): 
   return row as Row & { property_ids: string[] };
 }
 
-/** SQLite: a row of a page as a list first reads it (migration 20261128110000), with its sort column. */
+/**
+ * SQLite: a row of a page as a list first reads it (migration 20261128110000), and on a filtered page its sort
+ * column too.
+ */
 interface VersionedClient {
   id: string;
   version: number;
