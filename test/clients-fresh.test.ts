@@ -2,10 +2,13 @@
 // ids and versions and reuse the records read before (clients.repository.ts, migration 20261128110000), so
 // every way a client can change must reach the next page read: an update through the API (two in the same
 // millisecond included), a property added or deleted, a write by another connection, a delete; and
-// pages by name must still carry their cursors. On PostgreSQL the same behaviour, read whole.
+// pages by name must still carry their cursors; and a page whose rows change between the read of their
+// versions and the read of their records (another commit in between) is read again whole, never answered out
+// of order or ended early. On PostgreSQL the same behaviour, read whole.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
+import { StatementCache } from '../src/db/sqlite-statements.js';
 import pg from 'pg';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
 import { onPostgres } from './helpers/database.js';
@@ -135,4 +138,62 @@ test('pages by name and by creation carry their cursors when their clients are r
     [...first.data, ...second.data].map((client: { name: string }) => client.name),
     ['echo', 'Bravo', 'charlie', 'Alpha'],
   );
+});
+
+/**
+ * SQLite: `write` runs on another connection at the moment the list reads the records of its page (the
+ * records' statement is the one that reads `version` by `id in (…)`), after it read the page's versions.
+ */
+async function listedWith(write: (connection: SqliteDatabase.Database) => void, url: string) {
+  const connection = new SqliteDatabase(context.databaseUrl.replace(/^sqlite:/, ''));
+  const prepare = StatementCache.prototype.prepare;
+  let armed = true;
+  StatementCache.prototype.prepare = function (this: StatementCache, sqlText: string) {
+    if (armed && sqlText.includes('"version"') && sqlText.includes(' in (')) {
+      armed = false;
+      write(connection);
+    }
+    return prepare.call(this, sqlText);
+  };
+  try {
+    const page = await call('GET', url);
+    assert.equal(armed, false, 'the page read its records after its versions');
+    return page;
+  } finally {
+    StatementCache.prototype.prepare = prepare;
+    connection.close();
+  }
+}
+
+test('a commit between the two reads of a page: the page is read again whole, in order, with its cursor', async (t) => {
+  if (onPostgres) return t.skip('SQLite only: PostgreSQL reads a page in one statement');
+  const ids: string[] = [];
+  for (const name of ['A', 'B', 'C', 'D', 'E']) {
+    clock.advance(1);
+    ids.push((await call('POST', '/v1/clients', { name })).data.id);
+  }
+  // Read once, so that B and C are remembered at their current versions; then both change.
+  await call('GET', '/v1/clients?sort=name&limit=2');
+  await call('PUT', `/v1/clients/${ids[1]}`, { notes: 'changed' });
+  await call('PUT', `/v1/clients/${ids[0]}`, { notes: 'changed' });
+  const deleted = await listedWith(
+    (connection) => connection.prepare('delete from clients where id = ?').run(ids[1]),
+    '/v1/clients?sort=name&limit=2',
+  );
+  assert.deepEqual(
+    deleted.data.map((client: { name: string }) => client.name),
+    ['A', 'C'],
+  );
+  assert.equal(deleted.meta.pagination.has_more, true, 'D and E remain');
+
+  await call('PUT', `/v1/clients/${ids[2]}`, { notes: 'changed' });
+  const renamed = await listedWith(
+    (connection) => connection.prepare("update clients set name = 'Zed', sort_name = 'zed' where id = ?").run(ids[2]),
+    '/v1/clients?sort=name&limit=2',
+  );
+  const first = renamed.data.map((client: { name: string }) => client.name);
+  const rest = (
+    await call('GET', `/v1/clients?sort=name&limit=10&cursor=${renamed.meta.pagination.next_cursor}`)
+  ).data.map((client: { name: string }) => client.name);
+  assert.deepEqual([...first, ...rest], ['A', 'D', 'E', 'Zed'], 'every client once, in order');
 });

@@ -163,14 +163,18 @@ function rememberedClients(db: Executor) {
 
 /**
  * The records of a page's rows: remembered when their version is the row's, else read whole by id (one
- * query for them all) and remembered. A row deleted between the two reads is left out of the page.
+ * query for them all) and remembered. The two reads are two snapshots: undefined when a row read whole was
+ * changed or deleted since its version was read (another commit came between), so that a list reads its page
+ * again in one statement rather than answer rows out of its order or end early; GET takes the newer record
+ * (`exact` false), or none when the row is gone.
  */
 async function recordsOf(
   db: Executor,
   accountId: string,
   rows: readonly VersionedClient[],
   remembered: Lru<string, { version: number; record: ClientRecord }>,
-): Promise<ClientRecord[]> {
+  exact: boolean,
+): Promise<ClientRecord[] | undefined> {
   const records: Array<ClientRecord | undefined> = [];
   let missing: string[] | undefined;
   for (const { id, version } of rows) {
@@ -188,14 +192,23 @@ async function recordsOf(
     .where('account_id', '=', accountId)
     .where('id', 'in', missing)
     .execute()) as unknown as Array<ClientRecord & { version: number }>;
-  const readById = new Map<string, ClientRecord>();
+  const readById = new Map<string, { version: number; record: ClientRecord }>();
   for (const row of read) {
     const { version, ...record } = withPropertyIdArray(row);
     Object.freeze(record.property_ids);
-    readById.set(record.id, Object.freeze(record));
-    remembered.set(record.id, { version, record });
+    const entry = { version, record: Object.freeze(record) };
+    readById.set(record.id, entry);
+    remembered.set(record.id, entry);
   }
-  return records.flatMap((record, index) => record ?? readById.get(rows[index]!.id) ?? []);
+  const found: ClientRecord[] = [];
+  for (let index = 0; index < rows.length; index += 1) {
+    const listed = rows[index]!;
+    const fresh = records[index] === undefined ? readById.get(listed.id) : undefined;
+    if (exact && records[index] === undefined && fresh?.version !== listed.version) return undefined;
+    const record = records[index] ?? fresh?.record;
+    if (record !== undefined) found.push(record);
+  }
+  return found;
 }
 
 /** SQLite: GET /v1/clients/:id's row as its id and version (its record remembered), compiled once. */
@@ -217,7 +230,7 @@ export async function findClientRecord(db: Executor, accountId: string, id: stri
   const remembered = rememberedClients(db);
   if (remembered) {
     const listed = (await findClientVersionPrepared(db, accountId, id))[0];
-    return listed && (await recordsOf(db, accountId, [listed], remembered))[0];
+    return listed && (await recordsOf(db, accountId, [listed], remembered, false))?.[0];
   }
   const row = (await findClientRecordPrepared(db, accountId, id))[0];
   return row && withPropertyIdArray(row as ClientRow & { property_ids: unknown });
@@ -381,7 +394,8 @@ export async function listClients(
     const remembered = rememberedClients(db);
     if (remembered) {
       const listed = await listClientVersionsByShape(db, values, page as unknown as PageRequest<VersionedClient>);
-      return { rows: await recordsOf(db, accountId, listed.rows, remembered), resumeAfter: listed.resumeAfter };
+      const rows = await recordsOf(db, accountId, listed.rows, remembered, true);
+      if (rows) return { rows, resumeAfter: listed.resumeAfter };
     }
     const listed = await listClientsByShape(db, values, page as unknown as PageRequest<ListedClient>);
     for (const row of listed.rows) withPropertyIdArray(row);
