@@ -46,23 +46,42 @@ export function jsonBytesAtMost(value: unknown, limit: number): number {
   }
 }
 
+/** How a page's items are measured in bytes of JSON: an upper bound that is cheap, and the exact count. */
+interface JsonSize<R> {
+  atMost(item: R, limit: number): number;
+  exact(item: R): number;
+}
+
+/** Objects, measured by jsonBytesAtMost, and written out only when that bound does not fit. */
+const OBJECT_SIZE: JsonSize<unknown> = {
+  atMost: jsonBytesAtMost,
+  exact: (item) => Buffer.byteLength(JSON.stringify(item) ?? ''),
+};
+
+/** JSON already written: 3 bytes of UTF-8 at most per UTF-16 unit. */
+const JSON_TEXT_SIZE: JsonSize<string> = {
+  atMost: (text) => 3 * text.length,
+  exact: (text) => Buffer.byteLength(text),
+};
+
 /** The page's objects, as many as fit in `maxBytes` of JSON (always at least one), and the cursor after them. */
 export function boundedItems<T, R>(
   page: Page<T>,
   present: (item: T) => R,
+  size: JsonSize<R> = OBJECT_SIZE,
   maxBytes = MAX_LIST_BYTES,
 ): { data: R[]; hasMore: boolean; nextCursor: string | null } {
   const data = page.items.map(present);
   let atMost = 0;
   for (const presented of data) {
-    atMost += jsonBytesAtMost(presented, maxBytes) + 1;
+    atMost += size.atMost(presented, maxBytes) + 1;
     if (atMost > maxBytes) break;
   }
   if (atMost <= maxBytes) return { data, hasMore: page.hasMore, nextCursor: page.nextCursor };
-  // It may not fit: each object written out, in order, until one does not.
+  // It may not fit: each object measured exactly, in order, until one does not.
   let bytes = 0;
   for (let index = 0; index < data.length; index += 1) {
-    bytes += Buffer.byteLength(JSON.stringify(data[index]) ?? '') + 1;
+    bytes += size.exact(data[index]!) + 1;
     if (bytes > maxBytes && index > 0 && page.cursorAfter) {
       return { data: data.slice(0, index), hasMore: true, nextCursor: page.cursorAfter(page.items[index - 1] as T) };
     }
@@ -137,26 +156,9 @@ export function listJsonResponse<T, R>(
   limit: number | undefined,
   present: (item: T) => R,
   json: (item: R) => string,
-  maxBytes = MAX_LIST_BYTES,
 ): string {
-  const items = page.items.map((item) => json(present(item)));
-  let hasMore = page.hasMore;
-  let nextCursor = page.nextCursor;
-  let atMost = 0;
-  for (const item of items) atMost += 3 * item.length + 1;
-  if (atMost > maxBytes) {
-    let bytes = 0;
-    for (let index = 0; index < items.length; index += 1) {
-      bytes += Buffer.byteLength(items[index]!) + 1;
-      if (bytes > maxBytes && index > 0 && page.cursorAfter) {
-        items.length = index;
-        hasMore = true;
-        nextCursor = page.cursorAfter(page.items[index - 1] as T);
-        break;
-      }
-    }
-  }
+  const { data, hasMore, nextCursor } = boundedItems(page, (item) => json(present(item)), JSON_TEXT_SIZE);
   if (nextCursor) reply.header('link', `<${withCursor(request.url, nextCursor)}>; rel="next"`);
   reply.header('content-type', JSON_CONTENT_TYPE);
-  return listJson(request, items, { limit: limit ?? DEFAULT_PAGE_SIZE, has_more: hasMore, next_cursor: nextCursor });
+  return listJson(request, data, { limit: limit ?? DEFAULT_PAGE_SIZE, has_more: hasMore, next_cursor: nextCursor });
 }
