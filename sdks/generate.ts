@@ -42,6 +42,12 @@ interface Endpoint {
   name: string;
   operationId: string;
   httpMethod: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /**
+   * A POST that takes no `Idempotency-Key` (the operation declares no such header: creating or rolling an API
+   * key, whose answer holds a secret the server does not keep for a replay). The SDKs send none, and do not
+   * retry such a call that got no answer, since it may have been carried out.
+   */
+  unkeyed: boolean;
   path: string;
   operation: Operation;
   /** The path's parameters, in order: `id`, then any other (`/v1/visits/{id}/assignees/{team_member_id}`). */
@@ -146,6 +152,11 @@ export function readResources(document: OpenApiDocument): Resource[] {
         name: '',
         operationId: operation.operationId,
         httpMethod: httpMethod.toUpperCase() as Endpoint['httpMethod'],
+        unkeyed:
+          httpMethod === 'post' &&
+          !(operation.parameters ?? []).some(
+            (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key',
+          ),
         path,
         operation,
         pathParams,
@@ -435,14 +446,22 @@ function tsMethod(resource: Resource, endpoint: Endpoint): string {
     'options?: RequestOptions',
   ].join(', ');
   // Both a body and a query (`?on_conflict=reject` on a create): the query's keys are taken out of params.
-  const parts =
-    endpoint.query && endpoint.body
-      ? `splitParams(params, ${JSON.stringify(Object.keys(endpoint.query))})`
+  const fields = [
+    ...(endpoint.query && endpoint.body
+      ? [`...splitParams(params, ${JSON.stringify(Object.keys(endpoint.query))})`]
       : endpoint.query
-        ? '{ query: { ...params } }'
+        ? ['query: { ...params }']
         : endpoint.body
-          ? '{ body: params }'
-          : '{}';
+          ? ['body: params']
+          : []),
+    ...(endpoint.unkeyed ? ['unkeyed: true'] : []),
+  ];
+  const parts =
+    fields.length === 1 && fields[0]!.startsWith('...')
+      ? fields[0]!.slice(3)
+      : fields.length === 0
+        ? '{}'
+        : `{ ${fields.join(', ')} }`;
   if (endpoint.returns === 'page')
     return `${doc}  ${endpoint.name}(${args}): PagePromise<${model}> {\n    return this.transport.list<${model}>(\`${path}\`, { ...params }, options);\n  }\n`;
   const call = endpoint.returns === 'bytes' ? 'requestBytes' : `request<${model}>`;
@@ -701,7 +720,7 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
   const bodyNames = names.filter((name) => !queryNames.includes(name));
   const collected = pythonGiven(names);
   const options = [
-    ...(endpoint.httpMethod === 'POST' ? ['idempotency_key: Optional[str] = None'] : []),
+    ...(endpoint.httpMethod === 'POST' && !endpoint.unkeyed ? ['idempotency_key: Optional[str] = None'] : []),
     ...(endpoint.httpMethod === 'PUT' || endpoint.httpMethod === 'DELETE' ? ['if_match: Optional[str] = None'] : []),
     ...(endpoint.returns === 'bytes' ? ['if_none_match: Optional[str] = None'] : []),
     'extra_headers: Optional[Mapping[str, str]] = None',
@@ -730,6 +749,7 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
     ...(endpoint.body ? [`body=${pythonGiven(bodyNames)}`] : []),
     ...(queryNames.length > 0 ? [`query=${pythonGiven(queryNames)}`] : []),
     ...(endpoint.returns === 'bytes' ? ['accept="application/pdf"'] : []),
+    ...(endpoint.unkeyed ? ['unkeyed=True'] : []),
     optionArguments,
   ];
   // One of several fields is required (x-required-one-of): an overload per field that makes it required, so

@@ -247,6 +247,42 @@ describe('JavaScript SDK', () => {
     }
   });
 
+  test('an API key is created and rolled through the SDK (no Idempotency-Key is sent), and each secret works', async () => {
+    const { key } = await context.account('Keys through the SDK');
+    const statuses: number[] = [];
+    const bms = new BmsClient({ apiKey: key, baseUrl, fetch: recordingFetch(statuses) });
+    const created = await bms.apiKeys.create({ name: 'Bookkeeper', scopes: ['clients:read'] });
+    assert.equal(created.lastResponse.status, 201);
+    assert.match(created.secret, /^bms_/);
+    assert.deepEqual(created.scopes, ['clients:read']);
+    const reader = new BmsClient({ apiKey: created.secret, baseUrl });
+    assert.equal((await reader.clients.list()).lastResponse.status, 200);
+    const rolled = await bms.apiKeys.roll(created.id);
+    assert.equal(rolled.lastResponse.status, 200);
+    assert.equal(rolled.id, created.id);
+    assert.notEqual(rolled.secret, created.secret);
+    assert.equal((await new BmsClient({ apiKey: rolled.secret, baseUrl }).clients.list()).lastResponse.status, 200);
+    // The roll had no overlap: the first secret stopped at once.
+    assert.equal((await rejection(reader.clients.list({}, { maxRetries: 0 }))).status, 401);
+    assert.deepEqual(statuses, [201, 200]);
+  });
+
+  test('a key create whose response was lost is not sent again (it may have been carried out)', async () => {
+    const { key } = await context.account('Lost key create');
+    const proxy = await startFlakyProxy(baseUrl, 'drop-response');
+    try {
+      const failed = await rejection(
+        new BmsClient({ apiKey: key, baseUrl: proxy.url }).apiKeys.create({ name: 'Once', scopes: ['clients:read'] }),
+      );
+      assert.ok(failed instanceof sdk.APIConnectionError);
+      assert.equal(proxy.connections, 1);
+    } finally {
+      await proxy.close();
+    }
+    const keys = await new BmsClient({ apiKey: key, baseUrl }).apiKeys.list();
+    assert.equal(keys.data.filter((listed) => listed.name === 'Once').length, 1);
+  });
+
   test('backoff grows exponentially with jitter up to a cap; Retry-After is read as seconds or a date', async () => {
     const { backoffDelay, retryAfterDelay } = await import('../sdks/js/src/transport.js');
     [

@@ -3681,7 +3681,7 @@ Requires the scope `quotes:write`. */
 
 Requires the scope `quotes:read`. */
   preview(params: QuotePreviewParams, options?: RequestOptions): Promise<WithResponse<Quote>> {
-    return this.transport.request<Quote>('POST', `/v1/quotes/preview`, { body: params }, options);
+    return this.transport.request<Quote>('POST', `/v1/quotes/preview`, { body: params, unkeyed: true }, options);
   }
 
   /** Get the quote as a PDF. The PDF e-mailed with the quote, rendered from its current revision (a draft too): business and client blocks, every line, totals. The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.
@@ -3900,7 +3900,7 @@ Requires the scope `invoices:write`. */
 
 Requires the scope `invoices:read`. */
   preview(params: InvoicePreviewParams, options?: RequestOptions): Promise<WithResponse<Invoice>> {
-    return this.transport.request<Invoice>('POST', `/v1/invoices/preview`, { body: params }, options);
+    return this.transport.request<Invoice>('POST', `/v1/invoices/preview`, { body: params, unkeyed: true }, options);
   }
 
   /** Get the invoice as a PDF. The PDF e-mailed with the invoice, rendered from its current revision (a draft too): business and client blocks, every line, totals, amount due, payment instructions and a PAID or VOID mark. The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.
@@ -4110,7 +4110,7 @@ Requires the scope `api_keys:read`. */
 
 Requires the scope `api_keys:write`. */
   create(params: ApiKeyCreateParams, options?: RequestOptions): Promise<WithResponse<ApiKeyCreateResult>> {
-    return this.transport.request<ApiKeyCreateResult>('POST', `/v1/api-keys`, { body: params }, options);
+    return this.transport.request<ApiKeyCreateResult>('POST', `/v1/api-keys`, { body: params, unkeyed: true }, options);
   }
 
   /** Get an API key. Requires the scope `api_keys:read`. */
@@ -4136,7 +4136,7 @@ Requires the scope `api_keys:write`. */
 
 Requires the scope `api_keys:write`. */
   roll(id: string, params: ApiKeyRollParams = {}, options?: RequestOptions): Promise<WithResponse<ApiKeyRollResult>> {
-    return this.transport.request<ApiKeyRollResult>('POST', `/v1/api-keys/${encodeURIComponent(id)}/roll`, { body: params }, options);
+    return this.transport.request<ApiKeyRollResult>('POST', `/v1/api-keys/${encodeURIComponent(id)}/roll`, { body: params, unkeyed: true }, options);
   }
 }
 

@@ -80,6 +80,12 @@ export type Query = Record<string, QueryValue>;
 export interface Parts {
   body?: unknown;
   query?: Query;
+  /**
+   * A POST that takes no Idempotency-Key (creating or rolling an API key: the server keeps no secret to
+   * replay). None is sent unless the caller names one, and a call that got no answer is not retried, since
+   * it may have been carried out; answers that say it was not (429, 503) are retried as usual.
+   */
+  unkeyed?: boolean;
 }
 
 /**
@@ -292,7 +298,8 @@ export class Transport {
       'user-agent': `bms-sdk-js/${VERSION}`,
     };
     if (parts.body !== undefined) headers['content-type'] = 'application/json';
-    if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? runtime.crypto.randomUUID();
+    if (method === 'POST' && (options.idempotencyKey !== undefined || !parts.unkeyed))
+      headers['idempotency-key'] = options.idempotencyKey ?? runtime.crypto.randomUUID();
     if (options.ifMatch != null) headers['if-match'] = options.ifMatch;
     if (options.ifNoneMatch != null) headers['if-none-match'] = options.ifNoneMatch;
     for (const [name, value] of Object.entries(options.headers ?? {}))
@@ -337,7 +344,7 @@ export class Transport {
           : error instanceof Error
             ? ((error.cause as Error | undefined)?.message ?? error.message)
             : String(error);
-        if (retriesLeft) {
+        if (retriesLeft && !parts.unkeyed) {
           const delay = backoffDelay(attempt);
           log({ status: null, requestId: null, error: reason, retryInMs: Math.round(delay) });
           await sleep(delay, signal);

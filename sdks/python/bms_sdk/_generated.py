@@ -2180,7 +2180,6 @@ Requires the scope `quotes:write`."""
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -2189,7 +2188,7 @@ Requires the scope `quotes:write`."""
         """Preview a quote: its figures, nothing stored. The body of POST /v1/quotes, answered with the quote exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `quotes:read`."""
-        return cast(Quote, self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_pdf(
         self,
@@ -2983,7 +2982,6 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -3008,7 +3006,6 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -3033,7 +3030,6 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -3057,7 +3053,6 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -3066,7 +3061,7 @@ Requires the scope `invoices:write`."""
         """Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `invoices:read`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_pdf(
         self,
@@ -3602,7 +3597,6 @@ Requires the scope `api_keys:read`."""
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -3611,7 +3605,7 @@ Requires the scope `api_keys:read`."""
         """Create an API key. Answers the key with its `secret`, shown this once. No escalation: the new key’s scopes must be among the calling key’s (403 otherwise), and its expiry, rate limits and networks no wider (422); what the body leaves out is the calling key’s own.
 
 Requires the scope `api_keys:write`."""
-        return cast(ApiKeyCreateResult, self._transport.request("POST", "/v1/api-keys", body=_given(name=name, scopes=scopes, expires_at=expires_at, rate_limits=rate_limits, allowed_cidrs=allowed_cidrs), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(ApiKeyCreateResult, self._transport.request("POST", "/v1/api-keys", body=_given(name=name, scopes=scopes, expires_at=expires_at, rate_limits=rate_limits, allowed_cidrs=allowed_cidrs), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -3665,7 +3659,6 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         overlap_hours: Union[int, NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -3674,7 +3667,7 @@ Requires the scope `api_keys:write`."""
         """Roll an API key. Answers the key with a new `secret`, shown this once. The old secret keeps working for `overlap_hours` (0 to 168, default 0), then stops. The key must be within the calling key’s powers.
 
 Requires the scope `api_keys:write`."""
-        return cast(ApiKeyRollResult, self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(ApiKeyRollResult, self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class ProductsResource:
@@ -4320,7 +4313,6 @@ Requires the scope `quotes:write`."""
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -4329,7 +4321,7 @@ Requires the scope `quotes:write`."""
         """Preview a quote: its figures, nothing stored. The body of POST /v1/quotes, answered with the quote exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `quotes:read`."""
-        return cast(Quote, await self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_pdf(
         self,
@@ -5123,7 +5115,6 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5148,7 +5139,6 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5173,7 +5163,6 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5197,7 +5186,6 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5206,7 +5194,7 @@ Requires the scope `invoices:write`."""
         """Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `invoices:read`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_pdf(
         self,
@@ -5742,7 +5730,6 @@ Requires the scope `api_keys:read`."""
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5751,7 +5738,7 @@ Requires the scope `api_keys:read`."""
         """Create an API key. Answers the key with its `secret`, shown this once. No escalation: the new key’s scopes must be among the calling key’s (403 otherwise), and its expiry, rate limits and networks no wider (422); what the body leaves out is the calling key’s own.
 
 Requires the scope `api_keys:write`."""
-        return cast(ApiKeyCreateResult, await self._transport.request("POST", "/v1/api-keys", body=_given(name=name, scopes=scopes, expires_at=expires_at, rate_limits=rate_limits, allowed_cidrs=allowed_cidrs), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(ApiKeyCreateResult, await self._transport.request("POST", "/v1/api-keys", body=_given(name=name, scopes=scopes, expires_at=expires_at, rate_limits=rate_limits, allowed_cidrs=allowed_cidrs), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -5805,7 +5792,6 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         overlap_hours: Union[int, NotGiven] = NOT_GIVEN,
-        idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5814,7 +5800,7 @@ Requires the scope `api_keys:write`."""
         """Roll an API key. Answers the key with a new `secret`, shown this once. The old secret keeps working for `overlap_hours` (0 to 168, default 0), then stops. The key must be within the calling key’s powers.
 
 Requires the scope `api_keys:write`."""
-        return cast(ApiKeyRollResult, await self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(ApiKeyRollResult, await self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncProductsResource:

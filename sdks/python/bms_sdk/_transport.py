@@ -156,6 +156,9 @@ class _Prepared:
     accept: str
     #: If-None-Match was sent: a 304 is the answer asked for (the copy the caller holds is current).
     conditional: bool = False
+    #: A call that got no answer may be sent again: false for a POST without an Idempotency-Key, which
+    #: may have been carried out.
+    retry_unanswered: bool = True
 
 
 @dataclass
@@ -220,6 +223,7 @@ class _Base:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
         accept: str = "application/json",
+        unkeyed: bool = False,
     ) -> _Prepared:
         headers = {
             "Host": self._host if self._port in (80, 443) else f"{self._host}:{self._port}",
@@ -232,7 +236,9 @@ class _Base:
             headers["Content-Type"] = "application/json"
             data = json.dumps(body).encode("utf-8")
         headers["Content-Length"] = str(len(data or b""))
-        if method == "POST":
+        # A POST that takes no Idempotency-Key (creating or rolling an API key: the server keeps no secret to
+        # replay) sends none unless the caller names one.
+        if method == "POST" and (idempotency_key is not None or not unkeyed):
             headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
         if if_match is not None:
             headers["If-Match"] = if_match
@@ -257,12 +263,13 @@ class _Base:
             self.max_retries if max_retries is None else max_retries,
             accept,
             "If-None-Match" in headers,
+            not unkeyed,
         )
 
     def _failed(self, prepared: _Prepared, attempt: int, error: BaseException, timed_out: bool, started: float) -> float:
         """A retry's delay after an attempt that got no answer; raises when no retry is left."""
         reason = f"timed out after {prepared.timeout} s" if timed_out else (str(error) or type(error).__name__)
-        if attempt < prepared.max_retries:
+        if attempt < prepared.max_retries and prepared.retry_unanswered:
             delay = backoff_delay(attempt)
             self._log(prepared, attempt, None, None, started, f"{reason}; retrying in {delay:.2f} s")
             return delay

@@ -165,6 +165,38 @@ class AgainstServer(unittest.TestCase):
             proxy.close()
         self.assertEqual([c["id"] for c in self.bms.clients.list(q=tag)], [created["id"]])
 
+    def test_an_api_key_is_created_and_rolled_and_each_secret_works(self) -> None:
+        # Creating and rolling a key take no Idempotency-Key: the SDK sends none.
+        created = raw_response(self.bms.api_keys.create)(name=f"Bookkeeper {time.time_ns()}", scopes=["clients:read"])
+        self.assertEqual(created.status, 201)
+        self.assertTrue(created.data["secret"].startswith("bms_"))
+        self.assertEqual(created.data["scopes"], ["clients:read"])
+        reader = BmsClient(api_key=created.data["secret"], base_url=BASE_URL, max_retries=0)
+        self.assertEqual(raw_response(reader.clients.list)(limit=1).status, 200)
+        rolled = raw_response(self.bms.api_keys.roll)(created.data["id"])
+        self.assertEqual(rolled.status, 200)
+        self.assertEqual(rolled.data["id"], created.data["id"])
+        self.assertNotEqual(rolled.data["secret"], created.data["secret"])
+        renewed = BmsClient(api_key=rolled.data["secret"], base_url=BASE_URL)
+        self.assertEqual(raw_response(renewed.clients.list)(limit=1).status, 200)
+        with self.assertRaises(bms_sdk.AuthenticationError):
+            reader.clients.list(limit=1)
+        self.bms.api_keys.revoke(created.data["id"])
+
+    def test_a_key_create_whose_response_was_lost_is_not_sent_again(self) -> None:
+        proxy = FlakyProxy(BASE_URL, "drop-response")
+        name = f"Once {time.time_ns()}"
+        try:
+            flaky = BmsClient(api_key=API_KEY, base_url=proxy.url)
+            with self.assertRaises(bms_sdk.APIConnectionError):
+                flaky.api_keys.create(name=name, scopes=["clients:read"])
+            self.assertEqual(proxy.connections, 1)
+        finally:
+            proxy.close()
+        made = [key for key in self.bms.api_keys.list() if key["name"] == name]
+        self.assertEqual(len(made), 1)
+        self.bms.api_keys.revoke(made[0]["id"])
+
     def test_no_server_raises_api_connection_error(self) -> None:
         proxy = FlakyProxy(BASE_URL, "reset")
         proxy.close()
