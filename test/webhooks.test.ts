@@ -146,6 +146,24 @@ describe('managing endpoints', () => {
       await close(strict);
     }
   });
+
+  test('the refusal of a local receiver names the setting that allows it, and only where it applies', async () => {
+    const strict = await world({ WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE: 'false' });
+    try {
+      const refusal = async (url: string): Promise<string> => {
+        const response = await call(strict, 'POST', '/v1/webhook-endpoints', { url, enabled_events: ['*'] });
+        assert.equal(response.status, 422, response.text);
+        return response.body.error.details[0].message;
+      };
+      assert.match(await refusal('https://127.0.0.1:8443/hooks'), /WEBHOOK_ALLOW_PRIVATE=true/);
+      assert.match(await refusal('https://localhost/hooks'), /WEBHOOK_ALLOW_PRIVATE=true/);
+      assert.match(await refusal('http://198.51.100.7/hooks'), /WEBHOOK_ALLOW_HTTP=true/);
+      // A host that does not resolve is no private address: no setting would make it deliverable.
+      assert.doesNotMatch(await refusal('https://nothing-here.invalid/hooks'), /WEBHOOK_ALLOW/);
+    } finally {
+      await close(strict);
+    }
+  });
 });
 
 describe('delivery', () => {

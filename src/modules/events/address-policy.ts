@@ -25,6 +25,8 @@ export interface ResolvedTarget {
 }
 
 export class RefusedAddressError extends Error {}
+/** The host resolved, but not only to public addresses: WEBHOOK_ALLOW_PRIVATE would allow it. */
+export class NotPublicAddressError extends RefusedAddressError {}
 
 /**
  * The address to connect to for `hostname`: its first resolved address, when none of them is refused
@@ -51,7 +53,7 @@ export async function resolveTarget(
   }
   if (addresses.length === 0) throw new RefusedAddressError(`the host ${host} has no address`);
   if (!allowPrivate && addresses.some((entry) => isRefusedAddress(entry.address)))
-    throw new RefusedAddressError(
+    throw new NotPublicAddressError(
       isIP(host)
         ? `the address ${host} is not a public address (private, loopback, link-local, reserved or another special-purpose range)`
         : `the host ${host} does not resolve only to public addresses`,

@@ -14,7 +14,7 @@ import { findEvent } from './events.repository.js';
 import { pendingAttempt, presentEvent, recordEvent } from './events.service.js';
 import type { Event } from './events.schemas.js';
 import { requireReference, requireRow } from '../shared/index.js';
-import { RefusedAddressError, resolveTarget } from './address-policy.js';
+import { NotPublicAddressError, RefusedAddressError, resolveTarget } from './address-policy.js';
 import { newWebhookSecret } from './signing.js';
 import * as repository from './webhooks.repository.js';
 import type {
@@ -74,11 +74,21 @@ export async function checkEndpointUrl(text: string, policy: UrlPolicy): Promise
     throw fieldError('url', 'must be an absolute URL, e.g. https://example.com/webhooks');
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp))
-    throw fieldError('url', policy.allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
+    throw fieldError(
+      'url',
+      policy.allowHttp
+        ? 'must be an http:// or https:// URL'
+        : 'must be an https:// URL (a server started with WEBHOOK_ALLOW_HTTP=true also accepts http://)',
+    );
   if (url.username || url.password) throw fieldError('url', 'must not carry a user name or password');
   try {
     await resolveTarget(url.hostname, policy.allowPrivate);
   } catch (error) {
+    if (error instanceof NotPublicAddressError)
+      throw fieldError(
+        'url',
+        `is not deliverable: ${error.message}; to deliver to your own machine or network (development, tests), start the server with WEBHOOK_ALLOW_PRIVATE=true`,
+      );
     if (error instanceof RefusedAddressError) throw fieldError('url', `is not deliverable: ${error.message}`);
     throw error;
   }
