@@ -277,17 +277,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     `http://${host.includes(':') ? `[${host}]` : host}:${port}`
   ).replace(/\/+$/, '');
 
-  // Metrics (issue 37): off unless a token long enough not to be guessed is set.
+  // Metrics: off unless a token long enough not to be guessed is set.
   const metricsToken = env.METRICS_TOKEN === '' ? undefined : env.METRICS_TOKEN;
   if (metricsToken !== undefined && !/^[\x21-\x7e]{32,}$/.test(metricsToken))
     problems.push(
       'METRICS_TOKEN must be at least 32 printable characters without spaces, e.g. the output of: openssl rand -hex 32',
     );
   const webConcurrency = wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems);
-  if (metricsToken !== undefined && webConcurrency > 1)
-    problems.push(
-      'METRICS_TOKEN needs WEB_CONCURRENCY=1: each process counts its own requests, and a scrape would reach one worker at random; run one process per port or container and scrape each',
-    );
 
   const config: Config = {
     nodeEnv,

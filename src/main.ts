@@ -15,6 +15,7 @@ import { PdfPool } from './mail/pdf-pool.js';
 import { transportFromConfig } from './mail/transports.js';
 import { bootstrapDefaultAccount } from './modules/accounts/index.js';
 import { WebhookWorker } from './workers/webhook-worker.js';
+import { answerClusterScrapes } from './http/metrics.js';
 import { ScheduleWorker } from './workers/schedule-worker.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
@@ -115,6 +116,7 @@ async function runPrimary(config: Config): Promise<void> {
   const database = openDatabase(config.database);
   await prepareDatabase(config, database);
   await database.close();
+  if (config.metricsToken !== undefined) await answerClusterScrapes();
   let stopping = false;
   for (let index = 0; index < config.webConcurrency; index += 1) cluster.fork();
   cluster.on('exit', (worker, code, signal) => {

@@ -2,8 +2,10 @@
 // refusals, database errors, the outbox and webhook queues (depth, oldest due age) and what their workers
 // did, and Node's own (event-loop delay, memory, CPU). On only when METRICS_TOKEN is set, and served at
 // GET /metrics only to a request bearing it: never public by accident. One registry per app, so several apps
-// in one process (the tests) keep separate counts.
-import { createHash, timingSafeEqual } from 'node:crypto';
+// in one process (the tests) keep separate counts. With WEB_CONCURRENCY workers, the worker a scrape reaches
+// asks the primary, which gathers every worker's registry and sums them (prom-client's AggregatorRegistry).
+import cluster from 'node:cluster';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 // Types only: prom-client itself is loaded when metrics are turned on (it costs about a tenth of start-up).
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -96,12 +98,25 @@ export class Metrics {
     const countError = (source: string, error: unknown) => this.countDatabaseError(source, error);
     const outbox = async () => (await this.queues()).outbox;
     const webhooks = async () => (await this.queues()).webhooks;
-    const queue = (name: string, help: string, stats: () => Promise<QueueStats>, read: (stats: QueueStats) => number) =>
-      new Gauge({
+    // The first queue gauge starts a scrape's read of the queues and the other three share it: a registry
+    // collects its metrics in the order they were made, whether asked here or by the cluster's primary.
+    let first = true;
+    const queue = (
+      name: string,
+      help: string,
+      stats: () => Promise<QueueStats>,
+      read: (stats: QueueStats) => number,
+    ) => {
+      const startsScrape = first;
+      first = false;
+      return new Gauge({
         name,
         help,
         registers,
+        // Every worker reads the same database: across workers the figure is the same, not a sum.
+        aggregator: 'max',
         collect: async function (this: Gauge) {
+          if (startsScrape) snapshotReset();
           try {
             this.set(read(await stats()));
           } catch (error) {
@@ -111,6 +126,10 @@ export class Metrics {
           }
         },
       });
+    };
+    const snapshotReset = () => {
+      this.snapshot = undefined;
+    };
     queue(
       'bms_outbox_queue_depth',
       'E-mails waiting to be delivered or being delivered, across every instance.',
@@ -149,10 +168,9 @@ export class Metrics {
     return this.snapshot;
   }
 
-  /** The exposition text of a scrape. */
+  /** The exposition text of a scrape: this process's, or in a cluster worker every worker's, summed. */
   async render(): Promise<string> {
-    this.snapshot = undefined;
-    return this.registry.metrics();
+    return cluster.isWorker ? scrapeCluster() : this.registry.metrics();
   }
 
   observeResponse(request: FastifyRequest, statusCode: number, elapsedMs: number): void {
@@ -192,6 +210,49 @@ export class Metrics {
   }
 }
 
+const SCRAPE = 'bms:metrics-scrape';
+/** How long a worker waits for the primary's gathered metrics (prom-client gives each worker 5 s). */
+const SCRAPE_TIMEOUT_MS = 10_000;
+
+/** Asks the primary for every worker's metrics, summed (answered by `answerClusterScrapes`). */
+function scrapeCluster(): Promise<string> {
+  const id = randomUUID();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => finish(new Error('the primary did not gather the metrics in time')),
+      SCRAPE_TIMEOUT_MS,
+    );
+    const onMessage = (message: { type?: unknown; id?: unknown; text?: unknown; error?: unknown }) => {
+      if (message?.type !== SCRAPE || message.id !== id) return;
+      finish(typeof message.error === 'string' ? new Error(message.error) : undefined, String(message.text));
+    };
+    const finish = (error: Error | undefined, text = '') => {
+      clearTimeout(timer);
+      process.off('message', onMessage);
+      if (error) reject(error);
+      else resolve(text);
+    };
+    process.on('message', onMessage);
+    process.send?.({ type: SCRAPE, id });
+  });
+}
+
+/**
+ * In a cluster's primary: answers the workers' scrapes with every worker's registry summed. In each worker,
+ * prom-client answers the primary's request for its registry once the app's metrics exist (below).
+ */
+export async function answerClusterScrapes(): Promise<void> {
+  const { AggregatorRegistry } = await import('prom-client');
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker, message: { type?: unknown; id?: unknown }) => {
+    if (message?.type !== SCRAPE) return;
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ type: SCRAPE, id: message.id, text }),
+      (error: Error) => worker.send({ type: SCRAPE, id: message.id, error: error.message }),
+    );
+  });
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** This process's Prometheus metrics, when METRICS_TOKEN turns them on. */
@@ -215,7 +276,13 @@ export async function registerMetrics(
     app.decorate('metrics', undefined);
     return undefined;
   }
-  const metrics = new Metrics(await import('prom-client'), options.database, app.clock);
+  const client = await import('prom-client');
+  const metrics = new Metrics(client, options.database, app.clock);
+  if (cluster.isWorker) {
+    // The registry the primary gathers from this worker; making an AggregatorRegistry starts the answering.
+    client.AggregatorRegistry.setRegistries([metrics.registry]);
+    new client.AggregatorRegistry();
+  }
   app.decorate('metrics', metrics);
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observeResponse(request, reply.statusCode, reply.elapsedTime);
