@@ -24,6 +24,9 @@ const LINKED_DOCUMENTS = [
   'docs/reliability.md',
   'docs/deploying.md',
   'docs/development.md',
+  'docs/decisions.md',
+  'docs/resources.md',
+  'bench/README.md',
 ];
 
 /**
@@ -176,5 +179,28 @@ describe('the README and the guide as a reader finds them', () => {
     );
     const repeated = listed.filter((name, index) => name in dependencies && listed.indexOf(name) !== index);
     assert.deepEqual(repeated, [], 'dependencies listed twice');
+  });
+});
+
+describe('the decisions as current state', () => {
+  const decisions = fs.readFileSync(path.join(ROOT, 'docs/decisions.md'), 'utf8');
+
+  test('the topic index names every topic once, in the order of the headings', () => {
+    const index = /^Topics: ([\s\S]*?)\n\n/m.exec(decisions)?.[1] ?? '';
+    const listed = [...index.matchAll(/\]\(#([^)]+)\)/g)].map((match) => match[1]);
+    const headings = [...prose(decisions).matchAll(/^## (.*)$/gm)].map((match) => [...anchors(`## ${match[1]}`)][0]);
+    assert.deepEqual(listed, headings);
+  });
+
+  test('the decisions, the README and the guide name no issue, branch or date of work', () => {
+    const files = ['README.md', 'docs/decisions.md', ...guidePages().map((page) => path.relative(ROOT, page))];
+    const found: string[] = [];
+    for (const file of files) {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      for (const pattern of [/\bissue \d+/gi, /\bbranch `[^`]+`/gi, /\b\d{1,2} (?:November|December)\b/g]) {
+        for (const match of text.matchAll(pattern)) found.push(`${file}: ${match[0]}`);
+      }
+    }
+    assert.deepEqual(found, []);
   });
 });
