@@ -277,7 +277,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     `http://${host.includes(':') ? `[${host}]` : host}:${port}`
   ).replace(/\/+$/, '');
 
-  // Metrics (issue 37): off unless a token long enough not to be guessed is set.
+  // Metrics: off unless a token long enough not to be guessed is set.
   const metricsToken = env.METRICS_TOKEN === '' ? undefined : env.METRICS_TOKEN;
   if (metricsToken !== undefined && !/^[\x21-\x7e]{32,}$/.test(metricsToken))
     problems.push(
