@@ -126,8 +126,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     logger: {
       level: config.logLevel,
       redact: { paths: ['authorization', ...REDACTED_LOG_PATHS], censor: '[redacted]' },
-      // Synchronous writes of a bounded buffer (http/log-destination.ts): pino's asynchronous mode was
-      // slower here and its buffer grew under load (230 MB peak against 148).
+      // Synchronous writes of a bounded buffer (http/log-destination.ts): pino's asynchronous mode is slower
+      // here, and its buffer grows without bound under load.
       stream: dependencies.logStream ?? stdout!.stream,
     },
     genReqId: newRequestId,

@@ -490,9 +490,9 @@ describe('webhook outcomes', () => {
 });
 
 describe('what a scope grants', () => {
-  test('34.12 the README scope table says that webhooks:write receives every event and that hosted_url acts as the customer', () => {
-    const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('### Scopes'), readme.indexOf('### Errors'));
+  test('34.12 the guide’s scope table says that webhooks:write receives every event and that hosted_url acts as the customer', () => {
+    const guide = fs.readFileSync(new URL('../docs/guide/access.md', import.meta.url), 'utf8');
+    const section = guide.slice(guide.indexOf('## Scopes'), guide.indexOf('## Rate limits'));
     const row = (scope: string) =>
       section.split('\n').find((line) => line.startsWith('|') && line.includes(`\`${scope}\``)) ?? '';
     assert.match(row('webhooks:write'), /every event's data/);

@@ -1,8 +1,8 @@
 // The three READMEs' SDK examples, run unchanged from fresh directories outside the repository, with the
 // SDKs installed as their READMEs say: `npm run sdk:pack` builds the JS tarball and the Python wheel, a
 // CommonJS and an ESM project `npm install` the tarball (the TypeScript compiled with `strict`), and a new
-// virtual environment `pip install`s the wheel. The main README's webhook receivers are started, sent a
-// signed delivery and a forged one, and stopped.
+// virtual environment `pip install`s the wheel. The guide's webhook receivers (docs/guide/webhooks.md) are
+// started, sent a signed delivery and a forged one, and stopped.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -266,12 +266,12 @@ describe('the READMEs, from fresh directories outside the repository', () => {
     );
   });
 
-  test('main README: the JS snippet, and both webhook receivers, fed a signed and a forged delivery', async () => {
+  test('main README: the JS snippet; the guide: both webhook receivers, fed a signed and a forged delivery', async () => {
     const { key } = await context.account('Main README');
     const readme = read('README.md');
-    const scripts = blocks(readme, 'js');
-    const receiver = scripts.find((script) => script.startsWith('// receiver.mjs'));
-    const snippets = scripts.filter((script) => script !== receiver);
+    const guide = read('docs/guide/webhooks.md');
+    const snippets = blocks(readme, 'js');
+    const receiver = blocks(guide, 'js').find((script) => script.startsWith('// receiver.mjs'));
     assert.ok(receiver && snippets.length >= 1);
     const cwd = await npmProject('module');
     const env = { ...process.env, BMS_API_KEY: key, BMS_BASE_URL: baseUrl };
@@ -284,7 +284,7 @@ describe('the READMEs, from fresh directories outside the repository', () => {
     const printed = await exerciseReceiver(process.execPath, ['receiver.mjs'], cwd);
     assert.deepEqual(printed.trim().split('\n'), ['invoice.paid x'], printed);
 
-    const pythonReceiver = blocks(readme, 'python').find((script) => script.startsWith('# receiver.py'));
+    const pythonReceiver = blocks(guide, 'python').find((script) => script.startsWith('# receiver.py'));
     assert.ok(pythonReceiver);
     const venv = directory('bms-sdk-receiver-');
     assert.equal((await run('python3', ['-m', 'venv', '.venv'], { cwd: venv, env: process.env })).status, 0);

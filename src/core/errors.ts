@@ -56,7 +56,7 @@ const READS_ON =
   /^(is|are|was|must|may|can|cannot|could|has|have|had|does|do|belongs|holds|names|refers|would|should|needs|already|key)\b/;
 
 /**
- * A detail whose message is a sentence that names its field (issue 34.18: "name must not be empty"), so it
+ * A detail whose message is a sentence that names its field ("name must not be empty"), so it
  * reads on its own wherever it is shown; a message that already names it is kept.
  */
 export function withFieldPath(detail: ErrorDetail): ErrorDetail {
@@ -81,7 +81,7 @@ export function validationError(details: ErrorDetail[], message?: string): AppEr
 
 /**
  * The 422 details `checks` throw, each check run whatever the others' fate, so one answer names every wrong
- * field (issue 34.17); any other error is thrown.
+ * field; any other error is thrown.
  */
 export function fieldProblems(...checks: Array<() => unknown>): ErrorDetail[] {
   const problems: ErrorDetail[] = [];

@@ -108,7 +108,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 /**
  * A body the schema refused, with the semantic checks' findings added for the fields the schema did not name
  * (by field name everywhere, and the route's own): one 422 names every wrong field, schema and semantic checks
- * together (issue 34.17; http/field-checks.ts).
+ * together (http/field-checks.ts).
  */
 async function withFieldChecks(request: FastifyRequest, error: FastifyError, appError: AppError): Promise<AppError> {
   if (error.validationContext !== 'body' || appError.code !== 'VALIDATION_ERROR') return appError;

@@ -48,7 +48,7 @@ declare module 'fastify' {
     ownTransaction?: boolean;
     /**
      * The route's own checks of single fields (a webhook's URL), run on the body as sent when the schema
-     * refuses it too, so one 422 names every wrong field (issue 34.17). The service runs them on a valid body.
+     * refuses it too, so one 422 names every wrong field. The service runs them on a valid body.
      */
     fieldChecks?: (body: unknown) => Promise<ErrorDetail[]>;
   }

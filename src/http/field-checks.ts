@@ -1,4 +1,4 @@
-// One 422 names every wrong field, schema and semantic checks together (issue 34.17), for every route that
+// One 422 names every wrong field, schema and semantic checks together, for every route that
 // takes a body. The schema runs first; when it refuses the body, the semantic checks run too, on the body
 // without the fields the schema already named (so each check sees values of the types it expects), and
 // their findings join the same answer. Two kinds of checks:

@@ -1,10 +1,10 @@
-// Where the log's JSON lines go: stdout, through a bounded buffer. A write(2) per request cost more than
-// the rest of the log line; lines are now written 8 KB at a time, and at most 100 ms after they were
+// Where the log's JSON lines go: stdout, through a bounded buffer. A write(2) per request would cost more
+// than the rest of the log line, so lines are written 8 KB at a time, and at most 100 ms after they were
 // logged, and on close and exit, so a quiet server's lines are not held back.
 //
 // The lines wait in an array here, not in SonicBoom's own buffer: SonicBoom measures the UTF-8 length of its
-// whole pending buffer on every write (to keep each write under its maximum), which flattened and walked up
-// to 8 KB of text per log line (issue 36's profile of GET: 3 µs a request). SonicBoom does the writing, one
+// whole pending buffer on every write (to keep each write under its maximum), which would flatten and walk
+// up to 8 KB of text per log line, a visible share of a GET's CPU time. SonicBoom does the writing, one
 // write(2) per batch, with its handling of partial writes and EAGAIN.
 import { destination, type DestinationStream } from 'pino';
 
@@ -44,8 +44,8 @@ export function bufferedStdout(): LogDestination {
     },
   };
   // On exit and close the lines are written and synced; the timer writes, no more: flushSync also fsyncs the
-  // file, which on a log file held the event loop for the disk's fsync (milliseconds) ten times a second
-  // (issue 36's profile of GET: 4 % of the CPU). Durability of log lines is the log shipper's concern.
+  // file, which on a log file would hold the event loop for the disk's fsync (milliseconds) ten times a
+  // second. Durability of log lines is the log shipper's concern.
   const flush = () => {
     pass();
     try {

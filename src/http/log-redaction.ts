@@ -1,5 +1,5 @@
 // What the log line may show of a request: its URL with every credential replaced, whether it was sent
-// plainly or percent-encoded (issue 34.16: `?q=bms%5F…` was logged as sent). Both the raw and the decoded
+// plainly or percent-encoded (`?q=bms%5F…` too). Both the raw and the decoded
 // forms are checked, so no encoding (single, double, `+` for space) can slip a secret past the check.
 
 /** Query parameter names that say their value is a secret. */

@@ -12,7 +12,7 @@ export const MAX_LIST_BYTES = 5 * 1024 * 1024;
 /**
  * At least the bytes of `value` as JSON, without writing it: 6 per UTF-16 unit of a string (`\uXXXX`; UTF-8
  * takes at most 3), 24 per number. `limit`: the count stops once past it. Writing each object out to measure
- * it was 7 % of a 25-client list's CPU time; a page is written out only when this bound does not fit.
+ * it would be a visible share of a list's CPU time, so a page is written out only when this bound does not fit.
  */
 export function jsonBytesAtMost(value: unknown, limit: number): number {
   switch (typeof value) {
@@ -102,7 +102,7 @@ const PLAIN_CURSOR = /^[A-Za-z0-9_-]*$/;
 /**
  * `url` (a request's path and query) with its `cursor` parameter set to `cursor`, as WHATWG URL's
  * `searchParams.set` writes it. A plain path and query (what the API's own links and clients send) are
- * joined as text, the same bytes, without parsing a URL for every page (2 % of a list's CPU time); any other
+ * joined as text, the same bytes, without parsing a URL for every page; any other
  * goes through URL.
  */
 export function withCursor(url: string, cursor: string): string {

@@ -1,5 +1,5 @@
 // The log of a request: one line when it is answered, and a logger for anything its handlers log. Both are cut
-// to what a request uses (issue 36): most requests log nothing but their line, so the request's child logger
+// to what a request uses: most requests log nothing but their line, so the request's child logger
 // (pino's child(), the request id serialized into its bindings) is made only when something logs through it,
 // and the line is written as pino would write it through that child, without making the child for it.
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';

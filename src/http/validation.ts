@@ -108,7 +108,7 @@ const queryAjv = buildAjv(true);
 
 /**
  * A body's validator: the schema, and the control characters of its text fields (docs/api-contract.md §21),
- * reported together, so that one 422 names every wrong field (issue 34.17).
+ * reported together, so that one 422 names every wrong field.
  */
 export const schemaCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   // Many routes take the same query, params or body (the same id, the same list filters): each distinct
@@ -180,7 +180,7 @@ function shown(value: unknown): string {
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 /**
- * One Ajv error as the contract's detail: the field's path and a sentence for a person (issue 34.18). Every
+ * One Ajv error as the contract's detail: the field's path and a sentence for a person. Every
  * keyword our request schemas use has its own sentence; Ajv's own phrases never reach a caller.
  */
 function describe(error: ErrorObject): { field: string; message: string } {

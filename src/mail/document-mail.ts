@@ -197,7 +197,7 @@ export function dateRows(snapshot: MailSnapshot): Array<[string, string]> {
   if (document.issue_date) rows.push(['Issue date', document.issue_date]);
   if (document.due_date) rows.push(['Due date', document.due_date]);
   if (document.valid_until) rows.push(['Valid until', document.valid_until]);
-  // A quote says when it expires, or that it does not (issue 34: the quote PDF showed no date).
+  // A quote says when it expires, or that it does not, so its reader never has to guess.
   else if (snapshot.kind === 'quote') rows.push(['Valid until', 'no expiry date']);
   return rows;
 }

@@ -1,8 +1,8 @@
-// The business's logo, made ready for the PDF once per logo rather than once per render (issue 34, item 3).
+// The business's logo, made ready for the PDF once per logo rather than once per render.
 // A PNG is checked, decoded, scaled down to what the document's logo box can show and compressed here; a
-// render then writes those bytes into the PDF as they are, decoding nothing. Before, pdfkit decoded a PNG
-// with transparency for every render (a 4,000-pixel logo added about half a second to each). Runs in the
-// PDF pool's threads (mail/pdf-pool.ts), which keep the result per account and logo hash.
+// render then writes those bytes into the PDF as they are, decoding nothing. Left to pdfkit, a PNG with
+// transparency would be decoded in every render, which for a large logo costs more than the rest of the
+// document. Runs in the PDF pool's threads (mail/pdf-pool.ts), which keep the result per account and logo hash.
 import zlib from 'node:zlib';
 import PDFDocument from 'pdfkit';
 import PNG from 'png-js';
@@ -16,7 +16,7 @@ const MAX_DECODED_IMAGE_BYTES = 64 * 1024 * 1024;
 
 /**
  * A logo ready to draw. `pixels`: 8-bit RGB rows and, when any pixel is not opaque, an 8-bit alpha plane, each
- * deflated, at most 480×180. `file`: the image as uploaded, drawn by pdfkit as before: a JPEG (whose bytes
+ * deflated, at most 480×180. `file`: the image as uploaded, drawn by pdfkit itself: a JPEG (whose bytes
  * a PDF carries as they are, so pdfkit reads only its header) or a PNG of a kind decoded here is not worth
  * it for (bit depths under 8, a transparent colour by value).
  */

@@ -12,7 +12,7 @@ export async function enqueueMessage(db: Executor, row: OutboxMessageRow): Promi
 
 /**
  * Claims the next due message (pending and due, or held by a worker whose lease ran out), taking turns between
- * accounts (issue 34.2): an account this worker has not served lately goes first, then the one it served
+ * accounts: an account this worker has not served lately goes first, then the one it served
  * longest ago (`recentAccounts`, least recent first), and within an account the oldest message. One account's
  * flood of sends then delays that account, not another's single e-mail.
  */

@@ -1,7 +1,7 @@
 // PDF rendering off the event loop: a pool of worker threads (piscina), each task bounded in time. A
 // 200-line document takes the better part of a second of CPU; on the API's thread that would stall every
 // other request. Threads start on first use and stop when idle, so a process that renders nothing holds none.
-// The threads are shared fairly between accounts (issue 34.3): renders wait in one queue per account and the
+// The threads are shared fairly between accounts: renders wait in one queue per account and the
 // accounts with work take turns, so one account's 40 renders delay that account, not another's one. A
 // rendered document is kept by its version (the caller's key, such as its ETag), so an unchanged document is
 // not rendered twice. An account's logo is decoded and scaled once per logo (its stored hash), not per render.

@@ -87,7 +87,7 @@ function assertTaxable(taxable: boolean, taxRateIds: readonly string[] | null) {
 }
 
 /**
- * A product body's own field checks that need no database, for a body the schema refused too (issue 34.17):
+ * A product body's own field checks that need no database, for a body the schema refused too:
  * the default quantity's decimals, and tax rates on a product that is not taxable.
  */
 export async function productFieldChecks(body: unknown): Promise<ErrorDetail[]> {
@@ -101,7 +101,7 @@ export async function productFieldChecks(body: unknown): Promise<ErrorDetail[]> 
 export async function createProduct(ctx: Context, input: CreateProductInput): Promise<Product> {
   const taxRateIds = input.tax_rate_ids ?? null;
   const taxable = input.taxable ?? true;
-  // Every field check that needs no database first, in one 422 (issue 34.17).
+  // Every field check that needs no database first, in one 422.
   const problems = await productFieldChecks(input);
   if (problems.length > 0) throw validationError(problems);
   const defaultQuantity = thousandths(input.default_quantity ?? 1);

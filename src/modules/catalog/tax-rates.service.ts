@@ -47,7 +47,7 @@ function scaledPercentage(value: number): number {
   return Number(scaled);
 }
 
-/** A tax rate body's own field check, for a body the schema refused too (issue 34.17): the percentage. */
+/** A tax rate body's own field check, for a body the schema refused too: the percentage. */
 export async function taxRateFieldChecks(body: unknown): Promise<ErrorDetail[]> {
   const { percentage } = body as { percentage?: unknown };
   return fieldProblems(() => typeof percentage === 'number' && scaledPercentage(percentage));

@@ -14,7 +14,7 @@ export function assertClientKept(
 
 /**
  * 409 INVALID_STATE when `requested` changes the currency of a document that was sent (its client saw the
- * amounts in that currency) or has payments recorded in it (issue 34.8).
+ * amounts in that currency) or has payments recorded in it.
  */
 export function assertCurrencyKept(
   current: { currency: string; sent_at: string | null },

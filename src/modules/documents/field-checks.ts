@@ -1,6 +1,6 @@
 // A quote's, job's or invoice's own checks of its lines and discount that need no database: the same ones
 // the pricing runs on a valid body (documents/tax.ts, pricing.ts), for a body the schema refused too, so one
-// 422 names every wrong field (issue 34.17; http/field-checks.ts).
+// 422 names every wrong field (http/field-checks.ts).
 import type { ErrorDetail } from '../../core/errors.js';
 import { toScaledInteger } from './money.js';
 import { type Discount, discountOf } from './tax.js';

@@ -36,8 +36,8 @@ function sameRecipient(stored: string, next: string): boolean {
 
 /**
  * The link a document being sent keeps: the one it has, while it goes to the client and address it went to
- * before; else a new one (on its first send, and when the client or their address changed: issue 34.11,
- * the previous client's link must not open the document any more).
+ * before; else a new one (on its first send, and when the client or their address changed: the previous
+ * client's link must not open the document).
  */
 export function hostedLinkOnSend(
   document: { hosted_token: string | null; hosted_url: string | null; hosted_recipient?: string | null | undefined },
@@ -59,7 +59,7 @@ export function hostedLinkOnSend(
 }
 
 /**
- * A document moved to another client loses its link at once (issue 34.11): the previous client's link must not
+ * A document moved to another client loses its link at once: the previous client's link must not
  * show the new client's document; the new link records its recipient when it is sent.
  */
 export function hostedLinkOnClientChange(

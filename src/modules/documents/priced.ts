@@ -69,8 +69,8 @@ export function localToday(now: Date, timezone: string): string {
 
 /**
  * The local day each zone was last asked about, with the instants it begins and ends (the next day's
- * start, exclusive): every page of invoices asks for today, and an answer through Temporal cost about 45 µs
- * per request (2 % of a 100-invoice page); within those bounds the answer is the same. One entry per zone
+ * start, exclusive): every page of invoices asks for today, and an answer through Temporal is costly to make
+ * per request; within those bounds the answer is the same. One entry per zone
  * name asked (canonical names, a few hundred at most).
  */
 const localDays = new Map<string, { date: string; from: number; until: number }>();

@@ -20,10 +20,9 @@ export type InvoiceRecord = InvoiceRow & { payments: InvoicePayment[]; payments_
 
 /**
  * The row made into its record in place, not copied: on Node 20 (V8 11.3) a property written after a spread in
- * an object literal is slow, and `{ ...row, payments, payments_count, timezone }` cost about 8 µs for an
- * invoice's 35 columns against 0.03 µs here (`{ ...o, a }` of a 3-property `o`: 0.5 µs; `{ a, ...o }`:
- * 0.045). On a page of 100 invoices that copy and its garbage were over a third of the page's CPU time
- * (bench/README.md, "The 100-invoice page"). Rows are the repository's own fresh objects, used once.
+ * an object literal is slow, so `{ ...row, payments, payments_count, timezone }` over an invoice's 35 columns,
+ * and its garbage, would be a large share of a 100-invoice page's CPU time (bench/README.md has the figures).
+ * Rows are the repository's own fresh objects, used once.
  */
 export function invoiceRecord(
   row: InvoiceRow,

@@ -34,7 +34,7 @@ export const invoiceRoutes = (actions: ReadonlyArray<ResourceAction<Invoice>>) =
     // An invoice from a job reads the job; from a quote, converts the quote.
     linkScopes: { job_id: 'jobs:read', quote_id: 'quotes:write' },
     stateErrors: ['INVALID_STATE', 'CONFLICT'],
-    // The lines' and discount's own checks join a 422 of the schema's (issue 34.17).
+    // The lines' and discount's own checks join a 422 of the schema's.
     fieldChecks: documentFieldChecks,
     service: {
       list: service.listInvoices,

@@ -110,7 +110,7 @@ export async function settleInvoice(tx: Context, invoice: InvoiceRow, before: In
 
 /**
  * The events a change of balance records: `invoice.paid` on becoming paid; a refund that takes a paid invoice
- * back to sent sends nothing, so it is `invoice.updated`, never the lifecycle's `invoice.sent` (issue 34.9).
+ * back to sent sends nothing, so it is `invoice.updated`, never the lifecycle's `invoice.sent`.
  */
 const BALANCE_EVENTS = { paid: INVOICE_LIFECYCLE.events.paid };
 

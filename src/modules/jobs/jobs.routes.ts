@@ -12,7 +12,7 @@ export const jobRoutes = resourceRoutes({
   // A job from a quote or a service request converts it.
   linkScopes: { quote_id: 'quotes:write', request_id: 'requests:write', visits: 'visits:write' },
   stateErrors: ['INVALID_STATE', 'CONFLICT'],
-  // The lines' and discount's own checks join a 422 of the schema's (issue 34.17).
+  // The lines' and discount's own checks join a 422 of the schema's.
   fieldChecks: documentFieldChecks,
   service: {
     list: service.listJobs,

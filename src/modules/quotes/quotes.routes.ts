@@ -27,7 +27,7 @@ export const quoteRoutes = (actions: ReadonlyArray<ResourceAction<Quote>>) =>
     // A quote from a service request converts it.
     linkScopes: { request_id: 'requests:write' },
     stateErrors: ['INVALID_STATE', 'CONFLICT'],
-    // The lines' and discount's own checks join a 422 of the schema's (issue 34.17).
+    // The lines' and discount's own checks join a 422 of the schema's.
     fieldChecks: documentFieldChecks,
     service: {
       list: service.listQuotes,

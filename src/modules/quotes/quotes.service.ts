@@ -241,7 +241,7 @@ const ANSWERED_FIELDS = [
 ] as const;
 
 /**
- * The version of a quote as its client sees it (issue 34.10): a digest of what the hub page shows and an
+ * The version of a quote as its client sees it: a digest of what the hub page shows and an
  * answer accepts, so an approval binds to the amounts on the page, not to whatever the quote says later.
  */
 export function quoteVersion(quote: Quote): string {

@@ -24,7 +24,7 @@ export function newCsrfValue(): string {
 
 /**
  * `Path` is the hub's path in the browser's address bar (`/bms/hub` behind a proxy that adds `/bms`), not the
- * server's own `/hub`: a browser sends a cookie only with requests under its path (issue 34.13). `Secure` when
+ * server's own `/hub`: a browser sends a cookie only with requests under its path. `Secure` when
  * the public address is https (a test or development server on http cannot use it).
  */
 export function csrfCookie(value: string, secure: boolean, hubPath: string): string {

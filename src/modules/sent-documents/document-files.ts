@@ -39,13 +39,13 @@ export async function documentFile(
     filename: `${document.number ?? document.id}.pdf`,
     async render() {
       try {
-        // The logo is decoded and scaled once per logo, not per render (issue 34.3).
+        // The logo is decoded and scaled once per logo, not per render.
         const logo =
           logoHash === null
             ? null
             : await pdf.logo(accountId, logoHash, async () => (await findLogo(db, accountId))?.data);
         const input: PdfInput = { snapshot, logo, fallbackDate: document.updated_at };
-        // Counted against the document's account (the hub's links too), kept by its version (issue 34.3).
+        // Counted against the document's account (the hub's links too), kept by its version.
         return await pdf.render(input, { accountId, cacheKey: `${accountId}:${etag}` });
       } catch (error) {
         if (error instanceof PdfRenderTimeout)

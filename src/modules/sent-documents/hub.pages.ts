@@ -39,7 +39,7 @@ export interface DocumentView {
   expired: boolean;
   /** The double-submit value the forms carry (a quote in `sent` only). */
   csrf: string | undefined;
-  /** The version of the quote this page shows, which an answer names (issue 34.10). */
+  /** The version of the quote this page shows, which an answer names. */
   version?: string;
   notice?: HubNotice;
 }

@@ -22,7 +22,7 @@ import { HUB_CSS, HUB_ICON } from './hub.styles.js';
 /** Per client IP: 60 at once, then 30 a minute; a person reading and answering a quote needs a handful. */
 export const HUB_POLICY: LimitPolicy = { burst: 60, perMinute: 30, perDay: 2_000 };
 /**
- * Per hub link, for its PDF (issue 34.3): a render costs the business's share of the PDF threads, and the link
+ * Per hub link, for its PDF: a render costs the business's share of the PDF threads, and the link
  * needs no key, so one link opened in a loop must not take that share. A person opens a PDF a few times.
  */
 export const HUB_PDF_POLICY: LimitPolicy = { burst: 10, perMinute: 6, perDay: 200 };

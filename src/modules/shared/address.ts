@@ -36,7 +36,7 @@ const ADDRESS_KEYS = ['line1', 'line2', 'city', 'region', 'postal_code', 'countr
 /** Every key present (null when not given); an address with nothing in it is stored as null. */
 export function serializeAddress(address: Static<typeof AddressSchema> | null | undefined): string | null {
   if (!address) return null;
-  // One object literal in ADDRESS_KEYS' order (Object.fromEntries of a mapped list was a few µs of every create).
+  // One object literal in ADDRESS_KEYS' order: cheaper on every create than Object.fromEntries of a mapped list.
   const complete: Address = {
     line1: address.line1 ?? null,
     line2: address.line2 ?? null,
