@@ -9,13 +9,10 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 export const CSRF_COOKIE = 'bms_hub_csrf';
 const VALUE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-/** The cookie's value from a Cookie header, when it is one we could have set. */
-export function csrfFromCookies(header: string | undefined): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [name, value] = part.trim().split('=', 2);
-    if (name === CSRF_COOKIE && value !== undefined && VALUE_PATTERN.test(value)) return value;
-  }
-  return undefined;
+/** The cookie's value among a request's cookies (parsed by @fastify/cookie), when it is one we could have set. */
+export function csrfFromCookies(cookies: Record<string, string | undefined>): string | undefined {
+  const value = cookies[CSRF_COOKIE];
+  return value !== undefined && VALUE_PATTERN.test(value) ? value : undefined;
 }
 
 export function newCsrfValue(): string {
@@ -23,12 +20,13 @@ export function newCsrfValue(): string {
 }
 
 /**
- * `Path` is the hub's path in the browser's address bar (`/bms/hub` behind a proxy that adds `/bms`), not the
- * server's own `/hub`: a browser sends a cookie only with requests under its path. `Secure` when
- * the public address is https (a test or development server on http cannot use it).
+ * The cookie's options (for @fastify/cookie's setCookie). `path` is the hub's path in the browser's address
+ * bar (`/bms/hub` behind a proxy that adds `/bms`), not the server's own `/hub`: a browser sends a cookie only
+ * with requests under its path. `secure` when the public address is https (a test or development server on
+ * http cannot use it).
  */
-export function csrfCookie(value: string, secure: boolean, hubPath: string): string {
-  return `${CSRF_COOKIE}=${value}; Path=${hubPath}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+export function csrfCookieOptions(secure: boolean, hubPath: string) {
+  return { path: hubPath, httpOnly: true, sameSite: 'strict', secure } as const;
 }
 
 export function csrfMatches(cookie: string | undefined, field: unknown): boolean {

@@ -2,6 +2,9 @@
 // is the credential, so it is never logged (app.ts redacts /hub/… in the log line). Each IP has its own
 // rate limit; answers need the double-submit CSRF value; every page carries a strict
 // Content-Security-Policy, noindex and no-referrer; whatever goes wrong is an HTML page, never JSON.
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import type { Html } from '../../core/html.js';
@@ -12,7 +15,7 @@ import { toAppError } from '../../http/error-handler.js';
 import { documentFile } from './document-files.js';
 import { sendDocumentFile } from './document-files.routes.js';
 import { answerQuote, quoteVersion, type QuoteAnswer } from '../quotes/index.js';
-import { csrfCookie, csrfFromCookies, csrfMatches, fromAnotherSite, newCsrfValue } from './csrf.js';
+import { CSRF_COOKIE, csrfCookieOptions, csrfFromCookies, csrfMatches, fromAnotherSite, newCsrfValue } from './csrf.js';
 import { HUB_ACTOR, type HostedLinks, type Runtime } from '../../kernel/context.js';
 import { documentPage, messagePage, notFoundPage, type HubNotice } from './hub.pages.js';
 import { findLogo } from '../accounts/index.js';
@@ -27,13 +30,26 @@ export const HUB_POLICY: LimitPolicy = { burst: 60, perMinute: 30, perDay: 2_000
  */
 export const HUB_PDF_POLICY: LimitPolicy = { burst: 10, perMinute: 6, perDay: 200 };
 
-const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-const PAGE_HEADERS = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-robots-tag': 'noindex, nofollow',
-  'referrer-policy': 'no-referrer',
-};
+/**
+ * The pages' security headers, by @fastify/helmet: this policy (no script at all), no referrer, never framed,
+ * and helmet's other defaults (nosniff, cross-origin isolation of the pages and their files, HSTS).
+ */
+const HELMET_OPTIONS = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'none'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      baseUri: ["'none'"],
+    },
+  },
+  referrerPolicy: { policy: 'no-referrer' },
+  frameguard: { action: 'deny' },
+  strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: false },
+} as const;
 /** A form's body: a name and a reason are all it holds. */
 const FORM_BODY_LIMIT = 16_384;
 const NAME_MAX = 200;
@@ -79,20 +95,20 @@ export function hubRoutes(options: HubOptions) {
     app.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, hide: true };
     });
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-      (_request, body, done) => {
-        done(null, Object.fromEntries(new URLSearchParams(body as string)));
-      },
-    );
+    await app.register(helmet, HELMET_OPTIONS);
+    await app.register(cookie);
+    // One value per field (the last, as a browser sends each once): a field repeated cannot become an array.
+    await app.register(formbody, {
+      bodyLimit: FORM_BODY_LIMIT,
+      parser: (body) => Object.fromEntries(new URLSearchParams(body)),
+    });
 
     app.addHook('onRequest', async (request) => {
       const admission = await options.limiter.admitAnonymous(`hub:${request.ip}`, HUB_POLICY, app.clock.now());
       if (!admission.allowed) throw rateLimited(admission.retryAfter);
     });
     app.addHook('onSend', async (_request, reply, payload) => {
-      reply.headers(PAGE_HEADERS);
+      reply.header('x-robots-tag', 'noindex, nofollow');
       if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
       return payload;
     });
@@ -144,10 +160,10 @@ export function hubRoutes(options: HubOptions) {
     ): Promise<FastifyReply> {
       let csrf: string | undefined;
       if (document.quote?.status === 'sent') {
-        csrf = csrfFromCookies(request.headers.cookie);
+        csrf = csrfFromCookies(request.cookies);
         if (csrf === undefined) {
           csrf = newCsrfValue();
-          reply.header('set-cookie', csrfCookie(csrf, secureCookie, hubPath));
+          reply.setCookie(CSRF_COOKIE, csrf, csrfCookieOptions(secureCookie, hubPath));
         }
       }
       const answer = document.quote && {
@@ -222,10 +238,7 @@ export function hubRoutes(options: HubOptions) {
       const target = await requireTarget(request);
       const body = (request.body ?? {}) as FormBody;
       const ownOrigins = [publicUrl.origin, `${request.protocol}://${request.host}`];
-      if (
-        fromAnotherSite(request.headers, ownOrigins) ||
-        !csrfMatches(csrfFromCookies(request.headers.cookie), body.csrf)
-      ) {
+      if (fromAnotherSite(request.headers, ownOrigins) || !csrfMatches(csrfFromCookies(request.cookies), body.csrf)) {
         return page(
           reply,
           403,
