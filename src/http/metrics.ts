@@ -305,7 +305,14 @@ export async function registerMetrics(
         new AppError('AUTHENTICATION_REQUIRED', message),
       );
     }
-    const body = await metrics.render();
+    let body: string;
+    try {
+      body = await metrics.render();
+    } catch (error) {
+      // In a cluster, a worker that did not answer the primary: no partial figures, which would read as resets.
+      request.log.warn({ err: error }, 'metrics: the workers were not all gathered');
+      throw new AppError('SERVICE_UNAVAILABLE', 'Not every worker answered for the metrics. Scrape again shortly.');
+    }
     return reply.type(metrics.registry.contentType).send(body);
   });
   return metrics;
