@@ -614,4 +614,7 @@ test('every time lies in the years 0001 to 9999: a schedule reaching beyond is a
     calendar.body.data.map((one: { occurrence_key: string }) => one.occurrence_key),
     ['9999-12-28T23:30', '9999-12-29T23:30', '9999-12-30T23:30'], // the first overlaps 29 December
   );
+  const pause = await api('POST', `/v1/visit-schedules/${open.id}/pause`, { from: '0000-12-25' });
+  assert.equal(pause.status, 422, pause.text);
+  assert.equal(pause.body.error.details[0].field, 'from');
 });

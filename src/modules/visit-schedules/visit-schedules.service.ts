@@ -480,6 +480,10 @@ export async function pauseSchedule(
 ): Promise<VisitSchedule> {
   const problems: ErrorDetail[] = [];
   const readDate = (field: string, value: string) => {
+    if (value.startsWith('0000')) {
+      problems.push({ field, message: 'must be a date in the years 0001 to 9999' });
+      return undefined;
+    }
     try {
       return Temporal.PlainDate.from(value, { overflow: 'reject' });
     } catch {
