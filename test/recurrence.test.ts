@@ -632,3 +632,270 @@ describe('expansion in cached blocks of 32 days', () => {
       if (rrule.startsWith('FREQ=YEARLY')) assert.deepEqual(whole, ['2027-02-28', '2028-02-29', '2029-02-28']);
     });
 });
+
+describe('checking a sparse rule costs a bounded amount of work (contract section 32)', () => {
+  const at = (start_date: string) => ({ start_date, ...denver });
+
+  test('a sparse COUNT rule that cannot reach its count in 10 years is refused on recurrence.count, from any start_date', () => {
+    const RULES: Array<[string, string?]> = [
+      ['FREQ=DAILY;BYMONTHDAY=31;COUNT=1000'],
+      ['FREQ=DAILY;BYMONTHDAY=31;COUNT=1000', 'skip'],
+      ['FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;COUNT=1000'],
+      ['FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;COUNT=1000', 'skip'],
+      ['FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;COUNT=1000'],
+      ['FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;COUNT=1000', 'skip'],
+      ['FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO;COUNT=1000', 'skip'],
+      ['FREQ=WEEKLY;BYMONTH=2;BYDAY=MO;COUNT=1000'],
+      ['FREQ=MONTHLY;BYMONTHDAY=13;BYDAY=FR;COUNT=200'],
+      ['FREQ=DAILY;BYMONTHDAY=31;COUNT=133'], // at most 12 a year: 132 in the 11 calendar years 10 years touch
+    ];
+    for (const [rrule, overflow] of RULES)
+      for (const start of ['2026-01-01', '2027-03-05', '2031-02-28']) {
+        const [detail, ...rest] = refusal(() =>
+          rule({ rrule, ...at(start), ...(overflow ? { month_day_overflow: overflow } : {}) }),
+        );
+        assert.equal(rest.length, 0, rrule);
+        assert.equal(detail?.field, 'recurrence.count', `${rrule} from ${start}`);
+        assert.match(detail?.message ?? '', /more than 10 years/, rrule);
+      }
+  });
+
+  test('sparse rules that fit are accepted with their dates', () => {
+    // The 31st of each month that has one (skip): January, March, May, July, August.
+    assert.deepEqual(
+      keys(
+        { rrule: 'FREQ=DAILY;BYMONTHDAY=31;COUNT=5', month_day_overflow: 'skip', ...at('2027-01-01') },
+        '2027-01-01',
+        '2027-12-31',
+      ),
+      ['2027-01-31T09:00', '2027-03-31T09:00', '2027-05-31T09:00', '2027-07-31T09:00', '2027-08-31T09:00'],
+    );
+    // With last_day, the last day of every month.
+    assert.deepEqual(
+      keys({ rrule: 'FREQ=DAILY;BYMONTHDAY=31;COUNT=100', ...at('2027-01-01') }, '2027-01-01', '2027-04-30'),
+      ['2027-01-31T09:00', '2027-02-28T09:00', '2027-03-31T09:00', '2027-04-30T09:00'],
+    );
+    assert.deepEqual(
+      keys(
+        { rrule: 'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;COUNT=2', month_day_overflow: 'skip', ...at('2026-01-01') },
+        '2026-01-01',
+        '2035-12-31',
+      ),
+      ['2028-02-29T09:00', '2032-02-29T09:00'],
+    );
+    // 120 first days of the month: the last is 2035-12-01, within the 10 years.
+    const monthly = keys(
+      { rrule: 'FREQ=DAILY;BYMONTHDAY=1;COUNT=120', ...at('2026-01-01') },
+      '2026-01-01',
+      '2036-12-31',
+    );
+    assert.equal(monthly.length, 120);
+    assert.equal(monthly.at(-1), '2035-12-01T09:00');
+    rule({ rrule: 'FREQ=DAILY;COUNT=1000', ...at('2026-01-01') });
+    rule({ rrule: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;COUNT=1000', ...at('2026-01-01') });
+    rule({ rrule: 'FREQ=DAILY;BYDAY=MO,WE,FR;COUNT=1000', ...at('2026-01-01') });
+    rule({ rrule: 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;COUNT=10', ...at('2026-01-01') }); // last_day: every year
+    rule({ rrule: 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;COUNT=2', month_day_overflow: 'skip', ...at('2026-01-01') });
+  });
+
+  test('a rule whose check would need more than the budget of work is refused, naming the rule and why', () => {
+    // Every other day that is a 31st: the library examines it day by day, and its 40th lies beyond the budget.
+    const [detail, ...rest] = refusal(() =>
+      rule({ rrule: 'FREQ=DAILY;INTERVAL=2;BYMONTHDAY=31;COUNT=40', month_day_overflow: 'skip', ...at('2026-01-01') }),
+    );
+    assert.equal(rest.length, 0);
+    assert.equal(detail?.field, 'recurrence.rrule');
+    assert.match(detail?.message ?? '', /too sparse to check/);
+    // The structured form names the rule as a whole.
+    const [structured] = refusal(() =>
+      rule({
+        frequency: 'daily',
+        interval: 2,
+        by_month_day: [31],
+        count: 40,
+        month_day_overflow: 'skip',
+        ...at('2026-01-01'),
+      }),
+    );
+    assert.equal(structured?.field, 'recurrence');
+    assert.match(structured?.message ?? '', /too sparse to check/);
+    // A rule that never occurs is a 422 whichever check ends first.
+    refusal(() =>
+      rule({ rrule: 'FREQ=DAILY;INTERVAL=2;BYMONTH=2;BYMONTHDAY=30', month_day_overflow: 'skip', ...at('2026-01-01') }),
+    );
+    refusal(() =>
+      rule({ rrule: 'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30;COUNT=1', month_day_overflow: 'skip', ...at('2026-01-01') }),
+    );
+  });
+
+  test('a daily rule with month days or months gives exactly the days that match every part (RFC 5545 DAILY limits)', () => {
+    const WEEKDAY = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+    const RULES = [
+      'FREQ=DAILY;BYMONTHDAY=31',
+      'FREQ=DAILY;BYMONTHDAY=1,15,-1',
+      'FREQ=DAILY;BYMONTHDAY=29,30;BYMONTH=1,2,3',
+      'FREQ=DAILY;BYMONTHDAY=13;BYDAY=FR',
+      'FREQ=DAILY;BYMONTH=2',
+      'FREQ=DAILY;BYMONTH=2,11;BYDAY=SA,SU',
+      'FREQ=DAILY;BYDAY=TU',
+    ];
+    for (const rrule of RULES)
+      for (const overflow of ['skip', 'last_day']) {
+        const parts = new Map(rrule.split(';').map((part) => part.split('=') as [string, string]));
+        const list = (name: string) => parts.get(name)?.split(',');
+        const start = Temporal.PlainDate.from('2027-01-29');
+        const expected: string[] = [];
+        for (let date = start; date.year < 2030; date = date.add({ days: 1 })) {
+          const months = list('BYMONTH')?.map(Number);
+          if (months && !months.includes(date.month)) continue;
+          const days = list('BYMONTHDAY')?.map(Number);
+          if (days) {
+            const matches = days.some((day) =>
+              day < 0
+                ? date.day === date.daysInMonth + day + 1
+                : date.day === day ||
+                  (overflow === 'last_day' && day > date.daysInMonth && date.day === date.daysInMonth),
+            );
+            if (!matches) continue;
+          }
+          const weekdays = list('BYDAY');
+          if (weekdays && !weekdays.includes(WEEKDAY[date.dayOfWeek - 1] as string)) continue;
+          expected.push(`${date.toString()}T09:00`);
+        }
+        assert.deepEqual(
+          keys({ rrule, month_day_overflow: overflow, ...at('2027-01-29') }, '2027-01-01', '2029-12-31'),
+          expected,
+          `${rrule} (${overflow})`,
+        );
+      }
+  });
+});
+
+describe('ordinal weekdays (RFC 5545 section 3.3.10)', () => {
+  const from2024 = { start_date: '2024-01-01', ...denver };
+
+  test('FREQ=YEARLY;BYDAY=53MO: the 53rd Monday, only in years that have one', () => {
+    // Years that start on a Monday (2029, 2035, 2046) or are leap years starting on a Monday or Sunday (2024, 2040).
+    assert.deepEqual(keys({ rrule: 'FREQ=YEARLY;BYDAY=53MO', ...from2024 }, '2024-01-01', '2046-12-31'), [
+      '2024-12-30T09:00',
+      '2029-12-31T09:00',
+      '2035-12-31T09:00',
+      '2040-12-31T09:00',
+      '2046-12-31T09:00',
+    ]);
+    // From 2026: not 2027-01-04 nor 2028-01-03 (the first Mondays of those years).
+    assert.deepEqual(
+      keys(
+        { rrule: 'FREQ=YEARLY;BYDAY=53MO;COUNT=2', start_date: '2026-01-01', ...denver },
+        '2026-01-01',
+        '2036-12-31',
+      ),
+      ['2029-12-31T09:00', '2035-12-31T09:00'],
+    );
+  });
+
+  test('FREQ=YEARLY;BYDAY=-53MO: the 53rd Monday from the end, the first Monday of those years', () => {
+    assert.deepEqual(keys({ rrule: 'FREQ=YEARLY;BYDAY=-53MO', ...from2024 }, '2024-01-01', '2046-12-31'), [
+      '2024-01-01T09:00',
+      '2029-01-01T09:00',
+      '2035-01-01T09:00',
+      '2040-01-02T09:00',
+      '2046-01-01T09:00',
+    ]);
+  });
+
+  test('every date a yearly ordinal rule gives is that weekday with that ordinal in its own year, and no such date is missing', () => {
+    const WEEKDAY = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+    for (const byday of ['53MO', '-53MO', '53SU', '-53FR', '53TH,-53TU', '1MO', '-1SU', '20WE', '52TH', '-52SA'])
+      for (const interval of [1, 2, 3]) {
+        const rrule = `FREQ=YEARLY;INTERVAL=${interval};BYDAY=${byday}`;
+        const expected: string[] = [];
+        for (let year = 2024; year <= 2060; year += interval) {
+          for (let date = Temporal.PlainDate.from({ year, month: 1, day: 1 }); date.year === year; ) {
+            const fromStart = Math.ceil(date.dayOfYear / 7);
+            const fromEnd = -Math.ceil((date.daysInYear - date.dayOfYear + 1) / 7);
+            const weekday = WEEKDAY[date.dayOfWeek - 1];
+            if (byday.split(',').some((one) => one === `${fromStart}${weekday}` || one === `${fromEnd}${weekday}`))
+              expected.push(`${date.toString()}T09:00`);
+            date = date.add({ days: 1 });
+          }
+        }
+        if ((expected[0] ?? '9999') > '2034-01-01') {
+          // None in the first 10 years: refused as a rule without occurrence (section 18).
+          assert.equal(refusal(() => rule({ rrule, ...from2024 }))[0]?.field, 'recurrence', rrule);
+          continue;
+        }
+        assert.deepEqual(keys({ rrule, ...from2024 }, '2024-01-01', '2060-12-31'), expected, rrule);
+      }
+  });
+
+  test('monthly ordinals stay within their month: 5FR only in months with five Fridays, -1SU the last Sunday', () => {
+    const jan2026 = { start_date: '2026-01-01', ...denver };
+    assert.deepEqual(keys({ rrule: 'FREQ=MONTHLY;BYDAY=5FR', ...jan2026 }, '2026-01-01', '2026-12-31'), [
+      '2026-01-30T09:00',
+      '2026-05-29T09:00',
+      '2026-07-31T09:00',
+      '2026-10-30T09:00',
+    ]);
+    assert.deepEqual(
+      keys({ rrule: 'FREQ=MONTHLY;BYDAY=-1SU', ...jan2026 }, '2026-01-01', '2026-12-31'),
+      ['01-25', '02-22', '03-29', '04-26', '05-31', '06-28', '07-26', '08-30', '09-27', '10-25', '11-29', '12-27'].map(
+        (day) => `2026-${day}T09:00`,
+      ),
+    );
+    // With BYMONTH a yearly rule's ordinal counts within the month: January has five Fridays in 2026 and 2027
+    // (starting on a Friday), four in 2028 (starting on a Saturday).
+    assert.deepEqual(keys({ rrule: 'FREQ=YEARLY;BYMONTH=1;BYDAY=5FR', ...jan2026 }, '2026-01-01', '2028-12-31'), [
+      '2026-01-30T09:00',
+      '2027-01-29T09:00',
+    ]);
+  });
+
+  test('the combinations the library computes on the wrong set are refused, naming the field', () => {
+    const [mixed] = refusal(() => rule({ rrule: 'FREQ=YEARLY;BYDAY=MO,53FR', ...from2024 }));
+    assert.equal(mixed?.field, 'recurrence.by_weekday');
+    const [monthDay] = refusal(() => rule({ rrule: 'FREQ=YEARLY;BYDAY=53MO;BYMONTHDAY=31', ...from2024 }));
+    assert.equal(monthDay?.field, 'recurrence.by_month_day');
+    const [setPosition] = refusal(() => rule({ rrule: 'FREQ=YEARLY;BYDAY=1MO,53MO;BYSETPOS=-1', ...from2024 }));
+    assert.equal(setPosition?.field, 'recurrence.by_set_position');
+    // Ordinals up to 52 exist in every year: BYSETPOS over them stays.
+    assert.deepEqual(
+      keys({ rrule: 'FREQ=YEARLY;BYDAY=1MO,-1MO;BYSETPOS=-1', ...from2024 }, '2024-01-01', '2025-12-31'),
+      ['2024-12-30T09:00', '2025-12-29T09:00'],
+    );
+  });
+});
+
+describe('the years 0001 to 9999 (contract section 32)', () => {
+  test('a start_date, until or exdate in the year 0000 is refused, naming the field', () => {
+    const [start] = refusal(() => rule({ rrule: 'FREQ=DAILY', start_date: '0000-12-25', ...denver }));
+    assert.equal(start?.field, 'recurrence.start_date');
+    const [until] = refusal(() => rule({ rrule: 'FREQ=DAILY;UNTIL=00001231', start_date: '0001-01-01', ...denver }));
+    assert.equal(until?.field, 'recurrence.rrule');
+    const [exdate] = refusal(() =>
+      rule({ rrule: 'FREQ=DAILY', start_date: '0001-01-01', exdates: ['0000-01-02T09:00'], ...denver }),
+    );
+    assert.equal(exdate?.field, 'recurrence.exdates[0]');
+  });
+
+  test('a COUNT rule running past 9999-12-31 is refused; an unbounded one stops there', () => {
+    const [count] = refusal(() => rule({ rrule: 'FREQ=DAILY;COUNT=10', start_date: '9999-12-25', ...denver }));
+    assert.equal(count?.field, 'recurrence.count');
+    assert.match(count?.message ?? '', /9999-12-31/);
+    const open = rule({ rrule: 'FREQ=DAILY', start_date: '9999-12-25', time: '09:00', timezone: 'UTC' });
+    assert.deepEqual(
+      occurrencesOnDates(open, TIMED, Temporal.PlainDate.from('9999-12-20'), Temporal.PlainDate.from('9999-12-31')).map(
+        (one) => one.occurrence_key,
+      ),
+      ['25', '26', '27', '28', '29', '30', '31'].map((day) => `9999-12-${day}T09:00`),
+    );
+    // At 23:30 for an hour, the occurrence of 31 December would end in the year 10000: it is not produced.
+    const late = rule({ rrule: 'FREQ=DAILY', start_date: '9999-12-29', time: '23:30', timezone: 'UTC' });
+    assert.deepEqual(
+      occurrencesOnDates(late, TIMED, Temporal.PlainDate.from('9999-12-20'), Temporal.PlainDate.from('9999-12-31')).map(
+        (one) => one.occurrence_key,
+      ),
+      ['9999-12-29T23:30', '9999-12-30T23:30'],
+    );
+  });
+});

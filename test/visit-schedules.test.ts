@@ -524,3 +524,97 @@ test('500 daily visits are made, edited and canceled a slice at a time: the even
   assert.equal(await count('canceled'), 500);
   assertSliced('end', ended);
 });
+
+test('FREQ=YEARLY;BYDAY=53MO makes visits only on the 53rd Monday of a year that has one (RFC 5545)', async () => {
+  const schedule = await createSchedule({
+    recurrence: { rrule: 'FREQ=YEARLY;BYDAY=53MO', start_date: '2026-01-01', ...denver },
+    duration_minutes: 60,
+    horizon_days: 730,
+  });
+  // 2026, 2027 and 2028 have 52 Mondays: no visit within the horizon (not 2027-01-04, not 2028-01-03).
+  assert.deepEqual(await visitsOf(schedule.id), []);
+  assert.equal(schedule.next_occurrence_key, null);
+  const occurrences = async (from: string, to: string) => {
+    const response = await api('GET', `/v1/visit-schedules/${schedule.id}/occurrences?from=${from}&to=${to}`);
+    assert.equal(response.status, 200, response.text);
+    return response.body.data.map((one: { occurrence_key: string }) => one.occurrence_key);
+  };
+  assert.deepEqual(await occurrences('2026-12-01T00:00:00Z', '2027-12-01T00:00:00Z'), []);
+  assert.deepEqual(await occurrences('2027-12-01T00:00:00Z', '2028-12-01T00:00:00Z'), []);
+  // 2029 starts on a Monday: its 53rd Monday is 31 December.
+  assert.deepEqual(await occurrences('2029-06-01T00:00:00Z', '2030-06-01T00:00:00Z'), ['2029-12-31T09:00']);
+  const mixed = await api('POST', '/v1/visit-schedules', {
+    job_id: await newJob(),
+    recurrence: { rrule: 'FREQ=YEARLY;BYDAY=MO,53FR', start_date: '2026-01-01', ...denver },
+    duration_minutes: 60,
+  });
+  assert.equal(mixed.status, 422, mixed.text);
+  assert.equal(mixed.body.error.details[0].field, 'recurrence.by_weekday');
+});
+
+test('a sparse COUNT rule is answered 422 on recurrence.count, whatever its start_date', async () => {
+  for (const rrule of [
+    'FREQ=DAILY;BYMONTHDAY=31;COUNT=1000',
+    'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;COUNT=1000',
+    'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;COUNT=1000',
+  ])
+    for (const start_date of ['2026-03-01', '2026-03-02']) {
+      const response = await api('POST', '/v1/visit-schedules', {
+        job_id: await newJob(),
+        recurrence: { rrule, start_date, ...denver },
+        duration_minutes: 60,
+      });
+      assert.equal(response.status, 422, response.text);
+      assert.equal(response.body.error.code, 'VALIDATION_ERROR');
+      assert.equal(response.body.error.details[0].field, 'recurrence.count', rrule);
+    }
+});
+
+test('every time lies in the years 0001 to 9999: a schedule reaching beyond is a 422, an unbounded one stops at the end of 9999', async () => {
+  const refused = async (recurrence: Record<string, unknown>, field: string) => {
+    const response = await api('POST', '/v1/visit-schedules', {
+      job_id: await newJob(),
+      recurrence: { time: '23:30', timezone: 'UTC', ...recurrence },
+      duration_minutes: 60,
+    });
+    assert.equal(response.status, 422, response.text);
+    assert.equal(response.body.error.details[0].field, field, response.text);
+  };
+  await refused({ rrule: 'FREQ=DAILY;COUNT=10', start_date: '9999-12-25' }, 'recurrence.count');
+  // Its last occurrence, 9999-12-31 at 23:30 for an hour, would end in the year 10000.
+  await refused({ rrule: 'FREQ=DAILY;UNTIL=99991231', start_date: '9999-12-25' }, 'recurrence.until');
+  await refused({ rrule: 'FREQ=DAILY', start_date: '0000-12-25' }, 'recurrence.start_date');
+  await refused(
+    { rrule: 'FREQ=DAILY', start_date: '0001-01-01', time: '05:00', timezone: 'Asia/Tokyo' },
+    'recurrence.start_date',
+  );
+
+  const open = await createSchedule({
+    recurrence: { rrule: 'FREQ=DAILY', start_date: '9999-12-25', time: '23:30', timezone: 'UTC' },
+    duration_minutes: 60,
+  });
+  const response = await api(
+    'GET',
+    `/v1/visit-schedules/${open.id}/occurrences?from=9999-12-29T00:00:00Z&to=9999-12-31T23:59:59.999Z`,
+  );
+  assert.equal(response.status, 200, response.text);
+  assert.deepEqual(
+    response.body.data.map((one: { occurrence_key: string; end_at: string }) => [one.occurrence_key, one.end_at]),
+    [
+      ['9999-12-29T23:30', '9999-12-30T00:30:00.000Z'],
+      ['9999-12-30T23:30', '9999-12-31T00:30:00.000Z'],
+    ],
+  );
+  const calendar = await api(
+    'GET',
+    `/v1/visits?schedule_id=${open.id}&job_id=${open.job_id}&from_date=9999-12-29&to_date=9999-12-31&timezone=UTC&include_projected=true`,
+  );
+  assert.equal(calendar.status, 200, calendar.text);
+  assert.deepEqual(
+    calendar.body.data.map((one: { occurrence_key: string }) => one.occurrence_key),
+    ['9999-12-28T23:30', '9999-12-29T23:30', '9999-12-30T23:30'], // the first overlaps 29 December
+  );
+  const pause = await api('POST', `/v1/visit-schedules/${open.id}/pause`, { from: '0000-12-25' });
+  assert.equal(pause.status, 422, pause.text);
+  assert.equal(pause.body.error.details[0].field, 'from');
+});

@@ -652,3 +652,67 @@ test('for visit schedules (section 18): an occurrence already made is skipped; t
   const [event] = (await eventsOf(made!.id)).filter((found) => found.type === 'visit.created');
   assert.equal(event?.data.object.schedule_id, scheduleId);
 });
+
+test('every time lies in the years 0001 to 9999: a start or end beyond is a 422 naming the field, the calendar reaches 9999-12-31', async () => {
+  const job = await newJob();
+  const refused = async (body: Record<string, unknown>, field: string) => {
+    const response = await api('POST', '/v1/visits', { job_id: job.id, ...body });
+    assert.equal(response.status, 422, response.text);
+    assert.equal(response.body.error.code, 'VALIDATION_ERROR');
+    assert.deepEqual(
+      response.body.error.details.map((detail: { field: string }) => detail.field),
+      [field],
+      response.text,
+    );
+  };
+  await refused({ local_start: '0000-06-01T09:00', duration_minutes: 60, timezone: 'UTC' }, 'local_start');
+  // Starting 9999-12-31T23:00 for 2 hours would end in the year 10000.
+  await refused({ local_start: '9999-12-31T23:00', duration_minutes: 120, timezone: 'UTC' }, 'duration_minutes');
+  await refused({ start_at: '9999-12-31T23:00:00Z', duration_minutes: 120 }, 'duration_minutes');
+  // 20:00 on 31 December 9999 in Denver is 03:00 on 1 January 10000 in UTC.
+  await refused({ local_start: '9999-12-31T20:00', duration_minutes: 60, timezone: 'America/Denver' }, 'local_start');
+  // 05:00 on 1 January 0001 in Tokyo is still 31 December of the year 0 in UTC.
+  await refused({ local_start: '0001-01-01T05:00', duration_minutes: 60, timezone: 'Asia/Tokyo' }, 'local_start');
+  // An all-day visit on 9999-12-31 would end at 00:00 on 1 January 10000.
+  await refused({ all_day: true, start_date: '9999-12-31', timezone: 'UTC' }, 'start_date');
+  await refused({ all_day: true, start_date: '9999-12-30', end_date: '9999-12-31', timezone: 'UTC' }, 'end_date');
+
+  const last = await newVisit({
+    job_id: job.id,
+    local_start: '9999-12-31T21:00',
+    duration_minutes: 60,
+    timezone: 'UTC',
+  });
+  assert.equal(last.start_at, '9999-12-31T21:00:00.000Z');
+  assert.equal(last.end_at, '9999-12-31T22:00:00.000Z');
+  const allDay = await newVisit({ job_id: job.id, all_day: true, start_date: '9999-12-30', timezone: 'UTC' });
+  assert.equal(allDay.end_at, '9999-12-31T00:00:00.000Z');
+  const first = await newVisit({
+    job_id: job.id,
+    local_start: '0001-01-01T00:00',
+    duration_minutes: 30,
+    timezone: 'UTC',
+  });
+  assert.equal(first.start_at, '0001-01-01T00:00:00.000Z');
+  // Moving the mirrors of the first visit to Denver would put them in the year 0.
+  const moved = await api('PUT', `/v1/visits/${first.id}`, { timezone: 'America/Denver' });
+  assert.equal(moved.status, 422, moved.text);
+  assert.equal(moved.body.error.details[0].field, 'timezone');
+
+  // The calendar's whole days reach 31 December 9999 (its end is not a five-digit year).
+  const window = await api('GET', `/v1/visits?job_id=${job.id}&from_date=9999-12-01&to_date=9999-12-31&timezone=UTC`);
+  assert.equal(window.status, 200, window.text);
+  assert.deepEqual(
+    window.body.data.map((visit: { id: string }) => visit.id),
+    [allDay.id, last.id],
+  );
+  for (const query of ['to=10000-01-01T00:00:00Z', 'to=%2B010000-01-01T00:00:00Z', 'to_date=10000-01-01']) {
+    const from = query.startsWith('to_date') ? 'from_date=9999-12-01' : 'from=9999-12-01T00:00:00Z';
+    const response = await api('GET', `/v1/visits?job_id=${job.id}&${from}&${query}`);
+    assert.equal(response.status, 422, `${query}: ${response.text}`);
+    assert.equal(response.body.error.details[0].field, query.split('=')[0]);
+  }
+  const early = await api('GET', `/v1/visits?job_id=${job.id}&from=0000-12-31T00:00:00Z&to=0001-02-01T00:00:00Z`);
+  assert.equal(early.status, 422, early.text);
+  assert.equal(early.body.error.details[0].field, 'from');
+});

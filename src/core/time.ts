@@ -78,11 +78,50 @@ export const LOCAL_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}$';
 function parseLocal(field: string, local: string): Temporal.PlainDateTime {
   if (!new RegExp(LOCAL_DATE_TIME_PATTERN).test(local))
     throw fieldError(field, 'must be a local date and time YYYY-MM-DDTHH:MM, without an offset');
+  if (local.startsWith('0000')) throw fieldError(field, 'must be a local date and time in the years 0001 to 9999');
   try {
     return Temporal.PlainDateTime.from(local, { overflow: 'reject' });
   } catch {
     throw fieldError(field, `'${local}' is not a real date and time`);
   }
+}
+
+const FIRST_INSTANT = Temporal.Instant.from('0001-01-01T00:00:00Z');
+const AFTER_LAST_INSTANT = Temporal.Instant.from('+010000-01-01T00:00:00Z');
+
+/**
+ * Whether an instant, and its local time in `zone`, both lie in the years 0001–9999 (docs/api-contract.md §32
+ * "Years": both engines store exactly those years, and a five-digit year would sort wrongly as text).
+ */
+export function withinYears(instant: string | Temporal.Instant, zone: string): boolean {
+  const at = typeof instant === 'string' ? Temporal.Instant.from(instant) : instant;
+  if (Temporal.Instant.compare(at, FIRST_INSTANT) < 0 || Temporal.Instant.compare(at, AFTER_LAST_INSTANT) >= 0)
+    return false;
+  const year = at.toZonedDateTimeISO(zone).year;
+  return year >= 1 && year <= 9999;
+}
+
+/**
+ * The instant a local date begins in `zone`, kept within the years 0001–9999 (a calendar window's edge: the day
+ * after 9999-12-31 begins at 9999-12-31T23:59:59.999Z as far as any stored time can tell).
+ */
+export function windowEdge(date: string, zone: string): string {
+  const at = Temporal.PlainDate.from(date).toZonedDateTime({ timeZone: zone }).toInstant();
+  if (Temporal.Instant.compare(at, FIRST_INSTANT) < 0) return instantText(FIRST_INSTANT);
+  if (Temporal.Instant.compare(at, AFTER_LAST_INSTANT) >= 0)
+    return instantText(AFTER_LAST_INSTANT.subtract({ milliseconds: 1 }));
+  return instantText(at);
+}
+
+/** A 422 on `field` unless `instant` (a start or end) lies in the years 0001–9999, in UTC and in `zone`. */
+export function checkYears(field: string, instant: string, zone: string): void {
+  if (!withinYears(instant, zone))
+    throw fieldError(
+      field,
+      zone === 'UTC'
+        ? `must keep the time within the years 0001 to 9999 (it would be ${instant})`
+        : `must keep the time within the years 0001 to 9999, in UTC and in ${zone} (it would be ${instantToLocal(instant, zone)} there, ${instant} in UTC)`,
+    );
 }
 
 const wallClock = (value: Temporal.PlainDateTime) => value.toString({ smallestUnit: 'minute' });

@@ -12,7 +12,7 @@ import { fromJson } from '../../db/values.js';
 import type { Context } from '../../kernel/context.js';
 import { createVisitsForJob, type NewVisit } from '../visits/index.js';
 import type { Occurrence } from './recurrence-expansion.js';
-import { occurrenceOn, prepareDates, ruleDates } from './recurrence-expansion.js';
+import { fitsYears, occurrenceOn, prepareDates, ruleDates } from './recurrence-expansion.js';
 import { occurrenceKey, type Recurrence } from './recurrence-parts.js';
 import * as repository from './visit-schedules.repository.js';
 import type { Template } from './visit-schedules.schemas.js';
@@ -90,7 +90,7 @@ async function planOf(tx: Context, row: VisitScheduleRow): Promise<Plan> {
   const wanted: Plan['wanted'] = [];
   for (const date of ruleDates(rule, today, through)) {
     const key = occurrenceKey(rule, date);
-    if (skipped.has(key) || inPause(row, date)) continue;
+    if (skipped.has(key) || inPause(row, date) || !fitsYears(rule, durationsOf(row), date)) continue;
     wanted.push({ date, key });
     if (wanted.length === MAX_AHEAD) break;
   }

@@ -6,7 +6,7 @@ import { fromJson } from '../../db/values.js';
 import type { Context } from '../../kernel/context.js';
 import type { CalendarProjector, ProjectedVisit } from '../visits/index.js';
 import { durationsOf, inPause, ruleOf } from './materialize.js';
-import { occurrenceOn, ruleDates } from './recurrence-expansion.js';
+import { fitsYears, occurrenceOn, ruleDates } from './recurrence-expansion.js';
 import { occurrenceKey, type Recurrence } from './recurrence-parts.js';
 import * as repository from './visit-schedules.repository.js';
 import type { Template } from './visit-schedules.schemas.js';
@@ -53,7 +53,8 @@ export const projectOccurrences: CalendarProjector = async (ctx: Context, window
     const margin = (row.duration_days === null ? 1 : Number(row.duration_days)) + 1;
     for (const date of ruleDates(rule, first.subtract({ days: margin }), last.add({ days: 1 }))) {
       const key = occurrenceKey(rule, date);
-      if (!skipped.has(key) && !inPause(row, date)) candidates.push({ row, rule, date, key });
+      if (!skipped.has(key) && !inPause(row, date) && fitsYears(rule, durationsOf(row), date))
+        candidates.push({ row, rule, date, key });
     }
   }
   if (candidates.length === 0) return [];

@@ -4,8 +4,17 @@
 // in the spring-forward gap moves forward by the gap, an ambiguous time takes its first instant.
 import { Temporal } from '@js-temporal/polyfill';
 import { type RRuleOptions, RRuleTemporal } from 'rrule-temporal';
+import { fieldError } from '../../core/errors.js';
 import { Lru } from '../../core/lru.js';
-import { MAX_YEARS, occurrenceKey, occurrenceStart, type Problems, type Recurrence } from './recurrence-parts.js';
+import { withinYears as instantWithinYears } from '../../core/time.js';
+import {
+  LAST_DATE,
+  MAX_YEARS,
+  occurrenceKey,
+  occurrenceStart,
+  type Problems,
+  type Recurrence,
+} from './recurrence-parts.js';
 
 /** How long each occurrence lasts: minutes of real time for a timed schedule, whole local days for all-day. */
 export interface Durations {
@@ -36,6 +45,40 @@ const MONTH_CLASSES: ReadonlyArray<{ months: number[]; last: number }> = [
   { months: [2], last: 28 },
 ];
 
+/** What the library is handed of a rule: its frequency and BY parts, after the rewrites below. */
+interface LibraryParts {
+  frequency: Recurrence['frequency'];
+  interval: number;
+  by_weekday: string[] | null;
+  by_month_day: number[] | null;
+  by_month: number[] | null;
+  by_set_position: number[] | null;
+}
+
+const ALL_WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+
+/**
+ * The rule's parts as the library expands them. A daily rule (interval 1, no BYSETPOS) that names month days or
+ * months is handed over as the monthly or weekly rule with the same dates (RFC 5545: in a DAILY rule every BY
+ * part limits; in a MONTHLY rule BYMONTHDAY expands and, beside it, BYDAY limits; in a WEEKLY rule BYDAY expands
+ * and BYMONTH limits): the library examines such a daily rule day by day through a slow path, 30 times the work
+ * of the monthly one for `BYMONTHDAY=31`.
+ */
+function libraryParts(rule: Recurrence): LibraryParts {
+  const parts: LibraryParts = {
+    frequency: rule.frequency,
+    interval: rule.interval,
+    by_weekday: rule.by_weekday,
+    by_month_day: rule.by_month_day,
+    by_month: rule.by_month,
+    by_set_position: rule.by_set_position,
+  };
+  if (rule.frequency !== 'daily' || rule.interval !== 1 || rule.by_set_position !== null) return parts;
+  if (rule.by_month_day !== null) return { ...parts, frequency: 'monthly' };
+  if (rule.by_month !== null) return { ...parts, frequency: 'weekly', by_weekday: rule.by_weekday ?? ALL_WEEKDAYS };
+  return parts;
+}
+
 /**
  * The rule as one or more library rules whose union is its occurrences. RFC 5545 takes a monthly or yearly
  * rule's missing day (and a yearly rule's month) from DTSTART; that is made explicit here. With `last_day`,
@@ -44,21 +87,22 @@ const MONTH_CLASSES: ReadonlyArray<{ months: number[]; last: number }> = [
  * within one month, so one part per month keeps it exact; a yearly rule with BYSETPOS is refused in that case.
  */
 function libraryRules(rule: Recurrence): RRuleTemporal[] {
+  const parts = libraryParts(rule);
   const start = Temporal.PlainDate.from(rule.start_date);
-  let byMonthDay = rule.by_month_day;
-  let byMonth = rule.by_month;
-  if ((rule.frequency === 'monthly' || rule.frequency === 'yearly') && !byMonthDay && !rule.by_weekday) {
+  let byMonthDay = parts.by_month_day;
+  let byMonth = parts.by_month;
+  if ((parts.frequency === 'monthly' || parts.frequency === 'yearly') && !byMonthDay && !parts.by_weekday) {
     byMonthDay = [start.day];
-    if (rule.frequency === 'yearly' && !byMonth) byMonth = [start.month];
+    if (parts.frequency === 'yearly' && !byMonth) byMonth = [start.month];
   }
   const base: ManualOptions = {
-    freq: rule.frequency.toUpperCase() as ManualOptions['freq'],
-    interval: rule.interval,
+    freq: parts.frequency.toUpperCase() as ManualOptions['freq'],
+    interval: parts.interval,
     dtstart: floating(start),
     wkst: rule.week_start,
-    ...(rule.by_weekday ? { byDay: rule.by_weekday } : {}),
+    ...(parts.by_weekday ? { byDay: parts.by_weekday } : {}),
     ...(byMonth ? { byMonth } : {}),
-    ...(rule.by_set_position ? { bySetPos: rule.by_set_position } : {}),
+    ...(parts.by_set_position ? { bySetPos: parts.by_set_position } : {}),
     // Sparse rules (a 29 February that is a Monday) need more periods than the library's default cap.
     maxIterations: 100_000,
   };
@@ -74,6 +118,63 @@ function libraryRules(rule: Recurrence): RRuleTemporal[] {
     rules.push(new RRuleTemporal({ ...base, byMonth: chosen, byMonthDay: clamped }));
   }
   return rules;
+}
+
+/** A weekday with an ordinal (`53MO`, `-1FR`) as [ordinal, weekday 1–7]; [0, weekday] without one. */
+function ordinalOf(text: string): [number, number] {
+  const match = /^([+-]?\d+)?([A-Z]{2})$/.exec(text) as RegExpExecArray;
+  return [Number(match[1] ?? 0), ALL_WEEKDAYS.indexOf(match[2] as string) + 1];
+}
+
+/** Whether a yearly rule without BYMONTH names an ordinal weekday: the library places those itself (see below). */
+const yearlyOrdinals = (rule: Recurrence): boolean =>
+  rule.frequency === 'yearly' &&
+  rule.by_month === null &&
+  (rule.by_weekday ?? []).some((day) => ordinalOf(day)[0] !== 0);
+
+/**
+ * The one error of the library that RFC 5545 §3.3.10 makes visible here: in a yearly rule without BYMONTH, `53MO`
+ * is the 53rd Monday of the year, which only some years have, and the library counts 52 weeks on from the first
+ * Monday whatever the year (giving a date early in the next year; `-53MO` one late in the year before). Those
+ * dates are dropped: a date is kept only when its own year is one of the rule's (every `interval` years from
+ * start_date) and it is the named weekday with that ordinal within its year. Ordinals up to ±52 exist in every
+ * year and are placed right; BYSETPOS, BYMONTHDAY or weekdays without an ordinal beside them are refused
+ * (`yearlyOrdinalProblem`), since the library computes those on the wrong set.
+ */
+function ordinalFilter(rule: Recurrence): ((date: Temporal.PlainDate) => boolean) | null {
+  if (!yearlyOrdinals(rule) || !(rule.by_weekday ?? []).some((day) => Math.abs(ordinalOf(day)[0]) === 53)) return null;
+  const wanted = (rule.by_weekday ?? []).map(ordinalOf);
+  const startYear = Temporal.PlainDate.from(rule.start_date).year;
+  return (date) => {
+    if ((date.year - startYear) % rule.interval !== 0) return false;
+    const fromStart = Math.floor((date.dayOfYear - 1) / 7) + 1;
+    const fromEnd = -(Math.floor((date.daysInYear - date.dayOfYear) / 7) + 1);
+    return wanted.some(
+      ([ordinal, weekday]) => weekday === date.dayOfWeek && (ordinal === fromStart || ordinal === fromEnd),
+    );
+  };
+}
+
+/** The combinations of ordinal weekdays in a yearly rule that the library cannot give exactly (refused). */
+export function yearlyOrdinalProblem(rule: Recurrence): [string, string] | null {
+  if (!yearlyOrdinals(rule)) return null;
+  const days = rule.by_weekday ?? [];
+  if (days.some((day) => ordinalOf(day)[0] === 0))
+    return [
+      'recurrence.by_weekday',
+      'a yearly rule without by_month cannot mix weekdays with an ordinal (20MO) and without one (MO); use two schedules',
+    ];
+  if (rule.by_month_day !== null)
+    return [
+      'recurrence.by_month_day',
+      'cannot be combined with an ordinal weekday (20MO) in a yearly rule without by_month; name the month with by_month',
+    ];
+  if (rule.by_set_position !== null && days.some((day) => Math.abs(ordinalOf(day)[0]) === 53))
+    return [
+      'recurrence.by_set_position',
+      'cannot be combined with the 53rd weekday of the year (53MO, -53MO), which only some years have',
+    ];
+  return null;
 }
 
 /** Whether `last_day` would have to split a yearly BYSETPOS across month lengths (refused: see decisions). */
@@ -94,9 +195,18 @@ function mergeDates(lists: Temporal.PlainDate[][]): Temporal.PlainDate[] {
 }
 
 /** The rule's dates in [from, to] (inclusive) before COUNT, UNTIL and exdates, straight from the library. */
-function libraryDates(rules: RRuleTemporal[], from: Temporal.PlainDate, to: Temporal.PlainDate): Temporal.PlainDate[] {
+function libraryDates(
+  rule: Recurrence,
+  rules: RRuleTemporal[],
+  from: Temporal.PlainDate,
+  until: Temporal.PlainDate,
+): Temporal.PlainDate[] {
+  // No date after 9999-12-31 is ever an occurrence (§32 "Years").
+  const to = Temporal.PlainDate.compare(until, LAST_DATE) > 0 ? LAST_DATE : until;
   if (Temporal.PlainDate.compare(from, to) > 0) return [];
-  return mergeDates(rules.map((one) => one.between(floating(from), floating(to), true).map(dateOf)));
+  const dates = mergeDates(rules.map((one) => one.between(floating(from), floating(to), true).map(dateOf)));
+  const keep = ordinalFilter(rule);
+  return keep ? dates.filter(keep) : dates;
 }
 
 /**
@@ -156,7 +266,12 @@ function fillBlocks(rule: Recurrence, identity: string, first: number, last: num
     const missing = block <= last && blockCache.get(`${identity}|${block}`) === undefined;
     if (missing && run === undefined) run = block;
     if (missing || run === undefined) continue;
-    const dates = libraryDates(cachedRules(rule, identity), blockStart(run), blockStart(block).subtract({ days: 1 }));
+    const dates = libraryDates(
+      rule,
+      cachedRules(rule, identity),
+      blockStart(run),
+      blockStart(block).subtract({ days: 1 }),
+    );
     for (let one = run, at = 0; one < block; one++) {
       const end = (one + 1) * BLOCK_DAYS;
       const inBlock: Block = { dates: [], days: [] };
@@ -205,9 +320,10 @@ export async function prepareDates(
   const start = Temporal.PlainDate.from(rule.start_date);
   let lo = Temporal.PlainDate.compare(from, start) < 0 ? start : from;
   let hi = to;
+  if (Temporal.PlainDate.compare(hi, LAST_DATE) > 0) hi = LAST_DATE;
   if (rule.count !== null) {
     lo = start;
-    hi = tenYearsAfter(rule);
+    hi = lastCounted(rule);
   } else if (rule.until !== null && Temporal.PlainDate.compare(rule.until, hi) < 0)
     hi = Temporal.PlainDate.from(rule.until);
   if (Temporal.PlainDate.compare(lo, hi) > 0) return;
@@ -228,11 +344,16 @@ export async function prepareDates(
 }
 
 const tenYearsAfter = (rule: Recurrence) => Temporal.PlainDate.from(rule.start_date).add({ years: MAX_YEARS });
+/** The last date a rule may yield: 10 years after start_date for a COUNT rule, and never after 9999-12-31. */
+const lastCounted = (rule: Recurrence) => {
+  const end = tenYearsAfter(rule);
+  return Temporal.PlainDate.compare(end, LAST_DATE) > 0 ? LAST_DATE : end;
+};
 
 /** A COUNT rule's dates: the first `count` from start_date (at most 10 years of them; longer rules are refused). */
 function countedDates(rule: Recurrence): Temporal.PlainDate[] {
   const start = Temporal.PlainDate.from(rule.start_date);
-  const end = tenYearsAfter(rule);
+  const end = lastCounted(rule);
   const count = rule.count ?? 0;
   const dates: Temporal.PlainDate[] = [];
   // A year of blocks at a time, until the count is reached or the 10 years are over.
@@ -248,7 +369,7 @@ function countedDates(rule: Recurrence): Temporal.PlainDate[] {
 export function ruleDates(rule: Recurrence, from: Temporal.PlainDate, to: Temporal.PlainDate): Temporal.PlainDate[] {
   const start = Temporal.PlainDate.from(rule.start_date);
   const lo = Temporal.PlainDate.compare(from, start) < 0 ? start : from;
-  let hi = to;
+  let hi = Temporal.PlainDate.compare(to, LAST_DATE) > 0 ? LAST_DATE : to;
   if (rule.until !== null && Temporal.PlainDate.compare(rule.until, hi) < 0) hi = Temporal.PlainDate.from(rule.until);
   if (rule.count === null) return rawDates(rule, lo, hi);
   return countedDates(rule).filter(
@@ -256,28 +377,119 @@ export function ruleDates(rule: Recurrence, from: Temporal.PlainDate, to: Tempor
   );
 }
 
-/** The first date at or after `from` of any of `rules`, or null (a library error means none it can find). */
-function firstDate(rules: RRuleTemporal[], from: Temporal.PlainDate): Temporal.PlainDate | null {
-  let first: Temporal.PlainDate | null = null;
-  for (const one of rules) {
-    let found: Temporal.PlainDate | null = null;
-    try {
-      const next = one.next(floating(from), true);
-      found = next ? dateOf(next) : null;
-    } catch {
-      found = null;
+/**
+ * Checking a rule costs at most a bounded amount of work per request (§32): the dates the check has the library
+ * examine are estimated from the rule (never measured, so that a rule's answer does not depend on what is cached
+ * or on the machine's load) and charged before each window is expanded. A rule whose check would need more is a
+ * 422: its expansion cannot be shown valid within the budget. 4,000 candidate dates is 10 years of a daily rule,
+ * about 10–40 ms of CPU; every rule of RFC 5545's examples and every sensible rule is far below it.
+ */
+export const CHECK_BUDGET = 4000;
+/** What one call of the library costs beyond its candidates, in candidate dates (about 0.3 ms). */
+const CALL_COST = 30;
+/** A daily rule that limits by month, month day or set position goes through the library's slow path. */
+const SLOW_PATH = 4;
+
+/** An upper estimate of the candidate dates one library rule of `parts` examines in a year. */
+function candidatesPerYear(parts: LibraryParts): number {
+  const weekdays = parts.by_weekday ?? [];
+  const perMonth = Math.max(
+    1,
+    parts.by_month_day?.length ?? 0,
+    weekdays.reduce((sum, day) => sum + (ordinalOf(day)[0] === 0 ? 5 : 1), 0),
+  );
+  const every = parts.interval;
+  switch (parts.frequency) {
+    case 'daily': {
+      const slow = parts.by_month !== null || parts.by_month_day !== null || parts.by_set_position !== null;
+      return (366 / every) * (slow ? SLOW_PATH : 1);
     }
-    if (found && (!first || Temporal.PlainDate.compare(found, first) < 0)) first = found;
+    case 'weekly':
+      return (54 / every) * Math.max(1, weekdays.length);
+    case 'monthly':
+      return (12 / every) * perMonth;
+    case 'yearly':
+      return parts.by_month === null && parts.by_month_day === null && weekdays.length > 0
+        ? weekdays.reduce((sum, day) => sum + (ordinalOf(day)[0] === 0 ? 53 : 1), 0)
+        : 12 * perMonth;
   }
-  return first;
+}
+
+/**
+ * An upper bound of the occurrences the rule yields in any one calendar year, from its parts alone: a COUNT that
+ * 11 of them (the calendar years 10 years from start_date touch) cannot reach is refused without expanding it.
+ */
+function occurrencesPerYear(rule: Recurrence): number {
+  const weekdays = rule.by_weekday ?? [];
+  const months = rule.by_month?.length ?? 12;
+  const every = rule.interval;
+  const setSize = rule.by_set_position?.length ?? Number.POSITIVE_INFINITY;
+  const bounds = [months * 31];
+  if (rule.by_month_day !== null) bounds.push(months * rule.by_month_day.length);
+  if (weekdays.length > 0) bounds.push(weekdays.reduce((sum, day) => sum + (ordinalOf(day)[0] === 0 ? 53 : months), 0));
+  switch (rule.frequency) {
+    case 'daily':
+      bounds.push(Math.ceil(366 / every));
+      break;
+    case 'weekly':
+      bounds.push(Math.min(53, Math.ceil(54 / every)) * Math.min(setSize, Math.max(1, weekdays.length)));
+      break;
+    case 'monthly':
+      bounds.push(Math.ceil(12 / every) * (rule.by_month_day || weekdays.length > 0 ? setSize : 1));
+      break;
+    case 'yearly':
+      bounds.push(rule.by_month_day || weekdays.length > 0 ? setSize : rule.by_month ? months : 1);
+      break;
+  }
+  return Math.min(...bounds);
+}
+
+class OutOfBudget extends Error {}
+
+/** The work of one check: each window is charged before the library expands it. */
+class CheckBudget {
+  private left = CHECK_BUDGET;
+  private readonly perDay: number;
+  private readonly calls: number;
+  constructor(rule: Recurrence) {
+    const parts = libraryParts(rule);
+    this.calls = cachedRules(rule, ruleIdentity(rule)).length;
+    this.perDay = (this.calls * candidatesPerYear(parts)) / 365;
+  }
+  /** The dates of [from, to] (before COUNT, UNTIL and exdates), once their estimated work is charged. */
+  dates(rule: Recurrence, from: Temporal.PlainDate, to: Temporal.PlainDate): Temporal.PlainDate[] {
+    const days = Temporal.PlainDate.compare(from, to) > 0 ? 0 : dayOf(to) - dayOf(from) + 1;
+    this.left -= days * this.perDay + this.calls * CALL_COST;
+    if (this.left < 0) throw new OutOfBudget();
+    return rawDates(rule, from, to);
+  }
+}
+
+const WINDOW_DAYS = 366;
+
+/** The first date of [from, to] (before COUNT and exdates), a year at a time; null when it has none. */
+function firstIn(
+  rule: Recurrence,
+  budget: CheckBudget,
+  from: Temporal.PlainDate,
+  to: Temporal.PlainDate,
+): Temporal.PlainDate | null {
+  for (let at = from; Temporal.PlainDate.compare(at, to) <= 0; ) {
+    const end = at.add({ days: WINDOW_DAYS - 1 });
+    const found = budget.dates(rule, at, Temporal.PlainDate.compare(end, to) < 0 ? end : to)[0];
+    if (found) return found;
+    at = end.add({ days: 1 });
+  }
+  return null;
 }
 
 /**
  * The 422s that need the rule expanded: no occurrence at all, a bounded rule whose last occurrence lies more than
- * 10 years after `start_date`, an unbounded rule with none in its first 10 years (§18, §21), and the one
- * combination `last_day` cannot express.
+ * 10 years after `start_date`, an unbounded rule with none in its first 10 years (§18, §21), the combinations the
+ * library cannot expand exactly, and a rule whose check needs more work than CHECK_BUDGET (§32). `ruleField`
+ * names the rule in the request (`recurrence.rrule` when it was sent).
  */
-export function checkBounds(rule: Recurrence, problems: Problems): void {
+export function checkBounds(rule: Recurrence, problems: Problems, ruleField = 'recurrence'): void {
   if (splitsSetPosition(rule)) {
     problems.add(
       'recurrence.month_day_overflow',
@@ -285,29 +497,62 @@ export function checkBounds(rule: Recurrence, problems: Problems): void {
     );
     return;
   }
-  const start = Temporal.PlainDate.from(rule.start_date);
-  const limit = tenYearsAfter(rule);
-  const rules = libraryRules(rule);
-  const first = firstDate(rules, start);
-  const bound = rule.until !== null && Temporal.PlainDate.compare(rule.until, limit) < 0 ? rule.until : limit;
-  if (!first || Temporal.PlainDate.compare(first, bound) > 0) {
-    problems.add(
-      'recurrence',
-      rule.until === null && rule.count === null
-        ? `the rule yields no occurrence in the ${MAX_YEARS} years from start_date ${rule.start_date}`
-        : `the rule yields no occurrence from start_date ${rule.start_date}${rule.until ? ` to until ${rule.until}` : ''}`,
-    );
+  const ordinalProblem = yearlyOrdinalProblem(rule);
+  if (ordinalProblem) {
+    problems.add(...ordinalProblem);
     return;
   }
-  const tooLong = `spans more than ${MAX_YEARS} years: its last occurrence must be on or before ${limit.toString()}`;
+  const start = Temporal.PlainDate.from(rule.start_date);
+  const tenYears = tenYearsAfter(rule);
+  // No occurrence lies beyond 9999-12-31 (§32 "Years"): a COUNT that would need one is refused.
+  const pastLast = Temporal.PlainDate.compare(tenYears, LAST_DATE) > 0;
+  const limit = pastLast ? LAST_DATE : tenYears;
+  const tooLong = pastLast
+    ? `runs past ${LAST_DATE.toString()}, the last date this API keeps`
+    : `spans more than ${MAX_YEARS} years: its last occurrence must be on or before ${limit.toString()}`;
   if (rule.count !== null) {
-    const counted = countedDates(rule);
-    if (counted.length < rule.count && firstDate(rules, limit.add({ days: 1 })) !== null)
-      problems.add('recurrence.count', `the rule ${tooLong} (${rule.count} occurrences do not fit)`);
-  } else if (rule.until !== null && Temporal.PlainDate.compare(rule.until, limit) > 0) {
-    const after = firstDate(rules, limit.add({ days: 1 }));
-    if (after && Temporal.PlainDate.compare(after, rule.until) <= 0)
-      problems.add('recurrence.until', `the rule ${tooLong}`);
+    const most = occurrencesPerYear(rule) * (MAX_YEARS + 1);
+    if (rule.count > most) {
+      problems.add(
+        'recurrence.count',
+        `the rule ${tooLong} (${rule.count} occurrences do not fit: this rule gives at most ${most} in ${MAX_YEARS} years)`,
+      );
+      return;
+    }
+  }
+  const budget = new CheckBudget(rule);
+  try {
+    const bound = rule.until !== null && Temporal.PlainDate.compare(rule.until, limit) < 0 ? rule.until : limit;
+    const first = firstIn(rule, budget, start, Temporal.PlainDate.from(bound));
+    if (!first) {
+      problems.add(
+        'recurrence',
+        rule.until === null && rule.count === null
+          ? `the rule yields no occurrence in the ${MAX_YEARS} years from start_date ${rule.start_date}`
+          : `the rule yields no occurrence from start_date ${rule.start_date}${rule.until ? ` to until ${rule.until}` : ''}`,
+      );
+      return;
+    }
+    if (rule.count !== null) {
+      let found = 0;
+      for (let at = first; found < rule.count && Temporal.PlainDate.compare(at, limit) <= 0; ) {
+        const end = at.add({ days: WINDOW_DAYS - 1 });
+        found += budget.dates(rule, at, Temporal.PlainDate.compare(end, limit) < 0 ? end : limit).length;
+        at = end.add({ days: 1 });
+      }
+      if (found < rule.count)
+        problems.add('recurrence.count', `the rule ${tooLong} (${rule.count} occurrences do not fit)`);
+    } else if (rule.until !== null && Temporal.PlainDate.compare(rule.until, limit) > 0) {
+      if (firstIn(rule, budget, limit.add({ days: 1 }), Temporal.PlainDate.from(rule.until)))
+        problems.add('recurrence.until', `the rule ${tooLong}`);
+    }
+  } catch (error) {
+    if (!(error instanceof OutOfBudget)) throw error;
+    problems.add(
+      ruleField,
+      `the rule is too sparse to check: finding its occurrences would take more than the ${CHECK_BUDGET.toLocaleString('en-US')} candidate dates one request may examine; ` +
+        'state it with a coarser frequency (FREQ=MONTHLY;BYMONTHDAY=31 rather than FREQ=DAILY;INTERVAL=2;BYMONTHDAY=31), or with fewer occurrences',
+    );
   }
 }
 
@@ -335,7 +580,59 @@ export function occurrencesOnDates(
   to: Temporal.PlainDate,
 ): Occurrence[] {
   const skipped = new Set(rule.exdates);
-  return ruleDates(rule, from, to).map((date) => occurrenceOn(rule, durations, date, skipped));
+  return ruleDates(rule, from, to)
+    .map((date) => occurrenceOn(rule, durations, date, skipped))
+    .filter(withinYears);
+}
+
+/**
+ * Whether an occurrence lies in the years 0001–9999 (§32 "Years"), its start and end in UTC and in its zone: one
+ * that does not (an unbounded rule's last days of 9999) is never produced. A bounded schedule that would reach
+ * one is refused when it is made (`checkScheduleYears`).
+ */
+export function withinYears(occurrence: Occurrence): boolean {
+  return (
+    instantWithinYears(occurrence.start.toInstant(), occurrence.start.timeZoneId) &&
+    instantWithinYears(occurrence.end.toInstant(), occurrence.end.timeZoneId)
+  );
+}
+
+/** The days at the ends of the years 0001–9999 where an occurrence (at most 31 days, ±14 h) may leave them. */
+const NEAR_FIRST = Temporal.PlainDate.from('0001-01-02');
+const NEAR_LAST = LAST_DATE.subtract({ days: 33 });
+
+/** Whether the occurrence on `date` lies in the years 0001–9999 (computed only near their ends). */
+export function fitsYears(rule: Recurrence, durations: Durations, date: Temporal.PlainDate): boolean {
+  if (Temporal.PlainDate.compare(date, NEAR_FIRST) > 0 && Temporal.PlainDate.compare(date, NEAR_LAST) < 0) return true;
+  return withinYears(occurrenceOn(rule, durations, date, new Set()));
+}
+
+/**
+ * A 422 when a schedule would have an occurrence outside the years 0001–9999: its first one starting before
+ * 0001-01-01 (UTC or local), or a bounded rule's last one ending after 9999-12-31. An unbounded rule is not
+ * refused: its occurrences simply stop before the end of 9999 (`withinYears`).
+ */
+export function checkScheduleYears(rule: Recurrence, durations: Durations): void {
+  const start = Temporal.PlainDate.from(rule.start_date);
+  const skipped = new Set<string>();
+  if (Temporal.PlainDate.compare(start, NEAR_FIRST) <= 0) {
+    const first = ruleDates(rule, start, NEAR_FIRST)[0];
+    if (first && !withinYears(occurrenceOn(rule, durations, first, skipped)))
+      throw fieldError(
+        'recurrence.start_date',
+        'makes the first occurrence start before 0001-01-01 in UTC or in the schedule’s zone; every time lies in the years 0001 to 9999',
+      );
+  }
+  const last =
+    rule.count !== null ? lastCounted(rule) : rule.until !== null ? Temporal.PlainDate.from(rule.until) : null;
+  if (last === null || Temporal.PlainDate.compare(last, NEAR_LAST) < 0) return;
+  const dates = ruleDates(rule, start, last);
+  const final = dates.at(-1);
+  if (final && !withinYears(occurrenceOn(rule, durations, final, skipped)))
+    throw fieldError(
+      rule.count !== null ? 'recurrence.count' : 'recurrence.until',
+      `makes the last occurrence (${final.toString()}) end after 9999-12-31 in UTC or in the schedule’s zone; every time lies in the years 0001 to 9999`,
+    );
 }
 
 /**
@@ -367,17 +664,18 @@ export function nextOccurrence(rule: Recurrence, durations: Durations, now: Temp
   let from = now.toZonedDateTimeISO(rule.timezone).toPlainDate().subtract({ days: 1 });
   const start = Temporal.PlainDate.from(rule.start_date);
   if (Temporal.PlainDate.compare(from, start) < 0) from = start;
-  const end = rule.until !== null ? Temporal.PlainDate.from(rule.until) : null;
+  const end = rule.until !== null ? Temporal.PlainDate.from(rule.until) : LAST_DATE;
   // A window at a time; an exdate-heavy or sparse rule may take a few. Beyond 11 years there is none to find.
   for (let window = 0; window < 12; window++) {
-    if (end && Temporal.PlainDate.compare(from, end) > 0) return null;
+    if (Temporal.PlainDate.compare(from, end) > 0) return null;
     const to = from.add({ days: 365 });
     const dates =
       rule.count === null
-        ? rawDates(rule, from, end && Temporal.PlainDate.compare(end, to) < 0 ? end : to)
+        ? rawDates(rule, from, Temporal.PlainDate.compare(end, to) < 0 ? end : to)
         : ruleDates(rule, from, to);
     for (const date of dates) {
       const one = occurrenceOn(rule, durations, date, skipped);
+      if (!withinYears(one)) continue;
       if (!one.skipped && Temporal.Instant.compare(one.start.toInstant(), now) >= 0) return one;
     }
     from = to.add({ days: 1 });

@@ -37,6 +37,8 @@ export interface Recurrence extends RuleParts {
 export const MAX_EXDATES = 1000;
 export const MAX_COUNT = 1000;
 export const MAX_YEARS = 10;
+/** Every date and instant lies in the years 0001–9999 (§32 "Years"): no occurrence is ever after this date. */
+export const LAST_DATE = Temporal.PlainDate.from('9999-12-31');
 
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 export const TIME_PATTERN = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -60,6 +62,10 @@ export class Problems {
 export function readDate(problems: Problems, field: string, value: unknown): Temporal.PlainDate | undefined {
   if (typeof value !== 'string' || !DATE_PATTERN.test(value)) {
     problems.add(field, 'must be a date YYYY-MM-DD');
+    return undefined;
+  }
+  if (value.startsWith('0000')) {
+    problems.add(field, 'must be a date in the years 0001 to 9999');
     return undefined;
   }
   try {

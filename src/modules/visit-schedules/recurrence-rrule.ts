@@ -125,6 +125,10 @@ function readUntil(problems: Problems, field: string, text: string, context: Con
     return undefined;
   }
   const [, y, m, d, hh, mm, ss, zulu] = match as unknown as string[];
+  if (y === '0000') {
+    problems.add(field, `UNTIL=${text} must be a date in the years 0001 to 9999`);
+    return undefined;
+  }
   let date: Temporal.PlainDate;
   try {
     date = Temporal.PlainDate.from({ year: Number(y), month: Number(m), day: Number(d) }, { overflow: 'reject' });

@@ -211,7 +211,7 @@ export function parseRecurrence(input: RecurrenceInput, options: ParseOptions): 
     month_day_overflow: overflow,
     exdates: exdates as string[],
   };
-  checkBounds(rule, problems);
+  checkBounds(rule, problems, input.rrule !== undefined ? field('rrule') : 'recurrence');
   problems.throwIfAny();
   return rule;
 }

@@ -32,7 +32,7 @@ import {
   ruleOf,
 } from './materialize.js';
 import { describeRecurrence, parseRecurrence, type RecurrenceInput } from './recurrence.js';
-import { occurrenceOn, occurrencesBetween, ruleDates } from './recurrence-expansion.js';
+import { checkScheduleYears, fitsYears, occurrenceOn, occurrencesBetween, ruleDates } from './recurrence-expansion.js';
 import { occurrenceKey, type Recurrence } from './recurrence-parts.js';
 import * as repository from './visit-schedules.repository.js';
 import {
@@ -63,7 +63,7 @@ function nextOf(row: VisitScheduleRow, rule: Recurrence, now: Temporal.Instant) 
   const from = now.toZonedDateTimeISO(rule.timezone).toPlainDate().subtract({ days: 1 });
   const to = end.toZonedDateTimeISO(rule.timezone).toPlainDate().add({ days: 1 });
   for (const date of ruleDates(rule, from, to)) {
-    if (inPause(row, date) || skipped.has(occurrenceKey(rule, date))) continue;
+    if (inPause(row, date) || skipped.has(occurrenceKey(rule, date)) || !fitsYears(rule, durations, date)) continue;
     const one = occurrenceOn(rule, durations, date, skipped);
     const start = one.start.toInstant();
     if (Temporal.Instant.compare(start, end) >= 0) return null;
@@ -175,7 +175,7 @@ export async function newScheduleFieldChecks(body: unknown): Promise<ErrorDetail
   const allDay = recurrence.time === null || (recurrence.time === undefined && input.duration_days !== undefined);
   return fieldProblems(() => {
     const rule = parseRecurrence(recurrence, { defaultTimeZone: 'UTC', allDay });
-    readDurations(input, rule.time === null);
+    checkScheduleYears(rule, readDurations(input, rule.time === null));
   });
 }
 
@@ -229,6 +229,7 @@ async function insertNew(
     allDay,
   });
   const durations = readDurations(input, rule.time === null);
+  checkScheduleYears(rule, durations);
   const template = await readTemplate(tx, input.template);
   const now = tx.clock.now().toISOString();
   const { exdates, ...stored } = rule;
@@ -479,6 +480,10 @@ export async function pauseSchedule(
 ): Promise<VisitSchedule> {
   const problems: ErrorDetail[] = [];
   const readDate = (field: string, value: string) => {
+    if (value.startsWith('0000')) {
+      problems.push({ field, message: 'must be a date in the years 0001 to 9999' });
+      return undefined;
+    }
     try {
       return Temporal.PlainDate.from(value, { overflow: 'reject' });
     } catch {

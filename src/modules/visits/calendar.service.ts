@@ -2,7 +2,7 @@
 // local days in a zone) it is the calendar, in (start_at, id) order; without one, an ordinary keyset list.
 import { isUuid } from '../../core/deps.js';
 import { fieldError } from '../../core/errors.js';
-import { addDaysToDate, canonicalTimeZone, daysBetween, normalizedInstant, startOfLocalDay } from '../../core/time.js';
+import { addDaysToDate, canonicalTimeZone, daysBetween, normalizedInstant, windowEdge } from '../../core/time.js';
 import { mapPage, type Page, pageRequest, toPage } from '../../db/keyset.js';
 import type { Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
@@ -44,7 +44,7 @@ async function windowOf(ctx: Context, query: ListVisitsInput): Promise<CalendarW
       ? canonicalTimeZone('timezone', query.timezone)
       : await findAccountTimezone(ctx.db, ctx.accountId);
   // Whole local days: a daylight-saving day is 23 or 25 hours long; to_date is inclusive.
-  return { from: startOfLocalDay(query.from_date, zone), to: startOfLocalDay(addDaysToDate(query.to_date, 1), zone) };
+  return { from: windowEdge(query.from_date, zone), to: windowEdge(addDaysToDate(query.to_date, 1), zone) };
 }
 
 function instantOf(field: string, value: string): string {

@@ -7,11 +7,13 @@ import {
   addDaysToDate,
   addMinutes,
   canonicalTimeZone,
+  checkYears,
   daysBetween,
   elapsedMinutes,
   localToInstant,
   normalizedInstant,
   startOfLocalDay,
+  withinYears,
 } from '../../core/time.js';
 import { MAX_VISIT_MINUTES, type VisitInput } from './visits.schemas.js';
 
@@ -102,6 +104,8 @@ export function resolveTime(
     // The zone alone: a timed visit keeps its instants (only the mirrors change); an all-day one keeps its dates.
     if (current.all_day === 1 && current.start_date !== null && current.end_date !== null)
       return allDay(current.start_date, current.end_date, zone, at);
+    for (const instant of [current.start_at, current.end_at])
+      if (instant !== null) checkYears(at('timezone'), instant, zone);
     return { ...current, timezone: zone };
   }
 
@@ -152,6 +156,8 @@ export function resolveTime(
       : form === 'instant'
         ? instantOf(at('end_at'), input.end_at as string)
         : localToInstant(at('local_end'), input.local_end as string, zone);
+  checkYears(at(form === 'instant' ? 'start_at' : 'local_start'), start, zone);
+  checkYears(input.duration_minutes != null ? at('duration_minutes') : at(endField), end, zone);
   checkSpan(start, end, input.duration_minutes != null ? at('duration_minutes') : at(endField));
   return { all_day: 0, timezone: zone, start_at: start, end_at: end, start_date: null, end_date: null };
 }
@@ -177,11 +183,19 @@ function allDay(startDate: string, endDate: string, zone: string, at: (field: st
   if (days < 1) problems.push({ field: at('end_date'), message: 'must not be before start_date' });
   else if (days > 31) problems.push({ field: at('end_date'), message: 'must make the visit last at most 31 days' });
   if (problems.length > 0) throw validationError(problems);
+  const start = startOfLocalDay(startDate, zone);
+  const end = endDate >= '9999-12-31' ? null : startOfLocalDay(addDaysToDate(endDate, 1), zone);
+  checkYears(at('start_date'), start, zone);
+  if (end === null || !withinYears(end, zone))
+    throw fieldError(
+      at(startDate === endDate ? 'start_date' : 'end_date'),
+      `must keep the visit within the years 0001 to 9999${zone === 'UTC' ? '' : `, in UTC and in ${zone}`}: an all-day visit ends at 00:00 after its last day`,
+    );
   return {
     all_day: 1,
     timezone: zone,
-    start_at: startOfLocalDay(startDate, zone),
-    end_at: startOfLocalDay(addDaysToDate(endDate, 1), zone),
+    start_at: start,
+    end_at: end,
     start_date: startDate,
     end_date: endDate,
   };
