@@ -223,3 +223,102 @@ test('without a window the list is an ordinary keyset list, newest first, unsche
   assert.equal(duplicate.body.error.details[0].field, 'external_id');
   assert.equal((await api('GET', '/v1/visits?include_projected=true&limit=1')).status, 200);
 });
+
+/** Every page of a calendar query, following next_cursor: [items of each page]. */
+async function walk(query: string): Promise<Array<Array<Record<string, any>>>> {
+  const pages: Array<Array<Record<string, any>>> = [];
+  let cursor: string | null = null;
+  do {
+    const response: any = await api(
+      'GET',
+      `/v1/visits?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    assert.equal(response.status, 200, response.text);
+    pages.push(response.body.data);
+    cursor = response.body.meta.pagination.next_cursor;
+    assert.equal(response.body.meta.pagination.has_more, cursor !== null);
+    assert.ok(pages.length <= 20, 'the walk ends');
+  } while (cursor);
+  return pages;
+}
+
+test('include_projected pages with the visits: a year of a daily schedule in pages of limit, each occurrence once, in order', async () => {
+  const { job } = await setUp('Daily year');
+  // Today is 15 June 2026 (UTC): a 7-day horizon makes the visits of 16-22 June; the rest of the year is projected.
+  const schedule = await made('POST', '/v1/visit-schedules', {
+    job_id: job.id,
+    recurrence: { frequency: 'daily', start_date: '2026-06-16', time: '09:00', timezone: 'UTC' },
+    duration_minutes: 60,
+    horizon_days: 7,
+  });
+  // Two one-off visits: one at the same instant as a materialised occurrence, one among the projected ones.
+  const sameStart = await visit(job.id, { start_at: '2026-06-20T09:00:00Z', duration_minutes: 30 });
+  const amongProjected = await visit(job.id, { start_at: '2026-12-01T09:00:00Z', duration_minutes: 30 });
+  // 366 days: 16 June 2026 to 16 June 2027 inclusive, 366 occurrences.
+  const window = `from=2026-06-16T00:00:00Z&to=2027-06-17T00:00:00Z&job_id=${job.id}&include_projected=true`;
+  const pages = await walk(`${window}&limit=100`);
+  assert.deepEqual(
+    pages.map((page) => page.length),
+    [100, 100, 100, 68],
+  );
+  const items = pages.flat();
+  const starts = items.map((item) => item.start_at as string);
+  assert.deepEqual(starts, [...starts].sort(), 'in start_at order across pages');
+  const keys = items.filter((item) => item.schedule_id === schedule.id).map((item) => item.occurrence_key);
+  assert.equal(keys.length, 366);
+  assert.equal(new Set(keys).size, 366, 'each occurrence once, materialised or projected');
+  assert.equal(keys[0], '2026-06-16T09:00');
+  assert.equal(keys.at(-1), '2027-06-16T09:00');
+  assert.deepEqual(
+    items.filter((item) => item.projected !== true).map((item) => item.occurrence_key ?? item.id),
+    [
+      '2026-06-16T09:00',
+      '2026-06-17T09:00',
+      '2026-06-18T09:00',
+      '2026-06-19T09:00',
+      ...(items.findIndex((item) => item.id === sameStart.id) <
+      items.findIndex((item) => item.occurrence_key === '2026-06-20T09:00')
+        ? [sameStart.id, '2026-06-20T09:00']
+        : ['2026-06-20T09:00', sameStart.id]),
+      '2026-06-21T09:00',
+      '2026-06-22T09:00',
+      amongProjected.id,
+    ],
+    'the visits: the 7 materialised occurrences and both one-off visits',
+  );
+  assert.ok(items.filter((item) => item.projected === true).every((item) => item.id === null));
+  // Pages of one item meet the same items in the same order.
+  const single = (
+    await walk(`from=2026-06-19T00:00:00Z&to=2026-06-24T00:00:00Z&job_id=${job.id}&include_projected=true&limit=1`)
+  ).flat();
+  assert.deepEqual(
+    single.map((item) => item.occurrence_key ?? item.id),
+    items
+      .filter((item) => item.start_at >= '2026-06-19T00:00:00.000Z' && item.start_at < '2026-06-24T00:00:00.000Z')
+      .map((item) => item.occurrence_key ?? item.id),
+  );
+});
+
+test('include_projected answers a window of at most 366 days: 367 is a 422 on to (or to_date)', async () => {
+  const { job } = await setUp('Long window');
+  const longest = await api(
+    'GET',
+    `/v1/visits?from=2026-06-16T00:00:00Z&to=2027-06-17T00:00:00Z&job_id=${job.id}&include_projected=true`,
+  );
+  assert.equal(longest.status, 200, longest.text);
+  const refused = [
+    [`from=2026-06-16T00:00:00Z&to=2027-06-18T00:00:00Z&job_id=${job.id}&include_projected=true`, 'to'],
+    [`from=2026-06-16T00:00:00Z&to=2036-06-16T00:00:00Z&job_id=${job.id}&include_projected=true&limit=100`, 'to'],
+    [`from_date=2026-06-16&to_date=2027-06-17&job_id=${job.id}&include_projected=true`, 'to_date'],
+  ];
+  for (const [query, field] of refused) {
+    const response = await api('GET', `/v1/visits?${query}`);
+    assert.equal(response.status, 422, `${query}: ${response.text}`);
+    assert.equal(response.body.error.code, 'VALIDATION_ERROR');
+    assert.equal(response.body.error.details[0].field, field, query);
+    assert.match(response.body.error.details[0].message, /366 days/);
+  }
+  // Without include_projected a job's visits may still be asked for over a longer window.
+  const visitsOnly = await api('GET', `/v1/visits?from=2026-06-16T00:00:00Z&to=2036-06-16T00:00:00Z&job_id=${job.id}`);
+  assert.equal(visitsOnly.status, 200, visitsOnly.text);
+});

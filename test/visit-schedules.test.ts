@@ -4,6 +4,7 @@
 // without keep_visits), a deleted visit becoming an exdate, and the events.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { ScheduleWorker } from '../src/workers/schedule-worker.js';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
 
 const clock = new ManualClock(new Date('2026-02-20T12:00:00.000Z'));
@@ -479,50 +480,201 @@ function assertSliced(name: string, held: { ticks: number; longest: number; took
   );
 }
 
-test('500 daily visits are made, edited and canceled a slice at a time: the event loop runs throughout', async () => {
+/** A schedule worker on the suite's database, hearing this process's changes; its loop is not started. */
+function newWorker() {
+  const quiet = { info() {}, warn() {}, error() {} };
+  const worker = new ScheduleWorker(context.database, clock, { publicBaseUrl: 'http://localhost' }, quiet);
+  return worker;
+}
+
+/** The visits of a schedule in the database: how many, and how many distinct occurrence keys. */
+async function madeOf(scheduleId: string, status?: string) {
+  let query = context.database.db
+    .selectFrom('visits')
+    .select((eb) => [eb.fn.countAll().as('count'), eb.fn.count('occurrence_key').distinct().as('keys')])
+    .where('schedule_id', '=', scheduleId);
+  if (status !== undefined) query = query.where('status', '=', status);
+  const row = await query.executeTakeFirstOrThrow();
+  return { count: Number(row.count), keys: Number(row.keys) };
+}
+
+const dailyFor730Days = (jobId: string) => ({
+  job_id: jobId,
+  recurrence: { rrule: 'FREQ=DAILY', start_date: '2026-02-20', ...denver },
+  duration_minutes: 30,
+  horizon_days: 730,
+});
+
+test('500 daily visits: the create makes 50, the worker the rest; they are edited and canceled a slice at a time, the event loop running throughout', async () => {
+  const worker = newWorker();
+  try {
+    const jobId = await newJob();
+    const created = await api('POST', '/v1/visit-schedules', dailyFor730Days(jobId));
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.data.id;
+    // The first 50 days from 20 February 2026 (today in Denver): 20 February to 10 April.
+    assert.equal(created.body.data.materialized_through, '2026-04-10');
+    assert.equal((await madeOf(id, 'scheduled')).count, 50);
+    await worker.runPending();
+    // At most 500 ahead: the 500th day from 20 February 2026 is 4 July 2027.
+    assert.equal((await api('GET', `/v1/visit-schedules/${id}`)).body.data.materialized_through, '2027-07-04');
+    assert.equal((await madeOf(id, 'scheduled')).count, 500);
+
+    const edited = await loopHeld(() =>
+      api('PUT', `/v1/visit-schedules/${id}`, { template: { title: 'Daily round' } }),
+    );
+    assert.equal(edited.result.status, 200, edited.result.text);
+    const titled = await context.database.db
+      .selectFrom('visits')
+      .select((eb) => eb.fn.countAll().as('count'))
+      .where('schedule_id', '=', id)
+      .where('title', '=', 'Daily round')
+      .executeTakeFirstOrThrow();
+    // Every visit but today's, whose 09:00 (16:00Z) is still ahead at 12:00Z: all 500 have not started.
+    assert.equal(Number(titled.count), 500);
+    assertSliced('template edit', edited);
+
+    const ended = await loopHeld(() => api('DELETE', `/v1/visit-schedules/${id}`));
+    assert.equal(ended.result.status, 200, ended.result.text);
+    assert.equal((await madeOf(id, 'canceled')).count, 500);
+    assertSliced('end', ended);
+  } finally {
+    await worker.stop();
+  }
+});
+
+test('a 730-day daily schedule is answered with at most 50 visits made; after the worker every occurrence to the horizon has exactly one, even with two workers racing', async () => {
+  const first = newWorker();
+  const second = newWorker();
+  try {
+    const created = await api('POST', '/v1/visit-schedules', dailyFor730Days(await newJob()));
+    assert.equal(created.status, 201, created.text);
+    const schedule = created.body.data;
+    const answered = await madeOf(schedule.id);
+    assert.ok(answered.count <= 50, `${answered.count} visits made by the create`);
+    // materialized_through shows how far the visits are made: every occurrence up to it has its visit.
+    const through = schedule.materialized_through as string;
+    const upTo = await context.database.db
+      .selectFrom('visits')
+      .select((eb) => eb.fn.countAll().as('count'))
+      .where('schedule_id', '=', schedule.id)
+      .where('occurrence_key', '<=', `${through}T99`)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(upTo.count), answered.count);
+    const read = await api('GET', `/v1/visit-schedules/${schedule.id}`);
+    assert.equal(read.body.data.materialized_through, through);
+
+    // Two workers (two instances) at once, each a whole pass: the unique (schedule_id, occurrence_key) and the
+    // schedule's row lock keep every occurrence to one visit.
+    await Promise.all([first.runPass(), second.runPass()]);
+    await Promise.all([first.runPass(), second.runPass()]);
+    assert.deepEqual(await madeOf(schedule.id), { count: 500, keys: 500 });
+    assert.equal((await api('GET', `/v1/visit-schedules/${schedule.id}`)).body.data.materialized_through, '2027-07-04');
+    const keys = (
+      await context.database.db
+        .selectFrom('visits')
+        .select('occurrence_key')
+        .where('schedule_id', '=', schedule.id)
+        .orderBy('occurrence_key')
+        .execute()
+    ).map((row) => row.occurrence_key);
+    assert.equal(keys[0], '2026-02-20T09:00');
+    assert.equal(keys.at(-1), '2027-07-04T09:00');
+    // A third visit for a key is refused by the database itself.
+    const [one] = await context.database.db
+      .selectFrom('visits')
+      .selectAll()
+      .where('schedule_id', '=', schedule.id)
+      .limit(1)
+      .execute();
+    await assert.rejects(
+      context.database.db
+        .insertInto('visits')
+        .values({ ...(one as Record<string, unknown>), id: '01900000-0000-7000-8000-000000000001' } as never)
+        .execute(),
+    );
+  } finally {
+    await first.stop();
+    await second.stop();
+  }
+});
+
+test("another account's client create during a 730-day schedule create is answered before that schedule's visits are all made", async () => {
+  const worker = newWorker();
+  const other = await context.account('Another account');
   const jobId = await newJob();
-  const created = await loopHeld(() =>
-    api('POST', '/v1/visit-schedules', {
-      job_id: jobId,
-      recurrence: { rrule: 'FREQ=DAILY', start_date: '2026-02-20', ...denver },
-      duration_minutes: 30,
-      horizon_days: 730,
-    }),
-  );
-  assert.equal(created.result.status, 201, created.result.text);
-  const id = created.result.body.data.id;
-  // At most 500 ahead: the 500th day from 20 February 2026 (today in Denver) is 4 July 2027.
-  assert.equal(created.result.body.data.materialized_through, '2027-07-04');
-  const count = async (status: string) =>
+  /** The visits of the job's schedule in the database when another account's client create is answered. */
+  const visitsOfJob = async () =>
     Number(
       (
         await context.database.db
           .selectFrom('visits')
           .select((eb) => eb.fn.countAll().as('count'))
-          .where('schedule_id', '=', id)
-          .where('status', '=', status)
+          .where('job_id', '=', jobId)
           .executeTakeFirstOrThrow()
       ).count,
     );
-  assert.equal(await count('scheduled'), 500);
-  assertSliced('create', created);
+  const createClient = async (name: string) => {
+    const response = await context.request('POST', '/v1/clients', { key: other.key, body: { name } });
+    assert.equal(response.status, 201, response.text);
+    return visitsOfJob();
+  };
+  try {
+    worker.start();
+    // One client create sent together with the schedule's, one right after its answer (the worker then making
+    // the rest): neither waits for the 500 visits.
+    const [created, together] = await Promise.all([
+      api('POST', '/v1/visit-schedules', dailyFor730Days(jobId)),
+      createClient('Neighbour'),
+    ]);
+    assert.equal(created.status, 201, created.text);
+    const after = await createClient('Neighbour two');
+    assert.ok(together < 500, `the client create sent together was answered after all ${together} visits`);
+    assert.ok(after < 500, `the client create sent after was answered after all ${after} visits`);
+    // The worker, woken by the create, goes on to the horizon.
+    for (let round = 0; round < 600 && (await visitsOfJob()) < 500; round++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(await madeOf(created.body.data.id), { count: 500, keys: 500 });
+  } finally {
+    await worker.stop();
+  }
+});
 
-  const edited = await loopHeld(() => api('PUT', `/v1/visit-schedules/${id}`, { template: { title: 'Daily round' } }));
-  assert.equal(edited.result.status, 200, edited.result.text);
-  const titled = await context.database.db
-    .selectFrom('visits')
-    .select((eb) => eb.fn.countAll().as('count'))
-    .where('schedule_id', '=', id)
-    .where('title', '=', 'Daily round')
-    .executeTakeFirstOrThrow();
-  // Every visit but today's, whose 09:00 (16:00Z) is still ahead at 12:00Z: all 500 have not started.
-  assert.equal(Number(titled.count), 500);
-  assertSliced('template edit', edited);
+test("the worker takes turns between accounts: a second account waits one batch at a time, not for the first account's schedules", async () => {
+  const worker = newWorker();
+  try {
+    // The busy account's three schedules first, then one of a quiet account.
+    const busy: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      const created = await api('POST', '/v1/visit-schedules', dailyFor730Days(await newJob()));
+      assert.equal(created.status, 201, created.text);
+      busy.push(created.body.data.id);
+    }
+    const quiet = await context.account('Quiet account');
+    const quietApi = (method: string, url: string, body?: unknown) =>
+      context.request(method, url, { key: quiet.key, body });
+    const client = await quietApi('POST', '/v1/clients', { name: 'Quiet client' });
+    const job = await quietApi('POST', '/v1/jobs', { client_id: client.body.data.id, title: 'Quiet job' });
+    const created = await quietApi('POST', '/v1/visit-schedules', dailyFor730Days(job.body.data.id));
+    assert.equal(created.status, 201, created.text);
+    const quietId = created.body.data.id;
 
-  const ended = await loopHeld(() => api('DELETE', `/v1/visit-schedules/${id}`));
-  assert.equal(ended.result.status, 200, ended.result.text);
-  assert.equal(await count('canceled'), 500);
-  assertSliced('end', ended);
+    const turns: Array<{ accountId: string; scheduleId: string; made: number }> = [];
+    worker.onTurn = (turn) => turns.push(turn);
+    await worker.runPending();
+    const quietTurns = turns.flatMap((turn, index) => (turn.scheduleId === quietId ? [index] : []));
+    const lastQuiet = quietTurns.at(-1) as number;
+    assert.ok(quietTurns.length > 1, 'the quiet schedule took several batches');
+    // Until the quiet account's work was done, every other turn was its own.
+    for (let index = 1; index <= lastQuiet; index++)
+      assert.notEqual(turns[index]?.accountId, turns[index - 1]?.accountId, `turns ${index - 1} and ${index}`);
+    assert.ok(lastQuiet < 2 * quietTurns.length, 'the quiet account finished among the first turns');
+    // Each batch is at most 50 visits, and every schedule reached its horizon.
+    assert.ok(turns.every((turn) => turn.made <= 50));
+    for (const id of [...busy, quietId]) assert.deepEqual(await madeOf(id), { count: 500, keys: 500 });
+  } finally {
+    await worker.stop();
+  }
 });
 
 test('FREQ=YEARLY;BYDAY=53MO makes visits only on the 53rd Monday of a year that has one (RFC 5545)', async () => {

@@ -3,8 +3,9 @@ export { VisitScheduleSchema, type VisitSchedule } from './visit-schedules.schem
 export {
   deleteSchedulesOfJob,
   endSchedulesOfJob,
-  materializeSchedule,
+  materializeBatch,
   presentSchedule,
 } from './visit-schedules.service.js';
+export { onVisitsLeft } from './materialize.js';
 export { openSchedulesAfter } from './visit-schedules.repository.js';
 export { projectOccurrences } from './projection.js';

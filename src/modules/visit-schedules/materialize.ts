@@ -1,8 +1,10 @@
 // Materialisation (docs/api-contract.md §18): the occurrences from today (in the schedule's zone) to its
-// horizon become visit rows, at most 500 ahead, each once. The schedule's row is locked first, so two
-// instances materialising one schedule take turns and the second finds every key made; the unique
-// (schedule_id, occurrence_key) of visits backs that up. A crash loses nothing: each batch of visits is made in
-// one transaction, `materialized_through` moves only once all are made, and the next run makes what is missing.
+// horizon become visit rows, at most 500 ahead, each once: a create or change makes the first 50 in its own
+// transaction and the schedule worker the rest, a batch per transaction, accounts taking turns (§32). The
+// schedule's row is locked first, so two instances materialising one schedule take turns and the second finds
+// every key made; the unique (schedule_id, occurrence_key) of visits backs that up. A crash loses nothing: each
+// batch of visits is made in one transaction, `materialized_through` moves with it (every wanted occurrence up to
+// that date has its visit), and the next run makes what is missing.
 // No step holds the event loop for long: the rule is expanded a few cached blocks per turn, an occurrence's
 // instants are computed only when its visit is made, and visits are made a slice per turn.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
@@ -121,11 +123,16 @@ async function makeVisits(tx: Context, plan: Plan, items: Plan['wanted']): Promi
   );
 }
 
-/** Records how far the visits are made (every wanted occurrence has its visit now). */
-async function finish(tx: Context, plan: Plan): Promise<VisitScheduleRow> {
+/**
+ * Records how far the visits are made: every wanted occurrence on or before `materialized_through` has its visit.
+ * With `left` (the wanted occurrences still missing, in order), the day before the first of them; without, the
+ * horizon's last date (or the 500th occurrence's).
+ */
+async function finish(tx: Context, plan: Plan, left: Plan['wanted'] = []): Promise<VisitScheduleRow> {
   const { row, wanted, through } = plan;
   const last = wanted.length === MAX_AHEAD ? (wanted.at(-1)?.date ?? through) : through;
-  const materialized_through = last.toString();
+  const first = left[0];
+  const materialized_through = (first ? first.date.subtract({ days: 1 }) : last).toString();
   if (materialized_through === row.materialized_through) return row;
   return (
     (await repository.updateSchedule(tx.db, tx.accountId, row.id, { materialized_through })) ?? {
@@ -139,37 +146,71 @@ async function finish(tx: Context, plan: Plan): Promise<VisitScheduleRow> {
 const REQUEST_SLICE = 4;
 
 /**
- * Makes the missing visits of a schedule, whose row the caller holds locked in `tx` (a create or change of the
- * schedule); answers the row with `materialized_through` moved on. Ended schedules make none. All in the caller's
- * transaction, a slice of visits per turn of the event loop: on SQLite other writers wait for the transaction (as
- * they would for any), but reads and everything else go on between slices.
+ * The most visits a request makes in its transaction (§32: no request holds SQLite's writer for more than one
+ * batch of at most 50 visits); the schedule worker makes the rest, a batch per transaction, accounts taking turns.
  */
-export async function materializeLocked(tx: Context, row: VisitScheduleRow): Promise<VisitScheduleRow> {
+export const REQUEST_BATCH = 50;
+
+/** Schedules a transaction left visits to make for: announced to the worker once it has committed. */
+export type LeftBehind = string[];
+
+/**
+ * Makes the first missing visits of a schedule, at most `REQUEST_BATCH`, whose row the caller holds locked in
+ * `tx` (a create or change of the schedule); answers the row with `materialized_through` moved on (to the day
+ * before the first visit still missing). When visits are left to make, the schedule's id goes into `left` for
+ * the worker. Ended schedules make none. A slice of visits per turn of the event loop: on SQLite other writers
+ * wait for the transaction (as they would for any), but reads and everything else go on between slices.
+ */
+export async function materializeLocked(
+  tx: Context,
+  row: VisitScheduleRow,
+  left: LeftBehind,
+): Promise<VisitScheduleRow> {
   if (row.status === 'ended') return row;
   const plan = await planOf(tx, row);
   const missing = await missingOf(tx, plan);
-  for (let at = 0; at < missing.length; at += REQUEST_SLICE) {
+  const now = missing.slice(0, REQUEST_BATCH);
+  for (let at = 0; at < now.length; at += REQUEST_SLICE) {
     if (at > 0) await yieldToEventLoop();
-    await makeVisits(tx, plan, missing.slice(at, at + REQUEST_SLICE));
+    await makeVisits(tx, plan, now.slice(at, at + REQUEST_SLICE));
   }
-  return finish(tx, plan);
+  const rest = missing.slice(REQUEST_BATCH);
+  if (rest.length > 0 && !left.includes(row.id)) left.push(row.id);
+  return finish(tx, plan, rest);
 }
 
 /**
  * The worker's step: at most `most` of the missing visits of a schedule whose row the caller holds locked, in
- * the caller's (short) transaction; `done` says none remain (then `materialized_through` has moved on).
+ * the caller's (short) transaction; `done` says none remain. `materialized_through` moves on with every step.
  */
 export async function materializeSome(
   tx: Context,
   row: VisitScheduleRow,
   most: number,
-): Promise<{ row: VisitScheduleRow; done: boolean }> {
-  if (row.status === 'ended') return { row, done: true };
+): Promise<{ row: VisitScheduleRow; done: boolean; made: number }> {
+  if (row.status === 'ended') return { row, done: true, made: 0 };
   const plan = await planOf(tx, row);
   const missing = await missingOf(tx, plan);
-  await makeVisits(tx, plan, missing.slice(0, most));
-  if (missing.length > most) return { row, done: false };
-  return { row: await finish(tx, plan), done: true };
+  const now = missing.slice(0, most);
+  await makeVisits(tx, plan, now);
+  const rest = missing.slice(most);
+  return { row: await finish(tx, plan, rest), done: rest.length === 0, made: now.length };
+}
+
+/** Who hears that a committed change left visits to make (the schedule worker of this process). */
+type LeftListener = (accountId: string, scheduleIds: string[]) => void;
+const leftListeners = new Set<LeftListener>();
+
+/** Hears of schedules whose create or change left visits for the worker; answers the way to stop hearing. */
+export function onVisitsLeft(listener: LeftListener): () => void {
+  leftListeners.add(listener);
+  return () => leftListeners.delete(listener);
+}
+
+/** Tells the worker (after the commit) which schedules have visits left to make. */
+export function announceVisitsLeft(accountId: string, left: LeftBehind): void {
+  if (left.length === 0) return;
+  for (const listener of leftListeners) listener(accountId, [...left]);
 }
 
 /** Expands, outside any transaction, what the schedule's next materialisation will need (yielding as it goes). */

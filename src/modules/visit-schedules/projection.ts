@@ -14,7 +14,24 @@ import type { Template } from './visit-schedules.schemas.js';
 const text = (instant: Temporal.Instant) => instant.toString({ smallestUnit: 'millisecond' });
 const local = (value: Temporal.ZonedDateTime) => value.toPlainDateTime().toString({ smallestUnit: 'minute' });
 
-export const projectOccurrences: CalendarProjector = async (ctx: Context, window, filters) => {
+/** A projected item's place in the calendar's order: (start_at, schedule_id), as a visit's is (start_at, id). */
+const placeOf = (item: ProjectedVisit) => ({ value: item.start_at as string, id: item.schedule_id as string });
+const beyond = (item: ProjectedVisit, after: { value: string; id: string }) => {
+  const place = placeOf(item);
+  return place.value > after.value || (place.value === after.value && place.id > after.id);
+};
+
+/** The first span of starts a page projects; each next span is twice as long, until the page is full. */
+const FIRST_SPAN_HOURS = 8 * 24;
+
+/**
+ * The first `page.limit` projected items in the calendar's order (start_at, then schedule_id) after `page.after`,
+ * starting at or before `page.startsUpTo` when given. The starts are projected a span at a time (8 days, then
+ * twice as long each time) and projection stops once the page has its items: a page costs what it holds, not
+ * what the window holds.
+ */
+export const projectOccurrences: CalendarProjector = async (ctx: Context, window, filters, page) => {
+  if (page.limit <= 0) return [];
   const schedules = await repository.schedulesToProject(ctx.db, ctx.accountId, filters);
   if (schedules.length === 0) return [];
   const exdates = await repository.exdatesOf(
@@ -22,22 +39,45 @@ export const projectOccurrences: CalendarProjector = async (ctx: Context, window
     ctx.accountId,
     schedules.map((row) => row.id),
   );
+  const rules = schedules.map((row) => ({ row, rule: ruleOf(row, exdates.get(row.id) ?? []) }));
   const from = Temporal.Instant.from(window.from);
   const to = Temporal.Instant.from(window.to);
-  // The window's local dates, once per zone (most schedules of an account share one).
-  const dates = new Map<string, { first: Temporal.PlainDate; last: Temporal.PlainDate }>();
-  const datesIn = (zone: string) => {
-    let found = dates.get(zone);
-    if (!found) {
-      found = {
-        first: from.toZonedDateTimeISO(zone).toPlainDate(),
-        last: to.toZonedDateTimeISO(zone).toPlainDate(),
-      };
-      dates.set(zone, found);
-    }
-    return found;
-  };
-  // First the dates and keys that may overlap the window (cached expansion, no zone arithmetic), neither skipped
+  // An occurrence that started up to its length before the window overlaps it (an all-day one: a day longer or
+  // shorter across a change of offset).
+  const longestHours = Math.max(
+    ...schedules.map((row) =>
+      row.duration_days !== null ? Number(row.duration_days) * 24 + 2 : Number(row.duration_minutes) / 60 + 1,
+    ),
+  );
+  const earliest = from.subtract({ hours: Math.ceil(longestHours) });
+  const after = page.after ? Temporal.Instant.from(page.after.value) : undefined;
+  let lo = after && Temporal.Instant.compare(after, earliest) > 0 ? after : earliest;
+  // Starts at or before `startsUpTo` (the page's last visit), and before the window's end.
+  const bound = page.startsUpTo !== undefined ? Temporal.Instant.from(page.startsUpTo).add({ milliseconds: 1 }) : to;
+  const upper = Temporal.Instant.compare(bound, to) < 0 ? bound : to;
+  const found: ProjectedVisit[] = [];
+  let span = FIRST_SPAN_HOURS;
+  while (Temporal.Instant.compare(lo, upper) < 0 && found.length < page.limit) {
+    const spanEnd = lo.add({ hours: span });
+    const hi = Temporal.Instant.compare(spanEnd, upper) < 0 ? spanEnd : upper;
+    const items = await projectSpan(ctx, rules, lo, hi, from);
+    const { after: cursor } = page;
+    found.push(...(cursor ? items.filter((item) => beyond(item, cursor)) : items));
+    lo = hi;
+    span *= 2;
+  }
+  return found.slice(0, page.limit);
+};
+
+/** The projected items starting in [lo, hi) that overlap the window (end after `from`), in the calendar's order. */
+async function projectSpan(
+  ctx: Context,
+  rules: Array<{ row: repository.ProjectableSchedule; rule: Recurrence }>,
+  lo: Temporal.Instant,
+  hi: Temporal.Instant,
+  from: Temporal.Instant,
+): Promise<ProjectedVisit[]> {
+  // First the dates and keys that may start in the span (cached expansion, no zone arithmetic), neither skipped
   // nor paused; then, in one read, which have a visit; only the others' instants are computed.
   const candidates: Array<{
     row: repository.ProjectableSchedule;
@@ -45,13 +85,12 @@ export const projectOccurrences: CalendarProjector = async (ctx: Context, window
     date: Temporal.PlainDate;
     key: string;
   }> = [];
-  for (const row of schedules) {
-    const rule = ruleOf(row, exdates.get(row.id) ?? []);
+  for (const { row, rule } of rules) {
     const skipped = new Set(rule.exdates);
-    const { first, last } = datesIn(rule.timezone);
-    // An occurrence that started up to its length (and a day for the zone) before the window overlaps it.
-    const margin = (row.duration_days === null ? 1 : Number(row.duration_days)) + 1;
-    for (const date of ruleDates(rule, first.subtract({ days: margin }), last.add({ days: 1 }))) {
+    // A local date's occurrence starts within a day of that date's midnight in any zone.
+    const first = lo.toZonedDateTimeISO(rule.timezone).toPlainDate().subtract({ days: 1 });
+    const last = hi.toZonedDateTimeISO(rule.timezone).toPlainDate().add({ days: 1 });
+    for (const date of ruleDates(rule, first, last)) {
       const key = occurrenceKey(rule, date);
       if (!skipped.has(key) && !inPause(row, date) && fitsYears(rule, durationsOf(row), date))
         candidates.push({ row, rule, date, key });
@@ -68,11 +107,12 @@ export const projectOccurrences: CalendarProjector = async (ctx: Context, window
   for (const { row, rule, date, key } of candidates) {
     if (made.has(`${row.id}|${key}`)) continue;
     const one = occurrenceOn(rule, durationsOf(row), date, none);
-    const template = fromJson<Template>(row.template);
-    const allDay = row.duration_days !== null;
     const start = one.start.toInstant();
     const end = one.end.toInstant();
-    if (Temporal.Instant.compare(start, to) >= 0 || Temporal.Instant.compare(end, from) <= 0) continue;
+    if (Temporal.Instant.compare(start, lo) < 0 || Temporal.Instant.compare(start, hi) >= 0) continue;
+    if (Temporal.Instant.compare(end, from) <= 0) continue;
+    const template = fromJson<Template>(row.template);
+    const allDay = row.duration_days !== null;
     items.push({
       id: null,
       projected: true,
@@ -111,5 +151,8 @@ export const projectOccurrences: CalendarProjector = async (ctx: Context, window
       updated_at: row.updated_at,
     });
   }
-  return items.sort((a, b) => String(a.start_at).localeCompare(String(b.start_at)));
-};
+  return items.sort((a, b) => {
+    const [x, y] = [placeOf(a), placeOf(b)];
+    return x.value < y.value || (x.value === y.value && x.id < y.id) ? -1 : 1;
+  });
+}

@@ -24,8 +24,10 @@ import { parseStatusFilter } from '../documents/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
 import { updateVisit } from '../visits/index.js';
 import {
+  announceVisitsLeft,
   durationsOf,
   inPause,
+  type LeftBehind,
   materializeLocked,
   materializeSome,
   prepareMaterialization,
@@ -217,6 +219,7 @@ async function insertNew(
   tx: Context,
   input: CreateVisitScheduleInput,
   previousId: string | null,
+  left: LeftBehind,
 ): Promise<VisitScheduleRow> {
   const job = await requireReference('job_id', 'job', input.job_id, (id) =>
     repository.findJob(tx.db, tx.accountId, id, true),
@@ -253,14 +256,25 @@ async function insertNew(
   await repository.insertSchedule(tx.db, row);
   await repository.addExdates(tx.db, tx.accountId, row.id, exdates, now);
   await repository.replaceTemplateMembers(tx.db, tx.accountId, row.id, template.assignee_ids);
-  return materializeLocked(tx, row);
+  return materializeLocked(tx, row, left);
+}
+
+/**
+ * A change of schedules in one transaction. The visits a create or change makes itself are at most 50 a
+ * schedule (§32); the schedules it left more to make for are announced to the worker once it has committed.
+ */
+async function inChange<T>(ctx: Context, work: (tx: Context, left: LeftBehind) => Promise<T>): Promise<T> {
+  const left: LeftBehind = [];
+  const result = await inTransaction(ctx, (tx) => work(tx, left));
+  announceVisitsLeft(ctx.accountId, left);
+  return result;
 }
 
 export async function createSchedule(ctx: Context, input: CreateVisitScheduleInput): Promise<VisitSchedule> {
   if ((input as { status?: unknown }).status !== undefined)
     throw fieldError('status', 'is set by the schedule’s actions');
-  return inTransaction(ctx, async (tx) => {
-    const row = await insertNew(tx, input, null);
+  return inChange(ctx, async (tx, left) => {
+    const row = await insertNew(tx, input, null, left);
     const schedule = await load(tx, row);
     await recordEvent(tx, 'visit_schedule.created', schedule);
     return schedule;
@@ -332,7 +346,7 @@ export async function updateSchedule(
       'recurrence',
       'cannot be changed in place: split the schedule (POST /v1/visit-schedules/:id/split)',
     );
-  return inTransaction(ctx, async (tx) => {
+  return inChange(ctx, async (tx, left) => {
     const { row, before } = await openForChange(tx, id, precondition);
     const now = tx.clock.now().toISOString();
     const allDay = row.duration_days !== null;
@@ -376,7 +390,7 @@ export async function updateSchedule(
         }
       }
     }
-    updated = await materializeLocked(tx, updated);
+    updated = await materializeLocked(tx, updated, left);
     const after = await load(tx, updated);
     await recordScheduleChange(tx, 'visit_schedule.updated', before, after);
     return after;
@@ -445,7 +459,7 @@ function requireOccurrence(rule: Recurrence, key: string, field: string): Tempor
 }
 
 export async function skipOccurrence(ctx: Context, id: string, key: string, unskip: boolean): Promise<VisitSchedule> {
-  return inTransaction(ctx, async (tx) => {
+  return inChange(ctx, async (tx, left) => {
     const { row, before } = await openForChange(tx, id);
     const now = tx.clock.now().toISOString();
     requireOccurrence(ruleOf(row, []), key, 'occurrence_key');
@@ -466,7 +480,7 @@ export async function skipOccurrence(ctx: Context, id: string, key: string, unsk
       );
     }
     let updated = (await repository.updateSchedule(tx.db, tx.accountId, row.id, { updated_at: now })) ?? row;
-    updated = await materializeLocked(tx, updated);
+    updated = await materializeLocked(tx, updated, left);
     const after = await load(tx, updated);
     await recordScheduleChange(tx, 'visit_schedule.updated', before, after);
     return after;
@@ -524,7 +538,7 @@ export async function pauseSchedule(
 }
 
 export async function resumeSchedule(ctx: Context, id: string): Promise<VisitSchedule> {
-  return inTransaction(ctx, async (tx) => {
+  return inChange(ctx, async (tx, left) => {
     const { row, before } = await openForChange(tx, id);
     if (row.status !== 'paused') throw invalidState('This visit schedule is not paused.');
     const now = tx.clock.now().toISOString();
@@ -536,7 +550,7 @@ export async function resumeSchedule(ctx: Context, id: string): Promise<VisitSch
         paused_until: null,
         updated_at: now,
       })) ?? row;
-    updated = await materializeLocked(tx, updated);
+    updated = await materializeLocked(tx, updated, left);
     const after = await load(tx, updated);
     await recordScheduleChange(tx, 'visit_schedule.resumed', before, after);
     return after;
@@ -553,7 +567,7 @@ export async function splitSchedule(
   id: string,
   input: SplitInput,
 ): Promise<{ previous: VisitSchedule; next: VisitSchedule }> {
-  return inTransaction(ctx, async (tx) => {
+  return inChange(ctx, async (tx, left) => {
     const { row, before } = await openForChange(tx, id);
     const now = tx.clock.now().toISOString();
     const exdates = before.recurrence.exdates;
@@ -612,6 +626,7 @@ export async function splitSchedule(
         metadata: input.metadata ?? fromJson<Record<string, string>>(row.metadata),
       },
       row.id,
+      left,
     );
     const previous = await load(tx, updatedOld);
     await recordScheduleChange(tx, 'visit_schedule.split', before, previous);
@@ -647,29 +662,31 @@ export async function listOccurrences(ctx: Context, id: string, from: string, to
 }
 
 /**
- * Visits the worker makes per transaction: SQLite's driver is synchronous, so a transaction's statements run in
- * one turn of the event loop. Four are a few milliseconds of work; two made twice the commits, and SQLite's
- * checkpoints then waited behind the log's fdatasync on the event loop (stalls of 37-81 ms: bench/README.md).
+ * Visits the worker makes per transaction (§32: at most 50). SQLite's driver is synchronous, so a transaction's
+ * statements run in one turn of the event loop, and other writers wait for it: ten visits are a few tens of
+ * milliseconds of the writer, so a request of another account waits at most that long for one batch.
  */
-const WORKER_BATCH = 4;
+export const WORKER_BATCH = 10;
 
 /**
- * The worker's step for one schedule (actor: system): its missing visits, a few per transaction, each
- * transaction holding the schedule's row lock; between transactions the event loop gets its turn.
+ * One batch of the worker for one schedule (actor: system): at most `WORKER_BATCH` of its missing visits in one
+ * transaction holding the schedule's row lock. Answers `gone` when there is no such schedule (not committed
+ * yet, or deleted), `done` when none remain to make, else `more`, with the visits made.
  */
-export async function materializeSchedule(ctx: Context, id: string): Promise<void> {
+export async function materializeBatch(
+  ctx: Context,
+  id: string,
+): Promise<{ state: 'gone' | 'done' | 'more'; made: number }> {
   const found = await repository.findSchedule(ctx.db, ctx.accountId, id);
-  if (!found) return;
+  if (!found) return { state: 'gone', made: 0 };
   await prepareMaterialization(ctx, found);
-  for (;;) {
-    const done = await inTransaction(ctx, async (tx) => {
-      const row = await repository.findSchedule(tx.db, tx.accountId, id, true);
-      if (!row || row.status === 'ended') return true;
-      return (await materializeSome(tx, row, WORKER_BATCH)).done;
-    });
-    if (done) return;
-    await yieldToEventLoop();
-  }
+  return inTransaction(ctx, async (tx) => {
+    const row = await repository.findSchedule(tx.db, tx.accountId, id, true);
+    if (!row) return { state: 'gone' as const, made: 0 };
+    if (row.status === 'ended') return { state: 'done' as const, made: 0 };
+    const { done, made } = await materializeSome(tx, row, WORKER_BATCH);
+    return { state: done ? ('done' as const) : ('more' as const), made };
+  });
 }
 
 export { nowInstant };

@@ -3,7 +3,8 @@
 import { isUuid } from '../../core/deps.js';
 import { fieldError } from '../../core/errors.js';
 import { addDaysToDate, canonicalTimeZone, daysBetween, normalizedInstant, windowEdge } from '../../core/time.js';
-import { mapPage, type Page, pageRequest, toPage } from '../../db/keyset.js';
+import { mapPage, type Page, type PageRequest, pageRequest, toPage } from '../../db/keyset.js';
+import type { VisitRow } from '../../db/types.js';
 import type { Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { parseStatusFilter } from '../documents/index.js';
@@ -16,6 +17,16 @@ import { presentVisits } from './visits.service.js';
 /** A window longer than this needs a filter that bounds it (assignee_id, job_id, client_id or property_id). */
 export const MAX_OPEN_WINDOW_DAYS = 62;
 const DAY_MS = 86_400_000;
+/** A window with `include_projected` is at most this long (§32): a year of occurrences, leap day included. */
+export const MAX_PROJECTED_WINDOW_DAYS = 366;
+
+function assertProjectable(query: ListVisitsInput, field: string, days: number): void {
+  if (query.include_projected === true && days > MAX_PROJECTED_WINDOW_DAYS)
+    throw fieldError(
+      field,
+      `makes a window longer than ${MAX_PROJECTED_WINDOW_DAYS} days, the most include_projected answers`,
+    );
+}
 
 /** The window the query asks for, as instants; undefined without one. */
 async function windowOf(ctx: Context, query: ListVisitsInput): Promise<CalendarWindow | undefined> {
@@ -29,8 +40,9 @@ async function windowOf(ctx: Context, query: ListVisitsInput): Promise<CalendarW
     if (query.to === undefined) throw fieldError('to', 'is required with from');
     const window = { from: instantOf('from', query.from), to: instantOf('to', query.to) };
     if (window.to <= window.from) throw fieldError('to', 'must be after from');
-    if (new Date(window.to).getTime() - new Date(window.from).getTime() > MAX_OPEN_WINDOW_DAYS * DAY_MS)
-      assertBounded(query, 'to');
+    const days = (new Date(window.to).getTime() - new Date(window.from).getTime()) / DAY_MS;
+    assertProjectable(query, 'to', days);
+    if (days > MAX_OPEN_WINDOW_DAYS) assertBounded(query, 'to');
     return window;
   }
   if (!dates) return undefined;
@@ -38,6 +50,7 @@ async function windowOf(ctx: Context, query: ListVisitsInput): Promise<CalendarW
   if (query.to_date === undefined) throw fieldError('to_date', 'is required with from_date');
   const days = daysBetween(query.from_date, query.to_date) + 1;
   if (days < 1) throw fieldError('to_date', 'must not be before from_date');
+  assertProjectable(query, 'to_date', days);
   if (days > MAX_OPEN_WINDOW_DAYS) assertBounded(query, 'to_date');
   const zone =
     query.timezone !== undefined
@@ -86,45 +99,84 @@ export interface ProjectionFilters {
   unassigned?: boolean | undefined;
 }
 
+/** Which projected items a page asks for (§18's `include_projected`, paged with the visits). */
+export interface ProjectionPage {
+  /** Only items after this place in the calendar's order: (start_at, id), a projected item's id its schedule_id. */
+  after?: { value: string; id: string } | undefined;
+  /** Only items starting at or before this instant (the first visit the page does not hold). */
+  startsUpTo?: string | undefined;
+  /** At most this many: the first in the calendar's order. */
+  limit: number;
+}
+
 /**
- * The not yet materialised occurrences of visit schedules that overlap a window, in start_at order (§18's
- * `include_projected`). Passed in by the composition: visit schedules stand above visits in the module order.
+ * The not yet materialised occurrences of visit schedules that overlap a window, in the calendar's order (§18's
+ * `include_projected`), at most `page.limit`. Passed in by the composition: visit schedules stand above visits
+ * in the module order.
  */
 export type CalendarProjector = (
   ctx: Context,
   window: CalendarWindow,
   filters: ProjectionFilters,
+  page: ProjectionPage,
 ) => Promise<ProjectedVisit[]>;
 
+/** A calendar item's place: its start and id (a projected item's: its schedule's id), as a cursor carries it. */
+interface Place {
+  start: string;
+  id: string;
+  row?: VisitRow;
+  projected?: ProjectedVisit;
+}
+
+const before = (a: Place, b: Place) => a.start < b.start || (a.start === b.start && a.id < b.id);
+const calendarCursor = (start: string, id: string) =>
+  Buffer.from(JSON.stringify(['start_at', start, id])).toString('base64url');
+
 /**
- * The projected items a page of the calendar holds: those starting after the page's cursor (the whole window
- * on the first page) and up to its last visit's start (to the window's end on the last page), so each lands on
- * exactly one page, in start_at order among the visits. A page may so hold more than `limit` items.
+ * A calendar page with projected items: the page's visits (one more than the page, read after the cursor) and
+ * the projected items after the cursor that come before the first visit the page cannot hold (at most one more
+ * than the page), merged in (start_at, id) order and cut to `limit`. The cursor is the last item's place, a
+ * visit's or a projected item's, so the next page goes on from there through both; every item may end the page
+ * early (§21's bytes).
  */
-async function withProjected(
+async function calendarWithProjected(
   ctx: Context,
-  page: Page<Visit>,
-  after: string | undefined,
+  rows: VisitRow[],
+  page: PageRequest<VisitRow>,
   window: CalendarWindow,
   filters: ProjectionFilters,
   project: CalendarProjector,
+  withConflicts: boolean,
 ): Promise<Page<Visit | ProjectedVisit>> {
-  const last = page.items.at(-1)?.start_at ?? undefined;
-  // Only the part of the window this page can hold is projected: from its cursor to its last visit's start.
-  const bounds = {
-    from: after !== undefined && after > window.from ? after : window.from,
-    to: page.hasMore && last ? new Date(new Date(last).getTime() + 1).toISOString() : window.to,
-  };
-  const projected = (await project(ctx, bounds, filters)).filter(
-    (item) =>
-      (after === undefined || (item.start_at as string) > after) &&
-      (!page.hasMore || last === undefined || (item.start_at as string) <= last),
+  const firstLeftOut = rows.length > page.limit ? (rows[page.limit]?.start_at ?? undefined) : undefined;
+  const after = page.after ? { value: String(page.after.value), id: page.after.id } : undefined;
+  const projected = await project(ctx, window, filters, {
+    after,
+    startsUpTo: firstLeftOut,
+    limit: page.limit + 1,
+  });
+  const places: Place[] = [
+    ...rows.map((row) => ({ start: row.start_at as string, id: row.id, row })),
+    ...projected.map((item) => ({ start: item.start_at as string, id: item.schedule_id as string, projected: item })),
+  ].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+  const held = places.slice(0, page.limit);
+  const visits = await presentVisits(
+    ctx,
+    held.flatMap((place) => (place.row ? [place.row] : [])),
+    withConflicts,
   );
-  if (projected.length === 0) return widened(page);
-  const items: Array<Visit | ProjectedVisit> = [...page.items, ...projected];
-  items.sort((a, b) => ((a.start_at as string) < (b.start_at as string) ? -1 : a.start_at === b.start_at ? 0 : 1));
-  // No early end by bytes among projected items: a page of visits and occurrences is far below the bound.
-  return { items, hasMore: page.hasMore, nextCursor: page.nextCursor };
+  let next = 0;
+  const items = held.map((place) => place.projected ?? (visits[next++] as Visit));
+  const last = held.at(-1);
+  const hasMore = places.length > page.limit;
+  return {
+    items,
+    hasMore,
+    nextCursor: hasMore && last ? calendarCursor(last.start, last.id) : null,
+    cursorAfter: (item) =>
+      calendarCursor(item.start_at as string, item.id ?? ((item as ProjectedVisit).schedule_id as string)),
+  };
 }
 
 /** A page of visits as a calendar page (whose items may be projected); its early-end cursor is a visit's. */
@@ -156,8 +208,6 @@ export async function listVisits(
   const listed = window
     ? { rows: await runCalendar(calendarReads(ctx.db, ctx.accountId, { ...window, longest }, filters, page), page) }
     : await repository.listVisits(ctx.db, ctx.accountId, filters, page);
-  const rowsPage = toPage(listed.rows, page, 'resumeAfter' in listed ? listed.resumeAfter : undefined);
-  const visits = mapPage(rowsPage, await presentVisits(ctx, rowsPage.items, query.include === 'conflicts'));
   // Projected occurrences are scheduled, never late, and belong to no visit status but `scheduled`.
   const projectable =
     query.include_projected === true &&
@@ -166,7 +216,8 @@ export async function listVisits(
     query.late !== true &&
     query.external_id === undefined &&
     (filters.statuses === undefined || filters.statuses.includes('scheduled'));
-  if (!projectable) return widened(visits);
-  const after = page.after === undefined ? undefined : String(page.after.value);
-  return withProjected(ctx, visits, after, window, filters, project);
+  if (projectable)
+    return calendarWithProjected(ctx, listed.rows, page, window, filters, project, query.include === 'conflicts');
+  const rowsPage = toPage(listed.rows, page, 'resumeAfter' in listed ? listed.resumeAfter : undefined);
+  return widened(mapPage(rowsPage, await presentVisits(ctx, rowsPage.items, query.include === 'conflicts')));
 }
