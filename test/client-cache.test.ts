@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import fc from 'fast-check';
 import pg from 'pg';
-import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
+import { createTestContext, ManualClock, type ApiResponse, type TestContext } from './helpers/context.js';
 import { onPostgres } from './helpers/database.js';
 import { runBmsAsync } from './helpers/processes.js';
 
@@ -124,7 +124,7 @@ async function compare(key: string, accountId: string, deleted: readonly string[
     const seen: string[] = [];
     let url: string | undefined = `/v1/clients?sort=${sort}&limit=${limit}`;
     while (url !== undefined) {
-      const page = await context.request('GET', url, { key });
+      const page: ApiResponse = await context.request('GET', url, { key });
       assert.equal(page.status, 200, `${step}: ${url}`);
       const data = JSON.parse(dataJsonOf(page.text)) as Array<{ id: string }>;
       for (const client of data) assert.deepEqual(client, truth.clients.get(client.id), `${step}: ${url}`);
