@@ -1,10 +1,10 @@
 // A list of clients and GET of one always show the client as it now stands. On SQLite both read the rows'
-// ids and versions and reuse the records read before (clients.repository.ts, migration 20261128110000), so
-// every way a client can change must reach the next page read: an update through the API (two in the same
-// millisecond included), a property added or deleted, a write by another connection, a delete; and
-// pages by name must still carry their cursors; and a page whose rows change between the read of their
-// versions and the read of their records (another commit in between) is read again whole, never answered out
-// of order or ended early. On PostgreSQL the same behaviour, read whole.
+// ids and versions and reuse the records read before (modules/clients/client-cache.ts, migration
+// 20261128110000), so every way a client can change must reach the next page read: an update through the API
+// (two in the same millisecond included), a property added or deleted, a write by another connection, a
+// delete; and pages by name must still carry their cursors; and a page whose rows change between the read of
+// their versions and the read of their records (another commit in between) is read again whole, never answered
+// out of order or ended early. On PostgreSQL the same behaviour, read whole.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';

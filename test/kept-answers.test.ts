@@ -1,6 +1,6 @@
 // GET one client gives the object as the database holds it now, whatever changed it: this process's writes,
 // a delete, or another connection (another process, `bms` on the same file). On SQLite the answer of a GET is
-// kept and given again while nothing was committed since it was read (http/resource-routes.ts, keepAnswers).
+// kept and given again while nothing was committed since it was read (modules/clients/client-cache.ts, "answers").
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parseDatabaseUrl } from '../src/config.js';

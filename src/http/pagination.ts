@@ -1,7 +1,7 @@
 // The list envelope: a page of objects with `meta.pagination`, and a `Link: <...>; rel="next"` header.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_PAGE_SIZE, type Page } from '../db/keyset.js';
-import { JSON_CONTENT_TYPE, listJson, meta } from './envelope.js';
+import { envelopeJson, JSON_CONTENT_TYPE, meta } from './envelope.js';
 
 /**
  * A list answer is bounded in bytes as well as rows (docs/api-contract.md §21: about 5 MB): past it, the page
@@ -160,5 +160,9 @@ export function listJsonResponse<T, R>(
   const { data, hasMore, nextCursor } = boundedItems(page, (item) => json(present(item)), JSON_TEXT_SIZE);
   if (nextCursor) reply.header('link', `<${withCursor(request.url, nextCursor)}>; rel="next"`);
   reply.header('content-type', JSON_CONTENT_TYPE);
-  return listJson(request, data, { limit: limit ?? DEFAULT_PAGE_SIZE, has_more: hasMore, next_cursor: nextCursor });
+  return envelopeJson(request, `[${data.join(',')}]`, {
+    limit: limit ?? DEFAULT_PAGE_SIZE,
+    has_more: hasMore,
+    next_cursor: nextCursor,
+  });
 }

@@ -9,10 +9,9 @@ import { contextOf, requireScope } from './auth.js';
 import type { ErrorDetail, Precondition } from '../core/errors.js';
 import { etagOfJson, ifMatch, IfMatchHeaders, sentJson, sentJsonFingerprint } from './etag.js';
 import { IdempotencyHeaders } from './idempotency.js';
-import { JSON_CONTENT_TYPE, ok, okJson } from './envelope.js';
+import { envelopeJson, JSON_CONTENT_TYPE, ok } from './envelope.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { Page } from '../db/keyset.js';
-import { readDataVersion } from '../db/sqlite-statements.js';
 import { listJsonResponse, type listResponse } from './pagination.js';
 import {
   BODY_ERRORS,
@@ -71,24 +70,19 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
     delete?(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }>;
   };
   /**
-   * GET's answers are kept per object and given again while SQLite's data version says that nothing was
-   * committed since they were read (any commit, by this process or another, makes them all old): only for a
-   * resource whose object is made of the database alone, not of the time or the caller. No effect on PostgreSQL.
+   * The resource's kept copies (modules/clients/client-cache.ts, which keeps GET's answers too): the JSON and
+   * ETag of an object it keeps, made once by `write` and `tag` and kept with it. Without, each answer writes them.
    */
-  keepAnswers?: boolean;
+  kept?: KeptJson<Item>;
   /** Operations on one object beyond the standard five: `POST <path>/:id/<name>` (registered after them). */
   actions?: ReadonlyArray<ResourceAction<Item>>;
 }
 
-/** A GET's answer as it was sent, and the data version it was read at (ResourceDefinition.keepAnswers). */
-interface KeptAnswer {
-  version: number;
-  json: string;
-  etag: string;
+/** How a resource's kept copies keep their JSON and ETag (ResourceDefinition.kept). */
+export interface KeptJson<Item> {
+  json(item: Item, write: (item: Item) => string): string;
+  etag(item: Item, json: string, tag: (json: string) => string): string;
 }
-
-/** The most GET answers a resource keeps; the oldest kept goes first (each is its object's JSON, ~0.5 KB). */
-const KEPT_ANSWERS = 1000;
 
 export interface ResourceAction<Item> {
   /** The path segment after `/:id`, such as `send`. */
@@ -104,20 +98,10 @@ export interface ResourceAction<Item> {
   run(ctx: Context, id: string, body: unknown): Promise<Item>;
 }
 
-/**
- * `text` made one flat string (V8 flattens a string in place when a character of it is read). A serializer
- * builds its JSON piece by piece, and a string of pieces is walked piece by piece every time it is copied: 25
- * kept clients' JSON joined into a page took 13 µs so, 1 µs once flat.
- */
-function flattened(text: string): string {
-  text.charCodeAt(0);
-  return text;
-}
-
 export function resourceRoutes<Row, Item, Create extends TSchema, Update extends TSchema, Query extends TSchema>(
   definition: ResourceDefinition<Row, Item, Create, Update, Query>,
 ): FastifyPluginAsyncTypebox {
-  const { path, names, scopes, schemas, service } = definition;
+  const { path, names, scopes, schemas, service, kept } = definition;
   const [singular, plural] = names;
   const tags = [plural.charAt(0).toUpperCase() + plural.slice(1)];
   const item = schemaRef(schemas.item);
@@ -126,59 +110,29 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
   return async (app) => {
     /**
      * The object's JSON as its answers carry it (fast-json-stringify of the item's schema, the serializer the
-     * envelope's own uses for `data`), compiled at the first answer. The ETag is the hash of these bytes, and
-     * If-Match is compared with the current object's the same way.
+     * envelope's own uses for `data`), compiled at the first answer, or the JSON kept with it (definition.kept).
+     * The ETag is the hash of these bytes, and If-Match is compared with the current object's the same way.
      */
     let serializeItem: ((data: unknown) => string) | undefined;
-    const itemJson = (reply: FastifyReply, data: unknown): string => {
+    const write = (data: Item) => serializeItem!(data);
+    const itemJson = (reply: FastifyReply, data: Item): string => {
       serializeItem ??= sentJson(reply, item);
-      return serializeItem(data);
+      return kept ? kept.json(data, write) : serializeItem(data);
     };
     const fingerprintOf = (reply: FastifyReply) => sentJsonFingerprint(reply, item);
-    /**
-     * The JSON and ETag of each frozen object answered (one that cannot change: a client record remembered by
-     * its row's version, clients.repository.ts), made once and shared by its GET and the lists that show it.
-     */
-    const sentOf = new WeakMap<object, { json: string; etag?: string }>();
-    const sent = (reply: FastifyReply, data: unknown): { json: string; etag?: string } => {
-      if (typeof data !== 'object' || data === null || !Object.isFrozen(data)) return { json: itemJson(reply, data) };
-      let found = sentOf.get(data);
-      if (found === undefined) {
-        found = { json: flattened(itemJson(reply, data)) };
-        sentOf.set(data, found);
-      }
-      return found;
-    };
-    /** The object's JSON and its ETag (the hash of that JSON). */
-    const tagged = (reply: FastifyReply, data: unknown): { json: string; etag: string } => {
-      const found = sent(reply, data);
-      found.etag ??= etagOfJson(found.json);
-      return found as { json: string; etag: string };
-    };
     /**
      * The answer of one object with its ETag: the envelope's JSON written around the object's (serialized once
      * for both), which Fastify sends as it is (a string with a JSON content type). The headers come in the order
      * they did when Fastify serialized the envelope: ETag, then Location (201), then Content-Type.
      */
-    const answerJson = (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      json: string,
-      etag: string,
-      location?: string,
-    ) => {
-      reply.header('etag', etag);
+    const answer = (request: FastifyRequest, reply: FastifyReply, data: Item, location?: string) => {
+      const json = itemJson(reply, data);
+      reply.header('etag', kept ? kept.etag(data, json, etagOfJson) : etagOfJson(json));
       if (location !== undefined) reply.code(201).header('location', location);
       reply.header('content-type', JSON_CONTENT_TYPE);
       // Typed as the envelope the route's schema declares: this string is that envelope's JSON.
-      return okJson(request, json) as unknown as ReturnType<typeof ok<unknown>>;
+      return envelopeJson(request, json) as unknown as ReturnType<typeof ok<unknown>>;
     };
-    const answer = (request: FastifyRequest, reply: FastifyReply, data: unknown, location?: string) => {
-      const { json, etag } = tagged(reply, data);
-      return answerJson(request, reply, json, etag, location);
-    };
-    /** The GET answers kept (definition.keepAnswers), by account and id: this app's, read from its database. */
-    const kept = definition.keepAnswers ? new Map<string, KeptAnswer>() : undefined;
 
     app.get(
       path,
@@ -202,7 +156,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           page,
           query.limit,
           (row) => service.present(row, now),
-          (data) => sent(reply, data).json,
+          (data) => itemJson(reply, data),
         );
         // Typed as the envelope the route's schema declares: this string is that envelope's JSON.
         return json as unknown as ReturnType<typeof listResponse>;
@@ -246,20 +200,8 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') },
         },
       },
-      async (request, reply) => {
-        const ctx = contextOf(request);
-        const id = request.params.id;
-        const version = kept && readDataVersion(ctx.db);
-        if (version === undefined) return answer(request, reply, await service.get(ctx, id, app.clock.now()));
-        const key = `${ctx.accountId}/${id}`;
-        const hit = kept!.get(key);
-        if (hit !== undefined && hit.version === version) return answerJson(request, reply, hit.json, hit.etag);
-        // Read after the version: a commit in between makes the version kept older than the row, never newer.
-        const { json, etag } = tagged(reply, await service.get(ctx, id, app.clock.now()));
-        if (kept!.size >= KEPT_ANSWERS) kept!.delete(kept!.keys().next().value as string);
-        kept!.set(key, { version, json, etag });
-        return answerJson(request, reply, json, etag);
-      },
+      async (request, reply) =>
+        answer(request, reply, await service.get(contextOf(request), request.params.id, app.clock.now())),
     );
 
     app.put(

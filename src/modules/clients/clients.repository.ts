@@ -9,9 +9,7 @@ import { prepared } from '../../db/prepared.js';
 import { fenced, keysOf, listPlan, WALK_LIMIT, type ListPlan, type Listed } from '../../db/list-plan.js';
 import { listByShape } from '../../db/list-shapes.js';
 import { preparedInsert } from '../../db/prepared-insert.js';
-import { readStatements } from '../../db/sqlite-statements.js';
 import { normalizeInstant } from '../../db/values.js';
-import { Lru } from '../../core/lru.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
 const COLUMNS = [
@@ -127,92 +125,33 @@ function withPropertyIdArray<Row extends { property_ids?: unknown }>(row: Row): 
 
 /**
  * SQLite: a row of a page as a list first reads it (migration 20261128110000), and on a filtered page its sort
- * column too.
+ * column too. The client's kept copies (client-cache.ts) are looked up by these.
  */
-interface VersionedClient {
+export interface VersionedClient {
   id: string;
   version: number;
 }
-/** What a remembered record of a client is read with: every column, its property ids, its version. */
+/** What a kept copy of a client is read from: every column, its property ids, its version. */
 const RECORD_COLUMNS = [...COLUMNS, 'property_ids', 'version'];
 
-/**
- * SQLite: the clients' records lists and GET have read, by id, each with the version of the row it was read
- * from. A page's ids and versions are two values a row, against twelve made into strings for the whole row:
- * on a list of 25 clients that was most of the page's time (46 µs of 52 in a tight loop). A version is raised
- * by every change of its row (a trigger), so a record whose version is the row's is the row as it stands.
- * Records are shared and frozen. Each database has its own; the oldest read goes first past 10,000 (~10 MB).
- */
-const REMEMBERED_CLIENTS = 10_000;
-const rememberedOf = new WeakMap<object, Lru<string, { version: number; record: ClientRecord }>>();
-
-/**
- * The records remembered for `db` when it is a SQLite database itself (its reads run on the read
- * connection, which sees only committed rows); undefined on PostgreSQL and in a transaction, which read
- * their rows whole.
- */
-function rememberedClients(db: Executor) {
-  if (readStatements(db) === undefined) return undefined;
-  let remembered = rememberedOf.get(db);
-  if (remembered === undefined) {
-    remembered = new Lru(REMEMBERED_CLIENTS);
-    rememberedOf.set(db, remembered);
-  }
-  return remembered;
-}
-
-/**
- * The records of a page's rows: remembered when their version is the row's, else read whole by id (one
- * query for them all) and remembered. The two reads are two snapshots: undefined when a row read whole was
- * changed or deleted since its version was read (another commit came between), so that a list reads its page
- * again in one statement rather than answer rows out of its order or end early; GET takes the newer record
- * (`exact` false), or none when the row is gone.
- */
-async function recordsOf(
+/** SQLite: the records of these clients with their rows' versions, property ids made arrays (client-cache.ts). */
+export async function findVersionedRecords(
   db: Executor,
   accountId: string,
-  rows: readonly VersionedClient[],
-  remembered: Lru<string, { version: number; record: ClientRecord }>,
-  exact: boolean,
-): Promise<ClientRecord[] | undefined> {
-  const records: Array<ClientRecord | undefined> = [];
-  let missing: string[] | undefined;
-  for (const { id, version } of rows) {
-    const found = remembered.peek(id);
-    if (found?.version === version) records.push(found.record);
-    else {
-      records.push(undefined);
-      (missing ??= []).push(id);
-    }
-  }
-  if (missing === undefined) return records as ClientRecord[];
-  const read = (await (db as unknown as Kysely<Record<string, Record<string, unknown>>>)
+  ids: readonly string[],
+): Promise<Array<ClientRecord & { version: number }>> {
+  const rows = (await (db as unknown as Kysely<Record<string, Record<string, unknown>>>)
     .selectFrom('clients')
     .select(RECORD_COLUMNS)
     .where('account_id', '=', accountId)
-    .where('id', 'in', missing)
+    .where('id', 'in', ids)
     .execute()) as unknown as Array<ClientRecord & { version: number }>;
-  const readById = new Map<string, { version: number; record: ClientRecord }>();
-  for (const row of read) {
-    const { version, ...record } = withPropertyIdArray(row);
-    Object.freeze(record.property_ids);
-    const entry = { version, record: Object.freeze(record) };
-    readById.set(record.id, entry);
-    remembered.set(record.id, entry);
-  }
-  const found: ClientRecord[] = [];
-  for (let index = 0; index < rows.length; index += 1) {
-    const listed = rows[index]!;
-    const fresh = records[index] === undefined ? readById.get(listed.id) : undefined;
-    if (exact && records[index] === undefined && fresh?.version !== listed.version) return undefined;
-    const record = records[index] ?? fresh?.record;
-    if (record !== undefined) found.push(record);
-  }
-  return found;
+  for (const row of rows) withPropertyIdArray(row);
+  return rows;
 }
 
-/** SQLite: GET /v1/clients/:id's row as its id and version (its record remembered), compiled once. */
-const findClientVersionPrepared = prepared((db: Executor, accountId: string, id: string) =>
+/** SQLite: GET /v1/clients/:id's row as its id and version (client-cache.ts), compiled once. */
+export const findClientVersion = prepared((db: Executor, accountId: string, id: string) =>
   db
     .selectFrom('clients')
     .select(['id', sql<number>`version`.as('version')])
@@ -227,11 +166,6 @@ const findClientRecordPrepared = prepared((db: Executor, accountId: string, id: 
 
 /** The client with the ids of its properties, oldest first. */
 export async function findClientRecord(db: Executor, accountId: string, id: string): Promise<ClientRecord | undefined> {
-  const remembered = rememberedClients(db);
-  if (remembered) {
-    const listed = (await findClientVersionPrepared(db, accountId, id))[0];
-    return listed && (await recordsOf(db, accountId, [listed], remembered, false))?.[0];
-  }
   const row = (await findClientRecordPrepared(db, accountId, id))[0];
   return row && withPropertyIdArray(row as ClientRow & { property_ids: unknown });
 }
@@ -376,6 +310,26 @@ const listClientsByShape = listByShape<ListedClient>(
 /** The clients with the ids of their properties, oldest first. */
 export type ClientRecord = ClientRow & { property_ids: string[] };
 
+/** A compiled shape binds each value as given: the time bounds go in as the instants the plan makes of them. */
+const listValues = (accountId: string, filters: ClientFilters) => ({
+  account_id: accountId,
+  created_after: normalizeInstant(filters.created_after),
+  created_before: normalizeInstant(filters.created_before),
+  updated_after: normalizeInstant(filters.updated_after),
+  external_id: filters.external_id,
+});
+
+/** SQLite: a page of a list without `q` or `email` as its rows' ids and versions (client-cache.ts). */
+export function listClientVersions(
+  db: Executor,
+  accountId: string,
+  filters: ClientFilters,
+  page: PageRequest<ClientRow>,
+): Promise<Listed<VersionedClient>> {
+  return listClientVersionsByShape(db, listValues(accountId, filters), page as unknown as PageRequest<VersionedClient>);
+}
+
+/** A page of clients read whole (client-cache.ts reads through its kept copies first where it keeps them). */
 export async function listClients(
   db: Executor,
   accountId: string,
@@ -383,20 +337,7 @@ export async function listClients(
   page: PageRequest<ClientRow>,
 ): Promise<Listed<ListedClient>> {
   if (filters.q === undefined && filters.email === undefined) {
-    // A compiled shape binds each value as given: the time bounds go in as the instants the plan makes of them.
-    const values = {
-      account_id: accountId,
-      created_after: normalizeInstant(filters.created_after),
-      created_before: normalizeInstant(filters.created_before),
-      updated_after: normalizeInstant(filters.updated_after),
-      external_id: filters.external_id,
-    };
-    const remembered = rememberedClients(db);
-    if (remembered) {
-      const listed = await listClientVersionsByShape(db, values, page as unknown as PageRequest<VersionedClient>);
-      const rows = await recordsOf(db, accountId, listed.rows, remembered, true);
-      if (rows) return { rows, resumeAfter: listed.resumeAfter };
-    }
+    const values = listValues(accountId, filters);
     const listed = await listClientsByShape(db, values, page as unknown as PageRequest<ListedClient>);
     for (const row of listed.rows) withPropertyIdArray(row);
     return listed;

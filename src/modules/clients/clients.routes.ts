@@ -2,6 +2,7 @@
 // properties), which app.ts passes in: those modules stand above this one.
 import { resourceRoutes } from '../../http/resource-routes.js';
 import { ClientSchema, CreateClientBody, ListClientsQuery, UpdateClientBody } from './clients.schemas.js';
+import { keptClientJson } from './client-cache.js';
 import * as service from './clients.service.js';
 
 export const clientRoutes = (dependents: service.ClientDependents) =>
@@ -11,8 +12,8 @@ export const clientRoutes = (dependents: service.ClientDependents) =>
     scopes: { read: 'clients:read', write: 'clients:write', delete: 'clients:delete' },
     schemas: { item: ClientSchema, create: CreateClientBody, update: UpdateClientBody, list: ListClientsQuery },
     stateErrors: ['CONFLICT'],
-    // A client is its row alone (its property ids are a column of it on SQLite): its GET answers can be kept.
-    keepAnswers: true,
+    // A client is its row alone (client-cache.ts): its JSON and ETag are kept with its kept copies.
+    kept: keptClientJson,
     service: {
       list: service.listClients,
       present: service.presentClient,

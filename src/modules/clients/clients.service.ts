@@ -4,17 +4,16 @@ import { conflict, notFound, type Precondition } from '../../core/errors.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { pageRequest, toPage, type Page, type PageRequest } from '../../db/keyset.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
-import { fromJsonShared } from '../../db/values.js';
 import { recordChange, recordEvent } from '../events/index.js';
-import { serializeAddress, type Address } from '../shared/index.js';
+import { serializeAddress } from '../shared/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
+import { listClientRecords, presentClient, readClientRecord, type PresentableClient } from './client-cache.js';
 import * as repository from './clients.repository.js';
 import type { Client, CreateClientInput, ListClientsInput, UpdateClientInput } from './clients.schemas.js';
 
 /** A client row with the ids of its properties, as the client object lists them. */
 export type ClientRecord = repository.ClientRecord;
-/** What presentClient reads of a client: a list's rows leave out the account and, unless sorted by name, sort_name. */
-export type PresentableClient = repository.ListedClient;
+export { presentClient, type PresentableClient };
 
 /**
  * What else goes when a client is deleted: its properties (docs/api-contract.md §16), which live in a module
@@ -36,42 +35,6 @@ async function withPropertyIds(ctx: Context, rows: ClientRow[]): Promise<ClientR
 
 async function clientRecord(ctx: Context, row: ClientRow): Promise<ClientRecord> {
   return (await withPropertyIds(ctx, [row]))[0]!;
-}
-
-/** The client shown for each frozen record (the records lists and GET remember on SQLite), made once. */
-const presentedOf = new WeakMap<PresentableClient, Client>();
-
-/**
- * A client as the API shows it. Its JSON columns come from fromJsonShared: the same text read again gives the
- * same frozen object, not a new parse (the address and metadata of the clients a list shows again). A frozen
- * record (remembered, so shown again and again) is shown by the same frozen client each time.
- */
-export function presentClient(row: PresentableClient): Client {
-  if (!Object.isFrozen(row)) return clientOf(row);
-  let presented = presentedOf.get(row);
-  if (presented === undefined) {
-    presented = Object.freeze(clientOf(row));
-    presentedOf.set(row, presented);
-  }
-  return presented;
-}
-
-function clientOf(row: PresentableClient): Client {
-  return {
-    id: row.id,
-    object: 'client',
-    name: row.name,
-    email: row.email,
-    phone: row.phone,
-    company_name: row.company_name,
-    address: row.address === null ? null : fromJsonShared<Address>(row.address),
-    notes: row.notes,
-    property_ids: row.property_ids,
-    external_id: row.external_id,
-    metadata: fromJsonShared<Record<string, string>>(row.metadata),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
 }
 
 /** The client addressed by id (404 when there is none in the account). */
@@ -120,9 +83,7 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
 }
 
 export async function getClient(ctx: Context, id: string): Promise<Client> {
-  return presentClient(
-    await requireRow('client', id, (found) => repository.findClientRecord(ctx.db, ctx.accountId, found)),
-  );
+  return presentClient(await requireRow('client', id, (found) => readClientRecord(ctx.db, ctx.accountId, found)));
 }
 
 export async function updateClient(
@@ -193,6 +154,6 @@ export async function deleteClient(
 
 export async function listClients(ctx: Context, query: ListClientsInput): Promise<Page<PresentableClient>> {
   const page = pageRequest(query, repository.CLIENT_SORTS);
-  const { rows, resumeAfter } = await repository.listClients(ctx.db, ctx.accountId, query, page);
+  const { rows, resumeAfter } = await listClientRecords(ctx.db, ctx.accountId, query, page);
   return toPage<PresentableClient>(rows, page as unknown as PageRequest<PresentableClient>, resumeAfter);
 }

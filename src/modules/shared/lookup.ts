@@ -4,7 +4,7 @@
 import { fieldError, notFound } from '../../core/errors.js';
 import { isUuid } from '../../core/deps.js';
 
-type Finder<Row> = (id: string) => Promise<Row | undefined>;
+type Finder<Row> = (id: string) => Row | undefined | Promise<Row | undefined>;
 
 /** The addressed object, or 404 NOT_FOUND naming its kind. */
 export async function requireRow<Row>(kind: string, id: string, find: Finder<Row>): Promise<Row> {
