@@ -5,6 +5,7 @@ import { resourceRoutes, type ResourceAction } from '../../http/resource-routes.
 import { CreateQuoteBody, ListQuotesQuery, QuoteSchema, UpdateQuoteBody, type Quote } from './quotes.schemas.js';
 import * as service from './quotes.service.js';
 import { previewRoute } from '../../http/preview-route.js';
+import { LINE_REFERENCES, referenceChecks } from '../shared/index.js';
 
 /** POST /v1/quotes/preview (docs/api-contract.md §19): quotes:read; a service request named is read, not converted. */
 export const quotePreviewRoutes = previewRoute({
@@ -29,6 +30,21 @@ export const quoteRoutes = (actions: ReadonlyArray<ResourceAction<Quote>>) =>
     stateErrors: ['INVALID_STATE', 'CONFLICT'],
     // The lines' and discount's own checks join a 422 of the schema's (issue 34.17).
     fieldChecks: documentFieldChecks,
+    // Every unknown id of the body joins a 422 too (client, property, request, each line's product and rates).
+    referenceChecks: {
+      create: referenceChecks(
+        {
+          client_id: { table: 'clients', kind: 'client' },
+          property_id: { table: 'properties', kind: 'property' },
+          request_id: { table: 'service_requests', kind: 'service request', scope: 'requests:write' },
+        },
+        LINE_REFERENCES,
+      ),
+      update: referenceChecks(
+        { client_id: { table: 'clients', kind: 'client' }, property_id: { table: 'properties', kind: 'property' } },
+        LINE_REFERENCES,
+      ),
+    },
     service: {
       list: service.listQuotes,
       present: service.presentQuote,
