@@ -137,7 +137,12 @@ test('one 422 names every wrong field: unknown and foreign ids beside the bodyâ€
   const both = await post({ client_id: UNKNOWN, line_items: [{ quantity: 0 }] });
   assert.equal(both.status, 422, both.text);
   assert.equal(both.body.error.code, 'VALIDATION_ERROR');
-  assert.deepEqual(fieldsOf(both), ['client_id', 'line_items[0].quantity']);
+  assert.deepEqual(fieldsOf(both), [
+    'client_id',
+    'line_items[0].description',
+    'line_items[0].quantity',
+    'line_items[0].unit_amount',
+  ]);
 
   // The body's shape is right: every reference it names is looked up, another account's client included.
   const other = await context.account('Other business');
@@ -167,7 +172,10 @@ test('one 422 names every wrong field: unknown and foreign ids beside the bodyâ€
 
   // A key that may not read jobs is not told whether the job exists.
   const narrow = (await context.key(suite.accountId, ['invoices:write'])).key;
-  const unseen = await post({ client_id: UNKNOWN, job_id: UNKNOWN, line_items: [{ quantity: 0 }] }, narrow);
+  const unseen = await post(
+    { client_id: UNKNOWN, job_id: UNKNOWN, line_items: [{ description: 'Work', quantity: 0, unit_amount: 1 }] },
+    narrow,
+  );
   assert.deepEqual(fieldsOf(unseen), ['client_id', 'line_items[0].quantity']);
 
   // A PUT too: its unknown client and product beside the schema's complaint.
@@ -182,4 +190,24 @@ test('one 422 names every wrong field: unknown and foreign ids beside the bodyâ€
   });
   assert.equal(put.status, 422, put.text);
   assert.deepEqual(fieldsOf(put), ['client_id', 'line_items[0].product_id', 'notes']);
+});
+
+test('a line without a product is named for each field it lacks, even when the client is unknown too', async () => {
+  const response = await suite.context.request('POST', '/v1/invoices', {
+    key: suite.key,
+    body: {
+      client_id: UNKNOWN,
+      line_items: [
+        { unit_amount: 5 },
+        { description: 'Both', quantity: 1, unit_amount: 1, tax_rate: 5, tax_rate_ids: [] },
+      ],
+    },
+  });
+  assert.equal(response.status, 422, response.text);
+  assert.deepEqual(fieldsOf(response), [
+    'client_id',
+    'line_items[0].description',
+    'line_items[0].quantity',
+    'line_items[1].tax_rate_ids',
+  ]);
 });

@@ -108,7 +108,11 @@ test('one 422 names every wrong field: unknown ids beside the body’s own mista
   const fields = (response: { body: { error: { details: Array<{ field: string }> } } }) =>
     response.body.error.details.map((detail) => detail.field).sort();
   const post = (body: unknown) => suite.context.request('POST', '/v1/quotes', { key: suite.key, body });
-  const schema = await post({ client_id: unknown, request_id: unknown, line_items: [{ quantity: 0 }] });
+  const schema = await post({
+    client_id: unknown,
+    request_id: unknown,
+    line_items: [{ description: 'Work', quantity: 0, unit_amount: 1 }],
+  });
   assert.equal(schema.status, 422, schema.text);
   assert.deepEqual(fields(schema), ['client_id', 'line_items[0].quantity', 'request_id']);
   const service = await post({
