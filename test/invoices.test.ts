@@ -211,3 +211,15 @@ test('a line without a product is named for each field it lacks, even when the c
     'line_items[1].tax_rate_ids',
   ]);
 });
+
+test('a preview’s 422 names every wrong field as the create’s does', async () => {
+  const response = await suite.context.request('POST', '/v1/invoices/preview', {
+    key: suite.key,
+    body: {
+      client_id: UNKNOWN,
+      line_items: [{ description: 'Work', quantity: 0, unit_amount: 1, product_id: UNKNOWN }],
+    },
+  });
+  assert.equal(response.status, 422, response.text);
+  assert.deepEqual(fieldsOf(response), ['client_id', 'line_items[0].product_id', 'line_items[0].quantity']);
+});

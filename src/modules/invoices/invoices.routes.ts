@@ -23,6 +23,16 @@ export const invoicePreviewRoutes = previewRoute({
   body: CreateInvoiceBody,
   linkScopes: { job_id: 'jobs:read', quote_id: 'quotes:read' },
   errors: ['NOT_FOUND', 'INVALID_STATE', 'CONFLICT'],
+  fieldChecks: documentFieldChecks,
+  referenceChecks: referenceChecks(
+    {
+      client_id: { table: 'clients', kind: 'client' },
+      property_id: { table: 'properties', kind: 'property' },
+      job_id: { table: 'jobs', kind: 'job', scope: 'jobs:read' },
+      quote_id: { table: 'quotes', kind: 'quote', scope: 'quotes:read' },
+    },
+    LINE_REFERENCES,
+  ),
   preview: (ctx, body) => service.previewInvoice(ctx, body as Parameters<typeof service.previewInvoice>[1]),
 });
 

@@ -16,6 +16,15 @@ export const quotePreviewRoutes = previewRoute({
   body: CreateQuoteBody,
   linkScopes: { request_id: 'requests:read' },
   errors: ['NOT_FOUND', 'INVALID_STATE', 'CONFLICT'],
+  fieldChecks: documentFieldChecks,
+  referenceChecks: referenceChecks(
+    {
+      client_id: { table: 'clients', kind: 'client' },
+      property_id: { table: 'properties', kind: 'property' },
+      request_id: { table: 'service_requests', kind: 'service request', scope: 'requests:read' },
+    },
+    LINE_REFERENCES,
+  ),
   preview: (ctx, body) => service.previewQuote(ctx, body as Parameters<typeof service.previewQuote>[1]),
 });
 
