@@ -206,6 +206,102 @@ test('a revoked key is 401 on the next request (the lookup cache does not delay 
   assert.equal((await request('GET', '/v1/jobs', narrowed.secret)).status, 403);
 });
 
+test('revoking needs powers over the key: a weaker key cannot revoke a stronger one; a key may revoke itself', async () => {
+  const weak = await makeKey(owner.key, { name: 'weak', scopes: ['api_keys:write', 'api_keys:read', 'clients:read'] });
+  const strong = await makeKey(owner.key, {
+    name: 'strong',
+    scopes: ['api_keys:write', 'api_keys:read', 'clients:read', 'clients:write'],
+  });
+  const ownerKeyId = (await request('GET', '/v1/api-keys?limit=100', owner.key)).body.data.find(
+    (item: { prefix: string }) => item.prefix === owner.key.slice(0, 12),
+  ).id;
+  for (const target of [strong.id, ownerKeyId]) {
+    const refused = await request('DELETE', `/v1/api-keys/${target}`, weak.secret);
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.body.error.code, 'INSUFFICIENT_SCOPE');
+    assert.equal((await request('GET', `/v1/api-keys/${target}`, owner.key)).body.data.revoked_at, null);
+  }
+  assert.equal((await request('GET', '/v1/clients', owner.key)).status, 200, 'the all-scopes key still works');
+  assert.equal((await request('GET', '/v1/api-keys', strong.secret)).status, 200, 'the stronger key still works');
+
+  // An equal key, and a stronger one, may revoke a weaker or equal key.
+  const twin = await makeKey(owner.key, { name: 'twin', scopes: ['api_keys:write', 'api_keys:read', 'clients:read'] });
+  const equal = await request('DELETE', `/v1/api-keys/${twin.id}`, weak.secret);
+  assert.equal(equal.status, 200, equal.text);
+  assert.equal((await request('GET', '/v1/clients', twin.secret)).status, 401);
+  const weaker = await makeKey(owner.key, { name: 'weaker', scopes: ['clients:read'] });
+  assert.equal((await request('DELETE', `/v1/api-keys/${weaker.id}`, strong.secret)).status, 200);
+  assert.equal((await request('GET', '/v1/clients', weaker.secret)).status, 401);
+
+  // A key may always revoke itself.
+  const itself = await request('DELETE', `/v1/api-keys/${weak.id}`, weak.secret);
+  assert.equal(itself.status, 200, itself.text);
+  assert.equal((await request('GET', '/v1/clients', weak.secret)).status, 401);
+  assert.equal((await request('DELETE', `/v1/api-keys/${strong.id}`, owner.key)).status, 200);
+});
+
+test('PUT changes each field only within the calling key’s powers, before and after', async () => {
+  const maker = await makeKey(owner.key, {
+    name: 'maker',
+    scopes: ['api_keys:write', 'api_keys:read', 'clients:read'],
+    expires_at: '2026-12-31T00:00:00.000Z',
+    rate_limits: { per_minute: 30, per_day: 1000, burst: 10 },
+    allowed_cidrs: ['10.1.0.0/16'],
+  });
+  const from = '10.1.2.3';
+  const put = (id: string, body: unknown) => request('PUT', `/v1/api-keys/${id}`, maker.secret, body, from);
+  const made = await request('POST', '/v1/api-keys', maker.secret, { name: 'child', scopes: ['clients:read'] }, from);
+  assert.equal(made.status, 201, made.text);
+  secrets.push(made.body.data.secret);
+  const child = made.body.data;
+  const fields = (response: { body: { error: { details: Array<{ field: string }> } } }) =>
+    response.body.error.details.map((detail) => detail.field).sort();
+
+  // Within its powers after the change: each field may change.
+  const within = await put(child.id, {
+    name: 'renamed',
+    scopes: ['clients:read', 'api_keys:read'],
+    expires_at: '2026-12-30T00:00:00.000Z',
+    rate_limits: { per_minute: 20, per_day: 500, burst: 5 },
+    allowed_cidrs: ['10.1.2.0/24'],
+  });
+  assert.equal(within.status, 200, within.text);
+  assert.deepEqual(within.body.data.rate_limits, { per_minute: 20, per_day: 500, burst: 5 });
+  assert.deepEqual(within.body.data.allowed_cidrs, ['10.1.2.0/24']);
+
+  // Beyond them after the change: scopes 403; expiry, limits and networks one 422 naming each.
+  const scopes = await put(child.id, { scopes: ['clients:write'] });
+  assert.equal(scopes.status, 403);
+  assert.equal(scopes.body.error.code, 'INSUFFICIENT_SCOPE');
+  const beyond = await put(child.id, {
+    expires_at: '2027-01-01T00:00:00.000Z',
+    rate_limits: { per_minute: 31, per_day: 1001, burst: 11 },
+    allowed_cidrs: ['10.0.0.0/8'],
+  });
+  assert.equal(beyond.status, 422, beyond.text);
+  assert.deepEqual(fields(beyond), [
+    'allowed_cidrs',
+    'expires_at',
+    'rate_limits.burst',
+    'rate_limits.per_day',
+    'rate_limits.per_minute',
+  ]);
+  assert.equal((await put(child.id, { expires_at: null })).status, 422, 'never expiring is beyond an expiring key');
+  const unchanged = (await request('GET', `/v1/api-keys/${child.id}`, owner.key)).body.data;
+  assert.equal(unchanged.name, 'renamed');
+  assert.equal(unchanged.expires_at, '2026-12-30T00:00:00.000Z');
+
+  // Beyond them before the change: not even the name of a stronger key.
+  const strong = await makeKey(owner.key, { name: 'stronger', scopes: ['clients:read', 'clients:write'] });
+  const rename = await put(strong.id, { name: 'mine now' });
+  assert.equal(rename.status, 403);
+  const longer = await makeKey(owner.key, { name: 'lasts longer', scopes: ['clients:read'] });
+  const narrow = await put(longer.id, { scopes: ['clients:read'], expires_at: '2026-12-01T00:00:00.000Z' });
+  assert.equal(narrow.status, 422, 'a key that never expires and has higher limits is beyond the caller before');
+  assert.ok(fields(narrow).includes('expires_at'));
+  assert.equal((await request('GET', `/v1/api-keys/${longer.id}`, owner.key)).body.data.expires_at, null);
+});
+
 test('allowed_cidrs: IPv4 and IPv6 networks; a request from elsewhere is 401 INVALID_API_KEY', async () => {
   const key = await makeKey(owner.key, {
     name: 'office',

@@ -124,3 +124,102 @@ test('while sent, an invoice keeps what sending required: a line, an issue date 
   const paid = await suite.context.request('PUT', `/v1/invoices/${id}`, { key: suite.key, body: { status: 'paid' } });
   assert.deepEqual([paid.body.data.amount_paid, paid.body.data.total_amount], [1000, 1000], 'not paid at 0');
 });
+
+/** The fields a 422 names, in order. */
+const fieldsOf = (response: { body: { error: { details: Array<{ field: string }> } } }) =>
+  response.body.error.details.map((detail) => detail.field).sort();
+const UNKNOWN = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f99';
+
+test('one 422 names every wrong field: unknown and foreign ids beside the body’s own mistakes', async () => {
+  const { context, key } = suite;
+  const post = (body: unknown, as = key) => context.request('POST', '/v1/invoices', { key: as, body });
+  // The schema refuses the line; the unknown client is named in the same answer.
+  const both = await post({ client_id: UNKNOWN, line_items: [{ quantity: 0 }] });
+  assert.equal(both.status, 422, both.text);
+  assert.equal(both.body.error.code, 'VALIDATION_ERROR');
+  assert.deepEqual(fieldsOf(both), [
+    'client_id',
+    'line_items[0].description',
+    'line_items[0].quantity',
+    'line_items[0].unit_amount',
+  ]);
+
+  // The body's shape is right: every reference it names is looked up, another account's client included.
+  const other = await context.account('Other business');
+  const foreign = (await context.request('POST', '/v1/clients', { key: other.key, body: { name: 'Theirs' } })).body.data
+    .id;
+  const references = await post({
+    client_id: foreign,
+    property_id: UNKNOWN,
+    job_id: UNKNOWN,
+    quote_id: UNKNOWN,
+    line_items: [
+      { description: 'Work', quantity: 1, unit_amount: 1000 },
+      { description: 'Parts', quantity: 1.23456, unit_amount: 500, product_id: UNKNOWN, tax_rate_ids: [UNKNOWN] },
+    ],
+  });
+  assert.equal(references.status, 422, references.text);
+  assert.deepEqual(fieldsOf(references), [
+    'client_id',
+    'job_id',
+    'line_items[1].product_id',
+    'line_items[1].quantity',
+    'line_items[1].tax_rate_ids[0]',
+    'property_id',
+    'quote_id',
+  ]);
+  for (const detail of references.body.error.details) assert.ok(detail.message.length > 10, detail.message);
+
+  // A key that may not read jobs is not told whether the job exists.
+  const narrow = (await context.key(suite.accountId, ['invoices:write'])).key;
+  const unseen = await post(
+    { client_id: UNKNOWN, job_id: UNKNOWN, line_items: [{ description: 'Work', quantity: 0, unit_amount: 1 }] },
+    narrow,
+  );
+  assert.deepEqual(fieldsOf(unseen), ['client_id', 'line_items[0].quantity']);
+
+  // A PUT too: its unknown client and product beside the schema's complaint.
+  const id = (await post({ client_id: suite.clientId, line_items: LINES })).body.data.id;
+  const put = await context.request('PUT', `/v1/invoices/${id}`, {
+    key,
+    body: {
+      client_id: UNKNOWN,
+      notes: 5,
+      line_items: [{ description: 'x', quantity: 1, unit_amount: 1, product_id: UNKNOWN }],
+    },
+  });
+  assert.equal(put.status, 422, put.text);
+  assert.deepEqual(fieldsOf(put), ['client_id', 'line_items[0].product_id', 'notes']);
+});
+
+test('a line without a product is named for each field it lacks, even when the client is unknown too', async () => {
+  const response = await suite.context.request('POST', '/v1/invoices', {
+    key: suite.key,
+    body: {
+      client_id: UNKNOWN,
+      line_items: [
+        { unit_amount: 5 },
+        { description: 'Both', quantity: 1, unit_amount: 1, tax_rate: 5, tax_rate_ids: [] },
+      ],
+    },
+  });
+  assert.equal(response.status, 422, response.text);
+  assert.deepEqual(fieldsOf(response), [
+    'client_id',
+    'line_items[0].description',
+    'line_items[0].quantity',
+    'line_items[1].tax_rate_ids',
+  ]);
+});
+
+test('a preview’s 422 names every wrong field as the create’s does', async () => {
+  const response = await suite.context.request('POST', '/v1/invoices/preview', {
+    key: suite.key,
+    body: {
+      client_id: UNKNOWN,
+      line_items: [{ description: 'Work', quantity: 0, unit_amount: 1, product_id: UNKNOWN }],
+    },
+  });
+  assert.equal(response.status, 422, response.text);
+  assert.deepEqual(fieldsOf(response), ['client_id', 'line_items[0].product_id', 'line_items[0].quantity']);
+});

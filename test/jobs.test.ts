@@ -78,3 +78,26 @@ test('a job is numbered J-000001 upward at creation', async () => {
   ).body.data;
   assert.match(job.number, /^J-\d{6}$/);
 });
+
+test('one 422 names every wrong field: unknown ids beside the body’s own mistakes', async () => {
+  const unknown = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f99';
+  const fields = (response: { body: { error: { details: Array<{ field: string }> } } }) =>
+    response.body.error.details.map((detail) => detail.field).sort();
+  const post = (body: unknown) => suite.context.request('POST', '/v1/jobs', { key: suite.key, body });
+  const schema = await post({
+    client_id: unknown,
+    title: '',
+    line_items: [{ description: 'Work', quantity: 0, unit_amount: 1 }],
+  });
+  assert.equal(schema.status, 422, schema.text);
+  assert.deepEqual(fields(schema), ['client_id', 'line_items[0].quantity', 'title']);
+  const service = await post({
+    quote_id: unknown,
+    request_id: unknown,
+    property_id: unknown,
+    title: 'Install',
+    line_items: [{ description: 'Parts', quantity: 1, unit_amount: 500, product_id: unknown }],
+  });
+  assert.equal(service.status, 422, service.text);
+  assert.deepEqual(fields(service), ['line_items[0].product_id', 'property_id', 'quote_id', 'request_id']);
+});

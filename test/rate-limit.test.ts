@@ -144,6 +144,41 @@ for (const storeName of ['memory', 'redis'] as const) {
       );
     });
 
+    test('keys a key mints share its budget: parent, children and grandchildren together get its 6 a day', async () => {
+      clock.set(new Date('2026-11-23T08:00:00.000Z'));
+      const parent = await keyWith({ perDay: 6 });
+      const mint = async (by: string, rateLimits: Record<string, number>) => {
+        const made = await context.request('POST', '/v1/api-keys', {
+          key: by,
+          body: { name: 'child', scopes: ['clients:read', 'api_keys:write'], rate_limits: rateLimits },
+        });
+        assert.equal(made.status, 201, made.text);
+        return made.body.data.secret as string;
+      };
+      // Each child may have 6 a day of its own; the three mints are three of the parent's six.
+      const children = [
+        await mint(parent, { per_day: 6 }),
+        await mint(parent, { per_day: 6 }),
+        await mint(parent, { per_day: 2 }),
+      ];
+      const grandchild = await mint(children[0]!, { per_day: 6 });
+      let admitted = 0;
+      for (let round = 0; round < 6; round += 1)
+        for (const key of [...children, grandchild]) if ((await hit(key)).status === 200) admitted += 1;
+      assert.equal(admitted, 2, 'six a day in all: three mints by the parent, one by a child, two more requests');
+      const refused = await hit(parent);
+      assert.equal(refused.status, 429, 'the parent’s own requests share the same six');
+      assert.equal(refused.headers['retry-after'], String(16 * 3600), 'until UTC midnight');
+      const child = await hit(children[1]!);
+      assert.equal(child.status, 429);
+      assert.match(String(child.headers.ratelimit), /"day";r=0;t=57600$/, 'a child’s headers show the shared day');
+
+      // A new day: a child's own tighter limit still holds, and its requests still count for the parent.
+      clock.set(new Date('2026-11-24T00:00:00.000Z'));
+      assert.deepEqual(await burst(children[2]!, 3), [200, 200, 429], 'the child’s own 2 a day');
+      assert.deepEqual(await burst(parent, 5), [200, 200, 200, 200, 429], 'the parent has 4 of its 6 left');
+    });
+
     test('keys are limited separately', async () => {
       const spent = await keyWith({ burst: 2 });
       const fresh = await keyWith({ burst: 2 });

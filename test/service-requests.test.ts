@@ -61,3 +61,16 @@ test('source defaults to other and takes only the listed values', async () => {
   assert.equal(wrong.status, 422);
   assert.equal(wrong.body.error.details[0].field, 'source');
 });
+
+test('one 422 names every wrong field: an unknown client and property beside the body’s own mistakes', async () => {
+  const unknown = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f99';
+  const fields = (response: { body: { error: { details: Array<{ field: string }> } } }) =>
+    response.body.error.details.map((detail) => detail.field).sort();
+  const post = (body: unknown) => suite.context.request('POST', '/v1/service-requests', { key: suite.key, body });
+  const schema = await post({ client_id: unknown, property_id: unknown, title: '' });
+  assert.equal(schema.status, 422, schema.text);
+  assert.deepEqual(fields(schema), ['client_id', 'property_id', 'title']);
+  const service = await post({ client_id: unknown, property_id: unknown, title: 'Leak' });
+  assert.equal(service.status, 422, service.text);
+  assert.deepEqual(fields(service), ['client_id', 'property_id']);
+});

@@ -716,3 +716,20 @@ test('every time lies in the years 0001 to 9999: a start or end beyond is a 422 
   assert.equal(early.status, 422, early.text);
   assert.equal(early.body.error.details[0].field, 'from');
 });
+
+test('one 422 names every wrong field: an unknown job and assignees beside the body’s own mistakes', async () => {
+  const unknown = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f99';
+  const fields = (response: { body: { error: { details: Array<{ field: string }> } } }) =>
+    response.body.error.details.map((detail) => detail.field).sort();
+  const member = await newMember('Known member');
+  const schema = await api('POST', '/v1/visits', { job_id: unknown, assignee_ids: [member, unknown], title: 5 });
+  assert.equal(schema.status, 422, schema.text);
+  assert.deepEqual(fields(schema), ['assignee_ids[1]', 'job_id', 'title']);
+  const service = await api('POST', '/v1/visits', { job_id: unknown, assignee_ids: [unknown, member] });
+  assert.equal(service.status, 422, service.text);
+  assert.deepEqual(fields(service), ['assignee_ids[0]', 'job_id']);
+  const visit = await newVisit({ job_id: (await newJob()).id });
+  const put = await api('PUT', `/v1/visits/${visit.id}`, { assignee_ids: [unknown], title: 5 });
+  assert.equal(put.status, 422, put.text);
+  assert.deepEqual(fields(put), ['assignee_ids[0]', 'title']);
+});

@@ -2,6 +2,7 @@
 // error envelope. Real faults are logged with the request id and answered 500 without internals.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, validationError } from '../core/errors.js';
+import { contextOf } from './auth.js';
 import { semanticProblems } from './field-checks.js';
 import { BODY_LIMIT_TEXT } from './json-body.js';
 import { meta } from './envelope.js';
@@ -111,9 +112,16 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
  * together (http/field-checks.ts).
  */
 async function withFieldChecks(request: FastifyRequest, error: FastifyError, appError: AppError): Promise<AppError> {
-  if (error.validationContext !== 'body' || appError.code !== 'VALIDATION_ERROR') return appError;
+  if (appError.code !== 'VALIDATION_ERROR') return appError;
+  const { fieldChecks, referenceChecks } = request.routeOptions.config;
+  // A 422 of the service (it stops at the first reference it cannot find) gains the rest on routes that
+  // declare reference checks; elsewhere only the schema's 422 gains the semantic checks' findings.
+  if (error.validationContext !== 'body' && referenceChecks === undefined) return appError;
+  const caller = request.auth;
+  const references =
+    referenceChecks && caller ? (body: unknown) => referenceChecks(contextOf(request), body, caller.scopes) : undefined;
   const details = appError.details ?? [];
-  const more = await semanticProblems(request.body, details, request.routeOptions.config.fieldChecks);
+  const more = await semanticProblems(request.body, details, fieldChecks, references);
   return more.length === 0 ? appError : validationError([...details, ...more]);
 }
 

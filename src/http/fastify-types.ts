@@ -8,7 +8,7 @@ import type { Database, Db } from '../db/database.js';
 import type { Tables } from '../db/types.js';
 import type { PdfPool } from '../mail/pdf-pool.js';
 import type { AuthContext } from '../kernel/auth-context.js';
-import type { HostedLinks } from '../kernel/context.js';
+import type { Context, HostedLinks } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import type { ErrorDetail } from '../core/errors.js';
 
@@ -51,5 +51,11 @@ declare module 'fastify' {
      * refuses it too, so one 422 names every wrong field. The service runs them on a valid body.
      */
     fieldChecks?: (body: unknown) => Promise<ErrorDetail[]>;
+    /**
+     * The ids the body names that the account does not hold (a quote's `client_id`, a line's `product_id`),
+     * each a detail; run with `fieldChecks` on any 422 of the route, the schema's or the service's, so one 422
+     * names every wrong field (docs/api-contract.md §21). `scopes`: the key's, as ids it cannot read are skipped.
+     */
+    referenceChecks?: (ctx: Context, body: unknown, scopes: ReadonlySet<string>) => Promise<ErrorDetail[]>;
   }
 }

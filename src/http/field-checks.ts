@@ -6,8 +6,9 @@
 //   (`timezone`: a zone this server knows);
 // - a route's own (`config.fieldChecks`, given by its resource: a product's default_quantity, a document's
 //   line items, a webhook's URL), the same functions its service runs on a valid body.
-// Checks that need the database (a referenced id, a state) still come after the schema, as the contract's
-// order of checks says (422 → 404 → 409).
+// Checks that need the database come after the schema, as the contract's order of checks says (422 → 404 →
+// 409), but a route's reference checks (`config.referenceChecks`: does each id the body names exist in the
+// account) join a 422 too, whether the schema or the service refused the body, since both are 422s on fields.
 import { type ErrorDetail, fieldProblems } from '../core/errors.js';
 import { canonicalTimeZone } from '../core/time.js';
 import { toFieldPath } from './field-path.js';
@@ -71,6 +72,7 @@ export async function semanticProblems(
   body: unknown,
   details: readonly ErrorDetail[],
   routeChecks: ((body: unknown) => Promise<ErrorDetail[]>) | undefined,
+  referenceChecks?: (body: unknown) => Promise<ErrorDetail[]>,
 ): Promise<ErrorDetail[]> {
   const named = new Set(details.map((detail) => detail.field));
   if (body === null || typeof body !== 'object') return [];
@@ -85,6 +87,7 @@ export async function semanticProblems(
   };
   await run(() => checksByName(rest));
   if (routeChecks) await run(() => routeChecks(rest));
+  if (referenceChecks) await run(() => referenceChecks(rest));
   // A finding that names a field the schema refused is about that field's absence from the stripped body
   // ("duration_minutes needs start_at"), not about what was sent: it is left out. Dropping one too many only
   // shortens the answer; keeping it would send the caller after a problem they do not have.

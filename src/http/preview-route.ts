@@ -1,6 +1,7 @@
 // `POST /v1/quotes/preview`, `POST /v1/invoices/preview` (docs/api-contract.md §19): the create body, answered
 // 200 with the document as the create would store it; nothing stored, no number used, no event.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyContextConfig } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
@@ -20,6 +21,9 @@ export interface PreviewDefinition {
   /** Body fields that name a second resource the preview reads, and the scope that takes. */
   linkScopes: Record<string, Scope>;
   errors: ErrorCode[];
+  /** The create's field and reference checks: a 422 names every wrong field, as the create's does. */
+  fieldChecks?: FastifyContextConfig['fieldChecks'];
+  referenceChecks?: FastifyContextConfig['referenceChecks'];
   preview(ctx: Context, body: unknown): Promise<unknown>;
 }
 
@@ -29,7 +33,12 @@ export function previewRoute(definition: PreviewDefinition): FastifyPluginAsyncT
     app.post(
       `${definition.path}/preview`,
       {
-        config: { scope: definition.scope, ownTransaction: true },
+        config: {
+          scope: definition.scope,
+          ownTransaction: true,
+          ...(definition.fieldChecks ? { fieldChecks: definition.fieldChecks } : {}),
+          ...(definition.referenceChecks ? { referenceChecks: definition.referenceChecks } : {}),
+        },
         schema: {
           tags: [plural.charAt(0).toUpperCase() + plural.slice(1)],
           operationId: `preview${pascal(singular)}`,

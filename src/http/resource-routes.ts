@@ -1,7 +1,7 @@
 // The endpoints of a resource (list, create, get, update, delete where it has one, and actions such as send),
 // declared once: each resource's routes file states its schemas, scopes and service functions.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema, Static } from '@sinclair/typebox';
 import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
@@ -33,13 +33,21 @@ export const article = (noun: string): string => `${/^[aeiou]/i.test(noun) ? 'an
 
 type FieldChecks = (body: unknown) => Promise<ErrorDetail[]>;
 
-/** The route config that gives a create's or an update's field checks, if the resource has them. */
+type ReferenceChecks = NonNullable<FastifyContextConfig['referenceChecks']>;
+
+/** The route config that gives a create's or an update's field and reference checks, if the resource has them. */
 function fieldChecksOf(
-  checks: ResourceDefinition<never, never, TSchema, TSchema, TSchema>['fieldChecks'],
+  definition: Pick<ResourceDefinition<never, never, TSchema, TSchema, TSchema>, 'fieldChecks' | 'referenceChecks'>,
   kind: 'create' | 'update',
 ) {
+  const checks = definition.fieldChecks;
   const found = typeof checks === 'function' ? checks : checks?.[kind];
-  return found ? { fieldChecks: found } : {};
+  const references = definition.referenceChecks;
+  const referencesFound = typeof references === 'function' ? references : references?.[kind];
+  return {
+    ...(found ? { fieldChecks: found } : {}),
+    ...(referencesFound ? { referenceChecks: referencesFound } : {}),
+  };
 }
 
 export interface ResourceDefinition<Row, Item, Create extends TSchema, Update extends TSchema, Query extends TSchema> {
@@ -58,6 +66,11 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
    * a body (http/field-checks.ts): one function for create and update, or one for each.
    */
   fieldChecks?: FieldChecks | { create?: FieldChecks; update?: FieldChecks };
+  /**
+   * The ids a body names, looked up together when a create or update is refused with a 422, so that the answer
+   * names every unknown one beside the other wrong fields (http/error-handler.ts).
+   */
+  referenceChecks?: ReferenceChecks | { create?: ReferenceChecks; update?: ReferenceChecks };
   /** Error codes besides validation and lookup that update and delete can answer (e.g. INVALID_STATE). */
   stateErrors?: ErrorCode[];
   service: {
@@ -166,7 +179,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     app.post(
       path,
       {
-        config: { scope: scopes.write, ...fieldChecksOf(definition.fieldChecks, 'create') },
+        config: { scope: scopes.write, ...fieldChecksOf(definition, 'create') },
         schema: {
           tags,
           operationId: `create${pascal(singular)}`,
@@ -207,7 +220,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     app.put(
       `${path}/:id`,
       {
-        config: { scope: scopes.write, ...fieldChecksOf(definition.fieldChecks, 'update') },
+        config: { scope: scopes.write, ...fieldChecksOf(definition, 'update') },
         schema: {
           tags,
           operationId: `update${pascal(singular)}`,

@@ -15,6 +15,12 @@ export interface AuthContext {
   keyId: string;
   scopes: ReadonlySet<string>;
   rateLimits: RateLimitOverrides;
+  /**
+   * The keys that minted this one through the API, parent first, each with its own limits: a request takes a
+   * token from each of their buckets too, so minting keys never multiplies a budget (contract §32). Empty for
+   * a key made by the `bms` command.
+   */
+  ancestors: ReadonlyArray<{ keyId: string; rateLimits: RateLimitOverrides }>;
 }
 
 /**

@@ -2,7 +2,7 @@
 // (each overridable per key); per client IP, failed authentications, so keys cannot be guessed at speed.
 import { DEFAULT_RATE_LIMITS, type AuthContext } from '../../kernel/auth-context.js';
 import { AppError } from '../../core/errors.js';
-import type { RateLimitStore } from './stores.js';
+import type { ChainedBucket, RateLimitStore } from './stores.js';
 import { UNITS_PER_TOKEN, type LimitPolicy, type TakeResult } from './token-bucket.js';
 
 export const DEFAULT_POLICY: LimitPolicy = { ...DEFAULT_RATE_LIMITS };
@@ -64,10 +64,49 @@ function describe(described: DescribedPolicy, result: TakeResult, nowMs: number)
   };
 }
 
+/**
+ * The headers of a request that took a token from a chain of buckets (its key's first, then those of the keys
+ * that minted it): the key's own policy, and what is left of the tightest bucket, since the next request
+ * needs a token from each. Seconds until full and Retry-After are those of the bucket that waits longest.
+ */
+function describeChain(
+  described: DescribedPolicy,
+  chain: readonly ChainedBucket[],
+  results: TakeResult[],
+  nowMs: number,
+) {
+  const dayReset = secondsToUtcMidnight(nowMs);
+  let tokens = Number.POSITIVE_INFINITY;
+  let dayLeft = Number.POSITIVE_INFINITY;
+  let fullIn = 0;
+  let retryAfter = 0;
+  results.forEach((result, index) => {
+    const { policy } = chain[index]!;
+    const left = Math.max(0, policy.perDay - result.used);
+    tokens = Math.min(tokens, Math.floor(result.units / UNITS_PER_TOKEN));
+    dayLeft = Math.min(dayLeft, left);
+    fullIn = Math.max(fullIn, secondsUntil(policy, result.units, policy.burst * UNITS_PER_TOKEN));
+    retryAfter = Math.max(retryAfter, left === 0 ? dayReset : secondsUntil(policy, result.units, UNITS_PER_TOKEN));
+  });
+  return {
+    allowed: results[0]!.allowed,
+    retryAfter: Math.max(1, retryAfter),
+    headers: {
+      'ratelimit-policy': described.header,
+      ratelimit: `"minute";r=${tokens};t=${fullIn}, "day";r=${dayLeft};t=${dayReset}`,
+      'x-ratelimit-limit': described.limit,
+      'x-ratelimit-remaining': `${Math.min(tokens, dayLeft)}`,
+      'x-ratelimit-reset': `${Math.ceil(nowMs / 1000) + (dayLeft === 0 ? dayReset : fullIn)}`,
+    },
+  };
+}
+
 /** What admit() needs of a key, made once per authenticated key (the key cache hands out one context per key). */
 interface KeyLimits {
   bucket: string;
   described: DescribedPolicy;
+  /** The key's bucket and those of the keys that minted it, when there are any (else undefined: one bucket). */
+  chain: ChainedBucket[] | undefined;
 }
 
 export function rateLimited(retryAfter: number, headers: Record<string, string> = {}): AppError {
@@ -85,7 +124,7 @@ export class RateLimiter {
 
   constructor(private readonly store: RateLimitStore) {}
 
-  policyFor(auth: AuthContext): LimitPolicy {
+  policyFor(auth: Pick<AuthContext, 'rateLimits'>): LimitPolicy {
     return {
       burst: auth.rateLimits.burst ?? DEFAULT_POLICY.burst,
       perMinute: auth.rateLimits.perMinute ?? DEFAULT_POLICY.perMinute,
@@ -93,18 +132,36 @@ export class RateLimiter {
     };
   }
 
+  private limitsOf(auth: AuthContext): KeyLimits {
+    const bucket = `key:${auth.keyId}`;
+    const policy = this.policyFor(auth);
+    const chain =
+      auth.ancestors.length === 0
+        ? undefined
+        : [
+            { key: bucket, policy },
+            ...auth.ancestors.map((ancestor) => ({ key: `key:${ancestor.keyId}`, policy: this.policyFor(ancestor) })),
+          ];
+    return { bucket, described: describedPolicy(policy), chain };
+  }
+
   /**
-   * Takes a token for an authenticated request; the headers describe the state after it. Answered at once
-   * (no promise) by an in-process store.
+   * Takes a token for an authenticated request, from the key's bucket and from the bucket of every key that
+   * minted it (contract §32: minting never multiplies a budget); the headers describe the state after it.
+   * Answered at once (no promise) by an in-process store.
    */
   admit(auth: AuthContext, now: Date): Admission | Promise<Admission> {
     let limits = this.keyLimits.get(auth);
     if (limits === undefined) {
-      limits = { bucket: `key:${auth.keyId}`, described: describedPolicy(this.policyFor(auth)) };
+      limits = this.limitsOf(auth);
       this.keyLimits.set(auth, limits);
     }
-    const { bucket, described } = limits;
+    const { bucket, described, chain } = limits;
     const nowMs = now.getTime();
+    if (chain !== undefined) {
+      if (this.store.takeAllNow) return describeChain(described, chain, this.store.takeAllNow(chain, nowMs, 1), nowMs);
+      return this.store.takeAll(chain, nowMs, 1).then((results) => describeChain(described, chain, results, nowMs));
+    }
     if (this.store.takeNow) return describe(described, this.store.takeNow(bucket, described.policy, nowMs, 1), nowMs);
     return this.store.take(bucket, described.policy, nowMs, 1).then((result) => describe(described, result, nowMs));
   }

@@ -2,13 +2,30 @@
 // If Redis stops answering, the service keeps answering on the in-process buckets (fail open) and logs it.
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
-import { take, TAKE_LUA, utcDay, type BucketState, type LimitPolicy, type TakeResult } from './token-bucket.js';
+import {
+  take,
+  takeAll,
+  TAKE_ALL_LUA,
+  TAKE_LUA,
+  utcDay,
+  type BucketState,
+  type LimitPolicy,
+  type TakeResult,
+} from './token-bucket.js';
 
 export interface RateLimitStore {
   take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult>;
   /** The same, answered at once, by a store that holds its buckets in the process (no promise per request). */
   takeNow?(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): TakeResult;
+  /** A token from each of several buckets, or from none (see `takeAll`); one result per bucket, in order. */
+  takeAll(buckets: readonly ChainedBucket[], nowMs: number, cost: 0 | 1): Promise<TakeResult[]>;
+  takeAllNow?(buckets: readonly ChainedBucket[], nowMs: number, cost: 0 | 1): TakeResult[];
   close(): Promise<void>;
+}
+
+export interface ChainedBucket {
+  key: string;
+  policy: LimitPolicy;
 }
 
 /** In-process buckets; the least recently used are forgotten beyond `maxKeys` (a full bucket loses nothing). */
@@ -34,9 +51,33 @@ export class MemoryStore implements RateLimitStore {
       this.buckets.delete(key);
       this.newest = key;
     }
+    this.store(key, state);
+    return result;
+  }
+
+  private store(key: string, state: BucketState): void {
     this.buckets.set(key, state);
     if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
-    return result;
+  }
+
+  async takeAll(buckets: readonly ChainedBucket[], nowMs: number, cost: 0 | 1): Promise<TakeResult[]> {
+    return this.takeAllNow(buckets, nowMs, cost);
+  }
+
+  takeAllNow(buckets: readonly ChainedBucket[], nowMs: number, cost: 0 | 1): TakeResult[] {
+    const { states, results } = takeAll(
+      buckets.map((bucket) => this.buckets.get(bucket.key)),
+      buckets.map((bucket) => bucket.policy),
+      nowMs,
+      cost,
+    );
+    if (cost === 0) return results;
+    buckets.forEach((bucket, index) => {
+      this.buckets.delete(bucket.key);
+      this.store(bucket.key, states[index]!);
+    });
+    this.newest = buckets.at(-1)?.key;
+    return results;
   }
 
   async close(): Promise<void> {}
@@ -93,6 +134,25 @@ export class RedisStore implements RateLimitStore {
     return { allowed: reply[0] === 1, units: Number(reply[1]), used: Number(reply[2]) };
   }
 
+  async takeAll(buckets: readonly ChainedBucket[], nowMs: number, cost: 0 | 1): Promise<TakeResult[]> {
+    await this.firstReady();
+    const reply = (await this.redis.eval(
+      TAKE_ALL_LUA,
+      buckets.length,
+      ...buckets.map((bucket) => `bms:rl:${bucket.key}`),
+      nowMs,
+      cost,
+      utcDay(nowMs),
+      ...buckets.flatMap((bucket) => [bucket.policy.burst, bucket.policy.perMinute, bucket.policy.perDay]),
+    )) as number[];
+    const allowed = reply[0] === 1;
+    return buckets.map((_, index) => ({
+      allowed,
+      units: Number(reply[1 + index * 2]),
+      used: Number(reply[2 + index * 2]),
+    }));
+  }
+
   async close(): Promise<void> {
     this.redis.disconnect();
   }
@@ -111,11 +171,24 @@ export class FailOpenStore implements RateLimitStore {
     try {
       return await this.primary.take(key, policy, nowMs, cost);
     } catch (error) {
-      if (Date.now() - this.lastReport > 10_000) {
-        this.lastReport = Date.now();
-        this.log.error({ err: error }, 'rate limit: Redis is not answering; limiting per process until it is back');
-      }
+      this.report(error);
       return this.fallback.take(key, policy, nowMs, cost);
+    }
+  }
+
+  async takeAll(buckets: readonly ChainedBucket[], nowMs: number, cost: 0 | 1): Promise<TakeResult[]> {
+    try {
+      return await this.primary.takeAll(buckets, nowMs, cost);
+    } catch (error) {
+      this.report(error);
+      return this.fallback.takeAll(buckets, nowMs, cost);
+    }
+  }
+
+  private report(error: unknown): void {
+    if (Date.now() - this.lastReport > 10_000) {
+      this.lastReport = Date.now();
+      this.log.error({ err: error }, 'rate limit: Redis is not answering; limiting per process until it is back');
     }
   }
 

@@ -63,6 +63,25 @@ export function take(
   return { state: { units, updatedMs: nowMs, day, used }, result: { allowed, units, used } };
 }
 
+/**
+ * `take` over a chain of buckets (a key's and those of the keys that minted it): the request is allowed only
+ * when every bucket allows it, and then takes its token from each; refused, it takes from none.
+ */
+export function takeAll(
+  states: ReadonlyArray<BucketState | undefined>,
+  policies: readonly LimitPolicy[],
+  nowMs: number,
+  cost: 0 | 1,
+): { states: BucketState[]; results: TakeResult[] } {
+  const looked = states.map((state, index) => take(state, policies[index]!, nowMs, 0));
+  const allowed = looked.every((look) => look.result.allowed);
+  const taken = allowed && cost === 1 ? states.map((state, index) => take(state, policies[index]!, nowMs, 1)) : looked;
+  return {
+    states: taken.map((one) => one.state),
+    results: taken.map((one) => ({ ...one.result, allowed })),
+  };
+}
+
 /** The Lua twin of `take`, run atomically by Redis. KEYS[1]: bucket; ARGV: burst, perMinute, perDay, nowMs, cost. */
 export const TAKE_LUA = `
 local units_per_token = ${UNITS_PER_TOKEN}
@@ -91,4 +110,44 @@ end
 redis.call('HSET', KEYS[1], 'units', units, 'ts', now, 'day', day, 'used', used)
 redis.call('PEXPIRE', KEYS[1], 172800000)
 return {allowed, units, used}
+`;
+
+/**
+ * The Lua twin of `takeAll`, run atomically by Redis. KEYS: the buckets; ARGV: nowMs, cost, day, then burst,
+ * perMinute and perDay of each bucket. Answers allowed, then units and used of each bucket.
+ */
+export const TAKE_ALL_LUA = `
+local units_per_token = ${UNITS_PER_TOKEN}
+local now = tonumber(ARGV[1])
+local cost = tonumber(ARGV[2])
+local day = ARGV[3]
+local units = {}
+local used = {}
+local allowed = 1
+for index, key in ipairs(KEYS) do
+  local burst = tonumber(ARGV[1 + index * 3])
+  local per_minute = tonumber(ARGV[2 + index * 3])
+  local per_day = tonumber(ARGV[3 + index * 3])
+  local capacity = burst * units_per_token
+  local stored = redis.call('HMGET', key, 'units', 'ts', 'day', 'used')
+  units[index] = capacity
+  if stored[1] then
+    units[index] = math.min(capacity, tonumber(stored[1]) + math.max(0, now - tonumber(stored[2])) * per_minute)
+  end
+  used[index] = 0
+  if stored[3] == day then used[index] = tonumber(stored[4]) end
+  if units[index] < units_per_token or used[index] >= per_day then allowed = 0 end
+end
+local reply = {allowed}
+for index, key in ipairs(KEYS) do
+  if allowed == 1 and cost == 1 then
+    units[index] = units[index] - units_per_token
+    used[index] = used[index] + 1
+  end
+  redis.call('HSET', key, 'units', units[index], 'ts', now, 'day', day, 'used', used[index])
+  redis.call('PEXPIRE', key, 172800000)
+  reply[#reply + 1] = units[index]
+  reply[#reply + 1] = used[index]
+end
+return reply
 `;

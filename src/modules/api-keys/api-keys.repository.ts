@@ -91,6 +91,24 @@ export async function findAccountApiKey(
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
+/**
+ * The keys that minted `row` through the API, parent first, revoked ones too (a child keeps sharing its
+ * parent's budget after the parent is revoked). One lookup by primary key per generation.
+ */
+export async function findMintingKeys(db: Executor, row: ApiKeyRow): Promise<ApiKeyRow[]> {
+  const chain: ApiKeyRow[] = [];
+  const seen = new Set([row.id]);
+  let current = row;
+  while (current.created_by_type === 'api_key' && current.created_by_id !== null && !seen.has(current.created_by_id)) {
+    const parent = await findAccountApiKey(db, row.account_id, current.created_by_id);
+    if (!parent) break;
+    chain.push(parent);
+    seen.add(parent.id);
+    current = parent;
+  }
+  return chain;
+}
+
 /** A key by id alone, for the `bms` command, which acts for the server's operator. */
 export async function findApiKey(db: Executor, id: string): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();

@@ -224,10 +224,18 @@ export async function updateKey(ctx: Context, id: string, body: UpdateApiKeyInpu
   return key;
 }
 
-/** Revokes a key of the account (any key: revoking takes power away, never gives it); twice is harmless. */
+/**
+ * Revokes a key of the account whose scopes are within the caller's (a weaker key cannot revoke a stronger
+ * one: 403 naming the first scope it lacks); a key may always revoke itself. Twice is harmless.
+ */
 export async function revokeKey(ctx: Context, id: string): Promise<ApiKey> {
   const key = await inTransaction(ctx, async (tx) => {
     const current = await keyRow(tx, id, true);
+    if (current.id !== tx.actor.id) {
+      const callerScopes = powersOf(await callerRow(tx)).scopes;
+      const missing = fromJson<string[]>(current.scopes).find((scope) => !callerScopes.includes(scope));
+      if (missing) throw insufficientScope(missing);
+    }
     if (current.revoked_at !== null) return presentApiKey(current);
     const now = tx.clock.now().toISOString();
     const updated =

@@ -5,7 +5,7 @@ import type { Executor } from '../../db/database.js';
 import type { ApiKeyRow } from '../../db/types.js';
 import { fromJson } from '../../db/values.js';
 import type { Authenticate, AuthContext } from '../../kernel/auth-context.js';
-import { findApiKeyByHash, touchApiKey } from './api-keys.repository.js';
+import { findApiKeyByHash, findMintingKeys, touchApiKey } from './api-keys.repository.js';
 import { addressAllowed, parseNetworks, type Network } from './networks.js';
 import { hashApiKey, KEY_PATTERN } from './secrets.js';
 
@@ -29,6 +29,8 @@ export function forgetCachedKey(keyId: string): void {
 interface KnownKey {
   row: ApiKeyRow;
   context: AuthContext;
+  /** The keys that minted this one: a change to one of them (its limits) is read again like a change to it. */
+  ancestorIds: string[];
   networks: Network[];
   /** row.last_used_at as milliseconds, read once rather than parsed on every request. */
   lastUsedMs: number;
@@ -53,8 +55,7 @@ class ApiKeyCache {
   find(db: Executor, keyHash: string): KnownKey | undefined | Promise<KnownKey | undefined> {
     const now = performance.now();
     const hit = this.entries.get(keyHash);
-    if (hit && now - hit.filled < CACHE_TTL_MS && !((changedKeys.get(hit.key.row.id) ?? -1) >= hit.filled))
-      return hit.key;
+    if (hit && now - hit.filled < CACHE_TTL_MS && !changedSince(hit.key, hit.filled)) return hit.key;
     this.entries.delete(keyHash);
     return this.load(db, keyHash, now);
   }
@@ -62,9 +63,11 @@ class ApiKeyCache {
   private async load(db: Executor, keyHash: string, now: number): Promise<KnownKey | undefined> {
     const row = await findApiKeyByHash(db, keyHash);
     if (!row) return undefined;
+    const ancestors = await findMintingKeys(db, row);
     const key = {
       row,
-      context: toAuthContext(row),
+      context: toAuthContext(row, ancestors),
+      ancestorIds: ancestors.map((ancestor) => ancestor.id),
       networks: parseNetworks(fromJson<string[]>(row.allowed_cidrs)),
       lastUsedMs: row.last_used_at === null ? 0 : new Date(row.last_used_at).getTime(),
       expiresMs: millisecondsOf(row.expires_at),
@@ -76,16 +79,28 @@ class ApiKeyCache {
   }
 }
 
-export function toAuthContext(row: ApiKeyRow): AuthContext {
+function changedSince(key: KnownKey, filled: number): boolean {
+  if ((changedKeys.get(key.row.id) ?? -1) >= filled) return true;
+  for (const id of key.ancestorIds) if ((changedKeys.get(id) ?? -1) >= filled) return true;
+  return false;
+}
+
+function rateLimitsOf(row: ApiKeyRow): AuthContext['rateLimits'] {
+  return {
+    perMinute: row.rate_limit_per_minute ?? undefined,
+    perDay: row.rate_limit_per_day ?? undefined,
+    burst: row.rate_limit_burst ?? undefined,
+  };
+}
+
+/** What a request runs with; `ancestors` are the keys that minted this one, parent first. */
+export function toAuthContext(row: ApiKeyRow, ancestors: readonly ApiKeyRow[] = []): AuthContext {
   return {
     accountId: row.account_id,
     keyId: row.id,
     scopes: new Set(fromJson<string[]>(row.scopes)),
-    rateLimits: {
-      perMinute: row.rate_limit_per_minute ?? undefined,
-      perDay: row.rate_limit_per_day ?? undefined,
-      burst: row.rate_limit_burst ?? undefined,
-    },
+    rateLimits: rateLimitsOf(row),
+    ancestors: ancestors.map((ancestor) => ({ keyId: ancestor.id, rateLimits: rateLimitsOf(ancestor) })),
   };
 }
 

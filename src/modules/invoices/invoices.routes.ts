@@ -12,6 +12,7 @@ import {
 import { presentInvoice } from './invoices.presenter.js';
 import * as service from './invoices.service.js';
 import { previewRoute } from '../../http/preview-route.js';
+import { LINE_REFERENCES, referenceChecks } from '../shared/index.js';
 
 /** POST /v1/invoices/preview (docs/api-contract.md §19): invoices:read; a job or quote named is read, not converted. */
 export const invoicePreviewRoutes = previewRoute({
@@ -22,6 +23,16 @@ export const invoicePreviewRoutes = previewRoute({
   body: CreateInvoiceBody,
   linkScopes: { job_id: 'jobs:read', quote_id: 'quotes:read' },
   errors: ['NOT_FOUND', 'INVALID_STATE', 'CONFLICT'],
+  fieldChecks: documentFieldChecks,
+  referenceChecks: referenceChecks(
+    {
+      client_id: { table: 'clients', kind: 'client' },
+      property_id: { table: 'properties', kind: 'property' },
+      job_id: { table: 'jobs', kind: 'job', scope: 'jobs:read' },
+      quote_id: { table: 'quotes', kind: 'quote', scope: 'quotes:read' },
+    },
+    LINE_REFERENCES,
+  ),
   preview: (ctx, body) => service.previewInvoice(ctx, body as Parameters<typeof service.previewInvoice>[1]),
 });
 
@@ -36,6 +47,22 @@ export const invoiceRoutes = (actions: ReadonlyArray<ResourceAction<Invoice>>) =
     stateErrors: ['INVALID_STATE', 'CONFLICT'],
     // The lines' and discount's own checks join a 422 of the schema's.
     fieldChecks: documentFieldChecks,
+    // Every unknown id of the body joins a 422 too (client, property, job, quote, each line's product and rates).
+    referenceChecks: {
+      create: referenceChecks(
+        {
+          client_id: { table: 'clients', kind: 'client' },
+          property_id: { table: 'properties', kind: 'property' },
+          job_id: { table: 'jobs', kind: 'job', scope: 'jobs:read' },
+          quote_id: { table: 'quotes', kind: 'quote', scope: 'quotes:write' },
+        },
+        LINE_REFERENCES,
+      ),
+      update: referenceChecks(
+        { client_id: { table: 'clients', kind: 'client' }, property_id: { table: 'properties', kind: 'property' } },
+        LINE_REFERENCES,
+      ),
+    },
     service: {
       list: service.listInvoices,
       present: presentInvoice,

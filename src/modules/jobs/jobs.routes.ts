@@ -3,6 +3,7 @@ import { documentFieldChecks } from '../documents/index.js';
 import { resourceRoutes } from '../../http/resource-routes.js';
 import { CreateJobBody, JobSchema, ListJobsQuery, UpdateJobBody } from './jobs.schemas.js';
 import * as service from './jobs.service.js';
+import { LINE_REFERENCES, referenceChecks } from '../shared/index.js';
 
 export const jobRoutes = resourceRoutes({
   path: '/v1/jobs',
@@ -14,6 +15,22 @@ export const jobRoutes = resourceRoutes({
   stateErrors: ['INVALID_STATE', 'CONFLICT'],
   // The lines' and discount's own checks join a 422 of the schema's.
   fieldChecks: documentFieldChecks,
+  // Every unknown id of the body joins a 422 too (client, property, quote, request, each line's product and rates).
+  referenceChecks: {
+    create: referenceChecks(
+      {
+        client_id: { table: 'clients', kind: 'client' },
+        property_id: { table: 'properties', kind: 'property' },
+        quote_id: { table: 'quotes', kind: 'quote', scope: 'quotes:write' },
+        request_id: { table: 'service_requests', kind: 'service request', scope: 'requests:write' },
+      },
+      LINE_REFERENCES,
+    ),
+    update: referenceChecks(
+      { client_id: { table: 'clients', kind: 'client' }, property_id: { table: 'properties', kind: 'property' } },
+      LINE_REFERENCES,
+    ),
+  },
   service: {
     list: service.listJobs,
     present: service.presentJob,

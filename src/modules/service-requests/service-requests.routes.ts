@@ -7,6 +7,7 @@ import {
   UpdateServiceRequestBody,
 } from './service-requests.schemas.js';
 import * as service from './service-requests.service.js';
+import { referenceChecks } from '../shared/index.js';
 
 export const serviceRequestRoutes = resourceRoutes({
   path: '/v1/service-requests',
@@ -19,6 +20,11 @@ export const serviceRequestRoutes = resourceRoutes({
     list: ListServiceRequestsQuery,
   },
   stateErrors: ['INVALID_STATE'],
+  // Every unknown id of the body joins a 422 (the client and the property).
+  referenceChecks: referenceChecks({
+    client_id: { table: 'clients', kind: 'client' },
+    property_id: { table: 'properties', kind: 'property' },
+  }),
   service: {
     list: service.listServiceRequests,
     present: service.presentServiceRequest,

@@ -8,3 +8,10 @@ export {
   guardUnique,
   type ExternalIdTable,
 } from './external-ids.js';
+export {
+  LINE_REFERENCES,
+  referenceChecks,
+  type ReferenceChecks,
+  type ReferencedField,
+  type ReferencedTable,
+} from './references.js';

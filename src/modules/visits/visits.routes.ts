@@ -30,9 +30,14 @@ import {
 } from './visits.schemas.js';
 import { newVisitTimeChecks } from './visit-time.js';
 import * as service from './visits.service.js';
+import { referenceChecks } from '../shared/index.js';
 
 const PATH = '/v1/visits';
 const tags = ['Visits'];
+const ASSIGNEES = { table: 'team_members', kind: 'team member' } as const;
+/** Every unknown id of a visit's body joins a 422 (its job, its assignees). */
+const newVisitReferences = referenceChecks({ job_id: { table: 'jobs', kind: 'job' }, assignee_ids: ASSIGNEES });
+const visitReferences = referenceChecks({ assignee_ids: ASSIGNEES });
 
 /** `project`: the visit schedules' projection for `include_projected` (app.ts passes it in; §18). */
 export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjector }> = async (app, options) => {
@@ -67,7 +72,7 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
   app.post(
     PATH,
     {
-      config: { scope: 'visits:write', fieldChecks: newVisitTimeChecks },
+      config: { scope: 'visits:write', fieldChecks: newVisitTimeChecks, referenceChecks: newVisitReferences },
       schema: {
         tags,
         operationId: 'createVisit',
@@ -114,7 +119,7 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
   app.put(
     `${PATH}/:id`,
     {
-      config: { scope: 'visits:write' },
+      config: { scope: 'visits:write', referenceChecks: visitReferences },
       schema: {
         tags,
         operationId: 'updateVisit',
