@@ -75,9 +75,15 @@ export async function versionsOf(ctx: Context, refs: ObjectRef[]): Promise<Objec
   return versions;
 }
 
-/** True when both name the same objects at the same versions. */
+/** True when both name the same objects at the same versions (field by field: jsonb keeps no key order). */
 export function sameVersions(a: ObjectVersion[], b: ObjectVersion[]): boolean {
-  return a.length === b.length && a.every((one, index) => JSON.stringify(one) === JSON.stringify(b[index]));
+  return (
+    a.length === b.length &&
+    a.every((one, index) => {
+      const other = b[index]!;
+      return one.kind === other.kind && one.id === other.id && one.etag === other.etag;
+    })
+  );
 }
 
 /**
