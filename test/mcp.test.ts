@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import fc from 'fast-check';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
 
 const ALL_TOOLS = [
@@ -389,6 +390,57 @@ test('a repeat of a write is answered from memory only while what it wrote is un
   const retried = await call(client, 'reschedule_visit', at('09:00'));
   assert.equal(retried.structuredContent!.replayed, true, 'a retry with nothing changed is answered from memory');
   assert.equal((await eventsOf('visit.rescheduled', visit.id)).length, 3, 'three moves, the retry none');
+});
+
+test('property: after any mix of MCP and REST changes, every MCP answer, replayed or not, is the visit as GET answers it', async () => {
+  const client = await connect(owner.key);
+  const job = await rest('POST', '/v1/jobs', { client_id: clientId, title: 'Property check' });
+  const members = [
+    (await rest('POST', '/v1/team-members', { name: 'Ana Property' })).id,
+    (await rest('POST', '/v1/team-members', { name: 'Ben Property' })).id,
+  ];
+  const hour = fc.constantFrom('09:00', '10:00', '11:00');
+  const step = fc.oneof(
+    fc.record({ by: fc.constant('mcp' as const), move: hour }),
+    fc.record({ by: fc.constant('rest' as const), move: hour }),
+    fc.record({ by: fc.constant('mcp' as const), assign: fc.constantFrom(0, 1) }),
+    fc.record({ by: fc.constant('rest' as const), assignees: fc.subarray([0, 1]) }),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
+      const visit = await rest('POST', '/v1/visits', {
+        job_id: job.id,
+        local_start: '2026-12-04T08:00',
+        duration_minutes: 60,
+        timezone: 'America/Denver',
+      });
+      for (const one of steps) {
+        if (one.by === 'rest') {
+          await rest(
+            'PUT',
+            `/v1/visits/${visit.id}`,
+            'move' in one
+              ? { local_start: `2026-12-04T${one.move}`, duration_minutes: 60 }
+              : { assignee_ids: one.assignees.map((index) => members[index]) },
+          );
+          continue;
+        }
+        const answered =
+          'move' in one
+            ? await call(client, 'reschedule_visit', {
+                visit_id: visit.id,
+                local_start: `2026-12-04T${one.move}`,
+                duration_minutes: 60,
+              })
+            : await call(client, 'assign_visit', { visit_id: visit.id, team_member_id: members[one.assign] });
+        const now = await rest('GET', `/v1/visits/${visit.id}`);
+        assert.deepEqual(answered.structuredContent!.result, now, 'the answer is the visit as it is');
+        if ('move' in one) assert.equal(now.local_start, `2026-12-04T${one.move}`, 'the call’s move holds');
+        else assert.ok(now.assignee_ids.includes(members[one.assign]), 'the call’s member is on the visit');
+      }
+    }),
+    { numRuns: 12 },
+  );
 });
 
 test('a write repeated more than 10 minutes later acts anew, and a failure then is answered, not the first answer', async () => {
