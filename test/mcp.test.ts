@@ -507,6 +507,24 @@ test('send_quote: a quote changed after its summary voids the token; the confirm
   assert.equal(await count('outbox_messages'), outbox + 1);
 });
 
+test('a used token retried after what its call wrote changed does nothing more, and says it was done', async () => {
+  const client = await connect(owner.key);
+  const quote = await rest('POST', '/v1/quotes', { client_id: clientId, title: 'Boiler', line_items: LINES });
+  const first = await call(client, 'send_quote', { quote_id: quote.id });
+  const args = { quote_id: quote.id, confirmation_token: first.structuredContent!.confirmation_token };
+  assert.equal((await call(client, 'send_quote', args)).structuredContent!.done, true);
+  const outbox = await count('outbox_messages');
+  await rest('PUT', `/v1/quotes/${quote.id}`, { title: 'Boiler and radiators' });
+
+  const retried = (await call(client, 'send_quote', args)).structuredContent!;
+  assert.equal(retried.done, false, 'nothing more done');
+  assert.equal(retried.already_done, true);
+  assert.equal(retried.replayed, undefined, 'the old answer is not the quote as it is now');
+  assert.match(retried.summary, / again \(it was last sent at /, 'a second send says so');
+  assert.equal(await count('outbox_messages'), outbox);
+  assert.equal((await eventsOf('quote.sent', quote.id)).length, 1);
+});
+
 test('every confirmed tool: a change to an object its summary describes voids the token, and nothing is done', async () => {
   const client = await connect(owner.key);
   const invoiceFor = async (unit: number) => {

@@ -183,7 +183,10 @@ export async function issueConfirmation(
 export class ConfirmationRefused extends Error {}
 
 /** What a confirming call came to: it acted, it answered what an earlier use did, or its token is void. */
-export type Confirmation<T> = { status: 'done'; result: T } | { status: 'replayed'; result: T } | { status: 'changed' };
+export type Confirmation<T> =
+  | { status: 'done'; result: T }
+  | { status: 'replayed'; result: T }
+  | { status: 'changed'; used: boolean };
 
 export interface ConfirmedSteps<T> {
   /** The versions, now, of the objects the summary describes (read in the action's transaction). */
@@ -218,7 +221,7 @@ export async function confirmed<T>(
       'This confirmation_token was issued for different arguments. Nothing was done. Call the tool again without a token to confirm these arguments.',
     );
   const now = ctx.clock.now();
-  if (row.voided_at !== null) return { status: 'changed' };
+  if (row.voided_at !== null) return { status: 'changed', used: false };
   if (row.completed_at !== null && row.result !== null) return answeredBefore(ctx, row, now);
   if (row.expires_at <= now.toISOString())
     throw new ConfirmationRefused(
@@ -234,7 +237,7 @@ export async function confirmed<T>(
         .where('id', '=', row.id)
         .where('completed_at', 'is', null)
         .execute();
-      return { status: 'changed' };
+      return { status: 'changed', used: false };
     }
     const claimed = await tx.db
       .updateTable('mcp_calls')
@@ -260,7 +263,7 @@ export async function confirmed<T>(
   if (outcome !== undefined) return outcome;
   // Another call with this token got there first: answer what it did.
   const done = await findCall(ctx.db, callHash);
-  if (done?.voided_at != null) return { status: 'changed' };
+  if (done?.voided_at != null) return { status: 'changed', used: false };
   if (done?.result != null) return answeredBefore(ctx, done, ctx.clock.now());
   throw new ConfirmationRefused('This confirmation_token is being used by another call right now; retry in a moment.');
 }
@@ -272,5 +275,5 @@ async function answeredBefore<T>(ctx: Context, row: McpCallRow, now: Date): Prom
     throw new ConfirmationRefused(
       'This confirmation_token was used more than 10 minutes ago; nothing more was done. Call the tool again without it for a new summary and token.',
     );
-  return { status: 'changed' };
+  return { status: 'changed', used: true };
 }

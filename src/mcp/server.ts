@@ -97,7 +97,7 @@ function refusalOf(error: unknown): ToolResult {
  * The first call of a confirmed tool, or a confirming call whose token an object's change voided: the summary of
  * a dry run and a token bound to the version of each object the summary describes. Nothing is done.
  */
-async function askConfirmation(ctx: Context, tool: Tool, args: Record<string, unknown>, changed: boolean) {
+async function askConfirmation(ctx: Context, tool: Tool, args: Record<string, unknown>, changed?: { used: boolean }) {
   const { preview, described } = await dryRun(ctx, async (tx) => {
     const described = await tool.describes!(tx, args);
     return { described, preview: await tool.run(tx, args) };
@@ -109,12 +109,15 @@ async function askConfirmation(ctx: Context, tool: Tool, args: Record<string, un
     confirmation_required: true,
     done: false,
     ...(changed ? { changed_since_summary: true } : {}),
+    ...(changed?.used ? { already_done: true } : {}),
     summary,
     confirmation_token: issued,
     expires_at: expiresAt,
-    next_step: changed
-      ? 'Nothing was done: what the earlier summary described has changed since, so its token is void. Show this new summary to the user; if they agree, call this tool again with the same arguments and this new confirmation_token.'
-      : 'Nothing was done yet. Show the summary to the user; if they agree, call this tool again with the same arguments and this confirmation_token.',
+    next_step: changed?.used
+      ? 'That confirmation_token was already used: its call was done, and nothing more was done now. What it wrote has changed since, so its answer is not repeated. Only if the user wants it done again, show them this new summary and call again with this new confirmation_token.'
+      : changed
+        ? 'Nothing was done: what the earlier summary described has changed since, so its token is void. Show this new summary to the user; if they agree, call this tool again with the same arguments and this new confirmation_token.'
+        : 'Nothing was done yet. Show the summary to the user; if they agree, call this tool again with the same arguments and this confirmation_token.',
     would_be: preview,
   });
 }
@@ -145,13 +148,13 @@ async function callTool(ctx: Context, tool: Tool, rawArgs: Record<string, unknow
       );
       return answer({ result, ...(replayed ? { replayed: true } : {}) });
     }
-    if (typeof token !== 'string') return await askConfirmation(ctx, tool, args, false);
+    if (typeof token !== 'string') return await askConfirmation(ctx, tool, args);
     const outcome = await confirmed(ctx, tool.name, args, token, {
       describe: async (tx) => (await tool.describes!(tx, args)).map((one) => versionOf(one, one.object)),
       act: (tx) => tool.run(tx, args),
       touches: (done) => tool.touches?.(args, done) ?? [],
     });
-    if (outcome.status === 'changed') return await askConfirmation(ctx, tool, args, true);
+    if (outcome.status === 'changed') return await askConfirmation(ctx, tool, args, { used: outcome.used });
     return answer({
       done: true,
       result: outcome.result,

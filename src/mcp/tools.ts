@@ -57,6 +57,7 @@ const message = {
 interface SentDocument {
   id: string;
   number?: string | null;
+  sent_at?: string | null;
   client_id: string;
   total_amount: number;
   currency: string;
@@ -70,6 +71,10 @@ interface ClientShape {
 interface InvoiceShape extends SentDocument {
   amount_due: number;
 }
+
+/** A re-send says so, so that a person never takes it for the first. */
+const again = (document: SentDocument): string =>
+  document.sent_at ? ` again (it was last sent at ${document.sent_at})` : '';
 
 /** A sent document and its client, as a send's summary describes them. */
 async function describeSend(
@@ -210,7 +215,7 @@ export const TOOLS: Tool[] = [
     summary(_args, result, described) {
       const quote = describedOf<SentDocument>(described, 'quote');
       const number = (result as SentDocument).number ?? quote.number ?? '';
-      return `E-mail quote ${number} for ${formatMoney(quote.total_amount, quote.currency)} to ${clientLine(describedOf<ClientShape>(described, 'client'))}.`;
+      return `E-mail quote ${number}${again(quote)} for ${formatMoney(quote.total_amount, quote.currency)} to ${clientLine(describedOf<ClientShape>(described, 'client'))}.`;
     },
   },
   {
@@ -253,7 +258,7 @@ export const TOOLS: Tool[] = [
     summary(_args, result, described) {
       const invoice = describedOf<InvoiceShape>(described, 'invoice');
       const number = (result as SentDocument).number ?? invoice.number ?? '';
-      return `E-mail invoice ${number} for ${formatMoney(invoice.total_amount, invoice.currency)} (due ${formatMoney(invoice.amount_due, invoice.currency)}) to ${clientLine(describedOf<ClientShape>(described, 'client'))}.`;
+      return `E-mail invoice ${number}${again(invoice)} for ${formatMoney(invoice.total_amount, invoice.currency)} (due ${formatMoney(invoice.amount_due, invoice.currency)}) to ${clientLine(describedOf<ClientShape>(described, 'client'))}.`;
     },
   },
   {
