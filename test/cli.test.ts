@@ -136,8 +136,8 @@ test('keys made by the bms command and through the API are the same keys, seen f
       .trim()
       .split('\n')
       .map((line) => line.split(/\s+/)[0]),
-    ['find_clients', 'get_client'],
-    'a clients:read key sees the two client reading tools',
+    ['find_clients', 'get_client', 'find_properties'],
+    'a clients:read key sees the tools that read clients and their properties',
   );
 
   json(runBms(['keys', 'revoke', apiKey.id, '--json'], env));

@@ -30,6 +30,8 @@ import * as clientsPropertyIds from './migrations/20261128080100_clients_propert
 import * as clientsVersion from './migrations/20261128110000_clients_version.js';
 import * as clientsPropertyIdsPortable from './migrations/20261128200000_clients_property_ids_portable.js';
 
+import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
+
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
@@ -60,6 +62,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261128080100_clients_property_ids': clientsPropertyIds,
   '20261128110000_clients_version': clientsVersion,
   '20261128200000_clients_property_ids_portable': clientsPropertyIdsPortable,
+
+  '20261128200100_mcp_call_versions': mcpCallVersions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -286,6 +286,9 @@ export interface McpCallsTable {
   expires_at: Timestamp;
   completed_at: Timestamp | null;
   created_at: Timestamp;
+  /** `[{kind, id, etag}]`: the objects the call read or wrote, or its summary describes, as they were. */
+  versions: JsonText | null;
+  voided_at: Timestamp | null;
 }
 
 export interface WebhookEndpointsTable {

@@ -2,7 +2,8 @@
 // endpoint. Each names the scope it needs (a key sees only the tools its scopes allow), how it acts (read;
 // write, with dry_run and replay of a retried call; confirm: a send or money, which takes a confirmation
 // token), its input schema (the REST body's, so validation is the same) and the module operation it calls.
-import type { TSchema } from '@sinclair/typebox';
+// The tools of clients, quotes, invoices and payments are here; visit-tools.ts and field-tools.ts hold the
+// calendar's and the field work's. TOOLS lists them all, in the order a client sees them.
 import { getAccount } from '../modules/accounts/index.js';
 import { listProducts, presentProduct } from '../modules/catalog/index.js';
 import { createClient, CreateClientBody, getClient, listClients, presentClient } from '../modules/clients/index.js';
@@ -18,89 +19,70 @@ import {
   refundPayment,
   SENDABLE_INVOICE,
 } from '../modules/invoices/index.js';
-import { createQuote, CreateQuoteBody, SENDABLE_QUOTE } from '../modules/quotes/index.js';
+import { createQuote, CreateQuoteBody, getQuote, SENDABLE_QUOTE } from '../modules/quotes/index.js';
 import { sendDocument } from '../modules/sent-documents/index.js';
-import {
-  addVisitAssignee,
-  createVisit,
-  CreateVisitBody,
-  listVisits,
-  updateVisit,
-  UpdateVisitBody,
-  VISIT_STATUSES,
-} from '../modules/visits/index.js';
 import type { Context } from '../kernel/context.js';
-import type { Scope } from '../kernel/scopes.js';
+import { FIELD_TOOLS } from './field-tools.js';
+import { VISIT_TOOLS } from './visit-tools.js';
 import { formatMoney } from './present.js';
+import {
+  clientLine,
+  describedOf,
+  documentReads,
+  id,
+  num,
+  objectSchema,
+  page,
+  pageFields,
+  refOf,
+  str,
+  type Tool,
+} from './tool-kit.js';
 
-export type ToolKind = 'read' | 'preview' | 'write' | 'confirm';
+export type { JsonSchema, Tool } from './tool-kit.js';
 
-// Tool inputs are plain JSON; each operation's own schema has validated them before `run` sees them.
-type Args = Record<string, unknown>;
-
-export interface Tool {
-  name: string;
-  title: string;
-  description: string;
-  scope: Scope;
-  kind: ToolKind;
-  /** The arguments' JSON schema, without dry_run and confirmation_token (added by the server). */
-  input: JsonSchema;
-  /** Whether acting twice with the same arguments leaves the same state (a read, or nothing new). */
-  idempotent?: boolean;
-  run(ctx: Context, args: Args): Promise<unknown>;
-  /** For `confirm` tools: what the call will do, in one sentence, from its dry run's result. */
-  summary?(ctx: Context, args: Args, result: unknown): Promise<string>;
-}
-
-export interface JsonSchema {
-  type: 'object';
-  properties: Record<string, unknown>;
-  required?: string[];
-  additionalProperties?: boolean;
-  [keyword: string]: unknown;
-}
-
-/** A TypeBox object schema as plain JSON, less the fields a tool does not offer, with more fields required. */
-function objectSchema(schema: TSchema, options: { omit?: string[]; require?: string[] } = {}): JsonSchema {
-  const plain = JSON.parse(JSON.stringify(schema)) as JsonSchema;
-  for (const field of options.omit ?? []) delete plain.properties[field];
-  delete plain['x-required-one-of'];
-  const required = [...new Set([...(plain.required ?? []), ...(options.require ?? [])])].filter(
-    (field) => field in plain.properties,
-  );
-  return { ...plain, ...(required.length > 0 ? { required } : {}) };
-}
-
-const id = (description: string) => ({ type: 'string', format: 'uuid', description });
-const pageFields = {
-  limit: { type: 'integer', minimum: 1, maximum: 25, default: 10, description: 'How many to answer, 1 to 25.' },
-  cursor: { type: 'string', maxLength: 1000, description: 'The next_cursor of the previous answer, for more.' },
-};
 const message = {
   type: 'string',
   maxLength: 2000,
   description: 'A short personal note put at the top of the e-mail (optional).',
 };
 
-const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
-
-function page<T, R>(result: { items: T[]; hasMore: boolean; nextCursor: string | null }, present: (item: T) => R) {
-  return { items: result.items.map(present), has_more: result.hasMore, next_cursor: result.nextCursor };
-}
-
-async function clientLine(ctx: Context, clientId: string): Promise<string> {
-  const client = await getClient(ctx, clientId);
-  return `${client.name}${client.email ? ` <${client.email}>` : ' (no e-mail address on file)'}`;
-}
-
 interface SentDocument {
+  id: string;
   number?: string | null;
+  sent_at?: string | null;
   client_id: string;
   total_amount: number;
   currency: string;
   amount_due?: number;
+}
+interface ClientShape {
+  id: string;
+  name: string;
+  email: string | null;
+}
+interface InvoiceShape extends SentDocument {
+  amount_due: number;
+}
+
+/** A re-send says so, so that a person never takes it for the first. */
+const again = (document: SentDocument): string =>
+  document.sent_at ? ` again (it was last sent at ${document.sent_at})` : '';
+
+/** A sent document and its client, as a send's summary describes them. */
+async function describeSend(
+  ctx: Context,
+  kind: 'quote' | 'invoice',
+  documentId: string,
+): Promise<Array<{ kind: 'quote' | 'invoice' | 'client'; id: string; object: unknown }>> {
+  const document = (
+    kind === 'quote' ? await getQuote(ctx, documentId) : await getInvoice(ctx, documentId, ctx.clock.now())
+  ) as SentDocument;
+  const client = await getClient(ctx, document.client_id);
+  return [
+    { kind, id: document.id, object: document },
+    { kind: 'client', id: client.id, object: client },
+  ];
 }
 
 export const TOOLS: Tool[] = [
@@ -157,6 +139,7 @@ export const TOOLS: Tool[] = [
     kind: 'write',
     input: objectSchema(CreateClientBody),
     run: (ctx, args) => createClient(ctx, args as never),
+    touches: (_args, result) => refOf('client', result),
   },
   {
     name: 'find_products',
@@ -204,6 +187,7 @@ export const TOOLS: Tool[] = [
     kind: 'write',
     input: objectSchema(CreateQuoteBody, { omit: ['request_id'] }),
     run: (ctx, args) => createQuote(ctx, args as never),
+    touches: (args, result) => [...documentReads(args), ...refOf('quote', result)],
   },
   {
     name: 'send_quote',
@@ -220,9 +204,11 @@ export const TOOLS: Tool[] = [
     },
     run: (ctx, args) =>
       sendDocument(ctx, SENDABLE_QUOTE, String(args.quote_id), { message: str(args.message) } as never),
-    async summary(ctx, _args, result) {
-      const quote = result as SentDocument;
-      return `E-mail quote ${quote.number ?? ''} for ${formatMoney(quote.total_amount, quote.currency)} to ${await clientLine(ctx, quote.client_id)}.`;
+    describes: (ctx, args) => describeSend(ctx, 'quote', String(args.quote_id)),
+    summary(_args, result, described) {
+      const quote = describedOf<SentDocument>(described, 'quote');
+      const number = (result as SentDocument).number ?? quote.number ?? '';
+      return `E-mail quote ${number}${again(quote)} for ${formatMoney(quote.total_amount, quote.currency)} to ${clientLine(describedOf<ClientShape>(described, 'client'))}.`;
     },
   },
   {
@@ -244,6 +230,7 @@ export const TOOLS: Tool[] = [
     kind: 'write',
     input: objectSchema(CreateInvoiceBody, { omit: ['job_id', 'quote_id'], require: ['client_id'] }),
     run: (ctx, args) => createInvoice(ctx, args as never),
+    touches: (args, result) => [...documentReads(args), ...refOf('invoice', result)],
   },
   {
     name: 'send_invoice',
@@ -260,9 +247,11 @@ export const TOOLS: Tool[] = [
     },
     run: (ctx, args) =>
       sendDocument(ctx, SENDABLE_INVOICE, String(args.invoice_id), { message: str(args.message) } as never),
-    async summary(ctx, _args, result) {
-      const invoice = result as SentDocument;
-      return `E-mail invoice ${invoice.number ?? ''} for ${formatMoney(invoice.total_amount, invoice.currency)} (due ${formatMoney(invoice.amount_due ?? 0, invoice.currency)}) to ${await clientLine(ctx, invoice.client_id)}.`;
+    describes: (ctx, args) => describeSend(ctx, 'invoice', String(args.invoice_id)),
+    summary(_args, result, described) {
+      const invoice = describedOf<InvoiceShape>(described, 'invoice');
+      const number = (result as SentDocument).number ?? invoice.number ?? '';
+      return `E-mail invoice ${number}${again(invoice)} for ${formatMoney(invoice.total_amount, invoice.currency)} (due ${formatMoney(invoice.amount_due, invoice.currency)}) to ${clientLine(describedOf<ClientShape>(described, 'client'))}.`;
     },
   },
   {
@@ -291,11 +280,13 @@ export const TOOLS: Tool[] = [
     kind: 'confirm',
     input: objectSchema(CreatePaymentBody),
     run: (ctx, args) => createPayment(ctx, args as never),
-    async summary(ctx, args, result) {
+    touches: (_args, result) => refOf('payment', result),
+    describes: (ctx, args) => describeSend(ctx, 'invoice', String(args.invoice_id)),
+    summary(_args, result, described) {
       const payment = result as { amount: number; method: string };
-      const invoice = await getInvoice(ctx, String(args.invoice_id), ctx.clock.now());
+      const invoice = describedOf<InvoiceShape>(described, 'invoice');
       const after = invoice.amount_due - payment.amount;
-      return `Record a ${payment.method} payment of ${formatMoney(payment.amount, invoice.currency)} on invoice ${invoice.number ?? invoice.id} for ${await clientLine(ctx, invoice.client_id)}; the amount due goes from ${formatMoney(invoice.amount_due, invoice.currency)} to ${formatMoney(after, invoice.currency)}.`;
+      return `Record a ${payment.method} payment of ${formatMoney(payment.amount, invoice.currency)} on invoice ${invoice.number ?? invoice.id} for ${clientLine(describedOf<ClientShape>(described, 'client'))}; the amount due goes from ${formatMoney(invoice.amount_due, invoice.currency)} to ${formatMoney(after, invoice.currency)}.`;
     },
   },
   {
@@ -320,130 +311,21 @@ export const TOOLS: Tool[] = [
         ...(args.amount !== undefined ? { amount: args.amount } : {}),
         ...(args.reason !== undefined ? { reason: args.reason } : {}),
       } as never),
-    async summary(ctx, args, result) {
-      const before = await getPayment(ctx, String(args.payment_id));
-      const after = result as { amount_refunded: number };
-      const invoice = await getInvoice(ctx, before.invoice_id, ctx.clock.now());
-      return `Refund ${formatMoney(after.amount_refunded - before.amount_refunded, invoice.currency)} of the ${formatMoney(before.amount, invoice.currency)} ${before.method} payment on invoice ${invoice.number ?? invoice.id} for ${await clientLine(ctx, invoice.client_id)}.`;
-    },
-  },
-  // Contract section 17: the calendar and the day's dispatch.
-  {
-    name: 'visit_calendar',
-    title: 'Show the calendar',
-    description:
-      'The visits that overlap a window, in start order: whole local days (from_date to to_date, inclusive, in timezone; default the account’s zone) or instants (from, to). Filter by team member (assignee_id, comma-separated), unassigned, job, client, status or late. At most 62 days unless a member, job or client is given.',
-    scope: 'visits:read',
-    kind: 'read',
-    input: {
-      type: 'object',
-      properties: {
-        from_date: { type: 'string', format: 'date', description: 'First local day, YYYY-MM-DD.' },
-        to_date: { type: 'string', format: 'date', description: 'Last local day, inclusive.' },
-        timezone: { type: 'string', maxLength: 64, description: 'IANA zone of the days, e.g. America/Denver.' },
-        from: { type: 'string', format: 'date-time', description: 'Window start, an instant (instead of days).' },
-        to: { type: 'string', format: 'date-time', description: 'Window end, an instant, exclusive.' },
-        assignee_id: { type: 'string', maxLength: 1850, description: 'Team member ids, comma-separated: any.' },
-        unassigned: { type: 'boolean', description: 'true: only visits with nobody assigned.' },
-        job_id: id('Only this job’s visits.'),
-        client_id: id('Only this client’s visits.'),
-        status: { type: 'string', maxLength: 200, description: `Comma-separated: ${VISIT_STATUSES.join(', ')}.` },
-        late: { type: 'boolean', description: 'true: only visits still scheduled or en route after their end.' },
-        ...pageFields,
-      },
-      additionalProperties: false,
-    },
-    run: async (ctx, args) => {
-      const result = await listVisits(ctx, { ...args, limit: num(args.limit) ?? 10 } as never);
-      return page(result, (visit) => visit);
-    },
-  },
-  {
-    name: 'schedule_visit',
-    title: 'Schedule a visit',
-    description:
-      'Adds a visit to a job: at local_start (with duration_minutes or local_end, in timezone), at start_at, or all_day with start_date; without a time it is unscheduled. assignee_ids are active team members. The answer lists conflicts: other visits of the same people at that time.',
-    scope: 'visits:write',
-    kind: 'write',
-    input: objectSchema(CreateVisitBody),
-    run: (ctx, args) => createVisit(ctx, args as never),
-  },
-  {
-    name: 'reschedule_visit',
-    title: 'Reschedule a visit',
-    description:
-      'Moves a visit to a new time, in one form: local_start with duration_minutes or local_end (and timezone); start_at with end_at or duration_minutes; or all_day with start_date and end_date. The answer lists conflicts.',
-    scope: 'visits:write',
-    kind: 'write',
-    input: (() => {
-      const update = objectSchema(UpdateVisitBody);
-      const fields = [
-        'timezone',
-        'start_at',
-        'end_at',
-        'local_start',
-        'local_end',
-        'duration_minutes',
-        'all_day',
-        'start_date',
-        'end_date',
+    async describes(ctx, args) {
+      const payment = await getPayment(ctx, String(args.payment_id));
+      return [
+        { kind: 'payment', id: payment.id, object: payment },
+        ...(await describeSend(ctx, 'invoice', payment.invoice_id)),
       ];
-      return {
-        type: 'object' as const,
-        properties: {
-          visit_id: id('The visit to move.'),
-          ...Object.fromEntries(fields.map((field) => [field, update.properties[field]])),
-        },
-        required: ['visit_id'],
-        additionalProperties: false,
-      };
-    })(),
-    run: (ctx, args) => {
-      const { visit_id: visitId, ...time } = args;
-      return updateVisit(ctx, String(visitId), time as never);
+    },
+    summary(_args, result, described) {
+      const before = describedOf<{ amount: number; amount_refunded: number; method: string }>(described, 'payment');
+      const after = result as { amount_refunded: number };
+      const invoice = describedOf<InvoiceShape>(described, 'invoice');
+      return `Refund ${formatMoney(after.amount_refunded - before.amount_refunded, invoice.currency)} of the ${formatMoney(before.amount, invoice.currency)} ${before.method} payment on invoice ${invoice.number ?? invoice.id} for ${clientLine(describedOf<ClientShape>(described, 'client'))}.`;
     },
   },
-  {
-    name: 'assign_visit',
-    title: 'Assign someone to a visit',
-    description:
-      'Adds one active team member to a visit, keeping the others (nothing changes when already there). The answer lists conflicts.',
-    scope: 'visits:write',
-    kind: 'write',
-    idempotent: true,
-    input: {
-      type: 'object',
-      properties: { visit_id: id('The visit.'), team_member_id: id('The team member to add.') },
-      required: ['visit_id', 'team_member_id'],
-      additionalProperties: false,
-    },
-    run: async (ctx, args) => (await addVisitAssignee(ctx, String(args.visit_id), String(args.team_member_id))).visit,
-  },
-  {
-    name: 'complete_visit',
-    title: 'Complete a visit',
-    description:
-      'Marks a scheduled or in-progress visit completed, now or at completed_at (never in the future), with optional completion_notes.',
-    scope: 'visits:write',
-    kind: 'write',
-    idempotent: true,
-    input: {
-      type: 'object',
-      properties: {
-        visit_id: id('The visit.'),
-        completed_at: { type: 'string', format: 'date-time', description: 'When it was done; default now.' },
-        completion_notes: { type: 'string', maxLength: 5000, description: 'What was done.' },
-      },
-      required: ['visit_id'],
-      additionalProperties: false,
-    },
-    run: (ctx, args) =>
-      updateVisit(ctx, String(args.visit_id), {
-        status: 'completed',
-        ...(args.completed_at !== undefined ? { completed_at: args.completed_at } : {}),
-        ...(args.completion_notes !== undefined ? { completion_notes: args.completion_notes } : {}),
-      } as never),
-  },
+  ...VISIT_TOOLS,
   {
     name: 'get_account',
     title: 'Get the business profile',
@@ -453,4 +335,5 @@ export const TOOLS: Tool[] = [
     input: { type: 'object', properties: {}, additionalProperties: false },
     run: (ctx) => getAccount(ctx.db, ctx.accountId),
   },
+  ...FIELD_TOOLS,
 ];

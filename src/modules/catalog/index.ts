@@ -2,7 +2,7 @@
 // workers and the composition may use. The rest is private.
 export { parsePercentage, percentageNumber } from './percentages.js';
 export { findProducts } from './products.repository.js';
-export { listProducts, presentProduct } from './products.service.js';
+export { getProduct, listProducts, presentProduct } from './products.service.js';
 export { ProductSchema, type Product } from './products.schemas.js';
 export { MAX_TAX_RATE_IDS, requireTaxRates, TaxRateIdsSchema } from './tax-rate-references.js';
 export { findTaxRates } from './tax-rates.repository.js';

@@ -1,6 +1,9 @@
 // The face of the properties module: what other modules, the workers and the composition may use. The rest is private.
-export { PropertySchema } from './properties.schemas.js';
+export { ListPropertiesQuery, PropertySchema } from './properties.schemas.js';
 export {
+  getProperty,
+  listProperties,
+  presentProperty,
   deletePropertiesOfClient,
   propertyForNewDocument,
   propertyDefaultTaxRateIds,

@@ -1,11 +1,12 @@
 // The face of the quotes module: what other modules, the workers and the composition may use. The rest is private.
 export { findQuote, findQuoteByToken, setQuoteDeliveryStatus } from './quotes.repository.js';
-export { CreateQuoteBody, type Quote, QuoteSchema } from './quotes.schemas.js';
+export { CreateQuoteBody, ListQuotesQuery, type Quote, QuoteSchema } from './quotes.schemas.js';
 export {
   answerQuote,
   convertQuote,
   createQuote,
   getQuote,
+  listQuotes,
   presentQuote,
   quoteVersion,
   SENDABLE_QUOTE,

@@ -1,3 +1,13 @@
 // The face of the service-requests module: what other modules, the workers and the composition may use. The rest is private.
-export { ServiceRequestSchema } from './service-requests.schemas.js';
-export { convertServiceRequest } from './service-requests.service.js';
+export {
+  CreateServiceRequestBody,
+  ListServiceRequestsQuery,
+  ServiceRequestSchema,
+} from './service-requests.schemas.js';
+export {
+  convertServiceRequest,
+  createServiceRequest,
+  getServiceRequest,
+  listServiceRequests,
+  presentServiceRequest,
+} from './service-requests.service.js';
