@@ -370,7 +370,7 @@ describe('the PDF of an invoice or a quote', () => {
       'QUOTE',
       'New faucet',
       'Valid until',
-      '2026-12-31',
+      'December 31, 2026',
       'PREPARED FOR',
       'Quotes are valid for 30 days.',
     ])

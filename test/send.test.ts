@@ -129,7 +129,7 @@ describe('the send operation', () => {
         '$10.65',
         '$220.64',
         'Due date',
-        '2026-12-21',
+        'December 21, 2026',
         'Pay by bank transfer.',
       ]) {
         assert.ok(part.includes(expected), `${expected} in ${part.slice(0, 80)}…`);
@@ -154,7 +154,7 @@ describe('the send operation', () => {
     ]) {
       assert.ok(text.includes(expected), `the PDF shows ${expected}`);
     }
-    assert.match(text, /Due date\s+2026-12-21/);
+    assert.match(text, /Due date\s+December 21, 2026/);
     const delivered = (await outbox(invoice.id))[0]!;
     assert.deepEqual([delivered.status, delivered.attempts, delivered.last_error], ['delivered', 1, null]);
   });
@@ -208,10 +208,10 @@ describe('the send operation', () => {
     await drain();
     const [mail] = await smtp.waitFor(1);
     assert.equal(mail!.subject, 'Quote Q-000001 from Cooper Plumbing');
-    assert.match(mail!.text ?? '', /Valid until: 2026-12-31/);
+    assert.match(mail!.text ?? '', /Valid until: December 31, 2026/);
     const text = await pdfText(mail!.attachments[0]!.content);
     assert.match(text, /QUOTE\s+Q-000001/);
-    assert.match(text, /Valid until\s+2026-12-31/);
+    assert.match(text, /Valid until\s+December 31, 2026/);
     assert.ok(text.includes('New faucet'), 'the title is printed');
   });
 

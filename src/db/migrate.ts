@@ -28,6 +28,7 @@ import * as webhookDeliveriesFewerIndexes from './migrations/20261127200000_webh
 import * as clientSearchQueue from './migrations/20261128080000_client_search_queue.js';
 import * as clientsPropertyIds from './migrations/20261128080100_clients_property_ids.js';
 import * as clientsVersion from './migrations/20261128110000_clients_version.js';
+import * as accountLocale from './migrations/20261128210000_account_locale.js';
 
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -58,6 +59,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261128080000_client_search_queue': clientSearchQueue,
   '20261128080100_clients_property_ids': clientsPropertyIds,
   '20261128110000_clients_version': clientsVersion,
+  '20261128210000_account_locale': accountLocale,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
