@@ -86,10 +86,11 @@ const writableFields = {
     description: `A BCP 47 language tag (en-US, en-GB, de-DE, fr-CA) the server can format in: how documents, e-mails and the hub print dates and amounts. Answered in canonical form. Default ${DEFAULT_LOCALE}.`,
     example: 'en-US',
   }),
+  // The enum names null too: a JSON Schema enum is checked on its own, whatever `type` allows.
   paper_size: Nullable(
     Type.Unsafe<PaperSize>({
       type: 'string',
-      enum: [...PAPER_SIZES],
+      enum: [...PAPER_SIZES, null],
       description:
         'The PDFs’ paper: letter (8.5 × 11 in) or a4 (210 × 297 mm). null: follow the country (Letter in the US, Canada, Mexico, the Philippines, Chile, Colombia, Venezuela, Guatemala, Costa Rica, Panama, Nicaragua, El Salvador, Belize and Puerto Rico; A4 elsewhere).',
       example: 'letter',
