@@ -8,7 +8,7 @@ import { smtpTransport } from '../src/mail/transports.js';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
 import { damagedPng, jpegFixture, logoPng } from './helpers/images.js';
 import { freePort } from './helpers/processes.js';
-import { pdfPages, pdfText, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js';
+import { pdfPageSizes, pdfPages, pdfText, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js';
 
 const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
 const quiet = { info() {}, warn() {}, error() {} };
@@ -174,6 +174,60 @@ describe('the business profile', () => {
     );
     const dated = await created('/v1/invoices', { client_id: clientId, line_items: LINES, issue_date: '2026-11-01' });
     assert.equal(dated.due_date, '2026-11-15');
+  });
+
+  test('locale starts as en-US and paper_size as the country’s: Letter for a US business, A4 for a German one', async () => {
+    const { key: fresh } = await context.account('Fresh Start');
+    const read = async () => (await context.request('GET', '/v1/account', { key: fresh })).body.data;
+    const put = async (body: Record<string, unknown>) => {
+      const response = await context.request('PUT', '/v1/account', { key: fresh, body });
+      assert.equal(response.status, 200, response.text);
+      const { locale, paper_size, paper_size_source } = response.body.data;
+      return [locale, paper_size, paper_size_source];
+    };
+    const account = await read();
+    assert.deepEqual([account.locale, account.paper_size, account.paper_size_source], ['en-US', 'letter', 'country']);
+    // The address's country decides; without an address, the locale's region.
+    assert.deepEqual(await put({ address: { city: 'Berlin', country: 'DE' } }), ['en-US', 'a4', 'country']);
+    assert.deepEqual(await put({ address: { city: 'Toronto', country: 'CA' } }), ['en-US', 'letter', 'country']);
+    assert.deepEqual(await put({ address: { city: 'Manila', country: 'PH' } }), ['en-US', 'letter', 'country']);
+    assert.deepEqual(await put({ address: { city: 'Sydney', country: 'AU' } }), ['en-US', 'a4', 'country']);
+    assert.deepEqual(await put({ address: null, locale: 'de-DE' }), ['de-DE', 'a4', 'country']);
+    assert.deepEqual(await put({ locale: 'es-MX' }), ['es-MX', 'letter', 'country']);
+    // Answered in canonical form.
+    assert.deepEqual(await put({ locale: 'EN-gb' }), ['en-GB', 'a4', 'country']);
+    // A chosen size wins over the country until it is cleared.
+    assert.deepEqual(await put({ paper_size: 'letter' }), ['en-GB', 'letter', 'account']);
+    assert.deepEqual(await put({ address: { country: 'FR' } }), ['en-GB', 'letter', 'account']);
+    assert.deepEqual(await put({ paper_size: null }), ['en-GB', 'a4', 'country']);
+    assert.deepEqual(await put({ paper_size: 'a4', address: { country: 'US' } }), ['en-GB', 'a4', 'account']);
+  });
+
+  test('a locale that is no BCP 47 tag, or one the server cannot format in, and a paper size other than letter or a4 are 422 on the field', async () => {
+    const before = (await api('GET', '/v1/account')).body.data;
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ locale: 'en_US' }, 'locale'],
+      [{ locale: 'English' }, 'locale'],
+      [{ locale: 'en-US-' }, 'locale'],
+      [{ locale: 'qx-QX' }, 'locale'],
+      [{ locale: '' }, 'locale'],
+      [{ locale: null }, 'locale'],
+      [{ locale: 42 }, 'locale'],
+      [{ locale: `en-${'a'.repeat(40)}` }, 'locale'],
+      [{ paper_size: 'legal' }, 'paper_size'],
+      [{ paper_size: 'A4' }, 'paper_size'],
+      [{ paper_size_source: 'account' }, 'paper_size_source'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await api('PUT', '/v1/account', body);
+      assert.equal(response.status, 422, `${JSON.stringify(body)}: ${response.text}`);
+      assert.equal(response.body.error.code, 'VALIDATION_ERROR');
+      assert.ok(
+        response.body.error.details.some((detail: { field: string }) => detail.field === field),
+        `${field} in ${JSON.stringify(response.body.error.details)}`,
+      );
+    }
+    assert.deepEqual((await api('GET', '/v1/account')).body.data, before);
   });
 });
 
@@ -370,7 +424,7 @@ describe('the PDF of an invoice or a quote', () => {
       'QUOTE',
       'New faucet',
       'Valid until',
-      '2026-12-31',
+      'December 31, 2026',
       'PREPARED FOR',
       'Quotes are valid for 30 days.',
     ])
@@ -515,5 +569,96 @@ describe('the render time limit', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('documents in the account’s locale and on its paper', () => {
+  /** An invoice of `profile`'s own account, issued 2026-11-28, sent and delivered: its PDF, e-mail and hub page. */
+  async function printed(profile: Record<string, unknown>) {
+    const { key: own } = await context.account(String(profile.name));
+    const call = async (method: string, url: string, body?: unknown) => {
+      const response = await context.request(method, url, { key: own, body });
+      assert.ok(response.status < 300, response.text);
+      return response;
+    };
+    await call('PUT', '/v1/account', profile);
+    const client = (await call('POST', '/v1/clients', { name: 'Jane Doe', email: 'jane@example.com' })).body.data;
+    const invoice = (
+      await call('POST', '/v1/invoices', {
+        client_id: client.id,
+        issue_date: '2026-11-28',
+        due_date: '2026-12-12',
+        line_items: [{ description: 'Boiler service', quantity: 1, unit_amount: 123_456 }],
+      })
+    ).body.data;
+    const sent = (await call('POST', `/v1/invoices/${invoice.id}/send`)).body.data;
+    const worker = new OutboxWorker(context.database, smtpTransport(smtp.url), clock, WORKER, quiet, context.app.pdf);
+    while (await worker.deliverNext());
+    const mail = smtp.messages.find((message) => message.subject === `Invoice ${sent.number} from ${profile.name}`);
+    assert.ok(mail, 'the e-mail was delivered');
+    const pdf = (await call('GET', `/v1/invoices/${invoice.id}/pdf`)).raw;
+    const hub = await context.request('GET', new URL(sent.hosted_url).pathname);
+    assert.equal(hub.status, 200);
+    return {
+      pdf,
+      attachment: mail.attachments[0]!.content,
+      text: mail.text ?? '',
+      html: String(mail.html),
+      hub: hub.text,
+    };
+  }
+
+  test('a US account’s invoice is on Letter (612 × 792 pt) with “November 28, 2026” and $1,234.56 on the PDF, the e-mail and the hub', async () => {
+    const { pdf, attachment, text, html, hub } = await printed({
+      name: 'Brooklyn Heating',
+      email: 'office@brooklyn-heating.test',
+      address: { line1: '1 Court Street', city: 'Brooklyn', region: 'NY', postal_code: '11201', country: 'US' },
+      timezone: 'America/New_York',
+    });
+    for (const file of [pdf, attachment]) {
+      assert.deepEqual(await pdfPageSizes(file), [{ width: 612, height: 792 }]);
+      const content = await pdfText(file);
+      assert.match(content, /Issue date\s+November 28, 2026/);
+      assert.match(content, /Due date\s+December 12, 2026/);
+      assert.match(content, /Total\s+\$1,234\.56/);
+    }
+    assert.ok(text.includes('Issue date: November 28, 2026'), text);
+    assert.ok(text.includes('Due date: December 12, 2026'), text);
+    assert.ok(text.includes('Total: $1,234.56'), text);
+    assert.ok(html.includes('Issue date: November 28, 2026'), html);
+    assert.match(hub, /<dt>Issue date<\/dt><dd>November 28, 2026<\/dd>/);
+    assert.match(hub, /Due December 12, 2026/);
+    assert.match(hub, /<dt>Total<\/dt><dd>\$1,234\.56<\/dd>/);
+  });
+
+  test('a German account’s invoice is on A4 (595.28 × 841.89 pt) with “28.11.2026” and 1.234,56 € on the PDF, the e-mail and the hub', async () => {
+    const { pdf, attachment, text, html, hub } = await printed({
+      name: 'Müller Sanitär',
+      email: 'buero@mueller-sanitaer.test',
+      address: { line1: 'Hauptstraße 1', city: 'Berlin', postal_code: '10115', country: 'DE' },
+      locale: 'de-DE',
+      currency: 'EUR',
+      timezone: 'Europe/Berlin',
+    });
+    for (const file of [pdf, attachment]) {
+      assert.deepEqual(await pdfPageSizes(file), [{ width: 595.28, height: 841.89 }]);
+      const content = await pdfText(file);
+      assert.match(content, /Issue date\s+28\.11\.2026/);
+      assert.match(content, /Due date\s+12\.12\.2026/);
+      assert.match(content, /Total\s+1\.234,56\s€/);
+      assert.doesNotMatch(content, /2026-11-28|November/);
+    }
+    assert.ok(text.includes('Issue date: 28.11.2026'), text);
+    assert.ok(text.includes('Due date: 12.12.2026'), text);
+    assert.match(text, /Total: 1\.234,56\s€/);
+    assert.ok(html.includes('Issue date: 28.11.2026'), html);
+    assert.match(hub, /<dt>Issue date<\/dt><dd>28\.11\.2026<\/dd>/);
+    assert.match(hub, /Due 12\.12\.2026/);
+    assert.match(hub, /<dt>Total<\/dt><dd>1\.234,56\s€<\/dd>/);
+  });
+
+  test('a chosen paper size wins over the country: a German account on Letter', async () => {
+    const { pdf } = await printed({ name: 'Letter GmbH', address: { country: 'DE' }, paper_size: 'letter' });
+    assert.deepEqual(await pdfPageSizes(pdf), [{ width: 612, height: 792 }]);
   });
 });

@@ -310,6 +310,27 @@ describe('answering a quote', () => {
     assert.ok(!after.includes('<form'), 'no form once answered');
   });
 
+  test('the day of an answer is printed in the account’s time zone and locale', async () => {
+    // 10:00 UTC on 21 November is already 22 November at UTC+14.
+    const profile = await api('PUT', '/v1/account', { timezone: 'Pacific/Kiritimati', locale: 'de-DE' });
+    assert.equal(profile.status, 200, profile.text);
+    try {
+      const quote = await sentQuote();
+      const client = visitor();
+      const page = await client.get(quote.path);
+      const answered = await client.post(
+        `${quote.path}/approve`,
+        { ...formOf(page), name: 'Jane Doe' },
+        { origin: PUBLIC_BASE_URL, 'sec-fetch-site': 'same-origin' },
+      );
+      assert.equal(answered.status, 303, answered.text);
+      const after = (await client.get(quote.path)).text;
+      assert.ok(after.includes('Approved by Jane Doe on 22.11.2026.'), after.slice(0, 3000));
+    } finally {
+      await api('PUT', '/v1/account', { timezone: 'UTC', locale: 'en-US' });
+    }
+  });
+
   test('decline with a reason: declined, decline_reason stored, quote.declined with data.source "hub"', async () => {
     const quote = await sentQuote();
     const client = visitor();

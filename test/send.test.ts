@@ -129,7 +129,7 @@ describe('the send operation', () => {
         '$10.65',
         '$220.64',
         'Due date',
-        '2026-12-21',
+        'December 21, 2026',
         'Pay by bank transfer.',
       ]) {
         assert.ok(part.includes(expected), `${expected} in ${part.slice(0, 80)}…`);
@@ -154,7 +154,7 @@ describe('the send operation', () => {
     ]) {
       assert.ok(text.includes(expected), `the PDF shows ${expected}`);
     }
-    assert.match(text, /Due date\s+2026-12-21/);
+    assert.match(text, /Due date\s+December 21, 2026/);
     const delivered = (await outbox(invoice.id))[0]!;
     assert.deepEqual([delivered.status, delivered.attempts, delivered.last_error], ['delivered', 1, null]);
   });
@@ -184,6 +184,94 @@ describe('the send operation', () => {
     assert.match(mail!.text ?? '', /Total: €147\.60/);
   });
 
+  test('replies go to the business: Reply-To is the profile’s e-mail when it has one, and absent otherwise', async () => {
+    const first = await newInvoice();
+    await context.request('POST', `/v1/invoices/${first.id}/send`, { key });
+    await drain();
+    const [without] = await smtp.waitFor(1);
+    assert.equal(without!.replyTo, undefined);
+    assert.equal(without!.headers.has('reply-to'), false);
+
+    const profile = await context.request('PUT', '/v1/account', {
+      key,
+      body: { email: 'office@cooper-plumbing.test' },
+    });
+    assert.equal(profile.status, 200, profile.text);
+    const second = await newInvoice();
+    await context.request('POST', `/v1/invoices/${second.id}/send`, { key });
+    await drain();
+    const [, withEmail] = await smtp.waitFor(2);
+    assert.equal(withEmail!.replyTo?.text, '"Cooper Plumbing" <office@cooper-plumbing.test>');
+    assert.equal(withEmail!.from?.text, '"Cooper Plumbing" <billing@cooper-plumbing.test>', 'sent from the server');
+  });
+
+  test('each e-mail line shows its own figure, name above description, and the lines add up to the subtotal, or to the total with prices including tax', async () => {
+    const product = await context.request('POST', '/v1/products', {
+      key,
+      body: {
+        type: 'material',
+        name: 'Water heater',
+        description: '50-gallon gas, installed and vented',
+        unit_amount: 89_900,
+      },
+    });
+    assert.equal(product.status, 201, product.text);
+    const lines = [
+      { product_id: product.body.data.id, tax_rate: 8.875 },
+      {
+        description: 'Labour',
+        quantity: 2,
+        unit_amount: 6000,
+        tax_rate: 8.875,
+        discount: { type: 'amount', value: 1000 },
+      },
+    ];
+    /** "$1,009.00" -> 100900 */
+    const minor = (text: string) => Number(text.replace(/[^0-9]/g, ''));
+    for (const [pricesIncludeTax, sumsTo] of [
+      [false, 'Subtotal'],
+      [true, 'Total'],
+    ] as const) {
+      smtp.messages.length = 0;
+      const invoice = await newInvoice({ line_items: lines, prices_include_tax: pricesIncludeTax });
+      assert.deepEqual(
+        [invoice.line_items[0].name, invoice.line_items[0].description, invoice.line_items[1].name],
+        ['Water heater', '50-gallon gas, installed and vented', null],
+      );
+      const sent = (await context.request('POST', `/v1/invoices/${invoice.id}/send`, { key })).body.data;
+      await drain();
+      const [mail] = await smtp.waitFor(1);
+      const text = mail!.text ?? '';
+      const tax = pricesIncludeTax ? '(incl. 8.875% tax)' : '(+ 8.875% tax)';
+      assert.ok(
+        text.includes(`- Water heater: 1 × $899.00 = $899.00 ${tax}\n  50-gallon gas, installed and vented\n`),
+        text,
+      );
+      assert.ok(text.includes(`- Labour: 2 × $60.00 − $10.00 discount = $110.00 ${tax}\n`), text);
+      const figures = [...text.matchAll(/^- .* = (\S+)/gm)].map((match) => minor(match[1]!));
+      const total = minor(new RegExp(`^${sumsTo}: (\\S+)$`, 'm').exec(text)![1]!);
+      assert.equal(
+        figures.reduce((sum, figure) => sum + figure, 0),
+        total,
+        `the lines add up to the ${sumsTo}`,
+      );
+      assert.equal(total, pricesIncludeTax ? invoice.total_amount : invoice.subtotal_amount);
+      assert.match(
+        String(mail!.html),
+        /<strong>Water heater<\/strong><br><span[^>]*>50-gallon gas, installed and vented<\/span>/,
+      );
+      // The PDF prints the name and the description apart too, and the same figure.
+      const pdf = await pdfText(mail!.attachments[0]!.content);
+      assert.match(pdf, /Water heater\n50-gallon gas, installed and vented\n1\n\$899\.00\n8\.875%\n\$899\.00/);
+      // And the hub.
+      const hub = (await context.request('GET', new URL(sent.hosted_url).pathname)).text;
+      assert.match(
+        hub,
+        /<td class="desc"><strong class="item-name">Water heater<\/strong><span class="item-description">50-gallon gas, installed and vented<\/span><\/td>.*?<td class="num amount">\$899\.00<\/td>/,
+      );
+    }
+  });
+
   test('HTML in names and notes is escaped in the HTML part', async () => {
     await context.request('PUT', `/v1/clients/${clientId}`, { key, body: { name: '<script>alert(1)</script>' } });
     const invoice = await newInvoice({ notes: '<b>bold</b>' });
@@ -208,10 +296,10 @@ describe('the send operation', () => {
     await drain();
     const [mail] = await smtp.waitFor(1);
     assert.equal(mail!.subject, 'Quote Q-000001 from Cooper Plumbing');
-    assert.match(mail!.text ?? '', /Valid until: 2026-12-31/);
+    assert.match(mail!.text ?? '', /Valid until: December 31, 2026/);
     const text = await pdfText(mail!.attachments[0]!.content);
     assert.match(text, /QUOTE\s+Q-000001/);
-    assert.match(text, /Valid until\s+2026-12-31/);
+    assert.match(text, /Valid until\s+December 31, 2026/);
     assert.ok(text.includes('New faucet'), 'the title is printed');
   });
 

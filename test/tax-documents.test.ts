@@ -477,6 +477,7 @@ test('documents and clients written before the change answer exactly the figures
       const expectedLines = lines.map((stored) => ({
         ...stored,
         product_id: null,
+        name: null,
         tax_rate_ids: [],
         discount: null,
         discount_amount: 0,

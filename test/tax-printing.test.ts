@@ -133,9 +133,33 @@ test('the e-mail prints the same rows: one per rate with its registration number
       title: null,
       currency: 'USD',
       line_items: [
-        { description: 'Part', quantity: 1, unit_amount: 1_000, tax_rate: 0, amount: 983, tax_label: '5%' },
-        { description: 'Part', quantity: 1, unit_amount: 2_000, tax_rate: 0, amount: 1_967, tax_label: '5%' },
-        { description: 'Part', quantity: 1, unit_amount: 3_000, tax_rate: 0, amount: 2_950, tax_label: '5%' },
+        {
+          description: 'Part',
+          quantity: 1,
+          unit_amount: 1_000,
+          tax_rate: 0,
+          amount: 983,
+          tax_label: '5%',
+          discount_amount: 17,
+        },
+        {
+          description: 'Part',
+          quantity: 1,
+          unit_amount: 2_000,
+          tax_rate: 0,
+          amount: 1_967,
+          tax_label: '5%',
+          discount_amount: 33,
+        },
+        {
+          description: 'Part',
+          quantity: 1,
+          unit_amount: 3_000,
+          tax_rate: 0,
+          amount: 2_950,
+          tax_label: '5%',
+          discount_amount: 50,
+        },
       ],
       subtotal_amount: 5_900,
       tax_amount: 295,
@@ -156,7 +180,7 @@ test('the e-mail prints the same rows: one per rate with its registration number
     'Subtotal: $59.00',
     'GST 5% (reg. 123456789 RT0001): $2.95',
     'Total: $61.95',
-    '- Part: 1 x $10.00 + 5% tax = $9.83',
+    '- Part: 1 × $10.00 − $0.17 discount = $9.83 (+ 5% tax)',
   ])
     assert.ok(text.includes(row), `${row}\n${text}`);
   assert.match(renderHtml(snapshot), /GST 5% \(reg\. 123456789 RT0001\)<\/td><td [^>]*><strong>\$2\.95<\/strong>/);

@@ -32,6 +32,8 @@ import * as clientsPropertyIdsPortable from './migrations/20261128200000_clients
 
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
 
+import * as accountLocale from './migrations/20261128210000_account_locale.js';
+
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
@@ -64,6 +66,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261128200000_clients_property_ids_portable': clientsPropertyIdsPortable,
 
   '20261128200100_mcp_call_versions': mcpCallVersions,
+
+  '20261128210000_account_locale': accountLocale,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -27,19 +27,38 @@ export class RowStatement {
   readonly reader: boolean;
   /** True when the statement cannot change the database file (a SELECT; not INSERT … RETURNING). */
   readonly readonly: boolean;
-  private readonly toRow: (values: unknown[]) => Record<string, unknown> = () => ({});
+  private toRow: (values: unknown[]) => Record<string, unknown> = () => ({});
+  private width = 0;
 
   constructor(private readonly statement: SqliteDatabase.Statement) {
     this.reader = statement.reader;
     this.readonly = statement.readonly;
     if (this.reader) {
       statement.raw(true);
-      this.toRow = rowMaker(statement.columns().map((column) => column.name));
+      this.nameColumns();
     }
   }
 
+  private nameColumns(): void {
+    const names = this.statement.columns().map((column) => column.name);
+    this.width = names.length;
+    this.toRow = rowMaker(names);
+  }
+
+  /**
+   * A statement prepared on a connection whose schema is older than the file's (a migration just added a
+   * column on the writer) is prepared again by SQLite at its first step, with the new columns: name them then,
+   * or `select *` would answer rows without them.
+   */
+  private named(values: unknown[]): Record<string, unknown> {
+    if (values.length !== this.width) this.nameColumns();
+    return this.toRow(values);
+  }
+
   all(parameters: readonly unknown[]): Record<string, unknown>[] {
-    return (this.statement.all(parameters) as unknown[][]).map(this.toRow);
+    const rows = this.statement.all(parameters) as unknown[][];
+    if (rows.length > 0 && rows[0]!.length !== this.width) this.nameColumns();
+    return rows.map(this.toRow);
   }
 
   run(parameters: readonly unknown[]): SqliteDatabase.RunResult {
@@ -47,7 +66,7 @@ export class RowStatement {
   }
 
   *iterate(parameters: readonly unknown[]): IterableIterator<Record<string, unknown>> {
-    for (const values of this.statement.iterate(parameters) as IterableIterator<unknown[]>) yield this.toRow(values);
+    for (const values of this.statement.iterate(parameters) as IterableIterator<unknown[]>) yield this.named(values);
   }
 }
 

@@ -25,6 +25,10 @@ export interface AccountsTable {
   quote_footer: string | null;
   /** An IANA time-zone name in its primary form (docs/api-contract.md §14); `UTC` unless set. */
   timezone: string;
+  /** A BCP 47 tag in canonical form: how documents print dates and amounts; `en-US` unless set. */
+  locale: string;
+  /** `letter` or `a4`; null: the country's (accounts/locale.ts). */
+  paper_size: string | null;
   /** At most this many webhook endpoints; null: the default (docs/api-contract.md §21). */
   max_webhook_endpoints: number | null;
   /** Raised by the database on every change of the account's webhook endpoints (events/subscriber-cache.ts). */

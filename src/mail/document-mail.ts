@@ -1,9 +1,12 @@
 // What a sent quote or invoice looks like as an e-mail: the snapshot frozen at send time, and the
-// subject, text and HTML rendered from it. Amounts are formatted exactly from integer minor units.
+// subject, text and HTML rendered from it. Amounts are formatted exactly from integer minor units, and dates
+// and amounts in the account's locale (the words stay English).
 import { escapeHtml } from '../core/html.js';
 
 /** A line as the e-mail and the PDF print it (the API's line item has these fields and more). */
 export interface MailLineItem {
+  /** The line's name (a product's name), printed above its description; absent or null without one. */
+  name?: string | null;
   description: string;
   quantity: number;
   unit_amount: number;
@@ -11,6 +14,9 @@ export interface MailLineItem {
   amount: number;
   /** The line's rates as printed ("5% + 9.975%"); absent from snapshots queued before named rates existed. */
   tax_label?: string;
+  /** The line's tax and its discounts, in minor units (absent from snapshots queued before they were printed). */
+  tax_amount?: number;
+  discount_amount?: number;
 }
 
 /** A row of the tax breakdown as printed (docs/api-contract.md §19): one per rate, with its name and number. */
@@ -56,6 +62,12 @@ export interface MailServiceAddress {
 
 export interface MailSnapshot {
   kind: 'invoice' | 'quote';
+  /** The account's BCP 47 locale: how dates and amounts are printed (absent before it existed: en-US). */
+  locale?: string;
+  /** The PDF's paper (absent before it existed: A4, as those documents were). */
+  paper_size?: 'letter' | 'a4';
+  /** The account's time zone: the day an instant (an answer's time) falls on (absent: UTC). */
+  timezone?: string;
   business: MailBusiness;
   client: { name: string; email: string | null; company_name: string | null; address?: MailAddress | null };
   /**
@@ -73,6 +85,8 @@ export interface MailSnapshot {
     updated_at?: string;
     title: string | null;
     currency: string;
+    /** Whether unit amounts include tax (absent before it was printed: false). */
+    prices_include_tax?: boolean;
     line_items: MailLineItem[];
     subtotal_amount: number;
     tax_amount: number;
@@ -121,24 +135,115 @@ export function minorUnitDigits(currency: string): number {
   return MINOR_UNIT_DIGITS[currency] ?? 2;
 }
 
-/** 123456 minor units of USD -> "$1,234.56", computed from the digits, never through a float. */
-export function formatMoney(amount: number, currency: string): string {
+/** 123456 minor units of USD -> "$1,234.56" (en-US) or "1.234,56 $" (de-DE), computed from the digits, never through a float. */
+export function formatMoney(amount: number, currency: string, locale = DEFAULT_LOCALE): string {
   const digits = minorUnitDigits(currency);
   const negative = amount < 0;
   const text = String(Math.abs(amount)).padStart(digits + 1, '0');
   const decimal = digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
-  const format = new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency,
-    minimumFractionDigits: digits,
-    maximumFractionDigits: digits,
-  });
   // Intl.NumberFormat formats a decimal string exactly (no conversion to a binary float).
-  return format.format(`${negative ? '-' : ''}${decimal}` as unknown as number);
+  return moneyFormat(locale, currency, digits).format(`${negative ? '-' : ''}${decimal}` as unknown as number);
 }
 
-export function formatQuantity(quantity: number): string {
-  return String(quantity);
+/** A quantity (at most 3 decimals) in the locale: 1.5 -> "1.5" (en-US), "1,5" (de-DE). */
+export function formatQuantity(quantity: number, locale = DEFAULT_LOCALE): string {
+  return cached(`q|${locale}`, () => new Intl.NumberFormat(locale, { maximumFractionDigits: 3 })).format(
+    String(quantity) as unknown as number,
+  );
+}
+
+export const DEFAULT_LOCALE = 'en-US';
+const formats = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
+
+function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat>(key: string, make: () => T): T {
+  let format = formats.get(key) as T | undefined;
+  if (!format) {
+    format = make();
+    if (formats.size < 1000) formats.set(key, format);
+  }
+  return format;
+}
+
+function moneyFormat(locale: string, currency: string, digits: number): Intl.NumberFormat {
+  return cached(
+    `m|${locale}|${currency}`,
+    () =>
+      new Intl.NumberFormat(locale, {
+        style: 'currency',
+        currency,
+        minimumFractionDigits: digits,
+        maximumFractionDigits: digits,
+      }),
+  );
+}
+
+/**
+ * How a date is printed in a locale. The documents' words are English, so an English locale spells the month
+ * ("November 28, 2026", "28 November 2026") and any other prints the locale's numeric date ("28.11.2026",
+ * "28/11/2026", "2026/11/28"): no month name of another language among English words.
+ */
+function dateFormat(locale: string, timeZone: string): Intl.DateTimeFormat {
+  return cached(`d|${locale}|${timeZone}`, () => {
+    const english = new Intl.Locale(locale).language === 'en';
+    return new Intl.DateTimeFormat(
+      locale,
+      english ? { dateStyle: 'long', timeZone } : { year: 'numeric', month: '2-digit', day: '2-digit', timeZone },
+    );
+  });
+}
+
+/** A calendar date ("2026-11-28") as the locale prints it; anything else is printed as it is. */
+export function formatDate(value: string, locale = DEFAULT_LOCALE): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
+  const date = new Date(`${value}T00:00:00.000Z`);
+  return Number.isNaN(date.getTime()) ? value : dateFormat(locale, 'UTC').format(date);
+}
+
+/** The day of an instant in the account's time zone, as the locale prints it. */
+export function formatInstantDate(value: string, locale = DEFAULT_LOCALE, timeZone = 'UTC'): string {
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : dateFormat(locale, timeZone).format(date);
+}
+
+/** The snapshot's locale: the account's, en-US for a snapshot from before it existed. */
+export function localeOf(snapshot: MailSnapshot): string {
+  return snapshot.locale ?? DEFAULT_LOCALE;
+}
+
+/**
+ * What a line adds up to as printed: quantity × unit amount less its discounts. With prices excluding tax that
+ * is the line's net (the lines sum to the subtotal, tax is added below); with prices including tax it is the
+ * line's gross, net plus its tax (the lines sum to the total).
+ */
+export function lineTotal(item: MailLineItem, snapshot: MailSnapshot): number {
+  return snapshot.document.prices_include_tax ? item.amount + (item.tax_amount ?? 0) : item.amount;
+}
+
+/** The line's name and, beneath it, its description; the description alone when it has no name of its own. */
+export function lineHeading(item: MailLineItem): { name: string; description: string | null } {
+  const name = item.name?.trim();
+  if (!name || name === item.description.trim()) return { name: item.description, description: null };
+  return { name, description: item.description };
+}
+
+/** The Amount column's heading: what lineTotal is. */
+export function amountHeading(snapshot: MailSnapshot): string {
+  return snapshot.document.prices_include_tax ? 'Amount incl. tax' : 'Amount';
+}
+
+/**
+ * A line in the e-mail's text: "Water heater: 1 × $899.00 = $899.00 (+ 8.875% tax)"; with a discount
+ * "2 × $50.00 − $10.00 discount = $90.00"; with prices including tax "(incl. 19% tax)".
+ */
+export function lineSentence(item: MailLineItem, snapshot: MailSnapshot): string {
+  const locale = localeOf(snapshot);
+  const money = (amount: number) => formatMoney(amount, snapshot.document.currency, locale);
+  const discount = item.discount_amount ? ` − ${money(item.discount_amount)} discount` : '';
+  const label = lineTaxLabel(item);
+  const tax =
+    label === '0%' ? '' : snapshot.document.prices_include_tax ? ` (incl. ${label} tax)` : ` (+ ${label} tax)`;
+  const { name, description } = lineHeading(item);
+  return `${name}: ${formatQuantity(item.quantity, locale)} × ${money(item.unit_amount)}${discount} = ${money(lineTotal(item, snapshot))}${tax}${description ? `\n  ${description.replace(/\n/g, '\n  ')}` : ''}`;
 }
 
 export function documentLabel(snapshot: MailSnapshot): string {
@@ -167,7 +272,7 @@ export function subjectOf(snapshot: MailSnapshot): string {
 /** The lines under the table: due or validity dates, and totals. */
 export function summaryRows(snapshot: MailSnapshot): Array<[string, string]> {
   const { document } = snapshot;
-  const money = (amount: number) => formatMoney(amount, document.currency);
+  const money = (amount: number) => formatMoney(amount, document.currency, localeOf(snapshot));
   const rows: Array<[string, string]> = [];
   if (document.discount_amount) rows.push(['Discount (in the amounts above)', money(-document.discount_amount)]);
   rows.push(['Subtotal', money(document.subtotal_amount)]);
@@ -191,12 +296,14 @@ export function lineTaxLabel(item: MailLineItem): string {
   return item.tax_label ?? `${item.tax_rate}%`;
 }
 
+/** The document's dates, as the account's locale prints them. */
 export function dateRows(snapshot: MailSnapshot): Array<[string, string]> {
   const { document } = snapshot;
+  const date = (value: string) => formatDate(value, localeOf(snapshot));
   const rows: Array<[string, string]> = [];
-  if (document.issue_date) rows.push(['Issue date', document.issue_date]);
-  if (document.due_date) rows.push(['Due date', document.due_date]);
-  if (document.valid_until) rows.push(['Valid until', document.valid_until]);
+  if (document.issue_date) rows.push(['Issue date', date(document.issue_date)]);
+  if (document.due_date) rows.push(['Due date', date(document.due_date)]);
+  if (document.valid_until) rows.push(['Valid until', date(document.valid_until)]);
   // A quote says when it expires, or that it does not, so its reader never has to guess.
   else if (snapshot.kind === 'quote') rows.push(['Valid until', 'no expiry date']);
   return rows;
@@ -204,7 +311,6 @@ export function dateRows(snapshot: MailSnapshot): Array<[string, string]> {
 
 export function renderText(snapshot: MailSnapshot): string {
   const { document } = snapshot;
-  const money = (amount: number) => formatMoney(amount, document.currency);
   const lines = [
     `Hello ${snapshot.client.name},`,
     '',
@@ -213,10 +319,7 @@ export function renderText(snapshot: MailSnapshot): string {
     ...dateRows(snapshot).map(([label, value]) => `${label}: ${value}`),
     ...(snapshot.service_address ? [`Service address: ${serviceAddressLines(snapshot).join(', ')}`] : []),
     '',
-    ...document.line_items.map(
-      (item) =>
-        `- ${item.description}: ${formatQuantity(item.quantity)} x ${money(item.unit_amount)}${lineTaxLabel(item) !== '0%' ? ` + ${lineTaxLabel(item)} tax` : ''} = ${money(item.amount)}`,
-    ),
+    ...document.line_items.map((item) => `- ${lineSentence(item, snapshot)}`),
     '',
     ...summaryRows(snapshot).map(([label, value]) => `${label}: ${value}`),
     ...(document.notes ? ['', document.notes] : []),
@@ -234,14 +337,21 @@ export function renderText(snapshot: MailSnapshot): string {
 
 export function renderHtml(snapshot: MailSnapshot): string {
   const { document } = snapshot;
-  const money = (amount: number) => escapeHtml(formatMoney(amount, document.currency));
+  const locale = localeOf(snapshot);
+  const money = (amount: number) => escapeHtml(formatMoney(amount, document.currency, locale));
   const cell = 'style="padding:4px 8px;border-bottom:1px solid #ddd"';
   const right = 'style="padding:4px 8px;border-bottom:1px solid #ddd;text-align:right"';
   const rows = document.line_items
-    .map(
-      (item) =>
-        `<tr><td ${cell}>${escapeHtml(item.description)}</td><td ${right}>${escapeHtml(formatQuantity(item.quantity))}</td><td ${right}>${money(item.unit_amount)}</td><td ${right}>${escapeHtml(lineTaxLabel(item))}</td><td ${right}>${money(item.amount)}</td></tr>`,
-    )
+    .map((item) => {
+      const { name, description } = lineHeading(item);
+      const discount = item.discount_amount
+        ? `<br><span style="color:#666">${money(-item.discount_amount)} discount</span>`
+        : '';
+      const text = description
+        ? `<strong>${escapeHtml(name)}</strong><br><span style="color:#555">${escapeHtml(description).replace(/\n/g, '<br>')}</span>`
+        : escapeHtml(name);
+      return `<tr><td ${cell}>${text}</td><td ${right}>${escapeHtml(formatQuantity(item.quantity, locale))}</td><td ${right}>${money(item.unit_amount)}</td><td ${right}>${escapeHtml(lineTaxLabel(item))}</td><td ${right}>${money(lineTotal(item, snapshot))}${discount}</td></tr>`;
+    })
     .join('');
   const summary = summaryRows(snapshot)
     .map(
@@ -258,7 +368,7 @@ ${snapshot.message ? `<p>${escapeHtml(snapshot.message).replace(/\n/g, '<br>')}<
 <h2>${escapeHtml(documentLabel(snapshot))}${document.title ? ` &middot; ${escapeHtml(document.title)}` : ''}</h2>
 <p>${dates}</p>
 ${snapshot.service_address ? `<p><strong>Service address</strong><br>${serviceAddressLines(snapshot).map(escapeHtml).join('<br>')}</p>` : ''}
-<table style="border-collapse:collapse"><thead><tr><th ${cell}>Description</th><th ${right}>Qty</th><th ${right}>Unit</th><th ${right}>Tax</th><th ${right}>Amount</th></tr></thead>
+<table style="border-collapse:collapse"><thead><tr><th ${cell}>Description</th><th ${right}>Qty</th><th ${right}>Unit</th><th ${right}>Tax</th><th ${right}>${escapeHtml(amountHeading(snapshot))}</th></tr></thead>
 <tbody>${rows}${summary}</tbody></table>
 ${document.notes ? `<p>${escapeHtml(document.notes).replace(/\n/g, '<br>')}</p>` : ''}
 ${snapshot.kind === 'invoice' && snapshot.business.payment_instructions ? `<p><strong>How to pay</strong><br>${escapeHtml(snapshot.business.payment_instructions).replace(/\n/g, '<br>')}</p>` : ''}

@@ -8,10 +8,14 @@ import PDFDocument from 'pdfkit';
 import { drawableLogo, LOGO_BOX, type PreparedLogo } from './logo-image.js';
 import {
   addressLines,
+  amountHeading,
   dateRows,
   documentLabel,
   formatMoney,
   formatQuantity,
+  lineHeading,
+  lineTotal,
+  localeOf,
   serviceAddressLines,
   lineTaxLabel,
   summaryRows,
@@ -22,24 +26,28 @@ const require = createRequire(import.meta.url);
 const REGULAR = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
 const BOLD = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf');
 
-const PAGE = { width: 595.28, height: 841.89 }; // A4 in points
+/** The sheets in points: US Letter (8.5 × 11 in) and A4 (210 × 297 mm). */
+export const PAPER = {
+  letter: { width: 612, height: 792 },
+  a4: { width: 595.28, height: 841.89 },
+} as const;
 const MARGIN = 50;
 const FOOTER_HEIGHT = 40;
-const CONTENT_WIDTH = PAGE.width - 2 * MARGIN;
-const BOTTOM = PAGE.height - MARGIN - FOOTER_HEIGHT;
 const INK = '#1f2328';
 const MUTED = '#59636e';
 const RULE = '#d0d7de';
 const HEADER_FILL = '#f0f3f6';
-const COLUMNS = [
-  { label: '#', width: 24, align: 'right' as const },
-  // The description takes what the other columns leave of the width.
-  { label: 'Description', width: CONTENT_WIDTH - 24 - 45 - 70 - 46 - 80, align: 'left' as const },
-  { label: 'Qty', width: 45, align: 'right' as const },
-  { label: 'Unit price', width: 70, align: 'right' as const },
-  { label: 'Tax', width: 46, align: 'right' as const },
-  { label: 'Amount', width: 80, align: 'right' as const },
-];
+/** The table's columns on a page `contentWidth` wide: the description takes what the others leave. */
+function columnsFor(contentWidth: number, amountLabel: string) {
+  return [
+    { label: '#', width: 24, align: 'right' as const },
+    { label: 'Description', width: contentWidth - 24 - 45 - 70 - 46 - 80, align: 'left' as const },
+    { label: 'Qty', width: 45, align: 'right' as const },
+    { label: 'Unit price', width: 70, align: 'right' as const },
+    { label: 'Tax', width: 46, align: 'right' as const },
+    { label: amountLabel, width: 80, align: 'right' as const },
+  ];
+}
 const CELL_PADDING = 4;
 const STAMPS: Record<string, { text: string; color: string }> = {
   paid: { text: 'PAID', color: '#1a7f37' },
@@ -56,9 +64,15 @@ export interface PdfInput {
 
 export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): Promise<Buffer> {
   const { document, business, client } = snapshot;
-  const money = (amount: number) => formatMoney(amount, document.currency);
+  const locale = localeOf(snapshot);
+  const money = (amount: number) => formatMoney(amount, document.currency, locale);
+  // Snapshots from before the paper followed the account were A4.
+  const PAGE = PAPER[snapshot.paper_size ?? 'a4'];
+  const CONTENT_WIDTH = PAGE.width - 2 * MARGIN;
+  const BOTTOM = PAGE.height - MARGIN - FOOTER_HEIGHT;
+  const COLUMNS = columnsFor(CONTENT_WIDTH, amountHeading(snapshot));
   const pdf = new PDFDocument({
-    size: 'A4',
+    size: [PAGE.width, PAGE.height],
     // The bottom margin keeps the footer's band free: text that runs on breaks above it.
     margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: MARGIN + FOOTER_HEIGHT },
     bufferPages: true,
@@ -103,8 +117,9 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
   pdf.moveDown(0.4);
   for (const [label, value] of dateRows(snapshot)) {
     const y = pdf.y;
-    pdf.fillColor(MUTED).text(label, right.x, y, { width: right.width - 90, align: 'right' });
-    pdf.fillColor(INK).text(value, right.x + right.width - 80, y, { width: 80, align: 'right' });
+    // Wide enough for a long date ("September 30, 2026") on one line.
+    pdf.fillColor(MUTED).text(label, right.x, y, { width: right.width - 125, align: 'right' });
+    pdf.fillColor(INK).text(value, right.x + right.width - 115, y, { width: 115, align: 'right' });
   }
   const rightBottom = pdf.y;
 
@@ -163,21 +178,45 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
       .text(document.title, MARGIN, pdf.y, { width: CONTENT_WIDTH })
       .moveDown(0.5);
 
-  // The lines: a table whose header repeats on every page it continues on.
-  const cellHeights = (values: string[]) =>
-    COLUMNS.map((column, index) => pdf.heightOfString(values[index] ?? '', { width: column.width - 2 * CELL_PADDING }));
-  const drawRow = (values: string[], options: { header?: boolean } = {}) => {
-    pdf.font(options.header ? 'Bold' : 'Regular').fontSize(options.header ? 8.5 : 9);
-    const height = Math.max(...cellHeights(values)) + 2 * CELL_PADDING;
+  // The lines: a table whose header repeats on every page it continues on. A line's first cell is its name
+  // (bold) with its description beneath, or its description alone.
+  interface Row {
+    values: string[];
+    /** The description under the name in the second cell. */
+    detail?: string | null;
+    header?: boolean;
+  }
+  const textWidth = (index: number) => (COLUMNS[index]?.width ?? 0) - 2 * CELL_PADDING;
+  const rowHeight = (row: Row) => {
+    pdf.font(row.header ? 'Bold' : 'Regular').fontSize(row.header ? 8.5 : 9);
+    const heights = COLUMNS.map((_, index) => pdf.heightOfString(row.values[index] ?? '', { width: textWidth(index) }));
+    if (!row.header && row.detail) {
+      pdf.font('Bold');
+      const name = pdf.heightOfString(row.values[1] ?? '', { width: textWidth(1) });
+      pdf.font('Regular').fontSize(8.5);
+      heights[1] = name + 1 + pdf.heightOfString(row.detail, { width: textWidth(1) });
+      pdf.fontSize(9);
+    }
+    return Math.max(...heights) + 2 * CELL_PADDING;
+  };
+  const drawRow = (row: Row) => {
+    const height = rowHeight(row);
     const y = pdf.y;
-    if (options.header) pdf.rect(MARGIN, y, CONTENT_WIDTH, height).fill(HEADER_FILL);
+    pdf.font(row.header ? 'Bold' : 'Regular').fontSize(row.header ? 8.5 : 9);
+    if (row.header) pdf.rect(MARGIN, y, CONTENT_WIDTH, height).fill(HEADER_FILL);
     let x = MARGIN;
-    pdf.fillColor(options.header ? MUTED : INK);
+    pdf.fillColor(row.header ? MUTED : INK);
     COLUMNS.forEach((column, index) => {
-      pdf.text(values[index] ?? '', x + CELL_PADDING, y + CELL_PADDING, {
-        width: column.width - 2 * CELL_PADDING,
-        align: column.align,
-      });
+      const options = { width: textWidth(index), align: column.align };
+      if (index === 1 && !row.header && row.detail) {
+        pdf.font('Bold').text(row.values[index] ?? '', x + CELL_PADDING, y + CELL_PADDING, options);
+        pdf
+          .font('Regular')
+          .fontSize(8.5)
+          .fillColor(MUTED)
+          .text(row.detail, x + CELL_PADDING, pdf.y + 1, options);
+        pdf.fontSize(9).fillColor(INK);
+      } else pdf.text(row.values[index] ?? '', x + CELL_PADDING, y + CELL_PADDING, options);
       x += column.width;
     });
     pdf
@@ -190,31 +229,32 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
     pdf.x = MARGIN;
     pdf.y = y + height;
   };
-  const header = COLUMNS.map((column) => column.label);
-  const fits = (values: string[]) => {
-    pdf.font('Regular').fontSize(9);
-    return pdf.y + Math.max(...cellHeights(values)) + 2 * CELL_PADDING <= BOTTOM;
-  };
+  const header: Row = { values: COLUMNS.map((column) => column.label), header: true };
+  const fits = (row: Row) => pdf.y + rowHeight(row) <= BOTTOM;
   const newPage = () => {
     pdf.addPage();
     pdf.y = MARGIN;
   };
   if (!fits(header)) newPage();
-  drawRow(header, { header: true });
+  drawRow(header);
   document.line_items.forEach((item, index) => {
-    const values = [
-      String(index + 1),
-      item.description,
-      formatQuantity(item.quantity),
-      money(item.unit_amount),
-      lineTaxLabel(item),
-      money(item.amount),
-    ];
-    if (!fits(values)) {
+    const { name, description } = lineHeading(item);
+    const row: Row = {
+      values: [
+        String(index + 1),
+        name,
+        formatQuantity(item.quantity, locale),
+        money(item.unit_amount),
+        lineTaxLabel(item),
+        money(lineTotal(item, snapshot)),
+      ],
+      detail: description,
+    };
+    if (!fits(row)) {
       newPage();
-      drawRow(header, { header: true });
+      drawRow(header);
     }
-    drawRow(values);
+    drawRow(row);
   });
 
   // Totals, right-aligned under the table; then payment instructions and notes.

@@ -8,6 +8,8 @@ import type { Config } from '../config.js';
 export interface OutgoingMail {
   from: { name: string; address: string };
   to: string;
+  /** Where the client's answer goes: the business's own address (the From is the server's sending address). */
+  replyTo?: { name: string; address: string };
   subject: string;
   text: string;
   html: string;

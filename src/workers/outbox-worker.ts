@@ -36,6 +36,7 @@ export function composeMail(
   return {
     from: { name: snapshot.business.name, address: fromAddress },
     to: message.recipient,
+    ...(snapshot.business.email ? { replyTo: { name: snapshot.business.name, address: snapshot.business.email } } : {}),
     subject: subjectOf(snapshot),
     text: renderText(snapshot),
     html: renderHtml(snapshot),

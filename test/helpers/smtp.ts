@@ -101,3 +101,17 @@ export async function pdfPages(pdf: Buffer): Promise<string[]> {
 export async function pdfText(pdf: Buffer): Promise<string> {
   return (await pdfPages(pdf)).join('\n');
 }
+
+/** Each page's size in points (width × height), read back with pdf.js from the page's MediaBox. */
+export async function pdfPageSizes(pdf: Buffer): Promise<Array<{ width: number; height: number }>> {
+  const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const document = await getDocument({ data: new Uint8Array(pdf), useSystemFonts: false, isEvalSupported: false })
+    .promise;
+  const sizes: Array<{ width: number; height: number }> = [];
+  for (let number = 1; number <= document.numPages; number += 1) {
+    const viewport = (await document.getPage(number)).getViewport({ scale: 1 });
+    sizes.push({ width: Math.round(viewport.width * 100) / 100, height: Math.round(viewport.height * 100) / 100 });
+  }
+  await document.destroy();
+  return sizes;
+}

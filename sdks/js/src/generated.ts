@@ -142,6 +142,8 @@ export interface QuoteLineItem {
   id: string;
   /** Unique identifier (UUIDv7). */
   product_id: string | null;
+  /** Printed in bold above the description; null without one. */
+  name: string | null;
   /** What was or will be done or supplied. */
   description: string;
   /** Quantity. */
@@ -278,6 +280,8 @@ export interface JobLineItem {
   id: string;
   /** Unique identifier (UUIDv7). */
   product_id: string | null;
+  /** Printed in bold above the description; null without one. */
+  name: string | null;
   /** What was or will be done or supplied. */
   description: string;
   /** Quantity. */
@@ -676,6 +680,8 @@ export interface InvoiceLineItem {
   id: string;
   /** Unique identifier (UUIDv7). */
   product_id: string | null;
+  /** Printed in bold above the description; null without one. */
+  name: string | null;
   /** What was or will be done or supplied. */
   description: string;
   /** Quantity. */
@@ -1517,6 +1523,12 @@ export interface Account {
   quote_footer: string | null;
   /** The business’s time zone (IANA primary name; UTC until set): its local day decides is_overdue and date defaults. */
   timezone: string;
+  /** How documents, e-mails and the hub print dates and amounts: a BCP 47 tag in canonical form (default en-US). */
+  locale: string;
+  /** The paper the PDFs print on now: the one set, else the country’s (the address’s country, else the locale’s region): letter in the Letter countries (US, CA, MX, PH, CL, CO, VE, GT, CR, PA, NI, SV, BZ, PR), a4 elsewhere. Never null. */
+  paper_size: "letter" | "a4";
+  /** account: paper_size was set on the account; country: it follows the country (PUT paper_size null). */
+  paper_size_source: "account" | "country";
   /** The last of a line’s tax sources (§19). */
   default_tax_rate_ids: Array<string>;
   /** The default of new quotes, jobs and invoices: whether unit amounts include tax. Default false. */
@@ -1956,8 +1968,10 @@ export interface QuoteLineItemDiscountParams {
 }
 
 export interface QuoteLineItemParams {
-  /** A product of the account: fills the description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document). */
+  /** A product of the account: fills the name, description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document). */
   product_id?: string;
+  /** A short name printed in bold above the description (a product’s name). Absent: the product’s name, else none. */
+  name?: string | null;
   /** What was or will be done or supplied. Required unless product_id gives it. */
   description?: string;
   /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. Required unless product_id gives it. */
@@ -2127,8 +2141,10 @@ export interface JobLineItemDiscountParams {
 }
 
 export interface JobLineItemParams {
-  /** A product of the account: fills the description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document). */
+  /** A product of the account: fills the name, description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document). */
   product_id?: string;
+  /** A short name printed in bold above the description (a product’s name). Absent: the product’s name, else none. */
+  name?: string | null;
   /** What was or will be done or supplied. Required unless product_id gives it. */
   description?: string;
   /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. Required unless product_id gives it. */
@@ -2799,8 +2815,10 @@ export interface InvoiceLineItemDiscountParams {
 }
 
 export interface InvoiceLineItemParams {
-  /** A product of the account: fills the description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document). */
+  /** A product of the account: fills the name, description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document). */
   product_id?: string;
+  /** A short name printed in bold above the description (a product’s name). Absent: the product’s name, else none. */
+  name?: string | null;
   /** What was or will be done or supplied. Required unless product_id gives it. */
   description?: string;
   /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. Required unless product_id gives it. */
@@ -3155,6 +3173,10 @@ export interface AccountUpdateParams {
   prices_include_tax?: boolean;
   /** The default of new documents: per_line rounds each line’s tax per rate; per_document rounds each rate’s total once and shares it over the lines. Default per_line. */
   rounding?: "per_line" | "per_document";
+  /** A BCP 47 language tag (en-US, en-GB, de-DE, fr-CA) the server can format in: how documents, e-mails and the hub print dates and amounts. Answered in canonical form. Default en-US. */
+  locale?: string;
+  /** The PDFs’ paper: letter (8.5 × 11 in) or a4 (210 × 297 mm). null: follow the country (Letter in the US, Canada, Mexico, the Philippines, Chile, Colombia, Venezuela, Guatemala, Costa Rica, Panama, Nicaragua, El Salvador, Belize and Puerto Rico; A4 elsewhere). */
+  paper_size?: "letter" | "a4" | null;
   /** The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
   timezone?: string;
 }

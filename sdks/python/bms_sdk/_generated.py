@@ -252,6 +252,7 @@ class QuoteLineItem(TypedDict):
 
     id: str
     product_id: Optional[str]
+    name: Optional[str]
     description: str
     quantity: float
     unit_amount: int
@@ -342,6 +343,7 @@ class JobLineItem(TypedDict):
 
     id: str
     product_id: Optional[str]
+    name: Optional[str]
     description: str
     quantity: float
     unit_amount: int
@@ -590,6 +592,7 @@ class InvoiceLineItem(TypedDict):
 
     id: str
     product_id: Optional[str]
+    name: Optional[str]
     description: str
     quantity: float
     unit_amount: int
@@ -1267,6 +1270,9 @@ class Account(TypedDict):
     invoice_footer: Optional[str]
     quote_footer: Optional[str]
     timezone: str
+    locale: str
+    paper_size: Literal["letter", "a4"]
+    paper_size_source: Literal["account", "country"]
     default_tax_rate_ids: List[str]
     prices_include_tax: bool
     rounding: Literal["per_line", "per_document"]
@@ -1418,6 +1424,7 @@ class QuoteLineItemParams(TypedDict, total=False):
     """QuoteLineItemParams"""
 
     product_id: str
+    name: Optional[str]
     description: str
     quantity: float
     unit_amount: int
@@ -1444,6 +1451,7 @@ class JobLineItemParams(TypedDict, total=False):
     """JobLineItemParams"""
 
     product_id: str
+    name: Optional[str]
     description: str
     quantity: float
     unit_amount: int
@@ -1644,6 +1652,7 @@ class InvoiceLineItemParams(TypedDict, total=False):
     """InvoiceLineItemParams"""
 
     product_id: str
+    name: Optional[str]
     description: str
     quantity: float
     unit_amount: int
@@ -3427,6 +3436,8 @@ Requires the scope `account:read`."""
         default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
         prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
         rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        locale: Union[str, NotGiven] = NOT_GIVEN,
+        paper_size: Union[Optional[Literal["letter", "a4"]], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -3437,7 +3448,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def upload_logo(
         self,
@@ -5560,6 +5571,8 @@ Requires the scope `account:read`."""
         default_tax_rate_ids: Union[List[str], NotGiven] = NOT_GIVEN,
         prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
         rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        locale: Union[str, NotGiven] = NOT_GIVEN,
+        paper_size: Union[Optional[Literal["letter", "a4"]], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -5570,7 +5583,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def upload_logo(
         self,

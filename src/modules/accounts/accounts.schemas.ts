@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
 import { TaxRateIdsSchema } from '../catalog/index.js';
 import { IdSchema, Nullable, TimeZoneInputSchema, TimeZoneSchema, TimestampSchema } from '../../kernel/fields.js';
+import { DEFAULT_LOCALE, PAPER_SIZES, type PaperSize } from './locale.js';
 
 export const DEFAULT_PAYMENT_TERMS_DAYS = 30;
 
@@ -79,6 +80,22 @@ const writableFields = {
       'The default of new documents: per_line rounds each line’s tax per rate; per_document rounds each rate’s total once and shares it over the lines. Default per_line.',
     example: 'per_line',
   }),
+  locale: Type.String({
+    minLength: 2,
+    maxLength: 35,
+    description: `A BCP 47 language tag (en-US, en-GB, de-DE, fr-CA) the server can format in: how documents, e-mails and the hub print dates and amounts. Answered in canonical form. Default ${DEFAULT_LOCALE}.`,
+    example: 'en-US',
+  }),
+  // The enum names null too: a JSON Schema enum is checked on its own, whatever `type` allows.
+  paper_size: Nullable(
+    Type.Unsafe<PaperSize>({
+      type: 'string',
+      enum: [...PAPER_SIZES, null],
+      description:
+        'The PDFs’ paper: letter (8.5 × 11 in) or a4 (210 × 297 mm). null: follow the country (Letter in the US, Canada, Mexico, the Philippines, Chile, Colombia, Venezuela, Guatemala, Costa Rica, Panama, Nicaragua, El Salvador, Belize and Puerto Rico; A4 elsewhere).',
+      example: 'letter',
+    }),
+  ),
   timezone: {
     ...TimeZoneInputSchema,
     description: `The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. ${TimeZoneInputSchema.description}`,
@@ -106,6 +123,23 @@ export const AccountSchema = Type.Object(
       description:
         'The business’s time zone (IANA primary name; UTC until set): its local day decides is_overdue and date defaults.',
     },
+    locale: {
+      ...writableFields.locale,
+      description: `How documents, e-mails and the hub print dates and amounts: a BCP 47 tag in canonical form (default ${DEFAULT_LOCALE}).`,
+    },
+    paper_size: Type.Unsafe<PaperSize>({
+      type: 'string',
+      enum: [...PAPER_SIZES],
+      description:
+        'The paper the PDFs print on now: the one set, else the country’s (the address’s country, else the locale’s region): letter in the Letter countries (US, CA, MX, PH, CL, CO, VE, GT, CR, PA, NI, SV, BZ, PR), a4 elsewhere. Never null.',
+      example: 'letter',
+    }),
+    paper_size_source: Type.Unsafe<'account' | 'country'>({
+      type: 'string',
+      enum: ['account', 'country'],
+      description: 'account: paper_size was set on the account; country: it follows the country (PUT paper_size null).',
+      example: 'country',
+    }),
     default_tax_rate_ids: Type.Array(IdSchema, { description: 'The last of a line’s tax sources (§19).' }),
     prices_include_tax: writableFields.prices_include_tax,
     rounding: writableFields.rounding,

@@ -22,8 +22,10 @@ import {
   type UpdateAccountInput,
 } from './accounts.schemas.js';
 import { decodeLogo } from './logo.js';
+import { canonicalLocale, DEFAULT_LOCALE, effectivePaperSize } from './locale.js';
 
 export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
+  const address = presentAddress(row.address);
   return {
     id: row.id,
     object: 'account',
@@ -32,7 +34,7 @@ export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
     email: row.email,
     phone: row.phone,
     website: row.website,
-    address: presentAddress(row.address),
+    address,
     tax_id: row.tax_id,
     currency: row.currency,
     payment_terms_days: row.payment_terms_days,
@@ -40,6 +42,9 @@ export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
     invoice_footer: row.invoice_footer,
     quote_footer: row.quote_footer,
     timezone: row.timezone,
+    locale: row.locale,
+    paper_size: effectivePaperSize(row.paper_size, address?.country, row.locale),
+    paper_size_source: row.paper_size === null ? 'country' : 'account',
     default_tax_rate_ids: fromJson<string[]>(row.default_tax_rate_ids ?? '[]'),
     prices_include_tax: Number(row.prices_include_tax) === 1,
     rounding: row.rounding as 'per_line' | 'per_document',
@@ -74,6 +79,8 @@ export async function createAccount(
     invoice_footer: null,
     quote_footer: null,
     timezone: 'UTC',
+    locale: DEFAULT_LOCALE,
+    paper_size: null,
     max_webhook_endpoints: null,
     webhook_endpoints_version: 0,
     default_tax_rate_ids: '[]',
@@ -122,6 +129,7 @@ export async function updateAccount(
     }
     if (inclusive !== undefined) patch.prices_include_tax = inclusive ? 1 : 0;
     if (fields.timezone !== undefined) patch.timezone = canonicalTimeZone('timezone', fields.timezone);
+    if (fields.locale !== undefined) patch.locale = canonicalLocale('locale', fields.locale);
     if (address !== undefined) patch.address = serializeAddress(address);
     return presentAccount((await repository.updateAccount(trx, accountId, patch)) ?? current, logo);
   });
@@ -169,6 +177,12 @@ export async function deleteLogo(db: Db, clock: Clock, accountId: string): Promi
       false,
     );
   });
+}
+
+/** How the account's documents are printed: locale, paper and time zone (docs/api-contract.md §10, §14). */
+export function printSettings(row: AccountRow): { locale: string; paper_size: 'letter' | 'a4'; timezone: string } {
+  const { locale, paper_size, timezone } = presentAccount(row, false);
+  return { locale, paper_size, timezone };
 }
 
 /** The business as a document prints it; the footer is the invoice's or the quote's. */

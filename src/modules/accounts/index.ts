@@ -7,5 +7,7 @@ export {
   businessOnDocument,
   createAccount,
   getAccount,
+  printSettings,
 } from './accounts.service.js';
+export { DEFAULT_LOCALE, effectivePaperSize, type PaperSize } from './locale.js';
 export { accountLimits, DEFAULT_MAX_WEBHOOK_ENDPOINTS, setAccountLimits } from './limits.js';

@@ -43,9 +43,21 @@ export const LineItemInputSchema = Type.Object(
       Type.String({
         format: 'uuid',
         description:
-          'A product of the account: fills the description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document).',
+          'A product of the account: fills the name, description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document).',
         example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f03',
       }),
+    ),
+    name: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 200,
+          pattern: '\\S',
+          description:
+            'A short name printed in bold above the description (a product’s name). Absent: the product’s name, else none.',
+          example: 'Water heater',
+        }),
+      ),
     ),
     description: Type.Optional(
       Type.String({
@@ -100,6 +112,9 @@ export const LineTaxSchema = Type.Object({
 export const LineItemSchema = Type.Object({
   id: IdSchema,
   product_id: Nullable(IdSchema),
+  name: Nullable(
+    Type.String({ description: 'Printed in bold above the description; null without one.', example: 'Water heater' }),
+  ),
   description: Type.String({ description: 'What was or will be done or supplied.', example: 'Replace kitchen faucet' }),
   quantity: Type.Number({ description: 'Quantity.', example: 1.5 }),
   unit_amount: Type.Integer({ description: 'Price of one unit in minor units.', example: 12000 }),
@@ -184,6 +199,7 @@ export function presentLineItem(
   return {
     id: stored.id,
     product_id: stored.product_id ?? null,
+    name: stored.name ?? null,
     description: stored.description,
     quantity: stored.quantity,
     unit_amount: stored.unit_amount,

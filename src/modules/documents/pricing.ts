@@ -86,6 +86,7 @@ function storedLines(stored: Pick<StoredPricing, 'line_items'>): LineItem[] {
 function inputOf(line: LineItem): LineItemInput {
   return {
     ...(line.product_id ? { product_id: line.product_id } : {}),
+    name: line.name,
     description: line.description,
     quantity: line.quantity,
     unit_amount: line.unit_amount,
@@ -117,6 +118,7 @@ function compareOrder(a: RateSnapshot, b: RateSnapshot): number {
 }
 
 interface ResolvedLine {
+  name: string | null;
   description: string;
   quantity: number;
   unit_amount: number;
@@ -216,6 +218,7 @@ async function priceLines(
       }
     }
     resolved.push({
+      name: input.name !== undefined ? input.name : (product?.name ?? null),
       description: description as string,
       quantity: quantity as number,
       unit_amount: unitAmount as number,
@@ -279,6 +282,7 @@ async function priceLines(
     return {
       id: newId(),
       product_id: line.product_id,
+      name: line.name,
       description: line.description,
       quantity: line.quantity,
       unit_amount: line.unit_amount,

@@ -8,7 +8,7 @@ import type { ClientRow } from '../../db/types.js';
 import type { MailLineItem, MailSnapshot, MailTaxRow } from '../../mail/document-mail.js';
 import { enqueueMessage } from '../../mail/outbox.repository.js';
 import { findAccount } from '../accounts/index.js';
-import { businessOnDocument } from '../accounts/index.js';
+import { businessOnDocument, DEFAULT_LOCALE, effectivePaperSize, printSettings } from '../accounts/index.js';
 import { serviceAddressOf } from '../properties/index.js';
 import { presentAddress } from '../shared/index.js';
 import { lineItemsOf, localToday } from './priced.js';
@@ -64,7 +64,10 @@ export interface PrintableDocument {
   status: string;
   updated_at: string;
   currency: string;
-  line_items: Array<MailLineItem & { taxes: Array<{ percentage: number }> }>;
+  prices_include_tax: boolean;
+  line_items: Array<
+    MailLineItem & { tax_amount: number; discount_amount: number; taxes: Array<{ percentage: number }> }
+  >;
   subtotal_amount: number;
   tax_amount: number;
   tax_breakdown: Array<MailTaxRow>;
@@ -110,6 +113,9 @@ export async function documentSnapshot(
   const account = await findAccount(db, accountId);
   return {
     kind,
+    ...(account
+      ? printSettings(account)
+      : { locale: DEFAULT_LOCALE, paper_size: effectivePaperSize(null, null, DEFAULT_LOCALE), timezone: 'UTC' }),
     business: account ? businessOnDocument(account, kind) : { name: 'BMS' },
     client: {
       name: client.name,
@@ -126,13 +132,17 @@ export async function documentSnapshot(
       updated_at: document.updated_at,
       title: document.title ?? null,
       currency: document.currency,
-      line_items: document.line_items.map(({ description, quantity, unit_amount, tax_rate, amount, taxes }) => ({
-        description,
-        quantity,
-        unit_amount,
-        tax_rate,
-        amount,
-        tax_label: taxes.length === 0 ? '0%' : taxes.map((tax) => `${tax.percentage}%`).join(' + '),
+      prices_include_tax: document.prices_include_tax,
+      line_items: document.line_items.map((line) => ({
+        name: line.name ?? null,
+        description: line.description,
+        quantity: line.quantity,
+        unit_amount: line.unit_amount,
+        tax_rate: line.tax_rate,
+        amount: line.amount,
+        tax_amount: line.tax_amount,
+        discount_amount: line.discount_amount,
+        tax_label: line.taxes.length === 0 ? '0%' : line.taxes.map((tax) => `${tax.percentage}%`).join(' + '),
       })),
       subtotal_amount: document.subtotal_amount,
       tax_amount: document.tax_amount,

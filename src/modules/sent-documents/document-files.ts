@@ -13,7 +13,7 @@ import { getQuote } from '../quotes/index.js';
 import { documentSnapshot, type SentKind } from '../documents/index.js';
 
 /** Raise when the layout changes, so PDFs cached under the old ETags are fetched again. */
-const LAYOUT_VERSION = 4;
+const LAYOUT_VERSION = 5;
 
 export interface DocumentFile {
   etag: string;

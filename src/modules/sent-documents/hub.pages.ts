@@ -5,10 +5,16 @@
 import { html, type Html } from '../../core/html.js';
 import {
   addressLines,
+  amountHeading,
   dateRows,
   documentLabel,
+  formatDate,
+  formatInstantDate,
   formatMoney,
   formatQuantity,
+  lineHeading,
+  lineTotal,
+  localeOf,
   serviceAddressLines,
   lineTaxLabel,
   summaryRows,
@@ -44,12 +50,14 @@ export interface DocumentView {
   notice?: HubNotice;
 }
 
-const longDate = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' });
+/** A calendar date ("2026-11-22") in the account's locale: "November 22, 2026" (en-US), "22.11.2026" (de-DE). */
+function dateText(snapshot: MailSnapshot, value: string): string {
+  return formatDate(value, localeOf(snapshot));
+}
 
-/** "2026-11-22" or an instant -> "November 22, 2026". */
-function dateText(value: string): string {
-  const date = new Date(value.length === 10 ? `${value}T00:00:00.000Z` : value);
-  return Number.isNaN(date.getTime()) ? value : longDate.format(date);
+/** The day of an instant (an answer's time) in the account's time zone and locale. */
+function dayText(snapshot: MailSnapshot, value: string): string {
+  return formatInstantDate(value, localeOf(snapshot), snapshot.timezone ?? 'UTC');
 }
 
 function layout(hubPath: string, title: string, body: Html): Html {
@@ -101,7 +109,7 @@ function statusBadge(snapshot: MailSnapshot, expired: boolean): Html {
       : status === 'paid'
         ? ['Paid', 'good']
         : dueDate
-          ? [`Due ${dateText(dueDate)}`, 'open']
+          ? [`Due ${dateText(snapshot, dueDate)}`, 'open']
           : ['Sent', 'open'];
   return html`<p class="status status-${tone}">${label}</p>`;
 }
@@ -110,16 +118,16 @@ function noticeBlock(view: DocumentView): Html | undefined {
   const { answer, snapshot, notice } = view;
   const business = snapshot.business.name;
   if (notice?.kind === 'expired') {
-    return html`<div class="notice notice-bad" role="alert"><h2>This quote has expired</h2><p>It was valid until ${dateText(snapshot.document.valid_until ?? '')} and can no longer be approved here. Please contact ${business} for a new quote.</p></div>`;
+    return html`<div class="notice notice-bad" role="alert"><h2>This quote has expired</h2><p>It was valid until ${dateText(snapshot, snapshot.document.valid_until ?? '')} and can no longer be approved here. Please contact ${business} for a new quote.</p></div>`;
   }
   if (notice?.kind === 'invalid') {
     return html`<div class="notice notice-bad" role="alert"><h2>Your answer was not sent</h2><p>Please correct the field marked below and send it again.</p></div>`;
   }
   if (answer?.approved_at && snapshot.document.status !== 'sent') {
-    return html`<div class="notice notice-good" role="status"><h2>Thank you: the quote is approved</h2><p>Approved${answer.approved_by ? html` by ${answer.approved_by}` : ''} on ${dateText(answer.approved_at)}. ${business} has been told and will be in touch.</p></div>`;
+    return html`<div class="notice notice-good" role="status"><h2>Thank you: the quote is approved</h2><p>Approved${answer.approved_by ? html` by ${answer.approved_by}` : ''} on ${dayText(snapshot, answer.approved_at)}. ${business} has been told and will be in touch.</p></div>`;
   }
   if (answer?.declined_at && snapshot.document.status === 'declined') {
-    return html`<div class="notice notice-info" role="status"><h2>You declined this quote</h2><p>Declined on ${dateText(answer.declined_at)}. ${business} has been told.${answer.decline_reason ? html` Your reason: “${answer.decline_reason}”` : ''}</p></div>`;
+    return html`<div class="notice notice-info" role="status"><h2>You declined this quote</h2><p>Declined on ${dayText(snapshot, answer.declined_at)}. ${business} has been told.${answer.decline_reason ? html` Your reason: “${answer.decline_reason}”` : ''}</p></div>`;
   }
   if (notice?.kind === 'changed') {
     return html`<div class="notice notice-info" role="status"><h2>This quote has changed</h2><p>It was changed after you opened it, so your answer was not recorded. Please review the quote as it is now and answer again.</p></div>`;
@@ -136,15 +144,19 @@ function partyLines(lines: Array<string | null | undefined>): Html[] {
 
 function linesTable(snapshot: MailSnapshot): Html {
   const { document } = snapshot;
-  const money = (amount: number) => formatMoney(amount, document.currency);
+  const locale = localeOf(snapshot);
+  const money = (amount: number) => formatMoney(amount, document.currency, locale);
   return html`<table>
 <caption class="skip">Items of ${documentLabel(snapshot)}</caption>
-<thead><tr><th scope="col">Description</th><th scope="col" class="num">Qty</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Tax</th><th scope="col" class="num">Amount</th></tr></thead>
+<thead><tr><th scope="col">Description</th><th scope="col" class="num">Qty</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Tax</th><th scope="col" class="num">${amountHeading(snapshot)}</th></tr></thead>
 <tbody>
-${document.line_items.map(
-  (item) =>
-    html`<tr><td class="desc">${item.description}</td><td class="num qty">${formatQuantity(item.quantity)}<span class="per"> × ${money(item.unit_amount)}</span></td><td class="num unit">${money(item.unit_amount)}</td><td class="num tax">${lineTaxLabel(item)}</td><td class="num amount">${money(item.amount)}</td></tr>\n`,
-)}</tbody>
+${document.line_items.map((item) => {
+  const { name, description } = lineHeading(item);
+  const cell = description
+    ? html`<strong class="item-name">${name}</strong><span class="item-description">${description}</span>`
+    : html`${name}`;
+  return html`<tr><td class="desc">${cell}</td><td class="num qty">${formatQuantity(item.quantity, locale)}<span class="per"> × ${money(item.unit_amount)}</span></td><td class="num unit">${money(item.unit_amount)}</td><td class="num tax">${lineTaxLabel(item)}</td><td class="num amount">${money(lineTotal(item, snapshot))}</td></tr>\n`;
+})}</tbody>
 </table>
 <dl class="totals">
 ${summaryRows(snapshot).map(([label, value], index, rows) => html`<div class="${index === rows.length - 1 ? 'grand' : ''}"><dt>${label}</dt><dd>${value}</dd></div>`)}
@@ -157,9 +169,9 @@ function answerForms(view: DocumentView): Html | undefined {
   const invalid = notice?.kind === 'invalid' ? notice : undefined;
   const nameError = invalid?.errors.name;
   const reasonError = invalid?.errors.reason;
-  const total = formatMoney(snapshot.document.total_amount, snapshot.document.currency);
+  const total = formatMoney(snapshot.document.total_amount, snapshot.document.currency, localeOf(snapshot));
   const approve = view.expired
-    ? html`<div><h3>Approve</h3><p>This quote expired on ${dateText(snapshot.document.valid_until ?? '')}, so it can no longer be approved here. Please contact ${snapshot.business.name} for a new quote.</p></div>`
+    ? html`<div><h3>Approve</h3><p>This quote expired on ${dateText(snapshot, snapshot.document.valid_until ?? '')}, so it can no longer be approved here. Please contact ${snapshot.business.name} for a new quote.</p></div>`
     : html`<form method="post" action="${view.hubPath}/${view.token}/approve">
 <input type="hidden" name="csrf" value="${csrf}">
 <input type="hidden" name="version" value="${view.version ?? ''}">
@@ -192,10 +204,8 @@ export function documentPage(view: DocumentView): Html {
   const { business, client, document } = snapshot;
   const label = documentLabel(snapshot);
   const kindLabel = snapshot.kind === 'invoice' ? 'Invoice' : 'Quote';
-  const money = (amount: number) => formatMoney(amount, document.currency);
-  const headline: Array<[string, string]> = [
-    ...dateRows(snapshot).map(([name, value]): [string, string] => [name, dateText(value)]),
-  ];
+  const money = (amount: number) => formatMoney(amount, document.currency, localeOf(snapshot));
+  const headline = dateRows(snapshot);
   const due =
     snapshot.kind === 'invoice' && document.amount_due !== null
       ? html`<div class="due"><dt>Amount due</dt><dd>${money(document.amount_due)}</dd></div>`

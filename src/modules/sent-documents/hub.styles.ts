@@ -39,6 +39,8 @@ th,td{padding:8px;text-align:left;vertical-align:top;border-bottom:1px solid #e5
 th{font-size:.8125rem;color:#4b5563;font-weight:600}
 .num{text-align:right;white-space:nowrap}
 td.desc{overflow-wrap:anywhere}
+.item-name{display:block}
+.item-description{display:block;color:#4b5563;font-size:.875rem;font-weight:400;white-space:pre-line}
 .per{display:none}
 .totals{margin:12px 0 0 auto;max-width:340px}
 .totals div{display:flex;justify-content:space-between;gap:16px;padding:4px 0}
