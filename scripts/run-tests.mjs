@@ -12,6 +12,8 @@
 // without its summary.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startPostgres } from './postgres.mjs';
 
 const args = process.argv.slice(2);
@@ -42,9 +44,20 @@ function runPass(name, env) {
   return new Promise((resolve) => {
     const started = Date.now();
     console.log(`\n# === ${name} (${files.length} files, concurrency ${concurrency}) ===`);
+    const times = path.join(os.tmpdir(), `bms-test-times-${process.pid}-${env.BMS_TEST_DATABASE}.tsv`);
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=tap', ...files],
+      [
+        '--import',
+        'tsx',
+        '--test',
+        `--test-concurrency=${concurrency}`,
+        '--test-reporter=tap',
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${new URL('./test-file-times.mjs', import.meta.url).pathname}`,
+        `--test-reporter-destination=${times}`,
+        ...files,
+      ],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
@@ -64,6 +77,20 @@ function runPass(name, env) {
     relay(child.stderr, process.stderr);
     child.on('close', (code) => {
       const count = (label) => output.match(new RegExp(`^# ${label} (\\d+)$`, 'm'))?.[1];
+      const perFile = new Map();
+      try {
+        for (const line of fs.readFileSync(times, 'utf8').split('\n').filter(Boolean)) {
+          const [file, ms] = line.split('\t');
+          perFile.set(file, (perFile.get(file) ?? 0) + Number(ms));
+        }
+        fs.rmSync(times, { force: true });
+      } catch {
+        // no times: the pass ended early
+      }
+      const slowest = [...perFile]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5)
+        .map(([file, ms]) => `${path.basename(file)} ${Math.round(ms / 1000)} s`);
       const summarised = count('pass') !== undefined;
       resolve({
         name,
@@ -73,6 +100,7 @@ function runPass(name, env) {
         failed: Number(count('fail') ?? 0),
         cancelled: Number(count('cancelled') ?? 0),
         seconds: Math.round((Date.now() - started) / 1000),
+        slowest,
       });
     });
   });
@@ -92,6 +120,8 @@ try {
 const sum = (field) => results.reduce((total, result) => total + result[field], 0);
 const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 console.log('');
+for (const result of results)
+  if (result.slowest.length) console.log(`${result.name}, the slowest files: ${result.slowest.join(', ')}`);
 for (const result of results)
   if (!result.summarised) console.log(`${result.name}: the pass ended (exit ${result.code}) without its summary`);
 console.log(
