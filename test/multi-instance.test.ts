@@ -99,7 +99,7 @@ test('two instances: gapless numbers under concurrent sends, each e-mail deliver
 
   // 60 sends queued 60 messages; both workers deliver, none twice. How soon is the machine's business: the wait
   // is generous (a loaded machine delivered 42 of 60 in 30 s), and a second e-mail would come soon after.
-  const mails = await smtp.waitFor(60, patient(180_000));
+  const mails = await smtp.waitFor(60, 180_000);
   await new Promise((resolve) => setTimeout(resolve, patient(1_000)));
   assert.equal(mails.length, 60, 'no message delivered twice');
   assert.equal(new Set(mails.map((mail) => mail.messageId)).size, 60);

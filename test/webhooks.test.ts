@@ -9,7 +9,7 @@ import { WebhookWorker } from '../src/workers/webhook-worker.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 import { attemptWebhook } from '../src/modules/events/index.js';
-import { eventually as until, patient } from './helpers/patience.js';
+import { eventually as until } from './helpers/patience.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 /** Fast retries and short limits for the tests (the production schedule is 5 s … 10 h). */
@@ -534,7 +534,7 @@ describe('addresses, outcomes and the time limit of an attempt', () => {
       for (const { key } of accounts)
         assert.equal((await context.request('POST', '/v1/clients', { key, body: { name: 'X' } })).status, 201);
       worker.start();
-      await Promise.all([poisoned.waitFor(1, patient(60_000)), healthy.waitFor(1, patient(60_000))]);
+      await Promise.all([poisoned.waitFor(1, 60_000), healthy.waitFor(1, 60_000)]);
       const logOf = async (index: number) =>
         (
           await context.request('GET', `/v1/webhook-endpoints/${endpointIds[index]}/deliveries`, {
