@@ -1,54 +1,137 @@
 #!/usr/bin/env node
-// `npm test`: runs every test file twice, on SQLite and on PostgreSQL. The PostgreSQL cluster is a
-// throwaway one, made here from the machine's binaries (initdb, pg_ctl), on a free port, as the
-// `postgres` user when running as root (PostgreSQL refuses to run as root), and removed at the end.
+// `npm test`: runs every test file on SQLite and on PostgreSQL, the two passes side by side (each its own
+// `node --test` process) unless BMS_TEST_SEQUENTIAL=1 asks for one after the other. The PostgreSQL cluster is
+// a throwaway one, made here from the machine's binaries (initdb, pg_ctl), on a free port, as the `postgres`
+// user when running as root (PostgreSQL refuses to run as root), and removed at the end.
+//
+// `--fast` (`npm run test:fast`): only the in-process suites (no `bms` child process, no browser, no Redis,
+// no SDK toolchains), on SQLite only, with no PostgreSQL cluster started.
+//
+// The closing lines: each engine's passed, failed and cancelled counts, then `N passed, N failed` (failed
+// counts the cancelled too). The exit code is non-zero when any test failed or was cancelled, or a pass ended
+// without its summary.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startPostgres } from './postgres.mjs';
 
-const files = process.argv.slice(2);
-if (files.length === 0) throw new Error('usage: run-tests.mjs test/*.test.ts');
+const args = process.argv.slice(2);
+const fast = args.includes('--fast');
+let files = args.filter((arg) => arg !== '--fast');
+if (files.length === 0) throw new Error('usage: run-tests.mjs [--fast] test/*.test.ts');
+
+/**
+ * What makes a suite leave the test process: the real `bms` command or server, a browser, Redis, another
+ * program (the SDKs' toolchains, spectral, nginx). pdftotext and pdfimages, run on a PDF the suite rendered in
+ * process, do not count.
+ */
+const OUT_OF_PROCESS =
+  /\b(runBms|runBmsAsync|spawnBms|startServer|startRedis|spawnSync|fork)\b|\bspawn\(|playwright|helpers\/sdk\.js/;
+if (fast) files = files.filter((file) => !OUT_OF_PROCESS.test(fs.readFileSync(file, 'utf8')));
+
+// BMS_TEST_PASSES=postgres (or sqlite) runs one pass only, for quicker work on one engine.
+const passes = fast ? ['sqlite'] : (process.env.BMS_TEST_PASSES ?? 'sqlite,postgres').split(',');
+const sequential = process.env.BMS_TEST_SEQUENTIAL === '1';
+const concurrency = process.env.BMS_TEST_CONCURRENCY ?? '2';
+const engines = [
+  ['SQLite', 'sqlite'],
+  ['PostgreSQL', 'postgres'],
+].filter(([, database]) => passes.includes(database));
+const sideBySide = !sequential && engines.length > 1;
 
 function runPass(name, env) {
   return new Promise((resolve) => {
-    console.log(`\n# === ${name} ===`);
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const started = Date.now();
+    console.log(`\n# === ${name} (${files.length} files, concurrency ${concurrency}) ===`);
+    const times = path.join(os.tmpdir(), `bms-test-times-${process.pid}-${env.BMS_TEST_DATABASE}.tsv`);
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--test',
+        `--test-concurrency=${concurrency}`,
+        '--test-reporter=tap',
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${new URL('./test-file-times.mjs', import.meta.url).pathname}`,
+        `--test-reporter-destination=${times}`,
+        ...files,
+      ],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      process.stdout.write(chunk);
-    });
-    child.on('exit', (code) => {
-      const count = (label) => Number(output.match(new RegExp(`^# ${label} (\\d+)$`, 'm'))?.[1] ?? 0);
-      resolve({ code, passed: count('pass'), failed: count('fail') });
+    // Side by side, each line says which pass it comes from.
+    const relay = (stream, sink) => {
+      let partial = '';
+      stream.setEncoding('utf8').on('data', (chunk) => {
+        if (stream === child.stdout) output += chunk;
+        if (!sideBySide) return sink.write(chunk);
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) sink.write(`[${name}] ${line}\n`);
+      });
+      stream.on('end', () => partial && sink.write(`[${name}] ${partial}\n`));
+    };
+    relay(child.stdout, process.stdout);
+    relay(child.stderr, process.stderr);
+    child.on('close', (code) => {
+      const count = (label) => output.match(new RegExp(`^# ${label} (\\d+)$`, 'm'))?.[1];
+      const perFile = new Map();
+      try {
+        for (const line of fs.readFileSync(times, 'utf8').split('\n').filter(Boolean)) {
+          const [file, ms] = line.split('\t');
+          perFile.set(file, (perFile.get(file) ?? 0) + Number(ms));
+        }
+        fs.rmSync(times, { force: true });
+      } catch {
+        // no times: the pass ended early
+      }
+      const slowest = [...perFile]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5)
+        .map(([file, ms]) => `${path.basename(file)} ${Math.round(ms / 1000)} s`);
+      const summarised = count('pass') !== undefined;
+      resolve({
+        name,
+        code,
+        summarised,
+        passed: Number(count('pass') ?? 0),
+        failed: Number(count('fail') ?? 0),
+        cancelled: Number(count('cancelled') ?? 0),
+        seconds: Math.round((Date.now() - started) / 1000),
+        slowest,
+      });
     });
   });
 }
 
-// BMS_TEST_PASSES=postgres (or sqlite) runs one pass only, for quicker work on one engine.
-const passes = (process.env.BMS_TEST_PASSES ?? 'sqlite,postgres').split(',');
-const postgres = await startPostgres();
-const results = [];
+const started = Date.now();
+const postgres = passes.includes('postgres') ? await startPostgres() : undefined;
+let results = [];
 try {
-  for (const [name, database] of [
-    ['SQLite', 'sqlite'],
-    ['PostgreSQL', 'postgres'],
-  ]) {
-    if (passes.includes(database))
-      results.push({
-        name,
-        ...(await runPass(name, { BMS_TEST_DATABASE: database, BMS_TEST_POSTGRES_URL: postgres.url })),
-      });
-  }
+  const run = ([name, database]) =>
+    runPass(name, { BMS_TEST_DATABASE: database, ...(postgres ? { BMS_TEST_POSTGRES_URL: postgres.url } : {}) });
+  if (sideBySide) results = await Promise.all(engines.map(run));
+  else for (const engine of engines) results.push(await run(engine));
 } finally {
-  postgres.stop();
+  postgres?.stop();
 }
-const passed = results.reduce((sum, result) => sum + result.passed, 0);
-const failed = results.reduce((sum, result) => sum + result.failed, 0);
+const sum = (field) => results.reduce((total, result) => total + result[field], 0);
+const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+console.log('');
+for (const result of results)
+  if (result.slowest.length) console.log(`${result.name}, the slowest files: ${result.slowest.join(', ')}`);
+for (const result of results)
+  if (!result.summarised) console.log(`${result.name}: the pass ended (exit ${result.code}) without its summary`);
 console.log(
-  `\n${results.map((result) => `${result.name}: ${result.passed} passed, ${result.failed} failed`).join('; ')}`,
+  `${results
+    .map(
+      (result) =>
+        `${result.name}: ${result.passed} passed, ${result.failed} failed, ${result.cancelled} cancelled (${minutes(result.seconds)})`,
+    )
+    .join('; ')}; ${minutes(Math.round((Date.now() - started) / 1000))} in all`,
 );
-console.log(`${passed} passed, ${failed} failed`);
-process.exitCode = results.every((result) => result.code === 0) && failed === 0 ? 0 : 1;
+console.log(`${sum('passed')} passed, ${sum('failed') + sum('cancelled')} failed`);
+const clean = results.every((result) => result.code === 0 && result.summarised);
+process.exitCode = results.length > 0 && clean && sum('failed') === 0 && sum('cancelled') === 0 ? 0 : 1;

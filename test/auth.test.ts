@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { isUuid } from '../src/core/deps.js';
 import { createTestContext, ManualClock, type ApiResponse, type TestContext } from './helpers/context.js';
+import fs from 'node:fs';
 
 const clock = new ManualClock(new Date());
 let context: TestContext;
@@ -479,4 +480,16 @@ test('a revoked key is looked up exactly as an unknown one: not found (so their 
   const revoked = await findApiKeyByHash(context.database.db, hashApiKey(revokedKey, context.config.apiKeyPepper));
   assert.equal(unknown, undefined);
   assert.equal(revoked, undefined);
+});
+
+describe('what a scope grants, as the guide says', () => {
+  test('the guide’s scope table says that webhooks:write receives every event and that hosted_url acts as the customer', () => {
+    const guide = fs.readFileSync(new URL('../docs/guide/access.md', import.meta.url), 'utf8');
+    const section = guide.slice(guide.indexOf('## Scopes'), guide.indexOf('## Rate limits'));
+    const row = (scope: string) =>
+      section.split('\n').find((line) => line.startsWith('|') && line.includes(`\`${scope}\``)) ?? '';
+    assert.match(row('webhooks:write'), /every event's data/);
+    for (const scope of ['quotes:read', 'invoices:read', 'events:read'])
+      assert.match(row(scope), /hosted_url.*acts as the customer/, scope);
+  });
 });

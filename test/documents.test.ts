@@ -9,6 +9,10 @@ import { createTestContext, ManualClock, type TestContext } from './helpers/cont
 import { damagedPng, jpegFixture, logoPng } from './helpers/images.js';
 import { freePort } from './helpers/processes.js';
 import { pdfPageSizes, pdfPages, pdfText, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js';
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { png, rgbaPng } from './helpers/images.js';
+import { clientSuite } from './helpers/state-table.js';
 
 const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
 const quiet = { info() {}, warn() {}, error() {} };
@@ -660,5 +664,125 @@ describe('documents in the account’s locale and on its paper', () => {
   test('a chosen paper size wins over the country: a German account on Letter', async () => {
     const { pdf } = await printed({ name: 'Letter GmbH', address: { country: 'DE' }, paper_size: 'letter' });
     assert.deepEqual(await pdfPageSizes(pdf), [{ width: 612, height: 792 }]);
+describe('the quote PDF dates and the logo decoded once', () => {
+  const suite = clientSuite('Documents');
+  const api = (method: string, url: string, body?: unknown, key = suite.key) =>
+    suite.context.request(method, url, { key, ...(body === undefined ? {} : { body }) });
+
+  /** The text of a PDF, as poppler's pdftotext reads it. */
+  async function pdfText(url: string): Promise<string> {
+    const response = await suite.context.app.inject({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${suite.key}` },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.headers['content-type'], 'application/pdf');
+    const file = `${suite.context.directory}/quote-${randomUUID()}.pdf`;
+    fs.writeFileSync(file, response.rawPayload);
+    const { execFileSync } = await import('node:child_process');
+    return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+  }
+
+  test('a quote PDF shows its issue and expiry dates', async () => {
+    const quote = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      valid_until: '2099-12-31',
+      line_items: [{ description: 'Gutter cleaning', quantity: 1, unit_amount: 12_000 }],
+    });
+    assert.equal(quote.status, 201, quote.text);
+    const sent = await api('POST', `/v1/quotes/${quote.body.data.id}/send`);
+    assert.equal(sent.status, 200, sent.text);
+    const issued = sent.body.data.sent_at.slice(0, 10); // the account's zone is UTC
+    const text = await pdfText(`/v1/quotes/${quote.body.data.id}/pdf`);
+    assert.match(text, new RegExp(`Issue date\\s+${issued}`));
+    assert.match(text, /Valid until\s+2099-12-31/);
+
+    // A draft without an expiry: issued the day it was made, and says it does not expire.
+    const draft = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      line_items: [{ description: 'Gutter cleaning', quantity: 1, unit_amount: 12_000 }],
+    });
+    const draftText = await pdfText(`/v1/quotes/${draft.body.data.id}/pdf`);
+    assert.match(draftText, new RegExp(`Issue date\\s+${draft.body.data.created_at.slice(0, 10)}`));
+    assert.match(draftText, /Valid until\s+no expiry date/);
+  });
+
+  /** The images of a PDF as poppler's pdfimages lists them: type, width, height (an smask is the logo's alpha). */
+  async function pdfImages(pdf: Buffer): Promise<string[][]> {
+    const file = `${suite.context.directory}/logo-${randomUUID()}.pdf`;
+    fs.writeFileSync(file, pdf);
+    const { execFileSync } = await import('node:child_process');
+    const listing = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' }).split('\n').slice(2);
+    return listing.filter((line) => line.trim()).map((line) => line.trim().split(/\s+/).slice(2, 5));
+  }
+
+  test('the logo is decoded and scaled once per logo, not per render: two documents, one decode; a changed logo (by this process or another), one more', async () => {
+    const { accountId, key } = await suite.context.account('Logo once');
+    const call = (method: string, url: string, body?: unknown) =>
+      suite.context.request(method, url, { key, ...(body === undefined ? {} : { body }) });
+    const client = await call('POST', '/v1/clients', { name: 'Logo client', email: 'logo@example.com' });
+    const invoice = async (description: string) =>
+      (
+        await call('POST', '/v1/invoices', {
+          client_id: client.body.data.id,
+          line_items: [{ description, quantity: 1, unit_amount: 5_000 }],
+        })
+      ).body.data.id as string;
+    const pdfOf = async (id: string) => {
+      const response = await suite.context.app.inject({
+        method: 'GET',
+        url: `/v1/invoices/${id}/pdf`,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.rawPayload;
+    };
+    // 2,000 × 1,000 pixels with transparency (a soft edge): the kind of logo that made every render slow.
+    const logo = (shade: number) =>
+      rgbaPng(2000, 1000, (x, y) => [shade, 105, 218, x < 1000 ? 255 : Math.max(0, 255 - ((x + y) % 256))]);
+    const pool = suite.context.app.pdf;
+    const decodes = () => pool.logoDecodes - start;
+    const start = pool.logoDecodes;
+
+    const put = await call('PUT', '/v1/account/logo', { content_type: 'image/png', data: logo(9).toString('base64') });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(decodes(), 1, 'the upload is checked by decoding it once');
+    const rendersBefore = pool.renders;
+    const first = await pdfOf(await invoice('Gutters'));
+    const second = await pdfOf(await invoice('Windows'));
+    assert.equal(pool.renders, rendersBefore + 2, 'two documents rendered');
+    assert.equal(decodes(), 1, 'rendering two documents decoded no image');
+    // Scaled to 3 pixels a point of the 160 × 60 point box (the height limits: 180 px), alpha as a soft mask.
+    for (const pdf of [first, second])
+      assert.deepEqual(await pdfImages(pdf), [
+        ['image', '360', '180'],
+        ['smask', '360', '180'],
+      ]);
+
+    // A new logo through the API: one decode (its check), and the next document uses it.
+    await call('PUT', '/v1/account/logo', { content_type: 'image/png', data: logo(200).toString('base64') });
+    assert.equal(decodes(), 2);
+    const third = await pdfOf(await invoice('Roof'));
+    assert.equal(decodes(), 2);
+    assert.notDeepEqual(third, first);
+
+    // Another process changed the logo (the stored row, as that process's upload leaves it): the next render
+    // sees the stored hash change and decodes it once; the render after does not.
+    const opaque = png(600, 300, () => [31, 35, 40]);
+    await suite.context.database.db
+      .updateTable('account_logos')
+      .set({ data: opaque, sha256: createHash('sha256').update(opaque).digest('hex') })
+      .where('account_id', '=', accountId)
+      .execute();
+    assert.deepEqual(await pdfImages(await pdfOf(await invoice('Fence'))), [['image', '360', '180']]);
+    assert.equal(decodes(), 3);
+    await pdfOf(await invoice('Deck'));
+    assert.equal(decodes(), 3);
+
+    // Without a logo, nothing is decoded and no image is drawn.
+    await call('DELETE', '/v1/account/logo');
+    assert.deepEqual(await pdfImages(await pdfOf(await invoice('Shed'))), []);
+    assert.equal(decodes(), 3);
   });
 });

@@ -1,6 +1,7 @@
 // Durability under kill -9: the server runs as a child, takes concurrent creates, and is killed with
-// SIGKILL at a random moment, 20 times over. Every create it acknowledged (201) must be there afterwards,
-// and the SQLite file must pass its integrity check.
+// SIGKILL at a random moment once writes are flowing, 20 times over. Every create it acknowledged (201) must be
+// there afterwards, and the SQLite file must pass its integrity check. How many writes a cycle gets through
+// depends on the machine's load and is reported, not asserted (the write rate is bench/'s subject).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, test } from 'node:test';
@@ -9,6 +10,7 @@ import { openDatabase } from '../src/db/database.js';
 import { sql } from 'kysely';
 import { temporaryDirectory } from './helpers/context.js';
 import { createTestDatabase, onPostgres } from './helpers/database.js';
+import { eventually } from './helpers/patience.js';
 import { startServer } from './helpers/processes.js';
 
 const CYCLES = Number(process.env.BMS_DURABILITY_CYCLES ?? 20);
@@ -17,10 +19,14 @@ after(async () => {
   for (const cleanup of cleanups) await cleanup();
 });
 
+/** Writes each cycle sees acknowledged before its kill is armed: the kill lands among writes in flight. */
+const ACKNOWLEDGED_BEFORE_KILL = 5;
+
 /**
  * Runs `cycles` server lives on a fresh database: eight writers POST `/v1/clients`, each client named
  * `<label> <cycle>-<writer>-<n>` and sent with `headers(name)`, until the server is killed with SIGKILL
- * 100–400 ms in. Answers the acknowledged (201) client ids, the requests attempted, and the database's URL.
+ * 0–300 ms after its first 5 acknowledged writes (however long a loaded machine takes to get there). Answers
+ * the acknowledged (201) client ids, the requests attempted, and the database's URL.
  */
 async function killCycles(
   cycles: number,
@@ -60,8 +66,13 @@ async function killCycles(
         }
       }
     };
+    const before = acknowledged.length;
     const writers = Array.from({ length: 8 }, (_, worker) => writer(worker));
-    await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 300));
+    await eventually(
+      () => acknowledged.length - before >= ACKNOWLEDGED_BEFORE_KILL || server.child.exitCode !== null,
+      () => `cycle ${cycle}: ${acknowledged.length - before} writes acknowledged:\n${server.output()}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
     server.child.kill('SIGKILL');
     killed = true;
     await server.exited;
@@ -71,7 +82,7 @@ async function killCycles(
 }
 
 test(`${CYCLES} SIGKILL cycles under concurrent creates lose no acknowledged write`, {
-  timeout: 300_000,
+  timeout: 900_000,
 }, async (t) => {
   const { acknowledged, attempted, url } = await killCycles(CYCLES, 'cycle', () => ({}));
 
@@ -80,8 +91,8 @@ test(`${CYCLES} SIGKILL cycles under concurrent creates lose no acknowledged wri
     const stored = new Set((await check.db.selectFrom('clients').select('id').execute()).map((row) => row.id));
     const lost = acknowledged.filter((id) => !stored.has(id));
     assert.ok(
-      acknowledged.length > CYCLES * 5,
-      `enough writes were acknowledged (${acknowledged.length} of ${attempted})`,
+      acknowledged.length >= CYCLES * ACKNOWLEDGED_BEFORE_KILL,
+      `every cycle had writes acknowledged (${acknowledged.length} of ${attempted})`,
     );
     assert.deepEqual(lost, [], `${lost.length} acknowledged writes lost`);
     t.diagnostic(
@@ -99,7 +110,7 @@ test(`${CYCLES} SIGKILL cycles under concurrent creates lose no acknowledged wri
 const KEYED_CYCLES = Number(process.env.BMS_DURABILITY_KEYED_CYCLES ?? 5);
 
 test(`${KEYED_CYCLES} SIGKILL cycles under creates with an Idempotency-Key: every client has its kept response and every kept response its client`, {
-  timeout: 300_000,
+  timeout: 900_000,
 }, async (t) => {
   // The client's name is its Idempotency-Key: the check below pairs them.
   const { acknowledged, attempted, url } = await killCycles(KEYED_CYCLES, 'keyed', (name) => ({
@@ -120,7 +131,10 @@ test(`${KEYED_CYCLES} SIGKILL cycles under creates with an Idempotency-Key: ever
       .execute();
     const stored = new Set(clients.map((row) => row.id));
     const lost = acknowledged.filter((id) => !stored.has(id));
-    assert.ok(acknowledged.length > KEYED_CYCLES * 5, `enough writes were acknowledged (${acknowledged.length})`);
+    assert.ok(
+      acknowledged.length >= KEYED_CYCLES * ACKNOWLEDGED_BEFORE_KILL,
+      `every cycle had writes acknowledged (${acknowledged.length})`,
+    );
     assert.deepEqual(lost, [], `${lost.length} acknowledged writes lost`);
     const done = new Map(
       records

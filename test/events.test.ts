@@ -10,6 +10,8 @@ import { WebhookWorker } from '../src/workers/webhook-worker.js';
 import { freePort } from './helpers/processes.js';
 import { startReceiver } from './helpers/receiver.js';
 import { clientSuite } from './helpers/state-table.js';
+import { randomUUID } from 'node:crypto';
+import { createTestContext, ManualClock } from './helpers/context.js';
 
 const suite = clientSuite('Events');
 const LINES = [{ description: 'Work', quantity: 1, unit_amount: 10_000 }];
@@ -843,4 +845,150 @@ test('events older than the retention are pruned, a bounded batch at a time, wit
   assert.equal(await pruneEvents(db, '2021-01-01T00:00:00.000Z', 10), 1);
   assert.equal(await pruneEvents(db, '2021-01-01T00:00:00.000Z', 10), 0);
   assert.equal((await eventsOf('client.created', recent.id)).length, 1, 'the recent event stays');
+});
+
+describe('bounded events and event lists, and pruning', () => {
+  const api = (method: string, url: string, body?: unknown, key = suite.key) =>
+    suite.context.request(method, url, { key, ...(body === undefined ? {} : { body }) });
+
+  /** The events about `resourceId`, newest first. */
+  const eventsAbout = async (resourceId: string): Promise<{ id: string; type: string; data: any }[]> =>
+    (await api('GET', `/v1/events?resource_id=${resourceId}&limit=100`)).body.data;
+
+  test('no event is over 64 KB: an invoice of 200 long lines, edited, records events of at most 64 KB that say they are truncated', async () => {
+    const line = (n: number) => ({
+      description: `${'Ünïcödé wörk '.repeat(35)}${n}`.slice(0, 500),
+      quantity: 1,
+      unit_amount: 100,
+    });
+    const created = await api('POST', '/v1/invoices', {
+      client_id: suite.clientId,
+      line_items: Array.from({ length: 200 }, (_, n) => line(n)),
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.ok(Buffer.byteLength(JSON.stringify(created.body.data)) > 64 * 1024, 'the invoice itself is over 64 KB');
+    const edited = await api('PUT', `/v1/invoices/${created.body.data.id}`, {
+      line_items: Array.from({ length: 200 }, (_, n) => line(n + 1)),
+    });
+    assert.equal(edited.status, 200, edited.text);
+    const small = await api('PUT', `/v1/invoices/${created.body.data.id}`, { line_items: [line(1)] });
+    assert.equal(small.status, 200);
+    const events = await eventsAbout(created.body.data.id);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['invoice.updated', 'invoice.updated', 'invoice.created'],
+    );
+    for (const { id } of events) {
+      const one = await api('GET', `/v1/events/${id}`);
+      assert.ok(Buffer.byteLength(one.text) <= 64 * 1024 + 200, `event ${id}: ${Buffer.byteLength(one.text)} bytes`);
+      assert.ok(Buffer.byteLength(JSON.stringify(one.body.data)) <= 64 * 1024);
+      assert.equal(one.body.data.data.object.id, created.body.data.id);
+    }
+    const [shrunk, grown, first] = events;
+    // Smaller after the edit: the whole object is kept, its old lines are left out.
+    assert.equal(shrunk?.data.truncated, true);
+    assert.equal(shrunk?.data.object.line_items.length, 1);
+    assert.equal(shrunk?.data.previous_attributes, undefined);
+    // Too large even without previous_attributes: a reference the receiver GETs.
+    assert.deepEqual(grown?.data.object, { id: created.body.data.id, object: 'invoice' });
+    assert.deepEqual(first?.data.object, { id: created.body.data.id, object: 'invoice' });
+    assert.equal(first?.data.truncated, true);
+  });
+
+  test('a list of events is bounded in bytes (about 5 MB): it ends early with has_more and a cursor that resumes it', async () => {
+    const { accountId, key } = await suite.context.account('Large events');
+    const { v7 } = await import('uuid');
+    const padding = 'x'.repeat(60 * 1024);
+    const start = Date.now() - 60_000;
+    const rows = Array.from({ length: 120 }, (_, n) => ({
+      id: v7({ msecs: start + n }),
+      account_id: accountId,
+      type: 'client.updated',
+      resource_id: randomUUID(),
+      data: JSON.stringify({ object: { id: randomUUID(), object: 'client', notes: padding } }),
+      actor_type: 'api_key',
+      actor_id: null,
+      created_at: new Date(start + n).toISOString(),
+    }));
+    for (let from = 0; from < rows.length; from += 20)
+      await suite.context.database.db
+        .insertInto('events')
+        .values(rows.slice(from, from + 20))
+        .execute();
+    const seen: string[] = [];
+    let url = '/v1/events?limit=100';
+    const sizes: number[] = [];
+    for (;;) {
+      const page = await suite.context.request('GET', url, { key });
+      assert.equal(page.status, 200, page.text.slice(0, 200));
+      sizes.push(Buffer.byteLength(page.text));
+      seen.push(...page.body.data.map((event: { id: string }) => event.id));
+      const { has_more: hasMore, next_cursor: cursor } = page.body.meta.pagination;
+      if (!hasMore) break;
+      url = `/v1/events?limit=100&cursor=${cursor}`;
+    }
+    assert.ok(sizes[0]! <= 5 * 1024 * 1024 + 64 * 1024, `first page ${sizes[0]} bytes`);
+    assert.ok(sizes[0]! > 4 * 1024 * 1024, `first page ${sizes[0]} bytes`);
+    assert.ok(sizes.length >= 2, 'the 100-row page ended early');
+    assert.deepEqual(seen, rows.map((row) => row.id).reverse(), 'every event exactly once, newest first');
+  });
+
+  test('pruning deletes events in batches until the retention is met: 2,500 events written between runs (more than a batch) keep the table flat; a run out of time leaves the rest to the next', async () => {
+    const clock = new ManualClock(new Date('2026-01-01T00:00:00.000Z'));
+    const context = await createTestContext({ clock });
+    const quiet = { info() {}, warn() {}, error() {} };
+    try {
+      const { accountId } = await context.account('Busy account');
+      const { v7 } = await import('uuid');
+      const worker = new WebhookWorker(context.database, clock, context.config.webhooks, quiet);
+      const count = async () =>
+        Number(
+          (
+            await context.database.db
+              .selectFrom('events')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('account_id', '=', accountId)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      /** 2,500 events written now (more than one batch of 1,000 between two runs). */
+      const write = async () => {
+        const at = clock.now().getTime();
+        const rows = Array.from({ length: 2_500 }, (_, n) => ({
+          id: v7({ msecs: at + (n % 1000) }),
+          account_id: accountId,
+          type: 'client.updated',
+          resource_id: randomUUID(),
+          data: '{"object":{"id":"x"}}',
+          actor_type: 'system',
+          actor_id: null,
+          created_at: new Date(at + (n % 1000)).toISOString(),
+        }));
+        for (let from = 0; from < rows.length; from += 250)
+          await context.database.db
+            .insertInto('events')
+            .values(rows.slice(from, from + 250))
+            .execute();
+      };
+      // Retention is 90 days; a run every 30 days of writing: at most 4 runs' writes are young enough to keep.
+      // Each run is given a minute (the default budget is 2 s: how fast a batch goes is bench/'s subject).
+      const sizes: number[] = [];
+      for (let run = 0; run < 8; run += 1) {
+        await write();
+        const { done } = await worker.prune(60_000);
+        assert.equal(done, true, `run ${run} met the retention within its budget`);
+        sizes.push(await count());
+        clock.advance(30 * 86_400_000);
+      }
+      assert.deepEqual(sizes, [2_500, 5_000, 7_500, 10_000, 10_000, 10_000, 10_000, 10_000], 'the table stays flat');
+
+      // A run out of time stops after its batch and says a backlog remains; the next run takes it up.
+      clock.advance(120 * 86_400_000);
+      assert.deepEqual(await worker.prune(0), { pruned: 1_000, done: false });
+      assert.deepEqual(await worker.prune(60_000), { pruned: 9_000, done: true });
+      assert.equal(await count(), 0);
+    } finally {
+      await context.close();
+    }
+  });
 });

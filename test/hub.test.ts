@@ -8,6 +8,7 @@ import { smtpTransport } from '../src/mail/transports.js';
 import { createTestContext, ManualClock, type ApiResponse, type TestContext } from './helpers/context.js';
 import { logoPng } from './helpers/images.js';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp.js';
+import { clientSuite } from './helpers/state-table.js';
 
 const PUBLIC_BASE_URL = 'https://billing.cooper-plumbing.test';
 const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
@@ -463,5 +464,181 @@ describe('a public page', () => {
     const openapi = (await context.request('GET', '/v1/openapi.json')).body;
     assert.ok(!Object.keys(openapi.paths).some((path) => path.startsWith('/hub')));
     assert.ok(openapi.paths['/v1/quotes/{id}/hosted-link/rotate'].post);
+  });
+});
+
+describe('a hub under a path, answers bound to the version shown, links bound to their recipient', () => {
+  const suite = clientSuite('Hub');
+  const api = (method: string, url: string, body?: unknown, key = suite.key) =>
+    suite.context.request(method, url, { key, ...(body === undefined ? {} : { body }) });
+
+  /** RFC 6265 §5.1.4: whether a browser sends a cookie of path `cookiePath` with a request for `requestPath`. */
+  function pathMatches(cookiePath: string, requestPath: string): boolean {
+    if (requestPath === cookiePath) return true;
+    if (!requestPath.startsWith(cookiePath)) return false;
+    return cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/';
+  }
+
+  test('with PUBLIC_BASE_URL under a path (https://example.com/bms), the CSRF cookie is scoped to /bms/hub and approving works', async () => {
+    const hub = await createTestContext({ env: { PUBLIC_BASE_URL: 'https://example.com/bms' } });
+    try {
+      const { key } = await hub.account();
+      const client = await hub.request('POST', '/v1/clients', { key, body: { name: 'Path', email: 'p@example.com' } });
+      const quote = await hub.request('POST', '/v1/quotes', {
+        key,
+        body: { client_id: client.body.data.id, line_items: [{ description: 'Work', quantity: 1, unit_amount: 500 }] },
+      });
+      const sent = await hub.request('POST', `/v1/quotes/${quote.body.data.id}/send`, { key });
+      assert.equal(sent.status, 200, sent.text);
+      const browserPath = new URL(sent.body.data.hosted_url).pathname;
+      assert.match(browserPath, /^\/bms\/hub\/[A-Za-z0-9_-]{43}$/);
+      // The proxy strips /bms: the server sees /hub/<token>; the browser sees /bms/hub/<token>.
+      const serverPath = browserPath.slice('/bms'.length);
+      const page = await hub.request('GET', serverPath);
+      assert.equal(page.status, 200, page.text);
+      const setCookie = String(page.headers['set-cookie']);
+      const cookiePath = /; Path=([^;]+)/.exec(setCookie)?.[1] ?? '/';
+      assert.equal(cookiePath, '/bms/hub');
+      const approvePath = `${browserPath}/approve`;
+      assert.match(page.text, new RegExp(`action="${approvePath}"`), 'the form posts to the browser path');
+      // The browser sends the cookie with the approve only when its path matches.
+      const cookie = pathMatches(cookiePath, approvePath) ? setCookie.split(';')[0]! : undefined;
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+      const version = /name="version" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+      const answered = await hub.request('POST', `${serverPath}/approve`, {
+        rawBody: new URLSearchParams({ csrf, version, name: 'Jane Doe' }).toString(),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'sec-fetch-site': 'same-origin',
+          ...(cookie ? { cookie } : {}),
+        },
+      });
+      assert.equal(answered.status, 303, answered.text);
+      assert.equal(answered.headers.location, browserPath);
+      const stored = await hub.request('GET', `/v1/quotes/${quote.body.data.id}`, { key });
+      assert.equal(stored.body.data.status, 'approved');
+    } finally {
+      await hub.close();
+    }
+  });
+
+  /** The hub page of a hosted URL, with what its forms carry and the cookie the browser would send back. */
+  async function openPage(hostedUrl: string) {
+    const path = new URL(hostedUrl).pathname;
+    const page = await suite.context.request('GET', path);
+    assert.equal(page.status, 200, page.text);
+    return {
+      path,
+      page,
+      csrf: /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '',
+      version: /name="version" value="([^"]+)"/.exec(page.text)?.[1] ?? '',
+      cookie: String(page.headers['set-cookie']).split(';')[0]!,
+    };
+  }
+  const post = (opened: { path: string; cookie: string }, action: string, form: Record<string, string>) =>
+    suite.context.request('POST', `${opened.path}/${action}`, {
+      rawBody: new URLSearchParams(form).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'same-origin',
+        cookie: opened.cookie,
+      },
+    });
+
+  async function sentQuote(unitAmount: number) {
+    const quote = await api('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      line_items: [{ description: 'Roof repair', quantity: 1, unit_amount: unitAmount }],
+    });
+    assert.equal(quote.status, 201, quote.text);
+    const sent = await api('POST', `/v1/quotes/${quote.body.data.id}/send`);
+    assert.equal(sent.status, 200, sent.text);
+    return sent.body.data as { id: string; hosted_url: string };
+  }
+
+  test('approving or declining another version of a quote than the page showed is 409 and shows the new page', async () => {
+    const quote = await sentQuote(50_000);
+    const opened = await openPage(quote.hosted_url);
+    assert.match(opened.version, /^[A-Za-z0-9_-]{22}$/, 'the page carries the version it shows');
+    assert.match(opened.page.text, /\$500\.00/);
+
+    // The business raises the total after the page was loaded.
+    const raised = await api('PUT', `/v1/quotes/${quote.id}`, {
+      line_items: [{ description: 'Roof repair', quantity: 1, unit_amount: 90_000 }],
+    });
+    assert.equal(raised.status, 200, raised.text);
+    for (const action of ['approve', 'decline']) {
+      const stale = await post(opened, action, { csrf: opened.csrf, version: opened.version, name: 'Jane Doe' });
+      assert.equal(stale.status, 409, `${action}: ${stale.text}`);
+      assert.match(stale.text, /This quote has changed/);
+      assert.match(stale.text, /\$900\.00/, 'the new page shows the new total');
+      const newVersion = /name="version" value="([^"]+)"/.exec(stale.text)?.[1];
+      assert.ok(newVersion && newVersion !== opened.version, 'the new page carries the new version');
+    }
+    // No version at all (a page from before versions, or a forged form) is not the version shown either.
+    assert.equal((await post(opened, 'approve', { csrf: opened.csrf, name: 'Jane Doe' })).status, 409);
+    assert.equal((await api('GET', `/v1/quotes/${quote.id}`)).body.data.status, 'sent');
+
+    // A change the client does not see (metadata) is the same version; the answer to the shown one is taken.
+    assert.equal((await api('PUT', `/v1/quotes/${quote.id}`, { metadata: { crm: '7' } })).status, 200);
+    const current = await openPage(quote.hosted_url);
+    assert.equal((await api('PUT', `/v1/quotes/${quote.id}`, { metadata: { crm: '8' } })).status, 200);
+    const approved = await post(current, 'approve', { csrf: current.csrf, version: current.version, name: 'Jane Doe' });
+    assert.equal(approved.status, 303, approved.text);
+    const stored = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
+    assert.deepEqual([stored.status, stored.total_amount], ['approved', 90_000]);
+  });
+
+  const hubStatus = async (hostedUrl: string) =>
+    (await suite.context.request('GET', new URL(hostedUrl).pathname)).status;
+  const newClient = async (name: string, email: string) =>
+    (await api('POST', '/v1/clients', { name, email })).body.data.id as string;
+
+  test('a change of client or recipient ends the old hub link', async () => {
+    const alice = await newClient('Alice', 'alice@example.com');
+    const bob = await newClient('Bob', 'bob@example.com');
+    const created = await api('POST', '/v1/quotes', {
+      client_id: alice,
+      line_items: [{ description: 'Fence', quantity: 1, unit_amount: 10_000 }],
+    });
+    const id = created.body.data.id;
+    const toAlice = (await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url;
+    assert.equal(await hubStatus(toAlice), 200);
+    // A re-send to the same client and address keeps the link, as the e-mail that carried it.
+    assert.equal((await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url, toAlice);
+
+    // The issue's case: back to draft, another client, sent again: Alice's link no longer opens it.
+    assert.equal((await api('PUT', `/v1/quotes/${id}`, { status: 'draft' })).status, 200);
+    assert.equal((await api('PUT', `/v1/quotes/${id}`, { client_id: bob })).status, 200);
+    const toBob = (await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url;
+    assert.notEqual(toBob, toAlice);
+    assert.equal(await hubStatus(toAlice), 404);
+    assert.equal(await hubStatus(toBob), 200);
+
+    // A sent quote moved to another client: the link ends at the change, not at the next send.
+    const moved = await api('PUT', `/v1/quotes/${id}`, { client_id: alice });
+    assert.equal(moved.status, 200, moved.text);
+    assert.notEqual(moved.body.data.hosted_url, toBob);
+    assert.equal(await hubStatus(toBob), 404);
+    const again = (await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url;
+    assert.equal(again, moved.body.data.hosted_url, 'the new link is the one sent');
+
+    // The same client at another address (the recipient changed): the next send makes a new link.
+    assert.equal((await api('PUT', `/v1/clients/${alice}`, { email: 'alice@new.example.com' })).status, 200);
+    const toNewAddress = (await api('POST', `/v1/quotes/${id}/send`)).body.data.hosted_url;
+    assert.notEqual(toNewAddress, again);
+    assert.equal(await hubStatus(again), 404);
+    assert.equal(await hubStatus(toNewAddress), 200);
+
+    // Invoices alike.
+    const invoice = await api('POST', '/v1/invoices', {
+      client_id: bob,
+      line_items: [{ description: 'Fence', quantity: 1, unit_amount: 10_000 }],
+    });
+    const invoiceLink = (await api('POST', `/v1/invoices/${invoice.body.data.id}/send`)).body.data.hosted_url;
+    const movedInvoice = await api('PUT', `/v1/invoices/${invoice.body.data.id}`, { client_id: alice });
+    assert.equal(movedInvoice.status, 200, movedInvoice.text);
+    assert.equal(await hubStatus(invoiceLink), 404);
+    assert.equal(await hubStatus(movedInvoice.body.data.hosted_url), 200);
   });
 });

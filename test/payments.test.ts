@@ -493,3 +493,91 @@ test('the worked example of docs/resources.md, step by step', async () => {
     ],
   );
 });
+
+describe('refunds and the payments an invoice carries', () => {
+  const api = (method: string, url: string, body?: unknown, key = suite.key) =>
+    suite.context.request(method, url, { key, ...(body === undefined ? {} : { body }) });
+
+  /** The events about `resourceId`, newest first. */
+  const eventsOf = async (resourceId: string): Promise<{ id: string; type: string; data: any }[]> =>
+    (await api('GET', `/v1/events?resource_id=${resourceId}&limit=100`)).body.data;
+
+  /** The types of the events about `resourceId` that are not among `known`. */
+  const newEventTypes = async (resourceId: string, known: Set<string>): Promise<string[]> =>
+    (await eventsOf(resourceId)).filter((event) => !known.has(event.id)).map((event) => event.type);
+
+  const eventIds = async (...resourceIds: string[]): Promise<Set<string>> =>
+    new Set((await Promise.all(resourceIds.map(eventsOf))).flat().map((event) => event.id));
+
+  test('a refund on a paid invoice records payment.refunded and invoice.updated, never invoice.sent', async () => {
+    const invoiceId = await sentInvoice(5_000);
+    const payment = (await api('POST', '/v1/payments', { invoice_id: invoiceId, amount: 5_000, method: 'card' })).body
+      .data;
+    assert.equal((await api('GET', `/v1/invoices/${invoiceId}`)).body.data.status, 'paid');
+    const known = await eventIds(invoiceId, payment.id);
+
+    const refund = await api('POST', `/v1/payments/${payment.id}/refund`, { amount: 1_000 });
+    assert.equal(refund.status, 200, refund.text);
+    assert.equal((await api('GET', `/v1/invoices/${invoiceId}`)).body.data.status, 'sent');
+    assert.deepEqual(await newEventTypes(invoiceId, known), ['invoice.updated']);
+    assert.deepEqual(await newEventTypes(payment.id, known), ['payment.refunded']);
+    const [updated] = (await eventsOf(invoiceId)).filter((event) => !known.has(event.id));
+    assert.deepEqual(
+      { status: updated?.data.previous_attributes.status, amount_paid: updated?.data.previous_attributes.amount_paid },
+      { status: 'paid', amount_paid: 5_000 },
+    );
+  });
+
+  test('an invoice holds its 20 most recent payments with payments_count, a payment its 20 most recent refunds with refunds_count', async () => {
+    const invoiceId = await sentInvoice(100_000);
+    const paymentIds: string[] = [];
+    for (let n = 0; n < 25; n += 1) {
+      const paidAt = new Date(Date.UTC(2026, 0, 1 + n)).toISOString();
+      const paid = await api('POST', '/v1/payments', {
+        invoice_id: invoiceId,
+        amount: 100,
+        method: 'cash',
+        paid_at: paidAt,
+      });
+      assert.equal(paid.status, 201, paid.text);
+      paymentIds.push(paid.body.data.id);
+    }
+    const invoice = (await api('GET', `/v1/invoices/${invoiceId}`)).body.data;
+    assert.equal(invoice.payments_count, 25);
+    assert.deepEqual(
+      invoice.payments.map((payment: { id: string }) => payment.id),
+      paymentIds.slice(5),
+      'the 20 most recent, oldest first among them',
+    );
+    assert.equal(invoice.amount_paid, 2_500, 'the balance counts every payment, listed or not');
+    const listed = await api('GET', `/v1/payments?invoice_id=${invoiceId}&limit=100`);
+    assert.equal(listed.body.data.length, 25, 'the rest are listed by GET /v1/payments?invoice_id=');
+    // The invoice's event carries the same bounded list.
+    const [event] = await eventsOf(invoiceId);
+    assert.equal(event?.data.object.payments.length, 20);
+    assert.equal(event?.data.object.payments_count, 25);
+    // payments_count is read-only.
+    const written = await api('PUT', `/v1/invoices/${invoiceId}`, { payments_count: 1 });
+    assert.equal(written.status, 422, written.text);
+
+    const big = await api('POST', '/v1/payments', { invoice_id: invoiceId, amount: 5_000, method: 'card' });
+    const refundIds: string[] = [];
+    for (let n = 0; n < 22; n += 1) {
+      const refunded = await api('POST', `/v1/payments/${big.body.data.id}/refund`, { amount: 10 });
+      assert.equal(refunded.status, 200, refunded.text);
+      assert.equal(refunded.body.data.refunds_count, n + 1);
+      assert.equal(refunded.body.data.refunds.length, Math.min(n + 1, 20));
+      refundIds.push(refunded.body.data.refunds.at(-1).id);
+    }
+    const payment = (await api('GET', `/v1/payments/${big.body.data.id}`)).body.data;
+    assert.equal(payment.refunds_count, 22);
+    assert.equal(payment.amount_refunded, 220);
+    assert.deepEqual(
+      payment.refunds.map((refund: { id: string }) => refund.id),
+      refundIds.slice(2),
+    );
+    const afterRefunds = (await api('GET', `/v1/invoices/${invoiceId}`)).body.data;
+    assert.equal(afterRefunds.payments_count, 26);
+    assert.equal(afterRefunds.payments.at(-1).id, big.body.data.id);
+  });
+});

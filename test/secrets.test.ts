@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createTestContext } from './helpers/context.js';
 import { onPostgres } from './helpers/database.js';
+import { clientSuite } from './helpers/state-table.js';
 
 test('keys are not in the database file, the logs or the responses', {
   skip: onPostgres ? 'the file scan is of the SQLite file; the same code stores the same values on PostgreSQL' : false,
@@ -54,4 +55,49 @@ test('keys are not in the database file, the logs or the responses', {
   }
   assert.ok(context.logs.length >= responses.length, 'the requests were logged');
   fs.rmSync(context.directory, { recursive: true, force: true });
+});
+
+describe('secrets in the logs', () => {
+  const suite = clientSuite('Secrets');
+  /** The text with percent-encoding undone until it no longer changes. */
+  function decodedFully(text: string): string {
+    let current = text;
+    for (;;) {
+      const next = current.replace(/%([0-9A-Fa-f]{2})/g, (_match, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      );
+      if (next === current) return current;
+      current = next;
+    }
+  }
+  const percentEncoded = (text: string) =>
+    [...text].map((character) => `%${character.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+
+  test('keys and secrets are redacted in every logged URL, percent-encoded or not', async () => {
+    const body = suite.key.slice(4);
+    const password = 'hunter2-hunter2-hunter2';
+    const token = 'T0k3nT0k3nT0k3nT0k3nT0k3nT0k3nT0k3nT0k3nT0k';
+    const signing = 'whsecSecretPart0123456789';
+    const before = suite.context.logs.length;
+    const urls = [
+      `/v1/clients?q=bms%5F${body}`,
+      `/v1/clients?q=bms%255F${body}`,
+      `/v1/clients?q=${percentEncoded(suite.key)}`,
+      `/v1/clients?%70assword=${password}`,
+      `/v1/clients?limit=5&api%5Fkey=${percentEncoded(body)}`,
+      `/v1/clients/bms%5F${body}`,
+      `/v1/clients?q=whsec%5F${signing}`,
+      `/%68ub/${token}`,
+      `/v1/clients?q=plain+text&limit=5`,
+    ];
+    for (const url of urls) await suite.context.request('GET', url, { key: suite.key });
+    const lines = suite.context.logs.slice(before).filter((line) => line.includes('"msg":"request"'));
+    assert.equal(lines.length, urls.length, 'every request was logged');
+    const logged = lines.join('\n');
+    for (const secret of [body, password, token, signing]) {
+      assert.ok(!logged.includes(secret), `${secret.slice(0, 6)}… is not in the logs as sent`);
+      assert.ok(!decodedFully(logged).includes(secret), `${secret.slice(0, 6)}… is not in the logs, decoded`);
+    }
+    assert.match(logged, /"url":"\/v1\/clients\?q=plain\+text&limit=5"/, 'what holds no secret is logged as sent');
+  });
 });

@@ -8,6 +8,8 @@ import { Webhook } from 'standardwebhooks';
 import { WebhookWorker } from '../src/workers/webhook-worker.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
+import { attemptWebhook } from '../src/modules/events/index.js';
+import { eventually as until } from './helpers/patience.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 /** Fast retries and short limits for the tests (the production schedule is 5 s … 10 h). */
@@ -252,18 +254,26 @@ describe('delivery', () => {
   });
 
   test('a receiver that never answers does not delay another endpoint', async () => {
-    const stuck = await receiver(w, { hang: true });
-    const fast = await receiver(w);
-    await endpoint(w, stuck.url, ['client.created']);
-    await endpoint(w, fast.url, ['client.created']);
-    const started = Date.now();
-    for (let index = 0; index < 6; index += 1) await newClient(w, `Busy ${index}`);
-    await fast.waitFor(6, 5000);
-    assert.ok(
-      Date.now() - started < 1400,
-      `all 6 delivered to the fast endpoint (${Date.now() - started} ms) before the stuck one's first timeout (1.5 s)`,
-    );
-    assert.ok(stuck.received.length >= 1);
+    // The stuck attempt holds for the longest time limit (10 s): deliveries queued behind it would arrive after
+    // it, and an idle machine delivers all 6 in a few hundred milliseconds, a loaded one in a couple of seconds.
+    const own = await world({ WEBHOOK_TIMEOUT_MS: '10000', WEBHOOK_LEASE_MS: '20000' });
+    own.worker.start();
+    try {
+      const stuck = await receiver(own, { hang: true });
+      const fast = await receiver(own);
+      await endpoint(own, stuck.url, ['client.created']);
+      await endpoint(own, fast.url, ['client.created']);
+      const started = Date.now();
+      for (let index = 0; index < 6; index += 1) await newClient(own, `Busy ${index}`);
+      await fast.waitFor(6, 15_000);
+      assert.ok(
+        Date.now() - started < 10_000,
+        `all 6 delivered to the fast endpoint (${Date.now() - started} ms) before the stuck one's first timeout (10 s)`,
+      );
+      assert.ok(stuck.received.length >= 1);
+    } finally {
+      await close(own);
+    }
   });
 
   test('Retry-After on 429 is honoured when longer than the schedule', async () => {
@@ -412,6 +422,201 @@ describe('refusals and disabling', () => {
       );
     } finally {
       await close(w);
+    }
+  });
+});
+
+describe('addresses, outcomes and the time limit of an attempt', () => {
+  // Every range of the IANA special-purpose registries, and the IPv6 forms that embed an IPv4 address.
+  const NOT_PUBLIC = [
+    '127.0.0.1',
+    '0.0.0.0',
+    '10.1.2.3',
+    '100.64.0.1',
+    '169.254.169.254',
+    '172.16.0.1',
+    '192.0.0.170',
+    '192.0.2.1',
+    '192.31.196.1',
+    '192.52.193.1',
+    '192.88.99.1',
+    '192.168.1.1',
+    '192.175.48.1',
+    '198.18.0.1',
+    '198.51.100.7',
+    '203.0.113.5',
+    '224.0.0.1',
+    '240.0.0.1',
+    '255.255.255.255',
+    '[::]',
+    '[::1]',
+    '[::7f00:1]',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:0:7f00:1]',
+    '[64:ff9b::7f00:1]',
+    '[64:ff9b:1::7f00:1]',
+    '[100::1]',
+    '[2001::7f00:1]',
+    '[2001:0:4136:e378:8000:63bf:3fff:fdd2]',
+    '[2001:2::1]',
+    '[2001:10::1]',
+    '[2001:20::1]',
+    '[2001:db8::1]',
+    '[2002:7f00:1::1]',
+    '[3fff::1]',
+    '[5f00::1]',
+    '[fc00::1]',
+    '[fd12:3456::1]',
+    '[fe80::1]',
+    '[fec0::1]',
+    '[ff02::1]',
+  ];
+
+  test('a webhook URL on any special-purpose IPv4 or IPv6 range, embedded forms too, is 422 on create and update and refused at delivery', async () => {
+    const strict = await createTestContext({ env: { WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE: 'false' } });
+    try {
+      const { key } = await strict.account();
+      const create = (url: string) =>
+        strict.request('POST', '/v1/webhook-endpoints', { key, body: { url, enabled_events: ['*'] } });
+      const accepted: string[] = [];
+      const refusals: Array<{ field: string; message: string }> = [];
+      for (const host of NOT_PUBLIC) {
+        const response = await create(`https://${host}/hooks`);
+        if (response.status !== 422) accepted.push(`${host}: ${response.status}`);
+        else refusals.push(response.body.error.details[0]);
+      }
+      assert.deepEqual(accepted, [], 'every special-purpose address is refused at create');
+      for (const refusal of refusals) {
+        assert.equal(refusal.field, 'url');
+        assert.match(refusal.message, /not a public address/);
+      }
+
+      // A name that resolves to loopback: refused, without saying what it resolved to.
+      const named = await create('https://localhost/hooks');
+      assert.equal(named.status, 422, named.text);
+      assert.match(named.body.error.details[0].message, /public address/);
+      assert.doesNotMatch(named.text, /127\.0\.0\.1|::1/);
+
+      // Public addresses are accepted; an update to an embedded form is refused.
+      for (const url of ['https://1.1.1.1/hooks', 'https://[2606:4700:4700::1111]/hooks']) {
+        const response = await create(url);
+        assert.equal(response.status, 201, `${url}: ${response.text}`);
+      }
+      const endpoint = (await strict.request('GET', '/v1/webhook-endpoints?limit=1', { key })).body.data[0];
+      const update = await strict.request('PUT', `/v1/webhook-endpoints/${endpoint.id}`, {
+        key,
+        body: { url: 'https://[::ffff:0:a9fe:a9fe]/latest/meta-data/' },
+      });
+      assert.equal(update.status, 422, update.text);
+      assert.equal(update.body.error.details[0].field, 'url');
+    } finally {
+      await strict.close();
+    }
+
+    // At delivery (a host re-pointed after it was checked): refused before any connection is made.
+    for (const host of ['[::7f00:1]', '[64:ff9b::a9fe:a9fe]', '[2002:a9fe:a9fe::1]', '192.0.0.170']) {
+      const attempt = await attemptWebhook(`https://${host}/hooks`, {}, '{}', {
+        timeoutMs: 2_000,
+        allowPrivate: false,
+      });
+      assert.equal(attempt.ok, false);
+      assert.equal(attempt.status, null);
+      assert.match(attempt.error ?? '', /^refused: .*not a public address/, host);
+    }
+  });
+
+  test("a receiver answering NUL bytes has its outcome stored sanitised, and another account's outcome is kept (each delivered once)", async () => {
+    const context = await createTestContext({
+      env: {
+        WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+        WEBHOOK_POLL_MS: '20',
+        WEBHOOK_TIMEOUT_MS: '2000',
+        WEBHOOK_LEASE_MS: '3000',
+      },
+    });
+    const quiet = { info() {}, warn() {}, error() {} };
+    const worker = new WebhookWorker(context.database, context.clock, context.config.webhooks, quiet);
+    const poisoned = await startReceiver({ status: 200, body: 'ok\u0000\u0000 then more' });
+    const healthy = await startReceiver({ status: 200, body: 'fine' });
+    try {
+      const accounts = [await context.account('Poisoned'), await context.account('Healthy')];
+      const endpointIds: string[] = [];
+      for (const [index, receiver] of [poisoned, healthy].entries()) {
+        const created = await context.request('POST', '/v1/webhook-endpoints', {
+          key: accounts[index]!.key,
+          body: { url: receiver.url, enabled_events: ['client.created'] },
+        });
+        assert.equal(created.status, 201, created.text);
+        endpointIds.push(created.body.data.id);
+      }
+      for (const { key } of accounts)
+        assert.equal((await context.request('POST', '/v1/clients', { key, body: { name: 'X' } })).status, 201);
+      worker.start();
+      await Promise.all([poisoned.waitFor(1, 60_000), healthy.waitFor(1, 60_000)]);
+      const logOf = async (index: number) =>
+        (
+          await context.request('GET', `/v1/webhook-endpoints/${endpointIds[index]}/deliveries`, {
+            key: accounts[index]!.key,
+          })
+        ).body.data as Array<{ status: string; response_body: string | null }>;
+      await until(
+        async () => (await logOf(0))[0]?.status === 'succeeded' && (await logOf(1))[0]?.status === 'succeeded',
+        async () => `outcomes not recorded: ${JSON.stringify([await logOf(0), await logOf(1)])}`,
+      );
+      assert.deepEqual(
+        (await logOf(0)).map((delivery) => [delivery.status, delivery.response_body]),
+        [['succeeded', 'ok\uFFFD\uFFFD then more']],
+      );
+      assert.deepEqual(
+        (await logOf(1)).map((delivery) => [delivery.status, delivery.response_body]),
+        [['succeeded', 'fine']],
+      );
+      // Past a lease: nothing was delivered twice.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      assert.deepEqual([poisoned.received.length, healthy.received.length], [1, 1]);
+    } finally {
+      await worker.stop();
+      await poisoned.close();
+      await healthy.close();
+      await context.close();
+    }
+  });
+
+  test('the DNS lookup of a webhook host counts within the attempt time limit', async () => {
+    const receiver = await startReceiver({ status: 200, body: 'ok', delayMs: 700 });
+    try {
+      const port = new URL(receiver.url).port;
+      const slowLookup = (ms: number) => async () => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return [{ address: '127.0.0.1', family: 4 }];
+      };
+      // A name server that takes longer than the whole limit: the attempt ends at the limit, not after the lookup.
+      const stuck = await attemptWebhook(`http://hooks.example.test:${port}/`, {}, '{}', {
+        timeoutMs: 1_000,
+        allowPrivate: true,
+        lookup: slowLookup(3_000),
+      });
+      assert.equal(stuck.ok, false);
+      assert.match(stuck.error ?? '', /no answer within 1000 ms/);
+      assert.ok(stuck.durationMs < 3_000, `ended before the lookup answered, at ${stuck.durationMs} ms`);
+      // 600 ms of lookup and a 700 ms answer: 1.3 s in all, over a 1 s limit (the answer alone is within it, so
+      // only a limit that counts the lookup refuses it).
+      const late = await attemptWebhook(`http://hooks.example.test:${port}/`, {}, '{}', {
+        timeoutMs: 1_000,
+        allowPrivate: true,
+        lookup: slowLookup(600),
+      });
+      assert.equal(late.ok, false, JSON.stringify(late));
+      assert.match(late.error ?? '', /no answer within 1000 ms/);
+      // With room for both, it succeeds.
+      const inTime = await attemptWebhook(`http://hooks.example.test:${port}/`, {}, '{}', {
+        timeoutMs: 2_000,
+        allowPrivate: true,
+        lookup: slowLookup(200),
+      });
+      assert.equal(inTime.ok, true, JSON.stringify(inTime));
+    } finally {
+      await receiver.close();
     }
   });
 });

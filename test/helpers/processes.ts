@@ -3,6 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { patient } from './patience.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/bms.js');
@@ -18,7 +19,7 @@ export function runBms(args: string[], env: Record<string, string>): CliResult {
     cwd: ROOT,
     env: { ...cleanEnv(), ...env },
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: patient(30_000),
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -33,7 +34,7 @@ export function runBmsAsync(args: string[], env: Record<string, string>): Promis
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), patient(30_000));
   return new Promise((resolve) =>
     child.on('close', (status) => {
       clearTimeout(timer);
@@ -109,8 +110,9 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   child.stderr?.on('data', (chunk) => (output += String(chunk)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${port}`;
-  // A loaded 2-core machine has been seen to take 40 s to start a server; a healthy one takes about 1 s.
-  const deadline = Date.now() + 60_000;
+  // A loaded 2-core machine has been seen to take 40 s to start a server; a healthy one takes about 1 s. The
+  // minute is scaled by the machine's load (a 2-core machine at load 30 took longer than a minute).
+  const deadline = Date.now() + patient(60_000);
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
     try {

@@ -2,6 +2,7 @@
 // as the test tells it, request by request: a status, a delay, a redirect, or no answer at all.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { patient } from './patience.js';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -56,9 +57,11 @@ export async function startReceiver(fallback: Answer = { status: 200, body: 'ok'
   return Object.assign(receiver, {
     url: `http://127.0.0.1:${port}/hooks`,
     async waitFor(count: number, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
+      // Scaled by the machine's load: a wait ends when the count is reached, so a fast machine loses nothing.
+      const deadline = Date.now() + patient(timeoutMs);
       while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} webhook requests, got ${received.length}`);
+        if (Date.now() > deadline)
+          throw new Error(`expected ${count} webhook requests within ${patient(timeoutMs)} ms, got ${received.length}`);
         await new Promise<void>((resolve) => {
           waiters.push(resolve);
           setTimeout(resolve, 50);

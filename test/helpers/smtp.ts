@@ -2,6 +2,7 @@
 // back with mailparser. It can refuse the next N messages, or hold each message for a while.
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { patient } from './patience.js';
 
 export interface TestSmtpServer {
   url: string;
@@ -70,9 +71,11 @@ export async function startSmtpServer(port = 0): Promise<TestSmtpServer> {
       state.delayMs = value;
     },
     async waitFor(count, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
+      // Scaled by the machine's load: a wait ends when the count is reached, so a fast machine loses nothing.
+      const deadline = Date.now() + patient(timeoutMs);
       while (messages.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} messages, got ${messages.length}`);
+        if (Date.now() > deadline)
+          throw new Error(`expected ${count} messages within ${patient(timeoutMs)} ms, got ${messages.length}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       return messages;
