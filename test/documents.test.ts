@@ -664,6 +664,9 @@ describe('documents in the account’s locale and on its paper', () => {
   test('a chosen paper size wins over the country: a German account on Letter', async () => {
     const { pdf } = await printed({ name: 'Letter GmbH', address: { country: 'DE' }, paper_size: 'letter' });
     assert.deepEqual(await pdfPageSizes(pdf), [{ width: 612, height: 792 }]);
+  });
+});
+
 describe('the quote PDF dates and the logo decoded once', () => {
   const suite = clientSuite('Documents');
   const api = (method: string, url: string, body?: unknown, key = suite.key) =>
