@@ -6,7 +6,7 @@
 import { hash as digest } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/index.js';
 import {
   completeIdempotencyKey,
   deleteExpiredIdempotencyKeys,

@@ -11,8 +11,7 @@ import { etagOfJson, ifMatch, IfMatchHeaders, sentJson, sentJsonFingerprint } fr
 import { IdempotencyHeaders } from './idempotency.js';
 import { JSON_CONTENT_TYPE, ok, okJson } from './envelope.js';
 import type { ErrorCode } from '../core/errors.js';
-import type { Page } from '../db/keyset.js';
-import { readDataVersion } from '../db/sqlite-statements.js';
+import { type Page, readDataVersion } from '../db/index.js';
 import { listJsonResponse, type listResponse } from './pagination.js';
 import {
   BODY_ERRORS,

@@ -2,8 +2,7 @@
 // write lock for it; PostgreSQL skips rows another worker has locked), under a lease that expires if the
 // worker dies, so a crashed delivery is picked up again.
 import { sql } from 'kysely';
-import { dialectOf, type Executor } from '../db/database.js';
-import { applyPage, type PageRequest } from '../db/keyset.js';
+import { applyPage, dialectOf, type Executor, type PageRequest } from '../db/index.js';
 import type { OutboxMessageRow } from '../db/types.js';
 
 export async function enqueueMessage(db: Executor, row: OutboxMessageRow): Promise<void> {

@@ -4,9 +4,8 @@
 // tool and the exact arguments, valid 10 minutes, used once.
 import { createHash, randomBytes } from 'node:crypto';
 import { newId } from '../core/deps.js';
-import type { Executor } from '../db/database.js';
+import { type Executor, fromJson } from '../db/index.js';
 import type { McpCallRow } from '../db/types.js';
-import { fromJson } from '../db/values.js';
 import type { Context } from '../kernel/context.js';
 
 export const CONFIRMATION_TTL_MS = 10 * 60 * 1000;

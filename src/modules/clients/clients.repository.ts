@@ -1,16 +1,33 @@
 // Client queries. Every query is scoped by account: another account's rows do not exist here.
 import { sql, type Kysely, type SqlBool } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import { POSTGRES_SEARCH_TEXT, SQLITE_BODY, SQLITE_CLEAR_QUEUED, SQLITE_INDEX_QUEUED } from '../../db/client-search.js';
-import { dialectOf, type Executor } from '../../db/database.js';
-import { registerBatchWork } from '../../db/group-commit.js';
-import { applyPage, sortKeyOf, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { prepared } from '../../db/prepared.js';
-import { fenced, keysOf, listPlan, WALK_LIMIT, type ListPlan, type Listed } from '../../db/list-plan.js';
-import { listByShape } from '../../db/list-shapes.js';
-import { preparedInsert } from '../../db/prepared-insert.js';
-import { readStatements } from '../../db/sqlite-statements.js';
-import { normalizeInstant } from '../../db/values.js';
+import {
+  applyPage,
+  dialectOf,
+  type Executor,
+  fenced,
+  keysOf,
+  listByShape,
+  type Listed,
+  listPlan,
+  type ListPlan,
+  lockedIf,
+  normalizeInstant,
+  type PageRequest,
+  POSTGRES_SEARCH_TEXT,
+  prepared,
+  preparedInsert,
+  readStatements,
+  registerBatchWork,
+  type SortFields,
+  sortKeyOf,
+  SQLITE_BODY,
+  SQLITE_CLEAR_QUEUED,
+  SQLITE_INDEX_QUEUED,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+  WALK_LIMIT,
+} from '../../db/index.js';
 import { Lru } from '../../core/lru.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 

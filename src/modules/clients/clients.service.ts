@@ -2,9 +2,8 @@
 import { newId } from '../../core/deps.js';
 import { conflict, notFound, type Precondition } from '../../core/errors.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
-import { pageRequest, toPage, type Page, type PageRequest } from '../../db/keyset.js';
+import { fromJsonShared, type Page, pageRequest, type PageRequest, toPage } from '../../db/index.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
-import { fromJsonShared } from '../../db/values.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { serializeAddress, type Address } from '../shared/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';

@@ -1,11 +1,17 @@
 // Event queries, every one scoped by account but the pruning of old events.
 import { CompiledQuery } from 'kysely';
-import type { Executor } from '../../db/database.js';
-import { registerBatchWork } from '../../db/group-commit.js';
-import { timeBoundConditions } from '../../db/account-rows.js';
-import { type PageRequest, type SortFields } from '../../db/keyset.js';
-import { preparedInsert } from '../../db/prepared-insert.js';
-import { keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
+import {
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  type PageRequest,
+  preparedInsert,
+  registerBatchWork,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+} from '../../db/index.js';
 import type { EventRow } from '../../db/types.js';
 import { SQLITE_FAN_OUT_QUEUED } from './webhooks.repository.js';
 

@@ -3,10 +3,8 @@
 // every enabled webhook endpoint whose enabled_events match it.
 import type { Actor, Context } from '../../kernel/context.js';
 import { isUuid, newId } from '../../core/deps.js';
-import { dialectOf } from '../../db/database.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import { dialectOf, fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { EventRow, WebhookDeliveryRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import { insertDeliveries, queueToSubscribers } from './webhooks.repository.js';
 import { hasSubscribers } from './subscriber-cache.js';
 import { requireRow } from '../shared/index.js';

@@ -1,11 +1,20 @@
 // Webhook endpoint and delivery queries. Endpoints are scoped by account; the delivery queue is claimed
 // across accounts by the workers, one pending attempt per (event, endpoint) under a lease.
 import { CompiledQuery, sql, type SqlBool } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import { dialectOf, type Executor } from '../../db/database.js';
-import { keysOf, listPlan } from '../../db/list-plan.js';
-import { prepared } from '../../db/prepared.js';
-import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import {
+  applyPage,
+  dialectOf,
+  type Executor,
+  keysOf,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  prepared,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
 import type {
   WebhookDeliveriesTable,
   WebhookDeliveryRow,

@@ -1,9 +1,22 @@
 // Property queries. Every query is scoped by account: another account's rows do not exist here.
 import { sql, type SqlBool } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import { dialectOf, type Executor } from '../../db/database.js';
-import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { fenced, keysOf, listPlan, runList, unindexed, type Listed } from '../../db/list-plan.js';
+import {
+  applyPage,
+  dialectOf,
+  type Executor,
+  fenced,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+  unindexed,
+} from '../../db/index.js';
 import type { PropertyPatch, PropertyRow } from '../../db/types.js';
 
 const COLUMNS = [

@@ -3,7 +3,7 @@
 // when two requests race (the index refuses the later insert; its id is then looked up and named).
 import { AppError } from '../../core/errors.js';
 import { sql } from 'kysely';
-import { dialectOf, type Executor } from '../../db/database.js';
+import { dialectOf, type Executor } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 
 /** The tables whose rows carry an external_id, and what to call their rows. */

@@ -1,10 +1,20 @@
 // Visit schedule queries, every one scoped by account (the daily worker's walk is the one exception: it lists
 // the schedules of every account, then works on each in that schedule's account).
 import { sql, type SqlBool } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import type { Executor } from '../../db/database.js';
-import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { keysOf, listPlan, runList, type Condition, type Listed } from '../../db/list-plan.js';
+import {
+  type Condition,
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
 import type { VisitScheduleRow } from '../../db/types.js';
 import type { ProjectionFilters } from '../visits/index.js';
 

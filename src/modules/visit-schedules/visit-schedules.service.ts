@@ -13,9 +13,8 @@ import {
   type ErrorDetail,
   type Precondition,
 } from '../../core/errors.js';
-import { mapPage, type Page, pageRequest, toPage } from '../../db/keyset.js';
+import { fromJson, mapPage, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { VisitScheduleRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import type { EventType } from '../../kernel/event-types.js';
 import { findAccountTimezone } from '../accounts/index.js';

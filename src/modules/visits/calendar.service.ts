@@ -3,7 +3,7 @@
 import { isUuid } from '../../core/deps.js';
 import { fieldError } from '../../core/errors.js';
 import { addDaysToDate, canonicalTimeZone, daysBetween, normalizedInstant, startOfLocalDay } from '../../core/time.js';
-import { mapPage, type Page, pageRequest, toPage } from '../../db/keyset.js';
+import { mapPage, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { parseStatusFilter } from '../documents/index.js';

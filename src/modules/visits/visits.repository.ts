@@ -2,10 +2,20 @@
 // so a member's calendar and conflicts read one index), and the little a visit reads and keeps of its job
 // (its client, property, title and status; its summary and scheduled_* mirrors).
 import { sql, type SqlBool } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import type { Executor } from '../../db/database.js';
-import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { keysOf, listPlan, runList, type Condition, type Listed } from '../../db/list-plan.js';
+import {
+  type Condition,
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
 import type { VisitPatch, VisitRow } from '../../db/types.js';
 import { addMinutes } from '../../core/time.js';
 import { LATE_STATUSES, OPEN_STATUSES, type VisitStatus } from './visits.lifecycle.js';

@@ -14,7 +14,7 @@ import {
 } from '../../core/errors.js';
 import { elapsedMinutes, instantToLocal } from '../../core/time.js';
 import type { VisitPatch, VisitRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
+import { fromJson } from '../../db/index.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import type { EventType } from '../../kernel/event-types.js';
 import { findAccountTimezone } from '../accounts/index.js';
