@@ -1,4 +1,4 @@
-// `bms backup --to FILE` and `bms restore --from FILE`. SQLite is copied by BMS itself (db/sqlite-backup.ts);
+// `bms backup --to FILE` and `bms restore --from FILE`. SQLite is copied by BMS itself (db/sqlite/sqlite-backup.ts);
 // PostgreSQL has its own tools, and the command says which, with the options that fit BMS.
 import type { DatabaseConfig } from '../config.js';
 import { BackupError, backupSqlite, restoreSqlite } from '../db/index.js';

@@ -4,7 +4,7 @@
 export { lockedIf, timeBoundConditions, type TimeBounds } from './account-rows.js';
 export { POSTGRES_SEARCH_TEXT, SQLITE_BODY, SQLITE_CLEAR_QUEUED, SQLITE_INDEX_QUEUED } from './client-search.js';
 export { dialectOf, openDatabase, type Database, type Db, type Executor } from './database.js';
-export { registerBatchWork } from './group-commit.js';
+export { registerBatchWork } from './sqlite/group-commit.js';
 export {
   deleteExpiredIdempotencyKeys,
   findIdempotencyKey,
@@ -47,7 +47,7 @@ export { prepared } from './prepared.js';
 export { preparedInsert } from './prepared-insert.js';
 export { outboxQueueStats, webhookQueueStats, type QueueStats } from './queue-stats.js';
 export { coalesceSort, SORT_SENTINELS } from './sort-sentinels.js';
-export { BackupError, backupSqlite, restoreSqlite } from './sqlite-backup.js';
-export { sqliteFiles } from './sqlite.js';
-export { readDataVersion, readStatements } from './sqlite-statements.js';
+export { BackupError, backupSqlite, restoreSqlite } from './sqlite/sqlite-backup.js';
+export { sqliteFiles } from './sqlite/sqlite.js';
+export { readDataVersion, readStatements } from './sqlite/sqlite-statements.js';
 export { fromJson, fromJsonShared, normalizeInstant } from './values.js';

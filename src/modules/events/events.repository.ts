@@ -36,7 +36,7 @@ export const insertEvent: (db: Executor, row: EventRow) => Promise<void> = prepa
 );
 
 /**
- * SQLite: an event of a group-commit batch (db/group-commit.ts), queued in the request's savepoint as one
+ * SQLite: an event of a group-commit batch (db/sqlite/group-commit.ts), queued in the request's savepoint as one
  * row of a TEMP table (in memory; a rollback to the savepoint takes it back) and written to `events` with
  * the batch's other events by one INSERT … SELECT just before the batch commits, followed by their webhook
  * deliveries (SQLITE_FAN_OUT_QUEUED). So the event commits with its change, durable before anyone is
