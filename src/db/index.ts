@@ -12,7 +12,6 @@ export {
   completeIdempotencyKey,
   deleteIdempotencyKey,
   type IdempotencyKeyRow,
-  type KeptResponse,
 } from './idempotency.repository.js';
 export {
   applyPage,
