@@ -2,9 +2,9 @@
 // the two engines' wings (sqlite/, postgres/) above all, is private: scripts/check-imports.mjs refuses an
 // import of anything else from outside db/.
 export { lockedIf, timeBoundConditions, type TimeBounds } from './account-rows.js';
-export { POSTGRES_SEARCH_TEXT, SQLITE_BODY, SQLITE_CLEAR_QUEUED, SQLITE_INDEX_QUEUED } from './client-search.js';
-export { dialectOf, openDatabase, type Database, type Db, type Executor } from './database.js';
-export { registerBatchWork } from './sqlite/group-commit.js';
+export { openDatabase, type Database, type Db, type Executor } from './database.js';
+export { deferredWrite, type DeferredWrite } from './deferred-write.js';
+export { claimLock, keepsDerivedColumns, readsCommittedVersions, survivingFailure, textSearch } from './engine.js';
 export {
   deleteExpiredIdempotencyKeys,
   findIdempotencyKey,
@@ -48,5 +48,6 @@ export { outboxQueueStats, webhookQueueStats, type QueueStats } from './queue-st
 export { coalesceSort, SORT_SENTINELS } from './sort-sentinels.js';
 export { BackupError, backupSqlite, restoreSqlite } from './sqlite/sqlite-backup.js';
 export { sqliteFiles } from './sqlite/sqlite.js';
-export { readDataVersion, readStatements } from './sqlite/sqlite-statements.js';
+export { readDataVersion } from './sqlite/sqlite-statements.js';
+export { type SearchedTable, type TextSearch } from './text-search.js';
 export { fromJson, fromJsonShared, normalizeInstant } from './values.js';

@@ -2,7 +2,6 @@
 import { sql, type SqlBool } from 'kysely';
 import {
   applyPage,
-  dialectOf,
   type Executor,
   fenced,
   keysOf,
@@ -11,6 +10,7 @@ import {
   lockedIf,
   type PageRequest,
   runList,
+  textSearch,
   type SortFields,
   timeBoundConditions,
   type TimeBounds,
@@ -163,15 +163,6 @@ export function listPropertiesPlan(
   );
 }
 
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (character) => `\\${character}`);
-}
-
-/** `q` as an FTS5 phrase query: every character literal. */
-function ftsPhrase(q: string): string {
-  return `"${q.replace(/"/g, '""')}"`;
-}
-
 /**
  * `q` (3 characters or more): the trigram index finds the matches (SQLite: the FTS5 table, joined to
  * properties by primary key; PostgreSQL: pg_trgm's GIN index on search_text), the other filters are checked
@@ -185,22 +176,9 @@ export function searchPropertiesQuery(
   page: PageRequest<PropertyRow>,
 ) {
   const q = (filters.q ?? '').toLowerCase();
-  const postgres = dialectOf(db) === 'postgres';
-  const hits = sql<{
-    property_id: string;
-  }>`(select k.property_id from properties_fts f join property_search_keys k on k.search_id = f.rowid where properties_fts match ${ftsPhrase(q)})`.as(
-    'hits',
-  );
-  let query = (
-    postgres
-      ? db.selectFrom('properties')
-      : db.selectFrom(hits).crossJoin('properties').whereRef('properties.id', '=', 'hits.property_id')
-  ).select(COLUMNS.map((column) => `properties.${column}` as const));
-  query = postgres
-    ? query
-        .where(sql<SqlBool>`(account_id = ${accountId}) is true`)
-        .where(sql<SqlBool>`search_text like ${`%${escapeLike(q)}%`} escape '\\'`)
-    : query.where(sql<SqlBool>`+account_id = ${accountId}`);
+  const search = textSearch(db);
+  let query = search.from(db, 'properties', q).select(COLUMNS.map((column) => `properties.${column}` as const));
+  for (const condition of search.scope('properties', accountId, q)) query = query.where(condition);
   const equal = keysOf({
     client_id: filters.client_id,
     postal_code_key: filters.postal_code_key,
