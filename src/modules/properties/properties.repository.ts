@@ -87,6 +87,21 @@ export async function updateProperty(
     .executeTakeFirst();
 }
 
+/** A property's time zone (a visit's default zone when its job names the property). */
+export async function findPropertyTimezone(
+  db: Executor,
+  accountId: string,
+  propertyId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('properties')
+    .select('timezone')
+    .where('account_id', '=', accountId)
+    .where('id', '=', propertyId)
+    .executeTakeFirst();
+  return row?.timezone;
+}
+
 export async function deleteProperty(db: Executor, accountId: string, id: string): Promise<void> {
   await db.deleteFrom('properties').where('account_id', '=', accountId).where('id', '=', id).execute();
 }

@@ -1,2 +1,3 @@
 // The face of the team-members module: what other modules, the workers and the composition may use. The rest is private.
 export { TeamMemberSchema } from './team-members.schemas.js';
+export { findMembers } from './team-members.repository.js';

@@ -167,3 +167,19 @@ export function listTeamMembersPlan(
     page,
   );
 }
+
+/** The account's members among `ids`, with whether each is active (the check of a visit's or a schedule's assignees). */
+export async function findMembers(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Map<string, boolean>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('team_members')
+    .select(['id', 'active'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((row) => [row.id, Number(row.active) === 1]));
+}

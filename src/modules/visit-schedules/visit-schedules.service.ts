@@ -21,6 +21,8 @@ import { findAccountTimezone } from '../accounts/index.js';
 import { previousAttributes, recordEvent } from '../events/index.js';
 import { parseStatusFilter } from '../documents/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
+import { findPropertyTimezone } from '../properties/index.js';
+import { findMembers } from '../team-members/index.js';
 import { updateVisit } from '../visits/index.js';
 import {
   durationsOf,
@@ -143,7 +145,7 @@ async function readTemplate(ctx: Context, input: TemplateInput | undefined, base
   };
   if (input?.assignee_ids !== undefined) {
     const ids = input.assignee_ids;
-    const members = await repository.findMembers(
+    const members = await findMembers(
       ctx.db,
       ctx.accountId,
       ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)),
@@ -201,9 +203,7 @@ function readDurations(
 }
 
 async function defaultZone(ctx: Context, job: repository.JobOfSchedule): Promise<string> {
-  const zone = job.property_id
-    ? await repository.findPropertyTimezone(ctx.db, ctx.accountId, job.property_id)
-    : undefined;
+  const zone = job.property_id ? await findPropertyTimezone(ctx.db, ctx.accountId, job.property_id) : undefined;
   return zone ?? findAccountTimezone(ctx.db, ctx.accountId);
 }
 

@@ -82,36 +82,6 @@ export async function findJobOfVisit(
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
-export async function findPropertyTimezone(
-  db: Executor,
-  accountId: string,
-  propertyId: string,
-): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('properties')
-    .select('timezone')
-    .where('account_id', '=', accountId)
-    .where('id', '=', propertyId)
-    .executeTakeFirst();
-  return row?.timezone;
-}
-
-/** The account's members among `ids`, with whether each is active. */
-export async function findMembers(
-  db: Executor,
-  accountId: string,
-  ids: readonly string[],
-): Promise<Map<string, boolean>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('team_members')
-    .select(['id', 'active'])
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .execute();
-  return new Map(rows.map((row) => [row.id, Number(row.active) === 1]));
-}
-
 /** The visit a schedule made for an occurrence, if any (from the unique (schedule_id, occurrence_key) index). */
 export async function findOccurrence(
   db: Executor,
