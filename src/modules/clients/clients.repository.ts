@@ -414,7 +414,7 @@ export function clientListPlan(
 ) {
   const columns = page.column === 'name' ? LISTED_BY_NAME : LISTED_COLUMNS;
   // SQLite: the property ids are a column of the row, read with the others; PostgreSQL: a subquery per row.
-  const postgres = !keepsDerivedColumns(db);
+  const kept = keepsDerivedColumns(db);
   const scope = { account_id: accountId };
   const conditions = timeBoundConditions(filters);
   // A filtered page sorts the rows it matched by the sort column, so it reads that too (an unfiltered one
@@ -427,9 +427,9 @@ export function clientListPlan(
       ? { table: 'clients', columns: filtered ? ['id', 'version', sortColumn] : ['id', 'version'], scope }
       : {
           table: 'clients',
-          columns: postgres ? columns : [...columns, 'property_ids'],
+          columns: kept ? [...columns, 'property_ids'] : columns,
           scope,
-          computed: postgres ? (from) => propertyIdsColumn(db, from, accountId) : undefined,
+          computed: kept ? undefined : (from) => propertyIdsColumn(db, from, accountId),
         },
     { keys: keysOf({ external_id: filters.external_id }), conditions },
     page,
