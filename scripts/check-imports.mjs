@@ -10,17 +10,23 @@
 // 2. Modules stand in MODULE_ORDER: a module imports only modules below it, and only through their face
 //    (`index.ts`). Outside src/modules, only a module's face is imported, and its `*.routes.ts` by app.ts.
 // 3. src/http imports no module.
-// 4. No cycle of files, nor of folders (each module is a folder; so is each other top-level folder), here
+// 4. db/ has a face: from outside db/ (modules, http, mail, kernel, and the composition: app.ts, main.ts, cli/,
+//    workers/), only db/index.ts and the row types, db/types.ts, are imported. Inside db/, the engines' wings
+//    (db/sqlite/, db/postgres/) import nothing of each other; the migrations (db/migrations/, history written
+//    once) may import db/'s engine-neutral files they were written with, never a wing.
+// 5. No cycle of files, nor of folders (each module is a folder; so is each other top-level folder), here
 //    and in both SDKs (scripts/sdk-import-cycles.mjs).
 // Type-only imports count: a type from elsewhere is still a dependency on it.
-// Usage: node scripts/check-imports.mjs   (exits 1 and lists each problem; prints the module order when clean)
+// Usage: node scripts/check-imports.mjs [--src DIR]   (exits 1 and lists each problem; prints the module order when
+// clean). --src checks another copy of src/ (test/check-imports.test.ts plants bad imports in one).
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { cycles, sdkImportProblems } from './sdk-import-cycles.mjs';
 
 const repository = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const root = path.join(repository, 'src');
+const sourceOption = process.argv.indexOf('--src');
+const root = sourceOption > 0 ? path.resolve(process.argv[sourceOption + 1]) : path.join(repository, 'src');
 const LAYERS = ['core', 'storage', 'kernel', 'modules', 'http', 'composition'];
 
 /** Lowest first: each module may import the faces of the modules before it, never after. */
@@ -84,6 +90,27 @@ function importsOf(file) {
     .map((specifier) => path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts')));
 }
 
+/** What code outside db/ may import of it: the face and the row types. */
+const DB_FACE = ['db/index.ts', 'db/types.ts'];
+const wingOf = (relative) => /^db\/(sqlite|postgres)\//.exec(relative)?.[1];
+
+/** The db/ rule an import from `file` to `target` breaks, or undefined. */
+function dbBreach(file, target) {
+  const from = relativeOf(file);
+  const to = relativeOf(target);
+  if (!to.startsWith('db/')) return undefined;
+  if (!from.startsWith('db/'))
+    return DB_FACE.includes(to)
+      ? undefined
+      : `${from} imports ${to}: outside db/, only db/index.ts (its face) and db/types.ts (the row types) may be imported`;
+  const [fromWing, toWing] = [wingOf(from), wingOf(to)];
+  if (toWing !== undefined && fromWing !== undefined && fromWing !== toWing)
+    return `${from} imports ${to}: the ${fromWing} wing of db/ must not import the ${toWing} wing`;
+  if (toWing !== undefined && from.startsWith('db/migrations/'))
+    return `${from} imports ${to}: a migration imports db/'s engine-neutral files, never a wing`;
+  return undefined;
+}
+
 /** The rule an import from `file` to `target` breaks, or undefined. */
 function breach(file, target) {
   const name = (item) => relativeOf(item);
@@ -92,6 +119,8 @@ function breach(file, target) {
   if (targetLayer !== undefined && targetLayer > layer) {
     return `${name(file)} (${LAYERS[layer]}) imports ${name(target)} (${LAYERS[targetLayer]}): a lower layer must not import a higher one`;
   }
+  const storage = dbBreach(file, target);
+  if (storage) return storage;
   const from = moduleOf(file);
   const to = moduleOf(target);
   if (to === undefined || from === to) return undefined;
@@ -148,7 +177,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(im
     process.exit(1);
   }
   console.log(
-    `Import check: ${files} files, ${imports} imports; layers one way, modules in order through their faces, no cycle.`,
+    `Import check: ${files} files, ${imports} imports; layers one way, modules in order through their faces, db/ through its face, no cycle.`,
   );
   console.log(`Module order, lowest first: ${MODULE_ORDER.join(' < ')}`);
 }

@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
-import type { Database } from './db/database.js';
+import type { Database } from './db/index.js';
 import { systemClock, type Clock } from './core/deps.js';
 import './http/fastify-types.js';
 import { registerAuthentication } from './http/auth.js';

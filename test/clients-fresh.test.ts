@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
-import { StatementCache } from '../src/db/sqlite-statements.js';
+import { StatementCache } from '../src/db/sqlite/sqlite-statements.js';
 import pg from 'pg';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
 import { onPostgres } from './helpers/database.js';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { committedBatches } from '../src/db/group-commit.js';
+import { committedBatches } from '../src/db/sqlite/group-commit.js';
 import { inTransaction } from '../src/kernel/context.js';
 import { recordEvent } from '../src/modules/events/index.js';
 import { createClient, deleteClient, updateClient } from '../src/modules/clients/clients.service.js';

@@ -1,4 +1,4 @@
-// The PostgreSQL driver layer (src/db/postgres.ts) on a real PostgreSQL: statements outside a transaction
+// The PostgreSQL driver layer (src/db/postgres/postgres.ts) on a real PostgreSQL: statements outside a transaction
 // are pipelined on shared connections, so each answer must reach its own statement, a failing one must
 // fail alone, and a transaction must still be alone on its connection; at most DATABASE_POOL_MAX
 // connections; rows read as on SQLite (timestamps as ISO text with milliseconds, in any session time zone);
@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { type Database, openDatabase } from '../src/db/database.js';
-import { isoOfUtcTimestamp, rowBuilder } from '../src/db/postgres.js';
+import { isoOfUtcTimestamp, rowBuilder } from '../src/db/postgres/postgres.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from './helpers/database.js';
 
 test('timestamptz text in a UTC session is cut into ISO text; any other form is left to pg', () => {

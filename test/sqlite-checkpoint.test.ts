@@ -1,4 +1,4 @@
-// SQLite's checkpoints run on a thread of their own (db/sqlite-checkpoint.ts), not in a COMMIT on the event
+// SQLite's checkpoints run on a thread of their own (db/sqlite/sqlite-checkpoint.ts), not in a COMMIT on the event
 // loop: under a stream of commits the write-ahead log is still copied into the database file and reused, so
 // it stays small, and the database file alone holds what was written.
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
-import { openSqlite } from '../src/db/sqlite.js';
+import { openSqlite } from '../src/db/sqlite/sqlite.js';
 import { onPostgres } from './helpers/database.js';
 
 test('a stream of commits keeps the write-ahead log small and the database file current (SQLite)', {

@@ -1,7 +1,7 @@
-// `bms backup --to FILE` and `bms restore --from FILE`. SQLite is copied by BMS itself (db/sqlite-backup.ts);
+// `bms backup --to FILE` and `bms restore --from FILE`. SQLite is copied by BMS itself (db/sqlite/sqlite-backup.ts);
 // PostgreSQL has its own tools, and the command says which, with the options that fit BMS.
 import type { DatabaseConfig } from '../config.js';
-import { backupSqlite, BackupError, restoreSqlite } from '../db/sqlite-backup.js';
+import { BackupError, backupSqlite, restoreSqlite } from '../db/index.js';
 import { UsageError } from './usage-error.js';
 
 /** What to run instead on PostgreSQL: pg_dump reads one consistent snapshot while the servers write. */

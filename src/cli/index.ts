@@ -1,8 +1,7 @@
 // The `bms` command: accounts, API keys, migrations, backups and the server. `--json` prints one JSON object.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
-import { openDatabase, type Database } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { type Database, migrateToLatest, openDatabase } from '../db/index.js';
 import { systemClock } from '../core/deps.js';
 import { accountExists, createAccount, setAccountLimits } from '../modules/accounts/index.js';
 import { createApiKey, listAccountApiKeys, revokeApiKey } from '../modules/api-keys/index.js';

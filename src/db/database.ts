@@ -2,8 +2,8 @@
 // `Database` (or its `db`); which engine is underneath is decided here, and asked only through `dialectOf`.
 import { Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
-import { openPostgres } from './postgres.js';
-import { openSqlite } from './sqlite.js';
+import { openPostgres } from './postgres/postgres.js';
+import { openSqlite } from './sqlite/sqlite.js';
 import type { Tables } from './types.js';
 
 export type Db = Kysely<Tables>;

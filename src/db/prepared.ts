@@ -3,12 +3,12 @@
 // depends only on the engine; each call runs it with its own parameters.
 import type { CompiledQuery, Compilable } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
-import { readStatements } from './sqlite-statements.js';
+import { readStatements } from './sqlite/sqlite-statements.js';
 
 /**
  * Runs a compiled query with `parameters`. A read outside a transaction on SQLite goes straight to the read
  * connection's cached statement, as the driver would send it, without Kysely's connection lease and its
- * promises (db/group-commit.ts reads the same way).
+ * promises (db/sqlite/group-commit.ts reads the same way).
  */
 export async function runCompiled<Row>(db: Executor, query: CompiledQuery<Row>, parameters: readonly unknown[]) {
   const reader = readStatements(db);

@@ -1,5 +1,5 @@
-// Row types of every table, as both engines return them: db/sqlite.ts stores these forms as text, and
-// db/postgres.ts parses its own column types back into the very same forms.
+// Row types of every table, as both engines return them: db/sqlite/sqlite.ts stores these forms as text, and
+// db/postgres/postgres.ts parses its own column types back into the very same forms.
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /** An instant as ISO 8601 UTC text with milliseconds: `2026-11-21T10:04:05.123Z` (timestamptz on PostgreSQL). */

@@ -1,7 +1,7 @@
 // Conversions between stored column values and API values, the same for every engine.
 import { Lru } from '../core/lru.js';
 
-/** JSON columns arrive as JSON text from both engines (see db/postgres.ts). */
+/** JSON columns arrive as JSON text from both engines (see db/postgres/postgres.ts). */
 export function fromJson<T>(value: string): T {
   return JSON.parse(value) as T;
 }

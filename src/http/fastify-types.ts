@@ -4,7 +4,7 @@ import type { RouteTable } from './route-table.js';
 import type { StorageHealth } from './storage-health.js';
 import type { Clock } from '../core/deps.js';
 import type { ControlledTransaction } from 'kysely';
-import type { Database, Db } from '../db/database.js';
+import type { Database, Db } from '../db/index.js';
 import type { Tables } from '../db/types.js';
 import type { PdfPool } from '../mail/pdf-pool.js';
 import type { AuthContext } from '../kernel/auth-context.js';

@@ -6,15 +6,15 @@
 import { hash as digest } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Db } from '../db/database.js';
 import {
   completeIdempotencyKey,
+  type Db,
   deleteExpiredIdempotencyKeys,
   deleteIdempotencyKey,
   findIdempotencyKey,
   type IdempotencyKeyRow,
   insertIdempotencyKey,
-} from '../db/idempotency.repository.js';
+} from '../db/index.js';
 import { AppError } from '../core/errors.js';
 import { addRouteHook, isReplayablePost } from './route-hooks.js';
 

@@ -10,8 +10,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 // Types only: prom-client itself is loaded when metrics are turned on (it costs about a tenth of start-up).
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AppError } from '../core/errors.js';
-import type { Database } from '../db/database.js';
-import { outboxQueueStats, webhookQueueStats, type QueueStats } from '../db/queue-stats.js';
+import { type Database, outboxQueueStats, type QueueStats, webhookQueueStats } from '../db/index.js';
 import { sendError, isStorageUnavailable } from './error-handler.js';
 import { ANSWER_UNDER_PRESSURE } from './overload.js';
 

@@ -1,6 +1,6 @@
 // The list envelope: a page of objects with `meta.pagination`, and a `Link: <...>; rel="next"` header.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_PAGE_SIZE, type Page } from '../db/keyset.js';
+import { DEFAULT_PAGE_SIZE, type Page } from '../db/index.js';
 import { envelopeJson, JSON_CONTENT_TYPE, meta } from './envelope.js';
 
 /**

@@ -11,7 +11,7 @@ import { etagOfJson, ifMatch, IfMatchHeaders, sentJson, sentJsonFingerprint } fr
 import { IdempotencyHeaders } from './idempotency.js';
 import { envelopeJson, JSON_CONTENT_TYPE, ok } from './envelope.js';
 import type { ErrorCode } from '../core/errors.js';
-import type { Page } from '../db/keyset.js';
+import type { Page } from '../db/index.js';
 import { listJsonResponse, type listResponse } from './pagination.js';
 import {
   BODY_ERRORS,

@@ -1,7 +1,7 @@
 // The HTTP shapes around every resource: the envelope, the list envelope, errors per status, and the
 // path and header parameters. The resources' own fields are in modules/shared/fields.ts.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { DEFAULT_PAGE_SIZE } from '../db/keyset.js';
+import { DEFAULT_PAGE_SIZE } from '../db/index.js';
 import { BODY_LIMIT_TEXT } from './json-body.js';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { IdSchema, Nullable, TimestampSchema } from '../kernel/fields.js';

@@ -1,7 +1,7 @@
 // Who is calling: what authentication finds behind an API key, as the HTTP layer, the rate limiter and
 // the modules all name it. The api-keys module makes it; http/ only carries it.
 import { AppError } from '../core/errors.js';
-import type { Executor } from '../db/database.js';
+import type { Executor } from '../db/index.js';
 
 /** A key's own limits, where they differ from the server's defaults. */
 export interface RateLimitOverrides {

@@ -2,7 +2,7 @@
 // account, who is acting, and where the client hub's links point. Routes build one per request; services pass it on,
 // inside a transaction as `{ ...ctx, db: trx }` (see `inTransaction`).
 import type { Clock } from '../core/deps.js';
-import type { Executor } from '../db/database.js';
+import type { Executor } from '../db/index.js';
 
 /** What issuing a hub link needs from the configuration. */
 export interface HostedLinks {

@@ -1,7 +1,7 @@
 // Field schemas shared by every resource: nullable values, ids, timestamps, metadata and the list
 // parameters. They drive request validation, response serialization and the OpenAPI document alike.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, MAX_PAGE_SIZE } from '../db/keyset.js';
+import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, MAX_PAGE_SIZE } from '../db/index.js';
 
 /**
  * `T | null` as a JSON Schema type array (`"type": ["string", "null"]`) rather than `anyOf`: valid

@@ -2,8 +2,7 @@
 // write lock for it; PostgreSQL skips rows another worker has locked), under a lease that expires if the
 // worker dies, so a crashed delivery is picked up again.
 import { sql } from 'kysely';
-import { dialectOf, type Executor } from '../db/database.js';
-import { applyPage, type PageRequest } from '../db/keyset.js';
+import { applyPage, claimLock, type Executor, type PageRequest } from '../db/index.js';
 import type { OutboxMessageRow } from '../db/types.js';
 
 export async function enqueueMessage(db: Executor, row: OutboxMessageRow): Promise<void> {
@@ -23,7 +22,7 @@ export async function claimNextMessage(
   leaseUntil: string,
   recentAccounts: readonly string[] = [],
 ): Promise<OutboxMessageRow | undefined> {
-  const skipLocked = dialectOf(db) === 'postgres' ? sql`for update skip locked` : sql``;
+  const skipLocked = claimLock(db);
   const turn =
     recentAccounts.length === 0
       ? sql``

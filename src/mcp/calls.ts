@@ -5,9 +5,8 @@
 // and the version of each object the summary describes, valid 10 minutes, used once.
 import { createHash, randomBytes } from 'node:crypto';
 import { newId } from '../core/deps.js';
-import type { Executor } from '../db/database.js';
+import { type Executor, fromJson } from '../db/index.js';
 import type { McpCallRow } from '../db/types.js';
-import { fromJson } from '../db/values.js';
 import type { Context } from '../kernel/context.js';
 import { lockObjects, type ObjectRef, type ObjectVersion, sameVersions, versionsOf } from './versions.js';
 

@@ -3,7 +3,7 @@
 // anything a call read or wrote, or that a confirmation's summary described, has changed since.
 import { isUuid } from '../core/deps.js';
 import { AppError } from '../core/errors.js';
-import { dialectOf } from '../db/database.js';
+import { lockedIf } from '../db/index.js';
 import { getProduct } from '../modules/catalog/index.js';
 import { getClient } from '../modules/clients/index.js';
 import { getInvoice, getPayment } from '../modules/invoices/index.js';
@@ -91,13 +91,14 @@ export function sameVersions(a: ObjectVersion[], b: ObjectVersion[]): boolean {
  * the action. PostgreSQL needs FOR UPDATE; SQLite's transactions (BEGIN IMMEDIATE) already hold the write lock.
  */
 export async function lockObjects(tx: Context, refs: ObjectRef[]): Promise<void> {
-  if (dialectOf(tx.db) !== 'postgres') return;
   for (const ref of distinct(refs).filter((one) => isUuid(one.id)))
-    await tx.db
-      .selectFrom(KINDS[ref.kind].table)
-      .select('id')
-      .where('id', '=', ref.id)
-      .where('account_id', '=', tx.accountId)
-      .forUpdate()
-      .execute();
+    await lockedIf(
+      tx.db,
+      tx.db
+        .selectFrom(KINDS[ref.kind].table)
+        .select('id')
+        .where('id', '=', ref.id)
+        .where('account_id', '=', tx.accountId),
+      true,
+    ).execute();
 }

@@ -3,12 +3,11 @@
 // jitter up to a limit, then the message is marked failed with the last error kept.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../db/database.js';
+import { type Database, fromJson } from '../db/index.js';
 import type { PdfPool } from '../mail/pdf-pool.js';
 import { renderDeliveryPdf, trackDelivery } from '../modules/sent-documents/index.js';
 import { WorkerLoop } from './worker-loop.js';
 import type { OutboxMessageRow } from '../db/types.js';
-import { fromJson } from '../db/values.js';
 import type { Clock } from '../core/deps.js';
 import { renderHtml, renderText, subjectOf, type MailSnapshot } from '../mail/document-mail.js';
 import { completeMessage, claimNextMessage } from '../mail/outbox.repository.js';

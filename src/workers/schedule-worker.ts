@@ -11,7 +11,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/deps.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../db/index.js';
 import { type HostedLinks, SYSTEM_ACTOR } from '../kernel/context.js';
 import { materializeBatch, onVisitsLeft, openSchedulesAfter } from '../modules/visit-schedules/index.js';
 import { WorkerLoop } from './worker-loop.js';

@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebhookConfig } from '../config.js';
 import type { Clock } from '../core/deps.js';
-import type { Database, Executor } from '../db/database.js';
+import type { Database, Executor } from '../db/index.js';
 import { WorkerLoop } from './worker-loop.js';
 import type { EventRow, WebhookDeliveryRow, WebhookEndpointRow } from '../db/types.js';
 import {

@@ -1,6 +1,5 @@
 // Queries on accounts (the businesses that own every other row) and their logos.
-import { lockedIf } from '../../db/account-rows.js';
-import type { Executor } from '../../db/database.js';
+import { type Executor, lockedIf } from '../../db/index.js';
 import type { AccountLogoRow, AccountRow } from '../../db/types.js';
 
 type AccountPatch = Partial<Omit<AccountRow, 'id' | 'created_at'>>;

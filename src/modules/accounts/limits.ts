@@ -1,6 +1,6 @@
 // Per-account limits (docs/api-contract.md §21): a default for every account, raised for one account by the
 // operator (`bms accounts set-limits`), never through the API.
-import type { Executor } from '../../db/database.js';
+import type { Executor } from '../../db/index.js';
 import type { AccountRow } from '../../db/types.js';
 import * as repository from './accounts.repository.js';
 

@@ -1,8 +1,15 @@
 // Queries on API keys. Keys are found by the hash of their secret; the secret itself is never stored.
-import type { Executor } from '../../db/database.js';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import type { PageRequest, SortFields } from '../../db/keyset.js';
-import { listPlan, runList, type Listed } from '../../db/list-plan.js';
+import {
+  type Executor,
+  type Listed,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+} from '../../db/index.js';
 import type { ApiKeyRow, NewApiKeyRow } from '../../db/types.js';
 
 export const API_KEY_SORTS: SortFields<ApiKeyRow> = {

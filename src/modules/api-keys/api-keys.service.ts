@@ -3,10 +3,8 @@
 // records its event, never with a secret.
 import { isUuid, newId, type Clock } from '../../core/deps.js';
 import { fieldError, invalidState, validationError, type ErrorDetail } from '../../core/errors.js';
-import type { Executor } from '../../db/database.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import { type Executor, fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { ApiKeyRow, NewApiKeyRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import { DEFAULT_RATE_LIMITS, insufficientScope, type RateLimitOverrides } from '../../kernel/auth-context.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import type { Scope } from '../../kernel/scopes.js';

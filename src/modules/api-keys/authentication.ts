@@ -1,9 +1,8 @@
 // Authentication of a presented key: looked up by hash (the current secret, or the one a roll replaced while
 // its overlap lasts), refused when expired, revoked or used from outside its allowed networks.
 import type { Clock } from '../../core/deps.js';
-import type { Executor } from '../../db/database.js';
+import { type Executor, fromJson } from '../../db/index.js';
 import type { ApiKeyRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import type { Authenticate, AuthContext } from '../../kernel/auth-context.js';
 import { findApiKeyByHash, findMintingKeys, touchApiKey } from './api-keys.repository.js';
 import { addressAllowed, parseNetworks, type Network } from './networks.js';

@@ -12,9 +12,8 @@ import {
   type Precondition,
   validationError,
 } from '../../core/errors.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { ProductPatch, ProductRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { externalIdConflict, guardUnique, requireRow } from '../shared/index.js';

@@ -3,7 +3,7 @@
 // inactive rate stays valid where it is used, docs/api-contract.md §19).
 import { Type } from '@sinclair/typebox';
 import { validationError, type ErrorDetail } from '../../core/errors.js';
-import type { Executor } from '../../db/database.js';
+import type { Executor } from '../../db/index.js';
 import type { TaxRateRow } from '../../db/types.js';
 import { findTaxRates } from './tax-rates.repository.js';
 

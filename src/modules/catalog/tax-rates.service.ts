@@ -10,9 +10,8 @@ import {
   invalidState,
   type Precondition,
 } from '../../core/errors.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { TaxRatePatch, TaxRateRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { guardExternalId, requireRow } from '../shared/index.js';

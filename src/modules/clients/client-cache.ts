@@ -20,12 +20,15 @@
 // through the API, another connection and the CLI, every cached read equals an uncached one),
 // test/clients-fresh.test.ts, test/kept-answers.test.ts.
 import { Lru } from '../../core/lru.js';
-import type { Executor } from '../../db/database.js';
-import type { PageRequest } from '../../db/keyset.js';
-import type { Listed } from '../../db/list-plan.js';
-import { readDataVersion, readStatements } from '../../db/sqlite-statements.js';
+import {
+  type Executor,
+  fromJsonShared,
+  type Listed,
+  type PageRequest,
+  readDataVersion,
+  readsCommittedVersions,
+} from '../../db/index.js';
 import type { ClientRow } from '../../db/types.js';
-import { fromJsonShared } from '../../db/values.js';
 import type { Address } from '../shared/index.js';
 import * as repository from './clients.repository.js';
 import type { Client } from './clients.schemas.js';
@@ -79,7 +82,7 @@ const copyOf = new WeakMap<object, Copy>();
  * sees only committed rows); undefined on PostgreSQL and in a transaction.
  */
 function copiesIn(db: Executor): Lru<string, Copy> | undefined {
-  if (readStatements(db) === undefined) return undefined;
+  if (!readsCommittedVersions(db)) return undefined;
   let copies = copiesByDatabase.get(db);
   if (copies === undefined) {
     copies = new Lru(MAX_COPIES);

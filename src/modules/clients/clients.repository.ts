@@ -1,15 +1,28 @@
 // Client queries. Every query is scoped by account: another account's rows do not exist here.
 import { sql, type Kysely, type SqlBool } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import { POSTGRES_SEARCH_TEXT, SQLITE_BODY, SQLITE_CLEAR_QUEUED, SQLITE_INDEX_QUEUED } from '../../db/client-search.js';
-import { dialectOf, type Executor } from '../../db/database.js';
-import { registerBatchWork } from '../../db/group-commit.js';
-import { applyPage, sortKeyOf, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { prepared } from '../../db/prepared.js';
-import { fenced, keysOf, listPlan, WALK_LIMIT, type ListPlan, type Listed } from '../../db/list-plan.js';
-import { listByShape } from '../../db/list-shapes.js';
-import { preparedInsert } from '../../db/prepared-insert.js';
-import { normalizeInstant } from '../../db/values.js';
+import {
+  applyPage,
+  type Executor,
+  fenced,
+  keepsDerivedColumns,
+  keysOf,
+  listByShape,
+  type Listed,
+  listPlan,
+  type ListPlan,
+  lockedIf,
+  normalizeInstant,
+  type PageRequest,
+  prepared,
+  preparedInsert,
+  type SortFields,
+  sortKeyOf,
+  timeBoundConditions,
+  textSearch,
+  type TimeBounds,
+  timestampSorts,
+  WALK_LIMIT,
+} from '../../db/index.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 
 const COLUMNS = [
@@ -77,17 +90,6 @@ const CLIENT_REFERENCES = [
   { table: 'visits', label: 'visit' },
 ] as const;
 
-/**
- * SQLite: the search rows of the clients a batch created, made once per batch just before its COMMIT
- * (migration 20261128080000): one FTS5 segment per batch instead of one per create.
- */
-registerBatchWork({
-  setup: [],
-  pending: 'select 1 from client_search_pending limit 1',
-  apply: SQLITE_INDEX_QUEUED,
-  clear: SQLITE_CLEAR_QUEUED,
-});
-
 /** Every column of a new client, compiled once (db/prepared-insert.ts). */
 export const insertClient: (db: Executor, row: ClientRow) => Promise<void> = preparedInsert<'clients', ClientRow>(
   'clients',
@@ -106,7 +108,7 @@ const findClientPrepared = prepared(clientById);
  * `from`: the client row's table.
  */
 const propertyIdsColumn = (db: Executor, from = 'clients', accountId?: string) => {
-  if (dialectOf(db) !== 'postgres') return sql<string>`${sql.ref(`${from}.property_ids`)}`.as('property_ids');
+  if (keepsDerivedColumns(db)) return sql<string>`${sql.ref(`${from}.property_ids`)}`.as('property_ids');
   // The account: the row's own column, or (a list, whose rows do not carry it) the account's id as a value.
   const account = accountId === undefined ? sql.ref(`${from}.account_id`) : sql`${accountId}`;
   return sql<
@@ -239,36 +241,6 @@ export async function propertyIdsOfClients(
   return found;
 }
 
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (character) => `\\${character}`);
-}
-
-/**
- * `q` of three characters or more, case-insensitively anywhere in name, e-mail, phone or company, from
- * the trigram index. PostgreSQL: pg_trgm's GIN index serves this LIKE on the indexed expression.
- */
-function containsText(q: string) {
-  return sql<SqlBool>`${sql.raw(POSTGRES_SEARCH_TEXT)} like ${`%${escapeLike(q.toLowerCase())}%`} escape '\\'`;
-}
-
-/** `q` as an FTS5 phrase query: every character literal. */
-function ftsPhrase(q: string): string {
-  return `"${q.replace(/"/g, '""')}"`;
-}
-
-/**
- * SQLite: the clients whose text holds `q`, from the FTS5 trigram table (a phrase query: every character
- * literal), joined to clients by primary key. CROSS JOIN keeps that order: the matches drive the query.
- */
-function searchHits(db: Executor, q: string) {
-  const hits = sql<{
-    client_id: string;
-  }>`(select k.client_id from clients_fts f join client_search_keys k on k.search_id = f.rowid where clients_fts match ${ftsPhrase(q)})`.as(
-    'hits',
-  );
-  return db.selectFrom(hits).crossJoin('clients').whereRef('clients.id', '=', 'hits.client_id');
-}
-
 /**
  * A shorter `q`: the start of name, e-mail, company or phone, as one index range each (a trigram needs
  * three characters). Each branch carries the account, so each is a range of its own index.
@@ -383,7 +355,7 @@ export function clientListPlan(
 ) {
   const columns = page.column === 'name' ? LISTED_BY_NAME : LISTED_COLUMNS;
   // SQLite: the property ids are a column of the row, read with the others; PostgreSQL: a subquery per row.
-  const postgres = dialectOf(db) === 'postgres';
+  const kept = keepsDerivedColumns(db);
   const scope = { account_id: accountId };
   const conditions = timeBoundConditions(filters);
   // A filtered page sorts the rows it matched by the sort column, so it reads that too (an unfiltered one
@@ -396,9 +368,9 @@ export function clientListPlan(
       ? { table: 'clients', columns: filtered ? ['id', 'version', sortColumn] : ['id', 'version'], scope }
       : {
           table: 'clients',
-          columns: postgres ? columns : [...columns, 'property_ids'],
+          columns: kept ? [...columns, 'property_ids'] : columns,
           scope,
-          computed: postgres ? (from) => propertyIdsColumn(db, from, accountId) : undefined,
+          computed: kept ? undefined : (from) => propertyIdsColumn(db, from, accountId),
         },
     { keys: keysOf({ external_id: filters.external_id }), conditions },
     page,
@@ -412,15 +384,8 @@ export function clientListPlan(
  */
 export function searchCountQuery(db: Executor, filters: ClientFilters) {
   const { q, email } = filters;
-  if (q === undefined || email !== undefined || dialectOf(db) === 'postgres' || [...q].length < TRIGRAM)
-    return undefined;
-  return db
-    .selectFrom(
-      sql<{
-        one: number;
-      }>`(select 1 from clients_fts where clients_fts match ${ftsPhrase(q)} limit ${WALK_LIMIT + 1})`.as('hits'),
-    )
-    .select(sql<number>`count(*)`.as('count'));
+  if (q === undefined || email !== undefined || [...q].length < TRIGRAM) return undefined;
+  return textSearch(db).countAtMost(db, 'clients', q, WALK_LIMIT + 1);
 }
 
 /**
@@ -438,20 +403,16 @@ export function searchWindowQuery(
 ) {
   const { q, email } = filters;
   if (q === undefined || email !== undefined || filters.external_id !== undefined) return undefined;
-  const postgres = dialectOf(db) === 'postgres';
   const trigram = [...q].length >= TRIGRAM;
-  if (trigram && !postgres && !/^[\x20-\x7e]*$/.test(q)) return undefined;
+  const holds = trigram ? textSearch(db).holds('nearest', q) : undefined;
+  if (trigram && holds === undefined) return undefined;
   const base = db
     .selectFrom('clients')
     .select(COLUMNS)
     .where('account_id', '=', accountId)
     .where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
   const nearest = applyPage(base, { ...page, limit: SEARCH_WINDOW - 1 });
-  const matches = !trigram
-    ? startsWith(accountId, q.toLowerCase())
-    : postgres
-      ? containsText(q)
-      : sql<SqlBool>`${sql.raw(SQLITE_BODY('nearest'))} like ${`%${escapeLike(q)}%`} escape '\\'`;
+  const matches = holds ?? startsWith(accountId, q.toLowerCase());
   const bound = applyPage(
     base.clearSelect().select([sql<string | number>`${sortKeyOf(page)}`.as('value'), sql.ref<string>('id').as('id')]),
     { ...page, limit: 0 },
@@ -466,18 +427,16 @@ export function listClientsQuery(
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
 ) {
-  const postgres = dialectOf(db) === 'postgres';
   const { q, email } = filters;
   const trigram = q !== undefined && [...q].length >= TRIGRAM;
-  let query = (trigram && !postgres ? searchHits(db, q) : db.selectFrom('clients'))
+  const search = trigram ? textSearch(db) : undefined;
+  let query = (search ? search.from(db, 'clients', q!) : db.selectFrom('clients'))
     .select(COLUMNS)
     .where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
-  if (trigram) {
+  if (search) {
     // The trigram index drives: the account's condition is written so that no index can serve it
     // (SQLite's unary +, PostgreSQL's IS TRUE), or the planner walks the account's rows testing each.
-    query = postgres
-      ? query.where(sql<SqlBool>`(account_id = ${accountId}) is true`).where(containsText(q))
-      : query.where(sql<SqlBool>`+account_id = ${accountId}`);
+    for (const condition of search.scope('clients', accountId, q!)) query = query.where(condition);
   } else if (q !== undefined) {
     query = query.where(startsWith(accountId, q.toLowerCase()));
   } else {

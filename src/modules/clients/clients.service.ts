@@ -2,7 +2,7 @@
 import { newId } from '../../core/deps.js';
 import { conflict, notFound, type Precondition } from '../../core/errors.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
-import { pageRequest, toPage, type Page, type PageRequest } from '../../db/keyset.js';
+import { type Page, pageRequest, type PageRequest, toPage } from '../../db/index.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { serializeAddress } from '../shared/index.js';

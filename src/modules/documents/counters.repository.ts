@@ -1,6 +1,6 @@
 // Per-account counters (`account_counters`): one named sequence per account, bumped by one upsert.
 import { sql } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import type { Executor } from '../../db/index.js';
 
 /**
  * Adds one to the account's counter `name` (a missing counter starts at 1) and returns the new value. Run it

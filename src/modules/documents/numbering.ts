@@ -1,7 +1,7 @@
 // Document numbers (Q-000001, J-000001, INV-000001): per account, sequential, never reused. The kind's
 // counter (bumpCounter) is bumped inside the caller's transaction, so a rolled-back send leaves no gap and
 // concurrent sends never share a number.
-import type { Executor } from '../../db/database.js';
+import type { Executor } from '../../db/index.js';
 import { bumpCounter } from './counters.repository.js';
 
 export type NumberedKind = 'quote' | 'job' | 'invoice';

@@ -1,7 +1,6 @@
 // What quotes, jobs and invoices share: line items stored with their totals, a currency, a number.
-import type { Executor } from '../../db/database.js';
+import { type Executor, fromJson } from '../../db/index.js';
 import { addDaysToDate, localDate, startOfLocalDay } from '../../core/time.js';
-import { fromJson } from '../../db/values.js';
 import { findAccount } from '../accounts/index.js';
 import {
   breakdownOfVersion1,

@@ -5,7 +5,7 @@
 import { newId } from '../../core/deps.js';
 import { validationError, type ErrorDetail } from '../../core/errors.js';
 import type { ProductRow, TaxRateRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
+import { fromJson } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import { findAccount } from '../accounts/index.js';
 import { findProducts, findTaxRates, percentageNumber } from '../catalog/index.js';

@@ -3,7 +3,7 @@
 // caller's transaction, so a document is never marked sent without its message, nor the reverse.
 import { invalidState, validationError, type ErrorDetail } from '../../core/errors.js';
 import type { Context } from '../../kernel/context.js';
-import type { Executor } from '../../db/database.js';
+import type { Executor } from '../../db/index.js';
 import type { ClientRow } from '../../db/types.js';
 import type { MailLineItem, MailSnapshot, MailTaxRow } from '../../mail/document-mail.js';
 import { enqueueMessage } from '../../mail/outbox.repository.js';

@@ -1,13 +1,19 @@
 // Event queries, every one scoped by account but the pruning of old events.
-import { CompiledQuery } from 'kysely';
-import type { Executor } from '../../db/database.js';
-import { registerBatchWork } from '../../db/group-commit.js';
-import { timeBoundConditions } from '../../db/account-rows.js';
-import { type PageRequest, type SortFields } from '../../db/keyset.js';
-import { preparedInsert } from '../../db/prepared-insert.js';
-import { keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
+import {
+  deferredWrite,
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  type PageRequest,
+  preparedInsert,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+} from '../../db/index.js';
 import type { EventRow } from '../../db/types.js';
-import { SQLITE_FAN_OUT_QUEUED } from './webhooks.repository.js';
+import { hasSubscribers } from './subscriber-cache.js';
+import { queueToSubscribers, SQLITE_FAN_OUT_QUEUED } from './webhooks.repository.js';
 
 const COLUMNS = ['id', 'account_id', 'type', 'resource_id', 'data', 'actor_type', 'actor_id', 'created_at'] as const;
 
@@ -30,44 +36,51 @@ export const insertEvent: (db: Executor, row: EventRow) => Promise<void> = prepa
 );
 
 /**
- * SQLite: an event of a group-commit batch (db/group-commit.ts), queued in the request's savepoint as one
- * row of a TEMP table (in memory; a rollback to the savepoint takes it back) and written to `events` with
- * the batch's other events by one INSERT … SELECT just before the batch commits, followed by their webhook
- * deliveries (SQLITE_FAN_OUT_QUEUED). So the event commits with its change, durable before anyone is
- * answered, as before; but its seven b-trees (the table, its key and five indexes) are written outside the
- * requests' savepoints, whose sub-journal copied each page they touched, and with no read of the account's
- * endpoints per event (issue 36). Nobody reads a queued event: its id is first shown in the answer of its
- * request, which is sent after the commit. `family` is the type's `resource.*` pattern.
+ * Writes a new event and its first webhook deliveries in the caller's transaction, as a deferred write
+ * (db/deferred-write.ts): where the engine gathers commits (SQLite's group commit, db/sqlite/group-commit.ts),
+ * the event is queued in the request's savepoint as one row of a TEMP table (in memory; a rollback to the
+ * savepoint takes it back) and written to `events` with the batch's other events by one INSERT … SELECT just
+ * before the batch commits, followed by their webhook deliveries (SQLITE_FAN_OUT_QUEUED). So the event commits
+ * with its change, durable before anyone is answered, as before; but its seven b-trees (the table, its key and
+ * five indexes) are written outside the requests' savepoints, whose sub-journal copied each page they touched,
+ * and with no read of the account's endpoints per event (issue 36). Nobody reads a queued event: its id is
+ * first shown in the answer of its request, which is sent after the commit. Elsewhere (PostgreSQL) the event
+ * is inserted at once, and queued to the endpoints that subscribe to it (`queueToSubscribers`) when the
+ * account has any (`hasSubscribers`). `family` is the type's `resource.*` pattern.
  */
-export async function queueEvent(db: Executor, row: EventRow, family: string): Promise<void> {
-  await db.executeQuery(
-    CompiledQuery.raw(QUEUE_EVENT, [
-      row.id,
-      row.account_id,
-      row.type,
-      row.resource_id,
-      row.data,
-      row.actor_type,
-      row.actor_id,
-      row.created_at,
-      family,
-    ]),
-  );
-}
-
-const QUEUE_EVENT =
-  'insert into temp.event_queue (id, account_id, type, resource_id, data, actor_type, actor_id, created_at, family) values (?, ?, ?, ?, ?, ?, ?, ?, ?)';
-
-registerBatchWork({
-  setup: [
-    'create temp table if not exists event_queue (id text not null, account_id text not null, type text not null, resource_id text not null, data text not null, actor_type text, actor_id text, created_at text not null, family text not null)',
-  ],
-  pending: 'select 1 from temp.event_queue limit 1',
-  apply: [
-    `insert into events (${COLUMNS.join(', ')}) select ${COLUMNS.join(', ')} from temp.event_queue order by rowid`,
-    SQLITE_FAN_OUT_QUEUED,
-  ],
-  clear: 'delete from temp.event_queue',
+export const writeEvent: (db: Executor, row: EventRow, family: string) => Promise<void> = deferredWrite<
+  [EventRow, string]
+>({
+  gathered: {
+    setup: [
+      'create temp table if not exists event_queue (id text not null, account_id text not null, type text not null, resource_id text not null, data text not null, actor_type text, actor_id text, created_at text not null, family text not null)',
+    ],
+    queue: {
+      sql: 'insert into temp.event_queue (id, account_id, type, resource_id, data, actor_type, actor_id, created_at, family) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      parameters: (row, family) => [
+        row.id,
+        row.account_id,
+        row.type,
+        row.resource_id,
+        row.data,
+        row.actor_type,
+        row.actor_id,
+        row.created_at,
+        family,
+      ],
+    },
+    pending: 'select 1 from temp.event_queue limit 1',
+    apply: [
+      `insert into events (${COLUMNS.join(', ')}) select ${COLUMNS.join(', ')} from temp.event_queue order by rowid`,
+      SQLITE_FAN_OUT_QUEUED,
+    ],
+    clear: 'delete from temp.event_queue',
+  },
+  now: async (db, row, family) => {
+    await insertEvent(db, row);
+    const patterns = ['*', family, row.type];
+    if (await hasSubscribers(db, row.account_id, patterns)) await queueToSubscribers(db, row, patterns, row.created_at);
+  },
 });
 
 export async function findEvent(db: Executor, accountId: string, id: string): Promise<EventRow | undefined> {

@@ -3,12 +3,9 @@
 // every enabled webhook endpoint whose enabled_events match it.
 import type { Actor, Context } from '../../kernel/context.js';
 import { isUuid, newId } from '../../core/deps.js';
-import { dialectOf } from '../../db/database.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { EventRow, WebhookDeliveryRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
-import { insertDeliveries, queueToSubscribers } from './webhooks.repository.js';
-import { hasSubscribers } from './subscriber-cache.js';
+import { insertDeliveries } from './webhooks.repository.js';
 import { requireRow } from '../shared/index.js';
 import { fieldError } from '../../core/errors.js';
 import { EVENT_TYPES, isEventPattern, matchesEventPattern, type EventType } from '../../kernel/event-types.js';
@@ -67,13 +64,9 @@ export async function recordEvent(
   if (options.onlyEndpointId) {
     await repository.insertEvent(trx, row);
     await insertDeliveries(trx, [pendingAttempt(accountId, options.onlyEndpointId, row, 1, now)]);
-  } else if (dialectOf(trx) === 'sqlite') {
-    // Written, with its deliveries, by its group-commit batch (events.repository.ts, queueEvent).
-    await repository.queueEvent(trx, row, family);
   } else {
-    await repository.insertEvent(trx, row);
-    const patterns = ['*', family, type];
-    if (await hasSubscribers(trx, accountId, patterns)) await queueToSubscribers(trx, row, patterns, now);
+    // With its deliveries, as a deferred write: at its batch's commit, or at once (events.repository.ts).
+    await repository.writeEvent(trx, row, family);
   }
   return row;
 }

@@ -8,8 +8,7 @@
 // delivery, so a stale list can only cost a statement, never lose or invent a delivery.
 // PostgreSQL's path: on SQLite an event's deliveries are made with its group-commit batch, which reads the
 // endpoints once for all its events (events.repository.ts, queueEvent).
-import type { Executor } from '../../db/database.js';
-import { fromJson } from '../../db/values.js';
+import { type Executor, fromJson } from '../../db/index.js';
 import { findEndpointsVersion, listEnabledSubscriptions } from './webhooks.repository.js';
 
 interface Subscribers {

@@ -1,11 +1,19 @@
 // Webhook endpoint and delivery queries. Endpoints are scoped by account; the delivery queue is claimed
 // across accounts by the workers, one pending attempt per (event, endpoint) under a lease.
 import { CompiledQuery, sql, type SqlBool } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import { dialectOf, type Executor } from '../../db/database.js';
-import { keysOf, listPlan } from '../../db/list-plan.js';
-import { prepared } from '../../db/prepared.js';
-import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
+import {
+  applyPage,
+  type Executor,
+  keysOf,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  prepared,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
 import type {
   WebhookDeliveriesTable,
   WebhookDeliveryRow,
@@ -143,8 +151,9 @@ export async function listEndpoints(
  * its cost is one row per delivery however many endpoints the account has (docs/api-contract.md §21; 2,048
  * endpoints overflowed SQLite's parameters when each row was a set of parameters). Each delivery's id is a
  * UUIDv7 with the event's time (the event id's first 15 characters: time and version) and fresh random bits.
- * The statement is built and compiled once per engine (and number of patterns), then bound (issue 36).
- * PostgreSQL's path: on SQLite an event's deliveries are made with its batch (SQLITE_FAN_OUT_QUEUED).
+ * The statement is built and compiled once per number of patterns, then bound (issue 36). The write made at
+ * once of `writeEvent` (events.repository.ts), where commits are not gathered: its SQL is PostgreSQL's. Where
+ * they are (SQLite), an event's deliveries are made with its batch (SQLITE_FAN_OUT_QUEUED).
  */
 export async function queueToSubscribers(
   db: Executor,
@@ -152,14 +161,20 @@ export async function queueToSubscribers(
   patterns: readonly string[],
   now: string,
 ): Promise<void> {
-  const postgres = dialectOf(db) === 'postgres';
-  const parameters: unknown[] = [event.id.slice(0, 15), event.id, event.type, now, now, now, event.account_id];
-  if (postgres) parameters.push(patterns);
-  else parameters.push(...patterns);
-  const key = `${dialectOf(db)}:${patterns.length}`;
+  const parameters: unknown[] = [
+    event.id.slice(0, 15),
+    event.id,
+    event.type,
+    now,
+    now,
+    now,
+    event.account_id,
+    patterns,
+  ];
+  const key = patterns.length;
   let query = fanOutStatements.get(key);
   if (!query) {
-    query = fanOutStatement(db, parameters, postgres, patterns.length).compile();
+    query = fanOutStatement(db, parameters).compile();
     if (
       query.parameters.length !== parameters.length ||
       query.parameters.some((value, index) => value !== parameters[index])
@@ -170,7 +185,7 @@ export async function queueToSubscribers(
   await db.executeQuery({ ...query, parameters });
 }
 
-const fanOutStatements = new Map<string, CompiledQuery>();
+const fanOutStatements = new Map<number, CompiledQuery>();
 
 /**
  * SQLite: the first attempts of the events of a group-commit batch (queued in `temp.event_queue` by
@@ -194,17 +209,12 @@ export const SQLITE_FAN_OUT_QUEUED = `insert into webhook_deliveries (id, accoun
     order by f.rowid, w.id
     on conflict (event_id, endpoint_id, (case when status = 'pending' then 1 end)) do nothing`;
 
-/** The fan-out statement, its parameters in the order `queueToSubscribers` binds them. */
-function fanOutStatement(db: Executor, parameters: unknown[], postgres: boolean, patternCount: number) {
+/** The fan-out statement (PostgreSQL's SQL), its parameters in the order `queueToSubscribers` binds them. */
+function fanOutStatement(db: Executor, parameters: unknown[]) {
   const [prefix, eventId, type, now, createdAt, updatedAt, accountId] = parameters as string[];
-  const id = postgres
-    ? sql<string>`cast(${prefix} || substr(cast(gen_random_uuid() as text), 16) as uuid)`
-    : sql<string>`${prefix} || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + abs(random()) % 4, 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))`;
-  const instant = (value: string | undefined) =>
-    postgres ? sql<string>`cast(${value} as timestamptz)` : sql<string>`${value}`;
-  const subscribed = postgres
-    ? sql<SqlBool>`enabled_events ?| cast(${parameters[7]} as text[])`
-    : sql<SqlBool>`exists (select 1 from json_each(enabled_events) where value in (${sql.join(parameters.slice(7, 7 + patternCount))}))`;
+  const id = sql<string>`cast(${prefix} || substr(cast(gen_random_uuid() as text), 16) as uuid)`;
+  const instant = (value: string | undefined) => sql<string>`cast(${value} as timestamptz)`;
+  const subscribed = sql<SqlBool>`enabled_events ?| cast(${parameters[7]} as text[])`;
   return db
     .insertInto('webhook_deliveries')
     .columns([
@@ -226,7 +236,7 @@ function fanOutStatement(db: Executor, parameters: unknown[], postgres: boolean,
           id.as('id'),
           'account_id',
           'id as endpoint_id',
-          (postgres ? sql<string>`cast(${eventId} as uuid)` : sql<string>`${eventId}`).as('event_id'),
+          sql<string>`cast(${eventId} as uuid)`.as('event_id'),
           sql<string>`${type}`.as('event_type'),
           sql<number>`1`.as('attempt'),
           sql<string>`'pending'`.as('status'),

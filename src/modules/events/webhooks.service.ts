@@ -4,11 +4,9 @@
 import type { WebhookConfig } from '../../config.js';
 import { newId } from '../../core/deps.js';
 import { AppError, fieldError, validationError, type ErrorDetail, type Precondition } from '../../core/errors.js';
-import type { Executor } from '../../db/database.js';
+import { type Executor, fromJson, normalizeInstant, type Page, pageRequest, toPage } from '../../db/index.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow } from '../../db/types.js';
-import { fromJson, normalizeInstant } from '../../db/values.js';
 import { isEventPattern } from '../../kernel/event-types.js';
 import { findEvent } from './events.repository.js';
 import { pendingAttempt, presentEvent, recordEvent } from './events.service.js';

@@ -1,7 +1,6 @@
 // The invoice as the API shows it: its row, its payments, and is_overdue as of a given day.
-import type { Executor } from '../../db/database.js';
+import { type Executor, fromJson } from '../../db/index.js';
 import type { InvoiceRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import type { DeliveryStatus } from '../documents/index.js';
 import { localToday, presentPriced } from '../documents/index.js';
 import { findAccountTimezone } from '../accounts/index.js';

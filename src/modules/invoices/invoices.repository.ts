@@ -1,10 +1,21 @@
 // Invoice queries, every one scoped by account.
 import { sql, type SqlBool } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import type { Executor } from '../../db/database.js';
-import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { compare, keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
-import { coalesceSort, SORT_SENTINELS } from '../../db/sort-sentinels.js';
+import {
+  coalesceSort,
+  compare,
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  runList,
+  SORT_SENTINELS,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
 import type { DateText, InvoicePatch, InvoiceRow } from '../../db/types.js';
 import type { InvoiceStatus } from './invoices.lifecycle.js';
 

@@ -3,7 +3,7 @@
 // the lifecycle's (invoices.lifecycle.ts); sending is sent-documents'.
 import { newId } from '../../core/deps.js';
 import { fieldError, type Precondition } from '../../core/errors.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import { type Page, pageRequest, toPage } from '../../db/index.js';
 import type { InvoiceRow, JobRow, QuoteRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';

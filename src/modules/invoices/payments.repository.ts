@@ -1,11 +1,21 @@
 // Payment and refund queries, every one scoped by account.
 import { sql } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import type { Executor } from '../../db/database.js';
-import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { compare, keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
+import {
+  compare,
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  normalizeInstant,
+  type PageRequest,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
 import type { PaymentPatch, PaymentRefundRow, PaymentRow } from '../../db/types.js';
-import { normalizeInstant } from '../../db/values.js';
 import type { PaymentMethod } from './payments.schemas.js';
 
 const COLUMNS = [

@@ -4,11 +4,9 @@
 // concurrent payments can never overpay.
 import { newId } from '../../core/deps.js';
 import { conflict, fieldError, type Precondition } from '../../core/errors.js';
-import type { Executor } from '../../db/database.js';
+import { type Executor, fromJson, normalizeInstant, type Page, pageRequest, toPage } from '../../db/index.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
 import type { InvoiceRow, PaymentRefundRow, PaymentRow } from '../../db/types.js';
-import { fromJson, normalizeInstant } from '../../db/values.js';
 import { previousAttributes, recordChange, recordEvent } from '../events/index.js';
 import {
   assertInvoicePayable,

@@ -1,11 +1,22 @@
 // Job queries, every one scoped by account.
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import type { Executor } from '../../db/database.js';
-import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { compare, keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
-import { coalesceSort, SORT_SENTINELS } from '../../db/sort-sentinels.js';
+import {
+  coalesceSort,
+  compare,
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  normalizeInstant,
+  type PageRequest,
+  runList,
+  SORT_SENTINELS,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
 import type { JobPatch, JobRow } from '../../db/types.js';
-import { normalizeInstant } from '../../db/values.js';
 import type { JobStatus } from './jobs.lifecycle.js';
 
 const COLUMNS = [

@@ -3,9 +3,8 @@
 import { newId } from '../../core/deps.js';
 import { conflict, fieldError, invalidState, type Precondition } from '../../core/errors.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import { fromJson, normalizeInstant, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { JobRow } from '../../db/types.js';
-import { fromJson, normalizeInstant } from '../../db/values.js';
 import { requireClientReference } from '../clients/index.js';
 import { assertClientKept } from '../documents/index.js';
 import { parseStatusFilter } from '../documents/index.js';

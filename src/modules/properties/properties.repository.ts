@@ -1,9 +1,22 @@
 // Property queries. Every query is scoped by account: another account's rows do not exist here.
 import { sql, type SqlBool } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import { dialectOf, type Executor } from '../../db/database.js';
-import { applyPage, timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { fenced, keysOf, listPlan, runList, unindexed, type Listed } from '../../db/list-plan.js';
+import {
+  applyPage,
+  type Executor,
+  fenced,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  runList,
+  textSearch,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+  unindexed,
+} from '../../db/index.js';
 import type { PropertyPatch, PropertyRow } from '../../db/types.js';
 
 const COLUMNS = [
@@ -72,6 +85,21 @@ export async function updateProperty(
     .where('id', '=', id)
     .returning(COLUMNS)
     .executeTakeFirst();
+}
+
+/** A property's time zone (a visit's default zone when its job names the property). */
+export async function findPropertyTimezone(
+  db: Executor,
+  accountId: string,
+  propertyId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('properties')
+    .select('timezone')
+    .where('account_id', '=', accountId)
+    .where('id', '=', propertyId)
+    .executeTakeFirst();
+  return row?.timezone;
 }
 
 export async function deleteProperty(db: Executor, accountId: string, id: string): Promise<void> {
@@ -150,15 +178,6 @@ export function listPropertiesPlan(
   );
 }
 
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (character) => `\\${character}`);
-}
-
-/** `q` as an FTS5 phrase query: every character literal. */
-function ftsPhrase(q: string): string {
-  return `"${q.replace(/"/g, '""')}"`;
-}
-
 /**
  * `q` (3 characters or more): the trigram index finds the matches (SQLite: the FTS5 table, joined to
  * properties by primary key; PostgreSQL: pg_trgm's GIN index on search_text), the other filters are checked
@@ -172,22 +191,9 @@ export function searchPropertiesQuery(
   page: PageRequest<PropertyRow>,
 ) {
   const q = (filters.q ?? '').toLowerCase();
-  const postgres = dialectOf(db) === 'postgres';
-  const hits = sql<{
-    property_id: string;
-  }>`(select k.property_id from properties_fts f join property_search_keys k on k.search_id = f.rowid where properties_fts match ${ftsPhrase(q)})`.as(
-    'hits',
-  );
-  let query = (
-    postgres
-      ? db.selectFrom('properties')
-      : db.selectFrom(hits).crossJoin('properties').whereRef('properties.id', '=', 'hits.property_id')
-  ).select(COLUMNS.map((column) => `properties.${column}` as const));
-  query = postgres
-    ? query
-        .where(sql<SqlBool>`(account_id = ${accountId}) is true`)
-        .where(sql<SqlBool>`search_text like ${`%${escapeLike(q)}%`} escape '\\'`)
-    : query.where(sql<SqlBool>`+account_id = ${accountId}`);
+  const search = textSearch(db);
+  let query = search.from(db, 'properties', q).select(COLUMNS.map((column) => `properties.${column}` as const));
+  for (const condition of search.scope('properties', accountId, q)) query = query.where(condition);
   const equal = keysOf({
     client_id: filters.client_id,
     postal_code_key: filters.postal_code_key,

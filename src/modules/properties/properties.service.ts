@@ -6,10 +6,8 @@
 import { newId } from '../../core/deps.js';
 import { conflict, fieldError, notFound, type Precondition } from '../../core/errors.js';
 import { canonicalTimeZone } from '../../core/time.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
-import type { Executor } from '../../db/database.js';
+import { type Executor, fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { PropertyPatch, PropertyRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { requireClientReference } from '../clients/index.js';

@@ -4,9 +4,8 @@
 import { createHash } from 'node:crypto';
 import { newId } from '../../core/deps.js';
 import { fieldError, type Precondition } from '../../core/errors.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { QuoteRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import { HUB_ACTOR, inTransaction, type Context, type Runtime } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { requireClientReference } from '../clients/index.js';

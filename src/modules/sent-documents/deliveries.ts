@@ -2,9 +2,16 @@
 // its final outcome recorded as a delivery.succeeded or delivery.failed event.
 import { Type, type Static } from '@sinclair/typebox';
 import type { Clock } from '../../core/deps.js';
-import type { Executor } from '../../db/database.js';
+import {
+  type Executor,
+  fromJson,
+  type Page,
+  type PageQuery,
+  pageRequest,
+  timestampSorts,
+  toPage,
+} from '../../db/index.js';
 import { SYSTEM_ACTOR, type Context } from '../../kernel/context.js';
-import { pageRequest, timestampSorts, toPage, type Page, type PageQuery } from '../../db/keyset.js';
 import { listDocumentMessages } from '../../mail/outbox.repository.js';
 import type { PdfPool } from '../../mail/pdf-pool.js';
 import { findLogo, findLogoHash } from '../accounts/index.js';
@@ -12,7 +19,6 @@ import { findInvoice, setInvoiceDeliveryStatus } from '../invoices/index.js';
 import { findQuote, setQuoteDeliveryStatus } from '../quotes/index.js';
 import { requireRow } from '../shared/index.js';
 import type { OutboxMessageRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import { subjectOf, type MailSnapshot } from '../../mail/document-mail.js';
 import { recordEvent } from '../events/index.js';
 import { IdSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';

@@ -1,7 +1,7 @@
 // What the hub shows for a token: the sent quote or invoice it names (in whichever account), printed from
 // the same snapshot as its e-mail and PDF. A draft, a void invoice, a deleted document or a replaced
 // token names nothing.
-import type { Executor } from '../../db/database.js';
+import type { Executor } from '../../db/index.js';
 import type { MailSnapshot } from '../../mail/document-mail.js';
 import { findAccountTimezone, hasLogo } from '../accounts/index.js';
 import type { InvoiceRow, QuoteRow } from '../../db/types.js';

@@ -1,8 +1,17 @@
 // Service request queries, every one scoped by account.
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import type { Executor } from '../../db/database.js';
-import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { keysOf, listPlan, runList, type Listed } from '../../db/list-plan.js';
+import {
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
 import type { ServiceRequestPatch, ServiceRequestRow } from '../../db/types.js';
 import type { RequestStatus } from './service-requests.lifecycle.js';
 

@@ -2,9 +2,8 @@
 import { newId } from '../../core/deps.js';
 import { fieldError, type Precondition } from '../../core/errors.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { ServiceRequestRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import { requireClientReference } from '../clients/index.js';
 import { assertClientKept } from '../documents/index.js';
 import { parseStatusFilter } from '../documents/index.js';

@@ -1,7 +1,7 @@
 // The postal address, as clients and the business profile both have it: validated on input, stored as
 // JSON with every key present, replaced as a whole on update.
 import { Type, type Static } from '@sinclair/typebox';
-import { fromJson } from '../../db/values.js';
+import { fromJson } from '../../db/index.js';
 import { Nullable } from '../../kernel/fields.js';
 
 const text = (maxLength: number, description: string, example: string) =>

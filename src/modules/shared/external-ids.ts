@@ -2,8 +2,7 @@
 // unique index of each table. A second object with the same one is a 409 CONFLICT naming the holder, also
 // when two requests race (the index refuses the later insert; its id is then looked up and named).
 import { AppError } from '../../core/errors.js';
-import { sql } from 'kysely';
-import { dialectOf, type Executor } from '../../db/database.js';
+import { type Executor, survivingFailure } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 
 /** The tables whose rows carry an external_id, and what to call their rows. */
@@ -90,22 +89,17 @@ export async function guardUnique<T>(
 
 /**
  * The same inside a transaction the caller holds (a request with an Idempotency-Key, http/idempotency.ts):
- * the winner is named in that transaction. PostgreSQL ends a transaction at a failed statement, so there the
- * write runs in a savepoint, rolled back to when it fails; SQLite undoes the failed statement alone.
+ * the winner is named in that transaction. The write may fail without ending that transaction
+ * (`survivingFailure`: a savepoint on PostgreSQL, which ends a transaction at a failed statement).
  */
 async function writeInTransaction<T>(
   ctx: Context,
   conflict: (ctx: Context) => Promise<AppError | undefined>,
   write: () => Promise<T>,
 ): Promise<T> {
-  const savepoint = dialectOf(ctx.db) === 'postgres';
-  if (savepoint) await sql`savepoint guard_unique`.execute(ctx.db);
   try {
-    const result = await write();
-    if (savepoint) await sql`release savepoint guard_unique`.execute(ctx.db);
-    return result;
+    return await survivingFailure(ctx.db, 'guard_unique', write);
   } catch (error) {
-    if (savepoint) await sql`rollback to savepoint guard_unique`.execute(ctx.db);
     if (!isUniqueViolation(error)) throw error;
     throw (await conflict(ctx)) ?? error;
   }

@@ -1,9 +1,19 @@
 // Team member queries, every one scoped by account.
 import { sql, type SqlBool } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import type { Executor } from '../../db/database.js';
-import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { keysOf, listPlan, runList, type Condition, type Listed } from '../../db/list-plan.js';
+import {
+  type Condition,
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
 import type { TeamMemberPatch, TeamMemberRow } from '../../db/types.js';
 import type { TeamRole } from './team-members.schemas.js';
 
@@ -156,4 +166,20 @@ export function listTeamMembersPlan(
     { keys: keysOf({ external_id: filters.external_id }), conditions },
     page,
   );
+}
+
+/** The account's members among `ids`, with whether each is active (the check of a visit's or a schedule's assignees). */
+export async function findMembers(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Map<string, boolean>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('team_members')
+    .select(['id', 'active'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((row) => [row.id, Number(row.active) === 1]));
 }

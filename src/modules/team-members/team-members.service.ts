@@ -5,9 +5,8 @@
 import { newId } from '../../core/deps.js';
 import { AppError, conflict, type Precondition } from '../../core/errors.js';
 import { canonicalTimeZone } from '../../core/time.js';
-import { pageRequest, toPage, type Page } from '../../db/keyset.js';
+import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { TeamMemberPatch, TeamMemberRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { recordChange, recordEvent } from '../events/index.js';

@@ -10,7 +10,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Temporal } from '@js-temporal/polyfill';
 import type { VisitScheduleRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
+import { fromJson } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import { createVisitsForJob, type NewVisit } from '../visits/index.js';
 import type { Occurrence } from './recurrence-expansion.js';

@@ -2,7 +2,7 @@
 // that overlap a window and have no visit yet, shaped as visits with `projected: true` and `id: null`, carrying
 // `schedule_id` and `occurrence_key` (§21). Skipped and paused occurrences are not projected.
 import { Temporal } from '@js-temporal/polyfill';
-import { fromJson } from '../../db/values.js';
+import { fromJson } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import type { CalendarProjector, ProjectedVisit } from '../visits/index.js';
 import { durationsOf, inPause, ruleOf } from './materialize.js';

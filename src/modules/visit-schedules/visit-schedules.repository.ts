@@ -1,10 +1,20 @@
 // Visit schedule queries, every one scoped by account (the daily worker's walk is the one exception: it lists
 // the schedules of every account, then works on each in that schedule's account).
 import { sql, type SqlBool } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import type { Executor } from '../../db/database.js';
-import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { keysOf, listPlan, runList, type Condition, type Listed } from '../../db/list-plan.js';
+import {
+  type Condition,
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
 import type { VisitScheduleRow } from '../../db/types.js';
 import type { ProjectionFilters } from '../visits/index.js';
 
@@ -194,16 +204,6 @@ export async function findJob(
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
-export async function findPropertyTimezone(db: Executor, accountId: string, id: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('properties')
-    .select('timezone')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row?.timezone ?? undefined;
-}
-
 export interface ScheduledVisit {
   id: string;
   occurrence_key: string | null;
@@ -278,18 +278,6 @@ export async function detachVisits(db: Executor, accountId: string, scheduleId: 
     .where('account_id', '=', accountId)
     .where('schedule_id', '=', scheduleId)
     .execute();
-}
-
-/** Which of `ids` are members of the account, and whether each is active. */
-export async function findMembers(db: Executor, accountId: string, ids: string[]): Promise<Map<string, boolean>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('team_members')
-    .select(['id', 'active'])
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .execute();
-  return new Map(rows.map((row) => [row.id, Number(row.active) === 1 || row.active === (true as unknown)]));
 }
 
 export interface ProjectableSchedule extends VisitScheduleRow {

@@ -13,15 +13,16 @@ import {
   type ErrorDetail,
   type Precondition,
 } from '../../core/errors.js';
-import { mapPage, type Page, pageRequest, toPage } from '../../db/keyset.js';
+import { fromJson, mapPage, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { VisitScheduleRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import type { EventType } from '../../kernel/event-types.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { previousAttributes, recordEvent } from '../events/index.js';
 import { parseStatusFilter } from '../documents/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
+import { findPropertyTimezone } from '../properties/index.js';
+import { findMembers } from '../team-members/index.js';
 import { updateVisit } from '../visits/index.js';
 import {
   announceVisitsLeft,
@@ -146,7 +147,7 @@ async function readTemplate(ctx: Context, input: TemplateInput | undefined, base
   };
   if (input?.assignee_ids !== undefined) {
     const ids = input.assignee_ids;
-    const members = await repository.findMembers(
+    const members = await findMembers(
       ctx.db,
       ctx.accountId,
       ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)),
@@ -204,9 +205,7 @@ function readDurations(
 }
 
 async function defaultZone(ctx: Context, job: repository.JobOfSchedule): Promise<string> {
-  const zone = job.property_id
-    ? await repository.findPropertyTimezone(ctx.db, ctx.accountId, job.property_id)
-    : undefined;
+  const zone = job.property_id ? await findPropertyTimezone(ctx.db, ctx.accountId, job.property_id) : undefined;
   return zone ?? findAccountTimezone(ctx.db, ctx.accountId);
 }
 

@@ -5,9 +5,7 @@
 // `end_at > from` is then checked on the rows of that range. Several members or statuses: one read per value,
 // each at most a page, merged here.
 import { sql, type SqlBool } from 'kysely';
-import type { Executor } from '../../db/database.js';
-import type { PageRequest } from '../../db/keyset.js';
-import { applyPage } from '../../db/keyset.js';
+import { applyPage, type Executor, type PageRequest } from '../../db/index.js';
 import type { VisitRow } from '../../db/types.js';
 import { LATE_STATUSES, type VisitStatus } from './visits.lifecycle.js';
 import { lookbackFrom, VISIT_COLUMNS, type VisitFilters } from './visits.repository.js';

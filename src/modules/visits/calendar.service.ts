@@ -3,7 +3,7 @@
 import { isUuid } from '../../core/deps.js';
 import { fieldError } from '../../core/errors.js';
 import { addDaysToDate, canonicalTimeZone, daysBetween, normalizedInstant, windowEdge } from '../../core/time.js';
-import { mapPage, type Page, type PageRequest, pageRequest, toPage } from '../../db/keyset.js';
+import { mapPage, type Page, type PageRequest, pageRequest, toPage } from '../../db/index.js';
 import type { VisitRow } from '../../db/types.js';
 import type { Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';

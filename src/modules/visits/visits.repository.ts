@@ -2,10 +2,20 @@
 // so a member's calendar and conflicts read one index), and the little a visit reads and keeps of its job
 // (its client, property, title and status; its summary and scheduled_* mirrors).
 import { sql, type SqlBool } from 'kysely';
-import { lockedIf, timeBoundConditions, type TimeBounds } from '../../db/account-rows.js';
-import type { Executor } from '../../db/database.js';
-import { timestampSorts, type PageRequest, type SortFields } from '../../db/keyset.js';
-import { keysOf, listPlan, runList, type Condition, type Listed } from '../../db/list-plan.js';
+import {
+  type Condition,
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
 import type { VisitPatch, VisitRow } from '../../db/types.js';
 import { addMinutes } from '../../core/time.js';
 import { LATE_STATUSES, OPEN_STATUSES, type VisitStatus } from './visits.lifecycle.js';
@@ -70,36 +80,6 @@ export async function findJobOfVisit(
     .where('account_id', '=', accountId)
     .where('id', '=', jobId);
   return lockedIf(db, query, lock).executeTakeFirst();
-}
-
-export async function findPropertyTimezone(
-  db: Executor,
-  accountId: string,
-  propertyId: string,
-): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('properties')
-    .select('timezone')
-    .where('account_id', '=', accountId)
-    .where('id', '=', propertyId)
-    .executeTakeFirst();
-  return row?.timezone;
-}
-
-/** The account's members among `ids`, with whether each is active. */
-export async function findMembers(
-  db: Executor,
-  accountId: string,
-  ids: readonly string[],
-): Promise<Map<string, boolean>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('team_members')
-    .select(['id', 'active'])
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .execute();
-  return new Map(rows.map((row) => [row.id, Number(row.active) === 1]));
 }
 
 /** The visit a schedule made for an occurrence, if any (from the unique (schedule_id, occurrence_key) index). */

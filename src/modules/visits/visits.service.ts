@@ -14,12 +14,14 @@ import {
 } from '../../core/errors.js';
 import { elapsedMinutes, instantToLocal } from '../../core/time.js';
 import type { VisitPatch, VisitRow } from '../../db/types.js';
-import { fromJson } from '../../db/values.js';
+import { fromJson } from '../../db/index.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import type { EventType } from '../../kernel/event-types.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { previousAttributes, recordEvent } from '../events/index.js';
 import { findExternalIdHolder, guardExternalId, requireReference, requireRow } from '../shared/index.js';
+import { findPropertyTimezone } from '../properties/index.js';
+import { findMembers } from '../team-members/index.js';
 import { resolveTime, touchesTime, type VisitTime } from './visit-time.js';
 import {
   isOpen,
@@ -151,7 +153,7 @@ function assertNoConflicts(visit: Visit, onConflict: OnConflict | undefined): vo
  * inactive member stays on the visits it had but is never newly assigned (docs/api-contract.md §15).
  */
 async function checkAssignees(ctx: Context, ids: readonly string[], kept: readonly string[], field: string) {
-  const members = await repository.findMembers(
+  const members = await findMembers(
     ctx.db,
     ctx.accountId,
     ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)),
@@ -172,9 +174,7 @@ async function checkAssignees(ctx: Context, ids: readonly string[], kept: readon
 
 /** The zone a new visit of the job defaults to: its property's, else the account's. */
 async function defaultZoneOf(ctx: Context, job: JobOfVisit): Promise<string> {
-  const zone = job.property_id
-    ? await repository.findPropertyTimezone(ctx.db, ctx.accountId, job.property_id)
-    : undefined;
+  const zone = job.property_id ? await findPropertyTimezone(ctx.db, ctx.accountId, job.property_id) : undefined;
   return zone ?? findAccountTimezone(ctx.db, ctx.accountId);
 }
 

@@ -83,7 +83,7 @@ export class GroupCommit {
     private readonly reader: StatementCache | undefined,
     /** The write-ahead log's path, to fdatasync after each commit; absent for `:memory:`, which has no disk. */
     walPath: string | undefined,
-    /** Checkpoints the log off the event loop after commits (db/sqlite-checkpoint.ts); absent for `:memory:`. */
+    /** Checkpoints the log off the event loop after commits (db/sqlite/sqlite-checkpoint.ts); absent for `:memory:`. */
     private readonly checkpointer?: Checkpointer,
   ) {
     this.wal = walPath === undefined ? undefined : new LogFile(walPath);

@@ -1,4 +1,4 @@
-// The checkpoint thread (db/sqlite-checkpoint.ts): copies a database's write-ahead log back into the database
+// The checkpoint thread (db/sqlite/sqlite-checkpoint.ts): copies a database's write-ahead log back into the database
 // file on a connection of its own, off the server's event loop. PASSIVE: it never waits for, nor blocks, the
 // writer or a reader; what a reader still needs stays in the log until the next checkpoint.
 import SqliteDatabase from 'better-sqlite3';

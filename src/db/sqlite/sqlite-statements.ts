@@ -106,7 +106,7 @@ export class StatementCache {
   }
 }
 
-/** The read connection's statements of each SQLite database (db/sqlite.ts), by its Kysely instance. */
+/** The read connection's statements of each SQLite database (db/sqlite/sqlite.ts), by its Kysely instance. */
 const readStatementsOf = new WeakMap<object, StatementCache>();
 
 export function registerReadStatements(db: object, statements: StatementCache): void {

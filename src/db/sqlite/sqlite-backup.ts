@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import SqliteDatabase from 'better-sqlite3';
-import { knownMigrationNames, migrateToLatest } from './migrate.js';
+import { knownMigrationNames, migrateToLatest } from '../migrate.js';
 import { openSqlite } from './sqlite.js';
 
 /** A failure the operator can act on: its message says what and what to do. */

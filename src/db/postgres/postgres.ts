@@ -12,7 +12,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
-import type { Tables } from './types.js';
+import type { Tables } from '../types.js';
 
 /** The PostgreSQL driver is loaded only when PostgreSQL is used: a SQLite process does not carry it. */
 const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;

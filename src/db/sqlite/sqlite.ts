@@ -1,4 +1,4 @@
-// The SQLite engine (better-sqlite3): durable settings, group commit (db/group-commit.ts), a statement cache
+// The SQLite engine (better-sqlite3): durable settings, group commit (db/sqlite/group-commit.ts), a statement cache
 // and rows read as arrays. The default engine: one file, nothing to install.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { Kysely } from 'kysely';
 import { GroupCommit, GroupCommitDialect, registerGroupCommit } from './group-commit.js';
 import { Checkpointer } from './sqlite-checkpoint.js';
 import { registerReadStatements, StatementCache } from './sqlite-statements.js';
-import type { Tables } from './types.js';
+import type { Tables } from '../types.js';
 
 /**
  * The files a SQLite database needs writable (the database, its write-ahead log and shared-memory index,
@@ -34,7 +34,7 @@ export function openSqlite(file: string): Kysely<Tables> {
   // Durability: WAL, and an fdatasync of the log after every commit before anyone is answered, so an
   // acknowledged write survives a power cut. SQLite's own sync at commit (synchronous=FULL) would block the
   // event loop for the whole fsync; NORMAL leaves it to the group commit, which runs it on the thread pool
-  // (db/group-commit.ts). Checkpoints still sync the log before and the database after, as with FULL.
+  // (db/sqlite/group-commit.ts). Checkpoints still sync the log before and the database after, as with FULL.
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
@@ -50,7 +50,7 @@ export function openSqlite(file: string): Kysely<Tables> {
     reader.pragma('busy_timeout = 5000');
     reader.pragma('query_only = ON');
   }
-  // Checkpoints run on a thread of their own, not inside a COMMIT on the event loop (db/sqlite-checkpoint.ts);
+  // Checkpoints run on a thread of their own, not inside a COMMIT on the event loop (db/sqlite/sqlite-checkpoint.ts);
   // if that thread fails, SQLite's automatic checkpoint (every 1,000 pages of log) takes over again.
   let checkpointer: Checkpointer | undefined;
   if (file !== ':memory:') {

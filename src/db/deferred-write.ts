@@ -1,0 +1,35 @@
+// Deferred writes: work a module leaves to the commit of the transaction that made it, engine neutral. Where
+// the engine gathers the commits of an event-loop turn into one transaction (SQLite's group commit,
+// db/sqlite/group-commit.ts), the write is queued in the caller's transaction (a row of a TEMP table: a
+// rollback takes it back) and applied for the whole batch just before it commits; elsewhere (PostgreSQL) it is
+// written at once, in the caller's transaction. Either way it commits with its transaction or not at all, and
+// before anyone is answered.
+import { CompiledQuery } from 'kysely';
+import { dialectOf, type Executor } from './database.js';
+import { registerBatchWork, type BatchWork } from './sqlite/group-commit.js';
+
+export interface DeferredWrite<Args extends unknown[]> {
+  /**
+   * The write where commits are gathered: the batch's statements (`setup`, `pending`, `apply`, `clear`: see
+   * BatchWork, whose SQL is SQLite's), and `queue`, the statement that queues one write in the caller's
+   * transaction, with the parameters it takes from the call's arguments.
+   */
+  gathered: BatchWork & { queue: { sql: string; parameters: (...args: Args) => unknown[] } };
+  /** The write where commits are not gathered (PostgreSQL): done at once, in the caller's transaction. */
+  now: (db: Executor, ...args: Args) => Promise<void>;
+}
+
+/**
+ * The call that makes one deferred write. Call it once, when the module is loaded: the batch's statements
+ * are registered with the group commit then, in the order of the calls.
+ */
+export function deferredWrite<Args extends unknown[]>(
+  write: DeferredWrite<Args>,
+): (db: Executor, ...args: Args) => Promise<void> {
+  const { queue, ...batch } = write.gathered;
+  registerBatchWork(batch);
+  return async (db, ...args) => {
+    if (dialectOf(db) === 'sqlite') await db.executeQuery(CompiledQuery.raw(queue.sql, queue.parameters(...args)));
+    else await write.now(db, ...args);
+  };
+}

@@ -1,0 +1,60 @@
+// What the two engines do differently, each difference said once here by what it does, so that code above
+// db/ never asks which engine it runs on (docs/architecture.md, "The db face"). The engine-specific halves live
+// in the wings (db/sqlite/, db/postgres/) or, when a line long, here.
+import { sql, type RawBuilder } from 'kysely';
+import { dialectOf, type Executor } from './database.js';
+import { POSTGRES_TEXT_SEARCH } from './postgres/text-search.js';
+import { readStatements } from './sqlite/sqlite-statements.js';
+import { SQLITE_TEXT_SEARCH } from './sqlite/text-search.js';
+import type { TextSearch } from './text-search.js';
+
+/** Text search (db/text-search.ts) on `db`'s engine. */
+export function textSearch(db: Executor): TextSearch {
+  return dialectOf(db) === 'postgres' ? POSTGRES_TEXT_SEARCH : SQLITE_TEXT_SEARCH;
+}
+
+/**
+ * Runs `work` (statements that may fail, such as a write a unique index may refuse) in the caller's
+ * transaction so that its failure leaves that transaction usable. PostgreSQL ends a transaction at a failed
+ * statement, so there `work` runs in the savepoint `name`, released when it succeeds and rolled back to when it
+ * fails; SQLite undoes the failed statement alone. The failure is thrown on, after the rollback.
+ */
+export async function survivingFailure<T>(db: Executor, name: string, work: () => Promise<T>): Promise<T> {
+  if (dialectOf(db) !== 'postgres') return work();
+  await sql`savepoint ${sql.id(name)}`.execute(db);
+  try {
+    const result = await work();
+    await sql`release savepoint ${sql.id(name)}`.execute(db);
+    return result;
+  } catch (error) {
+    await sql`rollback to savepoint ${sql.id(name)}`.execute(db);
+    throw error;
+  }
+}
+
+/**
+ * The end of a SELECT that claims a row for one worker among several: `for update skip locked` where rows
+ * are locked (PostgreSQL), so that concurrent claimers pass each other; nothing on SQLite, whose one writer
+ * claims alone.
+ */
+export function claimLock(db: Executor): RawBuilder<unknown> {
+  return dialectOf(db) === 'postgres' ? sql`for update skip locked` : sql``;
+}
+
+/**
+ * Whether the engine keeps derived columns in their rows by trigger (SQLite: `clients.property_ids`, migration
+ * 20261128080100, and `clients.version`, migration 20261128110000) rather than having no such columns, their
+ * values computed when read (PostgreSQL).
+ */
+export function keepsDerivedColumns(db: Executor): boolean {
+  return dialectOf(db) !== 'postgres';
+}
+
+/**
+ * Whether `db` is a database itself (not a transaction) whose reads see committed rows only and whose rows
+ * carry the version kept by trigger (SQLite's read connection): a record remembered with a row's version is
+ * the row as it stands while the version read is the same. False on PostgreSQL and in a transaction.
+ */
+export function readsCommittedVersions(db: Executor): boolean {
+  return readStatements(db) !== undefined;
+}

@@ -1,0 +1,53 @@
+// The face of db/: all that code above it may use, with the row types (types.ts). The rest of the folder,
+// the two engines' wings (sqlite/, postgres/) above all, is private: scripts/check-imports.mjs refuses an
+// import of anything else from outside db/.
+export { lockedIf, timeBoundConditions, type TimeBounds } from './account-rows.js';
+export { openDatabase, type Database, type Db, type Executor } from './database.js';
+export { deferredWrite, type DeferredWrite } from './deferred-write.js';
+export { claimLock, keepsDerivedColumns, readsCommittedVersions, survivingFailure, textSearch } from './engine.js';
+export {
+  deleteExpiredIdempotencyKeys,
+  findIdempotencyKey,
+  insertIdempotencyKey,
+  completeIdempotencyKey,
+  deleteIdempotencyKey,
+  type IdempotencyKeyRow,
+} from './idempotency.repository.js';
+export {
+  applyPage,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_SORT,
+  MAX_PAGE_SIZE,
+  mapPage,
+  pageRequest,
+  sortKeyOf,
+  timestampSorts,
+  toPage,
+  type Page,
+  type PageQuery,
+  type PageRequest,
+  type SortFields,
+} from './keyset.js';
+export {
+  compare,
+  fenced,
+  keysOf,
+  listPlan,
+  runList,
+  unindexed,
+  WALK_LIMIT,
+  type Condition,
+  type ListPlan,
+  type Listed,
+} from './list-plan.js';
+export { listByShape } from './list-shapes.js';
+export { migrateToLatest } from './migrate.js';
+export { prepared } from './prepared.js';
+export { preparedInsert } from './prepared-insert.js';
+export { outboxQueueStats, webhookQueueStats, type QueueStats } from './queue-stats.js';
+export { coalesceSort, SORT_SENTINELS } from './sort-sentinels.js';
+export { BackupError, backupSqlite, restoreSqlite } from './sqlite/sqlite-backup.js';
+export { sqliteFiles } from './sqlite/sqlite.js';
+export { readDataVersion } from './sqlite/sqlite-statements.js';
+export { type SearchedTable, type TextSearch } from './text-search.js';
+export { fromJson, fromJsonShared, normalizeInstant } from './values.js';

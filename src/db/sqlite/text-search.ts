@@ -1,0 +1,71 @@
+// SQLite's text search (db/text-search.ts): FTS5 trigram tables, each row keyed by a search id that
+// `*_search_keys` maps to the searched row (migrations 20261122050000_client_search, 20261125020000_properties,
+// 20261128080000_client_search_queue).
+import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { SQLITE_BODY, SQLITE_CLEAR_QUEUED, SQLITE_INDEX_QUEUED } from '../client-search.js';
+import type { Executor } from '../database.js';
+import { escapeLike, type SearchedTable, type TextSearch } from '../text-search.js';
+import type { Tables } from '../types.js';
+import { registerBatchWork } from './group-commit.js';
+
+const INDEXES: Record<SearchedTable, { fts: string; keys: string; key: string }> = {
+  clients: { fts: 'clients_fts', keys: 'client_search_keys', key: 'client_id' },
+  properties: { fts: 'properties_fts', keys: 'property_search_keys', key: 'property_id' },
+};
+
+/** `q` as an FTS5 phrase query: every character literal. */
+function ftsPhrase(q: string): string {
+  return `"${q.replace(/"/g, '""')}"`;
+}
+
+export const SQLITE_TEXT_SEARCH: TextSearch = {
+  /** The matches of the FTS5 table (a phrase query) joined to the table by primary key; CROSS JOIN keeps that order. */
+  from<Table extends SearchedTable>(db: Executor, table: Table, q: string) {
+    const { fts, keys, key } = INDEXES[table];
+    const hits = sql<
+      Record<string, string>
+    >`(select k.${sql.raw(key)} from ${sql.raw(fts)} f join ${sql.raw(keys)} k on k.search_id = f.rowid where ${sql.raw(fts)} match ${ftsPhrase(q)})`.as(
+      'hits',
+    );
+    // Typed as one table `searched` and its `hits`: the names are the table's and its key's at run time.
+    const untyped = db as unknown as Kysely<{ searched: { id: string }; hits: { key: string } }>;
+    return untyped
+      .selectFrom(hits as unknown as 'hits')
+      .crossJoin(table as unknown as 'searched')
+      .whereRef(`${table}.id` as 'searched.id', '=', `hits.${key}` as 'hits.key') as unknown as SelectQueryBuilder<
+      Tables,
+      Table,
+      object
+    >;
+  },
+  /** The account with a unary +, so that no index serves it: the FTS matches drive. */
+  scope(_table: SearchedTable, accountId: string) {
+    return [sql<SqlBool>`+account_id = ${accountId}`];
+  },
+  holds(alias: string, q: string) {
+    if (!/^[\x20-\x7e]*$/.test(q)) return undefined;
+    return sql<SqlBool>`${sql.raw(SQLITE_BODY(alias))} like ${`%${escapeLike(q)}%`} escape '\\'`;
+  },
+  countAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
+    const { fts } = INDEXES[table];
+    return db
+      .selectFrom(
+        sql<{
+          one: number;
+        }>`(select 1 from ${sql.raw(fts)} where ${sql.raw(fts)} match ${ftsPhrase(q)} limit ${limit})`.as('hits'),
+      )
+      .select(sql<number>`count(*)`.as('count'));
+  },
+};
+
+/**
+ * The search rows of the clients a batch created, made once per batch just before its COMMIT (migration
+ * 20261128080000: a trigger queues each new client in client_search_pending): one FTS5 segment per batch
+ * instead of one per create.
+ */
+registerBatchWork({
+  setup: [],
+  pending: 'select 1 from client_search_pending limit 1',
+  apply: SQLITE_INDEX_QUEUED,
+  clear: SQLITE_CLEAR_QUEUED,
+});

@@ -1,0 +1,47 @@
+// Text search over the tables that have a trigram index (clients, properties), said once for both engines:
+// SQLite searches an FTS5 trigram table (db/sqlite/text-search.ts), PostgreSQL a pg_trgm GIN index on an
+// expression (db/postgres/text-search.ts). Code above db/ asks textSearch(db) (db/engine.ts) for the search's
+// rows and conditions; which engine answers is db/'s business. The tables and triggers behind each are made by
+// the migrations (20261122050000_client_search, 20261125020000_properties).
+import type { Compilable, Expression, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { Executor } from './database.js';
+import type { Tables } from './types.js';
+
+/** The tables with a trigram index. */
+export type SearchedTable = 'clients' | 'properties';
+
+/** What a search of `q` (three characters or more; any case) is made of, on one engine. */
+export interface TextSearch {
+  /**
+   * The rows to search: the index's matches joined to the table by primary key, the matches driving
+   * (SQLite), or the table itself, whose condition is in `scope` (PostgreSQL).
+   */
+  from<Table extends SearchedTable>(db: Executor, table: Table, q: string): SelectQueryBuilder<Tables, Table, object>;
+  /**
+   * The conditions to add, in order, after the caller's own: the account, written so that no index can serve
+   * it (or the planner would walk the account's rows testing each), and where the table is the source, the
+   * match the trigram index serves.
+   */
+  scope(table: SearchedTable, accountId: string, q: string): Array<Expression<SqlBool>>;
+  /**
+   * Whether the client row of `alias` holds `q`, tested row by row (a window of rows in sort order), exactly as
+   * the index would find it; undefined when that cannot be promised (SQLite's LIKE folds ASCII case only, its
+   * index all of Unicode: a term with other characters).
+   */
+  holds(alias: string, q: string): Expression<SqlBool> | undefined;
+  /**
+   * How many rows of `table` (of any account) the index finds for `q`, counted to `limit` at most, as a query;
+   * undefined where the engine has no cheap count (PostgreSQL).
+   */
+  countAtMost(db: Executor, table: SearchedTable, q: string, limit: number): CountQuery | undefined;
+}
+
+/** A query of one row, `count`. */
+export interface CountQuery extends Compilable<{ count: number }> {
+  executeTakeFirstOrThrow(): Promise<{ count: number }>;
+}
+
+/** `value` as a LIKE pattern's literal text (escape '\'). */
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
