@@ -696,10 +696,14 @@ describe('the quote PDF dates and the logo decoded once', () => {
     assert.equal(quote.status, 201, quote.text);
     const sent = await api('POST', `/v1/quotes/${quote.body.data.id}/send`);
     assert.equal(sent.status, 200, sent.text);
-    const issued = sent.body.data.sent_at.slice(0, 10); // the account's zone is UTC
+    // The account's zone is UTC and its locale en-US: dates print as "December 31, 2099".
+    const longDate = (instant: string) =>
+      new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' }).format(
+        new Date(instant),
+      );
     const text = await pdfText(`/v1/quotes/${quote.body.data.id}/pdf`);
-    assert.match(text, new RegExp(`Issue date\\s+${issued}`));
-    assert.match(text, /Valid until\s+2099-12-31/);
+    assert.match(text, new RegExp(`Issue date\\s+${longDate(sent.body.data.sent_at)}`));
+    assert.match(text, /Valid until\s+December 31, 2099/);
 
     // A draft without an expiry: issued the day it was made, and says it does not expire.
     const draft = await api('POST', '/v1/quotes', {
@@ -707,7 +711,7 @@ describe('the quote PDF dates and the logo decoded once', () => {
       line_items: [{ description: 'Gutter cleaning', quantity: 1, unit_amount: 12_000 }],
     });
     const draftText = await pdfText(`/v1/quotes/${draft.body.data.id}/pdf`);
-    assert.match(draftText, new RegExp(`Issue date\\s+${draft.body.data.created_at.slice(0, 10)}`));
+    assert.match(draftText, new RegExp(`Issue date\\s+${longDate(draft.body.data.created_at)}`));
     assert.match(draftText, /Valid until\s+no expiry date/);
   });
 
