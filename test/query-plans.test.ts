@@ -720,13 +720,26 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
   assert.ok(reads.length > 0, text);
   const primaryKey = onPostgres ? `${table}_pkey` : `sqlite_autoindex_${table}_1 \\(id=\\?\\)`;
   const allowed = byKey ? `(${index}\\b|${primaryKey})` : `${index}\\b`;
-  for (const read of reads)
+  const lines = text.split('\n');
+  /**
+   * PostgreSQL, rows by key: with a few dozen rows its planner may find them through another index of the
+   * account that holds `id`, the keys in that read's own Index Cond (seen when statistics land between runs),
+   * which is still a read by the keys, not a scan.
+   */
+  const byKeysThroughAccountIndex = (read: string) => {
+    if (!onPostgres || !byKey || !new RegExp(`using ${table}_account_\\w+`).test(read)) return false;
+    const condition = lines[lines.indexOf(read) + 1] ?? '';
+    return /Index Cond: .*account_id = .*\bid = ANY/.test(condition);
+  };
+  for (const read of reads) {
+    if (byKeysThroughAccountIndex(read)) continue;
     assert.match(
       read,
       onPostgres ? new RegExp(`(using|on) ${allowed}`) : new RegExp(`USING (COVERING )?INDEX ${allowed}`),
       text,
     );
-  if (byKey) assert.match(text, new RegExp(primaryKey), text);
+  }
+  if (byKey && !reads.some(byKeysThroughAccountIndex)) assert.match(text, new RegExp(primaryKey), text);
   // The list's own rows are never sorted (a client's property ids, ordered inside their aggregate, may be).
   if (!sorts) assert.doesNotMatch(text, onPostgres ? /\bSort\b/ : /USE TEMP B-TREE FOR (?!json_group_array)/, text);
 }
