@@ -640,6 +640,41 @@ test("another account's client create during a 730-day schedule create is answer
   }
 });
 
+test("another account's client create sent with three 730-day schedule creates waits for at most one of them", async () => {
+  const other = await context.account('A third account');
+  const jobs = [await newJob(), await newJob(), await newJob()];
+  const visitsOfJobs = async () =>
+    Number(
+      (
+        await context.database.db
+          .selectFrom('visits')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .where('job_id', 'in', jobs)
+          .executeTakeFirstOrThrow()
+      ).count,
+    );
+  // The order the four answers arrive in, and the visits of the three schedules when the client's did.
+  const answered: string[] = [];
+  let visitsWhenAnswered = -1;
+  await Promise.all([
+    ...jobs.map(async (jobId, index) => {
+      const created = await api('POST', '/v1/visit-schedules', dailyFor730Days(jobId));
+      assert.equal(created.status, 201, created.text);
+      answered.push(`schedule ${index + 1}`);
+    }),
+    (async () => {
+      const response = await context.request('POST', '/v1/clients', { key: other.key, body: { name: 'Next door' } });
+      assert.equal(response.status, 201, response.text);
+      answered.push('client');
+      visitsWhenAnswered = await visitsOfJobs();
+    })(),
+  ]);
+  // Each schedule create makes its first 50 visits in its transaction (§32); on SQLite's one writer the three
+  // go one at a time, and a write that arrived meanwhile goes before the next of them.
+  assert.ok(answered.indexOf('client') <= 1, `answers in the order ${answered.join(', ')}`);
+  assert.ok(visitsWhenAnswered < 150, `the client create was answered after all ${visitsWhenAnswered} visits`);
+});
+
 test("the worker takes turns between accounts: a second account waits one batch at a time, not for the first account's schedules", async () => {
   const worker = newWorker();
   try {

@@ -4,6 +4,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
 import { POSTGRES_TEXT_SEARCH } from './postgres/text-search.js';
+import { inLargeWriteTurn } from './sqlite/group-commit.js';
 import { readStatements } from './sqlite/sqlite-statements.js';
 import { SQLITE_TEXT_SEARCH } from './sqlite/text-search.js';
 import type { TextSearch } from './text-search.js';
@@ -57,4 +58,16 @@ export function keepsDerivedColumns(db: Executor): boolean {
  */
 export function readsCommittedVersions(db: Executor): boolean {
   return readStatements(db) !== undefined;
+}
+
+/**
+ * Runs `work`, which opens a transaction that writes many rows (a schedule's first 50 visits, §32), so that every
+ * other writer waits for at most one such transaction. On SQLite, whose one writer serves transactions in the
+ * order they ask, this process's large writes go one at a time and each asks for the writer only once the one
+ * before has ended: a client create that arrives while three schedule creates run goes after the first, not
+ * after all three. On PostgreSQL each transaction has a connection of its own, and `work` runs at once; so it
+ * does when `db` is already a transaction (it holds the writer: waiting here could wait for itself).
+ */
+export function oneLargeWriteAtATime<T>(db: Executor, work: () => Promise<T>): Promise<T> {
+  return db.isTransaction ? work() : inLargeWriteTurn(db, work);
 }

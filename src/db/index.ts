@@ -4,7 +4,14 @@
 export { lockedIf, timeBoundConditions, type TimeBounds } from './account-rows.js';
 export { openDatabase, type Database, type Db, type Executor } from './database.js';
 export { deferredWrite, type DeferredWrite } from './deferred-write.js';
-export { claimLock, keepsDerivedColumns, readsCommittedVersions, survivingFailure, textSearch } from './engine.js';
+export {
+  claimLock,
+  keepsDerivedColumns,
+  oneLargeWriteAtATime,
+  readsCommittedVersions,
+  survivingFailure,
+  textSearch,
+} from './engine.js';
 export {
   deleteExpiredIdempotencyKeys,
   findIdempotencyKey,

@@ -63,8 +63,29 @@ export function registerBatchWork(work: BatchWork): void {
   batchWork.push(work);
 }
 
+/**
+ * Large writes in turn: at most one of them queues for the writer at a time, the next only once the one before
+ * has ended, so a write that arrived meanwhile goes before the next (`oneLargeWriteAtATime`, db/engine.ts).
+ */
+class Turnstile {
+  private busy = false;
+  private readonly waiting: Array<() => void> = [];
+
+  async pass<T>(work: () => Promise<T>): Promise<T> {
+    while (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.busy = true;
+    try {
+      return await work();
+    } finally {
+      this.busy = false;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
 /** The writer connection, its open batch, and who is using it. */
 export class GroupCommit {
+  readonly largeWrites = new Turnstile();
   private batch: Batch | undefined;
   private flushQueued = false;
   private flushBlocked = false;
@@ -134,6 +155,16 @@ export class GroupCommit {
   async lock(): Promise<void> {
     while (this.locked) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.locked = true;
+  }
+
+  /**
+   * Waits for the writer and commits the open batch, so that the transaction begun next opens a batch of its
+   * own: a large write begins so, and the writes already in the batch are not held until it ends.
+   */
+  async commitOpenBatch(): Promise<void> {
+    await this.lock();
+    this.flushBlocked ||= this.batch !== undefined;
+    this.unlock();
   }
 
   unlock(): void {
@@ -426,6 +457,19 @@ const groups = new WeakMap<object, GroupCommit>();
 /** How many batches a database opened by `openSqlite` has committed (undefined on PostgreSQL): tests' evidence. */
 export function committedBatches(db: object): number | undefined {
   return groups.get(db)?.committed;
+}
+
+/**
+ * Runs `work` in the turnstile of large writes of a database opened by `openSqlite`, after the batch open when
+ * its turn came has committed; at once on PostgreSQL.
+ */
+export function inLargeWriteTurn<T>(db: object, work: () => Promise<T>): Promise<T> {
+  const group = groups.get(db);
+  if (!group) return work();
+  return group.largeWrites.pass(async () => {
+    await group.commitOpenBatch();
+    return work();
+  });
 }
 
 export function registerGroupCommit(db: object, group: GroupCommit): void {

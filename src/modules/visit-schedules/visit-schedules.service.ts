@@ -13,7 +13,7 @@ import {
   type ErrorDetail,
   type Precondition,
 } from '../../core/errors.js';
-import { fromJson, mapPage, type Page, pageRequest, toPage } from '../../db/index.js';
+import { fromJson, mapPage, oneLargeWriteAtATime, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { VisitScheduleRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import type { EventType } from '../../kernel/event-types.js';
@@ -264,7 +264,8 @@ async function insertNew(
  */
 async function inChange<T>(ctx: Context, work: (tx: Context, left: LeftBehind) => Promise<T>): Promise<T> {
   const left: LeftBehind = [];
-  const result = await inTransaction(ctx, (tx) => work(tx, left));
+  // Its first 50 visits a schedule, other writers waiting for at most one such change (§32).
+  const result = await oneLargeWriteAtATime(ctx.db, () => inTransaction(ctx, (tx) => work(tx, left)));
   announceVisitsLeft(ctx.accountId, left);
   return result;
 }
