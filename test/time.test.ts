@@ -4,7 +4,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AppError } from '../src/core/errors.js';
-import { canonicalTimeZone, elapsedMinutes, instantToLocal, localToInstant } from '../src/core/time.js';
+import fc from 'fast-check';
+import {
+  canonicalTimeZone,
+  elapsedMinutes,
+  instantToLocal,
+  localToInstant,
+  normalizedInstant,
+  withinYears,
+} from '../src/core/time.js';
 import { localToday } from '../src/modules/documents/index.js';
 import { isQuoteExpired } from '../src/modules/quotes/quotes.lifecycle.js';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
@@ -223,4 +231,36 @@ describe("the account's time zone over HTTP", () => {
     assert.equal(isQuoteExpired(quote, now, 'America/Denver'), false);
     assert.equal(isQuoteExpired(quote, now, 'UTC'), true);
   });
+});
+
+// Instants written as the API answers them (UTC, milliseconds, Z) are read without the Temporal polyfill; every
+// other RFC 3339 form is. Both readings must agree, and the years' edges hold in zones either side of UTC.
+test('an instant as the API answers it reads as the same instant written with an offset', () => {
+  const years = { min: Date.parse('0001-01-01T00:00:00.000Z'), max: Date.parse('9999-12-31T23:59:59.999Z') };
+  const zones = ['UTC', 'America/Denver', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Asia/Tokyo'];
+  fc.assert(
+    fc.property(
+      fc.integer(years),
+      fc.integer({ min: 1, max: 44_640 * 60_000 }),
+      fc.constantFrom(...zones),
+      (millis, span, zone) => {
+        const answered = new Date(millis).toISOString();
+        const withOffset = answered.replace('Z', '+00:00');
+        assert.equal(normalizedInstant(answered), answered);
+        assert.equal(normalizedInstant(withOffset), answered);
+        assert.equal(withinYears(answered, zone), withinYears(withOffset, zone));
+        const end = new Date(Math.min(millis + span, years.max)).toISOString();
+        assert.equal(elapsedMinutes(answered, end), elapsedMinutes(withOffset, end.replace('Z', '+00:00')));
+      },
+    ),
+    { numRuns: 2_000 },
+  );
+  assert.equal(withinYears('0000-12-31T23:59:59.999Z', 'UTC'), false);
+  assert.equal(withinYears('0001-01-01T00:00:00.000Z', 'UTC'), true);
+  assert.equal(withinYears('0001-01-01T00:00:00.000Z', 'America/Denver'), false); // 0000-12-31T17:00 there
+  assert.equal(withinYears('9999-12-31T12:00:00.000Z', 'UTC'), true);
+  assert.equal(withinYears('9999-12-31T16:00:00.000Z', 'Asia/Tokyo'), false); // 10000-01-01T01:00 there
+  assert.equal(elapsedMinutes('2026-11-01T07:00:00.000Z', '2026-11-01T10:00:00.000Z'), 180);
+  assert.equal(normalizedInstant('2026-03-08T09:00:00-07:00'), '2026-03-08T16:00:00.000Z');
+  assert.throws(() => normalizedInstant('2026-02-30T00:00:00.000Z'));
 });

@@ -88,12 +88,35 @@ function parseLocal(field: string, local: string): Temporal.PlainDateTime {
 
 const FIRST_INSTANT = Temporal.Instant.from('0001-01-01T00:00:00Z');
 const AFTER_LAST_INSTANT = Temporal.Instant.from('+010000-01-01T00:00:00Z');
+const FIRST_MILLIS = Date.parse('0001-01-01T00:00:00.000Z');
+const AFTER_LAST_MILLIS = Date.parse('+010000-01-01T00:00:00.000Z');
+
+/** `2026-03-08T16:00:00.000Z`: an instant as the API answers and stores it. */
+const ANSWERED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * The epoch milliseconds of an instant written as the API answers it (every stored instant is), else undefined:
+ * such a value needs no parsing by the Temporal polyfill, the costliest part of making a schedule's visits.
+ */
+function answeredMillis(value: string): number | undefined {
+  if (!ANSWERED.test(value)) return undefined;
+  const millis = Date.parse(value);
+  // Written back, it must be the value itself: a day no calendar has (02-30) is not an answered instant.
+  return Number.isNaN(millis) || new Date(millis).toISOString() !== value ? undefined : millis;
+}
 
 /**
  * Whether an instant, and its local time in `zone`, both lie in the years 0001–9999 (docs/api-contract.md §32
  * "Years": both engines store exactly those years, and a five-digit year would sort wrongly as text).
  */
 export function withinYears(instant: string | Temporal.Instant, zone: string): boolean {
+  const millis = typeof instant === 'string' ? answeredMillis(instant) : undefined;
+  if (millis !== undefined) {
+    if (millis < FIRST_MILLIS || millis >= AFTER_LAST_MILLIS) return false;
+    // A zone is less than a day from UTC: an instant of the years 0002–9998 is within 0001–9999 in every zone.
+    const year = new Date(millis).getUTCFullYear();
+    if (year >= 2 && year <= 9998) return true;
+  }
   const at = typeof instant === 'string' ? Temporal.Instant.from(instant) : instant;
   if (Temporal.Instant.compare(at, FIRST_INSTANT) < 0 || Temporal.Instant.compare(at, AFTER_LAST_INSTANT) >= 0)
     return false;
@@ -167,11 +190,16 @@ export function localDate(instant: string | Date, zone: string): string {
 
 /** Minutes of real time between two instants (a local 01:00–03:00 on a fall-back day is 180). */
 export function elapsedMinutes(start: string, end: string): number {
+  const from = answeredMillis(start);
+  const to = answeredMillis(end);
+  if (from !== undefined && to !== undefined) return (to - from) / 60_000;
   return toInstant(start).until(toInstant(end)).total('minutes');
 }
 
 function toInstant(value: string | Date): Temporal.Instant {
-  return value instanceof Date ? Temporal.Instant.fromEpochMilliseconds(value.getTime()) : Temporal.Instant.from(value);
+  if (value instanceof Date) return Temporal.Instant.fromEpochMilliseconds(value.getTime());
+  const millis = answeredMillis(value);
+  return millis === undefined ? Temporal.Instant.from(value) : Temporal.Instant.fromEpochMilliseconds(millis);
 }
 
 /** The instant a local date begins in `zone`: its 00:00, or the first instant after a gap at midnight. */
@@ -196,5 +224,5 @@ export function addMinutes(instant: string, minutes: number): string {
 
 /** An instant written with any RFC 3339 offset, as the API answers it (UTC, milliseconds, `Z`). */
 export function normalizedInstant(value: string): string {
-  return instantText(toInstant(value));
+  return answeredMillis(value) === undefined ? instantText(toInstant(value)) : value;
 }
