@@ -235,7 +235,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
     transform: ({ schema, url, route }) => {
       const scope = route.config?.scope;
-      if (!scope) return { schema, url };
+      // An operation without a scope is public: `security: []` says so, rather than leaving it unstated.
+      if (!scope) return { schema: { ...schema, security: [] }, url };
       const requires = `Requires the scope \`${scope}\`.`;
       return {
         schema: {
