@@ -25,6 +25,7 @@ import { StorageHealth } from './http/storage-health.js';
 import { RateLimiter } from './http/rate-limit/rate-limiter.js';
 import { FailOpenStore, MemoryStore, RedisStore, type RateLimitStore } from './http/rate-limit/stores.js';
 import { RouteTable, trackRoutes } from './http/route-table.js';
+import { standardDocument } from './http/openapi-document.js';
 import { webhookDocumentation } from './http/openapi-webhooks.js';
 import { ErrorEnvelopeSchema } from './http/schemas.js';
 import { buildSerializer } from './http/serializers.js';
@@ -232,6 +233,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
         },
       },
     },
+    // Standard OpenAPI only, named bodies and shared error answers (http/openapi-document.ts).
+    transformObject: (document) => standardDocument('openapiObject' in document ? document.openapiObject : {}),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
     transform: ({ schema, url, route }) => {
       const scope = route.config?.scope;
