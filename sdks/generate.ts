@@ -8,6 +8,8 @@ type Schema = {
   type?: string | string[];
   enum?: unknown[];
   anyOf?: Schema[];
+  oneOf?: Schema[];
+  not?: Schema;
   properties?: Record<string, Schema>;
   required?: string[];
   items?: Schema;
@@ -18,7 +20,7 @@ type Schema = {
    * the `status` filters, `assignee_id`) is typed as one item or a list of them; this is the item's schema.
    */
   listOf?: Schema;
-  /** Read from the document's `anyOf` of required sets: one of these fields is required (an invoice's client). */
+  /** Read from the document's `oneOf` of required fields: one of these is required (an invoice's client). */
   requiredOneOf?: string[];
 };
 
@@ -48,14 +50,19 @@ function resolved(document: OpenApiDocument, schema: Schema): Schema {
   return target ?? schema;
 }
 
-/** `anyOf: [{required: [client_id]}, {required: [job_id]}]` → `requiredOneOf: [client_id, job_id]`. */
+/**
+ * `oneOf: [{required: [client_id]}, {required: [job_id], properties: {client_id: false, …}}]` (each branch one
+ * required field, the ones before it refused) → `requiredOneOf: [client_id, job_id]`.
+ */
 function withRequiredOneOf(schema: Schema): Schema {
-  const options = schema.anyOf;
+  const options = schema.oneOf;
   const fields = options?.map((option) =>
-    Object.keys(option).length === 1 && option.required?.length === 1 ? option.required[0] : undefined,
+    option.required?.length === 1 && Object.keys(option).every((key) => ['required', 'properties'].includes(key))
+      ? option.required[0]
+      : undefined,
   );
   if (!options || !fields?.every((field) => field !== undefined)) return schema;
-  const { anyOf: _anyOf, ...rest } = schema;
+  const { oneOf: _oneOf, ...rest } = schema;
   return { ...rest, requiredOneOf: fields as string[] };
 }
 

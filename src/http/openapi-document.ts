@@ -2,7 +2,7 @@
 // standard OpenAPI 3.1 and JSON Schema. The route schemas carry two markers for our own validation, which this
 // rewrites once, when the document is built: `x-comma-list` (a query parameter that takes `a,b`) becomes an
 // array parameter written `style: form, explode: false`, and `x-required-one-of` (a create that needs one of
-// several fields) becomes an `anyOf` of required sets. Request bodies become named schemas and the error
+// several fields) a `oneOf` of required fields. Request bodies become named schemas and the error
 // answers shared responses, both under `components`, which also keeps the document small.
 
 type Json = Record<string, unknown>;
@@ -70,10 +70,28 @@ function commaListSchema(schema: Json): Json {
   };
 }
 
-/** A copy, never the route's own schema, which the validator and the MCP tools go on reading. */
+/**
+ * `x-required-one-of: [client_id, job_id]` as a `oneOf` whose branches each require one field and refuse the
+ * ones before it (`client_id: false`), so that exactly one matches whenever any does: JSON Schema for "at least
+ * one". Each branch names its field's schema: openapi-typescript, @hey-api/openapi-ts and orval then type the body
+ * as its fields and `{client_id: string} | {client_id?: never; job_id: string}`; a branch with `required` alone
+ * becomes `unknown` in openapi-typescript, and `not: {required}` draws Redocly's warnings.
+ * A copy, never the route's own schema, which the validator and the MCP tools go on reading.
+ */
 function withoutRequiredOneOf(schema: Json): Json {
   const { [REQUIRED_ONE_OF]: fields, ...rest } = schema;
-  return Array.isArray(fields) ? { ...rest, anyOf: fields.map((field) => ({ required: [field] })) } : schema;
+  if (!Array.isArray(fields)) return schema;
+  const properties = rest.properties as Record<string, Json>;
+  return {
+    ...rest,
+    oneOf: (fields as string[]).map((field, index) => ({
+      required: [field],
+      properties: {
+        ...Object.fromEntries(fields.slice(0, index).map((before: string) => [before, false])),
+        [field]: properties[field],
+      },
+    })),
+  };
 }
 
 /** `createInvoice` → `InvoiceCreate`: the object first, then what is done with it. */
