@@ -2,9 +2,11 @@
 // document, and a use of them compiles under `tsc --strict`, so an invoice needs one of client_id, job_id and
 // quote_id and a list filter takes a list of its values; and the server takes a list filter both ways a
 // generated client sends it (`status=sent,paid`, and `status=sent&status=paid` from one that explodes arrays).
+// On the wire, the document is Brotli or gzip as asked, with one ETag; the API's own answers are not compressed.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, temporaryDirectory, type TestContext } from './helpers/context.js';
 import { ROOT } from './helpers/processes.js';
@@ -160,5 +162,53 @@ describe('the server takes what generated clients send', () => {
     assert.deepEqual(job.body.error.details, [
       { field: 'client_id', message: 'client_id is required unless quote_id is given' },
     ]);
+  });
+});
+
+describe('the document on the wire', () => {
+  const get = (headers: Record<string, string>) =>
+    context.app.inject({ method: 'GET', url: '/v1/openapi.json', headers });
+
+  test('Brotli and gzip as asked, each decoding to the same JSON; nothing compressed when not asked', async () => {
+    const plain = await get({});
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.deepEqual(plain.json(), document);
+    const brotli = await get({ 'accept-encoding': 'br' });
+    assert.equal(brotli.headers['content-encoding'], 'br');
+    assert.deepEqual(JSON.parse(zlib.brotliDecompressSync(brotli.rawPayload).toString('utf8')), document);
+    const gzip = await get({ 'accept-encoding': 'gzip' });
+    assert.equal(gzip.headers['content-encoding'], 'gzip');
+    assert.deepEqual(JSON.parse(zlib.gunzipSync(gzip.rawPayload).toString('utf8')), document);
+    assert.equal(brotli.headers['content-type'], 'application/json; charset=utf-8');
+    // The document is some 620 KB; compressed, under a tenth of that.
+    assert.ok(brotli.rawPayload.length < plain.rawPayload.length / 10, `${brotli.rawPayload.length} bytes`);
+    assert.ok(gzip.rawPayload.length < plain.rawPayload.length / 10, `${gzip.rawPayload.length} bytes`);
+    assert.match(String(brotli.headers.vary), /accept-encoding/i);
+  });
+
+  test('one weak ETag whatever the encoding; If-None-Match with it answers 304 without a body', async () => {
+    const plain = await get({});
+    const brotli = await get({ 'accept-encoding': 'br' });
+    assert.match(String(plain.headers.etag), /^W\/"[^"]+"$/);
+    assert.equal(brotli.headers.etag, plain.headers.etag);
+    assert.equal(plain.headers['cache-control'], 'no-cache');
+    const again = await get({ 'if-none-match': String(plain.headers.etag), 'accept-encoding': 'br, gzip' });
+    assert.deepEqual([again.statusCode, again.rawPayload.length, again.headers.etag], [304, 0, plain.headers.etag]);
+    const changed = await get({ 'if-none-match': 'W/"another"' });
+    assert.equal(changed.statusCode, 200);
+  });
+
+  test("/docs's script is compressed; the API's answers are not", async () => {
+    const script = await context.app.inject({
+      method: 'GET',
+      url: '/docs/static/swagger-ui-bundle.js',
+      headers: { 'accept-encoding': 'br, gzip' },
+    });
+    assert.deepEqual([script.statusCode, script.headers['content-encoding']], [200, 'br']);
+    const clients = await context.request('GET', '/v1/clients?limit=100', {
+      key,
+      headers: { 'accept-encoding': 'br, gzip' },
+    });
+    assert.deepEqual([clients.status, clients.headers['content-encoding']], [200, undefined]);
   });
 });
