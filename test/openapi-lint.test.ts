@@ -1,5 +1,6 @@
-// The OpenAPI document as integrators' generators read it: Spectral's `spectral:oas` ruleset finds no error
-// and no warning, and every operation has the operationId the SDKs are named after (stated here literally).
+// The OpenAPI document as integrators' linters read it: Spectral's `spectral:oas` ruleset finds no error and no
+// warning, Redocly's `recommended` no error, and every operation has the operationId the SDKs are named after
+// (stated here literally).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
