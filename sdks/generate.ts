@@ -8,15 +8,20 @@ type Schema = {
   type?: string | string[];
   enum?: unknown[];
   anyOf?: Schema[];
+  oneOf?: Schema[];
+  not?: Schema;
   properties?: Record<string, Schema>;
   required?: string[];
   items?: Schema;
   additionalProperties?: boolean | Schema;
   description?: string;
-  /** A comma-separated list of these values (the API's `status` filters). */
-  'x-list-of'?: string[];
-  /** One of these fields is required (an invoice needs a client, a job or a quote). */
-  'x-required-one-of'?: string[];
+  /**
+   * Read from the document, not in it: a query parameter that takes a list (`type: array`, sent as `a,b`:
+   * the `status` filters, `assignee_id`) is typed as one item or a list of them; this is the item's schema.
+   */
+  listOf?: Schema;
+  /** Read from the document's `oneOf` of required fields: one of these is required (an invoice's client). */
+  requiredOneOf?: string[];
 };
 
 interface Operation {
@@ -26,12 +31,46 @@ interface Operation {
   tags?: string[];
   parameters?: { name: string; in: string; required?: boolean; description?: string; schema: Schema }[];
   requestBody?: { content: { 'application/json': { schema: Schema } } };
-  responses: Record<string, { content?: Record<string, { schema: Schema } | undefined> }>;
+  responses: Record<string, Response>;
 }
+
+type Response = { $ref?: string; content?: Record<string, { schema: Schema } | undefined> };
 
 export interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
+  /** `responses`: the shared error answers the operations refer to (`#/components/responses/NotFound`). */
+  components: { schemas: Record<string, Schema>; responses?: Record<string, Response> };
+}
+
+/** A body given as a reference to a named schema (`#/components/schemas/InvoiceCreate`): that schema. */
+function resolved(document: OpenApiDocument, schema: Schema): Schema {
+  const name = refName(schema);
+  const target = name ? document.components.schemas[name] : undefined;
+  if (name && !target) throw new Error(`${schema.$ref} is not in the document`);
+  return target ?? schema;
+}
+
+/**
+ * `oneOf: [{required: [client_id]}, {required: [job_id], properties: {client_id: false, …}}]` (each branch one
+ * required field, the ones before it refused) → `requiredOneOf: [client_id, job_id]`.
+ */
+function withRequiredOneOf(schema: Schema): Schema {
+  const options = schema.oneOf;
+  const fields = options?.map((option) =>
+    option.required?.length === 1 && Object.keys(option).every((key) => ['required', 'properties'].includes(key))
+      ? option.required[0]
+      : undefined,
+  );
+  if (!options || !fields?.every((field) => field !== undefined)) return schema;
+  const { oneOf: _oneOf, ...rest } = schema;
+  return { ...rest, requiredOneOf: fields as string[] };
+}
+
+/** An array query parameter (sent `a,b`, `style: form, explode: false`) as its item's list. */
+function queryParameterSchema(schema: Schema): Schema {
+  if (schema.type !== 'array' || !schema.items) return schema;
+  const { items, type: _type, ...rest } = schema;
+  return { ...rest, listOf: items };
 }
 
 /** What a method gives back: a page of objects (iterable over every page), bytes (a PDF), or one JSON object. */
@@ -144,10 +183,11 @@ export function readResources(document: OpenApiDocument): Resource[] {
       const query = Object.fromEntries(
         queryParameters.map((parameter) => [
           parameter.name,
-          { ...parameter.schema, description: parameter.description },
+          { ...queryParameterSchema(parameter.schema), description: parameter.description },
         ]),
       );
-      const body = operation.requestBody?.content['application/json'].schema;
+      const reference = operation.requestBody?.content['application/json'].schema;
+      const body = reference ? withRequiredOneOf(resolved(document, reference)) : undefined;
       const endpoint: Endpoint = {
         name: '',
         operationId: operation.operationId,
@@ -291,9 +331,9 @@ const modelName = (
     : endpoint.result
       ? `${resource.model}${pascal(endpoint.name)}${endpoint.array || endpoint.returns === 'page' ? 'Item' : 'Result'}`
       : 'DeletedObject');
-/** A required field (of the body or the query), or one of several (`x-required-one-of`), makes params required. */
+/** A required field (of the body or the query), or one of several (`requiredOneOf`), makes params required. */
 const requiresParams = (endpoint: Endpoint): boolean =>
-  (paramsSchema(endpoint)?.required ?? []).length > 0 || (endpoint.body?.['x-required-one-of'] ?? []).length > 0;
+  (paramsSchema(endpoint)?.required ?? []).length > 0 || (endpoint.body?.requiredOneOf ?? []).length > 0;
 /**
  * The parameters an endpoint takes, as one object: its body's fields and its query parameters (a create that
  * also takes `?on_conflict=reject`); the generated method sends each where it belongs.
@@ -366,9 +406,8 @@ class TypeScriptTypes extends NamedTypes {
     const ref = refName(schema);
     if (ref) return ref;
     if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
-    const list = schema['x-list-of'];
-    if (list) {
-      const one = list.map((value) => JSON.stringify(value)).join(' | ');
+    if (schema.listOf) {
+      const one = this.annotation(schema.listOf, name, suffix);
       return `${one} | Array<${one}>`;
     }
     const parts = types(schema).map((type) => {
@@ -413,7 +452,7 @@ class TypeScriptTypes extends NamedTypes {
           `${comment(property.description, '  ')}  ${key}${required.has(key) ? '' : '?'}: ${EVENT_PATTERN_PROPERTIES.has(key) ? 'Array<EventPattern>' : this.annotation(property, stem + pascal(key), suffix)};\n`,
       )
       .join('');
-    const oneOf = schema['x-required-one-of'];
+    const oneOf = schema.requiredOneOf;
     const doc = comment(description ?? schema.description, '');
     if (!oneOf) return this.define(name, `${doc}export interface ${name} {\n${lines}}\n`);
     // One of several fields is required: the fields, and a union that demands one of them.
@@ -591,9 +630,8 @@ class PythonTypes extends NamedTypes {
       const literal = `Literal[${values.map((value) => (typeof value === 'boolean' ? (value ? 'True' : 'False') : JSON.stringify(value))).join(', ')}]`;
       return values.length < schema.enum.length ? `Optional[${literal}]` : literal;
     }
-    const list = schema['x-list-of'];
-    if (list) {
-      const one = `Literal[${list.map((value) => JSON.stringify(value)).join(', ')}]`;
+    if (schema.listOf) {
+      const one = this.annotation(schema.listOf, name, suffix);
       return `Union[${one}, Sequence[${one}]]`;
     }
     const all = types(schema);
@@ -752,9 +790,9 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
     ...(endpoint.unkeyed ? ['unkeyed=True'] : []),
     optionArguments,
   ];
-  // One of several fields is required (x-required-one-of): an overload per field that makes it required, so
+  // One of several fields is required (requiredOneOf): an overload per field that makes it required, so
   // mypy refuses a call with none; the implementation below them takes them all as optional.
-  const oneOf = endpoint.body?.['x-required-one-of'] ?? [];
+  const oneOf = endpoint.body?.requiredOneOf ?? [];
   const overloads = oneOf
     .map((key) => {
       const argument = pythonArgument(key);
@@ -846,8 +884,11 @@ export function readErrorCodes(document: OpenApiDocument): Array<[string, number
   const statuses = new Map<string, number>();
   for (const operations of Object.values(document.paths)) {
     for (const operation of Object.values(operations)) {
-      for (const [status, response] of Object.entries(operation.responses)) {
-        for (const code of response.content?.['application/json']?.schema.properties?.error?.properties?.code?.enum ??
+      for (const [status, reference] of Object.entries(operation.responses)) {
+        const response = reference.$ref
+          ? document.components.responses?.[reference.$ref.replace('#/components/responses/', '')]
+          : reference;
+        for (const code of response?.content?.['application/json']?.schema.properties?.error?.properties?.code?.enum ??
           [])
           statuses.set(String(code), Number(status));
       }
@@ -862,10 +903,18 @@ export function generateSdkSources(
   readmes: Partial<Record<(typeof READMES)[number], string>> = {},
 ): Record<string, string> {
   const resources = readResources(document);
+  // The named request bodies (`InvoiceCreate`) are the methods' params types already (`InvoiceCreateParams`).
+  const bodies = new Set(
+    Object.values(document.paths).flatMap((operations) =>
+      Object.values(operations).map((operation) => refName(operation.requestBody?.content['application/json'].schema)),
+    ),
+  );
+  const schemas = Object.fromEntries(Object.entries(document.components.schemas).filter(([name]) => !bodies.has(name)));
+  const models = { ...document, components: { ...document.components, schemas } };
   return {
-    'js/src/generated.ts': generateTypeScript(document, resources),
+    'js/src/generated.ts': generateTypeScript(models, resources),
     'js/src/error-codes.ts': generateTypeScriptErrorCodes(document),
-    'python/bms_sdk/_generated.py': generatePython(document, resources),
+    'python/bms_sdk/_generated.py': generatePython(models, resources),
     'python/bms_sdk/_error_codes.py': generatePythonErrorCodes(document),
     ...Object.fromEntries(
       Object.entries(readmes).map(([file, text]) => [

@@ -2,7 +2,6 @@
 // registered explicitly, in order, so the request flow can be followed from here.
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
@@ -25,6 +24,8 @@ import { StorageHealth } from './http/storage-health.js';
 import { RateLimiter } from './http/rate-limit/rate-limiter.js';
 import { FailOpenStore, MemoryStore, RedisStore, type RateLimitStore } from './http/rate-limit/stores.js';
 import { RouteTable, trackRoutes } from './http/route-table.js';
+import { documentationRoutes } from './http/documentation.js';
+import { standardDocument } from './http/openapi-document.js';
 import { webhookDocumentation } from './http/openapi-webhooks.js';
 import { ErrorEnvelopeSchema } from './http/schemas.js';
 import { buildSerializer } from './http/serializers.js';
@@ -232,10 +233,13 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
         },
       },
     },
+    // Standard OpenAPI only, named bodies and shared error answers (http/openapi-document.ts).
+    transformObject: (document) => standardDocument('openapiObject' in document ? document.openapiObject : {}),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
     transform: ({ schema, url, route }) => {
       const scope = route.config?.scope;
-      if (!scope) return { schema, url };
+      // An operation without a scope is public: `security: []` says so, rather than leaving it unstated.
+      if (!scope) return { schema: { ...schema, security: [] }, url };
       const requires = `Requires the scope \`${scope}\`.`;
       return {
         schema: {
@@ -247,7 +251,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
       };
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } as never });
+  await app.register(documentationRoutes);
 
   // With REDIS_URL every instance shares the buckets; if Redis fails, each process limits on its own.
   const store =

@@ -555,7 +555,7 @@ describe('what a 422 names', () => {
     'example',
     'examples',
     'default',
-    'x-list-of',
+    'x-comma-list',
     'x-required-one-of',
     'title',
     'readOnly',

@@ -151,6 +151,8 @@ test('an all-scopes key lists every tool, each with a description, a JSON schema
     assert.equal(typeof tool.annotations?.idempotentHint, 'boolean');
     assert.equal(properties.includes('dry_run'), !readOnly, `${tool.name}: dry_run on every write`);
     assert.equal(properties.includes('confirmation_token'), CONFIRMED_TOOLS.includes(tool.name), tool.name);
+    // Plain JSON Schema: none of our validator's markers (x-comma-list, x-required-one-of).
+    assert.doesNotMatch(JSON.stringify(tool.inputSchema), /"x-/, tool.name);
   }
 });
 

@@ -121,7 +121,26 @@ function crud(segment: string, model: string, input: Schema) {
 }
 
 /** The API's document with section 17–19's resources added, shaped as the contract describes them. */
+/** The real document's named request bodies (`VisitSchedulePause`) that the fixture's inline bodies replaced. */
+function withoutReplacedBodies(real: OpenApiDocument, fixture: OpenApiDocument): OpenApiDocument {
+  const bodies = (document: OpenApiDocument) =>
+    new Set(
+      Object.values(document.paths).flatMap((operations) =>
+        Object.values(operations).map((operation) => operation.requestBody?.content['application/json'].schema.$ref),
+      ),
+    );
+  const used = bodies(fixture);
+  const replaced = [...bodies(real)].filter((reference) => reference && !used.has(reference));
+  const schemas = { ...fixture.components.schemas };
+  for (const reference of replaced) delete schemas[reference!.replace('#/components/schemas/', '')];
+  return { ...fixture, components: { ...fixture.components, schemas } };
+}
+
 function withVersionThree(real: OpenApiDocument): OpenApiDocument {
+  return withoutReplacedBodies(real, versionThree(real));
+}
+
+function versionThree(real: OpenApiDocument): OpenApiDocument {
   const visit = object(
     {
       id: nullableString,
@@ -273,7 +292,7 @@ function withVersionThree(real: OpenApiDocument): OpenApiDocument {
               to_date: string,
               timezone: string,
               assignee_id: string,
-              status: { type: 'string', 'x-list-of': ['scheduled', 'en_route', 'in_progress'] },
+              status: { type: 'array', items: { type: 'string', enum: ['scheduled', 'en_route', 'in_progress'] } },
               include_projected: { type: 'boolean' },
             },
           },

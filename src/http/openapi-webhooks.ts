@@ -67,6 +67,8 @@ export function webhookDocumentation(): Webhooks {
           summary: `The ${type} event`,
           description: `Sent to every enabled endpoint whose enabled_events match \`${type}\`. Answer 2xx within 10 s; anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). \`data.object\` is the ${EVENT_OBJECT_SCHEMAS[resource]}.`,
           tags: ['Webhooks'],
+          // We send these requests, signed (webhook-signature), rather than receive them with an API key.
+          security: [],
           parameters: HEADERS.map(({ name, description, example }) => ({
             name,
             in: 'header',

@@ -132,7 +132,7 @@ export function errorResponses(...extra: ErrorCode[]) {
   }
   const map: Record<number, TSchema> = {};
   for (const status of [...codesByStatus.keys()].sort()) {
-    map[status] = errorEnvelope([...codesByStatus.get(status)!], STATUS_DESCRIPTIONS[status] ?? 'Error');
+    map[status] = errorEnvelope([...codesByStatus.get(status)!].sort(), STATUS_DESCRIPTIONS[status] ?? 'Error');
   }
   return map;
 }

@@ -1,5 +1,6 @@
 // Two validators: bodies are checked strictly (no type coercion, unknown fields rejected), query strings
 // coerce text to numbers and booleans. Ajv's errors become the contract's `details`, one per field.
+import { COMMA_LIST, REQUIRED_ONE_OF } from './openapi-document.js';
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
@@ -83,9 +84,10 @@ function buildAjv(coerceTypes: boolean) {
     validate: (text: string) => !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(text),
   });
   ajv.addKeyword({ keyword: 'example', metaSchema: {} });
-  // Documentation for the SDK generator, checked by the services (see docs/decisions.md, "SDK types").
-  ajv.addKeyword({ keyword: 'x-list-of', metaSchema: { type: 'array', items: { type: 'string' } } });
-  ajv.addKeyword({ keyword: 'x-required-one-of', metaSchema: { type: 'array', items: { type: 'string' } } });
+  // Markers checked by the services, which the published document rewrites as standard OpenAPI
+  // (http/openapi-document.ts): a comma-separated query list, and one of several required fields.
+  ajv.addKeyword({ keyword: COMMA_LIST, metaSchema: { type: 'object' } });
+  ajv.addKeyword({ keyword: REQUIRED_ONE_OF, metaSchema: { type: 'array', items: { type: 'string' } } });
   return ajv;
 }
 

@@ -1,6 +1,7 @@
 // What every MCP tool is made of (docs/api-contract.md §20): its shape, the scopes it needs, how it acts, the
 // objects it involves (for replays and confirmations, §32), and the small helpers the tool lists share.
 import type { TSchema } from '@sinclair/typebox';
+import { COMMA_LIST, REQUIRED_ONE_OF } from '../http/openapi-document.js';
 import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import type { ObjectRef } from './versions.js';
@@ -63,7 +64,10 @@ export function objectSchema(
   if (options.pick)
     for (const field of Object.keys(plain.properties))
       if (!options.pick.includes(field)) delete plain.properties[field];
-  delete plain['x-required-one-of'];
+  // Our validator's markers (http/openapi-document.ts) are no JSON Schema an MCP client knows: left out here,
+  // as the published document leaves them out; the descriptions say the same in words.
+  delete plain[REQUIRED_ONE_OF];
+  for (const property of Object.values(plain.properties)) delete (property as Record<string, unknown>)[COMMA_LIST];
   const required = [...new Set([...(plain.required ?? []), ...(options.require ?? [])])].filter(
     (field) => field in plain.properties,
   );

@@ -6,13 +6,15 @@ import type { FastifyInstance } from 'fastify';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 
+type Response = { $ref?: string; content?: Record<string, unknown> };
 interface Document {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+  paths: Record<string, Record<string, { responses: Record<string, Response> }>>;
+  components: { responses: Record<string, Response> };
 }
 
 /** Validates response bodies against one document, compiling each operation's response schema once. */
 export class ResponseSchemas {
-  // Not strict: the document carries OpenAPI's and our own keywords (example, x-list-of) beside JSON Schema's.
+  // Not strict: the document carries OpenAPI's and our own keywords (example) beside JSON Schema's.
   readonly #ajv = new Ajv.default({ strict: false, allErrors: true, allowUnionTypes: true });
   readonly #validators = new Map<string, ValidateFunction | null>();
 
@@ -32,8 +34,14 @@ export class ResponseSchemas {
     const key = `${method.toLowerCase()} ${path} ${status}`;
     let validate = this.#validators.get(key);
     if (validate === undefined) {
-      const response = this.document.paths[path]?.[method.toLowerCase()]?.responses[String(status)];
-      const pointer = `/paths/${escape(path)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
+      let response = this.document.paths[path]?.[method.toLowerCase()]?.responses[String(status)];
+      let pointer = `/paths/${escape(path)}/${method.toLowerCase()}/responses/${status}`;
+      // A shared answer (the error responses) is a reference to components.responses.
+      if (response?.$ref) {
+        pointer = response.$ref.slice(1);
+        response = this.document.components.responses[pointer.split('/').at(-1)!];
+      }
+      pointer += '/content/application~1json/schema';
       validate = response?.content?.['application/json']
         ? this.#ajv.compile({ $ref: `openapi.json#${pointer}` })
         : null;

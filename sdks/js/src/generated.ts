@@ -2299,7 +2299,7 @@ export interface VisitListParams {
   /** The zone of from_date and to_date; default the account’s. */
   timezone?: string;
   /** Comma-separated team member ids (at most 50): visits assigned to any of them. */
-  assignee_id?: string;
+  assignee_id?: string | Array<string>;
   /** true: only visits with no assignee. */
   unassigned?: boolean;
   /** Only visits of this job. */

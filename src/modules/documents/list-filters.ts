@@ -24,7 +24,7 @@ export function statusFilter(statuses: readonly string[]) {
       maxLength: 200,
       description: `Comma-separated statuses: ${statuses.join(', ')}.`,
       example: statuses.slice(0, 2).join(','),
-      'x-list-of': statuses,
+      'x-comma-list': { type: 'string', enum: statuses },
     }),
   );
 }

@@ -75,7 +75,10 @@ export const ListEventsQuery = Type.Object(
         maxLength: 1000,
         description: 'Comma-separated types; `invoice.*` matches every invoice event.',
         example: 'invoice.*,payment.created',
-        'x-list-of': [...EVENT_TYPES, ...new Set(EVENT_TYPES.map((type) => `${type.split('.')[0]}.*`))],
+        'x-comma-list': {
+          type: 'string',
+          enum: [...EVENT_TYPES, ...new Set(EVENT_TYPES.map((type) => `${type.split('.')[0]}.*`))],
+        },
       }),
     ),
     resource_id: Type.Optional(

@@ -1,4 +1,4 @@
-// Unauthenticated endpoints: liveness, readiness and the OpenAPI document.
+// Unauthenticated endpoints: liveness and readiness (the OpenAPI document: http/documentation.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.js';
@@ -57,13 +57,5 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       return ok(request, { status: 'ok' });
     },
-  );
-
-  app.get(
-    '/v1/openapi.json',
-    {
-      schema: { tags, summary: 'This API as an OpenAPI 3.1 document', hide: true },
-    },
-    async () => app.swagger(),
   );
 };

@@ -102,7 +102,7 @@ export const ListTeamMembersQuery = Type.Object(
         maxLength: 100,
         description: `Comma-separated roles: ${TEAM_ROLES.join(', ')}.`,
         example: 'field,dispatcher',
-        'x-list-of': TEAM_ROLES,
+        'x-comma-list': { type: 'string', enum: TEAM_ROLES },
       }),
     ),
     q: Type.Optional(

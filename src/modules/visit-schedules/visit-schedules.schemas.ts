@@ -219,7 +219,7 @@ export const ListVisitSchedulesQuery = Type.Object(
         minLength: 1,
         maxLength: 100,
         description: 'Comma-separated statuses: active, paused, ended.',
-        'x-list-of': SCHEDULE_STATUSES,
+        'x-comma-list': { type: 'string', enum: SCHEDULE_STATUSES },
       }),
     ),
   },

@@ -242,6 +242,7 @@ const commaIds = (description: string) =>
       maxLength: 37 * 50,
       description,
       example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
+      'x-comma-list': { type: 'string', format: 'uuid', maxItems: 50 },
     }),
   );
 
