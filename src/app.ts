@@ -7,6 +7,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import { systemClock, type Clock } from './core/deps.js';
+import { TestClock } from './core/test-clock.js';
+import { testClockRoutes, type WorkerPasses } from './http/test-clock.routes.js';
 import './http/fastify-types.js';
 import { registerAuthentication } from './http/auth.js';
 import { clientErrorHandler, newRequestId, serverFactory } from './http/connections.js';
@@ -87,6 +89,19 @@ export interface AppDependencies {
   logStream?: NodeJS.WritableStream;
   /** The PDF renderer; a pool of config.pdf's size, closed with the app, when absent. */
   pdf?: PdfPool;
+  /**
+   * The workers' single passes that `POST /test/workers/run` runs (config.testClock only); the composition that
+   * starts the workers fills it, after the app is built.
+   */
+  workerPasses?: WorkerPasses;
+}
+
+/** The process's clock: the one given, else the test clock when config.testClock, else the system's. */
+function clockOf(config: Config, given: Clock | undefined): Clock {
+  if (!config.testClock) return given ?? systemClock;
+  if (given === undefined) return new TestClock();
+  if (!(given instanceof TestClock)) throw new Error('BMS_TEST_CLOCK=true needs the app built with a TestClock');
+  return given;
 }
 
 /** Every tag an operation uses, in the order the reference shows them. */
@@ -162,7 +177,10 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   if (stdout) app.addHook('onClose', () => stdout.close());
   app.decorate('database', dependencies.database);
   app.decorate('db', dependencies.database.db);
-  app.decorate('clock', dependencies.clock ?? systemClock);
+  const clock = clockOf(config, dependencies.clock);
+  app.decorate('clock', clock);
+  const workerPasses: WorkerPasses = dependencies.workerPasses ?? new Map();
+  app.decorate('workerPasses', workerPasses);
   app.decorate('links', { publicBaseUrl: config.publicBaseUrl });
   app.decorate('storage', new StorageHealth());
   const pdf = dependencies.pdf ?? new PdfPool(config.pdf);
@@ -279,6 +297,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(apiKeyRoutes(config.apiKeyPepper));
   await app.register(productRoutes);
   await app.register(taxRateRoutes);
+  if (clock instanceof TestClock) await app.register(testClockRoutes(clock, workerPasses));
   // The MCP server (docs/api-contract.md §20), authenticated and rate-limited by the same hook as /v1.
   await app.register(mcpRoutes(AUTHENTICATED_HEADERS));
   await app.register(hubRoutes({ links: config, limiter }), { prefix: '/hub' });

@@ -60,19 +60,23 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   const worker = new OutboxWorker(
     database,
     transport,
-    systemClock,
+    app.clock,
     { ...config.outbox, fromAddress: config.mailFrom },
     app.metrics?.workerLog('outbox', app.log) ?? app.log,
     pdf,
   );
   const webhooks = new WebhookWorker(
     database,
-    systemClock,
+    app.clock,
     config.webhooks,
     app.metrics?.workerLog('webhooks', app.log) ?? app.log,
   );
 
-  const schedules = new ScheduleWorker(database, systemClock, { publicBaseUrl: config.publicBaseUrl }, app.log);
+  const schedules = new ScheduleWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
+  // One pass of each, for the test clock's POST /test/workers/run (served only with BMS_TEST_CLOCK=true).
+  app.workerPasses.set('outbox', () => worker.runPass());
+  app.workerPasses.set('webhooks', () => webhooks.runPass());
+  app.workerPasses.set('schedules', () => schedules.runPass());
 
   let closing = false;
   const shutdown = async (signal: string) => {
