@@ -67,6 +67,8 @@ import { QuoteSchema } from './modules/quotes/index.js';
 import { serviceRequestRoutes } from './modules/service-requests/service-requests.routes.js';
 import { ServiceRequestSchema } from './modules/service-requests/index.js';
 import { systemRoutes } from './modules/system/system.routes.js';
+import { recurringInvoiceRoutes } from './modules/recurring-invoices/recurring-invoices.routes.js';
+import { RecurringInvoiceSchema } from './modules/recurring-invoices/index.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from './modules/events/index.js';
 
@@ -114,6 +116,10 @@ const API_TAGS = [
   { name: 'Visits', description: 'Scheduled occurrences of a job, with their people: the calendar.' },
   { name: 'Visit schedules', description: 'Repeating visits: a job’s visits on an RFC 5545 rule in local time.' },
   { name: 'Invoices', description: 'Bills sent to the client, and what is still due.' },
+  {
+    name: 'Recurring invoices',
+    description: 'Templates that make an invoice on each date of a rule, in the account’s zone.',
+  },
   { name: 'Payments', description: 'Money received against an invoice, and refunds.' },
   { name: 'Events', description: 'Everything that changed, newest first: what webhooks deliver.' },
   { name: 'Webhook endpoints', description: 'Where events are delivered, signed per Standard Webhooks.' },
@@ -198,6 +204,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     VisitListItemSchema,
     VisitScheduleSchema,
     InvoiceSchema,
+    RecurringInvoiceSchema,
     PaymentSchema,
     EventSchema,
     WebhookEndpointSchema,
@@ -288,6 +295,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(visitScheduleRoutes);
   await app.register(invoiceRoutes(invoiceActions));
   await app.register(invoicePreviewRoutes);
+  await app.register(recurringInvoiceRoutes);
   await app.register(paymentRoutes);
   await app.register(eventRoutes);
   await app.register(webhookRoutes(config.webhooks));

@@ -81,6 +81,7 @@ export async function createAccount(
     locale: DEFAULT_LOCALE,
     paper_size: null,
     max_webhook_endpoints: null,
+    max_recurring_invoices: null,
     webhook_endpoints_version: 0,
     default_tax_rate_ids: '[]',
     prices_include_tax: 0,
