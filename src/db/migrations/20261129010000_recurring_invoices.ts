@@ -56,10 +56,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .where(sql.ref('external_id'), 'is not', null)
     .execute();
 
-  await db.schema
-    .alterTable('invoices')
-    .addColumn('recurring_invoice_id', types.id, (column) => column.references('recurring_invoices.id'))
-    .execute();
+  // No foreign key: SQLite cannot drop a column that has one (down), and a template is never deleted, only ended.
+  await db.schema.alterTable('invoices').addColumn('recurring_invoice_id', types.id).execute();
   await db.schema.alterTable('invoices').addColumn('occurrence_date', types.date).execute();
   await db.schema
     .createIndex('invoices_occurrence_idx')
