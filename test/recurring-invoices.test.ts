@@ -12,6 +12,7 @@ import { smtpTransport } from '../src/mail/transports.js';
 import { OutboxWorker } from '../src/workers/outbox-worker.js';
 import { RecurringInvoiceWorker } from '../src/workers/recurring-invoice-worker.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
+import { runBmsAsync } from './helpers/processes.js';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
@@ -362,6 +363,7 @@ test('skip: a date the rule does not give is 422, a made one 409; a skipped date
   // The client, the template names: 409.
   const remove = await api('DELETE', `/v1/clients/${e2e.clientId}`);
   assert.equal(remove.status, 409, remove.text);
+  assert.equal((await api('DELETE', `/v1/recurring-invoices/${draftsId}`)).status, 200);
 });
 
 test('catch-up makes what is within catch_up_days of today, its last day included, oldest first; older is missed', async () => {
@@ -443,4 +445,79 @@ test('catch-up makes what is within catch_up_days of today, its last day include
   // resume of one not paused: 409.
   const notPaused = await api('POST', `/v1/recurring-invoices/${id}/resume`, {});
   assert.equal(notPaused.status, 409, notPaused.text);
+  assert.equal((await api('DELETE', `/v1/recurring-invoices/${id}`)).status, 200);
+});
+
+test('on the days the clocks change, the invoice is made at 09:00 local: 07:00Z in Berlin, 14:00Z in New York', async () => {
+  const berlin = await account('Europe/Berlin');
+  const newYork = await account('America/New_York');
+  const create = (who: typeof berlin, rrule: string, start: string, sendTime = '09:00') =>
+    who.api('POST', '/v1/recurring-invoices', {
+      client_id: who.clientId,
+      invoice: { line_items: lines },
+      recurrence: { rrule, start_date: start },
+      send_time: sendTime,
+    });
+  // Berlin springs forward on 2027-03-28 (CET to CEST); New York falls back on 2027-11-07 (EDT to EST).
+  const spring = await create(berlin, 'FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=28', '2027-03-28');
+  const autumn = await create(newYork, 'FREQ=YEARLY;BYMONTH=11;BYMONTHDAY=7', '2027-11-07');
+  // 02:30 does not exist in New York on 2027-03-14: moved forward by the gap, to 03:30 EDT.
+  const gap = await create(newYork, 'FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=14', '2027-03-14', '02:30');
+  assert.equal(spring.body.data.next_run_at, '2027-03-28T07:00:00.000Z');
+  assert.equal(autumn.body.data.next_run_at, '2027-11-07T14:00:00.000Z');
+  assert.equal(gap.body.data.next_run_at, '2027-03-14T07:30:00.000Z');
+
+  await setClock('2027-03-14T07:29:00.000Z');
+  assert.equal(await runWorker(), 0);
+  await setClock('2027-03-14T07:31:00.000Z');
+  assert.equal(await runWorker(), 1);
+
+  await setClock('2027-03-28T06:59:00.000Z');
+  assert.equal(await runWorker(), 0);
+  await setClock('2027-03-28T07:01:00.000Z');
+  assert.equal(await runWorker(), 1);
+  const made = await berlin.api('GET', `/v1/invoices?recurring_invoice_id=${spring.body.data.id}`);
+  assert.deepEqual(
+    made.body.data.map((one: any) => [one.occurrence_date, one.issue_date]),
+    [['2027-03-28', '2027-03-28']],
+  );
+  await setClock('2027-11-07T13:59:00.000Z');
+  assert.equal(await runWorker(), 0);
+  await setClock('2027-11-07T14:01:00.000Z');
+  assert.equal(await runWorker(), 1);
+  const fallBack = await newYork.api('GET', `/v1/invoices?recurring_invoice_id=${autumn.body.data.id}`);
+  assert.deepEqual(
+    fallBack.body.data.map((one: any) => [one.occurrence_date, one.issue_date, one.due_date]),
+    [['2027-11-07', '2027-11-07', '2027-12-07']],
+  );
+});
+
+test('an account holds at most 1,000 recurring invoices not ended; `bms accounts set-limits --recurring-invoices` changes it', async () => {
+  const { accountId, api, clientId } = await account('UTC');
+  const env = { DATABASE_URL: context.databaseUrl, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
+  const lowered = await runBmsAsync(['accounts', 'set-limits', accountId, '--recurring-invoices', '1', '--json'], env);
+  assert.equal(lowered.status, 0, lowered.stderr);
+  assert.deepEqual(JSON.parse(lowered.stdout), {
+    id: accountId,
+    limits: { webhook_endpoints: 16, recurring_invoices: 1 },
+  });
+  const body = {
+    client_id: clientId,
+    invoice: { line_items: lines },
+    recurrence: { frequency: 'weekly', start_date: '2028-01-03' },
+  };
+  const first = await api('POST', '/v1/recurring-invoices', body);
+  assert.equal(first.status, 201, first.text);
+  const second = await api('POST', '/v1/recurring-invoices', body);
+  assert.equal(second.status, 422, second.text);
+  assert.equal(second.body.error.details[0].field, 'recurrence');
+  assert.match(second.body.error.details[0].message, /bms accounts set-limits --recurring-invoices/);
+  // An ended one no longer counts.
+  assert.equal((await api('DELETE', `/v1/recurring-invoices/${first.body.data.id}`)).status, 200);
+  assert.equal((await api('POST', '/v1/recurring-invoices', body)).status, 201);
+  const back = await runBmsAsync(
+    ['accounts', 'set-limits', accountId, '--recurring-invoices', 'default', '--json'],
+    env,
+  );
+  assert.equal(JSON.parse(back.stdout).limits.recurring_invoices, 1000);
 });
