@@ -115,6 +115,16 @@ test('monthly from 2027-01-31 with last_day: 01-31, 02-28, 03-31, 04-30 … 2028
     leap.body.data.map((one: { occurrence_date: string }) => one.occurrence_date),
     ['2028-02-29', '2028-03-31'],
   );
+  for (const query of [
+    'from=2027-02-30&to=2027-03-31',
+    'from=2027-01-01&to=2027-13-01',
+    'from=0000-01-01&to=0000-02-01',
+  ]) {
+    const wrong = await api('GET', `/v1/recurring-invoices/${template.id}/occurrences?${query}`);
+    assert.equal(wrong.status, 422, `${query}: ${wrong.text}`);
+  }
+  const notADate = await api('POST', `/v1/recurring-invoices/${template.id}/skip`, { occurrence_date: '2027-02-29' });
+  assert.equal(notADate.status, 422, notADate.text);
   const tooWide = await api('GET', `/v1/recurring-invoices/${template.id}/occurrences?from=2027-01-01&to=2028-01-02`);
   assert.equal(tooWide.status, 422, tooWide.text);
   assert.equal(tooWide.body.error.details[0].field, 'to');

@@ -3,6 +3,7 @@
 // occurrences not yet made; made invoices never change. Skip and unskip edit the rule's exdates; pause takes local
 // dates out (inclusive), resume puts the template back from now; DELETE ends it (still readable). Making the
 // invoices is making.ts's.
+import { Temporal } from '@js-temporal/polyfill';
 import { AppError, fieldError, invalidState, type Precondition, validationError } from '../../core/errors.js';
 import { fromJson, mapPage, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { RecurringInvoiceRow } from '../../db/types.js';
@@ -47,6 +48,18 @@ import {
 
 const MAX_WINDOW_DAYS = 366;
 const MAX_EXDATES = 1000;
+
+/** A 422 on `field` unless `value` is a date of the calendar (the schema checked its form only). */
+function checkDate(field: string, value: string | null | undefined): void {
+  if (value === null || value === undefined) return;
+  let real = !value.startsWith('0000');
+  try {
+    Temporal.PlainDate.from(value, { overflow: 'reject' });
+  } catch {
+    real = false;
+  }
+  if (!real) throw fieldError(field, `'${value}' is not a date of the calendar (YYYY-MM-DD, years 0001 to 9999)`);
+}
 
 const getRow = (ctx: Context, id: string, lock = false): Promise<RecurringInvoiceRow> =>
   requireRow('recurring invoice', id, (found) => repository.findRecurringInvoice(ctx.db, ctx.accountId, found, lock));
@@ -291,6 +304,7 @@ export async function endRecurringInvoice(
 
 /** skip adds a date the rule gives to exdates (a made one is 409: void its invoice); unskip removes it. */
 export async function skipOccurrence(ctx: Context, id: string, date: string, undo: boolean): Promise<RecurringInvoice> {
+  checkDate('occurrence_date', date);
   return inTransaction(ctx, async (tx) => {
     const row = await getRow(tx, id, true);
     assertNotEnded(row);
@@ -318,6 +332,8 @@ export async function pauseRecurringInvoice(
   id: string,
   input: { from?: string | undefined; until?: string | null | undefined },
 ): Promise<RecurringInvoice> {
+  checkDate('from', input.from);
+  checkDate('until', input.until);
   return inTransaction(ctx, async (tx) => {
     const row = await getRow(tx, id, true);
     assertNotEnded(row);
@@ -351,6 +367,8 @@ export async function resumeRecurringInvoice(ctx: Context, id: string): Promise<
 
 /** The occurrences on the dates [from, to] (at most 366 days), each with its run moment, status and invoice. */
 export async function listOccurrences(ctx: Context, id: string, from: string, to: string): Promise<Occurrence[]> {
+  checkDate('from', from);
+  checkDate('to', to);
   if (to < from) throw fieldError('to', 'must not be before from');
   if (addDays(from, MAX_WINDOW_DAYS - 1) < to)
     throw fieldError('to', `must be at most ${MAX_WINDOW_DAYS} days after from`);
