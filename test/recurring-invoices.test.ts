@@ -500,6 +500,19 @@ test('on the days the clocks change, the invoice is made at 09:00 local: 07:00Z 
     fallBack.body.data.map((one: any) => [one.occurrence_date, one.issue_date, one.due_date]),
     [['2027-11-07', '2027-11-07', '2027-12-07']],
   );
+  // A change of the zone: the next run (2028-11-07 at 09:00) moves to the new zone at the worker's next pass.
+  const stored = async () =>
+    (
+      await context.database.db
+        .selectFrom('recurring_invoices')
+        .select('next_run_at')
+        .where('id', '=', autumn.body.data.id)
+        .executeTakeFirstOrThrow()
+    ).next_run_at;
+  assert.equal(new Date(String(await stored())).toISOString(), '2028-11-07T14:00:00.000Z');
+  assert.equal((await newYork.api('PUT', '/v1/account', { timezone: 'Asia/Tokyo' })).status, 200);
+  assert.equal(await runWorker(), 0);
+  assert.equal(new Date(String(await stored())).toISOString(), '2028-11-07T00:00:00.000Z');
 });
 
 test('an account holds at most 1,000 recurring invoices not ended; `bms accounts set-limits --recurring-invoices` changes it', async () => {
