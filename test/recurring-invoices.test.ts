@@ -236,6 +236,19 @@ test('a bad template is 422 naming each field, never a 500', async () => {
       `${field}: ${response.text}`,
     );
   }
+  // One 422 names every unknown id, the template's lines' under invoice., beside the other wrong fields.
+  const several = await api('POST', '/v1/recurring-invoices', {
+    ...base,
+    client_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
+    catch_up_days: 91,
+    invoice: { line_items: [{ product_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02', quantity: 1 }] },
+  });
+  assert.equal(several.status, 422, several.text);
+  assert.deepEqual(several.body.error.details.map((detail: { field: string }) => detail.field).sort(), [
+    'catch_up_days',
+    'client_id',
+    'invoice.line_items[0].product_id',
+  ]);
   // auto_send also needs invoices:send; naming a job, jobs:read.
   const { key } = await context.account('Scoped');
   const limited = await context.key((await context.request('GET', '/v1/account', { key })).body.data.id, [

@@ -20,9 +20,25 @@ import {
   UpdateRecurringInvoiceBody,
 } from './recurring-invoices.schemas.js';
 import * as service from './recurring-invoices.service.js';
+import { LINE_REFERENCES, type ReferenceChecks, referenceChecks } from '../shared/index.js';
 
 const PATH = '/v1/recurring-invoices';
 const tags = ['Recurring invoices'];
+
+const topReferences = referenceChecks({
+  client_id: { table: 'clients', kind: 'client' },
+  property_id: { table: 'properties', kind: 'property' },
+  job_id: { table: 'jobs', kind: 'job', scope: 'jobs:read' },
+});
+const lineReferences = referenceChecks({}, LINE_REFERENCES);
+/** The ids a body names, its template's lines' under `invoice.`: one 422 names every unknown one. */
+const templateReferences: ReferenceChecks = async (ctx, body, scopes) => [
+  ...(await topReferences(ctx, body, scopes)),
+  ...(await lineReferences(ctx, (body as { invoice?: unknown } | null)?.invoice, scopes)).map((detail) => ({
+    ...detail,
+    field: `invoice.${detail.field}`,
+  })),
+];
 
 const standard = resourceRoutes({
   path: PATH,
@@ -35,6 +51,7 @@ const standard = resourceRoutes({
     list: ListRecurringInvoicesQuery,
   },
   stateErrors: ['INVALID_STATE', 'CONFLICT'],
+  referenceChecks: templateReferences,
   service: {
     list: service.listRecurringInvoices,
     present: (item) => item,
