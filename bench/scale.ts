@@ -111,6 +111,8 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
             sent_at: numbered ? instant(index) : null,
             paid_at: status === 'paid' ? instant(index + 86_400) : null,
             voided_at: status === 'void' ? instant(index + 3600) : null,
+            recurring_invoice_id: null,
+            occurrence_date: null,
             delivery_id: null,
             delivery_status: null,
             hosted_token: null,

@@ -47,6 +47,7 @@ export const MODULE_ORDER = [
   'jobs',
   'invoices',
   'sent-documents',
+  'recurring-invoices',
   'system',
 ];
 

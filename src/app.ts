@@ -6,6 +6,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import { systemClock, type Clock } from './core/deps.js';
+import { TestClock } from './core/test-clock.js';
+import { testClockRoutes, type WorkerPasses } from './http/test-clock.routes.js';
 import './http/fastify-types.js';
 import { registerAuthentication } from './http/auth.js';
 import { clientErrorHandler, newRequestId, serverFactory } from './http/connections.js';
@@ -66,6 +68,8 @@ import { QuoteSchema } from './modules/quotes/index.js';
 import { serviceRequestRoutes } from './modules/service-requests/service-requests.routes.js';
 import { ServiceRequestSchema } from './modules/service-requests/index.js';
 import { systemRoutes } from './modules/system/system.routes.js';
+import { recurringInvoiceRoutes } from './modules/recurring-invoices/recurring-invoices.routes.js';
+import { RecurringInvoiceSchema } from './modules/recurring-invoices/index.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from './modules/events/index.js';
 
@@ -88,6 +92,19 @@ export interface AppDependencies {
   logStream?: NodeJS.WritableStream;
   /** The PDF renderer; a pool of config.pdf's size, closed with the app, when absent. */
   pdf?: PdfPool;
+  /**
+   * The workers' single passes that `POST /test/workers/run` runs (config.testClock only); the composition that
+   * starts the workers fills it, after the app is built.
+   */
+  workerPasses?: WorkerPasses;
+}
+
+/** The process's clock: the one given, else the test clock when config.testClock, else the system's. */
+function clockOf(config: Config, given: Clock | undefined): Clock {
+  if (!config.testClock) return given ?? systemClock;
+  if (given === undefined) return new TestClock();
+  if (!(given instanceof TestClock)) throw new Error('BMS_TEST_CLOCK=true needs the app built with a TestClock');
+  return given;
 }
 
 /** Every tag an operation uses, in the order the reference shows them. */
@@ -100,6 +117,10 @@ const API_TAGS = [
   { name: 'Visits', description: 'Scheduled occurrences of a job, with their people: the calendar.' },
   { name: 'Visit schedules', description: 'Repeating visits: a job’s visits on an RFC 5545 rule in local time.' },
   { name: 'Invoices', description: 'Bills sent to the client, and what is still due.' },
+  {
+    name: 'Recurring invoices',
+    description: 'Templates that make an invoice on each date of a rule, in the account’s zone.',
+  },
   { name: 'Payments', description: 'Money received against an invoice, and refunds.' },
   { name: 'Events', description: 'Everything that changed, newest first: what webhooks deliver.' },
   { name: 'Webhook endpoints', description: 'Where events are delivered, signed per Standard Webhooks.' },
@@ -163,7 +184,10 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   if (stdout) app.addHook('onClose', () => stdout.close());
   app.decorate('database', dependencies.database);
   app.decorate('db', dependencies.database.db);
-  app.decorate('clock', dependencies.clock ?? systemClock);
+  const clock = clockOf(config, dependencies.clock);
+  app.decorate('clock', clock);
+  const workerPasses: WorkerPasses = dependencies.workerPasses ?? new Map();
+  app.decorate('workerPasses', workerPasses);
   app.decorate('links', { publicBaseUrl: config.publicBaseUrl });
   app.decorate('storage', new StorageHealth());
   const pdf = dependencies.pdf ?? new PdfPool(config.pdf);
@@ -181,6 +205,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     VisitListItemSchema,
     VisitScheduleSchema,
     InvoiceSchema,
+    RecurringInvoiceSchema,
     PaymentSchema,
     EventSchema,
     WebhookEndpointSchema,
@@ -274,6 +299,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(visitScheduleRoutes);
   await app.register(invoiceRoutes(invoiceActions));
   await app.register(invoicePreviewRoutes);
+  await app.register(recurringInvoiceRoutes);
   await app.register(paymentRoutes);
   await app.register(eventRoutes);
   await app.register(webhookRoutes(config.webhooks));
@@ -283,6 +309,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(apiKeyRoutes(config.apiKeyPepper));
   await app.register(productRoutes);
   await app.register(taxRateRoutes);
+  if (clock instanceof TestClock) await app.register(testClockRoutes(clock, workerPasses));
   // The MCP server (docs/api-contract.md §20), authenticated and rate-limited by the same hook as /v1.
   await app.register(mcpRoutes(AUTHENTICATED_HEADERS));
   await app.register(hubRoutes({ links: config, limiter }), { prefix: '/hub' });

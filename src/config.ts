@@ -45,6 +45,11 @@ export interface Config {
   readonly publicBaseUrl: string;
   /** `METRICS_TOKEN`: turns on GET /metrics (Prometheus), served only to `Authorization: Bearer <token>`. */
   readonly metricsToken: string | undefined;
+  /**
+   * `BMS_TEST_CLOCK=true` with `NODE_ENV=test`: the process reads time from a test clock that `PUT /test/clock`
+   * sets, and `/test/*` exists (docs/api-contract.md §32). Refused in production; ignored in development.
+   */
+  readonly testClock: boolean;
 }
 
 export interface WebhookConfig {
@@ -283,6 +288,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push(
       'METRICS_TOKEN must be at least 32 printable characters without spaces, e.g. the output of: openssl rand -hex 32',
     );
+  const testClockText = env.BMS_TEST_CLOCK ?? 'false';
+  if (!['true', 'false', ''].includes(testClockText)) problems.push('BMS_TEST_CLOCK must be true or false');
+  if (testClockText === 'true' && nodeEnv === 'production')
+    problems.push(
+      "BMS_TEST_CLOCK=true is refused with NODE_ENV=production: the test clock lets anyone move the server's time; it is for test suites only (NODE_ENV=test)",
+    );
   const webConcurrency = wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems);
 
   const config: Config = {
@@ -314,6 +325,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhooks,
     publicBaseUrl,
     metricsToken,
+    testClock: testClockText === 'true' && nodeEnv === 'test',
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

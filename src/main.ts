@@ -15,6 +15,7 @@ import { bootstrapDefaultAccount } from './modules/accounts/index.js';
 import { WebhookWorker } from './workers/webhook-worker.js';
 import { answerClusterScrapes } from './http/metrics.js';
 import { ScheduleWorker } from './workers/schedule-worker.js';
+import { RecurringInvoiceWorker } from './workers/recurring-invoice-worker.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
   process.stdout.write(
@@ -60,19 +61,25 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   const worker = new OutboxWorker(
     database,
     transport,
-    systemClock,
+    app.clock,
     { ...config.outbox, fromAddress: config.mailFrom },
     app.metrics?.workerLog('outbox', app.log) ?? app.log,
     pdf,
   );
   const webhooks = new WebhookWorker(
     database,
-    systemClock,
+    app.clock,
     config.webhooks,
     app.metrics?.workerLog('webhooks', app.log) ?? app.log,
   );
 
-  const schedules = new ScheduleWorker(database, systemClock, { publicBaseUrl: config.publicBaseUrl }, app.log);
+  const schedules = new ScheduleWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
+  const recurring = new RecurringInvoiceWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
+  // One pass of each, for the test clock's POST /test/workers/run (served only with BMS_TEST_CLOCK=true).
+  app.workerPasses.set('outbox', () => worker.runPass());
+  app.workerPasses.set('webhooks', () => webhooks.runPass());
+  app.workerPasses.set('schedules', () => schedules.runPass());
+  app.workerPasses.set('recurring_invoices', () => recurring.runPass());
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -91,6 +98,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
       await pdf.close();
       await webhooks.stop();
       await schedules.stop();
+      await recurring.stop();
       transport.close();
       await database.close();
       process.exit(0);
@@ -106,6 +114,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   worker.start();
   webhooks.start();
   schedules.start();
+  recurring.start();
   app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 

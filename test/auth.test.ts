@@ -60,6 +60,9 @@ const SCOPES = [
   // Contract section 19: products and tax rates.
   'catalog:read',
   'catalog:write',
+  // Contract section 23: recurring invoices.
+  'recurring_invoices:read',
+  'recurring_invoices:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -173,6 +176,17 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'DELETE /v1/tax-rates/:id': 'catalog:write',
   'POST /v1/quotes/preview': 'quotes:read',
   'POST /v1/invoices/preview': 'invoices:read',
+  // Contract section 23.
+  'GET /v1/recurring-invoices': 'recurring_invoices:read',
+  'POST /v1/recurring-invoices': 'recurring_invoices:write',
+  'GET /v1/recurring-invoices/:id': 'recurring_invoices:read',
+  'PUT /v1/recurring-invoices/:id': 'recurring_invoices:write',
+  'DELETE /v1/recurring-invoices/:id': 'recurring_invoices:write',
+  'POST /v1/recurring-invoices/:id/skip': 'recurring_invoices:write',
+  'POST /v1/recurring-invoices/:id/unskip': 'recurring_invoices:write',
+  'POST /v1/recurring-invoices/:id/pause': 'recurring_invoices:write',
+  'POST /v1/recurring-invoices/:id/resume': 'recurring_invoices:write',
+  'GET /v1/recurring-invoices/:id/occurrences': 'recurring_invoices:read',
 };
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
@@ -184,11 +198,14 @@ const ACTION_BODIES: Record<string, () => unknown> = {
   '/v1/visit-schedules/:id/unskip': () => ({ occurrence_key: '2026-01-05T09:00' }),
   '/v1/visit-schedules/:id/pause': () => ({ from: '2026-01-05' }),
   '/v1/visit-schedules/:id/split': () => ({ from_occurrence_key: '2026-01-05T09:00' }),
+  '/v1/recurring-invoices/:id/skip': () => ({ occurrence_date: '2026-01-05' }),
+  '/v1/recurring-invoices/:id/unskip': () => ({ occurrence_date: '2026-01-05' }),
 };
 
 /** The query a GET route requires (validation comes before lookup). */
 const ROUTE_QUERIES: Record<string, string> = {
   '/v1/visit-schedules/:id/occurrences': '?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z',
+  '/v1/recurring-invoices/:id/occurrences': '?from=2026-01-01&to=2026-02-01',
 };
 
 /** A body that creates one object per collection; later ones may use the ids made before them. */
@@ -218,6 +235,11 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   }),
   '/v1/products': () => ({ type: 'service', name: 'Owner product' }),
   '/v1/tax-rates': () => ({ name: 'Owner rate', percentage: 5 }),
+  '/v1/recurring-invoices': (ids) => ({
+    client_id: ids.get('/v1/clients'),
+    invoice: { line_items: [{ description: 'Plan', quantity: 1, unit_amount: 1000 }] },
+    recurrence: { rrule: 'FREQ=WEEKLY', start_date: '2026-01-05' },
+  }),
 };
 
 function concretePath(url: string): string {

@@ -541,6 +541,37 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/visit-schedules/${id}`,
     changed: ['status'],
   },
+  // Contract section 23.
+  'recurring_invoice.created': {
+    act: async () => (await recurringInvoice()).id,
+    path: (id) => `/v1/recurring-invoices/${id}`,
+  },
+  'recurring_invoice.updated': {
+    act: async () =>
+      (await api('PUT', `/v1/recurring-invoices/${(await recurringInvoice()).id}`, { name: 'Renamed' })).id,
+    path: (id) => `/v1/recurring-invoices/${id}`,
+    changed: ['name'],
+  },
+  'recurring_invoice.paused': {
+    act: async () =>
+      (await api('POST', `/v1/recurring-invoices/${(await recurringInvoice()).id}/pause`, { from: '2030-01-01' })).id,
+    path: (id) => `/v1/recurring-invoices/${id}`,
+    changed: ['status', 'paused_from'],
+  },
+  'recurring_invoice.resumed': {
+    async act() {
+      const template = await recurringInvoice();
+      await api('POST', `/v1/recurring-invoices/${template.id}/pause`, { from: '2030-01-01' });
+      return (await api('POST', `/v1/recurring-invoices/${template.id}/resume`, {})).id;
+    },
+    path: (id) => `/v1/recurring-invoices/${id}`,
+    changed: ['status', 'paused_from'],
+  },
+  'recurring_invoice.ended': {
+    act: async () => (await api('DELETE', `/v1/recurring-invoices/${(await recurringInvoice()).id}`)).id,
+    path: (id) => `/v1/recurring-invoices/${id}`,
+    changed: ['status', 'ended_at', 'next_occurrence_date', 'next_run_at'],
+  },
   // Contract section 19.
   'product.created': {
     act: async () => (await api('POST', '/v1/products', { type: 'service', name: 'Drain cleaning' })).id,
@@ -586,6 +617,14 @@ const CATALOGUE: Record<string, Row> = {
 };
 
 /** A job's weekly visit schedule (contract section 18). */
+async function recurringInvoice() {
+  return api('POST', '/v1/recurring-invoices', {
+    client_id: suite.clientId,
+    invoice: { line_items: [{ description: 'Plan', quantity: 1, unit_amount: 100 }] },
+    recurrence: { rrule: 'FREQ=WEEKLY', start_date: '2026-01-05' },
+  });
+}
+
 async function visitSchedule() {
   const job = await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Repeats' });
   return api('POST', '/v1/visit-schedules', {
@@ -659,6 +698,12 @@ const CONTRACT_TYPES = [
   'visit_schedule.resumed',
   'visit_schedule.split',
   'visit_schedule.ended',
+  // Contract section 23.
+  'recurring_invoice.created',
+  'recurring_invoice.updated',
+  'recurring_invoice.paused',
+  'recurring_invoice.resumed',
+  'recurring_invoice.ended',
   // Contract section 19.
   'product.created',
   'product.updated',

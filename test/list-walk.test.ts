@@ -84,6 +84,8 @@ before(async () => {
       sent_at: numbered ? instant(index) : null,
       paid_at: status === 'paid' ? instant(index) : null,
       voided_at: status === 'void' ? instant(index) : null,
+      recurring_invoice_id: null,
+      occurrence_date: null,
       delivery_id: null,
       delivery_status: null,
       hosted_token: null,

@@ -128,6 +128,17 @@ const OPERATIONS: Array<[string, string]> = [
   ['DELETE /v1/tax-rates/{id}', 'deleteTaxRate'],
   ['POST /v1/quotes/preview', 'previewQuote'],
   ['POST /v1/invoices/preview', 'previewInvoice'],
+  // Contract section 23.
+  ['GET /v1/recurring-invoices', 'listRecurringInvoices'],
+  ['POST /v1/recurring-invoices', 'createRecurringInvoice'],
+  ['GET /v1/recurring-invoices/{id}', 'getRecurringInvoice'],
+  ['PUT /v1/recurring-invoices/{id}', 'updateRecurringInvoice'],
+  ['DELETE /v1/recurring-invoices/{id}', 'deleteRecurringInvoice'],
+  ['POST /v1/recurring-invoices/{id}/skip', 'skipRecurringInvoice'],
+  ['POST /v1/recurring-invoices/{id}/unskip', 'unskipRecurringInvoice'],
+  ['POST /v1/recurring-invoices/{id}/pause', 'pauseRecurringInvoice'],
+  ['POST /v1/recurring-invoices/{id}/resume', 'resumeRecurringInvoice'],
+  ['GET /v1/recurring-invoices/{id}/occurrences', 'listRecurringInvoiceOccurrences'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

@@ -384,6 +384,12 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     true,
   ],
   [
+    'invoices, recurring_invoice_id',
+    () => listInvoicesPlan(db(), documentAccountId, { recurring_invoice_id: ID }, pageRequest({}, INVOICE_SORTS)).query,
+    'invoices_recurring_idx',
+    true,
+  ],
+  [
     'quotes, sort=number',
     () => listQuotesPlan(db(), documentAccountId, {}, pageRequest({ sort: 'number' }, QUOTE_SORTS)).query,
     'quotes_sort_2_idx',

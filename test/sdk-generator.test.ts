@@ -526,7 +526,10 @@ describe('the SDK generator, with the version-3 resources', () => {
     );
     assert.match(ts, /\/\*\* quotes: [^*]*\bpreview\b[^*]*\. \*\//);
     assert.match(python, /"""invoices: [^"]*\bpreview\b[^"]*\."""/);
-    assert.match(ts, /export type Event = .*\| VisitEvent \| VisitScheduleEvent \| ProductEvent \| TaxRateEvent;/);
+    assert.match(
+      ts,
+      /export type Event = .*\| VisitEvent \| VisitScheduleEvent \| ProductEvent \| TaxRateEvent \| RecurringInvoiceEvent;/,
+    );
     assert.ok(
       sources['js/README.md']!.includes(
         '| `bms.visitSchedules` | `list`, `create`, `get`, `update`, `delete`, `skip`, `unskip`, `pause`, `resume`, `split`, `listOccurrences` (a list) |',

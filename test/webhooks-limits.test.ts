@@ -37,7 +37,10 @@ test('an account holds at most 16 webhook endpoints: the 17th is 422 on url, a d
   const env = { DATABASE_URL: suite.context.databaseUrl, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
   const raised = await runBmsAsync(['accounts', 'set-limits', accountId, '--webhook-endpoints', '17', '--json'], env);
   assert.equal(raised.status, 0, raised.stderr);
-  assert.deepEqual(JSON.parse(raised.stdout), { id: accountId, limits: { webhook_endpoints: 17 } });
+  assert.deepEqual(JSON.parse(raised.stdout), {
+    id: accountId,
+    limits: { webhook_endpoints: 17, recurring_invoices: 1000 },
+  });
   assert.equal((await endpoint(key, 18)).status, 201);
   assert.equal((await endpoint(key, 19)).status, 422);
   const bad = await runBmsAsync(['accounts', 'set-limits', accountId, '--webhook-endpoints', '0'], env);

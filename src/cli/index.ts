@@ -14,7 +14,7 @@ const USAGE = `Usage: bms <command> [options]
 
 Commands:
   accounts create --name NAME [--currency USD]
-  accounts set-limits ID [--webhook-endpoints N|default]
+  accounts set-limits ID [--webhook-endpoints N|default] [--recurring-invoices N|default]
   keys create --account ID --name NAME --scopes LIST [--expires-at ISO] [--per-minute N] [--per-day N] [--burst N]
   keys list --account ID
   keys revoke ID
@@ -47,6 +47,7 @@ const OPTIONS = {
   from: { type: 'string' },
   force: { type: 'boolean' },
   'webhook-endpoints': { type: 'string' },
+  'recurring-invoices': { type: 'string' },
 } as const;
 
 function required(value: string | undefined, flag: string): string {
@@ -104,11 +105,13 @@ async function run(
       if (!id) throw new UsageError('accounts set-limits needs the account id');
       const endpoints = values['webhook-endpoints'];
       const webhookEndpoints = endpoints === 'default' ? null : positiveInteger(endpoints, 'webhook-endpoints');
+      const templates = values['recurring-invoices'];
+      const recurringInvoices = templates === 'default' ? null : positiveInteger(templates, 'recurring-invoices');
       if (!(await accountExists(db, id).catch(() => false))) throw new UsageError(`No account with id ${id}`);
-      const limits = await setAccountLimits(db, id, { webhookEndpoints });
+      const limits = await setAccountLimits(db, id, { webhookEndpoints, recurringInvoices });
       return {
         json: { id, limits },
-        text: `Account ${id}: at most ${limits?.webhook_endpoints} webhook endpoints.`,
+        text: `Account ${id}: at most ${limits?.webhook_endpoints} webhook endpoints and ${limits?.recurring_invoices} recurring invoices not ended.`,
       };
     }
     case 'keys create': {

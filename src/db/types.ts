@@ -31,6 +31,8 @@ export interface AccountsTable {
   paper_size: string | null;
   /** At most this many webhook endpoints; null: the default (docs/api-contract.md §21). */
   max_webhook_endpoints: number | null;
+  /** At most this many recurring invoices not ended; null: the default (docs/api-contract.md §32). */
+  max_recurring_invoices: number | null;
   /** Raised by the database on every change of the account's webhook endpoints (events/subscriber-cache.ts). */
   webhook_endpoints_version: Generated<number>;
   /** docs/api-contract.md §19: the last of a line's tax sources, a JSON array of tax rate ids. */
@@ -216,6 +218,41 @@ export interface InvoicesTable extends DocumentColumns, PricedColumns, Delivered
   sent_at: Timestamp | null;
   paid_at: Timestamp | null;
   voided_at: Timestamp | null;
+  /** The template that made it and the date it stands for (docs/api-contract.md §23); null for others. */
+  recurring_invoice_id: string | null;
+  occurrence_date: DateText | null;
+}
+
+/** docs/api-contract.md §23: a template that makes an invoice on each date of its rule. */
+export interface RecurringInvoicesTable {
+  id: string;
+  account_id: string;
+  external_id: string | null;
+  client_id: string;
+  property_id: string | null;
+  job_id: string | null;
+  name: string | null;
+  /** The invoice it makes: line_items, currency, notes, discount, prices_include_tax, rounding, … (JSON). */
+  invoice: JsonText;
+  /** The rule in recurrence.ts's normal form, exdates in it (JSON). */
+  recurrence: JsonText;
+  send_time: string;
+  auto_send: number;
+  catch_up_days: number;
+  status: string;
+  paused_from: DateText | null;
+  paused_until: DateText | null;
+  /** Run moments before it do not count: its creation, or its last resume. */
+  counts_from: Timestamp;
+  next_run_at: Timestamp | null;
+  occurrences_made: number;
+  last_invoice_id: string | null;
+  /** `{occurrence_date, message}` (JSON) or null. */
+  last_error: JsonText | null;
+  ended_at: Timestamp | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface OutboxMessagesTable {
@@ -527,6 +564,7 @@ export interface Tables {
   tax_rates: TaxRatesTable;
   products: ProductsTable;
   visit_spans: VisitSpansTable;
+  recurring_invoices: RecurringInvoicesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -541,6 +579,7 @@ export type ServiceRequestRow = Selectable<ServiceRequestsTable>;
 export type QuoteRow = Selectable<QuotesTable>;
 export type JobRow = Selectable<JobsTable>;
 export type InvoiceRow = Selectable<InvoicesTable>;
+export type RecurringInvoiceRow = Selectable<RecurringInvoicesTable>;
 export type OutboxMessageRow = Selectable<OutboxMessagesTable>;
 export type ServiceRequestPatch = Updateable<ServiceRequestsTable>;
 export type QuotePatch = Updateable<QuotesTable>;

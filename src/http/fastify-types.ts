@@ -1,6 +1,7 @@
 // What BMS adds to Fastify's types: the shared dependencies on the instance, the caller on the request,
 // and the scope each route declares.
 import type { RouteTable } from './route-table.js';
+import type { WorkerPasses } from './test-clock.routes.js';
 import type { StorageHealth } from './storage-health.js';
 import type { Clock } from '../core/deps.js';
 import type { ControlledTransaction } from 'kysely';
@@ -24,6 +25,8 @@ declare module 'fastify' {
     storage: StorageHealth;
     /** The PDF renderer's worker threads. */
     pdf: PdfPool;
+    /** The workers' single passes, for `POST /test/workers/run` (filled where the workers start). */
+    workerPasses: WorkerPasses;
   }
   interface FastifyRequest {
     auth: AuthContext | undefined;

@@ -67,6 +67,12 @@ export const EVENT_TYPES = [
   'tax_rate.created',
   'tax_rate.updated',
   'tax_rate.deleted',
+  // docs/api-contract.md §23: recurring invoices.
+  'recurring_invoice.created',
+  'recurring_invoice.updated',
+  'recurring_invoice.paused',
+  'recurring_invoice.resumed',
+  'recurring_invoice.ended',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -89,6 +95,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   visit_schedule: 'VisitSchedule',
   product: 'Product',
   tax_rate: 'TaxRate',
+  recurring_invoice: 'RecurringInvoice',
 };
 
 export function isEventType(value: string): value is EventType {

@@ -84,6 +84,13 @@ export class OutboxWorker {
     await this.loop.stop();
   }
 
+  /** Delivers every due message now (the test clock's `POST /test/workers/run`); how many it delivered or tried. */
+  async runPass(): Promise<number> {
+    let processed = 0;
+    while (await this.deliverNext()) processed++;
+    return processed;
+  }
+
   /** Claims and delivers one due message; false when there was none. */
   async deliverNext(): Promise<boolean> {
     const now = this.clock.now();

@@ -179,12 +179,17 @@ export class ScheduleWorker {
     while (await this.turn()) {}
   }
 
-  /** A whole pass now (tests, the benchmark, `bms`): resolves when every open schedule has been materialised. */
-  async runPass(): Promise<void> {
+  /**
+   * A whole pass now (tests, the benchmark, the test clock): resolves when every open schedule has been
+   * materialised, with the number of turns it took.
+   */
+  async runPass(): Promise<number> {
+    const turns = this.turnsTaken;
     this.after = null;
     this.passing = true;
     const passes = this.passes;
     while (this.passes === passes) await this.step();
     await this.runPending();
+    return this.turnsTaken - turns;
   }
 }

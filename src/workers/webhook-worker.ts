@@ -83,6 +83,20 @@ export class WebhookWorker {
     await Promise.allSettled(this.inFlight.values());
   }
 
+  /** Deliveries claimed and launched since the start (a pass counts its own). */
+  private launchedTotal = 0;
+
+  /** One pass now (the test clock's `POST /test/workers/run`): claims until nothing is due, waits for them all. */
+  async runPass(): Promise<number> {
+    const start = this.launchedTotal;
+    for (let before = -1; before !== this.launchedTotal; ) {
+      before = this.launchedTotal;
+      await this.step();
+      await Promise.allSettled(this.inFlight.values());
+    }
+    return this.launchedTotal - start;
+  }
+
   /** One round: prune when due, claim what there is room for, launch it; then how long to wait. */
   private async step(): Promise<number> {
     let claimed = 0;
@@ -135,6 +149,7 @@ export class WebhookWorker {
       }
       await repository.releaseDeliveries(this.database.db, this.id, extra);
       claimed = rows.length - extra.length;
+      this.launchedTotal += claimed;
     }
     if (claimed === 0) return this.config.pollMs;
     return saturated ? 50 : 0;

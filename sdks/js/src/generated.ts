@@ -809,6 +809,127 @@ export interface Invoice {
   paid_at: string | null;
   /** When the invoice was voided. */
   voided_at: string | null;
+  /** The recurring invoice that made it; null for an invoice made otherwise. Read-only. */
+  recurring_invoice_id: string | null;
+  /** The date of the recurring invoice’s rule it stands for (its issue_date is the day it was made). Read-only. */
+  occurrence_date: string | null;
+}
+
+/** A line as written (see Invoice.line_items). */
+export interface RecurringInvoiceInvoiceLineItem {
+}
+
+/** The invoice each occurrence makes: what POST /v1/invoices with these fields would make then. */
+export interface RecurringInvoiceInvoice {
+  /** The lines each invoice gets, as written: priced with the rates of the day it is made. */
+  line_items: Array<RecurringInvoiceInvoiceLineItem>;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Notes shown to the client on each invoice. */
+  notes: string | null;
+  /** The discount each invoice gets, or null. */
+  discount: Record<string, unknown> | null;
+  /** Unit amounts include tax. */
+  prices_include_tax: boolean | null;
+  /** per_line or per_document; null: the account’s when each invoice is made. */
+  rounding: "per_line" | "per_document" | null;
+  /** due_date = the day the invoice is made + this (0–365; default the account’s payment_terms_days). */
+  payment_terms_days: number;
+  /** Whether the invoices it makes get payment reminders. */
+  reminders_enabled: boolean;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+}
+
+/** The rule in both forms (exdates are skipped dates), and its summary. */
+export interface RecurringInvoiceRecurrence {
+  /** An RFC 5545 RRULE value; only FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL and WKST (any other part is a 422 naming it). UNTIL is a date (the local date, inclusive) or a UTC date-time. */
+  rrule: string;
+  /** FREQ. */
+  frequency: "daily" | "weekly" | "monthly" | "yearly";
+  /** INTERVAL, 1–99 (default 1). */
+  interval: number;
+  /** BYDAY: MO…SU, with an ordinal in monthly and yearly rules (2TU, -1FR). */
+  by_weekday: Array<string> | null;
+  /** BYMONTHDAY: 1…31 or -1…-31. */
+  by_month_day: Array<number> | null;
+  /** BYMONTH: 1…12. */
+  by_month: Array<number> | null;
+  /** BYSETPOS: which of each period’s candidates (-1 is the last). */
+  by_set_position: Array<number> | null;
+  /** COUNT, 1–1,000 (or until). */
+  count: number | null;
+  /** The last local date, inclusive (or count). */
+  until: string | null;
+  /** WKST: the first day of the week, MO (default) … SU. */
+  week_start: string;
+  /** The first local date of the rule (required; may be in the past). A date the rule does not yield is not an occurrence. */
+  start_date: string;
+  /** last_day (default): the 31st is the last day of shorter months (RFC 7529 SKIP=BACKWARD); skip: plain RFC 5545. */
+  month_day_overflow: "last_day" | "skip";
+  /** Occurrence keys left out (at most 1,000). */
+  exdates: Array<string>;
+  /** Read-only English description with the time and the zone. */
+  summary: string;
+}
+
+/** The last occurrence that could not be made or sent, or null. */
+export interface RecurringInvoiceLastError {
+  /** The occurrence that could not be made, or whose invoice could not be sent. */
+  occurrence_date: string;
+  /** Why. */
+  message: string;
+}
+
+/** A template that makes an invoice on each date of its rule. */
+export interface RecurringInvoice {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "recurring_invoice". */
+  object: "recurring_invoice";
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
+  /** Unique identifier (UUIDv7). */
+  client_id: string;
+  /** Unique identifier (UUIDv7). */
+  property_id: string | null;
+  /** Unique identifier (UUIDv7). */
+  job_id: string | null;
+  /** An internal name; never printed. */
+  name: string | null;
+  /** The invoice each occurrence makes: what POST /v1/invoices with these fields would make then. */
+  invoice: RecurringInvoiceInvoice;
+  /** The rule in both forms (exdates are skipped dates), and its summary. */
+  recurrence: RecurringInvoiceRecurrence;
+  /** The local time HH:MM, in the account’s zone, at which each occurrence is made (and sent, with auto_send); default 09:00. */
+  send_time: string;
+  /** Each invoice is e-mailed to the client when made (§7). */
+  auto_send: boolean;
+  /** An occurrence not made at its time (the server was down, the template paused) is still made while its date is at most this many days before today (0–90, default 30); older ones are missed. */
+  catch_up_days: number;
+  status: "active" | "paused" | "ended";
+  /** First local date of the pause (inclusive). */
+  paused_from: string | null;
+  /** Last local date of the pause (inclusive); null: until resumed. */
+  paused_until: string | null;
+  /** The next date an invoice will be made for. */
+  next_occurrence_date: string | null;
+  /** When the next invoice will be made. */
+  next_run_at: string | null;
+  /** How many invoices it has made. */
+  occurrences_made: number;
+  /** The last invoice it made. */
+  last_invoice_id: string | null;
+  /** The last occurrence that could not be made or sent, or null. */
+  last_error: RecurringInvoiceLastError | null;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  ended_at: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
 }
 
 export interface PaymentRefund {
@@ -1394,14 +1515,49 @@ export interface TaxRateEvent {
   data: TaxRateEventData;
 }
 
+/** Who caused the event (docs/api-contract.md §20). */
+export interface RecurringInvoiceEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface RecurringInvoiceEventData {
+  object: RecurringInvoice;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
+}
+
+/** An event of type recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended: its data.object is the RecurringInvoice. */
+export interface RecurringInvoiceEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: RecurringInvoiceEventActor;
+  data: RecurringInvoiceEventData;
+}
+
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -1413,7 +1569,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -1602,7 +1758,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -2804,6 +2960,8 @@ export interface InvoiceListParams {
   quote_id?: string;
   /** Only invoices for this job. */
   job_id?: string;
+  /** Only invoices made by this recurring invoice. */
+  recurring_invoice_id?: string;
 }
 
 /** A discount before tax. */
@@ -2959,6 +3117,211 @@ export interface InvoiceListDeliveriesParams {
   cursor?: string;
 }
 
+/** Query parameters of GET /v1/recurring-invoices. */
+export interface RecurringInvoiceListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
+  /** Only the recurring invoices of this client. */
+  client_id?: string;
+  /** Comma-separated statuses: active, paused, ended. */
+  status?: "active" | "paused" | "ended" | Array<"active" | "paused" | "ended">;
+}
+
+/** A discount before tax. */
+export interface RecurringInvoiceInvoiceLineItemDiscountParams {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+export interface RecurringInvoiceInvoiceLineItemParams {
+  /** A product of the account: fills the name, description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document). */
+  product_id?: string;
+  /** A short name printed in bold above the description (a product’s name). Absent: the product’s name, else none. */
+  name?: string | null;
+  /** What was or will be done or supplied. Required unless product_id gives it. */
+  description?: string;
+  /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. Required unless product_id gives it. */
+  quantity?: number;
+  /** Price of one unit in minor units (cents); negative for a credit line. Required unless product_id gives it. With prices_include_tax, tax included. */
+  unit_amount?: number;
+  /** Version 1: one unnamed rate in percent, 0 to 100, at most 3 decimals; 0 (the default) is no rate. Not together with tax_rate_ids. */
+  tax_rate?: number;
+  /** The line’s tax rates (at most 5); [] makes it tax-free. Absent: its product’s rates, else the property’s default_tax_rate_ids, else the account’s. Not together with tax_rate. */
+  tax_rate_ids?: Array<string>;
+  /** A discount before tax. */
+  discount?: RecurringInvoiceInvoiceLineItemDiscountParams | null;
+}
+
+/** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+export interface RecurringInvoiceInvoiceDiscountParams {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+/** The invoice each occurrence makes (line_items: 1–200, required). */
+export interface RecurringInvoiceInvoiceParams {
+  /** The document's lines (at most 200); replaces the whole list on update. */
+  line_items?: Array<RecurringInvoiceInvoiceLineItemParams>;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency?: string;
+  /** Notes shown to the client on each invoice. */
+  notes?: string | null;
+  /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+  discount?: RecurringInvoiceInvoiceDiscountParams | null;
+  /** Unit amounts include tax. Default: the account’s (or the source document’s). */
+  prices_include_tax?: boolean;
+  /** per_line or per_document. Default: the account’s (or the source document’s). */
+  rounding?: "per_line" | "per_document";
+  /** due_date = the day the invoice is made + this (0–365; default the account’s payment_terms_days). */
+  payment_terms_days?: number;
+  /** Whether the invoices it makes get payment reminders. */
+  reminders_enabled?: boolean;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** The rule (§18’s rrule or structured form, with start_date), without time or timezone: dates in the account’s zone, made at send_time. */
+export interface RecurringInvoiceRecurrenceParams {
+  /** An RFC 5545 RRULE value; only FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL and WKST (any other part is a 422 naming it). UNTIL is a date (the local date, inclusive) or a UTC date-time. */
+  rrule?: string;
+  /** FREQ. */
+  frequency?: "daily" | "weekly" | "monthly" | "yearly";
+  /** INTERVAL, 1–99 (default 1). */
+  interval?: number;
+  /** BYDAY: MO…SU, with an ordinal in monthly and yearly rules (2TU, -1FR). */
+  by_weekday?: Array<string> | null;
+  /** BYMONTHDAY: 1…31 or -1…-31. */
+  by_month_day?: Array<number> | null;
+  /** BYMONTH: 1…12. */
+  by_month?: Array<number> | null;
+  /** BYSETPOS: which of each period’s candidates (-1 is the last). */
+  by_set_position?: Array<number> | null;
+  /** COUNT, 1–1,000 (or until). */
+  count?: number | null;
+  /** The last local date, inclusive (or count). */
+  until?: string | null;
+  /** WKST: the first day of the week, MO (default) … SU. */
+  week_start?: string;
+  /** The first local date of the rule (required; may be in the past). A date the rule does not yield is not an occurrence. */
+  start_date?: string;
+  /** last_day (default): the 31st is the last day of shorter months (RFC 7529 SKIP=BACKWARD); skip: plain RFC 5545. */
+  month_day_overflow?: "last_day" | "skip";
+  /** Occurrence keys left out (at most 1,000). */
+  exdates?: Array<string>;
+}
+
+/** Body of POST /v1/recurring-invoices. */
+export interface RecurringInvoiceCreateParams {
+  /** The client billed. */
+  client_id: string;
+  /** The invoice each occurrence makes (line_items: 1–200, required). */
+  invoice: RecurringInvoiceInvoiceParams;
+  /** The rule (§18’s rrule or structured form, with start_date), without time or timezone: dates in the account’s zone, made at send_time. */
+  recurrence: RecurringInvoiceRecurrenceParams;
+  /** A property of the client, printed as the service address. */
+  property_id?: string | null;
+  /** A job of the client the invoices bill. */
+  job_id?: string | null;
+  /** An internal name; never printed. */
+  name?: string | null;
+  /** The local time HH:MM, in the account’s zone, at which each occurrence is made (and sent, with auto_send); default 09:00. */
+  send_time?: string;
+  /** E-mail each invoice when made (needs invoices:send); default false. */
+  auto_send?: boolean;
+  /** An occurrence not made at its time (the server was down, the template paused) is still made while its date is at most this many days before today (0–90, default 30); older ones are missed. */
+  catch_up_days?: number;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/recurring-invoices/{id}. */
+export interface RecurringInvoiceUpdateParams {
+  /** The client billed. */
+  client_id?: string;
+  /** The invoice each occurrence makes (line_items: 1–200, required). */
+  invoice?: RecurringInvoiceInvoiceParams;
+  /** The rule (§18’s rrule or structured form, with start_date), without time or timezone: dates in the account’s zone, made at send_time. */
+  recurrence?: RecurringInvoiceRecurrenceParams;
+  /** A property of the client, printed as the service address. */
+  property_id?: string | null;
+  /** A job of the client the invoices bill. */
+  job_id?: string | null;
+  /** An internal name; never printed. */
+  name?: string | null;
+  /** The local time HH:MM, in the account’s zone, at which each occurrence is made (and sent, with auto_send); default 09:00. */
+  send_time?: string;
+  /** E-mail each invoice when made (needs invoices:send); default false. */
+  auto_send?: boolean;
+  /** An occurrence not made at its time (the server was down, the template paused) is still made while its date is at most this many days before today (0–90, default 30); older ones are missed. */
+  catch_up_days?: number;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of POST /v1/recurring-invoices/{id}/skip. */
+export interface RecurringInvoiceSkipParams {
+  /** A date the rule gives. */
+  occurrence_date: string;
+}
+
+/** Body of POST /v1/recurring-invoices/{id}/unskip. */
+export interface RecurringInvoiceUnskipParams {
+  /** A date the rule gives. */
+  occurrence_date: string;
+}
+
+/** Body of POST /v1/recurring-invoices/{id}/pause. */
+export interface RecurringInvoicePauseParams {
+  /** First local date of the pause (inclusive); default today. */
+  from?: string;
+  /** Last local date of the pause (inclusive); absent or null: until resumed. */
+  until?: string | null;
+}
+
+/** Body of POST /v1/recurring-invoices/{id}/resume. */
+export interface RecurringInvoiceResumeParams {
+}
+
+/** Query parameters of GET /v1/recurring-invoices/{id}/occurrences. */
+export interface RecurringInvoiceListOccurrencesParams {
+  /** First date of the window (inclusive). */
+  from: string;
+  /** Last date of the window (inclusive); at most 366 days after from. */
+  to: string;
+}
+
+/** What GET /v1/recurring-invoices/{id}/occurrences answers. */
+export interface RecurringInvoiceListOccurrencesItem {
+  /** The date of the rule. */
+  occurrence_date: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  run_at: string;
+  /** upcoming (ahead), due (to be made now), made, skipped, paused, or missed (passed and older than catch_up_days, or before a resume). */
+  status: "upcoming" | "due" | "made" | "skipped" | "paused" | "missed";
+  /** The invoice made for it. */
+  invoice_id: string | null;
+}
+
 /** Query parameters of GET /v1/payments. */
 export interface PaymentListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
@@ -3026,7 +3389,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -3073,7 +3436,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -3085,7 +3448,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -3284,7 +3647,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3322,7 +3685,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3350,7 +3713,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3394,7 +3757,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3940,6 +4303,73 @@ Requires the scope `invoices:read`. */
   }
 }
 
+/** recurring-invoices: list, create, get, update, delete, skip, unskip, pause, resume, listOccurrences. */
+export class RecurringInvoicesResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List recurring invoices. Requires the scope `recurring_invoices:read`. */
+  list(params: RecurringInvoiceListParams = {}, options?: RequestOptions): PagePromise<RecurringInvoice> {
+    return this.transport.list<RecurringInvoice>(`/v1/recurring-invoices`, { ...params }, options);
+  }
+
+  /** Create a recurring invoice. Requires the scope `recurring_invoices:write`. */
+  create(params: RecurringInvoiceCreateParams, options?: RequestOptions): Promise<WithResponse<RecurringInvoice>> {
+    return this.transport.request<RecurringInvoice>('POST', `/v1/recurring-invoices`, { body: params }, options);
+  }
+
+  /** Get a recurring invoice. Requires the scope `recurring_invoices:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<RecurringInvoice>> {
+    return this.transport.request<RecurringInvoice>('GET', `/v1/recurring-invoices/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a recurring invoice (partial: absent fields are kept, null clears). Requires the scope `recurring_invoices:write`. */
+  update(id: string, params: RecurringInvoiceUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<RecurringInvoice>> {
+    return this.transport.request<RecurringInvoice>('PUT', `/v1/recurring-invoices/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** End a recurring invoice. It ends (status ended, still readable) and makes nothing more; the invoices it made are unchanged. Ending one already ended answers it as it is.
+
+Requires the scope `recurring_invoices:write`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<RecurringInvoice>> {
+    return this.transport.request<RecurringInvoice>('DELETE', `/v1/recurring-invoices/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Skip one occurrence. Adds the date to the rule’s exdates: no invoice is made for it (it still counts toward count). A date the rule does not give is 422; one already made is 409 (void its invoice instead).
+
+Requires the scope `recurring_invoices:write`. */
+  skip(id: string, params: RecurringInvoiceSkipParams, options?: RequestOptions): Promise<WithResponse<RecurringInvoice>> {
+    return this.transport.request<RecurringInvoice>('POST', `/v1/recurring-invoices/${encodeURIComponent(id)}/skip`, { body: params }, options);
+  }
+
+  /** Undo a skip. Removes the date from exdates: it is made at its time, or caught up while within catch_up_days.
+
+Requires the scope `recurring_invoices:write`. */
+  unskip(id: string, params: RecurringInvoiceUnskipParams, options?: RequestOptions): Promise<WithResponse<RecurringInvoice>> {
+    return this.transport.request<RecurringInvoice>('POST', `/v1/recurring-invoices/${encodeURIComponent(id)}/unskip`, { body: params }, options);
+  }
+
+  /** Pause a recurring invoice. Local dates from `from` (default today) to `until` (inclusive; absent or null: until resumed) are never made, nor caught up later. After paused_until the worker resumes it (event recurring_invoice.resumed, actor system).
+
+Requires the scope `recurring_invoices:write`. */
+  pause(id: string, params: RecurringInvoicePauseParams = {}, options?: RequestOptions): Promise<WithResponse<RecurringInvoice>> {
+    return this.transport.request<RecurringInvoice>('POST', `/v1/recurring-invoices/${encodeURIComponent(id)}/pause`, { body: params }, options);
+  }
+
+  /** Resume a paused recurring invoice. Active again from now: the occurrences whose time came during the pause are not made.
+
+Requires the scope `recurring_invoices:write`. */
+  resume(id: string, params: RecurringInvoiceResumeParams = {}, options?: RequestOptions): Promise<WithResponse<RecurringInvoice>> {
+    return this.transport.request<RecurringInvoice>('POST', `/v1/recurring-invoices/${encodeURIComponent(id)}/resume`, { body: params }, options);
+  }
+
+  /** The occurrences of a window of dates. The rule’s dates in [from, to] (at most 366 days), each with its run moment (send_time in the account’s zone), its status (upcoming, due, made, skipped, paused, missed) and the invoice made for it. Dates whose time came before the template was created are not listed.
+
+Requires the scope `recurring_invoices:read`. */
+  listOccurrences(id: string, params: RecurringInvoiceListOccurrencesParams, options?: RequestOptions): Promise<WithResponse<RecurringInvoiceListOccurrencesItem[]>> {
+    return this.transport.request<RecurringInvoiceListOccurrencesItem[]>('GET', `/v1/recurring-invoices/${encodeURIComponent(id)}/occurrences`, { query: { ...params } }, options);
+  }
+}
+
 /** payments: list, create, get, update, refund. */
 export class PaymentsResource {
   constructor(private readonly transport: Transport) {}
@@ -4232,6 +4662,7 @@ export class Resources {
   readonly visits: VisitsResource;
   readonly visitSchedules: VisitSchedulesResource;
   readonly invoices: InvoicesResource;
+  readonly recurringInvoices: RecurringInvoicesResource;
   readonly payments: PaymentsResource;
   readonly events: EventsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
@@ -4250,6 +4681,7 @@ export class Resources {
     this.visits = new VisitsResource(transport);
     this.visitSchedules = new VisitSchedulesResource(transport);
     this.invoices = new InvoicesResource(transport);
+    this.recurringInvoices = new RecurringInvoicesResource(transport);
     this.payments = new PaymentsResource(transport);
     this.events = new EventsResource(transport);
     this.webhookEndpoints = new WebhookEndpointsResource(transport);

@@ -42,6 +42,11 @@ __all__ = [
     "InvoiceTaxBreakdown",
     "InvoicePayment",
     "Invoice",
+    "RecurringInvoiceInvoiceLineItem",
+    "RecurringInvoiceInvoice",
+    "RecurringInvoiceRecurrence",
+    "RecurringInvoiceLastError",
+    "RecurringInvoice",
     "PaymentRefund",
     "Payment",
     "EventData",
@@ -90,6 +95,9 @@ __all__ = [
     "TaxRateEventActor",
     "TaxRateEventData",
     "TaxRateEvent",
+    "RecurringInvoiceEventActor",
+    "RecurringInvoiceEventData",
+    "RecurringInvoiceEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
@@ -126,6 +134,12 @@ __all__ = [
     "InvoiceLineItemDiscountParams",
     "InvoiceLineItemParams",
     "InvoiceDiscountParams",
+    "RecurringInvoiceInvoiceLineItemDiscountParams",
+    "RecurringInvoiceInvoiceLineItemParams",
+    "RecurringInvoiceInvoiceDiscountParams",
+    "RecurringInvoiceInvoiceParams",
+    "RecurringInvoiceRecurrenceParams",
+    "RecurringInvoiceListOccurrencesItem",
     "EventResendResult",
     "WebhookEndpointRecoverResult",
     "AccountAddressParams",
@@ -144,7 +158,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -672,6 +686,82 @@ class Invoice(TypedDict):
     hosted_url: Optional[str]
     paid_at: Optional[str]
     voided_at: Optional[str]
+    recurring_invoice_id: Optional[str]
+    occurrence_date: Optional[str]
+
+
+class RecurringInvoiceInvoiceLineItem(TypedDict):
+    """A line as written (see Invoice.line_items)."""
+
+
+
+class RecurringInvoiceInvoice(TypedDict):
+    """The invoice each occurrence makes: what POST /v1/invoices with these fields would make then."""
+
+    line_items: List[RecurringInvoiceInvoiceLineItem]
+    currency: str
+    notes: Optional[str]
+    discount: Optional[Dict[str, Any]]
+    prices_include_tax: Optional[bool]
+    rounding: Optional[Literal["per_line", "per_document"]]
+    payment_terms_days: int
+    reminders_enabled: bool
+    metadata: Dict[str, str]
+
+
+class RecurringInvoiceRecurrence(TypedDict):
+    """The rule in both forms (exdates are skipped dates), and its summary."""
+
+    rrule: str
+    frequency: Literal["daily", "weekly", "monthly", "yearly"]
+    interval: int
+    by_weekday: Optional[List[str]]
+    by_month_day: Optional[List[int]]
+    by_month: Optional[List[int]]
+    by_set_position: Optional[List[int]]
+    count: Optional[int]
+    until: Optional[str]
+    week_start: str
+    start_date: str
+    month_day_overflow: Literal["last_day", "skip"]
+    exdates: List[str]
+    summary: str
+
+
+class RecurringInvoiceLastError(TypedDict):
+    """The last occurrence that could not be made or sent, or null."""
+
+    occurrence_date: str
+    message: str
+
+
+class RecurringInvoice(TypedDict):
+    """A template that makes an invoice on each date of its rule."""
+
+    id: str
+    object: Literal["recurring_invoice"]
+    external_id: Optional[str]
+    client_id: str
+    property_id: Optional[str]
+    job_id: Optional[str]
+    name: Optional[str]
+    invoice: RecurringInvoiceInvoice
+    recurrence: RecurringInvoiceRecurrence
+    send_time: str
+    auto_send: bool
+    catch_up_days: int
+    status: Literal["active", "paused", "ended"]
+    paused_from: Optional[str]
+    paused_until: Optional[str]
+    next_occurrence_date: Optional[str]
+    next_run_at: Optional[str]
+    occurrences_made: int
+    last_invoice_id: Optional[str]
+    last_error: Optional[RecurringInvoiceLastError]
+    ended_at: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
 
 
 class PaymentRefund(TypedDict):
@@ -1181,9 +1271,40 @@ class TaxRateEvent(TypedDict):
     data: TaxRateEventData
 
 
+class RecurringInvoiceEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _RecurringInvoiceEventDataRequired(TypedDict):
+    object: RecurringInvoice
+
+
+class RecurringInvoiceEventData(_RecurringInvoiceEventDataRequired, total=False):
+    """RecurringInvoiceEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+    truncated: Literal[True]
+
+
+class RecurringInvoiceEvent(TypedDict):
+    """An event of type recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended: its data.object is the RecurringInvoice."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended"]
+    created_at: str
+    account_id: str
+    actor: RecurringInvoiceEventActor
+    data: RecurringInvoiceEventData
+
+
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -1321,7 +1442,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -1668,6 +1789,74 @@ class InvoiceDiscountParams(TypedDict):
     value: float
 
 
+class RecurringInvoiceInvoiceLineItemDiscountParams(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class RecurringInvoiceInvoiceLineItemParams(TypedDict, total=False):
+    """RecurringInvoiceInvoiceLineItemParams"""
+
+    product_id: str
+    name: Optional[str]
+    description: str
+    quantity: float
+    unit_amount: int
+    tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[RecurringInvoiceInvoiceLineItemDiscountParams]
+
+
+class RecurringInvoiceInvoiceDiscountParams(TypedDict):
+    """A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class RecurringInvoiceInvoiceParams(TypedDict, total=False):
+    """The invoice each occurrence makes (line_items: 1–200, required)."""
+
+    line_items: List[RecurringInvoiceInvoiceLineItemParams]
+    currency: str
+    notes: Optional[str]
+    discount: Optional[RecurringInvoiceInvoiceDiscountParams]
+    prices_include_tax: bool
+    rounding: Literal["per_line", "per_document"]
+    payment_terms_days: int
+    reminders_enabled: bool
+    metadata: Dict[str, str]
+
+
+class RecurringInvoiceRecurrenceParams(TypedDict, total=False):
+    """The rule (§18’s rrule or structured form, with start_date), without time or timezone: dates in the account’s zone, made at send_time."""
+
+    rrule: str
+    frequency: Literal["daily", "weekly", "monthly", "yearly"]
+    interval: int
+    by_weekday: Optional[List[str]]
+    by_month_day: Optional[List[int]]
+    by_month: Optional[List[int]]
+    by_set_position: Optional[List[int]]
+    count: Optional[int]
+    until: Optional[str]
+    week_start: str
+    start_date: str
+    month_day_overflow: Literal["last_day", "skip"]
+    exdates: List[str]
+
+
+class RecurringInvoiceListOccurrencesItem(TypedDict):
+    """What GET /v1/recurring-invoices/{id}/occurrences answers (one item of its array)."""
+
+    occurrence_date: str
+    run_at: str
+    status: Literal["upcoming", "due", "made", "skipped", "paused", "missed"]
+    invoice_id: Optional[str]
+
+
 class EventResendResult(TypedDict):
     """What POST /v1/events/{id}/resend answers."""
 
@@ -1713,7 +1902,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -1756,7 +1945,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -2782,13 +2971,14 @@ class InvoicesResource:
         due_after: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
+        recurring_invoice_id: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Invoice]:
         """List invoices. Requires the scope `invoices:read`."""
-        return cast(Page[Invoice], self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Page[Invoice], self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id, recurring_invoice_id=recurring_invoice_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     @overload
     def create(
@@ -3104,6 +3294,187 @@ Requires the scope `invoices:read`."""
         return cast(Page[Delivery], self._transport.list(f"/v1/invoices/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class RecurringInvoicesResource:
+    """recurring-invoices: list, create, get, update, delete, skip, unskip, pause, resume, list_occurrences."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Union[Literal["active", "paused", "ended"], Sequence[Literal["active", "paused", "ended"]]], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[RecurringInvoice]:
+        """List recurring invoices. Requires the scope `recurring_invoices:read`."""
+        return cast(Page[RecurringInvoice], self._transport.list("/v1/recurring-invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        client_id: str,
+        invoice: RecurringInvoiceInvoiceParams,
+        recurrence: RecurringInvoiceRecurrenceParams,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        name: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        send_time: Union[str, NotGiven] = NOT_GIVEN,
+        auto_send: Union[bool, NotGiven] = NOT_GIVEN,
+        catch_up_days: Union[int, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Create a recurring invoice. Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, self._transport.request("POST", "/v1/recurring-invoices", body=_given(client_id=client_id, invoice=invoice, recurrence=recurrence, property_id=property_id, job_id=job_id, name=name, send_time=send_time, auto_send=auto_send, catch_up_days=catch_up_days, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Get a recurring invoice. Requires the scope `recurring_invoices:read`."""
+        return cast(RecurringInvoice, self._transport.request("GET", f"/v1/recurring-invoices/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice: Union[RecurringInvoiceInvoiceParams, NotGiven] = NOT_GIVEN,
+        recurrence: Union[RecurringInvoiceRecurrenceParams, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        name: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        send_time: Union[str, NotGiven] = NOT_GIVEN,
+        auto_send: Union[bool, NotGiven] = NOT_GIVEN,
+        catch_up_days: Union[int, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Update a recurring invoice (partial: absent fields are kept, null clears). Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, self._transport.request("PUT", f"/v1/recurring-invoices/{_quote(id)}", body=_given(client_id=client_id, invoice=invoice, recurrence=recurrence, property_id=property_id, job_id=job_id, name=name, send_time=send_time, auto_send=auto_send, catch_up_days=catch_up_days, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """End a recurring invoice. It ends (status ended, still readable) and makes nothing more; the invoices it made are unchanged. Ending one already ended answers it as it is.
+
+Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, self._transport.request("DELETE", f"/v1/recurring-invoices/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def skip(
+        self,
+        id: str,
+        *,
+        occurrence_date: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Skip one occurrence. Adds the date to the rule’s exdates: no invoice is made for it (it still counts toward count). A date the rule does not give is 422; one already made is 409 (void its invoice instead).
+
+Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, self._transport.request("POST", f"/v1/recurring-invoices/{_quote(id)}/skip", body=_given(occurrence_date=occurrence_date), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def unskip(
+        self,
+        id: str,
+        *,
+        occurrence_date: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Undo a skip. Removes the date from exdates: it is made at its time, or caught up while within catch_up_days.
+
+Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, self._transport.request("POST", f"/v1/recurring-invoices/{_quote(id)}/unskip", body=_given(occurrence_date=occurrence_date), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def pause(
+        self,
+        id: str,
+        *,
+        from_: Union[str, NotGiven] = NOT_GIVEN,
+        until: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Pause a recurring invoice. Local dates from `from` (default today) to `until` (inclusive; absent or null: until resumed) are never made, nor caught up later. After paused_until the worker resumes it (event recurring_invoice.resumed, actor system).
+
+Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, self._transport.request("POST", f"/v1/recurring-invoices/{_quote(id)}/pause", body=_given(until=until, **{"from": from_}), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def resume(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Resume a paused recurring invoice. Active again from now: the occurrences whose time came during the pause are not made.
+
+Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, self._transport.request("POST", f"/v1/recurring-invoices/{_quote(id)}/resume", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list_occurrences(
+        self,
+        id: str,
+        *,
+        from_: str,
+        to: str,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> List[RecurringInvoiceListOccurrencesItem]:
+        """The occurrences of a window of dates. The rule’s dates in [from, to] (at most 366 days), each with its run moment (send_time in the account’s zone), its status (upcoming, due, made, skipped, paused, missed) and the invoice made for it. Dates whose time came before the template was created are not listed.
+
+Requires the scope `recurring_invoices:read`."""
+        return cast(List[RecurringInvoiceListOccurrencesItem], self._transport.request("GET", f"/v1/recurring-invoices/{_quote(id)}/occurrences", query=_given(to=to, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class PaymentsResource:
     """payments: list, create, get, update, refund."""
 
@@ -3207,7 +3578,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -3604,7 +3975,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3635,7 +4006,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3894,6 +4265,7 @@ class Resources:
         self.visits = VisitsResource(transport)
         self.visit_schedules = VisitSchedulesResource(transport)
         self.invoices = InvoicesResource(transport)
+        self.recurring_invoices = RecurringInvoicesResource(transport)
         self.payments = PaymentsResource(transport)
         self.events = EventsResource(transport)
         self.webhook_endpoints = WebhookEndpointsResource(transport)
@@ -4917,13 +5289,14 @@ class AsyncInvoicesResource:
         due_after: Union[str, NotGiven] = NOT_GIVEN,
         quote_id: Union[str, NotGiven] = NOT_GIVEN,
         job_id: Union[str, NotGiven] = NOT_GIVEN,
+        recurring_invoice_id: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Invoice]:
         """List invoices. Requires the scope `invoices:read`."""
-        return AsyncPagePromise[Invoice](lambda: self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[Invoice](lambda: self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id, recurring_invoice_id=recurring_invoice_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     @overload
     async def create(
@@ -5239,6 +5612,187 @@ Requires the scope `invoices:read`."""
         return AsyncPagePromise[Delivery](lambda: self._transport.list(f"/v1/invoices/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncRecurringInvoicesResource:
+    """recurring-invoices: list, create, get, update, delete, skip, unskip, pause, resume, list_occurrences."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Union[Literal["active", "paused", "ended"], Sequence[Literal["active", "paused", "ended"]]], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[RecurringInvoice]:
+        """List recurring invoices. Requires the scope `recurring_invoices:read`."""
+        return AsyncPagePromise[RecurringInvoice](lambda: self._transport.list("/v1/recurring-invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        client_id: str,
+        invoice: RecurringInvoiceInvoiceParams,
+        recurrence: RecurringInvoiceRecurrenceParams,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        name: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        send_time: Union[str, NotGiven] = NOT_GIVEN,
+        auto_send: Union[bool, NotGiven] = NOT_GIVEN,
+        catch_up_days: Union[int, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Create a recurring invoice. Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, await self._transport.request("POST", "/v1/recurring-invoices", body=_given(client_id=client_id, invoice=invoice, recurrence=recurrence, property_id=property_id, job_id=job_id, name=name, send_time=send_time, auto_send=auto_send, catch_up_days=catch_up_days, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Get a recurring invoice. Requires the scope `recurring_invoices:read`."""
+        return cast(RecurringInvoice, await self._transport.request("GET", f"/v1/recurring-invoices/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice: Union[RecurringInvoiceInvoiceParams, NotGiven] = NOT_GIVEN,
+        recurrence: Union[RecurringInvoiceRecurrenceParams, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        name: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        send_time: Union[str, NotGiven] = NOT_GIVEN,
+        auto_send: Union[bool, NotGiven] = NOT_GIVEN,
+        catch_up_days: Union[int, NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Update a recurring invoice (partial: absent fields are kept, null clears). Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, await self._transport.request("PUT", f"/v1/recurring-invoices/{_quote(id)}", body=_given(client_id=client_id, invoice=invoice, recurrence=recurrence, property_id=property_id, job_id=job_id, name=name, send_time=send_time, auto_send=auto_send, catch_up_days=catch_up_days, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """End a recurring invoice. It ends (status ended, still readable) and makes nothing more; the invoices it made are unchanged. Ending one already ended answers it as it is.
+
+Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, await self._transport.request("DELETE", f"/v1/recurring-invoices/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def skip(
+        self,
+        id: str,
+        *,
+        occurrence_date: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Skip one occurrence. Adds the date to the rule’s exdates: no invoice is made for it (it still counts toward count). A date the rule does not give is 422; one already made is 409 (void its invoice instead).
+
+Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, await self._transport.request("POST", f"/v1/recurring-invoices/{_quote(id)}/skip", body=_given(occurrence_date=occurrence_date), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def unskip(
+        self,
+        id: str,
+        *,
+        occurrence_date: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Undo a skip. Removes the date from exdates: it is made at its time, or caught up while within catch_up_days.
+
+Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, await self._transport.request("POST", f"/v1/recurring-invoices/{_quote(id)}/unskip", body=_given(occurrence_date=occurrence_date), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def pause(
+        self,
+        id: str,
+        *,
+        from_: Union[str, NotGiven] = NOT_GIVEN,
+        until: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Pause a recurring invoice. Local dates from `from` (default today) to `until` (inclusive; absent or null: until resumed) are never made, nor caught up later. After paused_until the worker resumes it (event recurring_invoice.resumed, actor system).
+
+Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, await self._transport.request("POST", f"/v1/recurring-invoices/{_quote(id)}/pause", body=_given(until=until, **{"from": from_}), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def resume(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RecurringInvoice:
+        """Resume a paused recurring invoice. Active again from now: the occurrences whose time came during the pause are not made.
+
+Requires the scope `recurring_invoices:write`."""
+        return cast(RecurringInvoice, await self._transport.request("POST", f"/v1/recurring-invoices/{_quote(id)}/resume", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def list_occurrences(
+        self,
+        id: str,
+        *,
+        from_: str,
+        to: str,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> List[RecurringInvoiceListOccurrencesItem]:
+        """The occurrences of a window of dates. The rule’s dates in [from, to] (at most 366 days), each with its run moment (send_time in the account’s zone), its status (upcoming, due, made, skipped, paused, missed) and the invoice made for it. Dates whose time came before the template was created are not listed.
+
+Requires the scope `recurring_invoices:read`."""
+        return cast(List[RecurringInvoiceListOccurrencesItem], await self._transport.request("GET", f"/v1/recurring-invoices/{_quote(id)}/occurrences", query=_given(to=to, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncPaymentsResource:
     """payments: list, create, get, update, refund."""
 
@@ -5342,7 +5896,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -5739,7 +6293,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -5770,7 +6324,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6029,6 +6583,7 @@ class AsyncResources:
         self.visits = AsyncVisitsResource(transport)
         self.visit_schedules = AsyncVisitSchedulesResource(transport)
         self.invoices = AsyncInvoicesResource(transport)
+        self.recurring_invoices = AsyncRecurringInvoicesResource(transport)
         self.payments = AsyncPaymentsResource(transport)
         self.events = AsyncEventsResource(transport)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(transport)

@@ -60,3 +60,17 @@ export async function deleteLogo(db: Executor, accountId: string): Promise<boole
   const result = await db.deleteFrom('account_logos').where('account_id', '=', accountId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/**
+ * A change of the account's zone moves its recurring invoices' run moments (never their dates): the worker looks at
+ * each one not ended at once and stores its next run in the new zone. `recurring_invoices` belongs to the module
+ * above; this reach writes its `next_run_at` alone (docs/architecture.md, "Who owns which table").
+ */
+export async function rescheduleRecurringInvoices(db: Executor, accountId: string, now: string): Promise<void> {
+  await db
+    .updateTable('recurring_invoices')
+    .set({ next_run_at: now })
+    .where('account_id', '=', accountId)
+    .where('status', '<>', 'ended')
+    .execute();
+}

@@ -81,6 +81,7 @@ export async function createAccount(
     locale: DEFAULT_LOCALE,
     paper_size: null,
     max_webhook_endpoints: null,
+    max_recurring_invoices: null,
     webhook_endpoints_version: 0,
     default_tax_rate_ids: '[]',
     prices_include_tax: 0,
@@ -127,7 +128,12 @@ export async function updateAccount(
       patch.default_tax_rate_ids = JSON.stringify(taxRateIds);
     }
     if (inclusive !== undefined) patch.prices_include_tax = inclusive ? 1 : 0;
-    if (fields.timezone !== undefined) patch.timezone = canonicalTimeZone('timezone', fields.timezone);
+    if (fields.timezone !== undefined) {
+      patch.timezone = canonicalTimeZone('timezone', fields.timezone);
+      // Recurring invoices run at their send_time in this zone: their next run is looked at again at once.
+      if (patch.timezone !== current.timezone)
+        await repository.rescheduleRecurringInvoices(trx, accountId, patch.updated_at as string);
+    }
     if (fields.locale !== undefined) patch.locale = canonicalLocale('locale', fields.locale);
     if (address !== undefined) patch.address = serializeAddress(address);
     return presentAccount((await repository.updateAccount(trx, accountId, patch)) ?? current, logo);

@@ -10,4 +10,9 @@ export {
   printSettings,
 } from './accounts.service.js';
 export { DEFAULT_LOCALE, effectivePaperSize, type PaperSize } from './locale.js';
-export { accountLimits, DEFAULT_MAX_WEBHOOK_ENDPOINTS, setAccountLimits } from './limits.js';
+export {
+  accountLimits,
+  DEFAULT_MAX_RECURRING_INVOICES,
+  DEFAULT_MAX_WEBHOOK_ENDPOINTS,
+  setAccountLimits,
+} from './limits.js';

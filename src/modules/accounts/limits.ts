@@ -8,24 +8,36 @@ import { DEFAULT_MAX_WEBHOOK_ENDPOINTS } from '../events/index.js';
 
 export { DEFAULT_MAX_WEBHOOK_ENDPOINTS };
 
+/** Recurring invoices not ended per account (docs/api-contract.md §32). */
+export const DEFAULT_MAX_RECURRING_INVOICES = 1000;
+
 export interface AccountLimits {
   webhook_endpoints: number;
+  recurring_invoices: number;
 }
 
-export function accountLimits(row: Pick<AccountRow, 'max_webhook_endpoints'>): AccountLimits {
-  return { webhook_endpoints: row.max_webhook_endpoints ?? DEFAULT_MAX_WEBHOOK_ENDPOINTS };
+export function accountLimits(
+  row: Pick<AccountRow, 'max_webhook_endpoints' | 'max_recurring_invoices'>,
+): AccountLimits {
+  return {
+    webhook_endpoints: row.max_webhook_endpoints ?? DEFAULT_MAX_WEBHOOK_ENDPOINTS,
+    recurring_invoices: row.max_recurring_invoices ?? DEFAULT_MAX_RECURRING_INVOICES,
+  };
 }
 
 /** Sets an account's limits (`null`: back to the default); undefined when there is no such account. */
 export async function setAccountLimits(
   db: Executor,
   accountId: string,
-  limits: { webhookEndpoints?: number | null },
+  limits: { webhookEndpoints?: number | null; recurringInvoices?: number | null },
 ): Promise<AccountLimits | undefined> {
-  if (limits.webhookEndpoints === undefined) {
+  const patch: { max_webhook_endpoints?: number | null; max_recurring_invoices?: number | null } = {};
+  if (limits.webhookEndpoints !== undefined) patch.max_webhook_endpoints = limits.webhookEndpoints;
+  if (limits.recurringInvoices !== undefined) patch.max_recurring_invoices = limits.recurringInvoices;
+  if (Object.keys(patch).length === 0) {
     const row = await repository.findAccount(db, accountId);
     return row && accountLimits(row);
   }
-  const row = await repository.updateAccount(db, accountId, { max_webhook_endpoints: limits.webhookEndpoints });
+  const row = await repository.updateAccount(db, accountId, patch);
   return row && accountLimits(row);
 }

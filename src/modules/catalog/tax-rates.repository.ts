@@ -113,6 +113,15 @@ export async function countDocumentsNaming(
     const count = Number(rows[0]?.count ?? 0);
     if (count > 0) found.push({ label, count });
   }
+  // Recurring invoices keep their lines in their `invoice` (docs/api-contract.md §32: a template naming it: 409).
+  if (!options.pastDraft) {
+    const { rows } = await sql<{ count: number | string }>`
+      select count(*) as count from recurring_invoices where account_id = ${accountId} and cast(invoice as text) like ${named(id)}`.execute(
+      db,
+    );
+    const count = Number(rows[0]?.count ?? 0);
+    if (count > 0) found.push({ label: 'recurring invoice', count });
+  }
   return found;
 }
 

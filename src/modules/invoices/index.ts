@@ -1,7 +1,7 @@
 // The face of the invoices module: what other modules, the workers and the composition may use. The rest is private.
 export { getInvoiceRecord, presentInvoice } from './invoices.presenter.js';
 export { findInvoice, findInvoiceByToken, setInvoiceDeliveryStatus } from './invoices.repository.js';
-export { CreateInvoiceBody, InvoiceSchema } from './invoices.schemas.js';
-export { createInvoice, getInvoice, listInvoices, SENDABLE_INVOICE } from './invoices.service.js';
+export { CreateInvoiceBody, type CreateInvoiceInput, InvoiceSchema } from './invoices.schemas.js';
+export { createInvoice, getInvoice, type InvoiceOrigin, listInvoices, SENDABLE_INVOICE } from './invoices.service.js';
 export { CreatePaymentBody, PaymentSchema, RefundPaymentBody } from './payments.schemas.js';
 export { createPayment, getPayment, refundPayment } from './payments.service.js';

@@ -75,6 +75,8 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
     hosted_url: presentHostedUrl(row),
     paid_at: row.paid_at,
     voided_at: row.voided_at,
+    recurring_invoice_id: row.recurring_invoice_id,
+    occurrence_date: row.occurrence_date,
     metadata: fromJson(row.metadata),
     created_at: row.created_at,
     updated_at: row.updated_at,

@@ -47,6 +47,8 @@ const COLUMNS = [
   'sent_at',
   'paid_at',
   'voided_at',
+  'recurring_invoice_id',
+  'occurrence_date',
   'delivery_id',
   'delivery_status',
   'hosted_token',
@@ -63,6 +65,7 @@ export interface InvoiceFilters extends TimeBounds {
   statuses?: InvoiceStatus[] | undefined;
   quote_id?: string | undefined;
   job_id?: string | undefined;
+  recurring_invoice_id?: string | undefined;
   due_before?: DateText | undefined;
   due_after?: DateText | undefined;
   /** true: only overdue invoices as of `today`; false: none of them. */
@@ -153,6 +156,7 @@ export function listInvoicesPlan(
     client_id: filters.client_id,
     quote_id: filters.quote_id,
     job_id: filters.job_id,
+    recurring_invoice_id: filters.recurring_invoice_id,
   });
   const among = statuses && { column: 'status', values: statuses };
   return listPlan(

@@ -88,6 +88,12 @@ export const InvoiceSchema = Type.Object(
     hosted_url: hostedUrlField,
     paid_at: nullableTimestamp('When the invoice became paid (its amount_due reached 0).'),
     voided_at: nullableTimestamp('When the invoice was voided.'),
+    recurring_invoice_id: Nullable(
+      ReferenceSchema('The recurring invoice that made it; null for an invoice made otherwise. Read-only.'),
+    ),
+    occurrence_date: nullableDate(
+      'The date of the recurring invoice’s rule it stands for (its issue_date is the day it was made). Read-only.',
+    ),
   },
   { $id: 'Invoice', description: 'A bill sent to a client.' },
 );
@@ -151,6 +157,7 @@ export const ListInvoicesQuery = Type.Object(
     due_after: Type.Optional({ ...DateSchema, description: 'Only invoices due on or after this date.' }),
     quote_id: idFilter('Only invoices made from this quote.'),
     job_id: idFilter('Only invoices for this job.'),
+    recurring_invoice_id: idFilter('Only invoices made by this recurring invoice.'),
   },
   { additionalProperties: false },
 );

@@ -77,7 +77,13 @@ export function previewInvoice(ctx: Context, input: CreateInvoiceInput): Promise
   return withoutStoring(ctx, (tx) => createInvoice(tx, input));
 }
 
-export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Promise<Invoice> {
+/** What made an invoice that a recurring invoice made (docs/api-contract.md §23): read-only on the invoice. */
+export interface InvoiceOrigin {
+  recurring_invoice_id: string;
+  occurrence_date: string;
+}
+
+export async function createInvoice(ctx: Context, input: CreateInvoiceInput, origin?: InvoiceOrigin): Promise<Invoice> {
   return guardExternalId(ctx, 'invoices', input.external_id, () =>
     inTransaction(ctx, async (tx) => {
       const { job, quote, quoteId } = await resolveSources(tx, input);
@@ -118,6 +124,8 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput): Pr
         sent_at: null,
         paid_at: null,
         voided_at: null,
+        recurring_invoice_id: origin?.recurring_invoice_id ?? null,
+        occurrence_date: origin?.occurrence_date ?? null,
         delivery_id: null,
         delivery_status: null,
         hosted_token: null,

@@ -132,10 +132,18 @@ export function listJobsPlan(db: Executor, accountId: string, filters: JobFilter
   );
 }
 
-/** The invoices made from a job: a job is not deleted while any refers to it (the reference is on invoices.job_id). */
-export async function countInvoicesOfJob(db: Executor, accountId: string, jobId: string): Promise<number> {
+/**
+ * The invoices made from a job, or the recurring invoices that name it (`table`): a job is not deleted while any
+ * refers to it (the reference is on their job_id).
+ */
+export async function countInvoicesOfJob(
+  db: Executor,
+  accountId: string,
+  jobId: string,
+  table: 'invoices' | 'recurring_invoices' = 'invoices',
+): Promise<number> {
   const row = await db
-    .selectFrom('invoices')
+    .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('account_id', '=', accountId)
     .where('job_id', '=', jobId)

@@ -238,6 +238,11 @@ export async function deleteJob(
     const invoices = await repository.countInvoicesOfJob(tx.db, tx.accountId, current.id);
     if (invoices > 0)
       throw conflict(`This job cannot be deleted while ${invoices} invoice${invoices === 1 ? '' : 's'} refer to it.`);
+    const templates = await repository.countInvoicesOfJob(tx.db, tx.accountId, current.id, 'recurring_invoices');
+    if (templates > 0)
+      throw conflict(
+        `This job cannot be deleted while ${templates} recurring invoice${templates === 1 ? '' : 's'} name it.`,
+      );
     // Its visits go with it (each a visit.deleted), as a client's properties go with the client.
     await deleteVisitsOfJob(tx, current.id);
     await deleteSchedulesOfJob(tx, current.id);

@@ -16,6 +16,7 @@ const KINDS = {
   visits: 'visit',
   products: 'product',
   tax_rates: 'tax rate',
+  recurring_invoices: 'recurring invoice',
 } as const;
 export type ExternalIdTable = keyof typeof KINDS;
 

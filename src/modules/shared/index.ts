@@ -6,6 +6,7 @@ export {
   findExternalIdHolder,
   guardExternalId,
   guardUnique,
+  isUniqueViolation,
   type ExternalIdTable,
 } from './external-ids.js';
 export {

@@ -9,3 +9,9 @@ export {
 export { onVisitsLeft } from './materialize.js';
 export { openSchedulesAfter } from './visit-schedules.repository.js';
 export { projectOccurrences } from './projection.js';
+// The recurrence engine, which recurring invoices (docs/api-contract.md §23) share with the schedules.
+export { parseRecurrence, describeRecurrence, type RecurrenceInput } from './recurrence.js';
+export { ruleDates } from './recurrence-expansion.js';
+export { occurrenceStart, type Recurrence } from './recurrence-parts.js';
+export { summarize } from './recurrence-summary.js';
+export { RecurrenceInputSchema, RecurrenceSchema } from './visit-schedules.schemas.js';

@@ -104,7 +104,7 @@ export const RecurrenceInputSchema = Type.Object(
   },
 );
 
-const RecurrenceSchema = Type.Object(
+export const RecurrenceSchema = Type.Object(
   {
     ...recurrenceFields,
     summary: Type.String({
