@@ -195,7 +195,7 @@ export const ListRecurringInvoicesQuery = Type.Object(
         minLength: 1,
         maxLength: 100,
         description: 'Comma-separated statuses: active, paused, ended.',
-        'x-list-of': RECURRING_STATUSES,
+        'x-comma-list': { type: 'string', enum: RECURRING_STATUSES },
       }),
     ),
   },
