@@ -9,5 +9,6 @@ export {
   getAccount,
   printSettings,
 } from './accounts.service.js';
+export { type BookingSettings, bookingSettings } from './booking.js';
 export { DEFAULT_LOCALE, effectivePaperSize, type PaperSize } from './locale.js';
 export { accountLimits, DEFAULT_MAX_WEBHOOK_ENDPOINTS, setAccountLimits } from './limits.js';

@@ -108,6 +108,7 @@ export const VisitSchema = Type.Object(
       Type.String({ description: 'Its occurrence of the schedule (local date-time).', example: '2026-11-03T09:00' }),
     ),
     is_exception: Type.Boolean({ description: 'Changed apart from its schedule.', example: false }),
+    hold_id: Nullable(ReferenceSchema('The availability hold it was booked from (docs/api-contract.md §28).')),
     external_id: Nullable(ExternalIdSchema),
     metadata: MetadataSchema,
     created_at: TimestampSchema,
@@ -183,6 +184,11 @@ export const CreateVisitBody = Type.Object(
   {
     job_id: ReferenceSchema('The job; it must not be completed or canceled. Cannot change.'),
     ...writable,
+    hold_id: Type.Optional(
+      ReferenceSchema(
+        'Book from an availability hold of this key: the visit takes its instants, zone and crew (no time field, timezone or assignee_ids beside it).',
+      ),
+    ),
   },
   { additionalProperties: false },
 );

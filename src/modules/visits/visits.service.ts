@@ -50,7 +50,12 @@ export interface VisitWriteOptions {
 }
 
 /** A visit to create: the input of `POST /v1/visits` (without job_id), and a schedule's occurrence. */
-export type NewVisit = VisitInput & { schedule_id?: string | undefined; occurrence_key?: string | undefined };
+export type NewVisit = VisitInput & {
+  schedule_id?: string | undefined;
+  occurrence_key?: string | undefined;
+  /** A booking's hold (docs/api-contract.md §28), checked and spent by the availability module. */
+  hold_id?: string | undefined;
+};
 
 export function presentVisit(
   row: VisitRow,
@@ -94,6 +99,7 @@ export function presentVisit(
     schedule_id: row.schedule_id,
     occurrence_key: row.occurrence_key,
     is_exception: Number(row.is_exception) === 1,
+    hold_id: row.hold_id ?? null,
     external_id: row.external_id,
     metadata: fromJson<Record<string, string>>(row.metadata),
     created_at: row.created_at,
@@ -260,6 +266,7 @@ export async function createVisitsForJob(
         schedule_id: input.schedule_id ?? null,
         occurrence_key: input.occurrence_key ?? null,
         is_exception: 0,
+        hold_id: input.hold_id ?? null,
         external_id: input.external_id ?? null,
         metadata: JSON.stringify(input.metadata ?? {}),
         created_at: now,
@@ -281,10 +288,12 @@ export async function createVisitsForJob(
 
 export async function createVisit(
   ctx: Context,
-  input: VisitInput & { job_id: string },
+  input: VisitInput & { job_id: string; hold_id?: string | undefined },
   options: VisitWriteOptions = {},
 ): Promise<Visit> {
-  const { job_id: jobId, ...visit } = input;
+  const { job_id: jobId, hold_id: holdId, ...visit } = input;
+  // A booking goes through the availability module (the routes hand it the body); never here.
+  if (holdId !== undefined) throw fieldError('hold_id', 'books a visit only through POST /v1/visits');
   return guardExternalId(ctx, 'visits', input.external_id, async () => {
     const [created] = await createVisitsForJob(ctx, jobId, [visit], options);
     return created as Visit;
