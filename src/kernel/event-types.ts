@@ -67,6 +67,10 @@ export const EVENT_TYPES = [
   'tax_rate.created',
   'tax_rate.updated',
   'tax_rate.deleted',
+  // docs/api-contract.md §28: availability exceptions (holds record no events; bookings are visit.created).
+  'availability_exception.created',
+  'availability_exception.updated',
+  'availability_exception.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -89,6 +93,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   visit_schedule: 'VisitSchedule',
   product: 'Product',
   tax_rate: 'TaxRate',
+  availability_exception: 'AvailabilityException',
 };
 
 export function isEventType(value: string): value is EventType {

@@ -40,6 +40,9 @@ export const SCOPES = [
   // Version 3 (docs/api-contract.md §19): products and tax rates.
   'catalog:read',
   'catalog:write',
+  // Version 4 (docs/api-contract.md §28): availability and booking.
+  'availability:read',
+  'availability:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -5,7 +5,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import { fromJson } from '../../db/index.js';
 
 const integer = (minimum: number, maximum: number, fallback: number, description: string) =>
-  Type.Integer({ minimum, maximum, description: `${description} ${minimum}–${maximum}, default ${fallback}.`, example: fallback });
+  Type.Integer({
+    minimum,
+    maximum,
+    description: `${description} ${minimum}–${maximum}, default ${fallback}.`,
+    example: fallback,
+  });
 
 const fields = {
   slot_step_minutes: integer(5, 240, 30, 'Minutes between offered starts (on the local clock, from midnight).'),

@@ -16,6 +16,7 @@ const KINDS = {
   visits: 'visit',
   products: 'product',
   tax_rates: 'tax rate',
+  availability_exceptions: 'availability exception',
 } as const;
 export type ExternalIdTable = keyof typeof KINDS;
 

@@ -10,13 +10,7 @@ import type { TeamMemberPatch, TeamMemberRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
-import {
-  checkWorkingHours,
-  externalIdConflict,
-  guardUnique,
-  requireRow,
-  type WorkingHours,
-} from '../shared/index.js';
+import { checkWorkingHours, externalIdConflict, guardUnique, requireRow, type WorkingHours } from '../shared/index.js';
 import * as repository from './team-members.repository.js';
 import {
   TEAM_ROLES,

@@ -10,6 +10,7 @@ export {
   type Visit,
   type VisitInput,
 } from './visits.schemas.js';
+export { resolveTime, type TimeSpanLimit, type VisitTime } from './visit-time.js';
 export { type CalendarProjector, type ProjectionFilters, listVisits } from './calendar.service.js';
 export {
   addVisitAssignee,
