@@ -127,6 +127,17 @@ const OPERATIONS: Array<[string, string]> = [
   ['DELETE /v1/tax-rates/{id}', 'deleteTaxRate'],
   ['POST /v1/quotes/preview', 'previewQuote'],
   ['POST /v1/invoices/preview', 'previewInvoice'],
+  // Contract section 28.
+  ['GET /v1/availability-exceptions', 'listAvailabilityExceptions'],
+  ['POST /v1/availability-exceptions', 'createAvailabilityException'],
+  ['GET /v1/availability-exceptions/{id}', 'getAvailabilityException'],
+  ['PUT /v1/availability-exceptions/{id}', 'updateAvailabilityException'],
+  ['DELETE /v1/availability-exceptions/{id}', 'deleteAvailabilityException'],
+  ['GET /v1/availability', 'listAvailability'],
+  ['POST /v1/availability/holds', 'createAvailabilityHold'],
+  ['GET /v1/availability/holds', 'listAvailabilityHolds'],
+  ['GET /v1/availability/holds/{id}', 'getAvailabilityHold'],
+  ['DELETE /v1/availability/holds/{id}', 'releaseAvailabilityHold'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {
