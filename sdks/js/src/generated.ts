@@ -3952,6 +3952,14 @@ export interface AvailabilityHoldCreateHoldParams {
   metadata?: Record<string, string>;
 }
 
+/** Query parameters of GET /v1/availability/holds. */
+export interface AvailabilityHoldListHoldsParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+}
+
 /** clients: list, create, get, update, delete. */
 export class ClientsResource {
   constructor(private readonly transport: Transport) {}
@@ -4654,7 +4662,7 @@ Requires the scope `availability:write`. */
   /** List this key’s active holds. At most 10: those of the calling key that are not booked, released or expired.
 
 Requires the scope `availability:read`. */
-  listHolds(options?: RequestOptions): PagePromise<AvailabilityHold> {
+  listHolds(params: AvailabilityHoldListHoldsParams = {}, options?: RequestOptions): PagePromise<AvailabilityHold> {
     return this.transport.list<AvailabilityHold>(`/v1/availability/holds`, { ...params }, options);
   }
 

@@ -4232,6 +4232,8 @@ Requires the scope `availability:write`."""
     def list_holds(
         self,
         *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -4240,7 +4242,7 @@ Requires the scope `availability:write`."""
         """List this key’s active holds. At most 10: those of the calling key that are not booked, released or expired.
 
 Requires the scope `availability:read`."""
-        return cast(Page[AvailabilityHold], self._transport.list("/v1/availability/holds", _given(), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Page[AvailabilityHold], self._transport.list("/v1/availability/holds", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_hold(
         self,
@@ -6583,6 +6585,8 @@ Requires the scope `availability:write`."""
     def list_holds(
         self,
         *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -6591,7 +6595,7 @@ Requires the scope `availability:write`."""
         """List this key’s active holds. At most 10: those of the calling key that are not booked, released or expired.
 
 Requires the scope `availability:read`."""
-        return AsyncPagePromise[AvailabilityHold](lambda: self._transport.list("/v1/availability/holds", _given(), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[AvailabilityHold](lambda: self._transport.list("/v1/availability/holds", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_hold(
         self,

@@ -13,7 +13,7 @@ import {
   listEnvelope,
   schemaRef,
 } from '../../http/schemas.js';
-import { AvailabilityQuery, CreateHoldBody, HoldSchema, SlotSchema } from './availability.schemas.js';
+import { AvailabilityQuery, CreateHoldBody, HoldSchema, ListHoldsQuery, SlotSchema } from './availability.schemas.js';
 import { listSlots } from './availability.service.js';
 import { createHold, getHold, listHolds, releaseHold } from './holds.service.js';
 
@@ -80,10 +80,18 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listAvailabilityHolds',
         summary: 'List this key’s active holds',
         description: 'At most 10: those of the calling key that are not booked, released or expired.',
+        querystring: ListHoldsQuery,
         response: { 200: listEnvelope(hold), ...errorResponses('VALIDATION_ERROR') },
       },
     },
-    async (request, reply) => listResponse(request, reply, await listHolds(contextOf(request)), 100, (item) => item),
+    async (request, reply) =>
+      listResponse(
+        request,
+        reply,
+        await listHolds(contextOf(request), request.query.limit),
+        request.query.limit,
+        (item) => item,
+      ),
   );
 
   app.get(

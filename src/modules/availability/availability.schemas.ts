@@ -71,6 +71,9 @@ export const AvailabilityQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** The key's active holds: at most 10, so one page (limit and cursor as on every list). */
+export const ListHoldsQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+
 export const SlotSchema = Type.Object(
   {
     object: Type.Literal('slot', { description: 'Always "slot".' }),

@@ -192,9 +192,10 @@ export async function getHold(ctx: Context, id: string): Promise<Hold> {
   return presentHold(await requireHold(ctx, id), ctx.clock.now());
 }
 
-export async function listHolds(ctx: Context): Promise<Page<Hold>> {
+export async function listHolds(ctx: Context, limit = 25): Promise<Page<Hold>> {
   const now = ctx.clock.now();
-  const rows = await repository.activeHoldsOfKey(ctx.db, ctx.accountId, keyOf(ctx), now.toISOString());
+  // A key has at most 10 active holds: one page answers them all (a smaller limit answers the soonest to expire).
+  const rows = await repository.activeHoldsOfKey(ctx.db, ctx.accountId, keyOf(ctx), now.toISOString(), limit);
   return { items: rows.map((row) => presentHold(row, now)), hasMore: false, nextCursor: null };
 }
 

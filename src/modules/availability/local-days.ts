@@ -69,8 +69,10 @@ export class LocalDays {
     return this.info(zone, date).date.dayOfWeek;
   }
 
+  /** The calendar date after `date` (plain date arithmetic: no zone is involved). */
   nextDate(date: string): string {
-    return Temporal.PlainDate.from(date).add({ days: 1 }).toString();
+    const next = new Date(Date.parse(`${date}T00:00:00.000Z`) + 1440 * MINUTE).toISOString();
+    return next.slice(0, 10);
   }
 
   /** The local date of an instant in `zone`. */
