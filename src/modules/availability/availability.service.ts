@@ -192,24 +192,69 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
 
   const days = new LocalDays();
   const place = await placeOf(ctx, query.property_id);
-  const times = await memberTimes(
-    ctx,
-    members,
-    account.hours,
-    settings,
-    place,
-    { from: first, to: window.to + duration * MINUTE },
-    days,
-  );
   const slots: Slot[] = [];
+  // The window is read a span at a time (2 days, then twice as long each time) and reading stops once the page
+  // is full: a page costs the commitments of the days it covers, not of the whole window.
+  let spanDays = 2;
+  for (let spanStart = first; spanStart < window.to && slots.length <= limit; spanDays *= 2) {
+    const spanEnd = Math.min(window.to, spanStart + spanDays * DAY);
+    const times = await memberTimes(
+      ctx,
+      members,
+      account.hours,
+      settings,
+      place,
+      { from: spanStart, to: spanEnd + duration * MINUTE },
+      days,
+    );
+    collectSlots(
+      slots,
+      limit,
+      { start: spanStart, end: spanEnd },
+      { zone, step, duration, crewSize, named },
+      members,
+      times,
+      days,
+    );
+    spanStart = spanEnd;
+  }
+  const hasMore = slots.length > limit;
+  const items = slots.slice(0, limit);
+  const last = items[items.length - 1];
+  return {
+    items,
+    hasMore,
+    nextCursor: hasMore && last ? cursorOf(Date.parse(last.start_at)) : null,
+  };
+}
+
+interface SlotShape {
+  zone: string;
+  step: number;
+  duration: number;
+  crewSize: number;
+  named: string[] | undefined;
+}
+
+/** Adds to `slots` the starts in [span.start, span.end), in order, until it holds one more than `limit`. */
+function collectSlots(
+  slots: Slot[],
+  limit: number,
+  span: { start: number; end: number },
+  shape: SlotShape,
+  members: BookingMember[],
+  times: Map<string, MemberTime>,
+  days: LocalDays,
+): void {
+  const { zone, step, duration, crewSize, named } = shape;
   const busy = new Map<string, number>();
-  const lastDate = days.dateOf(zone, window.to - 1);
-  outer: for (let date = days.dateOf(zone, first); date <= lastDate; date = days.nextDate(date)) {
+  const lastDate = days.dateOf(zone, span.end - 1);
+  for (let date = days.dateOf(zone, span.start); date <= lastDate; date = days.nextDate(date)) {
     const dayStart = days.midnight(zone, date);
     const dayEnd = days.midnight(zone, days.nextDate(date));
     for (let minutes = 0; minutes < 1440; minutes += step) {
       const start = days.start(zone, date, minutes);
-      if (start === undefined || start < first || start >= window.to) continue;
+      if (start === undefined || start < span.start || start >= span.end) continue;
       const end = start + duration * MINUTE;
       let free = members.filter((member) => isFree(times.get(member.id) as MemberTime, start, end));
       if (free.length < crewSize) continue;
@@ -236,15 +281,7 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
         team_member_ids: ids.slice(0, crewSize),
         available_team_member_ids: ids,
       });
-      if (slots.length > limit) break outer;
+      if (slots.length > limit) return;
     }
   }
-  const hasMore = slots.length > limit;
-  const items = slots.slice(0, limit);
-  const last = items[items.length - 1];
-  return {
-    items,
-    hasMore,
-    nextCursor: hasMore && last ? cursorOf(Date.parse(last.start_at)) : null,
-  };
 }
