@@ -193,9 +193,9 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
   const days = new LocalDays();
   const place = await placeOf(ctx, query.property_id);
   const slots: Slot[] = [];
-  // The window is read a span at a time (2 days, then twice as long each time) and reading stops once the page
+  // The window is read a span at a time (7 days, then twice as long each time) and reading stops once the page
   // is full: a page costs the commitments of the days it covers, not of the whole window.
-  let spanDays = 2;
+  let spanDays = 7;
   for (let spanStart = first; spanStart < window.to && slots.length <= limit; spanDays *= 2) {
     const spanEnd = Math.min(window.to, spanStart + spanDays * DAY);
     const times = await memberTimes(
@@ -207,7 +207,7 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
       { from: spanStart, to: spanEnd + duration * MINUTE },
       days,
     );
-    collectSlots(
+    await collectSlots(
       slots,
       limit,
       { start: spanStart, end: spanEnd },
@@ -236,8 +236,11 @@ interface SlotShape {
   named: string[] | undefined;
 }
 
+/** Lets other requests run between a query's days: no request holds the event loop for a whole window. */
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Adds to `slots` the starts in [span.start, span.end), in order, until it holds one more than `limit`. */
-function collectSlots(
+async function collectSlots(
   slots: Slot[],
   limit: number,
   span: { start: number; end: number },
@@ -245,32 +248,28 @@ function collectSlots(
   members: BookingMember[],
   times: Map<string, MemberTime>,
   days: LocalDays,
-): void {
+): Promise<void> {
   const { zone, step, duration, crewSize, named } = shape;
-  const busy = new Map<string, number>();
   const lastDate = days.dateOf(zone, span.end - 1);
   for (let date = days.dateOf(zone, span.start); date <= lastDate; date = days.nextDate(date)) {
+    await yieldTurn();
     const dayStart = days.midnight(zone, date);
     const dayEnd = days.midnight(zone, days.nextDate(date));
+    // The order the crew is chosen in that day: as named, else the least committed that local day, then by id.
+    let order = members.map((member) => ({ member, time: times.get(member.id) as MemberTime, load: 0 }));
+    if (named === undefined) {
+      for (const one of order) one.load = committedMinutes(one.time, dayStart, dayEnd);
+      order = order.sort(
+        (a, b) => a.load - b.load || (a.member.id < b.member.id ? -1 : a.member.id > b.member.id ? 1 : 0),
+      );
+    }
     for (let minutes = 0; minutes < 1440; minutes += step) {
       const start = days.start(zone, date, minutes);
       if (start === undefined || start < span.start || start >= span.end) continue;
       const end = start + duration * MINUTE;
-      let free = members.filter((member) => isFree(times.get(member.id) as MemberTime, start, end));
-      if (free.length < crewSize) continue;
-      if (named === undefined) {
-        const load = (member: BookingMember) => {
-          const key = `${member.id}|${date}`;
-          let value = busy.get(key);
-          if (value === undefined) {
-            value = committedMinutes(times.get(member.id) as MemberTime, dayStart, dayEnd);
-            busy.set(key, value);
-          }
-          return value;
-        };
-        free = [...free].sort((a, b) => load(a) - load(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      }
-      const ids = free.map((member) => member.id);
+      const ids: string[] = [];
+      for (const one of order) if (isFree(one.time, start, end)) ids.push(one.member.id);
+      if (ids.length < crewSize) continue;
       slots.push({
         object: 'slot',
         start_at: new Date(start).toISOString(),

@@ -114,19 +114,15 @@ export async function exceptionsOfMembers(
   from: string,
   to: string,
 ): Promise<Array<Pick<AvailabilityExceptionRow, 'team_member_id' | 'kind' | 'start_at' | 'end_at'>>> {
-  const found: Array<Pick<AvailabilityExceptionRow, 'team_member_id' | 'kind' | 'start_at' | 'end_at'>> = [];
-  const since = lookback(from);
-  for (const memberId of memberIds)
-    found.push(
-      ...(await db
-        .selectFrom('availability_exceptions')
-        .select(['team_member_id', 'kind', 'start_at', 'end_at'])
-        .where('account_id', '=', accountId)
-        .where('team_member_id', '=', memberId)
-        .where('start_at', '>=', since)
-        .where('start_at', '<', to)
-        .where(sql<SqlBool>`(end_at > ${from}) is true`)
-        .execute()),
-    );
-  return found;
+  if (memberIds.length === 0) return [];
+  // One read: a range of the members' index (account, member, start_at) per member.
+  return db
+    .selectFrom('availability_exceptions')
+    .select(['team_member_id', 'kind', 'start_at', 'end_at'])
+    .where('account_id', '=', accountId)
+    .where('team_member_id', 'in', [...memberIds])
+    .where('start_at', '>=', lookback(from))
+    .where('start_at', '<', to)
+    .where(sql<SqlBool>`(end_at > ${from}) is true`)
+    .execute();
 }

@@ -75,16 +75,32 @@ export class LocalDays {
     return next.slice(0, 10);
   }
 
+  private readonly dates = new Map<string, string>();
+
   /** The local date of an instant in `zone`. */
   dateOf(zone: string, at: number): string {
-    return Temporal.Instant.fromEpochMilliseconds(at).toZonedDateTimeISO(zone).toPlainDate().toString();
+    const key = `${zone}|${at}`;
+    let found = this.dates.get(key);
+    if (found === undefined) {
+      found = Temporal.Instant.fromEpochMilliseconds(at).toZonedDateTimeISO(zone).toPlainDate().toString();
+      this.dates.set(key, found);
+    }
+    return found;
   }
 
-  /** `YYYY-MM-DDTHH:MM` of an instant in `zone`. */
+  private readonly offsets = new Map<string, number>();
+
+  /**
+   * `YYYY-MM-DDTHH:MM` of an instant in `zone`. Offsets change only at whole quarter hours, so one offset per zone
+   * and quarter hour is read from the polyfill and the rest is arithmetic.
+   */
   localOf(zone: string, at: number): string {
-    return Temporal.Instant.fromEpochMilliseconds(at)
-      .toZonedDateTimeISO(zone)
-      .toPlainDateTime()
-      .toString({ smallestUnit: 'minute' });
+    const key = `${zone}|${Math.floor(at / (15 * MINUTE))}`;
+    let offset = this.offsets.get(key);
+    if (offset === undefined) {
+      offset = Temporal.Instant.fromEpochMilliseconds(at).toZonedDateTimeISO(zone).offsetNanoseconds / 1e6;
+      this.offsets.set(key, offset);
+    }
+    return new Date(at + offset).toISOString().slice(0, 16);
   }
 }
