@@ -89,6 +89,16 @@ export function listExceptions(
   filters: ExceptionFilters,
   page: PageRequest<AvailabilityExceptionRow>,
 ): Promise<Listed<AvailabilityExceptionRow>> {
+  return runList(listExceptionsPlan(db, accountId, filters, page));
+}
+
+/** The list's queries, unexecuted (the query-plan test explains each): team_member_id drives from its index. */
+export function listExceptionsPlan(
+  db: Executor,
+  accountId: string,
+  filters: ExceptionFilters,
+  page: PageRequest<AvailabilityExceptionRow>,
+) {
   const conditions: Condition[] = timeBoundConditions(filters);
   if (filters.kind !== undefined)
     conditions.push({ column: 'kind', expression: sql<SqlBool>`(kind = ${filters.kind}) is true` });
@@ -96,13 +106,11 @@ export function listExceptions(
     conditions.push({ column: 'end_at', expression: sql<SqlBool>`(end_at > ${filters.from}) is true` });
   if (filters.to !== undefined)
     conditions.push({ column: 'start_at', expression: sql<SqlBool>`(start_at < ${filters.to}) is true` });
-  return runList(
-    listPlan(
-      db,
-      { table: 'availability_exceptions', columns: EXCEPTION_COLUMNS, scope: { account_id: accountId } },
-      { keys: keysOf({ team_member_id: filters.team_member_id, external_id: filters.external_id }), conditions },
-      page,
-    ),
+  return listPlan(
+    db,
+    { table: 'availability_exceptions', columns: EXCEPTION_COLUMNS, scope: { account_id: accountId } },
+    { keys: keysOf({ team_member_id: filters.team_member_id, external_id: filters.external_id }), conditions },
+    page,
   );
 }
 
