@@ -146,6 +146,15 @@ test('availability exceptions: create in the member’s zone, get, PUT, list fil
   assert.equal(unknown.body.error.details[0].field, 'team_member_id');
   const deleted = await api('DELETE', `/v1/availability-exceptions/${exception.id}`);
   assert.deepEqual(deleted.body.data, { id: exception.id, deleted: true });
+  // A member that no work names may be deleted with their exceptions (and holds).
+  const leaving = await member({ timezone: 'UTC', bookable: false });
+  const theirs = await api('POST', '/v1/availability-exceptions', {
+    team_member_id: leaving,
+    start_at: '2030-03-12T09:00:00Z',
+    duration_minutes: 60,
+  });
+  assert.equal((await api('DELETE', `/v1/team-members/${leaving}`)).status, 200);
+  assert.equal((await api('GET', `/v1/availability-exceptions/${theirs.body.data.id}`)).status, 404);
   const events = await api('GET', '/v1/events?limit=100');
   const types = events.body.data
     .filter((event: any) => event.data.object.id === exception.id)

@@ -30,7 +30,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('availability_exceptions')
     .addColumn('id', types.id, (column) => column.primaryKey())
     .addColumn('account_id', types.id, (column) => column.notNull().references('accounts.id'))
-    .addColumn('team_member_id', types.id, (column) => column.notNull().references('team_members.id'))
+    // A member's exceptions go with the member (a member no work names may be deleted, §15).
+    .addColumn('team_member_id', types.id, (column) =>
+      column.notNull().references('team_members.id').onDelete('cascade'),
+    )
     .addColumn('kind', 'text', (column) => column.notNull().check(sql`kind in ('time_off', 'extra_hours')`))
     .addColumn('all_day', 'integer', (column) => column.notNull().check(sql`all_day in (0, 1)`))
     .addColumn('timezone', 'text', (column) => column.notNull())
@@ -93,7 +96,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('hold_id', types.id, (column) =>
       column.notNull().references('availability_holds.id').onDelete('cascade'),
     )
-    .addColumn('team_member_id', types.id, (column) => column.notNull().references('team_members.id'))
+    .addColumn('team_member_id', types.id, (column) =>
+      column.notNull().references('team_members.id').onDelete('cascade'),
+    )
     .addColumn('start_at', types.timestamp, (column) => column.notNull())
     .addColumn('end_at', types.timestamp, (column) => column.notNull())
     .addColumn('expires_at', types.timestamp, (column) => column.notNull())
