@@ -69,7 +69,13 @@ import { webhookRoutes } from './modules/events/webhooks.routes.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from './modules/events/index.js';
 import { availabilityRoutes } from './modules/availability/availability.routes.js';
 import { availabilityExceptionRoutes } from './modules/availability/exceptions.routes.js';
-import { AvailabilityExceptionSchema, bookHold, HoldSchema, SlotSchema } from './modules/availability/index.js';
+import {
+  AvailabilityExceptionSchema,
+  bookHold,
+  HoldSchema,
+  resolveHold,
+  SlotSchema,
+} from './modules/availability/index.js';
 
 /** An API answer is data, never a page: no sniffing, framing or referrers; HTTPS remembered. */
 const SECURITY_HEADERS = {
@@ -276,7 +282,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(serviceRequestRoutes);
   await app.register(quoteRoutes(quoteActions));
   await app.register(quotePreviewRoutes);
-  await app.register(jobRoutes);
+  await app.register(jobRoutes(resolveHold));
   await app.register(visitRoutes, { project: projectOccurrences, book: bookHold });
   await app.register(visitScheduleRoutes);
   await app.register(invoiceRoutes(invoiceActions));

@@ -232,6 +232,31 @@ test('booking from a hold: the visit takes its instants, zone and crew, carries 
   await api('DELETE', `/v1/availability/holds/${taken.body.data.id}`);
 });
 
+test('POST /v1/jobs books its visits from holds too: visits[i].hold_id, with the fields the hold owns refused there', async () => {
+  const id = await member('Job crew');
+  const held = await hold([id], '2030-03-07T15:00:00Z');
+  assert.equal(held.status, 201, held.text);
+  const refused = await api('POST', '/v1/jobs', {
+    client_id: clientId,
+    title: 'Booked job',
+    visits: [{ hold_id: held.body.data.id, assignee_ids: [id] }],
+  });
+  assert.equal(refused.status, 422, refused.text);
+  assert.equal(refused.body.error.details[0].field, 'visits[0].assignee_ids');
+  const made = await api('POST', '/v1/jobs', {
+    client_id: clientId,
+    title: 'Booked job',
+    visits: [{ hold_id: held.body.data.id, title: 'First visit' }],
+  });
+  assert.equal(made.status, 201, made.text);
+  const visits = await api('GET', `/v1/visits?job_id=${made.body.data.id}`);
+  assert.deepEqual(
+    visits.body.data.map((visit: any) => [visit.start_at, visit.assignee_ids, visit.hold_id]),
+    [['2030-03-07T15:00:00.000Z', [id], held.body.data.id]],
+  );
+  assert.equal((await api('GET', `/v1/availability/holds/${held.body.data.id}`)).body.data.active, false);
+});
+
 test('a hold for another property than the job’s is 422 on hold_id', async () => {
   const id = await member('Placed');
   const property = await api('POST', '/v1/properties', {

@@ -2386,6 +2386,8 @@ export interface JobVisitParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Book from an availability hold of this key: the visit takes its instants, zone and crew (no time field, timezone or assignee_ids beside it). */
+  hold_id?: string;
 }
 
 /** The fields of JobCreateParams. */

@@ -1629,6 +1629,7 @@ class JobVisitParams(TypedDict, total=False):
     completion_notes: Optional[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
+    hold_id: str
 
 
 class VisitScheduleRecurrenceParams(TypedDict, total=False):

@@ -8,10 +8,14 @@ import { canonicalTimeZone, instantToLocal, normalizedInstant } from '../../core
 import { fromJson, type Page } from '../../db/index.js';
 import type { AvailabilityHoldRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
-import { getJob } from '../jobs/index.js';
-import { guardExternalId } from '../shared/index.js';
 import type { BookingMember } from '../team-members/index.js';
-import { createVisitsForJob, type Visit, type VisitInput, type VisitWriteOptions } from '../visits/index.js';
+import {
+  createVisit,
+  type HoldResolver,
+  type Visit,
+  type VisitInput,
+  type VisitWriteOptions,
+} from '../visits/index.js';
 import * as repository from './availability.repository.js';
 import { type CreateHoldInput, type Hold, MAX_ACTIVE_HOLDS } from './availability.schemas.js';
 import { accountBooking, durationOf, isFree, membersOf, propertyZone } from './availability.service.js';
@@ -230,60 +234,55 @@ const HOLD_OWNS = [
 export type BookingInput = VisitInput & { job_id: string; hold_id: string };
 
 /**
- * Books a visit of `job_id` from the key's hold (POST /v1/visits with hold_id): the hold's instants, zone and
- * crew; 422 for a time, zone or assignees beside it, an unknown hold or one for another property than the job's;
- * 409 INVALID_STATE for a spent, released or expired hold; 409 CONFLICT when the time was taken meanwhile.
+ * Books a visit of `job_id` from the key's hold (POST /v1/visits with hold_id): createVisit with the hold
+ * resolver below.
  */
-export async function bookHold(ctx: Context, input: BookingInput, options: VisitWriteOptions = {}): Promise<Visit> {
+export function bookHold(ctx: Context, input: BookingInput, options: VisitWriteOptions = {}): Promise<Visit> {
+  return createVisit(ctx, input, { ...options, holds: resolveHold });
+}
+
+/**
+ * A visit's hold, in the visit's transaction (POST /v1/visits, POST /v1/jobs `visits[i]`): 422 for a time, zone
+ * or assignees beside it, an unknown hold (or another key's) or one for another property than the job's; the
+ * crew's rows locked in id order; 409 INVALID_STATE for a spent, released or expired hold; 409 CONFLICT when the
+ * time was taken meanwhile. Answers the visit to make (the hold's instants, zone and crew) and what spends the
+ * hold once it is made.
+ */
+export const resolveHold: HoldResolver = async (tx, input, job, prefix) => {
   const strays = HOLD_OWNS.filter((field) => input[field] !== undefined);
   if (strays.length > 0)
     throw validationError(
-      strays.map((field) => ({ field, message: 'comes from the hold: leave it out when booking with hold_id' })),
+      strays.map((field) => ({
+        field: `${prefix}${field}`,
+        message: 'comes from the hold: leave it out when booking with hold_id',
+      })),
     );
-  const { hold_id: holdId, job_id: jobId, ...rest } = input;
-  return guardExternalId(ctx, 'visits', input.external_id, () => book(ctx, holdId, jobId, rest, options));
-}
-
-async function book(
-  ctx: Context,
-  holdId: string,
-  jobId: string,
-  rest: VisitInput,
-  options: VisitWriteOptions,
-): Promise<Visit> {
-  return inTransaction(ctx, async (tx) => {
-    const hold = await repository.findHold(tx.db, tx.accountId, keyOf(tx), holdId);
-    if (!hold) throw fieldError('hold_id', `no availability hold with id '${holdId}' was made by this key`);
-    const job = await getJob(tx, jobId).catch(() => undefined);
-    if (job !== undefined && hold.property_id !== null && hold.property_id !== (job.property_id ?? null))
-      throw fieldError('hold_id', `holds time at property ${hold.property_id}, not at the job's property`);
-    const crew = fromJson<string[]>(hold.team_member_ids);
-    // The same locks as a hold: the crew's rows in id order.
-    await membersOf(tx, [...crew].sort(), 'team_member_ids', true);
-    const now = tx.clock.now();
-    if (hold.visit_id !== null) throw invalidState(`This hold was already booked as visit ${hold.visit_id}.`);
-    if (hold.released_at !== null) throw invalidState('This hold was released: hold the time again.');
-    if (Date.parse(hold.expires_at) <= now.getTime())
-      throw invalidState(`This hold expired at ${hold.expires_at}: hold the time again.`);
-    const members = await membersOf(tx, crew, 'team_member_ids');
-    await assertCrewFree(tx, members, Date.parse(hold.start_at), Date.parse(hold.end_at), hold.property_id, hold.id);
-    const [visit] = await createVisitsForJob(
-      tx,
-      jobId,
-      [
-        {
-          ...rest,
-          start_at: hold.start_at,
-          end_at: hold.end_at,
-          timezone: hold.timezone,
-          assignee_ids: crew,
-          hold_id: hold.id,
-        },
-      ],
-      options,
-    );
-    const stamp = now.toISOString();
-    await repository.endHold(tx.db, tx.accountId, hold.id, { visit_id: (visit as Visit).id, updated_at: stamp });
-    return visit as Visit;
-  });
-}
+  const hold = await repository.findHold(tx.db, tx.accountId, keyOf(tx), input.hold_id);
+  if (!hold)
+    throw fieldError(`${prefix}hold_id`, `no availability hold with id '${input.hold_id}' was made by this key`);
+  if (hold.property_id !== null && hold.property_id !== job.property_id)
+    throw fieldError(`${prefix}hold_id`, `holds time at property ${hold.property_id}, not at the job's property`);
+  const crew = fromJson<string[]>(hold.team_member_ids);
+  // The same locks as a hold: the crew's rows in id order.
+  await membersOf(tx, [...crew].sort(), 'team_member_ids', true);
+  const now = tx.clock.now();
+  if (hold.visit_id !== null) throw invalidState(`This hold was already booked as visit ${hold.visit_id}.`);
+  if (hold.released_at !== null) throw invalidState('This hold was released: hold the time again.');
+  if (Date.parse(hold.expires_at) <= now.getTime())
+    throw invalidState(`This hold expired at ${hold.expires_at}: hold the time again.`);
+  const members = await membersOf(tx, crew, 'team_member_ids');
+  await assertCrewFree(tx, members, Date.parse(hold.start_at), Date.parse(hold.end_at), hold.property_id, hold.id);
+  return {
+    visit: {
+      ...input,
+      start_at: hold.start_at,
+      end_at: hold.end_at,
+      timezone: hold.timezone,
+      assignee_ids: crew,
+      hold_id: hold.id,
+    },
+    spend: async (visitId) => {
+      await repository.endHold(tx.db, tx.accountId, hold.id, { visit_id: visitId, updated_at: now.toISOString() });
+    },
+  };
+};

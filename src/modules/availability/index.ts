@@ -10,5 +10,13 @@ export {
   type Slot,
 } from './availability.schemas.js';
 export { listSlots } from './availability.service.js';
-export { bookHold, type BookingInput, createHold, getHold, presentHold, releaseHold } from './holds.service.js';
+export {
+  bookHold,
+  type BookingInput,
+  createHold,
+  getHold,
+  presentHold,
+  releaseHold,
+  resolveHold,
+} from './holds.service.js';
 export { findHoldOfKey } from './availability.repository.js';

@@ -25,5 +25,6 @@ export {
   presentVisits,
   removeVisitAssignee,
   updateVisit,
+  type HoldResolver,
   type VisitWriteOptions,
 } from './visits.service.js';

@@ -174,21 +174,26 @@ const writable = {
   metadata: Type.Optional(MetadataSchema),
 };
 
+const holdId = Type.Optional(
+  ReferenceSchema(
+    'Book from an availability hold of this key: the visit takes its instants, zone and crew (no time field, timezone or assignee_ids beside it).',
+  ),
+);
+
 /** A visit as `POST /v1/jobs` takes it in `visits`: the job is the one being made. */
-export const JobVisitInput = Type.Object(writable, {
-  additionalProperties: false,
-  description: 'A visit of the job being created.',
-});
+export const JobVisitInput = Type.Object(
+  { ...writable, hold_id: holdId },
+  {
+    additionalProperties: false,
+    description: 'A visit of the job being created.',
+  },
+);
 
 export const CreateVisitBody = Type.Object(
   {
     job_id: ReferenceSchema('The job; it must not be completed or canceled. Cannot change.'),
     ...writable,
-    hold_id: Type.Optional(
-      ReferenceSchema(
-        'Book from an availability hold of this key: the visit takes its instants, zone and crew (no time field, timezone or assignee_ids beside it).',
-      ),
-    ),
+    hold_id: holdId,
   },
   { additionalProperties: false },
 );

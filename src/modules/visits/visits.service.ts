@@ -40,8 +40,22 @@ import type { UpdateVisitInput, Visit, VisitConflict, VisitInput } from './visit
 /** How a write treats overlaps with an assignee's other visits: `reject` makes them a 409 CONFLICT. */
 export type OnConflict = 'allow' | 'reject';
 
+/**
+ * Books a visit from an availability hold (docs/api-contract.md §28), in the visit's transaction: checks the
+ * hold and its crew's time, and answers the visit to make (the hold's time, zone and crew) and what spends the
+ * hold once it is made. The availability module's, which stands above visits; callers pass it in.
+ */
+export type HoldResolver = (
+  tx: Context,
+  input: NewVisit & { hold_id: string },
+  job: { id: string; property_id: string | null },
+  prefix: string,
+) => Promise<{ visit: NewVisit; spend: (visitId: string) => Promise<void> }>;
+
 export interface VisitWriteOptions {
   onConflict?: OnConflict | undefined;
+  /** How a visit with hold_id is booked; without it, hold_id is refused. */
+  holds?: HoldResolver | undefined;
   /**
    * The write is a visit schedule's own (docs/api-contract.md §18): it does not mark a materialised visit
    * `is_exception`, as a change of its time or assignees through the API does.
@@ -215,8 +229,14 @@ export async function createVisitsForJob(
     assertJobTakesVisits(job);
     const zone = await defaultZoneOf(tx, job);
     const visits: Visit[] = [];
-    for (const [index, input] of inputs.entries()) {
+    for (const [index, given] of inputs.entries()) {
       const prefix = options.fieldPrefix?.(index) ?? '';
+      let input = given;
+      let spend: ((visitId: string) => Promise<void>) | undefined;
+      if (given.hold_id !== undefined) {
+        if (options.holds === undefined) throw fieldError(`${prefix}hold_id`, 'cannot book a visit here');
+        ({ visit: input, spend } = await options.holds(tx, { ...given, hold_id: given.hold_id }, job, prefix));
+      }
       if (
         options.skipExistingOccurrences &&
         input.schedule_id !== undefined &&
@@ -278,6 +298,7 @@ export async function createVisitsForJob(
       if (assignees.length > 0) await repository.replaceAssignees(tx.db, row, assignees, now);
       const visit = await loadVisit(tx, { ...row, assignee_count: assignees.length });
       assertNoConflicts(visit, options.onConflict);
+      await spend?.(row.id);
       await recordEvent(tx, 'visit.created', visit);
       visits.push(visit);
     }
@@ -291,9 +312,7 @@ export async function createVisit(
   input: VisitInput & { job_id: string; hold_id?: string | undefined },
   options: VisitWriteOptions = {},
 ): Promise<Visit> {
-  const { job_id: jobId, hold_id: holdId, ...visit } = input;
-  // A booking goes through the availability module (the routes hand it the body); never here.
-  if (holdId !== undefined) throw fieldError('hold_id', 'books a visit only through POST /v1/visits');
+  const { job_id: jobId, ...visit } = input;
   return guardExternalId(ctx, 'visits', input.external_id, async () => {
     const [created] = await createVisitsForJob(ctx, jobId, [visit], options);
     return created as Visit;
