@@ -25,6 +25,11 @@ import { committedMinutes, type MemberTime, memberTimes, placeOf } from './membe
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
+/**
+ * Starts are offered up to two days before the end of the year 9999: a slot's end, and the day read around it,
+ * stay within the years every instant lies in (§32).
+ */
+const LAST_START = Date.parse('9999-12-29T00:00:00.000Z');
 
 export interface AccountBooking {
   timezone: string;
@@ -188,6 +193,7 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
   const limit = query.limit ?? 25;
   const earliest = ctx.clock.now().getTime() + settings.min_notice_minutes * MINUTE;
   const first = Math.max(window.from, earliest, after === undefined ? Number.NEGATIVE_INFINITY : after + 1);
+  window.to = Math.min(window.to, LAST_START);
   if (first >= window.to || members.length < crewSize) return { items: [], hasMore: false, nextCursor: null };
 
   const days = new LocalDays();

@@ -4,7 +4,7 @@
 // one wins and the other gets a 409. Holds record no events; a booking records visit.created.
 import { newId } from '../../core/deps.js';
 import { AppError, fieldError, invalidState, validationError, type ErrorDetail } from '../../core/errors.js';
-import { canonicalTimeZone, instantToLocal, normalizedInstant } from '../../core/time.js';
+import { canonicalTimeZone, checkYears, instantToLocal, normalizedInstant } from '../../core/time.js';
 import { fromJson, type Page } from '../../db/index.js';
 import type { AvailabilityHoldRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
@@ -136,14 +136,17 @@ export async function createHold(ctx: Context, input: CreateHoldInput): Promise<
       `is sooner than the account's notice: the first bookable start is ${account.settings.min_notice_minutes} minutes from now`,
     );
   const end = start + duration * MINUTE;
+  // The years 0001–9999 (§32), the end included.
+  checkYears('start_at', new Date(start).toISOString(), zone);
+  checkYears('duration_minutes', new Date(end).toISOString(), zone);
   const ids = input.team_member_ids;
   return inTransaction(ctx, async (tx) => {
-    // The crew's rows, locked in id order: the one order every hold and booking takes.
-    const sorted = [...ids].sort();
-    await membersOf(tx, sorted, 'team_member_ids', true).catch((error: unknown) => {
-      throw renumbered(error, sorted, ids);
-    });
-    const members = await membersOf(tx, ids, 'team_member_ids');
+    await membersOf(tx, ids, 'team_member_ids');
+    // The crew's rows, locked in id order (the one order every hold and booking takes), read again once locked.
+    const locked = new Map(
+      (await membersOf(tx, [...ids].sort(), 'team_member_ids', true)).map((member) => [member.id, member]),
+    );
+    const members = ids.map((id) => locked.get(id) as BookingMember);
     const active = await repository.activeHoldsOfKey(tx.db, tx.accountId, keyId, now.toISOString(), MAX_ACTIVE_HOLDS);
     if (active.length >= MAX_ACTIVE_HOLDS)
       throw invalidState(
@@ -171,18 +174,6 @@ export async function createHold(ctx: Context, input: CreateHoldInput): Promise<
     await repository.insertHold(tx.db, row, ids);
     return presentHold(row, now);
   });
-}
-
-/** A 422 about the sorted list, renumbered to the fields of the list as sent. */
-function renumbered(error: unknown, sorted: string[], sent: string[]): unknown {
-  if (!(error instanceof AppError) || error.details === undefined) return error;
-  return validationError(
-    error.details.map((detail) => {
-      const index = Number(/\[(\d+)\]/.exec(detail.field)?.[1]);
-      const at = Number.isNaN(index) ? -1 : sent.indexOf(sorted[index] as string);
-      return at < 0 ? detail : { ...detail, field: `team_member_ids[${at}]` };
-    }),
-  );
 }
 
 function requireHold(ctx: Context, id: string): Promise<AvailabilityHoldRow> {

@@ -4,6 +4,9 @@
 import { Temporal } from '@js-temporal/polyfill';
 
 const MINUTE = 60_000;
+/** The day after 9999-12-31: later than every date as text, and the end of the last day (§32's years). */
+const AFTER_LAST_DATE = '9999-12-32';
+const AFTER_LAST_MILLIS = Date.parse('+010000-01-01T00:00:00.000Z');
 
 interface DayInfo {
   /** Epoch ms of the day's first instant. */
@@ -19,6 +22,8 @@ export class LocalDays {
   private info(zone: string, date: string): DayInfo {
     const key = `${zone}|${date}`;
     let found = this.days.get(key);
+    if (found === undefined && date === AFTER_LAST_DATE)
+      return { midnight: AFTER_LAST_MILLIS, regular: true, date: Temporal.PlainDate.from('9999-12-31') };
     if (found === undefined) {
       const plain = Temporal.PlainDate.from(date);
       const start = plain.toZonedDateTime({ timeZone: zone });
@@ -71,6 +76,7 @@ export class LocalDays {
 
   /** The calendar date after `date` (plain date arithmetic: no zone is involved). */
   nextDate(date: string): string {
+    if (date >= '9999-12-31') return AFTER_LAST_DATE;
     const next = new Date(Date.parse(`${date}T00:00:00.000Z`) + 1440 * MINUTE).toISOString();
     return next.slice(0, 10);
   }
