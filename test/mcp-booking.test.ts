@@ -156,3 +156,21 @@ test('book_slot with client_id makes the job too, which needs jobs:write; withou
   const job = await context.request('GET', `/v1/jobs/${made.structuredContent!.result.job_id}`, { key });
   assert.equal(job.body.data.title, 'New job');
 });
+
+test('hold_slot repeated with the same arguments answers the same hold while it is active, a new one once released', async () => {
+  const client = await connect(key);
+  const args = { start_at: '2030-03-06T16:00:00Z', duration_minutes: 60, team_member_ids: [memberId] };
+  const first = await call(client, 'hold_slot', args);
+  assert.equal(first.isError, undefined, JSON.stringify(first.structuredContent));
+  const again = await call(client, 'hold_slot', args);
+  assert.equal(again.structuredContent!.result.id, first.structuredContent!.result.id);
+  assert.equal(again.structuredContent!.replayed, true);
+  const released = await context.request('DELETE', `/v1/availability/holds/${first.structuredContent!.result.id}`, {
+    key,
+  });
+  assert.equal(released.status, 200, released.text);
+  const fresh = await call(client, 'hold_slot', args);
+  assert.equal(fresh.isError, undefined, JSON.stringify(fresh.structuredContent));
+  assert.notEqual(fresh.structuredContent!.result.id, first.structuredContent!.result.id);
+  assert.equal(fresh.structuredContent!.result.active, true);
+});

@@ -46,7 +46,11 @@ export const AVAILABILITY_TOOLS: Tool[] = [
     kind: 'write',
     input: objectSchema(CreateHoldBody),
     run: (ctx, args) => createHold(ctx, args as never),
-    touches: (args) => refsOf('team_member', ...(Array.isArray(args.team_member_ids) ? args.team_member_ids : [])),
+    // A repeat answers the same hold only while it is as this call left it (not released, booked or expired).
+    touches: (args, result) => [
+      ...refsOf('team_member', ...(Array.isArray(args.team_member_ids) ? args.team_member_ids : [])),
+      ...refOf('availability_hold', result),
+    ],
   },
   {
     name: 'book_slot',
@@ -91,7 +95,11 @@ export const AVAILABILITY_TOOLS: Tool[] = [
         ...(str(args.instructions) !== undefined ? { instructions: str(args.instructions) } : {}),
       } as never);
     },
-    touches: (args, result) => [...refsOf('job', args.job_id), ...refOf('visit', result)],
+    touches: (args, result) => [
+      ...refsOf('availability_hold', args.hold_id),
+      ...refsOf('job', args.job_id),
+      ...refOf('visit', result),
+    ],
   },
 ];
 
