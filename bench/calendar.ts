@@ -186,6 +186,7 @@ async function seedAccount(
             schedule_id: null,
             occurrence_key: null,
             is_exception: 0,
+            hold_id: null,
             external_id: null,
             metadata: '{}',
             created_at: now,

@@ -45,6 +45,7 @@ export const MODULE_ORDER = [
   'visits',
   'visit-schedules',
   'jobs',
+  'availability',
   'invoices',
   'sent-documents',
   'recurring-invoices',

@@ -72,6 +72,15 @@ import { recurringInvoiceRoutes } from './modules/recurring-invoices/recurring-i
 import { RecurringInvoiceSchema } from './modules/recurring-invoices/index.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from './modules/events/index.js';
+import { availabilityRoutes } from './modules/availability/availability.routes.js';
+import { availabilityExceptionRoutes } from './modules/availability/exceptions.routes.js';
+import {
+  AvailabilityExceptionSchema,
+  bookHold,
+  HoldSchema,
+  resolveHold,
+  SlotSchema,
+} from './modules/availability/index.js';
 
 /** An API answer is data, never a page: no sniffing, framing or referrers; HTTPS remembered. */
 const SECURITY_HEADERS = {
@@ -127,6 +136,11 @@ const API_TAGS = [
   { name: 'Webhooks', description: 'The requests BMS sends to your endpoints.' },
   { name: 'Account', description: 'The business profile and logo printed on documents.' },
   { name: 'Team members', description: 'The people of the business who are assigned work.' },
+  {
+    name: 'Availability exceptions',
+    description: 'Time off and extra hours of team members, beside their weekly working hours.',
+  },
+  { name: 'Availability', description: 'Bookable slots, and holds that keep one for a key until it books.' },
   {
     name: 'API keys',
     description: 'Keys made, limited, rolled and revoked through the API, never beyond the calling key.',
@@ -216,6 +230,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     ApiKeySchema,
     ProductSchema,
     TaxRateSchema,
+    AvailabilityExceptionSchema,
+    SlotSchema,
+    HoldSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -294,8 +311,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(serviceRequestRoutes);
   await app.register(quoteRoutes(quoteActions));
   await app.register(quotePreviewRoutes);
-  await app.register(jobRoutes);
-  await app.register(visitRoutes, { project: projectOccurrences });
+  await app.register(jobRoutes(resolveHold));
+  await app.register(visitRoutes, { project: projectOccurrences, book: bookHold });
   await app.register(visitScheduleRoutes);
   await app.register(invoiceRoutes(invoiceActions));
   await app.register(invoicePreviewRoutes);
@@ -310,6 +327,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(productRoutes);
   await app.register(taxRateRoutes);
   if (clock instanceof TestClock) await app.register(testClockRoutes(clock, workerPasses));
+
+  await app.register(availabilityExceptionRoutes);
+  await app.register(availabilityRoutes);
   // The MCP server (docs/api-contract.md §20), authenticated and rate-limited by the same hook as /v1.
   await app.register(mcpRoutes(AUTHENTICATED_HEADERS));
   await app.register(hubRoutes({ links: config, limiter }), { prefix: '/hub' });

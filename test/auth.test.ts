@@ -63,6 +63,10 @@ const SCOPES = [
   // Contract section 23: recurring invoices.
   'recurring_invoices:read',
   'recurring_invoices:write',
+
+  // Contract section 28: availability and booking.
+  'availability:read',
+  'availability:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -187,6 +191,18 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/recurring-invoices/:id/pause': 'recurring_invoices:write',
   'POST /v1/recurring-invoices/:id/resume': 'recurring_invoices:write',
   'GET /v1/recurring-invoices/:id/occurrences': 'recurring_invoices:read',
+
+  // Contract section 28.
+  'GET /v1/availability-exceptions': 'team:read',
+  'POST /v1/availability-exceptions': 'team:write',
+  'GET /v1/availability-exceptions/:id': 'team:read',
+  'PUT /v1/availability-exceptions/:id': 'team:write',
+  'DELETE /v1/availability-exceptions/:id': 'team:write',
+  'GET /v1/availability': 'availability:read',
+  'POST /v1/availability/holds': 'availability:write',
+  'GET /v1/availability/holds': 'availability:read',
+  'GET /v1/availability/holds/:id': 'availability:read',
+  'DELETE /v1/availability/holds/:id': 'availability:write',
 };
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
@@ -206,6 +222,8 @@ const ACTION_BODIES: Record<string, () => unknown> = {
 const ROUTE_QUERIES: Record<string, string> = {
   '/v1/visit-schedules/:id/occurrences': '?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z',
   '/v1/recurring-invoices/:id/occurrences': '?from=2026-01-01&to=2026-02-01',
+
+  '/v1/availability': '?duration_minutes=60&from_date=2031-01-06&to_date=2031-01-06',
 };
 
 /** A body that creates one object per collection; later ones may use the ids made before them. */
@@ -225,7 +243,11 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   // A second invoice, marked sent before the payment is made (see `before`).
   '/v1/payments': () => ({ invoice_id: payableInvoiceId, amount: 100, method: 'cash' }),
   '/v1/webhook-endpoints': () => ({ url: 'http://127.0.0.1:9/hooks', enabled_events: ['invoice.*'] }),
-  '/v1/team-members': () => ({ name: 'Owner Member', email: 'member@example.com' }),
+  '/v1/team-members': () => ({
+    name: 'Owner Member',
+    email: 'member@example.com',
+    working_hours: [{ day: 'TU', start: '08:00', end: '17:00' }],
+  }),
   '/v1/api-keys': () => ({ name: 'Owner key', scopes: ['clients:read'] }),
   '/v1/visits': (ids) => ({ job_id: ids.get('/v1/jobs') }),
   '/v1/visit-schedules': (ids) => ({
@@ -239,6 +261,16 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
     client_id: ids.get('/v1/clients'),
     invoice: { line_items: [{ description: 'Plan', quantity: 1, unit_amount: 1000 }] },
     recurrence: { rrule: 'FREQ=WEEKLY', start_date: '2026-01-05' },
+  }),
+  '/v1/availability-exceptions': (ids) => ({
+    team_member_id: ids.get('/v1/team-members'),
+    start_at: '2031-01-06T09:00:00Z',
+    duration_minutes: 60,
+  }),
+  '/v1/availability/holds': (ids) => ({
+    start_at: '2031-01-07T09:00:00Z',
+    duration_minutes: 60,
+    team_member_ids: [ids.get('/v1/team-members')],
   }),
 };
 

@@ -614,7 +614,29 @@ const CATALOGUE: Record<string, Row> = {
       (await api('DELETE', `/v1/tax-rates/${(await api('POST', '/v1/tax-rates', { name: 'Gone', percentage: 1 })).id}`))
         .id,
   },
+  'availability_exception.created': {
+    act: async () => (await timeOff()).id,
+    path: (id) => `/v1/availability-exceptions/${id}`,
+  },
+  'availability_exception.updated': {
+    act: async () => (await api('PUT', `/v1/availability-exceptions/${(await timeOff()).id}`, { reason: 'Moved' })).id,
+    path: (id) => `/v1/availability-exceptions/${id}`,
+    changed: ['reason'],
+  },
+  'availability_exception.deleted': {
+    act: async () => (await api('DELETE', `/v1/availability-exceptions/${(await timeOff()).id}`)).id,
+  },
 };
+
+/** A member's afternoon off (contract section 28). */
+async function timeOff() {
+  const member = await api('POST', '/v1/team-members', { name: 'Resting member' });
+  return api('POST', '/v1/availability-exceptions', {
+    team_member_id: member.id,
+    start_at: '2030-01-07T13:00:00Z',
+    end_at: '2030-01-07T17:00:00Z',
+  });
+}
 
 /** A job's weekly visit schedule (contract section 18). */
 async function recurringInvoice() {
@@ -711,6 +733,10 @@ const CONTRACT_TYPES = [
   'tax_rate.created',
   'tax_rate.updated',
   'tax_rate.deleted',
+  // Contract section 28.
+  'availability_exception.created',
+  'availability_exception.updated',
+  'availability_exception.deleted',
 ];
 
 test('the catalogue covers the closed list of the contract, and the OpenAPI document declares each type', async () => {

@@ -37,6 +37,9 @@ const ALL_TOOLS = [
   'find_properties',
   'find_service_requests',
   'create_service_request',
+  'find_slots',
+  'hold_slot',
+  'book_slot',
 ].sort();
 const READ_ONLY_TOOLS = [
   'find_clients',
@@ -52,6 +55,7 @@ const READ_ONLY_TOOLS = [
   'find_team_members',
   'find_properties',
   'find_service_requests',
+  'find_slots',
 ].sort();
 const CONFIRMED_TOOLS = ['record_payment', 'refund_payment', 'send_invoice', 'send_quote'];
 const READ_SCOPES = [
@@ -65,6 +69,7 @@ const READ_SCOPES = [
   'jobs:read',
   'team:read',
   'requests:read',
+  'availability:read',
 ] as const;
 
 const clock = new ManualClock(new Date('2026-11-25T12:00:00.000Z'));

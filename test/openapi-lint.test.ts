@@ -139,6 +139,18 @@ const OPERATIONS: Array<[string, string]> = [
   ['POST /v1/recurring-invoices/{id}/pause', 'pauseRecurringInvoice'],
   ['POST /v1/recurring-invoices/{id}/resume', 'resumeRecurringInvoice'],
   ['GET /v1/recurring-invoices/{id}/occurrences', 'listRecurringInvoiceOccurrences'],
+
+  // Contract section 28.
+  ['GET /v1/availability-exceptions', 'listAvailabilityExceptions'],
+  ['POST /v1/availability-exceptions', 'createAvailabilityException'],
+  ['GET /v1/availability-exceptions/{id}', 'getAvailabilityException'],
+  ['PUT /v1/availability-exceptions/{id}', 'updateAvailabilityException'],
+  ['DELETE /v1/availability-exceptions/{id}', 'deleteAvailabilityException'],
+  ['GET /v1/availability', 'listAvailability'],
+  ['POST /v1/availability/holds', 'createAvailabilityHold'],
+  ['GET /v1/availability/holds', 'listAvailabilityHolds'],
+  ['GET /v1/availability/holds/{id}', 'getAvailabilityHold'],
+  ['DELETE /v1/availability/holds/{id}', 'releaseAvailabilityHold'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

@@ -43,6 +43,8 @@ import {
 import { listTaxRatesPlan, TAX_RATE_SORTS } from '../src/modules/catalog/tax-rates.repository.js';
 import { DELIVERY_SORTS, listDeliveriesPlan } from '../src/modules/events/webhooks.repository.js';
 import type { ListPlan } from '../src/db/list-plan.js';
+import { listExceptionsPlan } from '../src/modules/availability/exceptions.repository.js';
+import { timestampSorts } from '../src/db/keyset.js';
 import type { ClientRow } from '../src/db/types.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { onPostgres } from './helpers/database.js';
@@ -622,6 +624,19 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     'team_members_external_id_idx',
     true,
   ],
+  // Contract section 28: availability exceptions.
+  [
+    'availability exceptions, default sort',
+    () => listExceptionsPlan(db(), documentAccountId, {}, pageRequest({}, timestampSorts())).query,
+    'availability_exceptions_account_created_at_idx',
+    false,
+  ],
+  [
+    'availability exceptions, team_member_id',
+    () => listExceptionsPlan(db(), documentAccountId, { team_member_id: ID }, pageRequest({}, timestampSorts())).query,
+    'availability_exceptions_member_start_at_idx',
+    true,
+  ],
   // Contract section 19: products and tax rates.
   [
     'products, default sort',
@@ -714,6 +729,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'visit_schedules',
     'visit_schedule_assignees',
     'webhook_deliveries',
+    'availability_exceptions',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text

@@ -35,6 +35,8 @@ import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.
 
 import * as accountLocale from './migrations/20261128210000_account_locale.js';
 
+import * as availability from './migrations/20261129020000_availability.js';
+
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
   '20261121000000_foundation': foundation,
@@ -71,6 +73,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261128210000_account_locale': accountLocale,
 
   '20261129010000_recurring_invoices': recurringInvoices,
+
+  '20261129020000_availability': availability,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -39,6 +39,10 @@ export interface AccountsTable {
   default_tax_rate_ids: JsonText;
   prices_include_tax: number;
   rounding: string;
+  /** docs/api-contract.md §28: a JSON array of {day, start, end}; [] until set. */
+  working_hours: Generated<JsonText>;
+  /** docs/api-contract.md §28: the booking settings as set (JSON), null for every default. */
+  booking: JsonText | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -399,6 +403,12 @@ export interface TeamMembersTable {
   timezone: string;
   /** 1 or 0 (an integer on both engines). */
   active: number;
+  /** docs/api-contract.md §28: a JSON array of {day, start, end}, or null: the account's. */
+  working_hours: JsonText | null;
+  /** 1 or 0: offered by availability when not named. */
+  bookable: Generated<number>;
+  hourly_cost_amount: number | null;
+  hourly_rate_amount: number | null;
   external_id: string | null;
   metadata: JsonText;
   created_at: Timestamp;
@@ -437,10 +447,61 @@ export interface VisitsTable {
   occurrence_key: string | null;
   /** 1 or 0. */
   is_exception: number;
+  /** The availability hold the visit was booked from (docs/api-contract.md §28). */
+  hold_id: string | null;
   external_id: string | null;
   metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** Time off or extra hours of one member (docs/api-contract.md §28). */
+export interface AvailabilityExceptionsTable {
+  id: string;
+  account_id: string;
+  team_member_id: string;
+  kind: string;
+  all_day: number;
+  timezone: string;
+  start_at: Timestamp;
+  end_at: Timestamp;
+  start_date: DateText | null;
+  end_date: DateText | null;
+  reason: string | null;
+  external_id: string | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A time held for a crew by one key (docs/api-contract.md §28). */
+export interface AvailabilityHoldsTable {
+  id: string;
+  account_id: string;
+  api_key_id: string;
+  start_at: Timestamp;
+  end_at: Timestamp;
+  timezone: string;
+  duration_minutes: number;
+  property_id: string | null;
+  team_member_ids: JsonText;
+  expires_at: Timestamp;
+  visit_id: string | null;
+  released_at: Timestamp | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A member of a hold while it is active: the hold as a commitment, read per member and time. */
+export interface AvailabilityHoldMembersTable {
+  account_id: string;
+  hold_id: string;
+  team_member_id: string;
+  start_at: Timestamp;
+  end_at: Timestamp;
+  expires_at: Timestamp;
+  property_id: string | null;
 }
 
 export interface TaxRatesTable {
@@ -565,9 +626,15 @@ export interface Tables {
   products: ProductsTable;
   visit_spans: VisitSpansTable;
   recurring_invoices: RecurringInvoicesTable;
+
+  availability_exceptions: AvailabilityExceptionsTable;
+  availability_holds: AvailabilityHoldsTable;
+  availability_hold_members: AvailabilityHoldMembersTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
+export type AvailabilityExceptionRow = Selectable<AvailabilityExceptionsTable>;
+export type AvailabilityHoldRow = Selectable<AvailabilityHoldsTable>;
 export type AccountLogoRow = Selectable<AccountLogosTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKeyRow = Insertable<ApiKeysTable>;

@@ -62,6 +62,13 @@ function errorEnvelope(codes: readonly ErrorCode[], description: string) {
               visit_id: Type.Optional(Type.String({ description: 'Conflicts: the other visit.' })),
               start_at: Type.Optional(Type.String({ description: 'Conflicts: when the other visit starts.' })),
               end_at: Type.Optional(Type.String({ description: 'Conflicts: when the other visit ends.' })),
+              // A hold or booking refused (docs/api-contract.md §28): why the member is not free then.
+              reason: Type.Optional(
+                Type.String({
+                  description: 'Holds and bookings: visit, hold, time_off, outside_hours or inactive.',
+                  example: 'visit',
+                }),
+              ),
             }),
           ),
         ),

@@ -73,6 +73,11 @@ export const EVENT_TYPES = [
   'recurring_invoice.paused',
   'recurring_invoice.resumed',
   'recurring_invoice.ended',
+
+  // docs/api-contract.md §28: availability exceptions (holds record no events; bookings are visit.created).
+  'availability_exception.created',
+  'availability_exception.updated',
+  'availability_exception.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -96,6 +101,8 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   product: 'Product',
   tax_rate: 'TaxRate',
   recurring_invoice: 'RecurringInvoice',
+
+  availability_exception: 'AvailabilityException',
 };
 
 export function isEventType(value: string): value is EventType {

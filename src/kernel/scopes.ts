@@ -43,6 +43,10 @@ export const SCOPES = [
   // Version 4 (docs/api-contract.md §23): recurring invoices.
   'recurring_invoices:read',
   'recurring_invoices:write',
+
+  // Version 4 (docs/api-contract.md §28): availability and booking.
+  'availability:read',
+  'availability:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

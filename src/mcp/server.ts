@@ -13,7 +13,7 @@ import {
 import type { ValidateFunction } from 'ajv';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, withFieldPath } from '../core/errors.js';
-import type { AuthContext } from '../kernel/auth-context.js';
+import { type AuthContext, insufficientScope } from '../kernel/auth-context.js';
 import type { Context } from '../kernel/context.js';
 import { auth, contextOf } from '../http/auth.js';
 import { schemaCompiler, toDetails } from '../http/validation.js';
@@ -123,7 +123,12 @@ async function askConfirmation(ctx: Context, tool: Tool, args: Record<string, un
 }
 
 /** One tools/call of a tool the key can see: validated, then read, previewed, written once, or confirmed. */
-async function callTool(ctx: Context, tool: Tool, rawArgs: Record<string, unknown>): Promise<ToolResult> {
+async function callTool(
+  ctx: Context,
+  tool: Tool,
+  rawArgs: Record<string, unknown>,
+  scopes: ReadonlySet<string>,
+): Promise<ToolResult> {
   const validate = validators.get(tool.name)!;
   if (!validate(rawArgs))
     return refusal(
@@ -133,6 +138,9 @@ async function callTool(ctx: Context, tool: Tool, rawArgs: Record<string, unknow
     );
   const { dry_run: dry, confirmation_token: token, ...args } = rawArgs;
   try {
+    // Scopes that these arguments need beyond the tool's own (book_slot making its job needs jobs:write).
+    const missing = tool.needsFor?.(args).find((scope) => !scopes.has(scope));
+    if (missing !== undefined) throw insufficientScope(missing);
     if (tool.kind === 'read') return answer({ result: await tool.run(ctx, args) });
     if (tool.kind === 'preview')
       return answer({ preview: true, result: await dryRun(ctx, (tx) => tool.run(tx, args)) });
@@ -179,7 +187,7 @@ function serverFor(ctx: Context, caller: AuthContext): Server {
     const tool = visible.find((candidate) => candidate.name === request.params.name);
     // A tool the key cannot see is a protocol error, exactly as an unknown one (docs/api-contract.md §21).
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return callTool(ctx, tool, (request.params.arguments ?? {}) as Record<string, unknown>);
+    return callTool(ctx, tool, (request.params.arguments ?? {}) as Record<string, unknown>, caller.scopes);
   });
   return server;
 }

@@ -23,6 +23,8 @@ export interface Tool {
   scope: Scope;
   /** Scopes needed beyond `scope` (the REST body's links: a job from a quote also converts the quote). */
   alsoNeeds?: Scope[];
+  /** Scopes that some arguments need beyond these (checked per call; the tool stays listed without them). */
+  needsFor?(args: Args): Scope[];
   kind: ToolKind;
   /** The arguments' JSON schema, without dry_run and confirmation_token (added by the server). */
   input: JsonSchema;

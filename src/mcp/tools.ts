@@ -22,6 +22,7 @@ import {
 import { createQuote, CreateQuoteBody, getQuote, SENDABLE_QUOTE } from '../modules/quotes/index.js';
 import { sendDocument } from '../modules/sent-documents/index.js';
 import type { Context } from '../kernel/context.js';
+import { AVAILABILITY_TOOLS } from './availability-tools.js';
 import { FIELD_TOOLS } from './field-tools.js';
 import { VISIT_TOOLS } from './visit-tools.js';
 import { formatMoney } from './present.js';
@@ -336,4 +337,5 @@ export const TOOLS: Tool[] = [
     run: (ctx) => getAccount(ctx.db, ctx.accountId),
   },
   ...FIELD_TOOLS,
+  ...AVAILABILITY_TOOLS,
 ];

@@ -4,6 +4,7 @@
 import { isUuid } from '../core/deps.js';
 import { AppError } from '../core/errors.js';
 import { lockedIf } from '../db/index.js';
+import { getHold } from '../modules/availability/index.js';
 import { getProduct } from '../modules/catalog/index.js';
 import { getClient } from '../modules/clients/index.js';
 import { getInvoice, getPayment } from '../modules/invoices/index.js';
@@ -28,6 +29,7 @@ const KINDS = {
   property: { table: 'properties', read: getProperty },
   service_request: { table: 'service_requests', read: getServiceRequest },
   product: { table: 'products', read: getProduct },
+  availability_hold: { table: 'availability_holds', read: getHold },
 } as const;
 
 export type ObjectKind = keyof typeof KINDS;

@@ -470,6 +470,8 @@ export interface Visit {
   occurrence_key: string | null;
   /** Changed apart from its schedule. */
   is_exception: boolean;
+  /** The availability hold it was booked from (docs/api-contract.md §28). */
+  hold_id: string | null;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -554,6 +556,8 @@ export interface VisitListItem {
   occurrence_key: string | null;
   /** Changed apart from its schedule. */
   is_exception: boolean;
+  /** The availability hold it was booked from (docs/api-contract.md §28). */
+  hold_id: string | null;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -1550,14 +1554,49 @@ export interface RecurringInvoiceEvent {
   data: RecurringInvoiceEventData;
 }
 
+/** Who caused the event (docs/api-contract.md §20). */
+export interface AvailabilityExceptionEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface AvailabilityExceptionEventData {
+  object: AvailabilityException;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
+}
+
+/** An event of type availability_exception.created, availability_exception.updated, availability_exception.deleted: its data.object is the AvailabilityException. */
+export interface AvailabilityExceptionEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: AvailabilityExceptionEventActor;
+  data: AvailabilityExceptionEventData;
+}
+
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -1569,7 +1608,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -1656,6 +1695,37 @@ export interface AccountAddress {
   country: string | null;
 }
 
+export interface AccountWorkingHour {
+  /** The weekday: MO, TU, WE, TH, FR, SA or SU. */
+  day: "MO" | "TU" | "WE" | "TH" | "FR" | "SA" | "SU";
+  /** Local start, HH:MM. */
+  start: string;
+  /** Local end, HH:MM after start (24:00 allowed). */
+  end: string;
+}
+
+/** Travel time between commitments. */
+export interface AccountBookingTravel {
+  /** none: no travel time; straight_line: the great-circle distance between properties’ locations at speed_kmh (an estimate; no routing service is called). Default none. */
+  mode: "none" | "straight_line";
+  /** The assumed speed of travel, km/h. 5–150, default 30. */
+  speed_kmh: number;
+  /** Travel assumed when a place has no location. 0–240, default 30. */
+  unknown_location_minutes: number;
+}
+
+/** How GET /v1/availability offers slots. */
+export interface AccountBooking {
+  /** Minutes between offered starts (on the local clock, from midnight). 5–240, default 30. */
+  slot_step_minutes: number;
+  /** How soon after now the first start may be. 0–10080, default 60. */
+  min_notice_minutes: number;
+  /** Minutes kept free between two commitments of a member. 0–240, default 0. */
+  buffer_minutes: number;
+  /** Travel time between commitments. */
+  travel: AccountBookingTravel;
+}
+
 /** The business: how its invoices and quotes present it. */
 export interface Account {
   /** Unique identifier (UUIDv7). */
@@ -1691,12 +1761,25 @@ export interface Account {
   prices_include_tax: boolean;
   /** The default of new documents: per_line rounds each line’s tax per rate; per_document rounds each rate’s total once and shares it over the lines. Default per_line. */
   rounding: "per_line" | "per_document";
+  /** The weekly hours of members whose own are null (docs/api-contract.md §28). Default []. */
+  working_hours: Array<AccountWorkingHour>;
+  /** How GET /v1/availability offers slots. */
+  booking: AccountBooking;
   /** Whether a logo is uploaded (PUT /v1/account/logo). */
   has_logo: boolean;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+}
+
+export interface TeamMemberWorkingHour {
+  /** The weekday: MO, TU, WE, TH, FR, SA or SU. */
+  day: "MO" | "TU" | "WE" | "TH" | "FR" | "SA" | "SU";
+  /** Local start, HH:MM. */
+  start: string;
+  /** Local end, HH:MM after start (24:00 allowed). */
+  end: string;
 }
 
 /** A person of the business who is assigned work. */
@@ -1719,6 +1802,14 @@ export interface TeamMember {
   timezone: string;
   /** Whether the member can be newly assigned work. Deactivate rather than delete a member who did work. */
   active: boolean;
+  /** Weekly hours on the local clock: at most 28 intervals, 4 a day, none overlapping. In the member’s timezone. null (the default): the account’s hours. */
+  working_hours: Array<TeamMemberWorkingHour> | null;
+  /** Whether GET /v1/availability offers the member when no team_member_id is named. Default true for role field, else false. */
+  bookable: boolean;
+  /** What an hour of the member costs the business, in minor units (job costing). Default null. */
+  hourly_cost_amount: number | null;
+  /** What an hour of the member is billed at, in minor units (job costing). Default null. */
+  hourly_rate_amount: number | null;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -1758,7 +1849,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -1841,6 +1932,100 @@ export interface TaxRate {
   active: boolean;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** Time off or extra hours of one team member. */
+export interface AvailabilityException {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "availability_exception". */
+  object: "availability_exception";
+  /** The member it concerns. Cannot change. */
+  team_member_id: string;
+  /** time_off removes bookable time; extra_hours adds it beside the weekly hours. Default time_off. */
+  kind: "time_off" | "extra_hours";
+  /** Whole local days (start_date to end_date). */
+  all_day: boolean;
+  /** An IANA time-zone name in its primary form, or UTC. */
+  timezone: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  start_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  end_at: string;
+  /** start_at on the local clock of timezone. */
+  local_start: string;
+  /** end_at on the local clock of timezone. */
+  local_end: string;
+  /** All-day only: the first day. */
+  start_date: string | null;
+  /** All-day only: the last day, inclusive. */
+  end_date: string | null;
+  /** Why (internal; never shown to customers). */
+  reason: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** A bookable time for a crew. */
+export interface Slot {
+  /** Always "slot". */
+  object: "slot";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  start_at: string;
+  /** start_at plus the duration, in real time. */
+  end_at: string;
+  /** start_at on the local clock of timezone. */
+  local_start: string;
+  /** end_at on the local clock of timezone. */
+  local_end: string;
+  /** An IANA time-zone name in its primary form, or UTC. */
+  timezone: string;
+  /** The crew offered (crew_size members). */
+  team_member_ids: Array<string>;
+  /** Every member free for the slot. */
+  available_team_member_ids: Array<string>;
+}
+
+/** A crew’s time kept for the key that made it, until it expires. */
+export interface AvailabilityHold {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "availability_hold". */
+  object: "availability_hold";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  start_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  end_at: string;
+  /** start_at on the local clock of timezone. */
+  local_start: string;
+  /** end_at on the local clock of timezone. */
+  local_end: string;
+  /** An IANA time-zone name in its primary form, or UTC. */
+  timezone: string;
+  duration_minutes: number;
+  /** Unique identifier (UUIDv7). */
+  property_id: string | null;
+  team_member_ids: Array<string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  expires_at: string;
+  /** From the clock: not booked, not released and not expired. */
+  active: boolean;
+  /** The visit booked from it. */
+  visit_id: string | null;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  released_at: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -2357,6 +2542,8 @@ export interface JobVisitParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Book from an availability hold of this key: the visit takes its instants, zone and crew (no time field, timezone or assignee_ids beside it). */
+  hold_id?: string;
 }
 
 /** The fields of JobCreateParams. */
@@ -2514,6 +2701,8 @@ export interface VisitCreateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Book from an availability hold of this key: the visit takes its instants, zone and crew (no time field, timezone or assignee_ids beside it). */
+  hold_id?: string;
   /** reject: a write that leaves the visit overlapping another of an assignee is a 409 CONFLICT. */
   on_conflict?: "allow" | "reject";
 }
@@ -3389,7 +3578,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -3436,7 +3625,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -3448,7 +3637,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -3504,6 +3693,35 @@ export interface AccountAddressParams {
   country?: string | null;
 }
 
+export interface AccountWorkingHourParams {
+  /** The weekday: MO, TU, WE, TH, FR, SA or SU. */
+  day: "MO" | "TU" | "WE" | "TH" | "FR" | "SA" | "SU";
+  /** Local start, HH:MM. */
+  start: string;
+  /** Local end, HH:MM after start (24:00 allowed). */
+  end: string;
+}
+
+export interface AccountBookingTravelParams {
+  /** none: no travel time; straight_line: the great-circle distance between properties’ locations at speed_kmh (an estimate; no routing service is called). Default none. */
+  mode?: "none" | "straight_line";
+  /** The assumed speed of travel, km/h. 5–150, default 30. */
+  speed_kmh?: number;
+  /** Travel assumed when a place has no location. 0–240, default 30. */
+  unknown_location_minutes?: number;
+}
+
+/** How GET /v1/availability offers slots; the fields named change, the others are kept. */
+export interface AccountBookingParams {
+  /** Minutes between offered starts (on the local clock, from midnight). 5–240, default 30. */
+  slot_step_minutes?: number;
+  /** How soon after now the first start may be. 0–10080, default 60. */
+  min_notice_minutes?: number;
+  /** Minutes kept free between two commitments of a member. 0–240, default 0. */
+  buffer_minutes?: number;
+  travel?: AccountBookingTravelParams;
+}
+
 /** Body of PUT /v1/account. */
 export interface AccountUpdateParams {
   /** The business’s name, as its documents and e-mails show it. */
@@ -3540,6 +3758,10 @@ export interface AccountUpdateParams {
   locale?: string;
   /** The PDFs’ paper: letter (8.5 × 11 in) or a4 (210 × 297 mm). null: follow the country (Letter in the US, Canada, Mexico, the Philippines, Chile, Colombia, Venezuela, Guatemala, Costa Rica, Panama, Nicaragua, El Salvador, Belize and Puerto Rico; A4 elsewhere). */
   paper_size?: "letter" | "a4" | null;
+  /** Weekly hours on the local clock: at most 28 intervals, 4 a day, none overlapping. The hours of every member whose own are null, on that member’s clock. Default []. */
+  working_hours?: Array<AccountWorkingHourParams>;
+  /** How GET /v1/availability offers slots; the fields named change, the others are kept. */
+  booking?: AccountBookingParams;
   /** The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
   timezone?: string;
 }
@@ -3576,6 +3798,15 @@ export interface TeamMemberListParams {
   external_id?: string;
 }
 
+export interface TeamMemberWorkingHourParams {
+  /** The weekday: MO, TU, WE, TH, FR, SA or SU. */
+  day: "MO" | "TU" | "WE" | "TH" | "FR" | "SA" | "SU";
+  /** Local start, HH:MM. */
+  start: string;
+  /** Local end, HH:MM after start (24:00 allowed). */
+  end: string;
+}
+
 /** Body of POST /v1/team-members. */
 export interface TeamMemberCreateParams {
   /** The member’s name. */
@@ -3592,6 +3823,14 @@ export interface TeamMemberCreateParams {
   timezone?: string;
   /** Whether the member can be newly assigned work. Deactivate rather than delete a member who did work. */
   active?: boolean;
+  /** Weekly hours on the local clock: at most 28 intervals, 4 a day, none overlapping. In the member’s timezone. null (the default): the account’s hours. */
+  working_hours?: Array<TeamMemberWorkingHourParams> | null;
+  /** Whether GET /v1/availability offers the member when no team_member_id is named. Default true for role field, else false. */
+  bookable?: boolean;
+  /** What an hour of the member costs the business, in minor units (job costing). Default null. */
+  hourly_cost_amount?: number | null;
+  /** What an hour of the member is billed at, in minor units (job costing). Default null. */
+  hourly_rate_amount?: number | null;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -3614,6 +3853,14 @@ export interface TeamMemberUpdateParams {
   timezone?: string;
   /** Whether the member can be newly assigned work. Deactivate rather than delete a member who did work. */
   active?: boolean;
+  /** Weekly hours on the local clock: at most 28 intervals, 4 a day, none overlapping. In the member’s timezone. null (the default): the account’s hours. */
+  working_hours?: Array<TeamMemberWorkingHourParams> | null;
+  /** Whether GET /v1/availability offers the member when no team_member_id is named. Default true for role field, else false. */
+  bookable?: boolean;
+  /** What an hour of the member costs the business, in minor units (job costing). Default null. */
+  hourly_cost_amount?: number | null;
+  /** What an hour of the member is billed at, in minor units (job costing). Default null. */
+  hourly_rate_amount?: number | null;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -3647,7 +3894,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3685,7 +3932,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3713,7 +3960,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3757,7 +4004,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3932,6 +4179,150 @@ export interface TaxRateUpdateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+}
+
+/** Query parameters of GET /v1/availability-exceptions. */
+export interface AvailabilityExceptionListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Only this member’s. */
+  team_member_id?: string;
+  /** time_off removes bookable time; extra_hours adds it beside the weekly hours. Default time_off. */
+  kind?: "time_off" | "extra_hours";
+  /** Only those ending after this instant. */
+  from?: string;
+  /** Only those starting before this instant. */
+  to?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
+}
+
+/** Body of POST /v1/availability-exceptions. */
+export interface AvailabilityExceptionCreateParams {
+  /** The member it concerns. Cannot change. */
+  team_member_id: string;
+  /** time_off removes bookable time; extra_hours adds it beside the weekly hours. Default time_off. */
+  kind?: "time_off" | "extra_hours";
+  /** true with start_date [+ end_date]: whole local days. */
+  all_day?: boolean;
+  /** The zone of the local form and of the dates; default the member’s. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
+  timezone?: string;
+  /** Form 1: an instant, with end_at or duration_minutes. */
+  start_at?: string;
+  /** Form 1: the end instant. */
+  end_at?: string;
+  /** Form 2: a local date-time in timezone, with local_end or duration_minutes. */
+  local_start?: string;
+  /** Form 2: the local end. */
+  local_end?: string;
+  duration_minutes?: number;
+  /** Form 3 (all_day: true): the first day. */
+  start_date?: string;
+  /** Form 3: the last day, inclusive; default start_date. */
+  end_date?: string;
+  /** Why (internal; never shown to customers). */
+  reason?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/availability-exceptions/{id}. */
+export interface AvailabilityExceptionUpdateParams {
+  /** time_off removes bookable time; extra_hours adds it beside the weekly hours. Default time_off. */
+  kind?: "time_off" | "extra_hours";
+  /** true with start_date [+ end_date]: whole local days. */
+  all_day?: boolean;
+  /** The zone of the local form and of the dates; default the member’s. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
+  timezone?: string;
+  /** Form 1: an instant, with end_at or duration_minutes. */
+  start_at?: string;
+  /** Form 1: the end instant. */
+  end_at?: string;
+  /** Form 2: a local date-time in timezone, with local_end or duration_minutes. */
+  local_start?: string;
+  /** Form 2: the local end. */
+  local_end?: string;
+  duration_minutes?: number;
+  /** Form 3 (all_day: true): the first day. */
+  start_date?: string;
+  /** Form 3: the last day, inclusive; default start_date. */
+  end_date?: string;
+  /** Why (internal; never shown to customers). */
+  reason?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Query parameters of GET /v1/availability. */
+export interface AvailabilityHoldListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** How long the work takes, in minutes (5–1,440); or give product_id. */
+  duration_minutes?: number;
+  /** A product whose duration_minutes is the length (422 when it has none). */
+  product_id?: string;
+  /** The window’s first instant (with to; at most 31 days). */
+  from?: string;
+  /** The window’s end instant: starts before it. */
+  to?: string;
+  /** The first local day of the window, in timezone. */
+  from_date?: string;
+  /** The last local day, inclusive (at most 31 days). */
+  to_date?: string;
+  /** Where the work is: travel is reckoned from and to it; its zone is the default. */
+  property_id?: string;
+  /** The clock the starts are on; default the property’s, then the account’s. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
+  timezone?: string;
+  /** Members needed together (1–10, default 1). */
+  crew_size?: number;
+  /** Comma-separated member ids (at most 20): only these, preferred in this order. */
+  team_member_id?: string;
+  /** Minutes between starts; default the account’s. */
+  step_minutes?: number;
+}
+
+/** Body of POST /v1/availability/holds. */
+export interface AvailabilityHoldCreateHoldParams {
+  /** The start, as a slot answered it (any offset). */
+  start_at: string;
+  /** How long the work takes, in minutes (5–1,440); or give product_id. */
+  duration_minutes?: number;
+  /** A product whose duration_minutes is the length (422 when it has none). */
+  product_id?: string;
+  /** The crew to hold (1–10 members), as a slot answered it. */
+  team_member_ids: Array<string>;
+  /** Where the work is: travel is reckoned from and to it; its zone is the default. */
+  property_id?: string | null;
+  /** The zone of the local mirrors and of the booked visit; default the property’s, then the account’s. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
+  timezone?: string;
+  /** How long it holds (60–900, default 600). */
+  expires_in_seconds?: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Query parameters of GET /v1/availability/holds. */
+export interface AvailabilityHoldListHoldsParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
 }
 
 /** clients: list, create, get, update, delete. */
@@ -4125,7 +4516,7 @@ Requires the scope `visits:read`. */
     return this.transport.list<VisitListItem>(`/v1/visits`, { ...params }, options);
   }
 
-  /** Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details).
+  /** Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details). With hold_id (an availability hold of this key) it takes the hold’s time, zone and crew: 409 INVALID_STATE for a spent, released or expired hold, 409 CONFLICT when the time was taken meanwhile.
 
 Requires the scope `visits:write`. */
   create(params: VisitCreateParams, options?: RequestOptions): Promise<WithResponse<Visit>> {
@@ -4652,6 +5043,76 @@ export class TaxRatesResource {
   }
 }
 
+/** availability-exceptions: list, create, get, update, delete. */
+export class AvailabilityExceptionsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List availability exceptions. Requires the scope `team:read`. */
+  list(params: AvailabilityExceptionListParams = {}, options?: RequestOptions): PagePromise<AvailabilityException> {
+    return this.transport.list<AvailabilityException>(`/v1/availability-exceptions`, { ...params }, options);
+  }
+
+  /** Create an availability exception. Requires the scope `team:write`. */
+  create(params: AvailabilityExceptionCreateParams, options?: RequestOptions): Promise<WithResponse<AvailabilityException>> {
+    return this.transport.request<AvailabilityException>('POST', `/v1/availability-exceptions`, { body: params }, options);
+  }
+
+  /** Get an availability exception. Requires the scope `team:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<AvailabilityException>> {
+    return this.transport.request<AvailabilityException>('GET', `/v1/availability-exceptions/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update an availability exception (partial: absent fields are kept, null clears). Requires the scope `team:write`. */
+  update(id: string, params: AvailabilityExceptionUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<AvailabilityException>> {
+    return this.transport.request<AvailabilityException>('PUT', `/v1/availability-exceptions/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete an availability exception. Requires the scope `team:write`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/availability-exceptions/${encodeURIComponent(id)}`, {}, options);
+  }
+}
+
+/** availability: list, createHold, listHolds, getHold, releaseHold. */
+export class AvailabilityResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** Find bookable slots. The starts on the local clock of timezone (multiples of the step from midnight; none in a spring-forward gap, a repeated fall-back time once) in the window (at most 31 days) and at least the account’s notice from now, at which crew_size members are free: within their hours and exceptions, clear of their visits, projected schedule occurrences and active holds by the buffer and travel time. One slot per start, by start_at.
+
+Requires the scope `availability:read`. */
+  list(params: AvailabilityHoldListParams = {}, options?: RequestOptions): PagePromise<Slot> {
+    return this.transport.list<Slot>(`/v1/availability`, { ...params }, options);
+  }
+
+  /** Hold a slot for a crew. Checks the time again for those members and keeps it for this key until expires_at (60–900 s, default 600): other keys see it busy and cannot see the hold. 409 CONFLICT names each member not free and why (visit, hold, time_off, outside_hours, inactive); an 11th active hold of the key is 409 INVALID_STATE. Records no event.
+
+Requires the scope `availability:write`. */
+  createHold(params: AvailabilityHoldCreateHoldParams, options?: RequestOptions): Promise<WithResponse<AvailabilityHold>> {
+    return this.transport.request<AvailabilityHold>('POST', `/v1/availability/holds`, { body: params }, options);
+  }
+
+  /** List this key’s active holds. At most 10: those of the calling key that are not booked, released or expired.
+
+Requires the scope `availability:read`. */
+  listHolds(params: AvailabilityHoldListHoldsParams = {}, options?: RequestOptions): PagePromise<AvailabilityHold> {
+    return this.transport.list<AvailabilityHold>(`/v1/availability/holds`, { ...params }, options);
+  }
+
+  /** Get a hold of this key. Another key’s hold is 404.
+
+Requires the scope `availability:read`. */
+  getHold(id: string, options?: RequestOptions): Promise<WithResponse<AvailabilityHold>> {
+    return this.transport.request<AvailabilityHold>('GET', `/v1/availability/holds/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Release a hold. The time is free again at once; 409 INVALID_STATE once booked.
+
+Requires the scope `availability:write`. */
+  releaseHold(id: string, options?: RequestOptions): Promise<WithResponse<AvailabilityHold>> {
+    return this.transport.request<AvailabilityHold>('DELETE', `/v1/availability/holds/${encodeURIComponent(id)}`, {}, options);
+  }
+}
+
 /** Every resource, as the properties of BmsClient. */
 export class Resources {
   readonly clients: ClientsResource;
@@ -4671,6 +5132,8 @@ export class Resources {
   readonly apiKeys: ApiKeysResource;
   readonly products: ProductsResource;
   readonly taxRates: TaxRatesResource;
+  readonly availabilityExceptions: AvailabilityExceptionsResource;
+  readonly availability: AvailabilityResource;
 
   constructor(transport: Transport) {
     this.clients = new ClientsResource(transport);
@@ -4690,5 +5153,7 @@ export class Resources {
     this.apiKeys = new ApiKeysResource(transport);
     this.products = new ProductsResource(transport);
     this.taxRates = new TaxRatesResource(transport);
+    this.availabilityExceptions = new AvailabilityExceptionsResource(transport);
+    this.availability = new AvailabilityResource(transport);
   }
 }

@@ -98,18 +98,28 @@ __all__ = [
     "RecurringInvoiceEventActor",
     "RecurringInvoiceEventData",
     "RecurringInvoiceEvent",
+    "AvailabilityExceptionEventActor",
+    "AvailabilityExceptionEventData",
+    "AvailabilityExceptionEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
     "Delivery",
     "AccountAddress",
+    "AccountWorkingHour",
+    "AccountBookingTravel",
+    "AccountBooking",
     "Account",
+    "TeamMemberWorkingHour",
     "TeamMember",
     "ApiKeyRateLimits",
     "ApiKeyCreatedBy",
     "ApiKey",
     "Product",
     "TaxRate",
+    "AvailabilityException",
+    "Slot",
+    "AvailabilityHold",
     "DeletedObject",
     "ClientAddressParams",
     "PropertyAddressParams",
@@ -143,6 +153,10 @@ __all__ = [
     "EventResendResult",
     "WebhookEndpointRecoverResult",
     "AccountAddressParams",
+    "AccountWorkingHourParams",
+    "AccountBookingTravelParams",
+    "AccountBookingParams",
+    "TeamMemberWorkingHourParams",
     "ApiKeyCreateResultRateLimits",
     "ApiKeyCreateResultCreatedBy",
     "ApiKeyCreateResult",
@@ -158,7 +172,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -473,6 +487,7 @@ class Visit(TypedDict):
     schedule_id: Optional[str]
     occurrence_key: Optional[str]
     is_exception: bool
+    hold_id: Optional[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
     created_at: str
@@ -519,6 +534,7 @@ class _VisitListItemRequired(TypedDict):
     schedule_id: Optional[str]
     occurrence_key: Optional[str]
     is_exception: bool
+    hold_id: Optional[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
     created_at: str
@@ -1302,9 +1318,40 @@ class RecurringInvoiceEvent(TypedDict):
     data: RecurringInvoiceEventData
 
 
+class AvailabilityExceptionEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _AvailabilityExceptionEventDataRequired(TypedDict):
+    object: AvailabilityException
+
+
+class AvailabilityExceptionEventData(_AvailabilityExceptionEventDataRequired, total=False):
+    """AvailabilityExceptionEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+    truncated: Literal[True]
+
+
+class AvailabilityExceptionEvent(TypedDict):
+    """An event of type availability_exception.created, availability_exception.updated, availability_exception.deleted: its data.object is the AvailabilityException."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["availability_exception.created", "availability_exception.updated", "availability_exception.deleted"]
+    created_at: str
+    account_id: str
+    actor: AvailabilityExceptionEventActor
+    data: AvailabilityExceptionEventData
+
+
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -1373,6 +1420,31 @@ class AccountAddress(TypedDict):
     country: Optional[str]
 
 
+class AccountWorkingHour(TypedDict):
+    """AccountWorkingHour"""
+
+    day: Literal["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+    start: str
+    end: str
+
+
+class AccountBookingTravel(TypedDict):
+    """Travel time between commitments."""
+
+    mode: Literal["none", "straight_line"]
+    speed_kmh: int
+    unknown_location_minutes: int
+
+
+class AccountBooking(TypedDict):
+    """How GET /v1/availability offers slots."""
+
+    slot_step_minutes: int
+    min_notice_minutes: int
+    buffer_minutes: int
+    travel: AccountBookingTravel
+
+
 class Account(TypedDict):
     """The business: how its invoices and quotes present it."""
 
@@ -1397,9 +1469,19 @@ class Account(TypedDict):
     default_tax_rate_ids: List[str]
     prices_include_tax: bool
     rounding: Literal["per_line", "per_document"]
+    working_hours: List[AccountWorkingHour]
+    booking: AccountBooking
     has_logo: bool
     created_at: str
     updated_at: str
+
+
+class TeamMemberWorkingHour(TypedDict):
+    """TeamMemberWorkingHour"""
+
+    day: Literal["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+    start: str
+    end: str
 
 
 class TeamMember(TypedDict):
@@ -1414,6 +1496,10 @@ class TeamMember(TypedDict):
     color: Optional[str]
     timezone: str
     active: bool
+    working_hours: Optional[List[TeamMemberWorkingHour]]
+    bookable: bool
+    hourly_cost_amount: Optional[int]
+    hourly_rate_amount: Optional[int]
     external_id: Optional[str]
     metadata: Dict[str, str]
     created_at: str
@@ -1442,7 +1528,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -1490,6 +1576,63 @@ class TaxRate(TypedDict):
     registration_number: Optional[str]
     active: bool
     external_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class AvailabilityException(TypedDict):
+    """Time off or extra hours of one team member."""
+
+    id: str
+    object: Literal["availability_exception"]
+    team_member_id: str
+    kind: Literal["time_off", "extra_hours"]
+    all_day: bool
+    timezone: str
+    start_at: str
+    end_at: str
+    local_start: str
+    local_end: str
+    start_date: Optional[str]
+    end_date: Optional[str]
+    reason: Optional[str]
+    external_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class Slot(TypedDict):
+    """A bookable time for a crew."""
+
+    object: Literal["slot"]
+    start_at: str
+    end_at: str
+    local_start: str
+    local_end: str
+    timezone: str
+    team_member_ids: List[str]
+    available_team_member_ids: List[str]
+
+
+class AvailabilityHold(TypedDict):
+    """A crew’s time kept for the key that made it, until it expires."""
+
+    id: str
+    object: Literal["availability_hold"]
+    start_at: str
+    end_at: str
+    local_start: str
+    local_end: str
+    timezone: str
+    duration_minutes: int
+    property_id: Optional[str]
+    team_member_ids: List[str]
+    expires_at: str
+    active: bool
+    visit_id: Optional[str]
+    released_at: Optional[str]
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
@@ -1607,6 +1750,7 @@ class JobVisitParams(TypedDict, total=False):
     completion_notes: Optional[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
+    hold_id: str
 
 
 class VisitScheduleRecurrenceParams(TypedDict, total=False):
@@ -1880,6 +2024,39 @@ class AccountAddressParams(TypedDict, total=False):
     country: Optional[str]
 
 
+class AccountWorkingHourParams(TypedDict):
+    """AccountWorkingHourParams"""
+
+    day: Literal["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+    start: str
+    end: str
+
+
+class AccountBookingTravelParams(TypedDict, total=False):
+    """AccountBookingTravelParams"""
+
+    mode: Literal["none", "straight_line"]
+    speed_kmh: int
+    unknown_location_minutes: int
+
+
+class AccountBookingParams(TypedDict, total=False):
+    """How GET /v1/availability offers slots; the fields named change, the others are kept."""
+
+    slot_step_minutes: int
+    min_notice_minutes: int
+    buffer_minutes: int
+    travel: AccountBookingTravelParams
+
+
+class TeamMemberWorkingHourParams(TypedDict):
+    """TeamMemberWorkingHourParams"""
+
+    day: Literal["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+    start: str
+    end: str
+
+
 class ApiKeyCreateResultRateLimits(TypedDict):
     """Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100)."""
 
@@ -1902,7 +2079,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -1945,7 +2122,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -2646,6 +2823,7 @@ Requires the scope `visits:read`."""
         completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        hold_id: Union[str, NotGiven] = NOT_GIVEN,
         on_conflict: Union[Literal["allow", "reject"], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -2653,10 +2831,10 @@ Requires the scope `visits:read`."""
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Visit:
-        """Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details).
+        """Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details). With hold_id (an availability hold of this key) it takes the hold’s time, zone and crew: 409 INVALID_STATE for a spent, released or expired hold, 409 CONFLICT when the time was taken meanwhile.
 
 Requires the scope `visits:write`."""
-        return cast(Visit, self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Visit, self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, hold_id=hold_id), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -3578,7 +3756,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -3809,6 +3987,8 @@ Requires the scope `account:read`."""
         rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
         locale: Union[str, NotGiven] = NOT_GIVEN,
         paper_size: Union[Optional[Literal["letter", "a4"]], NotGiven] = NOT_GIVEN,
+        working_hours: Union[List[AccountWorkingHourParams], NotGiven] = NOT_GIVEN,
+        booking: Union[AccountBookingParams, NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -3819,7 +3999,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def upload_logo(
         self,
@@ -3889,6 +4069,10 @@ class TeamMembersResource:
         color: Union[Optional[str], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         active: Union[bool, NotGiven] = NOT_GIVEN,
+        working_hours: Union[Optional[List[TeamMemberWorkingHourParams]], NotGiven] = NOT_GIVEN,
+        bookable: Union[bool, NotGiven] = NOT_GIVEN,
+        hourly_cost_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        hourly_rate_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
@@ -3898,7 +4082,7 @@ class TeamMembersResource:
         max_retries: Optional[int] = None,
     ) -> TeamMember:
         """Create a team member. Requires the scope `team:write`."""
-        return cast(TeamMember, self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TeamMember, self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -3923,6 +4107,10 @@ class TeamMembersResource:
         color: Union[Optional[str], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         active: Union[bool, NotGiven] = NOT_GIVEN,
+        working_hours: Union[Optional[List[TeamMemberWorkingHourParams]], NotGiven] = NOT_GIVEN,
+        bookable: Union[bool, NotGiven] = NOT_GIVEN,
+        hourly_cost_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        hourly_rate_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
@@ -3932,7 +4120,7 @@ class TeamMembersResource:
         max_retries: Optional[int] = None,
     ) -> TeamMember:
         """Update a team member (partial: absent fields are kept, null clears). Requires the scope `team:write`."""
-        return cast(TeamMember, self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TeamMember, self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -3975,7 +4163,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -4006,7 +4194,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -4253,6 +4441,211 @@ class TaxRatesResource:
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/tax-rates/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class AvailabilityExceptionsResource:
+    """availability-exceptions: list, create, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        team_member_id: Union[str, NotGiven] = NOT_GIVEN,
+        kind: Union[Literal["time_off", "extra_hours"], NotGiven] = NOT_GIVEN,
+        from_: Union[str, NotGiven] = NOT_GIVEN,
+        to: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[AvailabilityException]:
+        """List availability exceptions. Requires the scope `team:read`."""
+        return cast(Page[AvailabilityException], self._transport.list("/v1/availability-exceptions", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, team_member_id=team_member_id, kind=kind, to=to, external_id=external_id, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        team_member_id: str,
+        kind: Union[Literal["time_off", "extra_hours"], NotGiven] = NOT_GIVEN,
+        all_day: Union[bool, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        start_at: Union[str, NotGiven] = NOT_GIVEN,
+        end_at: Union[str, NotGiven] = NOT_GIVEN,
+        local_start: Union[str, NotGiven] = NOT_GIVEN,
+        local_end: Union[str, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        start_date: Union[str, NotGiven] = NOT_GIVEN,
+        end_date: Union[str, NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AvailabilityException:
+        """Create an availability exception. Requires the scope `team:write`."""
+        return cast(AvailabilityException, self._transport.request("POST", "/v1/availability-exceptions", body=_given(team_member_id=team_member_id, kind=kind, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, reason=reason, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AvailabilityException:
+        """Get an availability exception. Requires the scope `team:read`."""
+        return cast(AvailabilityException, self._transport.request("GET", f"/v1/availability-exceptions/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        kind: Union[Literal["time_off", "extra_hours"], NotGiven] = NOT_GIVEN,
+        all_day: Union[bool, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        start_at: Union[str, NotGiven] = NOT_GIVEN,
+        end_at: Union[str, NotGiven] = NOT_GIVEN,
+        local_start: Union[str, NotGiven] = NOT_GIVEN,
+        local_end: Union[str, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        start_date: Union[str, NotGiven] = NOT_GIVEN,
+        end_date: Union[str, NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AvailabilityException:
+        """Update an availability exception (partial: absent fields are kept, null clears). Requires the scope `team:write`."""
+        return cast(AvailabilityException, self._transport.request("PUT", f"/v1/availability-exceptions/{_quote(id)}", body=_given(kind=kind, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, reason=reason, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete an availability exception. Requires the scope `team:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/availability-exceptions/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AvailabilityResource:
+    """availability: list, create_hold, list_holds, get_hold, release_hold."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        product_id: Union[str, NotGiven] = NOT_GIVEN,
+        from_: Union[str, NotGiven] = NOT_GIVEN,
+        to: Union[str, NotGiven] = NOT_GIVEN,
+        from_date: Union[str, NotGiven] = NOT_GIVEN,
+        to_date: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[str, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        crew_size: Union[int, NotGiven] = NOT_GIVEN,
+        team_member_id: Union[str, NotGiven] = NOT_GIVEN,
+        step_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[Slot]:
+        """Find bookable slots. The starts on the local clock of timezone (multiples of the step from midnight; none in a spring-forward gap, a repeated fall-back time once) in the window (at most 31 days) and at least the account’s notice from now, at which crew_size members are free: within their hours and exceptions, clear of their visits, projected schedule occurrences and active holds by the buffer and travel time. One slot per start, by start_at.
+
+Requires the scope `availability:read`."""
+        return cast(Page[Slot], self._transport.list("/v1/availability", _given(limit=limit, cursor=cursor, duration_minutes=duration_minutes, product_id=product_id, to=to, from_date=from_date, to_date=to_date, property_id=property_id, timezone=timezone, crew_size=crew_size, team_member_id=team_member_id, step_minutes=step_minutes, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create_hold(
+        self,
+        *,
+        start_at: str,
+        team_member_ids: List[str],
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        product_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        expires_in_seconds: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AvailabilityHold:
+        """Hold a slot for a crew. Checks the time again for those members and keeps it for this key until expires_at (60–900 s, default 600): other keys see it busy and cannot see the hold. 409 CONFLICT names each member not free and why (visit, hold, time_off, outside_hours, inactive); an 11th active hold of the key is 409 INVALID_STATE. Records no event.
+
+Requires the scope `availability:write`."""
+        return cast(AvailabilityHold, self._transport.request("POST", "/v1/availability/holds", body=_given(start_at=start_at, team_member_ids=team_member_ids, duration_minutes=duration_minutes, product_id=product_id, property_id=property_id, timezone=timezone, expires_in_seconds=expires_in_seconds, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list_holds(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[AvailabilityHold]:
+        """List this key’s active holds. At most 10: those of the calling key that are not booked, released or expired.
+
+Requires the scope `availability:read`."""
+        return cast(Page[AvailabilityHold], self._transport.list("/v1/availability/holds", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_hold(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AvailabilityHold:
+        """Get a hold of this key. Another key’s hold is 404.
+
+Requires the scope `availability:read`."""
+        return cast(AvailabilityHold, self._transport.request("GET", f"/v1/availability/holds/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def release_hold(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AvailabilityHold:
+        """Release a hold. The time is free again at once; 409 INVALID_STATE once booked.
+
+Requires the scope `availability:write`."""
+        return cast(AvailabilityHold, self._transport.request("DELETE", f"/v1/availability/holds/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class Resources:
     """Every resource, as the attributes of BmsClient."""
 
@@ -4274,6 +4667,8 @@ class Resources:
         self.api_keys = ApiKeysResource(transport)
         self.products = ProductsResource(transport)
         self.tax_rates = TaxRatesResource(transport)
+        self.availability_exceptions = AvailabilityExceptionsResource(transport)
+        self.availability = AvailabilityResource(transport)
 
 
 class AsyncClientsResource:
@@ -4964,6 +5359,7 @@ Requires the scope `visits:read`."""
         completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        hold_id: Union[str, NotGiven] = NOT_GIVEN,
         on_conflict: Union[Literal["allow", "reject"], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4971,10 +5367,10 @@ Requires the scope `visits:read`."""
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Visit:
-        """Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details).
+        """Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details). With hold_id (an availability hold of this key) it takes the hold’s time, zone and crew: 409 INVALID_STATE for a spent, released or expired hold, 409 CONFLICT when the time was taken meanwhile.
 
 Requires the scope `visits:write`."""
-        return cast(Visit, await self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Visit, await self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, hold_id=hold_id), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -5896,7 +6292,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -6127,6 +6523,8 @@ Requires the scope `account:read`."""
         rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
         locale: Union[str, NotGiven] = NOT_GIVEN,
         paper_size: Union[Optional[Literal["letter", "a4"]], NotGiven] = NOT_GIVEN,
+        working_hours: Union[List[AccountWorkingHourParams], NotGiven] = NOT_GIVEN,
+        booking: Union[AccountBookingParams, NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -6137,7 +6535,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def upload_logo(
         self,
@@ -6207,6 +6605,10 @@ class AsyncTeamMembersResource:
         color: Union[Optional[str], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         active: Union[bool, NotGiven] = NOT_GIVEN,
+        working_hours: Union[Optional[List[TeamMemberWorkingHourParams]], NotGiven] = NOT_GIVEN,
+        bookable: Union[bool, NotGiven] = NOT_GIVEN,
+        hourly_cost_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        hourly_rate_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
@@ -6216,7 +6618,7 @@ class AsyncTeamMembersResource:
         max_retries: Optional[int] = None,
     ) -> TeamMember:
         """Create a team member. Requires the scope `team:write`."""
-        return cast(TeamMember, await self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TeamMember, await self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -6241,6 +6643,10 @@ class AsyncTeamMembersResource:
         color: Union[Optional[str], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         active: Union[bool, NotGiven] = NOT_GIVEN,
+        working_hours: Union[Optional[List[TeamMemberWorkingHourParams]], NotGiven] = NOT_GIVEN,
+        bookable: Union[bool, NotGiven] = NOT_GIVEN,
+        hourly_cost_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
+        hourly_rate_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
@@ -6250,7 +6656,7 @@ class AsyncTeamMembersResource:
         max_retries: Optional[int] = None,
     ) -> TeamMember:
         """Update a team member (partial: absent fields are kept, null clears). Requires the scope `team:write`."""
-        return cast(TeamMember, await self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TeamMember, await self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -6293,7 +6699,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6324,7 +6730,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6571,6 +6977,211 @@ class AsyncTaxRatesResource:
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/tax-rates/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncAvailabilityExceptionsResource:
+    """availability-exceptions: list, create, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        team_member_id: Union[str, NotGiven] = NOT_GIVEN,
+        kind: Union[Literal["time_off", "extra_hours"], NotGiven] = NOT_GIVEN,
+        from_: Union[str, NotGiven] = NOT_GIVEN,
+        to: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[AvailabilityException]:
+        """List availability exceptions. Requires the scope `team:read`."""
+        return AsyncPagePromise[AvailabilityException](lambda: self._transport.list("/v1/availability-exceptions", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, team_member_id=team_member_id, kind=kind, to=to, external_id=external_id, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        team_member_id: str,
+        kind: Union[Literal["time_off", "extra_hours"], NotGiven] = NOT_GIVEN,
+        all_day: Union[bool, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        start_at: Union[str, NotGiven] = NOT_GIVEN,
+        end_at: Union[str, NotGiven] = NOT_GIVEN,
+        local_start: Union[str, NotGiven] = NOT_GIVEN,
+        local_end: Union[str, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        start_date: Union[str, NotGiven] = NOT_GIVEN,
+        end_date: Union[str, NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AvailabilityException:
+        """Create an availability exception. Requires the scope `team:write`."""
+        return cast(AvailabilityException, await self._transport.request("POST", "/v1/availability-exceptions", body=_given(team_member_id=team_member_id, kind=kind, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, reason=reason, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AvailabilityException:
+        """Get an availability exception. Requires the scope `team:read`."""
+        return cast(AvailabilityException, await self._transport.request("GET", f"/v1/availability-exceptions/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        kind: Union[Literal["time_off", "extra_hours"], NotGiven] = NOT_GIVEN,
+        all_day: Union[bool, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        start_at: Union[str, NotGiven] = NOT_GIVEN,
+        end_at: Union[str, NotGiven] = NOT_GIVEN,
+        local_start: Union[str, NotGiven] = NOT_GIVEN,
+        local_end: Union[str, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        start_date: Union[str, NotGiven] = NOT_GIVEN,
+        end_date: Union[str, NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AvailabilityException:
+        """Update an availability exception (partial: absent fields are kept, null clears). Requires the scope `team:write`."""
+        return cast(AvailabilityException, await self._transport.request("PUT", f"/v1/availability-exceptions/{_quote(id)}", body=_given(kind=kind, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, reason=reason, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete an availability exception. Requires the scope `team:write`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/availability-exceptions/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncAvailabilityResource:
+    """availability: list, create_hold, list_holds, get_hold, release_hold."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        product_id: Union[str, NotGiven] = NOT_GIVEN,
+        from_: Union[str, NotGiven] = NOT_GIVEN,
+        to: Union[str, NotGiven] = NOT_GIVEN,
+        from_date: Union[str, NotGiven] = NOT_GIVEN,
+        to_date: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[str, NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        crew_size: Union[int, NotGiven] = NOT_GIVEN,
+        team_member_id: Union[str, NotGiven] = NOT_GIVEN,
+        step_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[Slot]:
+        """Find bookable slots. The starts on the local clock of timezone (multiples of the step from midnight; none in a spring-forward gap, a repeated fall-back time once) in the window (at most 31 days) and at least the account’s notice from now, at which crew_size members are free: within their hours and exceptions, clear of their visits, projected schedule occurrences and active holds by the buffer and travel time. One slot per start, by start_at.
+
+Requires the scope `availability:read`."""
+        return AsyncPagePromise[Slot](lambda: self._transport.list("/v1/availability", _given(limit=limit, cursor=cursor, duration_minutes=duration_minutes, product_id=product_id, to=to, from_date=from_date, to_date=to_date, property_id=property_id, timezone=timezone, crew_size=crew_size, team_member_id=team_member_id, step_minutes=step_minutes, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create_hold(
+        self,
+        *,
+        start_at: str,
+        team_member_ids: List[str],
+        duration_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        product_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        timezone: Union[str, NotGiven] = NOT_GIVEN,
+        expires_in_seconds: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AvailabilityHold:
+        """Hold a slot for a crew. Checks the time again for those members and keeps it for this key until expires_at (60–900 s, default 600): other keys see it busy and cannot see the hold. 409 CONFLICT names each member not free and why (visit, hold, time_off, outside_hours, inactive); an 11th active hold of the key is 409 INVALID_STATE. Records no event.
+
+Requires the scope `availability:write`."""
+        return cast(AvailabilityHold, await self._transport.request("POST", "/v1/availability/holds", body=_given(start_at=start_at, team_member_ids=team_member_ids, duration_minutes=duration_minutes, product_id=product_id, property_id=property_id, timezone=timezone, expires_in_seconds=expires_in_seconds, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list_holds(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[AvailabilityHold]:
+        """List this key’s active holds. At most 10: those of the calling key that are not booked, released or expired.
+
+Requires the scope `availability:read`."""
+        return AsyncPagePromise[AvailabilityHold](lambda: self._transport.list("/v1/availability/holds", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_hold(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AvailabilityHold:
+        """Get a hold of this key. Another key’s hold is 404.
+
+Requires the scope `availability:read`."""
+        return cast(AvailabilityHold, await self._transport.request("GET", f"/v1/availability/holds/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def release_hold(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AvailabilityHold:
+        """Release a hold. The time is free again at once; 409 INVALID_STATE once booked.
+
+Requires the scope `availability:write`."""
+        return cast(AvailabilityHold, await self._transport.request("DELETE", f"/v1/availability/holds/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncResources:
     """Every resource, as the attributes of AsyncBmsClient."""
 
@@ -6592,3 +7203,5 @@ class AsyncResources:
         self.api_keys = AsyncApiKeysResource(transport)
         self.products = AsyncProductsResource(transport)
         self.tax_rates = AsyncTaxRatesResource(transport)
+        self.availability_exceptions = AsyncAvailabilityExceptionsResource(transport)
+        self.availability = AsyncAvailabilityResource(transport)

@@ -1,6 +1,7 @@
 // The business profile (docs/api-contract.md §10): the single source of its validation, serialization and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
-import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
+import { AddressResponseSchema, AddressSchema, WorkingHoursSchema } from '../shared/index.js';
+import { BookingSettingsInput, BookingSettingsSchema } from './booking.js';
 import { TaxRateIdsSchema } from '../catalog/index.js';
 import { IdSchema, Nullable, TimeZoneInputSchema, TimeZoneSchema, TimestampSchema } from '../../kernel/fields.js';
 import { DEFAULT_LOCALE, PAPER_SIZES, type PaperSize } from './locale.js';
@@ -96,6 +97,11 @@ const writableFields = {
       example: 'letter',
     }),
   ),
+  working_hours: {
+    ...WorkingHoursSchema,
+    description: `${WorkingHoursSchema.description} The hours of every member whose own are null, on that member’s clock. Default [].`,
+  },
+  booking: BookingSettingsInput,
   timezone: {
     ...TimeZoneInputSchema,
     description: `The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. ${TimeZoneInputSchema.description}`,
@@ -143,6 +149,11 @@ export const AccountSchema = Type.Object(
     default_tax_rate_ids: Type.Array(IdSchema, { description: 'The last of a line’s tax sources (§19).' }),
     prices_include_tax: writableFields.prices_include_tax,
     rounding: writableFields.rounding,
+    working_hours: {
+      ...WorkingHoursSchema,
+      description: 'The weekly hours of members whose own are null (docs/api-contract.md §28). Default [].',
+    },
+    booking: BookingSettingsSchema,
     has_logo: Type.Boolean({ description: 'Whether a logo is uploaded (PUT /v1/account/logo).', example: true }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,

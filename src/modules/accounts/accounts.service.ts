@@ -12,7 +12,8 @@ import type { PdfPool } from '../../mail/pdf-pool.js';
 import { createApiKey, type CreatedApiKey } from '../api-keys/index.js';
 import { SCOPES } from '../../kernel/scopes.js';
 import { requireTaxRates } from '../catalog/index.js';
-import { presentAddress, serializeAddress } from '../shared/index.js';
+import { checkWorkingHours, presentAddress, serializeAddress, type WorkingHours } from '../shared/index.js';
+import { bookingSettings, mergeBooking } from './booking.js';
 import * as repository from './accounts.repository.js';
 import {
   DEFAULT_PAYMENT_TERMS_DAYS,
@@ -47,6 +48,8 @@ export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
     default_tax_rate_ids: fromJson<string[]>(row.default_tax_rate_ids ?? '[]'),
     prices_include_tax: Number(row.prices_include_tax) === 1,
     rounding: row.rounding as 'per_line' | 'per_document',
+    working_hours: fromJson<WorkingHours>(row.working_hours ?? '[]'),
+    booking: bookingSettings(row.booking),
     has_logo: hasLogo,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -86,6 +89,8 @@ export async function createAccount(
     default_tax_rate_ids: '[]',
     prices_include_tax: 0,
     rounding: 'per_line',
+    working_hours: '[]',
+    booking: null,
     created_at: now,
     updated_at: now,
   };
@@ -120,8 +125,20 @@ export async function updateAccount(
     const logo = await repository.hasLogo(trx, accountId);
     precondition?.(presentAccount(current, logo));
     if (Object.keys(input).length === 0) return presentAccount(current, logo);
-    const { address, default_tax_rate_ids: taxRateIds, prices_include_tax: inclusive, ...fields } = input;
+    const {
+      address,
+      default_tax_rate_ids: taxRateIds,
+      prices_include_tax: inclusive,
+      working_hours: hours,
+      booking,
+      ...fields
+    } = input;
     const patch: Partial<AccountRow> = { ...fields, updated_at: clock.now().toISOString() };
+    if (hours !== undefined) {
+      checkWorkingHours('working_hours', hours);
+      patch.working_hours = JSON.stringify(hours);
+    }
+    if (booking !== undefined) patch.booking = JSON.stringify(mergeBooking(bookingSettings(current.booking), booking));
     if (taxRateIds !== undefined) {
       const kept = new Set(fromJson<string[]>(current.default_tax_rate_ids ?? '[]'));
       await requireTaxRates(trx, accountId, 'default_tax_rate_ids', taxRateIds, kept);

@@ -9,6 +9,7 @@ export {
   getAccount,
   printSettings,
 } from './accounts.service.js';
+export { type BookingSettings, bookingSettings } from './booking.js';
 export { DEFAULT_LOCALE, effectivePaperSize, type PaperSize } from './locale.js';
 export {
   accountLimits,

@@ -17,7 +17,7 @@ import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
 import { deleteSchedulesOfJob, endSchedulesOfJob } from '../visit-schedules/index.js';
-import { createVisitsForJob, deleteVisitsOfJob, moveVisitsWithJob } from '../visits/index.js';
+import { createVisitsForJob, deleteVisitsOfJob, type HoldResolver, moveVisitsWithJob } from '../visits/index.js';
 import { JOB_LIFECYCLE, JOB_STATUSES, type JobStatus } from './jobs.lifecycle.js';
 import * as repository from './jobs.repository.js';
 import type { CreateJobInput, Job, ListJobsInput, UpdateJobInput } from './jobs.schemas.js';
@@ -81,7 +81,11 @@ function assertScheduleOrder(start: string | null, end: string | null): void {
 const instantOrNull = (value: string | null | undefined) =>
   value === null || value === undefined ? null : normalizeInstant(value);
 
-export async function createJob(ctx: Context, input: CreateJobInput): Promise<Job> {
+export async function createJob(
+  ctx: Context,
+  input: CreateJobInput,
+  options: { holds?: HoldResolver | undefined } = {},
+): Promise<Job> {
   return guardExternalId(ctx, 'jobs', input.external_id, () =>
     inTransaction(ctx, async (tx) => {
       const quote = input.quote_id === undefined ? undefined : await convertQuote(tx, input.quote_id, input.client_id);
@@ -138,7 +142,10 @@ export async function createJob(ctx: Context, input: CreateJobInput): Promise<Jo
       };
       await repository.insertJob(tx.db, row);
       if (visits.length > 0) {
-        await createVisitsForJob(tx, row.id, visits, { fieldPrefix: (index) => `visits[${index}].` });
+        await createVisitsForJob(tx, row.id, visits, {
+          fieldPrefix: (index) => `visits[${index}].`,
+          holds: options.holds,
+        });
       }
       const job = presentJob(visits.length > 0 ? await getRow(tx, row.id) : row);
       await recordEvent(tx, 'job.created', job);

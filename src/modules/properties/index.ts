@@ -10,4 +10,4 @@ export {
   propertyOnUpdate,
   serviceAddressOf,
 } from './properties.service.js';
-export { findPropertyTimezone } from './properties.repository.js';
+export { findPropertyPlaces, findPropertyTimezone } from './properties.repository.js';

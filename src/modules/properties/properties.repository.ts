@@ -206,3 +206,27 @@ export function searchPropertiesQuery(
   for (const condition of conditionsOf(filters)) query = query.where(unindexed(condition.expression));
   return applyPage(db.selectFrom(fenced(db, query).as('matched')).selectAll(), page);
 }
+
+/** Where each of the account's properties among `ids` is: its zone and location (null without one), for travel. */
+export async function findPropertyPlaces(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Map<string, { timezone: string; location: { lat: number; lng: number } | null }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('properties')
+    .select(['id', 'timezone', 'location'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        timezone: row.timezone,
+        location: row.location === null ? null : (JSON.parse(row.location) as { lat: number; lng: number }),
+      },
+    ]),
+  );
+}

@@ -17,6 +17,8 @@ const KINDS = {
   products: 'product',
   tax_rates: 'tax rate',
   recurring_invoices: 'recurring invoice',
+
+  availability_exceptions: 'availability exception',
 } as const;
 export type ExternalIdTable = keyof typeof KINDS;
 

@@ -16,3 +16,11 @@ export {
   type ReferencedField,
   type ReferencedTable,
 } from './references.js';
+export {
+  checkWorkingHours,
+  minutesOf,
+  WEEKDAYS,
+  type Weekday,
+  type WorkingHours,
+  WorkingHoursSchema,
+} from './working-hours.js';

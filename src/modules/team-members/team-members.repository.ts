@@ -28,6 +28,10 @@ const COLUMNS = [
   'color',
   'timezone',
   'active',
+  'working_hours',
+  'bookable',
+  'hourly_cost_amount',
+  'hourly_rate_amount',
   'external_id',
   'metadata',
   'created_at',
@@ -182,4 +186,36 @@ export async function findMembers(
     .where('id', 'in', ids)
     .execute();
   return new Map(rows.map((row) => [row.id, Number(row.active) === 1]));
+}
+
+/** A member as availability reads it: its zone, hours, and whether it is active and bookable. */
+export interface BookingMember {
+  id: string;
+  timezone: string;
+  working_hours: string | null;
+  active: number;
+  bookable: number;
+}
+
+/**
+ * The members availability considers (docs/api-contract.md §28): those of `ids` (named; any order), else the
+ * account's active bookable ones, at most `limit` of them in id order. `lock` locks their rows in id order, the
+ * one order every hold and booking takes, so that two never wait on each other.
+ */
+export async function findBookingMembers(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[] | undefined,
+  limit: number,
+  lock = false,
+): Promise<BookingMember[]> {
+  let query = db
+    .selectFrom('team_members')
+    .select(['id', 'timezone', 'working_hours', 'active', 'bookable'])
+    .where('account_id', '=', accountId);
+  if (ids !== undefined) {
+    if (ids.length === 0) return [];
+    query = query.where('id', 'in', [...ids]);
+  } else query = query.where('active', '=', 1).where('bookable', '=', 1);
+  return lockedIf(db, query.orderBy('id').limit(limit), lock).execute();
 }

@@ -12,6 +12,7 @@ import {
   TimeZoneSchema,
   TimestampSchema,
 } from '../../kernel/fields.js';
+import { WorkingHoursSchema } from '../shared/index.js';
 
 export const TEAM_ROLES = ['owner', 'admin', 'dispatcher', 'field'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];
@@ -47,6 +48,20 @@ const color = Nullable(
     example: '#1E88E5',
   }),
 );
+const workingHours = Nullable({
+  ...WorkingHoursSchema,
+  description: `${WorkingHoursSchema.description} In the member’s timezone. null (the default): the account’s hours.`,
+});
+const bookable = Type.Boolean({
+  description:
+    'Whether GET /v1/availability offers the member when no team_member_id is named. Default true for role field, else false.',
+  example: true,
+});
+const money = (description: string) =>
+  Nullable(Type.Integer({ minimum: 0, maximum: 100_000_000, description, example: 4500 }));
+const hourlyCost = money('What an hour of the member costs the business, in minor units (job costing). Default null.');
+const hourlyRate = money('What an hour of the member is billed at, in minor units (job costing). Default null.');
+
 const active = Type.Boolean({
   description: 'Whether the member can be newly assigned work. Deactivate rather than delete a member who did work.',
   example: true,
@@ -63,6 +78,10 @@ export const TeamMemberSchema = Type.Object(
     color: Nullable(Type.String({ description: 'Calendar colour, #RRGGBB.', example: '#1E88E5' })),
     timezone: { ...TimeZoneSchema, description: 'Where the member works: the account’s zone unless set.' },
     active,
+    working_hours: workingHours,
+    bookable,
+    hourly_cost_amount: hourlyCost,
+    hourly_rate_amount: hourlyRate,
     external_id: Nullable(ExternalIdSchema),
     metadata: MetadataSchema,
     created_at: TimestampSchema,
@@ -81,6 +100,10 @@ const writable = {
     description: `Where the member works; stored as the account’s time zone when omitted at creation. ${TimeZoneInputSchema.description}`,
   }),
   active: Type.Optional(active),
+  working_hours: Type.Optional(workingHours),
+  bookable: Type.Optional(bookable),
+  hourly_cost_amount: Type.Optional(hourlyCost),
+  hourly_rate_amount: Type.Optional(hourlyRate),
   external_id: Type.Optional(Nullable(ExternalIdSchema)),
   metadata: Type.Optional(MetadataSchema),
 };

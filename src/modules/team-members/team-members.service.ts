@@ -10,7 +10,7 @@ import type { TeamMemberPatch, TeamMemberRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
-import { externalIdConflict, guardUnique, requireRow } from '../shared/index.js';
+import { checkWorkingHours, externalIdConflict, guardUnique, requireRow, type WorkingHours } from '../shared/index.js';
 import * as repository from './team-members.repository.js';
 import {
   TEAM_ROLES,
@@ -33,6 +33,10 @@ export function presentTeamMember(row: TeamMemberRow): TeamMember {
     color: row.color,
     timezone: row.timezone,
     active: Number(row.active) === 1,
+    working_hours: row.working_hours === null ? null : fromJson<WorkingHours>(row.working_hours),
+    bookable: Number(row.bookable) === 1,
+    hourly_cost_amount: row.hourly_cost_amount === null ? null : Number(row.hourly_cost_amount),
+    hourly_rate_amount: row.hourly_rate_amount === null ? null : Number(row.hourly_rate_amount),
     external_id: row.external_id,
     metadata: fromJson<Record<string, string>>(row.metadata),
     created_at: row.created_at,
@@ -70,7 +74,9 @@ export async function createTeamMember(ctx: Context, input: CreateTeamMemberInpu
     input.timezone !== undefined
       ? canonicalTimeZone('timezone', input.timezone)
       : await findAccountTimezone(ctx.db, ctx.accountId);
+  if (input.working_hours) checkWorkingHours('working_hours', input.working_hours);
   const now = ctx.clock.now().toISOString();
+  const role = input.role ?? 'field';
   const row: TeamMemberRow = {
     id: newId(),
     account_id: ctx.accountId,
@@ -78,10 +84,14 @@ export async function createTeamMember(ctx: Context, input: CreateTeamMemberInpu
     sort_name: input.name.toLowerCase(),
     email: input.email ?? null,
     phone: input.phone ?? null,
-    role: input.role ?? 'field',
+    role,
     color: upperColor(input.color),
     timezone,
     active: input.active === false ? 0 : 1,
+    working_hours: input.working_hours ? JSON.stringify(input.working_hours) : null,
+    bookable: (input.bookable ?? role === 'field') ? 1 : 0,
+    hourly_cost_amount: input.hourly_cost_amount ?? null,
+    hourly_rate_amount: input.hourly_rate_amount ?? null,
     external_id: input.external_id ?? null,
     metadata: JSON.stringify(input.metadata ?? {}),
     created_at: now,
@@ -119,6 +129,13 @@ export async function updateTeamMember(
   if (input.color !== undefined) patch.color = upperColor(input.color);
   if (input.timezone !== undefined) patch.timezone = canonicalTimeZone('timezone', input.timezone);
   if (input.active !== undefined) patch.active = input.active ? 1 : 0;
+  if (input.working_hours !== undefined) {
+    if (input.working_hours !== null) checkWorkingHours('working_hours', input.working_hours);
+    patch.working_hours = input.working_hours === null ? null : JSON.stringify(input.working_hours);
+  }
+  if (input.bookable !== undefined) patch.bookable = input.bookable ? 1 : 0;
+  if (input.hourly_cost_amount !== undefined) patch.hourly_cost_amount = input.hourly_cost_amount;
+  if (input.hourly_rate_amount !== undefined) patch.hourly_rate_amount = input.hourly_rate_amount;
   if (input.external_id !== undefined) patch.external_id = input.external_id;
   if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
   // The claims the member would hold after the change: its stored values where the body is silent.

@@ -145,6 +145,7 @@ async function projectSpan(
       schedule_id: row.id,
       occurrence_key: one.occurrence_key,
       is_exception: false,
+      hold_id: null,
       external_id: null,
       metadata: {},
       created_at: row.updated_at,

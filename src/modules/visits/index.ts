@@ -10,6 +10,7 @@ export {
   type Visit,
   type VisitInput,
 } from './visits.schemas.js';
+export { resolveTime, type TimeSpanLimit, type VisitTime } from './visit-time.js';
 export { type CalendarProjector, type ProjectionFilters, listVisits } from './calendar.service.js';
 export {
   addVisitAssignee,
@@ -24,5 +25,6 @@ export {
   presentVisits,
   removeVisitAssignee,
   updateVisit,
+  type HoldResolver,
   type VisitWriteOptions,
 } from './visits.service.js';

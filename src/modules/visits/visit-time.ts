@@ -17,6 +17,13 @@ import {
 } from '../../core/time.js';
 import { MAX_VISIT_MINUTES, type VisitInput } from './visits.schemas.js';
 
+/** The longest a time may last, and what it is called in messages (availability exceptions reuse the forms). */
+export interface TimeSpanLimit {
+  days: number;
+  noun: string;
+}
+const VISIT_SPAN: TimeSpanLimit = { days: MAX_VISIT_MINUTES / 1440, noun: 'visit' };
+
 /** The stored form of a visit's time. */
 export interface VisitTime {
   all_day: 0 | 1;
@@ -74,6 +81,7 @@ export function resolveTime(
   current: VisitTime | undefined,
   defaultZone: string,
   prefix = '',
+  span: TimeSpanLimit = VISIT_SPAN,
 ): VisitTime | undefined {
   const at = (field: string) => `${prefix}${field}`;
   const zone =
@@ -103,7 +111,7 @@ export function resolveTime(
     if (input.timezone === undefined || current === undefined) return undefined;
     // The zone alone: a timed visit keeps its instants (only the mirrors change); an all-day one keeps its dates.
     if (current.all_day === 1 && current.start_date !== null && current.end_date !== null)
-      return allDay(current.start_date, current.end_date, zone, at);
+      return allDay(current.start_date, current.end_date, zone, at, span);
     for (const instant of [current.start_at, current.end_at])
       if (instant !== null) checkYears(at('timezone'), instant, zone);
     return { ...current, timezone: zone };
@@ -130,7 +138,7 @@ export function resolveTime(
   if (form === 'days') {
     if (input.all_day !== true) throw fieldError(at('all_day'), 'must be true with start_date and end_date');
     const startDate = input.start_date as string;
-    return allDay(startDate, input.end_date ?? startDate, zone, at);
+    return allDay(startDate, input.end_date ?? startDate, zone, at, span);
   }
   if (input.all_day === true) throw fieldError(at('all_day'), 'true takes start_date (and end_date), not a start time');
 
@@ -158,7 +166,7 @@ export function resolveTime(
         : localToInstant(at('local_end'), input.local_end as string, zone);
   checkYears(at(form === 'instant' ? 'start_at' : 'local_start'), start, zone);
   checkYears(input.duration_minutes != null ? at('duration_minutes') : at(endField), end, zone);
-  checkSpan(start, end, input.duration_minutes != null ? at('duration_minutes') : at(endField));
+  checkSpan(start, end, input.duration_minutes != null ? at('duration_minutes') : at(endField), span);
   return { all_day: 0, timezone: zone, start_at: start, end_at: end, start_date: null, end_date: null };
 }
 
@@ -170,18 +178,25 @@ function instantOf(field: string, value: string): string {
   }
 }
 
-function checkSpan(start: string, end: string, field: string): void {
+function checkSpan(start: string, end: string, field: string, span: TimeSpanLimit): void {
   const minutes = elapsedMinutes(start, end);
-  if (minutes <= 0) throw fieldError(field, 'must make the visit end after it starts');
-  if (minutes > MAX_VISIT_MINUTES) throw fieldError(field, 'must make the visit last at most 31 days');
+  if (minutes <= 0) throw fieldError(field, `must make the ${span.noun} end after it starts`);
+  if (minutes > span.days * 1440) throw fieldError(field, `must make the ${span.noun} last at most ${span.days} days`);
 }
 
 /** Whole local days: 00:00 of the first day to 00:00 after the last, in `zone`. */
-function allDay(startDate: string, endDate: string, zone: string, at: (field: string) => string): VisitTime {
+function allDay(
+  startDate: string,
+  endDate: string,
+  zone: string,
+  at: (field: string) => string,
+  span: TimeSpanLimit,
+): VisitTime {
   const problems: ErrorDetail[] = [];
   const days = daysBetween(startDate, endDate) + 1;
   if (days < 1) problems.push({ field: at('end_date'), message: 'must not be before start_date' });
-  else if (days > 31) problems.push({ field: at('end_date'), message: 'must make the visit last at most 31 days' });
+  else if (days > span.days)
+    problems.push({ field: at('end_date'), message: `must make the ${span.noun} last at most ${span.days} days` });
   if (problems.length > 0) throw validationError(problems);
   const start = startOfLocalDay(startDate, zone);
   const end = endDate >= '9999-12-31' ? null : startOfLocalDay(addDaysToDate(endDate, 1), zone);

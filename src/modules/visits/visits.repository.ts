@@ -47,6 +47,7 @@ export const VISIT_COLUMNS = [
   'schedule_id',
   'occurrence_key',
   'is_exception',
+  'hold_id',
   'external_id',
   'metadata',
   'created_at',

@@ -26,7 +26,9 @@ import {
   UpdateVisitBody,
   VisitListItemSchema,
   VisitSchema,
+  type CreateVisitInput,
   type ListVisitsInput,
+  type Visit,
 } from './visits.schemas.js';
 import { newVisitTimeChecks } from './visit-time.js';
 import * as service from './visits.service.js';
@@ -39,8 +41,24 @@ const ASSIGNEES = { table: 'team_members', kind: 'team member' } as const;
 const newVisitReferences = referenceChecks({ job_id: { table: 'jobs', kind: 'job' }, assignee_ids: ASSIGNEES });
 const visitReferences = referenceChecks({ assignee_ids: ASSIGNEES });
 
-/** `project`: the visit schedules' projection for `include_projected` (app.ts passes it in; §18). */
-export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjector }> = async (app, options) => {
+/**
+ * A booking from an availability hold (docs/api-contract.md §28): the availability module's, which stands above
+ * visits in the module order, so app.ts passes it in.
+ */
+export type HoldBooker = (
+  ctx: ReturnType<typeof contextOf>,
+  input: CreateVisitInput & { hold_id: string },
+  options: service.VisitWriteOptions,
+) => Promise<Visit>;
+
+/**
+ * `project`: the visit schedules' projection for `include_projected` (§18); `book`: booking from a hold (§28).
+ * app.ts passes both in.
+ */
+export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjector; book?: HoldBooker }> = async (
+  app,
+  options,
+) => {
   const visit = schemaRef(VisitSchema);
 
   app.get(
@@ -78,20 +96,23 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
         operationId: 'createVisit',
         summary: 'Create a visit',
         description:
-          'Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details).',
+          'Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details). With hold_id (an availability hold of this key) it takes the hold’s time, zone and crew: 409 INVALID_STATE for a spent, released or expired hold, 409 CONFLICT when the time was taken meanwhile.',
         headers: IdempotencyHeaders,
         querystring: OnConflictQuery,
         body: CreateVisitBody,
         response: {
           201: dataEnvelope(visit),
-          ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'INVALID_STATE'),
+          ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'INVALID_STATE', 'CONFLICT'),
         },
       },
     },
     async (request, reply) => {
-      const item = await service.createVisit(contextOf(request), request.body, {
-        onConflict: request.query.on_conflict,
-      });
+      const { hold_id: holdId } = request.body;
+      const writeOptions = { onConflict: request.query.on_conflict };
+      const item =
+        holdId !== undefined && options.book
+          ? await options.book(contextOf(request), { ...request.body, hold_id: holdId }, writeOptions)
+          : await service.createVisit(contextOf(request), request.body, writeOptions);
       reply.header('etag', etagOf(item));
       return created(request, reply, PATH, item);
     },

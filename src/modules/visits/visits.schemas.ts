@@ -108,6 +108,7 @@ export const VisitSchema = Type.Object(
       Type.String({ description: 'Its occurrence of the schedule (local date-time).', example: '2026-11-03T09:00' }),
     ),
     is_exception: Type.Boolean({ description: 'Changed apart from its schedule.', example: false }),
+    hold_id: Nullable(ReferenceSchema('The availability hold it was booked from (docs/api-contract.md §28).')),
     external_id: Nullable(ExternalIdSchema),
     metadata: MetadataSchema,
     created_at: TimestampSchema,
@@ -173,16 +174,26 @@ const writable = {
   metadata: Type.Optional(MetadataSchema),
 };
 
+const holdId = Type.Optional(
+  ReferenceSchema(
+    'Book from an availability hold of this key: the visit takes its instants, zone and crew (no time field, timezone or assignee_ids beside it).',
+  ),
+);
+
 /** A visit as `POST /v1/jobs` takes it in `visits`: the job is the one being made. */
-export const JobVisitInput = Type.Object(writable, {
-  additionalProperties: false,
-  description: 'A visit of the job being created.',
-});
+export const JobVisitInput = Type.Object(
+  { ...writable, hold_id: holdId },
+  {
+    additionalProperties: false,
+    description: 'A visit of the job being created.',
+  },
+);
 
 export const CreateVisitBody = Type.Object(
   {
     job_id: ReferenceSchema('The job; it must not be completed or canceled. Cannot change.'),
     ...writable,
+    hold_id: holdId,
   },
   { additionalProperties: false },
 );

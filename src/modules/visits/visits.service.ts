@@ -40,8 +40,22 @@ import type { UpdateVisitInput, Visit, VisitConflict, VisitInput } from './visit
 /** How a write treats overlaps with an assignee's other visits: `reject` makes them a 409 CONFLICT. */
 export type OnConflict = 'allow' | 'reject';
 
+/**
+ * Books a visit from an availability hold (docs/api-contract.md §28), in the visit's transaction: checks the
+ * hold and its crew's time, and answers the visit to make (the hold's time, zone and crew) and what spends the
+ * hold once it is made. The availability module's, which stands above visits; callers pass it in.
+ */
+export type HoldResolver = (
+  tx: Context,
+  input: NewVisit & { hold_id: string },
+  job: { id: string; property_id: string | null },
+  prefix: string,
+) => Promise<{ visit: NewVisit; spend: (visitId: string) => Promise<void> }>;
+
 export interface VisitWriteOptions {
   onConflict?: OnConflict | undefined;
+  /** How a visit with hold_id is booked; without it, hold_id is refused. */
+  holds?: HoldResolver | undefined;
   /**
    * The write is a visit schedule's own (docs/api-contract.md §18): it does not mark a materialised visit
    * `is_exception`, as a change of its time or assignees through the API does.
@@ -50,7 +64,12 @@ export interface VisitWriteOptions {
 }
 
 /** A visit to create: the input of `POST /v1/visits` (without job_id), and a schedule's occurrence. */
-export type NewVisit = VisitInput & { schedule_id?: string | undefined; occurrence_key?: string | undefined };
+export type NewVisit = VisitInput & {
+  schedule_id?: string | undefined;
+  occurrence_key?: string | undefined;
+  /** A booking's hold (docs/api-contract.md §28), checked and spent by the availability module. */
+  hold_id?: string | undefined;
+};
 
 export function presentVisit(
   row: VisitRow,
@@ -94,6 +113,7 @@ export function presentVisit(
     schedule_id: row.schedule_id,
     occurrence_key: row.occurrence_key,
     is_exception: Number(row.is_exception) === 1,
+    hold_id: row.hold_id ?? null,
     external_id: row.external_id,
     metadata: fromJson<Record<string, string>>(row.metadata),
     created_at: row.created_at,
@@ -209,8 +229,14 @@ export async function createVisitsForJob(
     assertJobTakesVisits(job);
     const zone = await defaultZoneOf(tx, job);
     const visits: Visit[] = [];
-    for (const [index, input] of inputs.entries()) {
+    for (const [index, given] of inputs.entries()) {
       const prefix = options.fieldPrefix?.(index) ?? '';
+      let input = given;
+      let spend: ((visitId: string) => Promise<void>) | undefined;
+      if (given.hold_id !== undefined) {
+        if (options.holds === undefined) throw fieldError(`${prefix}hold_id`, 'cannot book a visit here');
+        ({ visit: input, spend } = await options.holds(tx, { ...given, hold_id: given.hold_id }, job, prefix));
+      }
       if (
         options.skipExistingOccurrences &&
         input.schedule_id !== undefined &&
@@ -260,6 +286,7 @@ export async function createVisitsForJob(
         schedule_id: input.schedule_id ?? null,
         occurrence_key: input.occurrence_key ?? null,
         is_exception: 0,
+        hold_id: input.hold_id ?? null,
         external_id: input.external_id ?? null,
         metadata: JSON.stringify(input.metadata ?? {}),
         created_at: now,
@@ -271,6 +298,7 @@ export async function createVisitsForJob(
       if (assignees.length > 0) await repository.replaceAssignees(tx.db, row, assignees, now);
       const visit = await loadVisit(tx, { ...row, assignee_count: assignees.length });
       assertNoConflicts(visit, options.onConflict);
+      await spend?.(row.id);
       await recordEvent(tx, 'visit.created', visit);
       visits.push(visit);
     }
@@ -281,7 +309,7 @@ export async function createVisitsForJob(
 
 export async function createVisit(
   ctx: Context,
-  input: VisitInput & { job_id: string },
+  input: VisitInput & { job_id: string; hold_id?: string | undefined },
   options: VisitWriteOptions = {},
 ): Promise<Visit> {
   const { job_id: jobId, ...visit } = input;

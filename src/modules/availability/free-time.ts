@@ -1,0 +1,134 @@
+// Bookable and busy time as sorted, disjoint intervals of epoch milliseconds (docs/api-contract.md §28): a
+// member's weekly hours on their clock ∪ extra hours − time off; their commitments each widened by the gap to
+// the slot's place (buffer + straight-line travel). A slot [start, end) is free when it lies in one stretch of
+// bookable time and overlaps no widened commitment.
+import { minutesOf, WEEKDAYS, type WorkingHours } from '../shared/index.js';
+import type { LocalDays } from './local-days.js';
+
+export interface Interval {
+  start: number;
+  end: number;
+}
+
+const MINUTE = 60_000;
+const EARTH_RADIUS_KM = 6371;
+
+/** Sorted by start, overlapping or touching intervals joined. */
+export function merge(intervals: Interval[]): Interval[] {
+  const sorted = intervals.filter((one) => one.end > one.start).sort((a, b) => a.start - b.start);
+  const merged: Interval[] = [];
+  for (const one of sorted) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && one.start <= last.end) last.end = Math.max(last.end, one.end);
+    else merged.push({ ...one });
+  }
+  return merged;
+}
+
+/** `from` (merged) without `minus` (merged). */
+export function subtract(from: Interval[], minus: Interval[]): Interval[] {
+  const result: Interval[] = [];
+  let index = 0;
+  for (const stretch of from) {
+    let start = stretch.start;
+    while (index < minus.length && (minus[index] as Interval).end <= start) index++;
+    let probe = index;
+    while (probe < minus.length && (minus[probe] as Interval).start < stretch.end) {
+      const cut = minus[probe] as Interval;
+      if (cut.start > start) result.push({ start, end: cut.start });
+      start = Math.max(start, cut.end);
+      probe++;
+    }
+    if (start < stretch.end) result.push({ start, end: stretch.end });
+  }
+  return result;
+}
+
+/** The weekly hours as instants on each local date from `first` to `last` (inclusive) in `zone`. */
+export function weeklyHours(
+  hours: WorkingHours,
+  zone: string,
+  first: string,
+  last: string,
+  days: LocalDays,
+): Interval[] {
+  if (hours.length === 0) return [];
+  const intervals: Interval[] = [];
+  for (let date = first; date <= last; date = days.nextDate(date)) {
+    const weekday = WEEKDAYS[days.weekday(zone, date) - 1];
+    for (const one of hours)
+      if (one.day === weekday)
+        intervals.push({
+          start: days.bound(zone, date, minutesOf(one.start)),
+          end: days.bound(zone, date, minutesOf(one.end)),
+        });
+  }
+  return intervals;
+}
+
+/** Whether [start, end) lies within one stretch of `stretches` (merged). */
+export function within(stretches: Interval[], start: number, end: number): boolean {
+  let lo = 0;
+  let hi = stretches.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if ((stretches[mid] as Interval).start <= start) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found >= 0 && (stretches[found] as Interval).end >= end;
+}
+
+/** The first of `blocked` (merged) that overlaps [start, end), if any. */
+export function overlapping(blocked: Interval[], start: number, end: number): number | undefined {
+  let lo = 0;
+  let hi = blocked.length - 1;
+  let found = -1;
+  // The first interval ending after start.
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if ((blocked[mid] as Interval).end > start) {
+      found = mid;
+      hi = mid - 1;
+    } else lo = mid + 1;
+  }
+  return found >= 0 && (blocked[found] as Interval).start < end ? found : undefined;
+}
+
+export interface Place {
+  property_id: string | null;
+  location: { lat: number; lng: number } | null;
+}
+
+export interface Travel {
+  mode: 'none' | 'straight_line';
+  speed_kmh: number;
+  unknown_location_minutes: number;
+}
+
+/** The great-circle distance in km (haversine, R = 6,371 km). */
+export function haversineKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }): number {
+  const radians = (degrees: number) => (degrees * Math.PI) / 180;
+  const dLat = radians(b.lat - a.lat);
+  const dLng = radians(b.lng - a.lng);
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(radians(a.lat)) * Math.cos(radians(b.lat)) * Math.sin(dLng / 2) ** 2;
+  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/**
+ * Minutes of travel between two places: 0 with mode none or at the same property; else ceil(km ÷ speed × 60)
+ * over the locations, or unknown_location_minutes when either has none (a place without a property included).
+ */
+export function travelMinutes(travel: Travel, a: Place, b: Place): number {
+  if (travel.mode === 'none') return 0;
+  if (a.property_id !== null && a.property_id === b.property_id) return 0;
+  if (a.location === null || b.location === null) return travel.unknown_location_minutes;
+  return Math.ceil((haversineKm(a.location, b.location) / travel.speed_kmh) * 60);
+}
+
+/** A commitment widened by its gap to the slot's place on both sides. */
+export function widened(commitment: Interval, gapMinutes: number): Interval {
+  return { start: commitment.start - gapMinutes * MINUTE, end: commitment.end + gapMinutes * MINUTE };
+}

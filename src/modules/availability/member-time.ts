@@ -1,0 +1,173 @@
+// Each member's bookable stretches and commitments over a span (docs/api-contract.md §28), read once per query
+// or hold: weekly hours (the member's, else the account's) on the member's clock ∪ extra hours − time off; their
+// visits that are not canceled, the projected occurrences of schedules naming them, and active holds. The
+// commitments are widened by the gap to the slot's place (buffer + travel) and merged, so that a slot's check
+// is two binary searches.
+import { fromJson } from '../../db/index.js';
+import type { Context } from '../../kernel/context.js';
+import type { BookingSettings } from '../accounts/index.js';
+import { findPropertyPlaces } from '../properties/index.js';
+import type { WorkingHours } from '../shared/index.js';
+import type { BookingMember } from '../team-members/index.js';
+import { projectOccurrences } from '../visit-schedules/index.js';
+import * as repository from './availability.repository.js';
+import { exceptionsOfMembers } from './exceptions.repository.js';
+import { type Interval, merge, type Place, subtract, travelMinutes, weeklyHours, widened } from './free-time.js';
+import type { LocalDays } from './local-days.js';
+
+/** Most projected occurrences one query counts: a month of a thousand weekly schedules is about 4,500. */
+const MAX_PROJECTED = 20_000;
+const DAY = 86_400_000;
+
+export type CommitmentKind = 'visit' | 'hold';
+
+export interface Commitment extends Interval {
+  kind: CommitmentKind;
+  /** The visit's id (null for a projected occurrence), or the hold's. */
+  id: string | null;
+  property_id: string | null;
+  /** Minutes kept free on each side of it for the slot's place: buffer + travel. */
+  gap: number;
+}
+
+export interface MemberTime {
+  member: BookingMember;
+  /** Bookable time: hours ∪ extra hours − time off, merged. */
+  stretches: Interval[];
+  /** Hours ∪ extra hours before time off: tells time_off from outside_hours in a 409. */
+  hours: Interval[];
+  /** Commitments, each with its own interval (not widened), by start. */
+  commitments: Commitment[];
+  /** Commitments widened by their gap to the slot's place, merged. */
+  blocked: Interval[];
+}
+
+export interface Span {
+  from: number;
+  to: number;
+}
+
+/**
+ * The time of each member over `span` (instants that slots may touch), at `place`. `skipHold` leaves one hold
+ * out (a booking rechecks its time with its own hold aside).
+ */
+export async function memberTimes(
+  ctx: Context,
+  members: BookingMember[],
+  accountHours: WorkingHours,
+  settings: BookingSettings,
+  place: Place,
+  span: Span,
+  days: LocalDays,
+  skipHold?: string,
+): Promise<Map<string, MemberTime>> {
+  const ids = members.map((member) => member.id);
+  const from = new Date(span.from).toISOString();
+  const to = new Date(span.to).toISOString();
+  // Commitments a gap away may still touch the span: read a day around it (a gap of more than a day, a
+  // straight line of thousands of km, is not looked for).
+  const readFrom = new Date(span.from - DAY).toISOString();
+  const readTo = new Date(span.to + DAY).toISOString();
+  const now = ctx.clock.now().toISOString();
+  const [exceptions, visits, holds, projected] = [
+    await exceptionsOfMembers(ctx.db, ctx.accountId, ids, from, to),
+    await repository.visitsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo),
+    await repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
+    ids.length === 0
+      ? []
+      : await projectOccurrences(ctx, { from: readFrom, to: readTo }, { assignee_ids: ids }, { limit: MAX_PROJECTED }),
+  ];
+  const byMember = new Map<string, Commitment[]>(ids.map((id) => [id, []]));
+  const add = (memberId: string, commitment: Commitment) => byMember.get(memberId)?.push(commitment);
+  for (const visit of visits)
+    add(visit.team_member_id, {
+      start: Date.parse(visit.start_at),
+      end: Date.parse(visit.end_at),
+      kind: 'visit',
+      id: visit.visit_id,
+      property_id: visit.property_id,
+      gap: 0,
+    });
+  for (const hold of holds)
+    if (hold.hold_id !== skipHold)
+      add(hold.team_member_id, {
+        start: Date.parse(hold.start_at),
+        end: Date.parse(hold.end_at),
+        kind: 'hold',
+        id: hold.hold_id,
+        property_id: hold.property_id,
+        gap: 0,
+      });
+  for (const item of projected)
+    for (const memberId of item.assignee_ids)
+      add(memberId, {
+        start: Date.parse(item.start_at as string),
+        end: Date.parse(item.end_at as string),
+        kind: 'visit',
+        id: null,
+        property_id: item.property_id,
+        gap: 0,
+      });
+
+  // The places of every commitment, for travel to and from the slot's place.
+  const propertyIds = new Set<string>();
+  if (settings.travel.mode !== 'none')
+    for (const list of byMember.values())
+      for (const commitment of list) if (commitment.property_id !== null) propertyIds.add(commitment.property_id);
+  const places = await findPropertyPlaces(ctx.db, ctx.accountId, [...propertyIds]);
+  const gapOf = (commitment: Commitment) =>
+    settings.buffer_minutes +
+    travelMinutes(settings.travel, place, {
+      property_id: commitment.property_id,
+      location: commitment.property_id === null ? null : (places.get(commitment.property_id)?.location ?? null),
+    });
+
+  const result = new Map<string, MemberTime>();
+  for (const [index, member] of members.entries()) {
+    // Outside a transaction (a query, not a hold or booking), other requests run between every ten members.
+    if (!ctx.db.isTransaction && index % 10 === 9) await new Promise<void>((resolve) => setImmediate(resolve));
+    const zone = member.timezone;
+    const hoursOf = member.working_hours === null ? accountHours : fromJson<WorkingHours>(member.working_hours);
+    // The local dates of the span on the member's clock, a day each side (hours past midnight, zones apart).
+    const first = days.dateOf(zone, span.from - DAY);
+    const last = days.dateOf(zone, span.to + DAY);
+    const own = exceptions.filter((one) => one.team_member_id === member.id);
+    const interval = (one: { start_at: string; end_at: string }) => ({
+      start: Date.parse(one.start_at),
+      end: Date.parse(one.end_at),
+    });
+    const hours = merge([
+      ...weeklyHours(hoursOf, zone, first, last, days),
+      ...own.filter((one) => one.kind === 'extra_hours').map(interval),
+    ]);
+    const timeOff = merge(own.filter((one) => one.kind === 'time_off').map(interval));
+    const commitments = (byMember.get(member.id) ?? []).sort((a, b) => a.start - b.start);
+    for (const commitment of commitments) commitment.gap = gapOf(commitment);
+    result.set(member.id, {
+      member,
+      hours,
+      stretches: subtract(hours, timeOff),
+      commitments,
+      blocked: merge(commitments.map((commitment) => widened(commitment, commitment.gap))),
+    });
+  }
+  return result;
+}
+
+/** Minutes of commitments of `time` within [dayStart, dayEnd): how busy the member is that local day. */
+export function committedMinutes(time: MemberTime, dayStart: number, dayEnd: number): number {
+  let total = 0;
+  for (const commitment of time.commitments) {
+    if (commitment.start >= dayEnd) break;
+    const overlap = Math.min(commitment.end, dayEnd) - Math.max(commitment.start, dayStart);
+    if (overlap > 0) total += overlap;
+  }
+  return total / 60_000;
+}
+
+/** Where a slot or hold is: its property and that property's location. */
+export async function placeOf(ctx: Context, propertyId: string | null | undefined): Promise<Place> {
+  if (propertyId === null || propertyId === undefined) return { property_id: null, location: null };
+  const found = (await findPropertyPlaces(ctx.db, ctx.accountId, [propertyId])).get(propertyId);
+  return { property_id: propertyId, location: found?.location ?? null };
+}
