@@ -40,6 +40,7 @@ export const MODULE_ORDER = [
   'properties',
   'team-members',
   'documents',
+  'ledger',
   'service-requests',
   'quotes',
   'visits',

@@ -66,6 +66,8 @@ import { serviceRequestRoutes } from './modules/service-requests/service-request
 import { ServiceRequestSchema } from './modules/service-requests/index.js';
 import { systemRoutes } from './modules/system/system.routes.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
+import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
+import { ClientBalanceSchema, LedgerEntrySchema } from './modules/ledger/index.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from './modules/events/index.js';
 
 /** An API answer is data, never a page: no sniffing, framing or referrers; HTTPS remembered. */
@@ -100,6 +102,7 @@ const API_TAGS = [
   { name: 'Visit schedules', description: 'Repeating visits: a job’s visits on an RFC 5545 rule in local time.' },
   { name: 'Invoices', description: 'Bills sent to the client, and what is still due.' },
   { name: 'Payments', description: 'Money received against an invoice, and refunds.' },
+  { name: 'Ledger', description: 'Every move of a client’s money, append-only, and the client’s balance.' },
   { name: 'Events', description: 'Everything that changed, newest first: what webhooks deliver.' },
   { name: 'Webhook endpoints', description: 'Where events are delivered, signed per Standard Webhooks.' },
   { name: 'Webhooks', description: 'The requests BMS sends to your endpoints.' },
@@ -181,6 +184,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     VisitScheduleSchema,
     InvoiceSchema,
     PaymentSchema,
+    LedgerEntrySchema,
+    ClientBalanceSchema,
     EventSchema,
     WebhookEndpointSchema,
     WebhookDeliverySchema,
@@ -271,6 +276,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(invoiceRoutes(invoiceActions));
   await app.register(invoicePreviewRoutes);
   await app.register(paymentRoutes);
+  await app.register(ledgerRoutes);
   await app.register(eventRoutes);
   await app.register(webhookRoutes(config.webhooks));
   await app.register(documentFileRoutes);

@@ -33,6 +33,7 @@ import * as clientsPropertyIdsPortable from './migrations/20261128200000_clients
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
 
 import * as accountLocale from './migrations/20261128210000_account_locale.js';
+import * as ledger from './migrations/20261129000000_ledger.js';
 
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -68,6 +69,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261128200100_mcp_call_versions': mcpCallVersions,
 
   '20261128210000_account_locale': accountLocale,
+  '20261129000000_ledger': ledger,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -29,6 +29,8 @@ export const EVENT_TYPES = [
   'invoice.deleted',
   'payment.created',
   'payment.refunded',
+  'payment.applied',
+  'payment.unapplied',
   'delivery.succeeded',
   'delivery.failed',
   'webhook_endpoint.disabled',

@@ -40,6 +40,8 @@ export const SCOPES = [
   // Version 3 (docs/api-contract.md §19): products and tax rates.
   'catalog:read',
   'catalog:write',
+  // Version 4 (docs/api-contract.md §22): the ledger and the client's balance.
+  'reports:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
