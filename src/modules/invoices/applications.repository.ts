@@ -35,11 +35,7 @@ export async function findApplication(
   id: string,
   lock = false,
 ): Promise<ApplicationRow | undefined> {
-  const query = db
-    .selectFrom('applications')
-    .select(COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id);
+  const query = db.selectFrom('applications').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 

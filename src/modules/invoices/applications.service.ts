@@ -91,7 +91,8 @@ export async function applyToInvoices(
   for (const [index, request] of requests.entries()) {
     const invoice = invoices.get(request.invoice_id);
     const field = `applications[${index}].invoice_id`;
-    if (!invoice) problems.push({ field, message: `no invoice with id '${request.invoice_id}' exists in this account` });
+    if (!invoice)
+      problems.push({ field, message: `no invoice with id '${request.invoice_id}' exists in this account` });
     else if (invoice.client_id !== source.client_id) problems.push({ field, message: 'belongs to another client' });
     else if (invoice.currency !== source.currency)
       problems.push({ field, message: `is in ${invoice.currency}, not ${source.currency}` });
@@ -110,7 +111,10 @@ export async function applyToInvoices(
     const invoice = invoices.get(request.invoice_id)!;
     const due = Number(invoice.total_amount) - Number(invoice.amount_paid) - Number(invoice.amount_credited);
     if (request.amount < 1 || request.amount > due)
-      problems.push({ field: `applications[${index}].amount`, message: `must be between 1 and the invoice's amount_due (${due})` });
+      problems.push({
+        field: `applications[${index}].amount`,
+        message: `must be between 1 and the invoice's amount_due (${due})`,
+      });
   }
   if (problems.length > 0) throw validationError(problems);
   const total = requests.reduce((sum, request) => sum + request.amount, 0);
@@ -123,7 +127,8 @@ export async function applyToInvoices(
       (date, request) => laterDate(date, invoices.get(request.invoice_id)!.issue_date),
       source.dated,
     );
-    if (appliedOn < earliest) throw fieldError('applied_on', `must not be before ${earliest}, when the source and every invoice are dated`);
+    if (appliedOn < earliest)
+      throw fieldError('applied_on', `must not be before ${earliest}, when the source and every invoice are dated`);
   }
   const now = tx.clock.now().toISOString();
   const applications: ApplicationRow[] = [];

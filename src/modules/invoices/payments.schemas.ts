@@ -73,7 +73,8 @@ export const ApplyBody = Type.Object(
     ),
     applied_on: Type.Optional({
       ...DateSchema,
-      description: 'The local date it counts from; default today. Not in the future, nor before the source or an invoice.',
+      description:
+        'The local date it counts from; default today. Not in the future, nor before the source or an invoice.',
     }),
   },
   { additionalProperties: false },
@@ -153,7 +154,9 @@ export const InvoicePaymentSchema = Type.Object({
 export const CreatePaymentBody = Type.Object(
   {
     invoice_id: ReferenceSchema('A sent invoice of this account.'),
-    amount: positiveAmount('Amount received, in minor units; at most the invoice’s amount_due unless overpayment is credit.'),
+    amount: positiveAmount(
+      'Amount received, in minor units; at most the invoice’s amount_due unless overpayment is credit.',
+    ),
     method,
     overpayment: Type.Optional(overpayment),
     reference: Type.Optional(reference),

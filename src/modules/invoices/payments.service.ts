@@ -125,7 +125,10 @@ export async function recordPayment(
   const due = Number(invoice.total_amount) - Number(invoice.amount_paid) - Number(invoice.amount_credited);
   const overpayment = input.overpayment ?? 'reject';
   if (input.amount > due && overpayment === 'reject')
-    throw fieldError('amount', `must not exceed the invoice's amount_due (${due}); with overpayment "credit" the rest stays as credit`);
+    throw fieldError(
+      'amount',
+      `must not exceed the invoice's amount_due (${due}); with overpayment "credit" the rest stays as credit`,
+    );
   const now = tx.clock.now();
   const paidAt = input.paid_at === undefined ? now.toISOString() : normalizeInstant(input.paid_at);
   if (paidAt > now.toISOString()) throw fieldError('paid_at', 'must not be in the future');

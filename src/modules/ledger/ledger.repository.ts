@@ -139,9 +139,9 @@ export async function invoiceFigures(db: Executor, accountId: string, invoiceId:
   const sums = await db
     .selectFrom('ledger_entries')
     .select([
-      sql<number | string | null>`sum(case when type in (${sql.join(INVOICE_DOCUMENT_TYPES)}) then amount else 0 end)`.as(
-        'document',
-      ),
+      sql<
+        number | string | null
+      >`sum(case when type in (${sql.join(INVOICE_DOCUMENT_TYPES)}) then amount else 0 end)`.as('document'),
       sql<number | string | null>`sum(applied_amount)`.as('applied'),
     ])
     .where('account_id', '=', accountId)
@@ -237,5 +237,10 @@ export function listEntriesPlan(
     client_id: filters.client_id,
     type: filters.type,
   });
-  return listPlan(db, { table: 'ledger_entries', columns: ENTRY_COLUMNS, scope: { account_id: accountId } }, { keys, conditions }, page);
+  return listPlan(
+    db,
+    { table: 'ledger_entries', columns: ENTRY_COLUMNS, scope: { account_id: accountId } },
+    { keys, conditions },
+    page,
+  );
 }

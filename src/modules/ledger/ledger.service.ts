@@ -136,7 +136,9 @@ export async function assertLedgerRules(
     if (invoice.status !== 'draft' && document !== total)
       throw new LedgerRuleBroken(`invoice ${invoiceId}: its entries sum to ${document}, its total is ${total}`);
     if (invoice.status !== 'draft' && document - applied !== due)
-      throw new LedgerRuleBroken(`invoice ${invoiceId}: its entries less applications give ${document - applied}, due ${due}`);
+      throw new LedgerRuleBroken(
+        `invoice ${invoiceId}: its entries less applications give ${document - applied}, due ${due}`,
+      );
     if (!voided && (paid !== Number(invoice.amount_paid) || credited !== Number(invoice.amount_credited)))
       throw new LedgerRuleBroken(`invoice ${invoiceId}: amount_paid or amount_credited differs from its applications`);
     if (due < 0) throw new LedgerRuleBroken(`invoice ${invoiceId}: amount_due ${due} is below 0`);
@@ -146,7 +148,9 @@ export async function assertLedgerRules(
     if (!payment) throw new LedgerRuleBroken(`payment ${paymentId} is named by an entry but does not exist`);
     const remaining = Number(payment.amount) - Number(payment.amount_applied) - Number(payment.amount_refunded);
     if (held !== Number(payment.amount_applied) || remaining < 0)
-      throw new LedgerRuleBroken(`payment ${paymentId}: applied ${payment.amount_applied}, held ${held}, remaining ${remaining}`);
+      throw new LedgerRuleBroken(
+        `payment ${paymentId}: applied ${payment.amount_applied}, held ${held}, remaining ${remaining}`,
+      );
   }
 }
 
