@@ -60,6 +60,8 @@ const SCOPES = [
   // Contract section 19: products and tax rates.
   'catalog:read',
   'catalog:write',
+  // Contract section 22: the ledger and the client's balance.
+  'reports:read',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -102,6 +104,12 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/payments/:id': 'payments:read',
   'PUT /v1/payments/:id': 'payments:write',
   'POST /v1/payments/:id/refund': 'payments:write',
+  // Contract section 22: applying a payment's money needs only its scope; the ledger and balance, reports:read.
+  'POST /v1/payments/:id/apply': 'payments:write',
+  'POST /v1/payments/:id/unapply': 'payments:write',
+  'GET /v1/ledger-entries': 'reports:read',
+  'GET /v1/ledger-entries/:id': 'reports:read',
+  'GET /v1/clients/:id/balance': 'reports:read',
   // Contract section 9: events and webhook endpoints.
   'GET /v1/events': 'events:read',
   'GET /v1/events/:id': 'events:read',
@@ -177,6 +185,10 @@ const SEED_ENDPOINTS: Record<string, string> = {
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
 const ACTION_BODIES: Record<string, () => unknown> = {
+  '/v1/payments/:id/apply': () => ({
+    applications: [{ invoice_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', amount: 1 }],
+  }),
+  '/v1/payments/:id/unapply': () => ({ application_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' }),
   '/v1/webhook-endpoints/:id/recover': () => ({ since: '2020-01-01T00:00:00.000Z' }),
   '/v1/events/:id/resend': () => ({ endpoint_id: existing.get('/v1/webhook-endpoints') }),
   '/v1/visits/:id/assignees': () => ({ team_member_id: existing.get('/v1/team-members') }),
@@ -261,6 +273,9 @@ before(async () => {
   }
   const events = await context.request('GET', '/v1/events?limit=1', { key: owner.key });
   existing.set('/v1/events', events.body.data[0].id);
+  // The payment made above posted ledger entries (contract §22).
+  const entries = await context.request('GET', '/v1/ledger-entries?limit=1', { key: owner.key });
+  existing.set('/v1/ledger-entries', entries.body.data[0].id);
 });
 after(() => context.close());
 

@@ -270,7 +270,16 @@ const CATALOGUE: Record<string, Row> = {
       return id;
     },
     path: (id) => `/v1/invoices/${id}`,
-    changed: ['status', 'paid_at', 'amount_paid', 'amount_due', 'payments', 'payments_count'],
+    changed: [
+      'status',
+      'paid_at',
+      'amount_paid',
+      'amount_due',
+      'payments',
+      'payments_count',
+      'applications',
+      'applications_count',
+    ],
   },
   'invoice.voided': {
     act: async () => (await api('PUT', `/v1/invoices/${await sentInvoice()}`, { status: 'void' })).id,
@@ -296,7 +305,38 @@ const CATALOGUE: Record<string, Row> = {
       return (await api('POST', `/v1/payments/${payment.id}/refund`, { amount: 500 })).id;
     },
     path: (id) => `/v1/payments/${id}`,
-    changed: ['amount_refunded', 'refunds', 'refunds_count'],
+    changed: ['amount_refunded', 'refunds', 'refunds_count', 'amount_applied', 'applications'],
+  },
+  // Contract section 22: a payment's unapplied money applied to another invoice, and that application reversed.
+  'payment.applied': {
+    act: async () => {
+      const payment = await api('POST', '/v1/payments', {
+        invoice_id: await sentInvoice(),
+        amount: 12_000,
+        method: 'cash',
+        overpayment: 'credit',
+      });
+      return (
+        await api('POST', `/v1/payments/${payment.id}/apply`, {
+          applications: [{ invoice_id: await sentInvoice(), amount: 1_000 }],
+        })
+      ).id;
+    },
+    path: (id) => `/v1/payments/${id}`,
+    changed: ['amount_applied', 'amount_unapplied', 'applications', 'applications_count'],
+  },
+  'payment.unapplied': {
+    act: async () => {
+      const payment = await api('POST', '/v1/payments', {
+        invoice_id: await sentInvoice(),
+        amount: 1_000,
+        method: 'cash',
+      });
+      return (await api('POST', `/v1/payments/${payment.id}/unapply`, { application_id: payment.applications[0].id }))
+        .id;
+    },
+    path: (id) => `/v1/payments/${id}`,
+    changed: ['amount_applied', 'amount_unapplied', 'applications', 'applications_count'],
   },
   'delivery.succeeded': {
     async act() {
@@ -628,6 +668,9 @@ const CONTRACT_TYPES = [
   'invoice.deleted',
   'payment.created',
   'payment.refunded',
+  // Contract section 22.
+  'payment.applied',
+  'payment.unapplied',
   'delivery.succeeded',
   'delivery.failed',
   'webhook_endpoint.disabled',
