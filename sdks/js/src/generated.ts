@@ -725,6 +725,23 @@ export interface InvoiceTaxBreakdown {
   tax_amount: number;
 }
 
+export interface InvoiceApplicationSource {
+  /** What the money is: a payment or a credit note. */
+  type: "payment" | "credit_note";
+  /** Unique identifier (UUIDv7). */
+  id: string;
+}
+
+export interface InvoiceApplication {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  source: InvoiceApplicationSource;
+  /** The money applied, in minor units. */
+  amount: number;
+  /** The local date it counts from. */
+  applied_on: string;
+}
+
 export interface InvoicePayment {
   /** Unique identifier (UUIDv7). */
   id: string;
@@ -783,10 +800,16 @@ export interface Invoice {
   tax_amount: number;
   /** subtotal_amount + tax_amount, in minor units. Read-only. */
   total_amount: number;
-  /** The sum of the payments less their refunds, in minor units. Read-only. */
+  /** The money applied to it from payments, in minor units (kept as when voided on a void invoice). Read-only. */
   amount_paid: number;
-  /** total_amount − amount_paid, in minor units; 0 once paid or void. Read-only. */
+  /** The money applied to it from credit notes, in minor units (kept as when voided on a void invoice). Read-only. */
+  amount_credited: number;
+  /** total_amount − amount_paid − amount_credited, in minor units; 0 once paid or void. Read-only. */
   amount_due: number;
+  /** The 20 most recent live applications of money to the invoice (payments and credit notes), oldest first among them. Read-only. */
+  applications: Array<InvoiceApplication>;
+  /** How many live applications the invoice has, whether or not applications lists them all. Read-only. */
+  applications_count: number;
   /** The 20 most recent payments recorded against the invoice, oldest first among them (payments_count says how many there are; GET /v1/payments?invoice_id= lists them all). Read-only: record them with POST /v1/payments. */
   payments: Array<InvoicePayment>;
   /** How many payments the invoice has, whether or not payments lists them all. Read-only. */
@@ -809,6 +832,19 @@ export interface Invoice {
   paid_at: string | null;
   /** When the invoice was voided. */
   voided_at: string | null;
+}
+
+export interface PaymentApplication {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Unique identifier (UUIDv7). */
+  invoice_id: string;
+  /** The money applied, in minor units. */
+  amount: number;
+  /** The local date it counts from. */
+  applied_on: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
 }
 
 export interface PaymentRefund {
@@ -836,6 +872,16 @@ export interface Payment {
   amount: number;
   /** The sum of the refunds, in minor units. */
   amount_refunded: number;
+  /** What invoices hold of it now, in minor units. */
+  amount_applied: number;
+  /** amount − amount_refunded − amount_applied: the client’s credit from this payment. */
+  amount_unapplied: number;
+  /** reject (default): an amount above the invoice’s amount_due is 422; credit: the invoice takes its amount_due, the rest stays as the client’s credit. */
+  overpayment: "reject" | "credit";
+  /** The 20 most recent live applications of this payment, oldest first among them. */
+  applications: Array<PaymentApplication>;
+  /** How many live applications it has. */
+  applications_count: number;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency: string;
   /** How the money came in: cash, check, card, bank_transfer, other. */
@@ -856,6 +902,100 @@ export interface Payment {
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+}
+
+export interface LedgerEntryTaxe {
+  /** The rate (null for a version-1 `tax_rate`). */
+  tax_rate_id: string | null;
+  /** The rate’s printed name. */
+  name: string | null;
+  /** The rate, in percent. */
+  percentage: number | null;
+  /** What the rate was applied to, in minor units. */
+  taxable_amount: number;
+  /** The tax, in minor units. */
+  tax_amount: number;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface LedgerEntryActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+/** One move of a client’s money, posted in the transaction of the change; never edited or removed. */
+export interface LedgerEntry {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "ledger_entry". */
+  object: "ledger_entry";
+  /** Counts from 1 per account without gaps, in commit order: whoever saw entry N saw every entry before it. */
+  sequence: number;
+  /** Unique identifier (UUIDv7). */
+  client_id: string;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** What moved, from a closed list. */
+  type: "invoice_issued" | "invoice_adjusted" | "late_fee" | "invoice_voided" | "payment_received" | "payment_refunded" | "credit_note_issued" | "credit_note_voided" | "credit_note_refunded" | "applied" | "unapplied";
+  /** The local date (in the account’s zone) the move counts on. */
+  effective_date: string;
+  /** How this entry changes what the client owes: + owes more, − owes less. 0 for applications. */
+  amount: number;
+  /** For applied (+) and unapplied (−) entries: the money moved onto or off the invoice. */
+  applied_amount: number;
+  /** The running sum of amount per (client, currency), in sequence order. */
+  balance_amount: number;
+  /** The invoice concerned. */
+  invoice_id: string | null;
+  /** The credit note concerned. */
+  credit_note_id: string | null;
+  /** The payment concerned. */
+  payment_id: string | null;
+  /** The refund recorded. */
+  refund_id: string | null;
+  /** The application made or released. */
+  application_id: string | null;
+  /** The invoice’s due date, on invoice entries. */
+  due_date: string | null;
+  /** The change of the document’s net (before tax), on document entries. */
+  net_amount: number | null;
+  /** The change of the document’s tax, on document entries. */
+  tax_amount: number | null;
+  /** The change of the document’s internal cost, when known. */
+  cost_amount: number | null;
+  /** The change of each rate’s figures. */
+  taxes: Array<LedgerEntryTaxe> | null;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: LedgerEntryActor;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** Always equal to created_at: an entry never changes. */
+  updated_at: string;
+}
+
+export interface ClientBalanceBalance {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** The sum of amount_due of the client’s sent invoices. */
+  receivable_amount: number;
+  /** The sum of amount_remaining of its issued credit notes and amount_unapplied of its payments. */
+  credit_amount: number;
+  /** receivable_amount − credit_amount; below 0 the business owes the client. */
+  balance_amount: number;
+}
+
+/** What a client owes, or is owed, per currency. */
+export interface ClientBalance {
+  /** Always "client_balance". */
+  object: "client_balance";
+  /** Unique identifier (UUIDv7). */
+  client_id: string;
+  /** The account’s last ledger sequence when the balance was read (0 before any entry). */
+  ledger_sequence: number;
+  /** One row per currency the client has moved money in. */
+  balances: Array<ClientBalanceBalance>;
 }
 
 export interface EventData {
@@ -1097,14 +1237,14 @@ export interface PaymentEventData {
   truncated?: true;
 }
 
-/** An event of type payment.created, payment.refunded: its data.object is the Payment. */
+/** An event of type payment.created, payment.refunded, payment.applied, payment.unapplied: its data.object is the Payment. */
 export interface PaymentEvent {
   /** Unique identifier (UUIDv7). */
   id: string;
   /** Always "event". */
   object: "event";
   /** What happened: <resource>.<what>, from a closed list. */
-  type: "payment.created" | "payment.refunded";
+  type: "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied";
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** The account the event belongs to. */
@@ -1401,7 +1541,7 @@ export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEve
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -1413,7 +1553,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -1602,7 +1742,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "reports:read">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -2983,16 +3123,20 @@ export interface PaymentListParams {
   paid_after?: string;
   /** Only payments received before this instant. */
   paid_before?: string;
+  /** true: only payments with money not applied to any invoice (client credit); false: the others. */
+  unapplied?: boolean;
 }
 
 /** Body of POST /v1/payments. */
 export interface PaymentCreateParams {
   /** A sent invoice of this account. */
   invoice_id: string;
-  /** Amount received, in minor units; at most the invoice’s amount_due. */
+  /** Amount received, in minor units; at most the invoice’s amount_due unless overpayment is credit. */
   amount: number;
   /** How the money came in: cash, check, card, bank_transfer, other. */
   method: "cash" | "check" | "card" | "bank_transfer" | "other";
+  /** reject (default): an amount above the invoice’s amount_due is 422; credit: the invoice takes its amount_due, the rest stays as the client’s credit. */
+  overpayment?: "reject" | "credit";
   /** Your reference for the payment (a cheque number, a bank or card transaction id). Unique per account: a second payment with it is 409, so a sync can retry safely. */
   reference?: string | null;
   /** When the money was received; defaults to now; not in the future. */
@@ -3019,6 +3163,61 @@ export interface PaymentRefundParams {
   reason?: string | null;
 }
 
+export interface PaymentApplicationParams {
+  /** A sent invoice of the same client and currency. */
+  invoice_id: string;
+  /** The money to apply, in minor units: 1 … the invoice’s amount_due. */
+  amount: number;
+}
+
+/** Body of POST /v1/payments/{id}/apply. */
+export interface PaymentApplyParams {
+  /** Up to 50 invoices, each named once: all are applied, or none. */
+  applications: Array<PaymentApplicationParams>;
+  /** The local date it counts from; default today. Not in the future, nor before the source or an invoice. */
+  applied_on?: string;
+}
+
+/** Body of POST /v1/payments/{id}/unapply. */
+export interface PaymentUnapplyParams {
+  /** The application to reverse. */
+  application_id: string;
+}
+
+/** Query parameters of GET /v1/ledger-entries. */
+export interface LedgerEntryListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, sequence, -sequence. */
+  sort?: "created_at" | "-created_at" | "sequence" | "-sequence";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Only entries of this client. */
+  client_id?: string;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency?: string;
+  /** Only this type. */
+  type?: "invoice_issued" | "invoice_adjusted" | "late_fee" | "invoice_voided" | "payment_received" | "payment_refunded" | "credit_note_issued" | "credit_note_voided" | "credit_note_refunded" | "applied" | "unapplied";
+  /** Only entries naming this invoice. */
+  invoice_id?: string;
+  /** Only entries naming this credit note. */
+  credit_note_id?: string;
+  /** Only entries naming this payment. */
+  payment_id?: string;
+  /** Only entries effective on or after this date. */
+  effective_from?: string;
+  /** Only entries effective on or before this date. */
+  effective_to?: string;
+  /** Only entries after this sequence: with sort=sequence, a feed that never skips. */
+  after_sequence?: number;
+}
+
 /** Query parameters of GET /v1/events. */
 export interface EventListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
@@ -3026,7 +3225,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -3073,7 +3272,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -3085,7 +3284,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -3284,7 +3483,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "reports:read">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3322,7 +3521,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "reports:read">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3350,7 +3549,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "reports:read">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3394,7 +3593,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "reports:read">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3571,7 +3770,7 @@ export interface TaxRateUpdateParams {
   metadata?: Record<string, string>;
 }
 
-/** clients: list, create, get, update, delete. */
+/** clients: list, create, get, update, delete, getBalance. */
 export class ClientsResource {
   constructor(private readonly transport: Transport) {}
 
@@ -3598,6 +3797,13 @@ export class ClientsResource {
   /** Delete a client. Requires the scope `clients:delete`. */
   delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
     return this.transport.request<DeletedObject>('DELETE', `/v1/clients/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Get a client’s balance. Per currency: what the client owes on sent invoices, the credit it holds (unapplied payments, credit notes), and the difference.
+
+Requires the scope `reports:read`. */
+  getBalance(id: string, options?: RequestOptions): Promise<WithResponse<ClientBalance>> {
+    return this.transport.request<ClientBalance>('GET', `/v1/clients/${encodeURIComponent(id)}/balance`, {}, options);
   }
 }
 
@@ -3940,7 +4146,7 @@ Requires the scope `invoices:read`. */
   }
 }
 
-/** payments: list, create, get, update, refund. */
+/** payments: list, create, get, update, refund, apply, unapply. */
 export class PaymentsResource {
   constructor(private readonly transport: Transport) {}
 
@@ -3969,6 +4175,37 @@ export class PaymentsResource {
 Requires the scope `payments:write`. */
   refund(id: string, params: PaymentRefundParams = {}, options?: RequestOptions): Promise<WithResponse<Payment>> {
     return this.transport.request<Payment>('POST', `/v1/payments/${encodeURIComponent(id)}/refund`, { body: params }, options);
+  }
+
+  /** Apply a payment’s unapplied money to invoices. Applies the payment’s unapplied money (the client’s credit) to 1–50 sent invoices of the same client and currency, all or nothing. An invoice at 0 becomes `paid`.
+
+Requires the scope `payments:write`. */
+  apply(id: string, params: PaymentApplyParams, options?: RequestOptions): Promise<WithResponse<Payment>> {
+    return this.transport.request<Payment>('POST', `/v1/payments/${encodeURIComponent(id)}/apply`, { body: params }, options);
+  }
+
+  /** Reverse one application of a payment. Takes the money of one application back off its invoice (a `paid` invoice returns to `sent`); it becomes the client’s credit again. An application already released is 409.
+
+Requires the scope `payments:write`. */
+  unapply(id: string, params: PaymentUnapplyParams, options?: RequestOptions): Promise<WithResponse<Payment>> {
+    return this.transport.request<Payment>('POST', `/v1/payments/${encodeURIComponent(id)}/unapply`, { body: params }, options);
+  }
+}
+
+/** ledger-entries: list, get. */
+export class LedgerEntriesResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List ledger entries. Every move of every client’s money, append-only. `sort=sequence` with `after_sequence` is a feed that never skips an entry.
+
+Requires the scope `reports:read`. */
+  list(params: LedgerEntryListParams = {}, options?: RequestOptions): PagePromise<LedgerEntry> {
+    return this.transport.list<LedgerEntry>(`/v1/ledger-entries`, { ...params }, options);
+  }
+
+  /** Get a ledger entry. Requires the scope `reports:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<LedgerEntry>> {
+    return this.transport.request<LedgerEntry>('GET', `/v1/ledger-entries/${encodeURIComponent(id)}`, {}, options);
   }
 }
 
@@ -4233,6 +4470,7 @@ export class Resources {
   readonly visitSchedules: VisitSchedulesResource;
   readonly invoices: InvoicesResource;
   readonly payments: PaymentsResource;
+  readonly ledgerEntries: LedgerEntriesResource;
   readonly events: EventsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
   readonly account: AccountResource;
@@ -4251,6 +4489,7 @@ export class Resources {
     this.visitSchedules = new VisitSchedulesResource(transport);
     this.invoices = new InvoicesResource(transport);
     this.payments = new PaymentsResource(transport);
+    this.ledgerEntries = new LedgerEntriesResource(transport);
     this.events = new EventsResource(transport);
     this.webhookEndpoints = new WebhookEndpointsResource(transport);
     this.account = new AccountResource(transport);

@@ -40,10 +40,18 @@ __all__ = [
     "InvoiceLineItem",
     "InvoiceDiscount",
     "InvoiceTaxBreakdown",
+    "InvoiceApplicationSource",
+    "InvoiceApplication",
     "InvoicePayment",
     "Invoice",
+    "PaymentApplication",
     "PaymentRefund",
     "Payment",
+    "LedgerEntryTaxe",
+    "LedgerEntryActor",
+    "LedgerEntry",
+    "ClientBalanceBalance",
+    "ClientBalance",
     "EventData",
     "ClientEventActor",
     "ClientEventData",
@@ -126,6 +134,7 @@ __all__ = [
     "InvoiceLineItemDiscountParams",
     "InvoiceLineItemParams",
     "InvoiceDiscountParams",
+    "PaymentApplicationParams",
     "EventResendResult",
     "WebhookEndpointRecoverResult",
     "AccountAddressParams",
@@ -144,7 +153,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -624,6 +633,22 @@ class InvoiceTaxBreakdown(TypedDict):
     tax_amount: int
 
 
+class InvoiceApplicationSource(TypedDict):
+    """InvoiceApplicationSource"""
+
+    type: Literal["payment", "credit_note"]
+    id: str
+
+
+class InvoiceApplication(TypedDict):
+    """InvoiceApplication"""
+
+    id: str
+    source: InvoiceApplicationSource
+    amount: int
+    applied_on: str
+
+
 class InvoicePayment(TypedDict):
     """InvoicePayment"""
 
@@ -660,7 +685,10 @@ class Invoice(TypedDict):
     tax_amount: int
     total_amount: int
     amount_paid: int
+    amount_credited: int
     amount_due: int
+    applications: List[InvoiceApplication]
+    applications_count: int
     payments: List[InvoicePayment]
     payments_count: int
     notes: Optional[str]
@@ -672,6 +700,16 @@ class Invoice(TypedDict):
     hosted_url: Optional[str]
     paid_at: Optional[str]
     voided_at: Optional[str]
+
+
+class PaymentApplication(TypedDict):
+    """PaymentApplication"""
+
+    id: str
+    invoice_id: str
+    amount: int
+    applied_on: str
+    created_at: str
 
 
 class PaymentRefund(TypedDict):
@@ -692,6 +730,11 @@ class Payment(TypedDict):
     client_id: str
     amount: int
     amount_refunded: int
+    amount_applied: int
+    amount_unapplied: int
+    overpayment: Literal["reject", "credit"]
+    applications: List[PaymentApplication]
+    applications_count: int
     currency: str
     method: Literal["cash", "check", "card", "bank_transfer", "other"]
     reference: Optional[str]
@@ -702,6 +745,69 @@ class Payment(TypedDict):
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
+
+
+class LedgerEntryTaxe(TypedDict):
+    """LedgerEntryTaxe"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    percentage: Optional[float]
+    taxable_amount: int
+    tax_amount: int
+
+
+class LedgerEntryActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class LedgerEntry(TypedDict):
+    """One move of a client’s money, posted in the transaction of the change; never edited or removed."""
+
+    id: str
+    object: Literal["ledger_entry"]
+    sequence: int
+    client_id: str
+    currency: str
+    type: Literal["invoice_issued", "invoice_adjusted", "late_fee", "invoice_voided", "payment_received", "payment_refunded", "credit_note_issued", "credit_note_voided", "credit_note_refunded", "applied", "unapplied"]
+    effective_date: str
+    amount: int
+    applied_amount: int
+    balance_amount: int
+    invoice_id: Optional[str]
+    credit_note_id: Optional[str]
+    payment_id: Optional[str]
+    refund_id: Optional[str]
+    application_id: Optional[str]
+    due_date: Optional[str]
+    net_amount: Optional[int]
+    tax_amount: Optional[int]
+    cost_amount: Optional[int]
+    taxes: Optional[List[LedgerEntryTaxe]]
+    actor: LedgerEntryActor
+    created_at: str
+    updated_at: str
+
+
+class ClientBalanceBalance(TypedDict):
+    """ClientBalanceBalance"""
+
+    currency: str
+    receivable_amount: int
+    credit_amount: int
+    balance_amount: int
+
+
+class ClientBalance(TypedDict):
+    """What a client owes, or is owed, per currency."""
+
+    object: Literal["client_balance"]
+    client_id: str
+    ledger_sequence: int
+    balances: List[ClientBalanceBalance]
 
 
 class _EventDataRequired(TypedDict):
@@ -922,11 +1028,11 @@ class PaymentEventData(_PaymentEventDataRequired, total=False):
 
 
 class PaymentEvent(TypedDict):
-    """An event of type payment.created, payment.refunded: its data.object is the Payment."""
+    """An event of type payment.created, payment.refunded, payment.applied, payment.unapplied: its data.object is the Payment."""
 
     id: str
     object: Literal["event"]
-    type: Literal["payment.created", "payment.refunded"]
+    type: Literal["payment.created", "payment.refunded", "payment.applied", "payment.unapplied"]
     created_at: str
     account_id: str
     actor: PaymentEventActor
@@ -1321,7 +1427,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -1668,6 +1774,13 @@ class InvoiceDiscountParams(TypedDict):
     value: float
 
 
+class PaymentApplicationParams(TypedDict):
+    """PaymentApplicationParams"""
+
+    invoice_id: str
+    amount: int
+
+
 class EventResendResult(TypedDict):
     """What POST /v1/events/{id}/resend answers."""
 
@@ -1713,7 +1826,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -1756,7 +1869,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -1770,7 +1883,7 @@ class ApiKeyRollResult(TypedDict):
 
 
 class ClientsResource:
-    """clients: list, create, get, update, delete."""
+    """clients: list, create, get, update, delete, get_balance."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -1860,6 +1973,20 @@ class ClientsResource:
     ) -> DeletedObject:
         """Delete a client. Requires the scope `clients:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/clients/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_balance(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ClientBalance:
+        """Get a client’s balance. Per currency: what the client owes on sent invoices, the credit it holds (unapplied payments, credit notes), and the difference.
+
+Requires the scope `reports:read`."""
+        return cast(ClientBalance, self._transport.request("GET", f"/v1/clients/{_quote(id)}/balance", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class PropertiesResource:
@@ -3105,7 +3232,7 @@ Requires the scope `invoices:read`."""
 
 
 class PaymentsResource:
-    """payments: list, create, get, update, refund."""
+    """payments: list, create, get, update, refund, apply, unapply."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -3124,13 +3251,14 @@ class PaymentsResource:
         method: Union[Literal["cash", "check", "card", "bank_transfer", "other"], NotGiven] = NOT_GIVEN,
         paid_after: Union[str, NotGiven] = NOT_GIVEN,
         paid_before: Union[str, NotGiven] = NOT_GIVEN,
+        unapplied: Union[bool, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Payment]:
         """List payments. Requires the scope `payments:read`."""
-        return cast(Page[Payment], self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Page[Payment], self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before, unapplied=unapplied), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -3138,6 +3266,7 @@ class PaymentsResource:
         invoice_id: str,
         amount: int,
         method: Literal["cash", "check", "card", "bank_transfer", "other"],
+        overpayment: Union[Literal["reject", "credit"], NotGiven] = NOT_GIVEN,
         reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
         paid_at: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -3149,7 +3278,7 @@ class PaymentsResource:
         max_retries: Optional[int] = None,
     ) -> Payment:
         """Create a payment. Requires the scope `payments:write`."""
-        return cast(Payment, self._transport.request("POST", "/v1/payments", body=_given(invoice_id=invoice_id, amount=amount, method=method, reference=reference, paid_at=paid_at, notes=notes, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Payment, self._transport.request("POST", "/v1/payments", body=_given(invoice_id=invoice_id, amount=amount, method=method, overpayment=overpayment, reference=reference, paid_at=paid_at, notes=notes, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -3195,6 +3324,86 @@ class PaymentsResource:
 Requires the scope `payments:write`."""
         return cast(Payment, self._transport.request("POST", f"/v1/payments/{_quote(id)}/refund", body=_given(amount=amount, reason=reason), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
+    def apply(
+        self,
+        id: str,
+        *,
+        applications: List[PaymentApplicationParams],
+        applied_on: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Payment:
+        """Apply a payment’s unapplied money to invoices. Applies the payment’s unapplied money (the client’s credit) to 1–50 sent invoices of the same client and currency, all or nothing. An invoice at 0 becomes `paid`.
+
+Requires the scope `payments:write`."""
+        return cast(Payment, self._transport.request("POST", f"/v1/payments/{_quote(id)}/apply", body=_given(applications=applications, applied_on=applied_on), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def unapply(
+        self,
+        id: str,
+        *,
+        application_id: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Payment:
+        """Reverse one application of a payment. Takes the money of one application back off its invoice (a `paid` invoice returns to `sent`); it becomes the client’s credit again. An application already released is 409.
+
+Requires the scope `payments:write`."""
+        return cast(Payment, self._transport.request("POST", f"/v1/payments/{_quote(id)}/unapply", body=_given(application_id=application_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class LedgerEntriesResource:
+    """ledger-entries: list, get."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "sequence", "-sequence"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        type: Union[Literal["invoice_issued", "invoice_adjusted", "late_fee", "invoice_voided", "payment_received", "payment_refunded", "credit_note_issued", "credit_note_voided", "credit_note_refunded", "applied", "unapplied"], NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        credit_note_id: Union[str, NotGiven] = NOT_GIVEN,
+        payment_id: Union[str, NotGiven] = NOT_GIVEN,
+        effective_from: Union[str, NotGiven] = NOT_GIVEN,
+        effective_to: Union[str, NotGiven] = NOT_GIVEN,
+        after_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[LedgerEntry]:
+        """List ledger entries. Every move of every client’s money, append-only. `sort=sequence` with `after_sequence` is a feed that never skips an entry.
+
+Requires the scope `reports:read`."""
+        return cast(Page[LedgerEntry], self._transport.list("/v1/ledger-entries", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, currency=currency, type=type, invoice_id=invoice_id, credit_note_id=credit_note_id, payment_id=payment_id, effective_from=effective_from, effective_to=effective_to, after_sequence=after_sequence), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> LedgerEntry:
+        """Get a ledger entry. Requires the scope `reports:read`."""
+        return cast(LedgerEntry, self._transport.request("GET", f"/v1/ledger-entries/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
 
 class EventsResource:
     """events: list, get, resend."""
@@ -3207,7 +3416,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -3604,7 +3813,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3635,7 +3844,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3895,6 +4104,7 @@ class Resources:
         self.visit_schedules = VisitSchedulesResource(transport)
         self.invoices = InvoicesResource(transport)
         self.payments = PaymentsResource(transport)
+        self.ledger_entries = LedgerEntriesResource(transport)
         self.events = EventsResource(transport)
         self.webhook_endpoints = WebhookEndpointsResource(transport)
         self.account = AccountResource(transport)
@@ -3905,7 +4115,7 @@ class Resources:
 
 
 class AsyncClientsResource:
-    """clients: list, create, get, update, delete."""
+    """clients: list, create, get, update, delete, get_balance."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -3995,6 +4205,20 @@ class AsyncClientsResource:
     ) -> DeletedObject:
         """Delete a client. Requires the scope `clients:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/clients/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_balance(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ClientBalance:
+        """Get a client’s balance. Per currency: what the client owes on sent invoices, the credit it holds (unapplied payments, credit notes), and the difference.
+
+Requires the scope `reports:read`."""
+        return cast(ClientBalance, await self._transport.request("GET", f"/v1/clients/{_quote(id)}/balance", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncPropertiesResource:
@@ -5240,7 +5464,7 @@ Requires the scope `invoices:read`."""
 
 
 class AsyncPaymentsResource:
-    """payments: list, create, get, update, refund."""
+    """payments: list, create, get, update, refund, apply, unapply."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -5259,13 +5483,14 @@ class AsyncPaymentsResource:
         method: Union[Literal["cash", "check", "card", "bank_transfer", "other"], NotGiven] = NOT_GIVEN,
         paid_after: Union[str, NotGiven] = NOT_GIVEN,
         paid_before: Union[str, NotGiven] = NOT_GIVEN,
+        unapplied: Union[bool, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Payment]:
         """List payments. Requires the scope `payments:read`."""
-        return AsyncPagePromise[Payment](lambda: self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[Payment](lambda: self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before, unapplied=unapplied), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -5273,6 +5498,7 @@ class AsyncPaymentsResource:
         invoice_id: str,
         amount: int,
         method: Literal["cash", "check", "card", "bank_transfer", "other"],
+        overpayment: Union[Literal["reject", "credit"], NotGiven] = NOT_GIVEN,
         reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
         paid_at: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -5284,7 +5510,7 @@ class AsyncPaymentsResource:
         max_retries: Optional[int] = None,
     ) -> Payment:
         """Create a payment. Requires the scope `payments:write`."""
-        return cast(Payment, await self._transport.request("POST", "/v1/payments", body=_given(invoice_id=invoice_id, amount=amount, method=method, reference=reference, paid_at=paid_at, notes=notes, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Payment, await self._transport.request("POST", "/v1/payments", body=_given(invoice_id=invoice_id, amount=amount, method=method, overpayment=overpayment, reference=reference, paid_at=paid_at, notes=notes, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -5330,6 +5556,86 @@ class AsyncPaymentsResource:
 Requires the scope `payments:write`."""
         return cast(Payment, await self._transport.request("POST", f"/v1/payments/{_quote(id)}/refund", body=_given(amount=amount, reason=reason), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
+    async def apply(
+        self,
+        id: str,
+        *,
+        applications: List[PaymentApplicationParams],
+        applied_on: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Payment:
+        """Apply a payment’s unapplied money to invoices. Applies the payment’s unapplied money (the client’s credit) to 1–50 sent invoices of the same client and currency, all or nothing. An invoice at 0 becomes `paid`.
+
+Requires the scope `payments:write`."""
+        return cast(Payment, await self._transport.request("POST", f"/v1/payments/{_quote(id)}/apply", body=_given(applications=applications, applied_on=applied_on), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def unapply(
+        self,
+        id: str,
+        *,
+        application_id: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Payment:
+        """Reverse one application of a payment. Takes the money of one application back off its invoice (a `paid` invoice returns to `sent`); it becomes the client’s credit again. An application already released is 409.
+
+Requires the scope `payments:write`."""
+        return cast(Payment, await self._transport.request("POST", f"/v1/payments/{_quote(id)}/unapply", body=_given(application_id=application_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncLedgerEntriesResource:
+    """ledger-entries: list, get."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "sequence", "-sequence"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        type: Union[Literal["invoice_issued", "invoice_adjusted", "late_fee", "invoice_voided", "payment_received", "payment_refunded", "credit_note_issued", "credit_note_voided", "credit_note_refunded", "applied", "unapplied"], NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        credit_note_id: Union[str, NotGiven] = NOT_GIVEN,
+        payment_id: Union[str, NotGiven] = NOT_GIVEN,
+        effective_from: Union[str, NotGiven] = NOT_GIVEN,
+        effective_to: Union[str, NotGiven] = NOT_GIVEN,
+        after_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[LedgerEntry]:
+        """List ledger entries. Every move of every client’s money, append-only. `sort=sequence` with `after_sequence` is a feed that never skips an entry.
+
+Requires the scope `reports:read`."""
+        return AsyncPagePromise[LedgerEntry](lambda: self._transport.list("/v1/ledger-entries", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, currency=currency, type=type, invoice_id=invoice_id, credit_note_id=credit_note_id, payment_id=payment_id, effective_from=effective_from, effective_to=effective_to, after_sequence=after_sequence), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> LedgerEntry:
+        """Get a ledger entry. Requires the scope `reports:read`."""
+        return cast(LedgerEntry, await self._transport.request("GET", f"/v1/ledger-entries/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
 
 class AsyncEventsResource:
     """events: list, get, resend."""
@@ -5342,7 +5648,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -5739,7 +6045,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -5770,7 +6076,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6030,6 +6336,7 @@ class AsyncResources:
         self.visit_schedules = AsyncVisitSchedulesResource(transport)
         self.invoices = AsyncInvoicesResource(transport)
         self.payments = AsyncPaymentsResource(transport)
+        self.ledger_entries = AsyncLedgerEntriesResource(transport)
         self.events = AsyncEventsResource(transport)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(transport)
         self.account = AsyncAccountResource(transport)
