@@ -47,6 +47,7 @@ export const MODULE_ORDER = [
   'visit-schedules',
   'jobs',
   'invoices',
+  'credit-notes',
   'sent-documents',
   'system',
 ];

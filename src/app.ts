@@ -67,6 +67,8 @@ import { ServiceRequestSchema } from './modules/service-requests/index.js';
 import { systemRoutes } from './modules/system/system.routes.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
+import { creditNotePreviewRoutes, creditNoteRoutes } from './modules/credit-notes/credit-notes.routes.js';
+import { CreditNoteSchema } from './modules/credit-notes/index.js';
 import { ClientBalanceSchema, LedgerEntrySchema } from './modules/ledger/index.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from './modules/events/index.js';
 
@@ -102,6 +104,7 @@ const API_TAGS = [
   { name: 'Visit schedules', description: 'Repeating visits: a job’s visits on an RFC 5545 rule in local time.' },
   { name: 'Invoices', description: 'Bills sent to the client, and what is still due.' },
   { name: 'Payments', description: 'Money received against an invoice, and refunds.' },
+  { name: 'Credit notes', description: 'Credit given to a client: applied to invoices, refunded or kept.' },
   { name: 'Ledger', description: 'Every move of a client’s money, append-only, and the client’s balance.' },
   { name: 'Events', description: 'Everything that changed, newest first: what webhooks deliver.' },
   { name: 'Webhook endpoints', description: 'Where events are delivered, signed per Standard Webhooks.' },
@@ -184,6 +187,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     VisitScheduleSchema,
     InvoiceSchema,
     PaymentSchema,
+    CreditNoteSchema,
     LedgerEntrySchema,
     ClientBalanceSchema,
     EventSchema,
@@ -276,6 +280,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(invoiceRoutes(invoiceActions));
   await app.register(invoicePreviewRoutes);
   await app.register(paymentRoutes);
+  await app.register(creditNoteRoutes);
+  await app.register(creditNotePreviewRoutes);
   await app.register(ledgerRoutes);
   await app.register(eventRoutes);
   await app.register(webhookRoutes(config.webhooks));

@@ -34,6 +34,7 @@ import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.
 
 import * as accountLocale from './migrations/20261128210000_account_locale.js';
 import * as ledger from './migrations/20261129000000_ledger.js';
+import * as creditNotes from './migrations/20261129000100_credit_notes.js';
 
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -70,6 +71,7 @@ export const MIGRATIONS: Record<string, Migration> = {
 
   '20261128210000_account_locale': accountLocale,
   '20261129000000_ledger': ledger,
+  '20261129000100_credit_notes': creditNotes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -271,6 +271,34 @@ export interface PaymentRefundsTable {
   created_at: Timestamp;
 }
 
+/** A credit note (docs/api-contract.md §22): what it applies is its live applications; refunds are rows. */
+export interface CreditNotesTable extends DocumentColumns, PricedColumns, DeliveredColumns {
+  invoice_id: string | null;
+  reason: string | null;
+  /** The amount it was made from, or null when made of lines. */
+  amount: number | null;
+  tax_rate_ids: JsonText | null;
+  issue_date: DateText | null;
+  /** 0 or 1. */
+  apply_on_issue: number;
+  amount_refunded: number;
+  notes: string | null;
+  issued_at: Timestamp | null;
+  voided_at: Timestamp | null;
+}
+
+export interface CreditNoteRefundsTable {
+  id: string;
+  account_id: string;
+  credit_note_id: string;
+  amount: number;
+  method: string;
+  reference: string | null;
+  reason: string | null;
+  refunded_at: Timestamp;
+  created_at: Timestamp;
+}
+
 /** Money of a payment or credit note held by an invoice (docs/api-contract.md §22). */
 export interface ApplicationsTable {
   id: string;
@@ -566,6 +594,8 @@ export interface Tables {
   payments: PaymentsTable;
   payment_refunds: PaymentRefundsTable;
   applications: ApplicationsTable;
+  credit_notes: CreditNotesTable;
+  credit_note_refunds: CreditNoteRefundsTable;
   ledger_entries: LedgerEntriesTable;
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
@@ -602,6 +632,9 @@ export type PaymentRow = Selectable<PaymentsTable>;
 export type PaymentPatch = Updateable<PaymentsTable>;
 export type PaymentRefundRow = Selectable<PaymentRefundsTable>;
 export type ApplicationRow = Selectable<ApplicationsTable>;
+export type CreditNoteRow = Selectable<CreditNotesTable>;
+export type CreditNotePatch = Updateable<CreditNotesTable>;
+export type CreditNoteRefundRow = Selectable<CreditNoteRefundsTable>;
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
 export type EventRow = Selectable<EventsTable>;
 export type McpCallRow = Selectable<McpCallsTable>;

@@ -69,6 +69,16 @@ export const EVENT_TYPES = [
   'tax_rate.created',
   'tax_rate.updated',
   'tax_rate.deleted',
+  // docs/api-contract.md §22.
+  'credit_note.created',
+  'credit_note.updated',
+  'credit_note.issued',
+  'credit_note.sent',
+  'credit_note.applied',
+  'credit_note.unapplied',
+  'credit_note.refunded',
+  'credit_note.voided',
+  'credit_note.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -91,6 +101,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   visit_schedule: 'VisitSchedule',
   product: 'Product',
   tax_rate: 'TaxRate',
+  credit_note: 'CreditNote',
 };
 
 export function isEventType(value: string): value is EventType {

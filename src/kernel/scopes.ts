@@ -40,7 +40,12 @@ export const SCOPES = [
   // Version 3 (docs/api-contract.md §19): products and tax rates.
   'catalog:read',
   'catalog:write',
-  // Version 4 (docs/api-contract.md §22): the ledger and the client's balance.
+  // Version 4 (docs/api-contract.md §22): credit notes (a prefix of their own, so that no key granted
+  // invoices:* before version 4 may issue credit), the ledger and the client's balance.
+  'credit_notes:read',
+  'credit_notes:write',
+  'credit_notes:delete',
+  'credit_notes:send',
   'reports:read',
 ] as const;
 

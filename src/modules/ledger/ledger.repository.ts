@@ -128,6 +128,48 @@ export async function unappliedPaymentsOf(db: Executor, accountId: string, clien
   return Number(row?.unapplied ?? 0);
 }
 
+/** Σ amount_remaining of the client's issued credit notes in a currency: total − refunded − live applications. */
+export async function remainingCreditOf(db: Executor, accountId: string, clientId: string, currency: string) {
+  const notes = await db
+    .selectFrom('credit_notes')
+    .select(sql<number | string | null>`sum(total_amount - amount_refunded)`.as('left'))
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', clientId)
+    .where('currency', '=', currency)
+    .where('status', '=', 'issued')
+    .executeTakeFirst();
+  const applied = await db
+    .selectFrom('applications')
+    .innerJoin('credit_notes', 'credit_notes.id', 'applications.credit_note_id')
+    .select(sql<number | string | null>`sum(applications.amount)`.as('held'))
+    .where('applications.account_id', '=', accountId)
+    .where('applications.client_id', '=', clientId)
+    .where('applications.currency', '=', currency)
+    .where('applications.source_type', '=', 'credit_note')
+    .where('applications.released_at', 'is', null)
+    .where('credit_notes.status', '=', 'issued')
+    .executeTakeFirst();
+  return Number(notes?.left ?? 0) - Number(applied?.held ?? 0);
+}
+
+/** A credit note's figures beside what its live applications hold. */
+export async function creditNoteFigures(db: Executor, accountId: string, creditNoteId: string) {
+  const note = await db
+    .selectFrom('credit_notes')
+    .select(['status', 'total_amount', 'amount_refunded'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', creditNoteId)
+    .executeTakeFirst();
+  const live = await db
+    .selectFrom('applications')
+    .select(sql<number | string | null>`sum(amount)`.as('held'))
+    .where('account_id', '=', accountId)
+    .where('credit_note_id', '=', creditNoteId)
+    .where('released_at', 'is', null)
+    .executeTakeFirst();
+  return { note, held: Number(live?.held ?? 0) };
+}
+
 /** An invoice's figures beside the sums of its entries: what the rules compare. */
 export async function invoiceFigures(db: Executor, accountId: string, invoiceId: string) {
   const invoice = await db

@@ -96,6 +96,7 @@ export async function postEntries(tx: Context, drafts: readonly EntryDraft[]): P
     }),
     invoiceIds: [...new Set(drafts.flatMap((draft) => (draft.invoice_id ? [draft.invoice_id] : [])))],
     paymentIds: [...new Set(drafts.flatMap((draft) => (draft.payment_id ? [draft.payment_id] : [])))],
+    creditNoteIds: [...new Set(drafts.flatMap((draft) => (draft.credit_note_id ? [draft.credit_note_id] : [])))],
   });
   return rows;
 }
@@ -117,6 +118,7 @@ export async function assertLedgerRules(
     balances: { clientId: string; currency: string; last: number }[];
     invoiceIds: string[];
     paymentIds: string[];
+    creditNoteIds: string[];
   },
 ): Promise<void> {
   const { db, accountId } = tx;
@@ -156,7 +158,9 @@ export async function assertLedgerRules(
 
 async function currencyBalance(ctx: Context, clientId: string, currency: string): Promise<CurrencyBalance> {
   const receivable = await repository.receivableOf(ctx.db, ctx.accountId, clientId, currency);
-  const credit = await repository.unappliedPaymentsOf(ctx.db, ctx.accountId, clientId, currency);
+  const credit =
+    (await repository.unappliedPaymentsOf(ctx.db, ctx.accountId, clientId, currency)) +
+    (await repository.remainingCreditOf(ctx.db, ctx.accountId, clientId, currency));
   return { currency, receivable_amount: receivable, credit_amount: credit, balance_amount: receivable - credit };
 }
 

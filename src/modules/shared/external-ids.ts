@@ -16,6 +16,7 @@ const KINDS = {
   visits: 'visit',
   products: 'product',
   tax_rates: 'tax rate',
+  credit_notes: 'credit note',
 } as const;
 export type ExternalIdTable = keyof typeof KINDS;
 

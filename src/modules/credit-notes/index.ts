@@ -1,0 +1,6 @@
+// The face of the credit-notes module: what other modules, the workers and the composition may use. The rest is private.
+export { CREDIT_NOTE_LIFECYCLE, CREDIT_NOTE_STATUSES } from './credit-notes.lifecycle.js';
+export { CreditNoteSchema, CreateCreditNoteBody } from './credit-notes.schemas.js';
+export { createCreditNote, getCreditNote, previewCreditNote, updateCreditNote } from './credit-notes.service.js';
+export { applyCreditNote, refundCreditNote } from './credit-notes.money.js';
+export { presentCreditNote } from './credit-notes.presenter.js';
