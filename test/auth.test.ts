@@ -60,7 +60,11 @@ const SCOPES = [
   // Contract section 19: products and tax rates.
   'catalog:read',
   'catalog:write',
-  // Contract section 22: the ledger and the client's balance.
+  // Contract section 22: credit notes, the ledger and the client's balance.
+  'credit_notes:read',
+  'credit_notes:write',
+  'credit_notes:delete',
+  'credit_notes:send',
   'reports:read',
 ] as const;
 
@@ -110,6 +114,16 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/ledger-entries': 'reports:read',
   'GET /v1/ledger-entries/:id': 'reports:read',
   'GET /v1/clients/:id/balance': 'reports:read',
+  // Contract section 22: credit notes mirror invoices:*.
+  'GET /v1/credit-notes': 'credit_notes:read',
+  'POST /v1/credit-notes': 'credit_notes:write',
+  'GET /v1/credit-notes/:id': 'credit_notes:read',
+  'PUT /v1/credit-notes/:id': 'credit_notes:write',
+  'DELETE /v1/credit-notes/:id': 'credit_notes:delete',
+  'POST /v1/credit-notes/preview': 'credit_notes:read',
+  'POST /v1/credit-notes/:id/apply': 'credit_notes:write',
+  'POST /v1/credit-notes/:id/unapply': 'credit_notes:write',
+  'POST /v1/credit-notes/:id/refund': 'credit_notes:write',
   // Contract section 9: events and webhook endpoints.
   'GET /v1/events': 'events:read',
   'GET /v1/events/:id': 'events:read',
@@ -183,12 +197,22 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/invoices/preview': 'invoices:read',
 };
 
+/** Operations that need a second scope whatever the body (contract §22: a refund of credit moves money). */
+const SECOND_SCOPES: Record<string, (typeof SCOPES)[number][]> = {
+  'POST /v1/credit-notes/:id/refund': ['payments:write'],
+};
+
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
 const ACTION_BODIES: Record<string, () => unknown> = {
   '/v1/payments/:id/apply': () => ({
     applications: [{ invoice_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', amount: 1 }],
   }),
   '/v1/payments/:id/unapply': () => ({ application_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' }),
+  '/v1/credit-notes/:id/apply': () => ({
+    applications: [{ invoice_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', amount: 1 }],
+  }),
+  '/v1/credit-notes/:id/unapply': () => ({ application_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' }),
+  '/v1/credit-notes/:id/refund': () => ({ method: 'cash' }),
   '/v1/webhook-endpoints/:id/recover': () => ({ since: '2020-01-01T00:00:00.000Z' }),
   '/v1/events/:id/resend': () => ({ endpoint_id: existing.get('/v1/webhook-endpoints') }),
   '/v1/visits/:id/assignees': () => ({ team_member_id: existing.get('/v1/team-members') }),
@@ -230,6 +254,7 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   }),
   '/v1/products': () => ({ type: 'service', name: 'Owner product' }),
   '/v1/tax-rates': () => ({ name: 'Owner rate', percentage: 5 }),
+  '/v1/credit-notes': (ids) => ({ client_id: ids.get('/v1/clients'), amount: 100 }),
 };
 
 function concretePath(url: string): string {
@@ -351,7 +376,10 @@ describe('per route, from the route table', () => {
           },
           wwwAuthenticate: `Bearer realm="bms", error="insufficient_scope", scope="${scope}"`,
         });
-        const { key: exactKey } = await context.key(owner.accountId, [scope as (typeof SCOPES)[number]]);
+        const { key: exactKey } = await context.key(owner.accountId, [
+          scope as (typeof SCOPES)[number],
+          ...(SECOND_SCOPES[`${route.method} ${route.url}`] ?? []),
+        ]);
         // An unknown id, so that an admitted DELETE or send changes nothing: 404 (or 422 for an empty
         // create) shows the request went past the scope check.
         const admitted = await request(route.method, route.url.replace(':id', '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01'), {
