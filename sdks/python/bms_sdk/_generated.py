@@ -47,6 +47,14 @@ __all__ = [
     "PaymentApplication",
     "PaymentRefund",
     "Payment",
+    "CreditNoteLineItemDiscount",
+    "CreditNoteLineItemTaxe",
+    "CreditNoteLineItem",
+    "CreditNoteDiscount",
+    "CreditNoteTaxBreakdown",
+    "CreditNoteApplication",
+    "CreditNoteRefund",
+    "CreditNote",
     "LedgerEntryTaxe",
     "LedgerEntryActor",
     "LedgerEntry",
@@ -98,6 +106,9 @@ __all__ = [
     "TaxRateEventActor",
     "TaxRateEventData",
     "TaxRateEvent",
+    "CreditNoteEventActor",
+    "CreditNoteEventData",
+    "CreditNoteEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
@@ -135,6 +146,10 @@ __all__ = [
     "InvoiceLineItemParams",
     "InvoiceDiscountParams",
     "PaymentApplicationParams",
+    "CreditNoteLineItemDiscountParams",
+    "CreditNoteLineItemParams",
+    "CreditNoteDiscountParams",
+    "CreditNoteApplicationParams",
     "EventResendResult",
     "WebhookEndpointRecoverResult",
     "AccountAddressParams",
@@ -153,7 +168,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "credit_note.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -747,6 +762,125 @@ class Payment(TypedDict):
     updated_at: str
 
 
+class CreditNoteLineItemDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class CreditNoteLineItemTaxe(TypedDict):
+    """CreditNoteLineItemTaxe"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    percentage: float
+    compound: bool
+    amount: int
+
+
+class CreditNoteLineItem(TypedDict):
+    """CreditNoteLineItem"""
+
+    id: str
+    product_id: Optional[str]
+    name: Optional[str]
+    description: str
+    quantity: float
+    unit_amount: int
+    tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[CreditNoteLineItemDiscount]
+    discount_amount: int
+    amount: int
+    tax_amount: int
+    taxes: List[CreditNoteLineItemTaxe]
+
+
+class CreditNoteDiscount(TypedDict):
+    """The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class CreditNoteTaxBreakdown(TypedDict):
+    """CreditNoteTaxBreakdown"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    registration_number: Optional[str]
+    percentage: float
+    compound: bool
+    taxable_amount: int
+    tax_amount: int
+
+
+class CreditNoteApplication(TypedDict):
+    """CreditNoteApplication"""
+
+    id: str
+    invoice_id: str
+    amount: int
+    applied_on: str
+    created_at: str
+
+
+class CreditNoteRefund(TypedDict):
+    """CreditNoteRefund"""
+
+    id: str
+    amount: int
+    method: Literal["cash", "check", "card", "bank_transfer", "other"]
+    reference: Optional[str]
+    reason: Optional[str]
+    refunded_at: str
+    created_at: str
+
+
+class CreditNote(TypedDict):
+    """A document that lowers what a client owes."""
+
+    id: str
+    object: Literal["credit_note"]
+    external_id: Optional[str]
+    number: Optional[str]
+    client_id: str
+    invoice_id: Optional[str]
+    property_id: Optional[str]
+    reason: Optional[str]
+    amount: Optional[int]
+    tax_rate_ids: Optional[List[str]]
+    line_items: List[CreditNoteLineItem]
+    currency: str
+    prices_include_tax: bool
+    rounding: Literal["per_line", "per_document"]
+    discount: Optional[CreditNoteDiscount]
+    discount_amount: int
+    tax_breakdown: List[CreditNoteTaxBreakdown]
+    subtotal_amount: int
+    tax_amount: int
+    total_amount: int
+    issue_date: Optional[str]
+    apply_on_issue: bool
+    amount_applied: int
+    amount_refunded: int
+    amount_remaining: int
+    applications: List[CreditNoteApplication]
+    applications_count: int
+    refunds: List[CreditNoteRefund]
+    refunds_count: int
+    notes: Optional[str]
+    status: Literal["draft", "issued", "void"]
+    issued_at: Optional[str]
+    voided_at: Optional[str]
+    hosted_url: Optional[str]
+    delivery_status: Optional[Literal["queued", "sending", "delivered", "failed"]]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
 class LedgerEntryTaxe(TypedDict):
     """LedgerEntryTaxe"""
 
@@ -1287,9 +1421,40 @@ class TaxRateEvent(TypedDict):
     data: TaxRateEventData
 
 
+class CreditNoteEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _CreditNoteEventDataRequired(TypedDict):
+    object: CreditNote
+
+
+class CreditNoteEventData(_CreditNoteEventDataRequired, total=False):
+    """CreditNoteEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+    truncated: Literal[True]
+
+
+class CreditNoteEvent(TypedDict):
+    """An event of type credit_note.created, credit_note.updated, credit_note.issued, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted: its data.object is the CreditNote."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted"]
+    created_at: str
+    account_id: str
+    actor: CreditNoteEventActor
+    data: CreditNoteEventData
+
+
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, CreditNoteEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -1427,7 +1592,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -1781,6 +1946,40 @@ class PaymentApplicationParams(TypedDict):
     amount: int
 
 
+class CreditNoteLineItemDiscountParams(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class CreditNoteLineItemParams(TypedDict, total=False):
+    """CreditNoteLineItemParams"""
+
+    product_id: str
+    name: Optional[str]
+    description: str
+    quantity: float
+    unit_amount: int
+    tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[CreditNoteLineItemDiscountParams]
+
+
+class CreditNoteDiscountParams(TypedDict):
+    """A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class CreditNoteApplicationParams(TypedDict):
+    """CreditNoteApplicationParams"""
+
+    invoice_id: str
+    amount: int
+
+
 class EventResendResult(TypedDict):
     """What POST /v1/events/{id}/resend answers."""
 
@@ -1826,7 +2025,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -1869,7 +2068,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -3358,6 +3557,198 @@ Requires the scope `payments:write`."""
         return cast(Payment, self._transport.request("POST", f"/v1/payments/{_quote(id)}/unapply", body=_given(application_id=application_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class CreditNotesResource:
+    """credit-notes: list, create, get, update, delete, apply, unapply, refund, preview."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "number", "-number", "issue_date", "-issue_date"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Union[Literal["draft", "issued", "void"], Sequence[Literal["draft", "issued", "void"]]], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[CreditNote]:
+        """List credit notes. Requires the scope `credit_notes:read`."""
+        return cast(Page[CreditNote], self._transport.list("/v1/credit-notes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, invoice_id=invoice_id, status=status), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[CreditNoteLineItemParams], NotGiven] = NOT_GIVEN,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[CreditNoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        apply_on_issue: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Create a credit note. Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, self._transport.request("POST", "/v1/credit-notes", body=_given(client_id=client_id, invoice_id=invoice_id, property_id=property_id, external_id=external_id, reason=reason, line_items=line_items, amount=amount, tax_rate_ids=tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, issue_date=issue_date, apply_on_issue=apply_on_issue, notes=notes, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Get a credit note. Requires the scope `credit_notes:read`."""
+        return cast(CreditNote, self._transport.request("GET", f"/v1/credit-notes/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[CreditNoteLineItemParams], NotGiven] = NOT_GIVEN,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[CreditNoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        apply_on_issue: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        status: Union[Literal["draft", "issued", "void"], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Update a credit note (partial: absent fields are kept, null clears). Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, self._transport.request("PUT", f"/v1/credit-notes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, reason=reason, line_items=line_items, amount=amount, tax_rate_ids=tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, issue_date=issue_date, apply_on_issue=apply_on_issue, notes=notes, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a credit note. Requires the scope `credit_notes:delete`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/credit-notes/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def apply(
+        self,
+        id: str,
+        *,
+        applications: List[CreditNoteApplicationParams],
+        applied_on: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Apply a credit note to invoices. Applies what remains of an issued credit note to 1–50 sent invoices of its client and currency, all or nothing. An invoice at 0 becomes `paid`.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/apply", body=_given(applications=applications, applied_on=applied_on), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def unapply(
+        self,
+        id: str,
+        *,
+        application_id: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Reverse one application of a credit note. The invoice owes that money again (a `paid` invoice returns to `sent`); released already: 409.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/unapply", body=_given(application_id=application_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def refund(
+        self,
+        id: str,
+        *,
+        method: Literal["cash", "check", "card", "bank_transfer", "other"],
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        refunded_at: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Refund a credit note. Records money paid back to the client from what remains of the note (default all of it); more is 422. Needs payments:write too.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/refund", body=_given(method=method, amount=amount, reference=reference, reason=reason, refunded_at=refunded_at), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def preview(
+        self,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[CreditNoteLineItemParams], NotGiven] = NOT_GIVEN,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[CreditNoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        apply_on_issue: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Preview a credit note: its figures, nothing stored. The body of POST /v1/credit-notes, answered with the credit note exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `credit_notes:read`."""
+        return cast(CreditNote, self._transport.request("POST", "/v1/credit-notes/preview", body=_given(client_id=client_id, invoice_id=invoice_id, property_id=property_id, external_id=external_id, reason=reason, line_items=line_items, amount=amount, tax_rate_ids=tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, issue_date=issue_date, apply_on_issue=apply_on_issue, notes=notes, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class LedgerEntriesResource:
     """ledger-entries: list, get."""
 
@@ -3416,7 +3807,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "credit_note.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "credit_note.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -3813,7 +4204,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -3844,7 +4235,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -4104,6 +4495,7 @@ class Resources:
         self.visit_schedules = VisitSchedulesResource(transport)
         self.invoices = InvoicesResource(transport)
         self.payments = PaymentsResource(transport)
+        self.credit_notes = CreditNotesResource(transport)
         self.ledger_entries = LedgerEntriesResource(transport)
         self.events = EventsResource(transport)
         self.webhook_endpoints = WebhookEndpointsResource(transport)
@@ -5590,6 +5982,198 @@ Requires the scope `payments:write`."""
         return cast(Payment, await self._transport.request("POST", f"/v1/payments/{_quote(id)}/unapply", body=_given(application_id=application_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncCreditNotesResource:
+    """credit-notes: list, create, get, update, delete, apply, unapply, refund, preview."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "number", "-number", "issue_date", "-issue_date"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Union[Literal["draft", "issued", "void"], Sequence[Literal["draft", "issued", "void"]]], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[CreditNote]:
+        """List credit notes. Requires the scope `credit_notes:read`."""
+        return AsyncPagePromise[CreditNote](lambda: self._transport.list("/v1/credit-notes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, invoice_id=invoice_id, status=status), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[CreditNoteLineItemParams], NotGiven] = NOT_GIVEN,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[CreditNoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        apply_on_issue: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Create a credit note. Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, await self._transport.request("POST", "/v1/credit-notes", body=_given(client_id=client_id, invoice_id=invoice_id, property_id=property_id, external_id=external_id, reason=reason, line_items=line_items, amount=amount, tax_rate_ids=tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, issue_date=issue_date, apply_on_issue=apply_on_issue, notes=notes, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Get a credit note. Requires the scope `credit_notes:read`."""
+        return cast(CreditNote, await self._transport.request("GET", f"/v1/credit-notes/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[CreditNoteLineItemParams], NotGiven] = NOT_GIVEN,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[CreditNoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        apply_on_issue: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        status: Union[Literal["draft", "issued", "void"], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Update a credit note (partial: absent fields are kept, null clears). Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, await self._transport.request("PUT", f"/v1/credit-notes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, reason=reason, line_items=line_items, amount=amount, tax_rate_ids=tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, issue_date=issue_date, apply_on_issue=apply_on_issue, notes=notes, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a credit note. Requires the scope `credit_notes:delete`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/credit-notes/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def apply(
+        self,
+        id: str,
+        *,
+        applications: List[CreditNoteApplicationParams],
+        applied_on: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Apply a credit note to invoices. Applies what remains of an issued credit note to 1–50 sent invoices of its client and currency, all or nothing. An invoice at 0 becomes `paid`.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, await self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/apply", body=_given(applications=applications, applied_on=applied_on), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def unapply(
+        self,
+        id: str,
+        *,
+        application_id: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Reverse one application of a credit note. The invoice owes that money again (a `paid` invoice returns to `sent`); released already: 409.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, await self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/unapply", body=_given(application_id=application_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def refund(
+        self,
+        id: str,
+        *,
+        method: Literal["cash", "check", "card", "bank_transfer", "other"],
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        refunded_at: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Refund a credit note. Records money paid back to the client from what remains of the note (default all of it); more is 422. Needs payments:write too.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, await self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/refund", body=_given(method=method, amount=amount, reference=reference, reason=reason, refunded_at=refunded_at), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def preview(
+        self,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[CreditNoteLineItemParams], NotGiven] = NOT_GIVEN,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[CreditNoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        apply_on_issue: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Preview a credit note: its figures, nothing stored. The body of POST /v1/credit-notes, answered with the credit note exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `credit_notes:read`."""
+        return cast(CreditNote, await self._transport.request("POST", "/v1/credit-notes/preview", body=_given(client_id=client_id, invoice_id=invoice_id, property_id=property_id, external_id=external_id, reason=reason, line_items=line_items, amount=amount, tax_rate_ids=tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, issue_date=issue_date, apply_on_issue=apply_on_issue, notes=notes, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncLedgerEntriesResource:
     """ledger-entries: list, get."""
 
@@ -5648,7 +6232,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "credit_note.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "credit_note.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -6045,7 +6629,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6076,7 +6660,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "reports:read"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6336,6 +6920,7 @@ class AsyncResources:
         self.visit_schedules = AsyncVisitSchedulesResource(transport)
         self.invoices = AsyncInvoicesResource(transport)
         self.payments = AsyncPaymentsResource(transport)
+        self.credit_notes = AsyncCreditNotesResource(transport)
         self.ledger_entries = AsyncLedgerEntriesResource(transport)
         self.events = AsyncEventsResource(transport)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(transport)
