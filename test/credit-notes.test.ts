@@ -4,6 +4,7 @@
 // scope of every endpoint. Figures are the contract's, stated literally.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { pdfText } from './helpers/smtp.js';
 import { clientSuite } from './helpers/state-table.js';
 
 const suite = clientSuite('Credit notes');
@@ -333,6 +334,26 @@ describe('money of an issued note (§22 "Apply", "Refund")', () => {
     );
     const listed = await ok('GET', `/v1/credit-notes?invoice_id=${invoice.id}`);
     assert.deepEqual(listed, []);
+  });
+});
+
+describe('documents (§22): an invoice lists the credits applied', () => {
+  test('its PDF and hub page print "Credits applied" beside the amount paid and the amount due', async () => {
+    const clientId = await newClient('Printed');
+    const invoice = await sentInvoice(clientId, workedLines());
+    await ok('POST', '/v1/payments', { invoice_id: invoice.id, amount: 5_000, method: 'cash' }, 201);
+    const note = await ok('POST', '/v1/credit-notes', { invoice_id: invoice.id, amount: 1_000 }, 201);
+    await ok('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' });
+    const file = await request('GET', `/v1/invoices/${invoice.id}/pdf`);
+    assert.equal(file.status, 200, file.text);
+    const text = await pdfText(file.raw);
+    assert.match(text, /Amount paid\s*\$50\.00/);
+    assert.match(text, /Credits applied\s*\$10\.00/);
+    assert.match(text, /Amount due\s*\$100\.00/);
+    const hosted = (await ok('GET', `/v1/invoices/${invoice.id}`)).hosted_url as string;
+    const page = await suite.context.request('GET', new URL(hosted).pathname);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /Credits applied/);
   });
 });
 

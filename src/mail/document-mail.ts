@@ -97,6 +97,8 @@ export interface MailSnapshot {
     discount_amount?: number;
     /** Invoices: received so far (absent from snapshots queued before payments existed). */
     amount_paid?: number | null;
+    /** Invoices: credit notes applied (absent before credit notes existed; printed only when not 0). */
+    amount_credited?: number | null;
     amount_due: number | null;
     issue_date: string | null;
     due_date: string | null;
@@ -281,6 +283,7 @@ export function summaryRows(snapshot: MailSnapshot): Array<[string, string]> {
   for (const row of breakdown) rows.push([taxRowLabel(row), money(row.tax_amount)]);
   rows.push(['Total', money(document.total_amount)]);
   if (document.amount_paid) rows.push(['Amount paid', money(document.amount_paid)]);
+  if (document.amount_credited) rows.push(['Credits applied', money(document.amount_credited)]);
   if (document.amount_due !== null) rows.push(['Amount due', money(document.amount_due)]);
   return rows;
 }

@@ -79,6 +79,7 @@ export interface PrintableDocument {
   title?: string | null;
   valid_until?: string | null;
   amount_paid?: number;
+  amount_credited?: number;
   amount_due?: number;
   issue_date?: string | null;
   due_date?: string | null;
@@ -155,6 +156,7 @@ export async function documentSnapshot(
       discount_amount: document.discount_amount,
       total_amount: document.total_amount,
       amount_paid: document.amount_paid ?? null,
+      ...(document.amount_credited ? { amount_credited: document.amount_credited } : {}),
       amount_due: document.amount_due ?? null,
       issue_date: printedIssueDate(kind, document, account?.timezone),
       due_date: document.due_date ?? null,
