@@ -6,6 +6,7 @@ import { AppError } from '../core/errors.js';
 import { lockedIf } from '../db/index.js';
 import { getProduct } from '../modules/catalog/index.js';
 import { getClient } from '../modules/clients/index.js';
+import { getCreditNote } from '../modules/credit-notes/index.js';
 import { getInvoice, getPayment } from '../modules/invoices/index.js';
 import { getJob } from '../modules/jobs/index.js';
 import { getProperty } from '../modules/properties/index.js';
@@ -28,6 +29,7 @@ const KINDS = {
   property: { table: 'properties', read: getProperty },
   service_request: { table: 'service_requests', read: getServiceRequest },
   product: { table: 'products', read: getProduct },
+  credit_note: { table: 'credit_notes', read: getCreditNote },
 } as const;
 
 export type ObjectKind = keyof typeof KINDS;
