@@ -337,6 +337,25 @@ describe('money of an issued note (§22 "Apply", "Refund")', () => {
   });
 });
 
+describe('references (§32)', () => {
+  test('a client or property a credit note names cannot be deleted: 409 saying what refers to it', async () => {
+    const clientId = await newClient('Referred');
+    const property = await ok(
+      'POST',
+      '/v1/properties',
+      { client_id: clientId, address: { line1: '1 Elm Street', country: 'US' } },
+      201,
+    );
+    await ok('POST', '/v1/credit-notes', { client_id: clientId, property_id: property.id, amount: 100 }, 201);
+    for (const path of [`/v1/properties/${property.id}`, `/v1/clients/${clientId}`]) {
+      const refused = await request('DELETE', path);
+      assert.equal(refused.status, 409, refused.text);
+      assert.equal(refused.body.error.code, 'CONFLICT');
+      assert.match(refused.body.error.message, /credit note/);
+    }
+  });
+});
+
 describe('documents (§22): an invoice lists the credits applied', () => {
   test('its PDF and hub page print "Credits applied" beside the amount paid and the amount due', async () => {
     const clientId = await newClient('Printed');

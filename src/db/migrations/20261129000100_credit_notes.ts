@@ -53,7 +53,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       .columns(['account_id', column, 'id'])
       .execute();
   }
-  for (const column of ['client_id', 'invoice_id', 'status']) {
+  for (const column of ['client_id', 'invoice_id', 'property_id', 'status']) {
     await db.schema
       .createIndex(`credit_notes_account_${column}_idx`)
       .on('credit_notes')

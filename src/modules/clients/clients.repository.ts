@@ -88,6 +88,7 @@ const CLIENT_REFERENCES = [
   { table: 'jobs', label: 'job' },
   { table: 'invoices', label: 'invoice' },
   { table: 'visits', label: 'visit' },
+  { table: 'credit_notes', label: 'credit note' },
 ] as const;
 
 /** Every column of a new client, compiled once (db/prepared-insert.ts). */

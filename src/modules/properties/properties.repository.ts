@@ -56,6 +56,7 @@ const PROPERTY_REFERENCES = [
   { table: 'jobs', label: 'job' },
   { table: 'invoices', label: 'invoice' },
   { table: 'visits', label: 'visit' },
+  { table: 'credit_notes', label: 'credit note' },
 ] as const;
 
 export async function insertProperty(db: Executor, row: PropertyRow): Promise<void> {
