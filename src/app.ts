@@ -50,7 +50,7 @@ import { documentFileRoutes } from './modules/sent-documents/document-files.rout
 import { apiKeyAuthenticator, ApiKeySchema } from './modules/api-keys/index.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
-import { invoiceActions, quoteActions } from './modules/sent-documents/sending.routes.js';
+import { creditNoteActions, invoiceActions, quoteActions } from './modules/sent-documents/sending.routes.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
 import { hubRoutes } from './modules/sent-documents/hub.routes.js';
 import { AccountSchema } from './modules/accounts/index.js';
@@ -280,7 +280,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(invoiceRoutes(invoiceActions));
   await app.register(invoicePreviewRoutes);
   await app.register(paymentRoutes);
-  await app.register(creditNoteRoutes);
+  await app.register(creditNoteRoutes(creditNoteActions));
   await app.register(creditNotePreviewRoutes);
   await app.register(ledgerRoutes);
   await app.register(eventRoutes);

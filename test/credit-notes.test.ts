@@ -376,6 +376,63 @@ describe('documents (§22): an invoice lists the credits applied', () => {
   });
 });
 
+describe('documents (§22): send, PDF, deliveries and hub page', () => {
+  test('send from draft issues (credit_note.issued), a re-send is credit_note.sent; PDF, deliveries and hub follow it to void', async () => {
+    const clientId = await newClient('Sent credit');
+    const invoice = await sentInvoice(clientId, workedLines());
+    const note = await ok(
+      'POST',
+      '/v1/credit-notes',
+      { invoice_id: invoice.id, amount: 1_000, reason: 'Chipped' },
+      201,
+    );
+    const sent = await ok('POST', `/v1/credit-notes/${note.id}/send`, { message: 'Sorry about the tiles.' });
+    assert.equal(sent.status, 'issued');
+    assert.match(sent.number, /^CN-\d{6}$/);
+    assert.deepEqual([sent.delivery_status, sent.amount_applied], ['queued', 1_000]);
+    assert.ok(sent.hosted_url);
+    const events = async (type: string) =>
+      (await ok('GET', `/v1/events?type=${type}&resource_id=${note.id}`)).map((event: { type: string }) => event.type);
+    assert.deepEqual(await events('credit_note.issued'), ['credit_note.issued']);
+    assert.deepEqual(await events('credit_note.sent'), []);
+    await ok('POST', `/v1/credit-notes/${note.id}/send`, {});
+    assert.deepEqual(await events('credit_note.sent'), ['credit_note.sent']);
+    const deliveries = await ok('GET', `/v1/credit-notes/${note.id}/deliveries`);
+    assert.equal(deliveries.length, 2);
+    assert.deepEqual(
+      [deliveries[0].document_type, deliveries[0].to, deliveries[0].status],
+      ['credit_note', 'credit@example.com', 'queued'],
+    );
+    const message = await suite.context.database.db
+      .selectFrom('outbox_messages')
+      .select('snapshot')
+      .where('id', '=', deliveries[1].id)
+      .executeTakeFirstOrThrow();
+    assert.equal(JSON.parse(message.snapshot).kind, 'credit_note');
+
+    const file = await request('GET', `/v1/credit-notes/${note.id}/pdf`);
+    assert.equal(file.status, 200, file.text);
+    assert.equal(file.headers['content-disposition'], `inline; filename="${sent.number}.pdf"`);
+    const text = await pdfText(file.raw);
+    assert.match(text, /CREDIT NOTE/);
+    assert.match(text, new RegExp(`Credits invoice ${invoice.number}: Chipped`));
+    assert.match(text, /Applied to invoices\s*\$10\.00/);
+    assert.match(text, /Amount remaining\s*\$0\.00/);
+
+    const page = await suite.context.request('GET', new URL(sent.hosted_url).pathname);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /Credit note/);
+    assert.match(page.text, new RegExp(`Credits invoice ${invoice.number}`));
+    assert.match(page.text, /Amount remaining/);
+
+    await ok('PUT', `/v1/credit-notes/${note.id}`, { status: 'void' });
+    const gone = await suite.context.request('GET', new URL(sent.hosted_url).pathname);
+    assert.equal(gone.status, 404);
+    const voidSend = await request('POST', `/v1/credit-notes/${note.id}/send`, {});
+    assert.equal(voidSend.status, 409, voidSend.text);
+  });
+});
+
 describe('scopes (§22): credit_notes:* mirror invoices:*', () => {
   test('every endpoint’s scope, and the second scopes: invoices:read for invoice_id, payments:write for a refund', async () => {
     const clientId = await newClient('Scopes');
@@ -395,6 +452,10 @@ describe('scopes (§22): credit_notes:* mirror invoices:*', () => {
       ['POST', `/v1/credit-notes/${note.id}/apply`, 'credit_notes:write', { applications: [] }],
       ['POST', `/v1/credit-notes/${note.id}/unapply`, 'credit_notes:write', { application_id: note.id }],
       ['POST', `/v1/credit-notes/${note.id}/refund`, 'credit_notes:write', { method: 'cash' }],
+      ['POST', `/v1/credit-notes/${note.id}/send`, 'credit_notes:send', {}],
+      ['POST', `/v1/credit-notes/${note.id}/hosted-link/rotate`, 'credit_notes:write', undefined],
+      ['GET', `/v1/credit-notes/${note.id}/pdf`, 'credit_notes:read', undefined],
+      ['GET', `/v1/credit-notes/${note.id}/deliveries`, 'credit_notes:read', undefined],
     ];
     for (const [method, path, scope, body] of table) {
       const refused = await request(method, path, body, invoicesKey);

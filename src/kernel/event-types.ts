@@ -73,6 +73,7 @@ export const EVENT_TYPES = [
   'credit_note.created',
   'credit_note.updated',
   'credit_note.issued',
+  'credit_note.sent',
   'credit_note.applied',
   'credit_note.unapplied',
   'credit_note.refunded',

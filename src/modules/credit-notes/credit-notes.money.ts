@@ -7,7 +7,7 @@ import { normalizeInstant } from '../../db/index.js';
 import type { CreditNoteRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
-import { localToday, numberOnSend, presentPriced } from '../documents/index.js';
+import { hostedLinkOnSend, localToday, numberOnSend, presentPriced } from '../documents/index.js';
 import { previousAttributes, recordEvent } from '../events/index.js';
 import {
   type ApplyInput,
@@ -78,6 +78,8 @@ export async function issueCreditNote(tx: Context, row: CreditNoteRow): Promise<
     throw fieldError('issue_date', `must not be before the invoice's issue_date (${invoice.issue_date})`);
   const issued = (await repository.updateCreditNote(tx.db, tx.accountId, row.id, {
     status: 'issued',
+    // Its hub page lives from issue to void (§22); a send records the address the link went to.
+    ...hostedLinkOnSend(row, tx.links, row.client_id, undefined),
     ...(await numberOnSend(tx.db, tx.accountId, 'credit_note', row)),
     issue_date: issueDate,
     issued_at: now.toISOString(),

@@ -109,6 +109,28 @@ export async function updateCreditNote(
     .executeTakeFirst();
 }
 
+/** The note a hub link names, in whichever account (the token is the credential). */
+export async function findCreditNoteByToken(db: Executor, token: string): Promise<CreditNoteRow | undefined> {
+  return db.selectFrom('credit_notes').select(COLUMNS).where('hosted_token', '=', token).executeTakeFirst();
+}
+
+/** The delivery_status of the note's send `deliveryId`, while that send is its last one (the outbox worker). */
+export async function setCreditNoteDeliveryStatus(
+  db: Executor,
+  accountId: string,
+  id: string,
+  deliveryId: string,
+  status: string,
+): Promise<void> {
+  await db
+    .updateTable('credit_notes')
+    .set({ delivery_status: status })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('delivery_id', '=', deliveryId)
+    .execute();
+}
+
 export async function deleteCreditNote(db: Executor, accountId: string, id: string): Promise<void> {
   await db.deleteFrom('credit_notes').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
