@@ -22,7 +22,10 @@ async function newClient(name: string): Promise<string> {
 }
 
 /** A sent invoice with the given lines. */
-async function sentInvoice(clientId: string, lines: unknown[]): Promise<{ id: string; total_amount: number }> {
+async function sentInvoice(
+  clientId: string,
+  lines: unknown[],
+): Promise<{ id: string; total_amount: number; number: string }> {
   const created = await ok('POST', '/v1/invoices', { client_id: clientId, line_items: lines }, 201);
   return ok('PUT', `/v1/invoices/${created.id}`, { status: 'sent' });
 }
