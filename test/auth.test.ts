@@ -124,6 +124,10 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/credit-notes/:id/apply': 'credit_notes:write',
   'POST /v1/credit-notes/:id/unapply': 'credit_notes:write',
   'POST /v1/credit-notes/:id/refund': 'credit_notes:write',
+  'POST /v1/credit-notes/:id/send': 'credit_notes:send',
+  'POST /v1/credit-notes/:id/hosted-link/rotate': 'credit_notes:write',
+  'GET /v1/credit-notes/:id/pdf': 'credit_notes:read',
+  'GET /v1/credit-notes/:id/deliveries': 'credit_notes:read',
   // Contract section 9: events and webhook endpoints.
   'GET /v1/events': 'events:read',
   'GET /v1/events/:id': 'events:read',

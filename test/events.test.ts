@@ -326,7 +326,7 @@ const CATALOGUE: Record<string, Row> = {
       return (await api('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' })).id;
     },
     path: (id) => `/v1/credit-notes/${id}`,
-    changed: ['status', 'number', 'issue_date', 'issued_at', 'amount_remaining'],
+    changed: ['status', 'number', 'issue_date', 'issued_at', 'amount_remaining', 'hosted_url'],
   },
   'credit_note.applied': {
     act: async () => {
@@ -363,6 +363,16 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/credit-notes/${id}`,
     changed: ['amount_refunded', 'amount_remaining', 'refunds', 'refunds_count'],
   },
+  'credit_note.sent': {
+    act: async () => {
+      const note = await api('POST', '/v1/credit-notes', { client_id: suite.clientId, amount: 500 });
+      await api('POST', `/v1/credit-notes/${note.id}/send`, {});
+      return (await api('POST', `/v1/credit-notes/${note.id}/send`, {})).id;
+    },
+    path: (id) => `/v1/credit-notes/${id}`,
+    // A re-send changes no field of the note (its delivery_status stays queued until the worker runs).
+    changed: [],
+  },
   'credit_note.voided': {
     act: async () => {
       const note = await api('POST', '/v1/credit-notes', { client_id: suite.clientId, amount: 500 });
@@ -370,7 +380,7 @@ const CATALOGUE: Record<string, Row> = {
       return (await api('PUT', `/v1/credit-notes/${note.id}`, { status: 'void' })).id;
     },
     path: (id) => `/v1/credit-notes/${id}`,
-    changed: ['status', 'voided_at', 'amount_remaining'],
+    changed: ['status', 'voided_at', 'amount_remaining', 'hosted_url'],
   },
   'credit_note.deleted': {
     act: async () =>
@@ -748,6 +758,7 @@ const CONTRACT_TYPES = [
   'credit_note.created',
   'credit_note.updated',
   'credit_note.issued',
+  'credit_note.sent',
   'credit_note.applied',
   'credit_note.unapplied',
   'credit_note.refunded',

@@ -42,6 +42,7 @@ const ALL_TOOLS = [
   'preview_credit_note',
   'create_credit_note',
   'issue_credit_note',
+  'send_credit_note',
   'apply_credit_note',
   'refund_credit_note',
 ].sort();
@@ -68,6 +69,7 @@ const CONFIRMED_TOOLS = [
   'send_invoice',
   'send_quote',
   'issue_credit_note',
+  'send_credit_note',
   'apply_credit_note',
   'refund_credit_note',
 ];
@@ -702,6 +704,14 @@ test('credit notes through MCP: preview and create, then issue, apply and refund
   ]);
   const [event] = await eventsOf('credit_note.issued', noteId);
   assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId });
+  const sendAsk = await call(client, 'send_credit_note', { credit_note_id: noteId });
+  assert.match(sendAsk.structuredContent!.summary, /E-mail credit note CN-\d{6} .* "ada\.credit@example\.com"/);
+  const outbox = await count('outbox_messages');
+  await call(client, 'send_credit_note', {
+    credit_note_id: noteId,
+    confirmation_token: sendAsk.structuredContent!.confirmation_token,
+  });
+  assert.equal(await count('outbox_messages'), outbox + 1, 'one e-mail');
 });
 
 // Contract §32: text from clients and customers (names included) appears in summaries only inside clearly

@@ -7,6 +7,7 @@ import {
   createCreditNote,
   getCreditNote,
   refundCreditNote,
+  sendCreditNote,
   updateCreditNote,
 } from '../modules/credit-notes/index.js';
 import { getClient } from '../modules/clients/index.js';
@@ -117,6 +118,32 @@ export const CREDIT_TOOLS: Tool[] = [
     summary(_args, result, described) {
       const issued = result as NoteShape & { amount_applied: number };
       return `Issue ${noteLine(issued)} to ${clientLine(describedOf<ClientShape>(described, 'client'))}${issued.amount_applied > 0 ? `, applying ${formatMoney(issued.amount_applied, issued.currency)} to its invoice` : ''}.`;
+    },
+  },
+  {
+    name: 'send_credit_note',
+    title: 'Send a credit note',
+    description:
+      'E-mails a credit note with its PDF to its client (a draft is issued first). Contacts the customer, so it takes two calls: the first answers a summary and a confirmation_token; call again with the same arguments and the token once the user agrees.',
+    scope: 'credit_notes:send',
+    kind: 'confirm',
+    input: {
+      type: 'object',
+      properties: {
+        credit_note_id: id('The credit note to send.'),
+        message: { type: 'string', maxLength: 2000, description: 'A short personal note put in the e-mail.' },
+      },
+      required: ['credit_note_id'],
+      additionalProperties: false,
+    },
+    run: (ctx, args) =>
+      sendCreditNote(ctx, String(args.credit_note_id), {
+        ...(typeof args.message === 'string' ? { message: args.message } : {}),
+      } as never),
+    describes: (ctx, args) => describeNote(ctx, String(args.credit_note_id)),
+    summary(_args, result, described) {
+      const note = result as NoteShape;
+      return `E-mail ${noteLine(note)} to ${clientLine(describedOf<ClientShape>(described, 'client'))}${describedOf<NoteShape & { status: string }>(described, 'credit_note').status === 'draft' ? ', issuing it' : ''}.`;
     },
   },
   {
