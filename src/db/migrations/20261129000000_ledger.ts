@@ -86,13 +86,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('ledger_entries')
     .columns(['account_id', 'client_id', 'currency', 'sequence'])
     .execute();
-  for (const column of ['invoice_id', 'credit_note_id', 'payment_id', 'type', 'created_at']) {
+  for (const column of ['invoice_id', 'credit_note_id', 'payment_id', 'type']) {
     await db.schema
       .createIndex(`ledger_entries_account_${column}_idx`)
       .on('ledger_entries')
       .columns(['account_id', column, 'sequence'])
       .execute();
   }
+  // The list's other sort, ending in id for the keyset tie-break.
+  await db.schema
+    .createIndex('ledger_entries_account_created_at_idx')
+    .on('ledger_entries')
+    .columns(['account_id', 'created_at', 'id'])
+    .execute();
 
   const accounts = await db.selectFrom('accounts').select(['id', 'timezone']).orderBy('id').execute();
   for (const account of accounts) await backfillAccount(db, account.id, account.timezone ?? 'UTC');
