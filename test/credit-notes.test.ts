@@ -321,6 +321,24 @@ describe('money of an issued note (§22 "Apply", "Refund")', () => {
     ]);
   });
 
+  test('10 concurrent applications of 300 from a note of 1,000: exactly 3 succeed, the rest 422', async () => {
+    const clientId = await newClient('Concurrent credit');
+    const invoice = await sentInvoice(clientId, [{ description: 'Work', quantity: 1, unit_amount: 10_000 }]);
+    const note = await ok('POST', '/v1/credit-notes', { client_id: clientId, amount: 1_000 }, 201);
+    await ok('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        request('POST', `/v1/credit-notes/${note.id}/apply`, {
+          applications: [{ invoice_id: invoice.id, amount: 300 }],
+        }),
+      ),
+    );
+    assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 200, 200, 422, 422, 422, 422, 422, 422, 422]);
+    const current = await ok('GET', `/v1/credit-notes/${note.id}`);
+    assert.deepEqual([current.amount_applied, current.amount_remaining], [900, 100]);
+    assert.equal((await ok('GET', `/v1/invoices/${invoice.id}`)).amount_due, 9_100);
+  });
+
   test('a draft note is neither applied nor refunded (409); preview stores nothing', async () => {
     const clientId = await newClient('Draft money');
     const invoice = await sentInvoice(clientId, workedLines());

@@ -146,7 +146,8 @@ function assertIssued(note: CreditNoteRow, what: string): void {
 /** POST /v1/credit-notes/:id/apply: its remaining credit onto sent invoices of its client, all or nothing. */
 export async function applyCreditNote(ctx: Context, id: string, input: ApplyInput): Promise<CreditNote> {
   return inTransaction(ctx, async (tx) => {
-    const found = await getCreditNoteRecord(tx, id);
+    // The note first, then its invoices: the order issue and void lock them in, so none can deadlock.
+    const found = await getCreditNoteRecord(tx, id, true);
     assertIssued(found, 'applied');
     const before = presentCreditNote(found);
     const { entries } = await applyToInvoices(
@@ -166,7 +167,7 @@ export async function applyCreditNote(ctx: Context, id: string, input: ApplyInpu
 /** POST /v1/credit-notes/:id/unapply {application_id}: one application reversed (409 once released). */
 export async function unapplyCreditNote(ctx: Context, id: string, input: UnapplyInput): Promise<CreditNote> {
   return inTransaction(ctx, async (tx) => {
-    const found = await getCreditNoteRecord(tx, id);
+    const found = await getCreditNoteRecord(tx, id, true);
     const application = await requireReference('application_id', 'application', input.application_id, (found) =>
       findApplication(tx.db, tx.accountId, found),
     );
@@ -188,7 +189,7 @@ export async function unapplyCreditNote(ctx: Context, id: string, input: Unapply
 /** POST /v1/credit-notes/:id/refund: money paid back from what remains (default all of it). */
 export async function refundCreditNote(ctx: Context, id: string, input: RefundCreditNoteInput): Promise<CreditNote> {
   return inTransaction(ctx, async (tx) => {
-    const found = await getCreditNoteRecord(tx, id);
+    const found = await getCreditNoteRecord(tx, id, true);
     assertIssued(found, 'refunded');
     const remaining = await remainingOf(tx, found.id);
     const before = presentCreditNote(await getCreditNoteRecord(tx, found.id));
