@@ -210,18 +210,26 @@ export async function listCreditNotes(
   filters: CreditNoteFilters,
   page: PageRequest<CreditNoteRow>,
 ): Promise<Listed<CreditNoteRow>> {
+  return runList(listCreditNotesPlan(db, accountId, filters, page));
+}
+
+/** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
+export function listCreditNotesPlan(
+  db: Executor,
+  accountId: string,
+  filters: CreditNoteFilters,
+  page: PageRequest<CreditNoteRow>,
+) {
   const keys = keysOf({
     external_id: filters.external_id,
     client_id: filters.client_id,
     invoice_id: filters.invoice_id,
   });
   const among = filters.statuses && { column: 'status', values: filters.statuses };
-  return runList(
-    listPlan(
-      db,
-      { table: 'credit_notes', columns: COLUMNS, scope: { account_id: accountId } },
-      { keys, among, conditions: timeBoundConditions(filters) },
-      page,
-    ),
+  return listPlan(
+    db,
+    { table: 'credit_notes', columns: COLUMNS, scope: { account_id: accountId } },
+    { keys, among, conditions: timeBoundConditions(filters) },
+    page,
   );
 }
