@@ -152,6 +152,43 @@ describe('entry types and signs (§22 "Types")', () => {
     assert.equal((await balanceOf(clientId)).last, 4_200);
   });
 
+  test('a new issue_date or client of a sent invoice is a reversal under the old and a restatement under the new', async () => {
+    const clientId = await newClient('Restated');
+    const otherId = await newClient('Restated elsewhere');
+    const invoiceId = await sentInvoice(clientId, 3_000, { issue_date: '2026-05-01' });
+    const redated = await suite.context.request('PUT', `/v1/invoices/${invoiceId}`, {
+      key: suite.key,
+      body: { issue_date: '2026-05-03' },
+    });
+    assert.equal(redated.status, 200, redated.text);
+    const moved = await suite.context.request('PUT', `/v1/invoices/${invoiceId}`, {
+      key: suite.key,
+      body: { client_id: otherId },
+    });
+    assert.equal(moved.status, 200, moved.text);
+    const dated = (entries: Entry[]) =>
+      entries.map((entry) => [
+        entry.type,
+        entry.amount,
+        (entry as unknown as { effective_date: string }).effective_date,
+      ]);
+    assert.deepEqual(dated(await entriesOf(clientId)), [
+      ['invoice_issued', 3_000, '2026-05-01'],
+      ['invoice_adjusted', -3_000, '2026-05-01'],
+      ['invoice_adjusted', 3_000, '2026-05-03'],
+      ['invoice_adjusted', -3_000, '2026-05-03'],
+    ]);
+    assert.deepEqual(dated(await entriesOf(otherId)), [['invoice_adjusted', 3_000, '2026-05-03']]);
+    assert.deepEqual(
+      [
+        (await balanceOf(clientId)).last,
+        (await balanceOf(otherId)).last,
+        (await balanceOf(otherId)).usd.balance_amount,
+      ],
+      [0, 3_000, 3_000],
+    );
+  });
+
   test('a draft posts nothing; a notes edit of a sent invoice posts nothing', async () => {
     const clientId = await newClient('Quiet');
     await suite.context.request('POST', '/v1/invoices', {
