@@ -104,6 +104,7 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
             discount_amount: 0,
             tax_breakdown: null,
             amount_paid: status === 'paid' ? 13065 : 0,
+            amount_credited: 0,
             notes: null,
             issue_date: numbered ? day(issued) : null,
             due_date: index % 11 === 0 ? null : day(issued + 30),

@@ -224,7 +224,9 @@ export function readResources(document: OpenApiDocument): Resource[] {
         returns === 'json' &&
         !array &&
         model &&
-        (!resource.model || operation.operationId === `get${model}`)
+        (!resource.model || operation.operationId === `get${model}`) &&
+        // A sub-resource's GET (`/clients/{id}/balance`) never names the resource's model.
+        path.split('/').filter(Boolean).length <= 3
       )
         resource.model = model;
       resource.endpoints.push(endpoint);

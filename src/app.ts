@@ -53,7 +53,7 @@ import { documentFileRoutes } from './modules/sent-documents/document-files.rout
 import { apiKeyAuthenticator, ApiKeySchema } from './modules/api-keys/index.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
-import { invoiceActions, quoteActions } from './modules/sent-documents/sending.routes.js';
+import { creditNoteActions, invoiceActions, quoteActions } from './modules/sent-documents/sending.routes.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
 import { hubRoutes } from './modules/sent-documents/hub.routes.js';
 import { AccountSchema } from './modules/accounts/index.js';
@@ -71,6 +71,10 @@ import { systemRoutes } from './modules/system/system.routes.js';
 import { recurringInvoiceRoutes } from './modules/recurring-invoices/recurring-invoices.routes.js';
 import { RecurringInvoiceSchema } from './modules/recurring-invoices/index.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
+import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
+import { creditNotePreviewRoutes, creditNoteRoutes } from './modules/credit-notes/credit-notes.routes.js';
+import { CreditNoteSchema } from './modules/credit-notes/index.js';
+import { ClientBalanceSchema, LedgerEntrySchema } from './modules/ledger/index.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from './modules/events/index.js';
 import { availabilityRoutes } from './modules/availability/availability.routes.js';
 import { availabilityExceptionRoutes } from './modules/availability/exceptions.routes.js';
@@ -131,6 +135,8 @@ const API_TAGS = [
     description: 'Templates that make an invoice on each date of a rule, in the account’s zone.',
   },
   { name: 'Payments', description: 'Money received against an invoice, and refunds.' },
+  { name: 'Credit notes', description: 'Credit given to a client: applied to invoices, refunded or kept.' },
+  { name: 'Ledger', description: 'Every move of a client’s money, append-only, and the client’s balance.' },
   { name: 'Events', description: 'Everything that changed, newest first: what webhooks deliver.' },
   { name: 'Webhook endpoints', description: 'Where events are delivered, signed per Standard Webhooks.' },
   { name: 'Webhooks', description: 'The requests BMS sends to your endpoints.' },
@@ -221,6 +227,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     InvoiceSchema,
     RecurringInvoiceSchema,
     PaymentSchema,
+    CreditNoteSchema,
+    LedgerEntrySchema,
+    ClientBalanceSchema,
     EventSchema,
     WebhookEndpointSchema,
     WebhookDeliverySchema,
@@ -318,6 +327,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(invoicePreviewRoutes);
   await app.register(recurringInvoiceRoutes);
   await app.register(paymentRoutes);
+  await app.register(creditNoteRoutes(creditNoteActions));
+  await app.register(creditNotePreviewRoutes);
+  await app.register(ledgerRoutes);
   await app.register(eventRoutes);
   await app.register(webhookRoutes(config.webhooks));
   await app.register(documentFileRoutes);

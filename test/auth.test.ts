@@ -63,10 +63,15 @@ const SCOPES = [
   // Contract section 23: recurring invoices.
   'recurring_invoices:read',
   'recurring_invoices:write',
-
   // Contract section 28: availability and booking.
   'availability:read',
   'availability:write',
+  // Contract section 22: credit notes, the ledger and the client's balance.
+  'credit_notes:read',
+  'credit_notes:write',
+  'credit_notes:delete',
+  'credit_notes:send',
+  'reports:read',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -109,6 +114,26 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/payments/:id': 'payments:read',
   'PUT /v1/payments/:id': 'payments:write',
   'POST /v1/payments/:id/refund': 'payments:write',
+  // Contract section 22: applying a payment's money needs only its scope; the ledger and balance, reports:read.
+  'POST /v1/payments/:id/apply': 'payments:write',
+  'POST /v1/payments/:id/unapply': 'payments:write',
+  'GET /v1/ledger-entries': 'reports:read',
+  'GET /v1/ledger-entries/:id': 'reports:read',
+  'GET /v1/clients/:id/balance': 'reports:read',
+  // Contract section 22: credit notes mirror invoices:*.
+  'GET /v1/credit-notes': 'credit_notes:read',
+  'POST /v1/credit-notes': 'credit_notes:write',
+  'GET /v1/credit-notes/:id': 'credit_notes:read',
+  'PUT /v1/credit-notes/:id': 'credit_notes:write',
+  'DELETE /v1/credit-notes/:id': 'credit_notes:delete',
+  'POST /v1/credit-notes/preview': 'credit_notes:read',
+  'POST /v1/credit-notes/:id/apply': 'credit_notes:write',
+  'POST /v1/credit-notes/:id/unapply': 'credit_notes:write',
+  'POST /v1/credit-notes/:id/refund': 'credit_notes:write',
+  'POST /v1/credit-notes/:id/send': 'credit_notes:send',
+  'POST /v1/credit-notes/:id/hosted-link/rotate': 'credit_notes:write',
+  'GET /v1/credit-notes/:id/pdf': 'credit_notes:read',
+  'GET /v1/credit-notes/:id/deliveries': 'credit_notes:read',
   // Contract section 9: events and webhook endpoints.
   'GET /v1/events': 'events:read',
   'GET /v1/events/:id': 'events:read',
@@ -191,7 +216,6 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/recurring-invoices/:id/pause': 'recurring_invoices:write',
   'POST /v1/recurring-invoices/:id/resume': 'recurring_invoices:write',
   'GET /v1/recurring-invoices/:id/occurrences': 'recurring_invoices:read',
-
   // Contract section 28.
   'GET /v1/availability-exceptions': 'team:read',
   'POST /v1/availability-exceptions': 'team:write',
@@ -205,8 +229,22 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'DELETE /v1/availability/holds/:id': 'availability:write',
 };
 
+/** Operations that need a second scope whatever the body (contract §22: a refund of credit moves money). */
+const SECOND_SCOPES: Record<string, (typeof SCOPES)[number][]> = {
+  'POST /v1/credit-notes/:id/refund': ['payments:write'],
+};
+
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
 const ACTION_BODIES: Record<string, () => unknown> = {
+  '/v1/payments/:id/apply': () => ({
+    applications: [{ invoice_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', amount: 1 }],
+  }),
+  '/v1/payments/:id/unapply': () => ({ application_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' }),
+  '/v1/credit-notes/:id/apply': () => ({
+    applications: [{ invoice_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', amount: 1 }],
+  }),
+  '/v1/credit-notes/:id/unapply': () => ({ application_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' }),
+  '/v1/credit-notes/:id/refund': () => ({ method: 'cash' }),
   '/v1/webhook-endpoints/:id/recover': () => ({ since: '2020-01-01T00:00:00.000Z' }),
   '/v1/events/:id/resend': () => ({ endpoint_id: existing.get('/v1/webhook-endpoints') }),
   '/v1/visits/:id/assignees': () => ({ team_member_id: existing.get('/v1/team-members') }),
@@ -222,7 +260,6 @@ const ACTION_BODIES: Record<string, () => unknown> = {
 const ROUTE_QUERIES: Record<string, string> = {
   '/v1/visit-schedules/:id/occurrences': '?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z',
   '/v1/recurring-invoices/:id/occurrences': '?from=2026-01-01&to=2026-02-01',
-
   '/v1/availability': '?duration_minutes=60&from_date=2031-01-06&to_date=2031-01-06',
 };
 
@@ -272,6 +309,7 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
     duration_minutes: 60,
     team_member_ids: [ids.get('/v1/team-members')],
   }),
+  '/v1/credit-notes': (ids) => ({ client_id: ids.get('/v1/clients'), amount: 100 }),
 };
 
 function concretePath(url: string): string {
@@ -315,6 +353,9 @@ before(async () => {
   }
   const events = await context.request('GET', '/v1/events?limit=1', { key: owner.key });
   existing.set('/v1/events', events.body.data[0].id);
+  // The payment made above posted ledger entries (contract §22).
+  const entries = await context.request('GET', '/v1/ledger-entries?limit=1', { key: owner.key });
+  existing.set('/v1/ledger-entries', entries.body.data[0].id);
 });
 after(() => context.close());
 
@@ -390,7 +431,10 @@ describe('per route, from the route table', () => {
           },
           wwwAuthenticate: `Bearer realm="bms", error="insufficient_scope", scope="${scope}"`,
         });
-        const { key: exactKey } = await context.key(owner.accountId, [scope as (typeof SCOPES)[number]]);
+        const { key: exactKey } = await context.key(owner.accountId, [
+          scope as (typeof SCOPES)[number],
+          ...(SECOND_SCOPES[`${route.method} ${route.url}`] ?? []),
+        ]);
         // An unknown id, so that an admitted DELETE or send changes nothing: 404 (or 422 for an empty
         // create) shows the request went past the scope check.
         const admitted = await request(route.method, route.url.replace(':id', '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01'), {

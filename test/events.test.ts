@@ -270,7 +270,16 @@ const CATALOGUE: Record<string, Row> = {
       return id;
     },
     path: (id) => `/v1/invoices/${id}`,
-    changed: ['status', 'paid_at', 'amount_paid', 'amount_due', 'payments', 'payments_count'],
+    changed: [
+      'status',
+      'paid_at',
+      'amount_paid',
+      'amount_due',
+      'payments',
+      'payments_count',
+      'applications',
+      'applications_count',
+    ],
   },
   'invoice.voided': {
     act: async () => (await api('PUT', `/v1/invoices/${await sentInvoice()}`, { status: 'void' })).id,
@@ -296,7 +305,122 @@ const CATALOGUE: Record<string, Row> = {
       return (await api('POST', `/v1/payments/${payment.id}/refund`, { amount: 500 })).id;
     },
     path: (id) => `/v1/payments/${id}`,
-    changed: ['amount_refunded', 'refunds', 'refunds_count'],
+    changed: ['amount_refunded', 'refunds', 'refunds_count', 'amount_applied', 'applications'],
+  },
+  // Contract section 22: credit notes.
+  'credit_note.created': {
+    act: async () => (await api('POST', '/v1/credit-notes', { client_id: suite.clientId, amount: 500 })).id,
+    path: (id) => `/v1/credit-notes/${id}`,
+  },
+  'credit_note.updated': {
+    act: async () => {
+      const note = await api('POST', '/v1/credit-notes', { client_id: suite.clientId, amount: 500 });
+      return (await api('PUT', `/v1/credit-notes/${note.id}`, { reason: 'Goodwill' })).id;
+    },
+    path: (id) => `/v1/credit-notes/${id}`,
+    changed: ['reason', 'line_items'],
+  },
+  'credit_note.issued': {
+    act: async () => {
+      const note = await api('POST', '/v1/credit-notes', { client_id: suite.clientId, amount: 500 });
+      return (await api('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' })).id;
+    },
+    path: (id) => `/v1/credit-notes/${id}`,
+    changed: ['status', 'number', 'issue_date', 'issued_at', 'amount_remaining', 'hosted_url'],
+  },
+  'credit_note.applied': {
+    act: async () => {
+      const note = await api('POST', '/v1/credit-notes', { client_id: suite.clientId, amount: 500 });
+      await api('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' });
+      return (
+        await api('POST', `/v1/credit-notes/${note.id}/apply`, {
+          applications: [{ invoice_id: await sentInvoice(), amount: 500 }],
+        })
+      ).id;
+    },
+    path: (id) => `/v1/credit-notes/${id}`,
+    changed: ['amount_applied', 'amount_remaining', 'applications', 'applications_count'],
+  },
+  'credit_note.unapplied': {
+    act: async () => {
+      const note = await api('POST', '/v1/credit-notes', { client_id: suite.clientId, amount: 500 });
+      await api('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' });
+      const applied = await api('POST', `/v1/credit-notes/${note.id}/apply`, {
+        applications: [{ invoice_id: await sentInvoice(), amount: 500 }],
+      });
+      return (await api('POST', `/v1/credit-notes/${note.id}/unapply`, { application_id: applied.applications[0].id }))
+        .id;
+    },
+    path: (id) => `/v1/credit-notes/${id}`,
+    changed: ['amount_applied', 'amount_remaining', 'applications', 'applications_count'],
+  },
+  'credit_note.refunded': {
+    act: async () => {
+      const note = await api('POST', '/v1/credit-notes', { client_id: suite.clientId, amount: 500 });
+      await api('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' });
+      return (await api('POST', `/v1/credit-notes/${note.id}/refund`, { amount: 200, method: 'cash' })).id;
+    },
+    path: (id) => `/v1/credit-notes/${id}`,
+    changed: ['amount_refunded', 'amount_remaining', 'refunds', 'refunds_count'],
+  },
+  'credit_note.sent': {
+    act: async () => {
+      const note = await api('POST', '/v1/credit-notes', { client_id: suite.clientId, amount: 500 });
+      await api('POST', `/v1/credit-notes/${note.id}/send`, {});
+      return (await api('POST', `/v1/credit-notes/${note.id}/send`, {})).id;
+    },
+    path: (id) => `/v1/credit-notes/${id}`,
+    // A re-send changes no field of the note (its delivery_status stays queued until the worker runs).
+    changed: [],
+  },
+  'credit_note.voided': {
+    act: async () => {
+      const note = await api('POST', '/v1/credit-notes', { client_id: suite.clientId, amount: 500 });
+      await api('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' });
+      return (await api('PUT', `/v1/credit-notes/${note.id}`, { status: 'void' })).id;
+    },
+    path: (id) => `/v1/credit-notes/${id}`,
+    changed: ['status', 'voided_at', 'amount_remaining', 'hosted_url'],
+  },
+  'credit_note.deleted': {
+    act: async () =>
+      (
+        await api(
+          'DELETE',
+          `/v1/credit-notes/${(await api('POST', '/v1/credit-notes', { client_id: suite.clientId, amount: 500 })).id}`,
+        )
+      ).id,
+  },
+  // Contract section 22: a payment's unapplied money applied to another invoice, and that application reversed.
+  'payment.applied': {
+    act: async () => {
+      const payment = await api('POST', '/v1/payments', {
+        invoice_id: await sentInvoice(),
+        amount: 12_000,
+        method: 'cash',
+        overpayment: 'credit',
+      });
+      return (
+        await api('POST', `/v1/payments/${payment.id}/apply`, {
+          applications: [{ invoice_id: await sentInvoice(), amount: 1_000 }],
+        })
+      ).id;
+    },
+    path: (id) => `/v1/payments/${id}`,
+    changed: ['amount_applied', 'amount_unapplied', 'applications', 'applications_count'],
+  },
+  'payment.unapplied': {
+    act: async () => {
+      const payment = await api('POST', '/v1/payments', {
+        invoice_id: await sentInvoice(),
+        amount: 1_000,
+        method: 'cash',
+      });
+      return (await api('POST', `/v1/payments/${payment.id}/unapply`, { application_id: payment.applications[0].id }))
+        .id;
+    },
+    path: (id) => `/v1/payments/${id}`,
+    changed: ['amount_applied', 'amount_unapplied', 'applications', 'applications_count'],
   },
   'delivery.succeeded': {
     async act() {
@@ -689,6 +813,18 @@ const CONTRACT_TYPES = [
   'invoice.deleted',
   'payment.created',
   'payment.refunded',
+  // Contract section 22.
+  'payment.applied',
+  'payment.unapplied',
+  'credit_note.created',
+  'credit_note.updated',
+  'credit_note.issued',
+  'credit_note.sent',
+  'credit_note.applied',
+  'credit_note.unapplied',
+  'credit_note.refunded',
+  'credit_note.voided',
+  'credit_note.deleted',
   'delivery.succeeded',
   'delivery.failed',
   'webhook_endpoint.disabled',

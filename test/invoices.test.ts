@@ -18,6 +18,12 @@ describeStateTable(
     deletable: ['draft'],
     body: (client_id) => ({ client_id, line_items: LINES }),
     edit: { notes: 'Edited' },
+    // Reached through the API: a sent invoice has its ledger entries (§22), which a forced row would lack.
+    reach: {
+      sent: [{ status: 'sent' }],
+      paid: [{ status: 'sent' }, { status: 'paid' }],
+      void: [{ status: 'sent' }, { status: 'void' }],
+    },
   },
   suite,
 );

@@ -77,6 +77,7 @@ before(async () => {
       discount_amount: 0,
       tax_breakdown: null,
       amount_paid: status === 'paid' ? 1000 : 0,
+      amount_credited: 0,
       notes: null,
       issue_date: numbered ? day(Math.floor(index / 100)) : null,
       due_date: index % 7 === 0 ? null : day(Math.floor(index / 100)),

@@ -40,6 +40,14 @@ const ALL_TOOLS = [
   'find_slots',
   'hold_slot',
   'book_slot',
+  // Contract §32: client balance; credit note create, preview, issue, apply, refund.
+  'get_client_balance',
+  'preview_credit_note',
+  'create_credit_note',
+  'issue_credit_note',
+  'send_credit_note',
+  'apply_credit_note',
+  'refund_credit_note',
 ].sort();
 const READ_ONLY_TOOLS = [
   'find_clients',
@@ -56,8 +64,19 @@ const READ_ONLY_TOOLS = [
   'find_properties',
   'find_service_requests',
   'find_slots',
+  'get_client_balance',
+  'preview_credit_note',
 ].sort();
-const CONFIRMED_TOOLS = ['record_payment', 'refund_payment', 'send_invoice', 'send_quote'];
+const CONFIRMED_TOOLS = [
+  'record_payment',
+  'refund_payment',
+  'send_invoice',
+  'send_quote',
+  'issue_credit_note',
+  'send_credit_note',
+  'apply_credit_note',
+  'refund_credit_note',
+];
 const READ_SCOPES = [
   'clients:read',
   'quotes:read',
@@ -70,6 +89,8 @@ const READ_SCOPES = [
   'team:read',
   'requests:read',
   'availability:read',
+  'credit_notes:read',
+  'reports:read',
 ] as const;
 
 const clock = new ManualClock(new Date('2026-11-25T12:00:00.000Z'));
@@ -111,7 +132,15 @@ const rest = (method: string, path: string, body?: unknown) =>
   });
 
 const count = async (
-  table: 'clients' | 'quotes' | 'outbox_messages' | 'payments' | 'invoices' | 'jobs' | 'service_requests',
+  table:
+    | 'clients'
+    | 'quotes'
+    | 'outbox_messages'
+    | 'payments'
+    | 'invoices'
+    | 'jobs'
+    | 'service_requests'
+    | 'credit_notes',
 ) =>
   Number(
     (
@@ -624,6 +653,72 @@ test('every confirmed tool: a change to an object its summary describes voids th
     });
     assert.equal(done.structuredContent!.done, true, `${tool}: the fresh token acts`);
   }
+});
+
+// Contract §32 ("MCP"): a client's balance; a credit note previewed, made, then issued, applied and refunded,
+// each money move behind its confirmation.
+test('credit notes through MCP: preview and create, then issue, apply and refund confirmed; the balance follows', async () => {
+  const client = await connect(owner.key);
+  const ada = await rest('POST', '/v1/clients', { name: 'Ada Credit', email: 'ada.credit@example.com' });
+  const invoice = await rest('POST', '/v1/invoices', { client_id: ada.id, line_items: LINES });
+  await rest('PUT', `/v1/invoices/${invoice.id}`, { status: 'sent' });
+  const other = await rest('POST', '/v1/invoices', { client_id: ada.id, line_items: LINES });
+  await rest('PUT', `/v1/invoices/${other.id}`, { status: 'sent' });
+  const before = await call(client, 'get_client_balance', { client_id: ada.id });
+  assert.deepEqual(before.structuredContent!.result.balances, [
+    { currency: 'USD', receivable_amount: 25_000, credit_amount: 0, balance_amount: 25_000 },
+  ]);
+  const preview = await call(client, 'preview_credit_note', { invoice_id: invoice.id, amount: 3_000 });
+  assert.equal(preview.structuredContent!.result.total_amount, 3_000);
+  assert.equal(await count('credit_notes'), 0, 'a preview stores nothing');
+  const made = await call(client, 'create_credit_note', { client_id: ada.id, amount: 3_000, reason: 'Goodwill' });
+  const noteId = made.structuredContent!.result.id;
+  assert.equal(made.structuredContent!.result.status, 'draft');
+
+  const ask = await call(client, 'issue_credit_note', { credit_note_id: noteId });
+  assert.match(ask.structuredContent!.summary, /Issue credit note .* of \$30\.00 to the client named "Ada Credit"/);
+  assert.equal((await rest('GET', `/v1/credit-notes/${noteId}`)).status, 'draft', 'nothing issued yet');
+  const issued = await call(client, 'issue_credit_note', {
+    credit_note_id: noteId,
+    confirmation_token: ask.structuredContent!.confirmation_token,
+  });
+  assert.equal(issued.structuredContent!.result.status, 'issued');
+
+  const applyArgs = { credit_note_id: noteId, applications: [{ invoice_id: other.id, amount: 1_000 }] };
+  const applyAsk = await call(client, 'apply_credit_note', applyArgs);
+  assert.match(
+    applyAsk.structuredContent!.summary,
+    /Apply \$10\.00 of credit note CN-\d{6} of \$30\.00 \(\$30\.00 remaining\)/,
+  );
+  await call(client, 'apply_credit_note', {
+    ...applyArgs,
+    confirmation_token: applyAsk.structuredContent!.confirmation_token,
+  });
+  assert.equal((await rest('GET', `/v1/invoices/${other.id}`)).amount_credited, 1_000);
+
+  const refundArgs = { credit_note_id: noteId, amount: 500, method: 'cash' };
+  const refundAsk = await call(client, 'refund_credit_note', refundArgs);
+  assert.match(refundAsk.structuredContent!.summary, /Pay back \$5\.00/);
+  await call(client, 'refund_credit_note', {
+    ...refundArgs,
+    confirmation_token: refundAsk.structuredContent!.confirmation_token,
+  });
+  const note = await rest('GET', `/v1/credit-notes/${noteId}`);
+  assert.deepEqual([note.amount_applied, note.amount_refunded, note.amount_remaining], [1_000, 500, 1_500]);
+  const after = await call(client, 'get_client_balance', { client_id: ada.id });
+  assert.deepEqual(after.structuredContent!.result.balances, [
+    { currency: 'USD', receivable_amount: 24_000, credit_amount: 1_500, balance_amount: 22_500 },
+  ]);
+  const [event] = await eventsOf('credit_note.issued', noteId);
+  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId });
+  const sendAsk = await call(client, 'send_credit_note', { credit_note_id: noteId });
+  assert.match(sendAsk.structuredContent!.summary, /E-mail credit note CN-\d{6} .* "ada\.credit@example\.com"/);
+  const outbox = await count('outbox_messages');
+  await call(client, 'send_credit_note', {
+    credit_note_id: noteId,
+    confirmation_token: sendAsk.structuredContent!.confirmation_token,
+  });
+  assert.equal(await count('outbox_messages'), outbox + 1, 'one e-mail');
 });
 
 // Contract §32: text from clients and customers (names included) appears in summaries only inside clearly

@@ -19,6 +19,8 @@ import { API_KEY_SORTS, listApiKeysPlan } from '../src/modules/api-keys/api-keys
 import { INVOICE_SORTS, listInvoicesPlan } from '../src/modules/invoices/invoices.repository.js';
 import { JOB_SORTS, listJobsPlan } from '../src/modules/jobs/jobs.repository.js';
 import { listPaymentsPlan, PAYMENT_SORTS } from '../src/modules/invoices/payments.repository.js';
+import { ENTRY_SORTS, listEntriesPlan } from '../src/modules/ledger/ledger.repository.js';
+import { CREDIT_NOTE_SORTS, listCreditNotesPlan } from '../src/modules/credit-notes/credit-notes.repository.js';
 import { listQuotesPlan, QUOTE_SORTS } from '../src/modules/quotes/quotes.repository.js';
 import {
   listPropertiesPlan,
@@ -571,6 +573,34 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     'payments_account_client_idx',
     true,
   ],
+  // Contract section 22: the ledger and credit notes.
+  [
+    'ledger entries, default sort',
+    () => listEntriesPlan(db(), documentAccountId, {}, pageRequest({}, ENTRY_SORTS)).query,
+    'ledger_entries_account_created_at_idx',
+    false,
+  ],
+  [
+    'ledger entries, client_id',
+    () =>
+      listEntriesPlan(db(), documentAccountId, { client_id: ID }, pageRequest({ sort: 'sequence' }, ENTRY_SORTS)).query,
+    'ledger_entries_account_client_idx',
+    true,
+  ],
+  [
+    'ledger entries, invoice_id',
+    () =>
+      listEntriesPlan(db(), documentAccountId, { invoice_id: ID }, pageRequest({ sort: 'sequence' }, ENTRY_SORTS))
+        .query,
+    'ledger_entries_account_invoice_id_idx',
+    true,
+  ],
+  [
+    'credit notes, default sort',
+    () => listCreditNotesPlan(db(), documentAccountId, {}, pageRequest({}, CREDIT_NOTE_SORTS)).query,
+    'credit_notes_account_created_at_idx',
+    false,
+  ],
   // Contract section 14: external_id= is a range of its unique index, on every kind that has one.
   [
     'clients, external_id',
@@ -730,6 +760,8 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'visit_schedule_assignees',
     'webhook_deliveries',
     'availability_exceptions',
+    'ledger_entries',
+    'credit_notes',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text

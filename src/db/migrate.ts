@@ -34,6 +34,8 @@ import * as clientsPropertyIdsPortable from './migrations/20261128200000_clients
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
 
 import * as accountLocale from './migrations/20261128210000_account_locale.js';
+import * as ledger from './migrations/20261129000000_ledger.js';
+import * as creditNotes from './migrations/20261129000100_credit_notes.js';
 
 import * as availability from './migrations/20261129020000_availability.js';
 
@@ -67,13 +69,11 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261128080100_clients_property_ids': clientsPropertyIds,
   '20261128110000_clients_version': clientsVersion,
   '20261128200000_clients_property_ids_portable': clientsPropertyIdsPortable,
-
   '20261128200100_mcp_call_versions': mcpCallVersions,
-
   '20261128210000_account_locale': accountLocale,
-
+  '20261129000000_ledger': ledger,
+  '20261129000100_credit_notes': creditNotes,
   '20261129010000_recurring_invoices': recurringInvoices,
-
   '20261129020000_availability': availability,
 };
 

@@ -216,6 +216,8 @@ export interface InvoicesTable extends DocumentColumns, PricedColumns, Delivered
   job_id: string | null;
   quote_id: string | null;
   amount_paid: number;
+  /** What credit notes applied to it hold (docs/api-contract.md §22). */
+  amount_credited: number;
   notes: string | null;
   issue_date: DateText | null;
   due_date: DateText | null;
@@ -287,6 +289,10 @@ export interface PaymentsTable {
   amount: number;
   /** The sum of the payment's refunds, in minor units. */
   amount_refunded: number;
+  /** What its live applications hold (docs/api-contract.md §22); the rest, less refunds, is the client's credit. */
+  amount_applied: number;
+  /** `reject` (above amount_due is 422) or `credit` (the excess stays unapplied). */
+  overpayment: string;
   currency: string;
   method: string;
   reference: string | null;
@@ -303,6 +309,78 @@ export interface PaymentRefundsTable {
   payment_id: string;
   amount: number;
   reason: string | null;
+  created_at: Timestamp;
+}
+
+/** A credit note (docs/api-contract.md §22): what it applies is its live applications; refunds are rows. */
+export interface CreditNotesTable extends DocumentColumns, PricedColumns, DeliveredColumns {
+  invoice_id: string | null;
+  reason: string | null;
+  /** The amount it was made from, or null when made of lines. */
+  amount: number | null;
+  tax_rate_ids: JsonText | null;
+  issue_date: DateText | null;
+  /** 0 or 1. */
+  apply_on_issue: number;
+  amount_refunded: number;
+  notes: string | null;
+  issued_at: Timestamp | null;
+  voided_at: Timestamp | null;
+}
+
+export interface CreditNoteRefundsTable {
+  id: string;
+  account_id: string;
+  credit_note_id: string;
+  amount: number;
+  method: string;
+  reference: string | null;
+  reason: string | null;
+  refunded_at: Timestamp;
+  created_at: Timestamp;
+}
+
+/** Money of a payment or credit note held by an invoice (docs/api-contract.md §22). */
+export interface ApplicationsTable {
+  id: string;
+  account_id: string;
+  client_id: string;
+  currency: string;
+  source_type: string;
+  payment_id: string | null;
+  credit_note_id: string | null;
+  invoice_id: string;
+  /** What it holds now: a refund may take part of it back; 0 once released. */
+  amount: number;
+  applied_on: DateText;
+  released_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One append-only line of the ledger (docs/api-contract.md §22). */
+export interface LedgerEntriesTable {
+  id: string;
+  account_id: string;
+  sequence: number;
+  client_id: string;
+  currency: string;
+  type: string;
+  effective_date: DateText;
+  amount: number;
+  applied_amount: number;
+  balance_amount: number;
+  invoice_id: string | null;
+  credit_note_id: string | null;
+  payment_id: string | null;
+  refund_id: string | null;
+  application_id: string | null;
+  due_date: DateText | null;
+  net_amount: number | null;
+  tax_amount: number | null;
+  cost_amount: number | null;
+  taxes: JsonText | null;
+  actor: JsonText;
   created_at: Timestamp;
 }
 
@@ -613,6 +691,10 @@ export interface Tables {
   idempotency_keys: IdempotencyKeysTable;
   payments: PaymentsTable;
   payment_refunds: PaymentRefundsTable;
+  applications: ApplicationsTable;
+  credit_notes: CreditNotesTable;
+  credit_note_refunds: CreditNoteRefundsTable;
+  ledger_entries: LedgerEntriesTable;
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -655,6 +737,11 @@ export type InvoicePatch = Updateable<InvoicesTable>;
 export type PaymentRow = Selectable<PaymentsTable>;
 export type PaymentPatch = Updateable<PaymentsTable>;
 export type PaymentRefundRow = Selectable<PaymentRefundsTable>;
+export type ApplicationRow = Selectable<ApplicationsTable>;
+export type CreditNoteRow = Selectable<CreditNotesTable>;
+export type CreditNotePatch = Updateable<CreditNotesTable>;
+export type CreditNoteRefundRow = Selectable<CreditNoteRefundsTable>;
+export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
 export type EventRow = Selectable<EventsTable>;
 export type McpCallRow = Selectable<McpCallsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

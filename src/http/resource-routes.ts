@@ -103,6 +103,8 @@ export interface ResourceAction<Item> {
   /** The OpenAPI operationId, as the SDKs name the method: `sendInvoice` is `invoices.send`. */
   operationId: string;
   scope: Scope;
+  /** Scopes it needs besides `scope`, checked after it (a refund of credit moves money: `payments:write`). */
+  alsoScopes?: readonly Scope[];
   summary: string;
   description: string;
   body: TSchema;
@@ -280,6 +282,14 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         `${path}/:id/${action.name}`,
         {
           config: { scope: action.scope },
+          // The second scope before the body is validated, as the first is (the contract's order of checks).
+          ...(action.alsoScopes
+            ? {
+                preValidation: async (request: FastifyRequest) => {
+                  for (const scope of action.alsoScopes ?? []) requireScope(request, scope);
+                },
+              }
+            : {}),
           schema: {
             tags,
             operationId: action.operationId,

@@ -29,6 +29,8 @@ export const EVENT_TYPES = [
   'invoice.deleted',
   'payment.created',
   'payment.refunded',
+  'payment.applied',
+  'payment.unapplied',
   'delivery.succeeded',
   'delivery.failed',
   'webhook_endpoint.disabled',
@@ -73,11 +75,20 @@ export const EVENT_TYPES = [
   'recurring_invoice.paused',
   'recurring_invoice.resumed',
   'recurring_invoice.ended',
-
   // docs/api-contract.md §28: availability exceptions (holds record no events; bookings are visit.created).
   'availability_exception.created',
   'availability_exception.updated',
   'availability_exception.deleted',
+  // docs/api-contract.md §22.
+  'credit_note.created',
+  'credit_note.updated',
+  'credit_note.issued',
+  'credit_note.sent',
+  'credit_note.applied',
+  'credit_note.unapplied',
+  'credit_note.refunded',
+  'credit_note.voided',
+  'credit_note.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -101,8 +112,8 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   product: 'Product',
   tax_rate: 'TaxRate',
   recurring_invoice: 'RecurringInvoice',
-
   availability_exception: 'AvailabilityException',
+  credit_note: 'CreditNote',
 };
 
 export function isEventType(value: string): value is EventType {

@@ -43,10 +43,16 @@ export const SCOPES = [
   // Version 4 (docs/api-contract.md §23): recurring invoices.
   'recurring_invoices:read',
   'recurring_invoices:write',
-
   // Version 4 (docs/api-contract.md §28): availability and booking.
   'availability:read',
   'availability:write',
+  // Version 4 (docs/api-contract.md §22): credit notes (a prefix of their own, so that no key granted
+  // invoices:* before version 4 may issue credit), the ledger and the client's balance.
+  'credit_notes:read',
+  'credit_notes:write',
+  'credit_notes:delete',
+  'credit_notes:send',
+  'reports:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -61,7 +61,7 @@ export interface MailServiceAddress {
 }
 
 export interface MailSnapshot {
-  kind: 'invoice' | 'quote';
+  kind: 'invoice' | 'quote' | 'credit_note';
   /** The account's BCP 47 locale: how dates and amounts are printed (absent before it existed: en-US). */
   locale?: string;
   /** The PDF's paper (absent before it existed: A4, as those documents were). */
@@ -97,7 +97,12 @@ export interface MailSnapshot {
     discount_amount?: number;
     /** Invoices: received so far (absent from snapshots queued before payments existed). */
     amount_paid?: number | null;
+    /** Invoices: credit notes applied (absent before credit notes existed; printed only when not 0). */
+    amount_credited?: number | null;
     amount_due: number | null;
+    /** Credit notes: what invoices hold of it and what remains (absent on other kinds). */
+    amount_applied?: number | null;
+    amount_remaining?: number | null;
     issue_date: string | null;
     due_date: string | null;
     valid_until: string | null;
@@ -246,8 +251,11 @@ export function lineSentence(item: MailLineItem, snapshot: MailSnapshot): string
   return `${name}: ${formatQuantity(item.quantity, locale)} × ${money(item.unit_amount)}${discount} = ${money(lineTotal(item, snapshot))}${tax}${description ? `\n  ${description.replace(/\n/g, '\n  ')}` : ''}`;
 }
 
+/** How a document's kind is printed. */
+export const KIND_LABELS = { invoice: 'Invoice', quote: 'Quote', credit_note: 'Credit note' } as const;
+
 export function documentLabel(snapshot: MailSnapshot): string {
-  const kind = snapshot.kind === 'invoice' ? 'Invoice' : 'Quote';
+  const kind = KIND_LABELS[snapshot.kind];
   return snapshot.document.number === null ? `Draft ${kind.toLowerCase()}` : `${kind} ${snapshot.document.number}`;
 }
 
@@ -281,6 +289,10 @@ export function summaryRows(snapshot: MailSnapshot): Array<[string, string]> {
   for (const row of breakdown) rows.push([taxRowLabel(row), money(row.tax_amount)]);
   rows.push(['Total', money(document.total_amount)]);
   if (document.amount_paid) rows.push(['Amount paid', money(document.amount_paid)]);
+  if (document.amount_credited) rows.push(['Credits applied', money(document.amount_credited)]);
+  if (document.amount_applied) rows.push(['Applied to invoices', money(document.amount_applied)]);
+  if (document.amount_remaining !== undefined && document.amount_remaining !== null)
+    rows.push(['Amount remaining', money(document.amount_remaining)]);
   if (document.amount_due !== null) rows.push(['Amount due', money(document.amount_due)]);
   return rows;
 }
@@ -315,7 +327,7 @@ export function renderText(snapshot: MailSnapshot): string {
     `Hello ${snapshot.client.name},`,
     '',
     ...(snapshot.message ? [snapshot.message, ''] : []),
-    `${snapshot.business.name} sent you ${snapshot.kind === 'invoice' ? 'an invoice' : 'a quote'}: ${documentLabel(snapshot)}${document.title ? ` (${document.title})` : ''}.`,
+    `${snapshot.business.name} sent you ${snapshot.kind === 'invoice' ? 'an invoice' : snapshot.kind === 'quote' ? 'a quote' : 'a credit note'}: ${documentLabel(snapshot)}${document.title ? ` (${document.title})` : ''}.`,
     ...dateRows(snapshot).map(([label, value]) => `${label}: ${value}`),
     ...(snapshot.service_address ? [`Service address: ${serviceAddressLines(snapshot).join(', ')}`] : []),
     '',

@@ -19,6 +19,7 @@ import {
   serviceAddressLines,
   lineTaxLabel,
   summaryRows,
+  KIND_LABELS,
   type MailSnapshot,
 } from './document-mail.js';
 
@@ -108,7 +109,7 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
   pdf
     .font('Bold')
     .fontSize(22)
-    .text(snapshot.kind === 'invoice' ? 'INVOICE' : 'QUOTE', right.x, top, { width: right.width, align: 'right' });
+    .text(KIND_LABELS[snapshot.kind].toUpperCase(), right.x, top, { width: right.width, align: 'right' });
   pdf
     .font('Regular')
     .fontSize(10)
@@ -149,7 +150,7 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
   };
   const fromBottom = block('From', business.name, businessLines, MARGIN);
   const toBottom = block(
-    snapshot.kind === 'invoice' ? 'Bill to' : 'Prepared for',
+    snapshot.kind === 'invoice' ? 'Bill to' : snapshot.kind === 'quote' ? 'Prepared for' : 'Credit to',
     client.name,
     clientLines,
     MARGIN + CONTENT_WIDTH / 2 + 10,

@@ -23,6 +23,7 @@ import { createQuote, CreateQuoteBody, getQuote, SENDABLE_QUOTE } from '../modul
 import { sendDocument } from '../modules/sent-documents/index.js';
 import type { Context } from '../kernel/context.js';
 import { AVAILABILITY_TOOLS } from './availability-tools.js';
+import { CREDIT_TOOLS } from './credit-tools.js';
 import { FIELD_TOOLS } from './field-tools.js';
 import { VISIT_TOOLS } from './visit-tools.js';
 import { formatMoney } from './present.js';
@@ -326,6 +327,7 @@ export const TOOLS: Tool[] = [
       return `Refund ${formatMoney(after.amount_refunded - before.amount_refunded, invoice.currency)} of the ${formatMoney(before.amount, invoice.currency)} ${before.method} payment on invoice ${invoice.number ?? invoice.id} for ${clientLine(describedOf<ClientShape>(described, 'client'))}.`;
     },
   },
+  ...CREDIT_TOOLS,
   ...VISIT_TOOLS,
   {
     name: 'get_account',

@@ -7,6 +7,7 @@ import { lockedIf } from '../db/index.js';
 import { getHold } from '../modules/availability/index.js';
 import { getProduct } from '../modules/catalog/index.js';
 import { getClient } from '../modules/clients/index.js';
+import { getCreditNote } from '../modules/credit-notes/index.js';
 import { getInvoice, getPayment } from '../modules/invoices/index.js';
 import { getJob } from '../modules/jobs/index.js';
 import { getProperty } from '../modules/properties/index.js';
@@ -30,6 +31,7 @@ const KINDS = {
   service_request: { table: 'service_requests', read: getServiceRequest },
   product: { table: 'products', read: getProduct },
   availability_hold: { table: 'availability_holds', read: getHold },
+  credit_note: { table: 'credit_notes', read: getCreditNote },
 } as const;
 
 export type ObjectKind = keyof typeof KINDS;

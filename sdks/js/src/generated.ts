@@ -729,6 +729,23 @@ export interface InvoiceTaxBreakdown {
   tax_amount: number;
 }
 
+export interface InvoiceApplicationSource {
+  /** What the money is: a payment or a credit note. */
+  type: "payment" | "credit_note";
+  /** Unique identifier (UUIDv7). */
+  id: string;
+}
+
+export interface InvoiceApplication {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  source: InvoiceApplicationSource;
+  /** The money applied, in minor units. */
+  amount: number;
+  /** The local date it counts from. */
+  applied_on: string;
+}
+
 export interface InvoicePayment {
   /** Unique identifier (UUIDv7). */
   id: string;
@@ -787,10 +804,16 @@ export interface Invoice {
   tax_amount: number;
   /** subtotal_amount + tax_amount, in minor units. Read-only. */
   total_amount: number;
-  /** The sum of the payments less their refunds, in minor units. Read-only. */
+  /** The money applied to it from payments, in minor units (kept as when voided on a void invoice). Read-only. */
   amount_paid: number;
-  /** total_amount − amount_paid, in minor units; 0 once paid or void. Read-only. */
+  /** The money applied to it from credit notes, in minor units (kept as when voided on a void invoice). Read-only. */
+  amount_credited: number;
+  /** total_amount − amount_paid − amount_credited, in minor units; 0 once paid or void. Read-only. */
   amount_due: number;
+  /** The 20 most recent live applications of money to the invoice (payments and credit notes), oldest first among them. Read-only. */
+  applications: Array<InvoiceApplication>;
+  /** How many live applications the invoice has, whether or not applications lists them all. Read-only. */
+  applications_count: number;
   /** The 20 most recent payments recorded against the invoice, oldest first among them (payments_count says how many there are; GET /v1/payments?invoice_id= lists them all). Read-only: record them with POST /v1/payments. */
   payments: Array<InvoicePayment>;
   /** How many payments the invoice has, whether or not payments lists them all. Read-only. */
@@ -936,6 +959,19 @@ export interface RecurringInvoice {
   updated_at: string;
 }
 
+export interface PaymentApplication {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Unique identifier (UUIDv7). */
+  invoice_id: string;
+  /** The money applied, in minor units. */
+  amount: number;
+  /** The local date it counts from. */
+  applied_on: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+}
+
 export interface PaymentRefund {
   /** Unique identifier (UUIDv7). */
   id: string;
@@ -961,6 +997,16 @@ export interface Payment {
   amount: number;
   /** The sum of the refunds, in minor units. */
   amount_refunded: number;
+  /** What invoices hold of it now, in minor units. */
+  amount_applied: number;
+  /** amount − amount_refunded − amount_applied: the client’s credit from this payment. */
+  amount_unapplied: number;
+  /** reject (default): an amount above the invoice’s amount_due is 422; credit: the invoice takes its amount_due, the rest stays as the client’s credit. */
+  overpayment: "reject" | "credit";
+  /** The 20 most recent live applications of this payment, oldest first among them. */
+  applications: Array<PaymentApplication>;
+  /** How many live applications it has. */
+  applications_count: number;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency: string;
   /** How the money came in: cash, check, card, bank_transfer, other. */
@@ -981,6 +1027,280 @@ export interface Payment {
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+}
+
+/** A discount before tax. */
+export interface CreditNoteLineItemDiscount {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+export interface CreditNoteLineItemTaxe {
+  /** Unique identifier (UUIDv7). */
+  tax_rate_id: string | null;
+  /** The rate’s name (null for a version-1 tax_rate). */
+  name: string | null;
+  /** Percent. */
+  percentage: number;
+  /** Applied on the amount plus the non-compound taxes. */
+  compound: boolean;
+  /** This rate’s tax on the line, in minor units. */
+  amount: number;
+}
+
+export interface CreditNoteLineItem {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Unique identifier (UUIDv7). */
+  product_id: string | null;
+  /** Printed in bold above the description; null without one. */
+  name: string | null;
+  /** What was or will be done or supplied. */
+  description: string;
+  /** Quantity. */
+  quantity: number;
+  /** Price of one unit in minor units. */
+  unit_amount: number;
+  /** Version 1’s unnamed rate in percent; 0 for none. */
+  tax_rate: number;
+  /** The named rates the line carries (after resolution). */
+  tax_rate_ids: Array<string>;
+  /** A discount before tax. */
+  discount: CreditNoteLineItemDiscount | null;
+  /** Its own discount plus its share of the document’s, in minor units. Read-only. */
+  discount_amount: number;
+  /** round(quantity × unit_amount) less its discounts, before tax, in minor units (with prices including tax: the net). Read-only. */
+  amount: number;
+  /** The sum of its taxes, in minor units. Read-only. */
+  tax_amount: number;
+  /** One per rate, in the rates’ order. Read-only. */
+  taxes: Array<CreditNoteLineItemTaxe>;
+}
+
+/** The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null. */
+export interface CreditNoteDiscount {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+export interface CreditNoteTaxBreakdown {
+  /** Unique identifier (UUIDv7). */
+  tax_rate_id: string | null;
+  name: string | null;
+  registration_number: string | null;
+  percentage: number;
+  compound: boolean;
+  /** What the rate was taken on, in minor units (the nets with prices including tax; with a compound rate, the amounts plus the non-compound taxes). */
+  taxable_amount: number;
+  /** The rate’s tax, in minor units. */
+  tax_amount: number;
+}
+
+export interface CreditNoteApplication {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Unique identifier (UUIDv7). */
+  invoice_id: string;
+  /** The credit applied, in minor units. */
+  amount: number;
+  /** The local date it counts from. */
+  applied_on: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+}
+
+export interface CreditNoteRefund {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Money paid back, in minor units. */
+  amount: number;
+  /** How the money went back: cash, check, card, bank_transfer, other. */
+  method: "cash" | "check" | "card" | "bank_transfer" | "other";
+  /** Your reference for the refund. */
+  reference: string | null;
+  /** Why the money was paid back. */
+  reason: string | null;
+  /** When the money was paid back. */
+  refunded_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+}
+
+/** A document that lowers what a client owes. */
+export interface CreditNote {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "credit_note". */
+  object: "credit_note";
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
+  /** CN-000001 upward, assigned when issued; null while draft. */
+  number: string | null;
+  /** Unique identifier (UUIDv7). */
+  client_id: string;
+  /** The invoice it credits, if any. */
+  invoice_id: string | null;
+  /** The property concerned, if any. */
+  property_id: string | null;
+  /** Why the credit is given; printed. */
+  reason: string | null;
+  /** The amount it was made from; null when made of lines. */
+  amount: number | null;
+  /** The rates of an amount made without an invoice (its one line); with lines or an invoice: 422. */
+  tax_rate_ids: Array<string> | null;
+  line_items: Array<CreditNoteLineItem>;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Whether unit amounts include tax (line amounts are then the nets). Default: the account’s. */
+  prices_include_tax: boolean;
+  /** per_line: each line’s tax rounded per rate; per_document: each rate’s total rounded once, shared over the lines. Default: the account’s. */
+  rounding: "per_line" | "per_document";
+  /** The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null. */
+  discount: CreditNoteDiscount | null;
+  /** All discounts (the lines’ and the document’s), in minor units; 0 without any. Read-only. */
+  discount_amount: number;
+  /** One row per rate used, in order (priority, then creation): a snapshot, so a sent document never changes. Read-only. */
+  tax_breakdown: Array<CreditNoteTaxBreakdown>;
+  /** Sum of line amounts after discounts, before tax (the nets with prices including tax), in minor units. Read-only. */
+  subtotal_amount: number;
+  /** Sum of the tax_breakdown (= the lines’ taxes), in minor units. Read-only. */
+  tax_amount: number;
+  /** subtotal_amount + tax_amount, in minor units. Read-only. */
+  total_amount: number;
+  /** Date of issue; set at issue when empty, never before the invoice’s. */
+  issue_date: string | null;
+  /** With an invoice that is sent, issuing applies min(total, its amount_due) to it. */
+  apply_on_issue: boolean;
+  /** What invoices hold of it now. */
+  amount_applied: number;
+  /** What was paid back from it. */
+  amount_refunded: number;
+  /** total_amount − amount_applied − amount_refunded: the client’s credit from it. */
+  amount_remaining: number;
+  /** Its 20 most recent live applications, oldest first among them. */
+  applications: Array<CreditNoteApplication>;
+  /** How many live applications it has. */
+  applications_count: number;
+  /** Its 20 most recent refunds, oldest first among them. */
+  refunds: Array<CreditNoteRefund>;
+  /** How many refunds it has. */
+  refunds_count: number;
+  /** Notes printed on the credit note. */
+  notes: string | null;
+  /** draft → issued → void. */
+  status: "draft" | "issued" | "void";
+  /** When it was issued. */
+  issued_at: string | null;
+  /** When it was voided. */
+  voided_at: string | null;
+  /** The client hub page where the client sees the document (and answers a quote): PUBLIC_BASE_URL/hub/<secret token>. Set when first sent, null while a draft; a rotation replaces it; a void invoice has none. Read-only. */
+  hosted_url: string | null;
+  /** The last send’s delivery: queued, sending, delivered (accepted by the SMTP server) or failed after every attempt; null before any send. Read-only; GET …/deliveries lists every send. */
+  delivery_status: "queued" | "sending" | "delivered" | "failed" | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+export interface LedgerEntryTaxe {
+  /** The rate (null for a version-1 `tax_rate`). */
+  tax_rate_id: string | null;
+  /** The rate’s printed name. */
+  name: string | null;
+  /** The rate, in percent. */
+  percentage: number | null;
+  /** What the rate was applied to, in minor units. */
+  taxable_amount: number;
+  /** The tax, in minor units. */
+  tax_amount: number;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface LedgerEntryActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+/** One move of a client’s money, posted in the transaction of the change; never edited or removed. */
+export interface LedgerEntry {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "ledger_entry". */
+  object: "ledger_entry";
+  /** Counts from 1 per account without gaps, in commit order: whoever saw entry N saw every entry before it. */
+  sequence: number;
+  /** Unique identifier (UUIDv7). */
+  client_id: string;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** What moved, from a closed list. */
+  type: "invoice_issued" | "invoice_adjusted" | "late_fee" | "invoice_voided" | "payment_received" | "payment_refunded" | "credit_note_issued" | "credit_note_voided" | "credit_note_refunded" | "applied" | "unapplied";
+  /** The local date (in the account’s zone) the move counts on. */
+  effective_date: string;
+  /** How this entry changes what the client owes: + owes more, − owes less. 0 for applications. */
+  amount: number;
+  /** For applied (+) and unapplied (−) entries: the money moved onto or off the invoice. */
+  applied_amount: number;
+  /** The running sum of amount per (client, currency), in sequence order. */
+  balance_amount: number;
+  /** The invoice concerned. */
+  invoice_id: string | null;
+  /** The credit note concerned. */
+  credit_note_id: string | null;
+  /** The payment concerned. */
+  payment_id: string | null;
+  /** The refund recorded. */
+  refund_id: string | null;
+  /** The application made or released. */
+  application_id: string | null;
+  /** The invoice’s due date, on invoice entries. */
+  due_date: string | null;
+  /** The change of the document’s net (before tax), on document entries. */
+  net_amount: number | null;
+  /** The change of the document’s tax, on document entries. */
+  tax_amount: number | null;
+  /** The change of the document’s internal cost, when known. */
+  cost_amount: number | null;
+  /** The change of each rate’s figures. */
+  taxes: Array<LedgerEntryTaxe> | null;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: LedgerEntryActor;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** Always equal to created_at: an entry never changes. */
+  updated_at: string;
+}
+
+export interface ClientBalanceBalance {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** The sum of amount_due of the client’s sent invoices. */
+  receivable_amount: number;
+  /** The sum of amount_remaining of its issued credit notes and amount_unapplied of its payments. */
+  credit_amount: number;
+  /** receivable_amount − credit_amount; below 0 the business owes the client. */
+  balance_amount: number;
+}
+
+/** What a client owes, or is owed, per currency. */
+export interface ClientBalance {
+  /** Always "client_balance". */
+  object: "client_balance";
+  /** Unique identifier (UUIDv7). */
+  client_id: string;
+  /** The account’s last ledger sequence when the balance was read (0 before any entry). */
+  ledger_sequence: number;
+  /** One row per currency the client has moved money in. */
+  balances: Array<ClientBalanceBalance>;
 }
 
 export interface EventData {
@@ -1222,14 +1542,14 @@ export interface PaymentEventData {
   truncated?: true;
 }
 
-/** An event of type payment.created, payment.refunded: its data.object is the Payment. */
+/** An event of type payment.created, payment.refunded, payment.applied, payment.unapplied: its data.object is the Payment. */
 export interface PaymentEvent {
   /** Unique identifier (UUIDv7). */
   id: string;
   /** Always "event". */
   object: "event";
   /** What happened: <resource>.<what>, from a closed list. */
-  type: "payment.created" | "payment.refunded";
+  type: "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied";
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** The account the event belongs to. */
@@ -1589,14 +1909,49 @@ export interface AvailabilityExceptionEvent {
   data: AvailabilityExceptionEventData;
 }
 
+/** Who caused the event (docs/api-contract.md §20). */
+export interface CreditNoteEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface CreditNoteEventData {
+  object: CreditNote;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
+}
+
+/** An event of type credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted: its data.object is the CreditNote. */
+export interface CreditNoteEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: CreditNoteEventActor;
+  data: CreditNoteEventData;
+}
+
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -1608,7 +1963,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -1663,7 +2018,7 @@ export interface Delivery {
   /** How the document went out. */
   channel: "email";
   /** The kind of document sent. */
-  document_type: "quote" | "invoice";
+  document_type: "quote" | "invoice" | "credit_note";
   /** The quote or invoice sent. */
   document_id: string;
   /** The address it went to: the client’s at send time. */
@@ -1849,7 +2204,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3535,16 +3890,20 @@ export interface PaymentListParams {
   paid_after?: string;
   /** Only payments received before this instant. */
   paid_before?: string;
+  /** true: only payments with money not applied to any invoice (client credit); false: the others. */
+  unapplied?: boolean;
 }
 
 /** Body of POST /v1/payments. */
 export interface PaymentCreateParams {
   /** A sent invoice of this account. */
   invoice_id: string;
-  /** Amount received, in minor units; at most the invoice’s amount_due. */
+  /** Amount received, in minor units; at most the invoice’s amount_due unless overpayment is credit. */
   amount: number;
   /** How the money came in: cash, check, card, bank_transfer, other. */
   method: "cash" | "check" | "card" | "bank_transfer" | "other";
+  /** reject (default): an amount above the invoice’s amount_due is 422; credit: the invoice takes its amount_due, the rest stays as the client’s credit. */
+  overpayment?: "reject" | "credit";
   /** Your reference for the payment (a cheque number, a bank or card transaction id). Unique per account: a second payment with it is 409, so a sync can retry safely. */
   reference?: string | null;
   /** When the money was received; defaults to now; not in the future. */
@@ -3571,6 +3930,279 @@ export interface PaymentRefundParams {
   reason?: string | null;
 }
 
+export interface PaymentApplicationParams {
+  /** A sent invoice of the same client and currency. */
+  invoice_id: string;
+  /** The money to apply, in minor units: 1 … the invoice’s amount_due. */
+  amount: number;
+}
+
+/** Body of POST /v1/payments/{id}/apply. */
+export interface PaymentApplyParams {
+  /** Up to 50 invoices, each named once: all are applied, or none. */
+  applications: Array<PaymentApplicationParams>;
+  /** The local date it counts from; default today. Not in the future, nor before the source or an invoice. */
+  applied_on?: string;
+}
+
+/** Body of POST /v1/payments/{id}/unapply. */
+export interface PaymentUnapplyParams {
+  /** The application to reverse. */
+  application_id: string;
+}
+
+/** Query parameters of GET /v1/credit-notes. */
+export interface CreditNoteListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at, number, -number, issue_date, -issue_date. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "issue_date" | "-issue_date";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
+  /** Only credit notes of this client. */
+  client_id?: string;
+  /** Only credit notes of this invoice. */
+  invoice_id?: string;
+  /** Comma-separated statuses: draft, issued, void. */
+  status?: "draft" | "issued" | "void" | Array<"draft" | "issued" | "void">;
+}
+
+/** A discount before tax. */
+export interface CreditNoteLineItemDiscountParams {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+export interface CreditNoteLineItemParams {
+  /** A product of the account: fills the name, description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document). */
+  product_id?: string;
+  /** A short name printed in bold above the description (a product’s name). Absent: the product’s name, else none. */
+  name?: string | null;
+  /** What was or will be done or supplied. Required unless product_id gives it. */
+  description?: string;
+  /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. Required unless product_id gives it. */
+  quantity?: number;
+  /** Price of one unit in minor units (cents); negative for a credit line. Required unless product_id gives it. With prices_include_tax, tax included. */
+  unit_amount?: number;
+  /** Version 1: one unnamed rate in percent, 0 to 100, at most 3 decimals; 0 (the default) is no rate. Not together with tax_rate_ids. */
+  tax_rate?: number;
+  /** The line’s tax rates (at most 5); [] makes it tax-free. Absent: its product’s rates, else the property’s default_tax_rate_ids, else the account’s. Not together with tax_rate. */
+  tax_rate_ids?: Array<string>;
+  /** A discount before tax. */
+  discount?: CreditNoteLineItemDiscountParams | null;
+}
+
+/** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+export interface CreditNoteDiscountParams {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+/** Body of POST /v1/credit-notes. */
+export interface CreditNoteCreateParams {
+  /** The client; required without invoice_id, else the invoice’s. */
+  client_id?: string;
+  /** A sent or paid invoice it credits (needs invoices:read too). */
+  invoice_id?: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Why the credit is given; printed. */
+  reason?: string | null;
+  /** The document's lines (at most 200); replaces the whole list on update. */
+  line_items?: Array<CreditNoteLineItemParams>;
+  /** Instead of lines: an amount, tax included. Against an invoice it is shared over the invoice’s lines in proportion to their gross amounts; without one it is one line. */
+  amount?: number;
+  /** The rates of an amount made without an invoice (its one line); with lines or an invoice: 422. */
+  tax_rate_ids?: Array<string> | null;
+  /** Unit amounts include tax. Default: the account’s (or the source document’s). */
+  prices_include_tax?: boolean;
+  /** per_line or per_document. Default: the account’s (or the source document’s). */
+  rounding?: "per_line" | "per_document";
+  /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+  discount?: CreditNoteDiscountParams | null;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency?: string;
+  /** Date of issue; not before the invoice’s. */
+  issue_date?: string | null;
+  /** Default true. */
+  apply_on_issue?: boolean;
+  /** Notes printed on the credit note. */
+  notes?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/credit-notes/{id}. */
+export interface CreditNoteUpdateParams {
+  /** The client. */
+  client_id?: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Why the credit is given; printed. */
+  reason?: string | null;
+  /** The document's lines (at most 200); replaces the whole list on update. */
+  line_items?: Array<CreditNoteLineItemParams>;
+  /** Instead of lines: an amount, tax included. Against an invoice it is shared over the invoice’s lines in proportion to their gross amounts; without one it is one line. */
+  amount?: number;
+  /** The rates of an amount made without an invoice (its one line); with lines or an invoice: 422. */
+  tax_rate_ids?: Array<string> | null;
+  /** Unit amounts include tax. Default: the account’s (or the source document’s). */
+  prices_include_tax?: boolean;
+  /** per_line or per_document. Default: the account’s (or the source document’s). */
+  rounding?: "per_line" | "per_document";
+  /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+  discount?: CreditNoteDiscountParams | null;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency?: string;
+  /** Date of issue; not before the invoice’s. */
+  issue_date?: string | null;
+  /** Default true. */
+  apply_on_issue?: boolean;
+  /** Notes printed on the credit note. */
+  notes?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+  /** draft -> issued; issued -> void. draft -> issued issues it without e-mail; void releases its applications. */
+  status?: "draft" | "issued" | "void";
+}
+
+export interface CreditNoteApplicationParams {
+  /** A sent invoice of the same client and currency. */
+  invoice_id: string;
+  /** The money to apply, in minor units: 1 … the invoice’s amount_due. */
+  amount: number;
+}
+
+/** Body of POST /v1/credit-notes/{id}/apply. */
+export interface CreditNoteApplyParams {
+  /** Up to 50 invoices, each named once: all are applied, or none. */
+  applications: Array<CreditNoteApplicationParams>;
+  /** The local date it counts from; default today. Not in the future, nor before the source or an invoice. */
+  applied_on?: string;
+}
+
+/** Body of POST /v1/credit-notes/{id}/unapply. */
+export interface CreditNoteUnapplyParams {
+  /** The application to reverse. */
+  application_id: string;
+}
+
+/** Body of POST /v1/credit-notes/{id}/refund. */
+export interface CreditNoteRefundParams {
+  /** Default: the amount remaining. */
+  amount?: number;
+  /** How the money went back: cash, check, card, bank_transfer, other. */
+  method: "cash" | "check" | "card" | "bank_transfer" | "other";
+  reference?: string | null;
+  reason?: string | null;
+  /** Default now; not in the future. */
+  refunded_at?: string;
+}
+
+/** Body of POST /v1/credit-notes/{id}/send. */
+export interface CreditNoteSendParams {
+  /** A personal note put at the top of the e-mail. */
+  message?: string;
+}
+
+/** Body of POST /v1/credit-notes/{id}/hosted-link/rotate. */
+export interface CreditNoteRotateHostedLinkParams {
+}
+
+/** Body of POST /v1/credit-notes/preview. */
+export interface CreditNotePreviewParams {
+  /** The client; required without invoice_id, else the invoice’s. */
+  client_id?: string;
+  /** A sent or paid invoice it credits (needs invoices:read too). */
+  invoice_id?: string;
+  /** A property of the same client, printed as the service address; null for none. An archived property takes no new documents. */
+  property_id?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Why the credit is given; printed. */
+  reason?: string | null;
+  /** The document's lines (at most 200); replaces the whole list on update. */
+  line_items?: Array<CreditNoteLineItemParams>;
+  /** Instead of lines: an amount, tax included. Against an invoice it is shared over the invoice’s lines in proportion to their gross amounts; without one it is one line. */
+  amount?: number;
+  /** The rates of an amount made without an invoice (its one line); with lines or an invoice: 422. */
+  tax_rate_ids?: Array<string> | null;
+  /** Unit amounts include tax. Default: the account’s (or the source document’s). */
+  prices_include_tax?: boolean;
+  /** per_line or per_document. Default: the account’s (or the source document’s). */
+  rounding?: "per_line" | "per_document";
+  /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+  discount?: CreditNoteDiscountParams | null;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency?: string;
+  /** Date of issue; not before the invoice’s. */
+  issue_date?: string | null;
+  /** Default true. */
+  apply_on_issue?: boolean;
+  /** Notes printed on the credit note. */
+  notes?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Query parameters of GET /v1/credit-notes/{id}/deliveries. */
+export interface CreditNoteListDeliveriesParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+}
+
+/** Query parameters of GET /v1/ledger-entries. */
+export interface LedgerEntryListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, sequence, -sequence. */
+  sort?: "created_at" | "-created_at" | "sequence" | "-sequence";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Only entries of this client. */
+  client_id?: string;
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency?: string;
+  /** Only this type. */
+  type?: "invoice_issued" | "invoice_adjusted" | "late_fee" | "invoice_voided" | "payment_received" | "payment_refunded" | "credit_note_issued" | "credit_note_voided" | "credit_note_refunded" | "applied" | "unapplied";
+  /** Only entries naming this invoice. */
+  invoice_id?: string;
+  /** Only entries naming this credit note. */
+  credit_note_id?: string;
+  /** Only entries naming this payment. */
+  payment_id?: string;
+  /** Only entries effective on or after this date. */
+  effective_from?: string;
+  /** Only entries effective on or before this date. */
+  effective_to?: string;
+  /** Only entries after this sequence: with sort=sequence, a feed that never skips. */
+  after_sequence?: number;
+}
+
 /** Query parameters of GET /v1/events. */
 export interface EventListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
@@ -3578,7 +4210,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -3625,7 +4257,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -3637,7 +4269,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -3894,7 +4526,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3932,7 +4564,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3960,7 +4592,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -4004,7 +4636,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -4268,7 +4900,7 @@ export interface AvailabilityExceptionUpdateParams {
 }
 
 /** Query parameters of GET /v1/availability. */
-export interface AvailabilityHoldListParams {
+export interface ListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -4298,7 +4930,7 @@ export interface AvailabilityHoldListParams {
 }
 
 /** Body of POST /v1/availability/holds. */
-export interface AvailabilityHoldCreateHoldParams {
+export interface CreateHoldParams {
   /** The start, as a slot answered it (any offset). */
   start_at: string;
   /** How long the work takes, in minutes (5–1,440); or give product_id. */
@@ -4318,14 +4950,14 @@ export interface AvailabilityHoldCreateHoldParams {
 }
 
 /** Query parameters of GET /v1/availability/holds. */
-export interface AvailabilityHoldListHoldsParams {
+export interface ListHoldsParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
 }
 
-/** clients: list, create, get, update, delete. */
+/** clients: list, create, get, update, delete, getBalance. */
 export class ClientsResource {
   constructor(private readonly transport: Transport) {}
 
@@ -4352,6 +4984,13 @@ export class ClientsResource {
   /** Delete a client. Requires the scope `clients:delete`. */
   delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
     return this.transport.request<DeletedObject>('DELETE', `/v1/clients/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Get a client’s balance. Per currency: what the client owes on sent invoices, the credit it holds (unapplied payments, credit notes), and the difference.
+
+Requires the scope `reports:read`. */
+  getBalance(id: string, options?: RequestOptions): Promise<WithResponse<ClientBalance>> {
+    return this.transport.request<ClientBalance>('GET', `/v1/clients/${encodeURIComponent(id)}/balance`, {}, options);
   }
 }
 
@@ -4761,7 +5400,7 @@ Requires the scope `recurring_invoices:read`. */
   }
 }
 
-/** payments: list, create, get, update, refund. */
+/** payments: list, create, get, update, refund, apply, unapply. */
 export class PaymentsResource {
   constructor(private readonly transport: Transport) {}
 
@@ -4790,6 +5429,123 @@ export class PaymentsResource {
 Requires the scope `payments:write`. */
   refund(id: string, params: PaymentRefundParams = {}, options?: RequestOptions): Promise<WithResponse<Payment>> {
     return this.transport.request<Payment>('POST', `/v1/payments/${encodeURIComponent(id)}/refund`, { body: params }, options);
+  }
+
+  /** Apply a payment’s unapplied money to invoices. Applies the payment’s unapplied money (the client’s credit) to 1–50 sent invoices of the same client and currency, all or nothing. An invoice at 0 becomes `paid`.
+
+Requires the scope `payments:write`. */
+  apply(id: string, params: PaymentApplyParams, options?: RequestOptions): Promise<WithResponse<Payment>> {
+    return this.transport.request<Payment>('POST', `/v1/payments/${encodeURIComponent(id)}/apply`, { body: params }, options);
+  }
+
+  /** Reverse one application of a payment. Takes the money of one application back off its invoice (a `paid` invoice returns to `sent`); it becomes the client’s credit again. An application already released is 409.
+
+Requires the scope `payments:write`. */
+  unapply(id: string, params: PaymentUnapplyParams, options?: RequestOptions): Promise<WithResponse<Payment>> {
+    return this.transport.request<Payment>('POST', `/v1/payments/${encodeURIComponent(id)}/unapply`, { body: params }, options);
+  }
+}
+
+/** credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotateHostedLink, preview, getPdf, listDeliveries. */
+export class CreditNotesResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List credit notes. Requires the scope `credit_notes:read`. */
+  list(params: CreditNoteListParams = {}, options?: RequestOptions): PagePromise<CreditNote> {
+    return this.transport.list<CreditNote>(`/v1/credit-notes`, { ...params }, options);
+  }
+
+  /** Create a credit note. Requires the scope `credit_notes:write`. */
+  create(params: CreditNoteCreateParams = {}, options?: RequestOptions): Promise<WithResponse<CreditNote>> {
+    return this.transport.request<CreditNote>('POST', `/v1/credit-notes`, { body: params }, options);
+  }
+
+  /** Get a credit note. Requires the scope `credit_notes:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<CreditNote>> {
+    return this.transport.request<CreditNote>('GET', `/v1/credit-notes/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a credit note (partial: absent fields are kept, null clears). Requires the scope `credit_notes:write`. */
+  update(id: string, params: CreditNoteUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<CreditNote>> {
+    return this.transport.request<CreditNote>('PUT', `/v1/credit-notes/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete a credit note. Requires the scope `credit_notes:delete`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/credit-notes/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Apply a credit note to invoices. Applies what remains of an issued credit note to 1–50 sent invoices of its client and currency, all or nothing. An invoice at 0 becomes `paid`.
+
+Requires the scope `credit_notes:write`. */
+  apply(id: string, params: CreditNoteApplyParams, options?: RequestOptions): Promise<WithResponse<CreditNote>> {
+    return this.transport.request<CreditNote>('POST', `/v1/credit-notes/${encodeURIComponent(id)}/apply`, { body: params }, options);
+  }
+
+  /** Reverse one application of a credit note. The invoice owes that money again (a `paid` invoice returns to `sent`); released already: 409.
+
+Requires the scope `credit_notes:write`. */
+  unapply(id: string, params: CreditNoteUnapplyParams, options?: RequestOptions): Promise<WithResponse<CreditNote>> {
+    return this.transport.request<CreditNote>('POST', `/v1/credit-notes/${encodeURIComponent(id)}/unapply`, { body: params }, options);
+  }
+
+  /** Refund a credit note. Records money paid back to the client from what remains of the note (default all of it); more is 422. Needs payments:write too.
+
+Requires the scope `credit_notes:write`. */
+  refund(id: string, params: CreditNoteRefundParams, options?: RequestOptions): Promise<WithResponse<CreditNote>> {
+    return this.transport.request<CreditNote>('POST', `/v1/credit-notes/${encodeURIComponent(id)}/refund`, { body: params }, options);
+  }
+
+  /** Send a credit note to its client. E-mails the credit note (text, HTML and a PDF) to the client’s stored address; from `draft` it is issued first (number, ledger entries, application to its sent invoice). Allowed from `draft` and `issued`.
+
+Requires the scope `credit_notes:send`. */
+  send(id: string, params: CreditNoteSendParams = {}, options?: RequestOptions): Promise<WithResponse<CreditNote>> {
+    return this.transport.request<CreditNote>('POST', `/v1/credit-notes/${encodeURIComponent(id)}/send`, { body: params }, options);
+  }
+
+  /** Replace a credit note’s hosted link. Issues a new `hosted_url` for the credit note’s hub page; the old link stops working at once. The note must be issued.
+
+Requires the scope `credit_notes:write`. */
+  rotateHostedLink(id: string, params: CreditNoteRotateHostedLinkParams = {}, options?: RequestOptions): Promise<WithResponse<CreditNote>> {
+    return this.transport.request<CreditNote>('POST', `/v1/credit-notes/${encodeURIComponent(id)}/hosted-link/rotate`, { body: params }, options);
+  }
+
+  /** Preview a credit note: its figures, nothing stored. The body of POST /v1/credit-notes, answered with the credit note exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `credit_notes:read`. */
+  preview(params: CreditNotePreviewParams = {}, options?: RequestOptions): Promise<WithResponse<CreditNote>> {
+    return this.transport.request<CreditNote>('POST', `/v1/credit-notes/preview`, { body: params, unkeyed: true }, options);
+  }
+
+  /** Get the credit note as a PDF. The PDF e-mailed with the credit note, rendered from its current revision (a draft too): business and client blocks, every line, totals. The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.
+
+Requires the scope `credit_notes:read`. */
+  getPdf(id: string, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/credit-notes/${encodeURIComponent(id)}/pdf`, {}, options);
+  }
+
+  /** List the deliveries of a credit note. Every send of the credit note by e-mail, newest first, with what became of it. The credit note’s delivery_status is the first one’s status.
+
+Requires the scope `credit_notes:read`. */
+  listDeliveries(id: string, params: CreditNoteListDeliveriesParams = {}, options?: RequestOptions): PagePromise<Delivery> {
+    return this.transport.list<Delivery>(`/v1/credit-notes/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
+  }
+}
+
+/** ledger-entries: list, get. */
+export class LedgerEntriesResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List ledger entries. Every move of every client’s money, append-only. `sort=sequence` with `after_sequence` is a feed that never skips an entry.
+
+Requires the scope `reports:read`. */
+  list(params: LedgerEntryListParams = {}, options?: RequestOptions): PagePromise<LedgerEntry> {
+    return this.transport.list<LedgerEntry>(`/v1/ledger-entries`, { ...params }, options);
+  }
+
+  /** Get a ledger entry. Requires the scope `reports:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<LedgerEntry>> {
+    return this.transport.request<LedgerEntry>('GET', `/v1/ledger-entries/${encodeURIComponent(id)}`, {}, options);
   }
 }
 
@@ -5080,21 +5836,21 @@ export class AvailabilityResource {
   /** Find bookable slots. The starts on the local clock of timezone (multiples of the step from midnight; none in a spring-forward gap, a repeated fall-back time once) in the window (at most 31 days) and at least the account’s notice from now, at which crew_size members are free: within their hours and exceptions, clear of their visits, projected schedule occurrences and active holds by the buffer and travel time. One slot per start, by start_at.
 
 Requires the scope `availability:read`. */
-  list(params: AvailabilityHoldListParams = {}, options?: RequestOptions): PagePromise<Slot> {
+  list(params: ListParams = {}, options?: RequestOptions): PagePromise<Slot> {
     return this.transport.list<Slot>(`/v1/availability`, { ...params }, options);
   }
 
   /** Hold a slot for a crew. Checks the time again for those members and keeps it for this key until expires_at (60–900 s, default 600): other keys see it busy and cannot see the hold. 409 CONFLICT names each member not free and why (visit, hold, time_off, outside_hours, inactive); an 11th active hold of the key is 409 INVALID_STATE. Records no event.
 
 Requires the scope `availability:write`. */
-  createHold(params: AvailabilityHoldCreateHoldParams, options?: RequestOptions): Promise<WithResponse<AvailabilityHold>> {
+  createHold(params: CreateHoldParams, options?: RequestOptions): Promise<WithResponse<AvailabilityHold>> {
     return this.transport.request<AvailabilityHold>('POST', `/v1/availability/holds`, { body: params }, options);
   }
 
   /** List this key’s active holds. At most 10: those of the calling key that are not booked, released or expired.
 
 Requires the scope `availability:read`. */
-  listHolds(params: AvailabilityHoldListHoldsParams = {}, options?: RequestOptions): PagePromise<AvailabilityHold> {
+  listHolds(params: ListHoldsParams = {}, options?: RequestOptions): PagePromise<AvailabilityHold> {
     return this.transport.list<AvailabilityHold>(`/v1/availability/holds`, { ...params }, options);
   }
 
@@ -5125,6 +5881,8 @@ export class Resources {
   readonly invoices: InvoicesResource;
   readonly recurringInvoices: RecurringInvoicesResource;
   readonly payments: PaymentsResource;
+  readonly creditNotes: CreditNotesResource;
+  readonly ledgerEntries: LedgerEntriesResource;
   readonly events: EventsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
   readonly account: AccountResource;
@@ -5146,6 +5904,8 @@ export class Resources {
     this.invoices = new InvoicesResource(transport);
     this.recurringInvoices = new RecurringInvoicesResource(transport);
     this.payments = new PaymentsResource(transport);
+    this.creditNotes = new CreditNotesResource(transport);
+    this.ledgerEntries = new LedgerEntriesResource(transport);
     this.events = new EventsResource(transport);
     this.webhookEndpoints = new WebhookEndpointsResource(transport);
     this.account = new AccountResource(transport);

@@ -40,6 +40,8 @@ __all__ = [
     "InvoiceLineItem",
     "InvoiceDiscount",
     "InvoiceTaxBreakdown",
+    "InvoiceApplicationSource",
+    "InvoiceApplication",
     "InvoicePayment",
     "Invoice",
     "RecurringInvoiceInvoiceLineItem",
@@ -47,8 +49,22 @@ __all__ = [
     "RecurringInvoiceRecurrence",
     "RecurringInvoiceLastError",
     "RecurringInvoice",
+    "PaymentApplication",
     "PaymentRefund",
     "Payment",
+    "CreditNoteLineItemDiscount",
+    "CreditNoteLineItemTaxe",
+    "CreditNoteLineItem",
+    "CreditNoteDiscount",
+    "CreditNoteTaxBreakdown",
+    "CreditNoteApplication",
+    "CreditNoteRefund",
+    "CreditNote",
+    "LedgerEntryTaxe",
+    "LedgerEntryActor",
+    "LedgerEntry",
+    "ClientBalanceBalance",
+    "ClientBalance",
     "EventData",
     "ClientEventActor",
     "ClientEventData",
@@ -101,6 +117,9 @@ __all__ = [
     "AvailabilityExceptionEventActor",
     "AvailabilityExceptionEventData",
     "AvailabilityExceptionEvent",
+    "CreditNoteEventActor",
+    "CreditNoteEventData",
+    "CreditNoteEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
@@ -150,6 +169,11 @@ __all__ = [
     "RecurringInvoiceInvoiceParams",
     "RecurringInvoiceRecurrenceParams",
     "RecurringInvoiceListOccurrencesItem",
+    "PaymentApplicationParams",
+    "CreditNoteLineItemDiscountParams",
+    "CreditNoteLineItemParams",
+    "CreditNoteDiscountParams",
+    "CreditNoteApplicationParams",
     "EventResendResult",
     "WebhookEndpointRecoverResult",
     "AccountAddressParams",
@@ -172,7 +196,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -654,6 +678,22 @@ class InvoiceTaxBreakdown(TypedDict):
     tax_amount: int
 
 
+class InvoiceApplicationSource(TypedDict):
+    """InvoiceApplicationSource"""
+
+    type: Literal["payment", "credit_note"]
+    id: str
+
+
+class InvoiceApplication(TypedDict):
+    """InvoiceApplication"""
+
+    id: str
+    source: InvoiceApplicationSource
+    amount: int
+    applied_on: str
+
+
 class InvoicePayment(TypedDict):
     """InvoicePayment"""
 
@@ -690,7 +730,10 @@ class Invoice(TypedDict):
     tax_amount: int
     total_amount: int
     amount_paid: int
+    amount_credited: int
     amount_due: int
+    applications: List[InvoiceApplication]
+    applications_count: int
     payments: List[InvoicePayment]
     payments_count: int
     notes: Optional[str]
@@ -780,6 +823,16 @@ class RecurringInvoice(TypedDict):
     updated_at: str
 
 
+class PaymentApplication(TypedDict):
+    """PaymentApplication"""
+
+    id: str
+    invoice_id: str
+    amount: int
+    applied_on: str
+    created_at: str
+
+
 class PaymentRefund(TypedDict):
     """PaymentRefund"""
 
@@ -798,6 +851,11 @@ class Payment(TypedDict):
     client_id: str
     amount: int
     amount_refunded: int
+    amount_applied: int
+    amount_unapplied: int
+    overpayment: Literal["reject", "credit"]
+    applications: List[PaymentApplication]
+    applications_count: int
     currency: str
     method: Literal["cash", "check", "card", "bank_transfer", "other"]
     reference: Optional[str]
@@ -808,6 +866,188 @@ class Payment(TypedDict):
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
+
+
+class CreditNoteLineItemDiscount(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class CreditNoteLineItemTaxe(TypedDict):
+    """CreditNoteLineItemTaxe"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    percentage: float
+    compound: bool
+    amount: int
+
+
+class CreditNoteLineItem(TypedDict):
+    """CreditNoteLineItem"""
+
+    id: str
+    product_id: Optional[str]
+    name: Optional[str]
+    description: str
+    quantity: float
+    unit_amount: int
+    tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[CreditNoteLineItemDiscount]
+    discount_amount: int
+    amount: int
+    tax_amount: int
+    taxes: List[CreditNoteLineItemTaxe]
+
+
+class CreditNoteDiscount(TypedDict):
+    """The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class CreditNoteTaxBreakdown(TypedDict):
+    """CreditNoteTaxBreakdown"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    registration_number: Optional[str]
+    percentage: float
+    compound: bool
+    taxable_amount: int
+    tax_amount: int
+
+
+class CreditNoteApplication(TypedDict):
+    """CreditNoteApplication"""
+
+    id: str
+    invoice_id: str
+    amount: int
+    applied_on: str
+    created_at: str
+
+
+class CreditNoteRefund(TypedDict):
+    """CreditNoteRefund"""
+
+    id: str
+    amount: int
+    method: Literal["cash", "check", "card", "bank_transfer", "other"]
+    reference: Optional[str]
+    reason: Optional[str]
+    refunded_at: str
+    created_at: str
+
+
+class CreditNote(TypedDict):
+    """A document that lowers what a client owes."""
+
+    id: str
+    object: Literal["credit_note"]
+    external_id: Optional[str]
+    number: Optional[str]
+    client_id: str
+    invoice_id: Optional[str]
+    property_id: Optional[str]
+    reason: Optional[str]
+    amount: Optional[int]
+    tax_rate_ids: Optional[List[str]]
+    line_items: List[CreditNoteLineItem]
+    currency: str
+    prices_include_tax: bool
+    rounding: Literal["per_line", "per_document"]
+    discount: Optional[CreditNoteDiscount]
+    discount_amount: int
+    tax_breakdown: List[CreditNoteTaxBreakdown]
+    subtotal_amount: int
+    tax_amount: int
+    total_amount: int
+    issue_date: Optional[str]
+    apply_on_issue: bool
+    amount_applied: int
+    amount_refunded: int
+    amount_remaining: int
+    applications: List[CreditNoteApplication]
+    applications_count: int
+    refunds: List[CreditNoteRefund]
+    refunds_count: int
+    notes: Optional[str]
+    status: Literal["draft", "issued", "void"]
+    issued_at: Optional[str]
+    voided_at: Optional[str]
+    hosted_url: Optional[str]
+    delivery_status: Optional[Literal["queued", "sending", "delivered", "failed"]]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class LedgerEntryTaxe(TypedDict):
+    """LedgerEntryTaxe"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    percentage: Optional[float]
+    taxable_amount: int
+    tax_amount: int
+
+
+class LedgerEntryActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class LedgerEntry(TypedDict):
+    """One move of a client’s money, posted in the transaction of the change; never edited or removed."""
+
+    id: str
+    object: Literal["ledger_entry"]
+    sequence: int
+    client_id: str
+    currency: str
+    type: Literal["invoice_issued", "invoice_adjusted", "late_fee", "invoice_voided", "payment_received", "payment_refunded", "credit_note_issued", "credit_note_voided", "credit_note_refunded", "applied", "unapplied"]
+    effective_date: str
+    amount: int
+    applied_amount: int
+    balance_amount: int
+    invoice_id: Optional[str]
+    credit_note_id: Optional[str]
+    payment_id: Optional[str]
+    refund_id: Optional[str]
+    application_id: Optional[str]
+    due_date: Optional[str]
+    net_amount: Optional[int]
+    tax_amount: Optional[int]
+    cost_amount: Optional[int]
+    taxes: Optional[List[LedgerEntryTaxe]]
+    actor: LedgerEntryActor
+    created_at: str
+    updated_at: str
+
+
+class ClientBalanceBalance(TypedDict):
+    """ClientBalanceBalance"""
+
+    currency: str
+    receivable_amount: int
+    credit_amount: int
+    balance_amount: int
+
+
+class ClientBalance(TypedDict):
+    """What a client owes, or is owed, per currency."""
+
+    object: Literal["client_balance"]
+    client_id: str
+    ledger_sequence: int
+    balances: List[ClientBalanceBalance]
 
 
 class _EventDataRequired(TypedDict):
@@ -1028,11 +1268,11 @@ class PaymentEventData(_PaymentEventDataRequired, total=False):
 
 
 class PaymentEvent(TypedDict):
-    """An event of type payment.created, payment.refunded: its data.object is the Payment."""
+    """An event of type payment.created, payment.refunded, payment.applied, payment.unapplied: its data.object is the Payment."""
 
     id: str
     object: Literal["event"]
-    type: Literal["payment.created", "payment.refunded"]
+    type: Literal["payment.created", "payment.refunded", "payment.applied", "payment.unapplied"]
     created_at: str
     account_id: str
     actor: PaymentEventActor
@@ -1349,9 +1589,40 @@ class AvailabilityExceptionEvent(TypedDict):
     data: AvailabilityExceptionEventData
 
 
+class CreditNoteEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _CreditNoteEventDataRequired(TypedDict):
+    object: CreditNote
+
+
+class CreditNoteEventData(_CreditNoteEventDataRequired, total=False):
+    """CreditNoteEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+    truncated: Literal[True]
+
+
+class CreditNoteEvent(TypedDict):
+    """An event of type credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted: its data.object is the CreditNote."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted"]
+    created_at: str
+    account_id: str
+    actor: CreditNoteEventActor
+    data: CreditNoteEventData
+
+
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -1396,7 +1667,7 @@ class Delivery(TypedDict):
     id: str
     object: Literal["delivery"]
     channel: Literal["email"]
-    document_type: Literal["quote", "invoice"]
+    document_type: Literal["quote", "invoice", "credit_note"]
     document_id: str
     to: str
     subject: str
@@ -1528,7 +1799,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -2001,6 +2272,47 @@ class RecurringInvoiceListOccurrencesItem(TypedDict):
     invoice_id: Optional[str]
 
 
+class PaymentApplicationParams(TypedDict):
+    """PaymentApplicationParams"""
+
+    invoice_id: str
+    amount: int
+
+
+class CreditNoteLineItemDiscountParams(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class CreditNoteLineItemParams(TypedDict, total=False):
+    """CreditNoteLineItemParams"""
+
+    product_id: str
+    name: Optional[str]
+    description: str
+    quantity: float
+    unit_amount: int
+    tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[CreditNoteLineItemDiscountParams]
+
+
+class CreditNoteDiscountParams(TypedDict):
+    """A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class CreditNoteApplicationParams(TypedDict):
+    """CreditNoteApplicationParams"""
+
+    invoice_id: str
+    amount: int
+
+
 class EventResendResult(TypedDict):
     """What POST /v1/events/{id}/resend answers."""
 
@@ -2079,7 +2391,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -2122,7 +2434,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -2136,7 +2448,7 @@ class ApiKeyRollResult(TypedDict):
 
 
 class ClientsResource:
-    """clients: list, create, get, update, delete."""
+    """clients: list, create, get, update, delete, get_balance."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -2226,6 +2538,20 @@ class ClientsResource:
     ) -> DeletedObject:
         """Delete a client. Requires the scope `clients:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/clients/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_balance(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ClientBalance:
+        """Get a client’s balance. Per currency: what the client owes on sent invoices, the credit it holds (unapplied payments, credit notes), and the difference.
+
+Requires the scope `reports:read`."""
+        return cast(ClientBalance, self._transport.request("GET", f"/v1/clients/{_quote(id)}/balance", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class PropertiesResource:
@@ -3654,7 +3980,7 @@ Requires the scope `recurring_invoices:read`."""
 
 
 class PaymentsResource:
-    """payments: list, create, get, update, refund."""
+    """payments: list, create, get, update, refund, apply, unapply."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -3673,13 +3999,14 @@ class PaymentsResource:
         method: Union[Literal["cash", "check", "card", "bank_transfer", "other"], NotGiven] = NOT_GIVEN,
         paid_after: Union[str, NotGiven] = NOT_GIVEN,
         paid_before: Union[str, NotGiven] = NOT_GIVEN,
+        unapplied: Union[bool, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Payment]:
         """List payments. Requires the scope `payments:read`."""
-        return cast(Page[Payment], self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Page[Payment], self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before, unapplied=unapplied), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -3687,6 +4014,7 @@ class PaymentsResource:
         invoice_id: str,
         amount: int,
         method: Literal["cash", "check", "card", "bank_transfer", "other"],
+        overpayment: Union[Literal["reject", "credit"], NotGiven] = NOT_GIVEN,
         reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
         paid_at: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -3698,7 +4026,7 @@ class PaymentsResource:
         max_retries: Optional[int] = None,
     ) -> Payment:
         """Create a payment. Requires the scope `payments:write`."""
-        return cast(Payment, self._transport.request("POST", "/v1/payments", body=_given(invoice_id=invoice_id, amount=amount, method=method, reference=reference, paid_at=paid_at, notes=notes, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Payment, self._transport.request("POST", "/v1/payments", body=_given(invoice_id=invoice_id, amount=amount, method=method, overpayment=overpayment, reference=reference, paid_at=paid_at, notes=notes, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -3744,6 +4072,340 @@ class PaymentsResource:
 Requires the scope `payments:write`."""
         return cast(Payment, self._transport.request("POST", f"/v1/payments/{_quote(id)}/refund", body=_given(amount=amount, reason=reason), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
+    def apply(
+        self,
+        id: str,
+        *,
+        applications: List[PaymentApplicationParams],
+        applied_on: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Payment:
+        """Apply a payment’s unapplied money to invoices. Applies the payment’s unapplied money (the client’s credit) to 1–50 sent invoices of the same client and currency, all or nothing. An invoice at 0 becomes `paid`.
+
+Requires the scope `payments:write`."""
+        return cast(Payment, self._transport.request("POST", f"/v1/payments/{_quote(id)}/apply", body=_given(applications=applications, applied_on=applied_on), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def unapply(
+        self,
+        id: str,
+        *,
+        application_id: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Payment:
+        """Reverse one application of a payment. Takes the money of one application back off its invoice (a `paid` invoice returns to `sent`); it becomes the client’s credit again. An application already released is 409.
+
+Requires the scope `payments:write`."""
+        return cast(Payment, self._transport.request("POST", f"/v1/payments/{_quote(id)}/unapply", body=_given(application_id=application_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class CreditNotesResource:
+    """credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "number", "-number", "issue_date", "-issue_date"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Union[Literal["draft", "issued", "void"], Sequence[Literal["draft", "issued", "void"]]], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[CreditNote]:
+        """List credit notes. Requires the scope `credit_notes:read`."""
+        return cast(Page[CreditNote], self._transport.list("/v1/credit-notes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, invoice_id=invoice_id, status=status), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[CreditNoteLineItemParams], NotGiven] = NOT_GIVEN,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[CreditNoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        apply_on_issue: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Create a credit note. Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, self._transport.request("POST", "/v1/credit-notes", body=_given(client_id=client_id, invoice_id=invoice_id, property_id=property_id, external_id=external_id, reason=reason, line_items=line_items, amount=amount, tax_rate_ids=tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, issue_date=issue_date, apply_on_issue=apply_on_issue, notes=notes, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Get a credit note. Requires the scope `credit_notes:read`."""
+        return cast(CreditNote, self._transport.request("GET", f"/v1/credit-notes/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[CreditNoteLineItemParams], NotGiven] = NOT_GIVEN,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[CreditNoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        apply_on_issue: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        status: Union[Literal["draft", "issued", "void"], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Update a credit note (partial: absent fields are kept, null clears). Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, self._transport.request("PUT", f"/v1/credit-notes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, reason=reason, line_items=line_items, amount=amount, tax_rate_ids=tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, issue_date=issue_date, apply_on_issue=apply_on_issue, notes=notes, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a credit note. Requires the scope `credit_notes:delete`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/credit-notes/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def apply(
+        self,
+        id: str,
+        *,
+        applications: List[CreditNoteApplicationParams],
+        applied_on: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Apply a credit note to invoices. Applies what remains of an issued credit note to 1–50 sent invoices of its client and currency, all or nothing. An invoice at 0 becomes `paid`.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/apply", body=_given(applications=applications, applied_on=applied_on), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def unapply(
+        self,
+        id: str,
+        *,
+        application_id: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Reverse one application of a credit note. The invoice owes that money again (a `paid` invoice returns to `sent`); released already: 409.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/unapply", body=_given(application_id=application_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def refund(
+        self,
+        id: str,
+        *,
+        method: Literal["cash", "check", "card", "bank_transfer", "other"],
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        refunded_at: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Refund a credit note. Records money paid back to the client from what remains of the note (default all of it); more is 422. Needs payments:write too.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/refund", body=_given(method=method, amount=amount, reference=reference, reason=reason, refunded_at=refunded_at), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def send(
+        self,
+        id: str,
+        *,
+        message: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Send a credit note to its client. E-mails the credit note (text, HTML and a PDF) to the client’s stored address; from `draft` it is issued first (number, ledger entries, application to its sent invoice). Allowed from `draft` and `issued`.
+
+Requires the scope `credit_notes:send`."""
+        return cast(CreditNote, self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/send", body=_given(message=message), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def rotate_hosted_link(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Replace a credit note’s hosted link. Issues a new `hosted_url` for the credit note’s hub page; the old link stops working at once. The note must be issued.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/hosted-link/rotate", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def preview(
+        self,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[CreditNoteLineItemParams], NotGiven] = NOT_GIVEN,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[CreditNoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        apply_on_issue: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Preview a credit note: its figures, nothing stored. The body of POST /v1/credit-notes, answered with the credit note exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `credit_notes:read`."""
+        return cast(CreditNote, self._transport.request("POST", "/v1/credit-notes/preview", body=_given(client_id=client_id, invoice_id=invoice_id, property_id=property_id, external_id=external_id, reason=reason, line_items=line_items, amount=amount, tax_rate_ids=tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, issue_date=issue_date, apply_on_issue=apply_on_issue, notes=notes, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_pdf(
+        self,
+        id: str,
+        *,
+        if_none_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the credit note as a PDF. The PDF e-mailed with the credit note, rendered from its current revision (a draft too): business and client blocks, every line, totals. The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.
+
+Requires the scope `credit_notes:read`."""
+        return cast(bytes, self._transport.request("GET", f"/v1/credit-notes/{_quote(id)}/pdf", accept="application/pdf", if_none_match=if_none_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list_deliveries(
+        self,
+        id: str,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[Delivery]:
+        """List the deliveries of a credit note. Every send of the credit note by e-mail, newest first, with what became of it. The credit note’s delivery_status is the first one’s status.
+
+Requires the scope `credit_notes:read`."""
+        return cast(Page[Delivery], self._transport.list(f"/v1/credit-notes/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class LedgerEntriesResource:
+    """ledger-entries: list, get."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "sequence", "-sequence"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        type: Union[Literal["invoice_issued", "invoice_adjusted", "late_fee", "invoice_voided", "payment_received", "payment_refunded", "credit_note_issued", "credit_note_voided", "credit_note_refunded", "applied", "unapplied"], NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        credit_note_id: Union[str, NotGiven] = NOT_GIVEN,
+        payment_id: Union[str, NotGiven] = NOT_GIVEN,
+        effective_from: Union[str, NotGiven] = NOT_GIVEN,
+        effective_to: Union[str, NotGiven] = NOT_GIVEN,
+        after_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[LedgerEntry]:
+        """List ledger entries. Every move of every client’s money, append-only. `sort=sequence` with `after_sequence` is a feed that never skips an entry.
+
+Requires the scope `reports:read`."""
+        return cast(Page[LedgerEntry], self._transport.list("/v1/ledger-entries", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, currency=currency, type=type, invoice_id=invoice_id, credit_note_id=credit_note_id, payment_id=payment_id, effective_from=effective_from, effective_to=effective_to, after_sequence=after_sequence), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> LedgerEntry:
+        """Get a ledger entry. Requires the scope `reports:read`."""
+        return cast(LedgerEntry, self._transport.request("GET", f"/v1/ledger-entries/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
 
 class EventsResource:
     """events: list, get, resend."""
@@ -3756,7 +4418,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -4163,7 +4825,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -4194,7 +4856,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -4660,6 +5322,8 @@ class Resources:
         self.invoices = InvoicesResource(transport)
         self.recurring_invoices = RecurringInvoicesResource(transport)
         self.payments = PaymentsResource(transport)
+        self.credit_notes = CreditNotesResource(transport)
+        self.ledger_entries = LedgerEntriesResource(transport)
         self.events = EventsResource(transport)
         self.webhook_endpoints = WebhookEndpointsResource(transport)
         self.account = AccountResource(transport)
@@ -4672,7 +5336,7 @@ class Resources:
 
 
 class AsyncClientsResource:
-    """clients: list, create, get, update, delete."""
+    """clients: list, create, get, update, delete, get_balance."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -4762,6 +5426,20 @@ class AsyncClientsResource:
     ) -> DeletedObject:
         """Delete a client. Requires the scope `clients:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/clients/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_balance(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ClientBalance:
+        """Get a client’s balance. Per currency: what the client owes on sent invoices, the credit it holds (unapplied payments, credit notes), and the difference.
+
+Requires the scope `reports:read`."""
+        return cast(ClientBalance, await self._transport.request("GET", f"/v1/clients/{_quote(id)}/balance", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncPropertiesResource:
@@ -6190,7 +6868,7 @@ Requires the scope `recurring_invoices:read`."""
 
 
 class AsyncPaymentsResource:
-    """payments: list, create, get, update, refund."""
+    """payments: list, create, get, update, refund, apply, unapply."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -6209,13 +6887,14 @@ class AsyncPaymentsResource:
         method: Union[Literal["cash", "check", "card", "bank_transfer", "other"], NotGiven] = NOT_GIVEN,
         paid_after: Union[str, NotGiven] = NOT_GIVEN,
         paid_before: Union[str, NotGiven] = NOT_GIVEN,
+        unapplied: Union[bool, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Payment]:
         """List payments. Requires the scope `payments:read`."""
-        return AsyncPagePromise[Payment](lambda: self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[Payment](lambda: self._transport.list("/v1/payments", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, invoice_id=invoice_id, client_id=client_id, method=method, paid_after=paid_after, paid_before=paid_before, unapplied=unapplied), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -6223,6 +6902,7 @@ class AsyncPaymentsResource:
         invoice_id: str,
         amount: int,
         method: Literal["cash", "check", "card", "bank_transfer", "other"],
+        overpayment: Union[Literal["reject", "credit"], NotGiven] = NOT_GIVEN,
         reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
         paid_at: Union[str, NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -6234,7 +6914,7 @@ class AsyncPaymentsResource:
         max_retries: Optional[int] = None,
     ) -> Payment:
         """Create a payment. Requires the scope `payments:write`."""
-        return cast(Payment, await self._transport.request("POST", "/v1/payments", body=_given(invoice_id=invoice_id, amount=amount, method=method, reference=reference, paid_at=paid_at, notes=notes, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Payment, await self._transport.request("POST", "/v1/payments", body=_given(invoice_id=invoice_id, amount=amount, method=method, overpayment=overpayment, reference=reference, paid_at=paid_at, notes=notes, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -6280,6 +6960,340 @@ class AsyncPaymentsResource:
 Requires the scope `payments:write`."""
         return cast(Payment, await self._transport.request("POST", f"/v1/payments/{_quote(id)}/refund", body=_given(amount=amount, reason=reason), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
+    async def apply(
+        self,
+        id: str,
+        *,
+        applications: List[PaymentApplicationParams],
+        applied_on: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Payment:
+        """Apply a payment’s unapplied money to invoices. Applies the payment’s unapplied money (the client’s credit) to 1–50 sent invoices of the same client and currency, all or nothing. An invoice at 0 becomes `paid`.
+
+Requires the scope `payments:write`."""
+        return cast(Payment, await self._transport.request("POST", f"/v1/payments/{_quote(id)}/apply", body=_given(applications=applications, applied_on=applied_on), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def unapply(
+        self,
+        id: str,
+        *,
+        application_id: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Payment:
+        """Reverse one application of a payment. Takes the money of one application back off its invoice (a `paid` invoice returns to `sent`); it becomes the client’s credit again. An application already released is 409.
+
+Requires the scope `payments:write`."""
+        return cast(Payment, await self._transport.request("POST", f"/v1/payments/{_quote(id)}/unapply", body=_given(application_id=application_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncCreditNotesResource:
+    """credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "number", "-number", "issue_date", "-issue_date"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Union[Literal["draft", "issued", "void"], Sequence[Literal["draft", "issued", "void"]]], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[CreditNote]:
+        """List credit notes. Requires the scope `credit_notes:read`."""
+        return AsyncPagePromise[CreditNote](lambda: self._transport.list("/v1/credit-notes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, invoice_id=invoice_id, status=status), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[CreditNoteLineItemParams], NotGiven] = NOT_GIVEN,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[CreditNoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        apply_on_issue: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Create a credit note. Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, await self._transport.request("POST", "/v1/credit-notes", body=_given(client_id=client_id, invoice_id=invoice_id, property_id=property_id, external_id=external_id, reason=reason, line_items=line_items, amount=amount, tax_rate_ids=tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, issue_date=issue_date, apply_on_issue=apply_on_issue, notes=notes, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Get a credit note. Requires the scope `credit_notes:read`."""
+        return cast(CreditNote, await self._transport.request("GET", f"/v1/credit-notes/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[CreditNoteLineItemParams], NotGiven] = NOT_GIVEN,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[CreditNoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        apply_on_issue: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        status: Union[Literal["draft", "issued", "void"], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Update a credit note (partial: absent fields are kept, null clears). Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, await self._transport.request("PUT", f"/v1/credit-notes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, reason=reason, line_items=line_items, amount=amount, tax_rate_ids=tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, issue_date=issue_date, apply_on_issue=apply_on_issue, notes=notes, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a credit note. Requires the scope `credit_notes:delete`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/credit-notes/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def apply(
+        self,
+        id: str,
+        *,
+        applications: List[CreditNoteApplicationParams],
+        applied_on: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Apply a credit note to invoices. Applies what remains of an issued credit note to 1–50 sent invoices of its client and currency, all or nothing. An invoice at 0 becomes `paid`.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, await self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/apply", body=_given(applications=applications, applied_on=applied_on), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def unapply(
+        self,
+        id: str,
+        *,
+        application_id: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Reverse one application of a credit note. The invoice owes that money again (a `paid` invoice returns to `sent`); released already: 409.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, await self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/unapply", body=_given(application_id=application_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def refund(
+        self,
+        id: str,
+        *,
+        method: Literal["cash", "check", "card", "bank_transfer", "other"],
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        refunded_at: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Refund a credit note. Records money paid back to the client from what remains of the note (default all of it); more is 422. Needs payments:write too.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, await self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/refund", body=_given(method=method, amount=amount, reference=reference, reason=reason, refunded_at=refunded_at), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def send(
+        self,
+        id: str,
+        *,
+        message: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Send a credit note to its client. E-mails the credit note (text, HTML and a PDF) to the client’s stored address; from `draft` it is issued first (number, ledger entries, application to its sent invoice). Allowed from `draft` and `issued`.
+
+Requires the scope `credit_notes:send`."""
+        return cast(CreditNote, await self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/send", body=_given(message=message), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def rotate_hosted_link(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Replace a credit note’s hosted link. Issues a new `hosted_url` for the credit note’s hub page; the old link stops working at once. The note must be issued.
+
+Requires the scope `credit_notes:write`."""
+        return cast(CreditNote, await self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/hosted-link/rotate", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def preview(
+        self,
+        *,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[CreditNoteLineItemParams], NotGiven] = NOT_GIVEN,
+        amount: Union[int, NotGiven] = NOT_GIVEN,
+        tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
+        prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
+        rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
+        discount: Union[Optional[CreditNoteDiscountParams], NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        apply_on_issue: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CreditNote:
+        """Preview a credit note: its figures, nothing stored. The body of POST /v1/credit-notes, answered with the credit note exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
+
+Requires the scope `credit_notes:read`."""
+        return cast(CreditNote, await self._transport.request("POST", "/v1/credit-notes/preview", body=_given(client_id=client_id, invoice_id=invoice_id, property_id=property_id, external_id=external_id, reason=reason, line_items=line_items, amount=amount, tax_rate_ids=tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, issue_date=issue_date, apply_on_issue=apply_on_issue, notes=notes, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_pdf(
+        self,
+        id: str,
+        *,
+        if_none_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the credit note as a PDF. The PDF e-mailed with the credit note, rendered from its current revision (a draft too): business and client blocks, every line, totals. The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.
+
+Requires the scope `credit_notes:read`."""
+        return cast(bytes, await self._transport.request("GET", f"/v1/credit-notes/{_quote(id)}/pdf", accept="application/pdf", if_none_match=if_none_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list_deliveries(
+        self,
+        id: str,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[Delivery]:
+        """List the deliveries of a credit note. Every send of the credit note by e-mail, newest first, with what became of it. The credit note’s delivery_status is the first one’s status.
+
+Requires the scope `credit_notes:read`."""
+        return AsyncPagePromise[Delivery](lambda: self._transport.list(f"/v1/credit-notes/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncLedgerEntriesResource:
+    """ledger-entries: list, get."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "sequence", "-sequence"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        type: Union[Literal["invoice_issued", "invoice_adjusted", "late_fee", "invoice_voided", "payment_received", "payment_refunded", "credit_note_issued", "credit_note_voided", "credit_note_refunded", "applied", "unapplied"], NotGiven] = NOT_GIVEN,
+        invoice_id: Union[str, NotGiven] = NOT_GIVEN,
+        credit_note_id: Union[str, NotGiven] = NOT_GIVEN,
+        payment_id: Union[str, NotGiven] = NOT_GIVEN,
+        effective_from: Union[str, NotGiven] = NOT_GIVEN,
+        effective_to: Union[str, NotGiven] = NOT_GIVEN,
+        after_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[LedgerEntry]:
+        """List ledger entries. Every move of every client’s money, append-only. `sort=sequence` with `after_sequence` is a feed that never skips an entry.
+
+Requires the scope `reports:read`."""
+        return AsyncPagePromise[LedgerEntry](lambda: self._transport.list("/v1/ledger-entries", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, currency=currency, type=type, invoice_id=invoice_id, credit_note_id=credit_note_id, payment_id=payment_id, effective_from=effective_from, effective_to=effective_to, after_sequence=after_sequence), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> LedgerEntry:
+        """Get a ledger entry. Requires the scope `reports:read`."""
+        return cast(LedgerEntry, await self._transport.request("GET", f"/v1/ledger-entries/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
 
 class AsyncEventsResource:
     """events: list, get, resend."""
@@ -6292,7 +7306,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -6699,7 +7713,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6730,7 +7744,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -7196,6 +8210,8 @@ class AsyncResources:
         self.invoices = AsyncInvoicesResource(transport)
         self.recurring_invoices = AsyncRecurringInvoicesResource(transport)
         self.payments = AsyncPaymentsResource(transport)
+        self.credit_notes = AsyncCreditNotesResource(transport)
+        self.ledger_entries = AsyncLedgerEntriesResource(transport)
         self.events = AsyncEventsResource(transport)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(transport)
         self.account = AsyncAccountResource(transport)

@@ -208,7 +208,7 @@ export function printSettings(row: AccountRow): { locale: string; paper_size: 'l
 }
 
 /** The business as a document prints it; the footer is the invoice's or the quote's. */
-export function businessOnDocument(row: AccountRow, kind: 'invoice' | 'quote'): MailBusiness {
+export function businessOnDocument(row: AccountRow, kind: 'invoice' | 'quote' | 'credit_note'): MailBusiness {
   const { name, legal_name, email, phone, website, address, tax_id, payment_instructions } = presentAccount(row, false);
   return {
     name,
@@ -219,7 +219,7 @@ export function businessOnDocument(row: AccountRow, kind: 'invoice' | 'quote'): 
     address,
     tax_id,
     payment_instructions,
-    footer: kind === 'invoice' ? row.invoice_footer : row.quote_footer,
+    footer: kind === 'quote' ? row.quote_footer : row.invoice_footer,
   };
 }
 

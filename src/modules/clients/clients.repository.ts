@@ -89,6 +89,7 @@ const CLIENT_REFERENCES = [
   { table: 'invoices', label: 'invoice' },
   { table: 'visits', label: 'visit' },
   { table: 'recurring_invoices', label: 'recurring invoice' },
+  { table: 'credit_notes', label: 'credit note' },
 ] as const;
 
 /** Every column of a new client, compiled once (db/prepared-insert.ts). */

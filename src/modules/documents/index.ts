@@ -60,3 +60,4 @@ export {
   type Lifecycle,
   type TransitionTable,
 } from './lifecycle.js';
+export { shareInProportion } from './fractions.js';

@@ -4,9 +4,9 @@
 import type { Executor } from '../../db/index.js';
 import { bumpCounter } from './counters.repository.js';
 
-export type NumberedKind = 'quote' | 'job' | 'invoice';
+export type NumberedKind = 'quote' | 'job' | 'invoice' | 'credit_note';
 
-const PREFIXES: Record<NumberedKind, string> = { quote: 'Q', job: 'J', invoice: 'INV' };
+const PREFIXES: Record<NumberedKind, string> = { quote: 'Q', job: 'J', invoice: 'INV', credit_note: 'CN' };
 
 export async function nextNumber(
   db: Executor,
@@ -21,7 +21,7 @@ export async function nextNumber(
 export async function numberOnSend(
   db: Executor,
   accountId: string,
-  kind: 'quote' | 'invoice',
+  kind: 'quote' | 'invoice' | 'credit_note',
   document: { number: string | null; number_seq: number | null },
 ) {
   return document.number === null

@@ -13,7 +13,7 @@ import { serviceAddressOf } from '../properties/index.js';
 import { presentAddress } from '../shared/index.js';
 import { lineItemsOf, localToday } from './priced.js';
 
-export type SentKind = 'quote' | 'invoice';
+export type SentKind = 'quote' | 'invoice' | 'credit_note';
 
 /**
  * What sending a document and replacing its hosted link need from its kind (quotes and invoices each
@@ -79,7 +79,10 @@ export interface PrintableDocument {
   title?: string | null;
   valid_until?: string | null;
   amount_paid?: number;
+  amount_credited?: number;
   amount_due?: number;
+  amount_applied?: number;
+  amount_remaining?: number;
   issue_date?: string | null;
   due_date?: string | null;
   hosted_url?: string | null;
@@ -155,7 +158,11 @@ export async function documentSnapshot(
       discount_amount: document.discount_amount,
       total_amount: document.total_amount,
       amount_paid: document.amount_paid ?? null,
+      ...(document.amount_credited ? { amount_credited: document.amount_credited } : {}),
       amount_due: document.amount_due ?? null,
+      ...(kind === 'credit_note'
+        ? { amount_applied: document.amount_applied ?? 0, amount_remaining: document.amount_remaining ?? 0 }
+        : {}),
       issue_date: printedIssueDate(kind, document, account?.timezone),
       due_date: document.due_date ?? null,
       valid_until: document.valid_until ?? null,

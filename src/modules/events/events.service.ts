@@ -152,7 +152,8 @@ export interface Change<T> {
     | 'visit_schedule'
     | 'product'
     | 'tax_rate'
-    | 'availability_exception';
+    | 'availability_exception'
+    | 'credit_note';
   before: T;
   after: T;
   /** The lifecycle's events: the event entering each status records. */

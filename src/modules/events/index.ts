@@ -1,6 +1,6 @@
 // The face of the events module: what other modules, the workers and the composition may use. The rest is private.
 export { findEventsForDelivery, pruneEvents } from './events.repository.js';
-export { EventSchema } from './events.schemas.js';
+export { ActorSchema, EventSchema } from './events.schemas.js';
 export { pendingAttempt, presentEvent, previousAttributes, recordChange, recordEvent } from './events.service.js';
 export { signatureHeader } from './signing.js';
 export { type AttemptResult, attemptWebhook } from './webhook-sender.js';

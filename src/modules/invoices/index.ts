@@ -5,3 +5,24 @@ export { CreateInvoiceBody, type CreateInvoiceInput, InvoiceSchema } from './inv
 export { createInvoice, getInvoice, type InvoiceOrigin, listInvoices, SENDABLE_INVOICE } from './invoices.service.js';
 export { CreatePaymentBody, PaymentSchema, RefundPaymentBody } from './payments.schemas.js';
 export { createPayment, getPayment, refundPayment } from './payments.service.js';
+export {
+  ApplyBody,
+  type ApplyInput,
+  PAYMENT_METHODS,
+  type PaymentMethod,
+  UnapplyBody,
+  type UnapplyInput,
+} from './payments.schemas.js';
+export {
+  applicationEntry,
+  type ApplicationSource,
+  applyToInvoices,
+  findApplication,
+  invoiceBefore,
+  laterDate,
+  listRecentApplications,
+  liveApplications,
+  lockInvoices,
+  settleInvoice,
+  takeBack,
+} from './applications.service.js';

@@ -92,20 +92,21 @@ export function assertInvoicePayable(status: InvoiceStatus): void {
 }
 
 /**
- * The balance of an invoice that has received `amountPaid` (its payments less their refunds): a sent
- * invoice with nothing left due becomes paid; a paid one with money due again (after a refund) returns
- * to sent. A void invoice stays void.
+ * The balance of an invoice whose live applications hold `amountPaid` from payments and `amountCredited` from
+ * credit notes (docs/api-contract.md §22): a sent invoice with nothing left due becomes paid; a paid one with
+ * money due again returns to sent. A void invoice keeps its figures as when voided (§32).
  */
 export function invoiceBalanceColumns(
   invoice: Pick<InvoiceRow, 'status' | 'total_amount'>,
   amountPaid: number,
+  amountCredited: number,
   now: Date,
 ) {
-  const due = Number(invoice.total_amount) - amountPaid;
   const from = invoice.status as InvoiceStatus;
-  if (from === 'sent' && due <= 0)
-    return { amount_paid: amountPaid, ...enter(INVOICE_LIFECYCLE, from, 'paid', now.toISOString()) };
-  if (from === 'paid' && due > 0)
-    return { amount_paid: amountPaid, ...enter(INVOICE_LIFECYCLE, from, 'sent', now.toISOString()) };
-  return { amount_paid: amountPaid };
+  if (from === 'void') return {};
+  const due = Number(invoice.total_amount) - amountPaid - amountCredited;
+  const amounts = { amount_paid: amountPaid, amount_credited: amountCredited };
+  if (from === 'sent' && due <= 0) return { ...amounts, ...enter(INVOICE_LIFECYCLE, from, 'paid', now.toISOString()) };
+  if (from === 'paid' && due > 0) return { ...amounts, ...enter(INVOICE_LIFECYCLE, from, 'sent', now.toISOString()) };
+  return amounts;
 }

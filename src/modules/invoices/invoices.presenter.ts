@@ -6,7 +6,8 @@ import { localToday, presentPriced } from '../documents/index.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { presentHostedUrl } from '../documents/index.js';
 import { listRecentPaymentsOfInvoices } from './payments.repository.js';
-import type { InvoicePayment, PaymentMethod } from './payments.schemas.js';
+import type { InvoiceApplication, InvoicePayment, PaymentMethod } from './payments.schemas.js';
+import { listRecentApplications } from './applications.repository.js';
 import { requireRow } from '../shared/index.js';
 import { findInvoice } from './invoices.repository.js';
 import type { Invoice } from './invoices.schemas.js';
@@ -15,7 +16,13 @@ import type { Invoice } from './invoices.schemas.js';
  * An invoice row with its payments as the invoice object lists them (the 20 most recent, and how many there
  * are: docs/api-contract.md §21), and the account's time zone, whose local day decides is_overdue (§14).
  */
-export type InvoiceRecord = InvoiceRow & { payments: InvoicePayment[]; payments_count: number; timezone: string };
+export type InvoiceRecord = InvoiceRow & {
+  payments: InvoicePayment[];
+  payments_count: number;
+  timezone: string;
+  applications: InvoiceApplication[];
+  applications_count: number;
+};
 
 /**
  * The row made into its record in place, not copied: on Node 20 (V8 11.3) a property written after a spread in
@@ -28,11 +35,15 @@ export function invoiceRecord(
   payments: InvoicePayment[],
   paymentsCount: number,
   timezone: string,
+  applications: InvoiceApplication[] = [],
+  applicationsCount = 0,
 ): InvoiceRecord {
   const record = row as InvoiceRecord;
   record.payments = payments;
   record.payments_count = paymentsCount;
   record.timezone = timezone;
+  record.applications = applications;
+  record.applications_count = applicationsCount;
   return record;
 }
 
@@ -40,6 +51,7 @@ export function invoiceRecord(
 export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
   const priced = presentPriced(row);
   const amountPaid = Number(row.amount_paid);
+  const amountCredited = Number(row.amount_credited);
   // The priced fields written one by one, in presentPriced's order: not `...priced`, which would make each
   // field after it a slow definition (see invoiceRecord).
   return {
@@ -62,7 +74,10 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
     total_amount: priced.total_amount,
     tax_breakdown: priced.tax_breakdown,
     amount_paid: amountPaid,
-    amount_due: row.status === 'void' ? 0 : priced.total_amount - amountPaid,
+    amount_credited: amountCredited,
+    amount_due: row.status === 'void' ? 0 : priced.total_amount - amountPaid - amountCredited,
+    applications: row.applications,
+    applications_count: row.applications_count,
     payments: row.payments,
     payments_count: row.payments_count,
     notes: row.notes,
@@ -89,11 +104,9 @@ export async function withPayments(
   rows: InvoiceRow[],
   timezone: string,
 ): Promise<InvoiceRecord[]> {
-  const { payments, counts } = await listRecentPaymentsOfInvoices(
-    db,
-    accountId,
-    rows.map((row) => row.id),
-  );
+  const ids = rows.map((row) => row.id);
+  const { payments, counts } = await listRecentPaymentsOfInvoices(db, accountId, ids);
+  const applied = await listRecentApplications(db, accountId, 'invoice_id', ids);
   return rows.map((row) =>
     invoiceRecord(
       row,
@@ -108,6 +121,18 @@ export async function withPayments(
         })),
       counts.get(row.id) ?? 0,
       timezone,
+      applied.applications
+        .filter((application) => application.invoice_id === row.id)
+        .map((application) => ({
+          id: application.id,
+          source: {
+            type: application.source_type as 'payment' | 'credit_note',
+            id: (application.payment_id ?? application.credit_note_id)!,
+          },
+          amount: Number(application.amount),
+          applied_on: application.applied_on,
+        })),
+      applied.counts.get(row.id) ?? 0,
     ),
   );
 }

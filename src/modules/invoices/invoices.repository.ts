@@ -40,6 +40,7 @@ const COLUMNS = [
   'discount_amount',
   'tax_breakdown',
   'amount_paid',
+  'amount_credited',
   'notes',
   'issue_date',
   'due_date',

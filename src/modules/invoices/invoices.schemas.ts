@@ -22,7 +22,7 @@ import {
 } from '../documents/index.js';
 import { LineItemSchema, LineItemsInputSchema, pricingInputFields } from '../documents/index.js';
 import { idFilter, statusFilter } from '../documents/index.js';
-import { InvoicePaymentSchema } from './payments.schemas.js';
+import { InvoiceApplicationSchema, InvoicePaymentSchema } from './payments.schemas.js';
 
 const notes = Nullable(
   Type.String({
@@ -51,12 +51,27 @@ export const InvoiceSchema = Type.Object(
     line_items: Type.Array(LineItemSchema),
     ...totalsFields,
     amount_paid: Type.Integer({
-      description: 'The sum of the payments less their refunds, in minor units. Read-only.',
+      description:
+        'The money applied to it from payments, in minor units (kept as when voided on a void invoice). Read-only.',
+      example: 0,
+    }),
+    amount_credited: Type.Integer({
+      description:
+        'The money applied to it from credit notes, in minor units (kept as when voided on a void invoice). Read-only.',
       example: 0,
     }),
     amount_due: Type.Integer({
-      description: 'total_amount − amount_paid, in minor units; 0 once paid or void. Read-only.',
+      description: 'total_amount − amount_paid − amount_credited, in minor units; 0 once paid or void. Read-only.',
       example: 19598,
+    }),
+    applications: Type.Array(InvoiceApplicationSchema, {
+      description:
+        'The 20 most recent live applications of money to the invoice (payments and credit notes), oldest first among them. Read-only.',
+    }),
+    applications_count: Type.Integer({
+      minimum: 0,
+      description: 'How many live applications the invoice has, whether or not applications lists them all. Read-only.',
+      example: 1,
     }),
     payments: Type.Array(InvoicePaymentSchema, {
       description:

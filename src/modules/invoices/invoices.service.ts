@@ -47,6 +47,7 @@ import {
 import * as repository from './invoices.repository.js';
 import type { CreateInvoiceInput, Invoice, ListInvoicesInput, UpdateInvoiceInput } from './invoices.schemas.js';
 import { recordPayment, settleInvoice } from './payments.service.js';
+import { postInvoiceEdited, postInvoiceIssued, postInvoiceVoided } from './invoices.ledger.js';
 import { guardExternalId } from '../shared/index.js';
 
 const getRow = (ctx: Context, id: string, lock = false) => getInvoiceRecord(ctx.db, ctx.accountId, id, lock);
@@ -117,6 +118,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput, ori
         currency,
         ...priced,
         amount_paid: 0,
+        amount_credited: 0,
         notes: input.notes ?? null,
         issue_date: issueDate,
         due_date: dueDate,
@@ -189,6 +191,8 @@ export async function updateInvoice(
           await requireClientReference(tx, fields.client_id);
           if (current.payments_count > 0 && fields.client_id !== current.client_id)
             throw fieldError('client_id', 'cannot change: payments are recorded against this invoice');
+          if (Number(current.amount_credited) > 0 && fields.client_id !== current.client_id)
+            throw fieldError('client_id', 'cannot change: credit is applied to this invoice');
         }
         const property = await propertyOnUpdate(tx, current, input);
         const now = tx.clock.now();
@@ -205,10 +209,11 @@ export async function updateInvoice(
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
         if (priced.total_amount !== undefined) {
           Object.assign(patch, priced);
-          if (Number(patch.total_amount) < Number(current.amount_paid))
+          const held = Number(current.amount_paid) + Number(current.amount_credited);
+          if (Number(patch.total_amount) < held)
             throw fieldError(
               'line_items',
-              `the total would be below the ${current.amount_paid} already paid; refund a payment first`,
+              `the total would be below the ${held} already paid or credited; refund or unapply first`,
             );
         }
         assertDueAfterIssue(
@@ -221,7 +226,14 @@ export async function updateInvoice(
         if (status === 'void') Object.assign(patch, enter(INVOICE_LIFECYCLE, from, status, now.toISOString()));
         const updated = (await repository.updateInvoice(tx.db, tx.accountId, current.id, patch)) ?? current;
         const edited = presentInvoice(
-          invoiceRecord(updated, current.payments, current.payments_count, current.timezone),
+          invoiceRecord(
+            updated,
+            current.payments,
+            current.payments_count,
+            current.timezone,
+            current.applications,
+            current.applications_count,
+          ),
           now,
         );
         await recordChange(tx, {
@@ -230,9 +242,14 @@ export async function updateInvoice(
           after: edited,
           statusEvents: INVOICE_LIFECYCLE.events,
         });
+        // The ledger first: the issue, the edit or the void of what this PUT changed.
+        if (from === 'draft' && updated.status === 'sent') await postInvoiceIssued(tx, updated);
+        else if (from === 'sent' && updated.status === 'void') await postInvoiceVoided(tx, updated);
+        else if (from === 'sent') await postInvoiceEdited(tx, current, updated);
         // Marking paid records the rest as a payment (method `other`), so the balance always comes from payments.
         if (status === 'paid' && from !== 'paid') await payInFull(tx, updated, edited);
-        else if (lineItems !== undefined && Number(updated.amount_paid) > 0) await settleInvoice(tx, updated, edited);
+        else if (lineItems !== undefined && Number(updated.amount_paid) + Number(updated.amount_credited) > 0)
+          await settleInvoice(tx, updated, edited);
         return presentInvoice(await getRow(tx, current.id), now);
       }),
     id,
@@ -240,7 +257,7 @@ export async function updateInvoice(
 }
 
 async function payInFull(tx: Context, invoice: InvoiceRow, before: Invoice): Promise<void> {
-  const due = Number(invoice.total_amount) - Number(invoice.amount_paid);
+  const due = Number(invoice.total_amount) - Number(invoice.amount_paid) - Number(invoice.amount_credited);
   if (due > 0) await recordPayment(tx, invoice, { amount: due, method: 'other' });
   else await settleInvoice(tx, invoice, before);
 }
@@ -250,12 +267,19 @@ export const SENDABLE_INVOICE: SendableKind<InvoiceRecord, Invoice> = {
   kind: 'invoice',
   lock: (tx, id) => getRow(tx, id, true),
   sentColumns: invoiceSentColumns,
-  update: async (tx, row, patch) => ({
-    ...((await repository.updateInvoice(tx.db, tx.accountId, row.id, patch)) ?? row),
-    payments: row.payments,
-    payments_count: row.payments_count,
-    timezone: row.timezone,
-  }),
+  update: async (tx, row, patch) => {
+    const updated = (await repository.updateInvoice(tx.db, tx.accountId, row.id, patch)) ?? row;
+    // The first send issues the invoice: its ledger entry rides the send's transaction.
+    if (row.status === 'draft' && updated.status === 'sent') await postInvoiceIssued(tx, updated);
+    return invoiceRecord(
+      updated,
+      row.payments,
+      row.payments_count,
+      row.timezone,
+      row.applications,
+      row.applications_count,
+    );
+  },
   present: presentInvoice,
 };
 

@@ -1,5 +1,5 @@
 // Payment and refund queries, every one scoped by account.
-import { sql } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import {
   compare,
   type Executor,
@@ -25,6 +25,8 @@ const COLUMNS = [
   'client_id',
   'amount',
   'amount_refunded',
+  'amount_applied',
+  'overpayment',
   'currency',
   'method',
   'reference',
@@ -42,6 +44,7 @@ export interface PaymentFilters extends TimeBounds {
   method?: PaymentMethod | undefined;
   paid_after?: string | undefined;
   paid_before?: string | undefined;
+  unapplied?: boolean | undefined;
 }
 
 export const PAYMENT_SORTS: SortFields<PaymentRow> = {
@@ -162,6 +165,13 @@ export function listPaymentsPlan(
   if (filters.paid_after !== undefined) conditions.push(compare('paid_at', '>=', normalizeInstant(filters.paid_after)));
   if (filters.paid_before !== undefined)
     conditions.push(compare('paid_at', '<', normalizeInstant(filters.paid_before)));
+  if (filters.unapplied !== undefined)
+    conditions.push({
+      column: 'amount_applied',
+      expression: filters.unapplied
+        ? sql<SqlBool>`amount - amount_refunded - amount_applied > 0`
+        : sql<SqlBool>`amount - amount_refunded - amount_applied = 0`,
+    });
   const keys = keysOf({ invoice_id: filters.invoice_id, client_id: filters.client_id });
   const among = filters.method === undefined ? undefined : { column: 'method', values: [filters.method] };
   return listPlan(

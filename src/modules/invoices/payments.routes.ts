@@ -1,6 +1,10 @@
 // Payment endpoints: list, create, get, update (notes and metadata) and refund; no delete.
 import { resourceRoutes } from '../../http/resource-routes.js';
 import {
+  ApplyBody,
+  type ApplyInput,
+  UnapplyBody,
+  type UnapplyInput,
   CreatePaymentBody,
   ListPaymentsQuery,
   PaymentSchema,
@@ -34,6 +38,28 @@ export const paymentRoutes = resourceRoutes({
       body: RefundPaymentBody,
       errors: [],
       run: (ctx, id, body) => service.refundPayment(ctx, id, body as RefundPaymentInput),
+    },
+    {
+      name: 'apply',
+      operationId: 'applyPayment',
+      scope: 'payments:write',
+      summary: 'Apply a payment’s unapplied money to invoices',
+      description:
+        'Applies the payment’s unapplied money (the client’s credit) to 1–50 sent invoices of the same client and currency, all or nothing. An invoice at 0 becomes `paid`.',
+      body: ApplyBody,
+      errors: ['INVALID_STATE'],
+      run: (ctx, id, body) => service.applyPayment(ctx, id, body as ApplyInput),
+    },
+    {
+      name: 'unapply',
+      operationId: 'unapplyPayment',
+      scope: 'payments:write',
+      summary: 'Reverse one application of a payment',
+      description:
+        'Takes the money of one application back off its invoice (a `paid` invoice returns to `sent`); it becomes the client’s credit again. An application already released is 409.',
+      body: UnapplyBody,
+      errors: ['INVALID_STATE'],
+      run: (ctx, id, body) => service.unapplyPayment(ctx, id, body as UnapplyInput),
     },
   ],
 });

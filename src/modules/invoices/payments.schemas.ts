@@ -1,6 +1,6 @@
 // Payment shapes: money received against a sent invoice, never edited or deleted, only refunded.
 import { Type, type Static } from '@sinclair/typebox';
-import { CurrencySchema, ReferenceSchema } from '../documents/index.js';
+import { CurrencySchema, DateSchema, ReferenceSchema } from '../documents/index.js';
 import { MAX_AMOUNT } from '../documents/index.js';
 import { idFilter } from '../documents/index.js';
 import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
@@ -25,7 +25,65 @@ const reference = Nullable(
     example: 'TXN-88412',
   }),
 );
+const overpayment = Type.Unsafe<'reject' | 'credit'>({
+  type: 'string',
+  enum: ['reject', 'credit'],
+  description:
+    'reject (default): an amount above the invoice’s amount_due is 422; credit: the invoice takes its amount_due, the rest stays as the client’s credit.',
+  example: 'reject',
+});
 const notes = Nullable(Type.String({ maxLength: 5000, description: 'Internal notes.', example: 'Paid at the door.' }));
+
+/** An application as an invoice lists it: where the money comes from. */
+export const InvoiceApplicationSchema = Type.Object({
+  id: IdSchema,
+  source: Type.Object({
+    type: Type.Unsafe<'payment' | 'credit_note'>({
+      type: 'string',
+      enum: ['payment', 'credit_note'],
+      description: 'What the money is: a payment or a credit note.',
+      example: 'payment',
+    }),
+    id: IdSchema,
+  }),
+  amount: Type.Integer({ description: 'The money applied, in minor units.', example: 5000 }),
+  applied_on: { ...DateSchema, description: 'The local date it counts from.' },
+});
+
+/** An application as its source lists it. */
+export const SourceApplicationSchema = Type.Object({
+  id: IdSchema,
+  invoice_id: IdSchema,
+  amount: Type.Integer({ description: 'The money applied, in minor units.', example: 5000 }),
+  applied_on: { ...DateSchema, description: 'The local date it counts from.' },
+  created_at: TimestampSchema,
+});
+
+export const ApplyBody = Type.Object(
+  {
+    applications: Type.Array(
+      Type.Object(
+        {
+          invoice_id: ReferenceSchema('A sent invoice of the same client and currency.'),
+          amount: positiveAmount('The money to apply, in minor units: 1 … the invoice’s amount_due.'),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 50, description: 'Up to 50 invoices, each named once: all are applied, or none.' },
+    ),
+    applied_on: Type.Optional({
+      ...DateSchema,
+      description:
+        'The local date it counts from; default today. Not in the future, nor before the source or an invoice.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const UnapplyBody = Type.Object(
+  { application_id: { ...IdSchema, description: 'The application to reverse.' } },
+  { additionalProperties: false },
+);
 
 export const RefundSchema = Type.Object({
   id: IdSchema,
@@ -45,6 +103,16 @@ export const PaymentSchema = Type.Object(
       example: 5000,
     }),
     amount_refunded: Type.Integer({ description: 'The sum of the refunds, in minor units.', example: 0 }),
+    amount_applied: Type.Integer({ description: 'What invoices hold of it now, in minor units.', example: 5000 }),
+    amount_unapplied: Type.Integer({
+      description: 'amount − amount_refunded − amount_applied: the client’s credit from this payment.',
+      example: 0,
+    }),
+    overpayment,
+    applications: Type.Array(SourceApplicationSchema, {
+      description: 'The 20 most recent live applications of this payment, oldest first among them.',
+    }),
+    applications_count: Type.Integer({ minimum: 0, description: 'How many live applications it has.', example: 1 }),
     currency: CurrencySchema,
     method,
     reference,
@@ -86,8 +154,11 @@ export const InvoicePaymentSchema = Type.Object({
 export const CreatePaymentBody = Type.Object(
   {
     invoice_id: ReferenceSchema('A sent invoice of this account.'),
-    amount: positiveAmount('Amount received, in minor units; at most the invoice’s amount_due.'),
+    amount: positiveAmount(
+      'Amount received, in minor units; at most the invoice’s amount_due unless overpayment is credit.',
+    ),
     method,
+    overpayment: Type.Optional(overpayment),
     reference: Type.Optional(reference),
     paid_at: Type.Optional({
       ...TimestampSchema,
@@ -136,12 +207,21 @@ export const ListPaymentsQuery = Type.Object(
     method: Type.Optional(method),
     paid_after: Type.Optional({ ...TimestampSchema, description: 'Only payments received at or after this instant.' }),
     paid_before: Type.Optional({ ...TimestampSchema, description: 'Only payments received before this instant.' }),
+    unapplied: Type.Optional(
+      Type.Boolean({
+        description: 'true: only payments with money not applied to any invoice (client credit); false: the others.',
+        example: true,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 export type Payment = Static<typeof PaymentSchema>;
 export type InvoicePayment = Static<typeof InvoicePaymentSchema>;
+export type InvoiceApplication = Static<typeof InvoiceApplicationSchema>;
+export type ApplyInput = Static<typeof ApplyBody>;
+export type UnapplyInput = Static<typeof UnapplyBody>;
 export type CreatePaymentInput = Static<typeof CreatePaymentBody>;
 export type UpdatePaymentInput = Static<typeof UpdatePaymentBody>;
 export type RefundPaymentInput = Static<typeof RefundPaymentBody> | undefined;

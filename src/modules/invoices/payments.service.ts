@@ -3,23 +3,29 @@
 // balance and status are recomputed from its payments in the same transaction, with its row locked, so
 // concurrent payments can never overpay.
 import { newId } from '../../core/deps.js';
-import { conflict, fieldError, type Precondition } from '../../core/errors.js';
+import { conflict, fieldError, invalidState, type Precondition } from '../../core/errors.js';
 import { type Executor, fromJson, normalizeInstant, type Page, pageRequest, toPage } from '../../db/index.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
-import type { InvoiceRow, PaymentRefundRow, PaymentRow } from '../../db/types.js';
-import { previousAttributes, recordChange, recordEvent } from '../events/index.js';
-import {
-  assertInvoicePayable,
-  INVOICE_LIFECYCLE,
-  invoiceBalanceColumns,
-  type InvoiceStatus,
-} from './invoices.lifecycle.js';
-import { getInvoiceRecord, presentInvoice } from './invoices.presenter.js';
-import type { Invoice } from './invoices.schemas.js';
-import { findInvoice, updateInvoice } from './invoices.repository.js';
+import type { ApplicationRow, InvoiceRow, PaymentRefundRow, PaymentRow } from '../../db/types.js';
+import { previousAttributes, recordEvent } from '../events/index.js';
+import { effectiveDateOf, type EntryDraft, postEntries } from '../ledger/index.js';
+import { assertInvoicePayable, type InvoiceStatus } from './invoices.lifecycle.js';
+import { findInvoice } from './invoices.repository.js';
 import { requireReference, requireRow } from '../shared/index.js';
+import * as applicationsRepository from './applications.repository.js';
+import {
+  applicationEntry,
+  applyToInvoices,
+  invoiceBefore,
+  laterDate,
+  lockInvoices,
+  settleInvoice,
+  takeBack,
+} from './applications.service.js';
 import * as repository from './payments.repository.js';
 import type {
+  ApplyInput,
+  UnapplyInput,
   CreatePaymentInput,
   ListPaymentsInput,
   Payment,
@@ -28,8 +34,13 @@ import type {
   UpdatePaymentInput,
 } from './payments.schemas.js';
 
-/** A payment row with its 20 most recent refunds and how many it has (docs/api-contract.md §21). */
-export type PaymentRecord = PaymentRow & { refunds: PaymentRefundRow[]; refunds_count: number };
+/** A payment row with its 20 most recent refunds and applications and how many it has (docs/api-contract.md §21). */
+export type PaymentRecord = PaymentRow & {
+  refunds: PaymentRefundRow[];
+  refunds_count: number;
+  applications?: ApplicationRow[];
+  applications_count?: number;
+};
 
 export function presentPayment(row: PaymentRecord): Payment {
   return {
@@ -39,6 +50,17 @@ export function presentPayment(row: PaymentRecord): Payment {
     client_id: row.client_id,
     amount: Number(row.amount),
     amount_refunded: Number(row.amount_refunded),
+    amount_applied: Number(row.amount_applied),
+    amount_unapplied: Number(row.amount) - Number(row.amount_refunded) - Number(row.amount_applied),
+    overpayment: row.overpayment as 'reject' | 'credit',
+    applications: (row.applications ?? []).map((application) => ({
+      id: application.id,
+      invoice_id: application.invoice_id,
+      amount: Number(application.amount),
+      applied_on: application.applied_on,
+      created_at: application.created_at,
+    })),
+    applications_count: row.applications_count ?? 0,
     currency: row.currency,
     method: row.method as PaymentMethod,
     reference: row.reference,
@@ -59,18 +81,19 @@ export function presentPayment(row: PaymentRecord): Payment {
 
 /** Payments with their most recent refunds, in one query for all of them. */
 async function withRefunds(db: Executor, accountId: string, rows: PaymentRow[]): Promise<PaymentRecord[]> {
-  const { refunds, counts } = await repository.listRecentRefundsOfPayments(
-    db,
-    accountId,
-    rows.map((row) => row.id),
-  );
-  return rows.map((row) =>
-    paymentRecord(
+  const ids = rows.map((row) => row.id);
+  const { refunds, counts } = await repository.listRecentRefundsOfPayments(db, accountId, ids);
+  const applied = await applicationsRepository.listRecentApplications(db, accountId, 'payment_id', ids);
+  return rows.map((row) => {
+    const record = paymentRecord(
       row,
       refunds.filter((refund) => refund.payment_id === row.id),
       counts.get(row.id) ?? 0,
-    ),
-  );
+    );
+    record.applications = applied.applications.filter((application) => application.payment_id === row.id);
+    record.applications_count = applied.counts.get(row.id) ?? 0;
+    return record;
+  });
 }
 
 /** The row made into its record in place, not copied with a spread (slow on Node 20: see invoiceRecord). */
@@ -86,31 +109,7 @@ async function getRecord(db: Executor, accountId: string, id: string, lock = fal
   return (await withRefunds(db, accountId, [row]))[0]!;
 }
 
-/** The invoice as GET shows it now, to compare with after a payment or refund. */
-async function invoiceBefore(tx: Context, invoice: InvoiceRow): Promise<Invoice> {
-  return presentInvoice(await getInvoiceRecord(tx.db, tx.accountId, invoice.id), tx.clock.now());
-}
-
-/**
- * Recomputes the invoice's amount_paid and status from its payments (the caller holds its row lock) and
- * records the invoice's event (invoice.paid when it became paid, else invoice.updated) against `before`.
- */
-export async function settleInvoice(tx: Context, invoice: InvoiceRow, before: Invoice): Promise<void> {
-  const paid = await repository.netPaidOfInvoice(tx.db, tx.accountId, invoice.id);
-  const now = tx.clock.now();
-  await updateInvoice(tx.db, tx.accountId, invoice.id, {
-    ...invoiceBalanceColumns(invoice, paid, now),
-    updated_at: now.toISOString(),
-  });
-  const after = presentInvoice(await getInvoiceRecord(tx.db, tx.accountId, invoice.id), now);
-  await recordChange(tx, { resource: 'invoice', before, after, statusEvents: BALANCE_EVENTS });
-}
-
-/**
- * The events a change of balance records: `invoice.paid` on becoming paid; a refund that takes a paid invoice
- * back to sent sends nothing, so it is `invoice.updated`, never the lifecycle's `invoice.sent`.
- */
-const BALANCE_EVENTS = { paid: INVOICE_LIFECYCLE.events.paid };
+export { settleInvoice };
 
 /**
  * Records a payment on a locked, sent invoice and settles its balance. Shared by POST /v1/payments and
@@ -120,11 +119,16 @@ export async function recordPayment(
   tx: Context,
   invoice: InvoiceRow,
   input: Pick<CreatePaymentInput, 'amount' | 'method'> &
-    Partial<Pick<CreatePaymentInput, 'reference' | 'paid_at' | 'notes' | 'metadata'>>,
+    Partial<Pick<CreatePaymentInput, 'reference' | 'paid_at' | 'notes' | 'metadata' | 'overpayment'>>,
 ): Promise<PaymentRecord> {
   assertInvoicePayable(invoice.status as InvoiceStatus);
-  const due = Number(invoice.total_amount) - Number(invoice.amount_paid);
-  if (input.amount > due) throw fieldError('amount', `must not exceed the invoice's amount_due (${due})`);
+  const due = Number(invoice.total_amount) - Number(invoice.amount_paid) - Number(invoice.amount_credited);
+  const overpayment = input.overpayment ?? 'reject';
+  if (input.amount > due && overpayment === 'reject')
+    throw fieldError(
+      'amount',
+      `must not exceed the invoice's amount_due (${due}); with overpayment "credit" the rest stays as credit`,
+    );
   const now = tx.clock.now();
   const paidAt = input.paid_at === undefined ? now.toISOString() : normalizeInstant(input.paid_at);
   if (paidAt > now.toISOString()) throw fieldError('paid_at', 'must not be in the future');
@@ -133,6 +137,7 @@ export async function recordPayment(
     throw conflict(`A payment with reference '${reference}' is already recorded in this account.`);
   }
   const before = await invoiceBefore(tx, invoice);
+  const applied = Math.min(input.amount, due);
   const row: PaymentRow = {
     id: newId(),
     account_id: invoice.account_id,
@@ -140,6 +145,8 @@ export async function recordPayment(
     client_id: invoice.client_id,
     amount: input.amount,
     amount_refunded: 0,
+    amount_applied: applied,
+    overpayment,
     currency: invoice.currency,
     method: input.method,
     reference,
@@ -150,9 +157,42 @@ export async function recordPayment(
     updated_at: now.toISOString(),
   };
   await repository.insertPayment(tx.db, row);
+  const paidOn = await effectiveDateOf(tx, paidAt);
+  // The payment is applied to its own invoice at once, dated the later of its date and the invoice's.
+  const application: ApplicationRow = {
+    id: newId(),
+    account_id: invoice.account_id,
+    client_id: invoice.client_id,
+    currency: invoice.currency,
+    source_type: 'payment',
+    payment_id: row.id,
+    credit_note_id: null,
+    invoice_id: invoice.id,
+    amount: applied,
+    applied_on: laterDate(paidOn, invoice.issue_date),
+    released_at: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+  if (applied > 0) await applicationsRepository.insertApplications(tx.db, [application]);
   const record = paymentRecord(row, [], 0);
+  record.applications = applied > 0 ? [application] : [];
+  record.applications_count = applied > 0 ? 1 : 0;
   await recordEvent(tx, 'payment.created', presentPayment(record));
   await settleInvoice(tx, invoice, before);
+  const entries: EntryDraft[] = [
+    {
+      type: 'payment_received',
+      client_id: row.client_id,
+      currency: row.currency,
+      effective_date: paidOn,
+      amount: -row.amount,
+      payment_id: row.id,
+      invoice_id: invoice.id,
+    },
+  ];
+  if (applied > 0) entries.push(applicationEntry(application, 'applied', applied, application.applied_on));
+  await postEntries(tx, entries);
   return record;
 }
 
@@ -199,15 +239,25 @@ export async function refundPayment(ctx: Context, id: string, input: RefundPayme
   return inTransaction(ctx, async (tx) => {
     const { db, accountId } = tx;
     const found = await requireRow('payment', id, (paymentId) => repository.findPayment(db, accountId, paymentId));
-    // The invoice first, then the payment: the same lock order as a new payment, so the two cannot deadlock.
-    const invoice = await lockInvoice(tx, found.invoice_id, 'invoice_id');
+    // The invoices first (in id order), then the payment: the lock order of every balance change.
+    const held = await applicationsRepository.liveApplications(db, accountId, 'payment_id', found.id);
+    await lockInvoices(tx, [found.invoice_id, ...held.map((application) => application.invoice_id)]);
     const payment = await getRecord(db, accountId, found.id, true);
     const left = Number(payment.amount) - Number(payment.amount_refunded);
     if (left === 0) throw fieldError('amount', 'nothing is left to refund on this payment');
     const amount = input?.amount ?? left;
     if (amount > left) throw fieldError('amount', `must not exceed what is left to refund (${left})`);
-    const before = await invoiceBefore(tx, invoice);
     const now = tx.clock.now().toISOString();
+    const today = await effectiveDateOf(tx, now);
+    // Unapplied money goes first, then the applications, newest first.
+    let toTake = amount - (left - Number(payment.amount_applied));
+    const entries: EntryDraft[] = [];
+    for (const application of await applicationsRepository.liveApplications(db, accountId, 'payment_id', payment.id)) {
+      if (toTake <= 0) break;
+      const taken = Math.min(toTake, Number(application.amount));
+      entries.push(await takeBack(tx, application, taken, today));
+      toTake -= taken;
+    }
     const refund: PaymentRefundRow = {
       id: newId(),
       account_id: accountId,
@@ -217,20 +267,94 @@ export async function refundPayment(ctx: Context, id: string, input: RefundPayme
       created_at: now,
     };
     await repository.insertRefund(db, refund);
-    const updated = await repository.updatePayment(db, accountId, payment.id, {
+    const takenBack = entries.reduce((sum, entry) => sum - (entry.applied_amount ?? 0), 0);
+    await repository.updatePayment(db, accountId, payment.id, {
       amount_refunded: Number(payment.amount_refunded) + amount,
+      amount_applied: Number(payment.amount_applied) - takenBack,
       updated_at: now,
     });
-    const refunded = presentPayment({
-      ...(updated ?? payment),
-      refunds: [...payment.refunds, refund].slice(-repository.LISTED_REFUNDS),
-      refunds_count: payment.refunds_count + 1,
-    });
+    const refunded = presentPayment(await getRecord(db, accountId, payment.id));
     await recordEvent(tx, 'payment.refunded', refunded, {
       previous_attributes: previousAttributes(presentPayment(payment), refunded),
     });
-    await settleInvoice(tx, invoice, before);
+    entries.push({
+      type: 'payment_refunded',
+      client_id: payment.client_id,
+      currency: payment.currency,
+      effective_date: today,
+      amount,
+      payment_id: payment.id,
+      refund_id: refund.id,
+      invoice_id: payment.invoice_id,
+    });
+    await postEntries(tx, entries);
     return refunded;
+  });
+}
+
+/**
+ * Applies a payment's unapplied money to invoices of its client and currency, all or nothing
+ * (docs/api-contract.md §22, "Apply"), and answers the payment.
+ */
+export async function applyPayment(ctx: Context, id: string, input: ApplyInput): Promise<Payment> {
+  return inTransaction(ctx, async (tx) => {
+    const { db, accountId } = tx;
+    const found = await requireRow('payment', id, (paymentId) => repository.findPayment(db, accountId, paymentId));
+    const before = presentPayment(await getRecord(db, accountId, found.id));
+    const { applications, entries } = await applyToInvoices(
+      tx,
+      {
+        type: 'payment',
+        id: found.id,
+        client_id: found.client_id,
+        currency: found.currency,
+        // Read under lock once the invoices are locked: the lock order of every balance change.
+        remaining: async () => {
+          const payment = (await repository.findPayment(db, accountId, found.id, true))!;
+          return Number(payment.amount) - Number(payment.amount_refunded) - Number(payment.amount_applied);
+        },
+        dated: await effectiveDateOf(tx, found.paid_at),
+      },
+      input.applications,
+      input.applied_on,
+    );
+    const payment = (await repository.findPayment(db, accountId, found.id))!;
+    const total = applications.reduce((sum, application) => sum + Number(application.amount), 0);
+    await repository.updatePayment(db, accountId, payment.id, {
+      amount_applied: Number(payment.amount_applied) + total,
+      updated_at: tx.clock.now().toISOString(),
+    });
+    const after = presentPayment(await getRecord(db, accountId, payment.id));
+    await recordEvent(tx, 'payment.applied', after, { previous_attributes: previousAttributes(before, after) });
+    await postEntries(tx, entries);
+    return after;
+  });
+}
+
+/** Reverses one live application of a payment: the money is the client's credit again. */
+export async function unapplyPayment(ctx: Context, id: string, input: UnapplyInput): Promise<Payment> {
+  return inTransaction(ctx, async (tx) => {
+    const { db, accountId } = tx;
+    const found = await requireRow('payment', id, (paymentId) => repository.findPayment(db, accountId, paymentId));
+    const application = await requireReference('application_id', 'application', input.application_id, (applicationId) =>
+      applicationsRepository.findApplication(db, accountId, applicationId),
+    );
+    if (application.payment_id !== found.id)
+      throw fieldError('application_id', 'is not an application of this payment');
+    await lockInvoices(tx, [application.invoice_id]);
+    const current = (await applicationsRepository.findApplication(db, accountId, application.id, true))!;
+    if (current.released_at !== null) throw invalidState('This application was already released.');
+    const before = presentPayment(await getRecord(db, accountId, found.id, true));
+    const amount = Number(current.amount);
+    const entry = await takeBack(tx, current, amount, await effectiveDateOf(tx, tx.clock.now()));
+    await repository.updatePayment(db, accountId, found.id, {
+      amount_applied: before.amount_applied - amount,
+      updated_at: tx.clock.now().toISOString(),
+    });
+    const after = presentPayment(await getRecord(db, accountId, found.id));
+    await recordEvent(tx, 'payment.unapplied', after, { previous_attributes: previousAttributes(before, after) });
+    await postEntries(tx, [entry]);
+    return after;
   });
 }
 

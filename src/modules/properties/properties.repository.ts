@@ -57,6 +57,7 @@ const PROPERTY_REFERENCES = [
   { table: 'invoices', label: 'invoice' },
   { table: 'visits', label: 'visit' },
   { table: 'recurring_invoices', label: 'recurring invoice' },
+  { table: 'credit_notes', label: 'credit note' },
 ] as const;
 
 export async function insertProperty(db: Executor, row: PropertyRow): Promise<void> {

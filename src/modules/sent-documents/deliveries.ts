@@ -16,6 +16,8 @@ import { listDocumentMessages } from '../../mail/outbox.repository.js';
 import type { PdfPool } from '../../mail/pdf-pool.js';
 import { findLogo, findLogoHash } from '../accounts/index.js';
 import { findInvoice, setInvoiceDeliveryStatus } from '../invoices/index.js';
+import { findCreditNote, setCreditNoteDeliveryStatus } from '../credit-notes/index.js';
+import type { SentKind } from '../documents/index.js';
 import { findQuote, setQuoteDeliveryStatus } from '../quotes/index.js';
 import { requireRow } from '../shared/index.js';
 import type { OutboxMessageRow } from '../../db/types.js';
@@ -29,9 +31,9 @@ export const DeliverySchema = Type.Object(
     id: IdSchema,
     object: Type.Literal('delivery', { description: 'Always "delivery".' }),
     channel: Type.Literal('email', { description: 'How the document went out.' }),
-    document_type: Type.Unsafe<'quote' | 'invoice'>({
+    document_type: Type.Unsafe<'quote' | 'invoice' | 'credit_note'>({
       type: 'string',
-      enum: ['quote', 'invoice'],
+      enum: ['quote', 'invoice', 'credit_note'],
       description: 'The kind of document sent.',
       example: 'invoice',
     }),
@@ -116,7 +118,12 @@ export async function renderDeliveryPdf(
 export async function trackDelivery(trx: Executor, clock: Clock, message: OutboxMessageRow): Promise<void> {
   const status = presentDelivery(message).status;
   const accountId = message.account_id;
-  const setStatus = message.document_type === 'invoice' ? setInvoiceDeliveryStatus : setQuoteDeliveryStatus;
+  const setStatus =
+    message.document_type === 'invoice'
+      ? setInvoiceDeliveryStatus
+      : message.document_type === 'credit_note'
+        ? setCreditNoteDeliveryStatus
+        : setQuoteDeliveryStatus;
   await setStatus(trx, accountId, message.document_id, message.id, status);
   if (status === 'delivered' || status === 'failed')
     await recordEvent(
@@ -129,13 +136,17 @@ export async function trackDelivery(trx: Executor, clock: Clock, message: Outbox
 /** Every send of the document, newest first (404 when the document is not in the account). */
 export async function listDeliveries(
   ctx: Context,
-  kind: 'quote' | 'invoice',
+  kind: SentKind,
   id: string,
   query: PageQuery,
 ): Promise<Page<OutboxMessageRow>> {
   const { db, accountId } = ctx;
-  const document = await requireRow<{ id: string }>(kind, id, (found) =>
-    kind === 'invoice' ? findInvoice(db, accountId, found) : findQuote(db, accountId, found),
+  const document = await requireRow<{ id: string }>(kind.replace('_', ' '), id, (found) =>
+    kind === 'invoice'
+      ? findInvoice(db, accountId, found)
+      : kind === 'credit_note'
+        ? findCreditNote(db, accountId, found)
+        : findQuote(db, accountId, found),
   );
   const page = pageRequest({ ...query, sort: '-created_at' }, DELIVERY_SORTS);
   return toPage(await listDocumentMessages(db, accountId, document.id, page), page);

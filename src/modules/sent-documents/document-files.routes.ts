@@ -12,9 +12,24 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { documentFile, type DocumentFile } from './document-files.js';
 import type { SentKind } from '../documents/index.js';
 
-const DOCUMENTS: Array<{ kind: SentKind; path: string; tag: string; scope: Scope }> = [
-  { kind: 'quote', path: '/v1/quotes', tag: 'Quotes', scope: 'quotes:read' },
-  { kind: 'invoice', path: '/v1/invoices', tag: 'Invoices', scope: 'invoices:read' },
+const DOCUMENTS: Array<{ kind: SentKind; path: string; tag: string; name: string; label: string; scope: Scope }> = [
+  { kind: 'quote', path: '/v1/quotes', tag: 'Quotes', name: 'Quote', label: 'a quote', scope: 'quotes:read' },
+  {
+    kind: 'invoice',
+    path: '/v1/invoices',
+    tag: 'Invoices',
+    name: 'Invoice',
+    label: 'an invoice',
+    scope: 'invoices:read',
+  },
+  {
+    kind: 'credit_note',
+    path: '/v1/credit-notes',
+    tag: 'Credit notes',
+    name: 'CreditNote',
+    label: 'a credit note',
+    scope: 'credit_notes:read',
+  },
 ];
 
 const PdfHeaders = Type.Object({
@@ -41,17 +56,18 @@ export async function sendDocumentFile(
 }
 
 export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  for (const { kind, path, tag, scope } of DOCUMENTS) {
+  for (const { kind, path, tag, name, label, scope } of DOCUMENTS) {
+    const noun = label.slice(label.indexOf(' ') + 1);
     app.get(
       `${path}/:id/pdf`,
       {
         config: { scope },
         schema: {
           tags: [tag],
-          operationId: `get${tag.slice(0, -1)}Pdf`,
-          summary: `Get the ${kind} as a PDF`,
+          operationId: `get${name}Pdf`,
+          summary: `Get the ${noun} as a PDF`,
           description:
-            `The PDF e-mailed with the ${kind}, rendered from its current revision (a draft too): business and client blocks, every line, totals${kind === 'invoice' ? ', amount due, payment instructions and a PAID or VOID mark' : ''}. ` +
+            `The PDF e-mailed with the ${noun}, rendered from its current revision (a draft too): business and client blocks, every line, totals${kind === 'invoice' ? ', amount due, payment instructions and a PAID or VOID mark' : ''}. ` +
             'The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.',
           params: IdParamsSchema,
           headers: PdfHeaders,
@@ -80,9 +96,9 @@ export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         config: { scope },
         schema: {
           tags: [tag],
-          operationId: `list${tag.slice(0, -1)}Deliveries`,
-          summary: `List the deliveries of ${kind === 'invoice' ? 'an invoice' : 'a quote'}`,
-          description: `Every send of the ${kind} by e-mail, newest first, with what became of it. The ${kind}’s delivery_status is the first one’s status.`,
+          operationId: `list${name}Deliveries`,
+          summary: `List the deliveries of ${label}`,
+          description: `Every send of the ${noun} by e-mail, newest first, with what became of it. The ${noun}’s delivery_status is the first one’s status.`,
           params: IdParamsSchema,
           querystring: ListDeliveriesQuery,
           response: {

@@ -9,6 +9,7 @@ import { PdfRenderTimeout, type PdfPool } from '../../mail/pdf-pool.js';
 import { findLogo, findLogoHash } from '../accounts/index.js';
 import { getClientRow } from '../clients/index.js';
 import { getInvoice } from '../invoices/index.js';
+import { getCreditNote, printableCreditNote } from '../credit-notes/index.js';
 import { getQuote } from '../quotes/index.js';
 import { documentSnapshot, type SentKind } from '../documents/index.js';
 
@@ -29,7 +30,12 @@ export async function documentFile(
   now: Date,
 ): Promise<DocumentFile> {
   const { db, accountId } = ctx;
-  const document = kind === 'invoice' ? await getInvoice(ctx, id, now) : await getQuote(ctx, id);
+  const document =
+    kind === 'invoice'
+      ? await getInvoice(ctx, id, now)
+      : kind === 'credit_note'
+        ? await printableCreditNote(ctx, await getCreditNote(ctx, id))
+        : await getQuote(ctx, id);
   const client = await getClientRow(ctx, document.client_id);
   const snapshot = await documentSnapshot(db, accountId, kind, document, client, null);
   const logoHash = (await findLogoHash(db, accountId)) ?? null;

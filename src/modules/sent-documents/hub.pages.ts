@@ -18,6 +18,7 @@ import {
   serviceAddressLines,
   lineTaxLabel,
   summaryRows,
+  KIND_LABELS,
   type MailSnapshot,
 } from '../../mail/document-mail.js';
 
@@ -98,19 +99,21 @@ export function messagePage(hubPath: string, title: string, text: string): Html 
 function statusBadge(snapshot: MailSnapshot, expired: boolean): Html {
   const { status, due_date: dueDate } = snapshot.document;
   const [label, tone] =
-    snapshot.kind === 'quote'
-      ? status === 'sent'
-        ? expired
-          ? ['Expired', 'bad']
-          : ['Awaiting your answer', 'open']
-        : status === 'declined'
-          ? ['Declined', 'bad']
-          : ['Approved', 'good']
-      : status === 'paid'
-        ? ['Paid', 'good']
-        : dueDate
-          ? [`Due ${dateText(snapshot, dueDate)}`, 'open']
-          : ['Sent', 'open'];
+    snapshot.kind === 'credit_note'
+      ? ['Issued', 'good']
+      : snapshot.kind === 'quote'
+        ? status === 'sent'
+          ? expired
+            ? ['Expired', 'bad']
+            : ['Awaiting your answer', 'open']
+          : status === 'declined'
+            ? ['Declined', 'bad']
+            : ['Approved', 'good']
+        : status === 'paid'
+          ? ['Paid', 'good']
+          : dueDate
+            ? [`Due ${dateText(snapshot, dueDate)}`, 'open']
+            : ['Sent', 'open'];
   return html`<p class="status status-${tone}">${label}</p>`;
 }
 
@@ -203,7 +206,7 @@ export function documentPage(view: DocumentView): Html {
   const { snapshot } = view;
   const { business, client, document } = snapshot;
   const label = documentLabel(snapshot);
-  const kindLabel = snapshot.kind === 'invoice' ? 'Invoice' : 'Quote';
+  const kindLabel = KIND_LABELS[snapshot.kind];
   const money = (amount: number) => formatMoney(amount, document.currency, localeOf(snapshot));
   const headline = dateRows(snapshot);
   const due =
@@ -230,7 +233,7 @@ ${headline.map(([name, value]) => html`<div><dt>${name}</dt><dd>${value}</dd></d
 </dl>
 <div class="parties">
 <div><h2>From</h2><p>${partyLines([business.legal_name ?? business.name, ...addressLines(business.address), business.tax_id ? `Tax ID ${business.tax_id}` : null])}</p></div>
-<div><h2>${snapshot.kind === 'invoice' ? 'Bill to' : 'For'}</h2><p>${partyLines([client.name, client.company_name, ...addressLines(client.address)])}</p></div>
+<div><h2>${snapshot.kind === 'invoice' ? 'Bill to' : snapshot.kind === 'quote' ? 'For' : 'Credit to'}</h2><p>${partyLines([client.name, client.company_name, ...addressLines(client.address)])}</p></div>
 ${snapshot.service_address ? html`<div><h2>Service address</h2><p>${partyLines(serviceAddressLines(snapshot))}</p></div>` : ''}
 </div>
 <p class="actions"><a class="button secondary" href="${view.hubPath}/${view.token}/pdf">Download PDF</a></p>

@@ -1,10 +1,11 @@
-// What the hub shows for a token: the sent quote or invoice it names (in whichever account), printed from
+// What the hub shows for a token: the sent quote, invoice or issued credit note it names (in whichever account), printed from
 // the same snapshot as its e-mail and PDF. A draft, a void invoice, a deleted document or a replaced
 // token names nothing.
 import type { Executor } from '../../db/index.js';
 import type { MailSnapshot } from '../../mail/document-mail.js';
 import { findAccountTimezone, hasLogo } from '../accounts/index.js';
-import type { InvoiceRow, QuoteRow } from '../../db/types.js';
+import type { CreditNoteRow, InvoiceRow, QuoteRow } from '../../db/types.js';
+import { findCreditNoteByToken, getCreditNote, printableCreditNote } from '../credit-notes/index.js';
 import { getClientRow } from '../clients/index.js';
 import { documentSnapshot, type PrintableDocument, type SentKind } from '../documents/index.js';
 import { findInvoiceByToken } from '../invoices/index.js';
@@ -30,7 +31,8 @@ export interface HostedDocument {
 /** Which document a token names, without printing it: enough for its PDF, its logo or an answer. */
 export type HostedTarget =
   | { kind: 'quote'; accountId: string; id: string; row: QuoteRow }
-  | { kind: 'invoice'; accountId: string; id: string; row: InvoiceRow };
+  | { kind: 'invoice'; accountId: string; id: string; row: InvoiceRow }
+  | { kind: 'credit_note'; accountId: string; id: string; row: CreditNoteRow };
 
 /** The document the token names, or undefined (unknown, replaced, draft, void or deleted). */
 export async function locateHostedDocument(db: Executor, token: string): Promise<HostedTarget | undefined> {
@@ -39,8 +41,12 @@ export async function locateHostedDocument(db: Executor, token: string): Promise
   if (quoteRow && quoteRow.status !== 'draft')
     return { kind: 'quote', accountId: quoteRow.account_id, id: quoteRow.id, row: quoteRow };
   const invoiceRow = await findInvoiceByToken(db, token);
-  if (!invoiceRow || invoiceRow.status === 'draft' || invoiceRow.status === 'void') return undefined;
-  return { kind: 'invoice', accountId: invoiceRow.account_id, id: invoiceRow.id, row: invoiceRow };
+  if (invoiceRow && invoiceRow.status !== 'draft' && invoiceRow.status !== 'void')
+    return { kind: 'invoice', accountId: invoiceRow.account_id, id: invoiceRow.id, row: invoiceRow };
+  // A credit note's page lives from issue to void (§22).
+  const noteRow = await findCreditNoteByToken(db, token);
+  if (!noteRow || noteRow.status !== 'issued') return undefined;
+  return { kind: 'credit_note', accountId: noteRow.account_id, id: noteRow.id, row: noteRow };
 }
 
 /** The located document as its page prints it. */
@@ -50,6 +56,10 @@ export async function printHostedDocument(runtime: Runtime, target: HostedTarget
     const quote = presentQuote(target.row);
     const timezone = await findAccountTimezone(ctx.db, ctx.accountId);
     return { ...(await printed(ctx, 'quote', quote)), quote, expired: isQuoteExpired(quote, now, timezone) };
+  }
+  if (target.kind === 'credit_note') {
+    const note = await printableCreditNote(ctx, await getCreditNote(ctx, target.id));
+    return { ...(await printed(ctx, 'credit_note', note)), expired: false };
   }
   const invoice = presentInvoice(await getInvoiceRecord(ctx.db, ctx.accountId, target.id), now);
   return { ...(await printed(ctx, 'invoice', invoice)), expired: false };

@@ -17,8 +17,8 @@ const KINDS = {
   products: 'product',
   tax_rates: 'tax rate',
   recurring_invoices: 'recurring invoice',
-
   availability_exceptions: 'availability exception',
+  credit_notes: 'credit note',
 } as const;
 export type ExternalIdTable = keyof typeof KINDS;
 

@@ -1,0 +1,17 @@
+// The face of the ledger module: what other modules, the workers and the composition may use. The rest is private.
+export {
+  ClientBalanceSchema,
+  INVOICE_DOCUMENT_TYPES,
+  LEDGER_ENTRY_TYPES,
+  LedgerEntrySchema,
+  type LedgerEntryType,
+} from './ledger.schemas.js';
+export {
+  effectiveDateOf,
+  type EntryDraft,
+  getClientBalance,
+  getLedgerEntry,
+  listLedgerEntries,
+  postEntries,
+  presentLedgerEntry,
+} from './ledger.service.js';
