@@ -115,6 +115,15 @@ describe('entry types and signs (§22 "Types")', () => {
     assert.equal(last, -2_000);
     const after = await get(`/v1/payments/${payment.id}`);
     assert.deepEqual([after.amount_applied, after.amount_unapplied, after.amount_refunded], [0, 2_000, 1_000]);
+    // The release is the payment's unapply too (§22 "Events"): payment.unapplied, its money unapplied again.
+    const events = await suite.context.request('GET', `/v1/events?type=payment.unapplied&limit=100`, {
+      key: suite.key,
+    });
+    assert.equal(events.status, 200, events.text);
+    const released = events.body.data.filter((event: any) => event.data.object.id === payment.id);
+    assert.equal(released.length, 1);
+    assert.equal(released[0].data.object.amount_unapplied, 2_000);
+    assert.deepEqual(released[0].data.previous_attributes.amount_applied, 2_000);
     // §32: a void invoice keeps amount_paid as when voided; it owes nothing.
     const invoice = await get(`/v1/invoices/${invoiceId}`);
     assert.deepEqual(

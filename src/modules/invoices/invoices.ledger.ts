@@ -7,7 +7,7 @@ import { presentPriced, type TaxBreakdown } from '../documents/index.js';
 import { effectiveDateOf, type EntryDraft, postEntries } from '../ledger/index.js';
 import { liveApplications } from './applications.repository.js';
 import { takeBack } from './applications.service.js';
-import { findPayment, updatePayment } from './payments.repository.js';
+import { releasedFromPayment } from './payments.service.js';
 
 type Figures = { amount: number; net: number; tax: number; taxes: Map<string, LedgerTax> };
 type LedgerTax = {
@@ -98,20 +98,10 @@ export async function postInvoiceEdited(tx: Context, before: InvoiceRow, after: 
 export async function postInvoiceVoided(tx: Context, row: InvoiceRow): Promise<void> {
   const today = await effectiveDateOf(tx, tx.clock.now());
   const entries: EntryDraft[] = [documentEntry('invoice_voided', row, today, figuresOf(row), -1)];
-  const now = tx.clock.now().toISOString();
   for (const application of await liveApplications(tx.db, tx.accountId, 'invoice_id', row.id)) {
     entries.push(await takeBack(tx, application, Number(application.amount), today, false));
     if (application.payment_id !== null)
-      await releaseFromPayment(tx, application.payment_id, Number(application.amount), now);
+      await releasedFromPayment(tx, application.payment_id, Number(application.amount));
   }
   await postEntries(tx, entries);
-}
-
-async function releaseFromPayment(tx: Context, paymentId: string, amount: number, now: string): Promise<void> {
-  const payment = await findPayment(tx.db, tx.accountId, paymentId, true);
-  if (!payment) return;
-  await updatePayment(tx.db, tx.accountId, paymentId, {
-    amount_applied: Number(payment.amount_applied) - amount,
-    updated_at: now,
-  });
 }

@@ -331,6 +331,23 @@ export async function applyPayment(ctx: Context, id: string, input: ApplyInput):
   });
 }
 
+/**
+ * A payment's application released by its invoice's void (invoices.ledger.ts posts the entries): its money is
+ * unapplied again, and the payment records `payment.unapplied` as an unapply does.
+ */
+export async function releasedFromPayment(tx: Context, paymentId: string, amount: number): Promise<void> {
+  const { db, accountId } = tx;
+  const found = await repository.findPayment(db, accountId, paymentId, true);
+  if (!found) return;
+  const before = presentPayment(await getRecord(db, accountId, paymentId, true));
+  await repository.updatePayment(db, accountId, paymentId, {
+    amount_applied: before.amount_applied - amount,
+    updated_at: tx.clock.now().toISOString(),
+  });
+  const after = presentPayment(await getRecord(db, accountId, paymentId));
+  await recordEvent(tx, 'payment.unapplied', after, { previous_attributes: previousAttributes(before, after) });
+}
+
 /** Reverses one live application of a payment: the money is the client's credit again. */
 export async function unapplyPayment(ctx: Context, id: string, input: UnapplyInput): Promise<Payment> {
   return inTransaction(ctx, async (tx) => {
