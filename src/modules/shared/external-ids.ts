@@ -17,6 +17,7 @@ const KINDS = {
   products: 'product',
   tax_rates: 'tax rate',
   recurring_invoices: 'recurring invoice',
+  time_entries: 'time entry',
 } as const;
 export type ExternalIdTable = keyof typeof KINDS;
 
