@@ -48,6 +48,7 @@ export const MODULE_ORDER = [
   'invoices',
   'sent-documents',
   'recurring-invoices',
+  'time-entries',
   'system',
 ];
 

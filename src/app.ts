@@ -70,6 +70,8 @@ import { ServiceRequestSchema } from './modules/service-requests/index.js';
 import { systemRoutes } from './modules/system/system.routes.js';
 import { recurringInvoiceRoutes } from './modules/recurring-invoices/recurring-invoices.routes.js';
 import { RecurringInvoiceSchema } from './modules/recurring-invoices/index.js';
+import { timeEntryRoutes } from './modules/time-entries/time-entries.routes.js';
+import { TimeEntrySchema, TimeLockSchema } from './modules/time-entries/index.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from './modules/events/index.js';
 
@@ -133,6 +135,7 @@ const API_TAGS = [
   },
   { name: 'Products', description: 'The price list: services, materials and fees that lines are made from.' },
   { name: 'Tax rates', description: 'Named, printed tax rates (GST, QST, VAT), compound or not.' },
+  { name: 'Time entries', description: 'Members’ time on jobs and visits: timers, costs, approval and locks.' },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -216,6 +219,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     ApiKeySchema,
     ProductSchema,
     TaxRateSchema,
+    TimeEntrySchema,
+    TimeLockSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -309,6 +314,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(apiKeyRoutes(config.apiKeyPepper));
   await app.register(productRoutes);
   await app.register(taxRateRoutes);
+  await app.register(timeEntryRoutes);
   if (clock instanceof TestClock) await app.register(testClockRoutes(clock, workerPasses));
   // The MCP server (docs/api-contract.md §20), authenticated and rate-limited by the same hook as /v1.
   await app.register(mcpRoutes(AUTHENTICATED_HEADERS));

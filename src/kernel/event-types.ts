@@ -73,6 +73,16 @@ export const EVENT_TYPES = [
   'recurring_invoice.paused',
   'recurring_invoice.resumed',
   'recurring_invoice.ended',
+  // docs/api-contract.md §29: time entries and the account's locked pay periods.
+  'time_entry.created',
+  'time_entry.updated',
+  'time_entry.deleted',
+  'time_entry.started',
+  'time_entry.stopped',
+  'time_entry.approved',
+  'time_entry.unapproved',
+  'time_lock.locked',
+  'time_lock.unlocked',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -96,6 +106,8 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   product: 'Product',
   tax_rate: 'TaxRate',
   recurring_invoice: 'RecurringInvoice',
+  time_entry: 'TimeEntry',
+  time_lock: 'TimeLock',
 };
 
 export function isEventType(value: string): value is EventType {

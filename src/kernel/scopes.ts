@@ -43,6 +43,11 @@ export const SCOPES = [
   // Version 4 (docs/api-contract.md §23): recurring invoices.
   'recurring_invoices:read',
   'recurring_invoices:write',
+  // Version 4 (docs/api-contract.md §29): time entries; approve also locks pay periods.
+  'time_entries:read',
+  'time_entries:write',
+  'time_entries:delete',
+  'time_entries:approve',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -151,7 +151,8 @@ export interface Change<T> {
     | 'visit'
     | 'visit_schedule'
     | 'product'
-    | 'tax_rate';
+    | 'tax_rate'
+    | 'time_entry';
   before: T;
   after: T;
   /** The lifecycle's events: the event entering each status records. */

@@ -18,7 +18,8 @@ export type ReferencedTable =
   | 'service_requests'
   | 'team_members'
   | 'products'
-  | 'tax_rates';
+  | 'tax_rates'
+  | 'visits';
 
 export interface ReferencedField {
   table: ReferencedTable;
