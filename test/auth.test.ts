@@ -63,6 +63,11 @@ const SCOPES = [
   // Contract section 23: recurring invoices.
   'recurring_invoices:read',
   'recurring_invoices:write',
+  // Contract section 29: time entries.
+  'time_entries:read',
+  'time_entries:write',
+  'time_entries:delete',
+  'time_entries:approve',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -187,6 +192,19 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/recurring-invoices/:id/pause': 'recurring_invoices:write',
   'POST /v1/recurring-invoices/:id/resume': 'recurring_invoices:write',
   'GET /v1/recurring-invoices/:id/occurrences': 'recurring_invoices:read',
+  // Contract section 29.
+  'POST /v1/time-entries/start': 'time_entries:write',
+  'POST /v1/time-entries/approve': 'time_entries:approve',
+  'POST /v1/time-entries/lock': 'time_entries:approve',
+  'POST /v1/time-entries/unlock': 'time_entries:approve',
+  'GET /v1/time-entries': 'time_entries:read',
+  'POST /v1/time-entries': 'time_entries:write',
+  'GET /v1/time-entries/:id': 'time_entries:read',
+  'PUT /v1/time-entries/:id': 'time_entries:write',
+  'DELETE /v1/time-entries/:id': 'time_entries:delete',
+  'POST /v1/time-entries/:id/stop': 'time_entries:write',
+  'POST /v1/time-entries/:id/approve': 'time_entries:approve',
+  'POST /v1/time-entries/:id/unapprove': 'time_entries:approve',
 };
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
@@ -239,6 +257,11 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
     client_id: ids.get('/v1/clients'),
     invoice: { line_items: [{ description: 'Plan', quantity: 1, unit_amount: 1000 }] },
     recurrence: { rrule: 'FREQ=WEEKLY', start_date: '2026-01-05' },
+  }),
+  '/v1/time-entries': (ids) => ({
+    team_member_id: ids.get('/v1/team-members'),
+    started_at: '2026-01-05T08:00:00Z',
+    ended_at: '2026-01-05T09:00:00Z',
   }),
 };
 

@@ -445,13 +445,13 @@ test('filters: job, running, billable, billed, started_from and started_to; sort
     );
   assert.deepEqual(await ids(`job_id=${work.id}`), [made[1].id]);
   assert.deepEqual(await ids('billable=true'), [made[1].id]);
-  assert.deepEqual(await ids('billed=false&sort=started_at'), made.map((entry) => entry.id));
+  assert.deepEqual(
+    await ids('billed=false&sort=started_at'),
+    made.map((entry) => entry.id),
+  );
   assert.deepEqual(await ids('billed=true'), []);
   assert.deepEqual(await ids('running=false&sort=-started_at'), made.map((entry) => entry.id).reverse());
-  assert.deepEqual(
-    await ids('started_from=2026-03-11T08:00:00Z&started_to=2026-03-12T08:00:00Z'),
-    [made[1].id],
-  );
+  assert.deepEqual(await ids('started_from=2026-03-11T08:00:00Z&started_to=2026-03-12T08:00:00Z'), [made[1].id]);
   assert.equal((await api('GET', '/v1/time-entries?running=maybe')).status, 422);
   assert.equal((await api('GET', '/v1/time-entries?sort=notes')).status, 422);
 });

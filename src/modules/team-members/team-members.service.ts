@@ -160,7 +160,9 @@ export async function deleteTeamMember(
     const references = await repository.countTeamMemberReferences(tx.db, tx.accountId, row.id);
     if (references.length > 0) {
       const list = references
-        .map(({ label, count }) => `${count} ${count === 1 ? label : label.replace(/y$/, 'ie')}${count === 1 ? '' : 's'}`)
+        .map(
+          ({ label, count }) => `${count} ${count === 1 ? label : label.replace(/y$/, 'ie')}${count === 1 ? '' : 's'}`,
+        )
         .join(', ');
       throw conflict(`This team member cannot be deleted while ${list} name them. Deactivate them instead.`);
     }

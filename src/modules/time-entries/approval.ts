@@ -5,15 +5,10 @@ import { AppError, type ErrorDetail, fieldError, invalidState } from '../../core
 import { addDaysToDate, startOfLocalDay } from '../../core/time.js';
 import type { TimeEntryRow } from '../../db/types.js';
 import { type Context, inTransaction } from '../../kernel/context.js';
-import { recordEvent } from '../events/index.js';
+import { previousAttributes, recordEvent } from '../events/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
 import * as repository from './time-entries.repository.js';
-import {
-  type BulkApproveInput,
-  MAX_APPROVED_PER_CALL,
-  type TimeEntry,
-  type TimeLock,
-} from './time-entries.schemas.js';
+import { type BulkApproveInput, MAX_APPROVED_PER_CALL, type TimeEntry, type TimeLock } from './time-entries.schemas.js';
 import { isLocked, presentTimeEntry, type TimeSettings, timeSettings } from './time-entries.service.js';
 
 /** How many unsettled entries a refused lock names. */
@@ -38,7 +33,9 @@ async function approveRow(tx: Context, row: TimeEntryRow, settings: TimeSettings
     updated_at: now,
   });
   const entry = presentTimeEntry(updated ?? row, settings);
-  await recordEvent(tx, 'time_entry.approved', entry, { previous_attributes: { approved_at: null, approved_by: null } });
+  await recordEvent(tx, 'time_entry.approved', entry, {
+    previous_attributes: previousAttributes(presentTimeEntry(row, settings), entry),
+  });
   return entry;
 }
 
@@ -66,9 +63,7 @@ export async function unapproveTimeEntry(ctx: Context, id: string): Promise<Time
       updated_at: tx.clock.now().toISOString(),
     });
     const entry = presentTimeEntry(updated ?? row, settings);
-    await recordEvent(tx, 'time_entry.unapproved', entry, {
-      previous_attributes: { approved_at: before.approved_at, approved_by: before.approved_by },
-    });
+    await recordEvent(tx, 'time_entry.unapproved', entry, { previous_attributes: previousAttributes(before, entry) });
     return entry;
   });
 }
@@ -110,7 +105,8 @@ export async function lockTimeEntries(ctx: Context, throughDate: string): Promis
     const settings = await timeSettings(tx, true);
     const now = tx.clock.now().toISOString();
     if (settings.lockedThrough !== null && throughDate <= settings.lockedThrough) {
-      if (throughDate === settings.lockedThrough) return presentLock(tx.accountId, settings.lockedThrough, now);
+      if (throughDate === settings.lockedThrough)
+        return presentLock(tx.accountId, settings.lockedThrough, settings.lockUpdatedAt);
       throw invalidState(
         `Time is already locked through ${settings.lockedThrough}; unlock moves the lock back (POST /v1/time-entries/unlock).`,
       );
@@ -135,7 +131,9 @@ export async function lockTimeEntries(ctx: Context, throughDate: string): Promis
     }
     await repository.setLockedThrough(tx.db, tx.accountId, throughDate, now);
     const lock = presentLock(tx.accountId, throughDate, now);
-    await recordEvent(tx, 'time_lock.locked', lock, { previous_attributes: { locked_through: settings.lockedThrough } });
+    await recordEvent(tx, 'time_lock.locked', lock, {
+      previous_attributes: { locked_through: settings.lockedThrough },
+    });
     return lock;
   });
 }
@@ -145,7 +143,7 @@ export async function unlockTimeEntries(ctx: Context, throughDate: string | null
   return inTransaction(ctx, async (tx) => {
     const settings = await timeSettings(tx, true);
     const now = tx.clock.now().toISOString();
-    if (settings.lockedThrough === throughDate) return presentLock(tx.accountId, throughDate, now);
+    if (settings.lockedThrough === throughDate) return presentLock(tx.accountId, throughDate, settings.lockUpdatedAt);
     if (settings.lockedThrough === null || (throughDate !== null && throughDate > settings.lockedThrough))
       throw invalidState(
         settings.lockedThrough === null

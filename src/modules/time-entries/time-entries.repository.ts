@@ -136,7 +136,11 @@ export async function lockMember(
   accountId: string,
   memberId: string,
 ): Promise<Record<string, unknown> | undefined> {
-  const query = db.selectFrom('team_members').selectAll().where('account_id', '=', accountId).where('id', '=', memberId);
+  const query = db
+    .selectFrom('team_members')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', memberId);
   return (await lockedIf(db, query, true).executeTakeFirst()) as Record<string, unknown> | undefined;
 }
 
@@ -152,7 +156,11 @@ export async function findVisitJob(db: Executor, accountId: string, visitId: str
 }
 
 /** The member's running entry, if any. */
-export async function findRunning(db: Executor, accountId: string, memberId: string): Promise<TimeEntryRow | undefined> {
+export async function findRunning(
+  db: Executor,
+  accountId: string,
+  memberId: string,
+): Promise<TimeEntryRow | undefined> {
   return db
     .selectFrom('time_entries')
     .select(COLUMNS)
@@ -202,7 +210,12 @@ export async function findApprovable(
 }
 
 /** Entries starting before `end` that are running or unapproved (what keeps a period from being locked): up to `limit`. */
-export async function findUnsettled(db: Executor, accountId: string, end: string, limit: number): Promise<TimeEntryRow[]> {
+export async function findUnsettled(
+  db: Executor,
+  accountId: string,
+  end: string,
+  limit: number,
+): Promise<TimeEntryRow[]> {
   return db
     .selectFrom('time_entries')
     .select(COLUMNS)

@@ -87,7 +87,8 @@ const standard = resourceRoutes({
       operationId: 'unapproveTimeEntry',
       scope: 'time_entries:approve',
       summary: 'Unapprove a time entry',
-      description: 'Clears approved_at and approved_by so that the entry can change. In a locked period: 409 INVALID_STATE.',
+      description:
+        'Clears approved_at and approved_by so that the entry can change. In a locked period: 409 INVALID_STATE.',
       body: EmptyBody,
       errors: ['INVALID_STATE'],
       run: (ctx, id) => approval.unapproveTimeEntry(ctx, id),
@@ -187,8 +188,7 @@ export const timeEntryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       async (request, reply) => {
         const data = await action.run(contextOf(request), request.body);
-        if (action.status === 201)
-          reply.code(201).header('location', `${PATH}/${(data as { id: string }).id}`);
+        if (action.status === 201) reply.code(201).header('location', `${PATH}/${(data as { id: string }).id}`);
         return ok(request, data);
       },
     );

@@ -84,7 +84,10 @@ export const TimeEntrySchema = Type.Object(
     notes,
     running: Type.Boolean({ description: 'Read-only: true while ended_at is null.', example: false }),
     duration_seconds: Nullable(
-      Type.Integer({ description: 'Read-only: ended − started − breaks, in seconds; null while running.', example: 8100 }),
+      Type.Integer({
+        description: 'Read-only: ended − started − breaks, in seconds; null while running.',
+        example: 8100,
+      }),
     ),
     currency: Type.String({ description: 'Read-only: the job’s currency, else the account’s.', example: 'USD' }),
     cost_amount: Nullable(
@@ -109,7 +112,8 @@ export const TimeEntrySchema = Type.Object(
     approved_at: Nullable(instant('Read-only: when it was approved; null until then.')),
     approved_by: Nullable(ActorSchema),
     locked: Type.Boolean({
-      description: 'Read-only: whether it starts on or before the account’s time_locked_through (no write may change it).',
+      description:
+        'Read-only: whether it starts on or before the account’s time_locked_through (no write may change it).',
       example: false,
     }),
     invoice_id: Nullable({ ...IdSchema, description: 'Read-only: the invoice it is billed on.' }),
@@ -202,7 +206,10 @@ export const BulkApproveBody = Type.Object(
 export const BulkApprovedSchema = Type.Object(
   {
     approved: Type.Integer({ description: 'Entries approved by this call (at most 1,000).', example: 42 }),
-    remaining: Type.Integer({ description: 'Stopped unapproved entries of the range still left: call again.', example: 0 }),
+    remaining: Type.Integer({
+      description: 'Stopped unapproved entries of the range still left: call again.',
+      example: 0,
+    }),
   },
   { description: 'What a bulk approval did.' },
 );

@@ -10,7 +10,7 @@ import { fromJson, mapPage, normalizeInstant, type Page, pageRequest, toPage } f
 import type { AccountRow, TimeEntryPatch, TimeEntryRow } from '../../db/types.js';
 import { type Context, inTransaction } from '../../kernel/context.js';
 import { findAccount } from '../accounts/index.js';
-import { recordChange, recordEvent } from '../events/index.js';
+import { previousAttributes, recordChange, recordEvent } from '../events/index.js';
 import { requireJobReference } from '../jobs/index.js';
 import { externalIdConflict, guardUnique, requireReference, requireRow } from '../shared/index.js';
 import { figuresOf } from './figures.js';
@@ -32,6 +32,8 @@ export interface TimeSettings {
   timezone: string;
   incrementMinutes: number;
   lockedThrough: string | null;
+  /** When the lock date last moved (the account's creation if never). */
+  lockUpdatedAt: string;
 }
 
 export function settingsOf(account: AccountRow): TimeSettings {
@@ -40,6 +42,7 @@ export function settingsOf(account: AccountRow): TimeSettings {
     timezone: account.timezone,
     incrementMinutes: Number(account.time_billing_increment_minutes ?? 3),
     lockedThrough: account.time_locked_through ?? null,
+    lockUpdatedAt: account.time_lock_updated_at ?? account.created_at,
   };
 }
 
@@ -124,7 +127,8 @@ function assertUnlocked(startedAt: string, settings: TimeSettings): void {
 
 function assertEditable(row: TimeEntryRow, settings: TimeSettings): void {
   assertUnlocked(row.started_at, settings);
-  if (row.approved_at !== null) throw invalidState('This time entry is approved and cannot change; unapprove it first.');
+  if (row.approved_at !== null)
+    throw invalidState('This time entry is approved and cannot change; unapprove it first.');
 }
 
 /** The 409 of an entry of the member that meets [start, end), with its times in details. */
@@ -196,7 +200,9 @@ function ratesOf(
   settings: TimeSettings,
 ): { hourly_cost_amount: number; hourly_rate_amount: number } {
   if (currency !== settings.currency) {
-    const missing = (['hourly_cost_amount', 'hourly_rate_amount'] as const).filter((field) => input[field] === undefined);
+    const missing = (['hourly_cost_amount', 'hourly_rate_amount'] as const).filter(
+      (field) => input[field] === undefined,
+    );
     if (missing.length > 0)
       throw new AppError(
         'VALIDATION_ERROR',
@@ -329,7 +335,8 @@ export async function updateTimeEntry(
       if (endedAt !== current.ended_at) patch.ended_at = endedAt;
       if (input.break_minutes !== undefined) patch.break_minutes = input.break_minutes;
       if (input.job_id !== undefined || input.visit_id !== undefined) {
-        const visitId = input.visit_id !== undefined ? input.visit_id : input.job_id !== undefined ? null : current.visit_id;
+        const visitId =
+          input.visit_id !== undefined ? input.visit_id : input.job_id !== undefined ? null : current.visit_id;
         const jobId = input.job_id !== undefined ? input.job_id : visitId !== null ? null : current.job_id;
         const work = await resolveWork(tx, jobId, visitId);
         const currency = work.currency ?? settings.currency;
@@ -459,7 +466,7 @@ async function stopRow(
     updated_at: tx.clock.now().toISOString(),
   });
   const entry = presentTimeEntry(updated ?? current, settings);
-  await recordEvent(tx, 'time_entry.stopped', entry, { previous_attributes: { ended_at: before.ended_at } });
+  await recordEvent(tx, 'time_entry.stopped', entry, { previous_attributes: previousAttributes(before, entry) });
   return entry;
 }
 
@@ -472,4 +479,3 @@ export async function stopTimer(ctx: Context, id: string, input: StopTimerInput)
     return stopRow(tx, current, endedAt, input.break_minutes ?? Number(current.break_minutes), settings);
   });
 }
-
