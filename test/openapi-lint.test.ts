@@ -140,7 +140,7 @@ const OPERATIONS: Array<[string, string]> = [
   ['POST /v1/recurring-invoices/{id}/resume', 'resumeRecurringInvoice'],
   ['GET /v1/recurring-invoices/{id}/occurrences', 'listRecurringInvoiceOccurrences'],
   ['POST /v1/time-entries/start', 'startTimeEntry'],
-  ['POST /v1/time-entries/approve', 'approveTimeEntries'],
+  ['POST /v1/time-entries/approve', 'bulkApproveTimeEntries'],
   ['POST /v1/time-entries/lock', 'lockTimeEntries'],
   ['POST /v1/time-entries/unlock', 'unlockTimeEntries'],
   ['GET /v1/time-entries', 'listTimeEntries'],

@@ -125,7 +125,7 @@ const COLLECTION: Collection[] = [
   },
   {
     name: 'approve',
-    operationId: 'approveTimeEntries',
+    operationId: 'bulkApproveTimeEntries',
     scope: 'time_entries:approve',
     summary: 'Approve the time entries of a range of dates',
     description:
