@@ -455,3 +455,35 @@ test('filters: job, running, billable, billed, started_from and started_to; sort
   assert.equal((await api('GET', '/v1/time-entries?running=maybe')).status, 422);
   assert.equal((await api('GET', '/v1/time-entries?sort=notes')).status, 422);
 });
+
+test('impossible dates and years beyond storage are 422, never 500', async () => {
+  const maria = await member('Edges');
+  const cases: Array<[string, Record<string, unknown>, string]> = [
+    ['/v1/time-entries/approve', { from_date: '2026-02-30', to_date: '2026-03-01' }, 'from_date'],
+    ['/v1/time-entries/approve', { from_date: '0000-01-01', to_date: '2026-03-01' }, 'from_date'],
+    ['/v1/time-entries/lock', { through_date: '0000-12-31' }, 'through_date'],
+    ['/v1/time-entries/lock', { through_date: '2026-13-01' }, 'through_date'],
+    [
+      '/v1/time-entries',
+      { team_member_id: maria.id, started_at: '0000-06-01T08:00:00Z', ended_at: '0000-06-01T09:00:00Z' },
+      'started_at',
+    ],
+    ['/v1/time-entries', { team_member_id: maria.id, started_at: 'yesterday' }, 'started_at'],
+  ];
+  for (const [url, body, field] of cases) {
+    const answer = await api('POST', url, body);
+    assert.equal(answer.status, 422, `${url} ${JSON.stringify(body)}: ${answer.text}`);
+    assert.equal(answer.body.error.details[0].field, field, `${url} ${JSON.stringify(body)}`);
+  }
+  // The last date storable locks (nothing unsettled here) and unlocks.
+  const { key: own } = await context.account('Edge account');
+  const last = await context.request('POST', '/v1/time-entries/lock', {
+    key: own,
+    body: { through_date: '9999-12-31' },
+  });
+  assert.equal(last.status, 200, last.text);
+  const back = await context.request('POST', '/v1/time-entries/unlock', { key: own, body: { through_date: null } });
+  assert.equal(back.status, 200, back.text);
+  assert.equal((await api('GET', '/v1/time-entries/not-a-uuid')).status, 404);
+  assert.equal((await api('POST', '/v1/time-entries/not-a-uuid/stop', {})).status, 404);
+});

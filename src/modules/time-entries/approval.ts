@@ -2,7 +2,7 @@
 // approved entry cannot change until unapproved. A period locks once every entry starting on or before its last
 // local date (the account's zone) is stopped and approved; no write may then touch an entry starting in it.
 import { AppError, type ErrorDetail, fieldError, invalidState } from '../../core/errors.js';
-import { addDaysToDate, startOfLocalDay } from '../../core/time.js';
+import { addDaysToDate, windowEdge } from '../../core/time.js';
 import type { TimeEntryRow } from '../../db/types.js';
 import { type Context, inTransaction } from '../../kernel/context.js';
 import { previousAttributes, recordEvent } from '../events/index.js';
@@ -10,6 +10,11 @@ import { requireReference, requireRow } from '../shared/index.js';
 import * as repository from './time-entries.repository.js';
 import { type BulkApproveInput, MAX_APPROVED_PER_CALL, type TimeEntry, type TimeLock } from './time-entries.schemas.js';
 import { isLocked, presentTimeEntry, type TimeSettings, timeSettings } from './time-entries.service.js';
+
+/** A 422 on `field` for a date of the year 0000 (both engines store the years 0001–9999). */
+function checkDate(field: string, date: string | null): void {
+  if (date !== null && date < '0001-01-01') throw fieldError(field, 'must be in the years 0001 to 9999');
+}
 
 /** How many unsettled entries a refused lock names. */
 const NAMED_UNSETTLED = 20;
@@ -73,6 +78,8 @@ export async function approveTimeEntries(
   ctx: Context,
   input: BulkApproveInput,
 ): Promise<{ approved: number; remaining: number }> {
+  checkDate('from_date', input.from_date);
+  checkDate('to_date', input.to_date);
   if (input.to_date < input.from_date) throw fieldError('to_date', 'must not be before from_date');
   return inTransaction(ctx, async (tx) => {
     const settings = await timeSettings(tx);
@@ -83,8 +90,8 @@ export async function approveTimeEntries(
       );
     }
     const range = {
-      from: startOfLocalDay(input.from_date, settings.timezone),
-      to: startOfLocalDay(addDaysToDate(input.to_date, 1), settings.timezone),
+      from: windowEdge(input.from_date, settings.timezone),
+      to: windowEdge(addDaysToDate(input.to_date, 1), settings.timezone),
       memberId: input.team_member_id,
     };
     const rows = await repository.findApprovable(tx.db, tx.accountId, range, MAX_APPROVED_PER_CALL + 1);
@@ -101,6 +108,7 @@ function presentLock(accountId: string, lockedThrough: string | null, updatedAt:
 
 /** Moves the account's lock date forward to through_date, once every entry through it is stopped and approved. */
 export async function lockTimeEntries(ctx: Context, throughDate: string): Promise<TimeLock> {
+  checkDate('through_date', throughDate);
   return inTransaction(ctx, async (tx) => {
     const settings = await timeSettings(tx, true);
     const now = tx.clock.now().toISOString();
@@ -111,7 +119,7 @@ export async function lockTimeEntries(ctx: Context, throughDate: string): Promis
         `Time is already locked through ${settings.lockedThrough}; unlock moves the lock back (POST /v1/time-entries/unlock).`,
       );
     }
-    const end = startOfLocalDay(addDaysToDate(throughDate, 1), settings.timezone);
+    const end = windowEdge(addDaysToDate(throughDate, 1), settings.timezone);
     const unsettled = await repository.findUnsettled(tx.db, tx.accountId, end, NAMED_UNSETTLED);
     if (unsettled.length > 0) {
       const total = await repository.countUnsettled(tx.db, tx.accountId, end);
@@ -140,6 +148,7 @@ export async function lockTimeEntries(ctx: Context, throughDate: string): Promis
 
 /** Moves the account's lock date back to through_date (null: nothing locked). */
 export async function unlockTimeEntries(ctx: Context, throughDate: string | null): Promise<TimeLock> {
+  checkDate('through_date', throughDate);
   return inTransaction(ctx, async (tx) => {
     const settings = await timeSettings(tx, true);
     const now = tx.clock.now().toISOString();

@@ -5,7 +5,7 @@
 // as answered, from the account's current billing increment (figures.ts).
 import { newId } from '../../core/deps.js';
 import { AppError, type ErrorDetail, fieldError, invalidState, type Precondition } from '../../core/errors.js';
-import { localDate } from '../../core/time.js';
+import { checkYears, localDate } from '../../core/time.js';
 import { fromJson, mapPage, normalizeInstant, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { AccountRow, TimeEntryPatch, TimeEntryRow } from '../../db/types.js';
 import { type Context, inTransaction } from '../../kernel/context.js';
@@ -105,10 +105,12 @@ function getRow(ctx: Context, id: string, lock = false): Promise<TimeEntryRow> {
   return requireRow('time entry', id, (found) => repository.findTimeEntry(ctx.db, ctx.accountId, found, lock));
 }
 
-/** An instant as stored: UTC, to the whole second (§29: "instants to the second"). */
-export function toSecond(value: string): string {
+/** An instant as stored: UTC, to the whole second (§29: "instants to the second"), in the years 0001–9999. */
+export function toSecond(field: string, value: string): string {
   const millis = Date.parse(normalizeInstant(value));
-  return new Date(Math.floor(millis / 1000) * 1000).toISOString();
+  const stored = new Date(Math.floor(millis / 1000) * 1000).toISOString();
+  checkYears(field, stored, 'UTC');
+  return stored;
 }
 
 function assertSpan(startedAt: string, endedAt: string, breakMinutes: number, endField = 'ended_at'): void {
@@ -236,8 +238,8 @@ function guardRunning<T>(ctx: Context, memberId: string, externalId: string | nu
 }
 
 export async function createTimeEntry(ctx: Context, input: CreateTimeEntryInput): Promise<TimeEntry> {
-  const startedAt = toSecond(input.started_at);
-  const endedAt = input.ended_at === undefined || input.ended_at === null ? null : toSecond(input.ended_at);
+  const startedAt = toSecond('started_at', input.started_at);
+  const endedAt = input.ended_at === undefined || input.ended_at === null ? null : toSecond('ended_at', input.ended_at);
   const breakMinutes = input.break_minutes ?? 0;
   if (endedAt !== null) assertSpan(startedAt, endedAt, breakMinutes);
   else if (Date.parse(startedAt) > ctx.clock.now().getTime())
@@ -324,8 +326,8 @@ export async function updateTimeEntry(
       if (current.invoice_id !== null && FIGURE_FIELDS.some((field) => input[field] !== undefined))
         throw invalidState(`This time entry is billed on invoice ${current.invoice_id}: its figures cannot change.`);
       const patch: TimeEntryPatch = {};
-      const startedAt = input.started_at !== undefined ? toSecond(input.started_at) : current.started_at;
-      const endedAt = input.ended_at !== undefined ? toSecond(input.ended_at) : current.ended_at;
+      const startedAt = input.started_at !== undefined ? toSecond('started_at', input.started_at) : current.started_at;
+      const endedAt = input.ended_at !== undefined ? toSecond('ended_at', input.ended_at) : current.ended_at;
       const breakMinutes = input.break_minutes ?? Number(current.break_minutes);
       if (endedAt !== null) assertSpan(startedAt, endedAt, breakMinutes);
       else if (Date.parse(startedAt) > tx.clock.now().getTime())
@@ -400,7 +402,7 @@ export async function listTimeEntries(ctx: Context, query: ListTimeEntriesInput)
 /** Starts a timer (§29): a running entry of an active member, stopping its running one with stop_running. */
 export async function startTimer(ctx: Context, input: StartTimerInput): Promise<TimeEntry> {
   const nowMillis = ctx.clock.now().getTime();
-  const startedAt = toSecond(input.started_at ?? ctx.clock.now().toISOString());
+  const startedAt = toSecond('started_at', input.started_at ?? ctx.clock.now().toISOString());
   if (Date.parse(startedAt) > nowMillis) throw fieldError('started_at', 'must not be in the future');
   if (nowMillis - Date.parse(startedAt) > MAX_ENTRY_SECONDS * 1000)
     throw fieldError('started_at', 'must be at most 24 hours ago');
@@ -475,7 +477,7 @@ export async function stopTimer(ctx: Context, id: string, input: StopTimerInput)
     const settings = await timeSettings(tx);
     const current = await getRow(tx, id, true);
     if (current.ended_at !== null) throw invalidState('This time entry is already stopped.');
-    const endedAt = toSecond(input.ended_at ?? tx.clock.now().toISOString());
+    const endedAt = toSecond('ended_at', input.ended_at ?? tx.clock.now().toISOString());
     return stopRow(tx, current, endedAt, input.break_minutes ?? Number(current.break_minutes), settings);
   });
 }
