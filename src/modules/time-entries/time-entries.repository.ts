@@ -73,6 +73,19 @@ export async function listTimeEntries(
   filters: TimeEntryFilters,
   page: PageRequest<TimeEntryRow>,
 ): Promise<Listed<TimeEntryRow>> {
+  return runList(listTimeEntriesPlan(db, accountId, filters, page));
+}
+
+/**
+ * The list's queries, unexecuted (the query-plan test explains each): `external_id` drives from its unique index;
+ * the other filters are checked on the rows of the sort's index, walked at most WALK_LIMIT entries a page.
+ */
+export function listTimeEntriesPlan(
+  db: Executor,
+  accountId: string,
+  filters: TimeEntryFilters,
+  page: PageRequest<TimeEntryRow>,
+) {
   const conditions: Condition[] = timeBoundConditions(filters);
   for (const column of ['team_member_id', 'job_id', 'visit_id'] as const) {
     const value = filters[column];
@@ -87,13 +100,11 @@ export async function listTimeEntries(
     conditions.push(compare('started_at', '>=', normalizeInstant(filters.started_from)));
   if (filters.started_to !== undefined)
     conditions.push(compare('started_at', '<', normalizeInstant(filters.started_to)));
-  return runList(
-    listPlan(
-      db,
-      { table: 'time_entries', columns: COLUMNS, scope: { account_id: accountId } },
-      { keys: keysOf({ external_id: filters.external_id }), conditions },
-      page,
-    ),
+  return listPlan(
+    db,
+    { table: 'time_entries', columns: COLUMNS, scope: { account_id: accountId } },
+    { keys: keysOf({ external_id: filters.external_id }), conditions },
+    page,
   );
 }
 
