@@ -51,6 +51,7 @@ export const MODULE_ORDER = [
   'credit-notes',
   'sent-documents',
   'recurring-invoices',
+  'time-entries',
   'system',
 ];
 

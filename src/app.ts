@@ -70,6 +70,8 @@ import { ServiceRequestSchema } from './modules/service-requests/index.js';
 import { systemRoutes } from './modules/system/system.routes.js';
 import { recurringInvoiceRoutes } from './modules/recurring-invoices/recurring-invoices.routes.js';
 import { RecurringInvoiceSchema } from './modules/recurring-invoices/index.js';
+import { timeEntryRoutes } from './modules/time-entries/time-entries.routes.js';
+import { TimeEntrySchema, TimeLockSchema } from './modules/time-entries/index.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
 import { creditNotePreviewRoutes, creditNoteRoutes } from './modules/credit-notes/credit-notes.routes.js';
@@ -153,6 +155,7 @@ const API_TAGS = [
   },
   { name: 'Products', description: 'The price list: services, materials and fees that lines are made from.' },
   { name: 'Tax rates', description: 'Named, printed tax rates (GST, QST, VAT), compound or not.' },
+  { name: 'Time entries', description: 'Members’ time on jobs and visits: timers, costs, approval and locks.' },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -242,6 +245,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     AvailabilityExceptionSchema,
     SlotSchema,
     HoldSchema,
+    TimeEntrySchema,
+    TimeLockSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -338,6 +343,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(apiKeyRoutes(config.apiKeyPepper));
   await app.register(productRoutes);
   await app.register(taxRateRoutes);
+  await app.register(timeEntryRoutes);
   if (clock instanceof TestClock) await app.register(testClockRoutes(clock, workerPasses));
 
   await app.register(availabilityExceptionRoutes);

@@ -72,6 +72,11 @@ const SCOPES = [
   'credit_notes:delete',
   'credit_notes:send',
   'reports:read',
+  // Contract section 29: time entries.
+  'time_entries:read',
+  'time_entries:write',
+  'time_entries:delete',
+  'time_entries:approve',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -227,6 +232,19 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/availability/holds': 'availability:read',
   'GET /v1/availability/holds/:id': 'availability:read',
   'DELETE /v1/availability/holds/:id': 'availability:write',
+  // Contract section 29.
+  'POST /v1/time-entries/start': 'time_entries:write',
+  'POST /v1/time-entries/approve': 'time_entries:approve',
+  'POST /v1/time-entries/lock': 'time_entries:approve',
+  'POST /v1/time-entries/unlock': 'time_entries:approve',
+  'GET /v1/time-entries': 'time_entries:read',
+  'POST /v1/time-entries': 'time_entries:write',
+  'GET /v1/time-entries/:id': 'time_entries:read',
+  'PUT /v1/time-entries/:id': 'time_entries:write',
+  'DELETE /v1/time-entries/:id': 'time_entries:delete',
+  'POST /v1/time-entries/:id/stop': 'time_entries:write',
+  'POST /v1/time-entries/:id/approve': 'time_entries:approve',
+  'POST /v1/time-entries/:id/unapprove': 'time_entries:approve',
 };
 
 /** Operations that need a second scope whatever the body (contract §22: a refund of credit moves money). */
@@ -310,6 +328,11 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
     team_member_ids: [ids.get('/v1/team-members')],
   }),
   '/v1/credit-notes': (ids) => ({ client_id: ids.get('/v1/clients'), amount: 100 }),
+  '/v1/time-entries': (ids) => ({
+    team_member_id: ids.get('/v1/team-members'),
+    started_at: '2026-01-05T08:00:00Z',
+    ended_at: '2026-01-05T09:00:00Z',
+  }),
 };
 
 function concretePath(url: string): string {

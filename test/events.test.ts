@@ -696,6 +696,59 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/recurring-invoices/${id}`,
     changed: ['status', 'ended_at', 'next_occurrence_date', 'next_run_at'],
   },
+  // Contract section 29.
+  'time_entry.created': {
+    act: async () => (await timeEntry()).id,
+    path: (id) => `/v1/time-entries/${id}`,
+  },
+  'time_entry.updated': {
+    act: async () => (await api('PUT', `/v1/time-entries/${(await timeEntry()).id}`, { notes: 'Valve' })).id,
+    path: (id) => `/v1/time-entries/${id}`,
+    changed: ['notes'],
+  },
+  'time_entry.deleted': {
+    act: async () => (await api('DELETE', `/v1/time-entries/${(await timeEntry()).id}`)).id,
+  },
+  'time_entry.started': {
+    async act() {
+      const member = await api('POST', '/v1/team-members', { name: 'Timer' });
+      return (await api('POST', '/v1/time-entries/start', { team_member_id: member.id })).id;
+    },
+    path: (id) => `/v1/time-entries/${id}`,
+  },
+  'time_entry.stopped': {
+    async act() {
+      const member = await api('POST', '/v1/team-members', { name: 'Timer' });
+      const started = await api('POST', '/v1/time-entries/start', { team_member_id: member.id });
+      const ended_at = new Date(Date.parse(started.started_at) + 60_000).toISOString();
+      return (await api('POST', `/v1/time-entries/${started.id}/stop`, { ended_at })).id;
+    },
+    path: (id) => `/v1/time-entries/${id}`,
+    changed: ['ended_at', 'running', 'duration_seconds', 'cost_amount', 'billed_hours', 'billable_amount'],
+  },
+  'time_entry.approved': {
+    act: async () => (await api('POST', `/v1/time-entries/${(await timeEntry()).id}/approve`, {})).id,
+    path: (id) => `/v1/time-entries/${id}`,
+    changed: ['approved_at', 'approved_by'],
+  },
+  'time_entry.unapproved': {
+    async act() {
+      const entry = await timeEntry();
+      await api('POST', `/v1/time-entries/${entry.id}/approve`, {});
+      return (await api('POST', `/v1/time-entries/${entry.id}/unapprove`, {})).id;
+    },
+    path: (id) => `/v1/time-entries/${id}`,
+    changed: ['approved_at', 'approved_by'],
+  },
+  // Before every entry of the suite, so nothing keeps the period from locking; unlocked after.
+  'time_lock.locked': {
+    act: async () => (await api('POST', '/v1/time-entries/lock', { through_date: '2000-01-31' })).id,
+    changed: ['locked_through'],
+  },
+  'time_lock.unlocked': {
+    act: async () => (await api('POST', '/v1/time-entries/unlock', { through_date: null })).id,
+    changed: ['locked_through'],
+  },
   // Contract section 19.
   'product.created': {
     act: async () => (await api('POST', '/v1/products', { type: 'service', name: 'Drain cleaning' })).id,
@@ -762,7 +815,17 @@ async function timeOff() {
   });
 }
 
-/** A job's weekly visit schedule (contract section 18). */
+/** A stopped time entry of a new member (contract section 29). */
+async function timeEntry() {
+  const member = await api('POST', '/v1/team-members', { name: 'Timesheet' });
+  return api('POST', '/v1/time-entries', {
+    team_member_id: member.id,
+    started_at: '2026-01-05T08:00:00Z',
+    ended_at: '2026-01-05T09:00:00Z',
+  });
+}
+
+/** A weekly recurring invoice of the suite's client (contract section 23). */
 async function recurringInvoice() {
   return api('POST', '/v1/recurring-invoices', {
     client_id: suite.clientId,
@@ -771,6 +834,7 @@ async function recurringInvoice() {
   });
 }
 
+/** A job's weekly visit schedule (contract section 18). */
 async function visitSchedule() {
   const job = await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Repeats' });
   return api('POST', '/v1/visit-schedules', {
@@ -862,6 +926,16 @@ const CONTRACT_TYPES = [
   'recurring_invoice.paused',
   'recurring_invoice.resumed',
   'recurring_invoice.ended',
+  // Contract section 29.
+  'time_entry.created',
+  'time_entry.updated',
+  'time_entry.deleted',
+  'time_entry.started',
+  'time_entry.stopped',
+  'time_entry.approved',
+  'time_entry.unapproved',
+  'time_lock.locked',
+  'time_lock.unlocked',
   // Contract section 19.
   'product.created',
   'product.updated',

@@ -168,6 +168,18 @@ const OPERATIONS: Array<[string, string]> = [
   ['GET /v1/availability/holds', 'listAvailabilityHolds'],
   ['GET /v1/availability/holds/{id}', 'getAvailabilityHold'],
   ['DELETE /v1/availability/holds/{id}', 'releaseAvailabilityHold'],
+  ['POST /v1/time-entries/start', 'startTimeEntry'],
+  ['POST /v1/time-entries/approve', 'bulkApproveTimeEntries'],
+  ['POST /v1/time-entries/lock', 'lockTimeEntries'],
+  ['POST /v1/time-entries/unlock', 'unlockTimeEntries'],
+  ['GET /v1/time-entries', 'listTimeEntries'],
+  ['POST /v1/time-entries', 'createTimeEntry'],
+  ['GET /v1/time-entries/{id}', 'getTimeEntry'],
+  ['PUT /v1/time-entries/{id}', 'updateTimeEntry'],
+  ['DELETE /v1/time-entries/{id}', 'deleteTimeEntry'],
+  ['POST /v1/time-entries/{id}/stop', 'stopTimeEntry'],
+  ['POST /v1/time-entries/{id}/approve', 'approveTimeEntry'],
+  ['POST /v1/time-entries/{id}/unapprove', 'unapproveTimeEntry'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

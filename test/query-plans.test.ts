@@ -32,6 +32,7 @@ import {
   SERVICE_REQUEST_SORTS,
 } from '../src/modules/service-requests/service-requests.repository.js';
 import { listTeamMembersPlan, TEAM_MEMBER_SORTS } from '../src/modules/team-members/team-members.repository.js';
+import { listTimeEntriesPlan, TIME_ENTRY_SORTS } from '../src/modules/time-entries/time-entries.repository.js';
 import { calendarReads } from '../src/modules/visits/calendar.repository.js';
 import { listVisitsPlan, VISIT_SORTS, type VisitFilters } from '../src/modules/visits/visits.repository.js';
 import { listProductsPlan, PRODUCT_SORTS } from '../src/modules/catalog/products.repository.js';
@@ -667,6 +668,26 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     'availability_exceptions_member_start_at_idx',
     true,
   ],
+  // Contract section 29: time entries.
+  [
+    'time entries, default sort',
+    () => listTimeEntriesPlan(db(), documentAccountId, {}, pageRequest({}, TIME_ENTRY_SORTS)).query,
+    'time_entries_account_created_at_idx',
+    false,
+  ],
+  [
+    'time entries, sort=started_at',
+    () => listTimeEntriesPlan(db(), documentAccountId, {}, pageRequest({ sort: 'started_at' }, TIME_ENTRY_SORTS)).query,
+    'time_entries_account_started_at_idx',
+    false,
+  ],
+  [
+    'time entries, external_id',
+    () =>
+      listTimeEntriesPlan(db(), documentAccountId, { external_id: 'tt-1' }, pageRequest({}, TIME_ENTRY_SORTS)).query,
+    'time_entries_external_id_idx',
+    true,
+  ],
   // Contract section 19: products and tax rates.
   [
     'products, default sort',
@@ -762,6 +783,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'availability_exceptions',
     'ledger_entries',
     'credit_notes',
+    'time_entries',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text

@@ -21,6 +21,7 @@ import * as access from './migrations/20261125030000_access.js';
 import * as visits from './migrations/20261126010000_visits.js';
 import * as visitSchedules from './migrations/20261126020000_visit_schedules.js';
 import * as recurringInvoices from './migrations/20261129010000_recurring_invoices.js';
+import * as timeEntries from './migrations/20261129030000_time_entries.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
@@ -75,6 +76,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129000100_credit_notes': creditNotes,
   '20261129010000_recurring_invoices': recurringInvoices,
   '20261129020000_availability': availability,
+  '20261129030000_time_entries': timeEntries,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -33,6 +33,12 @@ export interface AccountsTable {
   max_webhook_endpoints: number | null;
   /** At most this many recurring invoices not ended; null: the default (docs/api-contract.md §32). */
   max_recurring_invoices: number | null;
+  /** docs/api-contract.md §29: billed hours round to this many minutes (3, 6, 12, 15, 30 or 60). */
+  time_billing_increment_minutes: Generated<number>;
+  /** The last local date of the locked pay periods (§29); null: nothing locked. */
+  time_locked_through: DateText | null;
+  /** When time_locked_through last moved. */
+  time_lock_updated_at: Timestamp | null;
   /** Raised by the database on every change of the account's webhook endpoints (events/subscriber-cache.ts). */
   webhook_endpoints_version: Generated<number>;
   /** docs/api-contract.md §19: the last of a line's tax sources, a JSON array of tax rate ids. */
@@ -708,10 +714,38 @@ export interface Tables {
   products: ProductsTable;
   visit_spans: VisitSpansTable;
   recurring_invoices: RecurringInvoicesTable;
-
   availability_exceptions: AvailabilityExceptionsTable;
   availability_holds: AvailabilityHoldsTable;
   availability_hold_members: AvailabilityHoldMembersTable;
+  time_entries: TimeEntriesTable;
+}
+
+/** A member's time (docs/api-contract.md §29); ended_at null while running. */
+export interface TimeEntriesTable {
+  id: string;
+  account_id: string;
+  team_member_id: string;
+  job_id: string | null;
+  visit_id: string | null;
+  started_at: Timestamp;
+  ended_at: Timestamp | null;
+  break_minutes: number;
+  /** manual | api | timer. */
+  source: string;
+  /** 1 or 0. */
+  billable: number;
+  hourly_cost_amount: number;
+  hourly_rate_amount: number;
+  currency: string;
+  notes: string | null;
+  approved_at: Timestamp | null;
+  /** The actor who approved it (JSON `{type, id}`). */
+  approved_by: JsonText | null;
+  invoice_id: string | null;
+  external_id: string | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -729,6 +763,8 @@ export type QuoteRow = Selectable<QuotesTable>;
 export type JobRow = Selectable<JobsTable>;
 export type InvoiceRow = Selectable<InvoicesTable>;
 export type RecurringInvoiceRow = Selectable<RecurringInvoicesTable>;
+export type TimeEntryRow = Selectable<TimeEntriesTable>;
+export type TimeEntryPatch = Updateable<TimeEntriesTable>;
 export type OutboxMessageRow = Selectable<OutboxMessagesTable>;
 export type ServiceRequestPatch = Updateable<ServiceRequestsTable>;
 export type QuotePatch = Updateable<QuotesTable>;

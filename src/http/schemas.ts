@@ -69,6 +69,12 @@ function errorEnvelope(codes: readonly ErrorCode[], description: string) {
                   example: 'visit',
                 }),
               ),
+              // A time entry's overlap, a running entry or a refused lock (docs/api-contract.md §29): the other entry.
+              time_entry_id: Type.Optional(Type.String({ description: 'Time entries: the entry in the way.' })),
+              started_at: Type.Optional(Type.String({ description: 'Time entries: when that entry starts.' })),
+              ended_at: Type.Optional(
+                Nullable(Type.String({ description: 'Time entries: when that entry ends; null while running.' })),
+              ),
             }),
           ),
         ),

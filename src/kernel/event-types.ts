@@ -89,6 +89,16 @@ export const EVENT_TYPES = [
   'credit_note.refunded',
   'credit_note.voided',
   'credit_note.deleted',
+  // docs/api-contract.md §29: time entries and the account's locked pay periods.
+  'time_entry.created',
+  'time_entry.updated',
+  'time_entry.deleted',
+  'time_entry.started',
+  'time_entry.stopped',
+  'time_entry.approved',
+  'time_entry.unapproved',
+  'time_lock.locked',
+  'time_lock.unlocked',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -114,6 +124,8 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   recurring_invoice: 'RecurringInvoice',
   availability_exception: 'AvailabilityException',
   credit_note: 'CreditNote',
+  time_entry: 'TimeEntry',
+  time_lock: 'TimeLock',
 };
 
 export function isEventType(value: string): value is EventType {

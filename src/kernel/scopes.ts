@@ -53,6 +53,11 @@ export const SCOPES = [
   'credit_notes:delete',
   'credit_notes:send',
   'reports:read',
+  // Version 4 (docs/api-contract.md §29): time entries; approve also locks pay periods.
+  'time_entries:read',
+  'time_entries:write',
+  'time_entries:delete',
+  'time_entries:approve',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -1944,14 +1944,84 @@ export interface CreditNoteEvent {
   data: CreditNoteEventData;
 }
 
+/** Who caused the event (docs/api-contract.md §20). */
+export interface TimeEntryEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface TimeEntryEventData {
+  object: TimeEntry;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
+}
+
+/** An event of type time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved: its data.object is the TimeEntry. */
+export interface TimeEntryEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: TimeEntryEventActor;
+  data: TimeEntryEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface TimeLockEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
+  type: "api_key" | "mcp" | "hub" | "system";
+  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+}
+
+export interface TimeLockEventData {
+  object: TimeLock;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
+}
+
+/** An event of type time_lock.locked, time_lock.unlocked: its data.object is the TimeLock. */
+export interface TimeLockEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "time_lock.locked" | "time_lock.unlocked";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: TimeLockEventActor;
+  data: TimeLockEventData;
+}
+
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent | TimeEntryEvent | TimeLockEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -1963,7 +2033,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -2120,6 +2190,10 @@ export interface Account {
   working_hours: Array<AccountWorkingHour>;
   /** How GET /v1/availability offers slots. */
   booking: AccountBooking;
+  /** Time entries’ billed_hours round (halves up) to this many minutes (docs/api-contract.md §29). Default 3. */
+  time_billing_increment_minutes: 3 | 6 | 12 | 15 | 30 | 60;
+  /** Read-only: the last local date of the locked pay periods (POST /v1/time-entries/lock); null: none locked. */
+  time_locked_through: string | null;
   /** Whether a logo is uploaded (PUT /v1/account/logo). */
   has_logo: boolean;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -2204,7 +2278,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -2385,6 +2459,84 @@ export interface AvailabilityHold {
   metadata: Record<string, string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** Who did it. */
+export interface TimeEntryApprovedBy {
+  /** api_key, mcp, hub or system. */
+  type: string;
+  /** The key’s id; null for the system. */
+  id: string | null;
+}
+
+/** A member’s time on a job or visit, with what it costs and what it bills. */
+export interface TimeEntry {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "time_entry". */
+  object: "time_entry";
+  /** Unique identifier (UUIDv7). */
+  team_member_id: string;
+  /** Unique identifier (UUIDv7). */
+  job_id: string | null;
+  /** Unique identifier (UUIDv7). */
+  visit_id: string | null;
+  /** When the time began. */
+  started_at: string;
+  /** When it ended; null while running. */
+  ended_at: string | null;
+  /** Minutes of break within the span, not worked. Default 0. */
+  break_minutes: number;
+  /** manual or api as given at creation (default manual); timer when made by start. */
+  source: "manual" | "api" | "timer";
+  /** Whether the time may be billed. Default: true with a job, else false. */
+  billable: boolean;
+  /** What an hour costs the business, in minor units of the entry’s currency. Default: the member’s hourly_cost_amount (0 if none); required when the currency is not the account’s. */
+  hourly_cost_amount: number;
+  /** What an hour is billed at, in minor units of the entry’s currency. Default: the member’s hourly_rate_amount (0 if none); required when the currency is not the account’s. */
+  hourly_rate_amount: number;
+  /** Internal notes. */
+  notes: string | null;
+  /** Read-only: true while ended_at is null. */
+  running: boolean;
+  /** Read-only: ended − started − breaks, in seconds; null while running. */
+  duration_seconds: number | null;
+  /** Read-only: the job’s currency, else the account’s. */
+  currency: string;
+  /** Read-only: round(duration_seconds × hourly_cost_amount ÷ 3600); null while running. */
+  cost_amount: number | null;
+  /** Read-only: the duration rounded (halves up) to the account’s time_billing_increment_minutes, in hours (at most 2 decimals); null while running. */
+  billed_hours: number | null;
+  /** Read-only: round(billed_hours × hourly_rate_amount) if billable, else 0; null while running. */
+  billable_amount: number | null;
+  /** Read-only: when it was approved; null until then. */
+  approved_at: string | null;
+  /** Who did it. */
+  approved_by: TimeEntryApprovedBy | null;
+  /** Read-only: whether it starts on or before the account’s time_locked_through (no write may change it). */
+  locked: boolean;
+  /** Read-only: the invoice it is billed on. */
+  invoice_id: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** The account’s locked pay periods: entries starting in them cannot change. */
+export interface TimeLock {
+  /** The account’s id (the lock is the account’s). */
+  id: string;
+  /** Always "time_lock". */
+  object: "time_lock";
+  /** Entries starting on or before this date are locked. */
+  locked_through: string | null;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
 }
@@ -4210,7 +4362,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -4257,7 +4409,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -4269,7 +4421,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -4394,6 +4546,8 @@ export interface AccountUpdateParams {
   working_hours?: Array<AccountWorkingHourParams>;
   /** How GET /v1/availability offers slots; the fields named change, the others are kept. */
   booking?: AccountBookingParams;
+  /** Time entries’ billed_hours round (halves up) to this many minutes (docs/api-contract.md §29). Default 3. */
+  time_billing_increment_minutes?: 3 | 6 | 12 | 15 | 30 | 60;
   /** The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
   timezone?: string;
 }
@@ -4526,7 +4680,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -4564,7 +4718,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -4592,7 +4746,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -4636,7 +4790,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -4811,6 +4965,162 @@ export interface TaxRateUpdateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+}
+
+/** Body of POST /v1/time-entries/start. */
+export interface TimeEntryStartParams {
+  /** An active member with no running entry (see stop_running). */
+  team_member_id: string;
+  /** The job the time was spent on. */
+  job_id?: string | null;
+  /** The visit the time was spent on: sets job_id to its job (a job_id sent with it must match). */
+  visit_id?: string | null;
+  /** Whether the time may be billed. Default: true with a job, else false. */
+  billable?: boolean;
+  /** Internal notes. */
+  notes?: string | null;
+  /** When it began: default now; at most 24 h ago, not in the future. */
+  started_at?: string;
+  /** true: a running entry of the member is stopped at the new start, in the same transaction. */
+  stop_running?: boolean;
+}
+
+/** Body of POST /v1/time-entries/approve. */
+export interface TimeEntryBulkApproveParams {
+  /** The first local date (account’s zone) of the entries’ starts. */
+  from_date: string;
+  /** The last local date, inclusive. */
+  to_date: string;
+  /** Only this member’s entries. */
+  team_member_id?: string;
+}
+
+/** What POST /v1/time-entries/approve answers. */
+export interface TimeEntryBulkApproveResult {
+  /** Entries approved by this call (at most 1,000). */
+  approved: number;
+  /** Stopped unapproved entries of the range still left: call again. */
+  remaining: number;
+}
+
+/** Body of POST /v1/time-entries/lock. */
+export interface TimeEntryLockParams {
+  /** The last local date of the pay period. */
+  through_date: string;
+}
+
+/** Body of POST /v1/time-entries/unlock. */
+export interface TimeEntryUnlockParams {
+  /** The new last locked date, before the current one; null: nothing locked. */
+  through_date: string | null;
+}
+
+/** Query parameters of GET /v1/time-entries. */
+export interface TimeEntryListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at, started_at, -started_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "started_at" | "-started_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Only this member’s entries. */
+  team_member_id?: string;
+  /** Only entries on this job. */
+  job_id?: string;
+  /** Only entries on this visit. */
+  visit_id?: string;
+  /** true: only running entries; false: only stopped ones. */
+  running?: boolean;
+  /** true: only approved entries; false: only unapproved ones. */
+  approved?: boolean;
+  /** true: only billable entries; false: only the others. */
+  billable?: boolean;
+  /** true: only entries on an invoice; false: only the others. */
+  billed?: boolean;
+  /** Only entries starting at or after this instant. */
+  started_from?: string;
+  /** Only entries starting before this instant. */
+  started_to?: string;
+  /** Only the object with this external_id (at most one). */
+  external_id?: string;
+}
+
+/** Body of POST /v1/time-entries. */
+export interface TimeEntryCreateParams {
+  /** The member whose time it is; fixed once made. */
+  team_member_id: string;
+  /** When the time began. */
+  started_at: string;
+  /** When it ended, after started_at and at most 24 h later; null or absent: running. */
+  ended_at?: string | null;
+  /** manual (default) or api. */
+  source?: "manual" | "api";
+  /** The job the time was spent on. */
+  job_id?: string | null;
+  /** The visit the time was spent on: sets job_id to its job (a job_id sent with it must match). */
+  visit_id?: string | null;
+  /** Minutes of break within the span, not worked. Default 0. */
+  break_minutes?: number;
+  /** Whether the time may be billed. Default: true with a job, else false. */
+  billable?: boolean;
+  /** What an hour costs the business, in minor units of the entry’s currency. Default: the member’s hourly_cost_amount (0 if none); required when the currency is not the account’s. */
+  hourly_cost_amount?: number;
+  /** What an hour is billed at, in minor units of the entry’s currency. Default: the member’s hourly_rate_amount (0 if none); required when the currency is not the account’s. */
+  hourly_rate_amount?: number;
+  /** Internal notes. */
+  notes?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/time-entries/{id}. */
+export interface TimeEntryUpdateParams {
+  /** When the time began. */
+  started_at?: string;
+  /** When it ended (a running entry is stopped with POST …/stop). */
+  ended_at?: string;
+  /** The job the time was spent on. */
+  job_id?: string | null;
+  /** The visit the time was spent on: sets job_id to its job (a job_id sent with it must match). */
+  visit_id?: string | null;
+  /** Minutes of break within the span, not worked. Default 0. */
+  break_minutes?: number;
+  /** Whether the time may be billed. Default: true with a job, else false. */
+  billable?: boolean;
+  /** What an hour costs the business, in minor units of the entry’s currency. Default: the member’s hourly_cost_amount (0 if none); required when the currency is not the account’s. */
+  hourly_cost_amount?: number;
+  /** What an hour is billed at, in minor units of the entry’s currency. Default: the member’s hourly_rate_amount (0 if none); required when the currency is not the account’s. */
+  hourly_rate_amount?: number;
+  /** Internal notes. */
+  notes?: string | null;
+  /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
+  external_id?: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of POST /v1/time-entries/{id}/stop. */
+export interface TimeEntryStopParams {
+  /** When it ended: default now. */
+  ended_at?: string;
+  /** Minutes of break within the span, not worked. Default 0. */
+  break_minutes?: number;
+}
+
+/** Body of POST /v1/time-entries/{id}/approve. */
+export interface TimeEntryApproveParams {
+}
+
+/** Body of POST /v1/time-entries/{id}/unapprove. */
+export interface TimeEntryUnapproveParams {
 }
 
 /** Query parameters of GET /v1/availability-exceptions. */
@@ -5799,6 +6109,85 @@ export class TaxRatesResource {
   }
 }
 
+/** time-entries: start, bulkApprove, lock, unlock, list, create, get, update, delete, stop, approve, unapprove. */
+export class TimeEntriesResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** Start a timer. Makes a running entry (source timer) of an active member, starting at started_at (default now, at most 24 h ago). A member has at most one running entry: another start is 409 CONFLICT naming it, unless stop_running: true stops it at the new start in the same transaction. Event time_entry.started.
+
+Requires the scope `time_entries:write`. */
+  start(params: TimeEntryStartParams, options?: RequestOptions): Promise<WithResponse<TimeEntry>> {
+    return this.transport.request<TimeEntry>('POST', `/v1/time-entries/start`, { body: params }, options);
+  }
+
+  /** Approve the time entries of a range of dates. Approves the stopped, unapproved entries starting on the local dates from_date to to_date (the account’s zone), the member’s if named: at most 1,000 a call, oldest first. Answers how many it approved and how many remain (call again while remaining is above 0). Running entries are left as they are.
+
+Requires the scope `time_entries:approve`. */
+  bulkApprove(params: TimeEntryBulkApproveParams, options?: RequestOptions): Promise<WithResponse<TimeEntryBulkApproveResult>> {
+    return this.transport.request<TimeEntryBulkApproveResult>('POST', `/v1/time-entries/approve`, { body: params }, options);
+  }
+
+  /** Lock a pay period. Moves the account’s time_locked_through forward to through_date once every entry starting on or before it is stopped and approved (else 409 INVALID_STATE naming up to 20 of them in details). No write may then touch an entry starting in the locked period. Event time_lock.locked.
+
+Requires the scope `time_entries:approve`. */
+  lock(params: TimeEntryLockParams, options?: RequestOptions): Promise<WithResponse<TimeLock>> {
+    return this.transport.request<TimeLock>('POST', `/v1/time-entries/lock`, { body: params }, options);
+  }
+
+  /** Unlock pay periods. Moves the account’s time_locked_through back to through_date (null: nothing locked); a date after the current one is 409 INVALID_STATE. Event time_lock.unlocked.
+
+Requires the scope `time_entries:approve`. */
+  unlock(params: TimeEntryUnlockParams, options?: RequestOptions): Promise<WithResponse<TimeLock>> {
+    return this.transport.request<TimeLock>('POST', `/v1/time-entries/unlock`, { body: params }, options);
+  }
+
+  /** List time entries. Requires the scope `time_entries:read`. */
+  list(params: TimeEntryListParams = {}, options?: RequestOptions): PagePromise<TimeEntry> {
+    return this.transport.list<TimeEntry>(`/v1/time-entries`, { ...params }, options);
+  }
+
+  /** Create a time entry. Requires the scope `time_entries:write`. */
+  create(params: TimeEntryCreateParams, options?: RequestOptions): Promise<WithResponse<TimeEntry>> {
+    return this.transport.request<TimeEntry>('POST', `/v1/time-entries`, { body: params }, options);
+  }
+
+  /** Get a time entry. Requires the scope `time_entries:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<TimeEntry>> {
+    return this.transport.request<TimeEntry>('GET', `/v1/time-entries/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a time entry (partial: absent fields are kept, null clears). Requires the scope `time_entries:write`. */
+  update(id: string, params: TimeEntryUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<TimeEntry>> {
+    return this.transport.request<TimeEntry>('PUT', `/v1/time-entries/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete a time entry. Requires the scope `time_entries:delete`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/time-entries/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Stop a running time entry. Sets ended_at (default now; after started_at, at most 24 h after it) and break_minutes. A stopped entry is 409 INVALID_STATE. Event time_entry.stopped.
+
+Requires the scope `time_entries:write`. */
+  stop(id: string, params: TimeEntryStopParams = {}, options?: RequestOptions): Promise<WithResponse<TimeEntry>> {
+    return this.transport.request<TimeEntry>('POST', `/v1/time-entries/${encodeURIComponent(id)}/stop`, { body: params }, options);
+  }
+
+  /** Approve a time entry. Stamps approved_at and approved_by; an approved entry cannot change or be deleted until unapproved. A running entry, or one in a locked period, is 409 INVALID_STATE. Approving an approved entry answers it as it is.
+
+Requires the scope `time_entries:approve`. */
+  approve(id: string, params: TimeEntryApproveParams = {}, options?: RequestOptions): Promise<WithResponse<TimeEntry>> {
+    return this.transport.request<TimeEntry>('POST', `/v1/time-entries/${encodeURIComponent(id)}/approve`, { body: params }, options);
+  }
+
+  /** Unapprove a time entry. Clears approved_at and approved_by so that the entry can change. In a locked period: 409 INVALID_STATE.
+
+Requires the scope `time_entries:approve`. */
+  unapprove(id: string, params: TimeEntryUnapproveParams = {}, options?: RequestOptions): Promise<WithResponse<TimeEntry>> {
+    return this.transport.request<TimeEntry>('POST', `/v1/time-entries/${encodeURIComponent(id)}/unapprove`, { body: params }, options);
+  }
+}
+
 /** availability-exceptions: list, create, get, update, delete. */
 export class AvailabilityExceptionsResource {
   constructor(private readonly transport: Transport) {}
@@ -5890,6 +6279,7 @@ export class Resources {
   readonly apiKeys: ApiKeysResource;
   readonly products: ProductsResource;
   readonly taxRates: TaxRatesResource;
+  readonly timeEntries: TimeEntriesResource;
   readonly availabilityExceptions: AvailabilityExceptionsResource;
   readonly availability: AvailabilityResource;
 
@@ -5913,6 +6303,7 @@ export class Resources {
     this.apiKeys = new ApiKeysResource(transport);
     this.products = new ProductsResource(transport);
     this.taxRates = new TaxRatesResource(transport);
+    this.timeEntries = new TimeEntriesResource(transport);
     this.availabilityExceptions = new AvailabilityExceptionsResource(transport);
     this.availability = new AvailabilityResource(transport);
   }

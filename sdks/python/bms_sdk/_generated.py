@@ -120,6 +120,12 @@ __all__ = [
     "CreditNoteEventActor",
     "CreditNoteEventData",
     "CreditNoteEvent",
+    "TimeEntryEventActor",
+    "TimeEntryEventData",
+    "TimeEntryEvent",
+    "TimeLockEventActor",
+    "TimeLockEventData",
+    "TimeLockEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
@@ -139,6 +145,9 @@ __all__ = [
     "AvailabilityException",
     "Slot",
     "AvailabilityHold",
+    "TimeEntryApprovedBy",
+    "TimeEntry",
+    "TimeLock",
     "DeletedObject",
     "ClientAddressParams",
     "PropertyAddressParams",
@@ -188,6 +197,7 @@ __all__ = [
     "ApiKeyRollResultRateLimits",
     "ApiKeyRollResultCreatedBy",
     "ApiKeyRollResult",
+    "TimeEntryBulkApproveResult",
 ]
 
 
@@ -196,7 +206,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -1620,9 +1630,71 @@ class CreditNoteEvent(TypedDict):
     data: CreditNoteEventData
 
 
+class TimeEntryEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _TimeEntryEventDataRequired(TypedDict):
+    object: TimeEntry
+
+
+class TimeEntryEventData(_TimeEntryEventDataRequired, total=False):
+    """TimeEntryEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+    truncated: Literal[True]
+
+
+class TimeEntryEvent(TypedDict):
+    """An event of type time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved: its data.object is the TimeEntry."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved"]
+    created_at: str
+    account_id: str
+    actor: TimeEntryEventActor
+    data: TimeEntryEventData
+
+
+class TimeLockEventActor(TypedDict):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    type: Literal["api_key", "mcp", "hub", "system"]
+    id: Optional[str]
+
+
+class _TimeLockEventDataRequired(TypedDict):
+    object: TimeLock
+
+
+class TimeLockEventData(_TimeLockEventDataRequired, total=False):
+    """TimeLockEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+    truncated: Literal[True]
+
+
+class TimeLockEvent(TypedDict):
+    """An event of type time_lock.locked, time_lock.unlocked: its data.object is the TimeLock."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["time_lock.locked", "time_lock.unlocked"]
+    created_at: str
+    account_id: str
+    actor: TimeLockEventActor
+    data: TimeLockEventData
+
+
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent, TimeEntryEvent, TimeLockEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -1742,6 +1814,8 @@ class Account(TypedDict):
     rounding: Literal["per_line", "per_document"]
     working_hours: List[AccountWorkingHour]
     booking: AccountBooking
+    time_billing_increment_minutes: Literal[3, 6, 12, 15, 30, 60]
+    time_locked_through: Optional[str]
     has_logo: bool
     created_at: str
     updated_at: str
@@ -1799,7 +1873,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -1906,6 +1980,54 @@ class AvailabilityHold(TypedDict):
     released_at: Optional[str]
     metadata: Dict[str, str]
     created_at: str
+    updated_at: str
+
+
+class TimeEntryApprovedBy(TypedDict):
+    """Who did it."""
+
+    type: str
+    id: Optional[str]
+
+
+class TimeEntry(TypedDict):
+    """A member’s time on a job or visit, with what it costs and what it bills."""
+
+    id: str
+    object: Literal["time_entry"]
+    team_member_id: str
+    job_id: Optional[str]
+    visit_id: Optional[str]
+    started_at: str
+    ended_at: Optional[str]
+    break_minutes: int
+    source: Literal["manual", "api", "timer"]
+    billable: bool
+    hourly_cost_amount: int
+    hourly_rate_amount: int
+    notes: Optional[str]
+    running: bool
+    duration_seconds: Optional[int]
+    currency: str
+    cost_amount: Optional[int]
+    billed_hours: Optional[float]
+    billable_amount: Optional[int]
+    approved_at: Optional[str]
+    approved_by: Optional[TimeEntryApprovedBy]
+    locked: bool
+    invoice_id: Optional[str]
+    external_id: Optional[str]
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class TimeLock(TypedDict):
+    """The account’s locked pay periods: entries starting in them cannot change."""
+
+    id: str
+    object: Literal["time_lock"]
+    locked_through: Optional[str]
     updated_at: str
 
 
@@ -2391,7 +2513,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -2434,7 +2556,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -2445,6 +2567,13 @@ class ApiKeyRollResult(TypedDict):
     created_at: str
     updated_at: str
     secret: str
+
+
+class TimeEntryBulkApproveResult(TypedDict):
+    """What POST /v1/time-entries/approve answers."""
+
+    approved: int
+    remaining: int
 
 
 class ClientsResource:
@@ -4418,7 +4547,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -4651,6 +4780,7 @@ Requires the scope `account:read`."""
         paper_size: Union[Optional[Literal["letter", "a4"]], NotGiven] = NOT_GIVEN,
         working_hours: Union[List[AccountWorkingHourParams], NotGiven] = NOT_GIVEN,
         booking: Union[AccountBookingParams, NotGiven] = NOT_GIVEN,
+        time_billing_increment_minutes: Union[Literal[3, 6, 12, 15, 30, 60], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4661,7 +4791,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, time_billing_increment_minutes=time_billing_increment_minutes, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def upload_logo(
         self,
@@ -4825,7 +4955,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -4856,7 +4986,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -5103,6 +5233,229 @@ class TaxRatesResource:
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/tax-rates/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class TimeEntriesResource:
+    """time-entries: start, bulk_approve, lock, unlock, list, create, get, update, delete, stop, approve, unapprove."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def start(
+        self,
+        *,
+        team_member_id: str,
+        job_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        visit_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        billable: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        started_at: Union[str, NotGiven] = NOT_GIVEN,
+        stop_running: Union[bool, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Start a timer. Makes a running entry (source timer) of an active member, starting at started_at (default now, at most 24 h ago). A member has at most one running entry: another start is 409 CONFLICT naming it, unless stop_running: true stops it at the new start in the same transaction. Event time_entry.started.
+
+Requires the scope `time_entries:write`."""
+        return cast(TimeEntry, self._transport.request("POST", "/v1/time-entries/start", body=_given(team_member_id=team_member_id, job_id=job_id, visit_id=visit_id, billable=billable, notes=notes, started_at=started_at, stop_running=stop_running), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def bulk_approve(
+        self,
+        *,
+        from_date: str,
+        to_date: str,
+        team_member_id: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntryBulkApproveResult:
+        """Approve the time entries of a range of dates. Approves the stopped, unapproved entries starting on the local dates from_date to to_date (the account’s zone), the member’s if named: at most 1,000 a call, oldest first. Answers how many it approved and how many remain (call again while remaining is above 0). Running entries are left as they are.
+
+Requires the scope `time_entries:approve`."""
+        return cast(TimeEntryBulkApproveResult, self._transport.request("POST", "/v1/time-entries/approve", body=_given(from_date=from_date, to_date=to_date, team_member_id=team_member_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def lock(
+        self,
+        *,
+        through_date: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeLock:
+        """Lock a pay period. Moves the account’s time_locked_through forward to through_date once every entry starting on or before it is stopped and approved (else 409 INVALID_STATE naming up to 20 of them in details). No write may then touch an entry starting in the locked period. Event time_lock.locked.
+
+Requires the scope `time_entries:approve`."""
+        return cast(TimeLock, self._transport.request("POST", "/v1/time-entries/lock", body=_given(through_date=through_date), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def unlock(
+        self,
+        *,
+        through_date: Optional[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeLock:
+        """Unlock pay periods. Moves the account’s time_locked_through back to through_date (null: nothing locked); a date after the current one is 409 INVALID_STATE. Event time_lock.unlocked.
+
+Requires the scope `time_entries:approve`."""
+        return cast(TimeLock, self._transport.request("POST", "/v1/time-entries/unlock", body=_given(through_date=through_date), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "started_at", "-started_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        team_member_id: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        visit_id: Union[str, NotGiven] = NOT_GIVEN,
+        running: Union[bool, NotGiven] = NOT_GIVEN,
+        approved: Union[bool, NotGiven] = NOT_GIVEN,
+        billable: Union[bool, NotGiven] = NOT_GIVEN,
+        billed: Union[bool, NotGiven] = NOT_GIVEN,
+        started_from: Union[str, NotGiven] = NOT_GIVEN,
+        started_to: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[TimeEntry]:
+        """List time entries. Requires the scope `time_entries:read`."""
+        return cast(Page[TimeEntry], self._transport.list("/v1/time-entries", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, team_member_id=team_member_id, job_id=job_id, visit_id=visit_id, running=running, approved=approved, billable=billable, billed=billed, started_from=started_from, started_to=started_to, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        team_member_id: str,
+        started_at: str,
+        ended_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        source: Union[Literal["manual", "api"], NotGiven] = NOT_GIVEN,
+        job_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        visit_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        break_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        billable: Union[bool, NotGiven] = NOT_GIVEN,
+        hourly_cost_amount: Union[int, NotGiven] = NOT_GIVEN,
+        hourly_rate_amount: Union[int, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Create a time entry. Requires the scope `time_entries:write`."""
+        return cast(TimeEntry, self._transport.request("POST", "/v1/time-entries", body=_given(team_member_id=team_member_id, started_at=started_at, ended_at=ended_at, source=source, job_id=job_id, visit_id=visit_id, break_minutes=break_minutes, billable=billable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, notes=notes, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Get a time entry. Requires the scope `time_entries:read`."""
+        return cast(TimeEntry, self._transport.request("GET", f"/v1/time-entries/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        started_at: Union[str, NotGiven] = NOT_GIVEN,
+        ended_at: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        visit_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        break_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        billable: Union[bool, NotGiven] = NOT_GIVEN,
+        hourly_cost_amount: Union[int, NotGiven] = NOT_GIVEN,
+        hourly_rate_amount: Union[int, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Update a time entry (partial: absent fields are kept, null clears). Requires the scope `time_entries:write`."""
+        return cast(TimeEntry, self._transport.request("PUT", f"/v1/time-entries/{_quote(id)}", body=_given(started_at=started_at, ended_at=ended_at, job_id=job_id, visit_id=visit_id, break_minutes=break_minutes, billable=billable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, notes=notes, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a time entry. Requires the scope `time_entries:delete`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/time-entries/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def stop(
+        self,
+        id: str,
+        *,
+        ended_at: Union[str, NotGiven] = NOT_GIVEN,
+        break_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Stop a running time entry. Sets ended_at (default now; after started_at, at most 24 h after it) and break_minutes. A stopped entry is 409 INVALID_STATE. Event time_entry.stopped.
+
+Requires the scope `time_entries:write`."""
+        return cast(TimeEntry, self._transport.request("POST", f"/v1/time-entries/{_quote(id)}/stop", body=_given(ended_at=ended_at, break_minutes=break_minutes), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def approve(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Approve a time entry. Stamps approved_at and approved_by; an approved entry cannot change or be deleted until unapproved. A running entry, or one in a locked period, is 409 INVALID_STATE. Approving an approved entry answers it as it is.
+
+Requires the scope `time_entries:approve`."""
+        return cast(TimeEntry, self._transport.request("POST", f"/v1/time-entries/{_quote(id)}/approve", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def unapprove(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Unapprove a time entry. Clears approved_at and approved_by so that the entry can change. In a locked period: 409 INVALID_STATE.
+
+Requires the scope `time_entries:approve`."""
+        return cast(TimeEntry, self._transport.request("POST", f"/v1/time-entries/{_quote(id)}/unapprove", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AvailabilityExceptionsResource:
     """availability-exceptions: list, create, get, update, delete."""
 
@@ -5331,6 +5684,7 @@ class Resources:
         self.api_keys = ApiKeysResource(transport)
         self.products = ProductsResource(transport)
         self.tax_rates = TaxRatesResource(transport)
+        self.time_entries = TimeEntriesResource(transport)
         self.availability_exceptions = AvailabilityExceptionsResource(transport)
         self.availability = AvailabilityResource(transport)
 
@@ -7306,7 +7660,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -7539,6 +7893,7 @@ Requires the scope `account:read`."""
         paper_size: Union[Optional[Literal["letter", "a4"]], NotGiven] = NOT_GIVEN,
         working_hours: Union[List[AccountWorkingHourParams], NotGiven] = NOT_GIVEN,
         booking: Union[AccountBookingParams, NotGiven] = NOT_GIVEN,
+        time_billing_increment_minutes: Union[Literal[3, 6, 12, 15, 30, 60], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -7549,7 +7904,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, time_billing_increment_minutes=time_billing_increment_minutes, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def upload_logo(
         self,
@@ -7713,7 +8068,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -7744,7 +8099,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -7991,6 +8346,229 @@ class AsyncTaxRatesResource:
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/tax-rates/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncTimeEntriesResource:
+    """time-entries: start, bulk_approve, lock, unlock, list, create, get, update, delete, stop, approve, unapprove."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def start(
+        self,
+        *,
+        team_member_id: str,
+        job_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        visit_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        billable: Union[bool, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        started_at: Union[str, NotGiven] = NOT_GIVEN,
+        stop_running: Union[bool, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Start a timer. Makes a running entry (source timer) of an active member, starting at started_at (default now, at most 24 h ago). A member has at most one running entry: another start is 409 CONFLICT naming it, unless stop_running: true stops it at the new start in the same transaction. Event time_entry.started.
+
+Requires the scope `time_entries:write`."""
+        return cast(TimeEntry, await self._transport.request("POST", "/v1/time-entries/start", body=_given(team_member_id=team_member_id, job_id=job_id, visit_id=visit_id, billable=billable, notes=notes, started_at=started_at, stop_running=stop_running), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def bulk_approve(
+        self,
+        *,
+        from_date: str,
+        to_date: str,
+        team_member_id: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntryBulkApproveResult:
+        """Approve the time entries of a range of dates. Approves the stopped, unapproved entries starting on the local dates from_date to to_date (the account’s zone), the member’s if named: at most 1,000 a call, oldest first. Answers how many it approved and how many remain (call again while remaining is above 0). Running entries are left as they are.
+
+Requires the scope `time_entries:approve`."""
+        return cast(TimeEntryBulkApproveResult, await self._transport.request("POST", "/v1/time-entries/approve", body=_given(from_date=from_date, to_date=to_date, team_member_id=team_member_id), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def lock(
+        self,
+        *,
+        through_date: str,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeLock:
+        """Lock a pay period. Moves the account’s time_locked_through forward to through_date once every entry starting on or before it is stopped and approved (else 409 INVALID_STATE naming up to 20 of them in details). No write may then touch an entry starting in the locked period. Event time_lock.locked.
+
+Requires the scope `time_entries:approve`."""
+        return cast(TimeLock, await self._transport.request("POST", "/v1/time-entries/lock", body=_given(through_date=through_date), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def unlock(
+        self,
+        *,
+        through_date: Optional[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeLock:
+        """Unlock pay periods. Moves the account’s time_locked_through back to through_date (null: nothing locked); a date after the current one is 409 INVALID_STATE. Event time_lock.unlocked.
+
+Requires the scope `time_entries:approve`."""
+        return cast(TimeLock, await self._transport.request("POST", "/v1/time-entries/unlock", body=_given(through_date=through_date), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "started_at", "-started_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        team_member_id: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        visit_id: Union[str, NotGiven] = NOT_GIVEN,
+        running: Union[bool, NotGiven] = NOT_GIVEN,
+        approved: Union[bool, NotGiven] = NOT_GIVEN,
+        billable: Union[bool, NotGiven] = NOT_GIVEN,
+        billed: Union[bool, NotGiven] = NOT_GIVEN,
+        started_from: Union[str, NotGiven] = NOT_GIVEN,
+        started_to: Union[str, NotGiven] = NOT_GIVEN,
+        external_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[TimeEntry]:
+        """List time entries. Requires the scope `time_entries:read`."""
+        return AsyncPagePromise[TimeEntry](lambda: self._transport.list("/v1/time-entries", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, team_member_id=team_member_id, job_id=job_id, visit_id=visit_id, running=running, approved=approved, billable=billable, billed=billed, started_from=started_from, started_to=started_to, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        team_member_id: str,
+        started_at: str,
+        ended_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        source: Union[Literal["manual", "api"], NotGiven] = NOT_GIVEN,
+        job_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        visit_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        break_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        billable: Union[bool, NotGiven] = NOT_GIVEN,
+        hourly_cost_amount: Union[int, NotGiven] = NOT_GIVEN,
+        hourly_rate_amount: Union[int, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Create a time entry. Requires the scope `time_entries:write`."""
+        return cast(TimeEntry, await self._transport.request("POST", "/v1/time-entries", body=_given(team_member_id=team_member_id, started_at=started_at, ended_at=ended_at, source=source, job_id=job_id, visit_id=visit_id, break_minutes=break_minutes, billable=billable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, notes=notes, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Get a time entry. Requires the scope `time_entries:read`."""
+        return cast(TimeEntry, await self._transport.request("GET", f"/v1/time-entries/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        started_at: Union[str, NotGiven] = NOT_GIVEN,
+        ended_at: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        visit_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        break_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        billable: Union[bool, NotGiven] = NOT_GIVEN,
+        hourly_cost_amount: Union[int, NotGiven] = NOT_GIVEN,
+        hourly_rate_amount: Union[int, NotGiven] = NOT_GIVEN,
+        notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Update a time entry (partial: absent fields are kept, null clears). Requires the scope `time_entries:write`."""
+        return cast(TimeEntry, await self._transport.request("PUT", f"/v1/time-entries/{_quote(id)}", body=_given(started_at=started_at, ended_at=ended_at, job_id=job_id, visit_id=visit_id, break_minutes=break_minutes, billable=billable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, notes=notes, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a time entry. Requires the scope `time_entries:delete`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/time-entries/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def stop(
+        self,
+        id: str,
+        *,
+        ended_at: Union[str, NotGiven] = NOT_GIVEN,
+        break_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Stop a running time entry. Sets ended_at (default now; after started_at, at most 24 h after it) and break_minutes. A stopped entry is 409 INVALID_STATE. Event time_entry.stopped.
+
+Requires the scope `time_entries:write`."""
+        return cast(TimeEntry, await self._transport.request("POST", f"/v1/time-entries/{_quote(id)}/stop", body=_given(ended_at=ended_at, break_minutes=break_minutes), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def approve(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Approve a time entry. Stamps approved_at and approved_by; an approved entry cannot change or be deleted until unapproved. A running entry, or one in a locked period, is 409 INVALID_STATE. Approving an approved entry answers it as it is.
+
+Requires the scope `time_entries:approve`."""
+        return cast(TimeEntry, await self._transport.request("POST", f"/v1/time-entries/{_quote(id)}/approve", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def unapprove(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TimeEntry:
+        """Unapprove a time entry. Clears approved_at and approved_by so that the entry can change. In a locked period: 409 INVALID_STATE.
+
+Requires the scope `time_entries:approve`."""
+        return cast(TimeEntry, await self._transport.request("POST", f"/v1/time-entries/{_quote(id)}/unapprove", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncAvailabilityExceptionsResource:
     """availability-exceptions: list, create, get, update, delete."""
 
@@ -8219,5 +8797,6 @@ class AsyncResources:
         self.api_keys = AsyncApiKeysResource(transport)
         self.products = AsyncProductsResource(transport)
         self.tax_rates = AsyncTaxRatesResource(transport)
+        self.time_entries = AsyncTimeEntriesResource(transport)
         self.availability_exceptions = AsyncAvailabilityExceptionsResource(transport)
         self.availability = AsyncAvailabilityResource(transport)

@@ -102,6 +102,13 @@ const writableFields = {
     description: `${WorkingHoursSchema.description} The hours of every member whose own are null, on that member’s clock. Default [].`,
   },
   booking: BookingSettingsInput,
+  time_billing_increment_minutes: Type.Unsafe<3 | 6 | 12 | 15 | 30 | 60>({
+    type: 'integer',
+    enum: [3, 6, 12, 15, 30, 60],
+    description:
+      'Time entries’ billed_hours round (halves up) to this many minutes (docs/api-contract.md §29). Default 3.',
+    example: 15,
+  }),
   timezone: {
     ...TimeZoneInputSchema,
     description: `The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. ${TimeZoneInputSchema.description}`,
@@ -154,6 +161,15 @@ export const AccountSchema = Type.Object(
       description: 'The weekly hours of members whose own are null (docs/api-contract.md §28). Default [].',
     },
     booking: BookingSettingsSchema,
+    time_billing_increment_minutes: writableFields.time_billing_increment_minutes,
+    time_locked_through: Nullable(
+      Type.String({
+        format: 'date',
+        description:
+          'Read-only: the last local date of the locked pay periods (POST /v1/time-entries/lock); null: none locked.',
+        example: '2026-11-15',
+      }),
+    ),
     has_logo: Type.Boolean({ description: 'Whether a logo is uploaded (PUT /v1/account/logo).', example: true }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,

@@ -36,7 +36,7 @@ export {
 export { type PricedColumns, pricingForNew, pricingForUpdate, type PricingInput, propertyAfter } from './pricing.js';
 export { idFilter, parseStatusFilter, statusFilter } from './list-filters.js';
 export { documentFieldChecks } from './field-checks.js';
-export { MAX_AMOUNT } from './money.js';
+export { MAX_AMOUNT, multiplyDivideRounded } from './money.js';
 export { withoutStoring } from './preview.js';
 export { nextNumber, numberOnSend } from './numbering.js';
 export { accountCurrency, addDays, lineItemsOf, localToday, presentPriced } from './priced.js';

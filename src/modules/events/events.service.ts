@@ -153,7 +153,8 @@ export interface Change<T> {
     | 'product'
     | 'tax_rate'
     | 'availability_exception'
-    | 'credit_note';
+    | 'credit_note'
+    | 'time_entry';
   before: T;
   after: T;
   /** The lifecycle's events: the event entering each status records. */

@@ -140,7 +140,7 @@ export async function countInvoicesOfJob(
   db: Executor,
   accountId: string,
   jobId: string,
-  table: 'invoices' | 'recurring_invoices' = 'invoices',
+  table: 'invoices' | 'recurring_invoices' | 'time_entries' = 'invoices',
 ): Promise<number> {
   const row = await db
     .selectFrom(table)

@@ -250,6 +250,11 @@ export async function deleteJob(
       throw conflict(
         `This job cannot be deleted while ${templates} recurring invoice${templates === 1 ? '' : 's'} name it.`,
       );
+    const entries = await repository.countInvoicesOfJob(tx.db, tx.accountId, current.id, 'time_entries');
+    if (entries > 0)
+      throw conflict(
+        `This job cannot be deleted while ${entries} time entr${entries === 1 ? 'y names' : 'ies name'} it.`,
+      );
     // Its visits go with it (each a visit.deleted), as a client's properties go with the client.
     await deleteVisitsOfJob(tx, current.id);
     await deleteSchedulesOfJob(tx, current.id);

@@ -19,6 +19,7 @@ const KINDS = {
   recurring_invoices: 'recurring invoice',
   availability_exceptions: 'availability exception',
   credit_notes: 'credit note',
+  time_entries: 'time entry',
 } as const;
 export type ExternalIdTable = keyof typeof KINDS;
 

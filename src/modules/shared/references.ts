@@ -19,7 +19,8 @@ export type ReferencedTable =
   | 'team_members'
   | 'products'
   | 'tax_rates'
-  | 'invoices';
+  | 'invoices'
+  | 'visits';
 
 export interface ReferencedField {
   table: ReferencedTable;

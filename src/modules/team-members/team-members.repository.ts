@@ -58,6 +58,7 @@ export const TEAM_MEMBER_SORTS: SortFields<TeamMemberRow> = {
 const TEAM_MEMBER_REFERENCES: ReadonlyArray<{ table: string; column: string; label: string }> = [
   { table: 'visit_assignees', column: 'team_member_id', label: 'visit' },
   { table: 'visit_schedule_assignees', column: 'team_member_id', label: 'visit schedule' },
+  { table: 'time_entries', column: 'team_member_id', label: 'time entry' },
 ];
 
 export async function insertTeamMember(db: Executor, row: TeamMemberRow): Promise<void> {

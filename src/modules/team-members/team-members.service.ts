@@ -176,7 +176,11 @@ export async function deleteTeamMember(
     precondition?.(presentTeamMember(row));
     const references = await repository.countTeamMemberReferences(tx.db, tx.accountId, row.id);
     if (references.length > 0) {
-      const list = references.map(({ label, count }) => `${count} ${label}${count === 1 ? '' : 's'}`).join(', ');
+      const list = references
+        .map(
+          ({ label, count }) => `${count} ${count === 1 ? label : label.replace(/y$/, 'ie')}${count === 1 ? '' : 's'}`,
+        )
+        .join(', ');
       throw conflict(`This team member cannot be deleted while ${list} name them. Deactivate them instead.`);
     }
     await repository.deleteTeamMember(tx.db, tx.accountId, row.id);

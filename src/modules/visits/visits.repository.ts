@@ -129,6 +129,17 @@ export async function updateVisit(
     .executeTakeFirst();
 }
 
+/** The time entries that name a visit (docs/api-contract.md §29): while any does, the visit cannot be deleted. */
+export async function countTimeEntriesOfVisit(db: Executor, accountId: string, visitId: string): Promise<number> {
+  const row = await db
+    .selectFrom('time_entries')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('account_id', '=', accountId)
+    .where('visit_id', '=', visitId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 export async function deleteVisit(db: Executor, accountId: string, id: string): Promise<void> {
   await db.deleteFrom('visit_assignees').where('account_id', '=', accountId).where('visit_id', '=', id).execute();
   await db.deleteFrom('visits').where('account_id', '=', accountId).where('id', '=', id).execute();

@@ -6,6 +6,7 @@
 import { newId } from '../../core/deps.js';
 import {
   AppError,
+  conflict,
   fieldError,
   invalidState,
   validationError,
@@ -495,6 +496,11 @@ export async function deleteVisit(
     const current = await getRow(tx, id, true);
     const visit = await loadVisit(tx, current);
     precondition?.(visit);
+    const entries = await repository.countTimeEntriesOfVisit(tx.db, tx.accountId, current.id);
+    if (entries > 0)
+      throw conflict(
+        `This visit cannot be deleted while ${entries} time entr${entries === 1 ? 'y names' : 'ies name'} it.`,
+      );
     await repository.deleteVisit(tx.db, tx.accountId, current.id);
     // docs/api-contract.md §18: deleting a materialised visit adds its key to its schedule's exdates.
     if (current.schedule_id !== null && current.occurrence_key !== null)

@@ -1,0 +1,2 @@
+// The face of the time-entries module: what the composition may use. The rest is private.
+export { TimeEntrySchema, TimeLockSchema } from './time-entries.schemas.js';

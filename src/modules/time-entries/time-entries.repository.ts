@@ -1,0 +1,265 @@
+// Time entry queries, every one scoped by account. The account's time settings (its billing increment and lock
+// date) are this module's columns in the account's row; a member's row is read whole for its rates, and locked
+// for the member's entries' checks (overlap, one running entry), so that two writes for one member take turns.
+import { sql, type SqlBool } from 'kysely';
+import {
+  type Condition,
+  compare,
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  normalizeInstant,
+  type PageRequest,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
+import type { TimeEntryPatch, TimeEntryRow } from '../../db/types.js';
+
+const COLUMNS = [
+  'id',
+  'account_id',
+  'team_member_id',
+  'job_id',
+  'visit_id',
+  'started_at',
+  'ended_at',
+  'break_minutes',
+  'source',
+  'billable',
+  'hourly_cost_amount',
+  'hourly_rate_amount',
+  'currency',
+  'notes',
+  'approved_at',
+  'approved_by',
+  'invoice_id',
+  'external_id',
+  'metadata',
+  'created_at',
+  'updated_at',
+] as const;
+
+export const TIME_ENTRY_SORTS: SortFields<TimeEntryRow> = {
+  ...timestampSorts<TimeEntryRow>(),
+  started_at: { kind: 'timestamp', value: (row) => row.started_at },
+};
+
+export interface TimeEntryFilters extends TimeBounds {
+  team_member_id?: string | undefined;
+  job_id?: string | undefined;
+  visit_id?: string | undefined;
+  external_id?: string | undefined;
+  running?: boolean | undefined;
+  approved?: boolean | undefined;
+  billable?: boolean | undefined;
+  billed?: boolean | undefined;
+  started_from?: string | undefined;
+  started_to?: string | undefined;
+}
+
+const isNull = (column: string, yes: boolean): Condition => ({
+  column,
+  expression: yes ? sql<SqlBool>`${sql.ref(column)} is null` : sql<SqlBool>`${sql.ref(column)} is not null`,
+});
+
+export async function listTimeEntries(
+  db: Executor,
+  accountId: string,
+  filters: TimeEntryFilters,
+  page: PageRequest<TimeEntryRow>,
+): Promise<Listed<TimeEntryRow>> {
+  return runList(listTimeEntriesPlan(db, accountId, filters, page));
+}
+
+/**
+ * The list's queries, unexecuted (the query-plan test explains each): `external_id` drives from its unique index;
+ * the other filters are checked on the rows of the sort's index, walked at most WALK_LIMIT entries a page.
+ */
+export function listTimeEntriesPlan(
+  db: Executor,
+  accountId: string,
+  filters: TimeEntryFilters,
+  page: PageRequest<TimeEntryRow>,
+) {
+  const conditions: Condition[] = timeBoundConditions(filters);
+  for (const column of ['team_member_id', 'job_id', 'visit_id'] as const) {
+    const value = filters[column];
+    if (value !== undefined) conditions.push({ column, expression: sql<SqlBool>`${sql.ref(column)} = ${value}` });
+  }
+  if (filters.running !== undefined) conditions.push(isNull('ended_at', filters.running));
+  if (filters.approved !== undefined) conditions.push(isNull('approved_at', !filters.approved));
+  if (filters.billed !== undefined) conditions.push(isNull('invoice_id', !filters.billed));
+  if (filters.billable !== undefined)
+    conditions.push({ column: 'billable', expression: sql<SqlBool>`billable = ${filters.billable ? 1 : 0}` });
+  if (filters.started_from !== undefined)
+    conditions.push(compare('started_at', '>=', normalizeInstant(filters.started_from)));
+  if (filters.started_to !== undefined)
+    conditions.push(compare('started_at', '<', normalizeInstant(filters.started_to)));
+  return listPlan(
+    db,
+    { table: 'time_entries', columns: COLUMNS, scope: { account_id: accountId } },
+    { keys: keysOf({ external_id: filters.external_id }), conditions },
+    page,
+  );
+}
+
+export async function insertTimeEntry(db: Executor, row: TimeEntryRow): Promise<void> {
+  await db.insertInto('time_entries').values(row).execute();
+}
+
+export async function findTimeEntry(
+  db: Executor,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<TimeEntryRow | undefined> {
+  const query = db.selectFrom('time_entries').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
+  return lockedIf(db, query, lock).executeTakeFirst();
+}
+
+export async function updateTimeEntry(
+  db: Executor,
+  accountId: string,
+  id: string,
+  patch: TimeEntryPatch,
+): Promise<TimeEntryRow | undefined> {
+  return db
+    .updateTable('time_entries')
+    .set(patch)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+}
+
+export async function deleteTimeEntry(db: Executor, accountId: string, id: string): Promise<void> {
+  await db.deleteFrom('time_entries').where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+/** The member's row, whole (its rates, where it has them), locked for the rest of the transaction. */
+export async function lockMember(
+  db: Executor,
+  accountId: string,
+  memberId: string,
+): Promise<Record<string, unknown> | undefined> {
+  const query = db
+    .selectFrom('team_members')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', memberId);
+  return (await lockedIf(db, query, true).executeTakeFirst()) as Record<string, unknown> | undefined;
+}
+
+/** The job a visit belongs to, if the visit is the account's. */
+export async function findVisitJob(db: Executor, accountId: string, visitId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('visits')
+    .select('job_id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', visitId)
+    .executeTakeFirst();
+  return row?.job_id;
+}
+
+/** The member's running entry, if any. */
+export async function findRunning(
+  db: Executor,
+  accountId: string,
+  memberId: string,
+): Promise<TimeEntryRow | undefined> {
+  return db
+    .selectFrom('time_entries')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('team_member_id', '=', memberId)
+    .where('ended_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** An entry of the member other than `except` whose [start, end) meets [start, end) (a null end: no end). */
+export async function findOverlap(
+  db: Executor,
+  accountId: string,
+  memberId: string,
+  start: string,
+  end: string | null,
+  except?: string,
+): Promise<TimeEntryRow | undefined> {
+  let query = db
+    .selectFrom('time_entries')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('team_member_id', '=', memberId)
+    .where((eb) => eb.or([eb('ended_at', 'is', null), eb('ended_at', '>', start)]));
+  if (end !== null) query = query.where('started_at', '<', end);
+  if (except !== undefined) query = query.where('id', '!=', except);
+  return query.orderBy('started_at').executeTakeFirst();
+}
+
+/** Stopped, unapproved entries starting in [from, to), the member's if named: oldest first, at most `limit`. */
+export async function findApprovable(
+  db: Executor,
+  accountId: string,
+  range: { from: string; to: string; memberId?: string | undefined },
+  limit: number,
+): Promise<TimeEntryRow[]> {
+  let query = db
+    .selectFrom('time_entries')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('started_at', '>=', range.from)
+    .where('started_at', '<', range.to)
+    .where('ended_at', 'is not', null)
+    .where('approved_at', 'is', null);
+  if (range.memberId !== undefined) query = query.where('team_member_id', '=', range.memberId);
+  return query.orderBy('started_at').orderBy('id').limit(limit).execute();
+}
+
+/** Entries starting before `end` that are running or unapproved (what keeps a period from being locked): up to `limit`. */
+export async function findUnsettled(
+  db: Executor,
+  accountId: string,
+  end: string,
+  limit: number,
+): Promise<TimeEntryRow[]> {
+  return db
+    .selectFrom('time_entries')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('started_at', '<', end)
+    .where((eb) => eb.or([eb('ended_at', 'is', null), eb('approved_at', 'is', null)]))
+    .orderBy('started_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+export async function countUnsettled(db: Executor, accountId: string, end: string): Promise<number> {
+  const row = await db
+    .selectFrom('time_entries')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('account_id', '=', accountId)
+    .where('started_at', '<', end)
+    .where((eb) => eb.or([eb('ended_at', 'is', null), eb('approved_at', 'is', null)]))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** The account's lock date, moved (its own column in the account's row). */
+export async function setLockedThrough(
+  db: Executor,
+  accountId: string,
+  lockedThrough: string | null,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set({ time_locked_through: lockedThrough, time_lock_updated_at: now })
+    .where('id', '=', accountId)
+    .execute();
+}
