@@ -67,6 +67,14 @@ export const InvoiceSchema = Type.Object(
     applications: Type.Array(InvoiceApplicationSchema, {
       description:
         'The 20 most recent live applications of money to the invoice (payments and credit notes), oldest first among them. Read-only.',
+      example: [
+        {
+          id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f07',
+          source: { type: 'payment', id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' },
+          amount: 5000,
+          applied_on: '2026-11-21',
+        },
+      ],
     }),
     applications_count: Type.Integer({
       minimum: 0,

@@ -111,6 +111,15 @@ export const PaymentSchema = Type.Object(
     overpayment,
     applications: Type.Array(SourceApplicationSchema, {
       description: 'The 20 most recent live applications of this payment, oldest first among them.',
+      example: [
+        {
+          id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f07',
+          invoice_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02',
+          amount: 5000,
+          applied_on: '2026-11-21',
+          created_at: '2026-11-21T10:04:05.123Z',
+        },
+      ],
     }),
     applications_count: Type.Integer({ minimum: 0, description: 'How many live applications it has.', example: 1 }),
     currency: CurrencySchema,
