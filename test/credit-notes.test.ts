@@ -271,6 +271,29 @@ describe('money of an issued note (§22 "Apply", "Refund")', () => {
     ]);
   });
 
+  test("an invoice's void releases the note's application: credit_note.unapplied, and the note's credit remains", async () => {
+    const clientId = await newClient('Void releases');
+    const invoice = await sentInvoice(clientId, workedLines());
+    const note = await ok('POST', '/v1/credit-notes', { invoice_id: invoice.id, amount: 1_000 }, 201);
+    const issued = await ok('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' });
+    assert.deepEqual([issued.amount_applied, issued.amount_remaining], [1_000, 0]);
+    await ok('PUT', `/v1/invoices/${invoice.id}`, { status: 'void' });
+    const after = await ok('GET', `/v1/credit-notes/${note.id}`);
+    assert.deepEqual([after.status, after.amount_applied, after.amount_remaining], ['issued', 0, 1_000]);
+    const events = (await ok('GET', `/v1/events?type=credit_note.unapplied&resource_id=${note.id}`)) as Array<{
+      data: { object: { amount_remaining: number }; previous_attributes: { amount_remaining: number } };
+    }>;
+    assert.equal(events.length, 1);
+    assert.deepEqual(
+      [events[0]!.data.object.amount_remaining, events[0]!.data.previous_attributes.amount_remaining],
+      [1_000, 0],
+    );
+    const balance = await ok('GET', `/v1/clients/${clientId}/balance`);
+    assert.deepEqual(balance.balances, [
+      { currency: 'USD', receivable_amount: 0, credit_amount: 1_000, balance_amount: -1_000 },
+    ]);
+  });
+
   test('apply_on_issue false keeps the credit; apply, unapply (409 the second time), refund, and void after a refund is 409', async () => {
     const clientId = await newClient('Manual');
     const invoice = await sentInvoice(clientId, workedLines());

@@ -15,6 +15,7 @@ import {
   findApplication,
   liveApplications,
   lockInvoices,
+  onCreditNoteReleased,
   takeBack,
   type UnapplyInput,
 } from '../invoices/index.js';
@@ -163,6 +164,15 @@ export async function applyCreditNote(ctx: Context, id: string, input: ApplyInpu
     return after;
   });
 }
+
+// An invoice's void releases the applications it held: a note's is its unapply too (§22 "Events").
+onCreditNoteReleased(async (tx, creditNoteId) => {
+  const before = presentCreditNote(await getCreditNoteRecord(tx, creditNoteId, true));
+  return async () => {
+    const after = presentCreditNote(await getCreditNoteRecord(tx, creditNoteId));
+    await recordEvent(tx, 'credit_note.unapplied', after, { previous_attributes: previousAttributes(before, after) });
+  };
+});
 
 /** POST /v1/credit-notes/:id/unapply {application_id}: one application reversed (409 once released). */
 export async function unapplyCreditNote(ctx: Context, id: string, input: UnapplyInput): Promise<CreditNote> {

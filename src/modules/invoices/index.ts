@@ -26,3 +26,4 @@ export {
   settleInvoice,
   takeBack,
 } from './applications.service.js';
+export { type CreditReleaseListener, onCreditNoteReleased } from './invoices.ledger.js';

@@ -95,13 +95,28 @@ export async function postInvoiceEdited(tx: Context, before: InvoiceRow, after: 
  * the client's credit again). The caller has marked the row void; the invoice keeps amount_paid and
  * amount_credited as when voided (§32).
  */
+/**
+ * Who hears that a void releases a credit note's application: `credit-notes`, which stands above `invoices`
+ * and registers at import. Called before the release with the note's id; the answer, called after it, records
+ * the note's `credit_note.unapplied` as its own unapply does.
+ */
+export type CreditReleaseListener = (tx: Context, creditNoteId: string) => Promise<() => Promise<void>>;
+let creditRelease: CreditReleaseListener | undefined;
+
+export function onCreditNoteReleased(listener: CreditReleaseListener): void {
+  creditRelease = listener;
+}
+
 export async function postInvoiceVoided(tx: Context, row: InvoiceRow): Promise<void> {
   const today = await effectiveDateOf(tx, tx.clock.now());
   const entries: EntryDraft[] = [documentEntry('invoice_voided', row, today, figuresOf(row), -1)];
   for (const application of await liveApplications(tx.db, tx.accountId, 'invoice_id', row.id)) {
+    const released =
+      application.credit_note_id !== null ? await creditRelease?.(tx, application.credit_note_id) : undefined;
     entries.push(await takeBack(tx, application, Number(application.amount), today, false));
     if (application.payment_id !== null)
       await releasedFromPayment(tx, application.payment_id, Number(application.amount));
+    await released?.();
   }
   await postEntries(tx, entries);
 }
