@@ -1,4 +1,5 @@
 // What every account-scoped repository shares: row locks, and the time bounds every list filters by.
+import { sql } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
 import { compare, type Condition } from './list-plan.js';
 import { normalizeInstant } from './values.js';
@@ -31,4 +32,35 @@ export function timeBoundConditions(bounds: TimeBounds): Condition[] {
  */
 export function lockedIf<Query extends { forUpdate(): Query }>(db: Executor, query: Query, lock: boolean): Query {
   return lock && dialectOf(db) === 'postgres' ? query.forUpdate() : query;
+}
+
+/**
+ * The `limit` most recent rows (by created_at, then id) of each of some parents in an account's child table,
+ * oldest first among them, and how many each parent has: the bounded lists nested in a document (a payment's
+ * refunds, an invoice's applications). `liveOnly` leaves out rows whose `released_at` is set.
+ */
+export async function latestPerParent<Row extends Record<string, unknown>>(
+  db: Executor,
+  child: { table: string; columns: readonly string[]; parent: string; liveOnly?: boolean },
+  accountId: string,
+  parentIds: readonly string[],
+  limit: number,
+): Promise<{ rows: Row[]; counts: Map<string, number> }> {
+  if (parentIds.length === 0) return { rows: [], counts: new Map() };
+  const columns = sql.join(child.columns.map((column) => sql.ref(column)));
+  const parent = sql.ref(child.parent);
+  const { rows } = await sql<Row & { total: number | string }>`
+    select ${columns}, total from (
+      select ${columns},
+        row_number() over (partition by ${parent} order by created_at desc, id desc) as recency,
+        count(*) over (partition by ${parent}) as total
+      from ${sql.table(child.table)}
+      where account_id = ${accountId} and ${parent} in (${sql.join(parentIds)})
+        ${child.liveOnly ? sql`and released_at is null` : sql``}
+    ) ranked
+    where recency <= ${limit}
+    order by created_at, id`.execute(db);
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(String(row[child.parent]), Number(row.total));
+  return { rows: rows.map(({ total: _total, ...row }) => row as unknown as Row), counts };
 }

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import {
   type Executor,
   keysOf,
+  latestPerParent,
   type Listed,
   listPlan,
   lockedIf,
@@ -153,32 +154,15 @@ export async function insertRefund(db: Executor, row: CreditNoteRefundRow): Prom
 }
 
 /** The 20 most recent refunds of some notes (oldest first among them), and how many each has. */
-export async function listRecentRefunds(
-  db: Executor,
-  accountId: string,
-  ids: readonly string[],
-): Promise<{ refunds: CreditNoteRefundRow[]; counts: Map<string, number> }> {
-  if (ids.length === 0) return { refunds: [], counts: new Map() };
-  const ranked = db
-    .selectFrom('credit_note_refunds')
-    .select([
-      ...REFUND_COLUMNS,
-      sql<number>`row_number() over (partition by credit_note_id order by created_at desc, id desc)`.as('recency'),
-      sql<number | string>`count(*) over (partition by credit_note_id)`.as('total'),
-    ])
-    .where('account_id', '=', accountId)
-    .where('credit_note_id', 'in', ids)
-    .as('ranked');
-  const rows = await db
-    .selectFrom(ranked)
-    .select([...REFUND_COLUMNS, 'total'])
-    .where('recency', '<=', LISTED_REFUNDS)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  const counts = new Map<string, number>();
-  for (const row of rows) counts.set(row.credit_note_id, Number(row.total));
-  return { refunds: rows.map(({ total: _total, ...refund }) => refund), counts };
+export async function listRecentRefunds(db: Executor, accountId: string, ids: readonly string[]) {
+  const { rows, counts } = await latestPerParent<CreditNoteRefundRow>(
+    db,
+    { table: 'credit_note_refunds', columns: REFUND_COLUMNS, parent: 'credit_note_id' },
+    accountId,
+    ids,
+    LISTED_REFUNDS,
+  );
+  return { refunds: rows, counts };
 }
 
 /** What the live applications of some notes hold, per note. */

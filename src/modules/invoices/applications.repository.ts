@@ -1,7 +1,7 @@
 // Application queries (docs/api-contract.md §22): money of a payment or a credit note held by an invoice. A live
 // application has `released_at` null; a refund may lower its amount, an unapply or a void releases it.
 import { sql } from 'kysely';
-import { type Executor, lockedIf } from '../../db/index.js';
+import { type Executor, latestPerParent, lockedIf } from '../../db/index.js';
 import type { ApplicationRow } from '../../db/types.js';
 
 const COLUMNS = [
@@ -93,27 +93,13 @@ export async function listRecentApplications(
   accountId: string,
   column: SourceColumn | 'invoice_id',
   ids: readonly string[],
-): Promise<{ applications: ApplicationRow[]; counts: Map<string, number> }> {
-  if (ids.length === 0) return { applications: [], counts: new Map() };
-  const ranked = db
-    .selectFrom('applications')
-    .select([
-      ...COLUMNS,
-      sql<number>`row_number() over (partition by ${sql.ref(column)} order by created_at desc, id desc)`.as('recency'),
-      sql<number | string>`count(*) over (partition by ${sql.ref(column)})`.as('total'),
-    ])
-    .where('account_id', '=', accountId)
-    .where(column, 'in', ids)
-    .where('released_at', 'is', null)
-    .as('ranked');
-  const rows = await db
-    .selectFrom(ranked)
-    .select([...COLUMNS, 'total'])
-    .where('recency', '<=', LISTED_APPLICATIONS)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  const counts = new Map<string, number>();
-  for (const row of rows) counts.set(String(row[column]), Number(row.total));
-  return { applications: rows.map(({ total: _total, ...application }) => application), counts };
+) {
+  const { rows, counts } = await latestPerParent<ApplicationRow>(
+    db,
+    { table: 'applications', columns: COLUMNS, parent: column, liveOnly: true },
+    accountId,
+    ids,
+    LISTED_APPLICATIONS,
+  );
+  return { applications: rows, counts };
 }

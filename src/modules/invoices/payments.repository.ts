@@ -4,6 +4,7 @@ import {
   compare,
   type Executor,
   keysOf,
+  latestPerParent,
   type Listed,
   listPlan,
   lockedIf,
@@ -187,30 +188,13 @@ export async function insertRefund(db: Executor, row: PaymentRefundRow): Promise
 }
 
 /** The 20 most recent refunds of some payments (each payment's oldest first among them), and how many each has. */
-export async function listRecentRefundsOfPayments(
-  db: Executor,
-  accountId: string,
-  paymentIds: readonly string[],
-): Promise<{ refunds: PaymentRefundRow[]; counts: Map<string, number> }> {
-  if (paymentIds.length === 0) return { refunds: [], counts: new Map() };
-  const ranked = db
-    .selectFrom('payment_refunds')
-    .select([
-      ...REFUND_COLUMNS,
-      sql<number>`row_number() over (partition by payment_id order by created_at desc, id desc)`.as('recency'),
-      sql<number | string>`count(*) over (partition by payment_id)`.as('total'),
-    ])
-    .where('account_id', '=', accountId)
-    .where('payment_id', 'in', paymentIds)
-    .as('ranked');
-  const rows = await db
-    .selectFrom(ranked)
-    .select([...REFUND_COLUMNS, 'total'])
-    .where('recency', '<=', LISTED_REFUNDS)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  const counts = new Map<string, number>();
-  for (const row of rows) counts.set(row.payment_id, Number(row.total));
-  return { refunds: rows.map(({ total: _total, ...refund }) => refund), counts };
+export async function listRecentRefundsOfPayments(db: Executor, accountId: string, paymentIds: readonly string[]) {
+  const { rows, counts } = await latestPerParent<PaymentRefundRow>(
+    db,
+    { table: 'payment_refunds', columns: REFUND_COLUMNS, parent: 'payment_id' },
+    accountId,
+    paymentIds,
+    LISTED_REFUNDS,
+  );
+  return { refunds: rows, counts };
 }
