@@ -502,6 +502,8 @@ function usable(lane: Lane): boolean {
 /** Kysely's connection: its statements go to a shared pipelined connection, or to its transaction's own. */
 class PipelinedConnection implements DatabaseConnection {
   lane: Lane | undefined;
+  /** The transaction's BEGIN, sent and not yet awaited: its first statement goes out right behind it. */
+  beginning: Promise<unknown> | undefined;
 
   constructor(readonly connections: PipelinedConnections) {}
 
@@ -509,7 +511,7 @@ class PipelinedConnection implements DatabaseConnection {
     const { command, rowCount, rows } =
       this.lane === undefined
         ? await this.connections.query(compiled.sql, compiled.parameters)
-        : await this.lane.client.query(compiled.sql, compiled.parameters as unknown[]);
+        : await this.inTransaction(this.lane, compiled);
     return {
       numAffectedRows:
         command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
@@ -517,6 +519,23 @@ class PipelinedConnection implements DatabaseConnection {
           : undefined,
       rows: (rows ?? []) as Row[],
     };
+  }
+
+  /**
+   * A statement of the transaction holding `lane`. The first one is sent before BEGIN has answered (one
+   * round trip instead of two; the connection runs them in order), and answers only once BEGIN has: if
+   * BEGIN failed, so does the statement's request, and the transaction is rolled back as any other. BEGIN
+   * fails only when the connection does, and then so does everything sent behind it.
+   */
+  private async inTransaction(lane: Lane, compiled: CompiledQuery): Promise<pg.QueryResult> {
+    const beginning = this.beginning;
+    const statement = lane.client.query(compiled.sql, compiled.parameters as unknown[]);
+    if (beginning === undefined) return statement;
+    this.beginning = undefined;
+    const [begun, ran] = await Promise.allSettled([beginning, statement]);
+    if (begun.status === 'rejected') throw begun.reason;
+    if (ran.status === 'rejected') throw ran.reason;
+    return ran.value;
   }
 
   /** Never used: nothing streams, and Kysely's own driver cannot either without a cursor configured. */
@@ -542,6 +561,12 @@ class PipelinedDriver extends PostgresDriver {
     own.lane = await this.connections.lend();
     try {
       if (!own.lane.connected) await own.lane.ready;
+      if (settings.isolationLevel === undefined && settings.accessMode === undefined) {
+        // Sent now, awaited with the transaction's first statement (`inTransaction`).
+        own.beginning = own.lane.client.query('begin');
+        own.beginning.catch(() => {});
+        return;
+      }
       await super.beginTransaction(connection, settings);
     } catch (error) {
       this.connections.giveBack(own.lane);
@@ -553,6 +578,8 @@ class PipelinedDriver extends PostgresDriver {
   override async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const own = connection as PipelinedConnection;
     if (own.lane === undefined) return;
+    if (own.beginning !== undefined) await own.beginning.catch(() => {});
+    own.beginning = undefined;
     this.connections.giveBack(own.lane);
     own.lane = undefined;
   }
