@@ -153,6 +153,59 @@ describe('PostgreSQL driver', { skip: !onPostgres && 'PostgreSQL only' }, () => 
     assert.deepEqual((await sql`select count(*)::int as n from probe`.execute(database.db)).rows, [{ n: 1 }]);
   });
 
+  test('BEGIN goes out with the first statement: a first statement that fails, or none at all, still rolls back', async () => {
+    await sql`delete from probe`.execute(database.db);
+    const inTransaction = async (trx: typeof database.db) =>
+      (await sql<{ open: boolean }>`select now() = statement_timestamp() as open`.execute(trx)).rows[0]!.open;
+    // The first statement runs inside the transaction (now() is the BEGIN's instant, not the statement's).
+    const outcome = await database.db.transaction().execute(async (trx) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return inTransaction(trx);
+    });
+    assert.equal(outcome, false, 'a statement 5 ms after BEGIN is not at the transaction start instant');
+    // The first statement fails: nothing it or BEGIN did stays, and every connection is idle again.
+    for (let round = 0; round < 6; round += 1)
+      await assert.rejects(
+        database.db.transaction().execute(async (trx) => {
+          await sql`insert into probe (id, label) values (${10}, ${null})`.execute(trx);
+        }),
+        (error: { code?: string }) => error.code === '23502',
+      );
+    // The callback throws before any statement: BEGIN was sent, its ROLLBACK follows.
+    for (let round = 0; round < 6; round += 1)
+      await assert.rejects(
+        database.db.transaction().execute(async () => {
+          throw new Error('before any statement');
+        }),
+        /before any statement/,
+      );
+    // A first statement that succeeds and a second that fails: both undone.
+    await assert.rejects(
+      database.db.transaction().execute(async (trx) => {
+        await sql`insert into probe (id, label) values (${11}, ${'first'})`.execute(trx);
+        await sql`insert into probe (id, label) values (${11}, ${'again'})`.execute(trx);
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    );
+    assert.deepEqual((await sql`select count(*)::int as n from probe`.execute(database.db)).rows, [{ n: 0 }]);
+    const idle = await admin<{ state: string }>(
+      `select state from pg_stat_activity where datname = '${new URL(testDatabase.url).pathname.slice(1)}' and backend_type = 'client backend'`,
+    );
+    assert.ok(
+      idle.every((row) => row.state === 'idle'),
+      `no connection left in a transaction: ${JSON.stringify(idle)}`,
+    );
+    // And the next transactions commit.
+    await Promise.all(
+      [20, 21, 22, 23].map((id) =>
+        database.db.transaction().execute(async (trx) => {
+          await sql`insert into probe (id, label) values (${id}, ${'kept'})`.execute(trx);
+        }),
+      ),
+    );
+    assert.deepEqual((await sql`select count(*)::int as n from probe`.execute(database.db)).rows, [{ n: 4 }]);
+  });
+
   test('a write outside a transaction waiting on a row lock holds up no read, not even its holder', async () => {
     await sql`delete from probe`.execute(database.db);
     await sql`insert into probe (id, label) values (${1}, ${'first'})`.execute(database.db);
