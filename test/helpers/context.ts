@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { createTestDatabase } from './database.js';
+import { createMigratedTestDatabase } from './database.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -74,7 +74,7 @@ export async function createTestContext(
   } = {},
 ): Promise<TestContext> {
   const directory = temporaryDirectory();
-  const testDatabase = await createTestDatabase(directory);
+  const testDatabase = await createMigratedTestDatabase(directory);
   // Overload shedding is off unless a test turns it on: a CPU-starved test machine must not shed.
   const config = loadConfig({
     NODE_ENV: 'test',
