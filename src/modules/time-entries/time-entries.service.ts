@@ -69,6 +69,7 @@ export function presentTimeEntry(row: TimeEntryRow, settings: TimeSettings): Tim
           cost,
           rate,
           settings.incrementMinutes,
+          row.billed_hundredths === null ? undefined : BigInt(row.billed_hundredths),
         );
   return {
     id: row.id,
@@ -275,6 +276,7 @@ export async function createTimeEntry(ctx: Context, input: CreateTimeEntryInput)
         approved_at: null,
         approved_by: null,
         invoice_id: null,
+        billed_hundredths: null,
         external_id: input.external_id ?? null,
         metadata: JSON.stringify(input.metadata ?? {}),
         created_at: now,
@@ -437,6 +439,7 @@ export async function startTimer(ctx: Context, input: StartTimerInput): Promise<
         approved_at: null,
         approved_by: null,
         invoice_id: null,
+        billed_hundredths: null,
         external_id: null,
         metadata: '{}',
         created_at: now,
