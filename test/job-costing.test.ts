@@ -30,7 +30,12 @@ const costing = async (jobId: string) => {
 
 test('the worked case: labour, materials, price, profit and margin, from the job’s lines then its sent invoices', async () => {
   const client = await created('/v1/clients', { name: 'Ada Client', email: 'ada@example.com' });
-  const valve = await created('/v1/products', { type: 'material', name: 'Valve', unit_amount: 9000, cost_amount: 5200 });
+  const valve = await created('/v1/products', {
+    type: 'material',
+    name: 'Valve',
+    unit_amount: 9000,
+    cost_amount: 5200,
+  });
   const pipe = await created('/v1/products', { type: 'material', name: 'Pipe', unit_amount: 3000 });
   const job = await created('/v1/jobs', {
     client_id: client.id,
@@ -158,7 +163,10 @@ test('margin_percent rounds halves away from zero; materials round each line', a
   const three = await created('/v1/jobs', {
     client_id: client.id,
     title: 'Three',
-    line_items: [{ product_id: bolt.id, quantity: 1 }, { product_id: bolt.id, quantity: 1, unit_amount: 0 }],
+    line_items: [
+      { product_id: bolt.id, quantity: 1 },
+      { product_id: bolt.id, quantity: 1, unit_amount: 0 },
+    ],
   });
   assert.equal((await costing(three.id)).margin_percent, 33.33);
   const loss = await created('/v1/products', { type: 'material', name: 'Loss', unit_amount: 3, cost_amount: 4 });

@@ -48,6 +48,10 @@ const ALL_TOOLS = [
   'send_credit_note',
   'apply_credit_note',
   'refund_credit_note',
+  // Contract §29: a member's timer, a job's costing.
+  'start_timer',
+  'stop_timer',
+  'get_job_costing',
 ].sort();
 const READ_ONLY_TOOLS = [
   'find_clients',

@@ -134,7 +134,8 @@ export const LineItemSchema = Type.Object({
   taxes: Type.Array(LineTaxSchema, { description: 'One per rate, in the rates’ order. Read-only.' }),
   unit_code: Nullable(
     Type.String({
-      description: 'The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only.',
+      description:
+        'The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only.',
       example: 'HUR',
     }),
   ),

@@ -126,7 +126,8 @@ function matchTimeLines(stored: readonly LineItem[], inputs: readonly LineItemIn
     if (found === -1) {
       details.push({
         field: `${field}.time_entry_ids`,
-        message: 'must be a line of billed time’s time_entry_ids, sent back unchanged (bill time with POST /v1/invoices/{id}/time-entries)',
+        message:
+          'must be a line of billed time’s time_entry_ids, sent back unchanged (bill time with POST /v1/invoices/{id}/time-entries)',
       });
       return input;
     }
@@ -135,7 +136,10 @@ function matchTimeLines(stored: readonly LineItem[], inputs: readonly LineItemIn
     if (input.quantity !== line.quantity)
       details.push({ field: `${field}.quantity`, message: `must stay ${line.quantity}: the line bills time entries` });
     if (input.unit_amount !== line.unit_amount)
-      details.push({ field: `${field}.unit_amount`, message: `must stay ${line.unit_amount}: the line bills time entries` });
+      details.push({
+        field: `${field}.unit_amount`,
+        message: `must stay ${line.unit_amount}: the line bills time entries`,
+      });
     const { time_entry_ids: _ids, ...rest } = input;
     return {
       ...rest,

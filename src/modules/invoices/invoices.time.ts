@@ -41,8 +41,7 @@ export async function lockDraftInvoice(tx: Context, id: string) {
   const record = await getInvoiceRecord(tx.db, tx.accountId, id, true);
   const status = record.status as InvoiceStatus;
   assertEditable(INVOICE_LIFECYCLE, status);
-  if (status !== 'draft')
-    throw invalidState(`This invoice is '${status}'; time is billed only on a draft invoice.`);
+  if (status !== 'draft') throw invalidState(`This invoice is '${status}'; time is billed only on a draft invoice.`);
   return record;
 }
 

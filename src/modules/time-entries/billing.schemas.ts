@@ -40,7 +40,8 @@ export const BillTimeBody = Type.Object(
     product_id: Type.Optional(
       Type.String({
         format: 'uuid',
-        description: 'A product whose taxes the lines take (its price and cost are not used: the rate is the entries’).',
+        description:
+          'A product whose taxes the lines take (its price and cost are not used: the rate is the entries’).',
         example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f03',
       }),
     ),
@@ -81,21 +82,33 @@ export const JobCostingSchema = Type.Object(
     ),
     materials: Type.Object(
       {
-        lines: Type.Integer({ description: 'Lines with a product (lines of billed time are labour, not counted).', example: 2 }),
+        lines: Type.Integer({
+          description: 'Lines with a product (lines of billed time are labour, not counted).',
+          example: 2,
+        }),
         cost_amount: money('Σ round(quantity × unit_cost_amount) over those lines.', 12000),
-        lines_without_cost: Type.Integer({ description: 'Of those lines, the ones without a unit_cost_amount.', example: 0 }),
+        lines_without_cost: Type.Integer({
+          description: 'Of those lines, the ones without a unit_cost_amount.',
+          example: 0,
+        }),
       },
       { description: 'The lines’ internal costs.' },
     ),
     cost_amount: money('Labour plus materials.', 42375),
     profit_amount: money('price_amount − cost_amount.', 7625),
     margin_percent: Nullable(
-      Type.Number({ description: 'profit × 100 ÷ price, 2 decimals (halves away from zero); null at price 0.', example: 15.25 }),
+      Type.Number({
+        description: 'profit × 100 ÷ price, 2 decimals (halves away from zero); null at price 0.',
+        example: 15.25,
+      }),
     ),
     excluded_invoice_ids: Type.Array(IdSchema, {
       description: 'Sent or paid invoices of the job in another currency: listed, not converted, not counted.',
     }),
   },
-  { $id: 'JobCosting', description: 'What a job cost and what it brought in, from its entries and one set of documents.' },
+  {
+    $id: 'JobCosting',
+    description: 'What a job cost and what it brought in, from its entries and one set of documents.',
+  },
 );
 export type JobCosting = Static<typeof JobCostingSchema>;

@@ -36,8 +36,7 @@ function refusalOf(
   if (row.ended_at === null) return 'is running: stop it first';
   if (row.job_id === null) return 'is on no job';
   if (jobs.get(row.job_id)?.client_id !== invoice.client_id) return 'is on a job of another client than the invoice’s';
-  if (row.currency !== invoice.currency)
-    return `is in ${row.currency} and the invoice in ${invoice.currency}`;
+  if (row.currency !== invoice.currency) return `is in ${row.currency} and the invoice in ${invoice.currency}`;
   if (row.approved_at === null && !includeUnapproved)
     return 'is not approved: approve it, or send include_unapproved: true';
   return undefined;
@@ -89,7 +88,9 @@ async function entriesOfJob(
       currency: invoice.currency,
       includeUnapproved,
       startingFrom:
-        settings.lockedThrough === null ? null : windowEdge(addDaysToDate(settings.lockedThrough, 1), settings.timezone),
+        settings.lockedThrough === null
+          ? null
+          : windowEdge(addDaysToDate(settings.lockedThrough, 1), settings.timezone),
     },
     MAX_BILLED_PER_CALL,
   );
@@ -209,7 +210,13 @@ onTimeReleased(async (tx, invoiceId, entryIds) => {
   const before = new Map(
     (await repository.findTimeEntries(tx.db, tx.accountId, entryIds, true)).map((row) => [row.id, row]),
   );
-  const released = await repository.releaseBilled(tx.db, tx.accountId, invoiceId, entryIds, tx.clock.now().toISOString());
+  const released = await repository.releaseBilled(
+    tx.db,
+    tx.accountId,
+    invoiceId,
+    entryIds,
+    tx.clock.now().toISOString(),
+  );
   for (const row of released) {
     const previous = before.get(row.id);
     const after = presentTimeEntry(row, settings);
