@@ -70,6 +70,7 @@ const READ_ONLY_TOOLS = [
   'find_slots',
   'get_client_balance',
   'preview_credit_note',
+  'get_job_costing',
 ].sort();
 const CONFIRMED_TOOLS = [
   'record_payment',
@@ -95,6 +96,7 @@ const READ_SCOPES = [
   'availability:read',
   'credit_notes:read',
   'reports:read',
+  'time_entries:read',
 ] as const;
 
 const clock = new ManualClock(new Date('2026-11-25T12:00:00.000Z'));
