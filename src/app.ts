@@ -70,8 +70,8 @@ import { ServiceRequestSchema } from './modules/service-requests/index.js';
 import { systemRoutes } from './modules/system/system.routes.js';
 import { recurringInvoiceRoutes } from './modules/recurring-invoices/recurring-invoices.routes.js';
 import { RecurringInvoiceSchema } from './modules/recurring-invoices/index.js';
-import { timeEntryRoutes } from './modules/time-entries/time-entries.routes.js';
-import { TimeEntrySchema, TimeLockSchema } from './modules/time-entries/index.js';
+import { billTimeAction, timeEntryRoutes } from './modules/time-entries/time-entries.routes.js';
+import { JobCostingSchema, TimeEntrySchema, TimeLockSchema } from './modules/time-entries/index.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
 import { creditNotePreviewRoutes, creditNoteRoutes } from './modules/credit-notes/credit-notes.routes.js';
@@ -247,6 +247,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     HoldSchema,
     TimeEntrySchema,
     TimeLockSchema,
+    JobCostingSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -328,7 +329,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(jobRoutes(resolveHold));
   await app.register(visitRoutes, { project: projectOccurrences, book: bookHold });
   await app.register(visitScheduleRoutes);
-  await app.register(invoiceRoutes(invoiceActions));
+  await app.register(invoiceRoutes([...invoiceActions, billTimeAction]));
   await app.register(invoicePreviewRoutes);
   await app.register(recurringInvoiceRoutes);
   await app.register(paymentRoutes);

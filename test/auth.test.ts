@@ -245,11 +245,16 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/time-entries/:id/stop': 'time_entries:write',
   'POST /v1/time-entries/:id/approve': 'time_entries:approve',
   'POST /v1/time-entries/:id/unapprove': 'time_entries:approve',
+  'POST /v1/invoices/:id/time-entries': 'invoices:write',
+  'GET /v1/jobs/:id/costing': 'jobs:read',
 };
 
 /** Operations that need a second scope whatever the body (contract §22: a refund of credit moves money). */
 const SECOND_SCOPES: Record<string, (typeof SCOPES)[number][]> = {
   'POST /v1/credit-notes/:id/refund': ['payments:write'],
+  // Contract section 29: billing time writes entries; a job's costing reads them.
+  'POST /v1/invoices/:id/time-entries': ['time_entries:write'],
+  'GET /v1/jobs/:id/costing': ['time_entries:read'],
 };
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
@@ -272,6 +277,7 @@ const ACTION_BODIES: Record<string, () => unknown> = {
   '/v1/visit-schedules/:id/split': () => ({ from_occurrence_key: '2026-01-05T09:00' }),
   '/v1/recurring-invoices/:id/skip': () => ({ occurrence_date: '2026-01-05' }),
   '/v1/recurring-invoices/:id/unskip': () => ({ occurrence_date: '2026-01-05' }),
+  '/v1/invoices/:id/time-entries': () => ({ time_entry_ids: ['019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01'] }),
 };
 
 /** The query a GET route requires (validation comes before lookup). */

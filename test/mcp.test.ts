@@ -48,6 +48,10 @@ const ALL_TOOLS = [
   'send_credit_note',
   'apply_credit_note',
   'refund_credit_note',
+  // Contract §29: a member's timer, a job's costing.
+  'start_timer',
+  'stop_timer',
+  'get_job_costing',
 ].sort();
 const READ_ONLY_TOOLS = [
   'find_clients',
@@ -66,6 +70,7 @@ const READ_ONLY_TOOLS = [
   'find_slots',
   'get_client_balance',
   'preview_credit_note',
+  'get_job_costing',
 ].sort();
 const CONFIRMED_TOOLS = [
   'record_payment',
@@ -91,6 +96,7 @@ const READ_SCOPES = [
   'availability:read',
   'credit_notes:read',
   'reports:read',
+  'time_entries:read',
 ] as const;
 
 const clock = new ManualClock(new Date('2026-11-25T12:00:00.000Z'));

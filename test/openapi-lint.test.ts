@@ -180,6 +180,8 @@ const OPERATIONS: Array<[string, string]> = [
   ['POST /v1/time-entries/{id}/stop', 'stopTimeEntry'],
   ['POST /v1/time-entries/{id}/approve', 'approveTimeEntry'],
   ['POST /v1/time-entries/{id}/unapprove', 'unapproveTimeEntry'],
+  ['POST /v1/invoices/{id}/time-entries', 'billInvoiceTimeEntries'],
+  ['GET /v1/jobs/{id}/costing', 'getJobCosting'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

@@ -484,6 +484,10 @@ test('documents and clients written before the change answer exactly the figures
         taxes: [
           { tax_rate_id: null, name: null, percentage: stored.tax_rate, compound: false, amount: stored.tax_amount },
         ],
+        // Contract §29's fields of a line, neutral on a line stored before them.
+        unit_code: null,
+        unit_cost_amount: null,
+        time_entry_ids: [],
       }));
       const expected = {
         subtotal_amount: 11_998,

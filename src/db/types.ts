@@ -742,6 +742,8 @@ export interface TimeEntriesTable {
   /** The actor who approved it (JSON `{type, id}`). */
   approved_by: JsonText | null;
   invoice_id: string | null;
+  /** Billed hours in hundredths, frozen while billed (null: unbilled, following the account's increment). */
+  billed_hundredths: number | null;
   external_id: string | null;
   metadata: JsonText;
   created_at: Timestamp;

@@ -22,6 +22,7 @@ import {
 import { createQuote, CreateQuoteBody, getQuote, SENDABLE_QUOTE } from '../modules/quotes/index.js';
 import { sendDocument } from '../modules/sent-documents/index.js';
 import type { Context } from '../kernel/context.js';
+import { TIME_TOOLS } from './time-tools.js';
 import { AVAILABILITY_TOOLS } from './availability-tools.js';
 import { CREDIT_TOOLS } from './credit-tools.js';
 import { FIELD_TOOLS } from './field-tools.js';
@@ -340,4 +341,5 @@ export const TOOLS: Tool[] = [
   },
   ...FIELD_TOOLS,
   ...AVAILABILITY_TOOLS,
+  ...TIME_TOOLS,
 ];

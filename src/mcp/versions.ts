@@ -15,6 +15,7 @@ import { getQuote } from '../modules/quotes/index.js';
 import { getServiceRequest } from '../modules/service-requests/index.js';
 import { getTeamMember } from '../modules/team-members/index.js';
 import { getVisit } from '../modules/visits/index.js';
+import { getTimeEntry } from '../modules/time-entries/index.js';
 import type { Context } from '../kernel/context.js';
 import { etagOf } from '../http/etag.js';
 
@@ -32,6 +33,7 @@ const KINDS = {
   product: { table: 'products', read: getProduct },
   availability_hold: { table: 'availability_holds', read: getHold },
   credit_note: { table: 'credit_notes', read: getCreditNote },
+  time_entry: { table: 'time_entries', read: getTimeEntry },
 } as const;
 
 export type ObjectKind = keyof typeof KINDS;

@@ -164,6 +164,12 @@ export interface QuoteLineItem {
   tax_amount: number;
   /** One per rate, in the rates’ order. Read-only. */
   taxes: Array<QuoteLineItemTaxe>;
+  /** The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only. */
+  unit_code: string | null;
+  /** Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only. */
+  unit_cost_amount: number | null;
+  /** The time entries this line bills (POST /v1/invoices/{id}/time-entries); [] for a line not made from time. Read-only: a PUT of line_items may send them back unchanged to keep the line. */
+  time_entry_ids: Array<string>;
 }
 
 /** The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null. */
@@ -302,6 +308,12 @@ export interface JobLineItem {
   tax_amount: number;
   /** One per rate, in the rates’ order. Read-only. */
   taxes: Array<JobLineItemTaxe>;
+  /** The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only. */
+  unit_code: string | null;
+  /** Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only. */
+  unit_cost_amount: number | null;
+  /** The time entries this line bills (POST /v1/invoices/{id}/time-entries); [] for a line not made from time. Read-only: a PUT of line_items may send them back unchanged to keep the line. */
+  time_entry_ids: Array<string>;
 }
 
 /** The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null. */
@@ -706,6 +718,12 @@ export interface InvoiceLineItem {
   tax_amount: number;
   /** One per rate, in the rates’ order. Read-only. */
   taxes: Array<InvoiceLineItemTaxe>;
+  /** The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only. */
+  unit_code: string | null;
+  /** Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only. */
+  unit_cost_amount: number | null;
+  /** The time entries this line bills (POST /v1/invoices/{id}/time-entries); [] for a line not made from time. Read-only: a PUT of line_items may send them back unchanged to keep the line. */
+  time_entry_ids: Array<string>;
 }
 
 /** The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null. */
@@ -1077,6 +1095,12 @@ export interface CreditNoteLineItem {
   tax_amount: number;
   /** One per rate, in the rates’ order. Read-only. */
   taxes: Array<CreditNoteLineItemTaxe>;
+  /** The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only. */
+  unit_code: string | null;
+  /** Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only. */
+  unit_cost_amount: number | null;
+  /** The time entries this line bills (POST /v1/invoices/{id}/time-entries); [] for a line not made from time. Read-only: a PUT of line_items may send them back unchanged to keep the line. */
+  time_entry_ids: Array<string>;
 }
 
 /** The document’s own discount before tax (percent per line; an amount shared over the lines above zero), or null. */
@@ -2541,6 +2565,60 @@ export interface TimeLock {
   updated_at: string;
 }
 
+/** The job’s time: its stopped entries. */
+export interface JobCostingLabour {
+  /** The job’s stopped entries. */
+  entries: number;
+  /** Their duration_seconds, summed. */
+  seconds: number;
+  /** Their cost_amount, summed. */
+  cost_amount: number;
+  /** Their billable_amount, summed. */
+  billable_amount: number;
+  /** The billable_amount of those not billed on an invoice. */
+  unbilled_billable_amount: number;
+  /** Stopped entries not approved (counted above). */
+  unapproved_entries: number;
+  /** Running entries (not counted above). */
+  running_entries: number;
+}
+
+/** The lines’ internal costs. */
+export interface JobCostingMaterials {
+  /** Lines with a product (lines of billed time are labour, not counted). */
+  lines: number;
+  /** Σ round(quantity × unit_cost_amount) over those lines. */
+  cost_amount: number;
+  /** Of those lines, the ones without a unit_cost_amount. */
+  lines_without_cost: number;
+}
+
+/** What a job cost and what it brought in, from its entries and one set of documents. */
+export interface JobCosting {
+  /** Always "job_costing". */
+  object: "job_costing";
+  /** Unique identifier (UUIDv7). */
+  job_id: string;
+  /** The job’s currency: every amount below is in it. */
+  currency: string;
+  /** job: the price and materials are the job’s own lines; invoices: once the job has a sent or paid invoice, those invoices’ (no drafts, no voids). */
+  price_basis: "job" | "invoices";
+  /** The subtotal (before tax) of the job’s lines, or of its sent and paid invoices. */
+  price_amount: number;
+  /** The job’s time: its stopped entries. */
+  labour: JobCostingLabour;
+  /** The lines’ internal costs. */
+  materials: JobCostingMaterials;
+  /** Labour plus materials. */
+  cost_amount: number;
+  /** price_amount − cost_amount. */
+  profit_amount: number;
+  /** profit × 100 ÷ price, 2 decimals (halves away from zero); null at price 0. */
+  margin_percent: number | null;
+  /** Sent or paid invoices of the job in another currency: listed, not converted, not counted. */
+  excluded_invoice_ids: Array<string>;
+}
+
 /** What a delete returns. */
 export interface DeletedObject {
   /** Unique identifier (UUIDv7). */
@@ -3730,6 +3808,43 @@ export interface InvoiceCreateParamsFields {
 /** Body of POST /v1/invoices. One of client_id, job_id, quote_id is required. */
 export type InvoiceCreateParams = InvoiceCreateParamsFields & ({ client_id: string } | { job_id: string } | { quote_id: string });
 
+/** A discount before tax. */
+export interface InvoiceUpdateLineItemDiscountParams {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
+export interface InvoiceUpdateLineItemParams {
+  /** A product of the account: fills the name, description, unit amount, quantity and taxes the line does not give (copied: editing the product later changes no document). */
+  product_id?: string;
+  /** A short name printed in bold above the description (a product’s name). Absent: the product’s name, else none. */
+  name?: string | null;
+  /** What was or will be done or supplied. Required unless product_id gives it. */
+  description?: string;
+  /** Quantity, greater than 0, at most 1,000,000, at most 3 decimals. Required unless product_id gives it. */
+  quantity?: number;
+  /** Price of one unit in minor units (cents); negative for a credit line. Required unless product_id gives it. With prices_include_tax, tax included. */
+  unit_amount?: number;
+  /** Version 1: one unnamed rate in percent, 0 to 100, at most 3 decimals; 0 (the default) is no rate. Not together with tax_rate_ids. */
+  tax_rate?: number;
+  /** The line’s tax rates (at most 5); [] makes it tax-free. Absent: its product’s rates, else the property’s default_tax_rate_ids, else the account’s. Not together with tax_rate. */
+  tax_rate_ids?: Array<string>;
+  /** A discount before tax. */
+  discount?: InvoiceUpdateLineItemDiscountParams | null;
+  /** A line of billed time, kept: its time_entry_ids exactly as answered, with its quantity and unit_amount unchanged (else 422). A time line left out releases its entries. [] or absent: an ordinary line. */
+  time_entry_ids?: Array<string>;
+}
+
+/** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
+export interface InvoiceUpdateDiscountParams {
+  /** percent: value is a percentage (0–100, at most 4 decimals); amount: value is in minor units. */
+  type: "percent" | "amount";
+  /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
+  value: number;
+}
+
 /** Body of PUT /v1/invoices/{id}. */
 export interface InvoiceUpdateParams {
   /** The client. */
@@ -3738,14 +3853,14 @@ export interface InvoiceUpdateParams {
   property_id?: string | null;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id?: string | null;
-  /** The document's lines (at most 200); replaces the whole list on update. */
-  line_items?: Array<InvoiceLineItemParams>;
+  /** The invoice's lines (at most 200); replaces the whole list. A line of billed time is kept by sending back its time_entry_ids, quantity and unit_amount unchanged. */
+  line_items?: Array<InvoiceUpdateLineItemParams>;
   /** Unit amounts include tax. Default: the account’s (or the source document’s). */
   prices_include_tax?: boolean;
   /** per_line or per_document. Default: the account’s (or the source document’s). */
   rounding?: "per_line" | "per_document";
   /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
-  discount?: InvoiceDiscountParams | null;
+  discount?: InvoiceUpdateDiscountParams | null;
   /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
   currency?: string;
   /** Notes shown to the client on the invoice. */
@@ -3769,6 +3884,23 @@ export interface InvoiceSendParams {
 /** Body of POST /v1/invoices/{id}/hosted-link/rotate. */
 export interface InvoiceRotateHostedLinkParams {
 }
+
+/** The fields of InvoiceBillTimeEntriesParams. */
+export interface InvoiceBillTimeEntriesParamsFields {
+  /** The entries to bill (1–200): each billable, stopped, unbilled, on a job of the invoice’s client, in its currency, approved unless include_unapproved. Not together with job_id. */
+  time_entry_ids?: Array<string>;
+  /** A job of the invoice’s client: bills its qualifying entries (the 200 oldest a call). Not together with time_entry_ids. */
+  job_id?: string;
+  /** A line per entry (default), per member, rate and local date (day), or per member and rate (team_member). */
+  group_by?: "entry" | "day" | "team_member";
+  /** A product whose taxes the lines take (its price and cost are not used: the rate is the entries’). */
+  product_id?: string;
+  /** Bill entries not yet approved too. Default false. */
+  include_unapproved?: boolean;
+}
+
+/** Body of POST /v1/invoices/{id}/time-entries. One of time_entry_ids, job_id is required. */
+export type InvoiceBillTimeEntriesParams = InvoiceBillTimeEntriesParamsFields & ({ time_entry_ids: Array<string> } | { job_id: string });
 
 /** The fields of InvoicePreviewParams. */
 export interface InvoicePreviewParamsFields {
@@ -5424,7 +5556,7 @@ Requires the scope `quotes:read`. */
   }
 }
 
-/** jobs: list, create, get, update, delete. */
+/** jobs: list, create, get, update, delete, getCosting. */
 export class JobsResource {
   constructor(private readonly transport: Transport) {}
 
@@ -5451,6 +5583,13 @@ export class JobsResource {
   /** Delete a job. Requires the scope `jobs:delete`. */
   delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
     return this.transport.request<DeletedObject>('DELETE', `/v1/jobs/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** A job’s costing. Labour (the job’s stopped entries: seconds, cost, billable amounts), materials (lines with a product: Σ round(quantity × unit_cost_amount)), price (subtotal), cost, profit and margin. Price and materials come from the job’s lines until it has a sent or paid invoice, then from those invoices (another currency’s are listed in excluded_invoice_ids, not converted). Needs jobs:read and time_entries:read.
+
+Requires the scope `jobs:read`. */
+  getCosting(id: string, options?: RequestOptions): Promise<WithResponse<JobCosting>> {
+    return this.transport.request<JobCosting>('GET', `/v1/jobs/${encodeURIComponent(id)}/costing`, {}, options);
   }
 }
 
@@ -5578,7 +5717,7 @@ Requires the scope `schedules:read`. */
   }
 }
 
-/** invoices: list, create, get, update, delete, send, rotateHostedLink, preview, getPdf, listDeliveries. */
+/** invoices: list, create, get, update, delete, send, rotateHostedLink, billTimeEntries, preview, getPdf, listDeliveries. */
 export class InvoicesResource {
   constructor(private readonly transport: Transport) {}
 
@@ -5619,6 +5758,13 @@ Requires the scope `invoices:send`. */
 Requires the scope `invoices:write`. */
   rotateHostedLink(id: string, params: InvoiceRotateHostedLinkParams = {}, options?: RequestOptions): Promise<WithResponse<Invoice>> {
     return this.transport.request<Invoice>('POST', `/v1/invoices/${encodeURIComponent(id)}/hosted-link/rotate`, { body: params }, options);
+  }
+
+  /** Bill time entries on a draft invoice. Adds a line per group of entries (group_by entry, day or team_member): quantity the billed_hours summed, unit_amount the rate, unit_code HUR, read-only time_entry_ids; the entries get invoice_id and their billed hours are frozen. Entries must be billable, stopped, unbilled, on a job of the invoice’s client, in its currency and approved unless include_unapproved (422 naming time_entry_ids[i]). An entry billed on an invoice that is not void is 409 CONFLICT; a locked one, or an invoice that is not a draft, 409 INVALID_STATE. Removing the line, deleting the draft or voiding the invoice releases the entries. Events invoice.updated and time_entry.updated.
+
+Requires the scope `invoices:write`. */
+  billTimeEntries(id: string, params: InvoiceBillTimeEntriesParams, options?: RequestOptions): Promise<WithResponse<Invoice>> {
+    return this.transport.request<Invoice>('POST', `/v1/invoices/${encodeURIComponent(id)}/time-entries`, { body: params }, options);
   }
 
   /** Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.

@@ -148,6 +148,9 @@ __all__ = [
     "TimeEntryApprovedBy",
     "TimeEntry",
     "TimeLock",
+    "JobCostingLabour",
+    "JobCostingMaterials",
+    "JobCosting",
     "DeletedObject",
     "ClientAddressParams",
     "PropertyAddressParams",
@@ -172,6 +175,8 @@ __all__ = [
     "InvoiceLineItemDiscountParams",
     "InvoiceLineItemParams",
     "InvoiceDiscountParams",
+    "InvoiceUpdateLineItemDiscountParams",
+    "InvoiceUpdateLineItemParams",
     "RecurringInvoiceInvoiceLineItemDiscountParams",
     "RecurringInvoiceInvoiceLineItemParams",
     "RecurringInvoiceInvoiceDiscountParams",
@@ -325,6 +330,9 @@ class QuoteLineItem(TypedDict):
     amount: int
     tax_amount: int
     taxes: List[QuoteLineItemTaxe]
+    unit_code: Optional[str]
+    unit_cost_amount: Optional[int]
+    time_entry_ids: List[str]
 
 
 class QuoteDiscount(TypedDict):
@@ -416,6 +424,9 @@ class JobLineItem(TypedDict):
     amount: int
     tax_amount: int
     taxes: List[JobLineItemTaxe]
+    unit_code: Optional[str]
+    unit_cost_amount: Optional[int]
+    time_entry_ids: List[str]
 
 
 class JobDiscount(TypedDict):
@@ -667,6 +678,9 @@ class InvoiceLineItem(TypedDict):
     amount: int
     tax_amount: int
     taxes: List[InvoiceLineItemTaxe]
+    unit_code: Optional[str]
+    unit_cost_amount: Optional[int]
+    time_entry_ids: List[str]
 
 
 class InvoiceDiscount(TypedDict):
@@ -911,6 +925,9 @@ class CreditNoteLineItem(TypedDict):
     amount: int
     tax_amount: int
     taxes: List[CreditNoteLineItemTaxe]
+    unit_code: Optional[str]
+    unit_cost_amount: Optional[int]
+    time_entry_ids: List[str]
 
 
 class CreditNoteDiscount(TypedDict):
@@ -2031,6 +2048,42 @@ class TimeLock(TypedDict):
     updated_at: str
 
 
+class JobCostingLabour(TypedDict):
+    """The job’s time: its stopped entries."""
+
+    entries: int
+    seconds: int
+    cost_amount: int
+    billable_amount: int
+    unbilled_billable_amount: int
+    unapproved_entries: int
+    running_entries: int
+
+
+class JobCostingMaterials(TypedDict):
+    """The lines’ internal costs."""
+
+    lines: int
+    cost_amount: int
+    lines_without_cost: int
+
+
+class JobCosting(TypedDict):
+    """What a job cost and what it brought in, from its entries and one set of documents."""
+
+    object: Literal["job_costing"]
+    job_id: str
+    currency: str
+    price_basis: Literal["job", "invoices"]
+    price_amount: int
+    labour: JobCostingLabour
+    materials: JobCostingMaterials
+    cost_amount: int
+    profit_amount: int
+    margin_percent: Optional[float]
+    excluded_invoice_ids: List[str]
+
+
 class DeletedObject(TypedDict):
     """What a delete returns."""
 
@@ -2324,6 +2377,27 @@ class InvoiceDiscountParams(TypedDict):
 
     type: Literal["percent", "amount"]
     value: float
+
+
+class InvoiceUpdateLineItemDiscountParams(TypedDict):
+    """A discount before tax."""
+
+    type: Literal["percent", "amount"]
+    value: float
+
+
+class InvoiceUpdateLineItemParams(TypedDict, total=False):
+    """InvoiceUpdateLineItemParams"""
+
+    product_id: str
+    name: Optional[str]
+    description: str
+    quantity: float
+    unit_amount: int
+    tax_rate: float
+    tax_rate_ids: List[str]
+    discount: Optional[InvoiceUpdateLineItemDiscountParams]
+    time_entry_ids: List[str]
 
 
 class RecurringInvoiceInvoiceLineItemDiscountParams(TypedDict):
@@ -3053,7 +3127,7 @@ Requires the scope `quotes:read`."""
 
 
 class JobsResource:
-    """jobs: list, create, get, update, delete."""
+    """jobs: list, create, get, update, delete, get_costing."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -3215,6 +3289,20 @@ class JobsResource:
     ) -> DeletedObject:
         """Delete a job. Requires the scope `jobs:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/jobs/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_costing(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> JobCosting:
+        """A job’s costing. Labour (the job’s stopped entries: seconds, cost, billable amounts), materials (lines with a product: Σ round(quantity × unit_cost_amount)), price (subtotal), cost, profit and margin. Price and materials come from the job’s lines until it has a sent or paid invoice, then from those invoices (another currency’s are listed in excluded_invoice_ids, not converted). Needs jobs:read and time_entries:read.
+
+Requires the scope `jobs:read`."""
+        return cast(JobCosting, self._transport.request("GET", f"/v1/jobs/{_quote(id)}/costing", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class VisitsResource:
@@ -3582,7 +3670,7 @@ Requires the scope `schedules:read`."""
 
 
 class InvoicesResource:
-    """invoices: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
+    """invoices: list, create, get, update, delete, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -3733,7 +3821,7 @@ class InvoicesResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
-        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceUpdateLineItemParams], NotGiven] = NOT_GIVEN,
         prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
         rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
         discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
@@ -3795,6 +3883,60 @@ Requires the scope `invoices:send`."""
 
 Requires the scope `invoices:write`."""
         return cast(Invoice, self._transport.request("POST", f"/v1/invoices/{_quote(id)}/hosted-link/rotate", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    @overload
+    def bill_time_entries(
+        self,
+        id: str,
+        *,
+        time_entry_ids: List[str],
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        group_by: Union[Literal["entry", "day", "team_member"], NotGiven] = NOT_GIVEN,
+        product_id: Union[str, NotGiven] = NOT_GIVEN,
+        include_unapproved: Union[bool, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    @overload
+    def bill_time_entries(
+        self,
+        id: str,
+        *,
+        job_id: str,
+        time_entry_ids: Union[List[str], NotGiven] = NOT_GIVEN,
+        group_by: Union[Literal["entry", "day", "team_member"], NotGiven] = NOT_GIVEN,
+        product_id: Union[str, NotGiven] = NOT_GIVEN,
+        include_unapproved: Union[bool, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    def bill_time_entries(
+        self,
+        id: str,
+        *,
+        time_entry_ids: Union[List[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        group_by: Union[Literal["entry", "day", "team_member"], NotGiven] = NOT_GIVEN,
+        product_id: Union[str, NotGiven] = NOT_GIVEN,
+        include_unapproved: Union[bool, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice:
+        """Bill time entries on a draft invoice. Adds a line per group of entries (group_by entry, day or team_member): quantity the billed_hours summed, unit_amount the rate, unit_code HUR, read-only time_entry_ids; the entries get invoice_id and their billed hours are frozen. Entries must be billable, stopped, unbilled, on a job of the invoice’s client, in its currency and approved unless include_unapproved (422 naming time_entry_ids[i]). An entry billed on an invoice that is not void is 409 CONFLICT; a locked one, or an invoice that is not a draft, 409 INVALID_STATE. Removing the line, deleting the draft or voiding the invoice releases the entries. Events invoice.updated and time_entry.updated.
+
+Requires the scope `invoices:write`."""
+        return cast(Invoice, self._transport.request("POST", f"/v1/invoices/{_quote(id)}/time-entries", body=_given(time_entry_ids=time_entry_ids, job_id=job_id, group_by=group_by, product_id=product_id, include_unapproved=include_unapproved), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     @overload
     def preview(
@@ -6166,7 +6308,7 @@ Requires the scope `quotes:read`."""
 
 
 class AsyncJobsResource:
-    """jobs: list, create, get, update, delete."""
+    """jobs: list, create, get, update, delete, get_costing."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -6328,6 +6470,20 @@ class AsyncJobsResource:
     ) -> DeletedObject:
         """Delete a job. Requires the scope `jobs:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/jobs/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_costing(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> JobCosting:
+        """A job’s costing. Labour (the job’s stopped entries: seconds, cost, billable amounts), materials (lines with a product: Σ round(quantity × unit_cost_amount)), price (subtotal), cost, profit and margin. Price and materials come from the job’s lines until it has a sent or paid invoice, then from those invoices (another currency’s are listed in excluded_invoice_ids, not converted). Needs jobs:read and time_entries:read.
+
+Requires the scope `jobs:read`."""
+        return cast(JobCosting, await self._transport.request("GET", f"/v1/jobs/{_quote(id)}/costing", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncVisitsResource:
@@ -6695,7 +6851,7 @@ Requires the scope `schedules:read`."""
 
 
 class AsyncInvoicesResource:
-    """invoices: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
+    """invoices: list, create, get, update, delete, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -6846,7 +7002,7 @@ class AsyncInvoicesResource:
         client_id: Union[str, NotGiven] = NOT_GIVEN,
         property_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
-        line_items: Union[List[InvoiceLineItemParams], NotGiven] = NOT_GIVEN,
+        line_items: Union[List[InvoiceUpdateLineItemParams], NotGiven] = NOT_GIVEN,
         prices_include_tax: Union[bool, NotGiven] = NOT_GIVEN,
         rounding: Union[Literal["per_line", "per_document"], NotGiven] = NOT_GIVEN,
         discount: Union[Optional[InvoiceDiscountParams], NotGiven] = NOT_GIVEN,
@@ -6908,6 +7064,60 @@ Requires the scope `invoices:send`."""
 
 Requires the scope `invoices:write`."""
         return cast(Invoice, await self._transport.request("POST", f"/v1/invoices/{_quote(id)}/hosted-link/rotate", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    @overload
+    async def bill_time_entries(
+        self,
+        id: str,
+        *,
+        time_entry_ids: List[str],
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        group_by: Union[Literal["entry", "day", "team_member"], NotGiven] = NOT_GIVEN,
+        product_id: Union[str, NotGiven] = NOT_GIVEN,
+        include_unapproved: Union[bool, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    @overload
+    async def bill_time_entries(
+        self,
+        id: str,
+        *,
+        job_id: str,
+        time_entry_ids: Union[List[str], NotGiven] = NOT_GIVEN,
+        group_by: Union[Literal["entry", "day", "team_member"], NotGiven] = NOT_GIVEN,
+        product_id: Union[str, NotGiven] = NOT_GIVEN,
+        include_unapproved: Union[bool, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice: ...
+
+    async def bill_time_entries(
+        self,
+        id: str,
+        *,
+        time_entry_ids: Union[List[str], NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        group_by: Union[Literal["entry", "day", "team_member"], NotGiven] = NOT_GIVEN,
+        product_id: Union[str, NotGiven] = NOT_GIVEN,
+        include_unapproved: Union[bool, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice:
+        """Bill time entries on a draft invoice. Adds a line per group of entries (group_by entry, day or team_member): quantity the billed_hours summed, unit_amount the rate, unit_code HUR, read-only time_entry_ids; the entries get invoice_id and their billed hours are frozen. Entries must be billable, stopped, unbilled, on a job of the invoice’s client, in its currency and approved unless include_unapproved (422 naming time_entry_ids[i]). An entry billed on an invoice that is not void is 409 CONFLICT; a locked one, or an invoice that is not a draft, 409 INVALID_STATE. Removing the line, deleting the draft or voiding the invoice releases the entries. Events invoice.updated and time_entry.updated.
+
+Requires the scope `invoices:write`."""
+        return cast(Invoice, await self._transport.request("POST", f"/v1/invoices/{_quote(id)}/time-entries", body=_given(time_entry_ids=time_entry_ids, job_id=job_id, group_by=group_by, product_id=product_id, include_unapproved=include_unapproved), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     @overload
     async def preview(

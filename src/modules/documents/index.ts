@@ -27,13 +27,23 @@ export {
 } from './hosted-links.js';
 export {
   DiscountSchema,
+  InvoiceLineItemsInputSchema,
+  type KeptLineFields,
   type LineItem,
+  type LineItemInput,
   LineItemSchema,
   LineItemsInputSchema,
   type TaxBreakdown,
   TaxBreakdownSchema,
 } from './line-items.js';
-export { type PricedColumns, pricingForNew, pricingForUpdate, type PricingInput, propertyAfter } from './pricing.js';
+export {
+  type PricedColumns,
+  pricingForNew,
+  pricingForUpdate,
+  type PricingInput,
+  pricingWithAddedLines,
+  propertyAfter,
+} from './pricing.js';
 export { idFilter, parseStatusFilter, statusFilter } from './list-filters.js';
 export { documentFieldChecks } from './field-checks.js';
 export { MAX_AMOUNT, multiplyDivideRounded } from './money.js';

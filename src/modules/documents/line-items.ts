@@ -132,6 +132,24 @@ export const LineItemSchema = Type.Object({
   }),
   tax_amount: Type.Integer({ description: 'The sum of its taxes, in minor units. Read-only.', example: 1598 }),
   taxes: Type.Array(LineTaxSchema, { description: 'One per rate, in the rates’ order. Read-only.' }),
+  unit_code: Nullable(
+    Type.String({
+      description:
+        'The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only.',
+      example: 'HUR',
+    }),
+  ),
+  unit_cost_amount: Nullable(
+    Type.Integer({
+      description:
+        'Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only.',
+      example: 5200,
+    }),
+  ),
+  time_entry_ids: Type.Array(IdSchema, {
+    description:
+      'The time entries this line bills (POST /v1/invoices/{id}/time-entries); [] for a line not made from time. Read-only: a PUT of line_items may send them back unchanged to keep the line.',
+  }),
 });
 
 export const TaxBreakdownSchema = Type.Array(
@@ -170,7 +188,40 @@ export const LineItemsInputSchema = Type.Array(LineItemInputSchema, {
   description: `The document's lines (at most ${MAX_LINE_ITEMS}); replaces the whole list on update.`,
 });
 
-export type LineItemInput = Static<typeof LineItemInputSchema>;
+/** An invoice's lines on update: a line of billed time is kept by sending its time_entry_ids back unchanged. */
+export const InvoiceLineItemsInputSchema = Type.Array(
+  Type.Object(
+    {
+      ...LineItemInputSchema.properties,
+      time_entry_ids: Type.Optional(
+        Type.Array(Type.String({ format: 'uuid' }), {
+          maxItems: MAX_LINE_ITEMS,
+          description:
+            'A line of billed time, kept: its time_entry_ids exactly as answered, with its quantity and unit_amount unchanged (else 422). A time line left out releases its entries. [] or absent: an ordinary line.',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    maxItems: MAX_LINE_ITEMS,
+    description: `The invoice's lines (at most ${MAX_LINE_ITEMS}); replaces the whole list. A line of billed time is kept by sending back its time_entry_ids, quantity and unit_amount unchanged.`,
+  },
+);
+
+export type LineItemInput = Static<typeof LineItemInputSchema> & {
+  /** An invoice's line sent back with its entries (InvoiceLineItemsInputSchema). */
+  time_entry_ids?: string[] | undefined;
+  /** Internal, never from a body: what a stored or copied line keeps rather than taking again from its product. */
+  kept?: KeptLineFields | undefined;
+};
+
+/** What a line keeps when it is priced again or copied: its unit, its cost as made, the time it bills. */
+export interface KeptLineFields {
+  unit_code: string | null;
+  unit_cost_amount: number | null;
+  time_entry_ids: string[];
+}
 export type LineItem = Static<typeof LineItemSchema>;
 export type LineTax = Static<typeof LineTaxSchema>;
 export type TaxBreakdown = Static<typeof TaxBreakdownSchema>;
@@ -214,6 +265,9 @@ export function presentLineItem(
       (taxRate === 0
         ? []
         : [{ tax_rate_id: null, name: null, percentage: taxRate, compound: false, amount: taxAmount }]),
+    unit_code: stored.unit_code ?? null,
+    unit_cost_amount: stored.unit_cost_amount ?? null,
+    time_entry_ids: stored.time_entry_ids ?? [],
   };
 }
 

@@ -14,6 +14,7 @@ import {
   presentLineItem,
   version1Key,
   type DiscountInput,
+  type KeptLineFields,
   type LineItem,
   type LineItemInput,
   type TaxBreakdown,
@@ -92,7 +93,61 @@ function inputOf(line: LineItem): LineItemInput {
     unit_amount: line.unit_amount,
     ...(line.tax_rate !== 0 ? { tax_rate: line.tax_rate } : { tax_rate_ids: line.tax_rate_ids }),
     ...(line.discount ? { discount: line.discount } : {}),
+    kept: { unit_code: line.unit_code, unit_cost_amount: line.unit_cost_amount, time_entry_ids: line.time_entry_ids },
   };
+}
+
+/** A source's line copied to a new document: what it keeps, but never the time entries another document bills. */
+function copiedInputOf(line: LineItem): LineItemInput {
+  const input = inputOf(line);
+  return { ...input, kept: { ...(input.kept as KeptLineFields), time_entry_ids: [] } };
+}
+
+/** Whether two lists of ids are the same, in the same order. */
+function sameIds(left: readonly string[], right: readonly string[]): boolean {
+  return left.length === right.length && left.every((id, index) => id === right[index]);
+}
+
+/**
+ * An update's lines with each line of billed time matched to the stored line it keeps (docs/api-contract.md §29):
+ * its time_entry_ids sent back unchanged, with its quantity and unit_amount; any other value is a 422.
+ */
+function matchTimeLines(stored: readonly LineItem[], inputs: readonly LineItemInput[]): LineItemInput[] {
+  const details: ErrorDetail[] = [];
+  const used = new Set<number>();
+  const matched = inputs.map((input, index) => {
+    const ids = input.time_entry_ids;
+    if (ids === undefined || ids.length === 0 || input.kept !== undefined) {
+      const { time_entry_ids: _ids, ...rest } = input;
+      return rest;
+    }
+    const field = `line_items[${index}]`;
+    const found = stored.findIndex((line, position) => !used.has(position) && sameIds(line.time_entry_ids, ids));
+    if (found === -1) {
+      details.push({
+        field: `${field}.time_entry_ids`,
+        message:
+          'must be a line of billed time’s time_entry_ids, sent back unchanged (bill time with POST /v1/invoices/{id}/time-entries)',
+      });
+      return input;
+    }
+    used.add(found);
+    const line = stored[found] as LineItem;
+    if (input.quantity !== line.quantity)
+      details.push({ field: `${field}.quantity`, message: `must stay ${line.quantity}: the line bills time entries` });
+    if (input.unit_amount !== line.unit_amount)
+      details.push({
+        field: `${field}.unit_amount`,
+        message: `must stay ${line.unit_amount}: the line bills time entries`,
+      });
+    const { time_entry_ids: _ids, ...rest } = input;
+    return {
+      ...rest,
+      kept: { unit_code: line.unit_code, unit_cost_amount: line.unit_cost_amount, time_entry_ids: line.time_entry_ids },
+    };
+  });
+  if (details.length > 0) throw validationError(details);
+  return matched;
 }
 
 function snapshotOf(row: TaxRateRow, copied?: { percentage: number; compound: boolean }): RateSnapshot {
@@ -129,6 +184,18 @@ interface ResolvedLine {
   rateIds: string[];
   source: 'line' | 'product' | 'property' | 'account';
   version1: string | null;
+  unit_code: string | null;
+  unit_cost_amount: number | null;
+  time_entry_ids: string[];
+}
+
+/**
+ * A new line's internal cost: its product's cost_amount, when the product is priced in the document's currency.
+ * A line of billed time has none: its cost is its entries' (labour), never a material's.
+ */
+function unitCostOf(product: ProductRow | undefined, currency: string, timeEntryIds: readonly string[]): number | null {
+  if (!product || product.cost_amount === null || timeEntryIds.length > 0) return null;
+  return product.currency === currency ? Number(product.cost_amount) : null;
 }
 
 /** Prices the lines: resolves products and rates, runs the calculation, answers the stored columns. */
@@ -228,6 +295,11 @@ async function priceLines(
       rateIds,
       source,
       version1: version1 === 0n ? null : version1Key(version1),
+      unit_code: input.kept?.unit_code ?? null,
+      unit_cost_amount: input.kept
+        ? input.kept.unit_cost_amount
+        : unitCostOf(product, basis.currency, input.time_entry_ids ?? []),
+      time_entry_ids: input.kept?.time_entry_ids ?? [],
     });
   }
 
@@ -305,6 +377,9 @@ async function priceLines(
           amount: Number(entry.amount),
         };
       }),
+      unit_code: line.unit_code,
+      unit_cost_amount: line.unit_cost_amount,
+      time_entry_ids: line.time_entry_ids,
     };
   });
   const breakdown: TaxBreakdown = pricing.breakdown.map((row) => {
@@ -363,7 +438,7 @@ export async function pricingForNew(
           ? fromJson<DiscountInput>(source.discount)
           : null,
   };
-  const lines = input.line_items ?? (source ? storedLines(source).map(inputOf) : []);
+  const lines = input.line_items ?? (source ? storedLines(source).map(copiedInputOf) : []);
   // A copied line keeps the terms its source was sent with, even when a rate changed while the source was a
   // draft (allowed then): an approved quote becomes a job or invoice with the figures the client saw.
   const sourceTerms = new Map(
@@ -408,7 +483,26 @@ export async function pricingForUpdate(
           ? fromJson<DiscountInput>(current.discount)
           : null,
   };
-  const lines = input.line_items ?? storedLines(current).map(inputOf);
+  const lines =
+    input.line_items !== undefined
+      ? matchTimeLines(storedLines(current), input.line_items)
+      : storedLines(current).map(inputOf);
+  return priceLines(tx, lines, settings, { currency: current.currency, propertyId, ...keptOf(current) });
+}
+
+/** The figures of a document with `added` lines after its stored ones (each added line's `kept` says what it keeps). */
+export async function pricingWithAddedLines(
+  tx: Context,
+  current: StoredPricing,
+  added: readonly LineItemInput[],
+  propertyId: string | null,
+): Promise<PricedColumns> {
+  const settings: PricingSettings = {
+    prices_include_tax: Number(current.prices_include_tax) === 1,
+    rounding: current.rounding as Rounding,
+    discount: current.discount ? fromJson<DiscountInput>(current.discount) : null,
+  };
+  const lines = [...storedLines(current).map(inputOf), ...added];
   return priceLines(tx, lines, settings, { currency: current.currency, propertyId, ...keptOf(current) });
 }
 

@@ -1,6 +1,11 @@
 // The face of the invoices module: what other modules, the workers and the composition may use. The rest is private.
 export { getInvoiceRecord, presentInvoice } from './invoices.presenter.js';
-export { findInvoice, findInvoiceByToken, setInvoiceDeliveryStatus } from './invoices.repository.js';
+export {
+  findInvoice,
+  findInvoiceByToken,
+  findIssuedInvoicesOfJob,
+  setInvoiceDeliveryStatus,
+} from './invoices.repository.js';
 export { CreateInvoiceBody, type CreateInvoiceInput, InvoiceSchema } from './invoices.schemas.js';
 export { createInvoice, getInvoice, type InvoiceOrigin, listInvoices, SENDABLE_INVOICE } from './invoices.service.js';
 export { CreatePaymentBody, PaymentSchema, RefundPaymentBody } from './payments.schemas.js';
@@ -27,3 +32,10 @@ export {
   takeBack,
 } from './applications.service.js';
 export { type CreditReleaseListener, onCreditNoteReleased } from './invoices.ledger.js';
+export {
+  addTimeLines,
+  billedEntryIds,
+  lockDraftInvoice,
+  onTimeReleased,
+  type TimeReleaseListener,
+} from './invoices.time.js';

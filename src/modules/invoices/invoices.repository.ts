@@ -184,3 +184,20 @@ export async function setInvoiceDeliveryStatus(
     .where('delivery_id', '=', deliveryId)
     .execute();
 }
+
+/** A job's sent and paid invoices, oldest first: what its costing's price and materials come from (§29). */
+export async function findIssuedInvoicesOfJob(
+  db: Executor,
+  accountId: string,
+  jobId: string,
+): Promise<Array<Pick<InvoiceRow, 'id' | 'currency' | 'subtotal_amount' | 'line_items'>>> {
+  return db
+    .selectFrom('invoices')
+    .select(['id', 'currency', 'subtotal_amount', 'line_items'])
+    .where('account_id', '=', accountId)
+    .where('job_id', '=', jobId)
+    .where('status', 'in', ['sent', 'paid'])
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}

@@ -20,7 +20,12 @@ import {
   deliveryStatusField,
   hostedUrlField,
 } from '../documents/index.js';
-import { LineItemSchema, LineItemsInputSchema, pricingInputFields } from '../documents/index.js';
+import {
+  InvoiceLineItemsInputSchema,
+  LineItemSchema,
+  LineItemsInputSchema,
+  pricingInputFields,
+} from '../documents/index.js';
 import { idFilter, statusFilter } from '../documents/index.js';
 import { InvoiceApplicationSchema, InvoicePaymentSchema } from './payments.schemas.js';
 
@@ -152,6 +157,7 @@ export const UpdateInvoiceBody = Type.Object(
     client_id: Type.Optional(ReferenceSchema('The client.')),
     property_id: PropertyReferenceInput,
     ...writable,
+    line_items: Type.Optional(InvoiceLineItemsInputSchema),
     status: Type.Optional(
       Type.Unsafe<InvoiceStatus>({
         type: 'string',

@@ -49,6 +49,7 @@ import type { CreateInvoiceInput, Invoice, ListInvoicesInput, UpdateInvoiceInput
 import { recordPayment, settleInvoice } from './payments.service.js';
 import { postInvoiceEdited, postInvoiceIssued, postInvoiceVoided } from './invoices.ledger.js';
 import { guardExternalId } from '../shared/index.js';
+import { releaseTime } from './invoices.time.js';
 
 const getRow = (ctx: Context, id: string, lock = false) => getInvoiceRecord(ctx.db, ctx.accountId, id, lock);
 
@@ -225,6 +226,9 @@ export async function updateInvoice(
         // Paid is reached by payments (below), never stamped here.
         if (status === 'void') Object.assign(patch, enter(INVOICE_LIFECYCLE, from, status, now.toISOString()));
         const updated = (await repository.updateInvoice(tx.db, tx.accountId, current.id, patch)) ?? current;
+        // A time line left out, or the invoice voided, releases the entries it billed (contract §29).
+        if (status === 'void') await releaseTime(tx, current.id, current, null);
+        else if (priced.line_items !== undefined) await releaseTime(tx, current.id, current, updated);
         const edited = presentInvoice(
           invoiceRecord(
             updated,
@@ -293,6 +297,7 @@ export async function deleteInvoice(
     const invoice = presentInvoice(current, tx.clock.now());
     precondition?.(invoice);
     assertDeletable(INVOICE_LIFECYCLE, current.status as InvoiceStatus);
+    await releaseTime(tx, current.id, current, null);
     await repository.deleteInvoice(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'invoice.deleted', invoice);
     return { id: current.id, deleted: true as const };

@@ -31,9 +31,11 @@ export function figuresOf(
   hourlyCost: number,
   hourlyRate: number,
   incrementMinutes: number,
+  /** The billed hours of a billed entry, frozen when it was billed (§32: then they no longer follow the increment). */
+  frozenHundredths?: bigint,
 ): Figures {
   const seconds = durationSeconds(entry.started_at, entry.ended_at, entry.break_minutes);
-  const hundredths = billedHundredths(seconds, incrementMinutes);
+  const hundredths = frozenHundredths ?? billedHundredths(seconds, incrementMinutes);
   return {
     duration_seconds: seconds,
     cost_amount: Number(multiplyDivideRounded(BigInt(seconds), BigInt(hourlyCost), 3600n)),

@@ -38,6 +38,7 @@ const COLUMNS = [
   'approved_at',
   'approved_by',
   'invoice_id',
+  'billed_hundredths',
   'external_id',
   'metadata',
   'created_at',
@@ -261,5 +262,116 @@ export async function setLockedThrough(
     .updateTable('accounts')
     .set({ time_locked_through: lockedThrough, time_lock_updated_at: now })
     .where('id', '=', accountId)
+    .execute();
+}
+
+/** The account's entries of `ids`, locked for the transaction when asked, in id order (locks taken in one order). */
+export async function findTimeEntries(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+  lock = false,
+): Promise<TimeEntryRow[]> {
+  if (ids.length === 0) return [];
+  const query = db
+    .selectFrom('time_entries')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...ids])
+    .orderBy('id');
+  return lockedIf(db, query, lock).execute();
+}
+
+/** A job's entries that may be billed on an invoice in `currency`: oldest first, at most `limit`, locked. */
+export async function findBillableOfJob(
+  db: Executor,
+  accountId: string,
+  jobId: string,
+  options: { currency: string; includeUnapproved: boolean; startingFrom: string | null },
+  limit: number,
+): Promise<TimeEntryRow[]> {
+  let query = db
+    .selectFrom('time_entries')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('job_id', '=', jobId)
+    .where('billable', '=', 1)
+    .where('ended_at', 'is not', null)
+    .where('invoice_id', 'is', null)
+    .where('currency', '=', options.currency);
+  if (!options.includeUnapproved) query = query.where('approved_at', 'is not', null);
+  if (options.startingFrom !== null) query = query.where('started_at', '>=', options.startingFrom);
+  return lockedIf(db, query.orderBy('started_at').orderBy('id').limit(limit), true).execute();
+}
+
+/** Bills an unbilled entry on an invoice with its billed hours frozen: false when it was billed meanwhile. */
+export async function markBilled(
+  db: Executor,
+  accountId: string,
+  id: string,
+  billed: { invoice_id: string; billed_hundredths: number; updated_at: string },
+): Promise<TimeEntryRow | undefined> {
+  return db
+    .updateTable('time_entries')
+    .set(billed)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('invoice_id', 'is', null)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+}
+
+/** Releases the entries of `ids` that `invoiceId` bills: unbilled again, their billed hours live. */
+export async function releaseBilled(
+  db: Executor,
+  accountId: string,
+  invoiceId: string,
+  ids: readonly string[],
+  now: string,
+): Promise<TimeEntryRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .updateTable('time_entries')
+    .set({ invoice_id: null, billed_hundredths: null, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('invoice_id', '=', invoiceId)
+    .where('id', 'in', [...ids])
+    .returning(COLUMNS)
+    .execute();
+}
+
+/** The names of the account's members of `ids` (a time line's description). */
+export async function findMemberNames(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('team_members')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
+/** What a job's costing reads of its entries: the columns of their figures only. */
+export async function findCostingEntries(db: Executor, accountId: string, jobId: string) {
+  return db
+    .selectFrom('time_entries')
+    .select([
+      'started_at',
+      'ended_at',
+      'break_minutes',
+      'billable',
+      'hourly_cost_amount',
+      'hourly_rate_amount',
+      'approved_at',
+      'invoice_id',
+      'billed_hundredths',
+    ])
+    .where('account_id', '=', accountId)
+    .where('job_id', '=', jobId)
     .execute();
 }

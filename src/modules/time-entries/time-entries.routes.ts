@@ -5,12 +5,23 @@ import type { TSchema } from '@sinclair/typebox';
 import { contextOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { IdempotencyHeaders } from '../../http/idempotency.js';
-import { resourceRoutes } from '../../http/resource-routes.js';
-import { BODY_ERRORS, dataEnvelope, errorResponses, IDEMPOTENCY_ERRORS, schemaRef } from '../../http/schemas.js';
+import { type ResourceAction, resourceRoutes } from '../../http/resource-routes.js';
+import {
+  BODY_ERRORS,
+  dataEnvelope,
+  errorResponses,
+  IDEMPOTENCY_ERRORS,
+  IdParamsSchema,
+  schemaRef,
+} from '../../http/schemas.js';
+import { requireScope } from '../../http/auth.js';
 import type { ErrorCode } from '../../core/errors.js';
 import type { Scope } from '../../kernel/scopes.js';
 import { referenceChecks } from '../shared/index.js';
 import * as approval from './approval.js';
+import { billTime } from './billing.js';
+import { BillTimeBody, type BillTimeInput, JobCostingSchema } from './billing.schemas.js';
+import { jobCosting } from './costing.js';
 import {
   BulkApproveBody,
   BulkApprovedSchema,
@@ -164,7 +175,39 @@ const COLLECTION: Collection[] = [
   },
 ];
 
+/** POST /v1/invoices/:id/time-entries, an action of the invoice routes (app.ts hands it to them). */
+export const billTimeAction: ResourceAction<Awaited<ReturnType<typeof billTime>>> = {
+  name: 'time-entries',
+  operationId: 'billInvoiceTimeEntries',
+  scope: 'invoices:write',
+  alsoScopes: ['time_entries:write'],
+  summary: 'Bill time entries on a draft invoice',
+  description:
+    'Adds a line per group of entries (group_by entry, day or team_member): quantity the billed_hours summed, unit_amount the rate, unit_code HUR, read-only time_entry_ids; the entries get invoice_id and their billed hours are frozen. Entries must be billable, stopped, unbilled, on a job of the invoice’s client, in its currency and approved unless include_unapproved (422 naming time_entry_ids[i]). An entry billed on an invoice that is not void is 409 CONFLICT; a locked one, or an invoice that is not a draft, 409 INVALID_STATE. Removing the line, deleting the draft or voiding the invoice releases the entries. Events invoice.updated and time_entry.updated.',
+  body: BillTimeBody,
+  errors: ['INVALID_STATE', 'CONFLICT'],
+  run: (ctx, id, body) => billTime(ctx, id, body as BillTimeInput),
+};
+
 export const timeEntryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v1/jobs/:id/costing',
+    {
+      config: { scope: 'jobs:read' },
+      // The second scope before anything else is read, as the first is (the contract's order of checks).
+      preValidation: async (request) => requireScope(request, 'time_entries:read'),
+      schema: {
+        tags: ['Jobs'],
+        operationId: 'getJobCosting',
+        summary: 'A job’s costing',
+        description:
+          'Labour (the job’s stopped entries: seconds, cost, billable amounts), materials (lines with a product: Σ round(quantity × unit_cost_amount)), price (subtotal), cost, profit and margin. Price and materials come from the job’s lines until it has a sent or paid invoice, then from those invoices (another currency’s are listed in excluded_invoice_ids, not converted). Needs jobs:read and time_entries:read.',
+        params: IdParamsSchema,
+        response: { 200: dataEnvelope(schemaRef(JobCostingSchema)), ...errorResponses('NOT_FOUND') },
+      },
+    },
+    async (request) => ok(request, await jobCosting(contextOf(request), (request.params as { id: string }).id)),
+  );
   for (const action of COLLECTION) {
     app.post(
       `${PATH}/${action.name}`,

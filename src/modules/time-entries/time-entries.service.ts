@@ -69,6 +69,7 @@ export function presentTimeEntry(row: TimeEntryRow, settings: TimeSettings): Tim
           cost,
           rate,
           settings.incrementMinutes,
+          row.billed_hundredths === null ? undefined : BigInt(row.billed_hundredths),
         );
   return {
     id: row.id,
@@ -221,15 +222,28 @@ function ratesOf(
   };
 }
 
-/** Runs a write that may make a running entry: a racing start that got past the checks is named in a 409. */
-function guardRunning<T>(ctx: Context, memberId: string, externalId: string | null, write: () => Promise<T>) {
+/**
+ * Runs a write that may make a running entry: a racing start that got past the checks is named in a 409. With
+ * `stopping` (stop_running) a running entry found before the write is the one it stops, not a conflict.
+ */
+function guardRunning<T>(
+  ctx: Context,
+  memberId: string,
+  externalId: string | null,
+  write: () => Promise<T>,
+  stopping = false,
+) {
+  let before = true;
   return guardUnique(
     ctx,
     async (tx) => {
+      const checkingBefore = before;
+      before = false;
       if (externalId !== null) {
         const taken = await externalIdConflict(tx, 'time_entries', externalId);
         if (taken) return taken;
       }
+      if (stopping && checkingBefore) return undefined;
       const running = await repository.findRunning(tx.db, tx.accountId, memberId);
       return running ? runningConflict(running) : undefined;
     },
@@ -275,6 +289,7 @@ export async function createTimeEntry(ctx: Context, input: CreateTimeEntryInput)
         approved_at: null,
         approved_by: null,
         invoice_id: null,
+        billed_hundredths: null,
         external_id: input.external_id ?? null,
         metadata: JSON.stringify(input.metadata ?? {}),
         created_at: now,
@@ -417,6 +432,8 @@ export async function startTimer(ctx: Context, input: StartTimerInput): Promise<
       assertUnlocked(startedAt, settings);
       const running = await repository.findRunning(tx.db, tx.accountId, input.team_member_id);
       if (running && input.stop_running !== true) throw runningConflict(running);
+      // A running entry that starts no earlier than this start cannot be stopped at it: another start won the race.
+      if (running && Date.parse(running.started_at) >= Date.parse(startedAt)) throw runningConflict(running);
       if (running) await stopRow(tx, running, startedAt, Number(running.break_minutes), settings, 'stop_running');
       await assertNoOverlap(tx, input.team_member_id, startedAt, null);
       const now = tx.clock.now().toISOString();
@@ -437,6 +454,7 @@ export async function startTimer(ctx: Context, input: StartTimerInput): Promise<
         approved_at: null,
         approved_by: null,
         invoice_id: null,
+        billed_hundredths: null,
         external_id: null,
         metadata: '{}',
         created_at: now,
@@ -447,8 +465,8 @@ export async function startTimer(ctx: Context, input: StartTimerInput): Promise<
       await recordEvent(tx, 'time_entry.started', entry);
       return entry;
     });
-  if (input.stop_running === true) return write();
-  return guardRunning(ctx, input.team_member_id, null, write);
+  // With stop_running too: a racing start that got past the checks loses to the unique index, answered 409.
+  return guardRunning(ctx, input.team_member_id, null, write, input.stop_running === true);
 }
 
 async function stopRow(
@@ -480,4 +498,11 @@ export async function stopTimer(ctx: Context, id: string, input: StopTimerInput)
     const endedAt = toSecond('ended_at', input.ended_at ?? tx.clock.now().toISOString());
     return stopRow(tx, current, endedAt, input.break_minutes ?? Number(current.break_minutes), settings);
   });
+}
+
+/** Stops the member's running entry (the MCP tool's "stop the timer of this member"): 409 when none runs. */
+export async function stopMemberTimer(ctx: Context, memberId: string, input: StopTimerInput): Promise<TimeEntry> {
+  const running = await repository.findRunning(ctx.db, ctx.accountId, memberId);
+  if (!running) throw invalidState('This team member has no running time entry.');
+  return stopTimer(ctx, running.id, input);
 }
