@@ -401,6 +401,9 @@ export interface EventsTable {
   /** Who caused it: api_key | mcp | hub | system (docs/api-contract.md §20), and the key's id. */
   actor_type: string;
   actor_id: string | null;
+  /** The change set or import the change was part of (docs/api-contract.md §26), else both null. */
+  origin_type: string | null;
+  origin_id: string | null;
   created_at: Timestamp;
 }
 
