@@ -55,7 +55,7 @@ export function contextOf(request: FastifyRequest, actorType: 'api_key' | 'mcp' 
       clock,
       links,
       accountId: caller.accountId,
-      actor: { type: actorType, id: caller.keyId },
+      actor: { type: operation.actor, id: caller.keyId },
       origin: operation.origin,
     };
   const db = request.transaction ?? request.server.db;

@@ -20,6 +20,8 @@ export interface OperationScope {
   /** The change set's transaction (absent in the check pass, which touches nothing). */
   readonly db?: Executor;
   readonly origin: Origin;
+  /** Who acts in the operations: the set's own caller, over /v1 (`api_key`) or through the MCP server (`mcp`). */
+  readonly actor: 'api_key' | 'mcp';
 }
 
 const storage = new AsyncLocalStorage<OperationScope>();

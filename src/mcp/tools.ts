@@ -23,6 +23,7 @@ import { createQuote, CreateQuoteBody, getQuote, SENDABLE_QUOTE } from '../modul
 import { sendDocument } from '../modules/sent-documents/index.js';
 import type { Context } from '../kernel/context.js';
 import { AVAILABILITY_TOOLS } from './availability-tools.js';
+import { CHANGE_SET_TOOLS } from './change-set-tools.js';
 import { CREDIT_TOOLS } from './credit-tools.js';
 import { FIELD_TOOLS } from './field-tools.js';
 import { VISIT_TOOLS } from './visit-tools.js';
@@ -340,4 +341,5 @@ export const TOOLS: Tool[] = [
   },
   ...FIELD_TOOLS,
   ...AVAILABILITY_TOOLS,
+  ...CHANGE_SET_TOOLS,
 ];

@@ -2,47 +2,17 @@
 // a request to this app itself (`inject`), so it runs through its route's own code: authentication, scopes,
 // schema, handler and answer, in the set's transaction (kernel/operation-scope.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { auth, contextOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { IdempotencyHeaders } from '../../http/idempotency.js';
+import { selfDispatch } from '../../http/self-dispatch.js';
 import { rateLimited, type RateLimiter } from '../../http/rate-limit/rate-limiter.js';
 import { BODY_ERRORS, dataEnvelope, errorResponses, IDEMPOTENCY_ERRORS, schemaRef } from '../../http/schemas.js';
-import {
-  applyChangeSet,
-  ChangeSetSchema,
-  CreateChangeSetBody,
-  type CreateChangeSetInput,
-  type Dispatch,
-} from './index.js';
+import { applyChangeSet, ChangeSetSchema, CreateChangeSetBody, type CreateChangeSetInput } from './index.js';
 
 export const changeSetRoutes =
   (options: { limiter: RateLimiter }): FastifyPluginAsyncTypebox =>
   async (app) => {
-    /** An operation as a request of the same caller, from the same address, with the same key. */
-    const dispatchFor =
-      (request: FastifyRequest): Dispatch =>
-      async (operation) => {
-        const headers: Record<string, string> = {};
-        if (request.headers.authorization) headers.authorization = request.headers.authorization;
-        if (operation.ifMatch !== undefined) headers['if-match'] = operation.ifMatch;
-        const hasBody = operation.body !== undefined && operation.method !== 'GET';
-        if (hasBody) headers['content-type'] = 'application/json';
-        const response = await app.inject({
-          method: operation.method,
-          url: operation.path,
-          headers,
-          remoteAddress: request.ip,
-          ...(hasBody ? { payload: JSON.stringify(operation.body) } : {}),
-        });
-        const text = response.body;
-        return {
-          status: response.statusCode,
-          headers: response.headers,
-          body: text === '' ? null : (JSON.parse(text) as unknown),
-        };
-      };
-
     app.post(
       '/v1/change-sets',
       {
@@ -77,7 +47,7 @@ export const changeSetRoutes =
           reply.headers(admission.headers);
           if (!admission.allowed) throw rateLimited(admission.retryAfter, admission.headers);
         }
-        return ok(request, await applyChangeSet(contextOf(request), body, dispatchFor(request)));
+        return ok(request, await applyChangeSet(contextOf(request), body, selfDispatch(request)));
       },
     );
   };

@@ -6,7 +6,7 @@ import { AppError, type ErrorCode, type ErrorDetail, validationError } from '../
 import { newId } from '../../core/deps.js';
 import { type Context, inTransaction } from '../../kernel/context.js';
 import { insufficientScope } from '../../kernel/auth-context.js';
-import { type Origin, runAsOperation } from '../../kernel/operation-scope.js';
+import { type OperationScope, type Origin, runAsOperation } from '../../kernel/operation-scope.js';
 import type { Scope } from '../../kernel/scopes.js';
 import type { ChangeSet, ChangeSetOperation, ChangeSetResult, CreateChangeSetInput } from './change-sets.schemas.js';
 
@@ -161,10 +161,15 @@ const unknownPath = (index: number, message: string): ErrorDetail => ({
  * The check pass: each operation's route, scopes (link scopes too) and body, with `$ref`s standing as a
  * well-formed id, before anything runs. The first missing scope is the answer (403); else every 422 at once.
  */
-async function check(operations: ChangeSetOperation[], origin: Origin, dispatch: Dispatch): Promise<void> {
+async function check(
+  operations: ChangeSetOperation[],
+  origin: Origin,
+  actor: OperationScope['actor'],
+  dispatch: Dispatch,
+): Promise<void> {
   const problems = shapeProblems(operations);
   let refused: AppError | undefined;
-  await runAsOperation({ pass: 'check', origin }, async () => {
+  await runAsOperation({ pass: 'check', origin, actor }, async () => {
     for (const [index, operation] of operations.entries()) {
       if (NOT_OPERATIONS.test(operation.path)) continue;
       const sites: RefSite[] = [];
@@ -199,6 +204,9 @@ async function check(operations: ChangeSetOperation[], origin: Origin, dispatch:
   if (problems.length > 0) throw validationError(problems);
 }
 
+/** The operations act as the set's caller: over /v1, or through the MCP server. */
+const actorOf = (ctx: Context): OperationScope['actor'] => (ctx.actor.type === 'mcp' ? 'mcp' : 'api_key');
+
 class Rollback {
   constructor(readonly results: ChangeSetResult[]) {}
 }
@@ -231,12 +239,12 @@ async function runAll(
   const ids: string[] = [];
   const results: ChangeSetResult[] = [];
   const idOf = (target: number) => ids[target] ?? PLACEHOLDER_ID;
-  await runAsOperation({ pass: 'run', db: tx.db, origin }, async () => {
+  await runAsOperation({ pass: 'run', db: tx.db, origin, actor: actorOf(tx) }, async () => {
     for (const [index, operation] of operations.entries()) {
       const path = substitutePath(operation.path, idOf);
       let before: unknown;
       if (dryRun && operation.method === 'PUT') {
-        const read = await runAsOperation({ pass: 'read', db: tx.db, origin }, () =>
+        const read = await runAsOperation({ pass: 'read', db: tx.db, origin, actor: actorOf(tx) }, () =>
           dispatch({ method: 'GET', path: path.split('?')[0] ?? path }),
         );
         if (read.status === 200) before = (read.body as { data?: unknown }).data;
@@ -281,7 +289,7 @@ export async function applyChangeSet(
   const id = newId();
   const origin: Origin = { type: 'change_set', id };
   const dryRun = input.dry_run === true;
-  await check(input.operations, origin, dispatch);
+  await check(input.operations, origin, actorOf(ctx), dispatch);
   let results: ChangeSetResult[];
   try {
     results = await inTransaction(ctx, async (tx) => {
