@@ -180,6 +180,8 @@ const OPERATIONS: Array<[string, string]> = [
   ['POST /v1/time-entries/{id}/stop', 'stopTimeEntry'],
   ['POST /v1/time-entries/{id}/approve', 'approveTimeEntry'],
   ['POST /v1/time-entries/{id}/unapprove', 'unapproveTimeEntry'],
+  // Contract section 26.
+  ['POST /v1/change-sets', 'createChangeSet'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {
