@@ -235,7 +235,12 @@ export function readResources(document: OpenApiDocument): Resource[] {
   }
   for (const resource of resources.values()) {
     for (const endpoint of resource.endpoints)
-      endpoint.name = methodName(endpoint.operationId, [pascal(resource.segment), resource.model]);
+      // A resource without a GET of its own (change sets) is named by its segment's singular.
+      endpoint.name = methodName(endpoint.operationId, [
+        pascal(resource.segment),
+        resource.model,
+        pascal(resource.segment).replace(/s$/, ''),
+      ]);
     const names = resource.endpoints.map((endpoint) => endpoint.name);
     const twice = names.find((name, index) => names.indexOf(name) !== index);
     if (twice) throw new Error(`two methods named ${resource.segment}.${twice}`);

@@ -1322,6 +1322,14 @@ export interface ClientEventActor {
   id: string | null;
 }
 
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface ClientEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
+}
+
 export interface ClientEventData {
   object: Client;
   /** For updates and status changes: the changed fields, with their values before the change. */
@@ -1346,6 +1354,8 @@ export interface ClientEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: ClientEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: ClientEventOrigin | null;
   data: ClientEventData;
 }
 
@@ -1355,6 +1365,14 @@ export interface PropertyEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface PropertyEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface PropertyEventData {
@@ -1381,6 +1399,8 @@ export interface PropertyEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: PropertyEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: PropertyEventOrigin | null;
   data: PropertyEventData;
 }
 
@@ -1390,6 +1410,14 @@ export interface ServiceRequestEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface ServiceRequestEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface ServiceRequestEventData {
@@ -1416,6 +1444,8 @@ export interface ServiceRequestEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: ServiceRequestEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: ServiceRequestEventOrigin | null;
   data: ServiceRequestEventData;
 }
 
@@ -1425,6 +1455,14 @@ export interface QuoteEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface QuoteEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface QuoteEventData {
@@ -1451,6 +1489,8 @@ export interface QuoteEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: QuoteEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: QuoteEventOrigin | null;
   data: QuoteEventData;
 }
 
@@ -1460,6 +1500,14 @@ export interface JobEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface JobEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface JobEventData {
@@ -1486,6 +1534,8 @@ export interface JobEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: JobEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: JobEventOrigin | null;
   data: JobEventData;
 }
 
@@ -1495,6 +1545,14 @@ export interface InvoiceEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface InvoiceEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface InvoiceEventData {
@@ -1521,6 +1579,8 @@ export interface InvoiceEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: InvoiceEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: InvoiceEventOrigin | null;
   data: InvoiceEventData;
 }
 
@@ -1530,6 +1590,14 @@ export interface PaymentEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface PaymentEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface PaymentEventData {
@@ -1556,6 +1624,8 @@ export interface PaymentEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: PaymentEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: PaymentEventOrigin | null;
   data: PaymentEventData;
 }
 
@@ -1565,6 +1635,14 @@ export interface DeliveryEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface DeliveryEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface DeliveryEventData {
@@ -1591,6 +1669,8 @@ export interface DeliveryEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: DeliveryEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: DeliveryEventOrigin | null;
   data: DeliveryEventData;
 }
 
@@ -1600,6 +1680,14 @@ export interface WebhookEndpointEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface WebhookEndpointEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface WebhookEndpointEventData {
@@ -1626,6 +1714,8 @@ export interface WebhookEndpointEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: WebhookEndpointEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: WebhookEndpointEventOrigin | null;
   data: WebhookEndpointEventData;
 }
 
@@ -1635,6 +1725,14 @@ export interface TeamMemberEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface TeamMemberEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface TeamMemberEventData {
@@ -1661,6 +1759,8 @@ export interface TeamMemberEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: TeamMemberEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: TeamMemberEventOrigin | null;
   data: TeamMemberEventData;
 }
 
@@ -1670,6 +1770,14 @@ export interface ApiKeyEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface ApiKeyEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface ApiKeyEventData {
@@ -1696,6 +1804,8 @@ export interface ApiKeyEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: ApiKeyEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: ApiKeyEventOrigin | null;
   data: ApiKeyEventData;
 }
 
@@ -1705,6 +1815,14 @@ export interface VisitEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface VisitEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface VisitEventData {
@@ -1731,6 +1849,8 @@ export interface VisitEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: VisitEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: VisitEventOrigin | null;
   data: VisitEventData;
 }
 
@@ -1740,6 +1860,14 @@ export interface VisitScheduleEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface VisitScheduleEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface VisitScheduleEventData {
@@ -1766,6 +1894,8 @@ export interface VisitScheduleEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: VisitScheduleEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: VisitScheduleEventOrigin | null;
   data: VisitScheduleEventData;
 }
 
@@ -1775,6 +1905,14 @@ export interface ProductEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface ProductEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface ProductEventData {
@@ -1801,6 +1939,8 @@ export interface ProductEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: ProductEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: ProductEventOrigin | null;
   data: ProductEventData;
 }
 
@@ -1810,6 +1950,14 @@ export interface TaxRateEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface TaxRateEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface TaxRateEventData {
@@ -1836,6 +1984,8 @@ export interface TaxRateEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: TaxRateEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: TaxRateEventOrigin | null;
   data: TaxRateEventData;
 }
 
@@ -1845,6 +1995,14 @@ export interface RecurringInvoiceEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface RecurringInvoiceEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface RecurringInvoiceEventData {
@@ -1871,6 +2029,8 @@ export interface RecurringInvoiceEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: RecurringInvoiceEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: RecurringInvoiceEventOrigin | null;
   data: RecurringInvoiceEventData;
 }
 
@@ -1880,6 +2040,14 @@ export interface AvailabilityExceptionEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface AvailabilityExceptionEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface AvailabilityExceptionEventData {
@@ -1906,6 +2074,8 @@ export interface AvailabilityExceptionEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: AvailabilityExceptionEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: AvailabilityExceptionEventOrigin | null;
   data: AvailabilityExceptionEventData;
 }
 
@@ -1915,6 +2085,14 @@ export interface CreditNoteEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface CreditNoteEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface CreditNoteEventData {
@@ -1941,6 +2119,8 @@ export interface CreditNoteEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: CreditNoteEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: CreditNoteEventOrigin | null;
   data: CreditNoteEventData;
 }
 
@@ -1950,6 +2130,14 @@ export interface TimeEntryEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface TimeEntryEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface TimeEntryEventData {
@@ -1976,6 +2164,8 @@ export interface TimeEntryEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: TimeEntryEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: TimeEntryEventOrigin | null;
   data: TimeEntryEventData;
 }
 
@@ -1985,6 +2175,14 @@ export interface TimeLockEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface TimeLockEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface TimeLockEventData {
@@ -2011,6 +2209,8 @@ export interface TimeLockEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: TimeLockEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: TimeLockEventOrigin | null;
   data: TimeLockEventData;
 }
 
@@ -2539,6 +2739,32 @@ export interface TimeLock {
   locked_through: string | null;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+}
+
+/** One operation’s answer. */
+export interface ChangeSetResult {
+  /** The status the route answered (201 for a create). */
+  status: number;
+  /** The Location a create answered. */
+  location?: string;
+  /** The ETag the route answered. */
+  etag?: string;
+  /** What the route answered as `data`: the object, or `{id, deleted}`. */
+  data: unknown;
+  /** In a dry run, for an update: the changed fields’ values before it. */
+  previous_attributes?: Record<string, unknown>;
+}
+
+/** The answers of a change set’s operations, committed together (or a dry run). */
+export interface ChangeSet {
+  /** The change set’s id: the `origin.id` of the events it recorded. */
+  id: string;
+  /** Always "change_set". */
+  object: "change_set";
+  /** Whether the set was rolled back after answering. */
+  dry_run: boolean;
+  /** One answer per operation, in order. */
+  results: Array<ChangeSetResult>;
 }
 
 /** What a delete returns. */
@@ -4369,6 +4595,8 @@ export interface EventListParams {
   actor_type?: "api_key" | "mcp" | "hub" | "system";
   /** Only events caused by this API key (over /v1 or through the MCP server). */
   actor_id?: string;
+  /** Only events recorded by this change set or import. */
+  origin_id?: string;
   /** Only events at or after this instant. */
   created_after?: string;
   /** Only events before this instant. */
@@ -4811,6 +5039,26 @@ export interface ApiKeyRollResult {
   updated_at: string;
   /** The key itself, shown this once: store it safely. Send it as `Authorization: Bearer <secret>`. */
   secret: string;
+}
+
+/** One request of the set. */
+export interface OperationParams {
+  /** The operation’s HTTP method. */
+  method: string | string | string;
+  /** A /v1 route and its query, as a request would send it. A path segment may be "$ref:<j>": the id operation j (an earlier one, not a delete) answered. */
+  path: string;
+  /** The route’s own body. A field taking an id (`*_id`, items of `*_ids`) may be "$ref:<j>", the id an earlier operation answered. */
+  body?: Record<string, unknown>;
+  /** The If-Match header of the operation: its object’s ETag. */
+  if_match?: string;
+}
+
+/** Body of POST /v1/change-sets. */
+export interface CreateParams {
+  /** 1 to 50 operations, run in order: all commit, or none. */
+  operations: Array<OperationParams>;
+  /** true: run the same transaction and answer what each operation would answer (objects, totals and numbers as they would be, updates with previous_attributes), then roll it all back: no row, number, event, e-mail or hosted link survives. */
+  dry_run?: boolean;
 }
 
 /** Query parameters of GET /v1/products. */
@@ -6049,6 +6297,16 @@ Requires the scope `api_keys:write`. */
   }
 }
 
+/** change-sets: create. */
+export class ChangeSetsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** Apply a change set: up to 50 operations, all or none. Runs 1–50 POST, PUT and DELETE operations of the API in order in one transaction, each through its route’s own code: all commit or none. Every operation’s scopes and body are checked before any runs; `"$ref:<j>"` in a path segment or an id field is the id operation j answered. Takes one rate-limit token per operation. `dry_run: true` answers the same and leaves nothing behind. Answers 200 either way. */
+  create(params: CreateParams, options?: RequestOptions): Promise<WithResponse<ChangeSet>> {
+    return this.transport.request<ChangeSet>('POST', `/v1/change-sets`, { body: params }, options);
+  }
+}
+
 /** products: list, create, get, update, delete. */
 export class ProductsResource {
   constructor(private readonly transport: Transport) {}
@@ -6277,6 +6535,7 @@ export class Resources {
   readonly account: AccountResource;
   readonly teamMembers: TeamMembersResource;
   readonly apiKeys: ApiKeysResource;
+  readonly changeSets: ChangeSetsResource;
   readonly products: ProductsResource;
   readonly taxRates: TaxRatesResource;
   readonly timeEntries: TimeEntriesResource;
@@ -6301,6 +6560,7 @@ export class Resources {
     this.account = new AccountResource(transport);
     this.teamMembers = new TeamMembersResource(transport);
     this.apiKeys = new ApiKeysResource(transport);
+    this.changeSets = new ChangeSetsResource(transport);
     this.products = new ProductsResource(transport);
     this.taxRates = new TaxRatesResource(transport);
     this.timeEntries = new TimeEntriesResource(transport);

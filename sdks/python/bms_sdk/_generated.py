@@ -67,63 +67,83 @@ __all__ = [
     "ClientBalance",
     "EventData",
     "ClientEventActor",
+    "ClientEventOrigin",
     "ClientEventData",
     "ClientEvent",
     "PropertyEventActor",
+    "PropertyEventOrigin",
     "PropertyEventData",
     "PropertyEvent",
     "ServiceRequestEventActor",
+    "ServiceRequestEventOrigin",
     "ServiceRequestEventData",
     "ServiceRequestEvent",
     "QuoteEventActor",
+    "QuoteEventOrigin",
     "QuoteEventData",
     "QuoteEvent",
     "JobEventActor",
+    "JobEventOrigin",
     "JobEventData",
     "JobEvent",
     "InvoiceEventActor",
+    "InvoiceEventOrigin",
     "InvoiceEventData",
     "InvoiceEvent",
     "PaymentEventActor",
+    "PaymentEventOrigin",
     "PaymentEventData",
     "PaymentEvent",
     "DeliveryEventActor",
+    "DeliveryEventOrigin",
     "DeliveryEventData",
     "DeliveryEvent",
     "WebhookEndpointEventActor",
+    "WebhookEndpointEventOrigin",
     "WebhookEndpointEventData",
     "WebhookEndpointEvent",
     "TeamMemberEventActor",
+    "TeamMemberEventOrigin",
     "TeamMemberEventData",
     "TeamMemberEvent",
     "ApiKeyEventActor",
+    "ApiKeyEventOrigin",
     "ApiKeyEventData",
     "ApiKeyEvent",
     "VisitEventActor",
+    "VisitEventOrigin",
     "VisitEventData",
     "VisitEvent",
     "VisitScheduleEventActor",
+    "VisitScheduleEventOrigin",
     "VisitScheduleEventData",
     "VisitScheduleEvent",
     "ProductEventActor",
+    "ProductEventOrigin",
     "ProductEventData",
     "ProductEvent",
     "TaxRateEventActor",
+    "TaxRateEventOrigin",
     "TaxRateEventData",
     "TaxRateEvent",
     "RecurringInvoiceEventActor",
+    "RecurringInvoiceEventOrigin",
     "RecurringInvoiceEventData",
     "RecurringInvoiceEvent",
     "AvailabilityExceptionEventActor",
+    "AvailabilityExceptionEventOrigin",
     "AvailabilityExceptionEventData",
     "AvailabilityExceptionEvent",
     "CreditNoteEventActor",
+    "CreditNoteEventOrigin",
     "CreditNoteEventData",
     "CreditNoteEvent",
     "TimeEntryEventActor",
+    "TimeEntryEventOrigin",
     "TimeEntryEventData",
     "TimeEntryEvent",
     "TimeLockEventActor",
+    "TimeLockEventOrigin",
     "TimeLockEventData",
     "TimeLockEvent",
     "Event",
@@ -148,6 +168,8 @@ __all__ = [
     "TimeEntryApprovedBy",
     "TimeEntry",
     "TimeLock",
+    "ChangeSetResult",
+    "ChangeSet",
     "DeletedObject",
     "ClientAddressParams",
     "PropertyAddressParams",
@@ -197,6 +219,7 @@ __all__ = [
     "ApiKeyRollResultRateLimits",
     "ApiKeyRollResultCreatedBy",
     "ApiKeyRollResult",
+    "OperationParams",
     "TimeEntryBulkApproveResult",
 ]
 
@@ -1079,6 +1102,13 @@ class ClientEventActor(TypedDict):
     id: Optional[str]
 
 
+class ClientEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
+
+
 class _ClientEventDataRequired(TypedDict):
     object: Client
 
@@ -1100,6 +1130,7 @@ class ClientEvent(TypedDict):
     created_at: str
     account_id: str
     actor: ClientEventActor
+    origin: Optional[ClientEventOrigin]
     data: ClientEventData
 
 
@@ -1108,6 +1139,13 @@ class PropertyEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class PropertyEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _PropertyEventDataRequired(TypedDict):
@@ -1131,6 +1169,7 @@ class PropertyEvent(TypedDict):
     created_at: str
     account_id: str
     actor: PropertyEventActor
+    origin: Optional[PropertyEventOrigin]
     data: PropertyEventData
 
 
@@ -1139,6 +1178,13 @@ class ServiceRequestEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class ServiceRequestEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _ServiceRequestEventDataRequired(TypedDict):
@@ -1162,6 +1208,7 @@ class ServiceRequestEvent(TypedDict):
     created_at: str
     account_id: str
     actor: ServiceRequestEventActor
+    origin: Optional[ServiceRequestEventOrigin]
     data: ServiceRequestEventData
 
 
@@ -1170,6 +1217,13 @@ class QuoteEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class QuoteEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _QuoteEventDataRequired(TypedDict):
@@ -1193,6 +1247,7 @@ class QuoteEvent(TypedDict):
     created_at: str
     account_id: str
     actor: QuoteEventActor
+    origin: Optional[QuoteEventOrigin]
     data: QuoteEventData
 
 
@@ -1201,6 +1256,13 @@ class JobEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class JobEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _JobEventDataRequired(TypedDict):
@@ -1224,6 +1286,7 @@ class JobEvent(TypedDict):
     created_at: str
     account_id: str
     actor: JobEventActor
+    origin: Optional[JobEventOrigin]
     data: JobEventData
 
 
@@ -1232,6 +1295,13 @@ class InvoiceEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class InvoiceEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _InvoiceEventDataRequired(TypedDict):
@@ -1255,6 +1325,7 @@ class InvoiceEvent(TypedDict):
     created_at: str
     account_id: str
     actor: InvoiceEventActor
+    origin: Optional[InvoiceEventOrigin]
     data: InvoiceEventData
 
 
@@ -1263,6 +1334,13 @@ class PaymentEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class PaymentEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _PaymentEventDataRequired(TypedDict):
@@ -1286,6 +1364,7 @@ class PaymentEvent(TypedDict):
     created_at: str
     account_id: str
     actor: PaymentEventActor
+    origin: Optional[PaymentEventOrigin]
     data: PaymentEventData
 
 
@@ -1294,6 +1373,13 @@ class DeliveryEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class DeliveryEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _DeliveryEventDataRequired(TypedDict):
@@ -1317,6 +1403,7 @@ class DeliveryEvent(TypedDict):
     created_at: str
     account_id: str
     actor: DeliveryEventActor
+    origin: Optional[DeliveryEventOrigin]
     data: DeliveryEventData
 
 
@@ -1325,6 +1412,13 @@ class WebhookEndpointEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class WebhookEndpointEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _WebhookEndpointEventDataRequired(TypedDict):
@@ -1348,6 +1442,7 @@ class WebhookEndpointEvent(TypedDict):
     created_at: str
     account_id: str
     actor: WebhookEndpointEventActor
+    origin: Optional[WebhookEndpointEventOrigin]
     data: WebhookEndpointEventData
 
 
@@ -1356,6 +1451,13 @@ class TeamMemberEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class TeamMemberEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _TeamMemberEventDataRequired(TypedDict):
@@ -1379,6 +1481,7 @@ class TeamMemberEvent(TypedDict):
     created_at: str
     account_id: str
     actor: TeamMemberEventActor
+    origin: Optional[TeamMemberEventOrigin]
     data: TeamMemberEventData
 
 
@@ -1387,6 +1490,13 @@ class ApiKeyEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class ApiKeyEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _ApiKeyEventDataRequired(TypedDict):
@@ -1410,6 +1520,7 @@ class ApiKeyEvent(TypedDict):
     created_at: str
     account_id: str
     actor: ApiKeyEventActor
+    origin: Optional[ApiKeyEventOrigin]
     data: ApiKeyEventData
 
 
@@ -1418,6 +1529,13 @@ class VisitEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class VisitEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _VisitEventDataRequired(TypedDict):
@@ -1441,6 +1559,7 @@ class VisitEvent(TypedDict):
     created_at: str
     account_id: str
     actor: VisitEventActor
+    origin: Optional[VisitEventOrigin]
     data: VisitEventData
 
 
@@ -1449,6 +1568,13 @@ class VisitScheduleEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class VisitScheduleEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _VisitScheduleEventDataRequired(TypedDict):
@@ -1472,6 +1598,7 @@ class VisitScheduleEvent(TypedDict):
     created_at: str
     account_id: str
     actor: VisitScheduleEventActor
+    origin: Optional[VisitScheduleEventOrigin]
     data: VisitScheduleEventData
 
 
@@ -1480,6 +1607,13 @@ class ProductEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class ProductEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _ProductEventDataRequired(TypedDict):
@@ -1503,6 +1637,7 @@ class ProductEvent(TypedDict):
     created_at: str
     account_id: str
     actor: ProductEventActor
+    origin: Optional[ProductEventOrigin]
     data: ProductEventData
 
 
@@ -1511,6 +1646,13 @@ class TaxRateEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class TaxRateEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _TaxRateEventDataRequired(TypedDict):
@@ -1534,6 +1676,7 @@ class TaxRateEvent(TypedDict):
     created_at: str
     account_id: str
     actor: TaxRateEventActor
+    origin: Optional[TaxRateEventOrigin]
     data: TaxRateEventData
 
 
@@ -1542,6 +1685,13 @@ class RecurringInvoiceEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class RecurringInvoiceEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _RecurringInvoiceEventDataRequired(TypedDict):
@@ -1565,6 +1715,7 @@ class RecurringInvoiceEvent(TypedDict):
     created_at: str
     account_id: str
     actor: RecurringInvoiceEventActor
+    origin: Optional[RecurringInvoiceEventOrigin]
     data: RecurringInvoiceEventData
 
 
@@ -1573,6 +1724,13 @@ class AvailabilityExceptionEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class AvailabilityExceptionEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _AvailabilityExceptionEventDataRequired(TypedDict):
@@ -1596,6 +1754,7 @@ class AvailabilityExceptionEvent(TypedDict):
     created_at: str
     account_id: str
     actor: AvailabilityExceptionEventActor
+    origin: Optional[AvailabilityExceptionEventOrigin]
     data: AvailabilityExceptionEventData
 
 
@@ -1604,6 +1763,13 @@ class CreditNoteEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class CreditNoteEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _CreditNoteEventDataRequired(TypedDict):
@@ -1627,6 +1793,7 @@ class CreditNoteEvent(TypedDict):
     created_at: str
     account_id: str
     actor: CreditNoteEventActor
+    origin: Optional[CreditNoteEventOrigin]
     data: CreditNoteEventData
 
 
@@ -1635,6 +1802,13 @@ class TimeEntryEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class TimeEntryEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _TimeEntryEventDataRequired(TypedDict):
@@ -1658,6 +1832,7 @@ class TimeEntryEvent(TypedDict):
     created_at: str
     account_id: str
     actor: TimeEntryEventActor
+    origin: Optional[TimeEntryEventOrigin]
     data: TimeEntryEventData
 
 
@@ -1666,6 +1841,13 @@ class TimeLockEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class TimeLockEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _TimeLockEventDataRequired(TypedDict):
@@ -1689,6 +1871,7 @@ class TimeLockEvent(TypedDict):
     created_at: str
     account_id: str
     actor: TimeLockEventActor
+    origin: Optional[TimeLockEventOrigin]
     data: TimeLockEventData
 
 
@@ -2029,6 +2212,28 @@ class TimeLock(TypedDict):
     object: Literal["time_lock"]
     locked_through: Optional[str]
     updated_at: str
+
+
+class _ChangeSetResultRequired(TypedDict):
+    status: int
+    data: Any
+
+
+class ChangeSetResult(_ChangeSetResultRequired, total=False):
+    """One operation’s answer."""
+
+    location: str
+    etag: str
+    previous_attributes: Dict[str, Any]
+
+
+class ChangeSet(TypedDict):
+    """The answers of a change set’s operations, committed together (or a dry run)."""
+
+    id: str
+    object: Literal["change_set"]
+    dry_run: bool
+    results: List[ChangeSetResult]
 
 
 class DeletedObject(TypedDict):
@@ -2567,6 +2772,18 @@ class ApiKeyRollResult(TypedDict):
     created_at: str
     updated_at: str
     secret: str
+
+
+class _OperationParamsRequired(TypedDict):
+    method: Union[str, str, str]
+    path: str
+
+
+class OperationParams(_OperationParamsRequired, total=False):
+    """One request of the set."""
+
+    body: Dict[str, Any]
+    if_match: str
 
 
 class TimeEntryBulkApproveResult(TypedDict):
@@ -4551,6 +4768,7 @@ class EventsResource:
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
+        origin_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4561,7 +4779,7 @@ class EventsResource:
         """List events. Newest first. Events are kept at least 90 days.
 
 Requires the scope `events:read`."""
-        return cast(Page[Event], self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Page[Event], self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, origin_id=origin_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -5030,6 +5248,27 @@ Requires the scope `api_keys:write`."""
 
 Requires the scope `api_keys:write`."""
         return cast(ApiKeyRollResult, self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class ChangeSetsResource:
+    """change-sets: create."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def create(
+        self,
+        *,
+        operations: List[OperationParams],
+        dry_run: Union[bool, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ChangeSet:
+        """Apply a change set: up to 50 operations, all or none. Runs 1–50 POST, PUT and DELETE operations of the API in order in one transaction, each through its route’s own code: all commit or none. Every operation’s scopes and body are checked before any runs; `"$ref:<j>"` in a path segment or an id field is the id operation j answered. Takes one rate-limit token per operation. `dry_run: true` answers the same and leaves nothing behind. Answers 200 either way."""
+        return cast(ChangeSet, self._transport.request("POST", "/v1/change-sets", body=_given(operations=operations, dry_run=dry_run), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class ProductsResource:
@@ -5682,6 +5921,7 @@ class Resources:
         self.account = AccountResource(transport)
         self.team_members = TeamMembersResource(transport)
         self.api_keys = ApiKeysResource(transport)
+        self.change_sets = ChangeSetsResource(transport)
         self.products = ProductsResource(transport)
         self.tax_rates = TaxRatesResource(transport)
         self.time_entries = TimeEntriesResource(transport)
@@ -7664,6 +7904,7 @@ class AsyncEventsResource:
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
+        origin_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -7674,7 +7915,7 @@ class AsyncEventsResource:
         """List events. Newest first. Events are kept at least 90 days.
 
 Requires the scope `events:read`."""
-        return AsyncPagePromise[Event](lambda: self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[Event](lambda: self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, origin_id=origin_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8143,6 +8384,27 @@ Requires the scope `api_keys:write`."""
 
 Requires the scope `api_keys:write`."""
         return cast(ApiKeyRollResult, await self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncChangeSetsResource:
+    """change-sets: create."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def create(
+        self,
+        *,
+        operations: List[OperationParams],
+        dry_run: Union[bool, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ChangeSet:
+        """Apply a change set: up to 50 operations, all or none. Runs 1–50 POST, PUT and DELETE operations of the API in order in one transaction, each through its route’s own code: all commit or none. Every operation’s scopes and body are checked before any runs; `"$ref:<j>"` in a path segment or an id field is the id operation j answered. Takes one rate-limit token per operation. `dry_run: true` answers the same and leaves nothing behind. Answers 200 either way."""
+        return cast(ChangeSet, await self._transport.request("POST", "/v1/change-sets", body=_given(operations=operations, dry_run=dry_run), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncProductsResource:
@@ -8795,6 +9057,7 @@ class AsyncResources:
         self.account = AsyncAccountResource(transport)
         self.team_members = AsyncTeamMembersResource(transport)
         self.api_keys = AsyncApiKeysResource(transport)
+        self.change_sets = AsyncChangeSetsResource(transport)
         self.products = AsyncProductsResource(transport)
         self.tax_rates = AsyncTaxRatesResource(transport)
         self.time_entries = AsyncTimeEntriesResource(transport)
