@@ -234,8 +234,8 @@ export function readResources(document: OpenApiDocument): Resource[] {
     }
   }
   for (const resource of resources.values()) {
+    // A resource without a GET of its own (change sets) is named by its segment's singular.
     for (const endpoint of resource.endpoints)
-      // A resource without a GET of its own (change sets) is named by its segment's singular.
       endpoint.name = methodName(endpoint.operationId, [
         pascal(resource.segment),
         resource.model,

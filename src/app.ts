@@ -55,6 +55,7 @@ import { apiKeyAuthenticator, ApiKeySchema } from './modules/api-keys/index.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { changeSetRoutes } from './modules/change-sets/change-sets.routes.js';
 import { ChangeSetSchema } from './modules/change-sets/index.js';
+import { ChangeSchema, changeRoutes } from './modules/events/changes.routes.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { creditNoteActions, invoiceActions, quoteActions } from './modules/sent-documents/sending.routes.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
@@ -255,6 +256,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     TimeEntrySchema,
     TimeLockSchema,
     ChangeSetSchema,
+    ChangeSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -351,6 +353,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(teamMemberRoutes);
   await app.register(apiKeyRoutes(config.apiKeyPepper));
   await app.register(changeSetRoutes({ limiter }));
+  await app.register(changeRoutes({ retentionDays: config.changeRetentionDays }));
   await app.register(productRoutes);
   await app.register(taxRateRoutes);
   await app.register(timeEntryRoutes);

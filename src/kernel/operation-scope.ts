@@ -19,7 +19,8 @@ export interface OperationScope {
   readonly pass: 'check' | 'run' | 'read';
   /** The change set's transaction (absent in the check pass, which touches nothing). */
   readonly db?: Executor;
-  readonly origin: Origin;
+  /** The change set's (absent for the change feed's reads). */
+  readonly origin?: Origin;
   /** Who acts in the operations: the set's own caller, over /v1 (`api_key`) or through the MCP server (`mcp`). */
   readonly actor: 'api_key' | 'mcp';
 }

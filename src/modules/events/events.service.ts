@@ -11,6 +11,7 @@ import { requireRow } from '../shared/index.js';
 import { fieldError } from '../../core/errors.js';
 import { EVENT_TYPES, isEventPattern, matchesEventPattern, type EventType } from '../../kernel/event-types.js';
 import * as repository from './events.repository.js';
+import { noteChange } from './changes.repository.js';
 import type { Event, EventData, ListEventsInput } from './events.schemas.js';
 
 export function presentEvent(row: EventRow): Event {
@@ -65,6 +66,8 @@ export async function recordEvent(
     created_at: now,
   };
   const family = `${type.slice(0, type.lastIndexOf('.'))}.*`;
+  // The change feed's mark, in the same transaction: the object changed (docs/api-contract.md §26).
+  await noteChange(trx, accountId, type, object.id, now);
   if (options.onlyEndpointId) {
     await repository.insertEvent(trx, row);
     await insertDeliveries(trx, [pendingAttempt(accountId, options.onlyEndpointId, row, 1, now)]);
