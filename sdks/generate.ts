@@ -239,7 +239,7 @@ export function readResources(document: OpenApiDocument): Resource[] {
       endpoint.name = methodName(endpoint.operationId, [
         pascal(resource.segment),
         resource.model,
-        pascal(resource.segment).replace(/s$/, ''),
+        singular(pascal(resource.segment)),
       ]);
     const names = resource.endpoints.map((endpoint) => endpoint.name);
     const twice = names.find((name, index) => names.indexOf(name) !== index);
@@ -321,8 +321,10 @@ const pascal = (text: string): string =>
 const camel = (text: string): string => pascal(text).replace(/^./, (first) => first.toLowerCase());
 const snake = (text: string): string => text.replace(/-/g, '_').replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
 const singular = (text: string): string => text.replace(/ies$/, 'y').replace(/s$/, '');
+// A resource without a model of its own (no GET of one object: change sets, the change feed) is named by its
+// segment's singular.
 const paramsName = (resource: Resource, endpoint: Endpoint): string =>
-  `${resource.model}${pascal(endpoint.name)}Params`;
+  `${resource.model || singular(pascal(resource.segment))}${pascal(endpoint.name)}Params`;
 /**
  * The type an endpoint answers with (an array's item type): its component, an action's own result type, or
  * what a delete returns.

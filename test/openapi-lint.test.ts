@@ -182,6 +182,7 @@ const OPERATIONS: Array<[string, string]> = [
   ['POST /v1/time-entries/{id}/unapprove', 'unapproveTimeEntry'],
   // Contract section 26.
   ['POST /v1/change-sets', 'createChangeSet'],
+  ['GET /v1/changes', 'listChanges'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

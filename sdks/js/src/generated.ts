@@ -2767,6 +2767,22 @@ export interface ChangeSet {
   results: Array<ChangeSetResult>;
 }
 
+/** An object changed after the cursor, at its latest change (§26). */
+export interface Change {
+  /** Always "change". */
+  object: "change";
+  /** The kind of the object that changed. */
+  kind: "client" | "property" | "service_request" | "quote" | "job" | "visit" | "visit_schedule" | "invoice" | "recurring_invoice" | "payment" | "credit_note" | "team_member" | "product" | "tax_rate" | "time_entry" | "availability_exception" | "webhook_endpoint" | "api_key";
+  /** The object’s id. */
+  id: string;
+  /** Whether its latest change deleted it. */
+  deleted: boolean;
+  /** When its latest change was made. */
+  changed_at: string;
+  /** The object as its GET answers it; null once deleted. */
+  data: unknown;
+}
+
 /** What a delete returns. */
 export interface DeletedObject {
   /** Unique identifier (UUIDv7). */
@@ -5054,11 +5070,23 @@ export interface OperationParams {
 }
 
 /** Body of POST /v1/change-sets. */
-export interface CreateParams {
+export interface ChangeSetCreateParams {
   /** 1 to 50 operations, run in order: all commit, or none. */
   operations: Array<OperationParams>;
   /** true: run the same transaction and answer what each operation would answer (objects, totals and numbers as they would be, updates with previous_attributes), then roll it all back: no row, number, event, e-mail or hosted link survives. */
   dry_run?: boolean;
+}
+
+/** Query parameters of GET /v1/changes. */
+export interface ChangeListParams {
+  /** Comma-separated kinds (default: every kind the key can read). */
+  kinds?: "client" | "property" | "service_request" | "quote" | "job" | "visit" | "visit_schedule" | "invoice" | "recurring_invoice" | "payment" | "credit_note" | "team_member" | "product" | "tax_rate" | "time_entry" | "availability_exception" | "webhook_endpoint" | "api_key" | Array<"client" | "property" | "service_request" | "quote" | "job" | "visit" | "visit_schedule" | "invoice" | "recurring_invoice" | "payment" | "credit_note" | "team_member" | "product" | "tax_rate" | "time_entry" | "availability_exception" | "webhook_endpoint" | "api_key">;
+  /** The `next_cursor` of an earlier page; absent: from the start. */
+  since?: string;
+  /** The same as `since`, as §5’s lists follow `next_cursor` (the SDKs’ iterators do): give one of the two. */
+  cursor?: string;
+  /** 1–1,000. */
+  limit?: number;
 }
 
 /** Query parameters of GET /v1/products. */
@@ -5458,7 +5486,7 @@ export interface AvailabilityExceptionUpdateParams {
 }
 
 /** Query parameters of GET /v1/availability. */
-export interface ListParams {
+export interface AvailabilityListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -5488,7 +5516,7 @@ export interface ListParams {
 }
 
 /** Body of POST /v1/availability/holds. */
-export interface CreateHoldParams {
+export interface AvailabilityCreateHoldParams {
   /** The start, as a slot answered it (any offset). */
   start_at: string;
   /** How long the work takes, in minutes (5–1,440); or give product_id. */
@@ -5508,7 +5536,7 @@ export interface CreateHoldParams {
 }
 
 /** Query parameters of GET /v1/availability/holds. */
-export interface ListHoldsParams {
+export interface AvailabilityListHoldsParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -6302,8 +6330,18 @@ export class ChangeSetsResource {
   constructor(private readonly transport: Transport) {}
 
   /** Apply a change set: up to 50 operations, all or none. Runs 1–50 POST, PUT and DELETE operations of the API in order in one transaction, each through its route’s own code: all commit or none. Every operation’s scopes and body are checked before any runs; `"$ref:<j>"` in a path segment or an id field is the id operation j answered. Takes one rate-limit token per operation. `dry_run: true` answers the same and leaves nothing behind. Answers 200 either way. */
-  create(params: CreateParams, options?: RequestOptions): Promise<WithResponse<ChangeSet>> {
+  create(params: ChangeSetCreateParams, options?: RequestOptions): Promise<WithResponse<ChangeSet>> {
     return this.transport.request<ChangeSet>('POST', `/v1/change-sets`, { body: params }, options);
+  }
+}
+
+/** changes: list. */
+export class ChangesResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** The change feed: objects changed after a cursor, in commit order. An entry per object changed after `since`, at its latest change, in commit order; deleted objects too (kept 90 days). `meta.pagination.next_cursor` is given even on an empty page: keep it and ask again. A cursor is a position, never a time: changes sharing a millisecond all come, and a transaction that commits after a later one is not skipped. */
+  list(params: ChangeListParams = {}, options?: RequestOptions): PagePromise<Change> {
+    return this.transport.list<Change>(`/v1/changes`, { ...params }, options);
   }
 }
 
@@ -6483,21 +6521,21 @@ export class AvailabilityResource {
   /** Find bookable slots. The starts on the local clock of timezone (multiples of the step from midnight; none in a spring-forward gap, a repeated fall-back time once) in the window (at most 31 days) and at least the account’s notice from now, at which crew_size members are free: within their hours and exceptions, clear of their visits, projected schedule occurrences and active holds by the buffer and travel time. One slot per start, by start_at.
 
 Requires the scope `availability:read`. */
-  list(params: ListParams = {}, options?: RequestOptions): PagePromise<Slot> {
+  list(params: AvailabilityListParams = {}, options?: RequestOptions): PagePromise<Slot> {
     return this.transport.list<Slot>(`/v1/availability`, { ...params }, options);
   }
 
   /** Hold a slot for a crew. Checks the time again for those members and keeps it for this key until expires_at (60–900 s, default 600): other keys see it busy and cannot see the hold. 409 CONFLICT names each member not free and why (visit, hold, time_off, outside_hours, inactive); an 11th active hold of the key is 409 INVALID_STATE. Records no event.
 
 Requires the scope `availability:write`. */
-  createHold(params: CreateHoldParams, options?: RequestOptions): Promise<WithResponse<AvailabilityHold>> {
+  createHold(params: AvailabilityCreateHoldParams, options?: RequestOptions): Promise<WithResponse<AvailabilityHold>> {
     return this.transport.request<AvailabilityHold>('POST', `/v1/availability/holds`, { body: params }, options);
   }
 
   /** List this key’s active holds. At most 10: those of the calling key that are not booked, released or expired.
 
 Requires the scope `availability:read`. */
-  listHolds(params: ListHoldsParams = {}, options?: RequestOptions): PagePromise<AvailabilityHold> {
+  listHolds(params: AvailabilityListHoldsParams = {}, options?: RequestOptions): PagePromise<AvailabilityHold> {
     return this.transport.list<AvailabilityHold>(`/v1/availability/holds`, { ...params }, options);
   }
 
@@ -6536,6 +6574,7 @@ export class Resources {
   readonly teamMembers: TeamMembersResource;
   readonly apiKeys: ApiKeysResource;
   readonly changeSets: ChangeSetsResource;
+  readonly changes: ChangesResource;
   readonly products: ProductsResource;
   readonly taxRates: TaxRatesResource;
   readonly timeEntries: TimeEntriesResource;
@@ -6561,6 +6600,7 @@ export class Resources {
     this.teamMembers = new TeamMembersResource(transport);
     this.apiKeys = new ApiKeysResource(transport);
     this.changeSets = new ChangeSetsResource(transport);
+    this.changes = new ChangesResource(transport);
     this.products = new ProductsResource(transport);
     this.taxRates = new TaxRatesResource(transport);
     this.timeEntries = new TimeEntriesResource(transport);

@@ -170,6 +170,7 @@ __all__ = [
     "TimeLock",
     "ChangeSetResult",
     "ChangeSet",
+    "Change",
     "DeletedObject",
     "ClientAddressParams",
     "PropertyAddressParams",
@@ -2234,6 +2235,17 @@ class ChangeSet(TypedDict):
     object: Literal["change_set"]
     dry_run: bool
     results: List[ChangeSetResult]
+
+
+class Change(TypedDict):
+    """An object changed after the cursor, at its latest change (§26)."""
+
+    object: Literal["change"]
+    kind: Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"]
+    id: str
+    deleted: bool
+    changed_at: str
+    data: Any
 
 
 class DeletedObject(TypedDict):
@@ -5271,6 +5283,28 @@ class ChangeSetsResource:
         return cast(ChangeSet, self._transport.request("POST", "/v1/change-sets", body=_given(operations=operations, dry_run=dry_run), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class ChangesResource:
+    """changes: list."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        kinds: Union[Union[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"], Sequence[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"]]], NotGiven] = NOT_GIVEN,
+        since: Union[str, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[Change]:
+        """The change feed: objects changed after a cursor, in commit order. An entry per object changed after `since`, at its latest change, in commit order; deleted objects too (kept 90 days). `meta.pagination.next_cursor` is given even on an empty page: keep it and ask again. A cursor is a position, never a time: changes sharing a millisecond all come, and a transaction that commits after a later one is not skipped."""
+        return cast(Page[Change], self._transport.list("/v1/changes", _given(kinds=kinds, since=since, cursor=cursor, limit=limit), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class ProductsResource:
     """products: list, create, get, update, delete."""
 
@@ -5922,6 +5956,7 @@ class Resources:
         self.team_members = TeamMembersResource(transport)
         self.api_keys = ApiKeysResource(transport)
         self.change_sets = ChangeSetsResource(transport)
+        self.changes = ChangesResource(transport)
         self.products = ProductsResource(transport)
         self.tax_rates = TaxRatesResource(transport)
         self.time_entries = TimeEntriesResource(transport)
@@ -8407,6 +8442,28 @@ class AsyncChangeSetsResource:
         return cast(ChangeSet, await self._transport.request("POST", "/v1/change-sets", body=_given(operations=operations, dry_run=dry_run), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncChangesResource:
+    """changes: list."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        kinds: Union[Union[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"], Sequence[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"]]], NotGiven] = NOT_GIVEN,
+        since: Union[str, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[Change]:
+        """The change feed: objects changed after a cursor, in commit order. An entry per object changed after `since`, at its latest change, in commit order; deleted objects too (kept 90 days). `meta.pagination.next_cursor` is given even on an empty page: keep it and ask again. A cursor is a position, never a time: changes sharing a millisecond all come, and a transaction that commits after a later one is not skipped."""
+        return AsyncPagePromise[Change](lambda: self._transport.list("/v1/changes", _given(kinds=kinds, since=since, cursor=cursor, limit=limit), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncProductsResource:
     """products: list, create, get, update, delete."""
 
@@ -9058,6 +9115,7 @@ class AsyncResources:
         self.team_members = AsyncTeamMembersResource(transport)
         self.api_keys = AsyncApiKeysResource(transport)
         self.change_sets = AsyncChangeSetsResource(transport)
+        self.changes = AsyncChangesResource(transport)
         self.products = AsyncProductsResource(transport)
         self.tax_rates = AsyncTaxRatesResource(transport)
         self.time_entries = AsyncTimeEntriesResource(transport)

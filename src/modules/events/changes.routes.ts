@@ -69,6 +69,14 @@ const ListChangesQuery = Type.Object(
         description: 'The `next_cursor` of an earlier page; absent: from the start.',
       }),
     ),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'The same as `since`, as §5’s lists follow `next_cursor` (the SDKs’ iterators do): give one of the two.',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 100, description: '1–1,000.' })),
   },
   { additionalProperties: false },
@@ -130,7 +138,10 @@ export const changeRoutes =
         },
       },
       async (request) => {
-        const query = request.query as { kinds?: string; since?: string; limit?: number };
+        const query = request.query as { kinds?: string; since?: string; cursor?: string; limit?: number };
+        if (query.since !== undefined && query.cursor !== undefined)
+          throw fieldError('cursor', 'give since or cursor, not both: they are the same');
+        const since = query.since ?? query.cursor;
         const caller = auth(request);
         const asked = query.kinds?.split(',').map((kind) => kind.trim());
         const unknown = asked?.filter((kind) => !KINDS.includes(kind)) ?? [];
@@ -143,7 +154,7 @@ export const changeRoutes =
         if (refused !== undefined) throw insufficientScope(scopeOf(refused) ?? refused);
         const kinds = asked ?? KINDS.filter(readable);
         const now = app.clock.now().getTime();
-        const cursor = query.since === undefined ? { p: 0, t: now } : decode(query.since);
+        const cursor = since === undefined ? { p: 0, t: now } : decode(since);
         if (now - cursor.t > options.retentionDays * 86_400_000)
           throw new AppError('VALIDATION_ERROR', 'The cursor is older than the feed keeps deletions.', [
             {
