@@ -390,10 +390,14 @@ test("the /v1 routes are exactly the seed's and the contract's endpoints, each r
     routes.filter((route) => route.scope !== undefined).map((route) => [`${route.method} ${route.url}`, route.scope]),
   );
   assert.deepEqual(declared, SEED_ENDPOINTS);
-  // A change set has no scope of its own: each of its operations needs its own (contract §26).
+  // A change set has no scope of its own: each of its operations needs its own; the change feed needs each
+  // kind's read scope (contract §26).
   assert.deepEqual(
-    routes.filter((route) => route.scope === undefined).map((route) => `${route.method} ${route.url}`),
-    ['POST /v1/change-sets'],
+    routes
+      .filter((route) => route.scope === undefined)
+      .map((route) => `${route.method} ${route.url}`)
+      .sort(),
+    ['GET /v1/changes', 'POST /v1/change-sets'],
   );
 });
 
