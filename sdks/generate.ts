@@ -234,8 +234,13 @@ export function readResources(document: OpenApiDocument): Resource[] {
     }
   }
   for (const resource of resources.values()) {
+    // A resource without a GET of its own (change sets) is named by its segment's singular.
     for (const endpoint of resource.endpoints)
-      endpoint.name = methodName(endpoint.operationId, [pascal(resource.segment), resource.model]);
+      endpoint.name = methodName(endpoint.operationId, [
+        pascal(resource.segment),
+        resource.model,
+        singular(pascal(resource.segment)),
+      ]);
     const names = resource.endpoints.map((endpoint) => endpoint.name);
     const twice = names.find((name, index) => names.indexOf(name) !== index);
     if (twice) throw new Error(`two methods named ${resource.segment}.${twice}`);
@@ -316,8 +321,10 @@ const pascal = (text: string): string =>
 const camel = (text: string): string => pascal(text).replace(/^./, (first) => first.toLowerCase());
 const snake = (text: string): string => text.replace(/-/g, '_').replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
 const singular = (text: string): string => text.replace(/ies$/, 'y').replace(/s$/, '');
+// A resource without a model of its own (no GET of one object: change sets, the change feed) is named by its
+// segment's singular.
 const paramsName = (resource: Resource, endpoint: Endpoint): string =>
-  `${resource.model}${pascal(endpoint.name)}Params`;
+  `${resource.model || singular(pascal(resource.segment))}${pascal(endpoint.name)}Params`;
 /**
  * The type an endpoint answers with (an array's item type): its component, an action's own result type, or
  * what a delete returns.

@@ -14,6 +14,7 @@ import { clientErrorHandler, newRequestId, serverFactory } from './http/connecti
 import { AppError } from './core/errors.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerOperationChecks } from './http/operation-checks.js';
 import { registerMetrics } from './http/metrics.js';
 import { REDACTED_LOG_PATHS } from './http/log-redaction.js';
 import { logRequest, requestLoggerFactory } from './http/request-log.js';
@@ -52,6 +53,9 @@ import { DeliverySchema } from './modules/sent-documents/index.js';
 import { documentFileRoutes } from './modules/sent-documents/document-files.routes.js';
 import { apiKeyAuthenticator, ApiKeySchema } from './modules/api-keys/index.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
+import { changeSetRoutes } from './modules/change-sets/change-sets.routes.js';
+import { ChangeSetSchema } from './modules/change-sets/index.js';
+import { ChangeSchema, changeRoutes } from './modules/events/changes.routes.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { creditNoteActions, invoiceActions, quoteActions } from './modules/sent-documents/sending.routes.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
@@ -156,6 +160,10 @@ const API_TAGS = [
   { name: 'Products', description: 'The price list: services, materials and fees that lines are made from.' },
   { name: 'Tax rates', description: 'Named, printed tax rates (GST, QST, VAT), compound or not.' },
   { name: 'Time entries', description: 'Members’ time on jobs and visits: timers, costs, approval and locks.' },
+  {
+    name: 'Change sets',
+    description: 'Up to 50 operations in one transaction, all or none, with a dry run that leaves nothing behind.',
+  },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -248,6 +256,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     TimeEntrySchema,
     TimeLockSchema,
     JobCostingSchema,
+    ChangeSetSchema,
+    ChangeSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -320,6 +330,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   app.addHook('onClose', () => limiter.close());
   registerAuthentication(app, { authenticate: apiKeyAuthenticator(app.clock, config.apiKeyPepper), limiter });
   registerIdempotency(app, dependencies.database.db);
+  registerOperationChecks(app);
   await app.register(systemRoutes);
   await app.register(clientRoutes({ deleteWithClient: deletePropertiesOfClient }));
   await app.register(propertyRoutes);
@@ -342,6 +353,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(accountRoutes);
   await app.register(teamMemberRoutes);
   await app.register(apiKeyRoutes(config.apiKeyPepper));
+  await app.register(changeSetRoutes({ limiter }));
+  await app.register(changeRoutes({ retentionDays: config.changeRetentionDays }));
   await app.register(productRoutes);
   await app.register(taxRateRoutes);
   await app.register(timeEntryRoutes);

@@ -45,6 +45,8 @@ export interface Config {
   readonly publicBaseUrl: string;
   /** `METRICS_TOKEN`: turns on GET /metrics (Prometheus), served only to `Authorization: Bearer <token>`. */
   readonly metricsToken: string | undefined;
+  /** How long the change feed keeps deletions, and so how old a cursor may be (docs/api-contract.md §26). */
+  readonly changeRetentionDays: number;
   /**
    * `BMS_TEST_CLOCK=true` with `NODE_ENV=test`: the process reads time from a test clock that `PUT /test/clock`
    * sets, and `/test/*` exists (docs/api-contract.md §32). Refused in production; ignored in development.
@@ -325,6 +327,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhooks,
     publicBaseUrl,
     metricsToken,
+    changeRetentionDays: wholeNumber('CHANGE_RETENTION_DAYS', env.CHANGE_RETENTION_DAYS, 90, 1, 3650, problems),
     testClock: testClockText === 'true' && nodeEnv === 'test',
   };
   if (problems.length > 0) throw new ConfigError(problems);

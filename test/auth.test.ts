@@ -392,8 +392,19 @@ test("the /v1 routes are exactly the seed's and the contract's endpoints, each r
   const routes = context.app.routeTable.routes.filter(
     (route) => route.url.startsWith('/v1/') && route.url !== '/v1/openapi.json',
   );
-  const declared = Object.fromEntries(routes.map((route) => [`${route.method} ${route.url}`, route.scope]));
+  const declared = Object.fromEntries(
+    routes.filter((route) => route.scope !== undefined).map((route) => [`${route.method} ${route.url}`, route.scope]),
+  );
   assert.deepEqual(declared, SEED_ENDPOINTS);
+  // A change set has no scope of its own: each of its operations needs its own; the change feed needs each
+  // kind's read scope (contract §26).
+  assert.deepEqual(
+    routes
+      .filter((route) => route.scope === undefined)
+      .map((route) => `${route.method} ${route.url}`)
+      .sort(),
+    ['GET /v1/changes', 'POST /v1/change-sets'],
+  );
 });
 
 test('the CLI and the server know exactly the scopes of the seed and the contract', async () => {

@@ -52,6 +52,8 @@ const ALL_TOOLS = [
   'start_timer',
   'stop_timer',
   'get_job_costing',
+  // Contract §26: a change set, confirmed when it sends or moves money.
+  'apply_change_set',
 ].sort();
 const READ_ONLY_TOOLS = [
   'find_clients',
@@ -81,6 +83,7 @@ const CONFIRMED_TOOLS = [
   'send_credit_note',
   'apply_credit_note',
   'refund_credit_note',
+  'apply_change_set',
 ];
 const READ_SCOPES = [
   'clients:read',
@@ -892,10 +895,63 @@ test('the tool table of docs/guide/mcp.md lists exactly the server’s tools, ea
   const { tools } = await (await connect(owner.key)).listTools();
   assert.deepEqual([...documented.keys()].sort(), tools.map((tool) => tool.name).sort());
   for (const tool of tools) {
+    if (tool.name === 'apply_change_set') {
+      // No scope of its own: each operation needs its route's (contract §26).
+      assert.match(tool.description ?? '', /the scopes of its REST route\.$/);
+      assert.deepEqual(documented.get(tool.name), []);
+      continue;
+    }
     const needs = /Needs the scopes? ([a-z_:]+(?: and [a-z_:]+)*)\.$/.exec(tool.description ?? '');
     assert.ok(needs, tool.name);
     assert.deepEqual(documented.get(tool.name), needs[1]!.split(' and ').sort(), `${tool.name}: its scopes`);
   }
+});
+
+test('apply_change_set: a client, its property and a quote in one call, all or none; a set that sends asks first', async () => {
+  const client = await connect(owner.key);
+  const operations = [
+    { method: 'POST', path: '/v1/clients', body: { name: 'Set Client', email: 'set@example.com' } },
+    {
+      method: 'POST',
+      path: '/v1/properties',
+      body: { client_id: '$ref:0', address: { line1: '9 Elm St', country: 'US' } },
+    },
+    { method: 'POST', path: '/v1/quotes', body: { client_id: '$ref:0', property_id: '$ref:1', line_items: LINES } },
+  ];
+  const before = await count('clients');
+  const dry = await call(client, 'apply_change_set', { operations, dry_run: true });
+  assert.equal(dry.structuredContent!.dry_run, true, JSON.stringify(dry.structuredContent));
+  assert.equal(dry.structuredContent!.result.results[2].data.total_amount, 12500);
+  assert.equal(await count('clients'), before, 'a dry run stores nothing');
+
+  const made = await call(client, 'apply_change_set', { operations });
+  assert.equal(made.isError, undefined, JSON.stringify(made.structuredContent));
+  const set = made.structuredContent!.result;
+  assert.equal(set.results.length, 3);
+  assert.equal(await count('clients'), before + 1);
+  const [event] = await eventsOf('quote.created', set.results[2].data.id);
+  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId });
+  assert.deepEqual(event.origin, { type: 'change_set', id: set.id });
+
+  const failing = await call(client, 'apply_change_set', {
+    operations: [operations[0], { ...operations[2], body: { ...operations[2]!.body, request_id: clientId } }],
+  });
+  assert.equal(failing.isError, true);
+  assert.equal(await count('clients'), before + 1, 'none of a failed set');
+
+  const outbox = await count('outbox_messages');
+  const sending = [...operations, { method: 'POST', path: '/v1/quotes/$ref:2/send', body: {} }];
+  const asked = await call(client, 'apply_change_set', { operations: sending });
+  assert.equal(asked.structuredContent!.confirmation_required, true);
+  assert.match(asked.structuredContent!.summary, /"\/v1\/quotes\/\$ref:2\/send" sends something or moves money/);
+  assert.equal(await count('clients'), before + 1, 'nothing made before the confirmation');
+  const confirmed = await call(client, 'apply_change_set', {
+    operations: sending,
+    confirmation_token: asked.structuredContent!.confirmation_token,
+  });
+  assert.equal(confirmed.structuredContent!.done, true, JSON.stringify(confirmed.structuredContent));
+  assert.equal(confirmed.structuredContent!.result.results[3].data.status, 'sent');
+  assert.equal(await count('outbox_messages'), outbox + 1, 'one e-mail');
 });
 
 test('a missing or bad key is a 401 with WWW-Authenticate, exactly as on /v1', async () => {

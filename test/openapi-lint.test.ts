@@ -182,6 +182,9 @@ const OPERATIONS: Array<[string, string]> = [
   ['POST /v1/time-entries/{id}/unapprove', 'unapproveTimeEntry'],
   ['POST /v1/invoices/{id}/time-entries', 'billInvoiceTimeEntries'],
   ['GET /v1/jobs/{id}/costing', 'getJobCosting'],
+  // Contract section 26.
+  ['POST /v1/change-sets', 'createChangeSet'],
+  ['GET /v1/changes', 'listChanges'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

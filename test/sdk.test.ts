@@ -167,6 +167,33 @@ describe('JavaScript SDK', () => {
     assert.deepEqual(walked, created);
   });
 
+  test('a change set in one call, then the change feed walked by the list iterator, each object once', async () => {
+    const { key } = await context.account('Sets and feed');
+    const bms = new BmsClient({ apiKey: key, baseUrl });
+    const set = await bms.changeSets.create({
+      operations: [
+        { method: 'POST', path: '/v1/clients', body: { name: 'Set client' } },
+        {
+          method: 'POST',
+          path: '/v1/properties',
+          body: { client_id: '$ref:0', address: { line1: '1 Oak', country: 'US' } },
+        },
+      ],
+    });
+    assert.equal(set.object, 'change_set');
+    assert.deepEqual(
+      set.results.map((result) => result.status),
+      [201, 201],
+    );
+    const seen = [];
+    for await (const change of bms.changes.list({ limit: 1 })) seen.push([change.kind, change.id]);
+    const ids = set.results.map((result) => (result.data as { id: string }).id);
+    assert.deepEqual(seen, [
+      ['client', ids[0]],
+      ['property', ids[1]],
+    ]);
+  });
+
   test('errors: a class per kind, with status, code, message, details and request id', async () => {
     const bms = new BmsClient({ apiKey, baseUrl });
     const invalid = await rejection(bms.clients.create({ name: '', email: 'not-an-email' }));

@@ -401,7 +401,27 @@ export interface EventsTable {
   /** Who caused it: api_key | mcp | hub | system (docs/api-contract.md §20), and the key's id. */
   actor_type: string;
   actor_id: string | null;
+  /** The change set or import the change was part of (docs/api-contract.md §26), else both null. */
+  origin_type: string | null;
+  origin_id: string | null;
   created_at: Timestamp;
+}
+
+/** The change feed's rows (docs/api-contract.md §26): an object's latest change, positioned once committed. */
+export interface ChangesTable {
+  account_id: string;
+  /** The object's kind as events name it: client, invoice, visit_schedule, … */
+  kind: string;
+  object_id: string;
+  /** Its place in commit order; null while pending (written, not yet given one by the feed). */
+  position: number | null;
+  deleted: number;
+  changed_at: Timestamp;
+}
+
+export interface ChangePositionsTable {
+  account_id: string;
+  last_position: number;
 }
 
 export interface McpCallsTable {
@@ -682,6 +702,8 @@ export interface VisitSpansTable {
 }
 
 export interface Tables {
+  changes: ChangesTable;
+  change_positions: ChangePositionsTable;
   accounts: AccountsTable;
   account_logos: AccountLogosTable;
   api_keys: ApiKeysTable;

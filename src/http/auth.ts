@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { insufficientScope, type Authenticate, type AuthContext } from '../kernel/auth-context.js';
 import type { Context } from '../kernel/context.js';
+import { currentOperation } from '../kernel/operation-scope.js';
 import type { Scope } from '../kernel/scopes.js';
 import { AppError } from '../core/errors.js';
 import { rateLimited, type Admission, type RateLimiter } from './rate-limit/rate-limiter.js';
@@ -45,7 +46,18 @@ export function requireScope(request: FastifyRequest, scope: Scope): void {
 export function contextOf(request: FastifyRequest, actorType: 'api_key' | 'mcp' = 'api_key'): Context {
   const { clock, links } = request.server;
   const caller = auth(request);
-  // A request with an Idempotency-Key runs in its own transaction (http/idempotency.ts).
+  // An operation of a change set runs in the set's transaction; a request with an Idempotency-Key in its own
+  // (http/idempotency.ts).
+  const operation = currentOperation();
+  if (operation?.db)
+    return {
+      db: operation.db,
+      clock,
+      links,
+      accountId: caller.accountId,
+      actor: { type: operation.actor, id: caller.keyId },
+      origin: operation.origin,
+    };
   const db = request.transaction ?? request.server.db;
   return { db, clock, links, accountId: caller.accountId, actor: { type: actorType, id: caller.keyId } };
 }
@@ -94,6 +106,14 @@ export function registerAuthentication(
       });
     }
     request.auth = context;
+    // An operation of a change set: its tokens were taken by the set (n for n operations, §26). A dry run's
+    // read of an object's previous state answers only what the set's own update names.
+    const operation = currentOperation();
+    if (operation) {
+      if (operation.pass !== 'read' && scope !== undefined && !context.scopes.has(scope))
+        throw insufficientScope(scope);
+      return;
+    }
     return andThen(limiter.admit(context, now), (admission) => admitted(reply, scope, context, admission));
   };
   const unblocked = (

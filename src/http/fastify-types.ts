@@ -40,6 +40,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     scope?: Scope;
+    /** Body fields that name a second resource, and the scope each takes (§3): checked by a change set first. */
+    linkScopes?: Record<string, Scope>;
     /** Authenticated and rate-limited like a route with a scope, the scopes checked by the handler (/mcp). */
     authenticated?: boolean;
     /** The answer carries a secret shown once: it is never kept for an Idempotency-Key replay. */

@@ -181,7 +181,11 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     app.post(
       path,
       {
-        config: { scope: scopes.write, ...fieldChecksOf(definition, 'create') },
+        config: {
+          scope: scopes.write,
+          ...fieldChecksOf(definition, 'create'),
+          ...(definition.linkScopes ? { linkScopes: definition.linkScopes } : {}),
+        },
         schema: {
           tags,
           operationId: `create${pascal(singular)}`,

@@ -3,6 +3,7 @@
 // inside a transaction as `{ ...ctx, db: trx }` (see `inTransaction`).
 import type { Clock } from '../core/deps.js';
 import type { Executor } from '../db/index.js';
+import type { Origin } from './operation-scope.js';
 
 /** What issuing a hub link needs from the configuration. */
 export interface HostedLinks {
@@ -33,6 +34,8 @@ export interface Context extends Runtime {
   readonly accountId: string;
   /** Who is acting: set once where the request enters (contextOf, the hub, the MCP server, the workers). */
   readonly actor: Actor;
+  /** The change set or import the operation is part of, which its events record (docs/api-contract.md §26). */
+  readonly origin?: Origin | undefined;
 }
 
 /** Runs `work` in a transaction: the one `ctx` already holds, else a new one that commits when it resolves. */

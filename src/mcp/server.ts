@@ -19,7 +19,8 @@ import { auth, contextOf } from '../http/auth.js';
 import { schemaCompiler, toDetails } from '../http/validation.js';
 import { ConfirmationRefused, confirmed, dryRun, issueConfirmation, onceByArguments } from './calls.js';
 import { answer, refusal, type ToolResult } from './present.js';
-import { scopesOf } from './tool-kit.js';
+import { scopesOf, type ToolCall } from './tool-kit.js';
+import { selfDispatch } from '../http/self-dispatch.js';
 import { TOOLS, type JsonSchema, type Tool } from './tools.js';
 import { versionOf } from './versions.js';
 
@@ -60,6 +61,7 @@ function inputSchemaOf(tool: Tool): JsonSchema {
 /** "Needs the scope a." or "Needs the scopes a and b." (docs/guide/mcp.md's table reads the same scopes). */
 function scopesSentence(tool: Tool): string {
   const scopes = scopesOf(tool);
+  if (scopes.length === 0) return 'Needs, for each operation, the scopes of its REST route.';
   return scopes.length === 1 ? `Needs the scope ${scopes[0]}.` : `Needs the scopes ${scopes.join(' and ')}.`;
 }
 
@@ -97,10 +99,16 @@ function refusalOf(error: unknown): ToolResult {
  * The first call of a confirmed tool, or a confirming call whose token an object's change voided: the summary of
  * a dry run and a token bound to the version of each object the summary describes. Nothing is done.
  */
-async function askConfirmation(ctx: Context, tool: Tool, args: Record<string, unknown>, changed?: { used: boolean }) {
+async function askConfirmation(
+  ctx: Context,
+  tool: Tool,
+  args: Record<string, unknown>,
+  call: ToolCall,
+  changed?: { used: boolean },
+) {
   const { preview, described } = await dryRun(ctx, async (tx) => {
     const described = await tool.describes!(tx, args);
-    return { described, preview: await tool.run(tx, args) };
+    return { described, preview: await tool.run(tx, args, call) };
   });
   const summary = tool.summary!(args, preview, described);
   const versions = described.map((one) => versionOf(one, one.object));
@@ -128,6 +136,7 @@ async function callTool(
   tool: Tool,
   rawArgs: Record<string, unknown>,
   scopes: ReadonlySet<string>,
+  call: ToolCall,
 ): Promise<ToolResult> {
   const validate = validators.get(tool.name)!;
   if (!validate(rawArgs))
@@ -141,28 +150,30 @@ async function callTool(
     // Scopes that these arguments need beyond the tool's own (book_slot making its job needs jobs:write).
     const missing = tool.needsFor?.(args).find((scope) => !scopes.has(scope));
     if (missing !== undefined) throw insufficientScope(missing);
-    if (tool.kind === 'read') return answer({ result: await tool.run(ctx, args) });
-    if (tool.kind === 'preview')
-      return answer({ preview: true, result: await dryRun(ctx, (tx) => tool.run(tx, args)) });
+    // A confirmed tool whose arguments need no confirmation (a change set that sends nothing and moves no money).
+    const kind = tool.kind === 'confirm' && tool.confirmWhen?.(args) === false ? 'write' : tool.kind;
+    if (kind === 'read') return answer({ result: await tool.run(ctx, args, call) });
+    if (kind === 'preview')
+      return answer({ preview: true, result: await dryRun(ctx, (tx) => tool.run(tx, args, call)) });
     if (dry === true)
-      return answer({ dry_run: true, changed: false, result: await dryRun(ctx, (tx) => tool.run(tx, args)) });
-    if (tool.kind === 'write') {
+      return answer({ dry_run: true, changed: false, result: await dryRun(ctx, (tx) => tool.run(tx, args, call)) });
+    if (kind === 'write') {
       const { result, replayed } = await onceByArguments(
         ctx,
         tool.name,
         args,
-        (tx) => tool.run(tx, args),
+        (tx) => tool.run(tx, args, call),
         (done) => tool.touches?.(args, done) ?? [],
       );
       return answer({ result, ...(replayed ? { replayed: true } : {}) });
     }
-    if (typeof token !== 'string') return await askConfirmation(ctx, tool, args);
+    if (typeof token !== 'string') return await askConfirmation(ctx, tool, args, call);
     const outcome = await confirmed(ctx, tool.name, args, token, {
       describe: async (tx) => (await tool.describes!(tx, args)).map((one) => versionOf(one, one.object)),
-      act: (tx) => tool.run(tx, args),
+      act: (tx) => tool.run(tx, args, call),
       touches: (done) => tool.touches?.(args, done) ?? [],
     });
-    if (outcome.status === 'changed') return await askConfirmation(ctx, tool, args, { used: outcome.used });
+    if (outcome.status === 'changed') return await askConfirmation(ctx, tool, args, call, { used: outcome.used });
     return answer({
       done: true,
       result: outcome.result,
@@ -176,8 +187,12 @@ async function callTool(
 }
 
 /** The MCP server for one request: the tools the key's scopes allow, acting as `mcp` with the key's id. */
-function serverFor(ctx: Context, caller: AuthContext): Server {
-  const visible = TOOLS.filter((tool) => scopesOf(tool).every((scope) => caller.scopes.has(scope)));
+function serverFor(ctx: Context, caller: AuthContext, call: ToolCall): Server {
+  const visible = TOOLS.filter((tool) =>
+    tool.scope === undefined
+      ? (tool.visibleTo?.(caller.scopes) ?? false)
+      : scopesOf(tool).every((scope) => caller.scopes.has(scope)),
+  );
   const server = new Server(
     { name: 'bms', version: '1.0.0' },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -187,7 +202,7 @@ function serverFor(ctx: Context, caller: AuthContext): Server {
     const tool = visible.find((candidate) => candidate.name === request.params.name);
     // A tool the key cannot see is a protocol error, exactly as an unknown one (docs/api-contract.md §21).
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return callTool(ctx, tool, (request.params.arguments ?? {}) as Record<string, unknown>, caller.scopes);
+    return callTool(ctx, tool, (request.params.arguments ?? {}) as Record<string, unknown>, caller.scopes, call);
   });
   return server;
 }
@@ -203,7 +218,7 @@ function copyHeaders(request: FastifyRequest, reply: FastifyReply, headers: Reco
 /** Answers one /mcp request with a stateless protocol server for its key. */
 export async function serveMcp(request: FastifyRequest, reply: FastifyReply, headers: Record<string, string>) {
   const ctx = contextOf(request, 'mcp');
-  const server = serverFor(ctx, auth(request));
+  const server = serverFor(ctx, auth(request), { dispatch: selfDispatch(request) });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   copyHeaders(request, reply, headers);
   reply.hijack();

@@ -4,6 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { COMMA_LIST, REQUIRED_ONE_OF } from '../http/openapi-document.js';
 import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
+import type { SelfDispatch } from '../http/self-dispatch.js';
 import type { ObjectRef } from './versions.js';
 
 export type ToolKind = 'read' | 'preview' | 'write' | 'confirm';
@@ -16,11 +17,21 @@ export interface Described extends ObjectRef {
   object: unknown;
 }
 
+/** What a tool may use of the call beyond its context: requests to the app as the caller (a change set's). */
+export interface ToolCall {
+  dispatch: SelfDispatch;
+}
+
 export interface Tool {
   name: string;
   title: string;
   description: string;
-  scope: Scope;
+  /** The scope the tool needs; none for a tool whose parts each need their own (a change set). */
+  scope?: Scope;
+  /** For a tool without a scope: whether a key with these scopes sees it. */
+  visibleTo?(scopes: ReadonlySet<string>): boolean;
+  /** For a `confirm` tool: whether these arguments need the confirmation (else it acts as a write). */
+  confirmWhen?(args: Args): boolean;
   /** Scopes needed beyond `scope` (the REST body's links: a job from a quote also converts the quote). */
   alsoNeeds?: Scope[];
   /** Scopes that some arguments need beyond these (checked per call; the tool stays listed without them). */
@@ -30,7 +41,7 @@ export interface Tool {
   input: JsonSchema;
   /** Whether acting twice with the same arguments leaves the same state (a read, or nothing new). */
   idempotent?: boolean;
-  run(ctx: Context, args: Args): Promise<unknown>;
+  run(ctx: Context, args: Args, call: ToolCall): Promise<unknown>;
   /**
    * For writes: the objects the call reads or writes, from its arguments and its result. A repeat is answered
    * from memory only while each is at the version the call left it in (docs/api-contract.md §32).
@@ -54,7 +65,7 @@ export interface JsonSchema {
 }
 
 /** Every scope a tool needs: a key sees and calls it only with all of them. */
-export const scopesOf = (tool: Tool): Scope[] => [tool.scope, ...(tool.alsoNeeds ?? [])];
+export const scopesOf = (tool: Tool): Scope[] => [...(tool.scope ? [tool.scope] : []), ...(tool.alsoNeeds ?? [])];
 
 /** A TypeBox object schema as plain JSON, less the fields a tool does not offer, with more fields required. */
 export function objectSchema(

@@ -24,6 +24,7 @@ import { sendDocument } from '../modules/sent-documents/index.js';
 import type { Context } from '../kernel/context.js';
 import { TIME_TOOLS } from './time-tools.js';
 import { AVAILABILITY_TOOLS } from './availability-tools.js';
+import { CHANGE_SET_TOOLS } from './change-set-tools.js';
 import { CREDIT_TOOLS } from './credit-tools.js';
 import { FIELD_TOOLS } from './field-tools.js';
 import { VISIT_TOOLS } from './visit-tools.js';
@@ -342,4 +343,5 @@ export const TOOLS: Tool[] = [
   ...FIELD_TOOLS,
   ...AVAILABILITY_TOOLS,
   ...TIME_TOOLS,
+  ...CHANGE_SET_TOOLS,
 ];

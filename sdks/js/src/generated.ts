@@ -1346,6 +1346,14 @@ export interface ClientEventActor {
   id: string | null;
 }
 
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface ClientEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
+}
+
 export interface ClientEventData {
   object: Client;
   /** For updates and status changes: the changed fields, with their values before the change. */
@@ -1370,6 +1378,8 @@ export interface ClientEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: ClientEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: ClientEventOrigin | null;
   data: ClientEventData;
 }
 
@@ -1379,6 +1389,14 @@ export interface PropertyEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface PropertyEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface PropertyEventData {
@@ -1405,6 +1423,8 @@ export interface PropertyEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: PropertyEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: PropertyEventOrigin | null;
   data: PropertyEventData;
 }
 
@@ -1414,6 +1434,14 @@ export interface ServiceRequestEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface ServiceRequestEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface ServiceRequestEventData {
@@ -1440,6 +1468,8 @@ export interface ServiceRequestEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: ServiceRequestEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: ServiceRequestEventOrigin | null;
   data: ServiceRequestEventData;
 }
 
@@ -1449,6 +1479,14 @@ export interface QuoteEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface QuoteEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface QuoteEventData {
@@ -1475,6 +1513,8 @@ export interface QuoteEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: QuoteEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: QuoteEventOrigin | null;
   data: QuoteEventData;
 }
 
@@ -1484,6 +1524,14 @@ export interface JobEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface JobEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface JobEventData {
@@ -1510,6 +1558,8 @@ export interface JobEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: JobEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: JobEventOrigin | null;
   data: JobEventData;
 }
 
@@ -1519,6 +1569,14 @@ export interface InvoiceEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface InvoiceEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface InvoiceEventData {
@@ -1545,6 +1603,8 @@ export interface InvoiceEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: InvoiceEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: InvoiceEventOrigin | null;
   data: InvoiceEventData;
 }
 
@@ -1554,6 +1614,14 @@ export interface PaymentEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface PaymentEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface PaymentEventData {
@@ -1580,6 +1648,8 @@ export interface PaymentEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: PaymentEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: PaymentEventOrigin | null;
   data: PaymentEventData;
 }
 
@@ -1589,6 +1659,14 @@ export interface DeliveryEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface DeliveryEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface DeliveryEventData {
@@ -1615,6 +1693,8 @@ export interface DeliveryEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: DeliveryEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: DeliveryEventOrigin | null;
   data: DeliveryEventData;
 }
 
@@ -1624,6 +1704,14 @@ export interface WebhookEndpointEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface WebhookEndpointEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface WebhookEndpointEventData {
@@ -1650,6 +1738,8 @@ export interface WebhookEndpointEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: WebhookEndpointEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: WebhookEndpointEventOrigin | null;
   data: WebhookEndpointEventData;
 }
 
@@ -1659,6 +1749,14 @@ export interface TeamMemberEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface TeamMemberEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface TeamMemberEventData {
@@ -1685,6 +1783,8 @@ export interface TeamMemberEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: TeamMemberEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: TeamMemberEventOrigin | null;
   data: TeamMemberEventData;
 }
 
@@ -1694,6 +1794,14 @@ export interface ApiKeyEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface ApiKeyEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface ApiKeyEventData {
@@ -1720,6 +1828,8 @@ export interface ApiKeyEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: ApiKeyEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: ApiKeyEventOrigin | null;
   data: ApiKeyEventData;
 }
 
@@ -1729,6 +1839,14 @@ export interface VisitEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface VisitEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface VisitEventData {
@@ -1755,6 +1873,8 @@ export interface VisitEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: VisitEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: VisitEventOrigin | null;
   data: VisitEventData;
 }
 
@@ -1764,6 +1884,14 @@ export interface VisitScheduleEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface VisitScheduleEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface VisitScheduleEventData {
@@ -1790,6 +1918,8 @@ export interface VisitScheduleEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: VisitScheduleEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: VisitScheduleEventOrigin | null;
   data: VisitScheduleEventData;
 }
 
@@ -1799,6 +1929,14 @@ export interface ProductEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface ProductEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface ProductEventData {
@@ -1825,6 +1963,8 @@ export interface ProductEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: ProductEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: ProductEventOrigin | null;
   data: ProductEventData;
 }
 
@@ -1834,6 +1974,14 @@ export interface TaxRateEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface TaxRateEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface TaxRateEventData {
@@ -1860,6 +2008,8 @@ export interface TaxRateEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: TaxRateEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: TaxRateEventOrigin | null;
   data: TaxRateEventData;
 }
 
@@ -1869,6 +2019,14 @@ export interface RecurringInvoiceEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface RecurringInvoiceEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface RecurringInvoiceEventData {
@@ -1895,6 +2053,8 @@ export interface RecurringInvoiceEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: RecurringInvoiceEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: RecurringInvoiceEventOrigin | null;
   data: RecurringInvoiceEventData;
 }
 
@@ -1904,6 +2064,14 @@ export interface AvailabilityExceptionEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface AvailabilityExceptionEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface AvailabilityExceptionEventData {
@@ -1930,6 +2098,8 @@ export interface AvailabilityExceptionEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: AvailabilityExceptionEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: AvailabilityExceptionEventOrigin | null;
   data: AvailabilityExceptionEventData;
 }
 
@@ -1939,6 +2109,14 @@ export interface CreditNoteEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface CreditNoteEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface CreditNoteEventData {
@@ -1965,6 +2143,8 @@ export interface CreditNoteEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: CreditNoteEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: CreditNoteEventOrigin | null;
   data: CreditNoteEventData;
 }
 
@@ -1974,6 +2154,14 @@ export interface TimeEntryEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface TimeEntryEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface TimeEntryEventData {
@@ -2000,6 +2188,8 @@ export interface TimeEntryEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: TimeEntryEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: TimeEntryEventOrigin | null;
   data: TimeEntryEventData;
 }
 
@@ -2009,6 +2199,14 @@ export interface TimeLockEventActor {
   type: "api_key" | "mcp" | "hub" | "system";
   /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface TimeLockEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
 }
 
 export interface TimeLockEventData {
@@ -2035,6 +2233,8 @@ export interface TimeLockEvent {
   account_id: string;
   /** Who caused the event (docs/api-contract.md §20). */
   actor: TimeLockEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: TimeLockEventOrigin | null;
   data: TimeLockEventData;
 }
 
@@ -2617,6 +2817,48 @@ export interface JobCosting {
   margin_percent: number | null;
   /** Sent or paid invoices of the job in another currency: listed, not converted, not counted. */
   excluded_invoice_ids: Array<string>;
+}
+
+/** One operation’s answer. */
+export interface ChangeSetResult {
+  /** The status the route answered (201 for a create). */
+  status: number;
+  /** The Location a create answered. */
+  location?: string;
+  /** The ETag the route answered. */
+  etag?: string;
+  /** What the route answered as `data`: the object, or `{id, deleted}`. */
+  data: unknown;
+  /** In a dry run, for an update: the changed fields’ values before it. */
+  previous_attributes?: Record<string, unknown>;
+}
+
+/** The answers of a change set’s operations, committed together (or a dry run). */
+export interface ChangeSet {
+  /** The change set’s id: the `origin.id` of the events it recorded. */
+  id: string;
+  /** Always "change_set". */
+  object: "change_set";
+  /** Whether the set was rolled back after answering. */
+  dry_run: boolean;
+  /** One answer per operation, in order. */
+  results: Array<ChangeSetResult>;
+}
+
+/** An object changed after the cursor, at its latest change (§26). */
+export interface Change {
+  /** Always "change". */
+  object: "change";
+  /** The kind of the object that changed. */
+  kind: "client" | "property" | "service_request" | "quote" | "job" | "visit" | "visit_schedule" | "invoice" | "recurring_invoice" | "payment" | "credit_note" | "team_member" | "product" | "tax_rate" | "time_entry" | "availability_exception" | "webhook_endpoint" | "api_key";
+  /** The object’s id. */
+  id: string;
+  /** Whether its latest change deleted it. */
+  deleted: boolean;
+  /** When its latest change was made. */
+  changed_at: string;
+  /** The object as its GET answers it; null once deleted. */
+  data: unknown;
 }
 
 /** What a delete returns. */
@@ -4501,6 +4743,8 @@ export interface EventListParams {
   actor_type?: "api_key" | "mcp" | "hub" | "system";
   /** Only events caused by this API key (over /v1 or through the MCP server). */
   actor_id?: string;
+  /** Only events recorded by this change set or import. */
+  origin_id?: string;
   /** Only events at or after this instant. */
   created_after?: string;
   /** Only events before this instant. */
@@ -4945,6 +5189,38 @@ export interface ApiKeyRollResult {
   secret: string;
 }
 
+/** One request of the set. */
+export interface OperationParams {
+  /** The operation’s HTTP method. */
+  method: string | string | string;
+  /** A /v1 route and its query, as a request would send it. A path segment may be "$ref:<j>": the id operation j (an earlier one, not a delete) answered. */
+  path: string;
+  /** The route’s own body. A field taking an id (`*_id`, items of `*_ids`) may be "$ref:<j>", the id an earlier operation answered. */
+  body?: Record<string, unknown>;
+  /** The If-Match header of the operation: its object’s ETag. */
+  if_match?: string;
+}
+
+/** Body of POST /v1/change-sets. */
+export interface ChangeSetCreateParams {
+  /** 1 to 50 operations, run in order: all commit, or none. */
+  operations: Array<OperationParams>;
+  /** true: run the same transaction and answer what each operation would answer (objects, totals and numbers as they would be, updates with previous_attributes), then roll it all back: no row, number, event, e-mail or hosted link survives. */
+  dry_run?: boolean;
+}
+
+/** Query parameters of GET /v1/changes. */
+export interface ChangeListParams {
+  /** Comma-separated kinds (default: every kind the key can read). */
+  kinds?: "client" | "property" | "service_request" | "quote" | "job" | "visit" | "visit_schedule" | "invoice" | "recurring_invoice" | "payment" | "credit_note" | "team_member" | "product" | "tax_rate" | "time_entry" | "availability_exception" | "webhook_endpoint" | "api_key" | Array<"client" | "property" | "service_request" | "quote" | "job" | "visit" | "visit_schedule" | "invoice" | "recurring_invoice" | "payment" | "credit_note" | "team_member" | "product" | "tax_rate" | "time_entry" | "availability_exception" | "webhook_endpoint" | "api_key">;
+  /** The `next_cursor` of an earlier page; absent: from the start. */
+  since?: string;
+  /** The same as `since`, as §5’s lists follow `next_cursor` (the SDKs’ iterators do): give one of the two. */
+  cursor?: string;
+  /** 1–1,000. */
+  limit?: number;
+}
+
 /** Query parameters of GET /v1/products. */
 export interface ProductListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
@@ -5342,7 +5618,7 @@ export interface AvailabilityExceptionUpdateParams {
 }
 
 /** Query parameters of GET /v1/availability. */
-export interface ListParams {
+export interface AvailabilityListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -5372,7 +5648,7 @@ export interface ListParams {
 }
 
 /** Body of POST /v1/availability/holds. */
-export interface CreateHoldParams {
+export interface AvailabilityCreateHoldParams {
   /** The start, as a slot answered it (any offset). */
   start_at: string;
   /** How long the work takes, in minutes (5–1,440); or give product_id. */
@@ -5392,7 +5668,7 @@ export interface CreateHoldParams {
 }
 
 /** Query parameters of GET /v1/availability/holds. */
-export interface ListHoldsParams {
+export interface AvailabilityListHoldsParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -6195,6 +6471,26 @@ Requires the scope `api_keys:write`. */
   }
 }
 
+/** change-sets: create. */
+export class ChangeSetsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** Apply a change set: up to 50 operations, all or none. Runs 1–50 POST, PUT and DELETE operations of the API in order in one transaction, each through its route’s own code: all commit or none. Every operation’s scopes and body are checked before any runs; `"$ref:<j>"` in a path segment or an id field is the id operation j answered. Takes one rate-limit token per operation. `dry_run: true` answers the same and leaves nothing behind. Answers 200 either way. */
+  create(params: ChangeSetCreateParams, options?: RequestOptions): Promise<WithResponse<ChangeSet>> {
+    return this.transport.request<ChangeSet>('POST', `/v1/change-sets`, { body: params }, options);
+  }
+}
+
+/** changes: list. */
+export class ChangesResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** The change feed: objects changed after a cursor, in commit order. An entry per object changed after `since`, at its latest change, in commit order; deleted objects too (kept 90 days). `meta.pagination.next_cursor` is given even on an empty page: keep it and ask again. A cursor is a position, never a time: changes sharing a millisecond all come, and a transaction that commits after a later one is not skipped. */
+  list(params: ChangeListParams = {}, options?: RequestOptions): PagePromise<Change> {
+    return this.transport.list<Change>(`/v1/changes`, { ...params }, options);
+  }
+}
+
 /** products: list, create, get, update, delete. */
 export class ProductsResource {
   constructor(private readonly transport: Transport) {}
@@ -6371,21 +6667,21 @@ export class AvailabilityResource {
   /** Find bookable slots. The starts on the local clock of timezone (multiples of the step from midnight; none in a spring-forward gap, a repeated fall-back time once) in the window (at most 31 days) and at least the account’s notice from now, at which crew_size members are free: within their hours and exceptions, clear of their visits, projected schedule occurrences and active holds by the buffer and travel time. One slot per start, by start_at.
 
 Requires the scope `availability:read`. */
-  list(params: ListParams = {}, options?: RequestOptions): PagePromise<Slot> {
+  list(params: AvailabilityListParams = {}, options?: RequestOptions): PagePromise<Slot> {
     return this.transport.list<Slot>(`/v1/availability`, { ...params }, options);
   }
 
   /** Hold a slot for a crew. Checks the time again for those members and keeps it for this key until expires_at (60–900 s, default 600): other keys see it busy and cannot see the hold. 409 CONFLICT names each member not free and why (visit, hold, time_off, outside_hours, inactive); an 11th active hold of the key is 409 INVALID_STATE. Records no event.
 
 Requires the scope `availability:write`. */
-  createHold(params: CreateHoldParams, options?: RequestOptions): Promise<WithResponse<AvailabilityHold>> {
+  createHold(params: AvailabilityCreateHoldParams, options?: RequestOptions): Promise<WithResponse<AvailabilityHold>> {
     return this.transport.request<AvailabilityHold>('POST', `/v1/availability/holds`, { body: params }, options);
   }
 
   /** List this key’s active holds. At most 10: those of the calling key that are not booked, released or expired.
 
 Requires the scope `availability:read`. */
-  listHolds(params: ListHoldsParams = {}, options?: RequestOptions): PagePromise<AvailabilityHold> {
+  listHolds(params: AvailabilityListHoldsParams = {}, options?: RequestOptions): PagePromise<AvailabilityHold> {
     return this.transport.list<AvailabilityHold>(`/v1/availability/holds`, { ...params }, options);
   }
 
@@ -6423,6 +6719,8 @@ export class Resources {
   readonly account: AccountResource;
   readonly teamMembers: TeamMembersResource;
   readonly apiKeys: ApiKeysResource;
+  readonly changeSets: ChangeSetsResource;
+  readonly changes: ChangesResource;
   readonly products: ProductsResource;
   readonly taxRates: TaxRatesResource;
   readonly timeEntries: TimeEntriesResource;
@@ -6447,6 +6745,8 @@ export class Resources {
     this.account = new AccountResource(transport);
     this.teamMembers = new TeamMembersResource(transport);
     this.apiKeys = new ApiKeysResource(transport);
+    this.changeSets = new ChangeSetsResource(transport);
+    this.changes = new ChangesResource(transport);
     this.products = new ProductsResource(transport);
     this.taxRates = new TaxRatesResource(transport);
     this.timeEntries = new TimeEntriesResource(transport);

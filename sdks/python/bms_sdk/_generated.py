@@ -67,63 +67,83 @@ __all__ = [
     "ClientBalance",
     "EventData",
     "ClientEventActor",
+    "ClientEventOrigin",
     "ClientEventData",
     "ClientEvent",
     "PropertyEventActor",
+    "PropertyEventOrigin",
     "PropertyEventData",
     "PropertyEvent",
     "ServiceRequestEventActor",
+    "ServiceRequestEventOrigin",
     "ServiceRequestEventData",
     "ServiceRequestEvent",
     "QuoteEventActor",
+    "QuoteEventOrigin",
     "QuoteEventData",
     "QuoteEvent",
     "JobEventActor",
+    "JobEventOrigin",
     "JobEventData",
     "JobEvent",
     "InvoiceEventActor",
+    "InvoiceEventOrigin",
     "InvoiceEventData",
     "InvoiceEvent",
     "PaymentEventActor",
+    "PaymentEventOrigin",
     "PaymentEventData",
     "PaymentEvent",
     "DeliveryEventActor",
+    "DeliveryEventOrigin",
     "DeliveryEventData",
     "DeliveryEvent",
     "WebhookEndpointEventActor",
+    "WebhookEndpointEventOrigin",
     "WebhookEndpointEventData",
     "WebhookEndpointEvent",
     "TeamMemberEventActor",
+    "TeamMemberEventOrigin",
     "TeamMemberEventData",
     "TeamMemberEvent",
     "ApiKeyEventActor",
+    "ApiKeyEventOrigin",
     "ApiKeyEventData",
     "ApiKeyEvent",
     "VisitEventActor",
+    "VisitEventOrigin",
     "VisitEventData",
     "VisitEvent",
     "VisitScheduleEventActor",
+    "VisitScheduleEventOrigin",
     "VisitScheduleEventData",
     "VisitScheduleEvent",
     "ProductEventActor",
+    "ProductEventOrigin",
     "ProductEventData",
     "ProductEvent",
     "TaxRateEventActor",
+    "TaxRateEventOrigin",
     "TaxRateEventData",
     "TaxRateEvent",
     "RecurringInvoiceEventActor",
+    "RecurringInvoiceEventOrigin",
     "RecurringInvoiceEventData",
     "RecurringInvoiceEvent",
     "AvailabilityExceptionEventActor",
+    "AvailabilityExceptionEventOrigin",
     "AvailabilityExceptionEventData",
     "AvailabilityExceptionEvent",
     "CreditNoteEventActor",
+    "CreditNoteEventOrigin",
     "CreditNoteEventData",
     "CreditNoteEvent",
     "TimeEntryEventActor",
+    "TimeEntryEventOrigin",
     "TimeEntryEventData",
     "TimeEntryEvent",
     "TimeLockEventActor",
+    "TimeLockEventOrigin",
     "TimeLockEventData",
     "TimeLockEvent",
     "Event",
@@ -151,6 +171,9 @@ __all__ = [
     "JobCostingLabour",
     "JobCostingMaterials",
     "JobCosting",
+    "ChangeSetResult",
+    "ChangeSet",
+    "Change",
     "DeletedObject",
     "ClientAddressParams",
     "PropertyAddressParams",
@@ -202,6 +225,7 @@ __all__ = [
     "ApiKeyRollResultRateLimits",
     "ApiKeyRollResultCreatedBy",
     "ApiKeyRollResult",
+    "OperationParams",
     "TimeEntryBulkApproveResult",
 ]
 
@@ -1096,6 +1120,13 @@ class ClientEventActor(TypedDict):
     id: Optional[str]
 
 
+class ClientEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
+
+
 class _ClientEventDataRequired(TypedDict):
     object: Client
 
@@ -1117,6 +1148,7 @@ class ClientEvent(TypedDict):
     created_at: str
     account_id: str
     actor: ClientEventActor
+    origin: Optional[ClientEventOrigin]
     data: ClientEventData
 
 
@@ -1125,6 +1157,13 @@ class PropertyEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class PropertyEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _PropertyEventDataRequired(TypedDict):
@@ -1148,6 +1187,7 @@ class PropertyEvent(TypedDict):
     created_at: str
     account_id: str
     actor: PropertyEventActor
+    origin: Optional[PropertyEventOrigin]
     data: PropertyEventData
 
 
@@ -1156,6 +1196,13 @@ class ServiceRequestEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class ServiceRequestEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _ServiceRequestEventDataRequired(TypedDict):
@@ -1179,6 +1226,7 @@ class ServiceRequestEvent(TypedDict):
     created_at: str
     account_id: str
     actor: ServiceRequestEventActor
+    origin: Optional[ServiceRequestEventOrigin]
     data: ServiceRequestEventData
 
 
@@ -1187,6 +1235,13 @@ class QuoteEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class QuoteEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _QuoteEventDataRequired(TypedDict):
@@ -1210,6 +1265,7 @@ class QuoteEvent(TypedDict):
     created_at: str
     account_id: str
     actor: QuoteEventActor
+    origin: Optional[QuoteEventOrigin]
     data: QuoteEventData
 
 
@@ -1218,6 +1274,13 @@ class JobEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class JobEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _JobEventDataRequired(TypedDict):
@@ -1241,6 +1304,7 @@ class JobEvent(TypedDict):
     created_at: str
     account_id: str
     actor: JobEventActor
+    origin: Optional[JobEventOrigin]
     data: JobEventData
 
 
@@ -1249,6 +1313,13 @@ class InvoiceEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class InvoiceEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _InvoiceEventDataRequired(TypedDict):
@@ -1272,6 +1343,7 @@ class InvoiceEvent(TypedDict):
     created_at: str
     account_id: str
     actor: InvoiceEventActor
+    origin: Optional[InvoiceEventOrigin]
     data: InvoiceEventData
 
 
@@ -1280,6 +1352,13 @@ class PaymentEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class PaymentEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _PaymentEventDataRequired(TypedDict):
@@ -1303,6 +1382,7 @@ class PaymentEvent(TypedDict):
     created_at: str
     account_id: str
     actor: PaymentEventActor
+    origin: Optional[PaymentEventOrigin]
     data: PaymentEventData
 
 
@@ -1311,6 +1391,13 @@ class DeliveryEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class DeliveryEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _DeliveryEventDataRequired(TypedDict):
@@ -1334,6 +1421,7 @@ class DeliveryEvent(TypedDict):
     created_at: str
     account_id: str
     actor: DeliveryEventActor
+    origin: Optional[DeliveryEventOrigin]
     data: DeliveryEventData
 
 
@@ -1342,6 +1430,13 @@ class WebhookEndpointEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class WebhookEndpointEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _WebhookEndpointEventDataRequired(TypedDict):
@@ -1365,6 +1460,7 @@ class WebhookEndpointEvent(TypedDict):
     created_at: str
     account_id: str
     actor: WebhookEndpointEventActor
+    origin: Optional[WebhookEndpointEventOrigin]
     data: WebhookEndpointEventData
 
 
@@ -1373,6 +1469,13 @@ class TeamMemberEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class TeamMemberEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _TeamMemberEventDataRequired(TypedDict):
@@ -1396,6 +1499,7 @@ class TeamMemberEvent(TypedDict):
     created_at: str
     account_id: str
     actor: TeamMemberEventActor
+    origin: Optional[TeamMemberEventOrigin]
     data: TeamMemberEventData
 
 
@@ -1404,6 +1508,13 @@ class ApiKeyEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class ApiKeyEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _ApiKeyEventDataRequired(TypedDict):
@@ -1427,6 +1538,7 @@ class ApiKeyEvent(TypedDict):
     created_at: str
     account_id: str
     actor: ApiKeyEventActor
+    origin: Optional[ApiKeyEventOrigin]
     data: ApiKeyEventData
 
 
@@ -1435,6 +1547,13 @@ class VisitEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class VisitEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _VisitEventDataRequired(TypedDict):
@@ -1458,6 +1577,7 @@ class VisitEvent(TypedDict):
     created_at: str
     account_id: str
     actor: VisitEventActor
+    origin: Optional[VisitEventOrigin]
     data: VisitEventData
 
 
@@ -1466,6 +1586,13 @@ class VisitScheduleEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class VisitScheduleEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _VisitScheduleEventDataRequired(TypedDict):
@@ -1489,6 +1616,7 @@ class VisitScheduleEvent(TypedDict):
     created_at: str
     account_id: str
     actor: VisitScheduleEventActor
+    origin: Optional[VisitScheduleEventOrigin]
     data: VisitScheduleEventData
 
 
@@ -1497,6 +1625,13 @@ class ProductEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class ProductEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _ProductEventDataRequired(TypedDict):
@@ -1520,6 +1655,7 @@ class ProductEvent(TypedDict):
     created_at: str
     account_id: str
     actor: ProductEventActor
+    origin: Optional[ProductEventOrigin]
     data: ProductEventData
 
 
@@ -1528,6 +1664,13 @@ class TaxRateEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class TaxRateEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _TaxRateEventDataRequired(TypedDict):
@@ -1551,6 +1694,7 @@ class TaxRateEvent(TypedDict):
     created_at: str
     account_id: str
     actor: TaxRateEventActor
+    origin: Optional[TaxRateEventOrigin]
     data: TaxRateEventData
 
 
@@ -1559,6 +1703,13 @@ class RecurringInvoiceEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class RecurringInvoiceEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _RecurringInvoiceEventDataRequired(TypedDict):
@@ -1582,6 +1733,7 @@ class RecurringInvoiceEvent(TypedDict):
     created_at: str
     account_id: str
     actor: RecurringInvoiceEventActor
+    origin: Optional[RecurringInvoiceEventOrigin]
     data: RecurringInvoiceEventData
 
 
@@ -1590,6 +1742,13 @@ class AvailabilityExceptionEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class AvailabilityExceptionEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _AvailabilityExceptionEventDataRequired(TypedDict):
@@ -1613,6 +1772,7 @@ class AvailabilityExceptionEvent(TypedDict):
     created_at: str
     account_id: str
     actor: AvailabilityExceptionEventActor
+    origin: Optional[AvailabilityExceptionEventOrigin]
     data: AvailabilityExceptionEventData
 
 
@@ -1621,6 +1781,13 @@ class CreditNoteEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class CreditNoteEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _CreditNoteEventDataRequired(TypedDict):
@@ -1644,6 +1811,7 @@ class CreditNoteEvent(TypedDict):
     created_at: str
     account_id: str
     actor: CreditNoteEventActor
+    origin: Optional[CreditNoteEventOrigin]
     data: CreditNoteEventData
 
 
@@ -1652,6 +1820,13 @@ class TimeEntryEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class TimeEntryEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _TimeEntryEventDataRequired(TypedDict):
@@ -1675,6 +1850,7 @@ class TimeEntryEvent(TypedDict):
     created_at: str
     account_id: str
     actor: TimeEntryEventActor
+    origin: Optional[TimeEntryEventOrigin]
     data: TimeEntryEventData
 
 
@@ -1683,6 +1859,13 @@ class TimeLockEventActor(TypedDict):
 
     type: Literal["api_key", "mcp", "hub", "system"]
     id: Optional[str]
+
+
+class TimeLockEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
 
 
 class _TimeLockEventDataRequired(TypedDict):
@@ -1706,6 +1889,7 @@ class TimeLockEvent(TypedDict):
     created_at: str
     account_id: str
     actor: TimeLockEventActor
+    origin: Optional[TimeLockEventOrigin]
     data: TimeLockEventData
 
 
@@ -2082,6 +2266,39 @@ class JobCosting(TypedDict):
     profit_amount: int
     margin_percent: Optional[float]
     excluded_invoice_ids: List[str]
+
+
+class _ChangeSetResultRequired(TypedDict):
+    status: int
+    data: Any
+
+
+class ChangeSetResult(_ChangeSetResultRequired, total=False):
+    """One operation’s answer."""
+
+    location: str
+    etag: str
+    previous_attributes: Dict[str, Any]
+
+
+class ChangeSet(TypedDict):
+    """The answers of a change set’s operations, committed together (or a dry run)."""
+
+    id: str
+    object: Literal["change_set"]
+    dry_run: bool
+    results: List[ChangeSetResult]
+
+
+class Change(TypedDict):
+    """An object changed after the cursor, at its latest change (§26)."""
+
+    object: Literal["change"]
+    kind: Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"]
+    id: str
+    deleted: bool
+    changed_at: str
+    data: Any
 
 
 class DeletedObject(TypedDict):
@@ -2641,6 +2858,18 @@ class ApiKeyRollResult(TypedDict):
     created_at: str
     updated_at: str
     secret: str
+
+
+class _OperationParamsRequired(TypedDict):
+    method: Union[str, str, str]
+    path: str
+
+
+class OperationParams(_OperationParamsRequired, total=False):
+    """One request of the set."""
+
+    body: Dict[str, Any]
+    if_match: str
 
 
 class TimeEntryBulkApproveResult(TypedDict):
@@ -4693,6 +4922,7 @@ class EventsResource:
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
+        origin_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4703,7 +4933,7 @@ class EventsResource:
         """List events. Newest first. Events are kept at least 90 days.
 
 Requires the scope `events:read`."""
-        return cast(Page[Event], self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Page[Event], self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, origin_id=origin_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -5172,6 +5402,49 @@ Requires the scope `api_keys:write`."""
 
 Requires the scope `api_keys:write`."""
         return cast(ApiKeyRollResult, self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class ChangeSetsResource:
+    """change-sets: create."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def create(
+        self,
+        *,
+        operations: List[OperationParams],
+        dry_run: Union[bool, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ChangeSet:
+        """Apply a change set: up to 50 operations, all or none. Runs 1–50 POST, PUT and DELETE operations of the API in order in one transaction, each through its route’s own code: all commit or none. Every operation’s scopes and body are checked before any runs; `"$ref:<j>"` in a path segment or an id field is the id operation j answered. Takes one rate-limit token per operation. `dry_run: true` answers the same and leaves nothing behind. Answers 200 either way."""
+        return cast(ChangeSet, self._transport.request("POST", "/v1/change-sets", body=_given(operations=operations, dry_run=dry_run), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class ChangesResource:
+    """changes: list."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        kinds: Union[Union[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"], Sequence[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"]]], NotGiven] = NOT_GIVEN,
+        since: Union[str, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[Change]:
+        """The change feed: objects changed after a cursor, in commit order. An entry per object changed after `since`, at its latest change, in commit order; deleted objects too (kept 90 days). `meta.pagination.next_cursor` is given even on an empty page: keep it and ask again. A cursor is a position, never a time: changes sharing a millisecond all come, and a transaction that commits after a later one is not skipped."""
+        return cast(Page[Change], self._transport.list("/v1/changes", _given(kinds=kinds, since=since, cursor=cursor, limit=limit), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class ProductsResource:
@@ -5824,6 +6097,8 @@ class Resources:
         self.account = AccountResource(transport)
         self.team_members = TeamMembersResource(transport)
         self.api_keys = ApiKeysResource(transport)
+        self.change_sets = ChangeSetsResource(transport)
+        self.changes = ChangesResource(transport)
         self.products = ProductsResource(transport)
         self.tax_rates = TaxRatesResource(transport)
         self.time_entries = TimeEntriesResource(transport)
@@ -7874,6 +8149,7 @@ class AsyncEventsResource:
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
+        origin_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -7884,7 +8160,7 @@ class AsyncEventsResource:
         """List events. Newest first. Events are kept at least 90 days.
 
 Requires the scope `events:read`."""
-        return AsyncPagePromise[Event](lambda: self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[Event](lambda: self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, origin_id=origin_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8353,6 +8629,49 @@ Requires the scope `api_keys:write`."""
 
 Requires the scope `api_keys:write`."""
         return cast(ApiKeyRollResult, await self._transport.request("POST", f"/v1/api-keys/{_quote(id)}/roll", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncChangeSetsResource:
+    """change-sets: create."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def create(
+        self,
+        *,
+        operations: List[OperationParams],
+        dry_run: Union[bool, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ChangeSet:
+        """Apply a change set: up to 50 operations, all or none. Runs 1–50 POST, PUT and DELETE operations of the API in order in one transaction, each through its route’s own code: all commit or none. Every operation’s scopes and body are checked before any runs; `"$ref:<j>"` in a path segment or an id field is the id operation j answered. Takes one rate-limit token per operation. `dry_run: true` answers the same and leaves nothing behind. Answers 200 either way."""
+        return cast(ChangeSet, await self._transport.request("POST", "/v1/change-sets", body=_given(operations=operations, dry_run=dry_run), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncChangesResource:
+    """changes: list."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        kinds: Union[Union[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"], Sequence[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"]]], NotGiven] = NOT_GIVEN,
+        since: Union[str, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[Change]:
+        """The change feed: objects changed after a cursor, in commit order. An entry per object changed after `since`, at its latest change, in commit order; deleted objects too (kept 90 days). `meta.pagination.next_cursor` is given even on an empty page: keep it and ask again. A cursor is a position, never a time: changes sharing a millisecond all come, and a transaction that commits after a later one is not skipped."""
+        return AsyncPagePromise[Change](lambda: self._transport.list("/v1/changes", _given(kinds=kinds, since=since, cursor=cursor, limit=limit), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncProductsResource:
@@ -9005,6 +9324,8 @@ class AsyncResources:
         self.account = AsyncAccountResource(transport)
         self.team_members = AsyncTeamMembersResource(transport)
         self.api_keys = AsyncApiKeysResource(transport)
+        self.change_sets = AsyncChangeSetsResource(transport)
+        self.changes = AsyncChangesResource(transport)
         self.products = AsyncProductsResource(transport)
         self.tax_rates = AsyncTaxRatesResource(transport)
         self.time_entries = AsyncTimeEntriesResource(transport)

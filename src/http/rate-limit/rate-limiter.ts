@@ -166,6 +166,19 @@ export class RateLimiter {
     return this.store.take(bucket, described.policy, nowMs, 1).then((result) => describe(described, result, nowMs));
   }
 
+  /**
+   * `count` more tokens for a request that stands for several (a change set of n operations takes n − 1 more
+   * once its body is parsed, §26), one at a time; the first refusal is answered (undefined for none asked).
+   */
+  async admitMore(auth: AuthContext, now: Date, count: number): Promise<Admission | undefined> {
+    let last: Admission | undefined;
+    for (let taken = 0; taken < count; taken += 1) {
+      last = await this.admit(auth, now);
+      if (!last.allowed) return last;
+    }
+    return last;
+  }
+
   /** Takes a token from a bucket of callers without a key (the client hub's pages, per IP). */
   async admitAnonymous(bucket: string, policy: LimitPolicy, now: Date): Promise<Admission> {
     return describe(describedPolicy(policy), await this.store.take(bucket, policy, now.getTime(), 1), now.getTime());

@@ -48,6 +48,21 @@ export const ActorSchema = Type.Object(
   { description: 'Who caused the event (docs/api-contract.md §20).' },
 );
 
+export const OriginSchema = Nullable(
+  Type.Object(
+    {
+      type: Type.Unsafe<'change_set' | 'import'>({
+        type: 'string',
+        enum: ['change_set', 'import'],
+        description: 'change_set: an operation of POST /v1/change-sets; import: a row of an import.',
+        example: 'change_set',
+      }),
+      id: { ...IdSchema, description: 'The change set’s or the import’s id.' },
+    },
+    { description: 'The change set or import the change was part of; null for a single request (§26).' },
+  ),
+);
+
 export const EventSchema = Type.Object(
   {
     id: IdSchema,
@@ -61,6 +76,7 @@ export const EventSchema = Type.Object(
     created_at: TimestampSchema,
     account_id: { ...IdSchema, description: 'The account the event belongs to.' },
     actor: ActorSchema,
+    origin: OriginSchema,
     data: EventDataSchema,
   },
   { $id: 'Event', description: 'Something that happened in the account. Kept at least 90 days.' },
@@ -102,6 +118,14 @@ export const ListEventsQuery = Type.Object(
         minLength: 1,
         maxLength: 100,
         description: 'Only events caused by this API key (over /v1 or through the MCP server).',
+        example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
+      }),
+    ),
+    origin_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Only events recorded by this change set or import.',
         example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
       }),
     ),

@@ -2,6 +2,7 @@
 // rolls back leaves no event and no change goes without one; each is queued, in the same transaction, to
 // every enabled webhook endpoint whose enabled_events match it.
 import type { Actor, Context } from '../../kernel/context.js';
+import type { Origin } from '../../kernel/operation-scope.js';
 import { isUuid, newId } from '../../core/deps.js';
 import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { EventRow, WebhookDeliveryRow } from '../../db/types.js';
@@ -10,6 +11,7 @@ import { requireRow } from '../shared/index.js';
 import { fieldError } from '../../core/errors.js';
 import { EVENT_TYPES, isEventPattern, matchesEventPattern, type EventType } from '../../kernel/event-types.js';
 import * as repository from './events.repository.js';
+import { noteChange } from './changes.repository.js';
 import type { Event, EventData, ListEventsInput } from './events.schemas.js';
 
 export function presentEvent(row: EventRow): Event {
@@ -20,12 +22,13 @@ export function presentEvent(row: EventRow): Event {
     created_at: row.created_at,
     account_id: row.account_id,
     actor: { type: row.actor_type as Actor['type'], id: row.actor_id },
+    origin: row.origin_id === null ? null : { type: row.origin_type as Origin['type'], id: row.origin_id },
     data: fromJson<EventData>(row.data),
   };
 }
 
 /** What recording an event needs: the transaction of the change, the clock, the account and who acts. */
-export type EventContext = Pick<Context, 'db' | 'clock' | 'accountId' | 'actor'>;
+export type EventContext = Pick<Context, 'db' | 'clock' | 'accountId' | 'actor' | 'origin'>;
 
 export interface RecordOptions {
   /** For `*.updated` and status events: the changed fields' values before the change. */
@@ -58,9 +61,13 @@ export async function recordEvent(
     data,
     actor_type: ctx.actor.type,
     actor_id: ctx.actor.id,
+    origin_type: ctx.origin?.type ?? null,
+    origin_id: ctx.origin?.id ?? null,
     created_at: now,
   };
   const family = `${type.slice(0, type.lastIndexOf('.'))}.*`;
+  // The change feed's mark, in the same transaction: the object changed (docs/api-contract.md §26).
+  await noteChange(trx, accountId, type, object.id, now);
   if (options.onlyEndpointId) {
     await repository.insertEvent(trx, row);
     await insertDeliveries(trx, [pendingAttempt(accountId, options.onlyEndpointId, row, 1, now)]);
@@ -196,6 +203,8 @@ export async function listEvents(ctx: Context, query: ListEventsInput): Promise<
     : patterns && EVENT_TYPES.filter((type) => patterns.some((pattern) => matchesEventPattern(pattern, type)));
   if (query.actor_id !== undefined && !isUuid(query.actor_id))
     throw fieldError('actor_id', 'must be the id of an API key (a UUID)');
+  if (query.origin_id !== undefined && !isUuid(query.origin_id))
+    throw fieldError('origin_id', 'must be the id of a change set or an import (a UUID)');
   const { rows, resumeAfter } = await repository.listEvents(db, accountId, { ...query, types }, page);
   return toPage(rows, page, resumeAfter);
 }

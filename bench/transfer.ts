@@ -1,0 +1,109 @@
+// Moving many things at once (contract §26), through a production-configured server:
+// 1. Creating clients by change sets of 50 against one-by-one POSTs, in the same run (a stand-in for the
+//    import's rate until imports are built: the issue's target is ≥ 5× the one-by-one rate).
+// 2. The change feed: its page at TRANSFER_CHANGES positioned changes (rows written directly) against its first
+//    page (target ≤ 2×), both with 100 entries.
+// `npm run bench:transfer`; TRANSFER_CLIENTS (default 50,000), TRANSFER_CHANGES (1,000,000), TRANSFER_REQUESTS
+// (20), SCALE_ENGINE (sqlite | postgres). The export's RSS growth waits for exports.
+import os from 'node:os';
+import path from 'node:path';
+import { v7 as uuidv7 } from 'uuid';
+import { openDatabase } from '../src/db/database.js';
+import { api, prepare, startBms, startPostgresDatabase, stop, work } from './lib.js';
+
+const CLIENTS = Number(process.env.TRANSFER_CLIENTS ?? 50_000);
+const CHANGES = Number(process.env.TRANSFER_CHANGES ?? 1_000_000);
+const REQUESTS = Number(process.env.TRANSFER_REQUESTS ?? 20);
+const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+async function createRates(base: string, key: string) {
+  const started = performance.now();
+  for (let index = 0; index < CLIENTS / 10; index++)
+    await api(base, key, 'POST', '/v1/clients', { name: `One ${index}` });
+  const oneByOne = CLIENTS / 10 / ((performance.now() - started) / 1000);
+  const setStarted = performance.now();
+  for (let made = 0; made < CLIENTS; made += 50) {
+    const operations = Array.from({ length: Math.min(50, CLIENTS - made) }, (_, index) => ({
+      method: 'POST',
+      path: '/v1/clients',
+      body: { name: `Set ${made + index}` },
+    }));
+    await api(base, key, 'POST', '/v1/change-sets', { operations });
+  }
+  const sets = CLIENTS / ((performance.now() - setStarted) / 1000);
+  return { oneByOnePerSecond: round(oneByOne, 1), changeSetsPerSecond: round(sets, 1), ratio: round(sets / oneByOne) };
+}
+
+async function feedPages(base: string, key: string, accountId: string, config: Parameters<typeof openDatabase>[0]) {
+  const database = openDatabase(config);
+  const now = new Date().toISOString();
+  for (let from = 0; from < CHANGES; from += 5_000) {
+    const rows = Array.from({ length: Math.min(5_000, CHANGES - from) }, (_, index) => ({
+      account_id: accountId,
+      kind: 'product',
+      object_id: uuidv7(),
+      position: 1_000_000_000 + from + index,
+      deleted: 1,
+      changed_at: now,
+    }));
+    await database.db.insertInto('changes').values(rows).execute();
+  }
+  await database.db
+    .insertInto('change_positions')
+    .values({ account_id: accountId, last_position: 1_000_000_000 + CHANGES })
+    .onConflict((conflict) => conflict.column('account_id').doUpdateSet({ last_position: 1_000_000_000 + CHANGES }))
+    .execute();
+  await database.close();
+  const cursorAt = (position: number) =>
+    Buffer.from(JSON.stringify({ p: position, t: Date.now() })).toString('base64url');
+  const time = async (url: string) => {
+    const times: number[] = [];
+    for (let request = 0; request < REQUESTS; request++) {
+      const started = performance.now();
+      await api(base, key, 'GET', url);
+      times.push(performance.now() - started);
+    }
+    return round(median(times));
+  };
+  const first = await time(`/v1/changes?kinds=product&limit=100&since=${cursorAt(1_000_000_000)}`);
+  const last = await time(`/v1/changes?kinds=product&limit=100&since=${cursorAt(1_000_000_000 + CHANGES - 100)}`);
+  return { firstPageMs: first, lastPageMs: last, ratio: round(last / first) };
+}
+
+async function runEngine(engine: string, env: Record<string, string>, config: Parameters<typeof openDatabase>[0]) {
+  const seeded = await prepare(env);
+  const server = await startBms(env);
+  const creates = await createRates(server.url, seeded.key);
+  const feed = await feedPages(server.url, seeded.key, seeded.accountId, config);
+  await stop(server.process);
+  const result = { engine, clients: CLIENTS, changes: CHANGES, creates, feed };
+  console.log(JSON.stringify(result));
+  return result;
+}
+
+async function main() {
+  console.log(
+    JSON.stringify({ cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version }),
+  );
+  const only = process.env.SCALE_ENGINE;
+  if (only !== 'postgres') {
+    const file = path.join(work, 'transfer.sqlite');
+    await runEngine('SQLite', { DATABASE_URL: `sqlite:${file}` }, { kind: 'sqlite', path: file });
+  }
+  if (only !== 'sqlite') {
+    const postgres = await startPostgresDatabase('transfer');
+    try {
+      await runEngine(
+        'PostgreSQL',
+        { DATABASE_URL: postgres.url },
+        { kind: 'postgres', url: postgres.url, poolMax: 4 },
+      );
+    } finally {
+      postgres.stop();
+    }
+  }
+  process.exit(0);
+}
+
+await main();

@@ -1,0 +1,108 @@
+// The change feed's rows (docs/api-contract.md §26; docs/decisions.md, "The change feed"): every recorded event
+// marks its object changed, pending, in the change's transaction; `sequenceChanges` gives pending rows their
+// positions only once they are committed, under the account's counter row, so positions are handed out in the
+// order changes became visible and a reader never passes a position a later commit could still take.
+import { sql } from 'kysely';
+import { claimLock, type Executor } from '../../db/index.js';
+import type { ChangesTable } from '../../db/types.js';
+
+/** Event families that are no object of a list: deliveries and pay-period locks. */
+const NOT_LISTED = new Set(['delivery', 'time_lock']);
+
+/** Marks the event's object changed (or deleted), pending a position; in the event's transaction. */
+export async function noteChange(db: Executor, accountId: string, type: string, objectId: string, at: string) {
+  const kind = type.slice(0, type.indexOf('.'));
+  if (NOT_LISTED.has(kind)) return;
+  const deleted = type.endsWith('.deleted') ? 1 : 0;
+  await db
+    .insertInto('changes')
+    .values({ account_id: accountId, kind, object_id: objectId, position: null, deleted, changed_at: at })
+    .onConflict((conflict) =>
+      conflict.columns(['account_id', 'kind', 'object_id']).doUpdateSet({ position: null, deleted, changed_at: at }),
+    )
+    .execute();
+}
+
+/**
+ * Gives up to `limit` committed pending changes of the account their positions, in the order they were made, in
+ * the caller's transaction (which must be its own: the counter row stays locked until it commits). A change a
+ * writer holds uncommitted is passed over (`claimLock`) and positioned by a later call.
+ */
+export async function sequenceChanges(trx: Executor, accountId: string, limit: number): Promise<number> {
+  await trx
+    .insertInto('change_positions')
+    .values({ account_id: accountId, last_position: 0 })
+    .onConflict((conflict) => conflict.column('account_id').doNothing())
+    .execute();
+  // The counter row, locked until commit: sequencers of one account take turns.
+  const counter = await trx
+    .updateTable('change_positions')
+    .set({ last_position: sql`last_position` })
+    .where('account_id', '=', accountId)
+    .returning('last_position')
+    .executeTakeFirstOrThrow();
+  const pending = await trx
+    .selectFrom('changes')
+    .select(['kind', 'object_id'])
+    .where('account_id', '=', accountId)
+    .where('position', 'is', null)
+    .orderBy('changed_at')
+    .orderBy('kind')
+    .orderBy('object_id')
+    .limit(limit)
+    .modifyEnd(claimLock(trx))
+    .execute();
+  if (pending.length === 0) return 0;
+  let position = Number(counter.last_position);
+  for (const row of pending) {
+    position += 1;
+    await trx
+      .updateTable('changes')
+      .set({ position })
+      .where('account_id', '=', accountId)
+      .where('kind', '=', row.kind)
+      .where('object_id', '=', row.object_id)
+      .where('position', 'is', null)
+      .execute();
+  }
+  await trx
+    .updateTable('change_positions')
+    .set({ last_position: position })
+    .where('account_id', '=', accountId)
+    .execute();
+  return pending.length;
+}
+
+export type ChangeRow = Pick<ChangesTable, 'kind' | 'object_id' | 'position' | 'deleted' | 'changed_at'>;
+
+/** Positioned changes after `after`, of the given kinds, in position order: `limit` of them and one more. */
+export async function listChanges(
+  db: Executor,
+  accountId: string,
+  after: number,
+  kinds: readonly string[],
+  limit: number,
+): Promise<ChangeRow[]> {
+  if (kinds.length === 0) return [];
+  return db
+    .selectFrom('changes')
+    .select(['kind', 'object_id', 'position', 'deleted', 'changed_at'])
+    .where('account_id', '=', accountId)
+    .where('position', '>', after)
+    .where('kind', 'in', kinds)
+    .orderBy('position')
+    .limit(limit + 1)
+    .execute();
+}
+
+/** Whether changes of the account still wait for a position (the next page may hold them). */
+export async function hasPendingChanges(db: Executor, accountId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('changes')
+    .select('object_id')
+    .where('account_id', '=', accountId)
+    .where('position', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
