@@ -48,6 +48,9 @@ const ALL_TOOLS = [
   'send_credit_note',
   'apply_credit_note',
   'refund_credit_note',
+  // Contract §24: aged receivables and revenue, read-only.
+  'aged_receivables',
+  'revenue_report',
 ].sort();
 const READ_ONLY_TOOLS = [
   'find_clients',
@@ -66,6 +69,8 @@ const READ_ONLY_TOOLS = [
   'find_slots',
   'get_client_balance',
   'preview_credit_note',
+  'aged_receivables',
+  'revenue_report',
 ].sort();
 const CONFIRMED_TOOLS = [
   'record_payment',

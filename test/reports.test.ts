@@ -39,7 +39,12 @@ async function books() {
     tax_rate_ids: taxRateIds,
   });
   const pay = (invoiceId: string, amount: number, paidOn: string) =>
-    call('POST', '/v1/payments', { invoice_id: invoiceId, amount, method: 'cash', paid_at: `${paidOn}T12:00:00.000Z` }, 201);
+    call(
+      'POST',
+      '/v1/payments',
+      { invoice_id: invoiceId, amount, method: 'cash', paid_at: `${paidOn}T12:00:00.000Z` },
+      201,
+    );
   const report = async (path: string, headers: Record<string, string> = {}) =>
     context.request('GET', path, { key, headers });
   return { key, accountId, call, client, invoice, line, pay, report };
@@ -52,9 +57,9 @@ describe('client statement', () => {
     const first = await b.invoice(clientId, [b.line(10_000)], '2026-10-01', '2026-10-31');
     await b.pay(first, 4_000, '2026-10-15');
     const second = await b.invoice(clientId, [b.line(5_000)], '2026-11-05', '2026-12-05');
-    await b.call('POST', '/v1/credit-notes', { invoice_id: second, amount: 1_000, reason: 'Goodwill' }, 201).then(
-      (note) => b.call('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' }),
-    );
+    await b
+      .call('POST', '/v1/credit-notes', { invoice_id: second, amount: 1_000, reason: 'Goodwill' }, 201)
+      .then((note) => b.call('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' }));
     const response = await b.report(`/v1/reports/client-statement?client_id=${clientId}&from=2026-10-10&to=2026-11-30`);
     assert.equal(response.status, 200, response.text);
     const report = response.body.data;
@@ -76,18 +81,25 @@ describe('client statement', () => {
     const balance = await b.call('GET', `/v1/clients/${clientId}/balance`);
     assert.equal(balance.balances[0].balance_amount, 10_000);
     // Before the first entry: nothing opens, and one line.
-    const early = (await b.report(`/v1/reports/client-statement?client_id=${clientId}&from=2026-09-01&to=2026-10-01`)).body.data;
+    const early = (await b.report(`/v1/reports/client-statement?client_id=${clientId}&from=2026-09-01&to=2026-10-01`))
+      .body.data;
     assert.deepEqual(early.totals, { opening_balance_amount: 0, closing_balance_amount: 10_000 });
     assert.equal(early.rows.length, 1);
   });
 
   test('an unknown client is 404; client_id, from and to are required', async () => {
     const b = await books();
-    const missing = await b.report('/v1/reports/client-statement?client_id=019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01&from=2026-01-01&to=2026-01-31');
+    const missing = await b.report(
+      '/v1/reports/client-statement?client_id=019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01&from=2026-01-01&to=2026-01-31',
+    );
     assert.equal(missing.status, 404, missing.text);
     const bare = await b.report('/v1/reports/client-statement');
     assert.equal(bare.status, 422);
-    assert.deepEqual(bare.body.error.details.map((detail: { field: string }) => detail.field).sort(), ['client_id', 'from', 'to']);
+    assert.deepEqual(bare.body.error.details.map((detail: { field: string }) => detail.field).sort(), [
+      'client_id',
+      'from',
+      'to',
+    ]);
   });
 });
 
@@ -161,7 +173,13 @@ describe('aged receivables', () => {
       client_id: null,
     });
     assert.deepEqual(
-      report.rows.map((row: any) => [row.client_name, row.buckets.map((bucket: any) => `${bucket.label}:${bucket.amount}`), row.open_amount, row.credit_amount, row.balance_amount]),
+      report.rows.map((row: any) => [
+        row.client_name,
+        row.buckets.map((bucket: any) => `${bucket.label}:${bucket.amount}`),
+        row.open_amount,
+        row.credit_amount,
+        row.balance_amount,
+      ]),
       [
         ['Ahead', ['current:0', '1-7:0', '8-120:0', '121+:0'], 0, 300, -300],
         ['Owing', ['current:4000', '1-7:1000', '8-120:0', '121+:2000'], 7_000, 0, 7_000],
@@ -194,7 +212,9 @@ describe('aged receivables', () => {
     assert.equal(page1.body.data.rows.length, 1);
     assert.equal(page1.body.meta.pagination.has_more, true);
     await b.pay(paid, 0 + 100, '2026-11-21').catch(() => undefined);
-    const page2 = await b.report(`/v1/reports/aged-receivables?limit=1&cursor=${page1.body.meta.pagination.next_cursor}`);
+    const page2 = await b.report(
+      `/v1/reports/aged-receivables?limit=1&cursor=${page1.body.meta.pagination.next_cursor}`,
+    );
     assert.equal(page2.status, 200, page2.text);
     assert.equal(page2.body.data.ledger_sequence, page1.body.data.ledger_sequence);
     assert.deepEqual(page2.body.data.totals, page1.body.data.totals);
@@ -221,24 +241,61 @@ describe('revenue and tax', () => {
     const qst = (await b.call('POST', '/v1/tax-rates', { name: 'QST', percentage: 9.975 }, 201)).id;
     const clientId = await b.client('Cash Inc');
     // Net 30,000; GST 5% of 10,000 = 500; QST 9.975% of 20,000 = 1,995; total 32,495.
-    const invoiceId = await b.invoice(clientId, [b.line(10_000, [gst]), b.line(20_000, [qst])], '2026-11-01', '2026-12-01');
+    const invoiceId = await b.invoice(
+      clientId,
+      [b.line(10_000, [gst]), b.line(20_000, [qst])],
+      '2026-11-01',
+      '2026-12-01',
+    );
     await b.pay(invoiceId, 10_000, '2026-11-02');
     await b.pay(invoiceId, 10_000, '2026-11-09');
     await b.pay(invoiceId, 12_495, '2026-11-16');
-    const report = (await b.report('/v1/reports/revenue?from=2026-11-01&to=2026-11-21&interval=week&basis=cash')).body.data;
+    const report = (await b.report('/v1/reports/revenue?from=2026-11-01&to=2026-11-21&interval=week&basis=cash')).body
+      .data;
     // Cumulative largest remainder over [30,000, 500, 1,995] of 32,495: 10,000 → [9,232, 154, 614];
     // 20,000 → [18,464, 308, 1,228]; 32,495 → [30,000, 500, 1,995].
     assert.deepEqual(report.rows, [
       { period_start: '2026-11-01', period_end: '2026-11-01', net_amount: 0, tax_amount: 0, gross_amount: 0 },
-      { period_start: '2026-11-02', period_end: '2026-11-08', net_amount: 9_232, tax_amount: 768, gross_amount: 10_000 },
-      { period_start: '2026-11-09', period_end: '2026-11-15', net_amount: 9_232, tax_amount: 768, gross_amount: 10_000 },
-      { period_start: '2026-11-16', period_end: '2026-11-21', net_amount: 11_536, tax_amount: 959, gross_amount: 12_495 },
+      {
+        period_start: '2026-11-02',
+        period_end: '2026-11-08',
+        net_amount: 9_232,
+        tax_amount: 768,
+        gross_amount: 10_000,
+      },
+      {
+        period_start: '2026-11-09',
+        period_end: '2026-11-15',
+        net_amount: 9_232,
+        tax_amount: 768,
+        gross_amount: 10_000,
+      },
+      {
+        period_start: '2026-11-16',
+        period_end: '2026-11-21',
+        net_amount: 11_536,
+        tax_amount: 959,
+        gross_amount: 12_495,
+      },
     ]);
-    assert.deepEqual(report.totals, { net_amount: 30_000, tax_amount: 2_495, gross_amount: 32_495, unapplied_received_amount: 0 });
+    assert.deepEqual(report.totals, {
+      net_amount: 30_000,
+      tax_amount: 2_495,
+      gross_amount: 32_495,
+      unapplied_received_amount: 0,
+    });
 
     const tax = (await b.report('/v1/reports/tax-summary?from=2026-11-01&to=2026-11-21&basis=cash')).body.data;
     assert.deepEqual(
-      tax.rows.map((row: any) => [row.tax_rate_id, row.name, row.percentage, row.taxable_amount, row.tax_amount, row.invoices_tax_amount, row.credit_notes_tax_amount]),
+      tax.rows.map((row: any) => [
+        row.tax_rate_id,
+        row.name,
+        row.percentage,
+        row.taxable_amount,
+        row.tax_amount,
+        row.invoices_tax_amount,
+        row.credit_notes_tax_amount,
+      ]),
       [
         [gst, 'GST', 5, 10_000, 500, 500, 0],
         [qst, 'QST', 9.975, 20_000, 1_995, 1_995, 0],
@@ -256,7 +313,13 @@ describe('revenue and tax', () => {
     );
     // Accrual: the whole invoice on its issue day.
     const accrual = (await b.report('/v1/reports/revenue?from=2026-11-01&to=2026-11-21&interval=week')).body.data;
-    assert.deepEqual(accrual.rows[0], { period_start: '2026-11-01', period_end: '2026-11-01', net_amount: 30_000, tax_amount: 2_495, gross_amount: 32_495 });
+    assert.deepEqual(accrual.rows[0], {
+      period_start: '2026-11-01',
+      period_end: '2026-11-01',
+      net_amount: 30_000,
+      tax_amount: 2_495,
+      gross_amount: 32_495,
+    });
   });
 
   test('accrual: months and quarters cut at from/to; credit notes and voids count on their days', async () => {
@@ -268,7 +331,12 @@ describe('revenue and tax', () => {
     await b.invoice(clientId, [b.line(8_000)], '2026-11-10');
     const voided = await b.invoice(clientId, [b.line(16_000)], '2026-11-12'); // after to
     await b.call('PUT', `/v1/invoices/${voided}`, { status: 'void' });
-    const note = await b.call('POST', '/v1/credit-notes', { invoice_id: october, amount: 1_100, issue_date: '2026-11-05' }, 201);
+    const note = await b.call(
+      'POST',
+      '/v1/credit-notes',
+      { invoice_id: october, amount: 1_100, issue_date: '2026-11-05' },
+      201,
+    );
     await b.call('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' });
     const months = (await b.report('/v1/reports/revenue?from=2026-09-15&to=2026-11-10&interval=month')).body.data;
     assert.deepEqual(
@@ -346,7 +414,9 @@ describe('CSV', () => {
     const b = await books();
     const clientId = await b.client('Csv');
     await b.invoice(clientId, [b.line(1_000)], '2026-11-02');
-    const revenue = await b.report('/v1/reports/revenue?from=2026-11-01&to=2026-11-30&basis=cash', { accept: 'text/csv' });
+    const revenue = await b.report('/v1/reports/revenue?from=2026-11-01&to=2026-11-30&basis=cash', {
+      accept: 'text/csv',
+    });
     assert.deepEqual(revenue.text.split('\r\n'), [
       'period_start,period_end,net_amount,tax_amount,gross_amount,unapplied_received_amount',
       '2026-11-01,2026-11-30,0.00,0.00,0.00,',
@@ -354,11 +424,17 @@ describe('CSV', () => {
       '',
     ]);
     assert.equal(revenue.headers['content-disposition'], 'attachment; filename="revenue-2026-11-30.csv"');
-    const statement = await b.report(`/v1/reports/client-statement?client_id=${clientId}&from=2026-11-01&to=2026-11-30`, {
-      accept: 'text/csv',
-    });
+    const statement = await b.report(
+      `/v1/reports/client-statement?client_id=${clientId}&from=2026-11-01&to=2026-11-30`,
+      {
+        accept: 'text/csv',
+      },
+    );
     const lines = statement.text.split('\r\n');
-    assert.equal(lines[0], 'effective_date,sequence,type,number,description,amount,balance_amount,opening_balance_amount,closing_balance_amount');
+    assert.equal(
+      lines[0],
+      'effective_date,sequence,type,number,description,amount,balance_amount,opening_balance_amount,closing_balance_amount',
+    );
     assert.match(lines[1]!, /^2026-11-02,1,invoice_issued,INV-\d+,Invoice INV-\d+,10\.00,10\.00,,$/);
     assert.equal(lines[2], 'TOTAL,,,,,,,0.00,10.00');
   });

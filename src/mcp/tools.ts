@@ -24,6 +24,7 @@ import { sendDocument } from '../modules/sent-documents/index.js';
 import type { Context } from '../kernel/context.js';
 import { AVAILABILITY_TOOLS } from './availability-tools.js';
 import { CREDIT_TOOLS } from './credit-tools.js';
+import { REPORT_TOOLS } from './report-tools.js';
 import { FIELD_TOOLS } from './field-tools.js';
 import { VISIT_TOOLS } from './visit-tools.js';
 import { formatMoney } from './present.js';
@@ -328,6 +329,7 @@ export const TOOLS: Tool[] = [
     },
   },
   ...CREDIT_TOOLS,
+  ...REPORT_TOOLS,
   ...VISIT_TOOLS,
   {
     name: 'get_account',

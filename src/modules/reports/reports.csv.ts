@@ -55,7 +55,8 @@ export function reportCsv(report: Report<unknown, unknown, unknown>): string {
   const digits = minorDigits(report.currency);
   const cell = (key: string, value: Cell): string => {
     if (value === null || value === undefined) return '';
-    if (typeof value === 'number') return key === 'amount' || key.endsWith('_amount') ? decimalText(value, digits) : String(value);
+    if (typeof value === 'number')
+      return key === 'amount' || key.endsWith('_amount') ? decimalText(value, digits) : String(value);
     if (typeof value === 'boolean') return value ? 'true' : 'false';
     return escapeFormula(value);
   };
