@@ -88,7 +88,7 @@ async function answer(request: FastifyRequest, reply: FastifyReply, compute: Com
 const REPORTS = [
   {
     path: '/v1/reports/aged-receivables',
-    operationId: 'getAgedReceivablesReport',
+    operationId: 'getReportsAgedReceivables',
     summary: 'Get aged receivables',
     description:
       'What each client owes at `as_of`, by how long past due: a row per client (or per invoice), the buckets, the credit it holds and its balance. A back-dated payment changes a past answer; `ledger_sequence` says which books answered.',
@@ -99,7 +99,7 @@ const REPORTS = [
   },
   {
     path: '/v1/reports/client-statement',
-    operationId: 'getClientStatementReport',
+    operationId: 'getReportsClientStatement',
     summary: 'Get a client statement',
     description:
       'A client’s opening balance at `from`, every move of its money to `to` with the running balance, and the closing balance: opening + Σ lines = closing.',
@@ -110,7 +110,7 @@ const REPORTS = [
   },
   {
     path: '/v1/reports/revenue',
-    operationId: 'getRevenueReport',
+    operationId: 'getReportsRevenue',
     summary: 'Get revenue by period',
     description:
       'Net, tax and gross revenue per day, ISO week, month or quarter, the first and last periods cut at `from`/`to`: accrual (documents as issued, adjusted, voided, credited) or cash (money applied to invoices, split exactly over their net and taxes).',
@@ -121,7 +121,7 @@ const REPORTS = [
   },
   {
     path: '/v1/reports/tax-summary',
-    operationId: 'getTaxSummaryReport',
+    operationId: 'getReportsTaxSummary',
     summary: 'Get the tax summary',
     description:
       'Per tax rate and percentage, the taxable amount and the tax of invoices less credit notes, accrual or cash; its tax equals the revenue report’s for the same range and basis.',
