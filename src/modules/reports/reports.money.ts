@@ -38,16 +38,3 @@ export function proRata(amount: number, part: number, whole: number): number {
   const rounded = (2n * n + d) / (2n * d);
   return Number(negative ? -rounded : rounded);
 }
-
-/**
- * The net no rate applied to, as far as a document's figures tell (they do not say which lines a rate taxed):
- * its net less its rates' taxable amounts when they fit in it (rates on separate lines, as VAT's), else less the
- * largest (rates on the same lines, as GST and QST). Exact in both cases; a document mixing them is approximated.
- */
-export function untaxedOf(net: number, taxables: readonly number[]): number {
-  const magnitudes = taxables.map((taxable) => Math.abs(taxable));
-  const sum = magnitudes.reduce((total, taxable) => total + taxable, 0);
-  const taxed = sum <= Math.abs(net) ? sum : Math.max(0, ...magnitudes);
-  const rest = Math.max(0, Math.abs(net) - taxed);
-  return net < 0 ? -rest : rest;
-}

@@ -81,20 +81,22 @@ export async function lastSequence(db: Executor, accountId: string): Promise<num
 }
 
 export interface EntryBounds {
-  through: number;
+  through?: number | undefined;
+  after?: number | undefined;
   clientId?: string | undefined;
   effectiveFrom?: string | undefined;
   effectiveTo?: string | undefined;
   types?: readonly string[] | undefined;
 }
 
-/** The entries up to sequence `through` within the bounds, every currency, in sequence order. */
+/** The entries up to sequence `through` (or after `after`) within the bounds, every currency, in sequence order. */
 export async function findEntries(db: Executor, accountId: string, bounds: EntryBounds): Promise<ReportEntry[]> {
   let query = db
     .selectFrom('ledger_entries')
     .select([...COLUMNS])
-    .where('account_id', '=', accountId)
-    .where('sequence', '<=', bounds.through);
+    .where('account_id', '=', accountId);
+  if (bounds.through !== undefined) query = query.where('sequence', '<=', bounds.through);
+  if (bounds.after !== undefined) query = query.where('sequence', '>', bounds.after);
   if (bounds.clientId !== undefined) query = query.where('client_id', '=', bounds.clientId);
   if (bounds.effectiveFrom !== undefined) query = query.where('effective_date', '>=', bounds.effectiveFrom);
   if (bounds.effectiveTo !== undefined) query = query.where('effective_date', '<=', bounds.effectiveTo);

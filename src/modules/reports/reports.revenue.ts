@@ -4,16 +4,23 @@
 import { Temporal } from '@js-temporal/polyfill';
 import type { Context } from '../../kernel/context.js';
 import { findTaxRates } from '../catalog/index.js';
-import { INVOICE_DOCUMENT_TYPES } from '../ledger/index.js';
+import type { LedgerDayTotalRow } from '../../db/types.js';
+import {
+  AMOUNT_COLUMNS,
+  DAY_TOTAL_TYPES,
+  dayTotalSharesOf,
+  findDayTotals,
+  INVOICE_DOCUMENT_TYPES,
+  untaxedOf,
+} from '../ledger/index.js';
 import { checkRange, reportOf, type Standing, splitCurrencies } from './reports.common.js';
-import { largestRemainder, proRata, untaxedOf } from './reports.money.js';
+import { largestRemainder, proRata } from './reports.money.js';
 import * as repository from './reports.repository.js';
 import type { ReportEntry } from './reports.repository.js';
 import type { PeriodRow, Report, RevenueInput, TaxRow, TaxSummaryInput } from './reports.schemas.js';
 
 const INVOICE_TYPES = new Set<string>(INVOICE_DOCUMENT_TYPES);
 const CREDIT_NOTE_TYPES = new Set(['credit_note_issued', 'credit_note_voided']);
-const ACCRUAL_TYPES = [...INVOICE_DOCUMENT_TYPES, ...CREDIT_NOTE_TYPES];
 const CASH_TYPES = ['applied', 'unapplied', 'credit_note_refunded', 'payment_received', 'payment_refunded'];
 
 type Basis = 'accrual' | 'cash';
@@ -28,39 +35,62 @@ interface MoveTax {
   tax: number;
 }
 
-/** A change of revenue on a day: from an invoice or a credit note. */
+/** A change of revenue on a day: its net, the part no rate applied to, its tax, and each rate's part of it. */
 interface Move {
   date: string;
   creditNote: boolean;
   net: number;
   untaxed: number;
+  tax: number;
   taxes: MoveTax[];
+}
+
+/** The kept day totals as moves: a day's document totals, and each rate's (its tax counted in the day's). */
+function accrualMoves(rows: readonly LedgerDayTotalRow[]): Move[] {
+  const moves: Move[] = [];
+  for (const row of rows) {
+    if (row.rate_key === '') {
+      moves.push({
+        date: row.effective_date,
+        creditNote: false,
+        net: row.net_amount,
+        untaxed: row.no_tax_amount,
+        tax: row.tax_amount,
+        taxes: [],
+      });
+      continue;
+    }
+    const rate = {
+      key: row.rate_key,
+      tax_rate_id: row.tax_rate_id,
+      name: row.name,
+      percentage: row.percentage === null ? null : Number(row.percentage),
+      taxable: row.taxable_amount,
+    };
+    for (const [creditNote, tax] of [
+      [false, row.invoices_tax_amount],
+      [true, row.credit_notes_tax_amount],
+    ] as const)
+      moves.push({
+        date: row.effective_date,
+        creditNote,
+        net: 0,
+        untaxed: 0,
+        tax: 0,
+        taxes: [{ ...rate, taxable: creditNote ? 0 : rate.taxable, tax }],
+      });
+  }
+  return moves;
+}
+
+async function movesOf(ctx: Context, standing: Standing, from: string, to: string, basis: Basis) {
+  if (basis === 'cash') return cashMovesOf(ctx, standing, from, to);
+  const { rows, others } = await accrualTotals(ctx, standing, from, to);
+  return { moves: accrualMoves(rows), others, unapplied: 0 };
 }
 
 const keyOf = (tax: { tax_rate_id: string | null; name: string | null; percentage: number | null }) =>
   `${tax.tax_rate_id ?? `v1:${tax.name}`} ${tax.percentage}`;
-
-function accrualMove(entry: ReportEntry): Move {
-  const taxes = (entry.taxes ?? []).map((tax) => ({
-    key: keyOf(tax),
-    tax_rate_id: tax.tax_rate_id,
-    name: tax.name,
-    percentage: tax.percentage,
-    taxable: tax.taxable_amount,
-    tax: tax.tax_amount,
-  }));
-  const net = entry.net_amount ?? entry.amount - (entry.tax_amount ?? 0);
-  return {
-    date: entry.effective_date,
-    creditNote: CREDIT_NOTE_TYPES.has(entry.type),
-    net,
-    untaxed: untaxedOf(
-      net,
-      taxes.map((tax) => tax.taxable),
-    ),
-    taxes,
-  };
-}
 
 /** A document's figures as its entries so far give them: net, and per rate (in first-seen order) taxable and tax. */
 class Figures {
@@ -132,6 +162,7 @@ class CumulativeSplit {
     const move = {
       date,
       creditNote,
+      tax: moveTaxes.reduce((sum, tax) => sum + tax.tax, 0),
       net: sign * (shares[0]! - this.counted.net),
       untaxed: sign * (untaxed - this.counted.untaxed),
       taxes: moveTaxes,
@@ -141,16 +172,48 @@ class CumulativeSplit {
   }
 }
 
-/** The revenue moves dated from–to, and the other currencies' entries counted. */
-async function movesOf(ctx: Context, standing: Standing, from: string, to: string, basis: Basis) {
+/**
+ * The accrual figures dated from–to at the standing's sequence, from the ledger's kept day totals (read by their
+ * key's (account, currency, day) prefix): each row less the entries after the sequence that it had summed in
+ * (its `last_sequence` says which; the entries come from the end of the (account, sequence) index). Rows no entry
+ * up to the sequence made are left out, so that an old answer is repeated exactly.
+ */
+async function accrualTotals(ctx: Context, standing: Standing, from: string, to: string) {
+  const kept = await findDayTotals(ctx.db, ctx.accountId, from, to);
+  const byKey = new Map(kept.map((row) => [`${row.currency} ${row.effective_date} ${row.rate_key}`, row]));
+  const later = await repository.findEntries(ctx.db, ctx.accountId, {
+    after: standing.sequence,
+    effectiveFrom: from,
+    effectiveTo: to,
+    types: DAY_TOTAL_TYPES,
+  });
+  for (const entry of later)
+    for (const share of dayTotalSharesOf(entry)) {
+      const row = byKey.get(`${entry.currency} ${entry.effective_date} ${share.rate_key}`);
+      if (!row || entry.sequence > row.last_sequence) continue;
+      row.entry_count -= share.entry_count;
+      for (const column of AMOUNT_COLUMNS) row[column] -= share[column];
+    }
+  const counts = new Map<string, number>();
+  const mine: LedgerDayTotalRow[] = [];
+  for (const row of kept) {
+    if (row.entry_count === 0) continue;
+    if (row.currency === standing.currency) mine.push(row);
+    else if (row.rate_key === '') counts.set(row.currency, (counts.get(row.currency) ?? 0) + row.entry_count);
+  }
+  const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, count]) => ({ currency, count }));
+  return { rows: mine, others };
+}
+
+/** The cash moves dated from–to (§24 "Cash"), the other currencies' entries counted, and the money left unapplied. */
+async function cashMovesOf(ctx: Context, standing: Standing, from: string, to: string) {
   const period = await repository.findEntries(ctx.db, ctx.accountId, {
     through: standing.sequence,
     effectiveFrom: from,
     effectiveTo: to,
-    types: basis === 'accrual' ? ACCRUAL_TYPES : CASH_TYPES,
+    types: CASH_TYPES,
   });
   const { mine, others } = splitCurrencies(period, standing.currency);
-  if (basis === 'accrual') return { moves: mine.map(accrualMove), others, unapplied: 0 };
 
   let unapplied = 0;
   const counted = new Set<number>();
@@ -261,7 +324,7 @@ export async function revenue(
   };
   const totals: RevenueTotals = { net_amount: 0, tax_amount: 0, gross_amount: 0 };
   for (const move of moves) {
-    const tax = move.taxes.reduce((sum, rate) => sum + rate.tax, 0);
+    const tax = move.tax;
     const row = rowOf(move.date);
     row.net_amount += move.net;
     row.tax_amount += tax;
