@@ -364,6 +364,50 @@ describe('revenue and tax', () => {
     assert.equal(late.totals.net_amount, 0);
   });
 
+  test('?ledger_sequence=N repeats revenue and the tax summary after later entries on the same days, a new rate too', async () => {
+    const b = await books();
+    const clientId = await b.client('Repeat');
+    const gst = (await b.call('POST', '/v1/tax-rates', { name: 'GST', percentage: 5 }, 201)).id;
+    await b.invoice(clientId, [b.line(2_000, [gst]), b.line(1_000)], '2026-11-03');
+    const paths = [
+      '/v1/reports/revenue?from=2026-11-01&to=2026-11-30&interval=week',
+      '/v1/reports/tax-summary?from=2026-11-01&to=2026-11-30',
+    ];
+    const before = [];
+    for (const path of paths) before.push((await b.report(path)).body.data);
+    assert.deepEqual(
+      before[1].rows.map((row: any) => [row.name, row.taxable_amount, row.tax_amount]),
+      [['GST', 2_000, 100]],
+    );
+    assert.equal(before[1].totals.no_tax_amount, 1_000);
+    // Later: the same day, another invoice with a new rate, and a credit note.
+    const pst = (await b.call('POST', '/v1/tax-rates', { name: 'PST', percentage: 7 }, 201)).id;
+    const later = await b.invoice(clientId, [b.line(4_000, [pst])], '2026-11-03');
+    await b
+      .call('POST', '/v1/credit-notes', { invoice_id: later, amount: 1_070 }, 201)
+      .then((note) => b.call('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' }));
+    const now = (await b.report(paths[1]!)).body.data;
+    assert.deepEqual(
+      now.rows.map((row: any) => [
+        row.name,
+        row.taxable_amount,
+        row.tax_amount,
+        row.invoices_tax_amount,
+        row.credit_notes_tax_amount,
+      ]),
+      [
+        ['GST', 2_000, 100, 100, 0],
+        ['PST', 3_000, 210, 280, -70],
+      ],
+    );
+    for (const [index, path] of paths.entries()) {
+      const again = await b.report(`${path}&ledger_sequence=${before[index].ledger_sequence}`);
+      const { computed_at: _then, ...old } = before[index];
+      const { computed_at: _now, ...repeated } = again.body.data;
+      assert.equal(JSON.stringify(repeated), JSON.stringify(old), path);
+    }
+  });
+
   test('ranges: to before from, ten years or more, and a required from/to are 422', async () => {
     const b = await books();
     const fields = async (path: string) =>
