@@ -432,7 +432,7 @@ describe('CSV', () => {
     const response = await b.report('/v1/reports/aged-receivables?as_of=2026-11-21', { accept: 'text/csv' });
     assert.equal(response.status, 200, response.text);
     assert.equal(response.headers['content-type'], 'text/csv; charset=utf-8');
-    assert.equal(response.headers['content-disposition'], 'attachment; filename="aged-receivables-2026-11-21.csv"');
+    assert.equal(response.headers['content-disposition'], 'attachment; filename="aged_receivables-2026-11-21.csv"');
     const lines = response.text.split('\r\n');
     assert.equal(
       lines[0],

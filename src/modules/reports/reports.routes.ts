@@ -67,10 +67,9 @@ async function answer(request: FastifyRequest, reply: FastifyReply, compute: Com
       );
     const parameters = report.parameters as { as_of?: string; to?: string };
     const date = parameters.as_of ?? parameters.to ?? standing.today;
-    const type = report.type.replaceAll('_', '-');
     return reply
       .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${type}-${date}.csv"`)
+      .header('content-disposition', `attachment; filename="${report.type}-${date}.csv"`)
       .header('bms-ledger-sequence', String(report.ledger_sequence))
       .send(Buffer.from(reportCsv(report), 'utf8'));
   }
