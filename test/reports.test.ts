@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../src/core/deps.js';
+import { REPORT_TOOLS } from '../src/mcp/report-tools.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 
 let context: TestContext;
@@ -481,5 +482,28 @@ describe('CSV', () => {
     );
     assert.match(lines[1]!, /^2026-11-02,1,invoice_issued,INV-\d+,Invoice INV-\d+,10\.00,10\.00,,$/);
     assert.equal(lines[2], 'TOTAL,,,,,,,0.00,10.00');
+  });
+});
+
+describe('MCP tools', () => {
+  test('aged_receivables and revenue_report answer the REST report, 25 rows a page, read-only', async () => {
+    const b = await books();
+    const clientId = await b.client('Mcp');
+    await b.invoice(clientId, [b.line(3_000)], '2026-10-01', '2026-10-15');
+    const ctx = context.systemContext(b.accountId);
+    const [aging, revenue] = REPORT_TOOLS;
+    assert.deepEqual(
+      [aging!.name, aging!.kind, aging!.scope, revenue!.name, revenue!.kind, revenue!.scope],
+      ['aged_receivables', 'read', 'reports:read', 'revenue_report', 'read', 'reports:read'],
+    );
+    const answer = (await aging!.run(ctx, { as_of: '2026-11-21' })) as any;
+    const rest = (await b.report('/v1/reports/aged-receivables?as_of=2026-11-21')).body.data;
+    assert.deepEqual(answer.totals, rest.totals);
+    assert.deepEqual(answer.rows, rest.rows);
+    assert.equal(answer.ledger_sequence, rest.ledger_sequence);
+    assert.deepEqual([answer.has_more, answer.next_cursor], [false, null]);
+    const earned = (await revenue!.run(ctx, { from: '2026-10-01', to: '2026-10-31', interval: 'week' })) as any;
+    assert.equal(earned.totals.net_amount, 3_000);
+    assert.equal(earned.rows.length, 5);
   });
 });
