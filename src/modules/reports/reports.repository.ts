@@ -64,7 +64,7 @@ function entryOf(row: Row): ReportEntry {
     due_date: row.due_date as string | null,
     net_amount: number(row.net_amount),
     tax_amount: number(row.tax_amount),
-    taxes: row.taxes === null ? null : (fromJson(row.taxes as string) as EntryTax[]),
+    taxes: row.taxes === null || row.taxes === undefined ? null : (fromJson(row.taxes as string) as EntryTax[]),
   };
 }
 
@@ -87,13 +87,16 @@ export interface EntryBounds {
   effectiveFrom?: string | undefined;
   effectiveTo?: string | undefined;
   types?: readonly string[] | undefined;
+  /** Whether the entries' `taxes` are needed (else not read: aging and statements never look at them). */
+  withTaxes?: boolean;
 }
 
 /** The entries up to sequence `through` (or after `after`) within the bounds, every currency, in sequence order. */
 export async function findEntries(db: Executor, accountId: string, bounds: EntryBounds): Promise<ReportEntry[]> {
+  const columns = bounds.withTaxes ? COLUMNS : COLUMNS.filter((column) => column !== 'taxes');
   let query = db
     .selectFrom('ledger_entries')
-    .select([...COLUMNS])
+    .select([...columns])
     .where('account_id', '=', accountId);
   if (bounds.through !== undefined) query = query.where('sequence', '<=', bounds.through);
   if (bounds.after !== undefined) query = query.where('sequence', '>', bounds.after);

@@ -186,6 +186,7 @@ async function accrualTotals(ctx: Context, standing: Standing, from: string, to:
     effectiveFrom: from,
     effectiveTo: to,
     types: DAY_TOTAL_TYPES,
+    withTaxes: true,
   });
   for (const entry of later)
     for (const share of dayTotalSharesOf(entry)) {
