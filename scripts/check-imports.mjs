@@ -53,6 +53,7 @@ export const MODULE_ORDER = [
   'recurring-invoices',
   'time-entries',
   'change-sets',
+  'reports',
   'system',
 ];
 

@@ -107,6 +107,8 @@ interface Endpoint {
    * (an array's item as `<Model><Name>Item`).
    */
   result?: Schema;
+  /** A bytes answer's media type when it is no PDF: a report's CSV (`text/csv`), a method of its own. */
+  accept?: string;
 }
 
 interface Resource {
@@ -170,7 +172,8 @@ export function readResources(document: OpenApiDocument): Resource[] {
       const success = operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202'];
       const returns: Returns = success?.content?.['application/pdf']
         ? 'bytes'
-        : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination
+        : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination &&
+            success.content['application/json'].schema.properties.data?.type === 'array'
           ? 'page'
           : 'json';
       const data = success?.content?.['application/json']?.schema.properties?.data;
@@ -225,11 +228,29 @@ export function readResources(document: OpenApiDocument): Resource[] {
         !array &&
         model &&
         (!resource.model || operation.operationId === `get${model}`) &&
-        // A sub-resource's GET (`/clients/{id}/balance`) never names the resource's model.
+        // A sub-resource's GET (`/clients/{id}/balance`) never names the resource's model, nor does a named
+        // answer beside others (`/reports/revenue`): those name the resource `Report`.
         path.split('/').filter(Boolean).length <= 3
       )
-        resource.model = model;
+        resource.model = segment === 'reports' ? 'Report' : model;
       resource.endpoints.push(endpoint);
+      // An answer also offered as CSV (a report, `Accept: text/csv`) gets a download method beside it.
+      if (success?.content?.['text/csv']) {
+        const { model: _model, result: _result, ...rest } = endpoint;
+        resource.endpoints.push({
+          ...rest,
+          operationId: `${operation.operationId}Csv`,
+          operation: {
+            ...operation,
+            summary: `${operation.summary ?? ''}, as CSV`,
+            description:
+              'Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read.',
+          },
+          returns: 'bytes',
+          array: false,
+          accept: 'text/csv',
+        });
+      }
       resources.set(segment, resource);
     }
   }
@@ -513,7 +534,8 @@ function tsMethod(resource: Resource, endpoint: Endpoint): string {
   if (endpoint.returns === 'page')
     return `${doc}  ${endpoint.name}(${args}): PagePromise<${model}> {\n    return this.transport.list<${model}>(\`${path}\`, { ...params }, options);\n  }\n`;
   const call = endpoint.returns === 'bytes' ? 'requestBytes' : `request<${model}>`;
-  return `${doc}  ${endpoint.name}(${args}): Promise<WithResponse<${model}>> {\n    return this.transport.${call}('${endpoint.httpMethod}', \`${path}\`, ${parts}, options);\n  }\n`;
+  const accept = endpoint.accept ? `, '${endpoint.accept}'` : '';
+  return `${doc}  ${endpoint.name}(${args}): Promise<WithResponse<${model}>> {\n    return this.transport.${call}('${endpoint.httpMethod}', \`${path}\`, ${parts}, options${accept});\n  }\n`;
 }
 
 function generateTypeScript(document: OpenApiDocument, resources: Resource[]): string {
@@ -769,7 +791,7 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
   const options = [
     ...(endpoint.httpMethod === 'POST' && !endpoint.unkeyed ? ['idempotency_key: Optional[str] = None'] : []),
     ...(endpoint.httpMethod === 'PUT' || endpoint.httpMethod === 'DELETE' ? ['if_match: Optional[str] = None'] : []),
-    ...(endpoint.returns === 'bytes' ? ['if_none_match: Optional[str] = None'] : []),
+    ...(endpoint.returns === 'bytes' && !endpoint.accept ? ['if_none_match: Optional[str] = None'] : []),
     'extra_headers: Optional[Mapping[str, str]] = None',
     'extra_query: Optional[Mapping[str, Any]] = None',
     'timeout: Optional[float] = None',
@@ -795,7 +817,7 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
     pathExpression,
     ...(endpoint.body ? [`body=${pythonGiven(bodyNames)}`] : []),
     ...(queryNames.length > 0 ? [`query=${pythonGiven(queryNames)}`] : []),
-    ...(endpoint.returns === 'bytes' ? ['accept="application/pdf"'] : []),
+    ...(endpoint.returns === 'bytes' ? [`accept="${endpoint.accept ?? 'application/pdf'}"`] : []),
     ...(endpoint.unkeyed ? ['unkeyed=True'] : []),
     optionArguments,
   ];

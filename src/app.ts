@@ -78,9 +78,16 @@ import { billTimeAction, timeEntryRoutes } from './modules/time-entries/time-ent
 import { JobCostingSchema, TimeEntrySchema, TimeLockSchema } from './modules/time-entries/index.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
+import { reportRoutes } from './modules/reports/reports.routes.js';
 import { creditNotePreviewRoutes, creditNoteRoutes } from './modules/credit-notes/credit-notes.routes.js';
 import { CreditNoteSchema } from './modules/credit-notes/index.js';
 import { ClientBalanceSchema, LedgerEntrySchema } from './modules/ledger/index.js';
+import {
+  AgedReceivablesReportSchema,
+  ClientStatementReportSchema,
+  RevenueReportSchema,
+  TaxSummaryReportSchema,
+} from './modules/reports/index.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from './modules/events/index.js';
 import { availabilityRoutes } from './modules/availability/availability.routes.js';
 import { availabilityExceptionRoutes } from './modules/availability/exceptions.routes.js';
@@ -143,6 +150,10 @@ const API_TAGS = [
   { name: 'Payments', description: 'Money received against an invoice, and refunds.' },
   { name: 'Credit notes', description: 'Credit given to a client: applied to invoices, refunded or kept.' },
   { name: 'Ledger', description: 'Every move of a client’s money, append-only, and the client’s balance.' },
+  {
+    name: 'Reports',
+    description: 'Aged receivables, statements, revenue and tax from the ledger, each repeatable at its sequence.',
+  },
   { name: 'Events', description: 'Everything that changed, newest first: what webhooks deliver.' },
   { name: 'Webhook endpoints', description: 'Where events are delivered, signed per Standard Webhooks.' },
   { name: 'Webhooks', description: 'The requests BMS sends to your endpoints.' },
@@ -241,6 +252,10 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     CreditNoteSchema,
     LedgerEntrySchema,
     ClientBalanceSchema,
+    AgedReceivablesReportSchema,
+    ClientStatementReportSchema,
+    RevenueReportSchema,
+    TaxSummaryReportSchema,
     EventSchema,
     WebhookEndpointSchema,
     WebhookDeliverySchema,
@@ -347,6 +362,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(creditNoteRoutes(creditNoteActions));
   await app.register(creditNotePreviewRoutes);
   await app.register(ledgerRoutes);
+  await app.register(reportRoutes);
   await app.register(eventRoutes);
   await app.register(webhookRoutes(config.webhooks));
   await app.register(documentFileRoutes);

@@ -125,6 +125,11 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/ledger-entries': 'reports:read',
   'GET /v1/ledger-entries/:id': 'reports:read',
   'GET /v1/clients/:id/balance': 'reports:read',
+  // Contract section 24: reports read every money document and the ledger, hence a scope of their own.
+  'GET /v1/reports/aged-receivables': 'reports:read',
+  'GET /v1/reports/client-statement': 'reports:read',
+  'GET /v1/reports/revenue': 'reports:read',
+  'GET /v1/reports/tax-summary': 'reports:read',
   // Contract section 22: credit notes mirror invoices:*.
   'GET /v1/credit-notes': 'credit_notes:read',
   'POST /v1/credit-notes': 'credit_notes:write',

@@ -54,6 +54,9 @@ const ALL_TOOLS = [
   'get_job_costing',
   // Contract §26: a change set, confirmed when it sends or moves money.
   'apply_change_set',
+  // Contract §24: aged receivables and revenue, read-only.
+  'aged_receivables',
+  'revenue_report',
 ].sort();
 const READ_ONLY_TOOLS = [
   'find_clients',
@@ -73,6 +76,8 @@ const READ_ONLY_TOOLS = [
   'get_client_balance',
   'preview_credit_note',
   'get_job_costing',
+  'aged_receivables',
+  'revenue_report',
 ].sort();
 const CONFIRMED_TOOLS = [
   'record_payment',

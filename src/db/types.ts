@@ -390,6 +390,29 @@ export interface LedgerEntriesTable {
   created_at: Timestamp;
 }
 
+/**
+ * The ledger's day totals (a kept copy, docs/architecture.md): per account, currency, local day and rate key
+ * ('' for the day's document totals), the sums of its document entries, and the last sequence summed in.
+ */
+export interface LedgerDayTotalsTable {
+  account_id: string;
+  currency: string;
+  effective_date: DateText;
+  rate_key: string;
+  tax_rate_id: string | null;
+  name: string | null;
+  /** The rate as its entries' `taxes` give it (`9.975`), as text. */
+  percentage: string | null;
+  entry_count: number;
+  net_amount: number;
+  no_tax_amount: number;
+  taxable_amount: number;
+  tax_amount: number;
+  invoices_tax_amount: number;
+  credit_notes_tax_amount: number;
+  last_sequence: number;
+}
+
 export interface EventsTable {
   id: string;
   account_id: string;
@@ -723,6 +746,7 @@ export interface Tables {
   credit_notes: CreditNotesTable;
   credit_note_refunds: CreditNoteRefundsTable;
   ledger_entries: LedgerEntriesTable;
+  ledger_day_totals: LedgerDayTotalsTable;
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -802,6 +826,7 @@ export type CreditNoteRow = Selectable<CreditNotesTable>;
 export type CreditNotePatch = Updateable<CreditNotesTable>;
 export type CreditNoteRefundRow = Selectable<CreditNoteRefundsTable>;
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
+export type LedgerDayTotalRow = Selectable<LedgerDayTotalsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type McpCallRow = Selectable<McpCallsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

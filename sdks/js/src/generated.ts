@@ -1327,6 +1327,307 @@ export interface ClientBalance {
   balances: Array<ClientBalanceBalance>;
 }
 
+/** The parameters the answer used, defaults filled in. */
+export interface AgedReceivablesReportParameters {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Calendar date, YYYY-MM-DD. */
+  as_of: string;
+  buckets: Array<number>;
+  group_by: "client" | "invoice";
+  /** Unique identifier (UUIDv7). */
+  client_id: string | null;
+}
+
+export interface AgedReceivablesReportOtherCurrency {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Entries in that currency the report left out. */
+  count: number;
+}
+
+export interface AgedReceivablesReportTotalsBucket {
+  /** "current", then "1-30", … and the last "91+". */
+  label: string;
+  /** What is open in the bucket, in minor units. */
+  amount: number;
+}
+
+/** Over every row, on every page. */
+export interface AgedReceivablesReportTotals {
+  /** One per bucket, in order, zeros included. */
+  buckets: Array<AgedReceivablesReportTotalsBucket>;
+  /** What its invoices had open at as_of: their document entries less their applications. */
+  open_amount: number;
+  /** Payment and credit-note money not applied to an invoice at as_of. */
+  credit_amount: number;
+  /** open_amount − credit_amount: the sum of its entries dated on or before as_of. */
+  balance_amount: number;
+}
+
+export interface AgedReceivablesReportRowBucket {
+  /** "current", then "1-30", … and the last "91+". */
+  label: string;
+  /** What is open in the bucket, in minor units. */
+  amount: number;
+}
+
+export interface AgedReceivablesReportRow {
+  /** Unique identifier (UUIDv7). */
+  client_id: string;
+  /** The client’s name now. */
+  client_name: string;
+  /** With group_by=invoice: the invoice. */
+  invoice_id?: string;
+  /** With group_by=invoice: its number. */
+  number?: string | null;
+  /** With group_by=invoice: the due date it had at as_of. */
+  due_date?: string | null;
+  /** With group_by=invoice: as_of − due_date, in days. */
+  days_past_due?: number;
+  /** One per bucket, in order, zeros included. */
+  buckets: Array<AgedReceivablesReportRowBucket>;
+  /** What its invoices had open at as_of: their document entries less their applications. */
+  open_amount: number;
+  /** Payment and credit-note money not applied to an invoice at as_of. */
+  credit_amount: number;
+  /** open_amount − credit_amount: the sum of its entries dated on or before as_of. */
+  balance_amount: number;
+}
+
+/** The aged receivables report. */
+export interface AgedReceivablesReport {
+  /** Always "report". */
+  object: "report";
+  /** Always "aged_receivables". */
+  type: "aged_receivables";
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** The account’s zone: the dates are local to it. */
+  timezone: string;
+  /** Every ledger entry up to this sequence counts, none after: ask with ?ledger_sequence= to repeat. */
+  ledger_sequence: number;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  computed_at: string;
+  /** The parameters the answer used, defaults filled in. */
+  parameters: AgedReceivablesReportParameters;
+  /** Entries in other currencies, only counted. */
+  other_currencies: Array<AgedReceivablesReportOtherCurrency>;
+  /** Over every row, on every page. */
+  totals: AgedReceivablesReportTotals;
+  /** This page’s rows. */
+  rows: Array<AgedReceivablesReportRow>;
+}
+
+/** The parameters the answer used, defaults filled in. */
+export interface ClientStatementReportParameters {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Unique identifier (UUIDv7). */
+  client_id: string;
+  /** Calendar date, YYYY-MM-DD. */
+  from: string;
+  /** Calendar date, YYYY-MM-DD. */
+  to: string;
+}
+
+export interface ClientStatementReportOtherCurrency {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Entries in that currency the report left out. */
+  count: number;
+}
+
+/** Over every row, on every page. */
+export interface ClientStatementReportTotals {
+  /** The sum of the client’s entries dated before from. */
+  opening_balance_amount: number;
+  /** Opening + the lines: the balance at the end of to. */
+  closing_balance_amount: number;
+}
+
+export interface ClientStatementReportRow {
+  /** The day the entry counts on. */
+  effective_date: string;
+  /** The entry’s ledger sequence. */
+  sequence: number;
+  /** The ledger entry’s type. */
+  type: string;
+  /** The document’s number, if it has one. */
+  number: string | null;
+  /** What happened, in words. */
+  description: string;
+  /** How the line changes what the client owes. */
+  amount: number;
+  /** The statement’s running balance after this line. */
+  balance_amount: number;
+}
+
+/** The client statement report. */
+export interface ClientStatementReport {
+  /** Always "report". */
+  object: "report";
+  /** Always "client_statement". */
+  type: "client_statement";
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** The account’s zone: the dates are local to it. */
+  timezone: string;
+  /** Every ledger entry up to this sequence counts, none after: ask with ?ledger_sequence= to repeat. */
+  ledger_sequence: number;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  computed_at: string;
+  /** The parameters the answer used, defaults filled in. */
+  parameters: ClientStatementReportParameters;
+  /** Entries in other currencies, only counted. */
+  other_currencies: Array<ClientStatementReportOtherCurrency>;
+  /** Over every row, on every page. */
+  totals: ClientStatementReportTotals;
+  /** This page’s rows. */
+  rows: Array<ClientStatementReportRow>;
+}
+
+/** The parameters the answer used, defaults filled in. */
+export interface RevenueReportParameters {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Calendar date, YYYY-MM-DD. */
+  from: string;
+  /** Calendar date, YYYY-MM-DD. */
+  to: string;
+  interval: "day" | "week" | "month" | "quarter";
+  basis: "accrual" | "cash";
+}
+
+export interface RevenueReportOtherCurrency {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Entries in that currency the report left out. */
+  count: number;
+}
+
+/** Over every row, on every page. */
+export interface RevenueReportTotals {
+  /** Net revenue over the whole range. */
+  net_amount: number;
+  /** Tax over the whole range. */
+  tax_amount: number;
+  /** net_amount + tax_amount. */
+  gross_amount: number;
+  /** Cash basis: payment money received in the range and not applied to an invoice (deposits, overpayments). */
+  unapplied_received_amount?: number;
+}
+
+export interface RevenueReportRow {
+  /** The period’s first day (from, for the first). */
+  period_start: string;
+  /** The period’s last day (to, for the last). */
+  period_end: string;
+  /** Net revenue. */
+  net_amount: number;
+  /** Tax. */
+  tax_amount: number;
+  /** net_amount + tax_amount. */
+  gross_amount: number;
+}
+
+/** The revenue report. */
+export interface RevenueReport {
+  /** Always "report". */
+  object: "report";
+  /** Always "revenue". */
+  type: "revenue";
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** The account’s zone: the dates are local to it. */
+  timezone: string;
+  /** Every ledger entry up to this sequence counts, none after: ask with ?ledger_sequence= to repeat. */
+  ledger_sequence: number;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  computed_at: string;
+  /** The parameters the answer used, defaults filled in. */
+  parameters: RevenueReportParameters;
+  /** Entries in other currencies, only counted. */
+  other_currencies: Array<RevenueReportOtherCurrency>;
+  /** Over every row, on every page. */
+  totals: RevenueReportTotals;
+  /** This page’s rows. */
+  rows: Array<RevenueReportRow>;
+}
+
+/** The parameters the answer used, defaults filled in. */
+export interface TaxSummaryReportParameters {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Calendar date, YYYY-MM-DD. */
+  from: string;
+  /** Calendar date, YYYY-MM-DD. */
+  to: string;
+  basis: "accrual" | "cash";
+}
+
+export interface TaxSummaryReportOtherCurrency {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Entries in that currency the report left out. */
+  count: number;
+}
+
+/** Over every row, on every page. */
+export interface TaxSummaryReportTotals {
+  /** The rows’ taxable amounts added up (a line under two rates counts twice). */
+  taxable_amount: number;
+  /** The rows’ tax: equal to the revenue report’s tax_amount for the same range and basis. */
+  tax_amount: number;
+  /** Net revenue no rate applied to. */
+  no_tax_amount: number;
+}
+
+export interface TaxSummaryReportRow {
+  /** The rate; null for a version-1 tax rate. */
+  tax_rate_id: string | null;
+  /** The rate’s printed name. */
+  name: string | null;
+  /** The rate, in percent. */
+  percentage: number | null;
+  /** Whether the rate applies on top of the others. */
+  compound: boolean;
+  /** The business’s number for this tax. */
+  registration_number: string | null;
+  /** What the rate was applied to. */
+  taxable_amount: number;
+  /** The tax. */
+  tax_amount: number;
+  /** The part from invoices. */
+  invoices_tax_amount: number;
+  /** The part from credit notes (below 0). */
+  credit_notes_tax_amount: number;
+}
+
+/** The tax summary report. */
+export interface TaxSummaryReport {
+  /** Always "report". */
+  object: "report";
+  /** Always "tax_summary". */
+  type: "tax_summary";
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** The account’s zone: the dates are local to it. */
+  timezone: string;
+  /** Every ledger entry up to this sequence counts, none after: ask with ?ledger_sequence= to repeat. */
+  ledger_sequence: number;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  computed_at: string;
+  /** The parameters the answer used, defaults filled in. */
+  parameters: TaxSummaryReportParameters;
+  /** Entries in other currencies, only counted. */
+  other_currencies: Array<TaxSummaryReportOtherCurrency>;
+  /** Over every row, on every page. */
+  totals: TaxSummaryReportTotals;
+  /** This page’s rows. */
+  rows: Array<TaxSummaryReportRow>;
+}
+
 export interface EventData {
   /** The object exactly as GET returns it after the change (before it, for *.deleted). */
   object: Record<string, unknown>;
@@ -4729,6 +5030,158 @@ export interface LedgerEntryListParams {
   after_sequence?: number;
 }
 
+/** Query parameters of GET /v1/reports/aged-receivables. */
+export interface ReportGetAgedReceivablesParams {
+  /** Rows a JSON page holds, 1 to 100 (a CSV holds every row). */
+  limit?: number;
+  /** The `next_cursor` of the previous page; it pins the page’s `ledger_sequence`. */
+  cursor?: string;
+  /** Answer as the books stood at this sequence (default the latest): the same answer every time. */
+  ledger_sequence?: number;
+  /** The one currency counted (default the account’s). */
+  currency?: string;
+  /** The day the receivables are aged at (default today in the account’s zone). */
+  as_of?: string;
+  /** Up to 6 increasing bucket boundaries in days, 1–3,650, comma-separated. */
+  buckets?: string;
+  /** A row per client (default) or per invoice. */
+  group_by?: "client" | "invoice";
+  /** Only this client. */
+  client_id?: string;
+}
+
+/** Query parameters of GET /v1/reports/aged-receivables. */
+export interface ReportGetAgedReceivablesCsvParams {
+  /** Rows a JSON page holds, 1 to 100 (a CSV holds every row). */
+  limit?: number;
+  /** The `next_cursor` of the previous page; it pins the page’s `ledger_sequence`. */
+  cursor?: string;
+  /** Answer as the books stood at this sequence (default the latest): the same answer every time. */
+  ledger_sequence?: number;
+  /** The one currency counted (default the account’s). */
+  currency?: string;
+  /** The day the receivables are aged at (default today in the account’s zone). */
+  as_of?: string;
+  /** Up to 6 increasing bucket boundaries in days, 1–3,650, comma-separated. */
+  buckets?: string;
+  /** A row per client (default) or per invoice. */
+  group_by?: "client" | "invoice";
+  /** Only this client. */
+  client_id?: string;
+}
+
+/** Query parameters of GET /v1/reports/client-statement. */
+export interface ReportGetClientStatementParams {
+  /** Rows a JSON page holds, 1 to 100 (a CSV holds every row). */
+  limit?: number;
+  /** The `next_cursor` of the previous page; it pins the page’s `ledger_sequence`. */
+  cursor?: string;
+  /** Answer as the books stood at this sequence (default the latest): the same answer every time. */
+  ledger_sequence?: number;
+  /** The one currency counted (default the account’s). */
+  currency?: string;
+  /** The client. */
+  client_id: string;
+  /** The first day of the statement. */
+  from: string;
+  /** The last day of the statement (inclusive). */
+  to: string;
+}
+
+/** Query parameters of GET /v1/reports/client-statement. */
+export interface ReportGetClientStatementCsvParams {
+  /** Rows a JSON page holds, 1 to 100 (a CSV holds every row). */
+  limit?: number;
+  /** The `next_cursor` of the previous page; it pins the page’s `ledger_sequence`. */
+  cursor?: string;
+  /** Answer as the books stood at this sequence (default the latest): the same answer every time. */
+  ledger_sequence?: number;
+  /** The one currency counted (default the account’s). */
+  currency?: string;
+  /** The client. */
+  client_id: string;
+  /** The first day of the statement. */
+  from: string;
+  /** The last day of the statement (inclusive). */
+  to: string;
+}
+
+/** Query parameters of GET /v1/reports/revenue. */
+export interface ReportGetRevenueParams {
+  /** Rows a JSON page holds, 1 to 100 (a CSV holds every row). */
+  limit?: number;
+  /** The `next_cursor` of the previous page; it pins the page’s `ledger_sequence`. */
+  cursor?: string;
+  /** Answer as the books stood at this sequence (default the latest): the same answer every time. */
+  ledger_sequence?: number;
+  /** The one currency counted (default the account’s). */
+  currency?: string;
+  /** The first day counted. */
+  from: string;
+  /** The last day counted (inclusive). */
+  to: string;
+  /** The length of a period; weeks start on Monday (ISO 8601). The first and last are cut at from/to. */
+  interval?: "day" | "week" | "month" | "quarter";
+  /** accrual: documents when issued; cash: money when applied to invoices, less refunds. */
+  basis?: "accrual" | "cash";
+}
+
+/** Query parameters of GET /v1/reports/revenue. */
+export interface ReportGetRevenueCsvParams {
+  /** Rows a JSON page holds, 1 to 100 (a CSV holds every row). */
+  limit?: number;
+  /** The `next_cursor` of the previous page; it pins the page’s `ledger_sequence`. */
+  cursor?: string;
+  /** Answer as the books stood at this sequence (default the latest): the same answer every time. */
+  ledger_sequence?: number;
+  /** The one currency counted (default the account’s). */
+  currency?: string;
+  /** The first day counted. */
+  from: string;
+  /** The last day counted (inclusive). */
+  to: string;
+  /** The length of a period; weeks start on Monday (ISO 8601). The first and last are cut at from/to. */
+  interval?: "day" | "week" | "month" | "quarter";
+  /** accrual: documents when issued; cash: money when applied to invoices, less refunds. */
+  basis?: "accrual" | "cash";
+}
+
+/** Query parameters of GET /v1/reports/tax-summary. */
+export interface ReportGetTaxSummaryParams {
+  /** Rows a JSON page holds, 1 to 100 (a CSV holds every row). */
+  limit?: number;
+  /** The `next_cursor` of the previous page; it pins the page’s `ledger_sequence`. */
+  cursor?: string;
+  /** Answer as the books stood at this sequence (default the latest): the same answer every time. */
+  ledger_sequence?: number;
+  /** The one currency counted (default the account’s). */
+  currency?: string;
+  /** The first day counted. */
+  from: string;
+  /** The last day counted (inclusive). */
+  to: string;
+  /** accrual: documents when issued; cash: money when applied to invoices, less refunds. */
+  basis?: "accrual" | "cash";
+}
+
+/** Query parameters of GET /v1/reports/tax-summary. */
+export interface ReportGetTaxSummaryCsvParams {
+  /** Rows a JSON page holds, 1 to 100 (a CSV holds every row). */
+  limit?: number;
+  /** The `next_cursor` of the previous page; it pins the page’s `ledger_sequence`. */
+  cursor?: string;
+  /** Answer as the books stood at this sequence (default the latest): the same answer every time. */
+  ledger_sequence?: number;
+  /** The one currency counted (default the account’s). */
+  currency?: string;
+  /** The first day counted. */
+  from: string;
+  /** The last day counted (inclusive). */
+  to: string;
+  /** accrual: documents when issued; cash: money when applied to invoices, less refunds. */
+  basis?: "accrual" | "cash";
+}
+
 /** Query parameters of GET /v1/events. */
 export interface EventListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
@@ -6281,6 +6734,59 @@ Requires the scope `reports:read`. */
   }
 }
 
+/** reports: getAgedReceivables, getAgedReceivablesCsv, getClientStatement, getClientStatementCsv, getRevenue, getRevenueCsv, getTaxSummary, getTaxSummaryCsv. */
+export class ReportsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** Get aged receivables. What each client owes at `as_of`, by how long past due: a row per client (or per invoice), the buckets, the credit it holds and its balance. A back-dated payment changes a past answer; `ledger_sequence` says which books answered. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`. */
+  getAgedReceivables(params: ReportGetAgedReceivablesParams = {}, options?: RequestOptions): Promise<WithResponse<AgedReceivablesReport>> {
+    return this.transport.request<AgedReceivablesReport>('GET', `/v1/reports/aged-receivables`, { query: { ...params } }, options);
+  }
+
+  /** Get aged receivables, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read. */
+  getAgedReceivablesCsv(params: ReportGetAgedReceivablesCsvParams = {}, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/reports/aged-receivables`, { query: { ...params } }, options, 'text/csv');
+  }
+
+  /** Get a client statement. A client’s opening balance at `from`, every move of its money to `to` with the running balance, and the closing balance: opening + Σ lines = closing. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`. */
+  getClientStatement(params: ReportGetClientStatementParams, options?: RequestOptions): Promise<WithResponse<ClientStatementReport>> {
+    return this.transport.request<ClientStatementReport>('GET', `/v1/reports/client-statement`, { query: { ...params } }, options);
+  }
+
+  /** Get a client statement, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read. */
+  getClientStatementCsv(params: ReportGetClientStatementCsvParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/reports/client-statement`, { query: { ...params } }, options, 'text/csv');
+  }
+
+  /** Get revenue by period. Net, tax and gross revenue per day, ISO week, month or quarter, the first and last periods cut at `from`/`to`: accrual (documents as issued, adjusted, voided, credited) or cash (money applied to invoices, split exactly over their net and taxes). Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`. */
+  getRevenue(params: ReportGetRevenueParams, options?: RequestOptions): Promise<WithResponse<RevenueReport>> {
+    return this.transport.request<RevenueReport>('GET', `/v1/reports/revenue`, { query: { ...params } }, options);
+  }
+
+  /** Get revenue by period, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read. */
+  getRevenueCsv(params: ReportGetRevenueCsvParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/reports/revenue`, { query: { ...params } }, options, 'text/csv');
+  }
+
+  /** Get the tax summary. Per tax rate and percentage, the taxable amount and the tax of invoices less credit notes, accrual or cash; its tax equals the revenue report’s for the same range and basis. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`. */
+  getTaxSummary(params: ReportGetTaxSummaryParams, options?: RequestOptions): Promise<WithResponse<TaxSummaryReport>> {
+    return this.transport.request<TaxSummaryReport>('GET', `/v1/reports/tax-summary`, { query: { ...params } }, options);
+  }
+
+  /** Get the tax summary, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read. */
+  getTaxSummaryCsv(params: ReportGetTaxSummaryCsvParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/reports/tax-summary`, { query: { ...params } }, options, 'text/csv');
+  }
+}
+
 /** events: list, get, resend. */
 export class EventsResource {
   constructor(private readonly transport: Transport) {}
@@ -6714,6 +7220,7 @@ export class Resources {
   readonly payments: PaymentsResource;
   readonly creditNotes: CreditNotesResource;
   readonly ledgerEntries: LedgerEntriesResource;
+  readonly reports: ReportsResource;
   readonly events: EventsResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
   readonly account: AccountResource;
@@ -6740,6 +7247,7 @@ export class Resources {
     this.payments = new PaymentsResource(transport);
     this.creditNotes = new CreditNotesResource(transport);
     this.ledgerEntries = new LedgerEntriesResource(transport);
+    this.reports = new ReportsResource(transport);
     this.events = new EventsResource(transport);
     this.webhookEndpoints = new WebhookEndpointsResource(transport);
     this.account = new AccountResource(transport);

@@ -214,14 +214,15 @@ export class Transport {
     return json.data as WithResponse<T>;
   }
 
-  /** A binary answer (a PDF), as bytes with `lastResponse`. */
+  /** A binary answer (a PDF, a report's CSV), as bytes with `lastResponse`. */
   async requestBytes(
     method: string,
     path: string,
     parts: Parts,
     options: RequestOptions = {},
+    accept = 'application/pdf',
   ): Promise<WithResponse<Uint8Array>> {
-    const { bytes, info } = await this.send(method, path, parts, options, 'application/pdf');
+    const { bytes, info } = await this.send(method, path, parts, options, accept);
     Object.defineProperty(bytes, 'lastResponse', { value: info, enumerable: false });
     return bytes as WithResponse<Uint8Array>;
   }

@@ -65,6 +65,28 @@ __all__ = [
     "LedgerEntry",
     "ClientBalanceBalance",
     "ClientBalance",
+    "AgedReceivablesReportParameters",
+    "AgedReceivablesReportOtherCurrency",
+    "AgedReceivablesReportTotalsBucket",
+    "AgedReceivablesReportTotals",
+    "AgedReceivablesReportRowBucket",
+    "AgedReceivablesReportRow",
+    "AgedReceivablesReport",
+    "ClientStatementReportParameters",
+    "ClientStatementReportOtherCurrency",
+    "ClientStatementReportTotals",
+    "ClientStatementReportRow",
+    "ClientStatementReport",
+    "RevenueReportParameters",
+    "RevenueReportOtherCurrency",
+    "RevenueReportTotals",
+    "RevenueReportRow",
+    "RevenueReport",
+    "TaxSummaryReportParameters",
+    "TaxSummaryReportOtherCurrency",
+    "TaxSummaryReportTotals",
+    "TaxSummaryReportRow",
+    "TaxSummaryReport",
     "EventData",
     "ClientEventActor",
     "ClientEventOrigin",
@@ -1099,6 +1121,235 @@ class ClientBalance(TypedDict):
     client_id: str
     ledger_sequence: int
     balances: List[ClientBalanceBalance]
+
+
+class AgedReceivablesReportParameters(TypedDict):
+    """The parameters the answer used, defaults filled in."""
+
+    currency: str
+    as_of: str
+    buckets: List[int]
+    group_by: Literal["client", "invoice"]
+    client_id: Optional[str]
+
+
+class AgedReceivablesReportOtherCurrency(TypedDict):
+    """AgedReceivablesReportOtherCurrency"""
+
+    currency: str
+    count: int
+
+
+class AgedReceivablesReportTotalsBucket(TypedDict):
+    """AgedReceivablesReportTotalsBucket"""
+
+    label: str
+    amount: int
+
+
+class AgedReceivablesReportTotals(TypedDict):
+    """Over every row, on every page."""
+
+    buckets: List[AgedReceivablesReportTotalsBucket]
+    open_amount: int
+    credit_amount: int
+    balance_amount: int
+
+
+class AgedReceivablesReportRowBucket(TypedDict):
+    """AgedReceivablesReportRowBucket"""
+
+    label: str
+    amount: int
+
+
+class _AgedReceivablesReportRowRequired(TypedDict):
+    client_id: str
+    client_name: str
+    buckets: List[AgedReceivablesReportRowBucket]
+    open_amount: int
+    credit_amount: int
+    balance_amount: int
+
+
+class AgedReceivablesReportRow(_AgedReceivablesReportRowRequired, total=False):
+    """AgedReceivablesReportRow"""
+
+    invoice_id: str
+    number: Optional[str]
+    due_date: Optional[str]
+    days_past_due: int
+
+
+class AgedReceivablesReport(TypedDict):
+    """The aged receivables report."""
+
+    object: Literal["report"]
+    type: Literal["aged_receivables"]
+    currency: str
+    timezone: str
+    ledger_sequence: int
+    computed_at: str
+    parameters: AgedReceivablesReportParameters
+    other_currencies: List[AgedReceivablesReportOtherCurrency]
+    totals: AgedReceivablesReportTotals
+    rows: List[AgedReceivablesReportRow]
+
+
+_ClientStatementReportParametersRequired = TypedDict("_ClientStatementReportParametersRequired", {"currency": str, "client_id": str, "from": str, "to": str})
+
+_ClientStatementReportParametersOptional = TypedDict("_ClientStatementReportParametersOptional", {}, total=False)
+
+
+class ClientStatementReportParameters(_ClientStatementReportParametersRequired, _ClientStatementReportParametersOptional):
+    """The parameters the answer used, defaults filled in."""
+
+
+class ClientStatementReportOtherCurrency(TypedDict):
+    """ClientStatementReportOtherCurrency"""
+
+    currency: str
+    count: int
+
+
+class ClientStatementReportTotals(TypedDict):
+    """Over every row, on every page."""
+
+    opening_balance_amount: int
+    closing_balance_amount: int
+
+
+class ClientStatementReportRow(TypedDict):
+    """ClientStatementReportRow"""
+
+    effective_date: str
+    sequence: int
+    type: str
+    number: Optional[str]
+    description: str
+    amount: int
+    balance_amount: int
+
+
+class ClientStatementReport(TypedDict):
+    """The client statement report."""
+
+    object: Literal["report"]
+    type: Literal["client_statement"]
+    currency: str
+    timezone: str
+    ledger_sequence: int
+    computed_at: str
+    parameters: ClientStatementReportParameters
+    other_currencies: List[ClientStatementReportOtherCurrency]
+    totals: ClientStatementReportTotals
+    rows: List[ClientStatementReportRow]
+
+
+_RevenueReportParametersRequired = TypedDict("_RevenueReportParametersRequired", {"currency": str, "from": str, "to": str, "interval": Literal["day", "week", "month", "quarter"], "basis": Literal["accrual", "cash"]})
+
+_RevenueReportParametersOptional = TypedDict("_RevenueReportParametersOptional", {}, total=False)
+
+
+class RevenueReportParameters(_RevenueReportParametersRequired, _RevenueReportParametersOptional):
+    """The parameters the answer used, defaults filled in."""
+
+
+class RevenueReportOtherCurrency(TypedDict):
+    """RevenueReportOtherCurrency"""
+
+    currency: str
+    count: int
+
+
+class _RevenueReportTotalsRequired(TypedDict):
+    net_amount: int
+    tax_amount: int
+    gross_amount: int
+
+
+class RevenueReportTotals(_RevenueReportTotalsRequired, total=False):
+    """Over every row, on every page."""
+
+    unapplied_received_amount: int
+
+
+class RevenueReportRow(TypedDict):
+    """RevenueReportRow"""
+
+    period_start: str
+    period_end: str
+    net_amount: int
+    tax_amount: int
+    gross_amount: int
+
+
+class RevenueReport(TypedDict):
+    """The revenue report."""
+
+    object: Literal["report"]
+    type: Literal["revenue"]
+    currency: str
+    timezone: str
+    ledger_sequence: int
+    computed_at: str
+    parameters: RevenueReportParameters
+    other_currencies: List[RevenueReportOtherCurrency]
+    totals: RevenueReportTotals
+    rows: List[RevenueReportRow]
+
+
+_TaxSummaryReportParametersRequired = TypedDict("_TaxSummaryReportParametersRequired", {"currency": str, "from": str, "to": str, "basis": Literal["accrual", "cash"]})
+
+_TaxSummaryReportParametersOptional = TypedDict("_TaxSummaryReportParametersOptional", {}, total=False)
+
+
+class TaxSummaryReportParameters(_TaxSummaryReportParametersRequired, _TaxSummaryReportParametersOptional):
+    """The parameters the answer used, defaults filled in."""
+
+
+class TaxSummaryReportOtherCurrency(TypedDict):
+    """TaxSummaryReportOtherCurrency"""
+
+    currency: str
+    count: int
+
+
+class TaxSummaryReportTotals(TypedDict):
+    """Over every row, on every page."""
+
+    taxable_amount: int
+    tax_amount: int
+    no_tax_amount: int
+
+
+class TaxSummaryReportRow(TypedDict):
+    """TaxSummaryReportRow"""
+
+    tax_rate_id: Optional[str]
+    name: Optional[str]
+    percentage: Optional[float]
+    compound: bool
+    registration_number: Optional[str]
+    taxable_amount: int
+    tax_amount: int
+    invoices_tax_amount: int
+    credit_notes_tax_amount: int
+
+
+class TaxSummaryReport(TypedDict):
+    """The tax summary report."""
+
+    object: Literal["report"]
+    type: Literal["tax_summary"]
+    currency: str
+    timezone: str
+    ledger_sequence: int
+    computed_at: str
+    parameters: TaxSummaryReportParameters
+    other_currencies: List[TaxSummaryReportOtherCurrency]
+    totals: TaxSummaryReportTotals
+    rows: List[TaxSummaryReportRow]
 
 
 class _EventDataRequired(TypedDict):
@@ -4907,6 +5158,169 @@ Requires the scope `reports:read`."""
         return cast(LedgerEntry, self._transport.request("GET", f"/v1/ledger-entries/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class ReportsResource:
+    """reports: get_aged_receivables, get_aged_receivables_csv, get_client_statement, get_client_statement_csv, get_revenue, get_revenue_csv, get_tax_summary, get_tax_summary_csv."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def get_aged_receivables(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        as_of: Union[str, NotGiven] = NOT_GIVEN,
+        buckets: Union[str, NotGiven] = NOT_GIVEN,
+        group_by: Union[Literal["client", "invoice"], NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AgedReceivablesReport:
+        """Get aged receivables. What each client owes at `as_of`, by how long past due: a row per client (or per invoice), the buckets, the credit it holds and its balance. A back-dated payment changes a past answer; `ledger_sequence` says which books answered. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`."""
+        return cast(AgedReceivablesReport, self._transport.request("GET", "/v1/reports/aged-receivables", query=_given(limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, as_of=as_of, buckets=buckets, group_by=group_by, client_id=client_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_aged_receivables_csv(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        as_of: Union[str, NotGiven] = NOT_GIVEN,
+        buckets: Union[str, NotGiven] = NOT_GIVEN,
+        group_by: Union[Literal["client", "invoice"], NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get aged receivables, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
+        return cast(bytes, self._transport.request("GET", "/v1/reports/aged-receivables", query=_given(limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, as_of=as_of, buckets=buckets, group_by=group_by, client_id=client_id), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_client_statement(
+        self,
+        *,
+        client_id: str,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ClientStatementReport:
+        """Get a client statement. A client’s opening balance at `from`, every move of its money to `to` with the running balance, and the closing balance: opening + Σ lines = closing. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`."""
+        return cast(ClientStatementReport, self._transport.request("GET", "/v1/reports/client-statement", query=_given(client_id=client_id, to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_client_statement_csv(
+        self,
+        *,
+        client_id: str,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get a client statement, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
+        return cast(bytes, self._transport.request("GET", "/v1/reports/client-statement", query=_given(client_id=client_id, to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_revenue(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        interval: Union[Literal["day", "week", "month", "quarter"], NotGiven] = NOT_GIVEN,
+        basis: Union[Literal["accrual", "cash"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RevenueReport:
+        """Get revenue by period. Net, tax and gross revenue per day, ISO week, month or quarter, the first and last periods cut at `from`/`to`: accrual (documents as issued, adjusted, voided, credited) or cash (money applied to invoices, split exactly over their net and taxes). Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`."""
+        return cast(RevenueReport, self._transport.request("GET", "/v1/reports/revenue", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, interval=interval, basis=basis, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_revenue_csv(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        interval: Union[Literal["day", "week", "month", "quarter"], NotGiven] = NOT_GIVEN,
+        basis: Union[Literal["accrual", "cash"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get revenue by period, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
+        return cast(bytes, self._transport.request("GET", "/v1/reports/revenue", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, interval=interval, basis=basis, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_tax_summary(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        basis: Union[Literal["accrual", "cash"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxSummaryReport:
+        """Get the tax summary. Per tax rate and percentage, the taxable amount and the tax of invoices less credit notes, accrual or cash; its tax equals the revenue report’s for the same range and basis. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`."""
+        return cast(TaxSummaryReport, self._transport.request("GET", "/v1/reports/tax-summary", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, basis=basis, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_tax_summary_csv(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        basis: Union[Literal["accrual", "cash"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the tax summary, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
+        return cast(bytes, self._transport.request("GET", "/v1/reports/tax-summary", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, basis=basis, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class EventsResource:
     """events: list, get, resend."""
 
@@ -6092,6 +6506,7 @@ class Resources:
         self.payments = PaymentsResource(transport)
         self.credit_notes = CreditNotesResource(transport)
         self.ledger_entries = LedgerEntriesResource(transport)
+        self.reports = ReportsResource(transport)
         self.events = EventsResource(transport)
         self.webhook_endpoints = WebhookEndpointsResource(transport)
         self.account = AccountResource(transport)
@@ -8134,6 +8549,169 @@ Requires the scope `reports:read`."""
         return cast(LedgerEntry, await self._transport.request("GET", f"/v1/ledger-entries/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncReportsResource:
+    """reports: get_aged_receivables, get_aged_receivables_csv, get_client_statement, get_client_statement_csv, get_revenue, get_revenue_csv, get_tax_summary, get_tax_summary_csv."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def get_aged_receivables(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        as_of: Union[str, NotGiven] = NOT_GIVEN,
+        buckets: Union[str, NotGiven] = NOT_GIVEN,
+        group_by: Union[Literal["client", "invoice"], NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AgedReceivablesReport:
+        """Get aged receivables. What each client owes at `as_of`, by how long past due: a row per client (or per invoice), the buckets, the credit it holds and its balance. A back-dated payment changes a past answer; `ledger_sequence` says which books answered. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`."""
+        return cast(AgedReceivablesReport, await self._transport.request("GET", "/v1/reports/aged-receivables", query=_given(limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, as_of=as_of, buckets=buckets, group_by=group_by, client_id=client_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_aged_receivables_csv(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        as_of: Union[str, NotGiven] = NOT_GIVEN,
+        buckets: Union[str, NotGiven] = NOT_GIVEN,
+        group_by: Union[Literal["client", "invoice"], NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get aged receivables, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
+        return cast(bytes, await self._transport.request("GET", "/v1/reports/aged-receivables", query=_given(limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, as_of=as_of, buckets=buckets, group_by=group_by, client_id=client_id), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_client_statement(
+        self,
+        *,
+        client_id: str,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> ClientStatementReport:
+        """Get a client statement. A client’s opening balance at `from`, every move of its money to `to` with the running balance, and the closing balance: opening + Σ lines = closing. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`."""
+        return cast(ClientStatementReport, await self._transport.request("GET", "/v1/reports/client-statement", query=_given(client_id=client_id, to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_client_statement_csv(
+        self,
+        *,
+        client_id: str,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get a client statement, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
+        return cast(bytes, await self._transport.request("GET", "/v1/reports/client-statement", query=_given(client_id=client_id, to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_revenue(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        interval: Union[Literal["day", "week", "month", "quarter"], NotGiven] = NOT_GIVEN,
+        basis: Union[Literal["accrual", "cash"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> RevenueReport:
+        """Get revenue by period. Net, tax and gross revenue per day, ISO week, month or quarter, the first and last periods cut at `from`/`to`: accrual (documents as issued, adjusted, voided, credited) or cash (money applied to invoices, split exactly over their net and taxes). Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`."""
+        return cast(RevenueReport, await self._transport.request("GET", "/v1/reports/revenue", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, interval=interval, basis=basis, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_revenue_csv(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        interval: Union[Literal["day", "week", "month", "quarter"], NotGiven] = NOT_GIVEN,
+        basis: Union[Literal["accrual", "cash"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get revenue by period, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
+        return cast(bytes, await self._transport.request("GET", "/v1/reports/revenue", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, interval=interval, basis=basis, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_tax_summary(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        basis: Union[Literal["accrual", "cash"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> TaxSummaryReport:
+        """Get the tax summary. Per tax rate and percentage, the taxable amount and the tax of invoices less credit notes, accrual or cash; its tax equals the revenue report’s for the same range and basis. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`."""
+        return cast(TaxSummaryReport, await self._transport.request("GET", "/v1/reports/tax-summary", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, basis=basis, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_tax_summary_csv(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        basis: Union[Literal["accrual", "cash"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the tax summary, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
+        return cast(bytes, await self._transport.request("GET", "/v1/reports/tax-summary", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, basis=basis, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncEventsResource:
     """events: list, get, resend."""
 
@@ -9319,6 +9897,7 @@ class AsyncResources:
         self.payments = AsyncPaymentsResource(transport)
         self.credit_notes = AsyncCreditNotesResource(transport)
         self.ledger_entries = AsyncLedgerEntriesResource(transport)
+        self.reports = AsyncReportsResource(transport)
         self.events = AsyncEventsResource(transport)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(transport)
         self.account = AsyncAccountResource(transport)

@@ -7,6 +7,16 @@ export {
   type LedgerEntryType,
 } from './ledger.schemas.js';
 export {
+  AMOUNT_COLUMNS,
+  DAY_TOTAL_TYPES,
+  type DayTotalAmounts,
+  type DayTotalSource,
+  dayTotalSharesOf,
+  findDayTotals,
+  rateKeyOf,
+  untaxedOf,
+} from './ledger.day-totals.js';
+export {
   effectiveDateOf,
   type EntryDraft,
   getClientBalance,

@@ -9,6 +9,7 @@ import type { Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { getClientRow } from '../clients/index.js';
 import { requireRow } from '../shared/index.js';
+import { type DayTotalSource, keepDayTotals } from './ledger.day-totals.js';
 import * as repository from './ledger.repository.js';
 import type {
   ClientBalance,
@@ -89,6 +90,16 @@ export async function postEntries(tx: Context, drafts: readonly EntryDraft[]): P
     });
   }
   await repository.insertEntries(db, rows);
+  await keepDayTotals(
+    db,
+    accountId,
+    rows.map((row, index) => ({
+      ...row,
+      sequence: first + index,
+      amount: row.amount,
+      taxes: (drafts[index]!.taxes as DayTotalSource['taxes']) ?? null,
+    })),
+  );
   await assertLedgerRules(tx, {
     balances: [...balances.keys()].map((key) => {
       const [clientId, currency] = key.split(' ') as [string, string];

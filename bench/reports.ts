@@ -1,0 +1,331 @@
+// Reports at scale (contract §24 "Scale"): one account with 100,000 sent invoices over the last 400 days (two tax
+// rates), their payments (70 %, a fifth of them partial) and credit notes (10 %), and the ledger entries and day
+// totals they post, through a production-configured server. Measured in the same run: each report's JSON page
+// (aging at an as_of in the last year, by client and by invoice; a client's statement over a year; revenue
+// accrual by month and cash by week over a quarter; the tax summary over a year) against a 100-row page of
+// GET /v1/invoices, median and p99, and the server's longest event-loop hold while each is asked.
+// Target: each ≤ 10× the invoice page (median and p99). The invoices are cloned from one made through the API and
+// their entries written as `postEntries` writes them (the day totals by the ledger's own `keepDayTotals`); the
+// payments' and credit notes' own rows are not written (the reports read the ledger only).
+// `npm run bench:reports`; REPORTS_INVOICES (default 100000), REPORTS_REQUESTS (30), SCALE_ENGINE (sqlite | postgres).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { v7 as uuidv7 } from 'uuid';
+import { openDatabase, type Database } from '../src/db/database.js';
+import type { InvoiceRow, LedgerEntryRow } from '../src/db/types.js';
+import { keepDayTotals } from '../src/modules/ledger/ledger.day-totals.js';
+import { api, prepare, ROOT, startBms, startPostgresDatabase, stop, work } from './lib.js';
+
+const INVOICES = Number(process.env.REPORTS_INVOICES ?? 100_000);
+const REQUESTS = Number(process.env.REPORTS_REQUESTS ?? 30);
+const CLIENTS = 200;
+const DAY = 86_400_000;
+const TODAY = new Date().toISOString().slice(0, 10);
+const dayBefore = (days: number) => new Date(Date.parse(TODAY) - days * DAY).toISOString().slice(0, 10);
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;
+const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
+
+/** Clients and rates through the API; one invoice through it, cloned; the ledger written as it posts. */
+async function seed(database: Database, base: string, key: string, accountId: string) {
+  const clients: string[] = [];
+  for (let index = 0; index < CLIENTS; index++)
+    clients.push((await api(base, key, 'POST', '/v1/clients', { name: `Client ${index}` })).json.data.id);
+  const gst = (await api(base, key, 'POST', '/v1/tax-rates', { name: 'GST', percentage: 5 })).json.data;
+  const pst = (await api(base, key, 'POST', '/v1/tax-rates', { name: 'PST', percentage: 7 })).json.data;
+  const made = (
+    await api(base, key, 'POST', '/v1/invoices', {
+      client_id: clients[0],
+      line_items: [
+        { description: 'Labour', quantity: 1, unit_amount: 20_000, tax_rate_ids: [gst.id, pst.id] },
+        { description: 'Parts', quantity: 1, unit_amount: 5_000, tax_rate_ids: [gst.id] },
+      ],
+    })
+  ).json.data;
+  const { db } = database;
+  const template = (await db.selectFrom('invoices').selectAll().where('id', '=', made.id).executeTakeFirst())!;
+  await db.deleteFrom('invoices').where('id', '=', made.id).execute();
+  // 25,000 net: GST 5 % of 25,000 = 1,250, PST 7 % of 20,000 = 1,400; total 27,650.
+  const taxes = [
+    { tax_rate_id: gst.id, name: 'GST', percentage: 5, taxable_amount: 25_000, tax_amount: 1_250 },
+    { tax_rate_id: pst.id, name: 'PST', percentage: 7, taxable_amount: 20_000, tax_amount: 1_400 },
+  ];
+  const now = new Date().toISOString();
+  const actor = JSON.stringify({ type: 'system', id: null });
+  const balances = new Map<string, number>();
+  let sequence = 0;
+  for (let from = 0; from < INVOICES; from += 1_000) {
+    await db.transaction().execute(async (trx) => {
+      const invoices: InvoiceRow[] = [];
+      const entries: LedgerEntryRow[] = [];
+      const post = (fields: Partial<LedgerEntryRow> & { client_id: string; type: string; effective_date: string }) => {
+        sequence += 1;
+        const balance = (balances.get(fields.client_id) ?? 0) + Number(fields.amount ?? 0);
+        balances.set(fields.client_id, balance);
+        entries.push({
+          id: uuidv7(),
+          account_id: accountId,
+          sequence,
+          currency: 'USD',
+          amount: 0,
+          applied_amount: 0,
+          balance_amount: balance,
+          invoice_id: null,
+          credit_note_id: null,
+          payment_id: null,
+          refund_id: null,
+          application_id: null,
+          due_date: null,
+          net_amount: null,
+          tax_amount: null,
+          cost_amount: null,
+          taxes: null,
+          actor,
+          created_at: now,
+          ...fields,
+        });
+      };
+      for (let index = from; index < Math.min(INVOICES, from + 1_000); index++) {
+        const id = uuidv7();
+        const clientId = clients[index % CLIENTS] as string;
+        const issued = dayBefore(400 - Math.floor((index * 400) / INVOICES));
+        const due = new Date(Date.parse(issued) + 30 * DAY).toISOString().slice(0, 10);
+        const paid = index % 10 < 7 ? (index % 5 === 0 ? 10_000 : 27_650) : 0;
+        const credited = index % 10 === 7 ? 2_765 : 0;
+        invoices.push({
+          ...template,
+          id,
+          client_id: clientId,
+          number: `INV-${String(index + 2).padStart(6, '0')}`,
+          number_seq: index + 2,
+          issue_date: issued,
+          due_date: due,
+          status: paid === 27_650 ? 'paid' : 'sent',
+          amount_paid: paid,
+          amount_credited: credited,
+          sent_at: `${issued}T12:00:00.000Z`,
+          created_at: `${issued}T11:00:00.000Z`,
+          updated_at: now,
+        } as InvoiceRow);
+        post({
+          client_id: clientId,
+          type: 'invoice_issued',
+          effective_date: issued,
+          amount: 27_650,
+          invoice_id: id,
+          due_date: due,
+          net_amount: 25_000,
+          tax_amount: 2_650,
+          taxes: JSON.stringify(taxes),
+        });
+        if (paid > 0) {
+          const paidOn = new Date(Math.min(Date.parse(TODAY), Date.parse(issued) + (index % 45) * DAY))
+            .toISOString()
+            .slice(0, 10);
+          const payment = uuidv7();
+          post({
+            client_id: clientId,
+            type: 'payment_received',
+            effective_date: paidOn,
+            amount: -paid,
+            payment_id: payment,
+          });
+          post({
+            client_id: clientId,
+            type: 'applied',
+            effective_date: paidOn,
+            applied_amount: paid,
+            payment_id: payment,
+            invoice_id: id,
+            application_id: uuidv7(),
+          });
+        }
+        if (credited > 0) {
+          const note = uuidv7();
+          post({
+            client_id: clientId,
+            type: 'credit_note_issued',
+            effective_date: issued,
+            amount: -credited,
+            credit_note_id: note,
+            invoice_id: id,
+            net_amount: -2_500,
+            tax_amount: -265,
+            taxes: JSON.stringify(
+              taxes.map((tax) => ({
+                ...tax,
+                taxable_amount: -tax.taxable_amount / 10,
+                tax_amount: -tax.tax_amount / 10,
+              })),
+            ),
+          });
+          post({
+            client_id: clientId,
+            type: 'applied',
+            effective_date: issued,
+            applied_amount: credited,
+            credit_note_id: note,
+            invoice_id: id,
+            application_id: uuidv7(),
+          });
+        }
+      }
+      for (let at = 0; at < invoices.length; at += 200)
+        await trx
+          .insertInto('invoices')
+          .values(invoices.slice(at, at + 200))
+          .execute();
+      for (let at = 0; at < entries.length; at += 500)
+        await trx
+          .insertInto('ledger_entries')
+          .values(entries.slice(at, at + 500))
+          .execute();
+      await keepDayTotals(
+        trx,
+        accountId,
+        entries.map((entry) => ({
+          ...entry,
+          sequence: Number(entry.sequence),
+          amount: Number(entry.amount),
+          net_amount: entry.net_amount === null ? null : Number(entry.net_amount),
+          tax_amount: entry.tax_amount === null ? null : Number(entry.tax_amount),
+          taxes: entry.taxes === null ? null : JSON.parse(entry.taxes),
+        })),
+      );
+    });
+  }
+  await db.deleteFrom('account_counters').where('account_id', '=', accountId).where('name', '=', 'ledger').execute();
+  await db.insertInto('account_counters').values({ account_id: accountId, name: 'ledger', value: sequence }).execute();
+  return clients;
+}
+
+async function measure(base: string, key: string, url: string, pid: number, loopFile: string) {
+  const headers = { authorization: `Bearer ${key}` };
+  for (let warm = 0; warm < 3; warm++) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
+  process.kill(pid, 'SIGUSR2');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const latencies: number[] = [];
+  let non200 = 0;
+  for (let request = 0; request < REQUESTS; request++) {
+    const started = performance.now();
+    const response = await fetch(`${base}${url}`, { headers });
+    const text = await response.text();
+    latencies.push(performance.now() - started);
+    if (response.status !== 200) {
+      non200++;
+      if (non200 === 1) console.error(url, response.status, text.slice(0, 300));
+    }
+  }
+  process.kill(pid, 'SIGUSR2');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const loop = JSON.parse(fs.readFileSync(loopFile, 'utf8')) as { maxMs: number };
+  latencies.sort((a, b) => a - b);
+  return {
+    p50: round(percentile(latencies, 50)),
+    p99: round(percentile(latencies, 99)),
+    non200,
+    loopMaxMs: round(loop.maxMs),
+  };
+}
+
+async function runEngine(
+  engine: 'SQLite' | 'PostgreSQL',
+  env: Record<string, string>,
+  config: Parameters<typeof openDatabase>[0],
+) {
+  const seeded = await prepare(env);
+  const loopFile = path.join(work, `reports-loop-${engine}.json`);
+  const server = await startBms({ ...env, BENCH_LOOP_FILE: loopFile }, [
+    '--import',
+    path.join(ROOT, 'bench/loop-delay.mjs'),
+  ]);
+  const database = openDatabase(config);
+  const started = performance.now();
+  const clients = await seed(database, server.url, seeded.key, seeded.accountId);
+  const seedSeconds = round((performance.now() - started) / 1000, 1);
+  const { sql } = await import('kysely');
+  if (engine === 'PostgreSQL') await sql`vacuum (analyze)`.execute(database.db);
+  else await sql`analyze`.execute(database.db);
+  console.log(
+    `${engine}: seeded ${INVOICES} invoices with their payments, credit notes and entries in ${seedSeconds} s`,
+  );
+  const pid = server.process.pid as number;
+  const asOf = dayBefore(120);
+  const cases: [string, string][] = [
+    ['invoices page (baseline)', '/v1/invoices?limit=100'],
+    ['aged receivables by client', `/v1/reports/aged-receivables?as_of=${asOf}`],
+    ['aged receivables by invoice', `/v1/reports/aged-receivables?as_of=${asOf}&group_by=invoice`],
+    [
+      'client statement, a year',
+      `/v1/reports/client-statement?client_id=${clients[7]}&from=${dayBefore(365)}&to=${TODAY}`,
+    ],
+    ['revenue accrual, a year by month', `/v1/reports/revenue?from=${dayBefore(365)}&to=${TODAY}&interval=month`],
+    [
+      'revenue cash, a quarter by week',
+      `/v1/reports/revenue?from=${dayBefore(200)}&to=${dayBefore(110)}&interval=week&basis=cash`,
+    ],
+    ['tax summary accrual, a year', `/v1/reports/tax-summary?from=${dayBefore(365)}&to=${TODAY}`],
+  ];
+  const results = [];
+  for (const [name, url] of cases)
+    results.push({ name, ...(await measure(server.url, seeded.key, url, pid, loopFile)) });
+  await stop(server.process);
+  await database.close();
+  const baseline = results[0]!;
+  const rows = results.map((result) => ({
+    ...result,
+    ratioP50: round(result.p50 / baseline.p50),
+    ratioP99: round(result.p99 / baseline.p99),
+  }));
+  console.log(JSON.stringify({ engine, seedSeconds, rows }));
+  return { engine, seedSeconds, rows };
+}
+
+async function main() {
+  const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version };
+  const runs = [];
+  const only = process.env.SCALE_ENGINE;
+  if (only !== 'postgres') {
+    const file = path.join(work, 'reports.sqlite');
+    runs.push(await runEngine('SQLite', { DATABASE_URL: `sqlite:${file}` }, { kind: 'sqlite', path: file }));
+  }
+  if (only !== 'sqlite') {
+    const postgres = await startPostgresDatabase('reports');
+    try {
+      runs.push(
+        await runEngine(
+          'PostgreSQL',
+          { DATABASE_URL: postgres.url },
+          { kind: 'postgres', url: postgres.url, poolMax: 4 },
+        ),
+      );
+    } finally {
+      postgres.stop();
+    }
+  }
+  const lines = [
+    '# Reports benchmark',
+    '',
+    `${new Date().toISOString()} · ${JSON.stringify(machine)}`,
+    '',
+    `${INVOICES} invoices (their payments, credit notes and ledger entries) in one account; ${REQUESTS} sequential requests each. Each report's JSON page against GET /v1/invoices?limit=100. Target: ratio ≤ 10 at p50 and p99.`,
+    '',
+    '| engine | request | p50 / p99 ms | ratio p50 / p99 | longest hold ms | non-200 |',
+    '|---|---|---:|---:|---:|---:|',
+    ...runs.flatMap((run) =>
+      run.rows.map(
+        (row) =>
+          `| ${run.engine} | ${row.name} | ${row.p50} / ${row.p99} | ${row.ratioP50} / ${row.ratioP99} | ${row.loopMaxMs} | ${row.non200} |`,
+      ),
+    ),
+    '',
+  ];
+  const text = lines.join('\n');
+  if (INVOICES === 100_000) fs.writeFileSync(path.join(ROOT, 'bench/results/reports-latest.md'), text);
+  console.log(text);
+}
+
+await main();
+process.exit(0);

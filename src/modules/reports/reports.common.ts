@@ -1,0 +1,135 @@
+// What every report shares (docs/api-contract.md §24, "Common"): one currency, the account's zone, the ledger
+// sequence it is computed at (the latest, `?ledger_sequence=N`, or the one a cursor pins), from–to ranges of at
+// most ten years, and paging by a cursor over rows that are the same at the same sequence.
+import { Temporal } from '@js-temporal/polyfill';
+import { AppError, fieldError, validationError } from '../../core/errors.js';
+import { localDate } from '../../core/time.js';
+import type { Context } from '../../kernel/context.js';
+import { findAccount } from '../accounts/index.js';
+import * as repository from './reports.repository.js';
+import type { ReportEntry } from './reports.repository.js';
+import type { OtherCurrency, Report } from './reports.schemas.js';
+import { REPORT_PAGE_SIZE } from './reports.schemas.js';
+
+export interface CommonInput {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+  ledger_sequence?: number | undefined;
+  currency?: string | undefined;
+}
+
+/** Where a report stands: the books at `sequence`, in `currency`, dated in `timezone`. */
+export interface Standing {
+  currency: string;
+  timezone: string;
+  sequence: number;
+  today: string;
+  offset: number;
+  computedAt: string;
+}
+
+/** The cursor: the sequence it pins and the rows already answered. Opaque to callers. */
+function encodeCursor(sequence: number, offset: number): string {
+  return Buffer.from(`r1:${sequence}:${offset}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { sequence: number; offset: number } {
+  const match = /^r1:(\d{1,15}):(\d{1,7})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match) throw fieldError('cursor', 'is not a cursor this report gave');
+  return { sequence: Number(match[1]), offset: Number(match[2]) };
+}
+
+export async function standingOf(ctx: Context, input: CommonInput): Promise<Standing> {
+  const account = await findAccount(ctx.db, ctx.accountId);
+  const timezone = account?.timezone ?? 'UTC';
+  const latest = await repository.lastSequence(ctx.db, ctx.accountId);
+  const pinned = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
+  const sequence = pinned?.sequence ?? input.ledger_sequence ?? latest;
+  if (sequence > latest)
+    throw fieldError(
+      pinned ? 'cursor' : 'ledger_sequence',
+      `is beyond the ledger's latest sequence, ${latest}: a report answers only books that exist`,
+    );
+  const now = ctx.clock.now();
+  return {
+    currency: input.currency ?? account?.currency ?? 'USD',
+    timezone,
+    sequence,
+    today: localDate(now, timezone),
+    offset: pinned?.offset ?? 0,
+    computedAt: now.toISOString(),
+  };
+}
+
+/** Checks a from–to range: from ≤ to, at most ten years (contract §32). */
+export function checkRange(from: string, to: string): void {
+  if (to < from) throw fieldError('to', 'must be on or after from');
+  const limit = Temporal.PlainDate.from(from).add({ years: 10 }).toString();
+  if (to >= limit) throw fieldError('to', 'must be less than 10 years after from');
+}
+
+/** The entries of other currencies, only counted (contract §24: `other_currencies`). */
+export function splitCurrencies(
+  entries: readonly ReportEntry[],
+  currency: string,
+  counted: (entry: ReportEntry) => boolean = () => true,
+): { mine: ReportEntry[]; others: OtherCurrency[] } {
+  const mine: ReportEntry[] = [];
+  const counts = new Map<string, number>();
+  for (const entry of entries) {
+    if (entry.currency === currency) mine.push(entry);
+    else if (counted(entry)) counts.set(entry.currency, (counts.get(entry.currency) ?? 0) + 1);
+  }
+  const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, count]) => ({ currency: code, count }));
+  return { mine, others };
+}
+
+export interface PagedReport<P, T, R> {
+  report: Report<P, T, R>;
+  nextCursor: string | null;
+  limit: number;
+}
+
+/** One JSON page of a report's rows; the totals stay those of every row. */
+export function pageOf<P, T, R>(
+  report: Report<P, T, R>,
+  standing: Standing,
+  limit = REPORT_PAGE_SIZE,
+): PagedReport<P, T, R> {
+  const end = standing.offset + limit;
+  const more = end < report.rows.length;
+  return {
+    report: { ...report, rows: report.rows.slice(standing.offset, end) },
+    nextCursor: more ? encodeCursor(standing.sequence, end) : null,
+    limit,
+  };
+}
+
+/** The frame every report answers in. */
+export function reportOf<P, T, R>(
+  type: Report<P, T, R>['type'],
+  standing: Standing,
+  parameters: P,
+  others: OtherCurrency[],
+  totals: T,
+  rows: R[],
+): Report<P, T, R> {
+  return {
+    object: 'report',
+    type,
+    currency: standing.currency,
+    timezone: standing.timezone,
+    ledger_sequence: standing.sequence,
+    computed_at: standing.computedAt,
+    parameters,
+    other_currencies: others,
+    totals,
+    rows,
+  };
+}
+
+export function notFoundClient(id: string): AppError {
+  return new AppError('NOT_FOUND', `No client with id '${id}' exists.`);
+}
+
+export { validationError };

@@ -1,0 +1,265 @@
+// Aged receivables and the client statement (docs/api-contract.md §24): both read the ledger's entries up to a
+// sequence and dated up to a day, so a back-dated payment changes a past answer and a higher sequence says so.
+import { fieldError } from '../../core/errors.js';
+import { daysBetween } from '../../core/time.js';
+import type { Context } from '../../kernel/context.js';
+import { INVOICE_DOCUMENT_TYPES } from '../ledger/index.js';
+import { checkRange, notFoundClient, reportOf, type Standing, splitCurrencies } from './reports.common.js';
+import * as repository from './reports.repository.js';
+import type {
+  AgedReceivablesInput,
+  AgingFigures,
+  AgingRow,
+  ClientStatementInput,
+  Report,
+  StatementLine,
+} from './reports.schemas.js';
+
+const DOCUMENT_TYPES = new Set<string>(INVOICE_DOCUMENT_TYPES);
+const MAX_BUCKETS = 6;
+
+/** `30,60,90` → [30, 60, 90]: at most 6 increasing whole days of 1–3,650 (contract §32). */
+export function parseBuckets(text: string | undefined): number[] {
+  if (text === undefined) return [30, 60, 90];
+  const parts = text.split(',');
+  const days = parts.map((part) => (/^\d{1,4}$/.test(part.trim()) ? Number(part.trim()) : Number.NaN));
+  if (parts.length > MAX_BUCKETS || days.some((day) => !Number.isInteger(day) || day < 1 || day > 3650))
+    throw fieldError('buckets', `must be 1 to ${MAX_BUCKETS} whole numbers of days from 1 to 3650, comma-separated`);
+  if (days.some((day, index) => index > 0 && day <= days[index - 1]!))
+    throw fieldError('buckets', 'must be increasing');
+  return days;
+}
+
+/** "current", "1-30", "31-60", "61-90", "91+". */
+export function bucketLabels(bounds: readonly number[]): string[] {
+  const labels = ['current'];
+  let start = 1;
+  for (const bound of bounds) {
+    labels.push(`${start}-${bound}`);
+    start = bound + 1;
+  }
+  labels.push(`${start}+`);
+  return labels;
+}
+
+/** The bucket of a number of days past due: 0 for current (≤ 0), then (0, b1], (b1, b2], …, (bn, ∞). */
+function bucketIndex(bounds: readonly number[], daysPastDue: number): number {
+  if (daysPastDue <= 0) return 0;
+  const index = bounds.findIndex((bound) => daysPastDue <= bound);
+  return index === -1 ? bounds.length + 1 : index + 1;
+}
+
+interface OpenInvoice {
+  invoiceId: string;
+  clientId: string;
+  open: number;
+  dueDate: string | null;
+  issuedOn: string;
+}
+
+type AgingParameters = {
+  currency: string;
+  as_of: string;
+  buckets: number[];
+  group_by: 'client' | 'invoice';
+  client_id: string | null;
+};
+
+function emptyFigures(labels: readonly string[]): AgingFigures {
+  return {
+    buckets: labels.map((label) => ({ label, amount: 0 })),
+    open_amount: 0,
+    credit_amount: 0,
+    balance_amount: 0,
+  };
+}
+
+export async function agedReceivables(
+  ctx: Context,
+  standing: Standing,
+  input: AgedReceivablesInput,
+): Promise<Report<AgingParameters, AgingFigures, AgingRow>> {
+  const bounds = parseBuckets(input.buckets);
+  const labels = bucketLabels(bounds);
+  const asOf = input.as_of ?? standing.today;
+  const groupBy = input.group_by ?? 'client';
+  const all = await repository.findEntries(ctx.db, ctx.accountId, {
+    through: standing.sequence,
+    clientId: input.client_id,
+    effectiveTo: asOf,
+  });
+  const { mine, others } = splitCurrencies(all, standing.currency);
+  const invoices = new Map<string, OpenInvoice>();
+  const balances = new Map<string, number>();
+  for (const entry of mine) {
+    balances.set(entry.client_id, (balances.get(entry.client_id) ?? 0) + entry.amount);
+    if (entry.invoice_id === null) continue;
+    const document = DOCUMENT_TYPES.has(entry.type);
+    const application = entry.type === 'applied' || entry.type === 'unapplied';
+    if (!document && !application) continue;
+    let invoice = invoices.get(entry.invoice_id);
+    if (!invoice) {
+      invoice = {
+        invoiceId: entry.invoice_id,
+        clientId: entry.client_id,
+        open: 0,
+        dueDate: null,
+        issuedOn: entry.effective_date,
+      };
+      invoices.set(entry.invoice_id, invoice);
+    }
+    // A restatement under another client moves the invoice: its latest document entry names its client then.
+    if (document) {
+      invoice.open += entry.amount;
+      if (entry.amount > 0 || entry.type === 'invoice_adjusted') invoice.clientId = entry.client_id;
+      if (entry.due_date !== null) invoice.dueDate = entry.due_date;
+    } else invoice.open -= entry.applied_amount;
+  }
+  const open = [...invoices.values()].filter((invoice) => invoice.open !== 0);
+  const clientIds = [...new Set([...balances.keys(), ...open.map((invoice) => invoice.clientId)])];
+  const names = await repository.findLabels(ctx.db, ctx.accountId, 'clients', clientIds);
+  const byClient = new Map<string, AgingFigures>();
+  const invoiceRows: AgingRow[] = [];
+  const totals = emptyFigures(labels);
+  for (const invoice of open) {
+    const due = invoice.dueDate ?? invoice.issuedOn;
+    const daysPastDue = daysBetween(due, asOf);
+    const index = bucketIndex(bounds, daysPastDue);
+    const figures = byClient.get(invoice.clientId) ?? emptyFigures(labels);
+    byClient.set(invoice.clientId, figures);
+    figures.buckets[index]!.amount += invoice.open;
+    figures.open_amount += invoice.open;
+    totals.buckets[index]!.amount += invoice.open;
+    totals.open_amount += invoice.open;
+    if (groupBy === 'invoice') {
+      const row = emptyFigures(labels);
+      row.buckets[index]!.amount = invoice.open;
+      invoiceRows.push({
+        client_id: invoice.clientId,
+        client_name: names.get(invoice.clientId) ?? '',
+        invoice_id: invoice.invoiceId,
+        number: null,
+        due_date: invoice.dueDate,
+        days_past_due: daysPastDue,
+        ...row,
+        open_amount: invoice.open,
+        balance_amount: invoice.open,
+      });
+    }
+  }
+  for (const [clientId, balance] of balances) {
+    const figures = byClient.get(clientId) ?? emptyFigures(labels);
+    figures.balance_amount = balance;
+    figures.credit_amount = figures.open_amount - balance;
+    byClient.set(clientId, figures);
+    totals.credit_amount += figures.credit_amount;
+    totals.balance_amount += balance;
+  }
+  const name = (row: { client_id: string }) => names.get(row.client_id) ?? '';
+  const byName = (a: AgingRow, b: AgingRow) =>
+    name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a.client_id < b.client_id ? -1 : a.client_id > b.client_id ? 1 : 0;
+  let rows: AgingRow[];
+  if (groupBy === 'invoice') {
+    const numbers = await repository.findLabels(
+      ctx.db,
+      ctx.accountId,
+      'invoices',
+      invoiceRows.map((row) => row.invoice_id!),
+    );
+    rows = invoiceRows
+      .map((row) => ({ ...row, number: numbers.get(row.invoice_id!) ?? null }))
+      .sort(
+        (a, b) =>
+          byName(a, b) ||
+          (a.due_date ?? '').localeCompare(b.due_date ?? '') ||
+          (a.invoice_id! < b.invoice_id! ? -1 : a.invoice_id! > b.invoice_id! ? 1 : 0),
+      );
+  } else {
+    rows = [...byClient]
+      .filter(([, figures]) => figures.open_amount !== 0 || figures.credit_amount !== 0)
+      .map(([clientId, figures]) => ({ client_id: clientId, client_name: names.get(clientId) ?? '', ...figures }))
+      .sort(byName);
+  }
+  const parameters = {
+    currency: standing.currency,
+    as_of: asOf,
+    buckets: bounds,
+    group_by: groupBy,
+    client_id: input.client_id ?? null,
+  };
+  return reportOf('aged_receivables', standing, parameters, others, totals, rows);
+}
+
+type StatementParameters = { currency: string; client_id: string; from: string; to: string };
+type StatementTotals = { opening_balance_amount: number; closing_balance_amount: number };
+
+const DESCRIPTIONS: Record<string, string> = {
+  invoice_issued: 'Invoice',
+  invoice_adjusted: 'Invoice adjusted',
+  late_fee: 'Late fee',
+  invoice_voided: 'Invoice voided',
+  payment_received: 'Payment received',
+  payment_refunded: 'Payment refunded',
+  credit_note_issued: 'Credit note',
+  credit_note_voided: 'Credit note voided',
+  credit_note_refunded: 'Credit note refunded',
+};
+
+export async function clientStatement(
+  ctx: Context,
+  standing: Standing,
+  input: ClientStatementInput,
+): Promise<Report<StatementParameters, StatementTotals, StatementLine>> {
+  checkRange(input.from, input.to);
+  const names = await repository.findLabels(ctx.db, ctx.accountId, 'clients', [input.client_id]);
+  if (!names.has(input.client_id)) throw notFoundClient(input.client_id);
+  const all = await repository.findEntries(ctx.db, ctx.accountId, {
+    through: standing.sequence,
+    clientId: input.client_id,
+    effectiveTo: input.to,
+  });
+  const { mine, others } = splitCurrencies(all, standing.currency, (entry) => entry.effective_date >= input.from);
+  let opening = 0;
+  const period = [];
+  for (const entry of mine) {
+    if (entry.effective_date < input.from) opening += entry.amount;
+    else if (entry.amount !== 0) period.push(entry);
+  }
+  period.sort((a, b) =>
+    a.effective_date < b.effective_date ? -1 : a.effective_date > b.effective_date ? 1 : a.sequence - b.sequence,
+  );
+  const invoiceNumbers = await repository.findLabels(ctx.db, ctx.accountId, 'invoices', [
+    ...new Set(period.flatMap((entry) => (entry.invoice_id && !entry.credit_note_id ? [entry.invoice_id] : []))),
+  ]);
+  const noteNumbers = await repository.findLabels(ctx.db, ctx.accountId, 'credit_notes', [
+    ...new Set(period.flatMap((entry) => (entry.credit_note_id ? [entry.credit_note_id] : []))),
+  ]);
+  let balance = opening;
+  const rows: StatementLine[] = period.map((entry) => {
+    balance += entry.amount;
+    const number = entry.credit_note_id
+      ? (noteNumbers.get(entry.credit_note_id) ?? null)
+      : entry.invoice_id && entry.payment_id === null
+        ? (invoiceNumbers.get(entry.invoice_id) ?? null)
+        : null;
+    const words = DESCRIPTIONS[entry.type] ?? entry.type;
+    return {
+      effective_date: entry.effective_date,
+      sequence: entry.sequence,
+      type: entry.type,
+      number,
+      description: number ? `${words} ${number}` : words,
+      amount: entry.amount,
+      balance_amount: balance,
+    };
+  });
+  const parameters = { currency: standing.currency, client_id: input.client_id, from: input.from, to: input.to };
+  return reportOf(
+    'client_statement',
+    standing,
+    parameters,
+    others,
+    { opening_balance_amount: opening, closing_balance_amount: balance },
+    rows,
+  );
+}

@@ -1,0 +1,152 @@
+// Report queries, every one scoped by account and bounded by a ledger sequence: the figures come from
+// `ledger_entries` alone (docs/api-contract.md §24); clients', invoices' and credit notes' rows give labels only
+// (a name, a number), read by id (docs/architecture.md, "Who owns which table").
+import { type Executor, fromJson } from '../../db/index.js';
+
+/** A ledger entry as the reports read it: numbers as numbers, `taxes` parsed. */
+export interface ReportEntry {
+  sequence: number;
+  client_id: string;
+  currency: string;
+  type: string;
+  effective_date: string;
+  amount: number;
+  applied_amount: number;
+  invoice_id: string | null;
+  credit_note_id: string | null;
+  payment_id: string | null;
+  due_date: string | null;
+  net_amount: number | null;
+  tax_amount: number | null;
+  taxes: EntryTax[] | null;
+}
+
+export interface EntryTax {
+  tax_rate_id: string | null;
+  name: string | null;
+  percentage: number | null;
+  taxable_amount: number;
+  tax_amount: number;
+}
+
+const COLUMNS = [
+  'sequence',
+  'client_id',
+  'currency',
+  'type',
+  'effective_date',
+  'amount',
+  'applied_amount',
+  'invoice_id',
+  'credit_note_id',
+  'payment_id',
+  'due_date',
+  'net_amount',
+  'tax_amount',
+  'taxes',
+] as const;
+
+type Row = Record<(typeof COLUMNS)[number], unknown>;
+
+function entryOf(row: Row): ReportEntry {
+  const number = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+  return {
+    sequence: Number(row.sequence),
+    client_id: row.client_id as string,
+    currency: row.currency as string,
+    type: row.type as string,
+    effective_date: row.effective_date as string,
+    amount: Number(row.amount),
+    applied_amount: Number(row.applied_amount),
+    invoice_id: row.invoice_id as string | null,
+    credit_note_id: row.credit_note_id as string | null,
+    payment_id: row.payment_id as string | null,
+    due_date: row.due_date as string | null,
+    net_amount: number(row.net_amount),
+    tax_amount: number(row.tax_amount),
+    taxes: row.taxes === null || row.taxes === undefined ? null : (fromJson(row.taxes as string) as EntryTax[]),
+  };
+}
+
+/** The account's last sequence (0 before any entry), from the end of its (account, sequence) index. */
+export async function lastSequence(db: Executor, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('ledger_entries')
+    .select('sequence')
+    .where('account_id', '=', accountId)
+    .orderBy('sequence', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? Number(row.sequence) : 0;
+}
+
+export interface EntryBounds {
+  through?: number | undefined;
+  after?: number | undefined;
+  clientId?: string | undefined;
+  effectiveFrom?: string | undefined;
+  effectiveTo?: string | undefined;
+  types?: readonly string[] | undefined;
+  /** Whether the entries' `taxes` are needed (else not read: aging and statements never look at them). */
+  withTaxes?: boolean;
+}
+
+/** The entries up to sequence `through` (or after `after`) within the bounds, every currency, in sequence order. */
+export async function findEntries(db: Executor, accountId: string, bounds: EntryBounds): Promise<ReportEntry[]> {
+  const columns = bounds.withTaxes ? COLUMNS : COLUMNS.filter((column) => column !== 'taxes');
+  let query = db
+    .selectFrom('ledger_entries')
+    .select([...columns])
+    .where('account_id', '=', accountId);
+  if (bounds.through !== undefined) query = query.where('sequence', '<=', bounds.through);
+  if (bounds.after !== undefined) query = query.where('sequence', '>', bounds.after);
+  if (bounds.clientId !== undefined) query = query.where('client_id', '=', bounds.clientId);
+  if (bounds.effectiveFrom !== undefined) query = query.where('effective_date', '>=', bounds.effectiveFrom);
+  if (bounds.effectiveTo !== undefined) query = query.where('effective_date', '<=', bounds.effectiveTo);
+  if (bounds.types !== undefined) query = query.where('type', 'in', [...bounds.types]);
+  const rows = await query.orderBy('sequence').execute();
+  return rows.map((row) => entryOf(row as Row));
+}
+
+/** Every entry naming one of the invoices (or credit notes), up to `through`, in sequence order. */
+export async function findEntriesOfDocuments(
+  db: Executor,
+  accountId: string,
+  column: 'invoice_id' | 'credit_note_id',
+  ids: readonly string[],
+  through: number,
+): Promise<ReportEntry[]> {
+  const entries: ReportEntry[] = [];
+  for (let start = 0; start < ids.length; start += 500) {
+    const rows = await db
+      .selectFrom('ledger_entries')
+      .select([...COLUMNS])
+      .where('account_id', '=', accountId)
+      .where(column, 'in', ids.slice(start, start + 500))
+      .where('sequence', '<=', through)
+      .execute();
+    entries.push(...rows.map((row) => entryOf(row as Row)));
+  }
+  return entries.sort((a, b) => a.sequence - b.sequence);
+}
+
+/** Labels by id: clients' names, invoices' and credit notes' numbers. */
+export async function findLabels(
+  db: Executor,
+  accountId: string,
+  table: 'clients' | 'invoices' | 'credit_notes',
+  ids: readonly string[],
+): Promise<Map<string, string | null>> {
+  const labels = new Map<string, string | null>();
+  const column = table === 'clients' ? 'name' : 'number';
+  for (let start = 0; start < ids.length; start += 500) {
+    const rows = (await db
+      .selectFrom(table)
+      .select(['id', column])
+      .where('account_id', '=', accountId)
+      .where('id', 'in', ids.slice(start, start + 500))
+      .execute()) as { id: string; name?: string | null; number?: string | null }[];
+    for (const row of rows) labels.set(row.id, (table === 'clients' ? row.name : row.number) ?? null);
+  }
+  return labels;
+}

@@ -1,0 +1,397 @@
+// Revenue and the tax summary (docs/api-contract.md §24): both count the same revenue moves of a date range,
+// accrual (documents' entries as issued, adjusted and voided) or cash (payment money applied to invoices less
+// its releases, and credit-note refunds, split cumulatively over the document's net and taxes).
+import { Temporal } from '@js-temporal/polyfill';
+import type { Context } from '../../kernel/context.js';
+import { findTaxRates } from '../catalog/index.js';
+import type { LedgerDayTotalRow } from '../../db/types.js';
+import {
+  AMOUNT_COLUMNS,
+  DAY_TOTAL_TYPES,
+  dayTotalSharesOf,
+  findDayTotals,
+  INVOICE_DOCUMENT_TYPES,
+  untaxedOf,
+} from '../ledger/index.js';
+import { checkRange, reportOf, type Standing, splitCurrencies } from './reports.common.js';
+import { largestRemainder, proRata } from './reports.money.js';
+import * as repository from './reports.repository.js';
+import type { ReportEntry } from './reports.repository.js';
+import type { PeriodRow, Report, RevenueInput, TaxRow, TaxSummaryInput } from './reports.schemas.js';
+
+const INVOICE_TYPES = new Set<string>(INVOICE_DOCUMENT_TYPES);
+const CREDIT_NOTE_TYPES = new Set(['credit_note_issued', 'credit_note_voided']);
+const CASH_TYPES = ['applied', 'unapplied', 'credit_note_refunded', 'payment_received', 'payment_refunded'];
+
+type Basis = 'accrual' | 'cash';
+
+/** One rate's part of a move. */
+interface MoveTax {
+  key: string;
+  tax_rate_id: string | null;
+  name: string | null;
+  percentage: number | null;
+  taxable: number;
+  tax: number;
+}
+
+/** A change of revenue on a day: its net, the part no rate applied to, its tax, and each rate's part of it. */
+interface Move {
+  date: string;
+  creditNote: boolean;
+  net: number;
+  untaxed: number;
+  tax: number;
+  taxes: MoveTax[];
+}
+
+/** The kept day totals as moves: a day's document totals, and each rate's (its tax counted in the day's). */
+function accrualMoves(rows: readonly LedgerDayTotalRow[]): Move[] {
+  const moves: Move[] = [];
+  for (const row of rows) {
+    if (row.rate_key === '') {
+      moves.push({
+        date: row.effective_date,
+        creditNote: false,
+        net: row.net_amount,
+        untaxed: row.no_tax_amount,
+        tax: row.tax_amount,
+        taxes: [],
+      });
+      continue;
+    }
+    const rate = {
+      key: row.rate_key,
+      tax_rate_id: row.tax_rate_id,
+      name: row.name,
+      percentage: row.percentage === null ? null : Number(row.percentage),
+      taxable: row.taxable_amount,
+    };
+    for (const [creditNote, tax] of [
+      [false, row.invoices_tax_amount],
+      [true, row.credit_notes_tax_amount],
+    ] as const)
+      moves.push({
+        date: row.effective_date,
+        creditNote,
+        net: 0,
+        untaxed: 0,
+        tax: 0,
+        taxes: [{ ...rate, taxable: creditNote ? 0 : rate.taxable, tax }],
+      });
+  }
+  return moves;
+}
+
+async function movesOf(ctx: Context, standing: Standing, from: string, to: string, basis: Basis) {
+  if (basis === 'cash') return cashMovesOf(ctx, standing, from, to);
+  const { rows, others } = await accrualTotals(ctx, standing, from, to);
+  return { moves: accrualMoves(rows), others, unapplied: 0 };
+}
+
+const keyOf = (tax: { tax_rate_id: string | null; name: string | null; percentage: number | null }) =>
+  `${tax.tax_rate_id ?? `v1:${tax.name}`} ${tax.percentage}`;
+
+/** A document's figures as its entries so far give them: net, and per rate (in first-seen order) taxable and tax. */
+class Figures {
+  net = 0;
+  readonly rates = new Map<string, MoveTax>();
+
+  add(entry: ReportEntry, sign: 1 | -1): void {
+    this.net += sign * (entry.net_amount ?? entry.amount - (entry.tax_amount ?? 0));
+    for (const tax of entry.taxes ?? []) {
+      const key = keyOf(tax);
+      const rate = this.rates.get(key) ?? { ...tax, key, taxable: 0, tax: 0 };
+      rate.taxable += sign * tax.taxable_amount;
+      rate.tax += sign * tax.tax_amount;
+      this.rates.set(key, rate);
+    }
+  }
+}
+
+/**
+ * The cumulative split (§24 "Revenue", cash): after each money entry, everything received so far is shared over
+ * the document's [net, taxes] by largest remainder, each rate's taxable amount pro rata alone (halves away), and
+ * the entry counts the change from what was counted before.
+ */
+class CumulativeSplit {
+  private received = 0;
+  private counted: { net: number; untaxed: number; taxes: Map<string, { tax: number; taxable: number }> } = {
+    net: 0,
+    untaxed: 0,
+    taxes: new Map(),
+  };
+
+  constructor(private readonly figures: Figures) {}
+
+  move(change: number, date: string, creditNote: boolean, sign: 1 | -1): Move {
+    this.received += change;
+    const rates = [...this.figures.rates.values()];
+    const whole = this.figures.net + rates.reduce((sum, rate) => sum + rate.tax, 0);
+    const shares = largestRemainder(this.received, [this.figures.net, ...rates.map((rate) => rate.tax)]);
+    const untaxed = proRata(
+      this.received,
+      untaxedOf(
+        this.figures.net,
+        rates.map((rate) => rate.taxable),
+      ),
+      whole,
+    );
+    const taxes = new Map<string, { tax: number; taxable: number }>();
+    const moveTaxes: MoveTax[] = [];
+    for (const [index, rate] of rates.entries()) {
+      const now = { tax: shares[index + 1]!, taxable: proRata(this.received, rate.taxable, whole) };
+      const before = this.counted.taxes.get(rate.key) ?? { tax: 0, taxable: 0 };
+      taxes.set(rate.key, now);
+      moveTaxes.push({ ...rate, tax: sign * (now.tax - before.tax), taxable: sign * (now.taxable - before.taxable) });
+    }
+    // A rate that left the document gives back what was counted under it.
+    for (const [key, before] of this.counted.taxes)
+      if (!taxes.has(key)) {
+        const rate = moveTaxes.find((tax) => tax.key === key);
+        if (!rate)
+          moveTaxes.push({
+            key,
+            tax_rate_id: null,
+            name: null,
+            percentage: null,
+            tax: -sign * before.tax,
+            taxable: -sign * before.taxable,
+          });
+      }
+    const move = {
+      date,
+      creditNote,
+      tax: moveTaxes.reduce((sum, tax) => sum + tax.tax, 0),
+      net: sign * (shares[0]! - this.counted.net),
+      untaxed: sign * (untaxed - this.counted.untaxed),
+      taxes: moveTaxes,
+    };
+    this.counted = { net: shares[0]!, untaxed, taxes };
+    return move;
+  }
+}
+
+/**
+ * The accrual figures dated from–to at the standing's sequence, from the ledger's kept day totals (read by their
+ * key's (account, currency, day) prefix): each row less the entries after the sequence that it had summed in
+ * (its `last_sequence` says which; the entries come from the end of the (account, sequence) index). Rows no entry
+ * up to the sequence made are left out, so that an old answer is repeated exactly.
+ */
+async function accrualTotals(ctx: Context, standing: Standing, from: string, to: string) {
+  const kept = await findDayTotals(ctx.db, ctx.accountId, from, to);
+  const byKey = new Map(kept.map((row) => [`${row.currency} ${row.effective_date} ${row.rate_key}`, row]));
+  const later = await repository.findEntries(ctx.db, ctx.accountId, {
+    after: standing.sequence,
+    effectiveFrom: from,
+    effectiveTo: to,
+    types: DAY_TOTAL_TYPES,
+    withTaxes: true,
+  });
+  for (const entry of later)
+    for (const share of dayTotalSharesOf(entry)) {
+      const row = byKey.get(`${entry.currency} ${entry.effective_date} ${share.rate_key}`);
+      if (!row || entry.sequence > row.last_sequence) continue;
+      row.entry_count -= share.entry_count;
+      for (const column of AMOUNT_COLUMNS) row[column] -= share[column];
+    }
+  const counts = new Map<string, number>();
+  const mine: LedgerDayTotalRow[] = [];
+  for (const row of kept) {
+    if (row.entry_count === 0) continue;
+    if (row.currency === standing.currency) mine.push(row);
+    else if (row.rate_key === '') counts.set(row.currency, (counts.get(row.currency) ?? 0) + row.entry_count);
+  }
+  const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, count]) => ({ currency, count }));
+  return { rows: mine, others };
+}
+
+/** The cash moves dated from–to (§24 "Cash"), the other currencies' entries counted, and the money left unapplied. */
+async function cashMovesOf(ctx: Context, standing: Standing, from: string, to: string) {
+  const period = await repository.findEntries(ctx.db, ctx.accountId, {
+    through: standing.sequence,
+    effectiveFrom: from,
+    effectiveTo: to,
+    types: CASH_TYPES,
+  });
+  const { mine, others } = splitCurrencies(period, standing.currency);
+
+  let unapplied = 0;
+  const counted = new Set<number>();
+  const invoiceIds = new Set<string>();
+  const noteIds = new Set<string>();
+  for (const entry of mine) {
+    if (entry.type === 'payment_received' || entry.type === 'payment_refunded') unapplied -= entry.amount;
+    else if (entry.type === 'credit_note_refunded' && entry.credit_note_id) noteIds.add(entry.credit_note_id);
+    else if (entry.payment_id !== null && entry.invoice_id !== null) {
+      unapplied -= entry.applied_amount;
+      invoiceIds.add(entry.invoice_id);
+    } else continue;
+    counted.add(entry.sequence);
+  }
+  const moves: Move[] = [];
+  const walk = (entries: ReportEntry[], creditNote: boolean) => {
+    const byDocument = new Map<string, ReportEntry[]>();
+    for (const entry of entries) {
+      const id = (creditNote ? entry.credit_note_id : entry.invoice_id)!;
+      byDocument.set(id, [...(byDocument.get(id) ?? []), entry]);
+    }
+    for (const history of byDocument.values()) {
+      const figures = new Figures();
+      const split = new CumulativeSplit(figures);
+      for (const entry of history) {
+        if (!creditNote && INVOICE_TYPES.has(entry.type) && entry.credit_note_id === null) figures.add(entry, 1);
+        else if (creditNote && CREDIT_NOTE_TYPES.has(entry.type)) figures.add(entry, -1);
+        else if (!creditNote && entry.payment_id !== null && (entry.type === 'applied' || entry.type === 'unapplied')) {
+          const move = split.move(entry.applied_amount, entry.effective_date, false, 1);
+          if (counted.has(entry.sequence)) moves.push(move);
+        } else if (creditNote && entry.type === 'credit_note_refunded') {
+          const move = split.move(entry.amount, entry.effective_date, true, -1);
+          if (counted.has(entry.sequence)) moves.push(move);
+        }
+      }
+    }
+  };
+  walk(
+    await repository.findEntriesOfDocuments(ctx.db, ctx.accountId, 'invoice_id', [...invoiceIds], standing.sequence),
+    false,
+  );
+  walk(
+    await repository.findEntriesOfDocuments(ctx.db, ctx.accountId, 'credit_note_id', [...noteIds], standing.sequence),
+    true,
+  );
+  return { moves, others, unapplied };
+}
+
+/** The periods of `interval` from `from` to `to`, the first and last cut at them; weeks start on Monday. */
+export function periodsOf(
+  from: string,
+  to: string,
+  interval: 'day' | 'week' | 'month' | 'quarter',
+): [string, string][] {
+  const last = Temporal.PlainDate.from(to);
+  const periods: [string, string][] = [];
+  let start = Temporal.PlainDate.from(from);
+  while (Temporal.PlainDate.compare(start, last) <= 0) {
+    let end: Temporal.PlainDate;
+    if (interval === 'day') end = start;
+    else if (interval === 'week') end = start.add({ days: 7 - start.dayOfWeek });
+    else if (interval === 'month') end = start.with({ day: start.daysInMonth });
+    else {
+      const quarterEnd = start.with({ month: Math.ceil(start.month / 3) * 3, day: 1 });
+      end = quarterEnd.with({ day: quarterEnd.daysInMonth });
+    }
+    if (Temporal.PlainDate.compare(end, last) > 0) end = last;
+    periods.push([start.toString(), end.toString()]);
+    start = end.add({ days: 1 });
+  }
+  return periods;
+}
+
+type RevenueParameters = { currency: string; from: string; to: string; interval: string; basis: Basis };
+type RevenueTotals = {
+  net_amount: number;
+  tax_amount: number;
+  gross_amount: number;
+  unapplied_received_amount?: number;
+};
+
+export async function revenue(
+  ctx: Context,
+  standing: Standing,
+  input: RevenueInput,
+): Promise<Report<RevenueParameters, RevenueTotals, PeriodRow>> {
+  checkRange(input.from, input.to);
+  const interval = input.interval ?? 'month';
+  const basis = input.basis ?? 'accrual';
+  const { moves, others, unapplied } = await movesOf(ctx, standing, input.from, input.to, basis);
+  const rows: PeriodRow[] = periodsOf(input.from, input.to, interval).map(([start, end]) => ({
+    period_start: start,
+    period_end: end,
+    net_amount: 0,
+    tax_amount: 0,
+    gross_amount: 0,
+  }));
+  // Periods are in order and contiguous: a binary search finds a move's.
+  const rowOf = (date: string) => {
+    let low = 0;
+    let high = rows.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (rows[middle]!.period_start <= date) low = middle;
+      else high = middle - 1;
+    }
+    return rows[low]!;
+  };
+  const totals: RevenueTotals = { net_amount: 0, tax_amount: 0, gross_amount: 0 };
+  for (const move of moves) {
+    const tax = move.tax;
+    const row = rowOf(move.date);
+    row.net_amount += move.net;
+    row.tax_amount += tax;
+    row.gross_amount += move.net + tax;
+    totals.net_amount += move.net;
+    totals.tax_amount += tax;
+    totals.gross_amount += move.net + tax;
+  }
+  if (basis === 'cash') totals.unapplied_received_amount = unapplied;
+  const parameters = { currency: standing.currency, from: input.from, to: input.to, interval, basis };
+  return reportOf('revenue', standing, parameters, others, totals, rows);
+}
+
+type TaxParameters = { currency: string; from: string; to: string; basis: Basis };
+type TaxTotals = { taxable_amount: number; tax_amount: number; no_tax_amount: number };
+
+export async function taxSummary(
+  ctx: Context,
+  standing: Standing,
+  input: TaxSummaryInput,
+): Promise<Report<TaxParameters, TaxTotals, TaxRow>> {
+  checkRange(input.from, input.to);
+  const basis = input.basis ?? 'accrual';
+  const { moves, others } = await movesOf(ctx, standing, input.from, input.to, basis);
+  const rows = new Map<string, TaxRow>();
+  const totals: TaxTotals = { taxable_amount: 0, tax_amount: 0, no_tax_amount: 0 };
+  for (const move of moves) {
+    totals.no_tax_amount += move.untaxed;
+    for (const tax of move.taxes) {
+      const row = rows.get(tax.key) ?? {
+        tax_rate_id: tax.tax_rate_id,
+        name: tax.name,
+        percentage: tax.percentage,
+        compound: false,
+        registration_number: null,
+        taxable_amount: 0,
+        tax_amount: 0,
+        invoices_tax_amount: 0,
+        credit_notes_tax_amount: 0,
+      };
+      if (row.name === null && tax.name !== null)
+        Object.assign(row, { tax_rate_id: tax.tax_rate_id, name: tax.name, percentage: tax.percentage });
+      row.taxable_amount += tax.taxable;
+      row.tax_amount += tax.tax;
+      if (move.creditNote) row.credit_notes_tax_amount += tax.tax;
+      else row.invoices_tax_amount += tax.tax;
+      rows.set(tax.key, row);
+      totals.taxable_amount += tax.taxable;
+      totals.tax_amount += tax.tax;
+    }
+  }
+  const rateIds = [...new Set([...rows.values()].flatMap((row) => (row.tax_rate_id ? [row.tax_rate_id] : [])))];
+  const rates = new Map((await findTaxRates(ctx.db, ctx.accountId, rateIds)).map((rate) => [rate.id, rate]));
+  const answered = [...rows.values()]
+    .map((row) => {
+      const rate = row.tax_rate_id ? rates.get(row.tax_rate_id) : undefined;
+      return rate
+        ? { ...row, compound: Boolean(rate.compound), registration_number: rate.registration_number ?? null }
+        : row;
+    })
+    .sort(
+      (a, b) =>
+        (a.name ?? '').localeCompare(b.name ?? '') ||
+        (a.percentage ?? 0) - (b.percentage ?? 0) ||
+        (a.tax_rate_id ?? '').localeCompare(b.tax_rate_id ?? ''),
+    );
+  const parameters = { currency: standing.currency, from: input.from, to: input.to, basis };
+  return reportOf('tax_summary', standing, parameters, others, totals, answered);
+}
