@@ -33,7 +33,14 @@ export {
   type TaxBreakdown,
   TaxBreakdownSchema,
 } from './line-items.js';
-export { type PricedColumns, pricingForNew, pricingForUpdate, type PricingInput, propertyAfter } from './pricing.js';
+export {
+  type PricedColumns,
+  pricingForNew,
+  pricingForUpdate,
+  type PricingInput,
+  pricingWithAddedLine,
+  propertyAfter,
+} from './pricing.js';
 export { idFilter, parseStatusFilter, statusFilter } from './list-filters.js';
 export { documentFieldChecks } from './field-checks.js';
 export { MAX_AMOUNT, multiplyDivideRounded } from './money.js';

@@ -412,6 +412,19 @@ export async function pricingForUpdate(
   return priceLines(tx, lines, settings, { currency: current.currency, propertyId, ...keptOf(current) });
 }
 
+/**
+ * The figures with one line added after the stored ones (a reminder's late fee, docs/api-contract.md §23): the
+ * stored lines are priced again as a PUT of the same lines would price them, then the new one.
+ */
+export async function pricingWithAddedLine(
+  tx: Context,
+  current: StoredPricing,
+  line: LineItemInput,
+  propertyId: string | null,
+): Promise<PricedColumns> {
+  return pricingForUpdate(tx, current, { line_items: [...storedLines(current).map(inputOf), line] }, propertyId) as Promise<PricedColumns>;
+}
+
 /** The document's property after an update's patch (`propertyOnUpdate`'s answer). */
 export function propertyAfter(current: { property_id: string | null }, patch: { property_id?: string | null }) {
   return 'property_id' in patch ? (patch.property_id ?? null) : current.property_id;

@@ -27,3 +27,4 @@ export {
   takeBack,
 } from './applications.service.js';
 export { type CreditReleaseListener, onCreditNoteReleased } from './invoices.ledger.js';
+export { lateFeeOf, sendAccountReminders, sendDueReminder } from './reminders.service.js';
