@@ -214,9 +214,9 @@ test('a payment before step 2 means no step 2; a payment after it was queued can
   const late = await sentInvoice(api, clientId, '2027-02-10');
   await setClock('2027-02-07T09:30:00.000Z');
   assert.equal(await run('reminders'), 2);
+  await run('outbox');
   const paid = await api('POST', '/v1/payments', { invoice_id: early.id, amount: 12345, method: 'bank_transfer' });
   assert.equal(paid.status, 201, paid.text);
-  await run('outbox');
 
   await setClock('2027-02-11T09:30:00.000Z');
   assert.equal(await run('reminders'), 1, 'only the unpaid invoice gets step 2');
@@ -276,7 +276,11 @@ test('after downtime only the latest due step goes, with its own fee alone; none
   await setClock('2027-04-07T09:30:00.000Z');
   assert.equal(await run('reminders'), 0);
   const waiting = await api('GET', `/v1/invoices/${fresh.id}`);
-  assert.equal(waiting.body.data.next_reminder_at, '2027-04-08T08:00:00.000Z');
+  assert.equal(
+    waiting.body.data.next_reminder_at,
+    new Date(Date.parse(fresh.sent_at) + 24 * 3600_000).toISOString(),
+    '24 hours after the send',
+  );
   await setClock('2027-04-08T08:30:00.000Z');
   assert.equal(await run('reminders'), 1);
 });

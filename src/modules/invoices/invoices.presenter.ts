@@ -138,10 +138,10 @@ export async function withPayments(
   const ids = rows.map((row) => row.id);
   const { payments, counts } = await listRecentPaymentsOfInvoices(db, accountId, ids);
   const applied = await listRecentApplications(db, accountId, 'invoice_id', ids);
-  // Drafts have no reminders, and only a sent invoice has a next one: most pages read neither.
+  // Drafts have no reminders; a draft read to be sent needs the schedule (its next_reminder_at once sent).
   const reminded = rows.filter((row) => row.status !== 'draft').map((row) => row.id);
   const steps = await listInvoiceReminders(db, accountId, reminded);
-  const settings = rows.some((row) => row.status === 'sent')
+  const settings = rows.some((row) => row.status === 'sent' || row.status === 'draft')
     ? reminderSettings((await findAccountReminders(db, accountId))?.reminders ?? null)
     : DEFAULT_REMINDERS;
   return rows.map((row) =>
