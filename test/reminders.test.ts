@@ -96,7 +96,15 @@ test('the account answers its reminder schedule; a fee before the due date, a 4t
   });
   const refusals: Array<[unknown, string]> = [
     [{ steps: [{ days: 0, late_fee: { type: 'amount', value: 100 } }] }, 'reminders.steps[0].late_fee'],
-    [{ steps: [{ days: 5, late_fee: null }, { days: 2, late_fee: null }] }, 'reminders.steps[1].days'],
+    [
+      {
+        steps: [
+          { days: 5, late_fee: null },
+          { days: 2, late_fee: null },
+        ],
+      },
+      'reminders.steps[1].days',
+    ],
     [{ steps: [{ days: 5, late_fee: { type: 'percent', value: 1.23456 } }] }, 'reminders.steps[0].late_fee.value'],
     [{ steps: [{ days: 5, late_fee: { type: 'percent', value: 101 } }] }, 'reminders.steps[0].late_fee.value'],
     [{ steps: [{ days: 5, late_fee: { type: 'amount', value: 12.5 } }] }, 'reminders.steps[0].late_fee.value'],

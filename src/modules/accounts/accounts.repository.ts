@@ -32,7 +32,9 @@ export async function findAccountReminders(
 }
 
 /** The accounts with a reminder schedule stored (whether it is on is the schedule's `enabled`). */
-export async function listAccountsWithReminders(db: Executor): Promise<Array<{ id: string; reminders: string | null }>> {
+export async function listAccountsWithReminders(
+  db: Executor,
+): Promise<Array<{ id: string; reminders: string | null }>> {
   return db.selectFrom('accounts').select(['id', 'reminders']).where('reminders', 'is not', null).execute();
 }
 

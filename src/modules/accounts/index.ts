@@ -3,7 +3,11 @@ export {
   findAccount,
   findAccountReminders,
   listAccountsWithReminders,
-  findAccountTimezone, findLogo, findLogoHash, hasLogo } from './accounts.repository.js';
+  findAccountTimezone,
+  findLogo,
+  findLogoHash,
+  hasLogo,
+} from './accounts.repository.js';
 export { AccountSchema, DEFAULT_PAYMENT_TERMS_DAYS } from './accounts.schemas.js';
 export {
   accountExists,

@@ -133,11 +133,17 @@ export function mergeReminders(current: ReminderSettings, patch: ReminderSetting
     const fee = step.late_fee;
     if (fee === null) return;
     if (step.days < 1)
-      details.push({ field: `${field}.late_fee`, message: 'a late fee needs days ≥ 1: no fee before the invoice is late' });
+      details.push({
+        field: `${field}.late_fee`,
+        message: 'a late fee needs days ≥ 1: no fee before the invoice is late',
+      });
     if (fee.type === 'amount' && !Number.isInteger(fee.value))
       details.push({ field: `${field}.late_fee.value`, message: 'an amount fee is an integer number of minor units' });
     if (fee.type === 'percent' && (fee.value > 100 || !/^\d+(\.\d{1,4})?$/.test(String(fee.value))))
-      details.push({ field: `${field}.late_fee.value`, message: 'a percent fee is above 0, at most 100, with at most 4 decimals' });
+      details.push({
+        field: `${field}.late_fee.value`,
+        message: 'a percent fee is above 0, at most 100, with at most 4 decimals',
+      });
   });
   if (details.length > 0) throw validationError(details, 'The reminder schedule is not valid.');
   return next;
@@ -178,7 +184,9 @@ export function readReminders(
   const sent = Date.parse(invoice.sent_at);
   const earliest = sent + DAY_MS;
   const highestSent = sentSteps.length === 0 ? 0 : Math.max(...sentSteps);
-  const moments = settings.steps.map((_, index) => Date.parse(reminderMoment(settings, index + 1, invoice.due_date!, zone)));
+  const moments = settings.steps.map((_, index) =>
+    Date.parse(reminderMoment(settings, index + 1, invoice.due_date!, zone)),
+  );
   let passed = 0;
   moments.forEach((moment, index) => {
     if (moment <= now.getTime()) passed = index + 1;

@@ -422,7 +422,12 @@ export async function pricingWithAddedLine(
   line: LineItemInput,
   propertyId: string | null,
 ): Promise<PricedColumns> {
-  return pricingForUpdate(tx, current, { line_items: [...storedLines(current).map(inputOf), line] }, propertyId) as Promise<PricedColumns>;
+  return pricingForUpdate(
+    tx,
+    current,
+    { line_items: [...storedLines(current).map(inputOf), line] },
+    propertyId,
+  ) as Promise<PricedColumns>;
 }
 
 /** The document's property after an update's patch (`propertyOnUpdate`'s answer). */

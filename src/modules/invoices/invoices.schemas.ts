@@ -38,7 +38,8 @@ const dueDate = nullableDate(
 );
 
 const remindersEnabled = Type.Boolean({
-  description: 'Whether payment reminders go out for it while it is sent and unpaid (the account’s schedule); default true.',
+  description:
+    'Whether payment reminders go out for it while it is sent and unpaid (the account’s schedule); default true.',
   example: true,
 });
 

@@ -168,8 +168,7 @@ export async function cancelStaleReminder(
 ): Promise<boolean> {
   if (message.kind !== 'reminder' || message.document_type !== 'invoice') return false;
   const invoice = await findInvoice(trx, message.account_id, message.document_id);
-  const wanted =
-    invoice !== undefined && invoice.status === 'sent' && Number(invoice.reminders_enabled) === 1;
+  const wanted = invoice !== undefined && invoice.status === 'sent' && Number(invoice.reminders_enabled) === 1;
   if (wanted) return false;
   const canceled = await complete({ status: 'canceled', updated_at: clock.now().toISOString() });
   if (canceled)
