@@ -114,6 +114,7 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
             voided_at: status === 'void' ? instant(index + 3600) : null,
             recurring_invoice_id: null,
             occurrence_date: null,
+            reminders_enabled: 1,
             delivery_id: null,
             delivery_status: null,
             hosted_token: null,

@@ -15,6 +15,7 @@ import { bootstrapDefaultAccount } from './modules/accounts/index.js';
 import { WebhookWorker } from './workers/webhook-worker.js';
 import { answerClusterScrapes } from './http/metrics.js';
 import { ScheduleWorker } from './workers/schedule-worker.js';
+import { ReminderWorker } from './workers/reminder-worker.js';
 import { RecurringInvoiceWorker } from './workers/recurring-invoice-worker.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
@@ -75,11 +76,13 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
 
   const schedules = new ScheduleWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   const recurring = new RecurringInvoiceWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
+  const reminders = new ReminderWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   // One pass of each, for the test clock's POST /test/workers/run (served only with BMS_TEST_CLOCK=true).
   app.workerPasses.set('outbox', () => worker.runPass());
   app.workerPasses.set('webhooks', () => webhooks.runPass());
   app.workerPasses.set('schedules', () => schedules.runPass());
   app.workerPasses.set('recurring_invoices', () => recurring.runPass());
+  app.workerPasses.set('reminders', () => reminders.runPass());
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -99,6 +102,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
       await webhooks.stop();
       await schedules.stop();
       await recurring.stop();
+      await reminders.stop();
       transport.close();
       await database.close();
       process.exit(0);
@@ -115,6 +119,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   webhooks.start();
   schedules.start();
   recurring.start();
+  reminders.start();
   app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 

@@ -8,6 +8,8 @@ import { OutboxWorker } from '../src/workers/outbox-worker.js';
 import { fileTransport, smtpTransport } from '../src/mail/transports.js';
 import { WebhookWorker } from '../src/workers/webhook-worker.js';
 import { freePort } from './helpers/processes.js';
+import { sendDueReminder } from '../src/modules/invoices/index.js';
+import { SYSTEM_ACTOR } from '../src/kernel/context.js';
 import { startReceiver } from './helpers/receiver.js';
 import { clientSuite } from './helpers/state-table.js';
 import { randomUUID } from 'node:crypto';
@@ -43,6 +45,32 @@ const sentInvoice = async () => {
   const invoice = await api('POST', '/v1/invoices', { client_id: suite.clientId, line_items: LINES });
   await api('PUT', `/v1/invoices/${invoice.id}`, { status: 'sent' });
   return invoice.id as string;
+};
+/**
+ * An invoice sent two days ago (its sent_at written back), due in 59 days, given its reminder step (60 days before
+ * the due date: yesterday at 09:00) by the reminder operation; the account's schedule is on only for that step.
+ */
+const remindedInvoice = async () => {
+  const day = 24 * 3600 * 1000;
+  const due = new Date(Date.now() + 59 * day).toISOString().slice(0, 10);
+  const invoice = await api('POST', '/v1/invoices', { client_id: suite.clientId, line_items: LINES, due_date: due });
+  await api('PUT', `/v1/invoices/${invoice.id}`, { status: 'sent' });
+  await suite.context.database.db
+    .updateTable('invoices')
+    .set({ sent_at: new Date(Date.now() - 2 * day).toISOString() })
+    .where('id', '=', invoice.id)
+    .execute();
+  await api('PUT', '/v1/account', { reminders: { enabled: true, steps: [{ days: -60, late_fee: null }] } });
+  const ctx = {
+    db: suite.context.database.db,
+    clock: suite.context.clock,
+    links: suite.context.app.links,
+    accountId: suite.accountId,
+    actor: SYSTEM_ACTOR,
+  };
+  assert.equal(await sendDueReminder(ctx, invoice.id), true);
+  await api('PUT', '/v1/account', { reminders: { enabled: false } });
+  return { invoiceId: invoice.id as string };
 };
 const approvedQuote = async () => {
   const quote = await api('POST', '/v1/quotes', { client_id: suite.clientId, line_items: LINES });
@@ -472,6 +500,34 @@ const CATALOGUE: Record<string, Row> = {
       ).id;
     },
   },
+  'invoice.reminder_sent': {
+    act: async () => (await remindedInvoice()).invoiceId,
+    path: (id) => `/v1/invoices/${id}`,
+    changed: ['reminders', 'next_reminder_at'],
+  },
+  'delivery.canceled': {
+    async act() {
+      const { invoiceId } = await remindedInvoice();
+      await api('PUT', `/v1/invoices/${invoiceId}`, { status: 'paid' });
+      const worker = new OutboxWorker(
+        suite.context.database,
+        fileTransport(`${suite.context.directory}/outbox`),
+        suite.context.clock,
+        { pollMs: 10, leaseMs: 10_000, retryBaseMs: 1, maxAttempts: 1, fromAddress: 'billing@example.com' },
+        quiet,
+        suite.context.app.pdf,
+      );
+      while (await worker.deliverNext());
+      return (
+        await suite.context.database.db
+          .selectFrom('outbox_messages')
+          .select('id')
+          .where('document_id', '=', invoiceId)
+          .where('kind', '=', 'reminder')
+          .executeTakeFirstOrThrow()
+      ).id;
+    },
+  },
   'webhook_endpoint.disabled': {
     async act() {
       const receiver = await startReceiver({ status: 410 });
@@ -891,6 +947,9 @@ const CONTRACT_TYPES = [
   'credit_note.deleted',
   'delivery.succeeded',
   'delivery.failed',
+  // Contract section 23: payment reminders.
+  'invoice.reminder_sent',
+  'delivery.canceled',
   'webhook_endpoint.disabled',
   'webhook_endpoint.test',
   // Contract section 15.

@@ -87,6 +87,7 @@ before(async () => {
       voided_at: status === 'void' ? instant(index) : null,
       recurring_invoice_id: null,
       occurrence_date: null,
+      reminders_enabled: 1,
       delivery_id: null,
       delivery_status: null,
       hosted_token: null,

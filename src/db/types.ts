@@ -49,6 +49,8 @@ export interface AccountsTable {
   working_hours: Generated<JsonText>;
   /** docs/api-contract.md §28: the booking settings as set (JSON), null for every default. */
   booking: JsonText | null;
+  /** docs/api-contract.md §23: the reminder schedule as set (JSON), null: off, no steps. */
+  reminders: JsonText | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -233,6 +235,21 @@ export interface InvoicesTable extends DocumentColumns, PricedColumns, Delivered
   /** The template that made it and the date it stands for (docs/api-contract.md §23); null for others. */
   recurring_invoice_id: string | null;
   occurrence_date: DateText | null;
+  /** docs/api-contract.md §23: 1 when payment reminders go out for it (the default), 0 when not. */
+  reminders_enabled: Generated<number>;
+}
+
+/** docs/api-contract.md §23: a reminder step sent for an invoice, unique per (invoice, step). */
+export interface InvoiceRemindersTable {
+  id: string;
+  account_id: string;
+  invoice_id: string;
+  step: number;
+  sent_at: Timestamp;
+  delivery_id: string;
+  /** The late fee the step added, in minor units; null: none. */
+  late_fee_amount: number | null;
+  created_at: Timestamp;
 }
 
 /** docs/api-contract.md §23: a template that makes an invoice on each date of its rule. */
@@ -282,6 +299,10 @@ export interface OutboxMessagesTable {
   locked_until: Timestamp | null;
   last_error: string | null;
   delivered_at: Timestamp | null;
+  /** `reminder` for a payment reminder (docs/api-contract.md §23); null: a document's send. */
+  kind: Generated<string | null>;
+  /** The reminder's step (from 1); null for a document's send. */
+  reminder_step: Generated<number | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -738,6 +759,7 @@ export interface Tables {
   quotes: QuotesTable;
   jobs: JobsTable;
   invoices: InvoicesTable;
+  invoice_reminders: InvoiceRemindersTable;
   outbox_messages: OutboxMessagesTable;
   idempotency_keys: IdempotencyKeysTable;
   payments: PaymentsTable;
@@ -814,6 +836,7 @@ export type RecurringInvoiceRow = Selectable<RecurringInvoicesTable>;
 export type TimeEntryRow = Selectable<TimeEntriesTable>;
 export type TimeEntryPatch = Updateable<TimeEntriesTable>;
 export type OutboxMessageRow = Selectable<OutboxMessagesTable>;
+export type InvoiceReminderRow = Selectable<InvoiceRemindersTable>;
 export type ServiceRequestPatch = Updateable<ServiceRequestsTable>;
 export type QuotePatch = Updateable<QuotesTable>;
 export type JobPatch = Updateable<JobsTable>;

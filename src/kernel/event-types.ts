@@ -27,12 +27,16 @@ export const EVENT_TYPES = [
   'invoice.paid',
   'invoice.voided',
   'invoice.deleted',
+  // docs/api-contract.md §23: a payment reminder step sent (with its late fee, if any).
+  'invoice.reminder_sent',
   'payment.created',
   'payment.refunded',
   'payment.applied',
   'payment.unapplied',
   'delivery.succeeded',
   'delivery.failed',
+  // docs/api-contract.md §23: a reminder not delivered, its invoice paid, void or with reminders off.
+  'delivery.canceled',
   'webhook_endpoint.disabled',
   'webhook_endpoint.test',
   'team_member.created',

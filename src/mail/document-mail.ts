@@ -112,6 +112,8 @@ export interface MailSnapshot {
   message: string | null;
   /** The document's page on the client hub (absent from snapshots queued before the hub existed). */
   hosted_url?: string | null;
+  /** A payment reminder's step (docs/api-contract.md §23); absent: the document's own send. */
+  reminder_step?: number;
 }
 
 /** The sentence that leads to the hub page: a quote is answered there, an invoice read. */
@@ -274,7 +276,17 @@ export function serviceAddressLines(snapshot: MailSnapshot): string[] {
 }
 
 export function subjectOf(snapshot: MailSnapshot): string {
-  return `${documentLabel(snapshot)} from ${snapshot.business.name}`;
+  const reminder = snapshot.reminder_step !== undefined ? 'Payment reminder: ' : '';
+  return `${reminder}${documentLabel(snapshot)} from ${snapshot.business.name}`;
+}
+
+/** A reminder's opening sentence: the number, what is due and by when (docs/api-contract.md §23). */
+function reminderSentence(snapshot: MailSnapshot): string | undefined {
+  if (snapshot.reminder_step === undefined) return undefined;
+  const { document } = snapshot;
+  const due = formatMoney(document.amount_due ?? 0, document.currency, localeOf(snapshot));
+  const date = document.due_date ? formatDate(document.due_date, localeOf(snapshot)) : undefined;
+  return `A reminder: ${documentLabel(snapshot)} has ${due} due${date ? `, due on ${date}` : ''}.`;
 }
 
 /** The lines under the table: due or validity dates, and totals. */
@@ -327,6 +339,7 @@ export function renderText(snapshot: MailSnapshot): string {
     `Hello ${snapshot.client.name},`,
     '',
     ...(snapshot.message ? [snapshot.message, ''] : []),
+    ...(reminderSentence(snapshot) ? [reminderSentence(snapshot)!, ''] : []),
     `${snapshot.business.name} sent you ${snapshot.kind === 'invoice' ? 'an invoice' : snapshot.kind === 'quote' ? 'a quote' : 'a credit note'}: ${documentLabel(snapshot)}${document.title ? ` (${document.title})` : ''}.`,
     ...dateRows(snapshot).map(([label, value]) => `${label}: ${value}`),
     ...(snapshot.service_address ? [`Service address: ${serviceAddressLines(snapshot).join(', ')}`] : []),
@@ -377,6 +390,7 @@ export function renderHtml(snapshot: MailSnapshot): string {
   return `<!doctype html><html><body style="font-family:Helvetica,Arial,sans-serif;color:#222">
 <p>Hello ${escapeHtml(snapshot.client.name)},</p>
 ${snapshot.message ? `<p>${escapeHtml(snapshot.message).replace(/\n/g, '<br>')}</p>` : ''}
+${reminderSentence(snapshot) ? `<p><strong>${escapeHtml(reminderSentence(snapshot)!)}</strong></p>` : ''}
 <h2>${escapeHtml(documentLabel(snapshot))}${document.title ? ` &middot; ${escapeHtml(document.title)}` : ''}</h2>
 <p>${dates}</p>
 ${snapshot.service_address ? `<p><strong>Service address</strong><br>${serviceAddressLines(snapshot).map(escapeHtml).join('<br>')}</p>` : ''}

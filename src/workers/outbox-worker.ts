@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Database, fromJson } from '../db/index.js';
 import type { PdfPool } from '../mail/pdf-pool.js';
-import { renderDeliveryPdf, trackDelivery } from '../modules/sent-documents/index.js';
+import { cancelStaleReminder, renderDeliveryPdf, trackDelivery } from '../modules/sent-documents/index.js';
 import { WorkerLoop } from './worker-loop.js';
 import type { OutboxMessageRow } from '../db/types.js';
 import type { Clock } from '../core/deps.js';
@@ -94,6 +94,7 @@ export class OutboxWorker {
   /** Claims and delivers one due message; false when there was none. */
   async deliverNext(): Promise<boolean> {
     const now = this.clock.now();
+    let canceled = false;
     const message = await this.database.db.transaction().execute(async (trx) => {
       const claimed = await claimNextMessage(
         trx,
@@ -102,10 +103,19 @@ export class OutboxWorker {
         new Date(now.getTime() + this.options.leaseMs).toISOString(),
         this.recentAccounts,
       );
-      if (claimed) await trackDelivery(trx, this.clock, claimed);
+      if (!claimed) return claimed;
+      // A reminder whose invoice was paid (or voided, or switched off) since it was queued is not sent (§23).
+      canceled = await cancelStaleReminder(trx, this.clock, claimed, (changes) =>
+        completeMessage(trx, claimed.id, this.id, changes),
+      );
+      if (!canceled) await trackDelivery(trx, this.clock, claimed);
       return claimed;
     });
     if (!message) return false;
+    if (canceled) {
+      this.log.info({ outboxId: message.id, documentId: message.document_id }, 'outbox: reminder canceled');
+      return true;
+    }
     this.recentAccounts = [...this.recentAccounts.filter((id) => id !== message.account_id), message.account_id].slice(
       -RECENT_ACCOUNTS,
     );

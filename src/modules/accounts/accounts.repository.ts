@@ -19,6 +19,25 @@ export async function findAccountTimezone(db: Executor, id: string): Promise<str
   return row?.timezone ?? 'UTC';
 }
 
+/** The account's reminder schedule as stored (null: the defaults) and its zone and currency, which the reminders need. */
+export async function findAccountReminders(
+  db: Executor,
+  id: string,
+): Promise<{ reminders: string | null; timezone: string; currency: string } | undefined> {
+  return db
+    .selectFrom('accounts')
+    .select(['reminders', 'timezone', 'currency'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The accounts with a reminder schedule stored (whether it is on is the schedule's `enabled`). */
+export async function listAccountsWithReminders(
+  db: Executor,
+): Promise<Array<{ id: string; reminders: string | null }>> {
+  return db.selectFrom('accounts').select(['id', 'reminders']).where('reminders', 'is not', null).execute();
+}
+
 export async function updateAccount(db: Executor, id: string, patch: AccountPatch): Promise<AccountRow | undefined> {
   return db.updateTable('accounts').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 }

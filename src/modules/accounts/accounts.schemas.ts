@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AddressResponseSchema, AddressSchema, WorkingHoursSchema } from '../shared/index.js';
 import { BookingSettingsInput, BookingSettingsSchema } from './booking.js';
+import { ReminderSettingsInput, ReminderSettingsSchema } from './reminders.js';
 import { TaxRateIdsSchema } from '../catalog/index.js';
 import { IdSchema, Nullable, TimeZoneInputSchema, TimeZoneSchema, TimestampSchema } from '../../kernel/fields.js';
 import { DEFAULT_LOCALE, PAPER_SIZES, type PaperSize } from './locale.js';
@@ -102,6 +103,7 @@ const writableFields = {
     description: `${WorkingHoursSchema.description} The hours of every member whose own are null, on that member’s clock. Default [].`,
   },
   booking: BookingSettingsInput,
+  reminders: ReminderSettingsInput,
   time_billing_increment_minutes: Type.Unsafe<3 | 6 | 12 | 15 | 30 | 60>({
     type: 'integer',
     enum: [3, 6, 12, 15, 30, 60],
@@ -161,6 +163,7 @@ export const AccountSchema = Type.Object(
       description: 'The weekly hours of members whose own are null (docs/api-contract.md §28). Default [].',
     },
     booking: BookingSettingsSchema,
+    reminders: ReminderSettingsSchema,
     time_billing_increment_minutes: writableFields.time_billing_increment_minutes,
     time_locked_through: Nullable(
       Type.String({

@@ -14,6 +14,7 @@ import { SCOPES } from '../../kernel/scopes.js';
 import { requireTaxRates } from '../catalog/index.js';
 import { checkWorkingHours, presentAddress, serializeAddress, type WorkingHours } from '../shared/index.js';
 import { bookingSettings, mergeBooking } from './booking.js';
+import { mergeReminders, reminderSettings } from './reminders.js';
 import * as repository from './accounts.repository.js';
 import {
   DEFAULT_PAYMENT_TERMS_DAYS,
@@ -50,6 +51,7 @@ export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
     rounding: row.rounding as 'per_line' | 'per_document',
     working_hours: fromJson<WorkingHours>(row.working_hours ?? '[]'),
     booking: bookingSettings(row.booking),
+    reminders: reminderSettings(row.reminders),
     time_billing_increment_minutes: Number(
       row.time_billing_increment_minutes ?? 3,
     ) as Account['time_billing_increment_minutes'],
@@ -98,6 +100,7 @@ export async function createAccount(
     rounding: 'per_line',
     working_hours: '[]',
     booking: null,
+    reminders: null,
     created_at: now,
     updated_at: now,
   };
@@ -138,6 +141,7 @@ export async function updateAccount(
       prices_include_tax: inclusive,
       working_hours: hours,
       booking,
+      reminders,
       ...fields
     } = input;
     const patch: Partial<AccountRow> = { ...fields, updated_at: clock.now().toISOString() };
@@ -146,6 +150,21 @@ export async function updateAccount(
       patch.working_hours = JSON.stringify(hours);
     }
     if (booking !== undefined) patch.booking = JSON.stringify(mergeBooking(bookingSettings(current.booking), booking));
+    if (reminders !== undefined) {
+      const before = reminderSettings(current.reminders);
+      const next = mergeReminders(before, reminders);
+      const kept = new Set(before.steps.flatMap((step) => step.late_fee?.tax_rate_ids ?? []));
+      for (const [index, step] of next.steps.entries())
+        if (step.late_fee && step.late_fee.tax_rate_ids.length > 0)
+          await requireTaxRates(
+            trx,
+            accountId,
+            `reminders.steps[${index}].late_fee.tax_rate_ids`,
+            step.late_fee.tax_rate_ids,
+            kept,
+          );
+      patch.reminders = JSON.stringify(next);
+    }
     if (taxRateIds !== undefined) {
       const kept = new Set(fromJson<string[]>(current.default_tax_rate_ids ?? '[]'));
       await requireTaxRates(trx, accountId, 'default_tax_rate_ids', taxRateIds, kept);

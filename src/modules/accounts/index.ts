@@ -1,5 +1,13 @@
 // The face of the accounts module: what other modules, the workers and the composition may use. The rest is private.
-export { findAccount, findAccountTimezone, findLogo, findLogoHash, hasLogo } from './accounts.repository.js';
+export {
+  findAccount,
+  findAccountReminders,
+  listAccountsWithReminders,
+  findAccountTimezone,
+  findLogo,
+  findLogoHash,
+  hasLogo,
+} from './accounts.repository.js';
 export { AccountSchema, DEFAULT_PAYMENT_TERMS_DAYS } from './accounts.schemas.js';
 export {
   accountExists,
@@ -10,6 +18,14 @@ export {
   printSettings,
 } from './accounts.service.js';
 export { type BookingSettings, bookingSettings } from './booking.js';
+export {
+  DEFAULT_REMINDERS,
+  readReminders,
+  type ReminderReading,
+  type ReminderSettings,
+  reminderSettings,
+  type ReminderStep,
+} from './reminders.js';
 export { DEFAULT_LOCALE, effectivePaperSize, type PaperSize } from './locale.js';
 export {
   accountLimits,

@@ -179,13 +179,21 @@ export async function documentSnapshot(
 export async function queueDocumentMail(
   tx: Context,
   client: ClientRow,
-  mail: { kind: SentKind; deliveryId: string; document: PrintableDocument; message: string | null },
+  mail: {
+    kind: SentKind;
+    deliveryId: string;
+    document: PrintableDocument;
+    message: string | null;
+    /** A payment reminder's step (docs/api-contract.md §23): the e-mail reminds rather than sends. */
+    reminderStep?: number;
+  },
 ): Promise<void> {
   const now = tx.clock.now().toISOString();
   const id = mail.deliveryId;
   const snapshot = {
     ...(await documentSnapshot(tx.db, tx.accountId, mail.kind, mail.document, client, mail.message)),
     hosted_url: mail.document.hosted_url ?? null,
+    ...(mail.reminderStep !== undefined ? { reminder_step: mail.reminderStep } : {}),
   };
   await enqueueMessage(tx.db, {
     id,
@@ -202,6 +210,8 @@ export async function queueDocumentMail(
     locked_until: null,
     last_error: null,
     delivered_at: null,
+    kind: mail.reminderStep !== undefined ? 'reminder' : null,
+    reminder_step: mail.reminderStep ?? null,
     created_at: now,
     updated_at: now,
   });

@@ -39,3 +39,4 @@ export {
   onTimeReleased,
   type TimeReleaseListener,
 } from './invoices.time.js';
+export { lateFeeOf, sendAccountReminders, sendDueReminder } from './reminders.service.js';

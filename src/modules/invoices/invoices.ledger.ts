@@ -34,7 +34,7 @@ function figuresOf(row: InvoiceRow): Figures {
 
 /** An invoice entry carrying `sign` × the invoice's figures (or their change from `from`). */
 function documentEntry(
-  type: 'invoice_issued' | 'invoice_adjusted' | 'invoice_voided',
+  type: 'invoice_issued' | 'invoice_adjusted' | 'invoice_voided' | 'late_fee',
   row: InvoiceRow,
   effectiveDate: string,
   figures: Figures,
@@ -87,6 +87,13 @@ export async function postInvoiceEdited(tx: Context, before: InvoiceRow, after: 
   if (!changed && before.due_date === after.due_date) return;
   await postEntries(tx, [
     documentEntry('invoice_adjusted', after, await effectiveDateOf(tx, tx.clock.now()), now, 1, old),
+  ]);
+}
+
+/** late_fee: the change a reminder step's fee line made to the invoice, dated the day it is added (§32). */
+export async function postLateFee(tx: Context, before: InvoiceRow, after: InvoiceRow): Promise<void> {
+  await postEntries(tx, [
+    documentEntry('late_fee', after, await effectiveDateOf(tx, tx.clock.now()), figuresOf(after), 1, figuresOf(before)),
   ]);
 }
 

@@ -3,7 +3,15 @@ import { type Executor, fromJson } from '../../db/index.js';
 import type { InvoiceRow } from '../../db/types.js';
 import type { DeliveryStatus } from '../documents/index.js';
 import { localToday, presentPriced } from '../documents/index.js';
-import { findAccountTimezone } from '../accounts/index.js';
+import {
+  DEFAULT_REMINDERS,
+  findAccountReminders,
+  findAccountTimezone,
+  readReminders,
+  type ReminderSettings,
+  reminderSettings,
+} from '../accounts/index.js';
+import { listInvoiceReminders } from './reminders.repository.js';
 import { presentHostedUrl } from '../documents/index.js';
 import { listRecentPaymentsOfInvoices } from './payments.repository.js';
 import type { InvoiceApplication, InvoicePayment, PaymentMethod } from './payments.schemas.js';
@@ -22,7 +30,12 @@ export type InvoiceRecord = InvoiceRow & {
   timezone: string;
   applications: InvoiceApplication[];
   applications_count: number;
+  /** The reminder steps sent for it, and the account's schedule (its next_reminder_at). */
+  reminder_steps: InvoiceReminder[];
+  reminder_settings: ReminderSettings;
 };
+
+export type InvoiceReminder = Invoice['reminders'][number];
 
 /**
  * The row made into its record in place, not copied: on Node 20 (V8 11.3) a property written after a spread in
@@ -37,6 +50,8 @@ export function invoiceRecord(
   timezone: string,
   applications: InvoiceApplication[] = [],
   applicationsCount = 0,
+  reminderSteps: InvoiceReminder[] = [],
+  settings: ReminderSettings = DEFAULT_REMINDERS,
 ): InvoiceRecord {
   const record = row as InvoiceRecord;
   record.payments = payments;
@@ -44,6 +59,8 @@ export function invoiceRecord(
   record.timezone = timezone;
   record.applications = applications;
   record.applications_count = applicationsCount;
+  record.reminder_steps = reminderSteps;
+  record.reminder_settings = settings;
   return record;
 }
 
@@ -52,6 +69,8 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
   const priced = presentPriced(row);
   const amountPaid = Number(row.amount_paid);
   const amountCredited = Number(row.amount_credited);
+  const amountDue = row.status === 'void' ? 0 : priced.total_amount - amountPaid - amountCredited;
+  const remindersOn = Number(row.reminders_enabled) === 1;
   // The priced fields written one by one, in presentPriced's order: not `...priced`, which would make each
   // field after it a slow definition (see invoiceRecord).
   return {
@@ -75,7 +94,7 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
     tax_breakdown: priced.tax_breakdown,
     amount_paid: amountPaid,
     amount_credited: amountCredited,
-    amount_due: row.status === 'void' ? 0 : priced.total_amount - amountPaid - amountCredited,
+    amount_due: amountDue,
     applications: row.applications,
     applications_count: row.applications_count,
     payments: row.payments,
@@ -92,6 +111,18 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
     voided_at: row.voided_at,
     recurring_invoice_id: row.recurring_invoice_id,
     occurrence_date: row.occurrence_date,
+    reminders_enabled: remindersOn,
+    reminders: row.reminder_steps,
+    next_reminder_at:
+      row.status === 'sent' && amountDue > 0 && remindersOn
+        ? readReminders(
+            row.reminder_settings,
+            row,
+            row.reminder_steps.map((one) => one.step),
+            row.timezone,
+            now,
+          ).next_at
+        : null,
     metadata: fromJson(row.metadata),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -107,6 +138,12 @@ export async function withPayments(
   const ids = rows.map((row) => row.id);
   const { payments, counts } = await listRecentPaymentsOfInvoices(db, accountId, ids);
   const applied = await listRecentApplications(db, accountId, 'invoice_id', ids);
+  // Drafts have no reminders; a draft read to be sent needs the schedule (its next_reminder_at once sent).
+  const reminded = rows.filter((row) => row.status !== 'draft').map((row) => row.id);
+  const steps = await listInvoiceReminders(db, accountId, reminded);
+  const settings = rows.some((row) => row.status === 'sent' || row.status === 'draft')
+    ? reminderSettings((await findAccountReminders(db, accountId))?.reminders ?? null)
+    : DEFAULT_REMINDERS;
   return rows.map((row) =>
     invoiceRecord(
       row,
@@ -133,6 +170,15 @@ export async function withPayments(
           applied_on: application.applied_on,
         })),
       applied.counts.get(row.id) ?? 0,
+      steps
+        .filter((step) => step.invoice_id === row.id)
+        .map((step) => ({
+          step: Number(step.step),
+          sent_at: step.sent_at,
+          delivery_id: step.delivery_id,
+          late_fee_amount: step.late_fee_amount === null ? null : Number(step.late_fee_amount),
+        })),
+      settings,
     ),
   );
 }

@@ -1,5 +1,5 @@
 // Invoice queries, every one scoped by account.
-import { sql, type SqlBool } from 'kysely';
+import { type Insertable, sql, type SqlBool } from 'kysely';
 import {
   coalesceSort,
   compare,
@@ -16,7 +16,7 @@ import {
   type TimeBounds,
   timestampSorts,
 } from '../../db/index.js';
-import type { DateText, InvoicePatch, InvoiceRow } from '../../db/types.js';
+import type { DateText, InvoicePatch, InvoiceRow, InvoicesTable } from '../../db/types.js';
 import type { InvoiceStatus } from './invoices.lifecycle.js';
 
 const COLUMNS = [
@@ -50,6 +50,7 @@ const COLUMNS = [
   'voided_at',
   'recurring_invoice_id',
   'occurrence_date',
+  'reminders_enabled',
   'delivery_id',
   'delivery_status',
   'hosted_token',
@@ -83,7 +84,7 @@ export const INVOICE_SORTS: SortFields<InvoiceRow> = {
   },
 };
 
-export async function insertInvoice(db: Executor, row: InvoiceRow): Promise<void> {
+export async function insertInvoice(db: Executor, row: Insertable<InvoicesTable>): Promise<void> {
   await db.insertInto('invoices').values(row).execute();
 }
 

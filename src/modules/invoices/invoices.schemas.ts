@@ -8,6 +8,7 @@ import {
   listQueryProperties,
   MetadataSchema,
   Nullable,
+  TimestampSchema,
 } from '../../kernel/fields.js';
 import {
   CurrencySchema,
@@ -40,6 +41,21 @@ const issueDate = nullableDate('Date of issue; set to the send date on first sen
 const dueDate = nullableDate(
   'Payment due date; defaults to issue_date + the account’s payment_terms_days (30 unless changed).',
 );
+
+const remindersEnabled = Type.Boolean({
+  description:
+    'Whether payment reminders go out for it while it is sent and unpaid (the account’s schedule); default true.',
+  example: true,
+});
+
+export const InvoiceReminderSchema = Type.Object({
+  step: Type.Integer({ minimum: 1, description: 'The step of the account’s schedule, from 1.', example: 1 }),
+  sent_at: { ...TimestampSchema, description: 'When the step was sent (queued for e-mail).' },
+  delivery_id: ReferenceSchema('The reminder’s e-mail delivery.'),
+  late_fee_amount: Nullable(
+    Type.Integer({ description: 'The late fee the step added, in minor units; null: none.', example: 185 }),
+  ),
+});
 
 export const InvoiceSchema = Type.Object(
   {
@@ -122,6 +138,13 @@ export const InvoiceSchema = Type.Object(
     occurrence_date: nullableDate(
       'The date of the recurring invoice’s rule it stands for (its issue_date is the day it was made). Read-only.',
     ),
+    reminders_enabled: remindersEnabled,
+    reminders: Type.Array(InvoiceReminderSchema, {
+      description: 'The payment reminder steps sent for it, in step order (docs/api-contract.md §23). Read-only.',
+    }),
+    next_reminder_at: nullableTimestamp(
+      'When the next payment reminder would go, as the account’s schedule stands; null: none will. Read-only.',
+    ),
   },
   { $id: 'Invoice', description: 'A bill sent to a client.' },
 );
@@ -134,6 +157,7 @@ const writable = {
   notes: Type.Optional(notes),
   issue_date: Type.Optional(issueDate),
   due_date: Type.Optional(dueDate),
+  reminders_enabled: Type.Optional(remindersEnabled),
   metadata: Type.Optional(MetadataSchema),
 };
 

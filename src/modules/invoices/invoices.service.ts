@@ -129,6 +129,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput, ori
         voided_at: null,
         recurring_invoice_id: origin?.recurring_invoice_id ?? null,
         occurrence_date: origin?.occurrence_date ?? null,
+        reminders_enabled: input.reminders_enabled === false ? 0 : 1,
         delivery_id: null,
         delivery_status: null,
         hosted_token: null,
@@ -169,6 +170,7 @@ export async function updateInvoice(
         const {
           status,
           metadata,
+          reminders_enabled: remindersEnabled,
           line_items: lineItems,
           prices_include_tax: _inclusive,
           rounding: _rounding,
@@ -208,6 +210,7 @@ export async function updateInvoice(
           updated_at: now.toISOString(),
         };
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
+        if (remindersEnabled !== undefined) patch.reminders_enabled = remindersEnabled ? 1 : 0;
         if (priced.total_amount !== undefined) {
           Object.assign(patch, priced);
           const held = Number(current.amount_paid) + Number(current.amount_credited);
@@ -237,6 +240,8 @@ export async function updateInvoice(
             current.timezone,
             current.applications,
             current.applications_count,
+            current.reminder_steps,
+            current.reminder_settings,
           ),
           now,
         );
@@ -282,6 +287,8 @@ export const SENDABLE_INVOICE: SendableKind<InvoiceRecord, Invoice> = {
       row.timezone,
       row.applications,
       row.applications_count,
+      row.reminder_steps,
+      row.reminder_settings,
     );
   },
   present: presentInvoice,

@@ -190,5 +190,6 @@ export function invoiceInput(
   if (row.job_id !== null) input.job_id = row.job_id;
   if (invoice.prices_include_tax !== null) input.prices_include_tax = invoice.prices_include_tax;
   if (invoice.rounding !== null) input.rounding = invoice.rounding;
+  if (invoice.reminders_enabled === false) input.reminders_enabled = false;
   return input;
 }

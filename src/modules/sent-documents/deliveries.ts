@@ -40,10 +40,20 @@ export const DeliverySchema = Type.Object(
     document_id: { ...IdSchema, description: 'The quote or invoice sent.' },
     to: Type.String({ description: 'The address it went to: the client’s at send time.', example: 'jane@example.com' }),
     subject: Type.String({ description: 'The e-mail subject.', example: 'Invoice INV-000042 from Cooper Plumbing' }),
-    status: Type.Unsafe<(typeof DELIVERY_STATUSES)[number]>({
+    kind: Type.Unsafe<'document' | 'reminder'>({
       type: 'string',
-      enum: [...DELIVERY_STATUSES],
-      description: 'queued, sending, delivered (accepted by the SMTP server), or failed after every attempt.',
+      enum: ['document', 'reminder'],
+      description: 'document: a send of the document (§7); reminder: a payment reminder step (§23).',
+      example: 'document',
+    }),
+    reminder_step: Nullable(
+      Type.Integer({ minimum: 1, description: 'The reminder’s step, from 1; null for a document’s send.', example: 1 }),
+    ),
+    status: Type.Unsafe<(typeof DELIVERY_STATUSES)[number] | 'canceled'>({
+      type: 'string',
+      enum: [...DELIVERY_STATUSES, 'canceled'],
+      description:
+        'queued, sending, delivered (accepted by the SMTP server), failed after every attempt, or canceled (a reminder whose invoice was paid, void or had reminders off when its turn came).',
       example: 'delivered',
     }),
     attempts: Type.Integer({ description: 'Attempts made so far.', example: 1 }),
@@ -84,6 +94,8 @@ export function presentDelivery(row: OutboxMessageRow): Delivery {
     document_id: row.document_id,
     to: row.recipient,
     subject: subjectOf(fromJson<MailSnapshot>(row.snapshot)),
+    kind: row.kind === 'reminder' ? 'reminder' : 'document',
+    reminder_step: row.reminder_step === null ? null : Number(row.reminder_step),
     status: row.status === 'pending' ? 'queued' : (row.status as Delivery['status']),
     attempts: row.attempts,
     last_error: row.last_error === null ? null : withoutCredentials(row.last_error),
@@ -118,6 +130,16 @@ export async function renderDeliveryPdf(
 export async function trackDelivery(trx: Executor, clock: Clock, message: OutboxMessageRow): Promise<void> {
   const status = presentDelivery(message).status;
   const accountId = message.account_id;
+  // A reminder leaves the document's delivery_status alone (§32); its outcome is still an event.
+  if (message.kind === 'reminder') {
+    if (status === 'delivered' || status === 'failed')
+      await recordEvent(
+        { db: trx, clock, accountId, actor: SYSTEM_ACTOR },
+        status === 'delivered' ? 'delivery.succeeded' : 'delivery.failed',
+        presentDelivery(message),
+      );
+    return;
+  }
   const setStatus =
     message.document_type === 'invoice'
       ? setInvoiceDeliveryStatus
@@ -131,6 +153,31 @@ export async function trackDelivery(trx: Executor, clock: Clock, message: Outbox
       status === 'delivered' ? 'delivery.succeeded' : 'delivery.failed',
       presentDelivery(message),
     );
+}
+
+/**
+ * Called by the outbox worker when it has claimed a reminder, in the claim's transaction: a reminder whose invoice
+ * is paid, void or has reminders off by now is not delivered (§23): it becomes `canceled` (delivery.canceled).
+ * Whether it was cancelled.
+ */
+export async function cancelStaleReminder(
+  trx: Executor,
+  clock: Clock,
+  message: OutboxMessageRow,
+  complete: (changes: Partial<OutboxMessageRow>) => Promise<OutboxMessageRow | undefined>,
+): Promise<boolean> {
+  if (message.kind !== 'reminder' || message.document_type !== 'invoice') return false;
+  const invoice = await findInvoice(trx, message.account_id, message.document_id);
+  const wanted = invoice !== undefined && invoice.status === 'sent' && Number(invoice.reminders_enabled) === 1;
+  if (wanted) return false;
+  const canceled = await complete({ status: 'canceled', updated_at: clock.now().toISOString() });
+  if (canceled)
+    await recordEvent(
+      { db: trx, clock, accountId: message.account_id, actor: SYSTEM_ACTOR },
+      'delivery.canceled',
+      presentDelivery(canceled),
+    );
+  return true;
 }
 
 /** Every send of the document, newest first (404 when the document is not in the account). */
