@@ -15,7 +15,17 @@ import type { EventRow } from '../../db/types.js';
 import { hasSubscribers } from './subscriber-cache.js';
 import { queueToSubscribers, SQLITE_FAN_OUT_QUEUED } from './webhooks.repository.js';
 
-const COLUMNS = ['id', 'account_id', 'type', 'resource_id', 'data', 'actor_type', 'actor_id', 'created_at'] as const;
+const COLUMNS = [
+  'id',
+  'account_id',
+  'type',
+  'resource_id',
+  'data',
+  'actor_type',
+  'actor_id',
+  'actor_app_id',
+  'created_at',
+] as const;
 
 export interface EventFilters {
   /** The types asked for, with `invoice.*` already spelled out. */
@@ -23,6 +33,7 @@ export interface EventFilters {
   resource_id?: string | undefined;
   actor_type?: string | undefined;
   actor_id?: string | undefined;
+  actor_app_id?: string | undefined;
   created_after?: string | undefined;
   created_before?: string | undefined;
 }
@@ -53,10 +64,10 @@ export const writeEvent: (db: Executor, row: EventRow, family: string) => Promis
 >({
   gathered: {
     setup: [
-      'create temp table if not exists event_queue (id text not null, account_id text not null, type text not null, resource_id text not null, data text not null, actor_type text, actor_id text, created_at text not null, family text not null)',
+      'create temp table if not exists event_queue (id text not null, account_id text not null, type text not null, resource_id text not null, data text not null, actor_type text, actor_id text, actor_app_id text, created_at text not null, family text not null)',
     ],
     queue: {
-      sql: 'insert into temp.event_queue (id, account_id, type, resource_id, data, actor_type, actor_id, created_at, family) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      sql: 'insert into temp.event_queue (id, account_id, type, resource_id, data, actor_type, actor_id, actor_app_id, created_at, family) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       parameters: (row, family) => [
         row.id,
         row.account_id,
@@ -65,6 +76,7 @@ export const writeEvent: (db: Executor, row: EventRow, family: string) => Promis
         row.data,
         row.actor_type,
         row.actor_id,
+        row.actor_app_id,
         row.created_at,
         family,
       ],
@@ -113,6 +125,7 @@ export function listEventsPlan(db: Executor, accountId: string, filters: EventFi
     resource_id: filters.resource_id,
     actor_type: filters.actor_type,
     actor_id: filters.actor_id,
+    actor_app_id: filters.actor_app_id,
   });
   const among = filters.types && { column: 'type', values: filters.types };
   return listPlan(

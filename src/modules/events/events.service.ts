@@ -19,7 +19,7 @@ export function presentEvent(row: EventRow): Event {
     type: row.type as EventType,
     created_at: row.created_at,
     account_id: row.account_id,
-    actor: { type: row.actor_type as Actor['type'], id: row.actor_id },
+    actor: { type: row.actor_type as Actor['type'], id: row.actor_id, app_id: row.actor_app_id },
     data: fromJson<EventData>(row.data),
   };
 }
@@ -58,6 +58,7 @@ export async function recordEvent(
     data,
     actor_type: ctx.actor.type,
     actor_id: ctx.actor.id,
+    actor_app_id: ctx.actor.app_id ?? null,
     created_at: now,
   };
   const family = `${type.slice(0, type.lastIndexOf('.'))}.*`;
@@ -195,7 +196,10 @@ export async function listEvents(ctx: Context, query: ListEventsInput): Promise<
     ? undefined
     : patterns && EVENT_TYPES.filter((type) => patterns.some((pattern) => matchesEventPattern(pattern, type)));
   if (query.actor_id !== undefined && !isUuid(query.actor_id))
-    throw fieldError('actor_id', 'must be the id of an API key (a UUID)');
-  const { rows, resumeAfter } = await repository.listEvents(db, accountId, { ...query, types }, page);
+    throw fieldError('actor_id', 'must be the id of an API key or an app install (a UUID)');
+  if (query.app_id !== undefined && !isUuid(query.app_id))
+    throw fieldError('app_id', 'must be the id of an app (a UUID)');
+  const filters = { ...query, types, actor_app_id: query.app_id };
+  const { rows, resumeAfter } = await repository.listEvents(db, accountId, filters, page);
   return toPage(rows, page, resumeAfter);
 }
