@@ -266,13 +266,11 @@ export const AppInstallSchema = Type.Object(
       description: 'When a token of the install was last used (to the minute).',
     }),
     uninstalled_at: Nullable(TimestampSchema),
-    uninstalled_reason: Nullable(
-      Type.Unsafe<string>({
-        type: 'string',
-        enum: ['business', 'app', 'app_deleted', 'token_reuse', 'expired', 'suspended'],
-        description: 'Who or what ended it.',
-      }),
-    ),
+    uninstalled_reason: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      enum: ['business', 'app', 'app_deleted', 'token_reuse', 'expired', 'suspended', null],
+      description: 'Who or what ended it; null while active.',
+    }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   },
