@@ -180,6 +180,20 @@ const OPERATIONS: Array<[string, string]> = [
   ['POST /v1/time-entries/{id}/stop', 'stopTimeEntry'],
   ['POST /v1/time-entries/{id}/approve', 'approveTimeEntry'],
   ['POST /v1/time-entries/{id}/unapprove', 'unapproveTimeEntry'],
+  ['GET /v1/apps', 'listApps'],
+  ['POST /v1/apps', 'createApp'],
+  ['GET /v1/apps/{id}', 'getApp'],
+  ['PUT /v1/apps/{id}', 'updateApp'],
+  ['DELETE /v1/apps/{id}', 'deleteApp'],
+  ['POST /v1/apps/{id}/roll-secret', 'rollAppSecret'],
+  ['POST /v1/apps/{id}/rotate-webhook-secret', 'rotateAppWebhookSecret'],
+  ['POST /v1/app-install-links', 'createAppInstallLink'],
+  ['GET /v1/app-installs', 'listAppInstalls'],
+  ['GET /v1/app-installs/current', 'getCurrentAppInstall'],
+  ['DELETE /v1/app-installs/current', 'deleteCurrentAppInstall'],
+  ['GET /v1/app-installs/{id}', 'getAppInstall'],
+  ['PUT /v1/app-installs/{id}', 'updateAppInstall'],
+  ['DELETE /v1/app-installs/{id}', 'deleteAppInstall'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {
