@@ -325,7 +325,10 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
       // An operation without a scope is public: `security: []` says so, rather than leaving it unstated.
       // A route that needs any key or token, whatever its scopes (an app token's own install).
       if (!scope && route.config?.authenticated && url.startsWith('/v1/'))
-        return { schema: { ...schema, security: [{ bearerAuth: [] }, { oauth2: [] }] }, url };
+        return {
+          schema: { ...schema, security: [{ bearerAuth: [] }, { oauth2: [] }] as Array<Record<string, string[]>> },
+          url,
+        };
       if (!scope) return { schema: { ...schema, security: [] }, url };
       const requires = `Requires the scope \`${scope}\`.`;
       return {
