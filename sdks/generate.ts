@@ -234,8 +234,13 @@ export function readResources(document: OpenApiDocument): Resource[] {
     }
   }
   for (const resource of resources.values()) {
+    // A resource without a GET of its own (install links) is named by its segment in the singular.
     for (const endpoint of resource.endpoints)
-      endpoint.name = methodName(endpoint.operationId, [pascal(resource.segment), resource.model]);
+      endpoint.name = methodName(endpoint.operationId, [
+        pascal(resource.segment),
+        resource.model,
+        pascal(resource.segment).replace(/s$/, ''),
+      ]);
     const names = resource.endpoints.map((endpoint) => endpoint.name);
     const twice = names.find((name, index) => names.indexOf(name) !== index);
     if (twice) throw new Error(`two methods named ${resource.segment}.${twice}`);

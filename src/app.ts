@@ -58,6 +58,7 @@ import {
   AppInstallSchema,
   AppSchema,
   type AppSettings,
+  InstallLinkSchema,
   isAccessToken,
 } from './modules/apps/index.js';
 import { appRoutes } from './modules/apps/apps.routes.js';
@@ -255,6 +256,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     ApiKeySchema,
     AppSchema,
     AppInstallSchema,
+    InstallLinkSchema,
     ProductSchema,
     TaxRateSchema,
     AvailabilityExceptionSchema,

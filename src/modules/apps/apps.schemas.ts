@@ -190,7 +190,10 @@ export const InstallLinkSchema = Type.Object(
     }),
     expires_at: TimestampSchema,
   },
-  { description: 'A one-time link that hands this key’s authority to approve one install to a browser.' },
+  {
+    $id: 'AppInstallLink',
+    description: 'A one-time link that hands this key’s authority to approve one install to a browser.',
+  },
 );
 
 export const CreateInstallLinkBody = Type.Object(

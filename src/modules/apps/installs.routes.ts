@@ -42,7 +42,7 @@ export function installRoutes(settings: AppSettings): FastifyPluginAsyncTypebox 
           description:
             'A one-time link (5 to 60 minutes) that hands this key’s authority to approve one install of an app to a browser. Its scopes lie within the key’s (403) and the app’s (422); the `url` is shown this once.',
           body: CreateInstallLinkBody,
-          response: { 201: dataEnvelope(InstallLinkSchema), ...errorResponses(...BODY_ERRORS) },
+          response: { 201: dataEnvelope(schemaRef(InstallLinkSchema)), ...errorResponses(...BODY_ERRORS) },
         },
       },
       async (request, reply) =>
