@@ -621,6 +621,20 @@ describe('security cases of section 25', () => {
     assert.equal((await http('GET', '/v1/clients', { key: mine.access_token })).status, 200);
   });
 
+  test('a token’s Idempotency-Key is kept per install: a repeat answers the first create', async () => {
+    const issued = await tokens(app);
+    const create = () =>
+      http('POST', '/v1/clients', {
+        key: issued.access_token,
+        body: { name: 'Once' },
+        headers: { 'idempotency-key': 'app-create-1' },
+      });
+    const first = await create();
+    assert.equal(first.status, 201, first.text);
+    const again = await create();
+    assert.equal(again.json.data.id, first.json.data.id);
+  });
+
   test('uninstall by the business: every token is 401 at the next request; again: unchanged', async () => {
     const issued = await tokens(app);
     const removed = await http('DELETE', `/v1/app-installs/${issued.install_id}`, { key: business.key });

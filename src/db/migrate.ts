@@ -23,6 +23,7 @@ import * as visitSchedules from './migrations/20261126020000_visit_schedules.js'
 import * as recurringInvoices from './migrations/20261129010000_recurring_invoices.js';
 import * as timeEntries from './migrations/20261129030000_time_entries.js';
 import * as apps from './migrations/20261129120000_apps.js';
+import * as idempotencyPerInstall from './migrations/20261129120100_idempotency_per_install.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
@@ -79,6 +80,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129020000_availability': availability,
   '20261129030000_time_entries': timeEntries,
   '20261129120000_apps': apps,
+  '20261129120100_idempotency_per_install': idempotencyPerInstall,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
