@@ -708,6 +708,7 @@ describe('Python SDK', () => {
     const { accountId: pythonAccount, key } = await context.account('Python');
     const limited = (await context.key(pythonAccount, SCOPES, { rateLimits: { burst: 1, perMinute: 60 } })).key;
     const readOnly = (await context.key(pythonAccount, ['clients:read'])).key;
+    const installed = await installApp(context, key);
     const fixtureDirectory = temporaryDirectory('bms-webhook-fixture-');
     const fixture = path.join(fixtureDirectory, 'signed.json');
     fs.writeFileSync(fixture, JSON.stringify(signedFixture()));
@@ -720,6 +721,9 @@ describe('Python SDK', () => {
         BMS_API_KEY: key,
         BMS_LIMITED_API_KEY: limited,
         BMS_READ_ONLY_API_KEY: readOnly,
+        BMS_OAUTH_CLIENT_ID: installed.app.id,
+        BMS_OAUTH_CLIENT_SECRET: installed.app.client_secret,
+        BMS_OAUTH_REFRESH_TOKEN: installed.refresh_token,
         BMS_WEBHOOK_FIXTURE: fixture,
       },
     });
