@@ -358,6 +358,17 @@ describe('the whole flow in Chromium, completed by oauth4webapi', {
       'app.installed',
       'client.created',
     ]);
+    // The token reads events of the kinds its install reads (clients here), never the apps' or keys' own.
+    const seen = await http('GET', '/v1/events?limit=100', { key: tokenSet.access_token });
+    assert.equal(seen.status, 200);
+    assert.ok(seen.json.data.length >= 1);
+    assert.ok(
+      seen.json.data.every((event: { type: string }) => event.type.startsWith('client.')),
+      seen.text,
+    );
+    const installed = byApp.json.data.find((event: { type: string }) => event.type === 'app.installed');
+    assert.equal((await http('GET', `/v1/events/${installed.id}`, { key: tokenSet.access_token })).status, 404);
+    assert.equal((await http('GET', `/v1/events/${installed.id}`, { key: business.key })).status, 200);
     const current = await http('GET', '/v1/app-installs/current', { key: tokenSet.access_token });
     assert.equal(current.status, 200);
     assert.equal(current.json.data.id, installId);
