@@ -52,6 +52,7 @@ export const MODULE_ORDER = [
   'sent-documents',
   'recurring-invoices',
   'time-entries',
+  'apps',
   'change-sets',
   'reports',
   'system',

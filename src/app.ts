@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
+import { GRANTABLE_SCOPES } from './kernel/scopes.js';
 import type { Database } from './db/index.js';
 import { systemClock, type Clock } from './core/deps.js';
 import { TestClock } from './core/test-clock.js';
@@ -56,6 +57,17 @@ import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { changeSetRoutes } from './modules/change-sets/change-sets.routes.js';
 import { ChangeSetSchema } from './modules/change-sets/index.js';
 import { ChangeSchema, changeRoutes } from './modules/events/changes.routes.js';
+import {
+  accessTokenAuthenticator,
+  AppInstallSchema,
+  AppSchema,
+  type AppSettings,
+  InstallLinkSchema,
+  isAccessToken,
+} from './modules/apps/index.js';
+import { appRoutes } from './modules/apps/apps.routes.js';
+import { installRoutes } from './modules/apps/installs.routes.js';
+import { oauthRoutes } from './modules/apps/oauth.routes.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { creditNoteActions, invoiceActions, quoteActions } from './modules/sent-documents/sending.routes.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
@@ -168,6 +180,8 @@ const API_TAGS = [
     name: 'API keys',
     description: 'Keys made, limited, rolled and revoked through the API, never beyond the calling key.',
   },
+  { name: 'Apps', description: 'Third-party apps this account publishes: OAuth clients of this server.' },
+  { name: 'App installs', description: 'Apps connected to this account through OAuth, and their install links.' },
   { name: 'Products', description: 'The price list: services, materials and fees that lines are made from.' },
   { name: 'Tax rates', description: 'Named, printed tax rates (GST, QST, VAT), compound or not.' },
   { name: 'Time entries', description: 'Members’ time on jobs and visits: timers, costs, approval and locks.' },
@@ -263,6 +277,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     AccountSchema,
     TeamMemberSchema,
     ApiKeySchema,
+    AppSchema,
+    AppInstallSchema,
+    InstallLinkSchema,
     ProductSchema,
     TaxRateSchema,
     AvailabilityExceptionSchema,
@@ -312,6 +329,19 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: bms_ followed by 40 characters.' },
+          oauth2: {
+            type: 'oauth2',
+            description:
+              'An app’s access token (bmsat_…), from the authorization-code flow with PKCE S256; it acts as a key holding the install’s scopes.',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${config.publicBaseUrl}/oauth/authorize`,
+                tokenUrl: `${config.publicBaseUrl}/oauth/token`,
+                refreshUrl: `${config.publicBaseUrl}/oauth/token`,
+                scopes: Object.fromEntries(GRANTABLE_SCOPES.map((scope) => [scope, `The scope ${scope}.`])),
+              },
+            },
+          },
         },
       },
     },
@@ -321,12 +351,20 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     transform: ({ schema, url, route }) => {
       const scope = route.config?.scope;
       // An operation without a scope is public: `security: []` says so, rather than leaving it unstated.
+      // A route that needs any key or token, whatever its scopes (an app token's own install).
+      if (!scope && route.config?.authenticated && url.startsWith('/v1/'))
+        return {
+          schema: { ...schema, security: [{ bearerAuth: [] }, { oauth2: [] }] as Array<Record<string, string[]>> },
+          url,
+        };
       if (!scope) return { schema: { ...schema, security: [] }, url };
       const requires = `Requires the scope \`${scope}\`.`;
       return {
         schema: {
           ...schema,
-          security: [{ bearerAuth: [] }],
+          security: (GRANTABLE_SCOPES.includes(scope)
+            ? [{ bearerAuth: [] }, { oauth2: [scope] }]
+            : [{ bearerAuth: [] }]) as Array<Record<string, string[]>>,
           description: schema?.description ? `${schema.description}\n\n${requires}` : requires,
         },
         url,
@@ -343,7 +381,21 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
       : new MemoryStore());
   const limiter = new RateLimiter(store);
   app.addHook('onClose', () => limiter.close());
-  registerAuthentication(app, { authenticate: apiKeyAuthenticator(app.clock, config.apiKeyPepper), limiter });
+  const appSettings: AppSettings = {
+    pepper: config.apiKeyPepper,
+    issuer: config.publicBaseUrl,
+    accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
+    refreshReuseGraceSeconds: config.oauth.refreshReuseGraceSeconds,
+    allowHttpWebhooks: config.webhooks.allowHttp,
+  };
+  // A bearer credential is an API key, or an app's access token acting as its install (docs/api-contract.md §25).
+  const keys = apiKeyAuthenticator(app.clock, config.apiKeyPepper);
+  const tokens = accessTokenAuthenticator(app.clock, config.apiKeyPepper);
+  registerAuthentication(app, {
+    authenticate: (db, credential, ip) => (isAccessToken(credential) ? tokens : keys)(db, credential, ip),
+    limiter,
+    resourceMetadataUrl: `${config.publicBaseUrl}/.well-known/oauth-protected-resource`,
+  });
   registerIdempotency(app, dependencies.database.db);
   registerOperationChecks(app);
   await app.register(systemRoutes);
@@ -371,6 +423,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(apiKeyRoutes(config.apiKeyPepper));
   await app.register(changeSetRoutes({ limiter }));
   await app.register(changeRoutes({ retentionDays: config.changeRetentionDays }));
+  await app.register(appRoutes(appSettings));
+  await app.register(installRoutes(appSettings));
   await app.register(productRoutes);
   await app.register(taxRateRoutes);
   await app.register(timeEntryRoutes);
@@ -381,6 +435,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   // The MCP server (docs/api-contract.md §20), authenticated and rate-limited by the same hook as /v1.
   await app.register(mcpRoutes(AUTHENTICATED_HEADERS));
   await app.register(hubRoutes({ links: config, limiter }), { prefix: '/hub' });
+  // The OAuth 2.1 authorization server and its consent page (docs/api-contract.md §25).
+  await app.register(oauthRoutes({ settings: appSettings, limiter }));
 
   app.decorate('routeTable', routes);
   return app;

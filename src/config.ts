@@ -43,6 +43,8 @@ export interface Config {
   readonly webhooks: WebhookConfig;
   /** Where clients reach this server: the origin of the hub's links (`PUBLIC_BASE_URL`), without a trailing slash. */
   readonly publicBaseUrl: string;
+  /** OAuth (docs/api-contract.md §25): access tokens' life and the refresh tokens' reuse grace, in seconds. */
+  readonly oauth: { accessTokenTtlSeconds: number; refreshReuseGraceSeconds: number };
   /** `METRICS_TOKEN`: turns on GET /metrics (Prometheus), served only to `Authorization: Bearer <token>`. */
   readonly metricsToken: string | undefined;
   /** How long the change feed keeps deletions, and so how old a cursor may be (docs/api-contract.md §26). */
@@ -326,6 +328,24 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     bootstrapKey: bootstrapText === 'true',
     webhooks,
     publicBaseUrl,
+    oauth: {
+      accessTokenTtlSeconds: wholeNumber(
+        'OAUTH_ACCESS_TOKEN_TTL_SECONDS',
+        env.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+        3600,
+        60,
+        86_400,
+        problems,
+      ),
+      refreshReuseGraceSeconds: wholeNumber(
+        'OAUTH_REFRESH_REUSE_GRACE_SECONDS',
+        env.OAUTH_REFRESH_REUSE_GRACE_SECONDS,
+        60,
+        0,
+        300,
+        problems,
+      ),
+    },
     metricsToken,
     changeRetentionDays: wholeNumber('CHANGE_RETENTION_DAYS', env.CHANGE_RETENTION_DAYS, 90, 1, 3650, problems),
     testClock: testClockText === 'true' && nodeEnv === 'test',

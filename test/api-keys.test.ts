@@ -373,7 +373,7 @@ test('api_key events carry the key, never a secret, with actor api_key; no secre
   assert.ok(
     byOwner.body.data.every(
       (event: { actor: unknown }) =>
-        JSON.stringify(event.actor) === JSON.stringify({ type: 'api_key', id: ownerKeyId }),
+        JSON.stringify(event.actor) === JSON.stringify({ type: 'api_key', id: ownerKeyId, app_id: null }),
     ),
   );
   assert.equal((await request('GET', '/v1/events?actor_type=robot', owner.key)).status, 422);

@@ -77,6 +77,12 @@ const SCOPES = [
   'time_entries:write',
   'time_entries:delete',
   'time_entries:approve',
+  // Contract section 25.
+  'apps:read',
+  'apps:write',
+  'apps:install',
+  'app_installs:read',
+  'app_installs:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -252,6 +258,21 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/time-entries/:id/unapprove': 'time_entries:approve',
   'POST /v1/invoices/:id/time-entries': 'invoices:write',
   'GET /v1/jobs/:id/costing': 'jobs:read',
+  // Contract section 25. `current` is an app token's own install: any authenticated caller (a key: 404).
+  'GET /v1/apps': 'apps:read',
+  'POST /v1/apps': 'apps:write',
+  'GET /v1/apps/:id': 'apps:read',
+  'PUT /v1/apps/:id': 'apps:write',
+  'DELETE /v1/apps/:id': 'apps:write',
+  'POST /v1/apps/:id/roll-secret': 'apps:write',
+  'POST /v1/apps/:id/rotate-webhook-secret': 'apps:write',
+  'POST /v1/app-install-links': 'apps:install',
+  'GET /v1/app-installs': 'app_installs:read',
+  'GET /v1/app-installs/current': '(authenticated)',
+  'DELETE /v1/app-installs/current': '(authenticated)',
+  'GET /v1/app-installs/:id': 'app_installs:read',
+  'PUT /v1/app-installs/:id': 'app_installs:write',
+  'DELETE /v1/app-installs/:id': 'app_installs:write',
 };
 
 /** Operations that need a second scope whatever the body (contract §22: a refund of credit moves money). */
@@ -283,6 +304,7 @@ const ACTION_BODIES: Record<string, () => unknown> = {
   '/v1/recurring-invoices/:id/skip': () => ({ occurrence_date: '2026-01-05' }),
   '/v1/recurring-invoices/:id/unskip': () => ({ occurrence_date: '2026-01-05' }),
   '/v1/invoices/:id/time-entries': () => ({ time_entry_ids: ['019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01'] }),
+  '/v1/app-installs/:id': () => ({ rate_limits: { per_minute: 30 } }),
 };
 
 /** The query a GET route requires (validation comes before lookup). */
@@ -344,6 +366,12 @@ const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
     started_at: '2026-01-05T08:00:00Z',
     ended_at: '2026-01-05T09:00:00Z',
   }),
+  '/v1/apps': () => ({
+    name: 'Owner app',
+    redirect_uris: ['https://app.example.test/callback'],
+    install_url: 'https://app.example.test/install',
+    scopes: ['clients:read'],
+  }),
 };
 
 function concretePath(url: string): string {
@@ -385,6 +413,32 @@ before(async () => {
     assert.equal(response.status, 201, response.text);
     existing.set(collection, response.body.data.id);
   }
+  // An install is made by redeeming a code (apps-oauth.test.ts drives that); here, its row is enough.
+  const installId = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02';
+  const now = clock.now().toISOString();
+  await context.database.db
+    .insertInto('app_installs')
+    .values({
+      id: installId,
+      account_id: owner.accountId,
+      app_id: existing.get('/v1/apps')!,
+      scopes: JSON.stringify(['clients:read']),
+      status: 'active',
+      family_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f03',
+      rate_limit_per_minute: null,
+      rate_limit_per_day: null,
+      rate_limit_burst: null,
+      installed_by_type: 'api_key',
+      installed_by_id: null,
+      installed_at: now,
+      last_used_at: null,
+      uninstalled_at: null,
+      uninstalled_reason: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  existing.set('/v1/app-installs', installId);
   const events = await context.request('GET', '/v1/events?limit=1', { key: owner.key });
   existing.set('/v1/events', events.body.data[0].id);
   // The payment made above posted ledger entries (contract §22).
@@ -398,17 +452,19 @@ test("the /v1 routes are exactly the seed's and the contract's endpoints, each r
     (route) => route.url.startsWith('/v1/') && route.url !== '/v1/openapi.json',
   );
   const declared = Object.fromEntries(
-    routes.filter((route) => route.scope !== undefined).map((route) => [`${route.method} ${route.url}`, route.scope]),
+    routes
+      .map((route) => [`${route.method} ${route.url}`, route.scope ?? '(authenticated)'])
+      .filter(([route]) => route !== 'GET /v1/changes' && route !== 'POST /v1/change-sets'),
   );
   assert.deepEqual(declared, SEED_ENDPOINTS);
   // A change set has no scope of its own: each of its operations needs its own; the change feed needs each
-  // kind's read scope (contract §26).
+  // kind's read scope (contract §26); an app token's own install needs none (§25).
   assert.deepEqual(
     routes
       .filter((route) => route.scope === undefined)
       .map((route) => `${route.method} ${route.url}`)
       .sort(),
-    ['GET /v1/changes', 'POST /v1/change-sets'],
+    ['DELETE /v1/app-installs/current', 'GET /v1/app-installs/current', 'GET /v1/changes', 'POST /v1/change-sets'],
   );
 });
 

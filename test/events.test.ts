@@ -12,7 +12,7 @@ import { sendDueReminder } from '../src/modules/invoices/index.js';
 import { SYSTEM_ACTOR } from '../src/kernel/context.js';
 import { startReceiver } from './helpers/receiver.js';
 import { clientSuite } from './helpers/state-table.js';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createTestContext, ManualClock } from './helpers/context.js';
 
 const suite = clientSuite('Events');
@@ -91,6 +91,60 @@ const movedVisit = async (...steps: string[]) => {
   for (const status of steps) await api('PUT', `/v1/visits/${visit.id}`, { status });
   return visit.id as string;
 };
+
+const APP_BODY = {
+  name: 'Events app',
+  redirect_uris: ['https://events-app.example.test/callback'],
+  install_url: 'https://events-app.example.test/install',
+  scopes: ['clients:read'],
+};
+
+/**
+ * An install of a new app in the suite's account, made as a browser and the app would (contract §25): the
+ * install link opened, the consent page approved, the code redeemed. Answers the app, its secret and the tokens.
+ */
+async function installedApp(app?: { id: string; client_secret: string }) {
+  const made = app ?? (await api('POST', '/v1/apps', APP_BODY));
+  const link = await api('POST', '/v1/app-install-links', { app_id: made.id });
+  const opened = await suite.context.request('GET', new URL(link.url).pathname);
+  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+  const verifier = 'v'.repeat(43);
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: made.id,
+    redirect_uri: APP_BODY.redirect_uris[0]!,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+  const page = await suite.context.request('GET', `/oauth/authorize?${query}`, { headers: { cookie } });
+  const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(page.text)![1]!;
+  const form = (fields: Record<string, string>) => ({
+    rawBody: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  const approved = await suite.context.request('POST', '/oauth/authorize', {
+    ...form({ grant: field('grant'), csrf: field('csrf'), decision: 'approve' }),
+    headers: { ...form({}).headers, cookie },
+  });
+  const code = new URL(String(approved.headers.location)).searchParams.get('code')!;
+  const tokens = await suite.context.request(
+    'POST',
+    '/oauth/token',
+    form({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: made.id,
+      client_secret: made.client_secret,
+    }),
+  );
+  assert.equal(tokens.status, 200, tokens.text);
+  return {
+    app: made as { id: string; client_secret: string },
+    ...(tokens.body as { install_id: string; access_token: string }),
+  };
+}
 
 interface Row {
   /** Does what should produce the event; returns the id of the object it is about. */
@@ -805,6 +859,37 @@ const CATALOGUE: Record<string, Row> = {
     act: async () => (await api('POST', '/v1/time-entries/unlock', { through_date: null })).id,
     changed: ['locked_through'],
   },
+  // Contract section 25.
+  'app.created': {
+    act: async () => (await api('POST', '/v1/apps', APP_BODY)).id,
+    path: (id) => `/v1/apps/${id}`,
+  },
+  'app.updated': {
+    act: async () =>
+      (await api('PUT', `/v1/apps/${(await api('POST', '/v1/apps', APP_BODY)).id}`, { name: 'Renamed' })).id,
+    path: (id) => `/v1/apps/${id}`,
+    changed: ['name'],
+  },
+  'app.deleted': {
+    act: async () => (await api('DELETE', `/v1/apps/${(await api('POST', '/v1/apps', APP_BODY)).id}`)).id,
+  },
+  'app.installed': {
+    act: async () => (await installedApp()).install_id,
+    path: (id) => `/v1/app-installs/${id}`,
+  },
+  'app.reauthorized': {
+    act: async () => {
+      const first = await installedApp();
+      return (await installedApp(first.app)).install_id;
+    },
+    path: (id) => `/v1/app-installs/${id}`,
+    changed: ['scopes'],
+  },
+  'app.uninstalled': {
+    act: async () => (await api('DELETE', `/v1/app-installs/${(await installedApp()).install_id}`)).id,
+    path: (id) => `/v1/app-installs/${id}`,
+    changed: ['status', 'uninstalled_at', 'uninstalled_reason'],
+  },
   // Contract section 19.
   'product.created': {
     act: async () => (await api('POST', '/v1/products', { type: 'service', name: 'Drain cleaning' })).id,
@@ -1006,6 +1091,13 @@ const CONTRACT_TYPES = [
   'availability_exception.created',
   'availability_exception.updated',
   'availability_exception.deleted',
+  // Contract section 25.
+  'app.created',
+  'app.updated',
+  'app.deleted',
+  'app.installed',
+  'app.reauthorized',
+  'app.uninstalled',
 ];
 
 test('the catalogue covers the closed list of the contract, and the OpenAPI document declares each type', async () => {

@@ -234,7 +234,7 @@ test('create a client: dry_run changes nothing; the call retried acts once; its 
   assert.equal(retried.structuredContent!.replayed, true);
   assert.equal(await count('clients'), before + 1, 'one client');
   const [event] = await eventsOf('client.created', made.structuredContent!.result.id);
-  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId });
+  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId, app_id: null });
   const byMcp = await context.request('GET', `/v1/events?actor_type=mcp&actor_id=${ownerKeyId}`, { key: owner.key });
   assert.ok(byMcp.body.data.some((listed: { id: string }) => listed.id === event.id));
 
@@ -285,7 +285,7 @@ test('the day’s dispatch: schedule, assign, show the calendar, reschedule and 
   const done = await call(client, 'complete_visit', { visit_id: visit.id, completion_notes: 'Serviced.' });
   assert.equal(done.structuredContent!.result.status, 'completed');
   const [event] = await eventsOf('visit.completed', visit.id);
-  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId });
+  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId, app_id: null });
   assert.equal((await eventsOf('visit.rescheduled', visit.id)).length, 1);
 });
 
@@ -370,7 +370,7 @@ test('send_quote: a summary first (nothing sent), a token for other arguments re
   assert.equal(await count('outbox_messages'), outbox + 1, 'one e-mail');
   const events = await eventsOf('quote.sent', quote.id);
   assert.equal(events.length, 1, 'one quote.sent');
-  assert.deepEqual(events[0].actor, { type: 'mcp', id: ownerKeyId });
+  assert.deepEqual(events[0].actor, { type: 'mcp', id: ownerKeyId, app_id: null });
 });
 
 test('record_payment likewise; refund_payment too; an expired token is refused', async () => {
@@ -392,7 +392,7 @@ test('record_payment likewise; refund_payment too; an expired token is refused',
   assert.equal(await count('payments'), payments + 1, 'the retry recorded nothing more');
   assert.equal((await rest('GET', `/v1/invoices/${invoice.id}`)).amount_due, 7500);
   const [event] = await eventsOf('payment.created', paid.structuredContent!.result.id);
-  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId });
+  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId, app_id: null });
 
   const refundArgs = { payment_id: paid.structuredContent!.result.id, amount: 1000 };
   const refundAsk = await call(client, 'refund_payment', refundArgs);
@@ -724,7 +724,7 @@ test('credit notes through MCP: preview and create, then issue, apply and refund
     { currency: 'USD', receivable_amount: 24_000, credit_amount: 1_500, balance_amount: 22_500 },
   ]);
   const [event] = await eventsOf('credit_note.issued', noteId);
-  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId });
+  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId, app_id: null });
   const sendAsk = await call(client, 'send_credit_note', { credit_note_id: noteId });
   assert.match(sendAsk.structuredContent!.summary, /E-mail credit note CN-\d{6} .* "ada\.credit@example\.com"/);
   const outbox = await count('outbox_messages');
@@ -812,7 +812,7 @@ test('an agent with only MCP tools makes a job from an approved quote, schedules
   assert.equal(stored.scheduled_start, '2026-12-03T15:00:00.000Z');
   assert.deepEqual((await rest('GET', `/v1/visits/${visit.id}`)).assignee_ids, [member.id]);
   const [event] = await eventsOf('job.created', job.id);
-  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId });
+  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId, app_id: null });
 });
 
 test('create_job, properties and service requests: dry runs change nothing; a request’s words are delimited', async () => {
@@ -935,7 +935,7 @@ test('apply_change_set: a client, its property and a quote in one call, all or n
   assert.equal(set.results.length, 3);
   assert.equal(await count('clients'), before + 1);
   const [event] = await eventsOf('quote.created', set.results[2].data.id);
-  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId });
+  assert.deepEqual(event.actor, { type: 'mcp', id: ownerKeyId, app_id: null });
   assert.deepEqual(event.origin, { type: 'change_set', id: set.id });
 
   const failing = await call(client, 'apply_change_set', {
@@ -959,12 +959,14 @@ test('apply_change_set: a client, its property and a quote in one call, all or n
   assert.equal(await count('outbox_messages'), outbox + 1, 'one e-mail');
 });
 
-test('a missing or bad key is a 401 with WWW-Authenticate, exactly as on /v1', async () => {
+test('a missing or bad key is a 401 with WWW-Authenticate as on /v1, naming the protected-resource metadata', async () => {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   const missing = await fetch(`${baseUrl}/mcp`, { method: 'POST', headers, body });
   assert.equal(missing.status, 401);
-  assert.equal(missing.headers.get('www-authenticate'), 'Bearer realm="bms"');
+  // RFC 9728 §5.1 (contract §25): every 401 of /mcp names where its OAuth metadata is.
+  const metadata = `resource_metadata="${context.config.publicBaseUrl}/.well-known/oauth-protected-resource"`;
+  assert.equal(missing.headers.get('www-authenticate'), `Bearer realm="bms", ${metadata}`);
   assert.equal((await missing.json()).error.code, 'AUTHENTICATION_REQUIRED');
   const bad = await fetch(`${baseUrl}/mcp`, {
     method: 'POST',
@@ -972,7 +974,7 @@ test('a missing or bad key is a 401 with WWW-Authenticate, exactly as on /v1', a
     body,
   });
   assert.equal(bad.status, 401);
-  assert.equal(bad.headers.get('www-authenticate'), 'Bearer realm="bms", error="invalid_token"');
+  assert.equal(bad.headers.get('www-authenticate'), `Bearer realm="bms", error="invalid_token", ${metadata}`);
   assert.equal((await bad.json()).error.code, 'INVALID_API_KEY');
   await assert.rejects(connect(`bms_${'Z'.repeat(40)}`));
 });

@@ -189,6 +189,20 @@ const OPERATIONS: Array<[string, string]> = [
   // Contract section 26.
   ['POST /v1/change-sets', 'createChangeSet'],
   ['GET /v1/changes', 'listChanges'],
+  ['GET /v1/apps', 'listApps'],
+  ['POST /v1/apps', 'createApp'],
+  ['GET /v1/apps/{id}', 'getApp'],
+  ['PUT /v1/apps/{id}', 'updateApp'],
+  ['DELETE /v1/apps/{id}', 'deleteApp'],
+  ['POST /v1/apps/{id}/roll-secret', 'rollAppSecret'],
+  ['POST /v1/apps/{id}/rotate-webhook-secret', 'rotateAppWebhookSecret'],
+  ['POST /v1/app-install-links', 'createAppInstallLink'],
+  ['GET /v1/app-installs', 'listAppInstalls'],
+  ['GET /v1/app-installs/current', 'getCurrentAppInstall'],
+  ['DELETE /v1/app-installs/current', 'deleteCurrentAppInstall'],
+  ['GET /v1/app-installs/{id}', 'getAppInstall'],
+  ['PUT /v1/app-installs/{id}', 'updateAppInstall'],
+  ['DELETE /v1/app-installs/{id}', 'deleteAppInstall'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

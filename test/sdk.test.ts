@@ -11,6 +11,7 @@ import * as sdk from '../sdks/js/src/index.js';
 import { createTestContext, temporaryDirectory, type TestContext } from './helpers/context.js';
 import { startFlakyProxy } from './helpers/flaky-proxy.js';
 import { ROOT } from './helpers/processes.js';
+import { installApp } from './helpers/app-install.js';
 import { run, scriptedServer, signedFixture } from './helpers/sdk.js';
 import { SCOPES } from '../src/kernel/scopes.js';
 
@@ -292,6 +293,52 @@ describe('JavaScript SDK', () => {
     // The roll had no overlap: the first secret stopped at once.
     assert.equal((await rejection(reader.clients.list({}, { maxRetries: 0 }))).status, 401);
     assert.deepEqual(statuses, [201, 200]);
+  });
+
+  test('an app’s client built with a refresh token renews its access token and hands each new pair to onTokens', async () => {
+    const { key } = await context.account('An app’s business');
+    const installed = await installApp(context, key);
+    const pairs: sdk.OAuthTokens[] = [];
+    const bms = new BmsClient({
+      baseUrl,
+      oauth: {
+        clientId: installed.app.id,
+        clientSecret: installed.app.client_secret,
+        refreshToken: installed.refresh_token,
+        onTokens: (tokens) => {
+          pairs.push(tokens);
+        },
+      },
+    });
+    // No access token given: the first call renews first.
+    assert.equal((await bms.clients.create({ name: 'Made with a token' })).lastResponse.status, 201);
+    assert.equal(pairs.length, 1);
+    assert.match(pairs[0]!.refreshToken, /^bmsrt_/);
+    assert.notEqual(pairs[0]!.refreshToken, installed.refresh_token);
+    assert.equal(pairs[0]!.installId, installed.install_id);
+    // Concurrent calls share the one token; a revoked access token is renewed once, and the call succeeds.
+    await Promise.all([bms.clients.list(), bms.clients.list()]);
+    assert.equal(pairs.length, 1);
+    await context.database.db
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('kind', '=', 'access')
+      .where('install_id', '=', installed.install_id)
+      .execute();
+    await new Promise((resolve) => setTimeout(resolve, 2100)); // the token cache's 2 s
+    assert.equal((await bms.clients.list()).lastResponse.status, 200);
+    assert.equal(pairs.length, 2);
+    // The newest refresh token is the one that works: the first, superseded long ago, ends the install.
+    const stale = new BmsClient({
+      baseUrl,
+      oauth: {
+        clientId: installed.app.id,
+        clientSecret: installed.app.client_secret,
+        refreshToken: pairs[1]!.refreshToken,
+      },
+    });
+    assert.equal((await stale.clients.list()).lastResponse.status, 200);
+    assert.doesNotMatch(inspect(bms), /bmsrt_|bmsat_/);
   });
 
   test('a key create whose response was lost is not sent again (it may have been carried out)', async () => {
@@ -688,6 +735,7 @@ describe('Python SDK', () => {
     const { accountId: pythonAccount, key } = await context.account('Python');
     const limited = (await context.key(pythonAccount, SCOPES, { rateLimits: { burst: 1, perMinute: 60 } })).key;
     const readOnly = (await context.key(pythonAccount, ['clients:read'])).key;
+    const installed = await installApp(context, key);
     const fixtureDirectory = temporaryDirectory('bms-webhook-fixture-');
     const fixture = path.join(fixtureDirectory, 'signed.json');
     fs.writeFileSync(fixture, JSON.stringify(signedFixture()));
@@ -700,6 +748,9 @@ describe('Python SDK', () => {
         BMS_API_KEY: key,
         BMS_LIMITED_API_KEY: limited,
         BMS_READ_ONLY_API_KEY: readOnly,
+        BMS_OAUTH_CLIENT_ID: installed.app.id,
+        BMS_OAUTH_CLIENT_SECRET: installed.app.client_secret,
+        BMS_OAUTH_REFRESH_TOKEN: installed.refresh_token,
         BMS_WEBHOOK_FIXTURE: fixture,
       },
     });

@@ -24,6 +24,8 @@ import * as recurringInvoices from './migrations/20261129010000_recurring_invoic
 import * as timeEntries from './migrations/20261129030000_time_entries.js';
 import * as ledgerDayTotals from './migrations/20261129100000_ledger_day_totals.js';
 import * as reminders from './migrations/20261129110000_reminders.js';
+import * as apps from './migrations/20261129120000_apps.js';
+import * as idempotencyPerInstall from './migrations/20261129120100_idempotency_per_install.js';
 import * as eventOrigin from './migrations/20261129130000_event_origin.js';
 import * as changes from './migrations/20261129130100_changes.js';
 import * as timeBilling from './migrations/20261129150000_time_billing.js';
@@ -84,6 +86,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129030000_time_entries': timeEntries,
   '20261129100000_ledger_day_totals': ledgerDayTotals,
   '20261129110000_reminders': reminders,
+  '20261129120000_apps': apps,
+  '20261129120100_idempotency_per_install': idempotencyPerInstall,
   '20261129130000_event_origin': eventOrigin,
   '20261129130100_changes': changes,
   '20261129150000_time_billing': timeBilling,

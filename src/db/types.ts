@@ -448,6 +448,8 @@ export interface EventsTable {
   /** The change set or import the change was part of (docs/api-contract.md §26), else both null. */
   origin_type: string | null;
   origin_id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  actor_app_id: string | null;
   created_at: Timestamp;
 }
 
@@ -745,9 +747,110 @@ export interface VisitSpansTable {
   longest_minutes: number;
 }
 
+/** A third-party app (docs/api-contract.md §25): its OAuth client and what it asks for. */
+export interface AppsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  description: string | null;
+  website: string | null;
+  client_type: string;
+  client_secret_hash: string | null;
+  /** After a roll: the secret before it, which works until `previous_secret_expires_at`. */
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  redirect_uris: JsonText;
+  install_url: string;
+  scopes: JsonText;
+  visibility: string;
+  webhook_url: string | null;
+  webhook_events: JsonText;
+  webhook_status: string;
+  webhook_secret: string;
+  metadata: JsonText;
+  deleted_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AppInstallLinksTable {
+  id: string;
+  account_id: string;
+  app_id: string;
+  scopes: JsonText;
+  token_hash: string;
+  created_by_type: string;
+  created_by_id: string | null;
+  expires_at: Timestamp;
+  opened_at: Timestamp | null;
+  consent_hash: string | null;
+  consent_expires_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface AppInstallsTable {
+  id: string;
+  account_id: string;
+  app_id: string;
+  scopes: JsonText;
+  status: string;
+  family_id: string;
+  rate_limit_per_minute: number | null;
+  rate_limit_per_day: number | null;
+  rate_limit_burst: number | null;
+  installed_by_type: string;
+  installed_by_id: string | null;
+  installed_at: Timestamp;
+  last_used_at: Timestamp | null;
+  uninstalled_at: Timestamp | null;
+  uninstalled_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The consent page's stored request, and the code Approve issued for it. */
+export interface OauthGrantsTable {
+  id: string;
+  link_id: string;
+  account_id: string;
+  app_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  state: string | null;
+  scopes: JsonText;
+  resource: string | null;
+  expires_at: Timestamp;
+  code_hash: string | null;
+  code_expires_at: Timestamp | null;
+  redeemed_at: Timestamp | null;
+  install_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface OauthTokensTable {
+  id: string;
+  token_hash: string;
+  kind: string;
+  account_id: string;
+  app_id: string;
+  install_id: string;
+  family_id: string;
+  parent_id: string | null;
+  scopes: JsonText;
+  expires_at: Timestamp;
+  superseded_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
 export interface Tables {
   changes: ChangesTable;
   change_positions: ChangePositionsTable;
+  apps: AppsTable;
+  app_install_links: AppInstallLinksTable;
+  app_installs: AppInstallsTable;
+  oauth_grants: OauthGrantsTable;
+  oauth_tokens: OauthTokensTable;
   accounts: AccountsTable;
   account_logos: AccountLogosTable;
   api_keys: ApiKeysTable;
@@ -823,6 +926,11 @@ export type AvailabilityExceptionRow = Selectable<AvailabilityExceptionsTable>;
 export type AvailabilityHoldRow = Selectable<AvailabilityHoldsTable>;
 export type AccountLogoRow = Selectable<AccountLogosTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type AppRow = Selectable<AppsTable>;
+export type AppInstallLinkRow = Selectable<AppInstallLinksTable>;
+export type AppInstallRow = Selectable<AppInstallsTable>;
+export type OauthGrantRow = Selectable<OauthGrantsTable>;
+export type OauthTokenRow = Selectable<OauthTokensTable>;
 export type NewApiKeyRow = Insertable<ApiKeysTable>;
 export type ClientRow = Selectable<ClientsTable>;
 export type ClientPatch = Updateable<ClientsTable>;

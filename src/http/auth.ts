@@ -28,6 +28,15 @@ function invalidApiKey(): AppError {
   );
 }
 
+/** RFC 9728 §5.1: a 401 of the MCP server names where its protected-resource metadata is. */
+function withResourceMetadata(error: AppError, metadataUrl: string): AppError {
+  const challenge = error.headers?.['www-authenticate'] ?? REALM;
+  return new AppError(error.code, error.message, error.details, {
+    ...error.headers,
+    'www-authenticate': `${challenge}, resource_metadata="${metadataUrl}"`,
+  });
+}
+
 export { insufficientScope };
 
 /**
@@ -59,7 +68,12 @@ export function contextOf(request: FastifyRequest, actorType: 'api_key' | 'mcp' 
       origin: operation.origin,
     };
   const db = request.transaction ?? request.server.db;
-  return { db, clock, links, accountId: caller.accountId, actor: { type: actorType, id: caller.keyId } };
+  // An app's token acts as its install, over /v1 as `app` and through the MCP server as `mcp` (§25).
+  const actor =
+    caller.appId === undefined
+      ? { type: actorType, id: caller.keyId }
+      : { type: actorType === 'mcp' ? ('mcp' as const) : ('app' as const), id: caller.keyId, app_id: caller.appId };
+  return { db, clock, links, accountId: caller.accountId, actor };
 }
 
 /** The caller's account and key; only present on routes that declare a scope (or are `authenticated`). */
@@ -81,7 +95,7 @@ function andThen<T>(value: T | Promise<T>, next: (value: T) => void | Promise<vo
  */
 export function registerAuthentication(
   app: FastifyInstance,
-  options: { authenticate: Authenticate; limiter: RateLimiter },
+  options: { authenticate: Authenticate; limiter: RateLimiter; resourceMetadataUrl: string },
 ): void {
   const { limiter } = options;
   app.decorateRequest('auth', undefined);
@@ -102,7 +116,10 @@ export function registerAuthentication(
     if (!context) {
       const header = request.headers.authorization;
       return limiter.recordFailedAuthentication(ip, now).then(() => {
-        throw header === undefined || header.trim() === '' ? authenticationRequired() : invalidApiKey();
+        const error = header === undefined || header.trim() === '' ? authenticationRequired() : invalidApiKey();
+        throw request.routeOptions.config?.resourceMetadata
+          ? withResourceMetadata(error, options.resourceMetadataUrl)
+          : error;
       });
     }
     request.auth = context;

@@ -44,6 +44,8 @@ declare module 'fastify' {
     linkScopes?: Record<string, Scope>;
     /** Authenticated and rate-limited like a route with a scope, the scopes checked by the handler (/mcp). */
     authenticated?: boolean;
+    /** A 401 names RFC 9728's protected-resource metadata in `WWW-Authenticate` (/mcp, docs/api-contract.md §25). */
+    resourceMetadata?: boolean;
     /** The answer carries a secret shown once: it is never kept for an Idempotency-Key replay. */
     answersSecret?: boolean;
     /**

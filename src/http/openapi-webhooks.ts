@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 `webhooks` section: one entry per event type, whose body is the event with `data.object`
 // typed as that resource's schema, and the Standard Webhooks headers every delivery carries.
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { EVENT_OBJECT_SCHEMAS, EVENT_TYPES, type EventResource } from '../kernel/event-types.js';
+import { EVENT_TYPES, eventObjectSchema } from '../kernel/event-types.js';
 
 const HEADERS = [
   {
@@ -28,7 +28,7 @@ export function webhookDocumentation(): Webhooks {
   // The plugin's types are OpenAPI 3.0's, which have no `const`; the document itself is 3.1.
   return Object.fromEntries(
     EVENT_TYPES.map((type) => {
-      const resource = type.slice(0, type.indexOf('.')) as EventResource;
+      const objectSchema = eventObjectSchema(type);
       const schema = {
         type: 'object',
         required: ['id', 'object', 'type', 'created_at', 'account_id', 'data'],
@@ -43,8 +43,8 @@ export function webhookDocumentation(): Webhooks {
             required: ['object'],
             properties: {
               object: {
-                description: `The ${EVENT_OBJECT_SCHEMAS[resource]}; only its id and object when truncated is true.`,
-                $ref: `#/components/schemas/${EVENT_OBJECT_SCHEMAS[resource]}`,
+                description: `The ${objectSchema}; only its id and object when truncated is true.`,
+                $ref: `#/components/schemas/${objectSchema}`,
               },
               previous_attributes: {
                 type: 'object',
@@ -65,7 +65,7 @@ export function webhookDocumentation(): Webhooks {
         post: {
           operationId: `webhook_${type.replace('.', '_')}`,
           summary: `The ${type} event`,
-          description: `Sent to every enabled endpoint whose enabled_events match \`${type}\`. Answer 2xx within 10 s; anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). \`data.object\` is the ${EVENT_OBJECT_SCHEMAS[resource]}.`,
+          description: `Sent to every enabled endpoint whose enabled_events match \`${type}\`. Answer 2xx within 10 s; anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). \`data.object\` is the ${objectSchema}.`,
           tags: ['Webhooks'],
           // We send these requests, signed (webhook-signature), rather than receive them with an API key.
           security: [],

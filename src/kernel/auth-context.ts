@@ -12,7 +12,10 @@ export interface RateLimitOverrides {
 
 export interface AuthContext {
   accountId: string;
+  /** The key's id; for an app's token (docs/api-contract.md §25), its install's, whose bucket it takes. */
   keyId: string;
+  /** The app whose token this is; absent for an API key. */
+  appId?: string | undefined;
   scopes: ReadonlySet<string>;
   rateLimits: RateLimitOverrides;
   /**

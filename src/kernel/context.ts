@@ -23,8 +23,10 @@ export interface Runtime {
  * through the MCP server, the client on the hub, or the server's own work (`id` null but for keys).
  */
 export interface Actor {
-  readonly type: 'api_key' | 'mcp' | 'hub' | 'system';
+  readonly type: 'api_key' | 'mcp' | 'hub' | 'system' | 'app';
   readonly id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25): then `id` is its install's. Absent: null. */
+  readonly app_id?: string | null;
 }
 
 export const SYSTEM_ACTOR: Actor = { type: 'system', id: null };

@@ -103,6 +103,13 @@ export const EVENT_TYPES = [
   'time_entry.unapproved',
   'time_lock.locked',
   'time_lock.unlocked',
+  // Version 4 (docs/api-contract.md §25): an app in its publisher's account; its installs in the installing one.
+  'app.created',
+  'app.updated',
+  'app.deleted',
+  'app.installed',
+  'app.reauthorized',
+  'app.uninstalled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -130,7 +137,20 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   credit_note: 'CreditNote',
   time_entry: 'TimeEntry',
   time_lock: 'TimeLock',
+  app: 'App',
 };
+
+/** Types whose `data.object` is not their resource's schema: an app's install events carry the install. */
+const TYPE_OBJECT_SCHEMAS: Partial<Record<EventType, string>> = {
+  'app.installed': 'AppInstall',
+  'app.reauthorized': 'AppInstall',
+  'app.uninstalled': 'AppInstall',
+};
+
+/** The schema ($id) of `data.object` in an event of this type. */
+export function eventObjectSchema(type: EventType): string {
+  return TYPE_OBJECT_SCHEMAS[type] ?? EVENT_OBJECT_SCHEMAS[type.slice(0, type.indexOf('.')) as EventResource];
+}
 
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);

@@ -58,9 +58,23 @@ export const SCOPES = [
   'time_entries:write',
   'time_entries:delete',
   'time_entries:approve',
+  // Version 4 (docs/api-contract.md §25): publishing apps, install links, and the installs of others' apps.
+  'apps:read',
+  'apps:write',
+  'apps:install',
+  'app_installs:read',
+  'app_installs:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
+
+/**
+ * What an app may ask for and be granted (docs/api-contract.md §25): nothing an app makes may outlive its
+ * install or widen access, so no keys, webhook endpoints, apps or installs.
+ */
+export const GRANTABLE_SCOPES: readonly Scope[] = SCOPES.filter(
+  (scope) => !/^(api_keys|webhooks|apps|app_installs):/.test(scope),
+);
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);

@@ -11,7 +11,7 @@ export function mcpRoutes(headers: Record<string, string>) {
   return async (app: FastifyInstance) => {
     app.post(
       '/mcp',
-      { config: { authenticated: true, ownTransaction: true }, schema: { hide: true } },
+      { config: { authenticated: true, ownTransaction: true, resourceMetadata: true }, schema: { hide: true } },
       async (request, reply) => {
         loading ??= import('./server.js');
         await (await loading).serveMcp(request, reply, headers);

@@ -2,6 +2,7 @@ export { BmsClient } from './client.js';
 export * from './errors.js';
 export * from './error-codes.js';
 export * from './generated.js';
+export type { OAuthOptions, OAuthTokens } from './oauth.js';
 export { Page, PagePromise } from './pagination.js';
 export * as webhooks from './webhooks.js';
 export { WebhookVerificationError } from './webhooks.js';

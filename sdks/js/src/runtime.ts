@@ -53,6 +53,7 @@ interface Runtime {
   TextEncoder: new () => { encode(text: string): Uint8Array };
   TextDecoder: new () => { decode(bytes: Uint8Array): string };
   atob(text: string): string;
+  btoa(text: string): string;
   URLSearchParams: new () => { set(name: string, value: string): void; toString(): string };
   URL: new (text: string) => { protocol: string };
   DOMException: new (message: string, name: string) => Error;

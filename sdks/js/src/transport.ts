@@ -17,6 +17,7 @@ import {
 import type { ErrorCode } from './error-codes.js';
 import { Page, PagePromise } from './pagination.js';
 import type { ResponseInfo, WithResponse } from './response.js';
+import { type OAuthOptions, TokenRefresher } from './oauth.js';
 import { environment, runtime, type AbortSignalLike, type FetchFunction, type FetchResponse } from './runtime.js';
 
 export const VERSION = '0.3.0';
@@ -40,6 +41,11 @@ export interface RequestLog {
 export interface BmsClientOptions {
   /** A secret key, `bms_` followed by 40 characters; default the `BMS_API_KEY` environment variable. */
   apiKey?: string;
+  /**
+   * An app's tokens instead of a key (contract §25): the client renews the access token with the refresh token
+   * before it expires and after a 401, and hands each new pair to `onTokens`.
+   */
+  oauth?: OAuthOptions;
   /** Where the API is served; default `BMS_BASE_URL`, else `http://localhost:3000`. */
   baseUrl?: string;
   /** Per attempt, in milliseconds; default 30,000. */
@@ -183,7 +189,8 @@ export function normalizeBaseUrl(value: string): string {
 }
 
 export class Transport {
-  readonly #apiKey: string;
+  readonly #apiKey: string | undefined;
+  readonly #tokens: TokenRefresher | undefined;
   readonly baseUrl: string;
   readonly #timeout: number;
   readonly #maxRetries: number;
@@ -191,9 +198,9 @@ export class Transport {
   readonly #log: ((entry: RequestLog) => void) | undefined;
 
   constructor(options: BmsClientOptions = {}) {
-    const apiKey = options.apiKey ?? environment('BMS_API_KEY');
-    if (typeof apiKey !== 'string' || apiKey === '')
-      throw new TypeError('BmsClient needs an apiKey (or the BMS_API_KEY environment variable).');
+    const apiKey = options.oauth ? options.apiKey : (options.apiKey ?? environment('BMS_API_KEY'));
+    if (!options.oauth && (typeof apiKey !== 'string' || apiKey === ''))
+      throw new TypeError('BmsClient needs an apiKey (or the BMS_API_KEY environment variable), or oauth.');
     this.#apiKey = apiKey;
     this.baseUrl = normalizeBaseUrl(options.baseUrl ?? environment('BMS_BASE_URL') ?? 'http://localhost:3000');
     this.#timeout = options.timeout ?? 30_000;
@@ -201,6 +208,7 @@ export class Transport {
     const fetch = options.fetch ?? runtime.fetch;
     if (!fetch) throw new TypeError('No global fetch: pass one as the fetch option.');
     this.#fetch = fetch;
+    this.#tokens = options.oauth ? new TokenRefresher(options.oauth, this.baseUrl, fetch) : undefined;
     this.#log =
       options.log ??
       (environment('BMS_LOG') === 'debug'
@@ -294,7 +302,7 @@ export class Transport {
     accept: string,
   ): Promise<{ text: string; bytes: Uint8Array; info: ResponseInfo }> {
     const headers: Record<string, string> = {
-      authorization: `Bearer ${this.#apiKey}`,
+      authorization: `Bearer ${this.#tokens ? await this.#tokens.accessToken() : this.#apiKey}`,
       accept,
       'user-agent': `bms-sdk-js/${VERSION}`,
     };
@@ -312,6 +320,7 @@ export class Transport {
     const maxRetries = options.maxRetries ?? this.#maxRetries;
     const timeout = options.timeout ?? this.#timeout;
     const signal = options.signal;
+    let renewed = false;
 
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw aborted(signal);
@@ -372,6 +381,14 @@ export class Transport {
       if ((status >= 200 && status < 300) || (status === 304 && options.ifNoneMatch != null)) {
         log({ status, requestId });
         return { text, bytes, info };
+      }
+      // An app's access token revoked or expired early: one renewal, then the same request again.
+      if (status === 401 && this.#tokens && !renewed) {
+        renewed = true;
+        log({ status, requestId, retryInMs: 0 });
+        headers.authorization = `Bearer ${await this.#tokens.renew()}`;
+        attempt--;
+        continue;
       }
       const retryAfter = retryAfterDelay(responseHeaders['retry-after']);
       const retryable = status === 429 || status >= 500 || (status === 409 && retryAfter !== null);

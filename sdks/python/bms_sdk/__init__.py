@@ -27,11 +27,14 @@ from ._generated import *  # noqa: F401,F403  (the object and parameter types)
 from ._pagination import AsyncPage, AsyncPagePromise, Page
 from ._transport import NOT_GIVEN, VERSION, APIResponse, NotGiven, async_raw_response, raw_response
 from . import webhooks
+from .oauth import OAuth, OAuthTokens
 from .webhooks import WebhookVerificationError
 
 __version__ = VERSION
 
 __all__ = [
+    "OAuth",
+    "OAuthTokens",
     "APIConnectionError",
     "APIResponse",
     "APITimeoutError",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal, Mapping, Optional
 
 from ._generated import AsyncResources, Resources
+from .oauth import OAuth
 from ._transport import AsyncTransport, Transport
 
 
@@ -22,9 +23,11 @@ class BmsClient(Resources):
         *,
         timeout: float = 30.0,
         max_retries: int = 2,
+        oauth: Optional[OAuth] = None,
     ) -> None:
-        """``timeout`` is a deadline per attempt, in seconds; ``max_retries`` counts retries after the first."""
-        self._transport = Transport(api_key, base_url, timeout, max_retries)
+        """``timeout`` is a deadline per attempt, in seconds; ``max_retries`` counts retries after the first.
+        ``oauth``: an app's tokens instead of a key, renewed with its refresh token (``bms_sdk.OAuth``)."""
+        self._transport = Transport(api_key, base_url, timeout, max_retries, oauth)
         super().__init__(self._transport)
 
     @classmethod

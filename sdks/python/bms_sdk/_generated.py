@@ -169,6 +169,10 @@ __all__ = [
     "TimeLockEventOrigin",
     "TimeLockEventData",
     "TimeLockEvent",
+    "AppEventActor",
+    "AppEventOrigin",
+    "AppEventData",
+    "AppEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
@@ -185,6 +189,12 @@ __all__ = [
     "ApiKeyRateLimits",
     "ApiKeyCreatedBy",
     "ApiKey",
+    "App",
+    "AppInstallApp",
+    "AppInstallRateLimits",
+    "AppInstallInstalledBy",
+    "AppInstall",
+    "AppInstallLink",
     "Product",
     "TaxRate",
     "AvailabilityException",
@@ -253,6 +263,10 @@ __all__ = [
     "ApiKeyRollResultCreatedBy",
     "ApiKeyRollResult",
     "OperationParams",
+    "AppCreateResult",
+    "AppRollSecretResult",
+    "AppRotateWebhookSecretResult",
+    "AppInstallRateLimitsParams",
     "TimeEntryBulkApproveResult",
 ]
 
@@ -262,7 +276,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -1087,11 +1101,15 @@ class LedgerEntryTaxe(TypedDict):
     tax_amount: int
 
 
-class LedgerEntryActor(TypedDict):
+class _LedgerEntryActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class LedgerEntryActor(_LedgerEntryActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class LedgerEntry(TypedDict):
@@ -1381,11 +1399,15 @@ class EventData(_EventDataRequired, total=False):
     truncated: Literal[True]
 
 
-class ClientEventActor(TypedDict):
+class _ClientEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class ClientEventActor(_ClientEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class ClientEventOrigin(TypedDict):
@@ -1420,11 +1442,15 @@ class ClientEvent(TypedDict):
     data: ClientEventData
 
 
-class PropertyEventActor(TypedDict):
+class _PropertyEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class PropertyEventActor(_PropertyEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class PropertyEventOrigin(TypedDict):
@@ -1459,11 +1485,15 @@ class PropertyEvent(TypedDict):
     data: PropertyEventData
 
 
-class ServiceRequestEventActor(TypedDict):
+class _ServiceRequestEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class ServiceRequestEventActor(_ServiceRequestEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class ServiceRequestEventOrigin(TypedDict):
@@ -1498,11 +1528,15 @@ class ServiceRequestEvent(TypedDict):
     data: ServiceRequestEventData
 
 
-class QuoteEventActor(TypedDict):
+class _QuoteEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class QuoteEventActor(_QuoteEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class QuoteEventOrigin(TypedDict):
@@ -1537,11 +1571,15 @@ class QuoteEvent(TypedDict):
     data: QuoteEventData
 
 
-class JobEventActor(TypedDict):
+class _JobEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class JobEventActor(_JobEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class JobEventOrigin(TypedDict):
@@ -1576,11 +1614,15 @@ class JobEvent(TypedDict):
     data: JobEventData
 
 
-class InvoiceEventActor(TypedDict):
+class _InvoiceEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class InvoiceEventActor(_InvoiceEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class InvoiceEventOrigin(TypedDict):
@@ -1615,11 +1657,15 @@ class InvoiceEvent(TypedDict):
     data: InvoiceEventData
 
 
-class PaymentEventActor(TypedDict):
+class _PaymentEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class PaymentEventActor(_PaymentEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class PaymentEventOrigin(TypedDict):
@@ -1654,11 +1700,15 @@ class PaymentEvent(TypedDict):
     data: PaymentEventData
 
 
-class DeliveryEventActor(TypedDict):
+class _DeliveryEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class DeliveryEventActor(_DeliveryEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class DeliveryEventOrigin(TypedDict):
@@ -1693,11 +1743,15 @@ class DeliveryEvent(TypedDict):
     data: DeliveryEventData
 
 
-class WebhookEndpointEventActor(TypedDict):
+class _WebhookEndpointEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class WebhookEndpointEventActor(_WebhookEndpointEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class WebhookEndpointEventOrigin(TypedDict):
@@ -1732,11 +1786,15 @@ class WebhookEndpointEvent(TypedDict):
     data: WebhookEndpointEventData
 
 
-class TeamMemberEventActor(TypedDict):
+class _TeamMemberEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class TeamMemberEventActor(_TeamMemberEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class TeamMemberEventOrigin(TypedDict):
@@ -1771,11 +1829,15 @@ class TeamMemberEvent(TypedDict):
     data: TeamMemberEventData
 
 
-class ApiKeyEventActor(TypedDict):
+class _ApiKeyEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class ApiKeyEventActor(_ApiKeyEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class ApiKeyEventOrigin(TypedDict):
@@ -1810,11 +1872,15 @@ class ApiKeyEvent(TypedDict):
     data: ApiKeyEventData
 
 
-class VisitEventActor(TypedDict):
+class _VisitEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class VisitEventActor(_VisitEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class VisitEventOrigin(TypedDict):
@@ -1849,11 +1915,15 @@ class VisitEvent(TypedDict):
     data: VisitEventData
 
 
-class VisitScheduleEventActor(TypedDict):
+class _VisitScheduleEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class VisitScheduleEventActor(_VisitScheduleEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class VisitScheduleEventOrigin(TypedDict):
@@ -1888,11 +1958,15 @@ class VisitScheduleEvent(TypedDict):
     data: VisitScheduleEventData
 
 
-class ProductEventActor(TypedDict):
+class _ProductEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class ProductEventActor(_ProductEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class ProductEventOrigin(TypedDict):
@@ -1927,11 +2001,15 @@ class ProductEvent(TypedDict):
     data: ProductEventData
 
 
-class TaxRateEventActor(TypedDict):
+class _TaxRateEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class TaxRateEventActor(_TaxRateEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class TaxRateEventOrigin(TypedDict):
@@ -1966,11 +2044,15 @@ class TaxRateEvent(TypedDict):
     data: TaxRateEventData
 
 
-class RecurringInvoiceEventActor(TypedDict):
+class _RecurringInvoiceEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class RecurringInvoiceEventActor(_RecurringInvoiceEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class RecurringInvoiceEventOrigin(TypedDict):
@@ -2005,11 +2087,15 @@ class RecurringInvoiceEvent(TypedDict):
     data: RecurringInvoiceEventData
 
 
-class AvailabilityExceptionEventActor(TypedDict):
+class _AvailabilityExceptionEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class AvailabilityExceptionEventActor(_AvailabilityExceptionEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class AvailabilityExceptionEventOrigin(TypedDict):
@@ -2044,11 +2130,15 @@ class AvailabilityExceptionEvent(TypedDict):
     data: AvailabilityExceptionEventData
 
 
-class CreditNoteEventActor(TypedDict):
+class _CreditNoteEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class CreditNoteEventActor(_CreditNoteEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class CreditNoteEventOrigin(TypedDict):
@@ -2083,11 +2173,15 @@ class CreditNoteEvent(TypedDict):
     data: CreditNoteEventData
 
 
-class TimeEntryEventActor(TypedDict):
+class _TimeEntryEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class TimeEntryEventActor(_TimeEntryEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class TimeEntryEventOrigin(TypedDict):
@@ -2122,11 +2216,15 @@ class TimeEntryEvent(TypedDict):
     data: TimeEntryEventData
 
 
-class TimeLockEventActor(TypedDict):
+class _TimeLockEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class TimeLockEventActor(_TimeLockEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class TimeLockEventOrigin(TypedDict):
@@ -2161,9 +2259,52 @@ class TimeLockEvent(TypedDict):
     data: TimeLockEventData
 
 
+class _AppEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class AppEventActor(_AppEventActorRequired, total=False):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    app_id: Optional[str]
+
+
+class AppEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
+
+
+class _AppEventDataRequired(TypedDict):
+    object: App
+
+
+class AppEventData(_AppEventDataRequired, total=False):
+    """AppEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+    truncated: Literal[True]
+
+
+class AppEvent(TypedDict):
+    """An event of type app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled: its data.object is the App."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled"]
+    created_at: str
+    account_id: str
+    actor: AppEventActor
+    origin: Optional[AppEventOrigin]
+    data: AppEventData
+
+
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent, TimeEntryEvent, TimeLockEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent, TimeEntryEvent, TimeLockEvent, AppEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -2360,7 +2501,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -2370,6 +2511,82 @@ class ApiKey(TypedDict):
     revoked_at: Optional[str]
     created_at: str
     updated_at: str
+
+
+class App(TypedDict):
+    """A third-party app published by this account: an OAuth client of this server."""
+
+    id: str
+    object: Literal["app"]
+    name: str
+    description: Optional[str]
+    website: Optional[str]
+    redirect_uris: List[str]
+    install_url: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    visibility: Literal["private", "public"]
+    webhook_url: Optional[str]
+    webhook_events: List[str]
+    metadata: Dict[str, str]
+    has_logo: bool
+    client_type: Literal["confidential", "public"]
+    webhook_status: Literal["enabled", "disabled"]
+    created_at: str
+    updated_at: str
+
+
+class AppInstallApp(TypedDict):
+    """The app installed."""
+
+    id: str
+    name: str
+    website: Optional[str]
+    has_logo: bool
+    publisher_name: str
+
+
+class AppInstallRateLimits(TypedDict):
+    """The install’s own bucket and quota; null fields follow the server default (60 a minute, 10,000 a day, burst 100)."""
+
+    per_minute: Optional[int]
+    per_day: Optional[int]
+    burst: Optional[int]
+
+
+class AppInstallInstalledBy(TypedDict):
+    """Whose authority approved the install."""
+
+    type: Literal["api_key", "cli"]
+    id: Optional[str]
+
+
+class AppInstall(TypedDict):
+    """An app connected to this account through OAuth, and what it may do."""
+
+    id: str
+    object: Literal["app_install"]
+    app: AppInstallApp
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    status: Literal["active", "uninstalled"]
+    rate_limits: AppInstallRateLimits
+    installed_by: AppInstallInstalledBy
+    installed_at: str
+    last_used_at: Optional[str]
+    uninstalled_at: Optional[str]
+    uninstalled_reason: Optional[Literal["business", "app", "app_deleted", "token_reuse", "expired", "suspended"]]
+    created_at: str
+    updated_at: str
+
+
+class AppInstallLink(TypedDict):
+    """A one-time link that hands this key’s authority to approve one install to a browser."""
+
+    id: str
+    object: Literal["app_install_link"]
+    app_id: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    url: str
+    expires_at: str
 
 
 class Product(TypedDict):
@@ -3105,7 +3322,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -3148,7 +3365,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -3171,6 +3388,86 @@ class OperationParams(_OperationParamsRequired, total=False):
 
     body: Dict[str, Any]
     if_match: str
+
+
+class AppCreateResult(TypedDict):
+    """What POST /v1/apps answers."""
+
+    id: str
+    object: Literal["app"]
+    name: str
+    description: Optional[str]
+    website: Optional[str]
+    redirect_uris: List[str]
+    install_url: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    visibility: Literal["private", "public"]
+    webhook_url: Optional[str]
+    webhook_events: List[str]
+    metadata: Dict[str, str]
+    has_logo: bool
+    client_type: Literal["confidential", "public"]
+    webhook_status: Literal["enabled", "disabled"]
+    created_at: str
+    updated_at: str
+    client_secret: Optional[str]
+    webhook_secret: str
+
+
+class AppRollSecretResult(TypedDict):
+    """What POST /v1/apps/{id}/roll-secret answers."""
+
+    id: str
+    object: Literal["app"]
+    name: str
+    description: Optional[str]
+    website: Optional[str]
+    redirect_uris: List[str]
+    install_url: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    visibility: Literal["private", "public"]
+    webhook_url: Optional[str]
+    webhook_events: List[str]
+    metadata: Dict[str, str]
+    has_logo: bool
+    client_type: Literal["confidential", "public"]
+    webhook_status: Literal["enabled", "disabled"]
+    created_at: str
+    updated_at: str
+    client_secret: Optional[str]
+    webhook_secret: str
+
+
+class AppRotateWebhookSecretResult(TypedDict):
+    """What POST /v1/apps/{id}/rotate-webhook-secret answers."""
+
+    id: str
+    object: Literal["app"]
+    name: str
+    description: Optional[str]
+    website: Optional[str]
+    redirect_uris: List[str]
+    install_url: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    visibility: Literal["private", "public"]
+    webhook_url: Optional[str]
+    webhook_events: List[str]
+    metadata: Dict[str, str]
+    has_logo: bool
+    client_type: Literal["confidential", "public"]
+    webhook_status: Literal["enabled", "disabled"]
+    created_at: str
+    updated_at: str
+    client_secret: Optional[str]
+    webhook_secret: str
+
+
+class AppInstallRateLimitsParams(TypedDict, total=False):
+    """Lower limits (never above the server’s defaults: 422)."""
+
+    per_minute: Optional[int]
+    per_day: Optional[int]
+    burst: Optional[int]
 
 
 class TimeEntryBulkApproveResult(TypedDict):
@@ -5391,10 +5688,11 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
-        actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
+        actor_type: Union[Literal["api_key", "mcp", "hub", "system", "app"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
+        app_id: Union[str, NotGiven] = NOT_GIVEN,
         origin_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
@@ -5406,7 +5704,7 @@ class EventsResource:
         """List events. Newest first. Events are kept at least 90 days.
 
 Requires the scope `events:read`."""
-        return cast(Page[Event], self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, origin_id=origin_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Page[Event], self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, app_id=app_id, origin_id=origin_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -5801,7 +6099,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -5832,7 +6130,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -5919,6 +6217,247 @@ class ChangesResource:
     ) -> Page[Change]:
         """The change feed: objects changed after a cursor, in commit order. An entry per object changed after `since`, at its latest change, in commit order; deleted objects too (kept 90 days). `meta.pagination.next_cursor` is given even on an empty page: keep it and ask again. A cursor is a position, never a time: changes sharing a millisecond all come, and a transaction that commits after a later one is not skipped."""
         return cast(Page[Change], self._transport.list("/v1/changes", _given(kinds=kinds, since=since, cursor=cursor, limit=limit), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AppsResource:
+    """apps: list, create, get, update, delete, roll_secret, rotate_webhook_secret."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[App]:
+        """List apps. The apps this account publishes, newest first.
+
+Requires the scope `apps:read`."""
+        return cast(Page[App], self._transport.list("/v1/apps", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        name: str,
+        redirect_uris: List[str],
+        install_url: str,
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]],
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        website: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        client_type: Union[Literal["confidential", "public"], NotGiven] = NOT_GIVEN,
+        visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
+        webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppCreateResult:
+        """Create an app. Publishes an OAuth client: its id is the client_id. Answers `client_secret` (confidential apps) and `webhook_secret`, shown this once.
+
+Requires the scope `apps:write`."""
+        return cast(AppCreateResult, self._transport.request("POST", "/v1/apps", body=_given(name=name, redirect_uris=redirect_uris, install_url=install_url, scopes=scopes, description=description, website=website, client_type=client_type, visibility=visibility, webhook_url=webhook_url, webhook_events=webhook_events, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Get an app. Requires the scope `apps:read`."""
+        return cast(App, self._transport.request("GET", f"/v1/apps/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        website: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        redirect_uris: Union[List[str], NotGiven] = NOT_GIVEN,
+        install_url: Union[str, NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]], NotGiven] = NOT_GIVEN,
+        visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
+        webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
+        webhook_status: Union[Literal["enabled", "disabled"], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Update an app. A scope removed leaves every install at once; a scope added is granted only by a new consent. `client_type` is fixed.
+
+Requires the scope `apps:write`."""
+        return cast(App, self._transport.request("PUT", f"/v1/apps/{_quote(id)}", body=_given(name=name, description=description, website=website, redirect_uris=redirect_uris, install_url=install_url, scopes=scopes, visibility=visibility, webhook_url=webhook_url, webhook_events=webhook_events, webhook_status=webhook_status, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete an app. Uninstalls every install of it, in every account (`app_deleted`), in the same transaction.
+
+Requires the scope `apps:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/apps/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def roll_secret(
+        self,
+        id: str,
+        *,
+        overlap_hours: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppRollSecretResult:
+        """Roll an app’s client secret. Answers the app with a new `client_secret`, shown this once. The old one keeps working for `overlap_hours` (0 to 168, default 0).
+
+Requires the scope `apps:write`."""
+        return cast(AppRollSecretResult, self._transport.request("POST", f"/v1/apps/{_quote(id)}/roll-secret", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def rotate_webhook_secret(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppRotateWebhookSecretResult:
+        """Rotate an app’s webhook secret. Answers the app with a new `webhook_secret`, shown this once.
+
+Requires the scope `apps:write`."""
+        return cast(AppRotateWebhookSecretResult, self._transport.request("POST", f"/v1/apps/{_quote(id)}/rotate-webhook-secret", unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AppInstallLinksResource:
+    """app-install-links: create."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def create(
+        self,
+        *,
+        app_id: str,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]], NotGiven] = NOT_GIVEN,
+        expires_in_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstallLink:
+        """Create an install link. A one-time link (5 to 60 minutes) that hands this key’s authority to approve one install of an app to a browser. Its scopes lie within the key’s (403) and the app’s (422); the `url` is shown this once.
+
+Requires the scope `apps:install`."""
+        return cast(AppInstallLink, self._transport.request("POST", "/v1/app-install-links", body=_given(app_id=app_id, scopes=scopes, expires_in_minutes=expires_in_minutes), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AppInstallsResource:
+    """app-installs: list, get_current, delete_current, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Literal["active", "uninstalled"], NotGiven] = NOT_GIVEN,
+        app_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[AppInstall]:
+        """List app installs. The apps installed in this account, uninstalled ones too, newest first.
+
+Requires the scope `app_installs:read`."""
+        return cast(Page[AppInstall], self._transport.list("/v1/app-installs", _given(limit=limit, cursor=cursor, status=status, app_id=app_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_current(
+        self,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Get the calling token’s install. With an app’s access token: its own install. An API key has none (404)."""
+        return cast(AppInstall, self._transport.request("GET", "/v1/app-installs/current", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete_current(
+        self,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Uninstall the calling token’s install. With an app’s access token: the app uninstalls itself (`app`). An API key has none (404)."""
+        return cast(AppInstall, self._transport.request("DELETE", "/v1/app-installs/current", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Get an app install. Requires the scope `app_installs:read`."""
+        return cast(AppInstall, self._transport.request("GET", f"/v1/app-installs/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        rate_limits: AppInstallRateLimitsParams,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Update an app install. Lowers the install’s own rate limits (higher than the defaults: 422; the operator raises them).
+
+Requires the scope `app_installs:write`."""
+        return cast(AppInstall, self._transport.request("PUT", f"/v1/app-installs/{_quote(id)}", body=_given(rate_limits=rate_limits), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Uninstall an app. Uninstalls (`business`): every token of it is revoked at once. Answers the install, which stays readable; again: unchanged, no event.
+
+Requires the scope `app_installs:write`."""
+        return cast(AppInstall, self._transport.request("DELETE", f"/v1/app-installs/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class ProductsResource:
@@ -6574,6 +7113,9 @@ class Resources:
         self.api_keys = ApiKeysResource(transport)
         self.change_sets = ChangeSetsResource(transport)
         self.changes = ChangesResource(transport)
+        self.apps = AppsResource(transport)
+        self.app_install_links = AppInstallLinksResource(transport)
+        self.app_installs = AppInstallsResource(transport)
         self.products = ProductsResource(transport)
         self.tax_rates = TaxRatesResource(transport)
         self.time_entries = TimeEntriesResource(transport)
@@ -8792,10 +9334,11 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
-        actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
+        actor_type: Union[Literal["api_key", "mcp", "hub", "system", "app"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
+        app_id: Union[str, NotGiven] = NOT_GIVEN,
         origin_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
@@ -8807,7 +9350,7 @@ class AsyncEventsResource:
         """List events. Newest first. Events are kept at least 90 days.
 
 Requires the scope `events:read`."""
-        return AsyncPagePromise[Event](lambda: self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, origin_id=origin_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[Event](lambda: self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, app_id=app_id, origin_id=origin_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -9202,7 +9745,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -9233,7 +9776,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -9320,6 +9863,247 @@ class AsyncChangesResource:
     ) -> AsyncPagePromise[Change]:
         """The change feed: objects changed after a cursor, in commit order. An entry per object changed after `since`, at its latest change, in commit order; deleted objects too (kept 90 days). `meta.pagination.next_cursor` is given even on an empty page: keep it and ask again. A cursor is a position, never a time: changes sharing a millisecond all come, and a transaction that commits after a later one is not skipped."""
         return AsyncPagePromise[Change](lambda: self._transport.list("/v1/changes", _given(kinds=kinds, since=since, cursor=cursor, limit=limit), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncAppsResource:
+    """apps: list, create, get, update, delete, roll_secret, rotate_webhook_secret."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[App]:
+        """List apps. The apps this account publishes, newest first.
+
+Requires the scope `apps:read`."""
+        return AsyncPagePromise[App](lambda: self._transport.list("/v1/apps", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        name: str,
+        redirect_uris: List[str],
+        install_url: str,
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]],
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        website: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        client_type: Union[Literal["confidential", "public"], NotGiven] = NOT_GIVEN,
+        visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
+        webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppCreateResult:
+        """Create an app. Publishes an OAuth client: its id is the client_id. Answers `client_secret` (confidential apps) and `webhook_secret`, shown this once.
+
+Requires the scope `apps:write`."""
+        return cast(AppCreateResult, await self._transport.request("POST", "/v1/apps", body=_given(name=name, redirect_uris=redirect_uris, install_url=install_url, scopes=scopes, description=description, website=website, client_type=client_type, visibility=visibility, webhook_url=webhook_url, webhook_events=webhook_events, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Get an app. Requires the scope `apps:read`."""
+        return cast(App, await self._transport.request("GET", f"/v1/apps/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        website: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        redirect_uris: Union[List[str], NotGiven] = NOT_GIVEN,
+        install_url: Union[str, NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]], NotGiven] = NOT_GIVEN,
+        visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
+        webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
+        webhook_status: Union[Literal["enabled", "disabled"], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Update an app. A scope removed leaves every install at once; a scope added is granted only by a new consent. `client_type` is fixed.
+
+Requires the scope `apps:write`."""
+        return cast(App, await self._transport.request("PUT", f"/v1/apps/{_quote(id)}", body=_given(name=name, description=description, website=website, redirect_uris=redirect_uris, install_url=install_url, scopes=scopes, visibility=visibility, webhook_url=webhook_url, webhook_events=webhook_events, webhook_status=webhook_status, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete an app. Uninstalls every install of it, in every account (`app_deleted`), in the same transaction.
+
+Requires the scope `apps:write`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/apps/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def roll_secret(
+        self,
+        id: str,
+        *,
+        overlap_hours: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppRollSecretResult:
+        """Roll an app’s client secret. Answers the app with a new `client_secret`, shown this once. The old one keeps working for `overlap_hours` (0 to 168, default 0).
+
+Requires the scope `apps:write`."""
+        return cast(AppRollSecretResult, await self._transport.request("POST", f"/v1/apps/{_quote(id)}/roll-secret", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def rotate_webhook_secret(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppRotateWebhookSecretResult:
+        """Rotate an app’s webhook secret. Answers the app with a new `webhook_secret`, shown this once.
+
+Requires the scope `apps:write`."""
+        return cast(AppRotateWebhookSecretResult, await self._transport.request("POST", f"/v1/apps/{_quote(id)}/rotate-webhook-secret", unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncAppInstallLinksResource:
+    """app-install-links: create."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def create(
+        self,
+        *,
+        app_id: str,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]], NotGiven] = NOT_GIVEN,
+        expires_in_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstallLink:
+        """Create an install link. A one-time link (5 to 60 minutes) that hands this key’s authority to approve one install of an app to a browser. Its scopes lie within the key’s (403) and the app’s (422); the `url` is shown this once.
+
+Requires the scope `apps:install`."""
+        return cast(AppInstallLink, await self._transport.request("POST", "/v1/app-install-links", body=_given(app_id=app_id, scopes=scopes, expires_in_minutes=expires_in_minutes), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncAppInstallsResource:
+    """app-installs: list, get_current, delete_current, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Literal["active", "uninstalled"], NotGiven] = NOT_GIVEN,
+        app_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[AppInstall]:
+        """List app installs. The apps installed in this account, uninstalled ones too, newest first.
+
+Requires the scope `app_installs:read`."""
+        return AsyncPagePromise[AppInstall](lambda: self._transport.list("/v1/app-installs", _given(limit=limit, cursor=cursor, status=status, app_id=app_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_current(
+        self,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Get the calling token’s install. With an app’s access token: its own install. An API key has none (404)."""
+        return cast(AppInstall, await self._transport.request("GET", "/v1/app-installs/current", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete_current(
+        self,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Uninstall the calling token’s install. With an app’s access token: the app uninstalls itself (`app`). An API key has none (404)."""
+        return cast(AppInstall, await self._transport.request("DELETE", "/v1/app-installs/current", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Get an app install. Requires the scope `app_installs:read`."""
+        return cast(AppInstall, await self._transport.request("GET", f"/v1/app-installs/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        rate_limits: AppInstallRateLimitsParams,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Update an app install. Lowers the install’s own rate limits (higher than the defaults: 422; the operator raises them).
+
+Requires the scope `app_installs:write`."""
+        return cast(AppInstall, await self._transport.request("PUT", f"/v1/app-installs/{_quote(id)}", body=_given(rate_limits=rate_limits), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Uninstall an app. Uninstalls (`business`): every token of it is revoked at once. Answers the install, which stays readable; again: unchanged, no event.
+
+Requires the scope `app_installs:write`."""
+        return cast(AppInstall, await self._transport.request("DELETE", f"/v1/app-installs/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncProductsResource:
@@ -9975,6 +10759,9 @@ class AsyncResources:
         self.api_keys = AsyncApiKeysResource(transport)
         self.change_sets = AsyncChangeSetsResource(transport)
         self.changes = AsyncChangesResource(transport)
+        self.apps = AsyncAppsResource(transport)
+        self.app_install_links = AsyncAppInstallLinksResource(transport)
+        self.app_installs = AsyncAppInstallsResource(transport)
         self.products = AsyncProductsResource(transport)
         self.tax_rates = AsyncTaxRatesResource(transport)
         self.time_entries = AsyncTimeEntriesResource(transport)

@@ -27,6 +27,7 @@ import urllib.parse
 import uuid
 import weakref
 from dataclasses import dataclass, field
+from .oauth import OAuth, TokenRefresher
 from typing import Any, AsyncGenerator, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from typing import ParamSpec
@@ -176,15 +177,19 @@ class _Answer:
 class _Base:
     """What the blocking and the asyncio transports share: settings, requests, and what an answer means."""
 
-    def __init__(self, api_key: Optional[str], base_url: Optional[str], timeout: float, max_retries: int) -> None:
-        key = api_key if api_key is not None else os.environ.get("BMS_API_KEY")
-        if not isinstance(key, str) or key == "":
-            raise TypeError("BmsClient needs an api_key (or the BMS_API_KEY environment variable).")
-        self.__api_key = key
+    def __init__(
+        self, api_key: Optional[str], base_url: Optional[str], timeout: float, max_retries: int, oauth: Optional[OAuth] = None
+    ) -> None:
+        key = api_key if api_key is not None or oauth is not None else os.environ.get("BMS_API_KEY")
+        if oauth is None and (not isinstance(key, str) or key == ""):
+            raise TypeError("BmsClient needs an api_key (or the BMS_API_KEY environment variable), or oauth.")
+        self.__api_key = key or ""
         self.base_url = (base_url or os.environ.get("BMS_BASE_URL") or "http://localhost:3000").strip().rstrip("/")
         # Every path starts with /v1, and https://bms.example.com/v1 is a natural thing to paste.
         if self.base_url.endswith("/v1"):
             self.base_url = self.base_url[: -len("/v1")]
+        #: An app's tokens instead of a key (contract §25), renewed with its refresh token.
+        self._tokens = TokenRefresher(oauth, self.base_url, timeout) if oauth is not None else None
         parsed = urllib.parse.urlsplit(self.base_url)
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
             raise ValueError(f"base_url must be an http or https address, not {self.base_url!r}.")
@@ -227,7 +232,7 @@ class _Base:
     ) -> _Prepared:
         headers = {
             "Host": self._host if self._port in (80, 443) else f"{self._host}:{self._port}",
-            "Authorization": f"Bearer {self.__api_key}",
+            "Authorization": f"Bearer {self._tokens.access_token() if self._tokens is not None else self.__api_key}",
             "Accept": accept,
             "User-Agent": f"bms-sdk-python/{VERSION}",
         }
@@ -348,8 +353,10 @@ class Transport(_Base):
     """The blocking transport: ``http.client`` connections kept alive in a small pool (thread-safe), and a
     deadline per attempt that covers connecting, sending and reading the whole body."""
 
-    def __init__(self, api_key: Optional[str], base_url: Optional[str], timeout: float, max_retries: int) -> None:
-        super().__init__(api_key, base_url, timeout, max_retries)
+    def __init__(
+        self, api_key: Optional[str], base_url: Optional[str], timeout: float, max_retries: int, oauth: Optional[OAuth] = None
+    ) -> None:
+        super().__init__(api_key, base_url, timeout, max_retries, oauth)
         self._idle: List[http.client.HTTPConnection] = []
         self._lock = threading.Lock()
         weakref.finalize(self, _close_connections, self._idle)
@@ -385,6 +392,7 @@ class Transport(_Base):
 
     def _send(self, prepared: _Prepared) -> _Answer:
         attempt = 0
+        renewed = False
         while True:
             started = time.monotonic()
             timed_out = threading.Event()
@@ -393,6 +401,12 @@ class Transport(_Base):
             except (OSError, http.client.HTTPException) as error:
                 time.sleep(self._failed(prepared, attempt, error, timed_out.is_set(), started))
                 attempt += 1
+                continue
+            # An app's access token revoked or expired early: one renewal, then the same request again.
+            if status == 401 and self._tokens is not None and not renewed:
+                renewed = True
+                rejected = prepared.headers["Authorization"][len("Bearer ") :]
+                prepared.headers["Authorization"] = f"Bearer {self._tokens.renew(rejected)}"
                 continue
             outcome = self._answered(prepared, attempt, status, headers, body, started)
             if isinstance(outcome, _Answer):

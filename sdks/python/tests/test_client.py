@@ -17,6 +17,34 @@ BASE_URL = os.environ.get("BMS_BASE_URL", "")
 API_KEY = os.environ.get("BMS_API_KEY", "")
 
 
+OAUTH_CLIENT_ID = os.environ.get("BMS_OAUTH_CLIENT_ID", "")
+
+
+@unittest.skipUnless(BASE_URL and OAUTH_CLIENT_ID, "needs a running server and an app's install: BMS_OAUTH_*")
+class AppTokens(unittest.TestCase):
+    def test_a_client_built_with_a_refresh_token_renews_it_and_hands_each_pair_to_on_tokens(self) -> None:
+        pairs: List[bms_sdk.OAuthTokens] = []
+        oauth = bms_sdk.OAuth(
+            client_id=OAUTH_CLIENT_ID,
+            client_secret=os.environ["BMS_OAUTH_CLIENT_SECRET"],
+            refresh_token=os.environ["BMS_OAUTH_REFRESH_TOKEN"],
+            on_tokens=pairs.append,
+        )
+        bms = BmsClient(base_url=BASE_URL, oauth=oauth)
+        self.assertEqual(bms.clients.create(name="Made by an app")["name"], "Made by an app")
+        self.assertEqual(len(pairs), 1)
+        self.assertTrue(pairs[0].refresh_token.startswith("bmsrt_"))
+        self.assertNotEqual(pairs[0].refresh_token, os.environ["BMS_OAUTH_REFRESH_TOKEN"])
+        bms.clients.list()
+        self.assertEqual(len(pairs), 1)
+        self.assertNotIn("bmsrt_", repr(oauth) + repr(pairs[0]))
+        # The newest refresh token works for a new client.
+        fresh = BmsClient(base_url=BASE_URL, oauth=bms_sdk.OAuth(
+            client_id=OAUTH_CLIENT_ID, client_secret=os.environ["BMS_OAUTH_CLIENT_SECRET"], refresh_token=pairs[0].refresh_token
+        ))
+        fresh.clients.list()
+
+
 @unittest.skipUnless(BASE_URL and API_KEY, "needs a running server: BMS_BASE_URL and BMS_API_KEY")
 class AgainstServer(unittest.TestCase):
     def setUp(self) -> None:

@@ -23,6 +23,7 @@ const COLUMNS = [
   'data',
   'actor_type',
   'actor_id',
+  'actor_app_id',
   'origin_type',
   'origin_id',
   'created_at',
@@ -34,6 +35,7 @@ export interface EventFilters {
   resource_id?: string | undefined;
   actor_type?: string | undefined;
   actor_id?: string | undefined;
+  actor_app_id?: string | undefined;
   origin_id?: string | undefined;
   created_after?: string | undefined;
   created_before?: string | undefined;
@@ -65,10 +67,10 @@ export const writeEvent: (db: Executor, row: EventRow, family: string) => Promis
 >({
   gathered: {
     setup: [
-      'create temp table if not exists event_queue (id text not null, account_id text not null, type text not null, resource_id text not null, data text not null, actor_type text, actor_id text, origin_type text, origin_id text, created_at text not null, family text not null)',
+      'create temp table if not exists event_queue (id text not null, account_id text not null, type text not null, resource_id text not null, data text not null, actor_type text, actor_id text, actor_app_id text, origin_type text, origin_id text, created_at text not null, family text not null)',
     ],
     queue: {
-      sql: 'insert into temp.event_queue (id, account_id, type, resource_id, data, actor_type, actor_id, origin_type, origin_id, created_at, family) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      sql: 'insert into temp.event_queue (id, account_id, type, resource_id, data, actor_type, actor_id, actor_app_id, origin_type, origin_id, created_at, family) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       parameters: (row, family) => [
         row.id,
         row.account_id,
@@ -77,6 +79,7 @@ export const writeEvent: (db: Executor, row: EventRow, family: string) => Promis
         row.data,
         row.actor_type,
         row.actor_id,
+        row.actor_app_id,
         row.origin_type,
         row.origin_id,
         row.created_at,
@@ -128,6 +131,7 @@ export function listEventsPlan(db: Executor, accountId: string, filters: EventFi
     resource_id: filters.resource_id,
     actor_type: filters.actor_type,
     actor_id: filters.actor_id,
+    actor_app_id: filters.actor_app_id,
     origin_id: filters.origin_id,
   });
   const among = filters.types && { column: 'type', values: filters.types };

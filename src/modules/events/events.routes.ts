@@ -1,6 +1,6 @@
 // Event endpoints: list and get (events:read), and resend one event to one endpoint (webhooks:write).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { contextOf } from '../../http/auth.js';
+import { auth, contextOf } from '../../http/auth.js';
 import { etagOf } from '../../http/etag.js';
 import { ok } from '../../http/envelope.js';
 import { IdempotencyHeaders } from '../../http/idempotency.js';
@@ -42,7 +42,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return listResponse(
         request,
         reply,
-        await service.listEvents(contextOf(request), query),
+        await service.listEvents(contextOf(request), query, auth(request).scopes),
         query.limit,
         service.presentEvent,
       );
@@ -62,7 +62,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const found = await service.getEvent(contextOf(request), request.params.id);
+      const found = await service.getEvent(contextOf(request), request.params.id, auth(request).scopes);
       reply.header('etag', etagOf(found));
       return ok(request, found);
     },

@@ -28,7 +28,7 @@ export const EventDataSchema = Type.Object({
   ),
 });
 
-export const ACTOR_TYPES = ['api_key', 'mcp', 'hub', 'system'] as const;
+export const ACTOR_TYPES = ['api_key', 'mcp', 'hub', 'system', 'app'] as const;
 
 export const ActorSchema = Type.Object(
   {
@@ -36,14 +36,17 @@ export const ActorSchema = Type.Object(
       type: 'string',
       enum: [...ACTOR_TYPES],
       description:
-        'api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line).',
+        'api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token.',
       example: 'api_key',
     }),
     id: Nullable({
       ...IdSchema,
       description:
-        'The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown).',
+        'The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown).',
     }),
+    app_id: Type.Optional(
+      Nullable({ ...IdSchema, description: 'The app whose token acted (docs/api-contract.md §25); null otherwise.' }),
+    ),
   },
   { description: 'Who caused the event (docs/api-contract.md §20).' },
 );
@@ -117,7 +120,15 @@ export const ListEventsQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 100,
-        description: 'Only events caused by this API key (over /v1 or through the MCP server).',
+        description: 'Only events caused by this API key (over /v1 or through the MCP server), or this app install.',
+        example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
+      }),
+    ),
+    app_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Only events caused by this app’s tokens.',
         example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
       }),
     ),

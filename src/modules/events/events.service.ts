@@ -8,7 +8,7 @@ import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { EventRow, WebhookDeliveryRow } from '../../db/types.js';
 import { insertDeliveries } from './webhooks.repository.js';
 import { requireRow } from '../shared/index.js';
-import { fieldError } from '../../core/errors.js';
+import { fieldError, notFound } from '../../core/errors.js';
 import { EVENT_TYPES, isEventPattern, matchesEventPattern, type EventType } from '../../kernel/event-types.js';
 import * as repository from './events.repository.js';
 import { noteChange } from './changes.repository.js';
@@ -21,7 +21,7 @@ export function presentEvent(row: EventRow): Event {
     type: row.type as EventType,
     created_at: row.created_at,
     account_id: row.account_id,
-    actor: { type: row.actor_type as Actor['type'], id: row.actor_id },
+    actor: { type: row.actor_type as Actor['type'], id: row.actor_id, app_id: row.actor_app_id },
     origin: row.origin_id === null ? null : { type: row.origin_type as Origin['type'], id: row.origin_id },
     data: fromJson<EventData>(row.data),
   };
@@ -61,6 +61,7 @@ export async function recordEvent(
     data,
     actor_type: ctx.actor.type,
     actor_id: ctx.actor.id,
+    actor_app_id: ctx.actor.app_id ?? null,
     origin_type: ctx.origin?.type ?? null,
     origin_id: ctx.origin?.id ?? null,
     created_at: now,
@@ -183,11 +184,51 @@ export async function recordChange<T extends { id: string; status?: string }>(
   await recordEvent(ctx, type, after, { previous_attributes: changed, source });
 }
 
-export async function getEvent(ctx: Context, id: string): Promise<Event> {
-  return presentEvent(await requireRow('event', id, (found) => repository.findEvent(ctx.db, ctx.accountId, found)));
+/** The read scope an app's token needs to see an event about each kind (docs/api-contract.md §25). */
+const READ_SCOPE_OF: Partial<Record<string, string>> = {
+  client: 'clients:read',
+  property: 'clients:read',
+  service_request: 'requests:read',
+  quote: 'quotes:read',
+  job: 'jobs:read',
+  invoice: 'invoices:read',
+  payment: 'payments:read',
+  team_member: 'team:read',
+  visit: 'visits:read',
+  visit_schedule: 'schedules:read',
+  product: 'catalog:read',
+  tax_rate: 'catalog:read',
+  recurring_invoice: 'recurring_invoices:read',
+  availability_exception: 'team:read',
+  credit_note: 'credit_notes:read',
+  time_entry: 'time_entries:read',
+  time_lock: 'time_entries:read',
+};
+
+/**
+ * The types an app's token may read: those about kinds its install reads; never keys, endpoints, deliveries or
+ * apps' events. Undefined for a key, which reads every type.
+ */
+function typesReadable(ctx: Context, scopes: ReadonlySet<string> | undefined): readonly EventType[] | undefined {
+  if (!ctx.actor.app_id || !scopes) return undefined;
+  return EVENT_TYPES.filter((type) => {
+    const scope = READ_SCOPE_OF[type.slice(0, type.indexOf('.'))];
+    return scope !== undefined && scopes.has(scope);
+  });
 }
 
-export async function listEvents(ctx: Context, query: ListEventsInput): Promise<Page<EventRow>> {
+export async function getEvent(ctx: Context, id: string, scopes?: ReadonlySet<string>): Promise<Event> {
+  const row = await requireRow('event', id, (found) => repository.findEvent(ctx.db, ctx.accountId, found));
+  const readable = typesReadable(ctx, scopes);
+  if (readable && !readable.includes(row.type as EventType)) throw notFound('event', id);
+  return presentEvent(row);
+}
+
+export async function listEvents(
+  ctx: Context,
+  query: ListEventsInput,
+  scopes?: ReadonlySet<string>,
+): Promise<Page<EventRow>> {
   const { db, accountId } = ctx;
   const page = pageRequest({ ...query, sort: '-created_at' }, repository.EVENT_SORTS);
   const patterns = query.type?.split(',').map((pattern) => pattern.trim());
@@ -202,9 +243,14 @@ export async function listEvents(ctx: Context, query: ListEventsInput): Promise<
     ? undefined
     : patterns && EVENT_TYPES.filter((type) => patterns.some((pattern) => matchesEventPattern(pattern, type)));
   if (query.actor_id !== undefined && !isUuid(query.actor_id))
-    throw fieldError('actor_id', 'must be the id of an API key (a UUID)');
+    throw fieldError('actor_id', 'must be the id of an API key or an app install (a UUID)');
+  if (query.app_id !== undefined && !isUuid(query.app_id))
+    throw fieldError('app_id', 'must be the id of an app (a UUID)');
   if (query.origin_id !== undefined && !isUuid(query.origin_id))
     throw fieldError('origin_id', 'must be the id of a change set or an import (a UUID)');
-  const { rows, resumeAfter } = await repository.listEvents(db, accountId, { ...query, types }, page);
+  const readable = typesReadable(ctx, scopes);
+  const visible = readable && (types ?? EVENT_TYPES).filter((type) => readable.includes(type));
+  const filters = { ...query, types: visible ?? types, actor_app_id: query.app_id };
+  const { rows, resumeAfter } = await repository.listEvents(db, accountId, filters, page);
   return toPage(rows, page, resumeAfter);
 }

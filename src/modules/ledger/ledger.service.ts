@@ -5,7 +5,7 @@ import { newId } from '../../core/deps.js';
 import { localDate } from '../../core/time.js';
 import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { LedgerEntryRow } from '../../db/types.js';
-import type { Context } from '../../kernel/context.js';
+import type { Actor, Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { getClientRow } from '../clients/index.js';
 import { requireRow } from '../shared/index.js';
@@ -56,7 +56,7 @@ export async function postEntries(tx: Context, drafts: readonly EntryDraft[]): P
   const first = last - drafts.length + 1;
   const balances = new Map<string, number>();
   const now = tx.clock.now().toISOString();
-  const actor = JSON.stringify({ type: tx.actor.type, id: tx.actor.id });
+  const actor = JSON.stringify({ type: tx.actor.type, id: tx.actor.id, app_id: tx.actor.app_id ?? null });
   const rows: LedgerEntryRow[] = [];
   for (const [index, draft] of drafts.entries()) {
     const key = `${draft.client_id} ${draft.currency}`;
@@ -207,10 +207,15 @@ export function presentLedgerEntry(row: LedgerEntryRow): LedgerEntry {
     tax_amount: row.tax_amount === null ? null : Number(row.tax_amount),
     cost_amount: row.cost_amount === null ? null : Number(row.cost_amount),
     taxes: row.taxes === null ? null : fromJson(row.taxes),
-    actor: fromJson(row.actor),
+    actor: actorOf(fromJson(row.actor)),
     created_at: row.created_at,
     updated_at: row.created_at,
   };
+}
+
+/** Entries posted before apps acted have no `app_id`: null, as every actor answers it (docs/api-contract.md §25). */
+function actorOf(stored: { type: Actor['type']; id: string | null; app_id?: string | null }) {
+  return { type: stored.type, id: stored.id, app_id: stored.app_id ?? null };
 }
 
 export async function getLedgerEntry(ctx: Context, id: string): Promise<LedgerEntry> {

@@ -1,3 +1,4 @@
 // The face of the sent-documents module: what other modules, the workers and the composition may use. The rest is private.
 export { cancelStaleReminder, DeliverySchema, renderDeliveryPdf, trackDelivery } from './deliveries.js';
 export { sendDocument } from './sending.js';
+export { fromAnotherSite } from './csrf.js';

@@ -1,0 +1,218 @@
+// Publishing apps (docs/api-contract.md §25): an account's OAuth clients, their redirect URIs, the scopes they
+// ask for and where their webhooks go. Secrets are answered once, at create and roll; the events never hold one.
+import { AppError, fieldError, fieldProblems, validationError } from '../../core/errors.js';
+import { newId } from '../../core/deps.js';
+import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
+import type { AppRow } from '../../db/types.js';
+import { type Context, inTransaction, SYSTEM_ACTOR } from '../../kernel/context.js';
+import { isEventPattern } from '../../kernel/event-types.js';
+import { GRANTABLE_SCOPES, type Scope } from '../../kernel/scopes.js';
+import { previousAttributes, recordEvent } from '../events/index.js';
+import { requireRow } from '../shared/index.js';
+import * as repository from './apps.repository.js';
+import type { App, AppWithSecrets, CreateAppInput, UpdateAppInput } from './apps.schemas.js';
+import { uninstallInTransaction } from './uninstall.js';
+import { redirectUriProblem } from './redirect-uris.js';
+import { newSecret, newWebhookSecret } from './secrets.js';
+import { APP_LIMITS, type AppSettings } from './settings.js';
+
+export function presentApp(row: AppRow): App {
+  return {
+    id: row.id,
+    object: 'app',
+    name: row.name,
+    description: row.description,
+    website: row.website,
+    redirect_uris: fromJson<string[]>(row.redirect_uris),
+    install_url: row.install_url,
+    scopes: fromJson<Scope[]>(row.scopes),
+    visibility: row.visibility as App['visibility'],
+    webhook_url: row.webhook_url,
+    webhook_events: fromJson<string[]>(row.webhook_events),
+    metadata: fromJson<Record<string, string>>(row.metadata),
+    has_logo: false,
+    client_type: row.client_type as App['client_type'],
+    webhook_status: row.webhook_status as App['webhook_status'],
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+function httpsUrl(field: string, value: string | null | undefined, allowHttp = false): void {
+  if (value === null || value === undefined) return;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw fieldError(field, 'must be an absolute URL');
+  }
+  if (url.protocol === 'https:' || (allowHttp && url.protocol === 'http:')) return;
+  throw fieldError(field, allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
+}
+
+/** Every field check of a create or an update, in one 422. */
+function checkFields(settings: AppSettings, body: Partial<CreateAppInput & UpdateAppInput>): void {
+  const problems = fieldProblems(
+    () => httpsUrl('website', body.website),
+    () => httpsUrl('install_url', body.install_url),
+    () => httpsUrl('webhook_url', body.webhook_url, settings.allowHttpWebhooks),
+    ...(body.redirect_uris ?? []).map((uri, index) => () => {
+      const problem = redirectUriProblem(uri);
+      if (problem) throw fieldError(`redirect_uris[${index}]`, problem);
+    }),
+    ...(body.scopes ?? []).map((scope, index) => () => {
+      if (!GRANTABLE_SCOPES.includes(scope))
+        throw fieldError(
+          `scopes[${index}]`,
+          `an app cannot be granted '${scope}' (no api_keys:*, webhooks:*, apps:*, app_installs:*)`,
+        );
+    }),
+    ...(body.webhook_events ?? []).map((pattern, index) => () => {
+      if (!isEventPattern(pattern))
+        throw fieldError(`webhook_events[${index}]`, `'${pattern}' is not an event type or pattern`);
+    }),
+  );
+  if (problems.length > 0) throw validationError(problems);
+}
+
+export async function createApp(ctx: Context, settings: AppSettings, body: CreateAppInput): Promise<AppWithSecrets> {
+  checkFields(settings, body);
+  const clientType = body.client_type ?? 'confidential';
+  const secret = clientType === 'confidential' ? newSecret('clientSecret', settings.pepper) : undefined;
+  const webhookSecret = newWebhookSecret();
+  const now = ctx.clock.now().toISOString();
+  const row: AppRow = {
+    id: newId(),
+    account_id: ctx.accountId,
+    name: body.name,
+    description: body.description ?? null,
+    website: body.website ?? null,
+    client_type: clientType,
+    client_secret_hash: secret?.hash ?? null,
+    previous_secret_hash: null,
+    previous_secret_expires_at: null,
+    redirect_uris: JSON.stringify(body.redirect_uris),
+    install_url: body.install_url,
+    scopes: JSON.stringify(inScopeOrder(body.scopes)),
+    visibility: body.visibility ?? 'private',
+    webhook_url: body.webhook_url ?? null,
+    webhook_events: JSON.stringify(body.webhook_events ?? ['*']),
+    webhook_status: 'enabled',
+    webhook_secret: webhookSecret,
+    metadata: JSON.stringify(body.metadata ?? {}),
+    deleted_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await inTransaction(ctx, async (tx) => {
+    if ((await repository.countApps(tx.db, ctx.accountId)) >= APP_LIMITS.appsPerAccount)
+      throw new AppError(
+        'CONFLICT',
+        `An account publishes at most ${APP_LIMITS.appsPerAccount} apps; delete one first.`,
+      );
+    await repository.insertApp(tx.db, row);
+    await recordEvent(tx, 'app.created', presentApp(row));
+  });
+  return { ...presentApp(row), client_secret: secret?.secret ?? null, webhook_secret: webhookSecret };
+}
+
+/** Scopes in §3's order (the order of SCOPES), as every answer lists them. */
+export function inScopeOrder(scopes: readonly string[]): Scope[] {
+  return GRANTABLE_SCOPES.filter((scope) => scopes.includes(scope));
+}
+
+async function ownApp(ctx: Context, id: string, lock = false): Promise<AppRow> {
+  return requireRow('app', id, (found) => repository.findOwnApp(ctx.db, ctx.accountId, found, lock));
+}
+
+export async function getApp(ctx: Context, id: string): Promise<App> {
+  return presentApp(await ownApp(ctx, id));
+}
+
+export async function listApps(ctx: Context, query: { limit?: number; cursor?: string }): Promise<Page<AppRow>> {
+  const page = pageRequest({ ...query, sort: '-created_at' }, repository.APP_SORTS);
+  const { rows, resumeAfter } = await repository.listApps(ctx.db, ctx.accountId, page);
+  return toPage(rows, page, resumeAfter);
+}
+
+export async function updateApp(ctx: Context, settings: AppSettings, id: string, body: UpdateAppInput): Promise<App> {
+  checkFields(settings, body);
+  return inTransaction(ctx, async (tx) => {
+    const before = await ownApp(tx, id, true);
+    const changes: Partial<AppRow> = {};
+    if (body.name !== undefined) changes.name = body.name;
+    if (body.description !== undefined) changes.description = body.description;
+    if (body.website !== undefined) changes.website = body.website;
+    if (body.redirect_uris !== undefined) changes.redirect_uris = JSON.stringify(body.redirect_uris);
+    if (body.install_url !== undefined) changes.install_url = body.install_url;
+    if (body.scopes !== undefined) changes.scopes = JSON.stringify(inScopeOrder(body.scopes));
+    if (body.visibility !== undefined) changes.visibility = body.visibility;
+    if (body.webhook_url !== undefined) changes.webhook_url = body.webhook_url;
+    if (body.webhook_events !== undefined) changes.webhook_events = JSON.stringify(body.webhook_events);
+    if (body.webhook_status !== undefined) changes.webhook_status = body.webhook_status;
+    if (body.metadata !== undefined) changes.metadata = JSON.stringify(body.metadata);
+    const after: AppRow = { ...before, ...changes };
+    const previous = previousAttributes(presentApp(before), presentApp(after));
+    if (Object.keys(previous).length === 0) return presentApp(before);
+    after.updated_at = tx.clock.now().toISOString();
+    await repository.updateApp(tx.db, id, { ...changes, updated_at: after.updated_at });
+    await recordEvent(tx, 'app.updated', presentApp(after), { previous_attributes: previous });
+    return presentApp(after);
+  });
+}
+
+/** Deletes an app: every install of it, in every account, is uninstalled (`app_deleted`) in the same transaction. */
+export async function deleteApp(ctx: Context, id: string): Promise<{ id: string; deleted: true }> {
+  await inTransaction(ctx, async (tx) => {
+    const app = await ownApp(tx, id, true);
+    const now = tx.clock.now().toISOString();
+    for (const install of await repository.findActiveInstallsOfApp(tx.db, id))
+      await uninstallInTransaction(
+        { ...tx, accountId: install.account_id, actor: SYSTEM_ACTOR },
+        install,
+        app,
+        'app_deleted',
+      );
+    await repository.updateApp(tx.db, id, { deleted_at: now, updated_at: now });
+    await recordEvent(tx, 'app.deleted', presentApp(app));
+  });
+  return { id, deleted: true };
+}
+
+export async function rollClientSecret(
+  ctx: Context,
+  settings: AppSettings,
+  id: string,
+  overlapHours: number,
+): Promise<AppWithSecrets> {
+  return inTransaction(ctx, async (tx) => {
+    const app = await ownApp(tx, id, true);
+    if (app.client_type !== 'confidential')
+      throw new AppError('INVALID_STATE', 'A public app has no client secret to roll.');
+    const secret = newSecret('clientSecret', settings.pepper);
+    const now = tx.clock.now();
+    const changes: Partial<AppRow> = {
+      client_secret_hash: secret.hash,
+      previous_secret_hash: overlapHours > 0 ? app.client_secret_hash : null,
+      previous_secret_expires_at:
+        overlapHours > 0 ? new Date(now.getTime() + overlapHours * 3_600_000).toISOString() : null,
+      updated_at: now.toISOString(),
+    };
+    await repository.updateApp(tx.db, id, changes);
+    const after = { ...app, ...changes };
+    await recordEvent(tx, 'app.updated', presentApp(after), { previous_attributes: { updated_at: app.updated_at } });
+    return { ...presentApp(after), client_secret: secret.secret, webhook_secret: app.webhook_secret };
+  });
+}
+
+export async function rotateWebhookSecret(ctx: Context, id: string): Promise<AppWithSecrets> {
+  return inTransaction(ctx, async (tx) => {
+    const app = await ownApp(tx, id, true);
+    const webhookSecret = newWebhookSecret();
+    const updatedAt = tx.clock.now().toISOString();
+    await repository.updateApp(tx.db, id, { webhook_secret: webhookSecret, updated_at: updatedAt });
+    const after = { ...app, webhook_secret: webhookSecret, updated_at: updatedAt };
+    await recordEvent(tx, 'app.updated', presentApp(after), { previous_attributes: { updated_at: app.updated_at } });
+    return { ...presentApp(after), client_secret: null, webhook_secret: webhookSecret };
+  });
+}

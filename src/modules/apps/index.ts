@@ -1,0 +1,5 @@
+// The face of the apps module: what the composition may use. The rest is private.
+export { AppInstallSchema, AppSchema, InstallLinkSchema } from './apps.schemas.js';
+export { type AppSettings } from './settings.js';
+export { accessTokenAuthenticator, isAccessToken } from './token-auth.js';
+export { uninstall } from './uninstall.js';
