@@ -72,6 +72,8 @@ import { recurringInvoiceRoutes } from './modules/recurring-invoices/recurring-i
 import { RecurringInvoiceSchema } from './modules/recurring-invoices/index.js';
 import { timeEntryRoutes } from './modules/time-entries/time-entries.routes.js';
 import { TimeEntrySchema, TimeLockSchema } from './modules/time-entries/index.js';
+import { customFieldRoutes } from './modules/custom-fields/custom-fields.routes.js';
+import { CustomFieldSchema, CustomFieldsSchemaSchema } from './modules/custom-fields/index.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
 import { creditNotePreviewRoutes, creditNoteRoutes } from './modules/credit-notes/credit-notes.routes.js';
@@ -156,6 +158,7 @@ const API_TAGS = [
   { name: 'Products', description: 'The price list: services, materials and fees that lines are made from.' },
   { name: 'Tax rates', description: 'Named, printed tax rates (GST, QST, VAT), compound or not.' },
   { name: 'Time entries', description: 'Members’ time on jobs and visits: timers, costs, approval and locks.' },
+  { name: 'Custom fields', description: 'Typed fields of your own on nine kinds of objects, checked and filterable.' },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -247,6 +250,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     HoldSchema,
     TimeEntrySchema,
     TimeLockSchema,
+    CustomFieldSchema,
+    CustomFieldsSchemaSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -344,6 +349,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(productRoutes);
   await app.register(taxRateRoutes);
   await app.register(timeEntryRoutes);
+  await app.register(customFieldRoutes);
   if (clock instanceof TestClock) await app.register(testClockRoutes(clock, workerPasses));
 
   await app.register(availabilityExceptionRoutes);

@@ -22,6 +22,7 @@ import * as visits from './migrations/20261126010000_visits.js';
 import * as visitSchedules from './migrations/20261126020000_visit_schedules.js';
 import * as recurringInvoices from './migrations/20261129010000_recurring_invoices.js';
 import * as timeEntries from './migrations/20261129030000_time_entries.js';
+import * as customFields from './migrations/20261129140000_custom_fields.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
@@ -77,6 +78,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129010000_recurring_invoices': recurringInvoices,
   '20261129020000_availability': availability,
   '20261129030000_time_entries': timeEntries,
+  '20261129140000_custom_fields': customFields,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -99,6 +99,10 @@ export const EVENT_TYPES = [
   'time_entry.unapproved',
   'time_lock.locked',
   'time_lock.unlocked',
+  // docs/api-contract.md §27: definitions; a value's change is its object's *.updated.
+  'custom_field.created',
+  'custom_field.updated',
+  'custom_field.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -126,6 +130,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   credit_note: 'CreditNote',
   time_entry: 'TimeEntry',
   time_lock: 'TimeLock',
+  custom_field: 'CustomField',
 };
 
 export function isEventType(value: string): value is EventType {

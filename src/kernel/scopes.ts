@@ -58,6 +58,9 @@ export const SCOPES = [
   'time_entries:write',
   'time_entries:delete',
   'time_entries:approve',
+  // Version 4 (docs/api-contract.md §27): custom field definitions, and tags renamed and deleted everywhere.
+  'custom_fields:read',
+  'custom_fields:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -37,6 +37,7 @@ const COLUMNS = [
   'notes',
   'external_id',
   'metadata',
+  'custom_fields',
   'created_at',
   'updated_at',
 ] as const;
@@ -92,11 +93,19 @@ const CLIENT_REFERENCES = [
   { table: 'credit_notes', label: 'credit note' },
 ] as const;
 
-/** Every column of a new client, compiled once (db/prepared-insert.ts). */
-export const insertClient: (db: Executor, row: ClientRow) => Promise<void> = preparedInsert<'clients', ClientRow>(
+const insertClientRow: (db: Executor, row: ClientRow) => Promise<void> = preparedInsert<'clients', ClientRow>(
   'clients',
   COLUMNS,
 );
+
+/** Every column of a new client, compiled once (db/prepared-insert.ts); custom_fields `{}` unless given. */
+export function insertClient(
+  db: Executor,
+  row: Omit<ClientRow, 'custom_fields'> & { custom_fields?: string },
+): Promise<void> {
+  row.custom_fields ??= '{}';
+  return insertClientRow(db, row as ClientRow);
+}
 
 const clientById = (db: Executor, accountId: string, id: string) =>
   db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);

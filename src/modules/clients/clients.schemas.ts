@@ -2,6 +2,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
 import {
+  CustomFieldValuesInputSchema,
+  CustomFieldValuesSchema,
   ExternalIdSchema,
   externalIdFilter,
   IdSchema,
@@ -36,6 +38,7 @@ const writableFields = {
   notes: Nullable(text(5000, 'Internal notes, never shown to the client.', 'Gate code 4512')),
   external_id: Nullable(ExternalIdSchema),
   metadata: MetadataSchema,
+  custom_fields: CustomFieldValuesInputSchema,
 };
 
 export const ClientSchema = Type.Object(
@@ -54,6 +57,7 @@ export const ClientSchema = Type.Object(
     }),
     external_id: writableFields.external_id,
     metadata: MetadataSchema,
+    custom_fields: CustomFieldValuesSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   },
@@ -70,6 +74,7 @@ export const CreateClientBody = Type.Object(
     notes: Type.Optional(writableFields.notes),
     external_id: Type.Optional(writableFields.external_id),
     metadata: Type.Optional(writableFields.metadata),
+    custom_fields: Type.Optional(writableFields.custom_fields),
   },
   { additionalProperties: false },
 );
