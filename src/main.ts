@@ -16,6 +16,7 @@ import { WebhookWorker } from './workers/webhook-worker.js';
 import { answerClusterScrapes } from './http/metrics.js';
 import { ScheduleWorker } from './workers/schedule-worker.js';
 import { RecurringInvoiceWorker } from './workers/recurring-invoice-worker.js';
+import { CustomFieldPurgeWorker } from './workers/custom-field-purge-worker.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
   process.stdout.write(
@@ -75,6 +76,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
 
   const schedules = new ScheduleWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   const recurring = new RecurringInvoiceWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
+  const purge = new CustomFieldPurgeWorker(database, app.log);
   // One pass of each, for the test clock's POST /test/workers/run (served only with BMS_TEST_CLOCK=true).
   app.workerPasses.set('outbox', () => worker.runPass());
   app.workerPasses.set('webhooks', () => webhooks.runPass());
@@ -99,6 +101,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
       await webhooks.stop();
       await schedules.stop();
       await recurring.stop();
+      await purge.stop();
       transport.close();
       await database.close();
       process.exit(0);
@@ -115,6 +118,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   webhooks.start();
   schedules.start();
   recurring.start();
+  purge.start();
   app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 

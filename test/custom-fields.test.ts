@@ -96,7 +96,14 @@ describe('definitions', () => {
     assert.equal(elsewhere.status, 201, elsewhere.text);
     const wrong = await context.request('POST', '/v1/custom-fields', {
       key,
-      body: { resource: 'client', key: 'size', label: 'Size', type: 'text', bounds: { min: 1 }, options: [{ value: 'a', label: 'A' }] },
+      body: {
+        resource: 'client',
+        key: 'size',
+        label: 'Size',
+        type: 'text',
+        bounds: { min: 1 },
+        options: [{ value: 'a', label: 'A' }],
+      },
     });
     assert.deepEqual(Object.keys(detailsOf(wrong)).sort(), ['bounds.min', 'options']);
     const noOptions = await context.request('POST', '/v1/custom-fields', {
@@ -132,7 +139,12 @@ describe('values', () => {
     await define({ key: 'note', label: 'Note', type: 'text', bounds: { max_length: 5 } });
     await define({ key: 'ratio', label: 'Ratio', type: 'number', bounds: { min: 0, max: 10, decimals: 2 } });
     await define({ key: 'budget', label: 'Budget', type: 'money', bounds: { min_amount: 100, max_amount: 50000 } });
-    await define({ key: 'since', label: 'Since', type: 'date', bounds: { min_date: '2020-01-01', max_date: '2030-12-31' } });
+    await define({
+      key: 'since',
+      label: 'Since',
+      type: 'date',
+      bounds: { min_date: '2020-01-01', max_date: '2030-12-31' },
+    });
     await define({ key: 'vip', label: 'VIP', type: 'boolean' });
     await define({
       key: 'tier',
@@ -197,7 +209,11 @@ describe('values', () => {
     ];
     for (const [name, value] of cases) {
       const response = await createClient({ custom_fields: { [name]: value } });
-      assert.deepEqual(Object.keys(detailsOf(response)), [`custom_fields.${name}`], `${name}: ${JSON.stringify(value)}`);
+      assert.deepEqual(
+        Object.keys(detailsOf(response)),
+        [`custom_fields.${name}`],
+        `${name}: ${JSON.stringify(value)}`,
+      );
     }
     // One 422 names a native field and a custom one together.
     const both = await createClient({ email: 'not an e-mail', custom_fields: { tier: 'bronze', vip: 1 } });
@@ -243,7 +259,10 @@ describe('values', () => {
     assert.equal(archived.status, 200, archived.text);
     const read = await context.request('GET', `/v1/clients/${client.id}`, { key });
     assert.equal(read.body.data.custom_fields.tier, 'gold');
-    const again = await context.request('PUT', `/v1/clients/${client.id}`, { key, body: { custom_fields: { tier: 'gold' } } });
+    const again = await context.request('PUT', `/v1/clients/${client.id}`, {
+      key,
+      body: { custom_fields: { tier: 'gold' } },
+    });
     assert.deepEqual(Object.keys(detailsOf(again)), ['custom_fields.tier']);
     const other = await createClient({ custom_fields: { tier: 'gold' } });
     assert.deepEqual(Object.keys(detailsOf(other)), ['custom_fields.tier']);
@@ -263,7 +282,10 @@ describe('values', () => {
     const untouched = await context.request('PUT', `/v1/clients/${before.id}`, { key, body: { name: 'Renamed' } });
     assert.equal(untouched.status, 200, untouched.text);
     assert.equal(untouched.body.data.custom_fields.region, null);
-    const cleared = await context.request('PUT', `/v1/clients/${before.id}`, { key, body: { custom_fields: { region: null } } });
+    const cleared = await context.request('PUT', `/v1/clients/${before.id}`, {
+      key,
+      body: { custom_fields: { region: null } },
+    });
     assert.deepEqual(Object.keys(detailsOf(cleared)), ['custom_fields.region']);
     const made = await createClient({ custom_fields: { region: 'North' } });
     assert.equal(made.status, 201, made.text);
@@ -290,7 +312,10 @@ describe('values', () => {
       custom_fields: { gate_code: '4512', budget: 1000 },
     });
     // Naming a key with the value it has changes nothing: no event, updated_at kept.
-    const same = await context.request('PUT', `/v1/clients/${client.id}`, { key, body: { custom_fields: { tier: 'gold' } } });
+    const same = await context.request('PUT', `/v1/clients/${client.id}`, {
+      key,
+      body: { custom_fields: { tier: 'gold' } },
+    });
     assert.equal(same.body.data.updated_at, updated.body.data.updated_at);
   });
 
@@ -336,7 +361,12 @@ describe('the JSON Schema of a kind’s custom fields', () => {
       ],
     });
     await define({ key: 'budget', label: 'Budget', type: 'money', bounds: { min_amount: 0 } });
-    await define({ key: 'services', label: 'Services', type: 'multi_select', options: [{ value: 'lawn', label: 'Lawn' }] });
+    await define({
+      key: 'services',
+      label: 'Services',
+      type: 'multi_select',
+      options: [{ value: 'lawn', label: 'Lawn' }],
+    });
     const response = await context.request('GET', '/v1/custom-fields/schema?resource=client', { key });
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.data.object, 'custom_fields_schema');
@@ -347,7 +377,8 @@ describe('the JSON Schema of a kind’s custom fields', () => {
     const ajv = new Ajv2020.default({ strict: true });
     addFormats.default(ajv);
     const validate = ajv.compile(schema);
-    const client = (await createClient({ custom_fields: { tier: 'gold', budget: 1200, services: ['lawn'] } })).body.data;
+    const client = (await createClient({ custom_fields: { tier: 'gold', budget: 1200, services: ['lawn'] } })).body
+      .data;
     assert.equal(validate(client.custom_fields), true, JSON.stringify(validate.errors));
     assert.equal(validate({ tier: 'old' }), false);
     assert.equal(validate({ tier: 'gold', budget: -1 }), false);

@@ -83,8 +83,7 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
   return guardExternalId(ctx, 'clients', input.external_id, () =>
     inTransaction(ctx, async (tx) => {
       const definitions = await clientDefinitions(tx.db, tx.accountId);
-      row.custom_fields =
-        (await writeCustomFields(tx, 'client', row.id, input.custom_fields, undefined, true)) ?? '{}';
+      row.custom_fields = (await writeCustomFields(tx, 'client', row.id, input.custom_fields, undefined, true)) ?? '{}';
       await repository.insertClient(tx.db, row);
       // The row itself, given its (no) property ids: not a copy (a property after a spread is slow in V8).
       const record = row as ClientRow & { property_ids: string[] };

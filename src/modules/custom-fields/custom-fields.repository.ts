@@ -153,7 +153,11 @@ export async function replaceValues(
       .where('field_id', 'in', [...fieldIds])
       .where('account_id', '=', accountId)
       .execute();
-  if (rows.length > 0) await db.insertInto('custom_field_values').values([...rows]).execute();
+  if (rows.length > 0)
+    await db
+      .insertInto('custom_field_values')
+      .values([...rows])
+      .execute();
 }
 
 /** Every value row of an object (its delete). */

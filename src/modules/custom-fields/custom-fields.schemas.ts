@@ -42,8 +42,16 @@ const KeySchema = Type.String({
   example: 'gate_code',
 });
 
-const LabelSchema = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Shown to people.', example: 'Gate code' });
-const DescriptionSchema = Nullable(Type.String({ maxLength: 500, description: 'Help text.', example: 'The code of the side gate.' }));
+const LabelSchema = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+  description: 'Shown to people.',
+  example: 'Gate code',
+});
+const DescriptionSchema = Nullable(
+  Type.String({ maxLength: 500, description: 'Help text.', example: 'The code of the side gate.' }),
+);
 
 export const OptionSchema = Type.Object(
   {
@@ -69,11 +77,18 @@ const OptionsSchema = Type.Array(OptionSchema, {
 });
 
 const BoundsProperties = {
-  max_length: Type.Integer({ minimum: 1, maximum: 5000, description: 'text: the most characters (default 500).', example: 500 }),
+  max_length: Type.Integer({
+    minimum: 1,
+    maximum: 5000,
+    description: 'text: the most characters (default 500).',
+    example: 500,
+  }),
   multiline: Type.Boolean({ description: 'text: whether line breaks are allowed.', example: false }),
   min: Nullable(Type.Number({ description: 'number: the least value.', example: 0 })),
   max: Nullable(Type.Number({ description: 'number: the greatest value.', example: 100 })),
-  decimals: Nullable(Type.Integer({ minimum: 0, maximum: 6, description: 'number: the most decimal places.', example: 2 })),
+  decimals: Nullable(
+    Type.Integer({ minimum: 0, maximum: 6, description: 'number: the most decimal places.', example: 2 }),
+  ),
   min_amount: Nullable(Type.Integer({ description: 'money: the least amount, in minor units.', example: 0 })),
   max_amount: Nullable(Type.Integer({ description: 'money: the greatest amount, in minor units.', example: 100000 })),
   min_date: Nullable(Type.String({ format: 'date', description: 'date: the earliest date.', example: '2026-01-01' })),
@@ -98,7 +113,10 @@ export const CustomFieldSchema = Type.Object(
     label: LabelSchema,
     description: DescriptionSchema,
     type: TypeSchema,
-    required: Type.Boolean({ description: 'Whether creates (and writes naming the key) must give a value.', example: false }),
+    required: Type.Boolean({
+      description: 'Whether creates (and writes naming the key) must give a value.',
+      example: false,
+    }),
     options: Type.Array(
       Type.Object({
         value: Type.String({ example: 'gold' }),
@@ -113,7 +131,10 @@ export const CustomFieldSchema = Type.Object(
         example: { max_length: 500, multiline: false },
       }),
     ),
-    printable: Type.Boolean({ description: 'Printed on PDFs, e-mails and the hub (quote and invoice fields).', example: false }),
+    printable: Type.Boolean({
+      description: 'Printed on PDFs, e-mails and the hub (quote and invoice fields).',
+      example: false,
+    }),
     position: Type.Integer({ description: 'Order among the resource’s fields.', example: 0 }),
     metadata: MetadataSchema,
     created_at: TimestampSchema,

@@ -76,7 +76,11 @@ function boundsOf(type: CustomFieldType, given: Partial<CustomFieldBounds> | und
     ['min_date', 'max_date'],
   ];
   for (const [low, high] of pairs)
-    if (bounds[low] != null && bounds[high] != null && (bounds[low] as number | string) > (bounds[high] as number | string))
+    if (
+      bounds[low] != null &&
+      bounds[high] != null &&
+      (bounds[low] as number | string) > (bounds[high] as number | string)
+    )
       problems.push({ field: `bounds.${high}`, message: `must not be below bounds.${low}` });
   for (const name of ['min_date', 'max_date'])
     if (typeof bounds[name] === 'string' && !isDate(bounds[name] as string))
@@ -91,7 +95,8 @@ function optionsOf(
 ): CustomFieldOption[] {
   const choosing = type === 'select' || type === 'multi_select';
   if (!choosing) {
-    if (given !== undefined) problems.push({ field: 'options', message: `are only for select and multi_select fields` });
+    if (given !== undefined)
+      problems.push({ field: 'options', message: `are only for select and multi_select fields` });
     return [];
   }
   if (given === undefined) {

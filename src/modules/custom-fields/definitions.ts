@@ -6,7 +6,12 @@
 import { type Executor, fromJson, readDataVersion } from '../../db/index.js';
 import type { CustomFieldRow } from '../../db/types.js';
 import * as repository from './custom-fields.repository.js';
-import type { CustomFieldBounds, CustomFieldOption, CustomFieldResource, CustomFieldType } from './custom-fields.schemas.js';
+import type {
+  CustomFieldBounds,
+  CustomFieldOption,
+  CustomFieldResource,
+  CustomFieldType,
+} from './custom-fields.schemas.js';
 
 /** A live definition as the values' checks read it. */
 export interface Definition {
@@ -46,7 +51,11 @@ export function definitionOf(row: CustomFieldRow): Definition {
 
 function definitionsOf(resource: CustomFieldResource, rows: readonly CustomFieldRow[]): Definitions {
   const fields = rows.map(definitionOf);
-  return Object.freeze({ resource, fields: Object.freeze(fields), byKey: new Map(fields.map((field) => [field.key, field])) });
+  return Object.freeze({
+    resource,
+    fields: Object.freeze(fields),
+    byKey: new Map(fields.map((field) => [field.key, field])),
+  });
 }
 
 /** Per SQLite database: by `account/resource`, the definitions read at a data version. */
@@ -61,7 +70,8 @@ export async function readDefinitions(
   resource: CustomFieldResource,
 ): Promise<Definitions> {
   const dataVersion = readDataVersion(db);
-  if (dataVersion === undefined) return definitionsOf(resource, await repository.liveCustomFields(db, accountId, resource));
+  if (dataVersion === undefined)
+    return definitionsOf(resource, await repository.liveCustomFields(db, accountId, resource));
   let kept = keptByDatabase.get(db);
   if (kept === undefined) {
     kept = new Map();

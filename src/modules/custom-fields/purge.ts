@@ -34,7 +34,8 @@ export async function purgeDeletedCustomFields(db: Executor): Promise<boolean> {
       return;
     }
     for (const object of await repository.objectsJson(tx, table, field.account_id, ids)) {
-      const text = typeof object.custom_fields === 'string' ? object.custom_fields : JSON.stringify(object.custom_fields);
+      const text =
+        typeof object.custom_fields === 'string' ? object.custom_fields : JSON.stringify(object.custom_fields);
       const values = JSON.parse(text) as Record<string, unknown>;
       if (!(field.key in values)) continue;
       delete values[field.key];

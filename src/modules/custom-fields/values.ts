@@ -63,8 +63,7 @@ function problemOf(field: Definition, value: unknown): string | undefined {
       return undefined;
     }
     case 'money': {
-      if (typeof value !== 'number' || !Number.isSafeInteger(value))
-        return 'must be an integer amount in minor units';
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) return 'must be an integer amount in minor units';
       if (bounds.min_amount != null && value < bounds.min_amount) return `must be at least ${bounds.min_amount}`;
       if (bounds.max_amount != null && value > bounds.max_amount) return `must be at most ${bounds.max_amount}`;
       return undefined;
@@ -142,7 +141,8 @@ export function customFieldProblems(
   }
   if (creating)
     for (const field of definitions.fields)
-      if (field.required && !(field.key in given)) problems.push({ field: `custom_fields.${field.key}`, message: 'is required' });
+      if (field.required && !(field.key in given))
+        problems.push({ field: `custom_fields.${field.key}`, message: 'is required' });
   if (problems.length === 0 && input !== undefined) {
     const merged = mergeValues(stored, given);
     if (JSON.stringify(merged).length > MAX_JSON)
@@ -216,13 +216,7 @@ export async function writeCustomFields(
   const rows = named.flatMap((field) =>
     merged[field.key] === undefined ? [] : valueRows(tx.accountId, objectId, field, merged[field.key]),
   );
-  await repository.replaceValues(
-    tx.db,
-    tx.accountId,
-    objectId,
-    creating ? [] : named.map((field) => field.id),
-    rows,
-  );
+  await repository.replaceValues(tx.db, tx.accountId, objectId, creating ? [] : named.map((field) => field.id), rows);
   return JSON.stringify(merged);
 }
 
@@ -243,7 +237,11 @@ export function presentCustomFields(definitions: Definitions, stored: CustomFiel
  * answer names every wrong field (http/field-checks.ts: the same place as reference checks). `creating`: the
  * create's route (required fields missing count).
  */
-export function customFieldChecks(resource: CustomFieldResource, creating: boolean, also?: ReferenceChecks): ReferenceChecks {
+export function customFieldChecks(
+  resource: CustomFieldResource,
+  creating: boolean,
+  also?: ReferenceChecks,
+): ReferenceChecks {
   return async (ctx, body, scopes) => {
     const found = also ? await also(ctx, body, scopes) : [];
     if (!isObject(body)) return found;
