@@ -180,6 +180,12 @@ const OPERATIONS: Array<[string, string]> = [
   ['POST /v1/time-entries/{id}/stop', 'stopTimeEntry'],
   ['POST /v1/time-entries/{id}/approve', 'approveTimeEntry'],
   ['POST /v1/time-entries/{id}/unapprove', 'unapproveTimeEntry'],
+  ['GET /v1/custom-fields/schema', 'getCustomFieldsSchema'],
+  ['GET /v1/custom-fields', 'listCustomFields'],
+  ['POST /v1/custom-fields', 'createCustomField'],
+  ['GET /v1/custom-fields/{id}', 'getCustomField'],
+  ['PUT /v1/custom-fields/{id}', 'updateCustomField'],
+  ['DELETE /v1/custom-fields/{id}', 'deleteCustomField'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {
