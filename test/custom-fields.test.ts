@@ -390,3 +390,55 @@ describe('the JSON Schema of a kind’s custom fields', () => {
     assert.notEqual(after.headers.etag, etag);
   });
 });
+
+describe('filters on the clients list', () => {
+  async function ids(query: string) {
+    const response = await context.request('GET', `/v1/clients?${query}&limit=100`, { key });
+    assert.equal(response.status, 200, response.text);
+    return response.body.data.map((client: any) => client.name).sort();
+  }
+
+  test('=, any of, .gte/.lte and multi_select holding any; undefined keys and misplaced ranges are 422', async () => {
+    await define({ key: 'region', label: 'Region', type: 'text' });
+    await define({ key: 'visits', label: 'Visits', type: 'number' });
+    await define({ key: 'budget', label: 'Budget', type: 'money' });
+    await define({ key: 'since', label: 'Since', type: 'date' });
+    await define({ key: 'vip', label: 'VIP', type: 'boolean' });
+    await define({
+      key: 'services',
+      label: 'Services',
+      type: 'multi_select',
+      options: [
+        { value: 'lawn', label: 'Lawn' },
+        { value: 'snow', label: 'Snow' },
+        { value: 'pool', label: 'Pool' },
+      ],
+    });
+    const made: Array<[string, Record<string, unknown>]> = [
+      ['Ann', { region: 'North', visits: 2.5, budget: 1000, since: '2024-01-31', vip: true, services: ['lawn', 'snow'] }],
+      ['Ben', { region: 'north', visits: 10, budget: 50000, since: '2025-06-01', vip: false, services: ['pool'] }],
+      ['Cat', { region: 'South', visits: 0, budget: 0, since: '2026-11-29', services: ['snow'] }],
+      ['Dan', {}],
+    ];
+    for (const [name, custom_fields] of made) assert.equal((await createClient({ name, custom_fields })).status, 201);
+    assert.deepEqual(await ids('custom_fields.region=NORTH'), ['Ann', 'Ben']);
+    assert.deepEqual(await ids('custom_fields.region=south,north'), ['Ann', 'Ben', 'Cat']);
+    assert.deepEqual(await ids('custom_fields.visits.gte=2.5'), ['Ann', 'Ben']);
+    assert.deepEqual(await ids('custom_fields.visits.gte=1&custom_fields.visits.lte=9'), ['Ann']);
+    assert.deepEqual(await ids('custom_fields.budget.lte=1000'), ['Ann', 'Cat']);
+    assert.deepEqual(await ids('custom_fields.since.gte=2025-06-01&custom_fields.since.lte=2026-11-29'), ['Ben', 'Cat']);
+    assert.deepEqual(await ids('custom_fields.vip=false'), ['Ben']);
+    assert.deepEqual(await ids('custom_fields.services=snow,pool'), ['Ann', 'Ben', 'Cat']);
+    assert.deepEqual(await ids('custom_fields.services=lawn&custom_fields.region=north&sort=name'), ['Ann']);
+    const wrong = await context.request('GET', '/v1/clients?custom_fields.nope=1&custom_fields.region.gte=a', { key });
+    assert.deepEqual(Object.keys(detailsOf(wrong)).sort(), ['custom_fields.nope', 'custom_fields.region.gte']);
+    const many = await context.request(
+      'GET',
+      '/v1/clients?custom_fields.region=a&custom_fields.vip=true&custom_fields.budget=1&custom_fields.since=2020-01-01',
+      { key },
+    );
+    assert.deepEqual(Object.keys(detailsOf(many)), ['custom_fields.since']);
+    const badValue = await context.request('GET', '/v1/clients?custom_fields.budget.gte=1.5', { key });
+    assert.deepEqual(Object.keys(detailsOf(badValue)), ['custom_fields.budget.gte']);
+  });
+});

@@ -7,7 +7,7 @@ import type { ClientPatch, ClientRow } from '../../db/types.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { serializeAddress } from '../shared/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
-import { deleteCustomFieldValues, writeCustomFields } from '../custom-fields/index.js';
+import { customFieldConditions, deleteCustomFieldValues, writeCustomFields } from '../custom-fields/index.js';
 import {
   clientDefinitions,
   listClientRecords,
@@ -171,6 +171,8 @@ export async function deleteClient(
 
 export async function listClients(ctx: Context, query: ListClientsInput): Promise<Page<PresentableClient>> {
   const page = pageRequest(query, repository.CLIENT_SORTS);
-  const { rows, resumeAfter } = await listClientRecords(ctx.db, ctx.accountId, query, page);
+  const custom = await customFieldConditions(ctx.db, ctx.accountId, 'client', 'clients', query);
+  const filters = custom.length > 0 ? { ...query, custom } : query;
+  const { rows, resumeAfter } = await listClientRecords(ctx.db, ctx.accountId, filters, page);
   return toPage<PresentableClient>(rows, page as unknown as PageRequest<PresentableClient>, resumeAfter);
 }

@@ -7,6 +7,7 @@ export {
   CustomFieldsSchemaSchema,
 } from './custom-fields.schemas.js';
 export { type Definitions, readDefinitions } from './definitions.js';
+export { CUSTOM_FIELD_FILTER_PATTERN, customFieldConditions } from './filters.js';
 export { customFieldsJsonSchema } from './json-schema.js';
 export { onCustomFieldDeleted, purgeAllDeletedCustomFields, purgeDeletedCustomFields } from './purge.js';
 export {
