@@ -183,7 +183,11 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
       .clearSelect()
       .select(sql<number>`count(*)`.as('count')) as unknown as ListPlan<O>['ranges'][number]['count'];
     const ids = once
-      ? (untyped.selectFrom(range.as('entries')).clearSelect().select(sql.ref('range_id').as('range_id')).distinct() as Query)
+      ? (untyped
+          .selectFrom(range.as('entries'))
+          .clearSelect()
+          .select(sql.ref('range_id').as('range_id'))
+          .distinct() as Query)
       : range;
     // The range's ids drive (CROSS JOIN keeps that order on SQLite), each row then found by its primary key.
     let read = untyped

@@ -84,7 +84,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       .columns(['account_id', 'field_id', column, 'object_id'])
       .where(sql.ref(column), 'is not', null)
       .execute();
-  // An object's values (its write replaces them) and a field's (the purge).
+  // An object's values (its write replaces them); a field's by object (a range filter's check of one row, and
+  // the purge).
   await db.schema
     .createIndex('custom_field_values_object_idx')
     .on('custom_field_values')
@@ -93,7 +94,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('custom_field_values_field_idx')
     .on('custom_field_values')
-    .columns(['field_id', 'object_id'])
+    .columns(['account_id', 'field_id', 'object_id'])
     .execute();
 
   const empty = dialectOf(db) === 'postgres' ? sql`'{}'::jsonb` : sql`'{}'`;

@@ -111,7 +111,8 @@ export const ListClientsQuery = Type.Object(
         type: 'string',
         minLength: 1,
         maxLength: 2000,
-        description: 'A custom field filter: `custom_fields.<key>=v` (comma: any of), `.gte=` / `.lte=` (number, money, date).',
+        description:
+          'A custom field filter: `custom_fields.<key>=v` (comma: any of), `.gte=` / `.lte=` (number, money, date).',
       },
     },
   },

@@ -181,11 +181,17 @@ export function deletedCustomFields(db: Executor, limit: number) {
 }
 
 /** Up to `limit` objects that still hold a value of the field (custom_field_values_field_idx). */
-export async function objectsHoldingField(db: Executor, fieldId: string, limit: number): Promise<string[]> {
+export async function objectsHoldingField(
+  db: Executor,
+  accountId: string,
+  fieldId: string,
+  limit: number,
+): Promise<string[]> {
   const rows = await db
     .selectFrom('custom_field_values')
     .select('object_id')
     .distinct()
+    .where('account_id', '=', accountId)
     .where('field_id', '=', fieldId)
     .orderBy('object_id')
     .limit(limit)
@@ -218,9 +224,15 @@ export async function setObjectJson(
   );
 }
 
-export async function deleteFieldValues(db: Executor, fieldId: string, objectIds: readonly string[]): Promise<void> {
+export async function deleteFieldValues(
+  db: Executor,
+  accountId: string,
+  fieldId: string,
+  objectIds: readonly string[],
+): Promise<void> {
   await db
     .deleteFrom('custom_field_values')
+    .where('account_id', '=', accountId)
     .where('field_id', '=', fieldId)
     .where('object_id', 'in', [...objectIds])
     .execute();

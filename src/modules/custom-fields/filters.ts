@@ -33,7 +33,9 @@ function valueOf(field: Definition, text: string): { value: string | number } | 
         ? { value: text.toLowerCase() }
         : { problem: `must be shorter than ${INDEXED_TEXT} characters` };
     case 'number':
-      return NUMBER.test(text) && Number.isFinite(Number(text)) ? { value: Number(text) } : { problem: 'must be a number' };
+      return NUMBER.test(text) && Number.isFinite(Number(text))
+        ? { value: Number(text) }
+        : { problem: 'must be a number' };
     case 'money':
       return INTEGER.test(text) ? { value: Number(text) } : { problem: 'must be an integer amount in minor units' };
     case 'date':
@@ -71,7 +73,10 @@ export async function customFieldConditions(
   const problems: ErrorDetail[] = [];
   if (names.length > MAX_FILTERS)
     for (const name of names.slice(MAX_FILTERS))
-      problems.push({ field: name, message: `is one filter too many: a list takes at most ${MAX_FILTERS} custom field filters` });
+      problems.push({
+        field: name,
+        message: `is one filter too many: a list takes at most ${MAX_FILTERS} custom field filters`,
+      });
   const asked = new Map<string, Asked>();
   for (const name of names.slice(0, MAX_FILTERS)) {
     const match = PARAMETER.exec(name);
