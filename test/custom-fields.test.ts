@@ -415,7 +415,10 @@ describe('filters on the clients list', () => {
       ],
     });
     const made: Array<[string, Record<string, unknown>]> = [
-      ['Ann', { region: 'North', visits: 2.5, budget: 1000, since: '2024-01-31', vip: true, services: ['lawn', 'snow'] }],
+      [
+        'Ann',
+        { region: 'North', visits: 2.5, budget: 1000, since: '2024-01-31', vip: true, services: ['lawn', 'snow'] },
+      ],
       ['Ben', { region: 'north', visits: 10, budget: 50000, since: '2025-06-01', vip: false, services: ['pool'] }],
       ['Cat', { region: 'South', visits: 0, budget: 0, since: '2026-11-29', services: ['snow'] }],
       ['Dan', {}],
@@ -426,7 +429,10 @@ describe('filters on the clients list', () => {
     assert.deepEqual(await ids('custom_fields.visits.gte=2.5'), ['Ann', 'Ben']);
     assert.deepEqual(await ids('custom_fields.visits.gte=1&custom_fields.visits.lte=9'), ['Ann']);
     assert.deepEqual(await ids('custom_fields.budget.lte=1000'), ['Ann', 'Cat']);
-    assert.deepEqual(await ids('custom_fields.since.gte=2025-06-01&custom_fields.since.lte=2026-11-29'), ['Ben', 'Cat']);
+    assert.deepEqual(await ids('custom_fields.since.gte=2025-06-01&custom_fields.since.lte=2026-11-29'), [
+      'Ben',
+      'Cat',
+    ]);
     assert.deepEqual(await ids('custom_fields.vip=false'), ['Ben']);
     assert.deepEqual(await ids('custom_fields.services=snow,pool'), ['Ann', 'Ben', 'Cat']);
     assert.deepEqual(await ids('custom_fields.services=lawn&custom_fields.region=north&sort=name'), ['Ann']);

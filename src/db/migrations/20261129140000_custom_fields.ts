@@ -84,13 +84,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       .columns(['account_id', 'field_id', column, 'object_id'])
       .where(sql.ref(column), 'is not', null)
       .execute();
-  // An object's values (its write replaces them); a field's by object (a range filter's check of one row, and
-  // the purge).
-  await db.schema
-    .createIndex('custom_field_values_object_idx')
-    .on('custom_field_values')
-    .columns(['object_id', 'field_id'])
-    .execute();
+  // A field's values by object: a write replacing an object's values, a range filter's check of one row, the
+  // purge. Led by the account and the field as every read of the table is (an object's delete names its kind's
+  // fields).
   await db.schema
     .createIndex('custom_field_values_field_idx')
     .on('custom_field_values')

@@ -162,7 +162,7 @@ export async function deleteClient(
       throw conflict(`This client cannot be deleted while ${list} refer to it. Delete or reassign them first.`);
     }
     await dependents.deleteWithClient(tx, row.id);
-    await deleteCustomFieldValues(tx.db, tx.accountId, row.id);
+    await deleteCustomFieldValues(tx.db, tx.accountId, 'client', row.id);
     await repository.deleteClient(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'client.deleted', presentClient(row));
     return { id: row.id, deleted: true as const };

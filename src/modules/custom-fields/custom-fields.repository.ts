@@ -160,12 +160,23 @@ export async function replaceValues(
       .execute();
 }
 
-/** Every value row of an object (its delete). */
-export async function deleteObjectValues(db: Executor, accountId: string, objectId: string): Promise<void> {
+/** Every value row of an object of the kind (its delete), deleted fields' too (custom_field_values_field_idx). */
+export async function deleteObjectValues(
+  db: Executor,
+  accountId: string,
+  resource: string,
+  objectId: string,
+): Promise<void> {
+  const fields = db
+    .selectFrom('custom_fields')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('resource', '=', resource);
   await db
     .deleteFrom('custom_field_values')
-    .where('object_id', '=', objectId)
     .where('account_id', '=', accountId)
+    .where('field_id', 'in', fields)
+    .where('object_id', '=', objectId)
     .execute();
 }
 

@@ -5,7 +5,7 @@
 // index on each row of the sort's walk. Never a read of the objects' JSON.
 import { sql, type SqlBool } from 'kysely';
 import { type ErrorDetail, validationError } from '../../core/errors.js';
-import { type Condition, type Executor, WALK_LIMIT } from '../../db/index.js';
+import { type Condition, type Executor, fenced, WALK_LIMIT } from '../../db/index.js';
 import type { CustomFieldResource } from './custom-fields.schemas.js';
 import { type Definition, readDefinitions } from './definitions.js';
 import { INDEXED_TEXT, isDate } from './values.js';
@@ -122,9 +122,15 @@ function conditionOf(db: Executor, accountId: string, table: string, asked: Aske
     .orderBy(sql.ref(column))
     .orderBy(sql.ref('object_id'))
     .limit(sql.lit(WALK_LIMIT + 1));
-  return {
-    column: `custom_fields.${asked.field.key}`,
-    expression: sql<SqlBool>`exists (select 1 from custom_field_values where ${matches} and object_id = ${sql.ref(`${table}.id`)})`,
-    range,
-  };
+  // One row's check: a probe of the index by (account_id, field_id, [value,] object_id). Fenced, so that
+  // PostgreSQL keeps it a probe per row rather than hashing every value row of the field first.
+  const probe = fenced(
+    db,
+    db
+      .selectFrom('custom_field_values')
+      .select(sql.lit(1).as('one'))
+      .where(matches)
+      .where(sql<SqlBool>`object_id = ${sql.ref(`${table}.id`)}`),
+  );
+  return { column: `custom_fields.${asked.field.key}`, expression: sql<SqlBool>`exists ${probe}`, range };
 }

@@ -221,8 +221,13 @@ export async function writeCustomFields(
 }
 
 /** Takes an object's value rows with it (its delete, in the caller's transaction). */
-export function deleteCustomFieldValues(db: Executor, accountId: string, objectId: string): Promise<void> {
-  return repository.deleteObjectValues(db, accountId, objectId);
+export function deleteCustomFieldValues(
+  db: Executor,
+  accountId: string,
+  resource: CustomFieldResource,
+  objectId: string,
+): Promise<void> {
+  return repository.deleteObjectValues(db, accountId, resource, objectId);
 }
 
 /** The answer's `custom_fields`: every defined key in order, null when unset; a deleted field's key is gone. */
