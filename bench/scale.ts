@@ -65,6 +65,7 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
             address: null,
             notes: null,
             metadata: '{}',
+            custom_fields: '{}',
             created_at: instant(index),
             updated_at: instant(index + (index % 7) * 3600),
           });

@@ -33,6 +33,7 @@ const LAYERS = ['core', 'storage', 'kernel', 'modules', 'http', 'composition'];
 export const MODULE_ORDER = [
   'shared',
   'events',
+  'custom-fields',
   'api-keys',
   'catalog',
   'accounts',

@@ -88,6 +88,8 @@ import { recurringInvoiceRoutes } from './modules/recurring-invoices/recurring-i
 import { RecurringInvoiceSchema } from './modules/recurring-invoices/index.js';
 import { billTimeAction, timeEntryRoutes } from './modules/time-entries/time-entries.routes.js';
 import { JobCostingSchema, TimeEntrySchema, TimeLockSchema } from './modules/time-entries/index.js';
+import { customFieldRoutes } from './modules/custom-fields/custom-fields.routes.js';
+import { CustomFieldSchema, CustomFieldsSchemaSchema } from './modules/custom-fields/index.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
 import { reportRoutes } from './modules/reports/reports.routes.js';
@@ -189,6 +191,7 @@ const API_TAGS = [
     name: 'Change sets',
     description: 'Up to 50 operations in one transaction, all or none, with a dry run that leaves nothing behind.',
   },
+  { name: 'Custom fields', description: 'Typed fields of your own on nine kinds of objects, checked and filterable.' },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -290,6 +293,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     JobCostingSchema,
     ChangeSetSchema,
     ChangeSchema,
+    CustomFieldSchema,
+    CustomFieldsSchemaSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -428,6 +433,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(productRoutes);
   await app.register(taxRateRoutes);
   await app.register(timeEntryRoutes);
+  await app.register(customFieldRoutes);
   if (clock instanceof TestClock) await app.register(testClockRoutes(clock, workerPasses));
 
   await app.register(availabilityExceptionRoutes);

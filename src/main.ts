@@ -17,6 +17,7 @@ import { answerClusterScrapes } from './http/metrics.js';
 import { ScheduleWorker } from './workers/schedule-worker.js';
 import { ReminderWorker } from './workers/reminder-worker.js';
 import { RecurringInvoiceWorker } from './workers/recurring-invoice-worker.js';
+import { CustomFieldPurgeWorker } from './workers/custom-field-purge-worker.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
   process.stdout.write(
@@ -77,6 +78,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   const schedules = new ScheduleWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   const recurring = new RecurringInvoiceWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   const reminders = new ReminderWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
+  const purge = new CustomFieldPurgeWorker(database, app.log);
   // One pass of each, for the test clock's POST /test/workers/run (served only with BMS_TEST_CLOCK=true).
   app.workerPasses.set('outbox', () => worker.runPass());
   app.workerPasses.set('webhooks', () => webhooks.runPass());
@@ -103,6 +105,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
       await schedules.stop();
       await recurring.stop();
       await reminders.stop();
+      await purge.stop();
       transport.close();
       await database.close();
       process.exit(0);
@@ -120,6 +123,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   schedules.start();
   recurring.start();
   reminders.start();
+  purge.start();
   app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 

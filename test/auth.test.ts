@@ -83,6 +83,8 @@ const SCOPES = [
   'apps:install',
   'app_installs:read',
   'app_installs:write',
+  'custom_fields:read',
+  'custom_fields:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -273,6 +275,12 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/app-installs/:id': 'app_installs:read',
   'PUT /v1/app-installs/:id': 'app_installs:write',
   'DELETE /v1/app-installs/:id': 'app_installs:write',
+  'GET /v1/custom-fields/schema': 'custom_fields:read',
+  'GET /v1/custom-fields': 'custom_fields:read',
+  'POST /v1/custom-fields': 'custom_fields:write',
+  'GET /v1/custom-fields/:id': 'custom_fields:read',
+  'PUT /v1/custom-fields/:id': 'custom_fields:write',
+  'DELETE /v1/custom-fields/:id': 'custom_fields:write',
 };
 
 /** Operations that need a second scope whatever the body (contract §22: a refund of credit moves money). */
@@ -312,11 +320,13 @@ const ROUTE_QUERIES: Record<string, string> = {
   '/v1/visit-schedules/:id/occurrences': '?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z',
   '/v1/recurring-invoices/:id/occurrences': '?from=2026-01-01&to=2026-02-01',
   '/v1/availability': '?duration_minutes=60&from_date=2031-01-06&to_date=2031-01-06',
+  '/v1/custom-fields/schema': '?resource=client',
 };
 
 /** A body that creates one object per collection; later ones may use the ids made before them. */
 const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   '/v1/clients': () => ({ name: 'Owner Client', email: 'owner@example.com' }),
+  '/v1/custom-fields': () => ({ resource: 'client', key: 'owner_field', label: 'Owner field', type: 'text' }),
   '/v1/properties': (ids) => ({ client_id: ids.get('/v1/clients'), address: { line1: '1 Elm', country: 'US' } }),
   '/v1/service-requests': (ids) => ({ client_id: ids.get('/v1/clients'), title: 'Leak' }),
   '/v1/quotes': (ids) => ({

@@ -2,7 +2,8 @@
 // ETag) gives what an uncached read of the database gives, whatever wrote to it: random sequences of writes
 // through the API (creates, partial updates, deletes, properties added and deleted), through a second
 // connection (a shell, another process: updates, a property deleted, a client deleted) and through the `bms`
-// command (another process's commit), each followed by every read compared with a direct read of the rows.
+// command (another process's commit), custom fields defined, deleted and set (through the API and the second
+// connection), each followed by every read compared with a direct read of the rows.
 // On SQLite the reads go through the kept copies (modules/clients/client-cache.ts); on PostgreSQL nothing is
 // kept, and the same comparison checks the path the API reads by against the rows themselves.
 import assert from 'node:assert/strict';
@@ -64,7 +65,12 @@ const parsed = (value: unknown) => (typeof value === 'string' ? JSON.parse(value
 /** The account's clients as the contract shows them, read straight from the rows (no BMS code involved). */
 async function uncached(accountId: string) {
   const rows = await foreign.rows(
-    'select id, name, email, phone, company_name, address, notes, external_id, metadata, created_at, updated_at from clients where account_id = ? order by created_at desc, id desc',
+    'select id, name, email, phone, company_name, address, notes, external_id, metadata, custom_fields, created_at, updated_at from clients where account_id = ? order by created_at desc, id desc',
+    [accountId],
+  );
+  // Contract section 27: every live field of clients, in order, null when the client holds no value.
+  const fields = await foreign.rows(
+    "select key from custom_fields where account_id = ? and resource = 'client' and deleted_at is null order by position, created_at, id",
     [accountId],
   );
   const properties = await foreign.rows(
@@ -86,6 +92,12 @@ async function uncached(accountId: string) {
       property_ids: properties.filter((property) => property.client_id === row.id).map((property) => property.id),
       external_id: row.external_id,
       metadata: parsed(row.metadata),
+      custom_fields: Object.fromEntries(
+        fields.map((field) => [
+          field.key,
+          (parsed(row.custom_fields) as Record<string, unknown>)[field.key as string] ?? null,
+        ]),
+      ),
       created_at: instant(row.created_at),
       updated_at: instant(row.updated_at),
     });
@@ -95,6 +107,7 @@ async function uncached(accountId: string) {
     byCreation: rows.map((row) => row.id as string),
     byName: byName.map((row) => row.id as string),
     propertyIds: properties.map((property) => property.id as string),
+    fieldKeys: fields.map((field) => field.key as string),
   };
 }
 
@@ -175,6 +188,21 @@ const write = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete property elsewhere' as const), at }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete elsewhere' as const), at }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('bms command' as const) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('define field' as const), at: fc.nat(3) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete field' as const), at }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('set field' as const),
+      at,
+      field: at,
+      value: fc.oneof(fc.constant(null), word),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('set field elsewhere' as const), at, field: at, value: word }),
+  },
 );
 type Write = typeof write extends fc.Arbitrary<infer W> ? W : never;
 
@@ -226,6 +254,36 @@ async function apply(change: Write, key: string, accountId: string, truth: Await
         { DATABASE_URL: context.databaseUrl },
       );
       assert.equal(result.status, 0, result.stderr);
+      return;
+    }
+    case 'define field': {
+      clock.advance(1);
+      const body = { resource: 'client', key: `field_${change.at}`, label: `Field ${change.at}`, type: 'text' };
+      const response = await context.request('POST', '/v1/custom-fields', { key, body });
+      // The key may be taken already (409): a write that changes nothing.
+      assert.ok(response.status === 201 || response.status === 409, response.text);
+      return;
+    }
+    case 'delete field': {
+      const fields = await foreign.rows('select id from custom_fields where account_id = ? and deleted_at is null', [
+        accountId,
+      ]);
+      const field = fields[change.at % Math.max(fields.length, 1)];
+      return field === undefined ? undefined : call('DELETE', `/v1/custom-fields/${field.id}`);
+    }
+    case 'set field': {
+      const field = truth.fieldKeys[change.field % Math.max(truth.fieldKeys.length, 1)];
+      if (id === undefined || field === undefined) return;
+      clock.advance(1);
+      return call('PUT', `/v1/clients/${id}`, { custom_fields: { [field]: change.value } });
+    }
+    case 'set field elsewhere': {
+      const field = truth.fieldKeys[change.field % Math.max(truth.fieldKeys.length, 1)];
+      if (id === undefined || field === undefined) return;
+      return foreign.run('update clients set custom_fields = ? where id = ?', [
+        JSON.stringify({ [field]: change.value }),
+        id,
+      ]);
     }
   }
 }

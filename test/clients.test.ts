@@ -58,6 +58,8 @@ describe('create and read', () => {
       address: { ...body.address, line2: null },
       // Contract section 16: a client answers its properties' ids (none yet).
       property_ids: [],
+      // Contract section 27: every custom field defined for clients (none yet).
+      custom_fields: {},
       external_id: null,
       created_at: clock.now().toISOString(),
       updated_at: clock.now().toISOString(),

@@ -890,6 +890,36 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/app-installs/${id}`,
     changed: ['status', 'uninstalled_at', 'uninstalled_reason'],
   },
+  // Contract section 27: definitions.
+  'custom_field.created': {
+    act: async () =>
+      (await api('POST', '/v1/custom-fields', { resource: 'client', key: 'tier', label: 'Tier', type: 'text' })).id,
+    path: (id) => `/v1/custom-fields/${id}`,
+  },
+  'custom_field.updated': {
+    act: async () => {
+      const field = await api('POST', '/v1/custom-fields', {
+        resource: 'job',
+        key: 'crew',
+        label: 'Crew',
+        type: 'text',
+      });
+      return (await api('PUT', `/v1/custom-fields/${field.id}`, { label: 'Crew name' })).id;
+    },
+    path: (id) => `/v1/custom-fields/${id}`,
+    changed: ['label'],
+  },
+  'custom_field.deleted': {
+    act: async () => {
+      const field = await api('POST', '/v1/custom-fields', {
+        resource: 'visit',
+        key: 'gone',
+        label: 'Gone',
+        type: 'boolean',
+      });
+      return (await api('DELETE', `/v1/custom-fields/${field.id}`)).id;
+    },
+  },
   // Contract section 19.
   'product.created': {
     act: async () => (await api('POST', '/v1/products', { type: 'service', name: 'Drain cleaning' })).id,
@@ -1080,6 +1110,10 @@ const CONTRACT_TYPES = [
   'time_entry.unapproved',
   'time_lock.locked',
   'time_lock.unlocked',
+  // Contract section 27.
+  'custom_field.created',
+  'custom_field.updated',
+  'custom_field.deleted',
   // Contract section 19.
   'product.created',
   'product.updated',

@@ -47,6 +47,7 @@ before(async () => {
       address: null,
       notes: null,
       metadata: '{}',
+      custom_fields: '{}',
       created_at: instant(index),
       updated_at: instant(2 * ROWS - index),
     });

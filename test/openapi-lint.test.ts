@@ -203,6 +203,12 @@ const OPERATIONS: Array<[string, string]> = [
   ['GET /v1/app-installs/{id}', 'getAppInstall'],
   ['PUT /v1/app-installs/{id}', 'updateAppInstall'],
   ['DELETE /v1/app-installs/{id}', 'deleteAppInstall'],
+  ['GET /v1/custom-fields/schema', 'getCustomFieldsSchema'],
+  ['GET /v1/custom-fields', 'listCustomFields'],
+  ['POST /v1/custom-fields', 'createCustomField'],
+  ['GET /v1/custom-fields/{id}', 'getCustomField'],
+  ['PUT /v1/custom-fields/{id}', 'updateCustomField'],
+  ['DELETE /v1/custom-fields/{id}', 'deleteCustomField'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

@@ -49,6 +49,7 @@ import type { ListPlan } from '../src/db/list-plan.js';
 import { listExceptionsPlan } from '../src/modules/availability/exceptions.repository.js';
 import { timestampSorts } from '../src/db/keyset.js';
 import type { ClientRow } from '../src/db/types.js';
+import { customFieldConditions } from '../src/modules/custom-fields/index.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { onPostgres } from './helpers/database.js';
 
@@ -784,6 +785,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'ledger_entries',
     'credit_notes',
     'time_entries',
+    'custom_field_values',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text
@@ -970,6 +972,120 @@ describe(`lists whose filter is not a range of the sort's index, on ${onPostgres
     );
     assert.deepEqual([ranges.length, walk], [0, undefined]);
   });
+});
+
+describe(`custom field filters on the clients list, on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: the value rows' index led by the account and the field`, () => {
+  let key: string;
+  let filtersAccountId: string;
+  before(async () => {
+    const own = await context.account('Custom fields');
+    ({ key } = own);
+    filtersAccountId = own.accountId;
+    const define = (body: Record<string, unknown>) =>
+      context.request('POST', '/v1/custom-fields', { key, body: { resource: 'client', ...body } });
+    await define({ key: 'region', label: 'Region', type: 'text' });
+    await define({ key: 'visits', label: 'Visits', type: 'number' });
+    await define({ key: 'budget', label: 'Budget', type: 'money' });
+    await define({ key: 'since', label: 'Since', type: 'date' });
+    await define({
+      key: 'services',
+      label: 'Services',
+      type: 'multi_select',
+      options: [
+        { value: 'lawn', label: 'Lawn' },
+        { value: 'snow', label: 'Snow' },
+      ],
+    });
+    for (let index = 0; index < 30; index++)
+      await context.request('POST', '/v1/clients', {
+        key,
+        body: {
+          name: `Valued ${index}`,
+          custom_fields: {
+            region: ['North', 'South', 'East'][index % 3],
+            visits: index,
+            budget: index * 100,
+            since: `2026-01-${String((index % 28) + 1).padStart(2, '0')}`,
+            services: index % 2 === 0 ? ['lawn'] : ['lawn', 'snow'],
+          },
+        },
+      });
+    await sql`analyze`.execute(context.database.db);
+  });
+
+  // [the filters, the index of the value rows that answers them, (account_id, field_id, value, object_id); and
+  // the ones that may check one row of the walk: that one, or (account_id, field_id, object_id)].
+  const FILTER_CASES: Array<[string, Record<string, string>, string, string]> = [
+    [
+      'text =',
+      { 'custom_fields.region': 'north' },
+      'custom_field_values_text_idx',
+      'custom_field_values_(?:field|text)_idx',
+    ],
+    [
+      'text, any of',
+      { 'custom_fields.region': 'north,south' },
+      'custom_field_values_text_idx',
+      'custom_field_values_(?:field|text)_idx',
+    ],
+    [
+      'multi_select holds any',
+      { 'custom_fields.services': 'lawn,snow' },
+      'custom_field_values_text_idx',
+      'custom_field_values_(?:field|text)_idx',
+    ],
+    [
+      'number .gte and .lte',
+      { 'custom_fields.visits.gte': '3', 'custom_fields.visits.lte': '9.5' },
+      'custom_field_values_number_idx',
+      'custom_field_values_(?:field|number)_idx',
+    ],
+    [
+      'number =',
+      { 'custom_fields.visits': '4' },
+      'custom_field_values_number_idx',
+      'custom_field_values_(?:field|number)_idx',
+    ],
+    [
+      'money .lte',
+      { 'custom_fields.budget.lte': '500' },
+      'custom_field_values_amount_idx',
+      'custom_field_values_(?:field|amount)_idx',
+    ],
+    [
+      'date .gte',
+      { 'custom_fields.since.gte': '2026-01-10' },
+      'custom_field_values_text_idx',
+      'custom_field_values_(?:field|text)_idx',
+    ],
+  ];
+  for (const [name, query, index, checkIndex] of FILTER_CASES)
+    for (const sort of [undefined, 'name'])
+      test(`${name}${sort ? `, sort=${sort}` : ''}`, async () => {
+        const custom = await customFieldConditions(db(), filtersAccountId, 'client', 'clients', query);
+        assert.equal(custom.length, 1);
+        const { ranges, walk } = clientListPlan(
+          db(),
+          filtersAccountId,
+          { custom },
+          pageRequest<ClientRow>({ sort }, CLIENT_SORTS),
+        );
+        const sortIndex = sort === 'name' ? 'clients_account_sort_name_idx' : 'clients_account_created_at_idx';
+        assert.ok(walk, 'a walk bounded to WALK_LIMIT entries');
+        assert.equal(ranges.length, 1);
+        // The range: the value rows' index, led by (account_id, field_id), alone.
+        assertReads(await plan(ranges[0]!.count), index, false);
+        const read = await plan(ranges[0]!.list);
+        assertReads(read, index, true);
+        assertReads(read, 'clients_account_created_at_idx', true, true);
+        // The walk: the sort's index, each row's value checked by the value rows' index.
+        assertReads(await plan(walk.bound), sortIndex, false);
+        const walked = await plan(
+          walk.list({ value: sort === 'name' ? 'valued 5' : '2026-06-01T00:00:00.000Z', id: ID }),
+        );
+        assertReads(walked, sortIndex, false);
+        assertReads(walked, checkIndex, false);
+      });
 });
 
 describe(`a property search (q) on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: the trigram index drives`, () => {

@@ -19,6 +19,12 @@ export const WALK_LIMIT = 500;
 export interface Condition {
   column: string;
   expression: Expression<SqlBool>;
+  /**
+   * A filter answered by another table's index (a custom field's value rows): the ids of its matching rows,
+   * `range_id`, in that index's order, at most WALK_LIMIT + 1 of them. Counted and read as a column's range is;
+   * an id may come more than once (a multi_select holding two of the values asked), read once.
+   */
+  range?: SelectQueryBuilder<any, any, { range_id: string }> | undefined;
 }
 
 export interface ListShape {
@@ -171,34 +177,48 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
   };
   if (residual.length === 0 || values.length === 0) return { query: list(), ranges: [] };
 
+  const rangeOf = (column: string, range: SelectQueryBuilder<any, any, { range_id: string }>, once: boolean) => {
+    const count = untyped
+      .selectFrom(range.as('range'))
+      .clearSelect()
+      .select(sql<number>`count(*)`.as('count')) as unknown as ListPlan<O>['ranges'][number]['count'];
+    const ids = once
+      ? (untyped
+          .selectFrom(range.as('entries'))
+          .clearSelect()
+          .select(sql.ref('range_id').as('range_id'))
+          .distinct() as Query)
+      : range;
+    // The range's ids drive (CROSS JOIN keeps that order on SQLite), each row then found by its primary key.
+    let read = untyped
+      .selectFrom(ids.as('range'))
+      .crossJoin(source.table)
+      .select(source.columns)
+      .where(sql<SqlBool>`${sql.ref(`${source.table}.id`)} = ${sql.ref('range.range_id')}`);
+    for (const [scoped, value] of Object.entries(source.scope))
+      read = read.where(unindexed(sql<SqlBool>`${sql.ref(scoped)} = ${value}`));
+    for (const condition of conditions)
+      if (condition.column !== column) read = read.where(unindexed(condition.expression));
+    if (amongCondition) read = read.where(unindexed(amongCondition));
+    return { column, count, list: sorted(read) };
+  };
+  const ownRanges = residual.flatMap((condition) =>
+    condition.range ? [rangeOf(condition.column, condition.range, true)] : [],
+  );
   const ranges = [...new Set(residual.map((condition) => condition.column))]
     .filter((column) => page.columns.includes(column))
     .map((column) => {
       const onColumn = residual.filter((condition) => condition.column === column);
-      let range = start().clearSelect().select(sql.ref('id').as('range_id'));
+      let range = start().clearSelect().select(sql.ref<string>('id').as('range_id'));
       for (const condition of onColumn) range = range.where(condition.expression);
       // In the index's order, which no other index gives: the planner must read this one, statistics or none.
       range = range
         .orderBy(sql.ref(column))
         .orderBy(sql.ref('id'))
         .limit(sql.lit(WALK_LIMIT + 1));
-      const count = untyped
-        .selectFrom(range.as('range'))
-        .clearSelect()
-        .select(sql<number>`count(*)`.as('count')) as unknown as ListPlan<O>['ranges'][number]['count'];
-      // The range's ids drive (CROSS JOIN keeps that order on SQLite), each row then found by its primary key.
-      let read = untyped
-        .selectFrom(range.as('range'))
-        .crossJoin(source.table)
-        .select(source.columns)
-        .where(sql<SqlBool>`${sql.ref(`${source.table}.id`)} = ${sql.ref('range.range_id')}`);
-      for (const [scoped, value] of Object.entries(source.scope))
-        read = read.where(unindexed(sql<SqlBool>`${sql.ref(scoped)} = ${value}`));
-      for (const condition of conditions)
-        if (condition.column !== column) read = read.where(unindexed(condition.expression));
-      if (amongCondition) read = read.where(unindexed(amongCondition));
-      return { column, count, list: sorted(read) };
-    });
+      return rangeOf(column, range, false);
+    })
+    .concat(ownRanges);
   // The walk's bound: the WALK_LIMIT-th entry after the cursor (of each value's range; the nearest of those).
   const direction = page.descending ? 'desc' : 'asc';
   const bounds = values.map((value) => {

@@ -28,6 +28,7 @@ import * as apps from './migrations/20261129120000_apps.js';
 import * as idempotencyPerInstall from './migrations/20261129120100_idempotency_per_install.js';
 import * as eventOrigin from './migrations/20261129130000_event_origin.js';
 import * as changes from './migrations/20261129130100_changes.js';
+import * as customFields from './migrations/20261129140000_custom_fields.js';
 import * as timeBilling from './migrations/20261129150000_time_billing.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
@@ -90,6 +91,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129120100_idempotency_per_install': idempotencyPerInstall,
   '20261129130000_event_origin': eventOrigin,
   '20261129130100_changes': changes,
+  '20261129140000_custom_fields': customFields,
   '20261129150000_time_billing': timeBilling,
 };
 

@@ -93,6 +93,8 @@ export interface ClientsTable {
   /** The integrator's own id: unique per account among clients (docs/api-contract.md §14). */
   external_id: string | null;
   metadata: JsonText;
+  /** The values of its custom fields by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -889,6 +891,42 @@ export interface Tables {
   availability_holds: AvailabilityHoldsTable;
   availability_hold_members: AvailabilityHoldMembersTable;
   time_entries: TimeEntriesTable;
+  custom_fields: CustomFieldsTable;
+  custom_field_values: CustomFieldValuesTable;
+}
+
+/** A custom field's definition (docs/api-contract.md §27); deleted_at set while its values are purged. */
+export interface CustomFieldsTable {
+  id: string;
+  account_id: string;
+  resource: string;
+  key: string;
+  label: string;
+  description: string | null;
+  type: string;
+  /** 1 or 0. */
+  required: number;
+  /** JSON `[{value, label, archived}]`. */
+  options: JsonText;
+  /** JSON: the type's bounds. */
+  bounds: JsonText;
+  /** 1 or 0. */
+  printable: number;
+  position: number;
+  metadata: JsonText;
+  deleted_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One value of a custom field of one object, typed, for the filters (modules/custom-fields/values.ts). */
+export interface CustomFieldValuesTable {
+  account_id: string;
+  field_id: string;
+  object_id: string;
+  text_value: string | null;
+  number_value: number | null;
+  amount_value: number | null;
 }
 
 /** A member's time (docs/api-contract.md §29); ended_at null while running. */
@@ -934,6 +972,8 @@ export type OauthTokenRow = Selectable<OauthTokensTable>;
 export type NewApiKeyRow = Insertable<ApiKeysTable>;
 export type ClientRow = Selectable<ClientsTable>;
 export type ClientPatch = Updateable<ClientsTable>;
+export type CustomFieldRow = Selectable<CustomFieldsTable>;
+export type CustomFieldValueRow = Selectable<CustomFieldValuesTable>;
 export type PropertyRow = Selectable<PropertiesTable>;
 export type PropertyPatch = Updateable<PropertiesTable>;
 export type ServiceRequestRow = Selectable<ServiceRequestsTable>;

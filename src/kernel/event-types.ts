@@ -110,6 +110,10 @@ export const EVENT_TYPES = [
   'app.installed',
   'app.reauthorized',
   'app.uninstalled',
+  // docs/api-contract.md §27: definitions; a value's change is its object's *.updated.
+  'custom_field.created',
+  'custom_field.updated',
+  'custom_field.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -138,6 +142,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   time_entry: 'TimeEntry',
   time_lock: 'TimeLock',
   app: 'App',
+  custom_field: 'CustomField',
 };
 
 /** Types whose `data.object` is not their resource's schema: an app's install events carry the install. */

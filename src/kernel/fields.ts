@@ -34,6 +34,29 @@ export const MetadataSchema = Type.Record(Type.String(), Type.String({ maxLength
 });
 
 /**
+ * An object's custom field values (docs/api-contract.md §27): every key the account defines for its kind, null
+ * when unset. An open object here: the account's own schema is GET /v1/custom-fields/schema.
+ */
+export const CustomFieldValuesSchema = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  additionalProperties: true,
+  description:
+    'Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset.',
+  example: { gate_code: '4512', tier: 'gold' },
+});
+
+/** A write's custom field values: the keys named change, null clears, the others are kept (a merge). */
+export const CustomFieldValuesInputSchema = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  additionalProperties: true,
+  maxProperties: 50,
+  propertyNames: { maxLength: 40, minLength: 1 },
+  description:
+    'Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one.',
+  example: { tier: 'gold' },
+});
+
+/**
  * A time zone as written: checked and canonicalised by the service (core/time.ts), so that `US/Mountain`
  * is accepted and answered as `America/Denver` (docs/api-contract.md §14).
  */

@@ -64,6 +64,9 @@ export const SCOPES = [
   'apps:install',
   'app_installs:read',
   'app_installs:write',
+  // Version 4 (docs/api-contract.md §27): custom field definitions, and tags renamed and deleted everywhere.
+  'custom_fields:read',
+  'custom_fields:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

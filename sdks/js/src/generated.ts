@@ -34,6 +34,8 @@ export interface Client {
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
+  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
+  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -2645,14 +2647,61 @@ export interface AppEvent {
   data: AppEventData;
 }
 
+/** Who caused the event (docs/api-contract.md §20). */
+export interface CustomFieldEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface CustomFieldEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
+}
+
+export interface CustomFieldEventData {
+  object: CustomField;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
+}
+
+/** An event of type custom_field.created, custom_field.updated, custom_field.deleted: its data.object is the CustomField. */
+export interface CustomFieldEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "custom_field.created" | "custom_field.updated" | "custom_field.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: CustomFieldEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: CustomFieldEventOrigin | null;
+  data: CustomFieldEventData;
+}
+
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent | TimeEntryEvent | TimeLockEvent | AppEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent | TimeEntryEvent | TimeLockEvent | AppEvent | CustomFieldEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -2664,7 +2713,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -2931,7 +2980,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -2969,7 +3018,7 @@ export interface App {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -3031,7 +3080,7 @@ export interface AppInstall {
   /** The app installed. */
   app: AppInstallApp;
   /** What the install granted. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** Uninstalled is final. */
   status: "active" | "uninstalled";
   /** The install’s own bucket and quota; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3061,7 +3110,7 @@ export interface AppInstallLink {
   /** Unique identifier (UUIDv7). */
   app_id: string;
   /** What the consent may grant: within the calling key’s scopes and the app’s. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** Open it once in a browser to approve the install; shown in this answer only. */
   url: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -3406,6 +3455,80 @@ export interface Change {
   data: unknown;
 }
 
+export interface CustomFieldOption {
+  value: string;
+  label: string;
+  archived: boolean;
+}
+
+/** The type’s bounds (only its type’s keys). */
+export interface CustomFieldBounds {
+  /** text: the most characters (default 500). */
+  max_length?: number;
+  /** text: whether line breaks are allowed. */
+  multiline?: boolean;
+  /** number: the least value. */
+  min?: number | null;
+  /** number: the greatest value. */
+  max?: number | null;
+  /** number: the most decimal places. */
+  decimals?: number | null;
+  /** money: the least amount, in minor units. */
+  min_amount?: number | null;
+  /** money: the greatest amount, in minor units. */
+  max_amount?: number | null;
+  /** date: the earliest date. */
+  min_date?: string | null;
+  /** date: the latest date. */
+  max_date?: string | null;
+  /** multi_select: the most options held. */
+  max_selected?: number | null;
+}
+
+/** A field of your own on one kind of object. */
+export interface CustomField {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "custom_field". */
+  object: "custom_field";
+  /** The kind of object the field belongs to. */
+  resource: "client" | "property" | "service_request" | "quote" | "job" | "invoice" | "visit" | "product" | "team_member";
+  /** The name of the value under `custom_fields`: lower case letters, digits and `_`, unique per resource. */
+  key: string;
+  /** Shown to people. */
+  label: string;
+  /** Help text. */
+  description: string | null;
+  /** What its values are: text, number, money (minor units), date, boolean, select or multi_select. */
+  type: "text" | "number" | "money" | "date" | "boolean" | "select" | "multi_select";
+  /** Whether creates (and writes naming the key) must give a value. */
+  required: boolean;
+  /** The choices (select and multi_select; empty for other types). */
+  options: Array<CustomFieldOption>;
+  /** The type’s bounds (only its type’s keys). */
+  bounds: CustomFieldBounds;
+  /** Printed on PDFs, e-mails and the hub (quote and invoice fields). */
+  printable: boolean;
+  /** Order among the resource’s fields. */
+  position: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** The account’s custom fields of one kind as a JSON Schema. */
+export interface CustomFieldsSchema {
+  /** Always "custom_fields_schema". */
+  object: "custom_fields_schema";
+  /** The kind of object the field belongs to. */
+  resource: "client" | "property" | "service_request" | "quote" | "job" | "invoice" | "visit" | "product" | "team_member";
+  /** The JSON Schema 2020-12 of the object’s `custom_fields` value in this account. */
+  schema: Record<string, unknown>;
+}
+
 /** What a delete returns. */
 export interface DeletedObject {
   /** Unique identifier (UUIDv7). */
@@ -3470,6 +3593,8 @@ export interface ClientCreateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
 }
 
 /** Body of PUT /v1/clients/{id}. */
@@ -3490,6 +3615,8 @@ export interface ClientUpdateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
 }
 
 /** Query parameters of GET /v1/properties. */
@@ -5439,7 +5566,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -5490,7 +5617,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -5502,7 +5629,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -5780,7 +5907,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -5818,7 +5945,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -5846,7 +5973,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -5890,7 +6017,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -5968,7 +6095,7 @@ export interface AppCreateParams {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility?: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -5996,7 +6123,7 @@ export interface AppCreateResult {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6034,7 +6161,7 @@ export interface AppUpdateParams {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url?: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility?: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6070,7 +6197,7 @@ export interface AppRollSecretResult {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6112,7 +6239,7 @@ export interface AppRotateWebhookSecretResult {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6142,7 +6269,7 @@ export interface AppInstallLinkCreateParams {
   /** The app to install: this account’s own, or a public one. */
   app_id: string;
   /** What the consent may grant; default the app’s scopes. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** How long the link works, 5 to 60 minutes. */
   expires_in_minutes?: number;
 }
@@ -6483,6 +6610,109 @@ export interface TimeEntryApproveParams {
 
 /** Body of POST /v1/time-entries/{id}/unapprove. */
 export interface TimeEntryUnapproveParams {
+}
+
+/** Query parameters of GET /v1/custom-fields/schema. */
+export interface CustomFieldGetSchemaParams {
+  /** The kind of object the field belongs to. */
+  resource: "client" | "property" | "service_request" | "quote" | "job" | "invoice" | "visit" | "product" | "team_member";
+}
+
+/** Query parameters of GET /v1/custom-fields. */
+export interface CustomFieldListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** The kind of object the field belongs to. */
+  resource?: "client" | "property" | "service_request" | "quote" | "job" | "invoice" | "visit" | "product" | "team_member";
+}
+
+export interface CustomFieldOptionParams {
+  /** What the object holds; fixed once made, without `|`. */
+  value: string;
+  /** Shown to people. */
+  label: string;
+  /** Kept on objects that hold it, refused on writes. */
+  archived?: boolean;
+}
+
+/** The type’s bounds; only the ones of the field’s type may be given. */
+export interface CustomFieldBoundsParams {
+  /** text: the most characters (default 500). */
+  max_length?: number;
+  /** text: whether line breaks are allowed. */
+  multiline?: boolean;
+  /** number: the least value. */
+  min?: number | null;
+  /** number: the greatest value. */
+  max?: number | null;
+  /** number: the most decimal places. */
+  decimals?: number | null;
+  /** money: the least amount, in minor units. */
+  min_amount?: number | null;
+  /** money: the greatest amount, in minor units. */
+  max_amount?: number | null;
+  /** date: the earliest date. */
+  min_date?: string | null;
+  /** date: the latest date. */
+  max_date?: string | null;
+  /** multi_select: the most options held. */
+  max_selected?: number | null;
+}
+
+/** Body of POST /v1/custom-fields. */
+export interface CustomFieldCreateParams {
+  /** The kind of object the field belongs to. */
+  resource: "client" | "property" | "service_request" | "quote" | "job" | "invoice" | "visit" | "product" | "team_member";
+  /** The name of the value under `custom_fields`: lower case letters, digits and `_`, unique per resource. */
+  key: string;
+  /** What its values are: text, number, money (minor units), date, boolean, select or multi_select. */
+  type: "text" | "number" | "money" | "date" | "boolean" | "select" | "multi_select";
+  /** Shown to people. */
+  label: string;
+  /** Help text. */
+  description?: string | null;
+  /** Default false. */
+  required?: boolean;
+  /** The choices of a select or multi_select field (1–100). */
+  options?: Array<CustomFieldOptionParams>;
+  /** The type’s bounds; only the ones of the field’s type may be given. */
+  bounds?: CustomFieldBoundsParams;
+  /** Only on quote and invoice fields. Default false. */
+  printable?: boolean;
+  /** Default: after the others. */
+  position?: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/custom-fields/{id}. */
+export interface CustomFieldUpdateParams {
+  /** Shown to people. */
+  label?: string;
+  /** Help text. */
+  description?: string | null;
+  /** Default false. */
+  required?: boolean;
+  /** The choices of a select or multi_select field (1–100). */
+  options?: Array<CustomFieldOptionParams>;
+  /** The type’s bounds; only the ones of the field’s type may be given. */
+  bounds?: CustomFieldBoundsParams;
+  /** Only on quote and invoice fields. Default false. */
+  printable?: boolean;
+  /** Default: after the others. */
+  position?: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
 }
 
 /** Query parameters of GET /v1/availability-exceptions. */
@@ -7742,6 +7972,43 @@ Requires the scope `time_entries:approve`. */
   }
 }
 
+/** custom-fields: getSchema, list, create, get, update, delete. */
+export class CustomFieldsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** Get the JSON Schema of a kind’s custom fields. The account’s JSON Schema 2020-12 of the `custom_fields` value of one kind of object, with an ETag that moves when a definition changes.
+
+Requires the scope `custom_fields:read`. */
+  getSchema(params: CustomFieldGetSchemaParams, options?: RequestOptions): Promise<WithResponse<CustomFieldsSchema>> {
+    return this.transport.request<CustomFieldsSchema>('GET', `/v1/custom-fields/schema`, { query: { ...params } }, options);
+  }
+
+  /** List custom fields. Requires the scope `custom_fields:read`. */
+  list(params: CustomFieldListParams = {}, options?: RequestOptions): PagePromise<CustomField> {
+    return this.transport.list<CustomField>(`/v1/custom-fields`, { ...params }, options);
+  }
+
+  /** Create a custom field. Requires the scope `custom_fields:write`. */
+  create(params: CustomFieldCreateParams, options?: RequestOptions): Promise<WithResponse<CustomField>> {
+    return this.transport.request<CustomField>('POST', `/v1/custom-fields`, { body: params }, options);
+  }
+
+  /** Get a custom field. Requires the scope `custom_fields:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<CustomField>> {
+    return this.transport.request<CustomField>('GET', `/v1/custom-fields/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a custom field (partial: absent fields are kept, null clears). Requires the scope `custom_fields:write`. */
+  update(id: string, params: CustomFieldUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<CustomField>> {
+    return this.transport.request<CustomField>('PUT', `/v1/custom-fields/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete a custom field. Requires the scope `custom_fields:write`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/custom-fields/${encodeURIComponent(id)}`, {}, options);
+  }
+}
+
 /** availability-exceptions: list, create, get, update, delete. */
 export class AvailabilityExceptionsResource {
   constructor(private readonly transport: Transport) {}
@@ -7840,6 +8107,7 @@ export class Resources {
   readonly products: ProductsResource;
   readonly taxRates: TaxRatesResource;
   readonly timeEntries: TimeEntriesResource;
+  readonly customFields: CustomFieldsResource;
   readonly availabilityExceptions: AvailabilityExceptionsResource;
   readonly availability: AvailabilityResource;
 
@@ -7870,6 +8138,7 @@ export class Resources {
     this.products = new ProductsResource(transport);
     this.taxRates = new TaxRatesResource(transport);
     this.timeEntries = new TimeEntriesResource(transport);
+    this.customFields = new CustomFieldsResource(transport);
     this.availabilityExceptions = new AvailabilityExceptionsResource(transport);
     this.availability = new AvailabilityResource(transport);
   }

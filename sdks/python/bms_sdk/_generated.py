@@ -173,6 +173,10 @@ __all__ = [
     "AppEventOrigin",
     "AppEventData",
     "AppEvent",
+    "CustomFieldEventActor",
+    "CustomFieldEventOrigin",
+    "CustomFieldEventData",
+    "CustomFieldEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
@@ -209,6 +213,10 @@ __all__ = [
     "ChangeSetResult",
     "ChangeSet",
     "Change",
+    "CustomFieldOption",
+    "CustomFieldBounds",
+    "CustomField",
+    "CustomFieldsSchema",
     "DeletedObject",
     "ClientAddressParams",
     "PropertyAddressParams",
@@ -268,6 +276,8 @@ __all__ = [
     "AppRotateWebhookSecretResult",
     "AppInstallRateLimitsParams",
     "TimeEntryBulkApproveResult",
+    "CustomFieldOptionParams",
+    "CustomFieldBoundsParams",
 ]
 
 
@@ -276,7 +286,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -303,6 +313,7 @@ class Client(TypedDict):
     property_ids: List[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
+    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
 
@@ -2302,9 +2313,52 @@ class AppEvent(TypedDict):
     data: AppEventData
 
 
+class _CustomFieldEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class CustomFieldEventActor(_CustomFieldEventActorRequired, total=False):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    app_id: Optional[str]
+
+
+class CustomFieldEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
+
+
+class _CustomFieldEventDataRequired(TypedDict):
+    object: CustomField
+
+
+class CustomFieldEventData(_CustomFieldEventDataRequired, total=False):
+    """CustomFieldEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+    truncated: Literal[True]
+
+
+class CustomFieldEvent(TypedDict):
+    """An event of type custom_field.created, custom_field.updated, custom_field.deleted: its data.object is the CustomField."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["custom_field.created", "custom_field.updated", "custom_field.deleted"]
+    created_at: str
+    account_id: str
+    actor: CustomFieldEventActor
+    origin: Optional[CustomFieldEventOrigin]
+    data: CustomFieldEventData
+
+
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent, TimeEntryEvent, TimeLockEvent, AppEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent, TimeEntryEvent, TimeLockEvent, AppEvent, CustomFieldEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -2501,7 +2555,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -2523,7 +2577,7 @@ class App(TypedDict):
     website: Optional[str]
     redirect_uris: List[str]
     install_url: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     visibility: Literal["private", "public"]
     webhook_url: Optional[str]
     webhook_events: List[str]
@@ -2566,7 +2620,7 @@ class AppInstall(TypedDict):
     id: str
     object: Literal["app_install"]
     app: AppInstallApp
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     status: Literal["active", "uninstalled"]
     rate_limits: AppInstallRateLimits
     installed_by: AppInstallInstalledBy
@@ -2584,7 +2638,7 @@ class AppInstallLink(TypedDict):
     id: str
     object: Literal["app_install_link"]
     app_id: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     url: str
     expires_at: str
 
@@ -2802,6 +2856,57 @@ class Change(TypedDict):
     deleted: bool
     changed_at: str
     data: Any
+
+
+class CustomFieldOption(TypedDict):
+    """CustomFieldOption"""
+
+    value: str
+    label: str
+    archived: bool
+
+
+class CustomFieldBounds(TypedDict, total=False):
+    """The type’s bounds (only its type’s keys)."""
+
+    max_length: int
+    multiline: bool
+    min: Optional[float]
+    max: Optional[float]
+    decimals: Optional[int]
+    min_amount: Optional[int]
+    max_amount: Optional[int]
+    min_date: Optional[str]
+    max_date: Optional[str]
+    max_selected: Optional[int]
+
+
+class CustomField(TypedDict):
+    """A field of your own on one kind of object."""
+
+    id: str
+    object: Literal["custom_field"]
+    resource: Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"]
+    key: str
+    label: str
+    description: Optional[str]
+    type: Literal["text", "number", "money", "date", "boolean", "select", "multi_select"]
+    required: bool
+    options: List[CustomFieldOption]
+    bounds: CustomFieldBounds
+    printable: bool
+    position: int
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class CustomFieldsSchema(TypedDict):
+    """The account’s custom fields of one kind as a JSON Schema."""
+
+    object: Literal["custom_fields_schema"]
+    resource: Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"]
+    schema: Dict[str, Any]
 
 
 class DeletedObject(TypedDict):
@@ -3322,7 +3427,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -3365,7 +3470,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -3400,7 +3505,7 @@ class AppCreateResult(TypedDict):
     website: Optional[str]
     redirect_uris: List[str]
     install_url: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     visibility: Literal["private", "public"]
     webhook_url: Optional[str]
     webhook_events: List[str]
@@ -3424,7 +3529,7 @@ class AppRollSecretResult(TypedDict):
     website: Optional[str]
     redirect_uris: List[str]
     install_url: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     visibility: Literal["private", "public"]
     webhook_url: Optional[str]
     webhook_events: List[str]
@@ -3448,7 +3553,7 @@ class AppRotateWebhookSecretResult(TypedDict):
     website: Optional[str]
     redirect_uris: List[str]
     install_url: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     visibility: Literal["private", "public"]
     webhook_url: Optional[str]
     webhook_events: List[str]
@@ -3475,6 +3580,32 @@ class TimeEntryBulkApproveResult(TypedDict):
 
     approved: int
     remaining: int
+
+
+class _CustomFieldOptionParamsRequired(TypedDict):
+    value: str
+    label: str
+
+
+class CustomFieldOptionParams(_CustomFieldOptionParamsRequired, total=False):
+    """CustomFieldOptionParams"""
+
+    archived: bool
+
+
+class CustomFieldBoundsParams(TypedDict, total=False):
+    """The type’s bounds; only the ones of the field’s type may be given."""
+
+    max_length: int
+    multiline: bool
+    min: Optional[float]
+    max: Optional[float]
+    decimals: Optional[int]
+    min_amount: Optional[int]
+    max_amount: Optional[int]
+    min_date: Optional[str]
+    max_date: Optional[str]
+    max_selected: Optional[int]
 
 
 class ClientsResource:
@@ -3514,6 +3645,7 @@ class ClientsResource:
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -3521,7 +3653,7 @@ class ClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -3547,6 +3679,7 @@ class ClientsResource:
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -3554,7 +3687,7 @@ class ClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -5688,7 +5821,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system", "app"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -6099,7 +6232,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6130,7 +6263,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6246,7 +6379,7 @@ Requires the scope `apps:read`."""
         name: str,
         redirect_uris: List[str],
         install_url: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]],
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         client_type: Union[Literal["confidential", "public"], NotGiven] = NOT_GIVEN,
@@ -6285,7 +6418,7 @@ Requires the scope `apps:write`."""
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         redirect_uris: Union[List[str], NotGiven] = NOT_GIVEN,
         install_url: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
         webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
         webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6357,7 +6490,7 @@ class AppInstallLinksResource:
         self,
         *,
         app_id: str,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         expires_in_minutes: Union[int, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -6884,6 +7017,114 @@ Requires the scope `time_entries:approve`."""
         return cast(TimeEntry, self._transport.request("POST", f"/v1/time-entries/{_quote(id)}/unapprove", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class CustomFieldsResource:
+    """custom-fields: get_schema, list, create, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def get_schema(
+        self,
+        *,
+        resource: Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomFieldsSchema:
+        """Get the JSON Schema of a kind’s custom fields. The account’s JSON Schema 2020-12 of the `custom_fields` value of one kind of object, with an ETag that moves when a definition changes.
+
+Requires the scope `custom_fields:read`."""
+        return cast(CustomFieldsSchema, self._transport.request("GET", "/v1/custom-fields/schema", query=_given(resource=resource), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        resource: Union[Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[CustomField]:
+        """List custom fields. Requires the scope `custom_fields:read`."""
+        return cast(Page[CustomField], self._transport.list("/v1/custom-fields", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, resource=resource), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        resource: Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"],
+        key: str,
+        type: Literal["text", "number", "money", "date", "boolean", "select", "multi_select"],
+        label: str,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        required: Union[bool, NotGiven] = NOT_GIVEN,
+        options: Union[List[CustomFieldOptionParams], NotGiven] = NOT_GIVEN,
+        bounds: Union[CustomFieldBoundsParams, NotGiven] = NOT_GIVEN,
+        printable: Union[bool, NotGiven] = NOT_GIVEN,
+        position: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomField:
+        """Create a custom field. Requires the scope `custom_fields:write`."""
+        return cast(CustomField, self._transport.request("POST", "/v1/custom-fields", body=_given(resource=resource, key=key, type=type, label=label, description=description, required=required, options=options, bounds=bounds, printable=printable, position=position, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomField:
+        """Get a custom field. Requires the scope `custom_fields:read`."""
+        return cast(CustomField, self._transport.request("GET", f"/v1/custom-fields/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        label: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        required: Union[bool, NotGiven] = NOT_GIVEN,
+        options: Union[List[CustomFieldOptionParams], NotGiven] = NOT_GIVEN,
+        bounds: Union[CustomFieldBoundsParams, NotGiven] = NOT_GIVEN,
+        printable: Union[bool, NotGiven] = NOT_GIVEN,
+        position: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomField:
+        """Update a custom field (partial: absent fields are kept, null clears). Requires the scope `custom_fields:write`."""
+        return cast(CustomField, self._transport.request("PUT", f"/v1/custom-fields/{_quote(id)}", body=_given(label=label, description=description, required=required, options=options, bounds=bounds, printable=printable, position=position, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a custom field. Requires the scope `custom_fields:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/custom-fields/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AvailabilityExceptionsResource:
     """availability-exceptions: list, create, get, update, delete."""
 
@@ -7119,6 +7360,7 @@ class Resources:
         self.products = ProductsResource(transport)
         self.tax_rates = TaxRatesResource(transport)
         self.time_entries = TimeEntriesResource(transport)
+        self.custom_fields = CustomFieldsResource(transport)
         self.availability_exceptions = AvailabilityExceptionsResource(transport)
         self.availability = AvailabilityResource(transport)
 
@@ -7160,6 +7402,7 @@ class AsyncClientsResource:
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -7167,7 +7410,7 @@ class AsyncClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -7193,6 +7436,7 @@ class AsyncClientsResource:
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -7200,7 +7444,7 @@ class AsyncClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -9334,7 +9578,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system", "app"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -9745,7 +9989,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -9776,7 +10020,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -9892,7 +10136,7 @@ Requires the scope `apps:read`."""
         name: str,
         redirect_uris: List[str],
         install_url: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]],
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         client_type: Union[Literal["confidential", "public"], NotGiven] = NOT_GIVEN,
@@ -9931,7 +10175,7 @@ Requires the scope `apps:write`."""
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         redirect_uris: Union[List[str], NotGiven] = NOT_GIVEN,
         install_url: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
         webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
         webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -10003,7 +10247,7 @@ class AsyncAppInstallLinksResource:
         self,
         *,
         app_id: str,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         expires_in_minutes: Union[int, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -10530,6 +10774,114 @@ Requires the scope `time_entries:approve`."""
         return cast(TimeEntry, await self._transport.request("POST", f"/v1/time-entries/{_quote(id)}/unapprove", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncCustomFieldsResource:
+    """custom-fields: get_schema, list, create, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def get_schema(
+        self,
+        *,
+        resource: Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomFieldsSchema:
+        """Get the JSON Schema of a kind’s custom fields. The account’s JSON Schema 2020-12 of the `custom_fields` value of one kind of object, with an ETag that moves when a definition changes.
+
+Requires the scope `custom_fields:read`."""
+        return cast(CustomFieldsSchema, await self._transport.request("GET", "/v1/custom-fields/schema", query=_given(resource=resource), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        resource: Union[Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[CustomField]:
+        """List custom fields. Requires the scope `custom_fields:read`."""
+        return AsyncPagePromise[CustomField](lambda: self._transport.list("/v1/custom-fields", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, resource=resource), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        resource: Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"],
+        key: str,
+        type: Literal["text", "number", "money", "date", "boolean", "select", "multi_select"],
+        label: str,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        required: Union[bool, NotGiven] = NOT_GIVEN,
+        options: Union[List[CustomFieldOptionParams], NotGiven] = NOT_GIVEN,
+        bounds: Union[CustomFieldBoundsParams, NotGiven] = NOT_GIVEN,
+        printable: Union[bool, NotGiven] = NOT_GIVEN,
+        position: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomField:
+        """Create a custom field. Requires the scope `custom_fields:write`."""
+        return cast(CustomField, await self._transport.request("POST", "/v1/custom-fields", body=_given(resource=resource, key=key, type=type, label=label, description=description, required=required, options=options, bounds=bounds, printable=printable, position=position, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomField:
+        """Get a custom field. Requires the scope `custom_fields:read`."""
+        return cast(CustomField, await self._transport.request("GET", f"/v1/custom-fields/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        label: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        required: Union[bool, NotGiven] = NOT_GIVEN,
+        options: Union[List[CustomFieldOptionParams], NotGiven] = NOT_GIVEN,
+        bounds: Union[CustomFieldBoundsParams, NotGiven] = NOT_GIVEN,
+        printable: Union[bool, NotGiven] = NOT_GIVEN,
+        position: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomField:
+        """Update a custom field (partial: absent fields are kept, null clears). Requires the scope `custom_fields:write`."""
+        return cast(CustomField, await self._transport.request("PUT", f"/v1/custom-fields/{_quote(id)}", body=_given(label=label, description=description, required=required, options=options, bounds=bounds, printable=printable, position=position, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a custom field. Requires the scope `custom_fields:write`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/custom-fields/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncAvailabilityExceptionsResource:
     """availability-exceptions: list, create, get, update, delete."""
 
@@ -10765,5 +11117,6 @@ class AsyncResources:
         self.products = AsyncProductsResource(transport)
         self.tax_rates = AsyncTaxRatesResource(transport)
         self.time_entries = AsyncTimeEntriesResource(transport)
+        self.custom_fields = AsyncCustomFieldsResource(transport)
         self.availability_exceptions = AsyncAvailabilityExceptionsResource(transport)
         self.availability = AsyncAvailabilityResource(transport)

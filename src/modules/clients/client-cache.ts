@@ -1,9 +1,10 @@
 // The client's kept copies, every one declared here (docs/architecture.md, "Kept copies").
 //
-// The rule they rest on: A CLIENT OBJECT IS A PURE FUNCTION OF ITS ROW (`clientOf` below). The row's columns,
-// and on SQLite its property ids (a column of the row, which triggers on properties keep), are all a client is
-// made of: not the time, not the caller beyond the account the row belongs to, not another table read when it
-// is shown. A field that would break the rule (derived from another table, the clock or the key) cannot be
+// The rule they rest on: A CLIENT OBJECT IS A PURE FUNCTION OF ITS ROW AND ITS ACCOUNT'S CUSTOM FIELD
+// DEFINITIONS (`clientOf` below). The row's columns (its custom field values among them, a JSON column the one
+// writer keeps, modules/custom-fields/values.ts), and on SQLite its property ids (a column of the row, which
+// triggers on properties keep), are all a client is made of, with the definitions that say which keys it answers:
+// not the time, not the caller beyond the account the row belongs to, not another table read when it is shown. A field that would break the rule (derived from another table, the clock or the key) cannot be
 // added to the client while these copies exist: take the client out of them first.
 //
 // What is kept, on SQLite outside a transaction only (PostgreSQL and a transaction read every client whole):
@@ -11,9 +12,11 @@
 //   and, made at first need by the routes, that client's JSON and ETag as the answers carry them. Lists (their
 //   page's ids and versions read first) and GET read through them. Stale when the row's version moved: a
 //   trigger raises it after every UPDATE of the row (BMS's, the property triggers', any other connection's);
-//   a deleted row is not listed. 10,000 at most, the least recently read out first.
+//   a deleted row is not listed; stale too when it was made with other definitions than the current ones
+//   (modules/custom-fields/definitions.ts answers the same `Definitions` object while nothing was committed).
+//   10,000 at most, the least recently read out first.
 // - answers: per database, by account and id, GET's copy with the read connection's data_version read before
-//   its row. Stale when data_version moved: SQLite changes it after any commit by another connection, and
+//   its row (and before the definitions). Stale when data_version moved: SQLite changes it after any commit by another connection, and
 //   BMS's own writer is another connection. 1,000 at most, the oldest kept out first.
 // No writer calls in here: both stamps are the database's own, so a write by another process or by hand
 // makes a copy stale exactly as BMS's own write does. Tests: test/client-cache.test.ts (after random writes
@@ -29,6 +32,7 @@ import {
   readsCommittedVersions,
 } from '../../db/index.js';
 import type { ClientRow } from '../../db/types.js';
+import { type Definitions, presentCustomFields, readDefinitions, storedValues } from '../custom-fields/index.js';
 import type { Address } from '../shared/index.js';
 import * as repository from './clients.repository.js';
 import type { Client } from './clients.schemas.js';
@@ -37,8 +41,22 @@ import type { Client } from './clients.schemas.js';
 export type PresentableClient = repository.ListedClient;
 type ClientRecord = repository.ClientRecord;
 
-/** A client as the API shows it: its row's columns, nothing else (the rule above). */
-function clientOf(row: PresentableClient): Client {
+/** The definitions a row read by a list or a write was read with, for presentClient (rows are not copied). */
+const definitionsOfRow = new WeakMap<object, Definitions>();
+
+/** Remembers the definitions `row` is to be shown with (a list's rows, a write's row). */
+export function showWith<Row extends object>(row: Row, definitions: Definitions): Row {
+  definitionsOfRow.set(row, definitions);
+  return row;
+}
+
+/** The account's client custom fields: what a client is shown with. */
+export function clientDefinitions(db: Executor, accountId: string): Promise<Definitions> {
+  return readDefinitions(db, accountId, 'client');
+}
+
+/** A client as the API shows it: its row's columns and the definitions, nothing else (the rule above). */
+function clientOf(row: PresentableClient, definitions: Definitions): Client {
   return {
     id: row.id,
     object: 'client',
@@ -51,6 +69,7 @@ function clientOf(row: PresentableClient): Client {
     property_ids: row.property_ids,
     external_id: row.external_id,
     metadata: fromJsonShared<Record<string, string>>(row.metadata),
+    custom_fields: presentCustomFields(definitions, storedValues(row.custom_fields)),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -59,6 +78,8 @@ function clientOf(row: PresentableClient): Client {
 /** A kept copy of a client: its record at its row's version, the client it presents, its JSON and ETag. */
 interface Copy {
   version: number;
+  /** What the client was shown with: the copy is current only while these are. */
+  definitions: Definitions;
   record: ClientRecord;
   client: Client;
   json?: string;
@@ -108,7 +129,10 @@ function flattened(text: string): string {
  */
 export function presentClient(row: PresentableClient): Client {
   const copy = copyOf.get(row);
-  return copy !== undefined && copy.record === row ? copy.client : clientOf(row);
+  if (copy !== undefined && copy.record === row) return copy.client;
+  const definitions = definitionsOfRow.get(row);
+  if (definitions === undefined) throw new Error('a client row shown without its definitions (showWith)');
+  return clientOf(row, definitions);
 }
 
 /**
@@ -124,12 +148,13 @@ async function copiesOfRows(
   rows: readonly repository.VersionedClient[],
   copies: Lru<string, Copy>,
   exact: boolean,
+  definitions: Definitions,
 ): Promise<Copy[] | undefined> {
   const found: Array<Copy | undefined> = [];
   let missing: string[] | undefined;
   for (const { id, version } of rows) {
     const copy = copies.peek(id);
-    if (copy?.version === version) found.push(copy);
+    if (copy?.version === version && copy.definitions === definitions) found.push(copy);
     else {
       found.push(undefined);
       (missing ??= []).push(id);
@@ -140,7 +165,12 @@ async function copiesOfRows(
   for (const row of await repository.findVersionedRecords(db, accountId, missing)) {
     const { version, ...record } = row;
     Object.freeze(record.property_ids);
-    const copy: Copy = { version, record: Object.freeze(record), client: Object.freeze(clientOf(record)) };
+    const copy: Copy = {
+      version,
+      definitions,
+      record: Object.freeze(record),
+      client: Object.freeze(clientOf(record, definitions)),
+    };
     copyOf.set(copy.record, copy);
     copyOf.set(copy.client, copy);
     readById.set(record.id, copy);
@@ -164,7 +194,7 @@ export function readClientRecord(
   id: string,
 ): ClientRecord | undefined | Promise<ClientRecord | undefined> {
   const dataVersion = readDataVersion(db);
-  if (dataVersion === undefined) return repository.findClientRecord(db, accountId, id);
+  if (dataVersion === undefined) return readShownRecord(db, accountId, id);
   let answers = answersByDatabase.get(db);
   if (answers === undefined) {
     answers = new Map();
@@ -176,6 +206,13 @@ export function readClientRecord(
   return readAnswer(db, accountId, id, key, dataVersion, answers);
 }
 
+/** A client's record read whole, to be shown with the current definitions. */
+async function readShownRecord(db: Executor, accountId: string, id: string): Promise<ClientRecord | undefined> {
+  const definitions = await clientDefinitions(db, accountId);
+  const record = await repository.findClientRecord(db, accountId, id);
+  return record && showWith(record, definitions);
+}
+
 async function readAnswer(
   db: Executor,
   accountId: string,
@@ -185,8 +222,9 @@ async function readAnswer(
   answers: Map<string, { dataVersion: number; copy: Copy }>,
 ): Promise<ClientRecord | undefined> {
   // Read after the data version: a commit in between makes the version kept older than the row, never newer.
+  const definitions = await clientDefinitions(db, accountId);
   const listed = (await repository.findClientVersion(db, accountId, id))[0];
-  const copy = listed && (await copiesOfRows(db, accountId, [listed], copiesIn(db)!, false))?.[0];
+  const copy = listed && (await copiesOfRows(db, accountId, [listed], copiesIn(db)!, false, definitions))?.[0];
   if (copy === undefined) return undefined;
   if (answers.size >= MAX_ANSWERS) answers.delete(answers.keys().next().value as string);
   answers.set(key, { dataVersion, copy });
@@ -200,13 +238,16 @@ export async function listClientRecords(
   filters: repository.ClientFilters,
   page: PageRequest<ClientRow>,
 ): Promise<Listed<PresentableClient>> {
+  const definitions = await clientDefinitions(db, accountId);
   const copies = copiesIn(db);
-  if (copies !== undefined && filters.q === undefined && filters.email === undefined) {
+  if (copies !== undefined && filters.q === undefined && filters.email === undefined && filters.custom === undefined) {
     const listed = await repository.listClientVersions(db, accountId, filters, page);
-    const found = await copiesOfRows(db, accountId, listed.rows, copies, true);
+    const found = await copiesOfRows(db, accountId, listed.rows, copies, true, definitions);
     if (found) return { rows: found.map((copy) => copy.record), resumeAfter: listed.resumeAfter };
   }
-  return repository.listClients(db, accountId, filters, page);
+  const listed = await repository.listClients(db, accountId, filters, page);
+  for (const row of listed.rows) showWith(row, definitions);
+  return listed;
 }
 
 /**

@@ -2,6 +2,7 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import {
   applyPage,
+  type Condition,
   type Executor,
   fenced,
   keepsDerivedColumns,
@@ -15,6 +16,7 @@ import {
   type PageRequest,
   prepared,
   preparedInsert,
+  runList,
   type SortFields,
   sortKeyOf,
   timeBoundConditions,
@@ -37,6 +39,7 @@ const COLUMNS = [
   'notes',
   'external_id',
   'metadata',
+  'custom_fields',
   'created_at',
   'updated_at',
 ] as const;
@@ -59,6 +62,8 @@ export interface ClientFilters extends TimeBounds {
   external_id?: string | undefined;
   q?: string | undefined;
   email?: string | undefined;
+  /** Custom field filters (modules/custom-fields/filters.ts), each answered by the value rows' index. */
+  custom?: Condition[] | undefined;
 }
 
 /** `sort=name` is case-insensitive: it orders by sort_name, the name in lower case, which has its own index. */
@@ -92,11 +97,19 @@ const CLIENT_REFERENCES = [
   { table: 'credit_notes', label: 'credit note' },
 ] as const;
 
-/** Every column of a new client, compiled once (db/prepared-insert.ts). */
-export const insertClient: (db: Executor, row: ClientRow) => Promise<void> = preparedInsert<'clients', ClientRow>(
+const insertClientRow: (db: Executor, row: ClientRow) => Promise<void> = preparedInsert<'clients', ClientRow>(
   'clients',
   COLUMNS,
 );
+
+/** Every column of a new client, compiled once (db/prepared-insert.ts); custom_fields `{}` unless given. */
+export function insertClient(
+  db: Executor,
+  row: Omit<ClientRow, 'custom_fields'> & { custom_fields?: string },
+): Promise<void> {
+  row.custom_fields ??= '{}';
+  return insertClientRow(db, row as ClientRow);
+}
 
 const clientById = (db: Executor, accountId: string, id: string) =>
   db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
@@ -310,6 +323,12 @@ export async function listClients(
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
 ): Promise<Listed<ListedClient>> {
+  if (filters.q === undefined && filters.email === undefined && filters.custom !== undefined) {
+    // Custom field filters: not a compiled shape (their values are the fields' own), planned each time.
+    const listed = (await runList(clientListPlan(db, accountId, filters, page))) as unknown as Listed<ListedClient>;
+    for (const row of listed.rows) withPropertyIdArray(row);
+    return listed;
+  }
   if (filters.q === undefined && filters.email === undefined) {
     const values = listValues(accountId, filters);
     const listed = await listClientsByShape(db, values, page as unknown as PageRequest<ListedClient>);
@@ -351,7 +370,7 @@ async function searchClients(
 export function clientListPlan(
   db: Executor,
   accountId: string,
-  filters: TimeBounds & { external_id?: string | undefined },
+  filters: TimeBounds & { external_id?: string | undefined; custom?: Condition[] | undefined },
   page: PageRequest<ClientRow>,
   read: 'rows' | 'versions' = 'rows',
 ) {
@@ -359,7 +378,7 @@ export function clientListPlan(
   // SQLite: the property ids are a column of the row, read with the others; PostgreSQL: a subquery per row.
   const kept = keepsDerivedColumns(db);
   const scope = { account_id: accountId };
-  const conditions = timeBoundConditions(filters);
+  const conditions = [...timeBoundConditions(filters), ...(filters.custom ?? [])];
   // A filtered page sorts the rows it matched by the sort column, so it reads that too (an unfiltered one
   // sorts the table's own rows: 26 fewer strings).
   const filtered = filters.external_id !== undefined || conditions.length > 0;
@@ -404,7 +423,8 @@ export function searchWindowQuery(
   page: PageRequest<ClientRow>,
 ) {
   const { q, email } = filters;
-  if (q === undefined || email !== undefined || filters.external_id !== undefined) return undefined;
+  if (q === undefined || email !== undefined || filters.external_id !== undefined || filters.custom !== undefined)
+    return undefined;
   const trigram = [...q].length >= TRIGRAM;
   const holds = trigram ? textSearch(db).holds('nearest', q) : undefined;
   if (trigram && holds === undefined) return undefined;
@@ -446,6 +466,7 @@ export function listClientsQuery(
   }
   if (email !== undefined) query = query.where(sql<SqlBool>`lower(email) = ${email.toLowerCase()}`);
   if (filters.external_id !== undefined) query = query.where('external_id', '=', filters.external_id);
+  for (const condition of filters.custom ?? []) query = query.where(condition.expression);
   // A search or an e-mail: its rows come from its own index first, then are sorted. Left to itself the
   // planner may walk the sort's index through the whole account instead, testing each row (330 ms at a
   // million clients); the fence keeps the two apart.

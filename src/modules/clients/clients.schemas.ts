@@ -1,7 +1,10 @@
 // Client shapes: the single source of request validation, response serialization, types and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
+import { CUSTOM_FIELD_FILTER_PATTERN } from '../custom-fields/index.js';
 import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
 import {
+  CustomFieldValuesInputSchema,
+  CustomFieldValuesSchema,
   ExternalIdSchema,
   externalIdFilter,
   IdSchema,
@@ -36,6 +39,7 @@ const writableFields = {
   notes: Nullable(text(5000, 'Internal notes, never shown to the client.', 'Gate code 4512')),
   external_id: Nullable(ExternalIdSchema),
   metadata: MetadataSchema,
+  custom_fields: CustomFieldValuesInputSchema,
 };
 
 export const ClientSchema = Type.Object(
@@ -54,6 +58,7 @@ export const ClientSchema = Type.Object(
     }),
     external_id: writableFields.external_id,
     metadata: MetadataSchema,
+    custom_fields: CustomFieldValuesSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   },
@@ -70,6 +75,7 @@ export const CreateClientBody = Type.Object(
     notes: Type.Optional(writableFields.notes),
     external_id: Type.Optional(writableFields.external_id),
     metadata: Type.Optional(writableFields.metadata),
+    custom_fields: Type.Optional(writableFields.custom_fields),
   },
   { additionalProperties: false },
 );
@@ -97,7 +103,19 @@ export const ListClientsQuery = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // custom_fields.<key>=a,b and custom_fields.<key>.gte= / .lte= (modules/custom-fields/filters.ts).
+    patternProperties: {
+      [CUSTOM_FIELD_FILTER_PATTERN]: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 2000,
+        description:
+          'A custom field filter: `custom_fields.<key>=v` (comma: any of), `.gte=` / `.lte=` (number, money, date).',
+      },
+    },
+  },
 );
 
 export type Client = Static<typeof ClientSchema>;

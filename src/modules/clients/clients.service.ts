@@ -7,7 +7,15 @@ import type { ClientPatch, ClientRow } from '../../db/types.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { serializeAddress } from '../shared/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
-import { listClientRecords, presentClient, readClientRecord, type PresentableClient } from './client-cache.js';
+import { customFieldConditions, deleteCustomFieldValues, writeCustomFields } from '../custom-fields/index.js';
+import {
+  clientDefinitions,
+  listClientRecords,
+  presentClient,
+  readClientRecord,
+  showWith,
+  type PresentableClient,
+} from './client-cache.js';
 import * as repository from './clients.repository.js';
 import type { Client, CreateClientInput, ListClientsInput, UpdateClientInput } from './clients.schemas.js';
 
@@ -33,8 +41,10 @@ async function withPropertyIds(ctx: Context, rows: ClientRow[]): Promise<ClientR
   return rows.map((row) => ({ ...row, property_ids: ids.get(row.id) ?? [] }));
 }
 
+/** The client's record, to be shown with the account's current definitions. */
 async function clientRecord(ctx: Context, row: ClientRow): Promise<ClientRecord> {
-  return (await withPropertyIds(ctx, [row]))[0]!;
+  const definitions = await clientDefinitions(ctx.db, ctx.accountId);
+  return showWith((await withPropertyIds(ctx, [row]))[0]!, definitions);
 }
 
 /** The client addressed by id (404 when there is none in the account). */
@@ -66,16 +76,19 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
     notes: input.notes ?? null,
     external_id: input.external_id ?? null,
     metadata: JSON.stringify(input.metadata ?? {}),
+    custom_fields: '{}',
     created_at: now,
     updated_at: now,
   };
   return guardExternalId(ctx, 'clients', input.external_id, () =>
     inTransaction(ctx, async (tx) => {
+      const definitions = await clientDefinitions(tx.db, tx.accountId);
+      row.custom_fields = (await writeCustomFields(tx, 'client', row.id, input.custom_fields, undefined, true)) ?? '{}';
       await repository.insertClient(tx.db, row);
       // The row itself, given its (no) property ids: not a copy (a property after a spread is slow in V8).
       const record = row as ClientRow & { property_ids: string[] };
       record.property_ids = [];
-      const client = presentClient(record);
+      const client = presentClient(showWith(record, definitions));
       await recordEvent(tx, 'client.created', client);
       return client;
     }),
@@ -118,11 +131,14 @@ async function applyClientUpdate(
   if (input.notes !== undefined) patch.notes = input.notes;
   if (input.external_id !== undefined) patch.external_id = input.external_id;
   if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
+  const values = await writeCustomFields(tx, 'client', current.id, input.custom_fields, current.custom_fields, false);
+  if (values !== undefined && values !== current.custom_fields) patch.custom_fields = values;
   if (Object.keys(patch).length === 0) return presentClient(current);
   patch.updated_at = tx.clock.now().toISOString();
   const updated = await repository.updateClient(tx.db, tx.accountId, current.id, patch);
   if (!updated) throw notFound('client', id);
-  const client = presentClient({ ...updated, property_ids: current.property_ids });
+  const definitions = await clientDefinitions(tx.db, tx.accountId);
+  const client = presentClient(showWith({ ...updated, property_ids: current.property_ids }, definitions));
   await recordChange(tx, { resource: 'client', before: presentClient(current), after: client });
   return client;
 }
@@ -146,6 +162,7 @@ export async function deleteClient(
       throw conflict(`This client cannot be deleted while ${list} refer to it. Delete or reassign them first.`);
     }
     await dependents.deleteWithClient(tx, row.id);
+    await deleteCustomFieldValues(tx.db, tx.accountId, 'client', row.id);
     await repository.deleteClient(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'client.deleted', presentClient(row));
     return { id: row.id, deleted: true as const };
@@ -154,6 +171,8 @@ export async function deleteClient(
 
 export async function listClients(ctx: Context, query: ListClientsInput): Promise<Page<PresentableClient>> {
   const page = pageRequest(query, repository.CLIENT_SORTS);
-  const { rows, resumeAfter } = await listClientRecords(ctx.db, ctx.accountId, query, page);
+  const custom = await customFieldConditions(ctx.db, ctx.accountId, 'client', 'clients', query);
+  const filters = custom.length > 0 ? { ...query, custom } : query;
+  const { rows, resumeAfter } = await listClientRecords(ctx.db, ctx.accountId, filters, page);
   return toPage<PresentableClient>(rows, page as unknown as PageRequest<PresentableClient>, resumeAfter);
 }

@@ -129,15 +129,28 @@ export function pendingAttempt(
   };
 }
 
-/** The fields whose value differs between two presentations of an object, with their old values (updated_at aside). */
+/**
+ * The fields whose value differs between two presentations of an object, with their old values (updated_at
+ * aside). `custom_fields` is answered as the changed keys' old values only (docs/api-contract.md §27).
+ */
 export function previousAttributes(before: object, after: object): Record<string, unknown> {
   const old = before as Record<string, unknown>;
   const current = after as Record<string, unknown>;
   const changed: Record<string, unknown> = {};
   for (const key of Object.keys(current)) {
     if (key !== 'updated_at' && JSON.stringify(old[key]) !== JSON.stringify(current[key]))
-      changed[key] = old[key] ?? null;
+      changed[key] = key === 'custom_fields' ? changedKeys(old[key], current[key]) : (old[key] ?? null);
   }
+  return changed;
+}
+
+/** The old values of the keys whose value differs between two `custom_fields` objects. */
+function changedKeys(before: unknown, after: unknown): Record<string, unknown> {
+  const old = (before ?? {}) as Record<string, unknown>;
+  const current = (after ?? {}) as Record<string, unknown>;
+  const changed: Record<string, unknown> = {};
+  for (const key of new Set([...Object.keys(old), ...Object.keys(current)]))
+    if (JSON.stringify(old[key] ?? null) !== JSON.stringify(current[key] ?? null)) changed[key] = old[key] ?? null;
   return changed;
 }
 
@@ -162,7 +175,8 @@ export interface Change<T> {
     | 'tax_rate'
     | 'availability_exception'
     | 'credit_note'
-    | 'time_entry';
+    | 'time_entry'
+    | 'custom_field';
   before: T;
   after: T;
   /** The lifecycle's events: the event entering each status records. */

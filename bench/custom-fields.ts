@@ -1,0 +1,273 @@
+// The custom fields benchmark (contract section 27): 1,000,000 clients in one account with 10 custom fields of
+// every type, on SQLite and on PostgreSQL. Every filter shape's page (p50 and p99 of sequential requests) against
+// the first page's (target ≤ 2×), and a create with 10 custom fields against one without (target ≥ 0.7× the
+// rate). `npm run bench:custom-fields`; CF_ROWS=10000 CF_REQUESTS=20 CF_ENGINE=sqlite for a quick run.
+// Tags are not built yet: their filters are not measured.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { v7 as uuidv7 } from 'uuid';
+import { openDatabase, type Database } from '../src/db/database.js';
+import { ROOT, prepare, startBms, stop, work, startPostgresDatabase } from './lib.js';
+
+const ROWS = Number(process.env.CF_ROWS ?? 1_000_000);
+const REQUESTS = Number(process.env.CF_REQUESTS ?? 200);
+const WRITES = Number(process.env.CF_WRITES ?? Math.max(20, REQUESTS));
+const START = Date.parse('2020-01-01T00:00:00.000Z');
+const REGIONS = ['north', 'south', 'east', 'west', 'centre'];
+const TIERS = ['gold', 'silver', 'bronze'];
+const SERVICES = ['lawn', 'snow', 'pool', 'gutter'];
+
+/** The ten fields: [key, type, options]. */
+const FIELDS: Array<[string, string, string[]?]> = [
+  ['region', 'text'],
+  ['gate_code', 'text'],
+  ['visits', 'number'],
+  ['rating', 'number'],
+  ['budget', 'money'],
+  ['since', 'date'],
+  ['renewal', 'date'],
+  ['vip', 'boolean'],
+  ['tier', 'select', TIERS],
+  ['services', 'multi_select', SERVICES],
+];
+
+const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+const date = (index: number) => new Date(START + (index % 2000) * 86_400_000).toISOString().slice(0, 10);
+
+/** One client's values, by key (what its JSON column and its value rows hold). */
+function valuesOf(index: number): Record<string, unknown> {
+  return {
+    region: REGIONS[index % REGIONS.length],
+    gate_code: String(1000 + (index % 9000)),
+    visits: index % 50,
+    rating: (index % 100) / 10,
+    budget: (index % 1000) * 100,
+    since: date(index),
+    renewal: date(index + 365),
+    vip: index % 10 === 0,
+    tier: TIERS[index % TIERS.length],
+    services: index % 2 === 0 ? [SERVICES[index % 4]] : [SERVICES[index % 4], SERVICES[(index + 1) % 4]],
+  };
+}
+
+/** The definitions, then the clients with their JSON and value rows, straight into the tables. */
+async function seedRows(database: Database, accountId: string): Promise<{ seconds: number }> {
+  const started = performance.now();
+  const { db } = database;
+  const now = new Date(START).toISOString();
+  const fields = FIELDS.map(([key, type, options], position) => ({
+    id: uuidv7(),
+    account_id: accountId,
+    resource: 'client',
+    key,
+    label: key,
+    description: null,
+    type,
+    required: 0,
+    options: JSON.stringify((options ?? []).map((value) => ({ value, label: value, archived: false }))),
+    bounds: JSON.stringify(type === 'text' ? { max_length: 500, multiline: false } : {}),
+    printable: 0,
+    position,
+    metadata: '{}',
+    deleted_at: null,
+    created_at: now,
+    updated_at: now,
+  }));
+  await db.insertInto('custom_fields').values(fields).execute();
+  const BATCH = 200;
+  for (let from = 0; from < ROWS; from += 10 * BATCH) {
+    await db.transaction().execute(async (trx) => {
+      for (let at = from; at < Math.min(ROWS, from + 10 * BATCH); at += BATCH) {
+        const clients = [];
+        const values = [];
+        for (let index = at; index < Math.min(ROWS, at + BATCH); index += 1) {
+          const id = uuidv7();
+          const custom = valuesOf(index);
+          const name = `Client ${index}`;
+          const stamp = new Date(START + index * 1000).toISOString();
+          clients.push({
+            id,
+            account_id: accountId,
+            name,
+            sort_name: name.toLowerCase(),
+            email: null,
+            phone: null,
+            company_name: null,
+            address: null,
+            notes: null,
+            external_id: null,
+            metadata: '{}',
+            custom_fields: JSON.stringify(custom),
+            created_at: stamp,
+            updated_at: stamp,
+          });
+          for (const field of fields) {
+            const value = custom[field.key];
+            const row = {
+              account_id: accountId,
+              field_id: field.id,
+              object_id: id,
+              text_value: null,
+              number_value: null,
+              amount_value: null,
+            };
+            if (field.type === 'number') values.push({ ...row, number_value: value as number });
+            else if (field.type === 'money') values.push({ ...row, amount_value: value as number });
+            else if (field.type === 'multi_select')
+              for (const one of value as string[]) values.push({ ...row, text_value: one });
+            else values.push({ ...row, text_value: String(value).toLowerCase() });
+          }
+        }
+        await trx.insertInto('clients').values(clients).execute();
+        await trx.insertInto('custom_field_values').values(values).execute();
+      }
+    });
+  }
+  return { seconds: round((performance.now() - started) / 1000, 1) };
+}
+
+async function measure(base: string, key: string, url: string) {
+  const headers = { authorization: `Bearer ${key}` };
+  for (let warm = 0; warm < 3; warm += 1) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
+  const latencies: number[] = [];
+  let non200 = 0;
+  let rows = 0;
+  let hasMore = false;
+  for (let request = 0; request < REQUESTS; request += 1) {
+    const started = performance.now();
+    const response = await fetch(`${base}${url}`, { headers });
+    const body = (await response.json()) as { data?: unknown[]; meta?: { pagination?: { has_more: boolean } } };
+    latencies.push(performance.now() - started);
+    if (response.status !== 200) non200 += 1;
+    rows = body.data?.length ?? 0;
+    hasMore = body.meta?.pagination?.has_more ?? false;
+  }
+  latencies.sort((a, b) => a - b);
+  return { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), non200, rows, hasMore };
+}
+
+/** Creates per second, sequential, with and without ten custom field values. */
+async function writes(base: string, key: string, custom: boolean): Promise<number> {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const started = performance.now();
+  for (let index = 0; index < WRITES; index += 1) {
+    const body = { name: `Written ${index}`, ...(custom ? { custom_fields: valuesOf(index) } : {}) };
+    const response = await fetch(`${base}/v1/clients`, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (response.status !== 201) throw new Error(`create: ${response.status} ${await response.text()}`);
+  }
+  return round(WRITES / ((performance.now() - started) / 1000), 1);
+}
+
+const c = '/v1/clients?limit=25';
+const SCENARIOS: Array<[string, string]> = [
+  ['first page (default -created_at)', c],
+  ['text = (1 in 5)', `${c}&custom_fields.region=north`],
+  ['text, any of', `${c}&custom_fields.region=north,east`],
+  ['text = (rare: one gate code)', `${c}&custom_fields.gate_code=4321`],
+  ['number .gte/.lte', `${c}&custom_fields.visits.gte=10&custom_fields.visits.lte=12`],
+  ['number = (rare)', `${c}&custom_fields.rating=9.9`],
+  ['money .lte', `${c}&custom_fields.budget.lte=500`],
+  ['date range', `${c}&custom_fields.since.gte=2021-01-01&custom_fields.since.lte=2021-01-31`],
+  ['boolean', `${c}&custom_fields.vip=true`],
+  ['select, any of', `${c}&custom_fields.tier=gold,silver`],
+  ['multi_select holds any', `${c}&custom_fields.services=pool`],
+  ['two filters', `${c}&custom_fields.region=south&custom_fields.tier=gold`],
+  ['text =, sort=name', `${c}&custom_fields.region=north&sort=name`],
+];
+
+async function runEngine(
+  engine: 'SQLite' | 'PostgreSQL',
+  env: Record<string, string>,
+  config: Parameters<typeof openDatabase>[0],
+) {
+  const { key, accountId } = await prepare(env);
+  const database = openDatabase(config);
+  const seeded = await seedRows(database, accountId);
+  console.log(`${engine}: seeded ${ROWS} clients with ${FIELDS.length} custom fields in ${seeded.seconds} s`);
+  const { sql } = await import('kysely');
+  if (engine === 'PostgreSQL') await sql`vacuum (analyze)`.execute(database.db);
+  else await sql`analyze`.execute(database.db);
+  await database.close();
+  const server = await startBms(env);
+  const results = [];
+  let first: { p50: number; p99: number } | undefined;
+  for (const [name, url] of SCENARIOS) {
+    const figures = await measure(server.url, key, url);
+    first ??= figures;
+    results.push({
+      scenario: name,
+      ...figures,
+      ratioP50: round(figures.p50 / first.p50),
+      ratioP99: round(figures.p99 / first.p99),
+    });
+    console.log(engine, results.at(-1));
+  }
+  const without = await writes(server.url, key, false);
+  const withFields = await writes(server.url, key, true);
+  const write = { withoutPerSecond: without, withPerSecond: withFields, ratio: round(withFields / without) };
+  console.log(engine, 'creates', write);
+  await stop(server.process);
+  return { engine, seedSeconds: seeded.seconds, results, write };
+}
+
+function markdown(runs: Array<Awaited<ReturnType<typeof runEngine>>>, machine: Record<string, unknown>): string {
+  const lines = [
+    '# Custom fields benchmark',
+    '',
+    `${new Date().toISOString()} · ${JSON.stringify(machine)}`,
+    '',
+    `${ROWS} clients with ${FIELDS.length} custom fields in one account; ${REQUESTS} sequential requests per row; ${WRITES} creates each way. Targets: each filter's ratio ≤ 2 to the first page; creates with 10 fields ≥ 0.7× the rate without.`,
+    '',
+  ];
+  for (const run of runs) {
+    lines.push(
+      `## ${run.engine}`,
+      '',
+      `Seeded in ${run.seedSeconds} s. Creates: ${run.write.withoutPerSecond}/s without, ${run.write.withPerSecond}/s with 10 custom fields (${run.write.ratio}×).`,
+      '',
+    );
+    lines.push(
+      '| scenario | p50 ms | p99 ms | p50 ratio | p99 ratio | non-200 | rows (has_more) |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const row of run.results)
+      lines.push(
+        `| ${row.scenario} | ${row.p50} | ${row.p99} | ${row.ratioP50} | ${row.ratioP99} | ${row.non200} | ${row.rows}${row.hasMore ? ' (more)' : ''} |`,
+      );
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+async function main() {
+  const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version };
+  const runs = [];
+  const only = process.env.CF_ENGINE;
+  if (only !== 'postgres') {
+    const file = path.join(work, 'custom-fields.sqlite');
+    runs.push(await runEngine('SQLite', { DATABASE_URL: `sqlite:${file}` }, { kind: 'sqlite', path: file }));
+  }
+  if (only !== 'sqlite') {
+    const postgres = await startPostgresDatabase('custom_fields');
+    try {
+      runs.push(
+        await runEngine(
+          'PostgreSQL',
+          { DATABASE_URL: postgres.url },
+          { kind: 'postgres', url: postgres.url, poolMax: 4 },
+        ),
+      );
+    } finally {
+      postgres.stop();
+    }
+  }
+  const text = markdown(runs, machine);
+  if (ROWS === 1_000_000) fs.writeFileSync(path.join(ROOT, 'bench/results/custom-fields-latest.md'), text);
+  console.log(text);
+}
+
+await main();
+process.exit(0);

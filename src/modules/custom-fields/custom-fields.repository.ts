@@ -1,0 +1,254 @@
+// Custom field queries: definitions and their typed value rows, every one scoped by account.
+import { sql } from 'kysely';
+import {
+  type Condition,
+  type Executor,
+  keysOf,
+  type Listed,
+  listPlan,
+  lockedIf,
+  type PageRequest,
+  runList,
+  type SortFields,
+  timeBoundConditions,
+  type TimeBounds,
+  timestampSorts,
+} from '../../db/index.js';
+import type { CustomFieldRow, CustomFieldValueRow } from '../../db/types.js';
+
+const COLUMNS = [
+  'id',
+  'account_id',
+  'resource',
+  'key',
+  'label',
+  'description',
+  'type',
+  'required',
+  'options',
+  'bounds',
+  'printable',
+  'position',
+  'metadata',
+  'deleted_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+export const CUSTOM_FIELD_SORTS: SortFields<CustomFieldRow> = timestampSorts<CustomFieldRow>();
+
+/** The table of each kind whose objects carry custom fields. */
+export const KIND_TABLES = {
+  client: 'clients',
+  property: 'properties',
+  service_request: 'service_requests',
+  quote: 'quotes',
+  job: 'jobs',
+  invoice: 'invoices',
+  visit: 'visits',
+  product: 'products',
+  team_member: 'team_members',
+} as const;
+
+export async function insertCustomField(db: Executor, row: CustomFieldRow): Promise<void> {
+  await db.insertInto('custom_fields').values(row).execute();
+}
+
+/** A live (not deleted) definition by id. */
+export function findCustomField(db: Executor, accountId: string, id: string, lock = false) {
+  const query = db
+    .selectFrom('custom_fields')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null);
+  return lockedIf(db, query, lock).executeTakeFirst();
+}
+
+/** Whether the key is taken in the resource, by a live field or one whose values are still being purged. */
+export async function findCustomFieldByKey(db: Executor, accountId: string, resource: string, key: string) {
+  return db
+    .selectFrom('custom_fields')
+    .select(['id', 'deleted_at'])
+    .where('account_id', '=', accountId)
+    .where('resource', '=', resource)
+    .where('key', '=', key)
+    .executeTakeFirst();
+}
+
+/** The resource's live definitions, by position then age (custom_fields_key_idx: at most 50 live per kind). */
+export function liveCustomFields(db: Executor, accountId: string, resource: string): Promise<CustomFieldRow[]> {
+  return db
+    .selectFrom('custom_fields')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('resource', '=', resource)
+    .where('deleted_at', 'is', null)
+    .orderBy('position')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function updateCustomField(
+  db: Executor,
+  accountId: string,
+  id: string,
+  patch: Partial<CustomFieldRow>,
+): Promise<CustomFieldRow | undefined> {
+  return db
+    .updateTable('custom_fields')
+    .set(patch)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+}
+
+export async function listCustomFields(
+  db: Executor,
+  accountId: string,
+  filters: TimeBounds & { resource?: string | undefined },
+  page: PageRequest<CustomFieldRow>,
+): Promise<Listed<CustomFieldRow>> {
+  const conditions: Condition[] = timeBoundConditions(filters);
+  conditions.push({ column: 'deleted_at', expression: sql`deleted_at is null` });
+  if (filters.resource !== undefined)
+    conditions.push({ column: 'resource', expression: sql`resource = ${filters.resource}` });
+  return runList(
+    listPlan(
+      db,
+      { table: 'custom_fields', columns: COLUMNS, scope: { account_id: accountId } },
+      { keys: keysOf({}), conditions },
+      page,
+    ),
+  );
+}
+
+/** Whether any object of the account holds this option of the field (custom_field_values_text_idx). */
+export async function optionInUse(db: Executor, accountId: string, fieldId: string, value: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('custom_field_values')
+    .select('object_id')
+    .where('account_id', '=', accountId)
+    .where('field_id', '=', fieldId)
+    .where('text_value', '=', value)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Replaces an object's value rows of these fields with `rows`. */
+export async function replaceValues(
+  db: Executor,
+  accountId: string,
+  objectId: string,
+  fieldIds: readonly string[],
+  rows: readonly CustomFieldValueRow[],
+): Promise<void> {
+  if (fieldIds.length > 0)
+    await db
+      .deleteFrom('custom_field_values')
+      .where('object_id', '=', objectId)
+      .where('field_id', 'in', [...fieldIds])
+      .where('account_id', '=', accountId)
+      .execute();
+  if (rows.length > 0)
+    await db
+      .insertInto('custom_field_values')
+      .values([...rows])
+      .execute();
+}
+
+/** Every value row of an object of the kind (its delete), deleted fields' too (custom_field_values_field_idx). */
+export async function deleteObjectValues(
+  db: Executor,
+  accountId: string,
+  resource: string,
+  objectId: string,
+): Promise<void> {
+  const fields = db
+    .selectFrom('custom_fields')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('resource', '=', resource);
+  await db
+    .deleteFrom('custom_field_values')
+    .where('account_id', '=', accountId)
+    .where('field_id', 'in', fields)
+    .where('object_id', '=', objectId)
+    .execute();
+}
+
+/** The deleted definitions whose values are still to purge, oldest first (any account: the worker's). */
+export function deletedCustomFields(db: Executor, limit: number) {
+  return db
+    .selectFrom('custom_fields')
+    .select(['id', 'account_id', 'resource', 'key'])
+    .where('deleted_at', 'is not', null)
+    .orderBy('deleted_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Up to `limit` objects that still hold a value of the field (custom_field_values_field_idx). */
+export async function objectsHoldingField(
+  db: Executor,
+  accountId: string,
+  fieldId: string,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('custom_field_values')
+    .select('object_id')
+    .distinct()
+    .where('account_id', '=', accountId)
+    .where('field_id', '=', fieldId)
+    .orderBy('object_id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.object_id);
+}
+
+/** The custom_fields JSON of these objects of a kind's table. */
+export async function objectsJson(
+  db: Executor,
+  table: (typeof KIND_TABLES)[keyof typeof KIND_TABLES],
+  accountId: string,
+  ids: readonly string[],
+): Promise<Array<{ id: string; custom_fields: unknown }>> {
+  const rows = await sql<{ id: string; custom_fields: unknown }>`select id, custom_fields from ${sql.table(table)}
+    where account_id = ${accountId} and id in (${sql.join(ids.map((id) => sql`${id}`))})`.execute(db);
+  return rows.rows;
+}
+
+/** Sets an object's custom_fields JSON, leaving its updated_at alone (a purge is not a change of the object). */
+export async function setObjectJson(
+  db: Executor,
+  table: (typeof KIND_TABLES)[keyof typeof KIND_TABLES],
+  accountId: string,
+  id: string,
+  json: string,
+): Promise<void> {
+  await sql`update ${sql.table(table)} set custom_fields = ${json} where account_id = ${accountId} and id = ${id}`.execute(
+    db,
+  );
+}
+
+export async function deleteFieldValues(
+  db: Executor,
+  accountId: string,
+  fieldId: string,
+  objectIds: readonly string[],
+): Promise<void> {
+  await db
+    .deleteFrom('custom_field_values')
+    .where('account_id', '=', accountId)
+    .where('field_id', '=', fieldId)
+    .where('object_id', 'in', [...objectIds])
+    .execute();
+}
+
+export async function deleteCustomFieldRow(db: Executor, id: string): Promise<void> {
+  await db.deleteFrom('custom_fields').where('id', '=', id).execute();
+}

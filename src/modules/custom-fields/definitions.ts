@@ -1,0 +1,88 @@
+// An account's live custom field definitions of one kind, as values.ts checks and presents them: read once per
+// read connection's data version on SQLite (what was read is current while no other connection committed, and
+// BMS's writer is another connection), else read each time (PostgreSQL, a transaction). A kind's kept copies
+// (modules/clients/client-cache.ts) compare the `Definitions` object they were made with: the same object while
+// nothing was committed since, a new one after any commit.
+import { type Executor, fromJson, readDataVersion } from '../../db/index.js';
+import type { CustomFieldRow } from '../../db/types.js';
+import * as repository from './custom-fields.repository.js';
+import type {
+  CustomFieldBounds,
+  CustomFieldOption,
+  CustomFieldResource,
+  CustomFieldType,
+} from './custom-fields.schemas.js';
+
+/** A live definition as the values' checks read it. */
+export interface Definition {
+  id: string;
+  key: string;
+  label: string;
+  description: string | null;
+  type: CustomFieldType;
+  required: boolean;
+  options: CustomFieldOption[];
+  bounds: CustomFieldBounds;
+  printable: boolean;
+  position: number;
+}
+
+/** A kind's live definitions in their order, and by key. Frozen; the same object while current. */
+export interface Definitions {
+  readonly resource: CustomFieldResource;
+  readonly fields: readonly Definition[];
+  readonly byKey: ReadonlyMap<string, Definition>;
+}
+
+export function definitionOf(row: CustomFieldRow): Definition {
+  return {
+    id: row.id,
+    key: row.key,
+    label: row.label,
+    description: row.description,
+    type: row.type as CustomFieldType,
+    required: Number(row.required) === 1,
+    options: fromJson<CustomFieldOption[]>(row.options),
+    bounds: fromJson<CustomFieldBounds>(row.bounds),
+    printable: Number(row.printable) === 1,
+    position: Number(row.position),
+  };
+}
+
+function definitionsOf(resource: CustomFieldResource, rows: readonly CustomFieldRow[]): Definitions {
+  const fields = rows.map(definitionOf);
+  return Object.freeze({
+    resource,
+    fields: Object.freeze(fields),
+    byKey: new Map(fields.map((field) => [field.key, field])),
+  });
+}
+
+/** Per SQLite database: by `account/resource`, the definitions read at a data version. */
+const keptByDatabase = new WeakMap<object, Map<string, { dataVersion: number; definitions: Definitions }>>();
+/** The most (account, kind) pairs kept per database. */
+const MAX_KEPT = 1000;
+
+/** The account's live definitions of the kind (see above). */
+export async function readDefinitions(
+  db: Executor,
+  accountId: string,
+  resource: CustomFieldResource,
+): Promise<Definitions> {
+  const dataVersion = readDataVersion(db);
+  if (dataVersion === undefined)
+    return definitionsOf(resource, await repository.liveCustomFields(db, accountId, resource));
+  let kept = keptByDatabase.get(db);
+  if (kept === undefined) {
+    kept = new Map();
+    keptByDatabase.set(db, kept);
+  }
+  const name = `${accountId}/${resource}`;
+  const found = kept.get(name);
+  if (found !== undefined && found.dataVersion === dataVersion) return found.definitions;
+  // Read after the data version: a commit in between makes the version kept older than the rows, never newer.
+  const definitions = definitionsOf(resource, await repository.liveCustomFields(db, accountId, resource));
+  if (kept.size >= MAX_KEPT && !kept.has(name)) kept.delete(kept.keys().next().value as string);
+  kept.set(name, { dataVersion, definitions });
+  return definitions;
+}

@@ -1,0 +1,136 @@
+// The custom field filters of a kind's list (docs/api-contract.md §27): `custom_fields.<key>=v` (comma: any of;
+// text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number,
+// money, date; inclusive), at most 3. Each is a list condition (db/list-plan.ts) answered from the value rows'
+// index (account_id, field_id, value, object_id): its range of object ids when it is small, else checked by that
+// index on each row of the sort's walk. Never a read of the objects' JSON.
+import { sql, type SqlBool } from 'kysely';
+import { type ErrorDetail, validationError } from '../../core/errors.js';
+import { type Condition, type Executor, fenced, WALK_LIMIT } from '../../db/index.js';
+import type { CustomFieldResource } from './custom-fields.schemas.js';
+import { type Definition, readDefinitions } from './definitions.js';
+import { INDEXED_TEXT, isDate } from './values.js';
+
+/** The most custom field filters a list takes (docs/api-contract.md §32). */
+const MAX_FILTERS = 3;
+const PARAMETER = /^custom_fields\.([a-z][a-z0-9_]*)(?:\.(gte|lte))?$/;
+const NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const INTEGER = /^-?\d{1,18}$/;
+
+/** The query parameters that are custom field filters: what a list's schema lets through by pattern. */
+export const CUSTOM_FIELD_FILTER_PATTERN = '^custom_fields\\.[a-z][a-z0-9_]*(\\.(gte|lte))?$';
+
+type Column = 'text_value' | 'number_value' | 'amount_value';
+
+function columnOf(field: Definition): Column {
+  return field.type === 'number' ? 'number_value' : field.type === 'money' ? 'amount_value' : 'text_value';
+}
+
+/** A filter's value as its value rows hold it, or a problem. */
+function valueOf(field: Definition, text: string): { value: string | number } | { problem: string } {
+  switch (field.type) {
+    case 'text':
+      return [...text].length < INDEXED_TEXT
+        ? { value: text.toLowerCase() }
+        : { problem: `must be shorter than ${INDEXED_TEXT} characters` };
+    case 'number':
+      return NUMBER.test(text) && Number.isFinite(Number(text))
+        ? { value: Number(text) }
+        : { problem: 'must be a number' };
+    case 'money':
+      return INTEGER.test(text) ? { value: Number(text) } : { problem: 'must be an integer amount in minor units' };
+    case 'date':
+      return isDate(text) ? { value: text } : { problem: 'must be a date, YYYY-MM-DD' };
+    case 'boolean':
+      return text === 'true' || text === 'false' ? { value: text } : { problem: 'must be true or false' };
+    default:
+      return field.options.some((option) => option.value === text)
+        ? { value: text }
+        : { problem: `'${text}' is not an option of ${field.key}` };
+  }
+}
+
+interface Asked {
+  field: Definition;
+  equals?: Array<string | number>;
+  gte?: string | number;
+  lte?: string | number;
+}
+
+/**
+ * The list conditions of the query's custom field filters on `table`'s rows, or a 422 naming each wrong one.
+ * Empty when the query has none.
+ */
+export async function customFieldConditions(
+  db: Executor,
+  accountId: string,
+  resource: CustomFieldResource,
+  table: string,
+  query: Record<string, unknown>,
+): Promise<Condition[]> {
+  const names = Object.keys(query).filter((name) => name.startsWith('custom_fields.'));
+  if (names.length === 0) return [];
+  const definitions = await readDefinitions(db, accountId, resource);
+  const problems: ErrorDetail[] = [];
+  if (names.length > MAX_FILTERS)
+    for (const name of names.slice(MAX_FILTERS))
+      problems.push({
+        field: name,
+        message: `is one filter too many: a list takes at most ${MAX_FILTERS} custom field filters`,
+      });
+  const asked = new Map<string, Asked>();
+  for (const name of names.slice(0, MAX_FILTERS)) {
+    const match = PARAMETER.exec(name);
+    const field = match ? definitions.byKey.get(match[1]!) : undefined;
+    if (!match || field === undefined) {
+      problems.push({ field: name, message: `is not a custom field of ${resource.replace('_', ' ')}s` });
+      continue;
+    }
+    const bound = match[2] as 'gte' | 'lte' | undefined;
+    if (bound && !['number', 'money', 'date'].includes(field.type)) {
+      problems.push({ field: name, message: `is a range, which only number, money and date fields take` });
+      continue;
+    }
+    const texts = bound ? [String(query[name])] : String(query[name]).split(',');
+    const values: Array<string | number> = [];
+    for (const text of texts) {
+      const parsed = valueOf(field, text);
+      if ('problem' in parsed) problems.push({ field: name, message: parsed.problem });
+      else values.push(parsed.value);
+    }
+    const entry = asked.get(field.key) ?? { field };
+    if (bound) entry[bound] = values[0];
+    else entry.equals = values;
+    asked.set(field.key, entry);
+  }
+  if (problems.length > 0) throw validationError(problems);
+  return [...asked.values()].map((one) => conditionOf(db, accountId, table, one));
+}
+
+function conditionOf(db: Executor, accountId: string, table: string, asked: Asked): Condition {
+  const column = columnOf(asked.field);
+  const value = sql.ref(column);
+  const parts = [sql<SqlBool>`account_id = ${accountId}`, sql<SqlBool>`field_id = ${asked.field.id}`];
+  if (asked.equals) parts.push(sql<SqlBool>`${value} in (${sql.join(asked.equals)})`);
+  if (asked.gte !== undefined) parts.push(sql<SqlBool>`${value} >= ${asked.gte}`);
+  if (asked.lte !== undefined) parts.push(sql<SqlBool>`${value} <= ${asked.lte}`);
+  if (asked.equals === undefined) parts.push(sql<SqlBool>`${value} is not null`);
+  const matches = sql<SqlBool>`${sql.join(parts, sql` and `)}`;
+  const range = db
+    .selectFrom('custom_field_values')
+    .select(sql.ref<string>('object_id').as('range_id'))
+    .where(matches)
+    .orderBy(sql.ref(column))
+    .orderBy(sql.ref('object_id'))
+    .limit(sql.lit(WALK_LIMIT + 1));
+  // One row's check: a probe of the index by (account_id, field_id, [value,] object_id). Fenced, so that
+  // PostgreSQL keeps it a probe per row rather than hashing every value row of the field first.
+  const probe = fenced(
+    db,
+    db
+      .selectFrom('custom_field_values')
+      .select(sql.lit(1).as('one'))
+      .where(matches)
+      .where(sql<SqlBool>`object_id = ${sql.ref(`${table}.id`)}`),
+  );
+  return { column: `custom_fields.${asked.field.key}`, expression: sql<SqlBool>`exists ${probe}`, range };
+}

@@ -1,0 +1,20 @@
+// The face of the custom-fields module: the definitions' face for the routes, and the one helper the nine kinds
+// call for their `custom_fields` (values.ts). The rest is private.
+export {
+  CUSTOM_FIELD_RESOURCES,
+  type CustomFieldResource,
+  CustomFieldSchema,
+  CustomFieldsSchemaSchema,
+} from './custom-fields.schemas.js';
+export { type Definitions, readDefinitions } from './definitions.js';
+export { CUSTOM_FIELD_FILTER_PATTERN, customFieldConditions } from './filters.js';
+export { customFieldsJsonSchema } from './json-schema.js';
+export { onCustomFieldDeleted, purgeAllDeletedCustomFields, purgeDeletedCustomFields } from './purge.js';
+export {
+  type CustomFieldValues,
+  customFieldChecks,
+  deleteCustomFieldValues,
+  presentCustomFields,
+  storedValues,
+  writeCustomFields,
+} from './values.js';
