@@ -124,6 +124,35 @@ describe('POST /v1/change-sets: all or none', () => {
     assert.equal(search.body.data.length, 0);
   });
 
+  test('the business profile changed in a set that then fails is not changed: PUT /v1/account joins the set', async () => {
+    const before = (await api('GET', '/v1/account')).body.data;
+    const response = await api('POST', '/v1/change-sets', {
+      operations: [
+        { method: 'PUT', path: '/v1/account', body: { name: 'Renamed in a failed set', invoice_footer: 'Thanks!' } },
+        { method: 'POST', path: '/v1/clients', body: { name: 'Failing after the profile' } },
+        {
+          method: 'POST',
+          path: '/v1/quotes',
+          body: { client_id: '$ref:1', line_items: LINES, request_id: UNKNOWN_ID },
+        },
+      ],
+    });
+    assert.equal(response.status, 422, response.text);
+    assert.deepEqual(fieldsOf(response), ['operations[2].body.request_id']);
+    const after = (await api('GET', '/v1/account')).body.data;
+    assert.equal(after.name, before.name);
+    assert.equal(after.invoice_footer, before.invoice_footer);
+    assert.equal(after.updated_at, before.updated_at);
+    // And a dry run answers the change without keeping it.
+    const dry = await api('POST', '/v1/change-sets', {
+      dry_run: true,
+      operations: [{ method: 'PUT', path: '/v1/account', body: { name: 'Only a preview' } }],
+    });
+    assert.equal(dry.status, 200, dry.text);
+    assert.equal(dry.body.data.results[0].data.name, 'Only a preview');
+    assert.equal((await api('GET', '/v1/account')).body.data.name, before.name);
+  });
+
   test('when the third body fails its schema, nothing runs: one 422 naming operations[2].body.<field>', async () => {
     const before = await holdings();
     const response = await api('POST', '/v1/change-sets', {

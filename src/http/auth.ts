@@ -2,7 +2,7 @@
 // 401 -> (rate limit) -> 403 -> body and validation.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { insufficientScope, type Authenticate, type AuthContext } from '../kernel/auth-context.js';
-import type { Context } from '../kernel/context.js';
+import type { Actor, Context } from '../kernel/context.js';
 import { currentOperation } from '../kernel/operation-scope.js';
 import type { Scope } from '../kernel/scopes.js';
 import { AppError } from '../core/errors.js';
@@ -58,21 +58,15 @@ export function contextOf(request: FastifyRequest, actorType: 'api_key' | 'mcp' 
   // An operation of a change set runs in the set's transaction; a request with an Idempotency-Key in its own
   // (http/idempotency.ts).
   const operation = currentOperation();
-  if (operation?.db)
-    return {
-      db: operation.db,
-      clock,
-      links,
-      accountId: caller.accountId,
-      actor: { type: operation.actor, id: caller.keyId },
-      origin: operation.origin,
-    };
-  const db = request.transaction ?? request.server.db;
+  const type = operation?.actor ?? actorType;
   // An app's token acts as its install, over /v1 as `app` and through the MCP server as `mcp` (§25).
-  const actor =
+  const actor: Actor =
     caller.appId === undefined
-      ? { type: actorType, id: caller.keyId }
-      : { type: actorType === 'mcp' ? ('mcp' as const) : ('app' as const), id: caller.keyId, app_id: caller.appId };
+      ? { type, id: caller.keyId }
+      : { type: type === 'mcp' ? 'mcp' : 'app', id: caller.keyId, app_id: caller.appId };
+  if (operation?.db)
+    return { db: operation.db, clock, links, accountId: caller.accountId, actor, origin: operation.origin };
+  const db = request.transaction ?? request.server.db;
   return { db, clock, links, accountId: caller.accountId, actor };
 }
 

@@ -1,7 +1,7 @@
 // The business profile: GET and PUT /v1/account, and its logo (PUT and DELETE /v1/account/logo).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { auth } from '../../http/auth.js';
+import { auth, contextOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { etagOf, ifMatch, IfMatchHeaders } from '../../http/etag.js';
 import { BODY_ERRORS, dataEnvelope, errorResponses, schemaRef } from '../../http/schemas.js';
@@ -38,7 +38,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      return answer(request, reply, await service.getAccount(app.db, auth(request).accountId));
+      return answer(request, reply, await service.getAccount(contextOf(request).db, auth(request).accountId));
     },
   );
 
@@ -62,9 +62,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request,
         reply,
         await service.updateAccount(
-          app.db,
-          app.clock,
-          auth(request).accountId,
+          contextOf(request),
           request.body as UpdateAccountInput,
           ifMatch(request.headers['if-match']),
         ),

@@ -11,6 +11,7 @@ import type { MailBusiness } from '../../mail/document-mail.js';
 import type { PdfPool } from '../../mail/pdf-pool.js';
 import { createApiKey, type CreatedApiKey } from '../api-keys/index.js';
 import { SCOPES } from '../../kernel/scopes.js';
+import { type Context, inTransaction } from '../../kernel/context.js';
 import { requireTaxRates } from '../catalog/index.js';
 import { checkWorkingHours, presentAddress, serializeAddress, type WorkingHours } from '../shared/index.js';
 import { bookingSettings, mergeBooking } from './booking.js';
@@ -123,14 +124,14 @@ export async function getAccount(db: Executor, accountId: string): Promise<Accou
   return presentAccount(await getRow(db, accountId), await repository.hasLogo(db, accountId));
 }
 
+/** In the caller's transaction when it holds one (an operation of a change set), else in its own. */
 export async function updateAccount(
-  db: Db,
-  clock: Clock,
-  accountId: string,
+  ctx: Context,
   input: UpdateAccountInput,
   precondition?: Precondition,
 ): Promise<Account> {
-  return db.transaction().execute(async (trx) => {
+  const { clock, accountId } = ctx;
+  return inTransaction(ctx, async ({ db: trx }) => {
     const current = await getRow(trx, accountId, true);
     const logo = await repository.hasLogo(trx, accountId);
     precondition?.(presentAccount(current, logo));
