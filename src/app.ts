@@ -85,6 +85,7 @@ import { ClientBalanceSchema, LedgerEntrySchema } from './modules/ledger/index.j
 import {
   AgedReceivablesReportSchema,
   ClientStatementReportSchema,
+  JobProfitabilityReportSchema,
   RevenueReportSchema,
   TaxSummaryReportSchema,
 } from './modules/reports/index.js';
@@ -256,6 +257,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     ClientStatementReportSchema,
     RevenueReportSchema,
     TaxSummaryReportSchema,
+    JobProfitabilityReportSchema,
     EventSchema,
     WebhookEndpointSchema,
     WebhookDeliverySchema,
