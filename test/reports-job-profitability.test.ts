@@ -216,6 +216,27 @@ test('revenue less credit notes, cost from the lines, basis points halves away, 
   assert.equal(lines[5], 'TOTAL,,,,649.00,435.79,213.21,3285,1');
 });
 
+test('an edit of a sent invoice moves its cost; the answer before the edit is repeated at its sequence', async () => {
+  const b = await books();
+  const client = (await b.call('POST', '/v1/clients', { name: 'Edit Co' }, 201)).id as string;
+  const valve = await b.product('Valve', 9000, 5200);
+  const pipe = await b.product('Pipe', 3000);
+  const job = await b.job(client, 'Edited');
+  // One valve: revenue 9,000, cost 5,200, margin 3,800, 3,800 × 10,000 ÷ 9,000 = 4,222.2… → 4,222.
+  const invoice = await b.invoice(job, [{ product_id: valve, quantity: 1 }], '2026-11-03');
+  const before = (await b.report('from=2026-11-01&to=2026-11-30')).body.data;
+  assert.deepEqual(before.rows.map(figures), [[job, 9000, 5200, 3800, 4222, 0]]);
+  // Three valves and a pipe without a cost: revenue 30,000, cost 15,600, margin 14,400, 4,800 basis points.
+  await b.call('PUT', `/v1/invoices/${invoice}`, {
+    line_items: [{ product_id: valve, quantity: 3 }, { product_id: pipe }],
+  });
+  const after = (await b.report('from=2026-11-01&to=2026-11-30')).body.data;
+  assert.deepEqual(after.rows.map(figures), [[job, 30000, 15600, 14400, 4800, 1]]);
+  const repeated = (await b.report(`from=2026-11-01&to=2026-11-30&ledger_sequence=${before.ledger_sequence}`)).body
+    .data;
+  assert.deepEqual({ ...repeated, computed_at: null }, { ...before, computed_at: null });
+});
+
 test('bad input: a missing or reversed period, an unknown job, a sequence beyond the latest', async () => {
   const b = await books();
   const fields = async (query: string, status = 422) => {
