@@ -122,7 +122,11 @@ export async function jobProfitability(
     standing.sequence,
   );
   const histories = new Map<string, ReportEntry[]>();
-  for (const entry of entries) histories.set(entry.invoice_id!, [...(histories.get(entry.invoice_id!) ?? []), entry]);
+  for (const entry of entries) {
+    const history = histories.get(entry.invoice_id!) ?? [];
+    history.push(entry);
+    histories.set(entry.invoice_id!, history);
+  }
 
   const byJob = new Map<string, Totals>();
   const others = new Map<string, number>();
