@@ -81,6 +81,7 @@ async function seed(database: Database, base: string, key: string, accountId: st
           net_amount: null,
           tax_amount: null,
           cost_amount: null,
+          lines_without_cost: null,
           taxes: null,
           actor,
           created_at: now,

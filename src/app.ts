@@ -99,6 +99,7 @@ import { ClientBalanceSchema, LedgerEntrySchema } from './modules/ledger/index.j
 import {
   AgedReceivablesReportSchema,
   ClientStatementReportSchema,
+  JobProfitabilityReportSchema,
   RevenueReportSchema,
   TaxSummaryReportSchema,
 } from './modules/reports/index.js';
@@ -273,6 +274,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     ClientStatementReportSchema,
     RevenueReportSchema,
     TaxSummaryReportSchema,
+    JobProfitabilityReportSchema,
     EventSchema,
     WebhookEndpointSchema,
     WebhookDeliverySchema,

@@ -138,6 +138,7 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/reports/client-statement': 'reports:read',
   'GET /v1/reports/revenue': 'reports:read',
   'GET /v1/reports/tax-summary': 'reports:read',
+  'GET /v1/reports/job-profitability': 'reports:read',
   // Contract section 22: credit notes mirror invoices:*.
   'GET /v1/credit-notes': 'credit_notes:read',
   'POST /v1/credit-notes': 'credit_notes:write',

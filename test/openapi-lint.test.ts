@@ -77,6 +77,7 @@ const OPERATIONS: Array<[string, string]> = [
   ['GET /v1/reports/client-statement', 'getReportsClientStatement'],
   ['GET /v1/reports/revenue', 'getReportsRevenue'],
   ['GET /v1/reports/tax-summary', 'getReportsTaxSummary'],
+  ['GET /v1/reports/job-profitability', 'getReportsJobProfitability'],
   ['GET /v1/credit-notes', 'listCreditNotes'],
   ['POST /v1/credit-notes', 'createCreditNote'],
   ['GET /v1/credit-notes/{id}', 'getCreditNote'],

@@ -408,6 +408,8 @@ export interface LedgerEntriesTable {
   net_amount: number | null;
   tax_amount: number | null;
   cost_amount: number | null;
+  /** Internal: the change of the document's product lines without a cost (job profitability, §24). */
+  lines_without_cost: number | null;
   taxes: JsonText | null;
   actor: JsonText;
   created_at: Timestamp;

@@ -1649,6 +1649,86 @@ export interface TaxSummaryReport {
   rows: Array<TaxSummaryReportRow>;
 }
 
+/** The parameters the answer used, defaults filled in. */
+export interface JobProfitabilityReportParameters {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Calendar date, YYYY-MM-DD. */
+  from: string;
+  /** Calendar date, YYYY-MM-DD. */
+  to: string;
+  /** Unique identifier (UUIDv7). */
+  client_id: string | null;
+  /** Unique identifier (UUIDv7). */
+  job_id: string | null;
+}
+
+export interface JobProfitabilityReportOtherCurrency {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Entries in that currency the report left out. */
+  count: number;
+}
+
+/** Over every row, on every page. */
+export interface JobProfitabilityReportTotals {
+  /** The nets of its invoices issued in the period and not void, less their credit notes’ nets. */
+  revenue_amount: number;
+  /** Their internal cost: Σ round(quantity × unit_cost_amount) of their product lines. */
+  cost_amount: number;
+  /** revenue_amount − cost_amount. */
+  margin_amount: number;
+  /** margin_amount × 10,000 ÷ revenue_amount, halves away from zero (6000 is 60%); null at revenue 0. */
+  margin_basis_points: number | null;
+  /** Their product lines with no unit cost (so counted at 0). */
+  lines_without_cost: number;
+}
+
+export interface JobProfitabilityReportRow {
+  /** Unique identifier (UUIDv7). */
+  job_id: string;
+  /** The job’s number. */
+  number: string | null;
+  /** The job’s title now. */
+  title: string | null;
+  /** The job’s client. */
+  client_id: string | null;
+  /** The nets of its invoices issued in the period and not void, less their credit notes’ nets. */
+  revenue_amount: number;
+  /** Their internal cost: Σ round(quantity × unit_cost_amount) of their product lines. */
+  cost_amount: number;
+  /** revenue_amount − cost_amount. */
+  margin_amount: number;
+  /** margin_amount × 10,000 ÷ revenue_amount, halves away from zero (6000 is 60%); null at revenue 0. */
+  margin_basis_points: number | null;
+  /** Their product lines with no unit cost (so counted at 0). */
+  lines_without_cost: number;
+}
+
+/** The job profitability report. */
+export interface JobProfitabilityReport {
+  /** Always "report". */
+  object: "report";
+  /** Always "job_profitability". */
+  type: "job_profitability";
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** The account’s zone: the dates are local to it. */
+  timezone: string;
+  /** Every ledger entry up to this sequence counts, none after: ask with ?ledger_sequence= to repeat. */
+  ledger_sequence: number;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  computed_at: string;
+  /** The parameters the answer used, defaults filled in. */
+  parameters: JobProfitabilityReportParameters;
+  /** Entries in other currencies, only counted. */
+  other_currencies: Array<JobProfitabilityReportOtherCurrency>;
+  /** Over every row, on every page. */
+  totals: JobProfitabilityReportTotals;
+  /** This page’s rows. */
+  rows: Array<JobProfitabilityReportRow>;
+}
+
 export interface EventData {
   /** The object exactly as GET returns it after the change (before it, for *.deleted). */
   object: Record<string, unknown>;
@@ -5559,6 +5639,46 @@ export interface ReportGetTaxSummaryCsvParams {
   basis?: "accrual" | "cash";
 }
 
+/** Query parameters of GET /v1/reports/job-profitability. */
+export interface ReportGetJobProfitabilityParams {
+  /** Rows a JSON page holds, 1 to 100 (a CSV holds every row). */
+  limit?: number;
+  /** The `next_cursor` of the previous page; it pins the page’s `ledger_sequence`. */
+  cursor?: string;
+  /** Answer as the books stood at this sequence (default the latest): the same answer every time. */
+  ledger_sequence?: number;
+  /** The one currency counted (default the account’s). */
+  currency?: string;
+  /** The first issue date counted. */
+  from: string;
+  /** The last issue date counted (inclusive). */
+  to: string;
+  /** Only invoices of this client. */
+  client_id?: string;
+  /** Only this job. */
+  job_id?: string;
+}
+
+/** Query parameters of GET /v1/reports/job-profitability. */
+export interface ReportGetJobProfitabilityCsvParams {
+  /** Rows a JSON page holds, 1 to 100 (a CSV holds every row). */
+  limit?: number;
+  /** The `next_cursor` of the previous page; it pins the page’s `ledger_sequence`. */
+  cursor?: string;
+  /** Answer as the books stood at this sequence (default the latest): the same answer every time. */
+  ledger_sequence?: number;
+  /** The one currency counted (default the account’s). */
+  currency?: string;
+  /** The first issue date counted. */
+  from: string;
+  /** The last issue date counted (inclusive). */
+  to: string;
+  /** Only invoices of this client. */
+  client_id?: string;
+  /** Only this job. */
+  job_id?: string;
+}
+
 /** Query parameters of GET /v1/events. */
 export interface EventListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
@@ -7465,7 +7585,7 @@ Requires the scope `reports:read`. */
   }
 }
 
-/** reports: getAgedReceivables, getAgedReceivablesCsv, getClientStatement, getClientStatementCsv, getRevenue, getRevenueCsv, getTaxSummary, getTaxSummaryCsv. */
+/** reports: getAgedReceivables, getAgedReceivablesCsv, getClientStatement, getClientStatementCsv, getRevenue, getRevenueCsv, getTaxSummary, getTaxSummaryCsv, getJobProfitability, getJobProfitabilityCsv. */
 export class ReportsResource {
   constructor(private readonly transport: Transport) {}
 
@@ -7515,6 +7635,18 @@ Requires the scope `reports:read`. */
   /** Get the tax summary, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read. */
   getTaxSummaryCsv(params: ReportGetTaxSummaryCsvParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
     return this.transport.requestBytes('GET', `/v1/reports/tax-summary`, { query: { ...params } }, options, 'text/csv');
+  }
+
+  /** Get job profitability. Per job, its invoices issued in the period and not void: revenue (their nets less their credit notes’), internal cost (Σ round(quantity × unit_cost_amount) of their product lines; credit notes lower no cost), margin and margin in basis points, and how many product lines had no cost. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`. */
+  getJobProfitability(params: ReportGetJobProfitabilityParams, options?: RequestOptions): Promise<WithResponse<JobProfitabilityReport>> {
+    return this.transport.request<JobProfitabilityReport>('GET', `/v1/reports/job-profitability`, { query: { ...params } }, options);
+  }
+
+  /** Get job profitability, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read. */
+  getJobProfitabilityCsv(params: ReportGetJobProfitabilityCsvParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/reports/job-profitability`, { query: { ...params } }, options, 'text/csv');
   }
 }
 

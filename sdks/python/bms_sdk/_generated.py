@@ -88,6 +88,11 @@ __all__ = [
     "TaxSummaryReportTotals",
     "TaxSummaryReportRow",
     "TaxSummaryReport",
+    "JobProfitabilityReportParameters",
+    "JobProfitabilityReportOtherCurrency",
+    "JobProfitabilityReportTotals",
+    "JobProfitabilityReportRow",
+    "JobProfitabilityReport",
     "EventData",
     "ClientEventActor",
     "ClientEventOrigin",
@@ -1396,6 +1401,61 @@ class TaxSummaryReport(TypedDict):
     other_currencies: List[TaxSummaryReportOtherCurrency]
     totals: TaxSummaryReportTotals
     rows: List[TaxSummaryReportRow]
+
+
+_JobProfitabilityReportParametersRequired = TypedDict("_JobProfitabilityReportParametersRequired", {"currency": str, "from": str, "to": str, "client_id": Optional[str], "job_id": Optional[str]})
+
+_JobProfitabilityReportParametersOptional = TypedDict("_JobProfitabilityReportParametersOptional", {}, total=False)
+
+
+class JobProfitabilityReportParameters(_JobProfitabilityReportParametersRequired, _JobProfitabilityReportParametersOptional):
+    """The parameters the answer used, defaults filled in."""
+
+
+class JobProfitabilityReportOtherCurrency(TypedDict):
+    """JobProfitabilityReportOtherCurrency"""
+
+    currency: str
+    count: int
+
+
+class JobProfitabilityReportTotals(TypedDict):
+    """Over every row, on every page."""
+
+    revenue_amount: int
+    cost_amount: int
+    margin_amount: int
+    margin_basis_points: Optional[int]
+    lines_without_cost: int
+
+
+class JobProfitabilityReportRow(TypedDict):
+    """JobProfitabilityReportRow"""
+
+    job_id: str
+    number: Optional[str]
+    title: Optional[str]
+    client_id: Optional[str]
+    revenue_amount: int
+    cost_amount: int
+    margin_amount: int
+    margin_basis_points: Optional[int]
+    lines_without_cost: int
+
+
+class JobProfitabilityReport(TypedDict):
+    """The job profitability report."""
+
+    object: Literal["report"]
+    type: Literal["job_profitability"]
+    currency: str
+    timezone: str
+    ledger_sequence: int
+    computed_at: str
+    parameters: JobProfitabilityReportParameters
+    other_currencies: List[JobProfitabilityReportOtherCurrency]
+    totals: JobProfitabilityReportTotals
+    rows: List[JobProfitabilityReportRow]
 
 
 class _EventDataRequired(TypedDict):
@@ -5648,7 +5708,7 @@ Requires the scope `reports:read`."""
 
 
 class ReportsResource:
-    """reports: get_aged_receivables, get_aged_receivables_csv, get_client_statement, get_client_statement_csv, get_revenue, get_revenue_csv, get_tax_summary, get_tax_summary_csv."""
+    """reports: get_aged_receivables, get_aged_receivables_csv, get_client_statement, get_client_statement_csv, get_revenue, get_revenue_csv, get_tax_summary, get_tax_summary_csv, get_job_profitability, get_job_profitability_csv."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -5808,6 +5868,46 @@ Requires the scope `reports:read`."""
     ) -> bytes:
         """Get the tax summary, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
         return cast(bytes, self._transport.request("GET", "/v1/reports/tax-summary", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, basis=basis, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_job_profitability(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> JobProfitabilityReport:
+        """Get job profitability. Per job, its invoices issued in the period and not void: revenue (their nets less their credit notes’), internal cost (Σ round(quantity × unit_cost_amount) of their product lines; credit notes lower no cost), margin and margin in basis points, and how many product lines had no cost. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`."""
+        return cast(JobProfitabilityReport, self._transport.request("GET", "/v1/reports/job-profitability", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, client_id=client_id, job_id=job_id, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_job_profitability_csv(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get job profitability, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
+        return cast(bytes, self._transport.request("GET", "/v1/reports/job-profitability", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, client_id=client_id, job_id=job_id, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class EventsResource:
@@ -9405,7 +9505,7 @@ Requires the scope `reports:read`."""
 
 
 class AsyncReportsResource:
-    """reports: get_aged_receivables, get_aged_receivables_csv, get_client_statement, get_client_statement_csv, get_revenue, get_revenue_csv, get_tax_summary, get_tax_summary_csv."""
+    """reports: get_aged_receivables, get_aged_receivables_csv, get_client_statement, get_client_statement_csv, get_revenue, get_revenue_csv, get_tax_summary, get_tax_summary_csv, get_job_profitability, get_job_profitability_csv."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -9565,6 +9665,46 @@ Requires the scope `reports:read`."""
     ) -> bytes:
         """Get the tax summary, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
         return cast(bytes, await self._transport.request("GET", "/v1/reports/tax-summary", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, basis=basis, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_job_profitability(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> JobProfitabilityReport:
+        """Get job profitability. Per job, its invoices issued in the period and not void: revenue (their nets less their credit notes’), internal cost (Σ round(quantity × unit_cost_amount) of their product lines; credit notes lower no cost), margin and margin in basis points, and how many product lines had no cost. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`."""
+        return cast(JobProfitabilityReport, await self._transport.request("GET", "/v1/reports/job-profitability", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, client_id=client_id, job_id=job_id, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_job_profitability_csv(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get job profitability, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
+        return cast(bytes, await self._transport.request("GET", "/v1/reports/job-profitability", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, client_id=client_id, job_id=job_id, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncEventsResource:

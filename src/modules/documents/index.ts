@@ -46,6 +46,7 @@ export {
 } from './pricing.js';
 export { idFilter, parseStatusFilter, statusFilter } from './list-filters.js';
 export { documentFieldChecks } from './field-checks.js';
+export { type DocumentCost, documentCostOf } from './line-costs.js';
 export { MAX_AMOUNT, multiplyDivideRounded } from './money.js';
 export { withoutStoring } from './preview.js';
 export { nextNumber, numberOnSend } from './numbering.js';

@@ -3,13 +3,20 @@
 // reversal under the old and a restatement under the new), voided, releasing what was applied to it.
 import type { InvoiceRow } from '../../db/types.js';
 import type { Context } from '../../kernel/context.js';
-import { presentPriced, type TaxBreakdown } from '../documents/index.js';
+import { documentCostOf, lineItemsOf, presentPriced, type TaxBreakdown } from '../documents/index.js';
 import { effectiveDateOf, type EntryDraft, postEntries } from '../ledger/index.js';
 import { liveApplications } from './applications.repository.js';
 import { takeBack } from './applications.service.js';
 import { releasedFromPayment } from './payments.service.js';
 
-type Figures = { amount: number; net: number; tax: number; taxes: Map<string, LedgerTax> };
+type Figures = {
+  amount: number;
+  net: number;
+  tax: number;
+  cost: number;
+  withoutCost: number;
+  taxes: Map<string, LedgerTax>;
+};
 type LedgerTax = {
   tax_rate_id: string | null;
   name: string | null;
@@ -29,7 +36,17 @@ function figuresOf(row: InvoiceRow): Figures {
       taxable_amount: rate.taxable_amount,
       tax_amount: rate.tax_amount,
     });
-  return { amount: priced.total_amount, net: priced.subtotal_amount, tax: priced.tax_amount, taxes };
+  // The internal cost rides on the document entries (§22 `cost_amount`) so that job profitability (§24) reads it
+  // from the ledger as it stood at any sequence.
+  const cost = documentCostOf(lineItemsOf(row));
+  return {
+    amount: priced.total_amount,
+    net: priced.subtotal_amount,
+    tax: priced.tax_amount,
+    cost: cost.cost_amount,
+    withoutCost: cost.lines_without_cost,
+    taxes,
+  };
 }
 
 /** An invoice entry carrying `sign` × the invoice's figures (or their change from `from`). */
@@ -59,6 +76,8 @@ function documentEntry(
     due_date: row.due_date,
     net_amount: sign * (figures.net - (from?.net ?? 0)),
     tax_amount: sign * (figures.tax - (from?.tax ?? 0)),
+    cost_amount: sign * (figures.cost - (from?.cost ?? 0)),
+    lines_without_cost: sign * (figures.withoutCost - (from?.withoutCost ?? 0)),
     taxes: taxes.filter((rate) => rate.taxable_amount !== 0 || rate.tax_amount !== 0),
   };
 }
@@ -83,7 +102,12 @@ export async function postInvoiceEdited(tx: Context, before: InvoiceRow, after: 
     ]);
     return;
   }
-  const changed = old.amount !== now.amount || old.net !== now.net || old.tax !== now.tax;
+  const changed =
+    old.amount !== now.amount ||
+    old.net !== now.net ||
+    old.tax !== now.tax ||
+    old.cost !== now.cost ||
+    old.withoutCost !== now.withoutCost;
   if (!changed && before.due_date === after.due_date) return;
   await postEntries(tx, [
     documentEntry('invoice_adjusted', after, await effectiveDateOf(tx, tx.clock.now()), now, 1, old),

@@ -37,6 +37,7 @@ export const ENTRY_COLUMNS = [
   'net_amount',
   'tax_amount',
   'cost_amount',
+  'lines_without_cost',
   'taxes',
   'actor',
   'created_at',

@@ -36,6 +36,8 @@ export interface EntryDraft {
   net_amount?: number | null;
   tax_amount?: number | null;
   cost_amount?: number | null;
+  /** Internal (not presented): the change of the document's count of product lines without a cost. */
+  lines_without_cost?: number | null;
   taxes?: unknown[] | null;
 }
 
@@ -84,6 +86,7 @@ export async function postEntries(tx: Context, drafts: readonly EntryDraft[]): P
       net_amount: draft.net_amount ?? null,
       tax_amount: draft.tax_amount ?? null,
       cost_amount: draft.cost_amount ?? null,
+      lines_without_cost: draft.lines_without_cost ?? null,
       taxes: draft.taxes ? JSON.stringify(draft.taxes) : null,
       actor,
       created_at: now,

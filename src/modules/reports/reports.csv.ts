@@ -96,6 +96,18 @@ function flattenTemplate(report: Report<unknown, unknown, unknown>): Flat {
       };
     case 'revenue':
       return { period_start: null, period_end: null, net_amount: null, tax_amount: null, gross_amount: null };
+    case 'job_profitability':
+      return {
+        job_id: null,
+        number: null,
+        title: null,
+        client_id: null,
+        revenue_amount: null,
+        cost_amount: null,
+        margin_amount: null,
+        margin_basis_points: null,
+        lines_without_cost: null,
+      };
     default:
       return {
         tax_rate_id: null,

@@ -18,6 +18,8 @@ export interface ReportEntry {
   due_date: string | null;
   net_amount: number | null;
   tax_amount: number | null;
+  cost_amount: number | null;
+  lines_without_cost: number | null;
   taxes: EntryTax[] | null;
 }
 
@@ -43,6 +45,8 @@ const COLUMNS = [
   'due_date',
   'net_amount',
   'tax_amount',
+  'cost_amount',
+  'lines_without_cost',
   'taxes',
 ] as const;
 
@@ -64,6 +68,8 @@ function entryOf(row: Row): ReportEntry {
     due_date: row.due_date as string | null,
     net_amount: number(row.net_amount),
     tax_amount: number(row.tax_amount),
+    cost_amount: number(row.cost_amount),
+    lines_without_cost: number(row.lines_without_cost),
     taxes: row.taxes === null || row.taxes === undefined ? null : (fromJson(row.taxes as string) as EntryTax[]),
   };
 }
@@ -147,6 +153,62 @@ export async function findLabels(
       .where('id', 'in', ids.slice(start, start + 500))
       .execute()) as { id: string; name?: string | null; number?: string | null }[];
     for (const row of rows) labels.set(row.id, (table === 'clients' ? row.name : row.number) ?? null);
+  }
+  return labels;
+}
+
+/** The job each invoice was made for (fixed when the invoice is made; null for none), by id. */
+export async function findJobsOfInvoices(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Map<string, string | null>> {
+  const jobs = new Map<string, string | null>();
+  for (let start = 0; start < ids.length; start += 500) {
+    const rows = await db
+      .selectFrom('invoices')
+      .select(['id', 'job_id'])
+      .where('account_id', '=', accountId)
+      .where('id', 'in', ids.slice(start, start + 500))
+      .execute();
+    for (const row of rows) jobs.set(row.id, row.job_id);
+  }
+  return jobs;
+}
+
+/** The ids of a job's invoices, drafts and voids included (the ledger says which count). */
+export async function findInvoiceIdsOfJob(db: Executor, accountId: string, jobId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('job_id', '=', jobId)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+export interface JobLabel {
+  id: string;
+  number: string | null;
+  title: string;
+  client_id: string;
+}
+
+/** Jobs' numbers, titles and clients, by id. */
+export async function findJobLabels(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Map<string, JobLabel>> {
+  const labels = new Map<string, JobLabel>();
+  for (let start = 0; start < ids.length; start += 500) {
+    const rows = await db
+      .selectFrom('jobs')
+      .select(['id', 'number', 'title', 'client_id'])
+      .where('account_id', '=', accountId)
+      .where('id', 'in', ids.slice(start, start + 500))
+      .execute();
+    for (const row of rows) labels.set(row.id, { ...row, number: row.number ?? null });
   }
   return labels;
 }

@@ -10,6 +10,7 @@ import { errorResponses, MetaSchema, PaginationSchema, schemaRef } from '../../h
 import type { Context } from '../../kernel/context.js';
 import { type CommonInput, pageOf, type Standing, standingOf } from './reports.common.js';
 import { reportCsv } from './reports.csv.js';
+import { jobProfitability } from './reports.jobs.js';
 import { agedReceivables, clientStatement } from './reports.receivables.js';
 import { revenue, taxSummary } from './reports.revenue.js';
 import {
@@ -17,6 +18,8 @@ import {
   AgedReceivablesReportSchema,
   ClientStatementQuery,
   ClientStatementReportSchema,
+  JobProfitabilityQuery,
+  JobProfitabilityReportSchema,
   MAX_CSV_ROWS,
   type Report,
   RevenueQuery,
@@ -128,6 +131,17 @@ const REPORTS = [
     schema: TaxSummaryReportSchema,
     compute: taxSummary as Compute,
     errors: [] as const,
+  },
+  {
+    path: '/v1/reports/job-profitability',
+    operationId: 'getReportsJobProfitability',
+    summary: 'Get job profitability',
+    description:
+      'Per job, its invoices issued in the period and not void: revenue (their nets less their credit notes’), internal cost (Σ round(quantity × unit_cost_amount) of their product lines; credit notes lower no cost), margin and margin in basis points, and how many product lines had no cost.',
+    querystring: JobProfitabilityQuery,
+    schema: JobProfitabilityReportSchema,
+    compute: jobProfitability as Compute,
+    errors: ['NOT_FOUND'] as const,
   },
 ];
 

@@ -109,7 +109,19 @@ export const TaxSummaryQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const JobProfitabilityQuery = Type.Object(
+  {
+    ...pageProperties,
+    from: date('The first issue date counted.'),
+    to: date('The last issue date counted (inclusive).'),
+    client_id: Type.Optional({ ...IdSchema, description: 'Only invoices of this client.' }),
+    job_id: Type.Optional({ ...IdSchema, description: 'Only this job.' }),
+  },
+  { additionalProperties: false },
+);
+
 export type AgedReceivablesInput = Static<typeof AgedReceivablesQuery>;
+export type JobProfitabilityInput = Static<typeof JobProfitabilityQuery>;
 export type ClientStatementInput = Static<typeof ClientStatementQuery>;
 export type RevenueInput = Static<typeof RevenueQuery>;
 export type TaxSummaryInput = Static<typeof TaxSummaryQuery>;
@@ -174,6 +186,31 @@ const TaxRowSchema = Type.Object({
   tax_amount: money('The tax.', 500),
   invoices_tax_amount: money('The part from invoices.', 600),
   credit_notes_tax_amount: money('The part from credit notes (below 0).', -100),
+});
+
+const jobFigures = {
+  revenue_amount: money('The nets of its invoices issued in the period and not void, less their credit notes’ nets.'),
+  cost_amount: money('Their internal cost: Σ round(quantity × unit_cost_amount) of their product lines.', 4000),
+  margin_amount: money('revenue_amount − cost_amount.', 6000),
+  margin_basis_points: Nullable(
+    Type.Integer({
+      description: 'margin_amount × 10,000 ÷ revenue_amount, halves away from zero (6000 is 60%); null at revenue 0.',
+      example: 6000,
+    }),
+  ),
+  lines_without_cost: Type.Integer({
+    minimum: 0,
+    description: 'Their product lines with no unit cost (so counted at 0).',
+    example: 1,
+  }),
+};
+
+const JobRowSchema = Type.Object({
+  job_id: IdSchema,
+  number: Nullable(Type.String({ description: 'The job’s number.', example: 'JOB-000042' })),
+  title: Nullable(Type.String({ description: 'The job’s title now.', example: 'Boiler replacement' })),
+  client_id: Nullable({ ...IdSchema, description: 'The job’s client.' }),
+  ...jobFigures,
 });
 
 const OtherCurrencySchema = Type.Object({
@@ -267,6 +304,14 @@ export const TaxSummaryReportSchema = reportSchema(
   TaxRowSchema,
 );
 
+export const JobProfitabilityReportSchema = reportSchema(
+  'JobProfitabilityReport',
+  'job_profitability',
+  { ...paramCurrency, from: DateSchema, to: DateSchema, client_id: Nullable(IdSchema), job_id: Nullable(IdSchema) },
+  jobFigures,
+  JobRowSchema,
+);
+
 export type AgingFigures = {
   buckets: { label: string; amount: number }[];
   open_amount: number;
@@ -277,12 +322,13 @@ export type AgingRow = Static<typeof AgingRowSchema>;
 export type StatementLine = Static<typeof StatementLineSchema>;
 export type PeriodRow = Static<typeof PeriodSchema>;
 export type TaxRow = Static<typeof TaxRowSchema>;
+export type JobRow = Static<typeof JobRowSchema>;
 export type OtherCurrency = Static<typeof OtherCurrencySchema>;
 
 /** What every report answers around its own parameters, totals and rows. */
 export interface Report<P, T, R> {
   object: 'report';
-  type: 'aged_receivables' | 'client_statement' | 'revenue' | 'tax_summary';
+  type: 'aged_receivables' | 'client_statement' | 'revenue' | 'tax_summary' | 'job_profitability';
   currency: string;
   timezone: string;
   ledger_sequence: number;
