@@ -226,3 +226,56 @@ test('unit_cost_amount is read-only and never printed on the PDF, the e-mail or 
     assert.ok(!String(mails[0]?.snapshot).includes(form), `the e-mail carries ${form}`);
   }
 });
+
+test('the costing follows every change of an entry’s times, its stop and the account’s increment (the kept seconds)', async () => {
+  const client = await created('/v1/clients', { name: 'Kept Seconds' });
+  const job = await created('/v1/jobs', { client_id: client.id, title: 'Kept seconds' });
+  const member = await created('/v1/team-members', {
+    name: 'Lee Park',
+    hourly_cost_amount: 6000,
+    hourly_rate_amount: 12000,
+  });
+  const labour = async () => (await costing(job.id)).labour;
+  // 1 h 10 min 30 s less 10 minutes: 3,630 s at 6,000 an hour cost (6,050) and 12,000 billed.
+  const entry = await created('/v1/time-entries', {
+    team_member_id: member.id,
+    job_id: job.id,
+    started_at: '2026-11-19T08:00:00Z',
+    ended_at: '2026-11-19T09:10:30Z',
+    break_minutes: 10,
+    hourly_cost_amount: 6000,
+    hourly_rate_amount: 12000,
+  });
+  const account = (await api('GET', '/v1/account')).body.data;
+  assert.equal(account.time_billing_increment_minutes, 3);
+  // 3,630 s in 3-minute increments: 20.17 → 20 increments, 1.00 h → 12,000.
+  let now = await labour();
+  assert.deepEqual([now.entries, now.seconds, now.cost_amount, now.billable_amount], [1, 3630, 6050, 12000]);
+  // Start moved 30 minutes earlier, break down to 5: 5,730 s; cost 9,550; 31.8 → 32 increments = 1.60 h → 19,200.
+  let response = await api('PUT', `/v1/time-entries/${entry.id}`, {
+    started_at: '2026-11-19T07:30:00Z',
+    break_minutes: 5,
+  });
+  assert.equal(response.status, 200, response.text);
+  now = await labour();
+  assert.deepEqual([now.seconds, now.cost_amount, now.billable_amount], [5730, 9550, 19200]);
+  // A timer started at 10:00 is running (not counted), then stopped at 10:45:00: 2,700 s more; cost 4,500; 0.75 h → 9,000.
+  clock.set(new Date('2026-11-21T10:00:00.000Z'));
+  const timer = await created('/v1/time-entries/start', { team_member_id: member.id, job_id: job.id });
+  now = await labour();
+  assert.deepEqual([now.entries, now.running_entries, now.seconds], [1, 1, 5730]);
+  clock.set(new Date('2026-11-21T10:45:00.000Z'));
+  response = await api('POST', `/v1/time-entries/${timer.id}/stop`, {});
+  assert.equal(response.status, 200, response.text);
+  now = await labour();
+  assert.deepEqual(
+    [now.entries, now.running_entries, now.seconds, now.cost_amount, now.billable_amount],
+    [2, 0, 8430, 14050, 28200],
+  );
+  // The increment to 15 minutes: 5,730 s → 6.37 → 6 increments = 1.50 h (18,000); 2,700 s → 3 = 0.75 h (9,000).
+  response = await api('PUT', '/v1/account', { time_billing_increment_minutes: 15 });
+  assert.equal(response.status, 200, response.text);
+  now = await labour();
+  assert.deepEqual([now.seconds, now.cost_amount, now.billable_amount], [8430, 14050, 27000]);
+  await api('PUT', '/v1/account', { time_billing_increment_minutes: 3 });
+});

@@ -959,6 +959,11 @@ export interface TimeEntriesTable {
   metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /**
+   * A kept copy: the worked seconds of `started_at`, `ended_at` and `break_minutes`, null while running, written by
+   * time-entries.repository.ts with every change of those three, for the costing's sums (not in `TimeEntryRow`).
+   */
+  duration_seconds: Generated<number | null>;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -983,8 +988,8 @@ export type QuoteRow = Selectable<QuotesTable>;
 export type JobRow = Selectable<JobsTable>;
 export type InvoiceRow = Selectable<InvoicesTable>;
 export type RecurringInvoiceRow = Selectable<RecurringInvoicesTable>;
-export type TimeEntryRow = Selectable<TimeEntriesTable>;
-export type TimeEntryPatch = Updateable<TimeEntriesTable>;
+export type TimeEntryRow = Omit<Selectable<TimeEntriesTable>, 'duration_seconds'>;
+export type TimeEntryPatch = Omit<Updateable<TimeEntriesTable>, 'duration_seconds'>;
 export type OutboxMessageRow = Selectable<OutboxMessagesTable>;
 export type InvoiceReminderRow = Selectable<InvoiceRemindersTable>;
 export type ServiceRequestPatch = Updateable<ServiceRequestsTable>;

@@ -32,7 +32,7 @@ function assertUnlocked(row: TimeEntryRow, settings: TimeSettings): void {
 
 async function approveRow(tx: Context, row: TimeEntryRow, settings: TimeSettings): Promise<TimeEntry> {
   const now = tx.clock.now().toISOString();
-  const updated = await repository.updateTimeEntry(tx.db, tx.accountId, row.id, {
+  const updated = await repository.updateTimeEntry(tx.db, tx.accountId, row, {
     approved_at: now,
     approved_by: JSON.stringify({ type: tx.actor.type, id: tx.actor.id }),
     updated_at: now,
@@ -62,7 +62,7 @@ export async function unapproveTimeEntry(ctx: Context, id: string): Promise<Time
     assertUnlocked(row, settings);
     if (row.approved_at === null) return presentTimeEntry(row, settings);
     const before = presentTimeEntry(row, settings);
-    const updated = await repository.updateTimeEntry(tx.db, tx.accountId, row.id, {
+    const updated = await repository.updateTimeEntry(tx.db, tx.accountId, row, {
       approved_at: null,
       approved_by: null,
       updated_at: tx.clock.now().toISOString(),

@@ -6,48 +6,15 @@ import { type LineItem, lineItemsOf, multiplyDivideRounded } from '../documents/
 import { findIssuedInvoicesOfJob } from '../invoices/index.js';
 import { getJob } from '../jobs/index.js';
 import type { JobCosting } from './billing.schemas.js';
-import { billedHundredths, durationSeconds } from './figures.js';
 import * as repository from './time-entries.repository.js';
 import { timeSettings } from './time-entries.service.js';
 
 type Labour = JobCosting['labour'];
 type Materials = JobCosting['materials'];
 
-/** The labour of a job's entries: running ones counted apart, the others' figures summed exactly. */
-async function labourOf(ctx: Context, jobId: string, incrementMinutes: number): Promise<Labour> {
-  const labour: Labour = {
-    entries: 0,
-    seconds: 0,
-    cost_amount: 0,
-    billable_amount: 0,
-    unbilled_billable_amount: 0,
-    unapproved_entries: 0,
-    running_entries: 0,
-  };
-  let cost = 0n;
-  let billable = 0n;
-  let unbilled = 0n;
-  for (const row of await repository.findCostingEntries(ctx.db, ctx.accountId, jobId)) {
-    if (row.ended_at === null) {
-      labour.running_entries += 1;
-      continue;
-    }
-    const seconds = durationSeconds(row.started_at, row.ended_at, Number(row.break_minutes));
-    labour.entries += 1;
-    labour.seconds += seconds;
-    if (row.approved_at === null) labour.unapproved_entries += 1;
-    cost += multiplyDivideRounded(BigInt(seconds), BigInt(row.hourly_cost_amount), 3600n);
-    if (Number(row.billable) !== 1) continue;
-    const hundredths =
-      row.billed_hundredths === null ? billedHundredths(seconds, incrementMinutes) : BigInt(row.billed_hundredths);
-    const amount = multiplyDivideRounded(hundredths, BigInt(row.hourly_rate_amount), 100n);
-    billable += amount;
-    if (row.invoice_id === null) unbilled += amount;
-  }
-  labour.cost_amount = Number(cost);
-  labour.billable_amount = Number(billable);
-  labour.unbilled_billable_amount = Number(unbilled);
-  return labour;
+/** The labour of a job's entries: running ones counted apart, the others' figures summed exactly by the database. */
+function labourOf(ctx: Context, jobId: string, incrementMinutes: number): Promise<Labour> {
+  return repository.sumLabour(ctx.db, ctx.accountId, jobId, incrementMinutes);
 }
 
 /** Materials: lines with a product (lines of billed time are labour), Σ round(quantity × unit_cost_amount). */

@@ -19,6 +19,7 @@ import {
   timestampSorts,
 } from '../../db/index.js';
 import type { TimeEntryPatch, TimeEntryRow } from '../../db/types.js';
+import { durationSeconds } from './figures.js';
 
 const COLUMNS = [
   'id',
@@ -109,8 +110,19 @@ export function listTimeEntriesPlan(
   );
 }
 
+/**
+ * The kept copy of an entry's worked seconds (`duration_seconds`, null while running): written here, with every
+ * insert and every change of `started_at`, `ended_at` or `break_minutes`, and nowhere else; the costing sums it.
+ */
+function keptSeconds(row: Pick<TimeEntryRow, 'started_at' | 'ended_at' | 'break_minutes'>): number | null {
+  return row.ended_at === null ? null : durationSeconds(row.started_at, row.ended_at, Number(row.break_minutes));
+}
+
 export async function insertTimeEntry(db: Executor, row: TimeEntryRow): Promise<void> {
-  await db.insertInto('time_entries').values(row).execute();
+  await db
+    .insertInto('time_entries')
+    .values({ ...row, duration_seconds: keptSeconds(row) })
+    .execute();
 }
 
 export async function findTimeEntry(
@@ -123,17 +135,19 @@ export async function findTimeEntry(
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
+/** `current` is the row as read in this transaction: the kept seconds follow a change of its times. */
 export async function updateTimeEntry(
   db: Executor,
   accountId: string,
-  id: string,
+  current: TimeEntryRow,
   patch: TimeEntryPatch,
 ): Promise<TimeEntryRow | undefined> {
+  const times = 'started_at' in patch || 'ended_at' in patch || 'break_minutes' in patch;
   return db
     .updateTable('time_entries')
-    .set(patch)
+    .set(times ? { ...patch, duration_seconds: keptSeconds({ ...current, ...patch } as TimeEntryRow) } : patch)
     .where('account_id', '=', accountId)
-    .where('id', '=', id)
+    .where('id', '=', current.id)
     .returning(COLUMNS)
     .executeTakeFirst();
 }
@@ -357,21 +371,50 @@ export async function findMemberNames(
 }
 
 /** What a job's costing reads of its entries: the columns of their figures only. */
-export async function findCostingEntries(db: Executor, accountId: string, jobId: string) {
-  return db
+/**
+ * The labour of a job's entries, summed by the database over the job's index: each stopped entry's cost and
+ * billable amount rounded on its own (contract §29: round(seconds × hourly cost ÷ 3600), and its billed hours
+ * — frozen while billed, else its seconds in whole increments, halves up — × hourly rate, rounded), as
+ * figures.ts rounds them: every figure is a whole number of at least 0, so floor((2ab + c) ÷ 2c) is a×b÷c
+ * rounded halves away from zero, in integer arithmetic on both engines. `incrementMinutes` is a multiple of 3
+ * (its hundredths of an hour are exact).
+ */
+export async function sumLabour(db: Executor, accountId: string, jobId: string, incrementMinutes: number) {
+  const increment = Math.trunc(incrementMinutes) * 60;
+  // Literals, not parameters: SQLite binds a JavaScript number as REAL, and its division would not be integer.
+  const hundredths = sql`coalesce(billed_hundredths, ((2 * duration_seconds + ${sql.lit(increment)}) / ${sql.lit(2 * increment)}) * ${sql.lit(incrementMinutes * 5)} / 3)`;
+  const amount = sql`(2 * ${hundredths} * hourly_rate_amount + 100) / 200`;
+  const stopped = sql`ended_at is not null`;
+  const row = await db
     .selectFrom('time_entries')
     .select([
-      'started_at',
-      'ended_at',
-      'break_minutes',
-      'billable',
-      'hourly_cost_amount',
-      'hourly_rate_amount',
-      'approved_at',
-      'invoice_id',
-      'billed_hundredths',
+      sql<number | string>`count(*)`.as('all_entries'),
+      sql<number | string | null>`sum(case when ${stopped} then 0 else 1 end)`.as('running_entries'),
+      sql<number | string | null>`sum(case when ${stopped} and approved_at is null then 1 else 0 end)`.as(
+        'unapproved_entries',
+      ),
+      sql<number | string | null>`sum(duration_seconds)`.as('seconds'),
+      sql<number | string | null>`sum((2 * duration_seconds * hourly_cost_amount + 3600) / 7200)`.as('cost_amount'),
+      sql<number | string | null>`sum(case when ${stopped} and billable = 1 then ${amount} else 0 end)`.as(
+        'billable_amount',
+      ),
+      sql<
+        number | string | null
+      >`sum(case when ${stopped} and billable = 1 and invoice_id is null then ${amount} else 0 end)`.as(
+        'unbilled_billable_amount',
+      ),
     ])
     .where('account_id', '=', accountId)
     .where('job_id', '=', jobId)
-    .execute();
+    .executeTakeFirstOrThrow();
+  const running = Number(row.running_entries ?? 0);
+  return {
+    entries: Number(row.all_entries) - running,
+    seconds: Number(row.seconds ?? 0),
+    cost_amount: Number(row.cost_amount ?? 0),
+    billable_amount: Number(row.billable_amount ?? 0),
+    unbilled_billable_amount: Number(row.unbilled_billable_amount ?? 0),
+    unapproved_entries: Number(row.unapproved_entries ?? 0),
+    running_entries: running,
+  };
 }

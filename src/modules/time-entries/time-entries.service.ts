@@ -371,7 +371,7 @@ export async function updateTimeEntry(
       if (patch.started_at !== undefined || patch.ended_at !== undefined)
         await assertNoOverlap(tx, current.team_member_id, startedAt, endedAt, current.id);
       if (Object.keys(patch).length === 0) return before;
-      const updated = await repository.updateTimeEntry(tx.db, tx.accountId, current.id, {
+      const updated = await repository.updateTimeEntry(tx.db, tx.accountId, current, {
         ...patch,
         updated_at: tx.clock.now().toISOString(),
       });
@@ -480,7 +480,7 @@ async function stopRow(
   assertUnlocked(current.started_at, settings);
   assertSpan(current.started_at, endedAt, breakMinutes, endField);
   const before = presentTimeEntry(current, settings);
-  const updated = await repository.updateTimeEntry(tx.db, tx.accountId, current.id, {
+  const updated = await repository.updateTimeEntry(tx.db, tx.accountId, current, {
     ended_at: endedAt,
     break_minutes: breakMinutes,
     updated_at: tx.clock.now().toISOString(),
