@@ -41,10 +41,13 @@ function marginOf(profit: number, price: number): number | null {
 /** GET /v1/jobs/:id/costing; reports' job profitability may reuse it. */
 export async function jobCosting(ctx: Context, jobId: string): Promise<JobCosting> {
   const job = await getJob(ctx, jobId);
-  const settings = await timeSettings(ctx);
+  // Sent together (one round trip on PostgreSQL's pipelined connection).
+  const [settings, invoices] = await Promise.all([
+    timeSettings(ctx),
+    findIssuedInvoicesOfJob(ctx.db, ctx.accountId, job.id),
+  ]);
   const labour = await labourOf(ctx, job.id, settings.incrementMinutes);
   const materials: Materials = { lines: 0, cost_amount: 0, lines_without_cost: 0 };
-  const invoices = await findIssuedInvoicesOfJob(ctx.db, ctx.accountId, job.id);
   const excluded: string[] = [];
   let price = 0;
   if (invoices.length === 0) {
