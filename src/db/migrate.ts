@@ -27,6 +27,7 @@ import * as reminders from './migrations/20261129110000_reminders.js';
 import * as eventOrigin from './migrations/20261129130000_event_origin.js';
 import * as changes from './migrations/20261129130100_changes.js';
 import * as timeBilling from './migrations/20261129150000_time_billing.js';
+import * as deposits from './migrations/20261129170000_deposits.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
@@ -87,6 +88,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129130000_event_origin': eventOrigin,
   '20261129130100_changes': changes,
   '20261129150000_time_billing': timeBilling,
+  '20261129170000_deposits': deposits,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
