@@ -231,5 +231,10 @@ describe('deposit payments', () => {
       assert.equal(response.body.error.code, 'VALIDATION_ERROR');
     }
     assert.equal((await ok('GET', `/v1/quotes/${quote.id}`)).deposit_paid_amount, 12_000);
+    // A quote a deposit names is never deleted (§32): 409, and it stays.
+    const deleted = await request('DELETE', `/v1/quotes/${quote.id}`);
+    assert.equal(deleted.status, 409, deleted.text);
+    assert.equal(deleted.body.error.code, 'CONFLICT');
+    assert.equal((await ok('GET', `/v1/quotes/${quote.id}`)).deposit_paid_amount, 12_000);
   });
 });

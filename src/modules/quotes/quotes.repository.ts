@@ -152,3 +152,17 @@ export async function setQuoteDeliveryStatus(
     .where('delivery_id', '=', deliveryId)
     .execute();
 }
+
+/**
+ * How many payments name the quote (its deposits): a reference count before a delete, over payments' key
+ * (docs/architecture.md, "Who owns which table"), since the invoices module that owns payments stands above.
+ */
+export async function countQuoteDeposits(db: Executor, accountId: string, quoteId: string): Promise<number> {
+  const row = await db
+    .selectFrom('payments')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('account_id', '=', accountId)
+    .where('quote_id', '=', quoteId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

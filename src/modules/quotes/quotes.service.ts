@@ -3,7 +3,7 @@
 // from it. What each move does is the lifecycle's (quotes.lifecycle.ts); sending is sent-documents'.
 import { createHash } from 'node:crypto';
 import { newId } from '../../core/deps.js';
-import { fieldError, type Precondition } from '../../core/errors.js';
+import { conflict, fieldError, type Precondition } from '../../core/errors.js';
 import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { QuoteRow } from '../../db/types.js';
 import { HUB_ACTOR, inTransaction, type Context, type Runtime } from '../../kernel/context.js';
@@ -326,6 +326,9 @@ export async function deleteQuote(
     const current = await getRow(tx, id, true);
     precondition?.(presentQuote(current));
     assertDeletable(QUOTE_LIFECYCLE, current.status as QuoteStatus);
+    const deposits = await repository.countQuoteDeposits(tx.db, tx.accountId, current.id);
+    if (deposits > 0)
+      throw conflict(`The quote has ${deposits} deposit payment(s); a quote a payment names is never deleted.`);
     await repository.deleteQuote(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'quote.deleted', presentQuote(current));
     return { id: current.id, deleted: true as const };
