@@ -4,7 +4,9 @@
 // a second invoice not deducted, a refund lowering what the deposit holds, and every bad input a 422 or 409.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fs from 'node:fs';
 import { clientSuite } from './helpers/state-table.js';
+import { pdfText } from './helpers/smtp.js';
 
 const suite = clientSuite('Deposits');
 
@@ -89,7 +91,11 @@ describe('a quote’s deposit', () => {
       { type: 'percent', value: 12.34567 },
       { type: 'percent', value: -5 },
     ]) {
-      const response = await request('POST', '/v1/quotes', { client_id: suite.clientId, line_items: lines, deposit: bad });
+      const response = await request('POST', '/v1/quotes', {
+        client_id: suite.clientId,
+        line_items: lines,
+        deposit: bad,
+      });
       assert.equal(response.status, 422, `${JSON.stringify(bad)}: ${response.text}`);
       assert.equal(response.body.error.code, 'VALIDATION_ERROR');
     }
@@ -135,7 +141,10 @@ describe('deposit payments', () => {
     assert.equal(sent.amount_due, 12_345 - 3_704);
     assert.equal(sent.amount_due, 8_641);
     assert.deepEqual(
-      sent.applications.map((application: { source: unknown; amount: number }) => [application.source, application.amount]),
+      sent.applications.map((application: { source: unknown; amount: number }) => [
+        application.source,
+        application.amount,
+      ]),
       [[{ type: 'payment', id: paid.body.data.id }, 3_704]],
     );
     const payment = await ok('GET', `/v1/payments/${paid.body.data.id}`);
@@ -236,5 +245,42 @@ describe('deposit payments', () => {
     assert.equal(deleted.status, 409, deleted.text);
     assert.equal(deleted.body.error.code, 'CONFLICT');
     assert.equal((await ok('GET', `/v1/quotes/${quote.id}`)).deposit_paid_amount, 12_000);
+  });
+});
+
+describe('printed deposits', () => {
+  test('the quote’s PDF prints the deposit due on approval, then received and due; the invoice’s PDF and hub page print "Deposit received"', async () => {
+    const quote = await ok('POST', '/v1/quotes', {
+      client_id: suite.clientId,
+      line_items: [{ description: 'Kitchen', quantity: 1, unit_amount: 12_345 }],
+      deposit: { type: 'percent', value: 30 },
+    });
+    await ok('PUT', `/v1/quotes/${quote.id}`, { status: 'sent' });
+    const sentPdf = await request('GET', `/v1/quotes/${quote.id}/pdf`);
+    assert.equal(sentPdf.status, 200, sentPdf.text);
+    assert.match(await pdfText(sentPdf.raw), /Deposit, due on approval\s*\$37\.04/);
+    await ok('PUT', `/v1/quotes/${quote.id}`, { status: 'approved' });
+    await ok('POST', '/v1/payments', { quote_id: quote.id, amount: 2_000, method: 'bank_transfer' });
+    const approvedPdf = await request('GET', `/v1/quotes/${quote.id}/pdf`);
+    const approvedText = await pdfText(approvedPdf.raw);
+    assert.match(approvedText, /Deposit received\s*\$20\.00/);
+    assert.match(approvedText, /Deposit due\s*\$17\.04/);
+    const invoice = await ok('POST', '/v1/invoices', { quote_id: quote.id });
+    const sent = await ok('PUT', `/v1/invoices/${invoice.id}`, { status: 'sent' });
+    assert.equal(sent.amount_due, 10_345);
+    await ok('POST', '/v1/payments', { invoice_id: invoice.id, amount: 345, method: 'cash' });
+    const invoicePdf = await request('GET', `/v1/invoices/${invoice.id}/pdf`);
+    const invoiceText = await pdfText(invoicePdf.raw);
+    assert.match(invoiceText, /Deposit received\s*\$20\.00/);
+    assert.match(invoiceText, /Amount paid\s*\$3\.45/);
+    assert.match(invoiceText, /Amount due\s*\$100\.00/);
+    const hosted = new URL((await ok('GET', `/v1/invoices/${invoice.id}`)).hosted_url);
+    const hub = await suite.context.request('GET', hosted.pathname);
+    assert.equal(hub.status, 200, hub.text);
+    assert.match(hub.text, /Deposit received<\/dt><dd>\$20\.00/);
+    if (process.env.BMS_DEPOSIT_PDF_DIR) {
+      fs.writeFileSync(`${process.env.BMS_DEPOSIT_PDF_DIR}/quote.pdf`, approvedPdf.raw);
+      fs.writeFileSync(`${process.env.BMS_DEPOSIT_PDF_DIR}/invoice.pdf`, invoicePdf.raw);
+    }
   });
 });

@@ -13,7 +13,6 @@ import { migratableDatabase } from './helpers/migration.js';
 
 const NAME = '20261129170000_deposits';
 
-
 test('payments, refunds and applications made before the migration read as before, with their indexes; down refuses to drop a deposit', async () => {
   const database = await migratableDatabase();
   try {
@@ -202,9 +201,9 @@ test('payments, refunds and applications made before the migration read as befor
 async function paymentIndexes(db: import('../src/db/database.js').Db): Promise<string[]> {
   const rows = onPostgres
     ? await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'payments'`.execute(db)
-    : await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'payments' and sql is not null`.execute(
-        db,
-      );
+    : await sql<{
+        name: string;
+      }>`select name from sqlite_master where type = 'index' and tbl_name = 'payments' and sql is not null`.execute(db);
   return rows.rows
     .map((row) => row.name)
     .filter((name) => name !== 'payments_pkey')

@@ -55,9 +55,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 // `any`: see above. Going down refuses while a deposit is stored (none is ever dropped), before any change.
 export async function down(db: Kysely<any>): Promise<void> {
-  const deposits = await sql<{ count: number | string }>`select count(*) as count from payments where quote_id is not null`.execute(
-    db,
-  );
+  const deposits = await sql<{
+    count: number | string;
+  }>`select count(*) as count from payments where quote_id is not null`.execute(db);
   if (Number(deposits.rows[0]?.count ?? 0) > 0) throw new Error('payments holds deposits: they would be lost');
   const quotes = async (trx: Kysely<any>) => {
     await trx.schema.alterTable('quotes').dropColumn('deposit_paid_amount').execute();

@@ -24,7 +24,9 @@ const dueOf = (invoice: InvoiceRow) =>
 export async function recordDeposit(ctx: Context, quoteId: string, input: CreatePaymentInput): Promise<Payment> {
   return inTransaction(ctx, async (tx) => {
     // The lock order of every balance change: the invoices first (in id order), then the quote, then the payment.
-    const invoices = [...(await lockInvoices(tx, await findUnpaidInvoicesOfQuote(tx.db, tx.accountId, quoteId))).values()];
+    const invoices = [
+      ...(await lockInvoices(tx, await findUnpaidInvoicesOfQuote(tx.db, tx.accountId, quoteId))).values(),
+    ];
     const quote = await lockDepositQuote(tx, quoteId);
     const room = Number(quote.total_amount) - Number(quote.deposit_paid_amount);
     if (input.amount > room)

@@ -186,7 +186,11 @@ export function listPaymentsPlan(
 }
 
 /** A quote's deposit payments with money not yet applied, oldest first (the order they are deducted in). */
-export async function unappliedDepositsOfQuote(db: Executor, accountId: string, quoteId: string): Promise<PaymentRow[]> {
+export async function unappliedDepositsOfQuote(
+  db: Executor,
+  accountId: string,
+  quoteId: string,
+): Promise<PaymentRow[]> {
   return db
     .selectFrom('payments')
     .select(COLUMNS)

@@ -15,8 +15,7 @@ import type { Deposit, Quote } from './quotes.schemas.js';
 /** The deposit as asked, from its columns. */
 export function depositOf(row: Pick<QuoteRow, 'deposit_type' | 'deposit_value'>): Deposit | null {
   if (row.deposit_type === null || row.deposit_value === null) return null;
-  if (row.deposit_type === 'percent')
-    return { type: 'percent', value: percentageNumber(BigInt(row.deposit_value)) };
+  if (row.deposit_type === 'percent') return { type: 'percent', value: percentageNumber(BigInt(row.deposit_value)) };
   return { type: 'amount', value: Number(row.deposit_value) };
 }
 
@@ -90,5 +89,6 @@ export async function changeDepositPaid(
   const before = present(quote);
   const after = present(updated);
   await recordChange(tx, { resource: 'quote', before, after, statusEvents: QUOTE_LIFECYCLE.events });
-  if (before.deposit_due_amount > 0 && after.deposit_due_amount === 0) await recordEvent(tx, 'quote.deposit_paid', after);
+  if (before.deposit_due_amount > 0 && after.deposit_due_amount === 0)
+    await recordEvent(tx, 'quote.deposit_paid', after);
 }

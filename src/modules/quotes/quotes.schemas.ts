@@ -41,7 +41,8 @@ const validUntil = nullableDate('Last day the client may accept the quote.');
 export const DepositSchema = Type.Object(
   {
     type: Type.Union([Type.Literal('amount'), Type.Literal('percent')], {
-      description: 'amount: value is in minor units (1 … total_amount); percent: value is a percentage of total_amount.',
+      description:
+        'amount: value is in minor units (1 … total_amount); percent: value is a percentage of total_amount.',
       example: 'percent',
     }),
     value: Type.Number({

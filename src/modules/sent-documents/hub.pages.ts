@@ -162,8 +162,14 @@ ${document.line_items.map((item) => {
 })}</tbody>
 </table>
 <dl class="totals">
-${summaryRows(snapshot).map(([label, value], index, rows) => html`<div class="${index === rows.length - 1 ? 'grand' : ''}"><dt>${label}</dt><dd>${value}</dd></div>`)}
+${summaryRows(snapshot).map(([label, value], index, rows) => html`<div class="${index === grandRow(snapshot, rows) ? 'grand' : ''}"><dt>${label}</dt><dd>${value}</dd></div>`)}
 </dl>`;
+}
+
+/** The row set large: the last, but a quote's total (its deposit rows follow it, contract §23). */
+function grandRow(snapshot: MailSnapshot, rows: Array<[string, string]>): number {
+  const total = rows.map(([label]) => label).lastIndexOf('Total');
+  return snapshot.kind === 'quote' && total >= 0 ? total : rows.length - 1;
 }
 
 function answerForms(view: DocumentView): Html | undefined {
