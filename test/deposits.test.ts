@@ -259,6 +259,15 @@ describe('printed deposits', () => {
     const sentPdf = await request('GET', `/v1/quotes/${quote.id}/pdf`);
     assert.equal(sentPdf.status, 200, sentPdf.text);
     assert.match(await pdfText(sentPdf.raw), /Deposit, due on approval\s*\$37\.04/);
+    // The hub shows it with the payment instructions (no card processing).
+    await ok('PUT', '/v1/account', { payment_instructions: 'Bank transfer to IBAN DE89 3704 0044 0532 0130 00' });
+    const quoteHub = await suite.context.request(
+      'GET',
+      new URL((await ok('GET', `/v1/quotes/${quote.id}`)).hosted_url).pathname,
+    );
+    assert.equal(quoteHub.status, 200, quoteHub.text);
+    assert.match(quoteHub.text, /Deposit, due on approval<\/dt><dd>\$37\.04/);
+    assert.match(quoteHub.text, /How to pay/);
     await ok('PUT', `/v1/quotes/${quote.id}`, { status: 'approved' });
     await ok('POST', '/v1/payments', { quote_id: quote.id, amount: 2_000, method: 'bank_transfer' });
     const approvedPdf = await request('GET', `/v1/quotes/${quote.id}/pdf`);

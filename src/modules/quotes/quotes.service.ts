@@ -270,6 +270,8 @@ const ANSWERED_FIELDS = [
 export function quoteVersion(quote: Quote): string {
   const shown = quote as unknown as Record<string, unknown>;
   const fields = ANSWERED_FIELDS.map((field) => [field, shown[field] ?? null]);
+  // The deposit the page asks is answered too; a quote without one keeps the version it had before deposits.
+  if (quote.deposit !== null) fields.push(['deposit', quote.deposit], ['deposit_amount', quote.deposit_amount]);
   return createHash('sha256').update(JSON.stringify(fields)).digest('base64url').slice(0, 22);
 }
 
