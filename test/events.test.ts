@@ -271,6 +271,21 @@ const CATALOGUE: Record<string, Row> = {
     act: async () =>
       (await api('DELETE', `/v1/quotes/${(await api('POST', '/v1/quotes', { client_id: suite.clientId })).id}`)).id,
   },
+  // Contract section 23: the deposit paid in full (deposit_due_amount reaches 0).
+  'quote.deposit_paid': {
+    act: async () => {
+      const quote = await api('POST', '/v1/quotes', {
+        client_id: suite.clientId,
+        line_items: LINES,
+        deposit: { type: 'amount', value: 2_500 },
+      });
+      await api('PUT', `/v1/quotes/${quote.id}`, { status: 'sent' });
+      await api('PUT', `/v1/quotes/${quote.id}`, { status: 'approved' });
+      await api('POST', '/v1/payments', { quote_id: quote.id, amount: 2_500, method: 'cash' });
+      return quote.id as string;
+    },
+    path: (id) => `/v1/quotes/${id}`,
+  },
   'job.created': {
     act: async () => (await api('POST', '/v1/jobs', { client_id: suite.clientId, title: 'Fix' })).id,
     path: (id) => `/v1/jobs/${id}`,
@@ -1035,6 +1050,8 @@ const CONTRACT_TYPES = [
   'quote.declined',
   'quote.converted',
   'quote.deleted',
+  // Contract section 23.
+  'quote.deposit_paid',
   'job.created',
   'job.updated',
   'job.completed',

@@ -55,6 +55,7 @@ describe('recording payments', () => {
         id: undefined,
         object: 'payment',
         invoice_id: id,
+        quote_id: null,
         client_id: suite.clientId,
         amount: 3_000,
         amount_refunded: 0,

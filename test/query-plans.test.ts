@@ -567,6 +567,13 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     'payments_account_invoice_idx',
     true,
   ],
+  // Contract section 23: a quote's deposits.
+  [
+    'payments, quote_id',
+    () => listPaymentsPlan(db(), documentAccountId, { quote_id: ID }, pageRequest({}, PAYMENT_SORTS)).query,
+    'payments_account_quote_idx',
+    true,
+  ],
   [
     'payments, client_id, method=card',
     () =>

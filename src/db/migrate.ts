@@ -31,6 +31,7 @@ import * as changes from './migrations/20261129130100_changes.js';
 import * as customFields from './migrations/20261129140000_custom_fields.js';
 import * as timeBilling from './migrations/20261129150000_time_billing.js';
 import * as ledgerEntryCosts from './migrations/20261129160000_ledger_entry_costs.js';
+import * as deposits from './migrations/20261129170000_deposits.js';
 import * as timeEntrySeconds from './migrations/20261129180000_time_entry_seconds.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
@@ -96,6 +97,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129140000_custom_fields': customFields,
   '20261129150000_time_billing': timeBilling,
   '20261129160000_ledger_entry_costs': ledgerEntryCosts,
+  '20261129170000_deposits': deposits,
   '20261129180000_time_entry_seconds': timeEntrySeconds,
 };
 

@@ -195,6 +195,12 @@ export interface AccountLogosTable {
 
 export interface QuotesTable extends DocumentColumns, PricedColumns, DeliveredColumns {
   request_id: string | null;
+  /** The deposit asked (contract §23): `amount` or `percent`, null for none. */
+  deposit_type: string | null;
+  /** Minor units for an amount; ten-thousandths of a percent for a percent (12.5 % → 125000). */
+  deposit_value: number | null;
+  /** Its deposit payments less their refunds: kept by the payments in their transaction, with this row locked. */
+  deposit_paid_amount: number;
   title: string | null;
   notes: string | null;
   valid_until: DateText | null;
@@ -312,7 +318,10 @@ export interface OutboxMessagesTable {
 export interface PaymentsTable {
   id: string;
   account_id: string;
-  invoice_id: string;
+  /** The invoice paid; null for a deposit (contract §23), which names its quote instead: exactly one is set. */
+  invoice_id: string | null;
+  /** The quote a deposit is paid on; null for a payment on an invoice. */
+  quote_id: string | null;
   client_id: string;
   /** Minor units, > 0, never changed after creation. */
   amount: number;

@@ -16,6 +16,8 @@ export const EVENT_TYPES = [
   'quote.declined',
   'quote.converted',
   'quote.deleted',
+  // docs/api-contract.md §23: a quote's deposit_due_amount reached 0.
+  'quote.deposit_paid',
   'job.created',
   'job.updated',
   'job.completed',

@@ -103,6 +103,12 @@ export interface MailSnapshot {
     /** Credit notes: what invoices hold of it and what remains (absent on other kinds). */
     amount_applied?: number | null;
     amount_remaining?: number | null;
+    /** Quotes with a deposit (contract §23): asked, received and still due (absent without one). */
+    deposit_amount?: number;
+    deposit_paid_amount?: number;
+    deposit_due_amount?: number;
+    /** Invoices: what deposits applied to it hold, part of amount_paid (absent when none). */
+    deposit_received?: number;
     issue_date: string | null;
     due_date: string | null;
     valid_until: string | null;
@@ -300,12 +306,32 @@ export function summaryRows(snapshot: MailSnapshot): Array<[string, string]> {
   if (breakdown.length === 0) rows.push(['Tax', money(document.tax_amount)]);
   for (const row of breakdown) rows.push([taxRowLabel(row), money(row.tax_amount)]);
   rows.push(['Total', money(document.total_amount)]);
-  if (document.amount_paid) rows.push(['Amount paid', money(document.amount_paid)]);
+  // A deposit is printed on its own row, and amount paid is then the rest: the rows still add up to the due.
+  const deposit = document.deposit_received ?? 0;
+  if (deposit) rows.push(['Deposit received', money(deposit)]);
+  if (document.amount_paid && document.amount_paid - deposit)
+    rows.push(['Amount paid', money(document.amount_paid - deposit)]);
   if (document.amount_credited) rows.push(['Credits applied', money(document.amount_credited)]);
   if (document.amount_applied) rows.push(['Applied to invoices', money(document.amount_applied)]);
   if (document.amount_remaining !== undefined && document.amount_remaining !== null)
     rows.push(['Amount remaining', money(document.amount_remaining)]);
   if (document.amount_due !== null) rows.push(['Amount due', money(document.amount_due)]);
+  if (snapshot.kind === 'quote' && document.deposit_amount) rows.push(...depositRows(snapshot, money));
+  return rows;
+}
+
+/**
+ * A quote's deposit (contract §23): due on approval while it is not approved; then what was received and what is
+ * still due.
+ */
+function depositRows(snapshot: MailSnapshot, money: (amount: number) => string): Array<[string, string]> {
+  const { document } = snapshot;
+  const asked = document.deposit_amount ?? 0;
+  if (document.status === 'draft' || document.status === 'sent' || document.status === undefined)
+    return [['Deposit, due on approval', money(asked)]];
+  const rows: Array<[string, string]> = [['Deposit', money(asked)]];
+  if (document.deposit_paid_amount) rows.push(['Deposit received', money(document.deposit_paid_amount)]);
+  rows.push(['Deposit due', money(document.deposit_due_amount ?? 0)]);
   return rows;
 }
 

@@ -320,14 +320,18 @@ export const TOOLS: Tool[] = [
       const payment = await getPayment(ctx, String(args.payment_id));
       return [
         { kind: 'payment', id: payment.id, object: payment },
-        ...(await describeSend(ctx, 'invoice', payment.invoice_id)),
+        // A deposit (contract §23) names its quote instead of an invoice.
+        ...(payment.invoice_id !== null
+          ? await describeSend(ctx, 'invoice', payment.invoice_id)
+          : await describeSend(ctx, 'quote', payment.quote_id!)),
       ];
     },
     summary(_args, result, described) {
       const before = describedOf<{ amount: number; amount_refunded: number; method: string }>(described, 'payment');
       const after = result as { amount_refunded: number };
-      const invoice = describedOf<InvoiceShape>(described, 'invoice');
-      return `Refund ${formatMoney(after.amount_refunded - before.amount_refunded, invoice.currency)} of the ${formatMoney(before.amount, invoice.currency)} ${before.method} payment on invoice ${invoice.number ?? invoice.id} for ${clientLine(describedOf<ClientShape>(described, 'client'))}.`;
+      const deposit = !described.some((item) => item.kind === 'invoice');
+      const invoice = describedOf<InvoiceShape>(described, deposit ? 'quote' : 'invoice');
+      return `Refund ${formatMoney(after.amount_refunded - before.amount_refunded, invoice.currency)} of the ${formatMoney(before.amount, invoice.currency)} ${before.method} ${deposit ? 'deposit on quote' : 'payment on invoice'} ${invoice.number ?? invoice.id} for ${clientLine(describedOf<ClientShape>(described, 'client'))}.`;
     },
   },
   ...CREDIT_TOOLS,

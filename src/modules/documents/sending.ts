@@ -83,6 +83,12 @@ export interface PrintableDocument {
   amount_due?: number;
   amount_applied?: number;
   amount_remaining?: number;
+  /** Quotes: the deposit asked, what its payments hold and what is still due (contract §23). */
+  deposit_amount?: number;
+  deposit_paid_amount?: number;
+  deposit_due_amount?: number;
+  /** Invoices: what deposits applied to it hold (contract §23: "Deposit received"); added by the printing caller. */
+  deposit_received?: number;
   issue_date?: string | null;
   due_date?: string | null;
   hosted_url?: string | null;
@@ -163,6 +169,15 @@ export async function documentSnapshot(
       ...(kind === 'credit_note'
         ? { amount_applied: document.amount_applied ?? 0, amount_remaining: document.amount_remaining ?? 0 }
         : {}),
+      // A deposit prints only where there is one, so documents without stay the same bytes (their PDF's ETag).
+      ...(kind === 'quote' && document.deposit_amount
+        ? {
+            deposit_amount: document.deposit_amount,
+            deposit_paid_amount: document.deposit_paid_amount ?? 0,
+            deposit_due_amount: document.deposit_due_amount ?? 0,
+          }
+        : {}),
+      ...(kind === 'invoice' && document.deposit_received ? { deposit_received: document.deposit_received } : {}),
       issue_date: printedIssueDate(kind, document, account?.timezone),
       due_date: document.due_date ?? null,
       valid_until: document.valid_until ?? null,

@@ -103,3 +103,17 @@ export async function listRecentApplications(
   );
   return { applications: rows, counts };
 }
+
+/** What an invoice holds of deposits (contract §23): its live applications whose payment names a quote. */
+export async function depositReceivedOn(db: Executor, accountId: string, invoiceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('applications')
+    .innerJoin('payments', 'payments.id', 'applications.payment_id')
+    .select(sql<number | string | null>`sum(applications.amount)`.as('held'))
+    .where('applications.account_id', '=', accountId)
+    .where('applications.invoice_id', '=', invoiceId)
+    .where('applications.released_at', 'is', null)
+    .where('payments.quote_id', 'is not', null)
+    .executeTakeFirst();
+  return Number(row?.held ?? 0);
+}

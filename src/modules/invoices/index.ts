@@ -32,6 +32,7 @@ export {
   takeBack,
 } from './applications.service.js';
 export { type CreditReleaseListener, onCreditNoteReleased } from './invoices.ledger.js';
+export { depositReceivedOn } from './applications.repository.js';
 export {
   addTimeLines,
   billedEntryIds,

@@ -202,3 +202,15 @@ export async function findIssuedInvoicesOfJob(
     .orderBy('id')
     .execute();
 }
+
+/** The ids of a quote's sent invoices, for a deposit to lock before its quote (contract §23). */
+export async function findUnpaidInvoicesOfQuote(db: Executor, accountId: string, quoteId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('quote_id', '=', quoteId)
+    .where('status', '=', 'sent')
+    .execute();
+  return rows.map((row) => row.id);
+}

@@ -47,6 +47,7 @@ import {
 import * as repository from './invoices.repository.js';
 import type { CreateInvoiceInput, Invoice, ListInvoicesInput, UpdateInvoiceInput } from './invoices.schemas.js';
 import { recordPayment, settleInvoice } from './payments.service.js';
+import { deductDeposits } from './deposits.service.js';
 import { postInvoiceEdited, postInvoiceIssued, postInvoiceVoided } from './invoices.ledger.js';
 import { guardExternalId } from '../shared/index.js';
 import { releaseTime } from './invoices.time.js';
@@ -252,8 +253,10 @@ export async function updateInvoice(
           statusEvents: INVOICE_LIFECYCLE.events,
         });
         // The ledger first: the issue, the edit or the void of what this PUT changed.
-        if (from === 'draft' && updated.status === 'sent') await postInvoiceIssued(tx, updated);
-        else if (from === 'sent' && updated.status === 'void') await postInvoiceVoided(tx, updated);
+        if (from === 'draft' && updated.status === 'sent') {
+          await postInvoiceIssued(tx, updated);
+          await deductDeposits(tx, updated);
+        } else if (from === 'sent' && updated.status === 'void') await postInvoiceVoided(tx, updated);
         else if (from === 'sent') await postInvoiceEdited(tx, current, updated);
         // Marking paid records the rest as a payment (method `other`), so the balance always comes from payments.
         if (status === 'paid' && from !== 'paid') await payInFull(tx, updated, edited);
@@ -279,7 +282,11 @@ export const SENDABLE_INVOICE: SendableKind<InvoiceRecord, Invoice> = {
   update: async (tx, row, patch) => {
     const updated = (await repository.updateInvoice(tx.db, tx.accountId, row.id, patch)) ?? row;
     // The first send issues the invoice: its ledger entry rides the send's transaction.
-    if (row.status === 'draft' && updated.status === 'sent') await postInvoiceIssued(tx, updated);
+    if (row.status === 'draft' && updated.status === 'sent') {
+      await postInvoiceIssued(tx, updated);
+      // A deposit on its quote is deducted in the same transaction (contract §23): the send shows the invoice after.
+      if (await deductDeposits(tx, updated)) return getRow(tx, row.id);
+    }
     return invoiceRecord(
       updated,
       row.payments,

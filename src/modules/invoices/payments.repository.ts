@@ -23,6 +23,7 @@ const COLUMNS = [
   'id',
   'account_id',
   'invoice_id',
+  'quote_id',
   'client_id',
   'amount',
   'amount_refunded',
@@ -41,6 +42,7 @@ const REFUND_COLUMNS = ['id', 'account_id', 'payment_id', 'amount', 'reason', 'c
 
 export interface PaymentFilters extends TimeBounds {
   invoice_id?: string | undefined;
+  quote_id?: string | undefined;
   client_id?: string | undefined;
   method?: PaymentMethod | undefined;
   paid_after?: string | undefined;
@@ -131,7 +133,7 @@ export async function listRecentPaymentsOfInvoices(
     .orderBy('id')
     .execute();
   const counts = new Map<string, number>();
-  for (const row of rows) counts.set(row.invoice_id, Number(row.total));
+  for (const row of rows) if (row.invoice_id !== null) counts.set(row.invoice_id, Number(row.total));
   return { payments: rows.map(({ total: _total, ...payment }) => payment), counts };
 }
 
@@ -173,7 +175,7 @@ export function listPaymentsPlan(
         ? sql<SqlBool>`amount - amount_refunded - amount_applied > 0`
         : sql<SqlBool>`amount - amount_refunded - amount_applied = 0`,
     });
-  const keys = keysOf({ invoice_id: filters.invoice_id, client_id: filters.client_id });
+  const keys = keysOf({ invoice_id: filters.invoice_id, quote_id: filters.quote_id, client_id: filters.client_id });
   const among = filters.method === undefined ? undefined : { column: 'method', values: [filters.method] };
   return listPlan(
     db,
@@ -181,6 +183,23 @@ export function listPaymentsPlan(
     { keys, among, conditions },
     page,
   );
+}
+
+/** A quote's deposit payments with money not yet applied, oldest first (the order they are deducted in). */
+export async function unappliedDepositsOfQuote(
+  db: Executor,
+  accountId: string,
+  quoteId: string,
+): Promise<PaymentRow[]> {
+  return db
+    .selectFrom('payments')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('quote_id', '=', quoteId)
+    .where(sql<SqlBool>`amount - amount_refunded - amount_applied > 0`)
+    .orderBy('paid_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function insertRefund(db: Executor, row: PaymentRefundRow): Promise<void> {

@@ -96,8 +96,11 @@ export const PaymentSchema = Type.Object(
   {
     id: IdSchema,
     object: Type.Literal('payment', { description: 'Always "payment".' }),
-    invoice_id: ReferenceSchema('The invoice paid.'),
-    client_id: ReferenceSchema("The invoice's client."),
+    invoice_id: Nullable(ReferenceSchema('The invoice paid; null for a deposit.')),
+    quote_id: Nullable(
+      ReferenceSchema('The quote a deposit is paid on (contract §23); null for a payment on an invoice.'),
+    ),
+    client_id: ReferenceSchema("The invoice's or the quote's client."),
     amount: Type.Integer({
       description: 'Amount received, in minor units of the invoice currency. Never changes.',
       example: 5000,
@@ -148,7 +151,10 @@ export const PaymentSchema = Type.Object(
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   },
-  { $id: 'Payment', description: 'Money received against an invoice. Corrections are refunds, never edits.' },
+  {
+    $id: 'Payment',
+    description: 'Money received against an invoice, or a deposit on a quote. Corrections are refunds, never edits.',
+  },
 );
 
 /** A payment as an invoice lists it. */
@@ -162,9 +168,14 @@ export const InvoicePaymentSchema = Type.Object({
 
 export const CreatePaymentBody = Type.Object(
   {
-    invoice_id: ReferenceSchema('A sent invoice of this account.'),
+    invoice_id: Type.Optional(ReferenceSchema('A sent invoice of this account. Exactly one of invoice_id, quote_id.')),
+    quote_id: Type.Optional(
+      ReferenceSchema(
+        'A deposit (contract §23): an approved or converted quote. Exactly one of invoice_id, quote_id. Its money is credit earmarked for the quote, deducted from its first sent invoice.',
+      ),
+    ),
     amount: positiveAmount(
-      'Amount received, in minor units; at most the invoice’s amount_due unless overpayment is credit.',
+      'Amount received, in minor units; at most the invoice’s amount_due unless overpayment is credit; on a quote, at most total_amount − deposit_paid_amount.',
     ),
     method,
     overpayment: Type.Optional(overpayment),
@@ -212,6 +223,7 @@ export const ListPaymentsQuery = Type.Object(
   {
     ...listQueryProperties(['created_at', 'updated_at', 'paid_at'] as const),
     invoice_id: idFilter('Only payments of this invoice.'),
+    quote_id: idFilter('Only deposits paid on this quote.'),
     client_id: idFilter('Only payments of this client.'),
     method: Type.Optional(method),
     paid_after: Type.Optional({ ...TimestampSchema, description: 'Only payments received at or after this instant.' }),

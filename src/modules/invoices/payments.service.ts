@@ -3,14 +3,17 @@
 // balance and status are recomputed from its payments in the same transaction, with its row locked, so
 // concurrent payments can never overpay.
 import { newId } from '../../core/deps.js';
-import { conflict, fieldError, invalidState, type Precondition } from '../../core/errors.js';
-import { type Executor, fromJson, normalizeInstant, type Page, pageRequest, toPage } from '../../db/index.js';
+import { fieldError, invalidState, type Precondition } from '../../core/errors.js';
+import { type Page, pageRequest, toPage } from '../../db/index.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import type { ApplicationRow, InvoiceRow, PaymentRefundRow, PaymentRow } from '../../db/types.js';
 import { previousAttributes, recordEvent } from '../events/index.js';
 import { effectiveDateOf, type EntryDraft, postEntries } from '../ledger/index.js';
 import { assertInvoicePayable, type InvoiceStatus } from './invoices.lifecycle.js';
 import { findInvoice } from './invoices.repository.js';
+import { changeQuoteDepositPaid, findQuote } from '../quotes/index.js';
+import { recordDeposit } from './deposits.service.js';
+import { checkPaidAtAndReference } from './payments.checks.js';
 import { requireReference, requireRow } from '../shared/index.js';
 import * as applicationsRepository from './applications.repository.js';
 import {
@@ -23,92 +26,18 @@ import {
   takeBack,
 } from './applications.service.js';
 import * as repository from './payments.repository.js';
+import { getRecord, type PaymentRecord, paymentRecord, presentPayment, withRefunds } from './payments.presenter.js';
 import type {
   ApplyInput,
   UnapplyInput,
   CreatePaymentInput,
   ListPaymentsInput,
   Payment,
-  PaymentMethod,
   RefundPaymentInput,
   UpdatePaymentInput,
 } from './payments.schemas.js';
 
-/** A payment row with its 20 most recent refunds and applications and how many it has (docs/api-contract.md §21). */
-export type PaymentRecord = PaymentRow & {
-  refunds: PaymentRefundRow[];
-  refunds_count: number;
-  applications?: ApplicationRow[];
-  applications_count?: number;
-};
-
-export function presentPayment(row: PaymentRecord): Payment {
-  return {
-    id: row.id,
-    object: 'payment',
-    invoice_id: row.invoice_id,
-    client_id: row.client_id,
-    amount: Number(row.amount),
-    amount_refunded: Number(row.amount_refunded),
-    amount_applied: Number(row.amount_applied),
-    amount_unapplied: Number(row.amount) - Number(row.amount_refunded) - Number(row.amount_applied),
-    overpayment: row.overpayment as 'reject' | 'credit',
-    applications: (row.applications ?? []).map((application) => ({
-      id: application.id,
-      invoice_id: application.invoice_id,
-      amount: Number(application.amount),
-      applied_on: application.applied_on,
-      created_at: application.created_at,
-    })),
-    applications_count: row.applications_count ?? 0,
-    currency: row.currency,
-    method: row.method as PaymentMethod,
-    reference: row.reference,
-    paid_at: row.paid_at,
-    notes: row.notes,
-    refunds: row.refunds.map((refund) => ({
-      id: refund.id,
-      amount: Number(refund.amount),
-      reason: refund.reason,
-      created_at: refund.created_at,
-    })),
-    refunds_count: row.refunds_count,
-    metadata: fromJson(row.metadata),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
-/** Payments with their most recent refunds, in one query for all of them. */
-async function withRefunds(db: Executor, accountId: string, rows: PaymentRow[]): Promise<PaymentRecord[]> {
-  const ids = rows.map((row) => row.id);
-  const { refunds, counts } = await repository.listRecentRefundsOfPayments(db, accountId, ids);
-  const applied = await applicationsRepository.listRecentApplications(db, accountId, 'payment_id', ids);
-  return rows.map((row) => {
-    const record = paymentRecord(
-      row,
-      refunds.filter((refund) => refund.payment_id === row.id),
-      counts.get(row.id) ?? 0,
-    );
-    record.applications = applied.applications.filter((application) => application.payment_id === row.id);
-    record.applications_count = applied.counts.get(row.id) ?? 0;
-    return record;
-  });
-}
-
-/** The row made into its record in place, not copied with a spread (slow on Node 20: see invoiceRecord). */
-function paymentRecord(row: PaymentRow, refunds: PaymentRefundRow[], refundsCount: number): PaymentRecord {
-  const record = row as PaymentRecord;
-  record.refunds = refunds;
-  record.refunds_count = refundsCount;
-  return record;
-}
-
-async function getRecord(db: Executor, accountId: string, id: string, lock = false): Promise<PaymentRecord> {
-  const row = await requireRow('payment', id, (found) => repository.findPayment(db, accountId, found, lock));
-  return (await withRefunds(db, accountId, [row]))[0]!;
-}
-
+export { presentPayment, type PaymentRecord } from './payments.presenter.js';
 export { settleInvoice };
 
 /**
@@ -130,18 +59,14 @@ export async function recordPayment(
       `must not exceed the invoice's amount_due (${due}); with overpayment "credit" the rest stays as credit`,
     );
   const now = tx.clock.now();
-  const paidAt = input.paid_at === undefined ? now.toISOString() : normalizeInstant(input.paid_at);
-  if (paidAt > now.toISOString()) throw fieldError('paid_at', 'must not be in the future');
-  const reference = input.reference ?? null;
-  if (reference !== null && (await repository.findPaymentByReference(tx.db, tx.accountId, reference))) {
-    throw conflict(`A payment with reference '${reference}' is already recorded in this account.`);
-  }
+  const { paidAt, reference } = await checkPaidAtAndReference(tx, input);
   const before = await invoiceBefore(tx, invoice);
   const applied = Math.min(input.amount, due);
   const row: PaymentRow = {
     id: newId(),
     account_id: invoice.account_id,
     invoice_id: invoice.id,
+    quote_id: null,
     client_id: invoice.client_id,
     amount: input.amount,
     amount_refunded: 0,
@@ -201,9 +126,21 @@ function lockInvoice(tx: Context, invoiceId: string, field: string): Promise<Inv
   return requireReference(field, 'invoice', invoiceId, (id) => findInvoice(tx.db, tx.accountId, id, true));
 }
 
+/** A payment on an invoice, or a deposit on a quote (docs/api-contract.md §23): exactly one of the two. */
 export async function createPayment(ctx: Context, input: CreatePaymentInput): Promise<Payment> {
+  if ((input.invoice_id === undefined) === (input.quote_id === undefined))
+    throw fieldError(
+      input.invoice_id === undefined ? 'invoice_id' : 'quote_id',
+      'exactly one of invoice_id and quote_id is required',
+    );
+  if (input.quote_id !== undefined) {
+    if (input.overpayment !== undefined)
+      throw fieldError('overpayment', 'applies to a payment on an invoice; a deposit is credit until deducted');
+    return recordDeposit(ctx, input.quote_id, input);
+  }
+  const invoiceId = input.invoice_id!;
   return inTransaction(ctx, async (tx) =>
-    presentPayment(await recordPayment(tx, await lockInvoice(tx, input.invoice_id, 'invoice_id'), input)),
+    presentPayment(await recordPayment(tx, await lockInvoice(tx, invoiceId, 'invoice_id'), input)),
   );
 }
 
@@ -241,8 +178,11 @@ export async function refundPayment(ctx: Context, id: string, input: RefundPayme
     const found = await requireRow('payment', id, (paymentId) => repository.findPayment(db, accountId, paymentId));
     // The invoices first (in id order), then the payment: the lock order of every balance change.
     const held = await applicationsRepository.liveApplications(db, accountId, 'payment_id', found.id);
-    await lockInvoices(tx, [found.invoice_id, ...held.map((application) => application.invoice_id)]);
+    const invoiceIds = held.map((application) => application.invoice_id);
+    await lockInvoices(tx, found.invoice_id === null ? invoiceIds : [found.invoice_id, ...invoiceIds]);
     const payment = await getRecord(db, accountId, found.id, true);
+    // A deposit's quote after its payment: what the deposit holds falls with the refund (contract §23).
+    const quote = payment.quote_id === null ? undefined : await findQuote(db, accountId, payment.quote_id, true);
     const left = Number(payment.amount) - Number(payment.amount_refunded);
     if (left === 0) throw fieldError('amount', 'nothing is left to refund on this payment');
     const amount = input?.amount ?? left;
@@ -277,6 +217,7 @@ export async function refundPayment(ctx: Context, id: string, input: RefundPayme
     await recordEvent(tx, 'payment.refunded', refunded, {
       previous_attributes: previousAttributes(presentPayment(payment), refunded),
     });
+    if (quote) await changeQuoteDepositPaid(tx, quote, -amount);
     entries.push({
       type: 'payment_refunded',
       client_id: payment.client_id,

@@ -4,6 +4,7 @@
 // read against the invoice (accounts' readReminders): only the latest due step goes, once, never on a paid or
 // void invoice (checked under the lock). A reminder the outbox finds paid, void or switched off when it takes it
 // is cancelled there (sent-documents' deliveries).
+import { depositReceivedOn } from './applications.repository.js';
 import { newId } from '../../core/deps.js';
 import { localDate } from '../../core/time.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
@@ -119,7 +120,7 @@ export async function sendDueReminder(ctx: Context, invoiceId: string): Promise<
     await queueDocumentMail(tx, client, {
       kind: 'invoice',
       deliveryId,
-      document: after,
+      document: { ...after, deposit_received: await depositReceivedOn(tx.db, tx.accountId, current.id) },
       message: null,
       reminderStep: due,
     });

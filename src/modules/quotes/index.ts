@@ -3,6 +3,8 @@ export { findQuote, findQuoteByToken, setQuoteDeliveryStatus } from './quotes.re
 export { CreateQuoteBody, ListQuotesQuery, type Quote, QuoteSchema } from './quotes.schemas.js';
 export {
   answerQuote,
+  changeQuoteDepositPaid,
+  lockDepositQuote,
   convertQuote,
   createQuote,
   getQuote,
@@ -13,3 +15,4 @@ export {
   type QuoteAnswer,
 } from './quotes.service.js';
 export { isQuoteExpired } from './quotes.lifecycle.js';
+export { depositAmountOf } from './quotes.deposits.js';

@@ -22,6 +22,9 @@ const COLUMNS = [
   'client_id',
   'property_id',
   'request_id',
+  'deposit_type',
+  'deposit_value',
+  'deposit_paid_amount',
   'number',
   'number_seq',
   'title',
@@ -148,4 +151,18 @@ export async function setQuoteDeliveryStatus(
     .where('id', '=', id)
     .where('delivery_id', '=', deliveryId)
     .execute();
+}
+
+/**
+ * How many payments name the quote (its deposits): a reference count before a delete, over payments' key
+ * (docs/architecture.md, "Who owns which table"), since the invoices module that owns payments stands above.
+ */
+export async function countQuoteDeposits(db: Executor, accountId: string, quoteId: string): Promise<number> {
+  const row = await db
+    .selectFrom('payments')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('account_id', '=', accountId)
+    .where('quote_id', '=', quoteId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }

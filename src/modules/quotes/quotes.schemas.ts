@@ -38,6 +38,28 @@ const notes = Nullable(
 );
 const validUntil = nullableDate('Last day the client may accept the quote.');
 
+export const DepositSchema = Type.Object(
+  {
+    type: Type.Union([Type.Literal('amount'), Type.Literal('percent')], {
+      description:
+        'amount: value is in minor units (1 … total_amount); percent: value is a percentage of total_amount.',
+      example: 'percent',
+    }),
+    value: Type.Number({
+      description:
+        'Minor units for amount (an integer, at most total_amount); for percent, above 0, at most 100, at most 4 decimals.',
+      example: 30,
+    }),
+  },
+  {
+    additionalProperties: false,
+    description: 'The deposit asked before the work (contract §23); editable while the quote is. null: none.',
+  },
+);
+
+const depositFigure = (description: string, example: number) =>
+  Type.Integer({ description: `Read-only, minor units: ${description}`, example });
+
 export const QuoteSchema = Type.Object(
   {
     ...documentFields('quote', QUOTE_STATUSES),
@@ -72,6 +94,13 @@ export const QuoteSchema = Type.Object(
       }),
     ),
     converted_at: nullableTimestamp('When a job or invoice was made from the quote.'),
+    deposit: Nullable(DepositSchema),
+    deposit_amount: depositFigure(
+      'the deposit asked; a percent of total_amount rounds halves away from zero; 0 without a deposit.',
+      3704,
+    ),
+    deposit_paid_amount: depositFigure("what the quote's deposit payments hold, less their refunds.", 3704),
+    deposit_due_amount: depositFigure('max(0, deposit_amount − deposit_paid_amount).', 0),
   },
   { $id: 'Quote', description: 'A priced proposal for a client.' },
 );
@@ -84,6 +113,7 @@ const writable = {
   currency: Type.Optional(CurrencySchema),
   notes: Type.Optional(notes),
   valid_until: Type.Optional(validUntil),
+  deposit: Type.Optional(Nullable(DepositSchema)),
   metadata: Type.Optional(MetadataSchema),
 };
 
@@ -126,6 +156,7 @@ export const ListQuotesQuery = Type.Object(
 );
 
 export type Quote = Static<typeof QuoteSchema>;
+export type Deposit = Static<typeof DepositSchema>;
 export type CreateQuoteInput = Static<typeof CreateQuoteBody>;
 export type UpdateQuoteInput = Static<typeof UpdateQuoteBody>;
 export type ListQuotesInput = Static<typeof ListQuotesQuery>;

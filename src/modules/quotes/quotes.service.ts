@@ -3,7 +3,7 @@
 // from it. What each move does is the lifecycle's (quotes.lifecycle.ts); sending is sent-documents'.
 import { createHash } from 'node:crypto';
 import { newId } from '../../core/deps.js';
-import { fieldError, type Precondition } from '../../core/errors.js';
+import { conflict, fieldError, type Precondition } from '../../core/errors.js';
 import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { QuoteRow } from '../../db/types.js';
 import { HUB_ACTOR, inTransaction, type Context, type Runtime } from '../../kernel/context.js';
@@ -41,6 +41,14 @@ import {
   quoteSentColumns,
   type QuoteStatus,
 } from './quotes.lifecycle.js';
+import {
+  assertDepositWithinTotal,
+  changeDepositPaid,
+  depositColumns,
+  depositFigures,
+  depositOf,
+  lockQuoteForDeposit,
+} from './quotes.deposits.js';
 import * as repository from './quotes.repository.js';
 import type { CreateQuoteInput, ListQuotesInput, Quote, UpdateQuoteInput } from './quotes.schemas.js';
 
@@ -78,6 +86,8 @@ export function presentQuote(row: QuoteRow): Quote {
     declined_at: row.declined_at,
     decline_reason: row.decline_reason,
     converted_at: row.converted_at,
+    deposit: depositOf(row),
+    ...depositFigures(row),
     metadata: fromJson(row.metadata),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -105,6 +115,8 @@ export async function createQuote(ctx: Context, input: CreateQuoteInput): Promis
         client_id: input.client_id,
         property_id: propertyId,
         request_id: input.request_id ?? null,
+        ...(depositColumns(input.deposit) ?? { deposit_type: null, deposit_value: null }),
+        deposit_paid_amount: 0,
         number: null,
         number_seq: null,
         title: input.title ?? null,
@@ -128,6 +140,7 @@ export async function createQuote(ctx: Context, input: CreateQuoteInput): Promis
         created_at: now,
         updated_at: now,
       };
+      assertDepositWithinTotal(row);
       await repository.insertQuote(tx.db, row);
       const quote = presentQuote(row);
       await recordEvent(tx, 'quote.created', quote);
@@ -168,6 +181,7 @@ export async function updateQuote(
           rounding: _rounding,
           discount: _discount,
           property_id: _property,
+          deposit,
           ...fields
         } = input;
         if (Object.keys(input).some((key) => key !== 'status')) assertEditable(QUOTE_LIFECYCLE, from);
@@ -190,7 +204,9 @@ export async function updateQuote(
           updated_at: now,
         };
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
+        Object.assign(patch, depositColumns(deposit) ?? {});
         Object.assign(patch, await pricingForUpdate(tx, current, input, propertyAfter(current, property)));
+        assertDepositWithinTotal({ ...current, ...patch });
         assertHolds(QUOTE_LIFECYCLE, status ?? from, patch, from);
         if (status === 'sent' && from !== 'sent')
           Object.assign(patch, await quoteSentColumns(tx, { ...current, ...patch }));
@@ -216,6 +232,14 @@ export const SENDABLE_QUOTE: SendableKind<QuoteRow, Quote> = {
   update: async (tx, row, patch) => (await repository.updateQuote(tx.db, tx.accountId, row.id, patch)) ?? row,
   present: presentQuote,
 };
+
+/** The quote a deposit payment names, locked and checked (approved or converted, else `409`). */
+export const lockDepositQuote = lockQuoteForDeposit;
+
+/** Adds a deposit payment (or minus its refund) to the locked quote's deposit_paid_amount, with its events. */
+export function changeQuoteDepositPaid(tx: Context, quote: QuoteRow, change: number): Promise<void> {
+  return changeDepositPaid(tx, quote, change, presentQuote);
+}
 
 /** The client's answer on the hub: approve with their typed name, or decline with an optional reason. */
 export type QuoteAnswer = ({ decision: 'approve'; name: string } | { decision: 'decline'; reason: string | null }) & {
@@ -246,6 +270,8 @@ const ANSWERED_FIELDS = [
 export function quoteVersion(quote: Quote): string {
   const shown = quote as unknown as Record<string, unknown>;
   const fields = ANSWERED_FIELDS.map((field) => [field, shown[field] ?? null]);
+  // The deposit the page asks is answered too; a quote without one keeps the version it had before deposits.
+  if (quote.deposit !== null) fields.push(['deposit', quote.deposit], ['deposit_amount', quote.deposit_amount]);
   return createHash('sha256').update(JSON.stringify(fields)).digest('base64url').slice(0, 22);
 }
 
@@ -302,6 +328,9 @@ export async function deleteQuote(
     const current = await getRow(tx, id, true);
     precondition?.(presentQuote(current));
     assertDeletable(QUOTE_LIFECYCLE, current.status as QuoteStatus);
+    const deposits = await repository.countQuoteDeposits(tx.db, tx.accountId, current.id);
+    if (deposits > 0)
+      throw conflict(`The quote has ${deposits} deposit payment(s); a quote a payment names is never deleted.`);
     await repository.deleteQuote(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'quote.deleted', presentQuote(current));
     return { id: current.id, deleted: true as const };

@@ -9,6 +9,7 @@ import { PdfRenderTimeout, type PdfPool } from '../../mail/pdf-pool.js';
 import { findLogo, findLogoHash } from '../accounts/index.js';
 import { getClientRow } from '../clients/index.js';
 import { getInvoice } from '../invoices/index.js';
+import { withDepositReceived } from './deposit-received.js';
 import { getCreditNote, printableCreditNote } from '../credit-notes/index.js';
 import { getQuote } from '../quotes/index.js';
 import { documentSnapshot, type SentKind } from '../documents/index.js';
@@ -32,7 +33,7 @@ export async function documentFile(
   const { db, accountId } = ctx;
   const document =
     kind === 'invoice'
-      ? await getInvoice(ctx, id, now)
+      ? await withDepositReceived(ctx, await getInvoice(ctx, id, now))
       : kind === 'credit_note'
         ? await printableCreditNote(ctx, await getCreditNote(ctx, id))
         : await getQuote(ctx, id);

@@ -162,8 +162,14 @@ ${document.line_items.map((item) => {
 })}</tbody>
 </table>
 <dl class="totals">
-${summaryRows(snapshot).map(([label, value], index, rows) => html`<div class="${index === rows.length - 1 ? 'grand' : ''}"><dt>${label}</dt><dd>${value}</dd></div>`)}
+${summaryRows(snapshot).map(([label, value], index, rows) => html`<div class="${index === grandRow(snapshot, rows) ? 'grand' : ''}"><dt>${label}</dt><dd>${value}</dd></div>`)}
 </dl>`;
+}
+
+/** The row set large: the last, but a quote's total (its deposit rows follow it, contract §23). */
+function grandRow(snapshot: MailSnapshot, rows: Array<[string, string]>): number {
+  const total = rows.map(([label]) => label).lastIndexOf('Total');
+  return snapshot.kind === 'quote' && total >= 0 ? total : rows.length - 1;
 }
 
 function answerForms(view: DocumentView): Html | undefined {
@@ -213,6 +219,12 @@ export function documentPage(view: DocumentView): Html {
     snapshot.kind === 'invoice' && document.amount_due !== null
       ? html`<div class="due"><dt>Amount due</dt><dd>${money(document.amount_due)}</dd></div>`
       : html`<div class="due"><dt>Total</dt><dd>${money(document.total_amount)}</dd></div>`;
+  // How to pay: a sent invoice, and a sent or approved quote's deposit still due (contract §23; no card processing).
+  const paysInvoice = snapshot.kind === 'invoice' && document.status === 'sent';
+  const paysDeposit =
+    snapshot.kind === 'quote' &&
+    (document.status === 'sent' || document.status === 'approved') &&
+    (document.status === 'sent' ? (document.deposit_amount ?? 0) : (document.deposit_due_amount ?? 0)) > 0;
   const contact = [business.email, business.phone, business.website].filter((part): part is string => Boolean(part));
   const body = html`<a class="skip" href="#main">Skip to the ${kindLabel.toLowerCase()}</a>
 <div class="page">
@@ -244,7 +256,7 @@ ${answerForms(view)}
 ${linesTable(snapshot)}
 </section>
 ${document.notes ? html`<section class="card" aria-labelledby="notes-heading"><h2 id="notes-heading">Notes</h2><p class="prose">${document.notes}</p></section>` : ''}
-${snapshot.kind === 'invoice' && business.payment_instructions && document.status === 'sent' ? html`<section class="card" aria-labelledby="pay-heading"><h2 id="pay-heading">How to pay</h2><p class="prose">${business.payment_instructions}</p></section>` : ''}
+${business.payment_instructions && (paysInvoice || paysDeposit) ? html`<section class="card" aria-labelledby="pay-heading"><h2 id="pay-heading">How to pay</h2><p class="prose">${business.payment_instructions}</p></section>` : ''}
 </main>
 <footer>
 ${business.footer ? html`<p>${business.footer}</p>` : ''}

@@ -9,7 +9,7 @@ import { findCreditNoteByToken, getCreditNote, printableCreditNote } from '../cr
 import { getClientRow } from '../clients/index.js';
 import { documentSnapshot, type PrintableDocument, type SentKind } from '../documents/index.js';
 import { findInvoiceByToken } from '../invoices/index.js';
-import { getInvoiceRecord, presentInvoice } from '../invoices/index.js';
+import { depositReceivedOn, getInvoiceRecord, presentInvoice } from '../invoices/index.js';
 import { findQuoteByToken } from '../quotes/index.js';
 import { isQuoteExpired, presentQuote } from '../quotes/index.js';
 import { HUB_ACTOR, type Context, type Runtime } from '../../kernel/context.js';
@@ -62,7 +62,8 @@ export async function printHostedDocument(runtime: Runtime, target: HostedTarget
     return { ...(await printed(ctx, 'credit_note', note)), expired: false };
   }
   const invoice = presentInvoice(await getInvoiceRecord(ctx.db, ctx.accountId, target.id), now);
-  return { ...(await printed(ctx, 'invoice', invoice)), expired: false };
+  const deposit_received = await depositReceivedOn(ctx.db, ctx.accountId, invoice.id);
+  return { ...(await printed(ctx, 'invoice', { ...invoice, deposit_received })), expired: false };
 }
 
 async function printed(ctx: Context, kind: SentKind, document: PrintableDocument & { client_id: string }) {

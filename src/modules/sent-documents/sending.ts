@@ -13,6 +13,7 @@ import {
   type SendInput,
 } from '../documents/index.js';
 import { previousAttributes, recordChange, recordEvent } from '../events/index.js';
+import { withDepositReceived } from './deposit-received.js';
 
 export type SentRow = { id: string; client_id: string; status: string; hosted_token: string | null };
 
@@ -43,7 +44,13 @@ export async function sendDocument<Row extends SentRow, Item extends PrintableDo
     await recordEvent(tx, `${kind.kind}.sent`, document, {
       previous_attributes: previousAttributes(kind.present(current, now), document),
     });
-    await queueDocumentMail(tx, client, { kind: kind.kind, deliveryId, message: input?.message ?? null, document });
+    const printed = kind.kind === 'invoice' ? await withDepositReceived(tx, document) : document;
+    await queueDocumentMail(tx, client, {
+      kind: kind.kind,
+      deliveryId,
+      message: input?.message ?? null,
+      document: printed,
+    });
     return document;
   });
 }
