@@ -65,6 +65,7 @@ const client = fc.record({
   property_ids: fc.array(fc.uuid(), { maxLength: 3 }),
   external_id: nullable(text),
   metadata: fc.dictionary(text, text, { maxKeys: 4 }),
+  custom_fields: fc.dictionary(text, nullable(fc.oneof(text, fc.integer(), fc.boolean())), { maxKeys: 3 }),
   created_at: fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
   updated_at: fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
 });

@@ -215,7 +215,14 @@ describe('OpenAPI and docs', () => {
       const path = route.url.replace(/:(\w+)/g, '{$1}');
       const operation = response.body.paths[path]?.[route.method.toLowerCase()];
       assert.ok(operation, `${route.method} ${path} is documented`);
-      assert.deepEqual(operation.security, [{ bearerAuth: [] }]);
+      // An API key; and an app's token where the route's scope is one an app may be granted (contract §25).
+      const [key, ...token] = operation.security;
+      assert.deepEqual(key, { bearerAuth: [] }, `${route.method} ${path}`);
+      assert.ok(
+        token.length === 0 ||
+          (token.length === 1 && JSON.stringify(token[0]) === JSON.stringify({ oauth2: [route.scope] })),
+        `${route.method} ${path}: ${JSON.stringify(operation.security)}`,
+      );
       assert.ok(
         operation.responses['401'] && operation.responses['403'],
         `${route.method} ${path} documents auth errors`,

@@ -34,6 +34,8 @@ export interface Client {
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
+  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
+  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -1283,10 +1285,12 @@ export interface LedgerEntryTaxe {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface LedgerEntryActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** One move of a client’s money, posted in the transaction of the change; never edited or removed. */
@@ -1663,6 +1667,86 @@ export interface TaxSummaryReport {
   rows: Array<TaxSummaryReportRow>;
 }
 
+/** The parameters the answer used, defaults filled in. */
+export interface JobProfitabilityReportParameters {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Calendar date, YYYY-MM-DD. */
+  from: string;
+  /** Calendar date, YYYY-MM-DD. */
+  to: string;
+  /** Unique identifier (UUIDv7). */
+  client_id: string | null;
+  /** Unique identifier (UUIDv7). */
+  job_id: string | null;
+}
+
+export interface JobProfitabilityReportOtherCurrency {
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** Entries in that currency the report left out. */
+  count: number;
+}
+
+/** Over every row, on every page. */
+export interface JobProfitabilityReportTotals {
+  /** The nets of its invoices issued in the period and not void, less their credit notes’ nets. */
+  revenue_amount: number;
+  /** Their internal cost: Σ round(quantity × unit_cost_amount) of their product lines. */
+  cost_amount: number;
+  /** revenue_amount − cost_amount. */
+  margin_amount: number;
+  /** margin_amount × 10,000 ÷ revenue_amount, halves away from zero (6000 is 60%); null at revenue 0. */
+  margin_basis_points: number | null;
+  /** Their product lines with no unit cost (so counted at 0). */
+  lines_without_cost: number;
+}
+
+export interface JobProfitabilityReportRow {
+  /** Unique identifier (UUIDv7). */
+  job_id: string;
+  /** The job’s number. */
+  number: string | null;
+  /** The job’s title now. */
+  title: string | null;
+  /** The job’s client. */
+  client_id: string | null;
+  /** The nets of its invoices issued in the period and not void, less their credit notes’ nets. */
+  revenue_amount: number;
+  /** Their internal cost: Σ round(quantity × unit_cost_amount) of their product lines. */
+  cost_amount: number;
+  /** revenue_amount − cost_amount. */
+  margin_amount: number;
+  /** margin_amount × 10,000 ÷ revenue_amount, halves away from zero (6000 is 60%); null at revenue 0. */
+  margin_basis_points: number | null;
+  /** Their product lines with no unit cost (so counted at 0). */
+  lines_without_cost: number;
+}
+
+/** The job profitability report. */
+export interface JobProfitabilityReport {
+  /** Always "report". */
+  object: "report";
+  /** Always "job_profitability". */
+  type: "job_profitability";
+  /** ISO 4217 currency code, upper case. Defaults to the account's currency. */
+  currency: string;
+  /** The account’s zone: the dates are local to it. */
+  timezone: string;
+  /** Every ledger entry up to this sequence counts, none after: ask with ?ledger_sequence= to repeat. */
+  ledger_sequence: number;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  computed_at: string;
+  /** The parameters the answer used, defaults filled in. */
+  parameters: JobProfitabilityReportParameters;
+  /** Entries in other currencies, only counted. */
+  other_currencies: Array<JobProfitabilityReportOtherCurrency>;
+  /** Over every row, on every page. */
+  totals: JobProfitabilityReportTotals;
+  /** This page’s rows. */
+  rows: Array<JobProfitabilityReportRow>;
+}
+
 export interface EventData {
   /** The object exactly as GET returns it after the change (before it, for *.deleted). */
   object: Record<string, unknown>;
@@ -1676,10 +1760,12 @@ export interface EventData {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface ClientEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -1721,10 +1807,12 @@ export interface ClientEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface PropertyEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -1766,10 +1854,12 @@ export interface PropertyEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface ServiceRequestEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -1811,10 +1901,12 @@ export interface ServiceRequestEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface QuoteEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -1856,10 +1948,12 @@ export interface QuoteEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface JobEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -1901,10 +1995,12 @@ export interface JobEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface InvoiceEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -1946,10 +2042,12 @@ export interface InvoiceEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface PaymentEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -1991,10 +2089,12 @@ export interface PaymentEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface DeliveryEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2036,10 +2136,12 @@ export interface DeliveryEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface WebhookEndpointEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2081,10 +2183,12 @@ export interface WebhookEndpointEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface TeamMemberEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2126,10 +2230,12 @@ export interface TeamMemberEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface ApiKeyEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2171,10 +2277,12 @@ export interface ApiKeyEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface VisitEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2216,10 +2324,12 @@ export interface VisitEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface VisitScheduleEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2261,10 +2371,12 @@ export interface VisitScheduleEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface ProductEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2306,10 +2418,12 @@ export interface ProductEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface TaxRateEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2351,10 +2465,12 @@ export interface TaxRateEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface RecurringInvoiceEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2396,10 +2512,12 @@ export interface RecurringInvoiceEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface AvailabilityExceptionEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2441,10 +2559,12 @@ export interface AvailabilityExceptionEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface CreditNoteEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2486,10 +2606,12 @@ export interface CreditNoteEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface TimeEntryEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2531,10 +2653,12 @@ export interface TimeEntryEvent {
 
 /** Who caused the event (docs/api-contract.md §20). */
 export interface TimeLockEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line). */
-  type: "api_key" | "mcp" | "hub" | "system";
-  /** The API key’s id for api_key and mcp; null for hub and system, and for events recorded before actors were (their key is unknown). */
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
   id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
 }
 
 /** The change set or import the change was part of; null for a single request (§26). */
@@ -2574,14 +2698,108 @@ export interface TimeLockEvent {
   data: TimeLockEventData;
 }
 
+/** Who caused the event (docs/api-contract.md §20). */
+export interface AppEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface AppEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
+}
+
+export interface AppEventData {
+  object: App;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
+}
+
+/** An event of type app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled: its data.object is the App. */
+export interface AppEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: AppEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: AppEventOrigin | null;
+  data: AppEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface CustomFieldEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface CustomFieldEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
+}
+
+export interface CustomFieldEventData {
+  object: CustomField;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
+}
+
+/** An event of type custom_field.created, custom_field.updated, custom_field.deleted: its data.object is the CustomField. */
+export interface CustomFieldEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "custom_field.created" | "custom_field.updated" | "custom_field.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: CustomFieldEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: CustomFieldEventOrigin | null;
+  data: CustomFieldEventData;
+}
+
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent | TimeEntryEvent | TimeLockEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent | TimeEntryEvent | TimeLockEvent | AppEvent | CustomFieldEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -2593,7 +2811,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -2860,7 +3078,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -2879,6 +3097,122 @@ export interface ApiKey {
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+}
+
+/** A third-party app published by this account: an OAuth client of this server. */
+export interface App {
+  /** The app’s id, which is also its OAuth client_id. */
+  id: string;
+  /** Always "app". */
+  object: "app";
+  /** The app’s name, shown on the consent page. */
+  name: string;
+  /** What the app does. */
+  description: string | null;
+  /** The app’s site (https). */
+  website: string | null;
+  /** Where codes may be sent, matched as exact strings: https://, or http:// on 127.0.0.1 or [::1], whose port alone may vary. No fragment. */
+  redirect_uris: Array<string>;
+  /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
+  install_url: string;
+  /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  /** private: only its own account may install it; public: every account of this server. */
+  visibility: "private" | "public";
+  /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
+  webhook_url: string | null;
+  /** Which of the installing account’s events reach webhook_url: ["*"] or types (`invoice.*` allowed). */
+  webhook_events: Array<string>;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** Whether the app has a logo. */
+  has_logo: boolean;
+  /** confidential: it authenticates with its client_secret; public: by client_id alone. Fixed at creation. */
+  client_type: "confidential" | "public";
+  /** Whether deliveries to webhook_url are made. */
+  webhook_status: "enabled" | "disabled";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** The app installed. */
+export interface AppInstallApp {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** The app’s name. */
+  name: string;
+  /** The app’s site. */
+  website: string | null;
+  /** Whether the app has a logo. */
+  has_logo: boolean;
+  /** The name of the account that publishes the app. */
+  publisher_name: string;
+}
+
+/** The install’s own bucket and quota; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
+export interface AppInstallRateLimits {
+  /** The install’s own refill per minute; null for the server’s default. */
+  per_minute: number | null;
+  /** The install’s own quota per UTC day; null for the server’s default. */
+  per_day: number | null;
+  /** The install’s own burst; null for the server’s default. */
+  burst: number | null;
+}
+
+/** Whose authority approved the install. */
+export interface AppInstallInstalledBy {
+  /** What made the install link. */
+  type: "api_key" | "cli";
+  /** The key that made the install link. */
+  id: string | null;
+}
+
+/** An app connected to this account through OAuth, and what it may do. */
+export interface AppInstall {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "app_install". */
+  object: "app_install";
+  /** The app installed. */
+  app: AppInstallApp;
+  /** What the install granted. */
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  /** Uninstalled is final. */
+  status: "active" | "uninstalled";
+  /** The install’s own bucket and quota; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
+  rate_limits: AppInstallRateLimits;
+  /** Whose authority approved the install. */
+  installed_by: AppInstallInstalledBy;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  installed_at: string;
+  /** When a token of the install was last used (to the minute). */
+  last_used_at: string | null;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  uninstalled_at: string | null;
+  /** Who or what ended it; null while active. */
+  uninstalled_reason: "business" | "app" | "app_deleted" | "token_reuse" | "expired" | "suspended" | null;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** A one-time link that hands this key’s authority to approve one install to a browser. */
+export interface AppInstallLink {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "app_install_link". */
+  object: "app_install_link";
+  /** Unique identifier (UUIDv7). */
+  app_id: string;
+  /** What the consent may grant: within the calling key’s scopes and the app’s. */
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  /** Open it once in a browser to approve the install; shown in this answer only. */
+  url: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  expires_at: string;
 }
 
 /** A service, material or fee from the price list. */
@@ -3219,6 +3553,80 @@ export interface Change {
   data: unknown;
 }
 
+export interface CustomFieldOption {
+  value: string;
+  label: string;
+  archived: boolean;
+}
+
+/** The type’s bounds (only its type’s keys). */
+export interface CustomFieldBounds {
+  /** text: the most characters (default 500). */
+  max_length?: number;
+  /** text: whether line breaks are allowed. */
+  multiline?: boolean;
+  /** number: the least value. */
+  min?: number | null;
+  /** number: the greatest value. */
+  max?: number | null;
+  /** number: the most decimal places. */
+  decimals?: number | null;
+  /** money: the least amount, in minor units. */
+  min_amount?: number | null;
+  /** money: the greatest amount, in minor units. */
+  max_amount?: number | null;
+  /** date: the earliest date. */
+  min_date?: string | null;
+  /** date: the latest date. */
+  max_date?: string | null;
+  /** multi_select: the most options held. */
+  max_selected?: number | null;
+}
+
+/** A field of your own on one kind of object. */
+export interface CustomField {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "custom_field". */
+  object: "custom_field";
+  /** The kind of object the field belongs to. */
+  resource: "client" | "property" | "service_request" | "quote" | "job" | "invoice" | "visit" | "product" | "team_member";
+  /** The name of the value under `custom_fields`: lower case letters, digits and `_`, unique per resource. */
+  key: string;
+  /** Shown to people. */
+  label: string;
+  /** Help text. */
+  description: string | null;
+  /** What its values are: text, number, money (minor units), date, boolean, select or multi_select. */
+  type: "text" | "number" | "money" | "date" | "boolean" | "select" | "multi_select";
+  /** Whether creates (and writes naming the key) must give a value. */
+  required: boolean;
+  /** The choices (select and multi_select; empty for other types). */
+  options: Array<CustomFieldOption>;
+  /** The type’s bounds (only its type’s keys). */
+  bounds: CustomFieldBounds;
+  /** Printed on PDFs, e-mails and the hub (quote and invoice fields). */
+  printable: boolean;
+  /** Order among the resource’s fields. */
+  position: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** The account’s custom fields of one kind as a JSON Schema. */
+export interface CustomFieldsSchema {
+  /** Always "custom_fields_schema". */
+  object: "custom_fields_schema";
+  /** The kind of object the field belongs to. */
+  resource: "client" | "property" | "service_request" | "quote" | "job" | "invoice" | "visit" | "product" | "team_member";
+  /** The JSON Schema 2020-12 of the object’s `custom_fields` value in this account. */
+  schema: Record<string, unknown>;
+}
+
 /** What a delete returns. */
 export interface DeletedObject {
   /** Unique identifier (UUIDv7). */
@@ -3283,6 +3691,8 @@ export interface ClientCreateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
 }
 
 /** Body of PUT /v1/clients/{id}. */
@@ -3303,6 +3713,8 @@ export interface ClientUpdateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
 }
 
 /** Query parameters of GET /v1/properties. */
@@ -5263,6 +5675,46 @@ export interface ReportGetTaxSummaryCsvParams {
   basis?: "accrual" | "cash";
 }
 
+/** Query parameters of GET /v1/reports/job-profitability. */
+export interface ReportGetJobProfitabilityParams {
+  /** Rows a JSON page holds, 1 to 100 (a CSV holds every row). */
+  limit?: number;
+  /** The `next_cursor` of the previous page; it pins the page’s `ledger_sequence`. */
+  cursor?: string;
+  /** Answer as the books stood at this sequence (default the latest): the same answer every time. */
+  ledger_sequence?: number;
+  /** The one currency counted (default the account’s). */
+  currency?: string;
+  /** The first issue date counted. */
+  from: string;
+  /** The last issue date counted (inclusive). */
+  to: string;
+  /** Only invoices of this client. */
+  client_id?: string;
+  /** Only this job. */
+  job_id?: string;
+}
+
+/** Query parameters of GET /v1/reports/job-profitability. */
+export interface ReportGetJobProfitabilityCsvParams {
+  /** Rows a JSON page holds, 1 to 100 (a CSV holds every row). */
+  limit?: number;
+  /** The `next_cursor` of the previous page; it pins the page’s `ledger_sequence`. */
+  cursor?: string;
+  /** Answer as the books stood at this sequence (default the latest): the same answer every time. */
+  ledger_sequence?: number;
+  /** The one currency counted (default the account’s). */
+  currency?: string;
+  /** The first issue date counted. */
+  from: string;
+  /** The last issue date counted (inclusive). */
+  to: string;
+  /** Only invoices of this client. */
+  client_id?: string;
+  /** Only this job. */
+  job_id?: string;
+}
+
 /** Query parameters of GET /v1/events. */
 export interface EventListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
@@ -5270,13 +5722,15 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
-  actor_type?: "api_key" | "mcp" | "hub" | "system";
-  /** Only events caused by this API key (over /v1 or through the MCP server). */
+  actor_type?: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** Only events caused by this API key (over /v1 or through the MCP server), or this app install. */
   actor_id?: string;
+  /** Only events caused by this app’s tokens. */
+  app_id?: string;
   /** Only events recorded by this change set or import. */
   origin_id?: string;
   /** Only events at or after this instant. */
@@ -5319,7 +5773,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -5331,7 +5785,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -5609,7 +6063,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -5647,7 +6101,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -5675,7 +6129,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -5719,7 +6173,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -5772,6 +6226,236 @@ export interface ChangeListParams {
   cursor?: string;
   /** 1–1,000. */
   limit?: number;
+}
+
+/** Query parameters of GET /v1/apps. */
+export interface AppListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+}
+
+/** Body of POST /v1/apps. */
+export interface AppCreateParams {
+  /** The app’s name, shown on the consent page. */
+  name: string;
+  /** What the app does. */
+  description?: string | null;
+  /** The app’s site (https). */
+  website?: string | null;
+  /** confidential: it authenticates with its client_secret; public: by client_id alone. Fixed at creation. */
+  client_type?: "confidential" | "public";
+  /** Where codes may be sent, matched as exact strings: https://, or http:// on 127.0.0.1 or [::1], whose port alone may vary. No fragment. */
+  redirect_uris: Array<string>;
+  /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
+  install_url: string;
+  /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  /** private: only its own account may install it; public: every account of this server. */
+  visibility?: "private" | "public";
+  /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
+  webhook_url?: string | null;
+  /** Which of the installing account’s events reach webhook_url: ["*"] or types (`invoice.*` allowed). */
+  webhook_events?: Array<string>;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** What POST /v1/apps answers. */
+export interface AppCreateResult {
+  /** The app’s id, which is also its OAuth client_id. */
+  id: string;
+  /** Always "app". */
+  object: "app";
+  /** The app’s name, shown on the consent page. */
+  name: string;
+  /** What the app does. */
+  description: string | null;
+  /** The app’s site (https). */
+  website: string | null;
+  /** Where codes may be sent, matched as exact strings: https://, or http:// on 127.0.0.1 or [::1], whose port alone may vary. No fragment. */
+  redirect_uris: Array<string>;
+  /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
+  install_url: string;
+  /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  /** private: only its own account may install it; public: every account of this server. */
+  visibility: "private" | "public";
+  /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
+  webhook_url: string | null;
+  /** Which of the installing account’s events reach webhook_url: ["*"] or types (`invoice.*` allowed). */
+  webhook_events: Array<string>;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** Whether the app has a logo. */
+  has_logo: boolean;
+  /** confidential: it authenticates with its client_secret; public: by client_id alone. Fixed at creation. */
+  client_type: "confidential" | "public";
+  /** Whether deliveries to webhook_url are made. */
+  webhook_status: "enabled" | "disabled";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+  /** The client secret (confidential apps), shown in this answer only. */
+  client_secret: string | null;
+  /** The webhook signing secret, shown in this answer only. */
+  webhook_secret: string;
+}
+
+/** Body of PUT /v1/apps/{id}. */
+export interface AppUpdateParams {
+  /** The app’s name, shown on the consent page. */
+  name?: string;
+  /** What the app does. */
+  description?: string | null;
+  /** The app’s site (https). */
+  website?: string | null;
+  /** Where codes may be sent, matched as exact strings: https://, or http:// on 127.0.0.1 or [::1], whose port alone may vary. No fragment. */
+  redirect_uris?: Array<string>;
+  /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
+  install_url?: string;
+  /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  /** private: only its own account may install it; public: every account of this server. */
+  visibility?: "private" | "public";
+  /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
+  webhook_url?: string | null;
+  /** Which of the installing account’s events reach webhook_url: ["*"] or types (`invoice.*` allowed). */
+  webhook_events?: Array<string>;
+  /** Whether deliveries to webhook_url are made. */
+  webhook_status?: "enabled" | "disabled";
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of POST /v1/apps/{id}/roll-secret. */
+export interface AppRollSecretParams {
+  /** How long the old client secret keeps working beside the new one, 0 to 168 hours. */
+  overlap_hours?: number;
+}
+
+/** What POST /v1/apps/{id}/roll-secret answers. */
+export interface AppRollSecretResult {
+  /** The app’s id, which is also its OAuth client_id. */
+  id: string;
+  /** Always "app". */
+  object: "app";
+  /** The app’s name, shown on the consent page. */
+  name: string;
+  /** What the app does. */
+  description: string | null;
+  /** The app’s site (https). */
+  website: string | null;
+  /** Where codes may be sent, matched as exact strings: https://, or http:// on 127.0.0.1 or [::1], whose port alone may vary. No fragment. */
+  redirect_uris: Array<string>;
+  /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
+  install_url: string;
+  /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  /** private: only its own account may install it; public: every account of this server. */
+  visibility: "private" | "public";
+  /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
+  webhook_url: string | null;
+  /** Which of the installing account’s events reach webhook_url: ["*"] or types (`invoice.*` allowed). */
+  webhook_events: Array<string>;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** Whether the app has a logo. */
+  has_logo: boolean;
+  /** confidential: it authenticates with its client_secret; public: by client_id alone. Fixed at creation. */
+  client_type: "confidential" | "public";
+  /** Whether deliveries to webhook_url are made. */
+  webhook_status: "enabled" | "disabled";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+  /** The client secret (confidential apps), shown in this answer only. */
+  client_secret: string | null;
+  /** The webhook signing secret, shown in this answer only. */
+  webhook_secret: string;
+}
+
+/** What POST /v1/apps/{id}/rotate-webhook-secret answers. */
+export interface AppRotateWebhookSecretResult {
+  /** The app’s id, which is also its OAuth client_id. */
+  id: string;
+  /** Always "app". */
+  object: "app";
+  /** The app’s name, shown on the consent page. */
+  name: string;
+  /** What the app does. */
+  description: string | null;
+  /** The app’s site (https). */
+  website: string | null;
+  /** Where codes may be sent, matched as exact strings: https://, or http:// on 127.0.0.1 or [::1], whose port alone may vary. No fragment. */
+  redirect_uris: Array<string>;
+  /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
+  install_url: string;
+  /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  /** private: only its own account may install it; public: every account of this server. */
+  visibility: "private" | "public";
+  /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
+  webhook_url: string | null;
+  /** Which of the installing account’s events reach webhook_url: ["*"] or types (`invoice.*` allowed). */
+  webhook_events: Array<string>;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** Whether the app has a logo. */
+  has_logo: boolean;
+  /** confidential: it authenticates with its client_secret; public: by client_id alone. Fixed at creation. */
+  client_type: "confidential" | "public";
+  /** Whether deliveries to webhook_url are made. */
+  webhook_status: "enabled" | "disabled";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+  /** The client secret (confidential apps), shown in this answer only. */
+  client_secret: string | null;
+  /** The webhook signing secret, shown in this answer only. */
+  webhook_secret: string;
+}
+
+/** Body of POST /v1/app-install-links. */
+export interface AppInstallLinkCreateParams {
+  /** The app to install: this account’s own, or a public one. */
+  app_id: string;
+  /** What the consent may grant; default the app’s scopes. */
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  /** How long the link works, 5 to 60 minutes. */
+  expires_in_minutes?: number;
+}
+
+/** Query parameters of GET /v1/app-installs. */
+export interface AppInstallListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Only installs in this status. */
+  status?: "active" | "uninstalled";
+  /** Only installs of this app. */
+  app_id?: string;
+}
+
+/** Lower limits (never above the server’s defaults: 422). */
+export interface AppInstallRateLimitsParams {
+  /** The install’s own refill per minute; null for the server’s default. */
+  per_minute?: number | null;
+  /** The install’s own quota per UTC day; null for the server’s default. */
+  per_day?: number | null;
+  /** The install’s own burst; null for the server’s default. */
+  burst?: number | null;
+}
+
+/** Body of PUT /v1/app-installs/{id}. */
+export interface AppInstallUpdateParams {
+  /** Lower limits (never above the server’s defaults: 422). */
+  rate_limits: AppInstallRateLimitsParams;
 }
 
 /** Query parameters of GET /v1/products. */
@@ -6082,6 +6766,109 @@ export interface TimeEntryApproveParams {
 
 /** Body of POST /v1/time-entries/{id}/unapprove. */
 export interface TimeEntryUnapproveParams {
+}
+
+/** Query parameters of GET /v1/custom-fields/schema. */
+export interface CustomFieldGetSchemaParams {
+  /** The kind of object the field belongs to. */
+  resource: "client" | "property" | "service_request" | "quote" | "job" | "invoice" | "visit" | "product" | "team_member";
+}
+
+/** Query parameters of GET /v1/custom-fields. */
+export interface CustomFieldListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** The kind of object the field belongs to. */
+  resource?: "client" | "property" | "service_request" | "quote" | "job" | "invoice" | "visit" | "product" | "team_member";
+}
+
+export interface CustomFieldOptionParams {
+  /** What the object holds; fixed once made, without `|`. */
+  value: string;
+  /** Shown to people. */
+  label: string;
+  /** Kept on objects that hold it, refused on writes. */
+  archived?: boolean;
+}
+
+/** The type’s bounds; only the ones of the field’s type may be given. */
+export interface CustomFieldBoundsParams {
+  /** text: the most characters (default 500). */
+  max_length?: number;
+  /** text: whether line breaks are allowed. */
+  multiline?: boolean;
+  /** number: the least value. */
+  min?: number | null;
+  /** number: the greatest value. */
+  max?: number | null;
+  /** number: the most decimal places. */
+  decimals?: number | null;
+  /** money: the least amount, in minor units. */
+  min_amount?: number | null;
+  /** money: the greatest amount, in minor units. */
+  max_amount?: number | null;
+  /** date: the earliest date. */
+  min_date?: string | null;
+  /** date: the latest date. */
+  max_date?: string | null;
+  /** multi_select: the most options held. */
+  max_selected?: number | null;
+}
+
+/** Body of POST /v1/custom-fields. */
+export interface CustomFieldCreateParams {
+  /** The kind of object the field belongs to. */
+  resource: "client" | "property" | "service_request" | "quote" | "job" | "invoice" | "visit" | "product" | "team_member";
+  /** The name of the value under `custom_fields`: lower case letters, digits and `_`, unique per resource. */
+  key: string;
+  /** What its values are: text, number, money (minor units), date, boolean, select or multi_select. */
+  type: "text" | "number" | "money" | "date" | "boolean" | "select" | "multi_select";
+  /** Shown to people. */
+  label: string;
+  /** Help text. */
+  description?: string | null;
+  /** Default false. */
+  required?: boolean;
+  /** The choices of a select or multi_select field (1–100). */
+  options?: Array<CustomFieldOptionParams>;
+  /** The type’s bounds; only the ones of the field’s type may be given. */
+  bounds?: CustomFieldBoundsParams;
+  /** Only on quote and invoice fields. Default false. */
+  printable?: boolean;
+  /** Default: after the others. */
+  position?: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of PUT /v1/custom-fields/{id}. */
+export interface CustomFieldUpdateParams {
+  /** Shown to people. */
+  label?: string;
+  /** Help text. */
+  description?: string | null;
+  /** Default false. */
+  required?: boolean;
+  /** The choices of a select or multi_select field (1–100). */
+  options?: Array<CustomFieldOptionParams>;
+  /** The type’s bounds; only the ones of the field’s type may be given. */
+  bounds?: CustomFieldBoundsParams;
+  /** Only on quote and invoice fields. Default false. */
+  printable?: boolean;
+  /** Default: after the others. */
+  position?: number;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
 }
 
 /** Query parameters of GET /v1/availability-exceptions. */
@@ -6834,7 +7621,7 @@ Requires the scope `reports:read`. */
   }
 }
 
-/** reports: getAgedReceivables, getAgedReceivablesCsv, getClientStatement, getClientStatementCsv, getRevenue, getRevenueCsv, getTaxSummary, getTaxSummaryCsv. */
+/** reports: getAgedReceivables, getAgedReceivablesCsv, getClientStatement, getClientStatementCsv, getRevenue, getRevenueCsv, getTaxSummary, getTaxSummaryCsv, getJobProfitability, getJobProfitabilityCsv. */
 export class ReportsResource {
   constructor(private readonly transport: Transport) {}
 
@@ -6884,6 +7671,18 @@ Requires the scope `reports:read`. */
   /** Get the tax summary, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read. */
   getTaxSummaryCsv(params: ReportGetTaxSummaryCsvParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
     return this.transport.requestBytes('GET', `/v1/reports/tax-summary`, { query: { ...params } }, options, 'text/csv');
+  }
+
+  /** Get job profitability. Per job, its invoices issued in the period and not void: revenue (their nets less their credit notes’), internal cost (Σ round(quantity × unit_cost_amount) of their product lines; credit notes lower no cost), margin and margin in basis points, and how many product lines had no cost. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`. */
+  getJobProfitability(params: ReportGetJobProfitabilityParams, options?: RequestOptions): Promise<WithResponse<JobProfitabilityReport>> {
+    return this.transport.request<JobProfitabilityReport>('GET', `/v1/reports/job-profitability`, { query: { ...params } }, options);
+  }
+
+  /** Get job profitability, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read. */
+  getJobProfitabilityCsv(params: ReportGetJobProfitabilityCsvParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/reports/job-profitability`, { query: { ...params } }, options, 'text/csv');
   }
 }
 
@@ -7097,6 +7896,111 @@ export class ChangesResource {
   }
 }
 
+/** apps: list, create, get, update, delete, rollSecret, rotateWebhookSecret. */
+export class AppsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List apps. The apps this account publishes, newest first.
+
+Requires the scope `apps:read`. */
+  list(params: AppListParams = {}, options?: RequestOptions): PagePromise<App> {
+    return this.transport.list<App>(`/v1/apps`, { ...params }, options);
+  }
+
+  /** Create an app. Publishes an OAuth client: its id is the client_id. Answers `client_secret` (confidential apps) and `webhook_secret`, shown this once.
+
+Requires the scope `apps:write`. */
+  create(params: AppCreateParams, options?: RequestOptions): Promise<WithResponse<AppCreateResult>> {
+    return this.transport.request<AppCreateResult>('POST', `/v1/apps`, { body: params, unkeyed: true }, options);
+  }
+
+  /** Get an app. Requires the scope `apps:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<App>> {
+    return this.transport.request<App>('GET', `/v1/apps/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update an app. A scope removed leaves every install at once; a scope added is granted only by a new consent. `client_type` is fixed.
+
+Requires the scope `apps:write`. */
+  update(id: string, params: AppUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<App>> {
+    return this.transport.request<App>('PUT', `/v1/apps/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete an app. Uninstalls every install of it, in every account (`app_deleted`), in the same transaction.
+
+Requires the scope `apps:write`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/apps/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Roll an app’s client secret. Answers the app with a new `client_secret`, shown this once. The old one keeps working for `overlap_hours` (0 to 168, default 0).
+
+Requires the scope `apps:write`. */
+  rollSecret(id: string, params: AppRollSecretParams = {}, options?: RequestOptions): Promise<WithResponse<AppRollSecretResult>> {
+    return this.transport.request<AppRollSecretResult>('POST', `/v1/apps/${encodeURIComponent(id)}/roll-secret`, { body: params, unkeyed: true }, options);
+  }
+
+  /** Rotate an app’s webhook secret. Answers the app with a new `webhook_secret`, shown this once.
+
+Requires the scope `apps:write`. */
+  rotateWebhookSecret(id: string, options?: RequestOptions): Promise<WithResponse<AppRotateWebhookSecretResult>> {
+    return this.transport.request<AppRotateWebhookSecretResult>('POST', `/v1/apps/${encodeURIComponent(id)}/rotate-webhook-secret`, { unkeyed: true }, options);
+  }
+}
+
+/** app-install-links: create. */
+export class AppInstallLinksResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** Create an install link. A one-time link (5 to 60 minutes) that hands this key’s authority to approve one install of an app to a browser. Its scopes lie within the key’s (403) and the app’s (422); the `url` is shown this once.
+
+Requires the scope `apps:install`. */
+  create(params: AppInstallLinkCreateParams, options?: RequestOptions): Promise<WithResponse<AppInstallLink>> {
+    return this.transport.request<AppInstallLink>('POST', `/v1/app-install-links`, { body: params, unkeyed: true }, options);
+  }
+}
+
+/** app-installs: list, getCurrent, deleteCurrent, get, update, delete. */
+export class AppInstallsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List app installs. The apps installed in this account, uninstalled ones too, newest first.
+
+Requires the scope `app_installs:read`. */
+  list(params: AppInstallListParams = {}, options?: RequestOptions): PagePromise<AppInstall> {
+    return this.transport.list<AppInstall>(`/v1/app-installs`, { ...params }, options);
+  }
+
+  /** Get the calling token’s install. With an app’s access token: its own install. An API key has none (404). */
+  getCurrent(options?: RequestOptions): Promise<WithResponse<AppInstall>> {
+    return this.transport.request<AppInstall>('GET', `/v1/app-installs/current`, {}, options);
+  }
+
+  /** Uninstall the calling token’s install. With an app’s access token: the app uninstalls itself (`app`). An API key has none (404). */
+  deleteCurrent(options?: RequestOptions): Promise<WithResponse<AppInstall>> {
+    return this.transport.request<AppInstall>('DELETE', `/v1/app-installs/current`, {}, options);
+  }
+
+  /** Get an app install. Requires the scope `app_installs:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<AppInstall>> {
+    return this.transport.request<AppInstall>('GET', `/v1/app-installs/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update an app install. Lowers the install’s own rate limits (higher than the defaults: 422; the operator raises them).
+
+Requires the scope `app_installs:write`. */
+  update(id: string, params: AppInstallUpdateParams, options?: RequestOptions): Promise<WithResponse<AppInstall>> {
+    return this.transport.request<AppInstall>('PUT', `/v1/app-installs/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Uninstall an app. Uninstalls (`business`): every token of it is revoked at once. Answers the install, which stays readable; again: unchanged, no event.
+
+Requires the scope `app_installs:write`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<AppInstall>> {
+    return this.transport.request<AppInstall>('DELETE', `/v1/app-installs/${encodeURIComponent(id)}`, {}, options);
+  }
+}
+
 /** products: list, create, get, update, delete. */
 export class ProductsResource {
   constructor(private readonly transport: Transport) {}
@@ -7236,6 +8140,43 @@ Requires the scope `time_entries:approve`. */
   }
 }
 
+/** custom-fields: getSchema, list, create, get, update, delete. */
+export class CustomFieldsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** Get the JSON Schema of a kind’s custom fields. The account’s JSON Schema 2020-12 of the `custom_fields` value of one kind of object, with an ETag that moves when a definition changes.
+
+Requires the scope `custom_fields:read`. */
+  getSchema(params: CustomFieldGetSchemaParams, options?: RequestOptions): Promise<WithResponse<CustomFieldsSchema>> {
+    return this.transport.request<CustomFieldsSchema>('GET', `/v1/custom-fields/schema`, { query: { ...params } }, options);
+  }
+
+  /** List custom fields. Requires the scope `custom_fields:read`. */
+  list(params: CustomFieldListParams = {}, options?: RequestOptions): PagePromise<CustomField> {
+    return this.transport.list<CustomField>(`/v1/custom-fields`, { ...params }, options);
+  }
+
+  /** Create a custom field. Requires the scope `custom_fields:write`. */
+  create(params: CustomFieldCreateParams, options?: RequestOptions): Promise<WithResponse<CustomField>> {
+    return this.transport.request<CustomField>('POST', `/v1/custom-fields`, { body: params }, options);
+  }
+
+  /** Get a custom field. Requires the scope `custom_fields:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<CustomField>> {
+    return this.transport.request<CustomField>('GET', `/v1/custom-fields/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update a custom field (partial: absent fields are kept, null clears). Requires the scope `custom_fields:write`. */
+  update(id: string, params: CustomFieldUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<CustomField>> {
+    return this.transport.request<CustomField>('PUT', `/v1/custom-fields/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete a custom field. Requires the scope `custom_fields:write`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/custom-fields/${encodeURIComponent(id)}`, {}, options);
+  }
+}
+
 /** availability-exceptions: list, create, get, update, delete. */
 export class AvailabilityExceptionsResource {
   constructor(private readonly transport: Transport) {}
@@ -7328,9 +8269,13 @@ export class Resources {
   readonly apiKeys: ApiKeysResource;
   readonly changeSets: ChangeSetsResource;
   readonly changes: ChangesResource;
+  readonly apps: AppsResource;
+  readonly appInstallLinks: AppInstallLinksResource;
+  readonly appInstalls: AppInstallsResource;
   readonly products: ProductsResource;
   readonly taxRates: TaxRatesResource;
   readonly timeEntries: TimeEntriesResource;
+  readonly customFields: CustomFieldsResource;
   readonly availabilityExceptions: AvailabilityExceptionsResource;
   readonly availability: AvailabilityResource;
 
@@ -7355,9 +8300,13 @@ export class Resources {
     this.apiKeys = new ApiKeysResource(transport);
     this.changeSets = new ChangeSetsResource(transport);
     this.changes = new ChangesResource(transport);
+    this.apps = new AppsResource(transport);
+    this.appInstallLinks = new AppInstallLinksResource(transport);
+    this.appInstalls = new AppInstallsResource(transport);
     this.products = new ProductsResource(transport);
     this.taxRates = new TaxRatesResource(transport);
     this.timeEntries = new TimeEntriesResource(transport);
+    this.customFields = new CustomFieldsResource(transport);
     this.availabilityExceptions = new AvailabilityExceptionsResource(transport);
     this.availability = new AvailabilityResource(transport);
   }

@@ -89,6 +89,11 @@ __all__ = [
     "TaxSummaryReportTotals",
     "TaxSummaryReportRow",
     "TaxSummaryReport",
+    "JobProfitabilityReportParameters",
+    "JobProfitabilityReportOtherCurrency",
+    "JobProfitabilityReportTotals",
+    "JobProfitabilityReportRow",
+    "JobProfitabilityReport",
     "EventData",
     "ClientEventActor",
     "ClientEventOrigin",
@@ -170,6 +175,14 @@ __all__ = [
     "TimeLockEventOrigin",
     "TimeLockEventData",
     "TimeLockEvent",
+    "AppEventActor",
+    "AppEventOrigin",
+    "AppEventData",
+    "AppEvent",
+    "CustomFieldEventActor",
+    "CustomFieldEventOrigin",
+    "CustomFieldEventData",
+    "CustomFieldEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
@@ -186,6 +199,12 @@ __all__ = [
     "ApiKeyRateLimits",
     "ApiKeyCreatedBy",
     "ApiKey",
+    "App",
+    "AppInstallApp",
+    "AppInstallRateLimits",
+    "AppInstallInstalledBy",
+    "AppInstall",
+    "AppInstallLink",
     "Product",
     "TaxRate",
     "AvailabilityException",
@@ -200,6 +219,10 @@ __all__ = [
     "ChangeSetResult",
     "ChangeSet",
     "Change",
+    "CustomFieldOption",
+    "CustomFieldBounds",
+    "CustomField",
+    "CustomFieldsSchema",
     "DeletedObject",
     "ClientAddressParams",
     "PropertyAddressParams",
@@ -255,7 +278,13 @@ __all__ = [
     "ApiKeyRollResultCreatedBy",
     "ApiKeyRollResult",
     "OperationParams",
+    "AppCreateResult",
+    "AppRollSecretResult",
+    "AppRotateWebhookSecretResult",
+    "AppInstallRateLimitsParams",
     "TimeEntryBulkApproveResult",
+    "CustomFieldOptionParams",
+    "CustomFieldBoundsParams",
 ]
 
 
@@ -264,7 +293,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -291,6 +320,7 @@ class Client(TypedDict):
     property_ids: List[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
+    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
 
@@ -1101,11 +1131,15 @@ class LedgerEntryTaxe(TypedDict):
     tax_amount: int
 
 
-class LedgerEntryActor(TypedDict):
+class _LedgerEntryActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class LedgerEntryActor(_LedgerEntryActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class LedgerEntry(TypedDict):
@@ -1383,6 +1417,61 @@ class TaxSummaryReport(TypedDict):
     rows: List[TaxSummaryReportRow]
 
 
+_JobProfitabilityReportParametersRequired = TypedDict("_JobProfitabilityReportParametersRequired", {"currency": str, "from": str, "to": str, "client_id": Optional[str], "job_id": Optional[str]})
+
+_JobProfitabilityReportParametersOptional = TypedDict("_JobProfitabilityReportParametersOptional", {}, total=False)
+
+
+class JobProfitabilityReportParameters(_JobProfitabilityReportParametersRequired, _JobProfitabilityReportParametersOptional):
+    """The parameters the answer used, defaults filled in."""
+
+
+class JobProfitabilityReportOtherCurrency(TypedDict):
+    """JobProfitabilityReportOtherCurrency"""
+
+    currency: str
+    count: int
+
+
+class JobProfitabilityReportTotals(TypedDict):
+    """Over every row, on every page."""
+
+    revenue_amount: int
+    cost_amount: int
+    margin_amount: int
+    margin_basis_points: Optional[int]
+    lines_without_cost: int
+
+
+class JobProfitabilityReportRow(TypedDict):
+    """JobProfitabilityReportRow"""
+
+    job_id: str
+    number: Optional[str]
+    title: Optional[str]
+    client_id: Optional[str]
+    revenue_amount: int
+    cost_amount: int
+    margin_amount: int
+    margin_basis_points: Optional[int]
+    lines_without_cost: int
+
+
+class JobProfitabilityReport(TypedDict):
+    """The job profitability report."""
+
+    object: Literal["report"]
+    type: Literal["job_profitability"]
+    currency: str
+    timezone: str
+    ledger_sequence: int
+    computed_at: str
+    parameters: JobProfitabilityReportParameters
+    other_currencies: List[JobProfitabilityReportOtherCurrency]
+    totals: JobProfitabilityReportTotals
+    rows: List[JobProfitabilityReportRow]
+
+
 class _EventDataRequired(TypedDict):
     object: Dict[str, Any]
 
@@ -1395,11 +1484,15 @@ class EventData(_EventDataRequired, total=False):
     truncated: Literal[True]
 
 
-class ClientEventActor(TypedDict):
+class _ClientEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class ClientEventActor(_ClientEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class ClientEventOrigin(TypedDict):
@@ -1434,11 +1527,15 @@ class ClientEvent(TypedDict):
     data: ClientEventData
 
 
-class PropertyEventActor(TypedDict):
+class _PropertyEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class PropertyEventActor(_PropertyEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class PropertyEventOrigin(TypedDict):
@@ -1473,11 +1570,15 @@ class PropertyEvent(TypedDict):
     data: PropertyEventData
 
 
-class ServiceRequestEventActor(TypedDict):
+class _ServiceRequestEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class ServiceRequestEventActor(_ServiceRequestEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class ServiceRequestEventOrigin(TypedDict):
@@ -1512,11 +1613,15 @@ class ServiceRequestEvent(TypedDict):
     data: ServiceRequestEventData
 
 
-class QuoteEventActor(TypedDict):
+class _QuoteEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class QuoteEventActor(_QuoteEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class QuoteEventOrigin(TypedDict):
@@ -1551,11 +1656,15 @@ class QuoteEvent(TypedDict):
     data: QuoteEventData
 
 
-class JobEventActor(TypedDict):
+class _JobEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class JobEventActor(_JobEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class JobEventOrigin(TypedDict):
@@ -1590,11 +1699,15 @@ class JobEvent(TypedDict):
     data: JobEventData
 
 
-class InvoiceEventActor(TypedDict):
+class _InvoiceEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class InvoiceEventActor(_InvoiceEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class InvoiceEventOrigin(TypedDict):
@@ -1629,11 +1742,15 @@ class InvoiceEvent(TypedDict):
     data: InvoiceEventData
 
 
-class PaymentEventActor(TypedDict):
+class _PaymentEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class PaymentEventActor(_PaymentEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class PaymentEventOrigin(TypedDict):
@@ -1668,11 +1785,15 @@ class PaymentEvent(TypedDict):
     data: PaymentEventData
 
 
-class DeliveryEventActor(TypedDict):
+class _DeliveryEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class DeliveryEventActor(_DeliveryEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class DeliveryEventOrigin(TypedDict):
@@ -1707,11 +1828,15 @@ class DeliveryEvent(TypedDict):
     data: DeliveryEventData
 
 
-class WebhookEndpointEventActor(TypedDict):
+class _WebhookEndpointEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class WebhookEndpointEventActor(_WebhookEndpointEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class WebhookEndpointEventOrigin(TypedDict):
@@ -1746,11 +1871,15 @@ class WebhookEndpointEvent(TypedDict):
     data: WebhookEndpointEventData
 
 
-class TeamMemberEventActor(TypedDict):
+class _TeamMemberEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class TeamMemberEventActor(_TeamMemberEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class TeamMemberEventOrigin(TypedDict):
@@ -1785,11 +1914,15 @@ class TeamMemberEvent(TypedDict):
     data: TeamMemberEventData
 
 
-class ApiKeyEventActor(TypedDict):
+class _ApiKeyEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class ApiKeyEventActor(_ApiKeyEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class ApiKeyEventOrigin(TypedDict):
@@ -1824,11 +1957,15 @@ class ApiKeyEvent(TypedDict):
     data: ApiKeyEventData
 
 
-class VisitEventActor(TypedDict):
+class _VisitEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class VisitEventActor(_VisitEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class VisitEventOrigin(TypedDict):
@@ -1863,11 +2000,15 @@ class VisitEvent(TypedDict):
     data: VisitEventData
 
 
-class VisitScheduleEventActor(TypedDict):
+class _VisitScheduleEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class VisitScheduleEventActor(_VisitScheduleEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class VisitScheduleEventOrigin(TypedDict):
@@ -1902,11 +2043,15 @@ class VisitScheduleEvent(TypedDict):
     data: VisitScheduleEventData
 
 
-class ProductEventActor(TypedDict):
+class _ProductEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class ProductEventActor(_ProductEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class ProductEventOrigin(TypedDict):
@@ -1941,11 +2086,15 @@ class ProductEvent(TypedDict):
     data: ProductEventData
 
 
-class TaxRateEventActor(TypedDict):
+class _TaxRateEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class TaxRateEventActor(_TaxRateEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class TaxRateEventOrigin(TypedDict):
@@ -1980,11 +2129,15 @@ class TaxRateEvent(TypedDict):
     data: TaxRateEventData
 
 
-class RecurringInvoiceEventActor(TypedDict):
+class _RecurringInvoiceEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class RecurringInvoiceEventActor(_RecurringInvoiceEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class RecurringInvoiceEventOrigin(TypedDict):
@@ -2019,11 +2172,15 @@ class RecurringInvoiceEvent(TypedDict):
     data: RecurringInvoiceEventData
 
 
-class AvailabilityExceptionEventActor(TypedDict):
+class _AvailabilityExceptionEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class AvailabilityExceptionEventActor(_AvailabilityExceptionEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class AvailabilityExceptionEventOrigin(TypedDict):
@@ -2058,11 +2215,15 @@ class AvailabilityExceptionEvent(TypedDict):
     data: AvailabilityExceptionEventData
 
 
-class CreditNoteEventActor(TypedDict):
+class _CreditNoteEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class CreditNoteEventActor(_CreditNoteEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class CreditNoteEventOrigin(TypedDict):
@@ -2097,11 +2258,15 @@ class CreditNoteEvent(TypedDict):
     data: CreditNoteEventData
 
 
-class TimeEntryEventActor(TypedDict):
+class _TimeEntryEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class TimeEntryEventActor(_TimeEntryEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class TimeEntryEventOrigin(TypedDict):
@@ -2136,11 +2301,15 @@ class TimeEntryEvent(TypedDict):
     data: TimeEntryEventData
 
 
-class TimeLockEventActor(TypedDict):
+class _TimeLockEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class TimeLockEventActor(_TimeLockEventActorRequired, total=False):
     """Who caused the event (docs/api-contract.md §20)."""
 
-    type: Literal["api_key", "mcp", "hub", "system"]
-    id: Optional[str]
+    app_id: Optional[str]
 
 
 class TimeLockEventOrigin(TypedDict):
@@ -2175,9 +2344,95 @@ class TimeLockEvent(TypedDict):
     data: TimeLockEventData
 
 
+class _AppEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class AppEventActor(_AppEventActorRequired, total=False):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    app_id: Optional[str]
+
+
+class AppEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
+
+
+class _AppEventDataRequired(TypedDict):
+    object: App
+
+
+class AppEventData(_AppEventDataRequired, total=False):
+    """AppEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+    truncated: Literal[True]
+
+
+class AppEvent(TypedDict):
+    """An event of type app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled: its data.object is the App."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled"]
+    created_at: str
+    account_id: str
+    actor: AppEventActor
+    origin: Optional[AppEventOrigin]
+    data: AppEventData
+
+
+class _CustomFieldEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class CustomFieldEventActor(_CustomFieldEventActorRequired, total=False):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    app_id: Optional[str]
+
+
+class CustomFieldEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
+
+
+class _CustomFieldEventDataRequired(TypedDict):
+    object: CustomField
+
+
+class CustomFieldEventData(_CustomFieldEventDataRequired, total=False):
+    """CustomFieldEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+    truncated: Literal[True]
+
+
+class CustomFieldEvent(TypedDict):
+    """An event of type custom_field.created, custom_field.updated, custom_field.deleted: its data.object is the CustomField."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["custom_field.created", "custom_field.updated", "custom_field.deleted"]
+    created_at: str
+    account_id: str
+    actor: CustomFieldEventActor
+    origin: Optional[CustomFieldEventOrigin]
+    data: CustomFieldEventData
+
+
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent, TimeEntryEvent, TimeLockEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent, TimeEntryEvent, TimeLockEvent, AppEvent, CustomFieldEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -2374,7 +2629,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -2384,6 +2639,82 @@ class ApiKey(TypedDict):
     revoked_at: Optional[str]
     created_at: str
     updated_at: str
+
+
+class App(TypedDict):
+    """A third-party app published by this account: an OAuth client of this server."""
+
+    id: str
+    object: Literal["app"]
+    name: str
+    description: Optional[str]
+    website: Optional[str]
+    redirect_uris: List[str]
+    install_url: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
+    visibility: Literal["private", "public"]
+    webhook_url: Optional[str]
+    webhook_events: List[str]
+    metadata: Dict[str, str]
+    has_logo: bool
+    client_type: Literal["confidential", "public"]
+    webhook_status: Literal["enabled", "disabled"]
+    created_at: str
+    updated_at: str
+
+
+class AppInstallApp(TypedDict):
+    """The app installed."""
+
+    id: str
+    name: str
+    website: Optional[str]
+    has_logo: bool
+    publisher_name: str
+
+
+class AppInstallRateLimits(TypedDict):
+    """The install’s own bucket and quota; null fields follow the server default (60 a minute, 10,000 a day, burst 100)."""
+
+    per_minute: Optional[int]
+    per_day: Optional[int]
+    burst: Optional[int]
+
+
+class AppInstallInstalledBy(TypedDict):
+    """Whose authority approved the install."""
+
+    type: Literal["api_key", "cli"]
+    id: Optional[str]
+
+
+class AppInstall(TypedDict):
+    """An app connected to this account through OAuth, and what it may do."""
+
+    id: str
+    object: Literal["app_install"]
+    app: AppInstallApp
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
+    status: Literal["active", "uninstalled"]
+    rate_limits: AppInstallRateLimits
+    installed_by: AppInstallInstalledBy
+    installed_at: str
+    last_used_at: Optional[str]
+    uninstalled_at: Optional[str]
+    uninstalled_reason: Optional[Literal["business", "app", "app_deleted", "token_reuse", "expired", "suspended"]]
+    created_at: str
+    updated_at: str
+
+
+class AppInstallLink(TypedDict):
+    """A one-time link that hands this key’s authority to approve one install to a browser."""
+
+    id: str
+    object: Literal["app_install_link"]
+    app_id: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
+    url: str
+    expires_at: str
 
 
 class Product(TypedDict):
@@ -2599,6 +2930,57 @@ class Change(TypedDict):
     deleted: bool
     changed_at: str
     data: Any
+
+
+class CustomFieldOption(TypedDict):
+    """CustomFieldOption"""
+
+    value: str
+    label: str
+    archived: bool
+
+
+class CustomFieldBounds(TypedDict, total=False):
+    """The type’s bounds (only its type’s keys)."""
+
+    max_length: int
+    multiline: bool
+    min: Optional[float]
+    max: Optional[float]
+    decimals: Optional[int]
+    min_amount: Optional[int]
+    max_amount: Optional[int]
+    min_date: Optional[str]
+    max_date: Optional[str]
+    max_selected: Optional[int]
+
+
+class CustomField(TypedDict):
+    """A field of your own on one kind of object."""
+
+    id: str
+    object: Literal["custom_field"]
+    resource: Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"]
+    key: str
+    label: str
+    description: Optional[str]
+    type: Literal["text", "number", "money", "date", "boolean", "select", "multi_select"]
+    required: bool
+    options: List[CustomFieldOption]
+    bounds: CustomFieldBounds
+    printable: bool
+    position: int
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+class CustomFieldsSchema(TypedDict):
+    """The account’s custom fields of one kind as a JSON Schema."""
+
+    object: Literal["custom_fields_schema"]
+    resource: Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"]
+    schema: Dict[str, Any]
 
 
 class DeletedObject(TypedDict):
@@ -3126,7 +3508,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -3169,7 +3551,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -3194,11 +3576,117 @@ class OperationParams(_OperationParamsRequired, total=False):
     if_match: str
 
 
+class AppCreateResult(TypedDict):
+    """What POST /v1/apps answers."""
+
+    id: str
+    object: Literal["app"]
+    name: str
+    description: Optional[str]
+    website: Optional[str]
+    redirect_uris: List[str]
+    install_url: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
+    visibility: Literal["private", "public"]
+    webhook_url: Optional[str]
+    webhook_events: List[str]
+    metadata: Dict[str, str]
+    has_logo: bool
+    client_type: Literal["confidential", "public"]
+    webhook_status: Literal["enabled", "disabled"]
+    created_at: str
+    updated_at: str
+    client_secret: Optional[str]
+    webhook_secret: str
+
+
+class AppRollSecretResult(TypedDict):
+    """What POST /v1/apps/{id}/roll-secret answers."""
+
+    id: str
+    object: Literal["app"]
+    name: str
+    description: Optional[str]
+    website: Optional[str]
+    redirect_uris: List[str]
+    install_url: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
+    visibility: Literal["private", "public"]
+    webhook_url: Optional[str]
+    webhook_events: List[str]
+    metadata: Dict[str, str]
+    has_logo: bool
+    client_type: Literal["confidential", "public"]
+    webhook_status: Literal["enabled", "disabled"]
+    created_at: str
+    updated_at: str
+    client_secret: Optional[str]
+    webhook_secret: str
+
+
+class AppRotateWebhookSecretResult(TypedDict):
+    """What POST /v1/apps/{id}/rotate-webhook-secret answers."""
+
+    id: str
+    object: Literal["app"]
+    name: str
+    description: Optional[str]
+    website: Optional[str]
+    redirect_uris: List[str]
+    install_url: str
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
+    visibility: Literal["private", "public"]
+    webhook_url: Optional[str]
+    webhook_events: List[str]
+    metadata: Dict[str, str]
+    has_logo: bool
+    client_type: Literal["confidential", "public"]
+    webhook_status: Literal["enabled", "disabled"]
+    created_at: str
+    updated_at: str
+    client_secret: Optional[str]
+    webhook_secret: str
+
+
+class AppInstallRateLimitsParams(TypedDict, total=False):
+    """Lower limits (never above the server’s defaults: 422)."""
+
+    per_minute: Optional[int]
+    per_day: Optional[int]
+    burst: Optional[int]
+
+
 class TimeEntryBulkApproveResult(TypedDict):
     """What POST /v1/time-entries/approve answers."""
 
     approved: int
     remaining: int
+
+
+class _CustomFieldOptionParamsRequired(TypedDict):
+    value: str
+    label: str
+
+
+class CustomFieldOptionParams(_CustomFieldOptionParamsRequired, total=False):
+    """CustomFieldOptionParams"""
+
+    archived: bool
+
+
+class CustomFieldBoundsParams(TypedDict, total=False):
+    """The type’s bounds; only the ones of the field’s type may be given."""
+
+    max_length: int
+    multiline: bool
+    min: Optional[float]
+    max: Optional[float]
+    decimals: Optional[int]
+    min_amount: Optional[int]
+    max_amount: Optional[int]
+    min_date: Optional[str]
+    max_date: Optional[str]
+    max_selected: Optional[int]
 
 
 class ClientsResource:
@@ -3238,6 +3726,7 @@ class ClientsResource:
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -3245,7 +3734,7 @@ class ClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -3271,6 +3760,7 @@ class ClientsResource:
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -3278,7 +3768,7 @@ class ClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -5244,7 +5734,7 @@ Requires the scope `reports:read`."""
 
 
 class ReportsResource:
-    """reports: get_aged_receivables, get_aged_receivables_csv, get_client_statement, get_client_statement_csv, get_revenue, get_revenue_csv, get_tax_summary, get_tax_summary_csv."""
+    """reports: get_aged_receivables, get_aged_receivables_csv, get_client_statement, get_client_statement_csv, get_revenue, get_revenue_csv, get_tax_summary, get_tax_summary_csv, get_job_profitability, get_job_profitability_csv."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -5405,6 +5895,46 @@ Requires the scope `reports:read`."""
         """Get the tax summary, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
         return cast(bytes, self._transport.request("GET", "/v1/reports/tax-summary", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, basis=basis, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
+    def get_job_profitability(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> JobProfitabilityReport:
+        """Get job profitability. Per job, its invoices issued in the period and not void: revenue (their nets less their credit notes’), internal cost (Σ round(quantity × unit_cost_amount) of their product lines; credit notes lower no cost), margin and margin in basis points, and how many product lines had no cost. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`."""
+        return cast(JobProfitabilityReport, self._transport.request("GET", "/v1/reports/job-profitability", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, client_id=client_id, job_id=job_id, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_job_profitability_csv(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get job profitability, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
+        return cast(bytes, self._transport.request("GET", "/v1/reports/job-profitability", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, client_id=client_id, job_id=job_id, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
 
 class EventsResource:
     """events: list, get, resend."""
@@ -5417,10 +5947,11 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
-        actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
+        actor_type: Union[Literal["api_key", "mcp", "hub", "system", "app"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
+        app_id: Union[str, NotGiven] = NOT_GIVEN,
         origin_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
@@ -5432,7 +5963,7 @@ class EventsResource:
         """List events. Newest first. Events are kept at least 90 days.
 
 Requires the scope `events:read`."""
-        return cast(Page[Event], self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, origin_id=origin_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Page[Event], self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, app_id=app_id, origin_id=origin_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -5827,7 +6358,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -5858,7 +6389,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -5945,6 +6476,247 @@ class ChangesResource:
     ) -> Page[Change]:
         """The change feed: objects changed after a cursor, in commit order. An entry per object changed after `since`, at its latest change, in commit order; deleted objects too (kept 90 days). `meta.pagination.next_cursor` is given even on an empty page: keep it and ask again. A cursor is a position, never a time: changes sharing a millisecond all come, and a transaction that commits after a later one is not skipped."""
         return cast(Page[Change], self._transport.list("/v1/changes", _given(kinds=kinds, since=since, cursor=cursor, limit=limit), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AppsResource:
+    """apps: list, create, get, update, delete, roll_secret, rotate_webhook_secret."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[App]:
+        """List apps. The apps this account publishes, newest first.
+
+Requires the scope `apps:read`."""
+        return cast(Page[App], self._transport.list("/v1/apps", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        name: str,
+        redirect_uris: List[str],
+        install_url: str,
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]],
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        website: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        client_type: Union[Literal["confidential", "public"], NotGiven] = NOT_GIVEN,
+        visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
+        webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppCreateResult:
+        """Create an app. Publishes an OAuth client: its id is the client_id. Answers `client_secret` (confidential apps) and `webhook_secret`, shown this once.
+
+Requires the scope `apps:write`."""
+        return cast(AppCreateResult, self._transport.request("POST", "/v1/apps", body=_given(name=name, redirect_uris=redirect_uris, install_url=install_url, scopes=scopes, description=description, website=website, client_type=client_type, visibility=visibility, webhook_url=webhook_url, webhook_events=webhook_events, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Get an app. Requires the scope `apps:read`."""
+        return cast(App, self._transport.request("GET", f"/v1/apps/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        website: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        redirect_uris: Union[List[str], NotGiven] = NOT_GIVEN,
+        install_url: Union[str, NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
+        visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
+        webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
+        webhook_status: Union[Literal["enabled", "disabled"], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Update an app. A scope removed leaves every install at once; a scope added is granted only by a new consent. `client_type` is fixed.
+
+Requires the scope `apps:write`."""
+        return cast(App, self._transport.request("PUT", f"/v1/apps/{_quote(id)}", body=_given(name=name, description=description, website=website, redirect_uris=redirect_uris, install_url=install_url, scopes=scopes, visibility=visibility, webhook_url=webhook_url, webhook_events=webhook_events, webhook_status=webhook_status, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete an app. Uninstalls every install of it, in every account (`app_deleted`), in the same transaction.
+
+Requires the scope `apps:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/apps/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def roll_secret(
+        self,
+        id: str,
+        *,
+        overlap_hours: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppRollSecretResult:
+        """Roll an app’s client secret. Answers the app with a new `client_secret`, shown this once. The old one keeps working for `overlap_hours` (0 to 168, default 0).
+
+Requires the scope `apps:write`."""
+        return cast(AppRollSecretResult, self._transport.request("POST", f"/v1/apps/{_quote(id)}/roll-secret", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def rotate_webhook_secret(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppRotateWebhookSecretResult:
+        """Rotate an app’s webhook secret. Answers the app with a new `webhook_secret`, shown this once.
+
+Requires the scope `apps:write`."""
+        return cast(AppRotateWebhookSecretResult, self._transport.request("POST", f"/v1/apps/{_quote(id)}/rotate-webhook-secret", unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AppInstallLinksResource:
+    """app-install-links: create."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def create(
+        self,
+        *,
+        app_id: str,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
+        expires_in_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstallLink:
+        """Create an install link. A one-time link (5 to 60 minutes) that hands this key’s authority to approve one install of an app to a browser. Its scopes lie within the key’s (403) and the app’s (422); the `url` is shown this once.
+
+Requires the scope `apps:install`."""
+        return cast(AppInstallLink, self._transport.request("POST", "/v1/app-install-links", body=_given(app_id=app_id, scopes=scopes, expires_in_minutes=expires_in_minutes), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AppInstallsResource:
+    """app-installs: list, get_current, delete_current, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Literal["active", "uninstalled"], NotGiven] = NOT_GIVEN,
+        app_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[AppInstall]:
+        """List app installs. The apps installed in this account, uninstalled ones too, newest first.
+
+Requires the scope `app_installs:read`."""
+        return cast(Page[AppInstall], self._transport.list("/v1/app-installs", _given(limit=limit, cursor=cursor, status=status, app_id=app_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_current(
+        self,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Get the calling token’s install. With an app’s access token: its own install. An API key has none (404)."""
+        return cast(AppInstall, self._transport.request("GET", "/v1/app-installs/current", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete_current(
+        self,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Uninstall the calling token’s install. With an app’s access token: the app uninstalls itself (`app`). An API key has none (404)."""
+        return cast(AppInstall, self._transport.request("DELETE", "/v1/app-installs/current", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Get an app install. Requires the scope `app_installs:read`."""
+        return cast(AppInstall, self._transport.request("GET", f"/v1/app-installs/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        rate_limits: AppInstallRateLimitsParams,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Update an app install. Lowers the install’s own rate limits (higher than the defaults: 422; the operator raises them).
+
+Requires the scope `app_installs:write`."""
+        return cast(AppInstall, self._transport.request("PUT", f"/v1/app-installs/{_quote(id)}", body=_given(rate_limits=rate_limits), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Uninstall an app. Uninstalls (`business`): every token of it is revoked at once. Answers the install, which stays readable; again: unchanged, no event.
+
+Requires the scope `app_installs:write`."""
+        return cast(AppInstall, self._transport.request("DELETE", f"/v1/app-installs/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class ProductsResource:
@@ -6371,6 +7143,114 @@ Requires the scope `time_entries:approve`."""
         return cast(TimeEntry, self._transport.request("POST", f"/v1/time-entries/{_quote(id)}/unapprove", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class CustomFieldsResource:
+    """custom-fields: get_schema, list, create, get, update, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def get_schema(
+        self,
+        *,
+        resource: Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomFieldsSchema:
+        """Get the JSON Schema of a kind’s custom fields. The account’s JSON Schema 2020-12 of the `custom_fields` value of one kind of object, with an ETag that moves when a definition changes.
+
+Requires the scope `custom_fields:read`."""
+        return cast(CustomFieldsSchema, self._transport.request("GET", "/v1/custom-fields/schema", query=_given(resource=resource), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        resource: Union[Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[CustomField]:
+        """List custom fields. Requires the scope `custom_fields:read`."""
+        return cast(Page[CustomField], self._transport.list("/v1/custom-fields", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, resource=resource), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        *,
+        resource: Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"],
+        key: str,
+        type: Literal["text", "number", "money", "date", "boolean", "select", "multi_select"],
+        label: str,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        required: Union[bool, NotGiven] = NOT_GIVEN,
+        options: Union[List[CustomFieldOptionParams], NotGiven] = NOT_GIVEN,
+        bounds: Union[CustomFieldBoundsParams, NotGiven] = NOT_GIVEN,
+        printable: Union[bool, NotGiven] = NOT_GIVEN,
+        position: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomField:
+        """Create a custom field. Requires the scope `custom_fields:write`."""
+        return cast(CustomField, self._transport.request("POST", "/v1/custom-fields", body=_given(resource=resource, key=key, type=type, label=label, description=description, required=required, options=options, bounds=bounds, printable=printable, position=position, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomField:
+        """Get a custom field. Requires the scope `custom_fields:read`."""
+        return cast(CustomField, self._transport.request("GET", f"/v1/custom-fields/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        label: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        required: Union[bool, NotGiven] = NOT_GIVEN,
+        options: Union[List[CustomFieldOptionParams], NotGiven] = NOT_GIVEN,
+        bounds: Union[CustomFieldBoundsParams, NotGiven] = NOT_GIVEN,
+        printable: Union[bool, NotGiven] = NOT_GIVEN,
+        position: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomField:
+        """Update a custom field (partial: absent fields are kept, null clears). Requires the scope `custom_fields:write`."""
+        return cast(CustomField, self._transport.request("PUT", f"/v1/custom-fields/{_quote(id)}", body=_given(label=label, description=description, required=required, options=options, bounds=bounds, printable=printable, position=position, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a custom field. Requires the scope `custom_fields:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/custom-fields/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AvailabilityExceptionsResource:
     """availability-exceptions: list, create, get, update, delete."""
 
@@ -6600,9 +7480,13 @@ class Resources:
         self.api_keys = ApiKeysResource(transport)
         self.change_sets = ChangeSetsResource(transport)
         self.changes = ChangesResource(transport)
+        self.apps = AppsResource(transport)
+        self.app_install_links = AppInstallLinksResource(transport)
+        self.app_installs = AppInstallsResource(transport)
         self.products = ProductsResource(transport)
         self.tax_rates = TaxRatesResource(transport)
         self.time_entries = TimeEntriesResource(transport)
+        self.custom_fields = CustomFieldsResource(transport)
         self.availability_exceptions = AvailabilityExceptionsResource(transport)
         self.availability = AvailabilityResource(transport)
 
@@ -6644,6 +7528,7 @@ class AsyncClientsResource:
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -6651,7 +7536,7 @@ class AsyncClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -6677,6 +7562,7 @@ class AsyncClientsResource:
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -6684,7 +7570,7 @@ class AsyncClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8650,7 +9536,7 @@ Requires the scope `reports:read`."""
 
 
 class AsyncReportsResource:
-    """reports: get_aged_receivables, get_aged_receivables_csv, get_client_statement, get_client_statement_csv, get_revenue, get_revenue_csv, get_tax_summary, get_tax_summary_csv."""
+    """reports: get_aged_receivables, get_aged_receivables_csv, get_client_statement, get_client_statement_csv, get_revenue, get_revenue_csv, get_tax_summary, get_tax_summary_csv, get_job_profitability, get_job_profitability_csv."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -8811,6 +9697,46 @@ Requires the scope `reports:read`."""
         """Get the tax summary, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
         return cast(bytes, await self._transport.request("GET", "/v1/reports/tax-summary", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, basis=basis, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
+    async def get_job_profitability(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> JobProfitabilityReport:
+        """Get job profitability. Per job, its invoices issued in the period and not void: revenue (their nets less their credit notes’), internal cost (Σ round(quantity × unit_cost_amount) of their product lines; credit notes lower no cost), margin and margin in basis points, and how many product lines had no cost. Send `Accept: text/csv` for every row as CSV.
+
+Requires the scope `reports:read`."""
+        return cast(JobProfitabilityReport, await self._transport.request("GET", "/v1/reports/job-profitability", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, client_id=client_id, job_id=job_id, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_job_profitability_csv(
+        self,
+        *,
+        from_: str,
+        to: str,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        ledger_sequence: Union[int, NotGiven] = NOT_GIVEN,
+        currency: Union[str, NotGiven] = NOT_GIVEN,
+        client_id: Union[str, NotGiven] = NOT_GIVEN,
+        job_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get job profitability, as CSV. Every row (at most 100,000) as RFC 4180 CSV bytes, totals last as TOTAL; the BMS-Ledger-Sequence header of lastResponse names the books it read."""
+        return cast(bytes, await self._transport.request("GET", "/v1/reports/job-profitability", query=_given(to=to, limit=limit, cursor=cursor, ledger_sequence=ledger_sequence, currency=currency, client_id=client_id, job_id=job_id, **{"from": from_}), accept="text/csv", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
 
 class AsyncEventsResource:
     """events: list, get, resend."""
@@ -8823,10 +9749,11 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
-        actor_type: Union[Literal["api_key", "mcp", "hub", "system"], NotGiven] = NOT_GIVEN,
+        actor_type: Union[Literal["api_key", "mcp", "hub", "system", "app"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
+        app_id: Union[str, NotGiven] = NOT_GIVEN,
         origin_id: Union[str, NotGiven] = NOT_GIVEN,
         created_after: Union[str, NotGiven] = NOT_GIVEN,
         created_before: Union[str, NotGiven] = NOT_GIVEN,
@@ -8838,7 +9765,7 @@ class AsyncEventsResource:
         """List events. Newest first. Events are kept at least 90 days.
 
 Requires the scope `events:read`."""
-        return AsyncPagePromise[Event](lambda: self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, origin_id=origin_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[Event](lambda: self._transport.list("/v1/events", _given(limit=limit, cursor=cursor, type=type, resource_id=resource_id, actor_type=actor_type, actor_id=actor_id, app_id=app_id, origin_id=origin_id, created_after=created_after, created_before=created_before), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -9233,7 +10160,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -9264,7 +10191,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -9351,6 +10278,247 @@ class AsyncChangesResource:
     ) -> AsyncPagePromise[Change]:
         """The change feed: objects changed after a cursor, in commit order. An entry per object changed after `since`, at its latest change, in commit order; deleted objects too (kept 90 days). `meta.pagination.next_cursor` is given even on an empty page: keep it and ask again. A cursor is a position, never a time: changes sharing a millisecond all come, and a transaction that commits after a later one is not skipped."""
         return AsyncPagePromise[Change](lambda: self._transport.list("/v1/changes", _given(kinds=kinds, since=since, cursor=cursor, limit=limit), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncAppsResource:
+    """apps: list, create, get, update, delete, roll_secret, rotate_webhook_secret."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[App]:
+        """List apps. The apps this account publishes, newest first.
+
+Requires the scope `apps:read`."""
+        return AsyncPagePromise[App](lambda: self._transport.list("/v1/apps", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        name: str,
+        redirect_uris: List[str],
+        install_url: str,
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]],
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        website: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        client_type: Union[Literal["confidential", "public"], NotGiven] = NOT_GIVEN,
+        visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
+        webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppCreateResult:
+        """Create an app. Publishes an OAuth client: its id is the client_id. Answers `client_secret` (confidential apps) and `webhook_secret`, shown this once.
+
+Requires the scope `apps:write`."""
+        return cast(AppCreateResult, await self._transport.request("POST", "/v1/apps", body=_given(name=name, redirect_uris=redirect_uris, install_url=install_url, scopes=scopes, description=description, website=website, client_type=client_type, visibility=visibility, webhook_url=webhook_url, webhook_events=webhook_events, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Get an app. Requires the scope `apps:read`."""
+        return cast(App, await self._transport.request("GET", f"/v1/apps/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        name: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        website: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        redirect_uris: Union[List[str], NotGiven] = NOT_GIVEN,
+        install_url: Union[str, NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
+        visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
+        webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
+        webhook_status: Union[Literal["enabled", "disabled"], NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Update an app. A scope removed leaves every install at once; a scope added is granted only by a new consent. `client_type` is fixed.
+
+Requires the scope `apps:write`."""
+        return cast(App, await self._transport.request("PUT", f"/v1/apps/{_quote(id)}", body=_given(name=name, description=description, website=website, redirect_uris=redirect_uris, install_url=install_url, scopes=scopes, visibility=visibility, webhook_url=webhook_url, webhook_events=webhook_events, webhook_status=webhook_status, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete an app. Uninstalls every install of it, in every account (`app_deleted`), in the same transaction.
+
+Requires the scope `apps:write`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/apps/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def roll_secret(
+        self,
+        id: str,
+        *,
+        overlap_hours: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppRollSecretResult:
+        """Roll an app’s client secret. Answers the app with a new `client_secret`, shown this once. The old one keeps working for `overlap_hours` (0 to 168, default 0).
+
+Requires the scope `apps:write`."""
+        return cast(AppRollSecretResult, await self._transport.request("POST", f"/v1/apps/{_quote(id)}/roll-secret", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def rotate_webhook_secret(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppRotateWebhookSecretResult:
+        """Rotate an app’s webhook secret. Answers the app with a new `webhook_secret`, shown this once.
+
+Requires the scope `apps:write`."""
+        return cast(AppRotateWebhookSecretResult, await self._transport.request("POST", f"/v1/apps/{_quote(id)}/rotate-webhook-secret", unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncAppInstallLinksResource:
+    """app-install-links: create."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def create(
+        self,
+        *,
+        app_id: str,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
+        expires_in_minutes: Union[int, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstallLink:
+        """Create an install link. A one-time link (5 to 60 minutes) that hands this key’s authority to approve one install of an app to a browser. Its scopes lie within the key’s (403) and the app’s (422); the `url` is shown this once.
+
+Requires the scope `apps:install`."""
+        return cast(AppInstallLink, await self._transport.request("POST", "/v1/app-install-links", body=_given(app_id=app_id, scopes=scopes, expires_in_minutes=expires_in_minutes), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncAppInstallsResource:
+    """app-installs: list, get_current, delete_current, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Literal["active", "uninstalled"], NotGiven] = NOT_GIVEN,
+        app_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[AppInstall]:
+        """List app installs. The apps installed in this account, uninstalled ones too, newest first.
+
+Requires the scope `app_installs:read`."""
+        return AsyncPagePromise[AppInstall](lambda: self._transport.list("/v1/app-installs", _given(limit=limit, cursor=cursor, status=status, app_id=app_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_current(
+        self,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Get the calling token’s install. With an app’s access token: its own install. An API key has none (404)."""
+        return cast(AppInstall, await self._transport.request("GET", "/v1/app-installs/current", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete_current(
+        self,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Uninstall the calling token’s install. With an app’s access token: the app uninstalls itself (`app`). An API key has none (404)."""
+        return cast(AppInstall, await self._transport.request("DELETE", "/v1/app-installs/current", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Get an app install. Requires the scope `app_installs:read`."""
+        return cast(AppInstall, await self._transport.request("GET", f"/v1/app-installs/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        rate_limits: AppInstallRateLimitsParams,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Update an app install. Lowers the install’s own rate limits (higher than the defaults: 422; the operator raises them).
+
+Requires the scope `app_installs:write`."""
+        return cast(AppInstall, await self._transport.request("PUT", f"/v1/app-installs/{_quote(id)}", body=_given(rate_limits=rate_limits), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AppInstall:
+        """Uninstall an app. Uninstalls (`business`): every token of it is revoked at once. Answers the install, which stays readable; again: unchanged, no event.
+
+Requires the scope `app_installs:write`."""
+        return cast(AppInstall, await self._transport.request("DELETE", f"/v1/app-installs/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncProductsResource:
@@ -9777,6 +10945,114 @@ Requires the scope `time_entries:approve`."""
         return cast(TimeEntry, await self._transport.request("POST", f"/v1/time-entries/{_quote(id)}/unapprove", body=_given(), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncCustomFieldsResource:
+    """custom-fields: get_schema, list, create, get, update, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def get_schema(
+        self,
+        *,
+        resource: Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomFieldsSchema:
+        """Get the JSON Schema of a kind’s custom fields. The account’s JSON Schema 2020-12 of the `custom_fields` value of one kind of object, with an ETag that moves when a definition changes.
+
+Requires the scope `custom_fields:read`."""
+        return cast(CustomFieldsSchema, await self._transport.request("GET", "/v1/custom-fields/schema", query=_given(resource=resource), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        resource: Union[Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[CustomField]:
+        """List custom fields. Requires the scope `custom_fields:read`."""
+        return AsyncPagePromise[CustomField](lambda: self._transport.list("/v1/custom-fields", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, resource=resource), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        *,
+        resource: Literal["client", "property", "service_request", "quote", "job", "invoice", "visit", "product", "team_member"],
+        key: str,
+        type: Literal["text", "number", "money", "date", "boolean", "select", "multi_select"],
+        label: str,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        required: Union[bool, NotGiven] = NOT_GIVEN,
+        options: Union[List[CustomFieldOptionParams], NotGiven] = NOT_GIVEN,
+        bounds: Union[CustomFieldBoundsParams, NotGiven] = NOT_GIVEN,
+        printable: Union[bool, NotGiven] = NOT_GIVEN,
+        position: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomField:
+        """Create a custom field. Requires the scope `custom_fields:write`."""
+        return cast(CustomField, await self._transport.request("POST", "/v1/custom-fields", body=_given(resource=resource, key=key, type=type, label=label, description=description, required=required, options=options, bounds=bounds, printable=printable, position=position, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomField:
+        """Get a custom field. Requires the scope `custom_fields:read`."""
+        return cast(CustomField, await self._transport.request("GET", f"/v1/custom-fields/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        label: Union[str, NotGiven] = NOT_GIVEN,
+        description: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        required: Union[bool, NotGiven] = NOT_GIVEN,
+        options: Union[List[CustomFieldOptionParams], NotGiven] = NOT_GIVEN,
+        bounds: Union[CustomFieldBoundsParams, NotGiven] = NOT_GIVEN,
+        printable: Union[bool, NotGiven] = NOT_GIVEN,
+        position: Union[int, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> CustomField:
+        """Update a custom field (partial: absent fields are kept, null clears). Requires the scope `custom_fields:write`."""
+        return cast(CustomField, await self._transport.request("PUT", f"/v1/custom-fields/{_quote(id)}", body=_given(label=label, description=description, required=required, options=options, bounds=bounds, printable=printable, position=position, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a custom field. Requires the scope `custom_fields:write`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/custom-fields/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncAvailabilityExceptionsResource:
     """availability-exceptions: list, create, get, update, delete."""
 
@@ -10006,8 +11282,12 @@ class AsyncResources:
         self.api_keys = AsyncApiKeysResource(transport)
         self.change_sets = AsyncChangeSetsResource(transport)
         self.changes = AsyncChangesResource(transport)
+        self.apps = AsyncAppsResource(transport)
+        self.app_install_links = AsyncAppInstallLinksResource(transport)
+        self.app_installs = AsyncAppInstallsResource(transport)
         self.products = AsyncProductsResource(transport)
         self.tax_rates = AsyncTaxRatesResource(transport)
         self.time_entries = AsyncTimeEntriesResource(transport)
+        self.custom_fields = AsyncCustomFieldsResource(transport)
         self.availability_exceptions = AsyncAvailabilityExceptionsResource(transport)
         self.availability = AsyncAvailabilityResource(transport)

@@ -141,6 +141,14 @@ export const InvoiceSchema = Type.Object(
     reminders_enabled: remindersEnabled,
     reminders: Type.Array(InvoiceReminderSchema, {
       description: 'The payment reminder steps sent for it, in step order (docs/api-contract.md §23). Read-only.',
+      example: [
+        {
+          step: 1,
+          sent_at: '2026-12-20T16:00:00.000Z',
+          delivery_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f07',
+          late_fee_amount: 185,
+        },
+      ],
     }),
     next_reminder_at: nullableTimestamp(
       'When the next payment reminder would go, as the account’s schedule stands; null: none will. Read-only.',

@@ -54,6 +54,7 @@ export const DepositSchema = Type.Object(
   {
     additionalProperties: false,
     description: 'The deposit asked before the work (contract §23); editable while the quote is. null: none.',
+    example: { type: 'percent', value: 30 },
   },
 );
 
