@@ -11,7 +11,7 @@ import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { openDatabase, type Database } from '../src/db/database.js';
 import type { VisitAssigneeRow, VisitRow } from '../src/db/types.js';
-import { api, prepare, ROOT, startBms, startPostgresDatabase, stop, work } from './lib.js';
+import { api, prepare, ROOT, startBms, stop, work, onEachEngine } from './lib.js';
 
 const VISITS = Number(process.env.AVAILABILITY_VISITS ?? 100_000);
 const SCHEDULES = Number(process.env.AVAILABILITY_SCHEDULES ?? 1_000);
@@ -212,26 +212,7 @@ async function runEngine(
 
 async function main() {
   const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version };
-  const runs = [];
-  const only = process.env.SCALE_ENGINE;
-  if (only !== 'postgres') {
-    const file = path.join(work, 'availability.sqlite');
-    runs.push(await runEngine('SQLite', { DATABASE_URL: `sqlite:${file}` }, { kind: 'sqlite', path: file }));
-  }
-  if (only !== 'sqlite') {
-    const postgres = await startPostgresDatabase('availability');
-    try {
-      runs.push(
-        await runEngine(
-          'PostgreSQL',
-          { DATABASE_URL: postgres.url },
-          { kind: 'postgres', url: postgres.url, poolMax: 4 },
-        ),
-      );
-    } finally {
-      postgres.stop();
-    }
-  }
+  const runs = await onEachEngine('availability', runEngine);
   const lines = [
     '# Availability benchmark',
     '',

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { openDatabase, type Database } from '../src/db/database.js';
 import type { JobRow, VisitAssigneeRow, VisitRow } from '../src/db/types.js';
-import { ROOT, prepare, startBms, stop, work, startPostgresDatabase } from './lib.js';
+import { ROOT, prepare, startBms, stop, onEachEngine } from './lib.js';
 
 const VISITS = Number(process.env.CALENDAR_VISITS ?? 100_000);
 const SMALL = 100;
@@ -283,21 +283,7 @@ async function runEngine(
 
 async function main() {
   const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version };
-  const runs = [];
-  const only = process.env.SCALE_ENGINE;
-  if (only !== 'postgres') {
-    const file = path.join(work, 'calendar.sqlite');
-    runs.push(await runEngine('SQLite', { DATABASE_URL: `sqlite:${file}` }, { kind: 'sqlite', path: file }));
-  }
-  if (only !== 'sqlite') {
-    const postgres = await startPostgresDatabase('calendar');
-    try {
-      const { url } = postgres;
-      runs.push(await runEngine('PostgreSQL', { DATABASE_URL: url }, { kind: 'postgres', url, poolMax: 4 }));
-    } finally {
-      postgres.stop();
-    }
-  }
+  const runs = await onEachEngine('calendar', runEngine);
   const lines = [
     '# Calendar benchmark',
     '',

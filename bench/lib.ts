@@ -297,6 +297,37 @@ export async function startPostgresDatabase(name: string): Promise<{ url: string
   return { url: postgres.url.replace(/\/[^/]*$/, `/${name}`), stop: () => postgres.stop() };
 }
 
+/**
+ * Runs `run` on a SQLite file and on a throwaway PostgreSQL database, both named `name`
+ * (`SCALE_ENGINE=sqlite` or `postgres`: that one only): each with the server's environment and the database's
+ * configuration, for the same measurement on both engines. Their results, SQLite's first.
+ */
+export async function onEachEngine<T>(
+  name: string,
+  run: (
+    engine: 'SQLite' | 'PostgreSQL',
+    env: Record<string, string>,
+    config: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolMax: number },
+  ) => Promise<T>,
+): Promise<T[]> {
+  const runs: T[] = [];
+  const only = process.env.SCALE_ENGINE;
+  if (only !== 'postgres') {
+    const file = path.join(work, `${name}.sqlite`);
+    runs.push(await run('SQLite', { DATABASE_URL: `sqlite:${file}` }, { kind: 'sqlite', path: file }));
+  }
+  if (only !== 'sqlite') {
+    const postgres = await startPostgresDatabase(name);
+    try {
+      const { url } = postgres;
+      runs.push(await run('PostgreSQL', { DATABASE_URL: url }, { kind: 'postgres', url, poolMax: 4 }));
+    } finally {
+      postgres.stop();
+    }
+  }
+  return runs;
+}
+
 export async function stop(child: ChildProcess) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');

@@ -15,7 +15,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { openDatabase, type Database } from '../src/db/database.js';
 import type { InvoiceRow, LedgerEntryRow } from '../src/db/types.js';
 import { keepDayTotals } from '../src/modules/ledger/ledger.day-totals.js';
-import { api, prepare, ROOT, startBms, startPostgresDatabase, stop, work } from './lib.js';
+import { api, prepare, ROOT, startBms, stop, work, onEachEngine } from './lib.js';
 
 const INVOICES = Number(process.env.REPORTS_INVOICES ?? 100_000);
 const REQUESTS = Number(process.env.REPORTS_REQUESTS ?? 30);
@@ -286,26 +286,7 @@ async function runEngine(
 
 async function main() {
   const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version };
-  const runs = [];
-  const only = process.env.SCALE_ENGINE;
-  if (only !== 'postgres') {
-    const file = path.join(work, 'reports.sqlite');
-    runs.push(await runEngine('SQLite', { DATABASE_URL: `sqlite:${file}` }, { kind: 'sqlite', path: file }));
-  }
-  if (only !== 'sqlite') {
-    const postgres = await startPostgresDatabase('reports');
-    try {
-      runs.push(
-        await runEngine(
-          'PostgreSQL',
-          { DATABASE_URL: postgres.url },
-          { kind: 'postgres', url: postgres.url, poolMax: 4 },
-        ),
-      );
-    } finally {
-      postgres.stop();
-    }
-  }
+  const runs = await onEachEngine('reports', runEngine);
   const lines = [
     '# Reports benchmark',
     '',

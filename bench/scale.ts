@@ -10,7 +10,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { openDatabase, type Database } from '../src/db/database.js';
 import type { ClientRow, InvoiceRow } from '../src/db/types.js';
 import * as rangeIndexes from '../src/db/migrations/20261122070000_range_indexes.js';
-import { ROOT, prepare, startBms, stop, work, startPostgresDatabase } from './lib.js';
+import { ROOT, prepare, startBms, stop, work, onEachEngine } from './lib.js';
 
 const ROWS = Number(process.env.SCALE_ROWS ?? 1_000_000);
 const INVOICE_CLIENTS = Math.min(10_000, ROWS);
@@ -381,21 +381,7 @@ function markdown(runs: Array<Awaited<ReturnType<typeof runEngine>>>, machine: R
 
 async function main() {
   const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version };
-  const runs = [];
-  const only = process.env.SCALE_ENGINE;
-  if (only !== 'postgres') {
-    const file = path.join(work, 'scale.sqlite');
-    runs.push(await runEngine('SQLite', { DATABASE_URL: `sqlite:${file}` }, { kind: 'sqlite', path: file }));
-  }
-  if (only !== 'sqlite') {
-    const postgres = await startPostgresDatabase('scale');
-    try {
-      const { url } = postgres;
-      runs.push(await runEngine('PostgreSQL', { DATABASE_URL: url }, { kind: 'postgres', url, poolMax: 4 }));
-    } finally {
-      postgres.stop();
-    }
-  }
+  const runs = await onEachEngine('scale', runEngine);
   const text = markdown(runs, machine);
   const results = path.join(ROOT, 'bench/results');
   fs.writeFileSync(

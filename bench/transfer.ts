@@ -6,10 +6,9 @@
 // `npm run bench:transfer`; TRANSFER_CLIENTS (default 50,000), TRANSFER_CHANGES (1,000,000), TRANSFER_REQUESTS
 // (20), SCALE_ENGINE (sqlite | postgres). The export's RSS growth waits for exports.
 import os from 'node:os';
-import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { openDatabase } from '../src/db/database.js';
-import { api, prepare, startBms, startPostgresDatabase, stop, work } from './lib.js';
+import { api, prepare, startBms, stop, onEachEngine } from './lib.js';
 
 const CLIENTS = Number(process.env.TRANSFER_CLIENTS ?? 50_000);
 const CHANGES = Number(process.env.TRANSFER_CHANGES ?? 1_000_000);
@@ -86,23 +85,7 @@ async function main() {
   console.log(
     JSON.stringify({ cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version }),
   );
-  const only = process.env.SCALE_ENGINE;
-  if (only !== 'postgres') {
-    const file = path.join(work, 'transfer.sqlite');
-    await runEngine('SQLite', { DATABASE_URL: `sqlite:${file}` }, { kind: 'sqlite', path: file });
-  }
-  if (only !== 'sqlite') {
-    const postgres = await startPostgresDatabase('transfer');
-    try {
-      await runEngine(
-        'PostgreSQL',
-        { DATABASE_URL: postgres.url },
-        { kind: 'postgres', url: postgres.url, poolMax: 4 },
-      );
-    } finally {
-      postgres.stop();
-    }
-  }
+  await onEachEngine('transfer', runEngine);
   process.exit(0);
 }
 
