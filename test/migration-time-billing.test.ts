@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { systemClock } from '../src/core/deps.js';
 import { SYSTEM_ACTOR } from '../src/kernel/context.js';
 import { createAccount } from '../src/modules/accounts/index.js';
-import { migratableDatabase } from './helpers/migration.js';
+import { insertOldMember, migratableDatabase } from './helpers/migration.js';
 
 const NAME = '20261129150000_time_billing';
 
@@ -19,25 +19,7 @@ test('entries recorded before the migration keep their figures, down and up agai
     const now = new Date().toISOString();
     const memberId = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
     const entryId = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02';
-    await database.db
-      .insertInto('team_members')
-      .values({
-        id: memberId,
-        account_id: account.id,
-        name: 'Maria',
-        sort_name: 'maria',
-        email: null,
-        phone: null,
-        role: 'field',
-        color: null,
-        timezone: 'UTC',
-        active: 1,
-        external_id: null,
-        metadata: '{}',
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await insertOldMember(database.db, account.id, memberId, now);
     // An entry as the version before wrote it: no billed_hundredths column yet.
     const { billed_hundredths: _billed, ...before } = {
       id: entryId,

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { systemClock } from '../src/core/deps.js';
 import { SYSTEM_ACTOR } from '../src/kernel/context.js';
 import { createAccount, getAccount } from '../src/modules/accounts/index.js';
-import { migratableDatabase } from './helpers/migration.js';
+import { insertOldMember, migratableDatabase } from './helpers/migration.js';
 
 const NAME = '20261129030000_time_entries';
 
@@ -19,25 +19,7 @@ test('accounts and members made before the migration keep working, down and up a
     // A member as the version before wrote it.
     const now = new Date().toISOString();
     const memberId = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
-    await database.db
-      .insertInto('team_members')
-      .values({
-        id: memberId,
-        account_id: account.id,
-        name: 'Maria',
-        sort_name: 'maria',
-        email: null,
-        phone: null,
-        role: 'field',
-        color: null,
-        timezone: 'UTC',
-        active: 1,
-        external_id: null,
-        metadata: '{}',
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await insertOldMember(database.db, account.id, memberId, now);
     assert.ok((await database.migrateToLatest()).includes(NAME));
     const ctx = {
       db: database.db,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { systemClock } from '../src/core/deps.js';
 import { createAccount } from '../src/modules/accounts/index.js';
-import { migratableDatabase } from './helpers/migration.js';
+import { insertOldMember, migratableDatabase } from './helpers/migration.js';
 
 const NAME = '20261129180000_time_entry_seconds';
 
@@ -17,25 +17,7 @@ test('entries recorded before the migration get their worked seconds; running on
     await database.migrateTo(database.before(NAME));
     const now = new Date().toISOString();
     const memberId = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
-    await database.db
-      .insertInto('team_members')
-      .values({
-        id: memberId,
-        account_id: account.id,
-        name: 'Maria',
-        sort_name: 'maria',
-        email: null,
-        phone: null,
-        role: 'field',
-        color: null,
-        timezone: 'UTC',
-        active: 1,
-        external_id: null,
-        metadata: '{}',
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await insertOldMember(database.db, account.id, memberId, now);
     const entry = (id: string, started_at: string, ended_at: string | null, break_minutes: number) => ({
       id,
       account_id: account.id,

@@ -62,3 +62,29 @@ export async function migratableDatabase(): Promise<MigratableDatabase> {
     },
   };
 }
+
+/**
+ * A team member named Maria as every schema with time entries stores one: the member a migration test's old
+ * time entries name.
+ */
+export async function insertOldMember(db: Db, accountId: string, id: string, now: string): Promise<void> {
+  await db
+    .insertInto('team_members')
+    .values({
+      id,
+      account_id: accountId,
+      name: 'Maria',
+      sort_name: 'maria',
+      email: null,
+      phone: null,
+      role: 'field',
+      color: null,
+      timezone: 'UTC',
+      active: 1,
+      external_id: null,
+      metadata: '{}',
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+}
