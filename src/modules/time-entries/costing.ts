@@ -2,34 +2,21 @@
 // documents — the job's own lines until it has a sent or paid invoice, then those invoices (another currency's
 // listed, not converted). Exact: integers, §6's rounding; margin_percent to 2 decimals, halves away from zero.
 import type { Context } from '../../kernel/context.js';
-import { type LineItem, lineItemsOf, multiplyDivideRounded } from '../documents/index.js';
+import { documentCostOf, type LineItem, lineItemsOf, multiplyDivideRounded } from '../documents/index.js';
 import { findIssuedInvoicesOfJob } from '../invoices/index.js';
 import { getJob } from '../jobs/index.js';
 import type { JobCosting } from './billing.schemas.js';
 import * as repository from './time-entries.repository.js';
 import { timeSettings } from './time-entries.service.js';
 
-type Labour = JobCosting['labour'];
 type Materials = JobCosting['materials'];
 
-/** The labour of a job's entries: running ones counted apart, the others' figures summed exactly by the database. */
-function labourOf(ctx: Context, jobId: string, incrementMinutes: number): Promise<Labour> {
-  return repository.sumLabour(ctx.db, ctx.accountId, jobId, incrementMinutes);
-}
-
-/** Materials: lines with a product (lines of billed time are labour), Σ round(quantity × unit_cost_amount). */
+/** Materials: a document's product lines (lines of billed time are labour), Σ round(quantity × unit_cost_amount). */
 function addMaterials(materials: Materials, lines: readonly LineItem[]): void {
-  for (const line of lines) {
-    if (line.product_id === null || line.time_entry_ids.length > 0) continue;
-    materials.lines += 1;
-    if (line.unit_cost_amount === null) {
-      materials.lines_without_cost += 1;
-      continue;
-    }
-    // quantity has at most 3 decimals: thousandths × cost ÷ 1000, rounded halves away from zero.
-    const thousandths = BigInt(Math.round(line.quantity * 1000));
-    materials.cost_amount += Number(multiplyDivideRounded(thousandths, BigInt(line.unit_cost_amount), 1000n));
-  }
+  const cost = documentCostOf(lines);
+  materials.lines += cost.lines;
+  materials.cost_amount += cost.cost_amount;
+  materials.lines_without_cost += cost.lines_without_cost;
 }
 
 /** margin = profit × 100 ÷ price to 2 decimals (halves away from zero), null at price 0. */
@@ -46,7 +33,8 @@ export async function jobCosting(ctx: Context, jobId: string): Promise<JobCostin
     timeSettings(ctx),
     findIssuedInvoicesOfJob(ctx.db, ctx.accountId, job.id),
   ]);
-  const labour = await labourOf(ctx, job.id, settings.incrementMinutes);
+  // Running entries counted apart; the others' figures summed exactly by the database.
+  const labour = await repository.sumLabour(ctx.db, ctx.accountId, job.id, settings.incrementMinutes);
   const materials: Materials = { lines: 0, cost_amount: 0, lines_without_cost: 0 };
   const excluded: string[] = [];
   let price = 0;
