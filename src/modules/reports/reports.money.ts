@@ -1,6 +1,7 @@
 // The exact arithmetic of the reports (docs/api-contract.md §24, §32 "Money"): the cumulative largest-remainder
 // split of the cash basis and the half-away rounding of a rate's taxable share, in BigInt so that no product of
 // two amounts ever passes 2^53.
+import { multiplyDivideRounded } from '../documents/index.js';
 
 /**
  * `amount` shared over `weights` pro rata by largest remainder, ties to the lower index: the shares sum to
@@ -30,11 +31,5 @@ export function largestRemainder(amount: number, weights: readonly number[]): nu
 /** amount × part / whole, rounded half away from zero (0 when whole is 0). */
 export function proRata(amount: number, part: number, whole: number): number {
   if (whole === 0) return 0;
-  const numerator = BigInt(amount) * BigInt(part);
-  const denominator = BigInt(whole);
-  const negative = numerator < 0n !== denominator < 0n;
-  const n = numerator < 0n ? -numerator : numerator;
-  const d = denominator < 0n ? -denominator : denominator;
-  const rounded = (2n * n + d) / (2n * d);
-  return Number(negative ? -rounded : rounded);
+  return Number(multiplyDivideRounded(BigInt(amount), BigInt(part), BigInt(whole)));
 }
