@@ -8,7 +8,8 @@
 // no SDK toolchains), on SQLite only, with no PostgreSQL cluster started.
 //
 // The closing lines: each engine's passed, failed and cancelled counts, then `N passed, N failed` (failed
-// counts the cancelled too). The exit code is non-zero when any test failed or was cancelled, or a pass ended
+// counts the cancelled too), after the names of the tests that failed (so the tail of a CI log says which). The
+// exit code is non-zero when any test failed or was cancelled, or a pass ended
 // without its summary.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -92,6 +93,18 @@ function runPass(name, env) {
         .slice(0, 5)
         .map(([file, ms]) => `${path.basename(file)} ${Math.round(ms / 1000)} s`);
       const summarised = count('pass') !== undefined;
+      // Each failed test: its TAP line, its suites before it, and the first line of its error.
+      const failures = [];
+      const lines = output.split('\n');
+      lines.forEach((line, at) => {
+        const failed = /^(\s*)not ok \d+ - (.*)$/.exec(line);
+        if (!failed) return;
+        const block = lines.slice(at + 1, at + 12);
+        const error = block.find((next) => /^\s+error: /.test(next))?.trim();
+        const where = block.find((next) => /^\s+location: /.test(next))?.match(/([^/]+\.test\.ts:\d+)/)?.[1];
+        const said = [where, error].filter(Boolean).join(' ');
+        failures.push(`${failed[1] ? '  ' : ''}${failed[2]}${said ? ` — ${said}` : ''}`);
+      });
       resolve({
         name,
         code,
@@ -101,6 +114,7 @@ function runPass(name, env) {
         cancelled: Number(count('cancelled') ?? 0),
         seconds: Math.round((Date.now() - started) / 1000),
         slowest,
+        failures,
       });
     });
   });
@@ -122,6 +136,8 @@ const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(seconds % 60)
 console.log('');
 for (const result of results)
   if (result.slowest.length) console.log(`${result.name}, the slowest files: ${result.slowest.join(', ')}`);
+for (const result of results)
+  if (result.failures.length) console.log(`${result.name}, what failed:\n${result.failures.join('\n')}`);
 for (const result of results)
   if (!result.summarised) console.log(`${result.name}: the pass ended (exit ${result.code}) without its summary`);
 console.log(

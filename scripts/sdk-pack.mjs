@@ -2,7 +2,9 @@
 // `npm run sdk:pack [-- --out DIR]`: builds both SDKs into installable files without a registry: the JS
 // SDK as an npm tarball (`bms-sdk-<version>.tgz`, what `npm publish` would upload) and the Python SDK as a
 // wheel (`bms_sdk-<version>-py3-none-any.whl`). The wheel is built from a copy of sdks/python in a
-// temporary folder, so nothing (build/, *.egg-info) is written into the source tree. Default output:
+// temporary folder, so nothing (build/, *.egg-info) is written into the source tree; the JS SDK is built in a
+// copy too, so two packs at once (the test suite's two engine passes) never see each other's half-cleaned
+// dist/, and sdks/js/dist (which the SDK tests link to) is left as it was. Default output:
 // dist/sdks/ at the repository root. Prints the two paths, one a line.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,9 +31,18 @@ const pyproject = fs.readFileSync(path.join(root, 'sdks/python/pyproject.toml'),
 const pythonVersion = /^version = "([^"]+)"$/m.exec(pyproject)?.[1];
 if (pythonVersion !== version) throw new Error(`the JS SDK is ${version} but the Python SDK is ${pythonVersion}`);
 
-run(npm, ['run', 'build'], js);
-const packed = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', out], js));
-const tarball = path.join(out, packed[0].filename);
+const jsCopy = fs.mkdtempSync(path.join(os.tmpdir(), 'bms-sdk-js-'));
+let tarball;
+try {
+  fs.cpSync(js, jsCopy, { recursive: true, filter: (file) => !/[/\\](dist|node_modules)$/.test(file) });
+  // The build's compiler is the repository's own (the `tsc` its script names).
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(jsCopy, 'node_modules'), 'junction');
+  run(npm, ['run', 'build'], jsCopy);
+  const packed = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', out], jsCopy));
+  tarball = path.join(out, packed[0].filename);
+} finally {
+  fs.rmSync(jsCopy, { recursive: true, force: true });
+}
 
 // Offline: the system's setuptools and wheel (Debian's python3-wheel), no build isolation, no index.
 const python = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
