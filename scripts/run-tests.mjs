@@ -100,7 +100,12 @@ function runPass(name, env) {
         const failed = /^(\s*)not ok \d+ - (.*)$/.exec(line);
         if (!failed) return;
         const block = lines.slice(at + 1, at + 12);
-        const error = block.find((next) => /^\s+error: /.test(next))?.trim();
+        const errorAt = block.findIndex((next) => /^\s+error: /.test(next));
+        // A multi-line error (`error: |-`) says what it is on its next line.
+        const error =
+          errorAt < 0
+            ? undefined
+            : `${block[errorAt].trim()}${block[errorAt].trim().endsWith('|-') ? ` ${block[errorAt + 1]?.trim()}` : ''}`;
         const where = block.find((next) => /^\s+location: /.test(next))?.match(/([^/]+\.test\.ts:\d+)/)?.[1];
         const said = [where, error].filter(Boolean).join(' ');
         failures.push(`${failed[1] ? '  ' : ''}${failed[2]}${said ? ` — ${said}` : ''}`);

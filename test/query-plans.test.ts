@@ -32,7 +32,11 @@ import {
   SERVICE_REQUEST_SORTS,
 } from '../src/modules/service-requests/service-requests.repository.js';
 import { listTeamMembersPlan, TEAM_MEMBER_SORTS } from '../src/modules/team-members/team-members.repository.js';
-import { listTimeEntriesPlan, TIME_ENTRY_SORTS } from '../src/modules/time-entries/time-entries.repository.js';
+import {
+  labourQuery,
+  listTimeEntriesPlan,
+  TIME_ENTRY_SORTS,
+} from '../src/modules/time-entries/time-entries.repository.js';
 import { calendarReads } from '../src/modules/visits/calendar.repository.js';
 import { listVisitsPlan, VISIT_SORTS, type VisitFilters } from '../src/modules/visits/visits.repository.js';
 import { listProductsPlan, PRODUCT_SORTS } from '../src/modules/catalog/products.repository.js';
@@ -1307,4 +1311,17 @@ describe(`an endpoint's attempt log on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: 
     assertReads(await plan(deliveries({ status: 'failed' })), 'webhook_deliveries_endpoint_status_idx', false));
   test("event_id=: the event's attempts from webhook_deliveries_event_attempts_idx", async () =>
     assertReads(await plan(deliveries({ event_id: EVENT })), 'webhook_deliveries_event_attempts_idx', true));
+});
+
+describe(`a job's costing on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: its labour from one index alone`, () => {
+  test('the sum of its entries reads time_entries_job_costing_idx, never an entry’s row', async () => {
+    const text = await plan(labourQuery(context.database.db, accountId, ID, 15));
+    assert.match(
+      text,
+      onPostgres
+        ? /Index (Only )?Scan using time_entries_job_costing_idx/
+        : /SEARCH time_entries USING COVERING INDEX time_entries_job_costing_idx/,
+      text,
+    );
+  });
 });

@@ -206,10 +206,12 @@ export function readClientRecord(
   return readAnswer(db, accountId, id, key, dataVersion, answers);
 }
 
-/** A client's record read whole, to be shown with the current definitions. */
+/** A client's record read whole, to be shown with the current definitions (both asked in one round trip). */
 async function readShownRecord(db: Executor, accountId: string, id: string): Promise<ClientRecord | undefined> {
-  const definitions = await clientDefinitions(db, accountId);
-  const record = await repository.findClientRecord(db, accountId, id);
+  const [definitions, record] = await Promise.all([
+    clientDefinitions(db, accountId),
+    repository.findClientRecord(db, accountId, id),
+  ]);
   return record && showWith(record, definitions);
 }
 

@@ -83,7 +83,8 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
   return guardExternalId(ctx, 'clients', input.external_id, () =>
     inTransaction(ctx, async (tx) => {
       const definitions = await clientDefinitions(tx.db, tx.accountId);
-      row.custom_fields = (await writeCustomFields(tx, 'client', row.id, input.custom_fields, undefined, true)) ?? '{}';
+      row.custom_fields =
+        (await writeCustomFields(tx, definitions, row.id, input.custom_fields, undefined, true)) ?? '{}';
       await repository.insertClient(tx.db, row);
       // The row itself, given its (no) property ids: not a copy (a property after a spread is slow in V8).
       const record = row as ClientRow & { property_ids: string[] };
@@ -131,13 +132,20 @@ async function applyClientUpdate(
   if (input.notes !== undefined) patch.notes = input.notes;
   if (input.external_id !== undefined) patch.external_id = input.external_id;
   if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
-  const values = await writeCustomFields(tx, 'client', current.id, input.custom_fields, current.custom_fields, false);
+  const definitions = await clientDefinitions(tx.db, tx.accountId);
+  const values = await writeCustomFields(
+    tx,
+    definitions,
+    current.id,
+    input.custom_fields,
+    current.custom_fields,
+    false,
+  );
   if (values !== undefined && values !== current.custom_fields) patch.custom_fields = values;
   if (Object.keys(patch).length === 0) return presentClient(current);
   patch.updated_at = tx.clock.now().toISOString();
   const updated = await repository.updateClient(tx.db, tx.accountId, current.id, patch);
   if (!updated) throw notFound('client', id);
-  const definitions = await clientDefinitions(tx.db, tx.accountId);
   const client = presentClient(showWith({ ...updated, property_ids: current.property_ids }, definitions));
   await recordChange(tx, { resource: 'client', before: presentClient(current), after: client });
   return client;

@@ -9,6 +9,19 @@ import type { ChangesTable } from '../../db/types.js';
 /** Event families that are no object of a list: deliveries and pay-period locks. */
 const NOT_LISTED = new Set(['delivery', 'time_lock']);
 
+/**
+ * SQLite's group commit: the marks of a batch's queued events (`temp.event_queue`, events.repository.ts), made
+ * by one statement just before the batch commits, in the order the events were recorded (the last mark of an
+ * object wins): what `noteChange` would have written for each, in the same transaction.
+ */
+export const SQLITE_CHANGES_QUEUED = `insert into changes (account_id, kind, object_id, position, deleted, changed_at)
+  select account_id, substr(type, 1, instr(type, '.') - 1), resource_id, null, type like '%.deleted', created_at
+  from temp.event_queue
+  where substr(type, 1, instr(type, '.') - 1) not in (${[...NOT_LISTED].map((kind) => `'${kind}'`).join(', ')})
+  order by rowid
+  on conflict (account_id, kind, object_id)
+  do update set position = null, deleted = excluded.deleted, changed_at = excluded.changed_at`;
+
 /** Marks the event's object changed (or deleted), pending a position; in the event's transaction. */
 export async function noteChange(db: Executor, accountId: string, type: string, objectId: string, at: string) {
   const kind = type.slice(0, type.indexOf('.'));

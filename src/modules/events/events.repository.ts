@@ -12,6 +12,7 @@ import {
   timeBoundConditions,
 } from '../../db/index.js';
 import type { EventRow } from '../../db/types.js';
+import { noteChange, SQLITE_CHANGES_QUEUED } from './changes.repository.js';
 import { hasSubscribers } from './subscriber-cache.js';
 import { queueToSubscribers, SQLITE_FAN_OUT_QUEUED } from './webhooks.repository.js';
 
@@ -54,12 +55,13 @@ export const insertEvent: (db: Executor, row: EventRow) => Promise<void> = prepa
  * (db/deferred-write.ts): where the engine gathers commits (SQLite's group commit, db/sqlite/group-commit.ts),
  * the event is queued in the request's savepoint as one row of a TEMP table (in memory; a rollback to the
  * savepoint takes it back) and written to `events` with the batch's other events by one INSERT … SELECT just
- * before the batch commits, followed by their webhook deliveries (SQLITE_FAN_OUT_QUEUED). So the event commits
+ * before the batch commits, followed by their change feed marks (SQLITE_CHANGES_QUEUED) and webhook deliveries
+ * (SQLITE_FAN_OUT_QUEUED). So the event commits
  * with its change, durable before anyone is answered, as before; but its seven b-trees (the table, its key and
  * five indexes) are written outside the requests' savepoints, whose sub-journal copied each page they touched,
  * and with no read of the account's endpoints per event (issue 36). Nobody reads a queued event: its id is
  * first shown in the answer of its request, which is sent after the commit. Elsewhere (PostgreSQL) the event
- * is inserted at once, and queued to the endpoints that subscribe to it (`queueToSubscribers`) when the
+ * is inserted at once, with its change feed mark, and queued to the endpoints that subscribe to it (`queueToSubscribers`) when the
  * account has any (`hasSubscribers`). `family` is the type's `resource.*` pattern.
  */
 export const writeEvent: (db: Executor, row: EventRow, family: string) => Promise<void> = deferredWrite<
@@ -89,14 +91,19 @@ export const writeEvent: (db: Executor, row: EventRow, family: string) => Promis
     pending: 'select 1 from temp.event_queue limit 1',
     apply: [
       `insert into events (${COLUMNS.join(', ')}) select ${COLUMNS.join(', ')} from temp.event_queue order by rowid`,
+      SQLITE_CHANGES_QUEUED,
       SQLITE_FAN_OUT_QUEUED,
     ],
     clear: 'delete from temp.event_queue',
   },
   now: async (db, row, family) => {
     const patterns = ['*', family, row.type];
-    // Sent together: on PostgreSQL's pipelined connection, one round trip instead of two.
-    const [, subscribed] = await Promise.all([insertEvent(db, row), hasSubscribers(db, row.account_id, patterns)]);
+    // Sent together: on PostgreSQL's pipelined connection, one round trip instead of three.
+    const [, , subscribed] = await Promise.all([
+      insertEvent(db, row),
+      noteChange(db, row.account_id, row.type, row.resource_id, row.created_at),
+      hasSubscribers(db, row.account_id, patterns),
+    ]);
     if (subscribed) await queueToSubscribers(db, row, patterns, row.created_at);
   },
 });

@@ -67,9 +67,10 @@ export async function recordEvent(
     created_at: now,
   };
   const family = `${type.slice(0, type.lastIndexOf('.'))}.*`;
-  // The change feed's mark, in the same transaction: the object changed (docs/api-contract.md §26).
-  await noteChange(trx, accountId, type, object.id, now);
   if (options.onlyEndpointId) {
+    // The change feed's mark, in the same transaction: the object changed (docs/api-contract.md §26). A
+    // deferred write (below) makes it with the event.
+    await noteChange(trx, accountId, type, object.id, now);
     await repository.insertEvent(trx, row);
     await insertDeliveries(trx, [pendingAttempt(accountId, options.onlyEndpointId, row, 1, now)]);
   } else {

@@ -370,7 +370,6 @@ export async function findMemberNames(
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-/** What a job's costing reads of its entries: the columns of their figures only. */
 /**
  * The labour of a job's entries, summed by the database over the job's index: each stopped entry's cost and
  * billable amount rounded on its own (contract §29: round(seconds × hourly cost ÷ 3600), and its billed hours
@@ -379,13 +378,13 @@ export async function findMemberNames(
  * rounded halves away from zero, in integer arithmetic on both engines. `incrementMinutes` is a multiple of 3
  * (its hundredths of an hour are exact).
  */
-export async function sumLabour(db: Executor, accountId: string, jobId: string, incrementMinutes: number) {
+export function labourQuery(db: Executor, accountId: string, jobId: string, incrementMinutes: number) {
   const increment = Math.trunc(incrementMinutes) * 60;
   // Literals, not parameters: SQLite binds a JavaScript number as REAL, and its division would not be integer.
   const hundredths = sql`coalesce(billed_hundredths, ((2 * duration_seconds + ${sql.lit(increment)}) / ${sql.lit(2 * increment)}) * ${sql.lit(incrementMinutes * 5)} / 3)`;
   const amount = sql`(2 * ${hundredths} * hourly_rate_amount + 100) / 200`;
   const stopped = sql`ended_at is not null`;
-  const row = await db
+  return db
     .selectFrom('time_entries')
     .select([
       sql<number | string>`count(*)`.as('all_entries'),
@@ -405,8 +404,12 @@ export async function sumLabour(db: Executor, accountId: string, jobId: string, 
       ),
     ])
     .where('account_id', '=', accountId)
-    .where('job_id', '=', jobId)
-    .executeTakeFirstOrThrow();
+    .where('job_id', '=', jobId);
+}
+
+/** A job's labour (`labourQuery`), read from the index made for it (`time_entries_job_costing_idx`) alone. */
+export async function sumLabour(db: Executor, accountId: string, jobId: string, incrementMinutes: number) {
+  const row = await labourQuery(db, accountId, jobId, incrementMinutes).executeTakeFirstOrThrow();
   const running = Number(row.running_entries ?? 0);
   return {
     entries: Number(row.all_entries) - running,
