@@ -2,11 +2,12 @@
 // that overlap a window and have no visit yet, shaped as visits with `projected: true` and `id: null`, carrying
 // `schedule_id` and `occurrence_key` (§21). Skipped and paused occurrences are not projected.
 import { Temporal } from '@js-temporal/polyfill';
+import { Lru } from '../../core/lru.js';
 import { fromJson } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import type { CalendarProjector, ProjectedVisit } from '../visits/index.js';
 import { durationsOf, inPause, ruleOf } from './materialize.js';
-import { fitsYears, occurrenceOn, ruleDates } from './recurrence-expansion.js';
+import { dayOf, fitsYearsOnDay, occurrenceOn, ruleDays } from './recurrence-expansion.js';
 import { occurrenceKey, type Recurrence } from './recurrence-parts.js';
 import * as repository from './visit-schedules.repository.js';
 import type { Template } from './visit-schedules.schemas.js';
@@ -23,6 +24,60 @@ const beyond = (item: ProjectedVisit, after: { value: string; id: string }) => {
 
 /** The first span of starts a page projects; each next span is twice as long, until the page is full. */
 const FIRST_SPAN_HOURS = 8 * 24;
+
+/** Outside a transaction, other requests run between every this many schedules or occurrences of a span. */
+const TURN = 100;
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** An occurrence's instants and local times, as the projection shows them. */
+interface Times {
+  start: Temporal.Instant;
+  end: Temporal.Instant;
+  start_at: string;
+  end_at: string;
+  local_start: string;
+  local_end: string;
+  start_date: string | null;
+  end_date: string | null;
+  duration_minutes: number;
+}
+
+/**
+ * The times of occurrences, by zone, local date, time of day and length: a pure function of its key (the
+ * zone's rules are the runtime's, fixed while it runs), so never stale. Schedules share zones, dates and
+ * times, and the polyfill's zone arithmetic is most of a projection's cost.
+ */
+const timesCache = new Lru<string, Times>(20_000);
+
+function timesOf(
+  rule: Recurrence,
+  durations: ReturnType<typeof durationsOf>,
+  date: Temporal.PlainDate,
+  day: number,
+): Times {
+  const key = `${rule.timezone}|${day}|${rule.time}|${durations.duration_minutes}|${durations.duration_days}`;
+  let times = timesCache.get(key);
+  if (times === undefined) {
+    const one = occurrenceOn(rule, durations, date, NONE);
+    const start = one.start.toInstant();
+    const end = one.end.toInstant();
+    const allDay = durations.duration_days !== null;
+    times = {
+      start,
+      end,
+      start_at: text(start),
+      end_at: text(end),
+      local_start: local(one.start),
+      local_end: local(one.end),
+      start_date: allDay ? one.date.toString() : null,
+      end_date: allDay ? one.end.toPlainDate().subtract({ days: 1 }).toString() : null,
+      duration_minutes: Math.round(start.until(end).total('minutes')),
+    };
+    timesCache.set(key, times);
+  }
+  return times;
+}
+const NONE: ReadonlySet<string> = new Set();
 
 /**
  * The first `page.limit` projected items in the calendar's order (start_at, then schedule_id) after `page.after`,
@@ -83,17 +138,26 @@ async function projectSpan(
     row: repository.ProjectableSchedule;
     rule: Recurrence;
     date: Temporal.PlainDate;
+    day: number;
     key: string;
   }> = [];
-  for (const { row, rule } of rules) {
+  const inTurns = !ctx.db.isTransaction;
+  // A local date's occurrence starts within a day of that date's midnight in any zone: the dates, per zone.
+  const daysByZone = new Map<string, [number, number]>();
+  for (const [index, { row, rule }] of rules.entries()) {
+    if (inTurns && index % TURN === TURN - 1) await yieldTurn();
     const skipped = new Set(rule.exdates);
-    // A local date's occurrence starts within a day of that date's midnight in any zone.
-    const first = lo.toZonedDateTimeISO(rule.timezone).toPlainDate().subtract({ days: 1 });
-    const last = hi.toZonedDateTimeISO(rule.timezone).toPlainDate().add({ days: 1 });
-    for (const date of ruleDates(rule, first, last)) {
+    let days = daysByZone.get(rule.timezone);
+    if (days === undefined) {
+      days = [dayOf(lo.toZonedDateTimeISO(rule.timezone)) - 1, dayOf(hi.toZonedDateTimeISO(rule.timezone)) + 1];
+      daysByZone.set(rule.timezone, days);
+    }
+    const found = ruleDays(rule, days[0], days[1]);
+    for (const [at, date] of found.dates.entries()) {
       const key = occurrenceKey(rule, date);
-      if (!skipped.has(key) && !inPause(row, date) && fitsYears(rule, durationsOf(row), date))
-        candidates.push({ row, rule, date, key });
+      const day = found.days[at] as number;
+      if (!skipped.has(key) && !inPause(row, date) && fitsYearsOnDay(rule, durationsOf(row), date, day))
+        candidates.push({ row, rule, date, day, key });
     }
   }
   if (candidates.length === 0) return [];
@@ -103,12 +167,11 @@ async function projectSpan(
     candidates.map((one) => one.key),
   );
   const items: ProjectedVisit[] = [];
-  const none = new Set<string>();
-  for (const { row, rule, date, key } of candidates) {
+  for (const [index, { row, rule, date, day, key }] of candidates.entries()) {
+    if (inTurns && index % TURN === TURN - 1) await yieldTurn();
     if (made.has(`${row.id}|${key}`)) continue;
-    const one = occurrenceOn(rule, durationsOf(row), date, none);
-    const start = one.start.toInstant();
-    const end = one.end.toInstant();
+    const times = timesOf(rule, durationsOf(row), date, day);
+    const { start, end } = times;
     if (Temporal.Instant.compare(start, lo) < 0 || Temporal.Instant.compare(start, hi) >= 0) continue;
     if (Temporal.Instant.compare(end, from) <= 0) continue;
     const template = fromJson<Template>(row.template);
@@ -125,13 +188,13 @@ async function projectSpan(
       status: 'scheduled',
       all_day: allDay,
       timezone: rule.timezone,
-      start_at: text(start),
-      end_at: text(end),
-      local_start: local(one.start),
-      local_end: local(one.end),
-      start_date: allDay ? one.date.toString() : null,
-      end_date: allDay ? one.end.toPlainDate().subtract({ days: 1 }).toString() : null,
-      duration_minutes: Math.round(start.until(end).total('minutes')),
+      start_at: times.start_at,
+      end_at: times.end_at,
+      local_start: times.local_start,
+      local_end: times.local_end,
+      start_date: times.start_date,
+      end_date: times.end_date,
+      duration_minutes: times.duration_minutes,
       arrival_window_minutes: template.arrival_window_minutes,
       assignee_ids: template.assignee_ids,
       conflicts: null,
@@ -143,7 +206,7 @@ async function projectSpan(
       cancel_reason: null,
       completion_notes: null,
       schedule_id: row.id,
-      occurrence_key: one.occurrence_key,
+      occurrence_key: key,
       is_exception: false,
       hold_id: null,
       external_id: null,

@@ -244,7 +244,7 @@ function cachedRules(rule: Recurrence, identity: string): RRuleTemporal[] {
 }
 
 /** A block's dates, with their days since 1970-01-01 (compared as numbers: the polyfill's compare is slow). */
-interface Block {
+export interface Block {
   dates: Temporal.PlainDate[];
   days: number[];
 }
@@ -252,7 +252,8 @@ const blockCache = new Lru<string, Block>(MAX_BLOCKS);
 
 const DAY_MS = 86_400_000;
 /** Days since 1970-01-01 (setUTCFullYear, unlike Date.UTC, takes years below 100 as they are). */
-const dayOf = (date: Temporal.PlainDate) => new Date(0).setUTCFullYear(date.year, date.month - 1, date.day) / DAY_MS;
+export const dayOf = (date: { year: number; month: number; day: number }) =>
+  new Date(0).setUTCFullYear(date.year, date.month - 1, date.day) / DAY_MS;
 const blockOf = (date: Temporal.PlainDate) => Math.floor(dayOf(date) / BLOCK_DAYS);
 function blockStart(block: number): Temporal.PlainDate {
   const at = new Date(block * BLOCK_DAYS * DAY_MS);
@@ -287,12 +288,16 @@ function fillBlocks(rule: Recurrence, identity: string, first: number, last: num
 
 /** The rule's dates in [from, to] (inclusive) before COUNT, UNTIL and exdates, from the cached blocks. */
 function rawDates(rule: Recurrence, from: Temporal.PlainDate, to: Temporal.PlainDate): Temporal.PlainDate[] {
-  const [lo, hi] = [dayOf(from), dayOf(to)];
-  if (lo > hi) return [];
+  return rawDays(rule, dayOf(from), dayOf(to)).dates;
+}
+
+/** The same between days since 1970-01-01, with each date's day beside it. */
+function rawDays(rule: Recurrence, lo: number, hi: number): Block {
+  const found: Block = { dates: [], days: [] };
+  if (lo > hi) return found;
   const identity = ruleIdentity(rule);
   const first = Math.floor(lo / BLOCK_DAYS);
   const last = Math.floor(hi / BLOCK_DAYS);
-  const found: Temporal.PlainDate[] = [];
   for (let block = first; block <= last; block++) {
     let cached = blockCache.get(`${identity}|${block}`);
     if (cached === undefined) {
@@ -301,7 +306,10 @@ function rawDates(rule: Recurrence, from: Temporal.PlainDate, to: Temporal.Plain
     }
     const { dates, days } = cached;
     for (let at = 0; at < dates.length; at++)
-      if ((days[at] as number) >= lo && (days[at] as number) <= hi) found.push(dates[at] as Temporal.PlainDate);
+      if ((days[at] as number) >= lo && (days[at] as number) <= hi) {
+        found.dates.push(dates[at] as Temporal.PlainDate);
+        found.days.push(days[at] as number);
+      }
   }
   return found;
 }
@@ -375,6 +383,32 @@ export function ruleDates(rule: Recurrence, from: Temporal.PlainDate, to: Tempor
   return countedDates(rule).filter(
     (date) => Temporal.PlainDate.compare(date, lo) >= 0 && Temporal.PlainDate.compare(date, hi) <= 0,
   );
+}
+
+/** Days since 1970-01-01 of an ISO date's text (`YYYY-MM-DD`), without the polyfill. */
+const dayOfText = (text: string) =>
+  new Date(0).setUTCFullYear(Number(text.slice(0, 4)), Number(text.slice(5, 7)) - 1, Number(text.slice(8, 10))) /
+  DAY_MS;
+const LAST_DAY = dayOf(LAST_DATE);
+
+/**
+ * `ruleDates` between days since 1970-01-01, with each date's day beside it: for loops over many rules, where
+ * the polyfill's parsing and comparisons of dates were most of the cost.
+ */
+export function ruleDays(rule: Recurrence, fromDay: number, toDay: number): Block {
+  const lo = Math.max(fromDay, dayOfText(rule.start_date));
+  let hi = Math.min(toDay, LAST_DAY);
+  if (rule.until !== null) hi = Math.min(hi, dayOfText(rule.until));
+  if (rule.count === null) return rawDays(rule, lo, hi);
+  const found: Block = { dates: [], days: [] };
+  for (const date of countedDates(rule)) {
+    const day = dayOf(date);
+    if (day >= lo && day <= hi) {
+      found.dates.push(date);
+      found.days.push(day);
+    }
+  }
+  return found;
 }
 
 /**
@@ -600,6 +634,13 @@ export function withinYears(occurrence: Occurrence): boolean {
 /** The days at the ends of the years 0001–9999 where an occurrence (at most 31 days, ±14 h) may leave them. */
 const NEAR_FIRST = Temporal.PlainDate.from('0001-01-02');
 const NEAR_LAST = LAST_DATE.subtract({ days: 33 });
+const NEAR_FIRST_DAY = dayOf(NEAR_FIRST);
+const NEAR_LAST_DAY = dayOf(NEAR_LAST);
+
+/** `fitsYears` given the date's day since 1970-01-01 too, so that most dates need no comparison of dates. */
+export function fitsYearsOnDay(rule: Recurrence, durations: Durations, date: Temporal.PlainDate, day: number): boolean {
+  return (day > NEAR_FIRST_DAY && day < NEAR_LAST_DAY) || fitsYears(rule, durations, date);
+}
 
 /** Whether the occurrence on `date` lies in the years 0001–9999 (computed only near their ends). */
 export function fitsYears(rule: Recurrence, durations: Durations, date: Temporal.PlainDate): boolean {
