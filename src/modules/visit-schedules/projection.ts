@@ -31,8 +31,9 @@ const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** An occurrence's instants and local times, as the projection shows them. */
 interface Times {
-  start: Temporal.Instant;
-  end: Temporal.Instant;
+  /** Epoch milliseconds (compared as numbers: the polyfill's comparisons are slow). */
+  start: number;
+  end: number;
   start_at: string;
   end_at: string;
   local_start: string;
@@ -63,8 +64,8 @@ function timesOf(
     const end = one.end.toInstant();
     const allDay = durations.duration_days !== null;
     times = {
-      start,
-      end,
+      start: start.epochMilliseconds,
+      end: end.epochMilliseconds,
       start_at: text(start),
       end_at: text(end),
       local_start: local(one.start),
@@ -167,13 +168,13 @@ async function projectSpan(
     candidates.map((one) => one.key),
   );
   const items: ProjectedVisit[] = [];
+  const [loMs, hiMs, fromMs] = [lo.epochMilliseconds, hi.epochMilliseconds, from.epochMilliseconds];
   for (const [index, { row, rule, date, day, key }] of candidates.entries()) {
     if (inTurns && index % TURN === TURN - 1) await yieldTurn();
     if (made.has(`${row.id}|${key}`)) continue;
     const times = timesOf(rule, durationsOf(row), date, day);
     const { start, end } = times;
-    if (Temporal.Instant.compare(start, lo) < 0 || Temporal.Instant.compare(start, hi) >= 0) continue;
-    if (Temporal.Instant.compare(end, from) <= 0) continue;
+    if (start < loMs || start >= hiMs || end <= fromMs) continue;
     const template = fromJson<Template>(row.template);
     const allDay = row.duration_days !== null;
     items.push({
