@@ -419,6 +419,49 @@ test('the calendar with include_projected: the occurrences beyond the horizon, i
   assert.deepEqual(canceledOnly.body.data, []);
 });
 
+test('projected occurrences across the autumn changes in Berlin and Denver, asked twice: each zone its own instants', async () => {
+  // The same local times on the same days in two zones: a projection keeps occurrences' times by zone, day, time
+  // and length, so the second ask (answered from what the first kept) must give the same instants, each zone
+  // its own. Berlin leaves summer time on 25 October 2026 (UTC+2 → +1), Denver on 1 November (UTC−6 → −7).
+  const berlin = await createSchedule({
+    recurrence: {
+      rrule: 'FREQ=WEEKLY;BYDAY=SA,MO',
+      start_date: '2026-10-17',
+      time: '09:00',
+      timezone: 'Europe/Berlin',
+    },
+    duration_minutes: 90,
+    horizon_days: 7,
+  });
+  const mountain = await createSchedule({
+    recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=SA,MO', start_date: '2026-10-17', ...denver },
+    duration_minutes: 90,
+    horizon_days: 7,
+  });
+  const window = 'from=2026-10-24T00:00:00Z&to=2026-11-03T00:00:00Z&include_projected=true&limit=100';
+  const expected = [
+    [berlin.id, '2026-10-24T09:00', '2026-10-24T07:00:00.000Z', '2026-10-24T08:30:00.000Z'],
+    [mountain.id, '2026-10-24T09:00', '2026-10-24T15:00:00.000Z', '2026-10-24T16:30:00.000Z'],
+    [berlin.id, '2026-10-26T09:00', '2026-10-26T08:00:00.000Z', '2026-10-26T09:30:00.000Z'],
+    [mountain.id, '2026-10-26T09:00', '2026-10-26T15:00:00.000Z', '2026-10-26T16:30:00.000Z'],
+    [berlin.id, '2026-10-31T09:00', '2026-10-31T08:00:00.000Z', '2026-10-31T09:30:00.000Z'],
+    [mountain.id, '2026-10-31T09:00', '2026-10-31T15:00:00.000Z', '2026-10-31T16:30:00.000Z'],
+    [berlin.id, '2026-11-02T09:00', '2026-11-02T08:00:00.000Z', '2026-11-02T09:30:00.000Z'],
+    [mountain.id, '2026-11-02T09:00', '2026-11-02T16:00:00.000Z', '2026-11-02T17:30:00.000Z'],
+  ];
+  for (const ask of [1, 2]) {
+    const response = await api('GET', `/v1/visits?${window}`);
+    assert.equal(response.status, 200, response.text);
+    const mine = response.body.data.filter((item: any) => [berlin.id, mountain.id].includes(item.schedule_id));
+    assert.deepEqual(
+      mine.map((item: any) => [item.schedule_id, item.local_start, item.start_at, item.end_at]),
+      expected,
+      `ask ${ask}`,
+    );
+    assert.ok(mine.every((item: any) => item.projected === true && item.duration_minutes === 90));
+  }
+});
+
 test('split of a COUNT rule without a new rule: the old keeps the occurrences before, the new the rest of the count', async () => {
   const schedule = await createSchedule({
     recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=MO;COUNT=6', start_date: '2026-02-23', ...denver },
