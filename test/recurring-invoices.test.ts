@@ -139,8 +139,18 @@ test('monthly from 2027-01-31 with last_day: 01-31, 02-28, 03-31, 04-30 … 2028
   assert.equal((await api('PUT', `/v1/recurring-invoices/${template.id}`, { name: 'x' })).status, 409);
 });
 
-test('09:00 stays 09:00 across both daylight-saving changes, in New York and Berlin; a zone change moves no date', async () => {
+test('09:00 stays 09:00 across both daylight-saving changes, in Denver, New York and Berlin; a zone change moves no date', async () => {
   const expected: Record<string, string[]> = {
+    // MST (UTC−7) until 2027-03-14, MDT (UTC−6) until 2027-11-07: the issue's 16:00Z before and 15:00Z after.
+    'America/Denver': [
+      '2027-01-15T16:00:00.000Z',
+      '2027-02-15T16:00:00.000Z',
+      '2027-03-15T15:00:00.000Z',
+      '2027-04-15T15:00:00.000Z',
+      '2027-10-15T15:00:00.000Z',
+      '2027-11-15T16:00:00.000Z',
+      '2027-12-15T16:00:00.000Z',
+    ],
     // EST (UTC−5) until 2027-03-14, EDT (UTC−4) until 2027-11-07.
     'America/New_York': [
       '2027-01-15T14:00:00.000Z',
