@@ -195,17 +195,19 @@ export function storedValues(json: string | null | undefined): CustomFieldValues
 /**
  * Checks and writes a create's or an update's `custom_fields` in the caller's transaction: throws the 422 of
  * customFieldProblems; else replaces the value rows of the keys named and answers the JSON to store in the
- * object's row (undefined when the body names no custom field: the row keeps its JSON). `definitions` are the
- * kind's, read by the caller in the same transaction (`readDefinitions`), which shows the object with them too.
+ * object's row (undefined when the body names no custom field: the row keeps its JSON). `kind` is the object's
+ * kind, or its definitions when the caller read them in the same transaction to show the object with them (one
+ * read, not two, on a write's hot path).
  */
 export async function writeCustomFields(
   tx: Context,
-  definitions: Definitions,
+  kind: CustomFieldResource | Definitions,
   objectId: string,
   input: CustomFieldValues | undefined,
   stored: string | null | undefined,
   creating: boolean,
 ): Promise<string | undefined> {
+  const definitions = typeof kind === 'string' ? await readDefinitions(tx.db, tx.accountId, kind) : kind;
   if (input === undefined && !(creating && definitions.fields.some((field) => field.required))) return undefined;
   const current = storedValues(stored);
   const problems = customFieldProblems(definitions, input, creating, current);
