@@ -122,6 +122,8 @@ export interface PropertiesTable {
   metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
 }
 
 interface DocumentColumns {
@@ -169,6 +171,8 @@ export interface ServiceRequestsTable extends DocumentColumns {
   source: string;
   preferred_date: DateText | null;
   converted_at: Timestamp | null;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
 }
 
 /** The last send of a quote or invoice: its outbox row and that row's status (null before any send). */
@@ -211,6 +215,8 @@ export interface QuotesTable extends DocumentColumns, PricedColumns, DeliveredCo
   declined_at: Timestamp | null;
   decline_reason: string | null;
   converted_at: Timestamp | null;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
 }
 
 export interface JobsTable extends DocumentColumns, PricedColumns {
@@ -226,6 +232,8 @@ export interface JobsTable extends DocumentColumns, PricedColumns {
   visits_open: number;
   visits_completed: number;
   visits_next_start_at: Timestamp | null;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
 }
 
 export interface InvoicesTable extends DocumentColumns, PricedColumns, DeliveredColumns {
@@ -245,6 +253,8 @@ export interface InvoicesTable extends DocumentColumns, PricedColumns, Delivered
   occurrence_date: DateText | null;
   /** docs/api-contract.md §23: 1 when payment reminders go out for it (the default), 0 when not. */
   reminders_enabled: Generated<number>;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
 }
 
 /** docs/api-contract.md §23: a reminder step sent for an invoice, unique per (invoice, step). */
@@ -576,6 +586,8 @@ export interface TeamMembersTable {
   metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
 }
 
 /** One scheduled occurrence of a job (docs/api-contract.md §17). */
@@ -616,6 +628,8 @@ export interface VisitsTable {
   metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
 }
 
 /** Time off or extra hours of one member (docs/api-contract.md §28). */
@@ -725,6 +739,8 @@ export interface ProductsTable {
   metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
 }
 
 /** A key a schedule skips (docs/api-contract.md §18 `exdates`). */

@@ -35,15 +35,30 @@ type FieldChecks = (body: unknown) => Promise<ErrorDetail[]>;
 
 type ReferenceChecks = NonNullable<FastifyContextConfig['referenceChecks']>;
 
+/**
+ * A kind's custom fields (modules/custom-fields `customFieldSeam`): their checks, joined to the reference checks so
+ * that one 422 names every wrong field, and the completion of every answer (each defined key, null when unset).
+ */
+export interface CustomFieldSeam {
+  checks(creating: boolean, also?: ReferenceChecks): ReferenceChecks;
+  answers(ctx: Pick<Context, 'db' | 'accountId'>): Promise<<T>(item: T) => T>;
+}
+
 /** The route config that gives a create's or an update's field and reference checks, if the resource has them. */
 function fieldChecksOf(
-  definition: Pick<ResourceDefinition<never, never, TSchema, TSchema, TSchema>, 'fieldChecks' | 'referenceChecks'>,
+  definition: Pick<
+    ResourceDefinition<never, never, TSchema, TSchema, TSchema>,
+    'fieldChecks' | 'referenceChecks' | 'customFields'
+  >,
   kind: 'create' | 'update',
 ) {
   const checks = definition.fieldChecks;
   const found = typeof checks === 'function' ? checks : checks?.[kind];
   const references = definition.referenceChecks;
-  const referencesFound = typeof references === 'function' ? references : references?.[kind];
+  const referencesOwn = typeof references === 'function' ? references : references?.[kind];
+  const referencesFound = definition.customFields
+    ? definition.customFields.checks(kind === 'create', referencesOwn)
+    : referencesOwn;
   return {
     ...(found ? { fieldChecks: found } : {}),
     ...(referencesFound ? { referenceChecks: referencesFound } : {}),
@@ -73,6 +88,8 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
   referenceChecks?: ReferenceChecks | { create?: ReferenceChecks; update?: ReferenceChecks };
   /** Error codes besides validation and lookup that update and delete can answer (e.g. INVALID_STATE). */
   stateErrors?: ErrorCode[];
+  /** The kind's custom fields: checked with the body, completed in every answer (CustomFieldSeam). */
+  customFields?: CustomFieldSeam;
   service: {
     /** `now` (read once per request) is for fields that depend on the date, such as is_overdue. */
     list(ctx: Context, query: Static<Query>, now: Date): Promise<Page<Row>>;
@@ -116,7 +133,7 @@ export interface ResourceAction<Item> {
 export function resourceRoutes<Row, Item, Create extends TSchema, Update extends TSchema, Query extends TSchema>(
   definition: ResourceDefinition<Row, Item, Create, Update, Query>,
 ): FastifyPluginAsyncTypebox {
-  const { path, names, scopes, schemas, service, kept } = definition;
+  const { path, names, scopes, schemas, service, kept, customFields } = definition;
   const [singular, plural] = names;
   const tags = [plural.charAt(0).toUpperCase() + plural.slice(1)];
   const item = schemaRef(schemas.item);
@@ -134,7 +151,14 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       serializeItem ??= sentJson(reply, item);
       return kept ? kept.json(data, write) : serializeItem(data);
     };
-    const fingerprintOf = (reply: FastifyReply) => sentJsonFingerprint(reply, item);
+    /** Completes an answer's custom fields (the identity for a kind without the seam). */
+    const completerOf = async (ctx: Context): Promise<<T>(item: T) => T> =>
+      customFields ? customFields.answers(ctx) : (item) => item;
+    /** The fingerprint of the current object, completed as its answers were when their ETag was made. */
+    const fingerprintOf = (reply: FastifyReply, complete: <T>(item: T) => T = (item) => item) => {
+      const fingerprint = sentJsonFingerprint(reply, item);
+      return (current: unknown) => fingerprint(complete(current));
+    };
     /**
      * The answer of one object with its ETag: the envelope's JSON written around the object's (serialized once
      * for both), which Fastify sends as it is (a string with a JSON content type). The headers come in the order
@@ -164,13 +188,15 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       async (request, reply) => {
         const query = request.query as Static<Query> & { limit?: number };
         const now = app.clock.now();
-        const page = await service.list(contextOf(request), query, now);
+        const ctx = contextOf(request);
+        const page = await service.list(ctx, query, now);
+        const complete = await completerOf(ctx);
         const json = listJsonResponse(
           request,
           reply,
           page,
           query.limit,
-          (row) => service.present(row, now),
+          (row) => complete(service.present(row, now)),
           (data) => itemJson(reply, data),
         );
         // Typed as the envelope the route's schema declares: this string is that envelope's JSON.
@@ -202,8 +228,9 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
           if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
         }
-        const item = await service.create(contextOf(request), request.body as Static<Create>);
-        return answer(request, reply, item, `${path}/${item.id}`);
+        const ctx = contextOf(request);
+        const item = await service.create(ctx, request.body as Static<Create>);
+        return answer(request, reply, (await completerOf(ctx))(item), `${path}/${item.id}`);
       },
     );
 
@@ -219,8 +246,11 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') },
         },
       },
-      async (request, reply) =>
-        answer(request, reply, await service.get(contextOf(request), request.params.id, app.clock.now())),
+      async (request, reply) => {
+        const ctx = contextOf(request);
+        const found = await service.get(ctx, request.params.id, app.clock.now());
+        return answer(request, reply, (await completerOf(ctx))(found));
+      },
     );
 
     app.put(
@@ -241,13 +271,15 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         },
       },
       async (request, reply) => {
+        const ctx = contextOf(request);
+        const complete = await completerOf(ctx);
         const updated = await service.update(
-          contextOf(request),
+          ctx,
           request.params.id,
           request.body as Static<Update>,
-          ifMatch(request.headers['if-match'], fingerprintOf(reply)),
+          ifMatch(request.headers['if-match'], fingerprintOf(reply, complete)),
         );
-        return answer(request, reply, updated);
+        return answer(request, reply, complete(updated));
       },
     );
 
@@ -269,15 +301,14 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
             },
           },
         },
-        async (request, reply) =>
-          ok(
+        async (request, reply) => {
+          const ctx = contextOf(request);
+          const complete = await completerOf(ctx);
+          return ok(
             request,
-            await remove(
-              contextOf(request),
-              request.params.id,
-              ifMatch(request.headers['if-match'], fingerprintOf(reply)),
-            ),
-          ),
+            await remove(ctx, request.params.id, ifMatch(request.headers['if-match'], fingerprintOf(reply, complete))),
+          );
+        },
       );
     }
 
@@ -309,7 +340,9 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           },
         },
         async (request, reply) => {
-          return answer(request, reply, await action.run(contextOf(request), request.params.id, request.body));
+          const ctx = contextOf(request);
+          const done = await action.run(ctx, request.params.id, request.body);
+          return answer(request, reply, (await completerOf(ctx))(done));
         },
       );
     }

@@ -1,6 +1,6 @@
 // Client shapes: the single source of request validation, response serialization, types and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
-import { CUSTOM_FIELD_FILTER_PATTERN } from '../custom-fields/index.js';
+import { customFieldFilterOptions } from '../custom-fields/index.js';
 import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
 import {
   CustomFieldValuesInputSchema,
@@ -106,15 +106,7 @@ export const ListClientsQuery = Type.Object(
   {
     additionalProperties: false,
     // custom_fields.<key>=a,b and custom_fields.<key>.gte= / .lte= (modules/custom-fields/filters.ts).
-    patternProperties: {
-      [CUSTOM_FIELD_FILTER_PATTERN]: {
-        type: 'string',
-        minLength: 1,
-        maxLength: 2000,
-        description:
-          'A custom field filter: `custom_fields.<key>=v` (comma: any of), `.gte=` / `.lte=` (number, money, date).',
-      },
-    },
+    ...customFieldFilterOptions,
   },
 );
 

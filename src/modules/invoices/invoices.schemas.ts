@@ -1,10 +1,12 @@
 // Invoice shapes: a bill for work, numbered when first sent, then paid or voided.
+import { customFieldFilterOptions } from '../custom-fields/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { INVOICE_LIFECYCLE, INVOICE_STATUSES, type InvoiceStatus } from './invoices.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
 import {
-  ExternalIdSchema,
+  CustomFieldValuesInputSchema,
   externalIdFilter,
+  ExternalIdSchema,
   listQueryProperties,
   MetadataSchema,
   Nullable,
@@ -167,6 +169,7 @@ const writable = {
   due_date: Type.Optional(dueDate),
   reminders_enabled: Type.Optional(remindersEnabled),
   metadata: Type.Optional(MetadataSchema),
+  custom_fields: Type.Optional(CustomFieldValuesInputSchema),
 };
 
 export const CreateInvoiceBody = Type.Object(
@@ -220,7 +223,7 @@ export const ListInvoicesQuery = Type.Object(
     job_id: idFilter('Only invoices for this job.'),
     recurring_invoice_id: idFilter('Only invoices made by this recurring invoice.'),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...customFieldFilterOptions },
 );
 
 export type Invoice = Static<typeof InvoiceSchema>;

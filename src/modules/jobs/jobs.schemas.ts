@@ -1,10 +1,12 @@
 // Job shapes: a work order, numbered at creation, scheduled, done, then invoiced.
+import { customFieldFilterOptions } from '../custom-fields/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { JOB_LIFECYCLE, JOB_STATUSES, type JobStatus } from './jobs.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
 import {
-  ExternalIdSchema,
+  CustomFieldValuesInputSchema,
   externalIdFilter,
+  ExternalIdSchema,
   listQueryProperties,
   MetadataSchema,
   Nullable,
@@ -84,6 +86,7 @@ const writable = {
   scheduled_start: Type.Optional(scheduledStart),
   scheduled_end: Type.Optional(scheduledEnd),
   metadata: Type.Optional(MetadataSchema),
+  custom_fields: Type.Optional(CustomFieldValuesInputSchema),
 };
 
 export const CreateJobBody = Type.Object(
@@ -146,7 +149,7 @@ export const ListJobsQuery = Type.Object(
       description: 'Only jobs scheduled to start before this instant.',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...customFieldFilterOptions },
 );
 
 export type Job = Static<typeof JobSchema>;

@@ -1,10 +1,12 @@
 // Quote shapes: a priced proposal sent to a client, approved or declined, then turned into a job or invoice.
+import { customFieldFilterOptions } from '../custom-fields/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { QUOTE_LIFECYCLE, QUOTE_STATUSES, type QuoteStatus } from './quotes.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
 import {
-  ExternalIdSchema,
+  CustomFieldValuesInputSchema,
   externalIdFilter,
+  ExternalIdSchema,
   listQueryProperties,
   MetadataSchema,
   Nullable,
@@ -116,6 +118,7 @@ const writable = {
   valid_until: Type.Optional(validUntil),
   deposit: Type.Optional(Nullable(DepositSchema)),
   metadata: Type.Optional(MetadataSchema),
+  custom_fields: Type.Optional(CustomFieldValuesInputSchema),
 };
 
 export const CreateQuoteBody = Type.Object(
@@ -153,7 +156,7 @@ export const ListQuotesQuery = Type.Object(
     status: statusFilter(QUOTE_STATUSES),
     request_id: idFilter('Only quotes made from this service request.'),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...customFieldFilterOptions },
 );
 
 export type Quote = Static<typeof QuoteSchema>;
