@@ -157,7 +157,8 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     /** The fingerprint of the current object, completed as its answers were when their ETag was made. */
     const fingerprintOf = (reply: FastifyReply, complete: <T>(item: T) => T = (item) => item) => {
       const fingerprint = sentJsonFingerprint(reply, item);
-      return (current: unknown) => fingerprint(complete(current));
+      // A shallow copy completed: the service may still compare the object it passed with its next state.
+      return (current: unknown) => fingerprint(complete({ ...(current as object) }));
     };
     /**
      * The answer of one object with its ETag: the envelope's JSON written around the object's (serialized once

@@ -13,9 +13,11 @@ export { customFieldsJsonSchema } from './json-schema.js';
 export { onCustomFieldDeleted, purgeAllDeletedCustomFields, purgeDeletedCustomFields } from './purge.js';
 export {
   type CustomFieldValues,
+  createdCustomFields,
   customFieldChecks,
   deleteCustomFieldValues,
   presentCustomFields,
   storedValues,
+  updatedCustomFields,
   writeCustomFields,
 } from './values.js';

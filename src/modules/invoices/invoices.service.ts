@@ -26,6 +26,13 @@ import {
   type SendableKind,
   hostedLinkOnClientChange,
 } from '../documents/index.js';
+import {
+  createdCustomFields,
+  customFieldConditions,
+  deleteCustomFieldValues,
+  storedValues,
+  updatedCustomFields,
+} from '../custom-fields/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { requireJobReference } from '../jobs/index.js';
@@ -137,9 +144,17 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput, ori
         hosted_url: null,
         hosted_recipient: null,
         metadata: JSON.stringify(input.metadata ?? {}),
+        custom_fields: '{}',
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       };
+      row.custom_fields = await createdCustomFields(
+        tx,
+        'invoice',
+        row.id,
+        input.custom_fields,
+        origin !== undefined,
+      );
       await repository.insertInvoice(tx.db, row);
       const timezone = await findAccountTimezone(tx.db, tx.accountId);
       const invoice = presentInvoice(invoiceRecord(row, [], 0, timezone), now);
@@ -171,6 +186,7 @@ export async function updateInvoice(
         const {
           status,
           metadata,
+          custom_fields: _customFields,
           reminders_enabled: remindersEnabled,
           line_items: lineItems,
           prices_include_tax: _inclusive,
@@ -201,6 +217,9 @@ export async function updateInvoice(
         const property = await propertyOnUpdate(tx, current, input);
         const now = tx.clock.now();
         if (Object.keys(input).length === 0) return presentInvoice(current, now);
+        const values = await updatedCustomFields(tx, 'invoice', current.id, input.custom_fields, current.custom_fields);
+        // Custom fields named with the values they hold change nothing: no write, updated_at kept.
+        if (values === undefined && Object.keys(input).every((key) => key === 'custom_fields')) return presentInvoice(current, now);
 
         const priced = await pricingForUpdate(tx, current, input, propertyAfter(current, property));
         assertHolds(INVOICE_LIFECYCLE, status ?? from, { ...fields, ...priced }, from);
@@ -211,6 +230,7 @@ export async function updateInvoice(
           updated_at: now.toISOString(),
         };
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
+        if (values !== undefined) patch.custom_fields = values;
         if (remindersEnabled !== undefined) patch.reminders_enabled = remindersEnabled ? 1 : 0;
         if (priced.total_amount !== undefined) {
           Object.assign(patch, priced);
@@ -312,6 +332,7 @@ export async function deleteInvoice(
     precondition?.(invoice);
     assertDeletable(INVOICE_LIFECYCLE, current.status as InvoiceStatus);
     await releaseTime(tx, current.id, current, null);
+    await deleteCustomFieldValues(tx.db, tx.accountId, 'invoice', current.id);
     await repository.deleteInvoice(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'invoice.deleted', invoice);
     return { id: current.id, deleted: true as const };
@@ -326,10 +347,11 @@ export async function listInvoices(ctx: Context, query: ListInvoicesInput, now: 
   // One read of the account's zone serves the overdue filter and every invoice's is_overdue.
   const timezone = await findAccountTimezone(db, accountId);
   const today = localToday(now, timezone);
+  const custom = await customFieldConditions(db, accountId, 'invoice', 'invoices', query);
   const { rows, resumeAfter } = await repository.listInvoices(
     db,
     accountId,
-    { ...filters, statuses, overdue: overdue === undefined ? undefined : { today, wanted: overdue } },
+    { ...filters, statuses, overdue: overdue === undefined ? undefined : { today, wanted: overdue }, custom },
     page,
   );
   return toPage<InvoiceRecord>(await withPayments(db, accountId, rows, timezone), page, resumeAfter);

@@ -1,4 +1,5 @@
 // Job endpoints: the five standard operations (jobs have no send).
+import { customFieldSeam } from '../custom-fields/index.js';
 import { documentFieldChecks } from '../documents/index.js';
 import { resourceRoutes } from '../../http/resource-routes.js';
 import { CreateJobBody, JobSchema, ListJobsQuery, UpdateJobBody } from './jobs.schemas.js';
@@ -37,6 +38,7 @@ export const jobRoutes = (holds?: HoldResolver) =>
         LINE_REFERENCES,
       ),
     },
+customFields: customFieldSeam('job'),
     service: {
       list: service.listJobs,
       present: service.presentJob,

@@ -148,6 +148,7 @@ async function projectSpan(
       hold_id: null,
       external_id: null,
       metadata: {},
+      custom_fields: {},
       created_at: row.updated_at,
       updated_at: row.updated_at,
     });
