@@ -85,6 +85,8 @@ const SCOPES = [
   'app_installs:write',
   'custom_fields:read',
   'custom_fields:write',
+  'tags:read',
+  'tags:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -282,6 +284,22 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/custom-fields/:id': 'custom_fields:read',
   'PUT /v1/custom-fields/:id': 'custom_fields:write',
   'DELETE /v1/custom-fields/:id': 'custom_fields:write',
+  'GET /v1/tags': 'tags:read',
+  'GET /v1/tags/:id': 'tags:read',
+  'PUT /v1/tags/:id': 'tags:write',
+  'DELETE /v1/tags/:id': 'tags:write',
+  'POST /v1/clients/:id/tags': 'clients:write',
+  'DELETE /v1/clients/:id/tags/:tag': 'clients:write',
+  'POST /v1/properties/:id/tags': 'clients:write',
+  'DELETE /v1/properties/:id/tags/:tag': 'clients:write',
+  'POST /v1/quotes/:id/tags': 'quotes:write',
+  'DELETE /v1/quotes/:id/tags/:tag': 'quotes:write',
+  'POST /v1/jobs/:id/tags': 'jobs:write',
+  'DELETE /v1/jobs/:id/tags/:tag': 'jobs:write',
+  'POST /v1/invoices/:id/tags': 'invoices:write',
+  'DELETE /v1/invoices/:id/tags/:tag': 'invoices:write',
+  'POST /v1/visits/:id/tags': 'visits:write',
+  'DELETE /v1/visits/:id/tags/:tag': 'visits:write',
 };
 
 /** Operations that need a second scope whatever the body (contract §22: a refund of credit moves money). */

@@ -2,7 +2,7 @@
 // declared once: each resource's routes file states its schemas, scopes and service functions.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
-import type { TSchema, Static } from '@sinclair/typebox';
+import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import { contextOf, requireScope } from './auth.js';
@@ -28,6 +28,12 @@ import {
 export const pascal = (words: string): string =>
   words.replace(/(?:^|\s)(\w)/g, (_, first: string) => first.toUpperCase());
 
+/** The path of one tag of one object: `/v1/<kind>/{id}/tags/{tag}`. */
+const TagParamsSchema = Type.Object({
+  id: IdParamsSchema.properties.id,
+  tag: Type.String({ minLength: 1, maxLength: 200, description: 'The tag, any case (URL-encoded).', example: 'VIP' }),
+});
+
 /** 'a client', 'an invoice'. */
 export const article = (noun: string): string => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 
@@ -42,6 +48,19 @@ type ReferenceChecks = NonNullable<FastifyContextConfig['referenceChecks']>;
 export interface CustomFieldSeam {
   checks(creating: boolean, also?: ReferenceChecks): ReferenceChecks;
   answers(ctx: Pick<Context, 'db' | 'accountId'>): Promise<<T>(item: T) => T>;
+}
+
+/** A kind's tags (modules/tags `tagSeam`): `POST <path>/:id/tags` adds, `DELETE <path>/:id/tags/:tag` removes. */
+export interface TagSeam {
+  /** The add endpoint's body. */
+  body: TSchema;
+  /** Changes the object's tags under its lock and answers it as `get` does, after. */
+  change<Item extends { id: string }>(
+    ctx: Context,
+    id: string,
+    change: { add: readonly string[] } | { remove: string },
+    get: (tx: Context, id: string) => Promise<Item>,
+  ): Promise<Item>;
 }
 
 /** The route config that gives a create's or an update's field and reference checks, if the resource has them. */
@@ -90,6 +109,8 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
   stateErrors?: ErrorCode[];
   /** The kind's custom fields: checked with the body, completed in every answer (CustomFieldSeam). */
   customFields?: CustomFieldSeam;
+  /** The kind's tags: the add and remove endpoints (TagSeam). */
+  tags?: TagSeam;
   service: {
     /** `now` (read once per request) is for fields that depend on the date, such as is_overdue. */
     list(ctx: Context, query: Static<Query>, now: Date): Promise<Page<Row>>;
@@ -309,6 +330,57 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
             request,
             await remove(ctx, request.params.id, ifMatch(request.headers['if-match'], fingerprintOf(reply, complete))),
           );
+        },
+      );
+    }
+
+    const tagSeam = definition.tags;
+    if (tagSeam) {
+      const getOf = (tx: Context, id: string) => service.get(tx, id, app.clock.now()) as Promise<Item & { id: string }>;
+      app.post(
+        `${path}/:id/tags`,
+        {
+          config: { scope: scopes.write },
+          schema: {
+            tags,
+            operationId: `add${pascal(singular)}Tags`,
+            summary: `Add tags to ${article(singular)}`,
+            description:
+              'Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.',
+            params: IdParamsSchema,
+            headers: IdempotencyHeaders,
+            body: tagSeam.body,
+            response: {
+              200: dataEnvelope(item),
+              ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND'),
+            },
+          },
+        },
+        async (request, reply) => {
+          const ctx = contextOf(request);
+          const added = (request.body as { tags: string[] }).tags;
+          const done = await tagSeam.change(ctx, request.params.id, { add: added }, getOf);
+          return answer(request, reply, (await completerOf(ctx))(done));
+        },
+      );
+      app.delete(
+        `${path}/:id/tags/:tag`,
+        {
+          config: { scope: scopes.write },
+          schema: {
+            tags,
+            operationId: `remove${pascal(singular)}Tag`,
+            summary: `Remove a tag from ${article(singular)}`,
+            description: 'Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.',
+            params: TagParamsSchema,
+            response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') },
+          },
+        },
+        async (request, reply) => {
+          const ctx = contextOf(request);
+          const { id, tag } = request.params as { id: string; tag: string };
+          const done = await tagSeam.change(ctx, id, { remove: tag }, getOf);
+          return answer(request, reply, (await completerOf(ctx))(done));
         },
       );
     }

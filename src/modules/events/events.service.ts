@@ -230,6 +230,8 @@ const READ_SCOPE_OF: Partial<Record<string, string>> = {
   credit_note: 'credit_notes:read',
   time_entry: 'time_entries:read',
   time_lock: 'time_entries:read',
+  custom_field: 'custom_fields:read',
+  tag: 'tags:read',
 };
 
 /**

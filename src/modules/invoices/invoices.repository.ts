@@ -59,6 +59,7 @@ const COLUMNS = [
   'hosted_recipient',
   'metadata',
   'custom_fields',
+  'tags',
   'created_at',
   'updated_at',
 ] as const;

@@ -1,5 +1,6 @@
 // Invoice shapes: a bill for work, numbered when first sent, then paid or voided.
 import { customFieldFilterOptions } from '../custom-fields/index.js';
+import { tagFilterProperties, TagsInputSchema, TagsSchema } from '../tags/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { INVOICE_LIFECYCLE, INVOICE_STATUSES, type InvoiceStatus } from './invoices.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
@@ -62,6 +63,7 @@ export const InvoiceReminderSchema = Type.Object({
 export const InvoiceSchema = Type.Object(
   {
     ...documentFields('invoice', INVOICE_STATUSES),
+    tags: TagsSchema,
     external_id: Nullable(ExternalIdSchema),
     number: Nullable(
       Type.String({
@@ -170,6 +172,7 @@ const writable = {
   reminders_enabled: Type.Optional(remindersEnabled),
   metadata: Type.Optional(MetadataSchema),
   custom_fields: Type.Optional(CustomFieldValuesInputSchema),
+  tags: Type.Optional(TagsInputSchema),
 };
 
 export const CreateInvoiceBody = Type.Object(
@@ -207,6 +210,7 @@ export const UpdateInvoiceBody = Type.Object(
 
 export const ListInvoicesQuery = Type.Object(
   {
+    ...tagFilterProperties,
     ...listQueryProperties(['created_at', 'updated_at', 'number', 'due_date'] as const),
     external_id: externalIdFilter,
     client_id: idFilter('Only invoices of this client.'),

@@ -52,6 +52,7 @@ const COLUMNS = [
   'visits_next_start_at',
   'metadata',
   'custom_fields',
+  'tags',
   'created_at',
   'updated_at',
 ] as const;

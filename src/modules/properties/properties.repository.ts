@@ -36,6 +36,7 @@ const COLUMNS = [
   'external_id',
   'metadata',
   'custom_fields',
+  'tags',
   'created_at',
   'updated_at',
 ] as const;

@@ -1,6 +1,7 @@
 // Property shapes (docs/api-contract.md §16): the single source of request validation, response serialization,
 // types and OpenAPI.
 import { customFieldFilterOptions } from '../custom-fields/index.js';
+import { tagFilterProperties, TagsInputSchema, TagsSchema } from '../tags/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import {
   CustomFieldValuesInputSchema,
@@ -130,6 +131,7 @@ export const PropertySchema = Type.Object(
     external_id: Nullable(Type.String({ description: 'Your own id for the property.', example: 'crm-prop-1042' })),
     metadata: MetadataSchema,
     custom_fields: CustomFieldValuesSchema,
+    tags: TagsSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   },
@@ -149,6 +151,7 @@ export const CreatePropertyBody = Type.Object(
     external_id: Type.Optional(writable.external_id),
     metadata: Type.Optional(writable.metadata),
     custom_fields: Type.Optional(CustomFieldValuesInputSchema),
+    tags: Type.Optional(TagsInputSchema),
   },
   { additionalProperties: false },
 );
@@ -170,12 +173,14 @@ export const UpdatePropertyBody = Type.Object(
     external_id: Type.Optional(writable.external_id),
     metadata: Type.Optional(writable.metadata),
     custom_fields: Type.Optional(CustomFieldValuesInputSchema),
+    tags: Type.Optional(TagsInputSchema),
   },
   { additionalProperties: false },
 );
 
 export const ListPropertiesQuery = Type.Object(
   {
+    ...tagFilterProperties,
     ...listQueryProperties(['created_at', 'updated_at'] as const),
     client_id: Type.Optional({ ...IdSchema, description: 'Only the properties of this client.' }),
     q: Type.Optional(

@@ -55,6 +55,7 @@ const COLUMNS = [
   'hosted_recipient',
   'metadata',
   'custom_fields',
+  'tags',
   'created_at',
   'updated_at',
 ] as const;

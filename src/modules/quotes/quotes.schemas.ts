@@ -1,5 +1,6 @@
 // Quote shapes: a priced proposal sent to a client, approved or declined, then turned into a job or invoice.
 import { customFieldFilterOptions } from '../custom-fields/index.js';
+import { tagFilterProperties, TagsInputSchema, TagsSchema } from '../tags/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { QUOTE_LIFECYCLE, QUOTE_STATUSES, type QuoteStatus } from './quotes.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
@@ -66,6 +67,7 @@ const depositFigure = (description: string, example: number) =>
 export const QuoteSchema = Type.Object(
   {
     ...documentFields('quote', QUOTE_STATUSES),
+    tags: TagsSchema,
     external_id: Nullable(ExternalIdSchema),
     number: Nullable(
       Type.String({
@@ -119,6 +121,7 @@ const writable = {
   deposit: Type.Optional(Nullable(DepositSchema)),
   metadata: Type.Optional(MetadataSchema),
   custom_fields: Type.Optional(CustomFieldValuesInputSchema),
+  tags: Type.Optional(TagsInputSchema),
 };
 
 export const CreateQuoteBody = Type.Object(
@@ -150,6 +153,7 @@ export const UpdateQuoteBody = Type.Object(
 
 export const ListQuotesQuery = Type.Object(
   {
+    ...tagFilterProperties,
     ...listQueryProperties(['created_at', 'updated_at', 'number'] as const),
     external_id: externalIdFilter,
     client_id: idFilter('Only quotes of this client.'),

@@ -51,6 +51,7 @@ export const VISIT_COLUMNS = [
   'external_id',
   'metadata',
   'custom_fields',
+  'tags',
   'created_at',
   'updated_at',
 ] as const;

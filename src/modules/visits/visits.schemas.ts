@@ -2,6 +2,7 @@
 // of three forms, its people, its status and stamps. The single source of validation, serialization, types and
 // OpenAPI.
 import { customFieldFilterOptions } from '../custom-fields/index.js';
+import { tagFilterProperties, TagsInputSchema, TagsSchema } from '../tags/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { LOCAL_DATE_TIME_PATTERN } from '../../core/time.js';
 import {
@@ -115,6 +116,7 @@ export const VisitSchema = Type.Object(
     external_id: Nullable(ExternalIdSchema),
     metadata: MetadataSchema,
     custom_fields: CustomFieldValuesSchema,
+    tags: TagsSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   },
@@ -177,6 +179,7 @@ const writable = {
   external_id: Type.Optional(Nullable(ExternalIdSchema)),
   metadata: Type.Optional(MetadataSchema),
   custom_fields: Type.Optional(CustomFieldValuesInputSchema),
+  tags: Type.Optional(TagsInputSchema),
 };
 
 const holdId = Type.Optional(
@@ -264,6 +267,7 @@ const commaIds = (description: string) =>
 
 export const ListVisitsQuery = Type.Object(
   {
+    ...tagFilterProperties,
     ...listQueryProperties(['created_at', 'updated_at', 'start_at'] as const),
     // No default here: a window is always in start_at order, so a sort other than start_at is refused there.
     sort: Type.Optional(
