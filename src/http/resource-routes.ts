@@ -334,56 +334,17 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       );
     }
 
-    const tagSeam = definition.tags;
-    if (tagSeam) {
-      const getOf = (tx: Context, id: string) => service.get(tx, id, app.clock.now()) as Promise<Item & { id: string }>;
-      app.post(
-        `${path}/:id/tags`,
-        {
-          config: { scope: scopes.write },
-          schema: {
-            tags,
-            operationId: `add${pascal(singular)}Tags`,
-            summary: `Add tags to ${article(singular)}`,
-            description:
-              'Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.',
-            params: IdParamsSchema,
-            headers: IdempotencyHeaders,
-            body: tagSeam.body,
-            response: {
-              200: dataEnvelope(item),
-              ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND'),
-            },
-          },
-        },
-        async (request, reply) => {
-          const ctx = contextOf(request);
-          const added = (request.body as { tags: string[] }).tags;
-          const done = await tagSeam.change(ctx, request.params.id, { add: added }, getOf);
-          return answer(request, reply, (await completerOf(ctx))(done));
-        },
-      );
-      app.delete(
-        `${path}/:id/tags/:tag`,
-        {
-          config: { scope: scopes.write },
-          schema: {
-            tags,
-            operationId: `remove${pascal(singular)}Tag`,
-            summary: `Remove a tag from ${article(singular)}`,
-            description: 'Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.',
-            params: TagParamsSchema,
-            response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') },
-          },
-        },
-        async (request, reply) => {
-          const ctx = contextOf(request);
-          const { id, tag } = request.params as { id: string; tag: string };
-          const done = await tagSeam.change(ctx, id, { remove: tag }, getOf);
-          return answer(request, reply, (await completerOf(ctx))(done));
-        },
-      );
-    }
+    if (definition.tags)
+      tagRoutes(app, {
+        path,
+        singular,
+        tags,
+        scope: scopes.write,
+        item,
+        seam: definition.tags,
+        get: (tx, id) => service.get(tx, id, app.clock.now()) as Promise<Item & { id: string }>,
+        answer: async (request, reply, ctx, done) => answer(request, reply, (await completerOf(ctx))(done)),
+      });
 
     for (const action of definition.actions ?? []) {
       app.post(
@@ -420,4 +381,69 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       );
     }
   };
+}
+
+/**
+ * `POST <path>/:id/tags` (adds) and `DELETE <path>/:id/tags/:tag` (removes) of a tagged kind, with its write scope;
+ * `answer` writes the object's answer as the kind's other routes do.
+ */
+export function tagRoutes<Item extends { id: string }>(
+  app: Parameters<FastifyPluginAsyncTypebox>[0],
+  options: {
+    path: string;
+    singular: string;
+    tags: string[];
+    scope: Scope;
+    item: TSchema;
+    seam: TagSeam;
+    get: (tx: Context, id: string) => Promise<Item>;
+    answer: (request: FastifyRequest, reply: FastifyReply, ctx: Context, done: Item) => Promise<unknown>;
+  },
+): void {
+  const { path, singular, tags, scope, item, seam, get } = options;
+  app.post(
+    `${path}/:id/tags`,
+    {
+      config: { scope },
+      schema: {
+        tags,
+        operationId: `add${pascal(singular)}Tags`,
+        summary: `Add tags to ${article(singular)}`,
+        description:
+          'Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.',
+        params: IdParamsSchema,
+        headers: IdempotencyHeaders,
+        body: seam.body,
+        response: {
+          200: dataEnvelope(item),
+          ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const ctx = contextOf(request);
+      const added = (request.body as { tags: string[] }).tags;
+      const params = request.params as { id: string };
+      return options.answer(request, reply, ctx, await seam.change(ctx, params.id, { add: added }, get));
+    },
+  );
+  app.delete(
+    `${path}/:id/tags/:tag`,
+    {
+      config: { scope },
+      schema: {
+        tags,
+        operationId: `remove${pascal(singular)}Tag`,
+        summary: `Remove a tag from ${article(singular)}`,
+        description: 'Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.',
+        params: TagParamsSchema,
+        response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') },
+      },
+    },
+    async (request, reply) => {
+      const ctx = contextOf(request);
+      const { id, tag } = request.params as { id: string; tag: string };
+      return options.answer(request, reply, ctx, await seam.change(ctx, id, { remove: tag }, get));
+    },
+  );
 }

@@ -33,6 +33,7 @@ import {
   storedValues,
   updatedCustomFields,
 } from '../custom-fields/index.js';
+import { deleteObjectTags, tagConditions, writeTags } from '../tags/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { requireJobReference } from '../jobs/index.js';
@@ -145,6 +146,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput, ori
         hosted_recipient: null,
         metadata: JSON.stringify(input.metadata ?? {}),
         custom_fields: '{}',
+        tags: '[]',
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       };
@@ -155,6 +157,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput, ori
         input.custom_fields,
         origin !== undefined,
       );
+      row.tags = (await writeTags(tx, 'invoice', row.id, input.tags, undefined)) ?? '[]';
       await repository.insertInvoice(tx.db, row);
       const timezone = await findAccountTimezone(tx.db, tx.accountId);
       const invoice = presentInvoice(invoiceRecord(row, [], 0, timezone), now);
@@ -187,6 +190,7 @@ export async function updateInvoice(
           status,
           metadata,
           custom_fields: _customFields,
+          tags: _tags,
           reminders_enabled: remindersEnabled,
           line_items: lineItems,
           prices_include_tax: _inclusive,
@@ -218,8 +222,10 @@ export async function updateInvoice(
         const now = tx.clock.now();
         if (Object.keys(input).length === 0) return presentInvoice(current, now);
         const values = await updatedCustomFields(tx, 'invoice', current.id, input.custom_fields, current.custom_fields);
-        // Custom fields named with the values they hold change nothing: no write, updated_at kept.
-        if (values === undefined && Object.keys(input).every((key) => key === 'custom_fields')) return presentInvoice(current, now);
+        const tags = await writeTags(tx, 'invoice', current.id, input.tags, current.tags);
+        // Custom fields and tags named with the values they hold change nothing: no write, updated_at kept.
+        if (values === undefined && tags === undefined && Object.keys(input).every((key) => key === 'custom_fields' || key === 'tags'))
+          return presentInvoice(current, now);
 
         const priced = await pricingForUpdate(tx, current, input, propertyAfter(current, property));
         assertHolds(INVOICE_LIFECYCLE, status ?? from, { ...fields, ...priced }, from);
@@ -231,6 +237,7 @@ export async function updateInvoice(
         };
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
         if (values !== undefined) patch.custom_fields = values;
+        if (tags !== undefined) patch.tags = tags;
         if (remindersEnabled !== undefined) patch.reminders_enabled = remindersEnabled ? 1 : 0;
         if (priced.total_amount !== undefined) {
           Object.assign(patch, priced);
@@ -333,6 +340,7 @@ export async function deleteInvoice(
     assertDeletable(INVOICE_LIFECYCLE, current.status as InvoiceStatus);
     await releaseTime(tx, current.id, current, null);
     await deleteCustomFieldValues(tx.db, tx.accountId, 'invoice', current.id);
+    await deleteObjectTags(tx, 'invoice', current.id);
     await repository.deleteInvoice(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'invoice.deleted', invoice);
     return { id: current.id, deleted: true as const };
@@ -347,7 +355,10 @@ export async function listInvoices(ctx: Context, query: ListInvoicesInput, now: 
   // One read of the account's zone serves the overdue filter and every invoice's is_overdue.
   const timezone = await findAccountTimezone(db, accountId);
   const today = localToday(now, timezone);
-  const custom = await customFieldConditions(db, accountId, 'invoice', 'invoices', query);
+  const custom = [
+    ...(await customFieldConditions(db, accountId, 'invoice', 'invoices', query)),
+    ...(await tagConditions(db, accountId, 'invoice', 'invoices', query)),
+  ];
   const { rows, resumeAfter } = await repository.listInvoices(
     db,
     accountId,

@@ -1,4 +1,5 @@
 // Job endpoints: the five standard operations (jobs have no send).
+import { tagSeam } from '../tags/index.js';
 import { customFieldSeam } from '../custom-fields/index.js';
 import { documentFieldChecks } from '../documents/index.js';
 import { resourceRoutes } from '../../http/resource-routes.js';
@@ -39,6 +40,7 @@ export const jobRoutes = (holds?: HoldResolver) =>
       ),
     },
 customFields: customFieldSeam('job'),
+    tags: tagSeam('job'),
     service: {
       list: service.listJobs,
       present: service.presentJob,

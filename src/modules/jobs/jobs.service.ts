@@ -20,6 +20,7 @@ import {
   storedValues,
   updatedCustomFields,
 } from '../custom-fields/index.js';
+import { deleteObjectTags, storedTags, tagConditions, writeTags } from '../tags/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
@@ -66,6 +67,7 @@ export function presentJob(row: JobRow): Job {
     },
     metadata: fromJson(row.metadata),
     custom_fields: storedValues(row.custom_fields),
+    tags: storedTags(row.tags),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -146,10 +148,12 @@ export async function createJob(
         visits_next_start_at: null,
         metadata: JSON.stringify(input.metadata ?? {}),
         custom_fields: '{}',
+        tags: '[]',
         created_at: now,
         updated_at: now,
       };
       row.custom_fields = await createdCustomFields(tx, 'job', row.id, input.custom_fields);
+      row.tags = (await writeTags(tx, 'job', row.id, input.tags, undefined)) ?? '[]';
       await repository.insertJob(tx.db, row);
       if (visits.length > 0) {
         await createVisitsForJob(tx, row.id, visits, {
@@ -203,13 +207,16 @@ export async function updateJob(
         const property = await propertyOnUpdate(tx, current, input);
         if (Object.keys(input).length === 0) return presentJob(current);
         const values = await updatedCustomFields(tx, 'job', current.id, input.custom_fields, current.custom_fields);
-        // Custom fields named with the values they hold change nothing: no write, updated_at kept.
-        if (values === undefined && Object.keys(input).every((key) => key === 'custom_fields')) return presentJob(current);
+        const tags = await writeTags(tx, 'job', current.id, input.tags, current.tags);
+        // Custom fields and tags named with the values they hold change nothing: no write, updated_at kept.
+        if (values === undefined && tags === undefined && Object.keys(input).every((key) => key === 'custom_fields' || key === 'tags'))
+          return presentJob(current);
 
         const {
           status,
           metadata,
           custom_fields: _customFields,
+          tags: _tags,
           line_items: _lines,
           scheduled_start: start,
           scheduled_end: end,
@@ -228,6 +235,7 @@ export async function updateJob(
         if (end !== undefined) patch.scheduled_end = scheduledEnd;
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
         if (values !== undefined) patch.custom_fields = values;
+        if (tags !== undefined) patch.tags = tags;
         Object.assign(patch, await pricingForUpdate(tx, current, input, propertyAfter(current, property)));
         if (status !== undefined) Object.assign(patch, enter(JOB_LIFECYCLE, from, status, now));
         const updated = (await repository.updateJob(tx.db, tx.accountId, current.id, patch)) ?? current;
@@ -274,6 +282,7 @@ export async function deleteJob(
     await deleteVisitsOfJob(tx, current.id);
     await deleteSchedulesOfJob(tx, current.id);
     await deleteCustomFieldValues(tx.db, tx.accountId, 'job', current.id);
+    await deleteObjectTags(tx, 'job', current.id);
     await repository.deleteJob(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'job.deleted', presentJob(current));
     return { id: current.id, deleted: true as const };
@@ -282,7 +291,10 @@ export async function deleteJob(
 
 export async function listJobs(ctx: Context, query: ListJobsInput): Promise<Page<JobRow>> {
   const page = pageRequest(query, repository.JOB_SORTS);
-  const custom = await customFieldConditions(ctx.db, ctx.accountId, 'job', 'jobs', query);
+  const custom = [
+    ...(await customFieldConditions(ctx.db, ctx.accountId, 'job', 'jobs', query)),
+    ...(await tagConditions(ctx.db, ctx.accountId, 'job', 'jobs', query)),
+  ];
   const { rows, resumeAfter } = await repository.listJobs(
     ctx.db,
     ctx.accountId,

@@ -149,6 +149,7 @@ async function projectSpan(
       external_id: null,
       metadata: {},
       custom_fields: {},
+      tags: [],
       created_at: row.updated_at,
       updated_at: row.updated_at,
     });

@@ -34,6 +34,8 @@ import { newVisitTimeChecks } from './visit-time.js';
 import * as service from './visits.service.js';
 import { referenceChecks } from '../shared/index.js';
 import { customFieldSeam } from '../custom-fields/index.js';
+import { tagSeam } from '../tags/index.js';
+import { tagRoutes } from '../../http/resource-routes.js';
 
 const PATH = '/v1/visits';
 const tags = ['Visits'];
@@ -206,6 +208,21 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
       );
     },
   );
+
+  tagRoutes(app, {
+    path: PATH,
+    singular: 'visit',
+    tags,
+    scope: 'visits:write',
+    item: visit,
+    seam: tagSeam('visit'),
+    get: (tx, id) => service.getVisit(tx, id),
+    answer: async (request, reply, ctx, done) => {
+      const item = (await seam.answers(ctx))(done);
+      reply.header('etag', etagOf(item));
+      return ok(request, item);
+    },
+  });
 
   app.post(
     `${PATH}/:id/assignees`,
