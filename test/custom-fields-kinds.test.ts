@@ -226,7 +226,24 @@ describe('rules the kinds share', () => {
       }),
     );
     try {
-      await define('quote', { key: 'rating', label: 'Rating', type: 'number' });
+      await define('quote', {
+        key: 'rating',
+        label: 'Rating',
+        description: 'From 1 to 5.',
+        type: 'number',
+        required: true,
+        bounds: { min: 1, max: 5 },
+      });
+      const { tools } = await client.listTools();
+      const create = tools.find((tool) => tool.name === 'create_quote')!;
+      const fields = (create.inputSchema.properties as any).custom_fields;
+      assert.deepEqual(fields.properties, {
+        source: { title: 'Source', anyOf: [{ type: 'string', maxLength: 500, pattern: '^[^\\r\\n]*$' }, { type: 'null' }] },
+        rating: { title: 'Rating', description: 'From 1 to 5.', type: 'number', minimum: 1, maximum: 5 },
+      });
+      assert.deepEqual(fields.required, ['rating']);
+      assert.ok(create.inputSchema.required?.includes('custom_fields'));
+      assert.ok(!create.description?.includes('Rating'), 'labels are data, never the tool’s description');
       const result = (await client.callTool({ name: 'find_quotes', arguments: {} })) as any;
       const [found] = result.structuredContent.result.items;
       assert.deepEqual(found.custom_fields, { source: 'fair', rating: null });

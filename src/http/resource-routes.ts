@@ -34,6 +34,18 @@ const TagParamsSchema = Type.Object({
   tag: Type.String({ minLength: 1, maxLength: 200, description: 'The tag, any case (URL-encoded).', example: 'VIP' }),
 });
 
+/**
+ * The filters a list's query matches by pattern (custom fields: `custom_fields.<key>`), which an OpenAPI document
+ * cannot list as parameters: said in the operation's description instead.
+ */
+export function patternFiltersDescription(query: TSchema): { description?: string } {
+  const patterns = (query as { patternProperties?: Record<string, { description?: string }> }).patternProperties;
+  const said = Object.values(patterns ?? {})
+    .map((pattern) => pattern.description)
+    .filter((text): text is string => text !== undefined);
+  return said.length > 0 ? { description: said.join(' ') } : {};
+}
+
 /** 'a client', 'an invoice'. */
 export const article = (noun: string): string => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 
@@ -203,6 +215,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           tags,
           operationId: `list${pascal(plural)}`,
           summary: `List ${plural}`,
+          ...patternFiltersDescription(schemas.list),
           querystring: schemas.list,
           response: { 200: listEnvelope(item), ...errorResponses('VALIDATION_ERROR') },
         },

@@ -23,7 +23,12 @@ import { scopesOf, type ToolCall } from './tool-kit.js';
 import { selfDispatch } from '../http/self-dispatch.js';
 import { TOOLS, type JsonSchema, type Tool } from './tools.js';
 import { versionOf } from './versions.js';
-import { completeCustomFieldAnswers } from '../modules/custom-fields/index.js';
+import {
+  completeCustomFieldAnswers,
+  type CustomFieldResource,
+  customFieldsJsonSchema,
+  readDefinitions,
+} from '../modules/custom-fields/index.js';
 
 const INSTRUCTIONS = `Tools for a small service business's daily work: clients, quotes, jobs, visits, invoices and payments.
 Amounts are integers in minor units (cents). Every write tool takes dry_run: true to answer what it would do without doing it.
@@ -208,7 +213,32 @@ function serverFor(ctx: Context, caller: AuthContext, call: ToolCall): Server {
     { name: 'bms', version: '1.0.0' },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: visible.map(describe) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    // The account's custom fields, read once per kind for this list (docs/api-contract.md §27).
+    const schemas = new Map<CustomFieldResource, Record<string, unknown>>();
+    const tools: McpTool[] = [];
+    for (const tool of visible) {
+      const described = describe(tool);
+      const kind = tool.customFields;
+      const given = (described.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      if (kind !== undefined && given.custom_fields !== undefined) {
+        if (!schemas.has(kind))
+          schemas.set(kind, customFieldsJsonSchema(await readDefinitions(ctx.db, ctx.accountId, kind)));
+        const { $schema: _, ...fields } = schemas.get(kind)!;
+        const required = described.inputSchema.required ?? [];
+        described.inputSchema = {
+          ...described.inputSchema,
+          properties: { ...given, custom_fields: { description: given.custom_fields.description, ...fields } },
+          // A required field makes the object required, so that a model sends it.
+          ...((fields.required as string[]).length > 0 && !required.includes('custom_fields')
+            ? { required: [...required, 'custom_fields'] }
+            : {}),
+        };
+      }
+      tools.push(described);
+    }
+    return { tools };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = visible.find((candidate) => candidate.name === request.params.name);
     // A tool the key cannot see is a protocol error, exactly as an unknown one (docs/api-contract.md §21).

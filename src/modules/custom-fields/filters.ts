@@ -30,7 +30,7 @@ export const customFieldFilterOptions = {
       minLength: 1,
       maxLength: 2000,
       description:
-        'A custom field filter: `custom_fields.<key>=v` (comma: any of), `.gte=` / `.lte=` (number, money, date).',
+        'Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.',
     },
   },
 };

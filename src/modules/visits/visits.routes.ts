@@ -35,7 +35,7 @@ import * as service from './visits.service.js';
 import { referenceChecks } from '../shared/index.js';
 import { customFieldSeam } from '../custom-fields/index.js';
 import { tagSeam } from '../tags/index.js';
-import { tagRoutes } from '../../http/resource-routes.js';
+import { patternFiltersDescription, tagRoutes } from '../../http/resource-routes.js';
 
 const PATH = '/v1/visits';
 const tags = ['Visits'];
@@ -77,8 +77,7 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
         tags,
         operationId: 'listVisits',
         summary: 'List visits, or a calendar window',
-        description:
-          'With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).',
+        description: `With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at). ${patternFiltersDescription(ListVisitsQuery).description}`,
         querystring: ListVisitsQuery,
         response: { 200: listEnvelope(schemaRef(VisitListItemSchema)), ...errorResponses('VALIDATION_ERROR') },
       },
