@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { renderHtml, renderText, type MailSnapshot } from '../src/mail/document-mail.js';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
+import { pdfText } from './helpers/smtp.js';
 
 /** The contract's nine kinds, as §27 lists them. */
 const KINDS = [
@@ -251,5 +253,63 @@ describe('rules the kinds share', () => {
     } finally {
       await client.close();
     }
+  });
+
+  test('printable fields print on the invoice’s PDF, e-mail and hub page under their labels, by position, unset ones omitted', async () => {
+    const { api, define } = await setUp();
+    const clientId = (await api('POST', '/v1/clients', { name: 'Lee Park', email: 'lee@example.com' })).body.data.id;
+    await define('invoice', { key: 'po_number', label: 'PO number', type: 'text', printable: true });
+    await define('invoice', { key: 'internal', label: 'Internal code', type: 'text' });
+    await define('invoice', { key: 'budget', label: 'Approved budget', type: 'money', printable: true });
+    await define('invoice', { key: 'site_date', label: 'Site visit', type: 'date', printable: true });
+    await define('invoice', {
+      key: 'channel',
+      label: 'Ordered by',
+      type: 'select',
+      printable: true,
+      options: [{ value: 'phone', label: 'Telephone' }],
+    });
+    await define('invoice', { key: 'unset', label: 'Never set', type: 'text', printable: true });
+    const invoice = await api('POST', '/v1/invoices', {
+      client_id: clientId,
+      line_items: [{ description: 'Gutter cleaning', quantity: 1, unit_amount: 12_500 }],
+      custom_fields: {
+        po_number: 'PO-7781',
+        internal: 'X-SECRET',
+        budget: 250_000,
+        site_date: '2026-12-03',
+        channel: 'phone',
+      },
+    });
+    assert.equal(invoice.status, 201, invoice.text);
+    const pdf = await api('GET', `/v1/invoices/${invoice.body.data.id}/pdf`);
+    assert.equal(pdf.status, 200, pdf.text);
+    const text = await pdfText(pdf.raw);
+    assert.match(text, /PO number: PO-7781\s*Approved budget: \$2,500\.00\s*Site visit: Dec(ember)? 3, 2026\s*Ordered by: Telephone/);
+    assert.doesNotMatch(text, /X-SECRET|Internal code|Never set/);
+    if (process.env.BMS_CUSTOM_FIELDS_PDF) (await import('node:fs')).writeFileSync(process.env.BMS_CUSTOM_FIELDS_PDF, pdf.raw);
+
+    const sent = await api('POST', `/v1/invoices/${invoice.body.data.id}/send`, {});
+    assert.equal(sent.status, 200, sent.text);
+    const queued = await context.database.db
+      .selectFrom('outbox_messages')
+      .select('snapshot')
+      .where('document_id', '=', invoice.body.data.id)
+      .executeTakeFirstOrThrow();
+    const snapshot = JSON.parse(String(queued.snapshot)) as MailSnapshot;
+    assert.deepEqual(snapshot.document.fields, [
+      { label: 'PO number', text: 'PO-7781' },
+      { label: 'Approved budget', amount: 250_000 },
+      { label: 'Site visit', date: '2026-12-03' },
+      { label: 'Ordered by', text: 'Telephone' },
+    ]);
+    assert.match(renderText(snapshot), /PO number: PO-7781\nApproved budget: \$2,500\.00\n/);
+    assert.match(renderHtml(snapshot), /Ordered by: Telephone/);
+    const hosted = new URL((await api('GET', `/v1/invoices/${invoice.body.data.id}`)).body.data.hosted_url);
+    const hub = await context.request('GET', hosted.pathname);
+    assert.equal(hub.status, 200, hub.text);
+    assert.match(hub.text, /<dt>PO number<\/dt><dd>PO-7781<\/dd>/);
+    assert.match(hub.text, /<dt>Approved budget<\/dt><dd>\$2,500\.00<\/dd>/);
+    assert.doesNotMatch(hub.text, /X-SECRET/);
   });
 });
