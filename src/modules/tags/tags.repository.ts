@@ -117,13 +117,9 @@ export async function moveCounts(
   delta: number,
 ): Promise<void> {
   if (tagIds.length === 0) return;
-  const column = COUNT_OF[kind];
-  await db
-    .updateTable('tags')
-    .set({ [column]: sql`${sql.ref(column)} + ${delta}` })
-    .where('account_id', '=', accountId)
-    .where('id', 'in', [...tagIds])
-    .execute();
+  const column = sql.ref(COUNT_OF[kind]);
+  await sql`update tags set ${column} = ${column} + ${delta}
+    where account_id = ${accountId} and id in (${sql.join([...tagIds])})`.execute(db);
 }
 
 export async function insertLinks(
