@@ -51,6 +51,7 @@ import { timestampSorts } from '../src/db/keyset.js';
 import type { ClientRow } from '../src/db/types.js';
 import { customFieldConditions } from '../src/modules/custom-fields/index.js';
 import { tagConditions } from '../src/modules/tags/index.js';
+import { listTagsPlan, TAG_SORTS } from '../src/modules/tags/tags.repository.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { onPostgres } from './helpers/database.js';
 
@@ -267,6 +268,12 @@ const db = () => context.database.db;
  * here), whether rows may then be sorted (a fence or a merge of a few rows; else the index gives the order)].
  */
 const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
+  [
+    'tags, default sort',
+    () => listTagsPlan(db(), documentAccountId, {}, pageRequest({}, TAG_SORTS)).query,
+    'tags_account_created_at_idx',
+    false,
+  ],
   [
     'invoices, default sort',
     () => listInvoicesPlan(db(), documentAccountId, {}, pageRequest({}, INVOICE_SORTS)).query,
@@ -795,6 +802,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'time_entries',
     'custom_field_values',
     'tag_links',
+    'tags',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text

@@ -250,6 +250,16 @@ export async function listTags(
   filters: TimeBounds & { q?: string | undefined },
   page: PageRequest<TagRow>,
 ): Promise<Listed<TagRow>> {
+  return runList(listTagsPlan(db, accountId, filters, page));
+}
+
+/** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
+export function listTagsPlan(
+  db: Executor,
+  accountId: string,
+  filters: TimeBounds & { q?: string | undefined },
+  page: PageRequest<TagRow>,
+) {
   const conditions: Condition[] = timeBoundConditions(filters);
   if (filters.q !== undefined) {
     const prefix = filters.q.toLowerCase();
@@ -258,12 +268,10 @@ export async function listTags(
       expression: sql`name_key >= ${prefix} and name_key < ${`${prefix}\u{10ffff}`}`,
     });
   }
-  return runList(
-    listPlan(
-      db,
-      { table: 'tags', columns: COLUMNS, scope: { account_id: accountId } },
-      { keys: keysOf({}), conditions },
-      page,
-    ),
+  return listPlan(
+    db,
+    { table: 'tags', columns: COLUMNS, scope: { account_id: accountId } },
+    { keys: keysOf({}), conditions },
+    page,
   );
 }
