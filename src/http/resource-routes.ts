@@ -410,7 +410,12 @@ export function tagRoutes<Item extends { id: string }>(
     item: TSchema;
     seam: TagSeam;
     get: (tx: Context, id: string) => Promise<Item>;
-    answer: (request: FastifyRequest, reply: FastifyReply, ctx: Context, done: Item) => Promise<unknown>;
+    answer: (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      ctx: Context,
+      done: Item,
+    ) => Promise<ReturnType<typeof ok<unknown>>>;
   },
 ): void {
   const { path, singular, tags, scope, item, seam, get } = options;
