@@ -124,7 +124,8 @@ async function seedRows(database: Database, accountId: string): Promise<{ second
             updated_at: stamp,
           });
           for (const tag of tags)
-            if (tag.holds(index)) links.push({ account_id: accountId, tag_id: tag.id, resource: 'client', object_id: id });
+            if (tag.holds(index))
+              links.push({ account_id: accountId, tag_id: tag.id, resource: 'client', object_id: id });
           for (const field of fields) {
             const value = custom[field.key];
             const row = {

@@ -131,9 +131,14 @@ describe('custom field values on every kind of the contract', () => {
       );
       assert.equal(updated.status, 200, updated.text);
       assert.deepEqual(updated.body.data.custom_fields, { note: null, level: 4, tier: 'gold', budget: null });
-      const stale = await api('PUT', `${path}/${id}`, { custom_fields: { level: 5 } }, {
-        'if-match': read.headers.etag as string,
-      });
+      const stale = await api(
+        'PUT',
+        `${path}/${id}`,
+        { custom_fields: { level: 5 } },
+        {
+          'if-match': read.headers.etag as string,
+        },
+      );
       assert.equal(stale.status, 412, stale.text);
       const events = await api('GET', `/v1/events?type=${kind}.*`);
       const change = events.body.data.find((event: any) => event.data.previous_attributes?.custom_fields);
@@ -240,7 +245,10 @@ describe('rules the kinds share', () => {
       const create = tools.find((tool) => tool.name === 'create_quote')!;
       const fields = (create.inputSchema.properties as any).custom_fields;
       assert.deepEqual(fields.properties, {
-        source: { title: 'Source', anyOf: [{ type: 'string', maxLength: 500, pattern: '^[^\\r\\n]*$' }, { type: 'null' }] },
+        source: {
+          title: 'Source',
+          anyOf: [{ type: 'string', maxLength: 500, pattern: '^[^\\r\\n]*$' }, { type: 'null' }],
+        },
         rating: { title: 'Rating', description: 'From 1 to 5.', type: 'number', minimum: 1, maximum: 5 },
       });
       assert.deepEqual(fields.required, ['rating']);
@@ -285,9 +293,13 @@ describe('rules the kinds share', () => {
     const pdf = await api('GET', `/v1/invoices/${invoice.body.data.id}/pdf`);
     assert.equal(pdf.status, 200, pdf.text);
     const text = await pdfText(pdf.raw);
-    assert.match(text, /PO number: PO-7781\s*Approved budget: \$2,500\.00\s*Site visit: Dec(ember)? 3, 2026\s*Ordered by: Telephone/);
+    assert.match(
+      text,
+      /PO number: PO-7781\s*Approved budget: \$2,500\.00\s*Site visit: Dec(ember)? 3, 2026\s*Ordered by: Telephone/,
+    );
     assert.doesNotMatch(text, /X-SECRET|Internal code|Never set/);
-    if (process.env.BMS_CUSTOM_FIELDS_PDF) (await import('node:fs')).writeFileSync(process.env.BMS_CUSTOM_FIELDS_PDF, pdf.raw);
+    if (process.env.BMS_CUSTOM_FIELDS_PDF)
+      (await import('node:fs')).writeFileSync(process.env.BMS_CUSTOM_FIELDS_PDF, pdf.raw);
 
     const sent = await api('POST', `/v1/invoices/${invoice.body.data.id}/send`, {});
     assert.equal(sent.status, 200, sent.text);

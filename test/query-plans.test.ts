@@ -1144,7 +1144,12 @@ describe(`tag filters, and custom field filters on another kind, on ${onPostgres
     test(`clients, ${name}: tag_links_tag_idx for the range and for each row of the walk`, async () => {
       const custom = await tagConditions(db(), tagsAccountId, 'client', 'clients', query);
       assert.equal(custom.length, conditions);
-      const { ranges, walk } = clientListPlan(db(), tagsAccountId, { custom }, pageRequest<ClientRow>({}, CLIENT_SORTS));
+      const { ranges, walk } = clientListPlan(
+        db(),
+        tagsAccountId,
+        { custom },
+        pageRequest<ClientRow>({}, CLIENT_SORTS),
+      );
       assert.ok(walk, 'a walk bounded to WALK_LIMIT entries');
       assert.equal(ranges.length, conditions);
       assertReads(await plan(ranges[0]!.count), 'tag_links_tag_idx', false);

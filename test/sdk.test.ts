@@ -64,7 +64,16 @@ test('the generated SDK files and the READMEs’ tables of methods match the run
 
 test('the typed accessors of custom field values read each type, null when unset, and refuse another', () => {
   const client = {
-    custom_fields: { gate_code: '4512', visits: 2.5, budget: 125_000, since: '2024-01-31', vip: true, tier: 'gold', services: ['lawn'], unset: null },
+    custom_fields: {
+      gate_code: '4512',
+      visits: 2.5,
+      budget: 125_000,
+      since: '2024-01-31',
+      vip: true,
+      tier: 'gold',
+      services: ['lawn'],
+      unset: null,
+    },
   };
   const { customFields } = sdk;
   assert.equal(customFields.text(client, 'gate_code'), '4512');

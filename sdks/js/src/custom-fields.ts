@@ -56,10 +56,5 @@ export const customFields = {
   select: (object: HasCustomFields, key: string) => read<string>(object, key, isString, 'an option value'),
   /** The options' values. */
   multiSelect: (object: HasCustomFields, key: string) =>
-    read<string[]>(
-      object,
-      key,
-      (value) => Array.isArray(value) && value.every(isString),
-      'a list of option values',
-    ),
+    read<string[]>(object, key, (value) => Array.isArray(value) && value.every(isString), 'a list of option values'),
 };

@@ -11,7 +11,7 @@ export const productRoutes = resourceRoutes({
   schemas: { item: ProductSchema, create: CreateProductBody, update: UpdateProductBody, list: ListProductsQuery },
   stateErrors: ['CONFLICT'],
   fieldChecks: service.productFieldChecks,
-customFields: customFieldSeam('product'),
+  customFields: customFieldSeam('product'),
   service: {
     list: service.listProducts,
     present: service.presentProduct,

@@ -1,12 +1,6 @@
 // Schema pieces shared by service requests, quotes, jobs and invoices.
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  CustomFieldValuesSchema,
-  IdSchema,
-  MetadataSchema,
-  Nullable,
-  TimestampSchema,
-} from '../../kernel/fields.js';
+import { CustomFieldValuesSchema, IdSchema, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 import { DiscountSchema, TaxBreakdownSchema } from './line-items.js';
 
 export const DateSchema = Type.String({

@@ -3,7 +3,12 @@ export { findEventsForDelivery, pruneEvents } from './events.repository.js';
 export { ActorSchema, EventSchema } from './events.schemas.js';
 export {
   completeEventObjectsWith,
-  pendingAttempt, presentEvent, previousAttributes, recordChange, recordEvent } from './events.service.js';
+  pendingAttempt,
+  presentEvent,
+  previousAttributes,
+  recordChange,
+  recordEvent,
+} from './events.service.js';
 export { signatureHeader } from './signing.js';
 export { type AttemptResult, attemptWebhook } from './webhook-sender.js';
 export { WebhookDeliverySchema, WebhookEndpointSchema } from './webhooks.schemas.js';

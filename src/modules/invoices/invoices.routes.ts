@@ -65,7 +65,7 @@ export const invoiceRoutes = (actions: ReadonlyArray<ResourceAction<Invoice>>) =
         LINE_REFERENCES,
       ),
     },
-customFields: customFieldSeam('invoice'),
+    customFields: customFieldSeam('invoice'),
     tags: tagSeam('invoice'),
     service: {
       list: service.listInvoices,

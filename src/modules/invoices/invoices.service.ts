@@ -30,7 +30,6 @@ import {
   createdCustomFields,
   customFieldConditions,
   deleteCustomFieldValues,
-  storedValues,
   updatedCustomFields,
 } from '../custom-fields/index.js';
 import { deleteObjectTags, tagConditions, writeTags } from '../tags/index.js';
@@ -150,13 +149,7 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput, ori
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       };
-      row.custom_fields = await createdCustomFields(
-        tx,
-        'invoice',
-        row.id,
-        input.custom_fields,
-        origin !== undefined,
-      );
+      row.custom_fields = await createdCustomFields(tx, 'invoice', row.id, input.custom_fields, origin !== undefined);
       row.tags = (await writeTags(tx, 'invoice', row.id, input.tags, undefined)) ?? '[]';
       await repository.insertInvoice(tx.db, row);
       const timezone = await findAccountTimezone(tx.db, tx.accountId);
@@ -224,7 +217,11 @@ export async function updateInvoice(
         const values = await updatedCustomFields(tx, 'invoice', current.id, input.custom_fields, current.custom_fields);
         const tags = await writeTags(tx, 'invoice', current.id, input.tags, current.tags);
         // Custom fields and tags named with the values they hold change nothing: no write, updated_at kept.
-        if (values === undefined && tags === undefined && Object.keys(input).every((key) => key === 'custom_fields' || key === 'tags'))
+        if (
+          values === undefined &&
+          tags === undefined &&
+          Object.keys(input).every((key) => key === 'custom_fields' || key === 'tags')
+        )
           return presentInvoice(current, now);
 
         const priced = await pricingForUpdate(tx, current, input, propertyAfter(current, property));

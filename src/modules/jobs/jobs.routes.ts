@@ -39,7 +39,7 @@ export const jobRoutes = (holds?: HoldResolver) =>
         LINE_REFERENCES,
       ),
     },
-customFields: customFieldSeam('job'),
+    customFields: customFieldSeam('job'),
     tags: tagSeam('job'),
     service: {
       list: service.listJobs,

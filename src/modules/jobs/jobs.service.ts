@@ -209,7 +209,11 @@ export async function updateJob(
         const values = await updatedCustomFields(tx, 'job', current.id, input.custom_fields, current.custom_fields);
         const tags = await writeTags(tx, 'job', current.id, input.tags, current.tags);
         // Custom fields and tags named with the values they hold change nothing: no write, updated_at kept.
-        if (values === undefined && tags === undefined && Object.keys(input).every((key) => key === 'custom_fields' || key === 'tags'))
+        if (
+          values === undefined &&
+          tags === undefined &&
+          Object.keys(input).every((key) => key === 'custom_fields' || key === 'tags')
+        )
           return presentJob(current);
 
         const {

@@ -12,7 +12,7 @@ export const propertyRoutes = resourceRoutes({
   scopes: { read: 'clients:read', write: 'clients:write', delete: 'clients:delete' },
   schemas: { item: PropertySchema, create: CreatePropertyBody, update: UpdatePropertyBody, list: ListPropertiesQuery },
   stateErrors: ['CONFLICT'],
-customFields: customFieldSeam('property'),
+  customFields: customFieldSeam('property'),
   tags: tagSeam('property'),
   service: {
     list: service.listProperties,

@@ -56,7 +56,7 @@ export const quoteRoutes = (actions: ReadonlyArray<ResourceAction<Quote>>) =>
         LINE_REFERENCES,
       ),
     },
-customFields: customFieldSeam('quote'),
+    customFields: customFieldSeam('quote'),
     tags: tagSeam('quote'),
     service: {
       list: service.listQuotes,

@@ -214,7 +214,11 @@ export async function updateQuote(
         const values = await updatedCustomFields(tx, 'quote', current.id, input.custom_fields, current.custom_fields);
         const tags = await writeTags(tx, 'quote', current.id, input.tags, current.tags);
         // Custom fields and tags named with the values they hold change nothing: no write, updated_at kept.
-        if (values === undefined && tags === undefined && Object.keys(input).every((key) => key === 'custom_fields' || key === 'tags'))
+        if (
+          values === undefined &&
+          tags === undefined &&
+          Object.keys(input).every((key) => key === 'custom_fields' || key === 'tags')
+        )
           return presentQuote(current);
 
         const now = tx.clock.now().toISOString();

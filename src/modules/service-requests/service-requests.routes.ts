@@ -26,7 +26,7 @@ export const serviceRequestRoutes = resourceRoutes({
     client_id: { table: 'clients', kind: 'client' },
     property_id: { table: 'properties', kind: 'property' },
   }),
-customFields: customFieldSeam('service_request'),
+  customFields: customFieldSeam('service_request'),
   service: {
     list: service.listServiceRequests,
     present: service.presentServiceRequest,

@@ -3,12 +3,7 @@ import { customFieldFilterOptions } from '../custom-fields/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { REQUEST_LIFECYCLE, REQUEST_STATUSES, type RequestStatus } from './service-requests.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
-import {
-  CustomFieldValuesInputSchema,
-  listQueryProperties,
-  MetadataSchema,
-  Nullable,
-} from '../../kernel/fields.js';
+import { CustomFieldValuesInputSchema, listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
 import { DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema } from '../documents/index.js';
 import { idFilter, statusFilter } from '../documents/index.js';
 

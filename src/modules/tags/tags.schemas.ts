@@ -84,7 +84,12 @@ export const ListTagsQuery = Type.Object(
   {
     ...listQueryProperties(['created_at', 'updated_at'] as const),
     q: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 50, description: 'Tags whose name starts with this (any case).', example: 'vi' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 50,
+        description: 'Tags whose name starts with this (any case).',
+        example: 'vi',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -6,7 +6,16 @@
 import { sql, type SqlBool } from 'kysely';
 import { isUuid, newId } from '../../core/deps.js';
 import { conflict, fieldError, notFound, type Precondition } from '../../core/errors.js';
-import { type Condition, type Executor, fenced, fromJson, type Page, pageRequest, toPage, WALK_LIMIT } from '../../db/index.js';
+import {
+  type Condition,
+  type Executor,
+  fenced,
+  fromJson,
+  type Page,
+  pageRequest,
+  toPage,
+  WALK_LIMIT,
+} from '../../db/index.js';
 import type { TagRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { recordChange, recordEvent } from '../events/index.js';
@@ -141,9 +150,7 @@ export async function changeObjectTags<Item extends { id: string }>(
     if (stored === undefined) throw notFound(kind.replace('_', ' '), id);
     const current = storedTags(stored);
     const next =
-      'add' in change
-        ? [...current, ...change.add]
-        : current.filter((name) => keyOf(name) !== keyOf(change.remove));
+      'add' in change ? [...current, ...change.add] : current.filter((name) => keyOf(name) !== keyOf(change.remove));
     if ('add' in change && distinct(next).length > MAX_TAGS)
       throw fieldError('tags', `would make the object hold more than ${MAX_TAGS} tags`);
     const before = await get(tx, id);
@@ -269,9 +276,7 @@ export async function renameTag(
     if (other === undefined) {
       if (name === current.name) return presentTag(current);
       const renamed = (await repository.updateTag(tx.db, tx.accountId, id, { name, name_key: key, updated_at: now }))!;
-      await rewriteHolders(tx, current, (names) =>
-        names.map((one) => (keyOf(one) === current.name_key ? name : one)),
-      );
+      await rewriteHolders(tx, current, (names) => names.map((one) => (keyOf(one) === current.name_key ? name : one)));
       const tag = presentTag(renamed);
       await recordEvent(tx, 'tag.renamed', tag, { previous_attributes: { name: current.name } });
       return tag;

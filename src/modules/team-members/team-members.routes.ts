@@ -20,7 +20,7 @@ export const teamMemberRoutes = resourceRoutes({
     list: ListTeamMembersQuery,
   },
   stateErrors: ['CONFLICT'],
-customFields: customFieldSeam('team_member'),
+  customFields: customFieldSeam('team_member'),
   service: {
     list: service.listTeamMembers,
     present: service.presentTeamMember,

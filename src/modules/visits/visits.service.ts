@@ -19,7 +19,12 @@ import { fromJson } from '../../db/index.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import type { EventType } from '../../kernel/event-types.js';
 import { findAccountTimezone } from '../accounts/index.js';
-import { createdCustomFields, deleteCustomFieldValues, storedValues, updatedCustomFields } from '../custom-fields/index.js';
+import {
+  createdCustomFields,
+  deleteCustomFieldValues,
+  storedValues,
+  updatedCustomFields,
+} from '../custom-fields/index.js';
 import { deleteObjectTags, storedTags, writeTags } from '../tags/index.js';
 import { previousAttributes, recordEvent } from '../events/index.js';
 import { findExternalIdHolder, guardExternalId, requireReference, requireRow } from '../shared/index.js';
