@@ -7,7 +7,12 @@ import type { ClientPatch, ClientRow } from '../../db/types.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { serializeAddress } from '../shared/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
-import { customFieldConditions, deleteCustomFieldValues, writeCustomFields } from '../custom-fields/index.js';
+import {
+  customFieldConditions,
+  deleteCustomFieldValues,
+  updatedCustomFields,
+  writeCustomFields,
+} from '../custom-fields/index.js';
 import { deleteObjectTags, tagConditions, writeTags } from '../tags/index.js';
 import {
   clientDefinitions,
@@ -134,8 +139,8 @@ async function applyClientUpdate(
   if (input.notes !== undefined) patch.notes = input.notes;
   if (input.external_id !== undefined) patch.external_id = input.external_id;
   if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
-  const values = await writeCustomFields(tx, 'client', current.id, input.custom_fields, current.custom_fields, false);
-  if (values !== undefined && values !== current.custom_fields) patch.custom_fields = values;
+  const values = await updatedCustomFields(tx, 'client', current.id, input.custom_fields, current.custom_fields);
+  if (values !== undefined) patch.custom_fields = values;
   const tags = await writeTags(tx, 'client', current.id, input.tags, current.tags);
   if (tags !== undefined) patch.tags = tags;
   if (Object.keys(patch).length === 0) return presentClient(current);
