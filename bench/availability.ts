@@ -91,6 +91,8 @@ async function seed(database: Database, base: string, key: string, accountId: st
           hold_id: null,
           external_id: null,
           metadata: '{}',
+          custom_fields: '{}',
+          tags: '[]',
           created_at: now,
           updated_at: now,
         });

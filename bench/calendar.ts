@@ -125,6 +125,8 @@ async function seedAccount(
           visits_completed: 0,
           visits_next_start_at: null,
           metadata: '{}',
+          custom_fields: '{}',
+          tags: '[]',
           created_at: now,
           updated_at: now,
         });
@@ -189,6 +191,8 @@ async function seedAccount(
             hold_id: null,
             external_id: null,
             metadata: '{}',
+            custom_fields: '{}',
+            tags: '[]',
             created_at: now,
             updated_at: now,
           });

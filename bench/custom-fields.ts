@@ -1,8 +1,8 @@
 // The custom fields benchmark (contract section 27): 1,000,000 clients in one account with 10 custom fields of
-// every type, on SQLite and on PostgreSQL. Every filter shape's page (p50 and p99 of sequential requests) against
-// the first page's (target ≤ 2×), and a create with 10 custom fields against one without (target ≥ 0.7× the
-// rate). `npm run bench:custom-fields`; CF_ROWS=10000 CF_REQUESTS=20 CF_ENGINE=sqlite for a quick run.
-// Tags are not built yet: their filters are not measured.
+// every type and tags, on SQLite and on PostgreSQL. Every filter shape's page (p50 and p99 of sequential requests)
+// against the first page's (target ≤ 2×), custom fields' and tags' (tags_any, tags_all), and a create with 10
+// custom fields against one without (target ≥ 0.7× the rate). `npm run bench:custom-fields`; CF_ROWS=10000
+// CF_REQUESTS=20 CF_ENGINE=sqlite for a quick run.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,14 @@ const START = Date.parse('2020-01-01T00:00:00.000Z');
 const REGIONS = ['north', 'south', 'east', 'west', 'centre'];
 const TIERS = ['gold', 'silver', 'bronze'];
 const SERVICES = ['lawn', 'snow', 'pool', 'gutter'];
+/** The tags: [name, which clients hold it]. */
+const TAGS: Array<[string, (index: number) => boolean]> = [
+  ['VIP', (index) => index % 10 === 0],
+  ['North', (index) => index % 5 === 0],
+  ['Insurance', (index) => index % 3 === 0],
+  ['Rare', (index) => index % 100_003 === 7],
+  ['Everyone', () => true],
+];
 
 /** The ten fields: [key, type, options]. */
 const FIELDS: Array<[string, string, string[]?]> = [
@@ -77,12 +85,22 @@ async function seedRows(database: Database, accountId: string): Promise<{ second
     updated_at: now,
   }));
   await db.insertInto('custom_fields').values(fields).execute();
+  const tags = TAGS.map(([name, holds]) => {
+    let count = 0;
+    for (let index = 0; index < ROWS; index += 1) if (holds(index)) count += 1;
+    return { id: uuidv7(), account_id: accountId, name, name_key: name.toLowerCase(), client_count: count, holds };
+  });
+  await db
+    .insertInto('tags')
+    .values(tags.map(({ holds: _holds, ...tag }) => ({ ...tag, created_at: now, updated_at: now })))
+    .execute();
   const BATCH = 200;
   for (let from = 0; from < ROWS; from += 10 * BATCH) {
     await db.transaction().execute(async (trx) => {
       for (let at = from; at < Math.min(ROWS, from + 10 * BATCH); at += BATCH) {
         const clients = [];
         const values = [];
+        const links = [];
         for (let index = at; index < Math.min(ROWS, at + BATCH); index += 1) {
           const id = uuidv7();
           const custom = valuesOf(index);
@@ -101,9 +119,13 @@ async function seedRows(database: Database, accountId: string): Promise<{ second
             external_id: null,
             metadata: '{}',
             custom_fields: JSON.stringify(custom),
+            tags: JSON.stringify(tags.filter((tag) => tag.holds(index)).map((tag) => tag.name)),
             created_at: stamp,
             updated_at: stamp,
           });
+          for (const tag of tags)
+            if (tag.holds(index))
+              links.push({ account_id: accountId, tag_id: tag.id, resource: 'client', object_id: id });
           for (const field of fields) {
             const value = custom[field.key];
             const row = {
@@ -123,6 +145,7 @@ async function seedRows(database: Database, accountId: string): Promise<{ second
         }
         await trx.insertInto('clients').values(clients).execute();
         await trx.insertInto('custom_field_values').values(values).execute();
+        await trx.insertInto('tag_links').values(links).execute();
       }
     });
   }
@@ -176,6 +199,11 @@ const SCENARIOS: Array<[string, string]> = [
   ['multi_select holds any', `${c}&custom_fields.services=pool`],
   ['two filters', `${c}&custom_fields.region=south&custom_fields.tier=gold`],
   ['text =, sort=name', `${c}&custom_fields.region=north&sort=name`],
+  ['tags_any (1 in 10)', `${c}&tags_any=vip`],
+  ['tags_any (rare)', `${c}&tags_any=rare`],
+  ['tags_any, two tags', `${c}&tags_any=vip,insurance`],
+  ['tags_all, two tags (1 in 30)', `${c}&tags_all=vip,insurance`],
+  ['tags_any and a custom field', `${c}&tags_any=north&custom_fields.tier=gold`],
 ];
 
 async function runEngine(
@@ -219,7 +247,7 @@ function markdown(runs: Array<Awaited<ReturnType<typeof runEngine>>>, machine: R
     '',
     `${new Date().toISOString()} · ${JSON.stringify(machine)}`,
     '',
-    `${ROWS} clients with ${FIELDS.length} custom fields in one account; ${REQUESTS} sequential requests per row; ${WRITES} creates each way. Targets: each filter's ratio ≤ 2 to the first page; creates with 10 fields ≥ 0.7× the rate without.`,
+    `${ROWS} clients with ${FIELDS.length} custom fields and ${TAGS.length} tags in one account; ${REQUESTS} sequential requests per row; ${WRITES} creates each way. Targets: each filter's ratio ≤ 2 to the first page; creates with 10 fields ≥ 0.7× the rate without.`,
     '',
   ];
   for (const run of runs) {

@@ -66,6 +66,7 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
             notes: null,
             metadata: '{}',
             custom_fields: '{}',
+            tags: '[]',
             created_at: instant(index),
             updated_at: instant(index + (index % 7) * 3600),
           });
@@ -122,6 +123,8 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
             hosted_url: null,
             hosted_recipient: null,
             metadata: '{}',
+            custom_fields: '{}',
+            tags: '[]',
             created_at: instant(index),
             updated_at: instant(index + (index % 5) * 86_400),
           });

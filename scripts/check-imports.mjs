@@ -34,6 +34,7 @@ export const MODULE_ORDER = [
   'shared',
   'events',
   'custom-fields',
+  'tags',
   'api-keys',
   'catalog',
   'accounts',

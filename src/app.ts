@@ -90,6 +90,8 @@ import { billTimeAction, timeEntryRoutes } from './modules/time-entries/time-ent
 import { JobCostingSchema, TimeEntrySchema, TimeLockSchema } from './modules/time-entries/index.js';
 import { customFieldRoutes } from './modules/custom-fields/custom-fields.routes.js';
 import { CustomFieldSchema, CustomFieldsSchemaSchema } from './modules/custom-fields/index.js';
+import { tagRoutes } from './modules/tags/tags.routes.js';
+import { TagSchema } from './modules/tags/index.js';
 import { webhookRoutes } from './modules/events/webhooks.routes.js';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.js';
 import { reportRoutes } from './modules/reports/reports.routes.js';
@@ -193,6 +195,7 @@ const API_TAGS = [
     description: 'Up to 50 operations in one transaction, all or none, with a dry run that leaves nothing behind.',
   },
   { name: 'Custom fields', description: 'Typed fields of your own on nine kinds of objects, checked and filterable.' },
+  { name: 'Tags', description: 'Tags on six kinds of objects, renamed and deleted everywhere at once.' },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -297,6 +300,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     ChangeSchema,
     CustomFieldSchema,
     CustomFieldsSchemaSchema,
+    TagSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -436,6 +440,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(taxRateRoutes);
   await app.register(timeEntryRoutes);
   await app.register(customFieldRoutes);
+  await app.register(tagRoutes);
   if (clock instanceof TestClock) await app.register(testClockRoutes(clock, workerPasses));
 
   await app.register(availabilityExceptionRoutes);

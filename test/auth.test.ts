@@ -85,6 +85,8 @@ const SCOPES = [
   'app_installs:write',
   'custom_fields:read',
   'custom_fields:write',
+  'tags:read',
+  'tags:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -282,6 +284,22 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/custom-fields/:id': 'custom_fields:read',
   'PUT /v1/custom-fields/:id': 'custom_fields:write',
   'DELETE /v1/custom-fields/:id': 'custom_fields:write',
+  'GET /v1/tags': 'tags:read',
+  'GET /v1/tags/:id': 'tags:read',
+  'PUT /v1/tags/:id': 'tags:write',
+  'DELETE /v1/tags/:id': 'tags:write',
+  'POST /v1/clients/:id/tags': 'clients:write',
+  'DELETE /v1/clients/:id/tags/:tag': 'clients:write',
+  'POST /v1/properties/:id/tags': 'clients:write',
+  'DELETE /v1/properties/:id/tags/:tag': 'clients:write',
+  'POST /v1/quotes/:id/tags': 'quotes:write',
+  'DELETE /v1/quotes/:id/tags/:tag': 'quotes:write',
+  'POST /v1/jobs/:id/tags': 'jobs:write',
+  'DELETE /v1/jobs/:id/tags/:tag': 'jobs:write',
+  'POST /v1/invoices/:id/tags': 'invoices:write',
+  'DELETE /v1/invoices/:id/tags/:tag': 'invoices:write',
+  'POST /v1/visits/:id/tags': 'visits:write',
+  'DELETE /v1/visits/:id/tags/:tag': 'visits:write',
 };
 
 /** Operations that need a second scope whatever the body (contract §22: a refund of credit moves money). */
@@ -314,6 +332,13 @@ const ACTION_BODIES: Record<string, () => unknown> = {
   '/v1/recurring-invoices/:id/unskip': () => ({ occurrence_date: '2026-01-05' }),
   '/v1/invoices/:id/time-entries': () => ({ time_entry_ids: ['019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01'] }),
   '/v1/app-installs/:id': () => ({ rate_limits: { per_minute: 30 } }),
+  '/v1/clients/:id/tags': () => ({ tags: ['Owner tag'] }),
+  '/v1/properties/:id/tags': () => ({ tags: ['Owner tag'] }),
+  '/v1/quotes/:id/tags': () => ({ tags: ['Owner tag'] }),
+  '/v1/jobs/:id/tags': () => ({ tags: ['Owner tag'] }),
+  '/v1/invoices/:id/tags': () => ({ tags: ['Owner tag'] }),
+  '/v1/visits/:id/tags': () => ({ tags: ['Owner tag'] }),
+  '/v1/tags/:id': () => ({ name: 'Renamed' }),
 };
 
 /** The query a GET route requires (validation comes before lookup). */
@@ -450,6 +475,13 @@ before(async () => {
     })
     .execute();
   existing.set('/v1/app-installs', installId);
+  // A tag is made by its first use (contract section 27).
+  await context.request('POST', `/v1/clients/${existing.get('/v1/clients')}/tags`, {
+    key: owner.key,
+    body: { tags: ['Owner tag'] },
+  });
+  const tags = await context.request('GET', '/v1/tags', { key: owner.key });
+  existing.set('/v1/tags', tags.body.data[0].id);
   const events = await context.request('GET', '/v1/events?limit=1', { key: owner.key });
   existing.set('/v1/events', events.body.data[0].id);
   // The payment made above posted ledger entries (contract §22).

@@ -135,6 +135,8 @@ test('a product: defaults, the code unique among active products, delete refused
       active: true,
       external_id: null,
       metadata: {},
+      // Contract section 27: every custom field defined for products (none yet).
+      custom_fields: {},
       created_at: undefined,
       updated_at: undefined,
     },

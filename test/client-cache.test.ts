@@ -65,7 +65,7 @@ const parsed = (value: unknown) => (typeof value === 'string' ? JSON.parse(value
 /** The account's clients as the contract shows them, read straight from the rows (no BMS code involved). */
 async function uncached(accountId: string) {
   const rows = await foreign.rows(
-    'select id, name, email, phone, company_name, address, notes, external_id, metadata, custom_fields, created_at, updated_at from clients where account_id = ? order by created_at desc, id desc',
+    'select id, name, email, phone, company_name, address, notes, external_id, metadata, custom_fields, tags, created_at, updated_at from clients where account_id = ? order by created_at desc, id desc',
     [accountId],
   );
   // Contract section 27: every live field of clients, in order, null when the client holds no value.
@@ -98,6 +98,7 @@ async function uncached(accountId: string) {
           (parsed(row.custom_fields) as Record<string, unknown>)[field.key as string] ?? null,
         ]),
       ),
+      tags: parsed(row.tags),
       created_at: instant(row.created_at),
       updated_at: instant(row.updated_at),
     });

@@ -60,6 +60,7 @@ describe('create and read', () => {
       property_ids: [],
       // Contract section 27: every custom field defined for clients (none yet).
       custom_fields: {},
+      tags: [],
       external_id: null,
       created_at: clock.now().toISOString(),
       updated_at: clock.now().toISOString(),

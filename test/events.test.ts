@@ -935,6 +935,23 @@ const CATALOGUE: Record<string, Row> = {
       return (await api('DELETE', `/v1/custom-fields/${field.id}`)).id;
     },
   },
+  // Contract section 27: a tag renamed or deleted everywhere.
+  'tag.renamed': {
+    act: async () => {
+      await api('POST', '/v1/clients', { name: 'Tagged', tags: ['Old name'] });
+      const [tag] = (await get('/v1/tags?q=old')) as Array<{ id: string }>;
+      return (await api('PUT', `/v1/tags/${tag!.id}`, { name: 'New name' })).id;
+    },
+    path: (id) => `/v1/tags/${id}`,
+    changed: ['name'],
+  },
+  'tag.deleted': {
+    act: async () => {
+      await api('POST', '/v1/clients', { name: 'Tagged', tags: ['Short-lived'] });
+      const [tag] = (await get('/v1/tags?q=short')) as Array<{ id: string }>;
+      return (await api('DELETE', `/v1/tags/${tag!.id}`)).id;
+    },
+  },
   // Contract section 19.
   'product.created': {
     act: async () => (await api('POST', '/v1/products', { type: 'service', name: 'Drain cleaning' })).id,
@@ -1131,6 +1148,8 @@ const CONTRACT_TYPES = [
   'custom_field.created',
   'custom_field.updated',
   'custom_field.deleted',
+  'tag.renamed',
+  'tag.deleted',
   // Contract section 19.
   'product.created',
   'product.updated',

@@ -48,6 +48,7 @@ before(async () => {
       notes: null,
       metadata: '{}',
       custom_fields: '{}',
+      tags: '[]',
       created_at: instant(index),
       updated_at: instant(2 * ROWS - index),
     });
@@ -95,6 +96,8 @@ before(async () => {
       hosted_url: null,
       hosted_recipient: null,
       metadata: '{}',
+      custom_fields: '{}',
+      tags: '[]',
       created_at: instant(index),
       updated_at: instant(index),
     });

@@ -210,6 +210,22 @@ const OPERATIONS: Array<[string, string]> = [
   ['GET /v1/custom-fields/{id}', 'getCustomField'],
   ['PUT /v1/custom-fields/{id}', 'updateCustomField'],
   ['DELETE /v1/custom-fields/{id}', 'deleteCustomField'],
+  ['POST /v1/clients/{id}/tags', 'addClientTags'],
+  ['DELETE /v1/clients/{id}/tags/{tag}', 'removeClientTag'],
+  ['POST /v1/properties/{id}/tags', 'addPropertyTags'],
+  ['DELETE /v1/properties/{id}/tags/{tag}', 'removePropertyTag'],
+  ['POST /v1/quotes/{id}/tags', 'addQuoteTags'],
+  ['DELETE /v1/quotes/{id}/tags/{tag}', 'removeQuoteTag'],
+  ['POST /v1/jobs/{id}/tags', 'addJobTags'],
+  ['DELETE /v1/jobs/{id}/tags/{tag}', 'removeJobTag'],
+  ['POST /v1/invoices/{id}/tags', 'addInvoiceTags'],
+  ['DELETE /v1/invoices/{id}/tags/{tag}', 'removeInvoiceTag'],
+  ['POST /v1/visits/{id}/tags', 'addVisitTags'],
+  ['DELETE /v1/visits/{id}/tags/{tag}', 'removeVisitTag'],
+  ['GET /v1/tags', 'listTags'],
+  ['GET /v1/tags/{id}', 'getTag'],
+  ['PUT /v1/tags/{id}', 'renameTag'],
+  ['DELETE /v1/tags/{id}', 'deleteTag'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

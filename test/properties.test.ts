@@ -103,6 +103,9 @@ describe('/v1/properties: create, get, update, delete', () => {
       archived: false,
       external_id: 'crm-lake-1',
       metadata: { crm: 'L1' },
+      // Contract section 27: custom fields (none defined) and tags.
+      custom_fields: {},
+      tags: [],
     });
     assert.equal(created_at, '2026-11-25T10:00:00.000Z');
     assert.equal(updated_at, created_at);

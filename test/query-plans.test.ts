@@ -54,6 +54,8 @@ import { listExceptionsPlan } from '../src/modules/availability/exceptions.repos
 import { timestampSorts } from '../src/db/keyset.js';
 import type { ClientRow } from '../src/db/types.js';
 import { customFieldConditions } from '../src/modules/custom-fields/index.js';
+import { tagConditions } from '../src/modules/tags/index.js';
+import { listTagsPlan, TAG_SORTS } from '../src/modules/tags/tags.repository.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { onPostgres } from './helpers/database.js';
 
@@ -270,6 +272,12 @@ const db = () => context.database.db;
  * here), whether rows may then be sorted (a fence or a merge of a few rows; else the index gives the order)].
  */
 const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
+  [
+    'tags, default sort',
+    () => listTagsPlan(db(), documentAccountId, {}, pageRequest({}, TAG_SORTS)).query,
+    'tags_account_created_at_idx',
+    false,
+  ],
   [
     'invoices, default sort',
     () => listInvoicesPlan(db(), documentAccountId, {}, pageRequest({}, INVOICE_SORTS)).query,
@@ -797,6 +805,8 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'credit_notes',
     'time_entries',
     'custom_field_values',
+    'tag_links',
+    'tags',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text
@@ -1097,6 +1107,73 @@ describe(`custom field filters on the clients list, on ${onPostgres ? 'PostgreSQ
         assertReads(walked, sortIndex, false);
         assertReads(walked, checkIndex, false);
       });
+});
+
+describe(`tag filters, and custom field filters on another kind, on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: the links' or the value rows' index led by the account and the tag or field`, () => {
+  let tagsAccountId: string;
+  before(async () => {
+    const own = await context.account('Tags');
+    tagsAccountId = own.accountId;
+    const post = (url: string, body: unknown) => context.request('POST', url, { key: own.key, body });
+    await post('/v1/custom-fields', {
+      resource: 'invoice',
+      key: 'channel',
+      label: 'Channel',
+      type: 'select',
+      options: [
+        { value: 'web', label: 'Web' },
+        { value: 'phone', label: 'Phone' },
+      ],
+    });
+    for (let index = 0; index < 30; index++) {
+      const client = await post('/v1/clients', {
+        name: `Tagged ${index}`,
+        tags: index % 2 === 0 ? ['VIP', 'North'] : ['North'],
+      });
+      await post('/v1/invoices', {
+        client_id: client.body.data.id,
+        tags: ['Insured'],
+        custom_fields: { channel: index % 3 === 0 ? 'web' : 'phone' },
+      });
+    }
+    await sql`analyze`.execute(context.database.db);
+  });
+
+  const TAG_CASES: Array<[string, Record<string, string>, number]> = [
+    ['tags_any, one tag', { tags_any: 'vip' }, 1],
+    ['tags_any, two tags', { tags_any: 'vip,north' }, 1],
+    ['tags_all, two tags', { tags_all: 'vip,north' }, 2],
+  ];
+  for (const [name, query, conditions] of TAG_CASES)
+    test(`clients, ${name}: tag_links_tag_idx for the range, an index of the links for each row of the walk`, async () => {
+      const custom = await tagConditions(db(), tagsAccountId, 'client', 'clients', query);
+      assert.equal(custom.length, conditions);
+      const { ranges, walk } = clientListPlan(
+        db(),
+        tagsAccountId,
+        { custom },
+        pageRequest<ClientRow>({}, CLIENT_SORTS),
+      );
+      assert.ok(walk, 'a walk bounded to WALK_LIMIT entries');
+      assert.equal(ranges.length, conditions);
+      assertReads(await plan(ranges[0]!.count), 'tag_links_tag_idx', false);
+      const walked = await plan(walk.list({ value: '2026-06-01T00:00:00.000Z', id: ID }));
+      assertReads(walked, 'clients_account_created_at_idx', false);
+      // Each row's check: the tag's index, or the object's own links (at most 20), both led by the account.
+      assertReads(walked, 'tag_links_(?:tag|object)_idx', false);
+    });
+
+  test('invoices, tags_any and a custom field: each its own index, led by the account', async () => {
+    const custom = [
+      ...(await customFieldConditions(db(), tagsAccountId, 'invoice', 'invoices', { 'custom_fields.channel': 'web' })),
+      ...(await tagConditions(db(), tagsAccountId, 'invoice', 'invoices', { tags_any: 'insured' })),
+    ];
+    const { ranges, walk } = listInvoicesPlan(db(), tagsAccountId, { custom }, pageRequest({}, INVOICE_SORTS));
+    assert.ok(walk);
+    assert.equal(ranges.length, 2);
+    assertReads(await plan(ranges[0]!.count), 'custom_field_values_text_idx', false);
+    assertReads(await plan(ranges[1]!.count), 'tag_links_tag_idx', false);
+  });
 });
 
 describe(`a property search (q) on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: the trigram index drives`, () => {

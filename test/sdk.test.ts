@@ -62,6 +62,32 @@ test('the generated SDK files and the READMEs’ tables of methods match the run
   }
 });
 
+test('the typed accessors of custom field values read each type, null when unset, and refuse another', () => {
+  const client = {
+    custom_fields: {
+      gate_code: '4512',
+      visits: 2.5,
+      budget: 125_000,
+      since: '2024-01-31',
+      vip: true,
+      tier: 'gold',
+      services: ['lawn'],
+      unset: null,
+    },
+  };
+  const { customFields } = sdk;
+  assert.equal(customFields.text(client, 'gate_code'), '4512');
+  assert.equal(customFields.number(client, 'visits'), 2.5);
+  assert.equal(customFields.money(client, 'budget'), 125_000);
+  assert.equal(customFields.date(client, 'since'), '2024-01-31');
+  assert.equal(customFields.boolean(client, 'vip'), true);
+  assert.equal(customFields.select(client, 'tier'), 'gold');
+  assert.deepEqual(customFields.multiSelect(client, 'services'), ['lawn']);
+  assert.equal(customFields.text(client, 'unset'), null);
+  assert.throws(() => customFields.text(client, 'nope'), /'nope' is not a custom field/);
+  assert.throws(() => customFields.money(client, 'visits'), /not an amount in minor units/);
+});
+
 describe('JavaScript SDK', () => {
   test('every endpoint, from a service request to a sent invoice', async () => {
     const bms = new BmsClient({ apiKey, baseUrl });

@@ -50,6 +50,8 @@ test("create, get, update, delete; defaults: role field, active, the account's z
       hourly_rate_amount: null,
       external_id: null,
       metadata: {},
+      // Contract section 27: every custom field defined for team members (none yet).
+      custom_fields: {},
       created_at: undefined,
       updated_at: undefined,
     },

@@ -97,6 +97,8 @@ export interface ClientsTable {
   custom_fields: Generated<JsonText>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
+  tags: Generated<JsonText>;
 }
 
 /** A place where a client has work done (docs/api-contract.md §16). */
@@ -122,6 +124,10 @@ export interface PropertiesTable {
   metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
+  /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
+  tags: Generated<JsonText>;
 }
 
 interface DocumentColumns {
@@ -169,6 +175,8 @@ export interface ServiceRequestsTable extends DocumentColumns {
   source: string;
   preferred_date: DateText | null;
   converted_at: Timestamp | null;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
 }
 
 /** The last send of a quote or invoice: its outbox row and that row's status (null before any send). */
@@ -211,6 +219,10 @@ export interface QuotesTable extends DocumentColumns, PricedColumns, DeliveredCo
   declined_at: Timestamp | null;
   decline_reason: string | null;
   converted_at: Timestamp | null;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
+  /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
+  tags: Generated<JsonText>;
 }
 
 export interface JobsTable extends DocumentColumns, PricedColumns {
@@ -226,6 +238,10 @@ export interface JobsTable extends DocumentColumns, PricedColumns {
   visits_open: number;
   visits_completed: number;
   visits_next_start_at: Timestamp | null;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
+  /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
+  tags: Generated<JsonText>;
 }
 
 export interface InvoicesTable extends DocumentColumns, PricedColumns, DeliveredColumns {
@@ -245,6 +261,10 @@ export interface InvoicesTable extends DocumentColumns, PricedColumns, Delivered
   occurrence_date: DateText | null;
   /** docs/api-contract.md §23: 1 when payment reminders go out for it (the default), 0 when not. */
   reminders_enabled: Generated<number>;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
+  /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
+  tags: Generated<JsonText>;
 }
 
 /** docs/api-contract.md §23: a reminder step sent for an invoice, unique per (invoice, step). */
@@ -576,6 +596,8 @@ export interface TeamMembersTable {
   metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
 }
 
 /** One scheduled occurrence of a job (docs/api-contract.md §17). */
@@ -616,6 +638,10 @@ export interface VisitsTable {
   metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
+  /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
+  tags: Generated<JsonText>;
 }
 
 /** Time off or extra hours of one member (docs/api-contract.md §28). */
@@ -725,6 +751,8 @@ export interface ProductsTable {
   metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
+  custom_fields: Generated<JsonText>;
 }
 
 /** A key a schedule skips (docs/api-contract.md §18 `exdates`). */
@@ -904,6 +932,34 @@ export interface Tables {
   time_entries: TimeEntriesTable;
   custom_fields: CustomFieldsTable;
   custom_field_values: CustomFieldValuesTable;
+  tags: TagsTable;
+  tag_links: TagLinksTable;
+}
+
+/** A tag of an account (docs/api-contract.md §27): made by its first use; its counts move with its links. */
+export interface TagsTable {
+  id: string;
+  account_id: string;
+  /** Its first spelling. */
+  name: string;
+  /** Lower case: unique in the account. */
+  name_key: string;
+  client_count: Generated<number>;
+  property_count: Generated<number>;
+  quote_count: Generated<number>;
+  job_count: Generated<number>;
+  invoice_count: Generated<number>;
+  visit_count: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One tag on one object (modules/tags): what the tag filters read. */
+export interface TagLinksTable {
+  account_id: string;
+  tag_id: string;
+  resource: string;
+  object_id: string;
 }
 
 /** A custom field's definition (docs/api-contract.md §27); deleted_at set while its values are purged. */
@@ -990,6 +1046,8 @@ export type ClientRow = Selectable<ClientsTable>;
 export type ClientPatch = Updateable<ClientsTable>;
 export type CustomFieldRow = Selectable<CustomFieldsTable>;
 export type CustomFieldValueRow = Selectable<CustomFieldValuesTable>;
+export type TagRow = Selectable<TagsTable>;
+export type TagLinkRow = Selectable<TagLinksTable>;
 export type PropertyRow = Selectable<PropertiesTable>;
 export type PropertyPatch = Updateable<PropertiesTable>;
 export type ServiceRequestRow = Selectable<ServiceRequestsTable>;

@@ -2,7 +2,7 @@
 // declared once: each resource's routes file states its schemas, scopes and service functions.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
-import type { TSchema, Static } from '@sinclair/typebox';
+import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import { contextOf, requireScope } from './auth.js';
@@ -28,6 +28,24 @@ import {
 export const pascal = (words: string): string =>
   words.replace(/(?:^|\s)(\w)/g, (_, first: string) => first.toUpperCase());
 
+/** The path of one tag of one object: `/v1/<kind>/{id}/tags/{tag}`. */
+const TagParamsSchema = Type.Object({
+  id: IdParamsSchema.properties.id,
+  tag: Type.String({ minLength: 1, maxLength: 200, description: 'The tag, any case (URL-encoded).', example: 'VIP' }),
+});
+
+/**
+ * The filters a list's query matches by pattern (custom fields: `custom_fields.<key>`), which an OpenAPI document
+ * cannot list as parameters: said in the operation's description instead.
+ */
+export function patternFiltersDescription(query: TSchema): { description?: string } {
+  const patterns = (query as { patternProperties?: Record<string, { description?: string }> }).patternProperties;
+  const said = Object.values(patterns ?? {})
+    .map((pattern) => pattern.description)
+    .filter((text): text is string => text !== undefined);
+  return said.length > 0 ? { description: said.join(' ') } : {};
+}
+
 /** 'a client', 'an invoice'. */
 export const article = (noun: string): string => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 
@@ -35,15 +53,43 @@ type FieldChecks = (body: unknown) => Promise<ErrorDetail[]>;
 
 type ReferenceChecks = NonNullable<FastifyContextConfig['referenceChecks']>;
 
+/**
+ * A kind's custom fields (modules/custom-fields `customFieldSeam`): their checks, joined to the reference checks so
+ * that one 422 names every wrong field, and the completion of every answer (each defined key, null when unset).
+ */
+export interface CustomFieldSeam {
+  checks(creating: boolean, also?: ReferenceChecks): ReferenceChecks;
+  answers(ctx: Pick<Context, 'db' | 'accountId'>): Promise<<T>(item: T) => T>;
+}
+
+/** A kind's tags (modules/tags `tagSeam`): `POST <path>/:id/tags` adds, `DELETE <path>/:id/tags/:tag` removes. */
+export interface TagSeam {
+  /** The add endpoint's body. */
+  body: TSchema;
+  /** Changes the object's tags under its lock and answers it as `get` does, after. */
+  change<Item extends { id: string }>(
+    ctx: Context,
+    id: string,
+    change: { add: readonly string[] } | { remove: string },
+    get: (tx: Context, id: string) => Promise<Item>,
+  ): Promise<Item>;
+}
+
 /** The route config that gives a create's or an update's field and reference checks, if the resource has them. */
 function fieldChecksOf(
-  definition: Pick<ResourceDefinition<never, never, TSchema, TSchema, TSchema>, 'fieldChecks' | 'referenceChecks'>,
+  definition: Pick<
+    ResourceDefinition<never, never, TSchema, TSchema, TSchema>,
+    'fieldChecks' | 'referenceChecks' | 'customFields'
+  >,
   kind: 'create' | 'update',
 ) {
   const checks = definition.fieldChecks;
   const found = typeof checks === 'function' ? checks : checks?.[kind];
   const references = definition.referenceChecks;
-  const referencesFound = typeof references === 'function' ? references : references?.[kind];
+  const referencesOwn = typeof references === 'function' ? references : references?.[kind];
+  const referencesFound = definition.customFields
+    ? definition.customFields.checks(kind === 'create', referencesOwn)
+    : referencesOwn;
   return {
     ...(found ? { fieldChecks: found } : {}),
     ...(referencesFound ? { referenceChecks: referencesFound } : {}),
@@ -73,6 +119,10 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
   referenceChecks?: ReferenceChecks | { create?: ReferenceChecks; update?: ReferenceChecks };
   /** Error codes besides validation and lookup that update and delete can answer (e.g. INVALID_STATE). */
   stateErrors?: ErrorCode[];
+  /** The kind's custom fields: checked with the body, completed in every answer (CustomFieldSeam). */
+  customFields?: CustomFieldSeam;
+  /** The kind's tags: the add and remove endpoints (TagSeam). */
+  tags?: TagSeam;
   service: {
     /** `now` (read once per request) is for fields that depend on the date, such as is_overdue. */
     list(ctx: Context, query: Static<Query>, now: Date): Promise<Page<Row>>;
@@ -116,7 +166,7 @@ export interface ResourceAction<Item> {
 export function resourceRoutes<Row, Item, Create extends TSchema, Update extends TSchema, Query extends TSchema>(
   definition: ResourceDefinition<Row, Item, Create, Update, Query>,
 ): FastifyPluginAsyncTypebox {
-  const { path, names, scopes, schemas, service, kept } = definition;
+  const { path, names, scopes, schemas, service, kept, customFields } = definition;
   const [singular, plural] = names;
   const tags = [plural.charAt(0).toUpperCase() + plural.slice(1)];
   const item = schemaRef(schemas.item);
@@ -134,7 +184,15 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       serializeItem ??= sentJson(reply, item);
       return kept ? kept.json(data, write) : serializeItem(data);
     };
-    const fingerprintOf = (reply: FastifyReply) => sentJsonFingerprint(reply, item);
+    /** Completes an answer's custom fields (the identity for a kind without the seam). */
+    const completerOf = async (ctx: Context): Promise<<T>(item: T) => T> =>
+      customFields ? customFields.answers(ctx) : (item) => item;
+    /** The fingerprint of the current object, completed as its answers were when their ETag was made. */
+    const fingerprintOf = (reply: FastifyReply, complete: <T>(item: T) => T = (item) => item) => {
+      const fingerprint = sentJsonFingerprint(reply, item);
+      // A shallow copy completed: the service may still compare the object it passed with its next state.
+      return (current: unknown) => fingerprint(complete({ ...(current as object) }));
+    };
     /**
      * The answer of one object with its ETag: the envelope's JSON written around the object's (serialized once
      * for both), which Fastify sends as it is (a string with a JSON content type). The headers come in the order
@@ -157,6 +215,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           tags,
           operationId: `list${pascal(plural)}`,
           summary: `List ${plural}`,
+          ...patternFiltersDescription(schemas.list),
           querystring: schemas.list,
           response: { 200: listEnvelope(item), ...errorResponses('VALIDATION_ERROR') },
         },
@@ -164,13 +223,15 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       async (request, reply) => {
         const query = request.query as Static<Query> & { limit?: number };
         const now = app.clock.now();
-        const page = await service.list(contextOf(request), query, now);
+        const ctx = contextOf(request);
+        const page = await service.list(ctx, query, now);
+        const complete = await completerOf(ctx);
         const json = listJsonResponse(
           request,
           reply,
           page,
           query.limit,
-          (row) => service.present(row, now),
+          (row) => complete(service.present(row, now)),
           (data) => itemJson(reply, data),
         );
         // Typed as the envelope the route's schema declares: this string is that envelope's JSON.
@@ -202,8 +263,9 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
           if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
         }
-        const item = await service.create(contextOf(request), request.body as Static<Create>);
-        return answer(request, reply, item, `${path}/${item.id}`);
+        const ctx = contextOf(request);
+        const item = await service.create(ctx, request.body as Static<Create>);
+        return answer(request, reply, (await completerOf(ctx))(item), `${path}/${item.id}`);
       },
     );
 
@@ -219,8 +281,11 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') },
         },
       },
-      async (request, reply) =>
-        answer(request, reply, await service.get(contextOf(request), request.params.id, app.clock.now())),
+      async (request, reply) => {
+        const ctx = contextOf(request);
+        const found = await service.get(ctx, request.params.id, app.clock.now());
+        return answer(request, reply, (await completerOf(ctx))(found));
+      },
     );
 
     app.put(
@@ -241,13 +306,15 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         },
       },
       async (request, reply) => {
+        const ctx = contextOf(request);
+        const complete = await completerOf(ctx);
         const updated = await service.update(
-          contextOf(request),
+          ctx,
           request.params.id,
           request.body as Static<Update>,
-          ifMatch(request.headers['if-match'], fingerprintOf(reply)),
+          ifMatch(request.headers['if-match'], fingerprintOf(reply, complete)),
         );
-        return answer(request, reply, updated);
+        return answer(request, reply, complete(updated));
       },
     );
 
@@ -269,17 +336,28 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
             },
           },
         },
-        async (request, reply) =>
-          ok(
+        async (request, reply) => {
+          const ctx = contextOf(request);
+          const complete = await completerOf(ctx);
+          return ok(
             request,
-            await remove(
-              contextOf(request),
-              request.params.id,
-              ifMatch(request.headers['if-match'], fingerprintOf(reply)),
-            ),
-          ),
+            await remove(ctx, request.params.id, ifMatch(request.headers['if-match'], fingerprintOf(reply, complete))),
+          );
+        },
       );
     }
+
+    if (definition.tags)
+      tagRoutes(app, {
+        path,
+        singular,
+        tags,
+        scope: scopes.write,
+        item,
+        seam: definition.tags,
+        get: (tx, id) => service.get(tx, id, app.clock.now()) as Promise<Item & { id: string }>,
+        answer: async (request, reply, ctx, done) => answer(request, reply, (await completerOf(ctx))(done)),
+      });
 
     for (const action of definition.actions ?? []) {
       app.post(
@@ -309,9 +387,81 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           },
         },
         async (request, reply) => {
-          return answer(request, reply, await action.run(contextOf(request), request.params.id, request.body));
+          const ctx = contextOf(request);
+          const done = await action.run(ctx, request.params.id, request.body);
+          return answer(request, reply, (await completerOf(ctx))(done));
         },
       );
     }
   };
+}
+
+/**
+ * `POST <path>/:id/tags` (adds) and `DELETE <path>/:id/tags/:tag` (removes) of a tagged kind, with its write scope;
+ * `answer` writes the object's answer as the kind's other routes do.
+ */
+export function tagRoutes<Item extends { id: string }>(
+  app: Parameters<FastifyPluginAsyncTypebox>[0],
+  options: {
+    path: string;
+    singular: string;
+    tags: string[];
+    scope: Scope;
+    item: TSchema;
+    seam: TagSeam;
+    get: (tx: Context, id: string) => Promise<Item>;
+    answer: (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      ctx: Context,
+      done: Item,
+    ) => Promise<ReturnType<typeof ok<unknown>>>;
+  },
+): void {
+  const { path, singular, tags, scope, item, seam, get } = options;
+  app.post(
+    `${path}/:id/tags`,
+    {
+      config: { scope },
+      schema: {
+        tags,
+        operationId: `add${pascal(singular)}Tags`,
+        summary: `Add tags to ${article(singular)}`,
+        description:
+          'Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.',
+        params: IdParamsSchema,
+        headers: IdempotencyHeaders,
+        body: seam.body,
+        response: {
+          200: dataEnvelope(item),
+          ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const ctx = contextOf(request);
+      const added = (request.body as { tags: string[] }).tags;
+      const params = request.params as { id: string };
+      return options.answer(request, reply, ctx, await seam.change(ctx, params.id, { add: added }, get));
+    },
+  );
+  app.delete(
+    `${path}/:id/tags/:tag`,
+    {
+      config: { scope },
+      schema: {
+        tags,
+        operationId: `remove${pascal(singular)}Tag`,
+        summary: `Remove a tag from ${article(singular)}`,
+        description: 'Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.',
+        params: TagParamsSchema,
+        response: { 200: dataEnvelope(item), ...errorResponses('NOT_FOUND') },
+      },
+    },
+    async (request, reply) => {
+      const ctx = contextOf(request);
+      const { id, tag } = request.params as { id: string; tag: string };
+      return options.answer(request, reply, ctx, await seam.change(ctx, id, { remove: tag }, get));
+    },
+  );
 }

@@ -116,6 +116,9 @@ export const EVENT_TYPES = [
   'custom_field.created',
   'custom_field.updated',
   'custom_field.deleted',
+  // docs/api-contract.md §27: a tag renamed (or merged into another) or deleted everywhere; no object's *.updated.
+  'tag.renamed',
+  'tag.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -145,6 +148,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   time_lock: 'TimeLock',
   app: 'App',
   custom_field: 'CustomField',
+  tag: 'Tag',
 };
 
 /** Types whose `data.object` is not their resource's schema: an app's install events carry the install. */

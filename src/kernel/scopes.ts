@@ -67,6 +67,8 @@ export const SCOPES = [
   // Version 4 (docs/api-contract.md §27): custom field definitions, and tags renamed and deleted everywhere.
   'custom_fields:read',
   'custom_fields:write',
+  'tags:read',
+  'tags:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

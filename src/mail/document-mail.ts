@@ -54,6 +54,9 @@ export interface MailBusiness {
   footer?: string | null;
 }
 
+/** A printable custom field of a quote or invoice, with its label. */
+export type MailField = { label: string } & ({ text: string } | { amount: number } | { date: string });
+
 /** A property as documents print it: never its access notes. */
 export interface MailServiceAddress {
   name: string | null;
@@ -113,6 +116,12 @@ export interface MailSnapshot {
     due_date: string | null;
     valid_until: string | null;
     notes: string | null;
+    /**
+     * The account's printable custom fields that hold a value (docs/api-contract.md §27), by position: a text
+     * (select and boolean values already in words), an amount in the document's currency, or a date. Absent when
+     * none, so a document without stays the same bytes.
+     */
+    fields?: MailField[];
   };
   /** The personal note given to the send operation. */
   message: string | null;
@@ -359,6 +368,19 @@ export function dateRows(snapshot: MailSnapshot): Array<[string, string]> {
   return rows;
 }
 
+/** The document's printable custom fields under their labels, as the account's locale prints them. */
+export function fieldRows(snapshot: MailSnapshot): Array<[string, string]> {
+  const locale = localeOf(snapshot);
+  return (snapshot.document.fields ?? []).map((field) => [
+    field.label,
+    'amount' in field
+      ? formatMoney(field.amount, snapshot.document.currency, locale)
+      : 'date' in field
+        ? formatDate(field.date, locale)
+        : field.text,
+  ]);
+}
+
 export function renderText(snapshot: MailSnapshot): string {
   const { document } = snapshot;
   const lines = [
@@ -368,6 +390,7 @@ export function renderText(snapshot: MailSnapshot): string {
     ...(reminderSentence(snapshot) ? [reminderSentence(snapshot)!, ''] : []),
     `${snapshot.business.name} sent you ${snapshot.kind === 'invoice' ? 'an invoice' : snapshot.kind === 'quote' ? 'a quote' : 'a credit note'}: ${documentLabel(snapshot)}${document.title ? ` (${document.title})` : ''}.`,
     ...dateRows(snapshot).map(([label, value]) => `${label}: ${value}`),
+    ...fieldRows(snapshot).map(([label, value]) => `${label}: ${value}`),
     ...(snapshot.service_address ? [`Service address: ${serviceAddressLines(snapshot).join(', ')}`] : []),
     '',
     ...document.line_items.map((item) => `- ${lineSentence(item, snapshot)}`),
@@ -410,7 +433,7 @@ export function renderHtml(snapshot: MailSnapshot): string {
         `<tr><td colspan="4" ${right}>${escapeHtml(label)}</td><td ${right}><strong>${escapeHtml(value)}</strong></td></tr>`,
     )
     .join('');
-  const dates = dateRows(snapshot)
+  const dates = [...dateRows(snapshot), ...fieldRows(snapshot)]
     .map(([label, value]) => `${escapeHtml(label)}: ${escapeHtml(value)}`)
     .join('<br>');
   return `<!doctype html><html><body style="font-family:Helvetica,Arial,sans-serif;color:#222">

@@ -11,6 +11,7 @@ import {
   amountHeading,
   dateRows,
   documentLabel,
+  fieldRows,
   formatMoney,
   formatQuantity,
   lineHeading,
@@ -285,6 +286,9 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
     // Text longer than the page continues on the next one (pdfkit breaks it at the bottom margin).
     pdf.text(body, MARGIN, pdf.y, { width: CONTENT_WIDTH });
   };
+  // The account's printable custom fields, under their labels (docs/api-contract.md §27).
+  const fields = fieldRows(snapshot);
+  if (fields.length > 0) paragraph('Details', fields.map(([label, value]) => `${label}: ${value}`).join('\n'));
   if (snapshot.kind === 'invoice' && business.payment_instructions)
     paragraph('How to pay', business.payment_instructions);
   if (document.notes) paragraph('Notes', document.notes);

@@ -80,6 +80,7 @@ export const FIELD_TOOLS: Tool[] = [
     description:
       'Makes a job (a work order) for a client, with a title and optional line items (amounts in minor units, cents). To make one from an approved quote, use create_job_from_quote. Then schedule_visit puts it on the calendar.',
     scope: 'jobs:write',
+    customFields: 'job',
     kind: 'write',
     input: objectSchema(CreateJobBody, { omit: ['quote_id', 'request_id', 'visits'], require: ['client_id', 'title'] }),
     run: (ctx, args) => createJob(ctx, args as never),
@@ -92,9 +93,10 @@ export const FIELD_TOOLS: Tool[] = [
       'Turns an approved quote into a job: the job takes its client, property, title and line items, and the quote becomes converted. Find approved quotes with find_quotes (status "approved"). Then schedule_visit puts the job on the calendar.',
     scope: 'jobs:write',
     alsoNeeds: ['quotes:write'],
+    customFields: 'job',
     kind: 'write',
     input: objectSchema(CreateJobBody, {
-      pick: ['quote_id', 'title', 'description', 'external_id', 'metadata'],
+      pick: ['quote_id', 'title', 'description', 'external_id', 'metadata', 'custom_fields', 'tags'],
       require: ['quote_id'],
     }),
     run: (ctx, args) => createJob(ctx, args as never),
@@ -172,6 +174,7 @@ export const FIELD_TOOLS: Tool[] = [
     description:
       'Records a client’s request for work (title required; description in the client’s words, how it came in, a preferred date). A quote or a job can be made from it later.',
     scope: 'requests:write',
+    customFields: 'service_request',
     kind: 'write',
     input: objectSchema(CreateServiceRequestBody),
     run: (ctx, args) => createServiceRequest(ctx, args as never),

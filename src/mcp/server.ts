@@ -23,6 +23,12 @@ import { scopesOf, type ToolCall } from './tool-kit.js';
 import { selfDispatch } from '../http/self-dispatch.js';
 import { TOOLS, type JsonSchema, type Tool } from './tools.js';
 import { versionOf } from './versions.js';
+import {
+  completeCustomFieldAnswers,
+  type CustomFieldResource,
+  customFieldsJsonSchema,
+  readDefinitions,
+} from '../modules/custom-fields/index.js';
 
 const INSTRUCTIONS = `Tools for a small service business's daily work: clients, quotes, jobs, visits, invoices and payments.
 Amounts are integers in minor units (cents). Every write tool takes dry_run: true to answer what it would do without doing it.
@@ -186,6 +192,16 @@ async function callTool(
   }
 }
 
+/**
+ * A result whose objects answer every custom field their kind defines, as the API's answers do (the modules'
+ * presenters give the stored values; modules/custom-fields completes them).
+ */
+async function completed(ctx: Context, result: ToolResult): Promise<ToolResult> {
+  if (result.isError || result.structuredContent === undefined) return result;
+  await completeCustomFieldAnswers(ctx.db, ctx.accountId, result.structuredContent);
+  return { ...result, content: [{ type: 'text', text: JSON.stringify(result.structuredContent, null, 2) }] };
+}
+
 /** The MCP server for one request: the tools the key's scopes allow, acting as `mcp` with the key's id. */
 function serverFor(ctx: Context, caller: AuthContext, call: ToolCall): Server {
   const visible = TOOLS.filter((tool) =>
@@ -197,12 +213,44 @@ function serverFor(ctx: Context, caller: AuthContext, call: ToolCall): Server {
     { name: 'bms', version: '1.0.0' },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: visible.map(describe) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    // The account's custom fields, read once per kind for this list (docs/api-contract.md §27).
+    const schemas = new Map<CustomFieldResource, Record<string, unknown>>();
+    const tools: McpTool[] = [];
+    for (const tool of visible) {
+      const described = describe(tool);
+      const kind = tool.customFields;
+      const given = (described.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      if (kind !== undefined && given.custom_fields !== undefined) {
+        if (!schemas.has(kind))
+          schemas.set(kind, customFieldsJsonSchema(await readDefinitions(ctx.db, ctx.accountId, kind)));
+        const { $schema: _, ...fields } = schemas.get(kind)!;
+        const required = described.inputSchema.required ?? [];
+        described.inputSchema = {
+          ...described.inputSchema,
+          properties: { ...given, custom_fields: { description: given.custom_fields.description, ...fields } },
+          // A required field makes the object required, so that a model sends it.
+          ...((fields.required as string[]).length > 0 && !required.includes('custom_fields')
+            ? { required: [...required, 'custom_fields'] }
+            : {}),
+        };
+      }
+      tools.push(described);
+    }
+    return { tools };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = visible.find((candidate) => candidate.name === request.params.name);
     // A tool the key cannot see is a protocol error, exactly as an unknown one (docs/api-contract.md §21).
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return callTool(ctx, tool, (request.params.arguments ?? {}) as Record<string, unknown>, caller.scopes, call);
+    const result = await callTool(
+      ctx,
+      tool,
+      (request.params.arguments ?? {}) as Record<string, unknown>,
+      caller.scopes,
+      call,
+    );
+    return completed(ctx, result);
   });
   return server;
 }

@@ -1,5 +1,6 @@
 // What every MCP tool is made of (docs/api-contract.md §20): its shape, the scopes it needs, how it acts, the
 // objects it involves (for replays and confirmations, §32), and the small helpers the tool lists share.
+import type { CustomFieldResource } from '../modules/custom-fields/index.js';
 import type { TSchema } from '@sinclair/typebox';
 import { COMMA_LIST, REQUIRED_ONE_OF } from '../http/openapi-document.js';
 import type { Context } from '../kernel/context.js';
@@ -37,6 +38,11 @@ export interface Tool {
   /** Scopes that some arguments need beyond these (checked per call; the tool stays listed without them). */
   needsFor?(args: Args): Scope[];
   kind: ToolKind;
+  /**
+   * The kind whose custom fields the input's `custom_fields` carries: at every tools/list it is the account's
+   * schema of them (docs/api-contract.md §27), labels and descriptions only as each property's title and description.
+   */
+  customFields?: CustomFieldResource;
   /** The arguments' JSON schema, without dry_run and confirmation_token (added by the server). */
   input: JsonSchema;
   /** Whether acting twice with the same arguments leaves the same state (a read, or nothing new). */
@@ -80,6 +86,8 @@ export function objectSchema(
   // Our validator's markers (http/openapi-document.ts) are no JSON Schema an MCP client knows: left out here,
   // as the published document leaves them out; the descriptions say the same in words.
   delete plain[REQUIRED_ONE_OF];
+  // Custom field filters are matched by pattern on the REST lists; the tools take none.
+  delete plain.patternProperties;
   for (const property of Object.values(plain.properties)) delete (property as Record<string, unknown>)[COMMA_LIST];
   const required = [...new Set([...(plain.required ?? []), ...(options.require ?? [])])].filter(
     (field) => field in plain.properties,

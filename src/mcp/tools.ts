@@ -141,6 +141,7 @@ export const TOOLS: Tool[] = [
     description:
       'Adds a client (a customer). Only name is required. Check with find_clients first that the client does not exist yet.',
     scope: 'clients:write',
+    customFields: 'client',
     kind: 'write',
     input: objectSchema(CreateClientBody),
     run: (ctx, args) => createClient(ctx, args as never),
@@ -179,6 +180,7 @@ export const TOOLS: Tool[] = [
     description:
       'Computes a quote exactly as create_quote would make it (line totals, tax, total) without saving anything. Amounts are integers in minor units (cents).',
     scope: 'quotes:read',
+    customFields: 'quote',
     kind: 'preview',
     input: objectSchema(CreateQuoteBody, { omit: ['request_id'] }),
     run: (ctx, args) => createQuote(ctx, args as never),
@@ -189,6 +191,7 @@ export const TOOLS: Tool[] = [
     description:
       'Saves a draft quote for a client. Amounts are integers in minor units (cents): 12500 is 125.00. It is not sent: use send_quote for that.',
     scope: 'quotes:write',
+    customFields: 'quote',
     kind: 'write',
     input: objectSchema(CreateQuoteBody, { omit: ['request_id'] }),
     run: (ctx, args) => createQuote(ctx, args as never),
@@ -222,6 +225,7 @@ export const TOOLS: Tool[] = [
     description:
       'Computes an invoice exactly as create_invoice would make it (totals, tax, due date) without saving anything. Amounts are integers in minor units (cents).',
     scope: 'invoices:read',
+    customFields: 'invoice',
     kind: 'preview',
     input: objectSchema(CreateInvoiceBody, { omit: ['job_id', 'quote_id'], require: ['client_id'] }),
     run: (ctx, args) => createInvoice(ctx, args as never),
@@ -232,6 +236,7 @@ export const TOOLS: Tool[] = [
     description:
       'Saves a draft invoice for a client. Amounts are integers in minor units (cents). It is not sent: use send_invoice for that.',
     scope: 'invoices:write',
+    customFields: 'invoice',
     kind: 'write',
     input: objectSchema(CreateInvoiceBody, { omit: ['job_id', 'quote_id'], require: ['client_id'] }),
     run: (ctx, args) => createInvoice(ctx, args as never),

@@ -48,6 +48,7 @@ export const VISIT_TOOLS: Tool[] = [
     description:
       'Adds a visit to a job: at local_start (with duration_minutes or local_end, in timezone), at start_at, or all_day with start_date; without a time it is unscheduled. assignee_ids are active team members. The answer lists conflicts: other visits of the same people at that time.',
     scope: 'visits:write',
+    customFields: 'visit',
     kind: 'write',
     input: objectSchema(CreateVisitBody),
     run: (ctx, args) => createVisit(ctx, args as never),

@@ -1,4 +1,5 @@
 export { BmsClient } from './client.js';
+export { type CustomFieldValue, customFields, type HasCustomFields, type WithCustomFields } from './custom-fields.js';
 export * from './errors.js';
 export * from './error-codes.js';
 export * from './generated.js';

@@ -26,7 +26,7 @@ from ._error_codes import *  # noqa: F401,F403  (ERROR_CODES and ErrorCode)
 from ._generated import *  # noqa: F401,F403  (the object and parameter types)
 from ._pagination import AsyncPage, AsyncPagePromise, Page
 from ._transport import NOT_GIVEN, VERSION, APIResponse, NotGiven, async_raw_response, raw_response
-from . import webhooks
+from . import custom_fields, webhooks
 from .oauth import OAuth, OAuthTokens
 from .webhooks import WebhookVerificationError
 
@@ -66,5 +66,6 @@ __all__ = [
     "WebhookVerificationError",
     "async_raw_response",
     "raw_response",
+    "custom_fields",
     "webhooks",
 ]

@@ -48,6 +48,10 @@ export const SCOPE_SENTENCES: Partial<Record<Scope, string>> = {
   'time_entries:write': 'Record and change time entries.',
   'time_entries:delete': 'Delete time entries.',
   'time_entries:approve': 'Approve time entries and lock pay periods.',
+  'custom_fields:read': 'See your custom fields.',
+  'custom_fields:write': 'Define and change your custom fields.',
+  'tags:read': 'See your tags and how many objects hold each.',
+  'tags:write': 'Rename and delete tags everywhere.',
 };
 
 export function sentenceOf(scope: Scope): string {

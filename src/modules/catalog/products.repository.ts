@@ -36,6 +36,7 @@ const COLUMNS = [
   'active',
   'external_id',
   'metadata',
+  'custom_fields',
   'created_at',
   'updated_at',
 ] as const;
@@ -46,6 +47,8 @@ export interface ProductFilters extends TimeBounds {
   code?: string | undefined;
   q?: string | undefined;
   external_id?: string | undefined;
+  /** Custom field filters (modules/custom-fields), each answered by the value rows' index. */
+  custom?: Condition[] | undefined;
 }
 
 export const PRODUCT_SORTS: SortFields<ProductRow> = {
@@ -140,7 +143,7 @@ export function listProductsPlan(
   filters: ProductFilters,
   page: PageRequest<ProductRow>,
 ) {
-  const conditions: Condition[] = timeBoundConditions(filters);
+  const conditions: Condition[] = [...timeBoundConditions(filters), ...(filters.custom ?? [])];
   if (filters.active !== undefined)
     conditions.push({ column: 'active', expression: sql<SqlBool>`active = ${filters.active ? 1 : 0}` });
   if (filters.type !== undefined) conditions.push({ column: 'type', expression: sql<SqlBool>`type = ${filters.type}` });

@@ -1,4 +1,5 @@
 // Product endpoints (docs/api-contract.md §19): the five standard operations, catalog:read / catalog:write.
+import { customFieldSeam } from '../custom-fields/index.js';
 import { resourceRoutes } from '../../http/resource-routes.js';
 import { CreateProductBody, ListProductsQuery, ProductSchema, UpdateProductBody } from './products.schemas.js';
 import * as service from './products.service.js';
@@ -10,6 +11,7 @@ export const productRoutes = resourceRoutes({
   schemas: { item: ProductSchema, create: CreateProductBody, update: UpdateProductBody, list: ListProductsQuery },
   stateErrors: ['CONFLICT'],
   fieldChecks: service.productFieldChecks,
+  customFields: customFieldSeam('product'),
   service: {
     list: service.listProducts,
     present: service.presentProduct,

@@ -1,9 +1,12 @@
 // Product shapes (docs/api-contract.md §19): what a business sells, from which a line takes its description,
 // price, quantity and taxes. The single source of validation, serialization, types and OpenAPI.
+import { customFieldFilterOptions } from '../custom-fields/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import {
-  ExternalIdSchema,
+  CustomFieldValuesInputSchema,
+  CustomFieldValuesSchema,
   externalIdFilter,
+  ExternalIdSchema,
   IdSchema,
   listQueryProperties,
   MetadataSchema,
@@ -110,6 +113,7 @@ export const ProductSchema = Type.Object(
     active,
     external_id: Nullable(ExternalIdSchema),
     metadata: MetadataSchema,
+    custom_fields: CustomFieldValuesSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   },
@@ -130,6 +134,7 @@ const writable = {
   active: Type.Optional(active),
   external_id: Type.Optional(Nullable(ExternalIdSchema)),
   metadata: Type.Optional(MetadataSchema),
+  custom_fields: Type.Optional(CustomFieldValuesInputSchema),
 };
 
 export const CreateProductBody = Type.Object({ type, name, ...writable }, { additionalProperties: false });
@@ -155,7 +160,7 @@ export const ListProductsQuery = Type.Object(
     ),
     external_id: externalIdFilter,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...customFieldFilterOptions },
 );
 
 export type Product = Static<typeof ProductSchema>;

@@ -15,6 +15,13 @@ import {
 import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { ProductPatch, ProductRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
+import {
+  createdCustomFields,
+  customFieldConditions,
+  deleteCustomFieldValues,
+  storedValues,
+  updatedCustomFields,
+} from '../custom-fields/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { externalIdConflict, guardUnique, requireRow } from '../shared/index.js';
 import * as repository from './products.repository.js';
@@ -47,6 +54,7 @@ export function presentProduct(row: ProductRow): Product {
     active: Number(row.active) === 1,
     external_id: row.external_id,
     metadata: fromJson<Record<string, string>>(row.metadata),
+    custom_fields: storedValues(row.custom_fields),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -125,6 +133,7 @@ export async function createProduct(ctx: Context, input: CreateProductInput): Pr
     active: input.active === false ? 0 : 1,
     external_id: input.external_id ?? null,
     metadata: JSON.stringify(input.metadata ?? {}),
+    custom_fields: '{}',
     created_at: now,
     updated_at: now,
   };
@@ -134,6 +143,7 @@ export async function createProduct(ctx: Context, input: CreateProductInput): Pr
     (tx) => takenClaim(tx, claims),
     () =>
       inTransaction(ctx, async (tx) => {
+        row.custom_fields = await createdCustomFields(tx, 'product', row.id, input.custom_fields);
         await repository.insertProduct(tx.db, row);
         const product = presentProduct(row);
         await recordEvent(tx, 'product.created', product);
@@ -153,7 +163,16 @@ export async function updateProduct(
   precondition?: Precondition,
 ): Promise<Product> {
   const patch: ProductPatch = {};
-  const { name, default_quantity, tax_rate_ids, taxable, active, metadata, ...plain } = input;
+  const {
+    name,
+    default_quantity,
+    tax_rate_ids,
+    taxable,
+    active,
+    metadata,
+    custom_fields: customFields,
+    ...plain
+  } = input;
   Object.assign(patch, plain);
   if (name !== undefined) Object.assign(patch, { name, sort_name: name.toLowerCase() });
   if (default_quantity !== undefined) patch.default_quantity = thousandths(default_quantity);
@@ -173,7 +192,8 @@ export async function updateProduct(
     inTransaction(ctx, async (tx) => {
       const current = await getRow(tx, id, true);
       precondition?.(presentProduct(current));
-      if (Object.keys(patch).length === 0) return presentProduct(current);
+      const values = await updatedCustomFields(tx, 'product', current.id, customFields, current.custom_fields);
+      if (Object.keys(patch).length === 0 && values === undefined) return presentProduct(current);
       const after = { ...current, ...patch } as ProductRow;
       const afterIds = after.tax_rate_ids === null ? null : fromJson<string[]>(after.tax_rate_ids);
       assertTaxable(Number(after.taxable) === 1, afterIds);
@@ -183,6 +203,7 @@ export async function updateProduct(
       }
       const updated = await repository.updateProduct(tx.db, tx.accountId, current.id, {
         ...patch,
+        ...(values !== undefined ? { custom_fields: values } : {}),
         updated_at: tx.clock.now().toISOString(),
       });
       const product = presentProduct(updated ?? current);
@@ -207,6 +228,7 @@ export async function deleteProduct(
       const list = used.map(({ label, count }) => `${count} ${label}${count === 1 ? '' : 's'}`).join(', ');
       throw conflict(`This product cannot be deleted while lines of ${list} refer to it. Deactivate it instead.`);
     }
+    await deleteCustomFieldValues(tx.db, tx.accountId, 'product', row.id);
     await repository.deleteProduct(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'product.deleted', presentProduct(row));
     return { id: row.id, deleted: true as const };
@@ -215,6 +237,7 @@ export async function deleteProduct(
 
 export async function listProducts(ctx: Context, query: ListProductsInput): Promise<Page<ProductRow>> {
   const page = pageRequest(query, repository.PRODUCT_SORTS);
-  const { rows, resumeAfter } = await repository.listProducts(ctx.db, ctx.accountId, query, page);
+  const custom = await customFieldConditions(ctx.db, ctx.accountId, 'product', 'products', query);
+  const { rows, resumeAfter } = await repository.listProducts(ctx.db, ctx.accountId, { ...query, custom }, page);
   return toPage(rows, page, resumeAfter);
 }

@@ -70,6 +70,7 @@ function clientOf(row: PresentableClient, definitions: Definitions): Client {
     external_id: row.external_id,
     metadata: fromJsonShared<Record<string, string>>(row.metadata),
     custom_fields: presentCustomFields(definitions, storedValues(row.custom_fields)),
+    tags: fromJsonShared<string[]>(row.tags),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

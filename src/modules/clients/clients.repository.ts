@@ -40,6 +40,7 @@ const COLUMNS = [
   'external_id',
   'metadata',
   'custom_fields',
+  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -105,9 +106,10 @@ const insertClientRow: (db: Executor, row: ClientRow) => Promise<void> = prepare
 /** Every column of a new client, compiled once (db/prepared-insert.ts); custom_fields `{}` unless given. */
 export function insertClient(
   db: Executor,
-  row: Omit<ClientRow, 'custom_fields'> & { custom_fields?: string },
+  row: Omit<ClientRow, 'custom_fields' | 'tags'> & { custom_fields?: string; tags?: string },
 ): Promise<void> {
   row.custom_fields ??= '{}';
+  row.tags ??= '[]';
   return insertClientRow(db, row as ClientRow);
 }
 

@@ -1,5 +1,6 @@
 // Client endpoints: the five standard operations. Deleting a client deletes what depends on it (its
 // properties), which app.ts passes in: those modules stand above this one.
+import { tagSeam } from '../tags/index.js';
 import { resourceRoutes } from '../../http/resource-routes.js';
 import { ClientSchema, CreateClientBody, ListClientsQuery, UpdateClientBody } from './clients.schemas.js';
 import { customFieldChecks } from '../custom-fields/index.js';
@@ -17,6 +18,7 @@ export const clientRoutes = (dependents: service.ClientDependents) =>
     referenceChecks: { create: customFieldChecks('client', true), update: customFieldChecks('client', false) },
     // A client is its row alone (client-cache.ts): its JSON and ETag are kept with its kept copies.
     kept: keptClientJson,
+    tags: tagSeam('client'),
     service: {
       list: service.listClients,
       present: service.presentClient,

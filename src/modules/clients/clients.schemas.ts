@@ -1,6 +1,7 @@
 // Client shapes: the single source of request validation, response serialization, types and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
-import { CUSTOM_FIELD_FILTER_PATTERN } from '../custom-fields/index.js';
+import { customFieldFilterOptions } from '../custom-fields/index.js';
+import { tagFilterProperties, TagsInputSchema, TagsSchema } from '../tags/index.js';
 import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
 import {
   CustomFieldValuesInputSchema,
@@ -40,6 +41,7 @@ const writableFields = {
   external_id: Nullable(ExternalIdSchema),
   metadata: MetadataSchema,
   custom_fields: CustomFieldValuesInputSchema,
+  tags: TagsInputSchema,
 };
 
 export const ClientSchema = Type.Object(
@@ -59,6 +61,7 @@ export const ClientSchema = Type.Object(
     external_id: writableFields.external_id,
     metadata: MetadataSchema,
     custom_fields: CustomFieldValuesSchema,
+    tags: TagsSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   },
@@ -76,6 +79,7 @@ export const CreateClientBody = Type.Object(
     external_id: Type.Optional(writableFields.external_id),
     metadata: Type.Optional(writableFields.metadata),
     custom_fields: Type.Optional(writableFields.custom_fields),
+    tags: Type.Optional(writableFields.tags),
   },
   { additionalProperties: false },
 );
@@ -86,6 +90,7 @@ export const ListClientsQuery = Type.Object(
   {
     ...listQueryProperties(['created_at', 'updated_at', 'name'] as const),
     external_id: externalIdFilter,
+    ...tagFilterProperties,
     q: Type.Optional(
       Type.String({
         minLength: 1,
@@ -106,15 +111,7 @@ export const ListClientsQuery = Type.Object(
   {
     additionalProperties: false,
     // custom_fields.<key>=a,b and custom_fields.<key>.gte= / .lte= (modules/custom-fields/filters.ts).
-    patternProperties: {
-      [CUSTOM_FIELD_FILTER_PATTERN]: {
-        type: 'string',
-        minLength: 1,
-        maxLength: 2000,
-        description:
-          'A custom field filter: `custom_fields.<key>=v` (comma: any of), `.gte=` / `.lte=` (number, money, date).',
-      },
-    },
+    ...customFieldFilterOptions,
   },
 );
 

@@ -7,7 +7,13 @@ import type { ClientPatch, ClientRow } from '../../db/types.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { serializeAddress } from '../shared/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
-import { customFieldConditions, deleteCustomFieldValues, writeCustomFields } from '../custom-fields/index.js';
+import {
+  customFieldConditions,
+  deleteCustomFieldValues,
+  updatedCustomFields,
+  writeCustomFields,
+} from '../custom-fields/index.js';
+import { deleteObjectTags, tagConditions, writeTags } from '../tags/index.js';
 import {
   clientDefinitions,
   listClientRecords,
@@ -77,6 +83,7 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
     external_id: input.external_id ?? null,
     metadata: JSON.stringify(input.metadata ?? {}),
     custom_fields: '{}',
+    tags: '[]',
     created_at: now,
     updated_at: now,
   };
@@ -85,6 +92,7 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
       const definitions = await clientDefinitions(tx.db, tx.accountId);
       row.custom_fields =
         (await writeCustomFields(tx, definitions, row.id, input.custom_fields, undefined, true)) ?? '{}';
+      row.tags = (await writeTags(tx, 'client', row.id, input.tags, undefined)) ?? '[]';
       await repository.insertClient(tx.db, row);
       // The row itself, given its (no) property ids: not a copy (a property after a spread is slow in V8).
       const record = row as ClientRow & { property_ids: string[] };
@@ -133,15 +141,10 @@ async function applyClientUpdate(
   if (input.external_id !== undefined) patch.external_id = input.external_id;
   if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
   const definitions = await clientDefinitions(tx.db, tx.accountId);
-  const values = await writeCustomFields(
-    tx,
-    definitions,
-    current.id,
-    input.custom_fields,
-    current.custom_fields,
-    false,
-  );
-  if (values !== undefined && values !== current.custom_fields) patch.custom_fields = values;
+  const values = await updatedCustomFields(tx, definitions, current.id, input.custom_fields, current.custom_fields);
+  if (values !== undefined) patch.custom_fields = values;
+  const tags = await writeTags(tx, 'client', current.id, input.tags, current.tags);
+  if (tags !== undefined) patch.tags = tags;
   if (Object.keys(patch).length === 0) return presentClient(current);
   patch.updated_at = tx.clock.now().toISOString();
   const updated = await repository.updateClient(tx.db, tx.accountId, current.id, patch);
@@ -171,6 +174,7 @@ export async function deleteClient(
     }
     await dependents.deleteWithClient(tx, row.id);
     await deleteCustomFieldValues(tx.db, tx.accountId, 'client', row.id);
+    await deleteObjectTags(tx, 'client', row.id);
     await repository.deleteClient(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'client.deleted', presentClient(row));
     return { id: row.id, deleted: true as const };
@@ -179,7 +183,10 @@ export async function deleteClient(
 
 export async function listClients(ctx: Context, query: ListClientsInput): Promise<Page<PresentableClient>> {
   const page = pageRequest(query, repository.CLIENT_SORTS);
-  const custom = await customFieldConditions(ctx.db, ctx.accountId, 'client', 'clients', query);
+  const custom = [
+    ...(await customFieldConditions(ctx.db, ctx.accountId, 'client', 'clients', query)),
+    ...(await tagConditions(ctx.db, ctx.accountId, 'client', 'clients', query)),
+  ];
   const filters = custom.length > 0 ? { ...query, custom } : query;
   const { rows, resumeAfter } = await listClientRecords(ctx.db, ctx.accountId, filters, page);
   return toPage<PresentableClient>(rows, page as unknown as PageRequest<PresentableClient>, resumeAfter);

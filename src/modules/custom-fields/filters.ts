@@ -19,6 +19,22 @@ const INTEGER = /^-?\d{1,18}$/;
 /** The query parameters that are custom field filters: what a list's schema lets through by pattern. */
 export const CUSTOM_FIELD_FILTER_PATTERN = '^custom_fields\\.[a-z][a-z0-9_]*(\\.(gte|lte))?$';
 
+/**
+ * The options a kind's list query schema spreads in: its custom field filters, matched by pattern (the OpenAPI
+ * document cannot name the keys an account defines).
+ */
+export const customFieldFilterOptions = {
+  patternProperties: {
+    [CUSTOM_FIELD_FILTER_PATTERN]: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2000,
+      description:
+        'Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.',
+    },
+  },
+};
+
 type Column = 'text_value' | 'number_value' | 'amount_value';
 
 function columnOf(field: Definition): Column {

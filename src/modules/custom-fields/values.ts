@@ -206,11 +206,12 @@ export async function writeCustomFields(
   input: CustomFieldValues | undefined,
   stored: string | null | undefined,
   creating: boolean,
+  requireMissing = creating,
 ): Promise<string | undefined> {
   const definitions = typeof kind === 'string' ? await readDefinitions(tx.db, tx.accountId, kind) : kind;
-  if (input === undefined && !(creating && definitions.fields.some((field) => field.required))) return undefined;
+  if (input === undefined && !(requireMissing && definitions.fields.some((field) => field.required))) return undefined;
   const current = storedValues(stored);
-  const problems = customFieldProblems(definitions, input, creating, current);
+  const problems = customFieldProblems(definitions, input, requireMissing, current);
   if (problems.length > 0) throw validationError(problems);
   if (input === undefined || Object.keys(input).length === 0) return creating ? '{}' : undefined;
   const merged = mergeValues(current, input);
@@ -255,4 +256,34 @@ export function customFieldChecks(
     const definitions = await readDefinitions(ctx.db, ctx.accountId, resource);
     return [...found, ...customFieldProblems(definitions, body.custom_fields, creating)];
   };
+}
+
+/**
+ * A new object's `custom_fields` column: its values checked and their value rows written (writeCustomFields).
+ * `madeByBms`: an object BMS makes by itself (a recurring invoice's, a schedule's visit), which no one could give
+ * a required field's value: required fields are not asked of it (the other checks stand).
+ */
+export async function createdCustomFields(
+  tx: Context,
+  resource: CustomFieldResource,
+  objectId: string,
+  input: CustomFieldValues | undefined,
+  madeByBms = false,
+): Promise<string> {
+  return (await writeCustomFields(tx, resource, objectId, input, undefined, true, !madeByBms)) ?? '{}';
+}
+
+/**
+ * An update's `custom_fields` column, merged into the stored values (writeCustomFields); undefined when the body
+ * names none or changes nothing, so that the row and its `updated_at` stay.
+ */
+export async function updatedCustomFields(
+  tx: Context,
+  kind: CustomFieldResource | Definitions,
+  objectId: string,
+  input: CustomFieldValues | undefined,
+  stored: string | null | undefined,
+): Promise<string | undefined> {
+  const values = await writeCustomFields(tx, kind, objectId, input, stored, false);
+  return values === undefined || values === JSON.stringify(storedValues(stored)) ? undefined : values;
 }

@@ -1,6 +1,6 @@
 // Schema pieces shared by service requests, quotes, jobs and invoices.
 import { Type, type Static } from '@sinclair/typebox';
-import { IdSchema, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
+import { CustomFieldValuesSchema, IdSchema, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
 import { DiscountSchema, TaxBreakdownSchema } from './line-items.js';
 
 export const DateSchema = Type.String({
@@ -50,6 +50,7 @@ export function documentFields<K extends string>(object: K, statuses: readonly s
       example: statuses[0],
     }),
     metadata: MetadataSchema,
+    custom_fields: CustomFieldValuesSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   };

@@ -5,7 +5,8 @@ import { invalidState, validationError, type ErrorDetail } from '../../core/erro
 import type { Context } from '../../kernel/context.js';
 import type { Executor } from '../../db/index.js';
 import type { ClientRow } from '../../db/types.js';
-import type { MailLineItem, MailSnapshot, MailTaxRow } from '../../mail/document-mail.js';
+import type { MailField, MailLineItem, MailSnapshot, MailTaxRow } from '../../mail/document-mail.js';
+import { readDefinitions } from '../custom-fields/index.js';
 import { enqueueMessage } from '../../mail/outbox.repository.js';
 import { findAccount } from '../accounts/index.js';
 import { businessOnDocument, DEFAULT_LOCALE, effectivePaperSize, printSettings } from '../accounts/index.js';
@@ -95,6 +96,35 @@ export interface PrintableDocument {
   /** A quote's issue date is the day it was (last) sent, or made while a draft. */
   sent_at?: string | null;
   created_at?: string;
+  /** Its custom field values by key (the printable ones are printed, docs/api-contract.md §27). */
+  custom_fields?: Record<string, unknown>;
+}
+
+/** The document's printable custom fields that hold a value, by position, as a printed form carries them. */
+async function printedFields(
+  db: Executor,
+  accountId: string,
+  kind: SentKind,
+  document: PrintableDocument,
+): Promise<MailField[]> {
+  const values = document.custom_fields;
+  if ((kind !== 'quote' && kind !== 'invoice') || values === undefined || Object.keys(values).length === 0) return [];
+  const definitions = await readDefinitions(db, accountId, kind);
+  const printed = definitions.fields.filter((field) => field.printable).sort((a, b) => a.position - b.position);
+  const fields: MailField[] = [];
+  for (const field of printed) {
+    const value = values[field.key];
+    if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+    const optionLabel = (option: unknown) => field.options.find((one) => one.value === option)?.label ?? String(option);
+    if (field.type === 'money') fields.push({ label: field.label, amount: value as number });
+    else if (field.type === 'date') fields.push({ label: field.label, date: value as string });
+    else if (field.type === 'boolean') fields.push({ label: field.label, text: value ? 'Yes' : 'No' });
+    else if (field.type === 'select') fields.push({ label: field.label, text: optionLabel(value) });
+    else if (field.type === 'multi_select')
+      fields.push({ label: field.label, text: (value as unknown[]).map(optionLabel).join(', ') });
+    else fields.push({ label: field.label, text: String(value) });
+  }
+  return fields;
 }
 
 /**
@@ -120,6 +150,7 @@ export async function documentSnapshot(
   message: string | null,
 ): Promise<MailSnapshot> {
   const account = await findAccount(db, accountId);
+  const fields = await printedFields(db, accountId, kind, document);
   return {
     kind,
     ...(account
@@ -182,6 +213,7 @@ export async function documentSnapshot(
       due_date: document.due_date ?? null,
       valid_until: document.valid_until ?? null,
       notes: document.notes,
+      ...(fields.length > 0 ? { fields } : {}),
     },
     message,
   };

@@ -40,6 +40,18 @@ export interface RecordOptions {
 }
 
 /** Records one event and queues it to the endpoints that listen for it. Call it inside the change's transaction. */
+/** How a module above completes an object before its event records it (ObjectCompleter, completeEventObjectsWith). */
+type ObjectCompleter = (ctx: EventContext, object: object) => Promise<void>;
+let completeObject: ObjectCompleter | undefined;
+
+/**
+ * Set once by the custom fields module (which stands above this one): an event's object answers every custom field
+ * its kind defines, as the API's answers do, though the kind's presenter gave only the stored values.
+ */
+export function completeEventObjectsWith(completer: ObjectCompleter): void {
+  completeObject = completer;
+}
+
 export async function recordEvent(
   ctx: EventContext,
   type: EventType,
@@ -48,6 +60,7 @@ export async function recordEvent(
 ): Promise<EventRow> {
   const { db: trx, accountId } = ctx;
   const now = ctx.clock.now().toISOString();
+  if (completeObject !== undefined) await completeObject(ctx, object);
   // Built property by property: spreads of optional parts made it several times slower (issue 36).
   const full: EventData = { object };
   if (options.previous_attributes) full.previous_attributes = options.previous_attributes;
@@ -218,6 +231,8 @@ const READ_SCOPE_OF: Partial<Record<string, string>> = {
   credit_note: 'credit_notes:read',
   time_entry: 'time_entries:read',
   time_lock: 'time_entries:read',
+  custom_field: 'custom_fields:read',
+  tag: 'tags:read',
 };
 
 /**

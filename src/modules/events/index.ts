@@ -1,7 +1,14 @@
 // The face of the events module: what other modules, the workers and the composition may use. The rest is private.
 export { findEventsForDelivery, pruneEvents } from './events.repository.js';
 export { ActorSchema, EventSchema } from './events.schemas.js';
-export { pendingAttempt, presentEvent, previousAttributes, recordChange, recordEvent } from './events.service.js';
+export {
+  completeEventObjectsWith,
+  pendingAttempt,
+  presentEvent,
+  previousAttributes,
+  recordChange,
+  recordEvent,
+} from './events.service.js';
 export { signatureHeader } from './signing.js';
 export { type AttemptResult, attemptWebhook } from './webhook-sender.js';
 export { WebhookDeliverySchema, WebhookEndpointSchema } from './webhooks.schemas.js';

@@ -16,6 +16,8 @@ import { presentHostedUrl } from '../documents/index.js';
 import { listRecentPaymentsOfInvoices } from './payments.repository.js';
 import type { InvoiceApplication, InvoicePayment, PaymentMethod } from './payments.schemas.js';
 import { listRecentApplications } from './applications.repository.js';
+import { storedValues } from '../custom-fields/index.js';
+import { storedTags } from '../tags/index.js';
 import { requireRow } from '../shared/index.js';
 import { findInvoice } from './invoices.repository.js';
 import type { Invoice } from './invoices.schemas.js';
@@ -124,6 +126,8 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
           ).next_at
         : null,
     metadata: fromJson(row.metadata),
+    custom_fields: storedValues(row.custom_fields),
+    tags: storedTags(row.tags),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

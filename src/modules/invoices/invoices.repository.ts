@@ -1,6 +1,7 @@
 // Invoice queries, every one scoped by account.
 import { type Insertable, sql, type SqlBool } from 'kysely';
 import {
+  type Condition,
   coalesceSort,
   compare,
   type Executor,
@@ -57,6 +58,8 @@ const COLUMNS = [
   'hosted_url',
   'hosted_recipient',
   'metadata',
+  'custom_fields',
+  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -72,6 +75,8 @@ export interface InvoiceFilters extends TimeBounds {
   due_after?: DateText | undefined;
   /** true: only overdue invoices as of `today`; false: none of them. */
   overdue?: { today: DateText; wanted: boolean } | undefined;
+  /** Custom field filters (modules/custom-fields), each answered by the value rows' index. */
+  custom?: Condition[] | undefined;
 }
 
 export const INVOICE_SORTS: SortFields<InvoiceRow> = {
@@ -139,7 +144,7 @@ export function listInvoicesPlan(
   filters: InvoiceFilters,
   page: PageRequest<InvoiceRow>,
 ) {
-  const conditions = timeBoundConditions(filters);
+  const conditions = [...timeBoundConditions(filters), ...(filters.custom ?? [])];
   if (filters.due_before !== undefined) conditions.push(compare('due_date', '<', filters.due_before));
   if (filters.due_after !== undefined) conditions.push(compare('due_date', '>=', filters.due_after));
   let statuses: readonly string[] | undefined = filters.statuses;

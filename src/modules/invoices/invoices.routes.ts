@@ -1,5 +1,7 @@
 // Invoice endpoints: the five standard operations; app.ts adds the actions of a sent document (send, the
 // hosted link's rotation) from sent-documents, which stands above invoices.
+import { tagSeam } from '../tags/index.js';
+import { customFieldSeam } from '../custom-fields/index.js';
 import { documentFieldChecks } from '../documents/index.js';
 import { resourceRoutes, type ResourceAction } from '../../http/resource-routes.js';
 import {
@@ -63,6 +65,8 @@ export const invoiceRoutes = (actions: ReadonlyArray<ResourceAction<Invoice>>) =
         LINE_REFERENCES,
       ),
     },
+    customFields: customFieldSeam('invoice'),
+    tags: tagSeam('invoice'),
     service: {
       list: service.listInvoices,
       present: presentInvoice,

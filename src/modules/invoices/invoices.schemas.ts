@@ -1,10 +1,13 @@
 // Invoice shapes: a bill for work, numbered when first sent, then paid or voided.
+import { customFieldFilterOptions } from '../custom-fields/index.js';
+import { tagFilterProperties, TagsInputSchema, TagsSchema } from '../tags/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { INVOICE_LIFECYCLE, INVOICE_STATUSES, type InvoiceStatus } from './invoices.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
 import {
-  ExternalIdSchema,
+  CustomFieldValuesInputSchema,
   externalIdFilter,
+  ExternalIdSchema,
   listQueryProperties,
   MetadataSchema,
   Nullable,
@@ -60,6 +63,7 @@ export const InvoiceReminderSchema = Type.Object({
 export const InvoiceSchema = Type.Object(
   {
     ...documentFields('invoice', INVOICE_STATUSES),
+    tags: TagsSchema,
     external_id: Nullable(ExternalIdSchema),
     number: Nullable(
       Type.String({
@@ -167,6 +171,8 @@ const writable = {
   due_date: Type.Optional(dueDate),
   reminders_enabled: Type.Optional(remindersEnabled),
   metadata: Type.Optional(MetadataSchema),
+  custom_fields: Type.Optional(CustomFieldValuesInputSchema),
+  tags: Type.Optional(TagsInputSchema),
 };
 
 export const CreateInvoiceBody = Type.Object(
@@ -204,6 +210,7 @@ export const UpdateInvoiceBody = Type.Object(
 
 export const ListInvoicesQuery = Type.Object(
   {
+    ...tagFilterProperties,
     ...listQueryProperties(['created_at', 'updated_at', 'number', 'due_date'] as const),
     external_id: externalIdFilter,
     client_id: idFilter('Only invoices of this client.'),
@@ -220,7 +227,7 @@ export const ListInvoicesQuery = Type.Object(
     job_id: idFilter('Only invoices for this job.'),
     recurring_invoice_id: idFilter('Only invoices made by this recurring invoice.'),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...customFieldFilterOptions },
 );
 
 export type Invoice = Static<typeof InvoiceSchema>;

@@ -26,6 +26,13 @@ import {
   type SendableKind,
   hostedLinkOnClientChange,
 } from '../documents/index.js';
+import {
+  createdCustomFields,
+  customFieldConditions,
+  deleteCustomFieldValues,
+  updatedCustomFields,
+} from '../custom-fields/index.js';
+import { deleteObjectTags, tagConditions, writeTags } from '../tags/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { requireJobReference } from '../jobs/index.js';
@@ -137,9 +144,13 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput, ori
         hosted_url: null,
         hosted_recipient: null,
         metadata: JSON.stringify(input.metadata ?? {}),
+        custom_fields: '{}',
+        tags: '[]',
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       };
+      row.custom_fields = await createdCustomFields(tx, 'invoice', row.id, input.custom_fields, origin !== undefined);
+      row.tags = (await writeTags(tx, 'invoice', row.id, input.tags, undefined)) ?? '[]';
       await repository.insertInvoice(tx.db, row);
       const timezone = await findAccountTimezone(tx.db, tx.accountId);
       const invoice = presentInvoice(invoiceRecord(row, [], 0, timezone), now);
@@ -171,6 +182,8 @@ export async function updateInvoice(
         const {
           status,
           metadata,
+          custom_fields: _customFields,
+          tags: _tags,
           reminders_enabled: remindersEnabled,
           line_items: lineItems,
           prices_include_tax: _inclusive,
@@ -201,6 +214,15 @@ export async function updateInvoice(
         const property = await propertyOnUpdate(tx, current, input);
         const now = tx.clock.now();
         if (Object.keys(input).length === 0) return presentInvoice(current, now);
+        const values = await updatedCustomFields(tx, 'invoice', current.id, input.custom_fields, current.custom_fields);
+        const tags = await writeTags(tx, 'invoice', current.id, input.tags, current.tags);
+        // Custom fields and tags named with the values they hold change nothing: no write, updated_at kept.
+        if (
+          values === undefined &&
+          tags === undefined &&
+          Object.keys(input).every((key) => key === 'custom_fields' || key === 'tags')
+        )
+          return presentInvoice(current, now);
 
         const priced = await pricingForUpdate(tx, current, input, propertyAfter(current, property));
         assertHolds(INVOICE_LIFECYCLE, status ?? from, { ...fields, ...priced }, from);
@@ -211,6 +233,8 @@ export async function updateInvoice(
           updated_at: now.toISOString(),
         };
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
+        if (values !== undefined) patch.custom_fields = values;
+        if (tags !== undefined) patch.tags = tags;
         if (remindersEnabled !== undefined) patch.reminders_enabled = remindersEnabled ? 1 : 0;
         if (priced.total_amount !== undefined) {
           Object.assign(patch, priced);
@@ -312,6 +336,8 @@ export async function deleteInvoice(
     precondition?.(invoice);
     assertDeletable(INVOICE_LIFECYCLE, current.status as InvoiceStatus);
     await releaseTime(tx, current.id, current, null);
+    await deleteCustomFieldValues(tx.db, tx.accountId, 'invoice', current.id);
+    await deleteObjectTags(tx, 'invoice', current.id);
     await repository.deleteInvoice(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'invoice.deleted', invoice);
     return { id: current.id, deleted: true as const };
@@ -326,10 +352,14 @@ export async function listInvoices(ctx: Context, query: ListInvoicesInput, now: 
   // One read of the account's zone serves the overdue filter and every invoice's is_overdue.
   const timezone = await findAccountTimezone(db, accountId);
   const today = localToday(now, timezone);
+  const custom = [
+    ...(await customFieldConditions(db, accountId, 'invoice', 'invoices', query)),
+    ...(await tagConditions(db, accountId, 'invoice', 'invoices', query)),
+  ];
   const { rows, resumeAfter } = await repository.listInvoices(
     db,
     accountId,
-    { ...filters, statuses, overdue: overdue === undefined ? undefined : { today, wanted: overdue } },
+    { ...filters, statuses, overdue: overdue === undefined ? undefined : { today, wanted: overdue }, custom },
     page,
   );
   return toPage<InvoiceRecord>(await withPayments(db, accountId, rows, timezone), page, resumeAfter);

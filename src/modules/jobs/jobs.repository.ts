@@ -1,5 +1,6 @@
 // Job queries, every one scoped by account.
 import {
+  type Condition,
   coalesceSort,
   compare,
   type Executor,
@@ -50,6 +51,8 @@ const COLUMNS = [
   'visits_completed',
   'visits_next_start_at',
   'metadata',
+  'custom_fields',
+  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -62,6 +65,8 @@ export interface JobFilters extends TimeBounds {
   quote_id?: string | undefined;
   scheduled_from?: string | undefined;
   scheduled_to?: string | undefined;
+  /** Custom field filters (modules/custom-fields), each answered by the value rows' index. */
+  custom?: Condition[] | undefined;
 }
 
 export const JOB_SORTS: SortFields<JobRow> = {
@@ -112,7 +117,7 @@ export async function listJobs(
 
 /** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
 export function listJobsPlan(db: Executor, accountId: string, filters: JobFilters, page: PageRequest<JobRow>) {
-  const conditions = timeBoundConditions(filters);
+  const conditions = [...timeBoundConditions(filters), ...(filters.custom ?? [])];
   if (filters.scheduled_from !== undefined)
     conditions.push(compare('scheduled_start', '>=', normalizeInstant(filters.scheduled_from)));
   if (filters.scheduled_to !== undefined)

@@ -1,4 +1,6 @@
 // Job endpoints: the five standard operations (jobs have no send).
+import { tagSeam } from '../tags/index.js';
+import { customFieldSeam } from '../custom-fields/index.js';
 import { documentFieldChecks } from '../documents/index.js';
 import { resourceRoutes } from '../../http/resource-routes.js';
 import { CreateJobBody, JobSchema, ListJobsQuery, UpdateJobBody } from './jobs.schemas.js';
@@ -37,6 +39,8 @@ export const jobRoutes = (holds?: HoldResolver) =>
         LINE_REFERENCES,
       ),
     },
+    customFields: customFieldSeam('job'),
+    tags: tagSeam('job'),
     service: {
       list: service.listJobs,
       present: service.presentJob,

@@ -1,10 +1,13 @@
 // Job shapes: a work order, numbered at creation, scheduled, done, then invoiced.
+import { customFieldFilterOptions } from '../custom-fields/index.js';
+import { tagFilterProperties, TagsInputSchema, TagsSchema } from '../tags/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { JOB_LIFECYCLE, JOB_STATUSES, type JobStatus } from './jobs.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
 import {
-  ExternalIdSchema,
+  CustomFieldValuesInputSchema,
   externalIdFilter,
+  ExternalIdSchema,
   listQueryProperties,
   MetadataSchema,
   Nullable,
@@ -59,6 +62,7 @@ const VisitsSummarySchema = Type.Object(
 export const JobSchema = Type.Object(
   {
     ...documentFields('job', JOB_STATUSES),
+    tags: TagsSchema,
     external_id: Nullable(ExternalIdSchema),
     number: Type.String({ description: 'J-000001 upward, assigned at creation. Never reused.', example: 'J-000007' }),
     quote_id: Nullable(ReferenceSchema('The quote the job was made from.')),
@@ -84,6 +88,8 @@ const writable = {
   scheduled_start: Type.Optional(scheduledStart),
   scheduled_end: Type.Optional(scheduledEnd),
   metadata: Type.Optional(MetadataSchema),
+  custom_fields: Type.Optional(CustomFieldValuesInputSchema),
+  tags: Type.Optional(TagsInputSchema),
 };
 
 export const CreateJobBody = Type.Object(
@@ -131,6 +137,7 @@ export const UpdateJobBody = Type.Object(
 
 export const ListJobsQuery = Type.Object(
   {
+    ...tagFilterProperties,
     ...listQueryProperties(['created_at', 'updated_at', 'scheduled_start'] as const),
     external_id: externalIdFilter,
     client_id: idFilter('Only jobs of this client.'),
@@ -146,7 +153,7 @@ export const ListJobsQuery = Type.Object(
       description: 'Only jobs scheduled to start before this instant.',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...customFieldFilterOptions },
 );
 
 export type Job = Static<typeof JobSchema>;

@@ -13,6 +13,14 @@ import { accountCurrency, presentPriced, pricingForNew, pricingForUpdate, proper
 import { assertDeletable, assertMove, enter } from '../documents/index.js';
 import { convertQuote } from '../quotes/index.js';
 import { convertServiceRequest } from '../service-requests/index.js';
+import {
+  createdCustomFields,
+  customFieldConditions,
+  deleteCustomFieldValues,
+  storedValues,
+  updatedCustomFields,
+} from '../custom-fields/index.js';
+import { deleteObjectTags, storedTags, tagConditions, writeTags } from '../tags/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
@@ -58,6 +66,8 @@ export function presentJob(row: JobRow): Job {
       next_start_at: row.visits_next_start_at,
     },
     metadata: fromJson(row.metadata),
+    custom_fields: storedValues(row.custom_fields),
+    tags: storedTags(row.tags),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -137,9 +147,13 @@ export async function createJob(
         visits_completed: 0,
         visits_next_start_at: null,
         metadata: JSON.stringify(input.metadata ?? {}),
+        custom_fields: '{}',
+        tags: '[]',
         created_at: now,
         updated_at: now,
       };
+      row.custom_fields = await createdCustomFields(tx, 'job', row.id, input.custom_fields);
+      row.tags = (await writeTags(tx, 'job', row.id, input.tags, undefined)) ?? '[]';
       await repository.insertJob(tx.db, row);
       if (visits.length > 0) {
         await createVisitsForJob(tx, row.id, visits, {
@@ -192,10 +206,21 @@ export async function updateJob(
               );
         const property = await propertyOnUpdate(tx, current, input);
         if (Object.keys(input).length === 0) return presentJob(current);
+        const values = await updatedCustomFields(tx, 'job', current.id, input.custom_fields, current.custom_fields);
+        const tags = await writeTags(tx, 'job', current.id, input.tags, current.tags);
+        // Custom fields and tags named with the values they hold change nothing: no write, updated_at kept.
+        if (
+          values === undefined &&
+          tags === undefined &&
+          Object.keys(input).every((key) => key === 'custom_fields' || key === 'tags')
+        )
+          return presentJob(current);
 
         const {
           status,
           metadata,
+          custom_fields: _customFields,
+          tags: _tags,
           line_items: _lines,
           scheduled_start: start,
           scheduled_end: end,
@@ -213,6 +238,8 @@ export async function updateJob(
         if (start !== undefined) patch.scheduled_start = scheduledStart;
         if (end !== undefined) patch.scheduled_end = scheduledEnd;
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
+        if (values !== undefined) patch.custom_fields = values;
+        if (tags !== undefined) patch.tags = tags;
         Object.assign(patch, await pricingForUpdate(tx, current, input, propertyAfter(current, property)));
         if (status !== undefined) Object.assign(patch, enter(JOB_LIFECYCLE, from, status, now));
         const updated = (await repository.updateJob(tx.db, tx.accountId, current.id, patch)) ?? current;
@@ -258,6 +285,8 @@ export async function deleteJob(
     // Its visits go with it (each a visit.deleted), as a client's properties go with the client.
     await deleteVisitsOfJob(tx, current.id);
     await deleteSchedulesOfJob(tx, current.id);
+    await deleteCustomFieldValues(tx.db, tx.accountId, 'job', current.id);
+    await deleteObjectTags(tx, 'job', current.id);
     await repository.deleteJob(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'job.deleted', presentJob(current));
     return { id: current.id, deleted: true as const };
@@ -266,10 +295,14 @@ export async function deleteJob(
 
 export async function listJobs(ctx: Context, query: ListJobsInput): Promise<Page<JobRow>> {
   const page = pageRequest(query, repository.JOB_SORTS);
+  const custom = [
+    ...(await customFieldConditions(ctx.db, ctx.accountId, 'job', 'jobs', query)),
+    ...(await tagConditions(ctx.db, ctx.accountId, 'job', 'jobs', query)),
+  ];
   const { rows, resumeAfter } = await repository.listJobs(
     ctx.db,
     ctx.accountId,
-    { ...query, statuses: parseStatusFilter(query.status, JOB_STATUSES) },
+    { ...query, statuses: parseStatusFilter(query.status, JOB_STATUSES), custom },
     page,
   );
   return toPage(rows, page, resumeAfter);

@@ -2,6 +2,7 @@
 import { sql, type SqlBool } from 'kysely';
 import {
   applyPage,
+  type Condition,
   type Executor,
   fenced,
   keysOf,
@@ -34,6 +35,8 @@ const COLUMNS = [
   'archived',
   'external_id',
   'metadata',
+  'custom_fields',
+  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -45,6 +48,8 @@ export interface PropertyFilters extends TimeBounds {
   archived?: boolean | undefined;
   external_id?: string | undefined;
   q?: string | undefined;
+  /** Custom field filters (modules/custom-fields), each answered by the value rows' index. */
+  custom?: Condition[] | undefined;
 }
 
 export const PROPERTY_SORTS: SortFields<PropertyRow> = timestampSorts<PropertyRow>();
@@ -154,8 +159,8 @@ export async function listProperties(
 }
 
 /** The conditions every list applies besides its driving index: the time bounds. */
-function conditionsOf(filters: PropertyFilters) {
-  return timeBoundConditions(filters);
+function conditionsOf(filters: PropertyFilters): Condition[] {
+  return [...timeBoundConditions(filters), ...(filters.custom ?? [])];
 }
 
 /** A list without `q`, unexecuted: the query-plan test explains each query it may run. */

@@ -1,7 +1,17 @@
 // Property shapes (docs/api-contract.md §16): the single source of request validation, response serialization,
 // types and OpenAPI.
+import { customFieldFilterOptions } from '../custom-fields/index.js';
+import { tagFilterProperties, TagsInputSchema, TagsSchema } from '../tags/index.js';
 import { Type, type Static } from '@sinclair/typebox';
-import { IdSchema, listQueryProperties, MetadataSchema, Nullable, TimestampSchema } from '../../kernel/fields.js';
+import {
+  CustomFieldValuesInputSchema,
+  CustomFieldValuesSchema,
+  IdSchema,
+  listQueryProperties,
+  MetadataSchema,
+  Nullable,
+  TimestampSchema,
+} from '../../kernel/fields.js';
 import { AddressResponseSchema } from '../shared/index.js';
 import { TaxRateIdsSchema } from '../catalog/index.js';
 
@@ -120,6 +130,8 @@ export const PropertySchema = Type.Object(
     archived: Type.Boolean({ description: 'Whether the property is archived.', example: false }),
     external_id: Nullable(Type.String({ description: 'Your own id for the property.', example: 'crm-prop-1042' })),
     metadata: MetadataSchema,
+    custom_fields: CustomFieldValuesSchema,
+    tags: TagsSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   },
@@ -138,6 +150,8 @@ export const CreatePropertyBody = Type.Object(
     archived: Type.Optional(writable.archived),
     external_id: Type.Optional(writable.external_id),
     metadata: Type.Optional(writable.metadata),
+    custom_fields: Type.Optional(CustomFieldValuesInputSchema),
+    tags: Type.Optional(TagsInputSchema),
   },
   { additionalProperties: false },
 );
@@ -158,12 +172,15 @@ export const UpdatePropertyBody = Type.Object(
     archived: Type.Optional(writable.archived),
     external_id: Type.Optional(writable.external_id),
     metadata: Type.Optional(writable.metadata),
+    custom_fields: Type.Optional(CustomFieldValuesInputSchema),
+    tags: Type.Optional(TagsInputSchema),
   },
   { additionalProperties: false },
 );
 
 export const ListPropertiesQuery = Type.Object(
   {
+    ...tagFilterProperties,
     ...listQueryProperties(['created_at', 'updated_at'] as const),
     client_id: Type.Optional({ ...IdSchema, description: 'Only the properties of this client.' }),
     q: Type.Optional(
@@ -188,7 +205,7 @@ export const ListPropertiesQuery = Type.Object(
       Type.String({ minLength: 1, maxLength: 255, description: 'The property with this external id.' }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...customFieldFilterOptions },
 );
 
 export type Property = Static<typeof PropertySchema>;

@@ -12,6 +12,14 @@ import { inTransaction, type Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
 import { requireClientReference } from '../clients/index.js';
 import { requireTaxRates } from '../catalog/index.js';
+import {
+  createdCustomFields,
+  customFieldConditions,
+  deleteCustomFieldValues,
+  storedValues,
+  updatedCustomFields,
+} from '../custom-fields/index.js';
+import { deleteObjectTags, storedTags, tagConditions, writeTags } from '../tags/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { guardExternalId, presentAddress, requireReference, requireRow, type Address } from '../shared/index.js';
 import * as repository from './properties.repository.js';
@@ -34,6 +42,8 @@ export function presentProperty(row: PropertyRow): Property {
     archived: Number(row.archived) === 1,
     external_id: row.external_id,
     metadata: fromJson<Record<string, string>>(row.metadata),
+    custom_fields: storedValues(row.custom_fields),
+    tags: storedTags(row.tags),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -95,9 +105,13 @@ export async function createProperty(ctx: Context, input: CreatePropertyInput): 
         archived: input.archived ? 1 : 0,
         external_id: input.external_id ?? null,
         metadata: JSON.stringify(input.metadata ?? {}),
+        custom_fields: '{}',
+        tags: '[]',
         created_at: now,
         updated_at: now,
       };
+      row.custom_fields = await createdCustomFields(tx, 'property', row.id, input.custom_fields);
+      row.tags = (await writeTags(tx, 'property', row.id, input.tags, undefined)) ?? '[]';
       await repository.insertProperty(tx.db, row);
       const property = presentProperty(row);
       await recordEvent(tx, 'property.created', property);
@@ -146,6 +160,16 @@ export async function updateProperty(
         if (input.archived !== undefined) patch.archived = input.archived ? 1 : 0;
         if (input.external_id !== undefined) patch.external_id = input.external_id;
         if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
+        const values = await updatedCustomFields(
+          tx,
+          'property',
+          current.id,
+          input.custom_fields,
+          current.custom_fields,
+        );
+        if (values !== undefined) patch.custom_fields = values;
+        const tags = await writeTags(tx, 'property', current.id, input.tags, current.tags);
+        if (tags !== undefined) patch.tags = tags;
         if (Object.keys(patch).length === 0) return presentProperty(current);
         patch.updated_at = tx.clock.now().toISOString();
         const updated = await repository.updateProperty(tx.db, tx.accountId, current.id, patch);
@@ -174,6 +198,8 @@ export async function deleteProperty(
         `This property cannot be deleted while ${list} refer to it. Archive it instead (PUT {"archived": true}).`,
       );
     }
+    await deleteCustomFieldValues(tx.db, tx.accountId, 'property', row.id);
+    await deleteObjectTags(tx, 'property', row.id);
     await repository.deleteProperty(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'property.deleted', presentProperty(row));
     return { id: row.id, deleted: true as const };
@@ -184,10 +210,14 @@ export async function listProperties(ctx: Context, query: ListPropertiesInput): 
   const page = pageRequest(query, repository.PROPERTY_SORTS);
   const { postal_code: postalCode, ...filters } = query;
   const postal = postalCode === undefined ? undefined : (postalCodeKey(postalCode) ?? '');
+  const custom = [
+    ...(await customFieldConditions(ctx.db, ctx.accountId, 'property', 'properties', query)),
+    ...(await tagConditions(ctx.db, ctx.accountId, 'property', 'properties', query)),
+  ];
   const { rows, resumeAfter } = await repository.listProperties(
     ctx.db,
     ctx.accountId,
-    { ...filters, postal_code_key: postal },
+    { ...filters, postal_code_key: postal, custom },
     page,
   );
   return toPage(rows, page, resumeAfter);
@@ -201,6 +231,8 @@ export async function listProperties(ctx: Context, query: ListPropertiesInput): 
  */
 export async function deletePropertiesOfClient(tx: Context, clientId: string): Promise<void> {
   for (const row of await repository.findPropertiesOfClient(tx.db, tx.accountId, clientId)) {
+    await deleteCustomFieldValues(tx.db, tx.accountId, 'property', row.id);
+    await deleteObjectTags(tx, 'property', row.id);
     await repository.deleteProperty(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'property.deleted', presentProperty(row));
   }

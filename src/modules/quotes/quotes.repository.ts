@@ -1,5 +1,6 @@
 // Quote queries, every one scoped by account.
 import {
+  type Condition,
   type Executor,
   keysOf,
   type Listed,
@@ -53,6 +54,8 @@ const COLUMNS = [
   'hosted_url',
   'hosted_recipient',
   'metadata',
+  'custom_fields',
+  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -62,6 +65,8 @@ export interface QuoteFilters extends TimeBounds {
   client_id?: string | undefined;
   statuses?: QuoteStatus[] | undefined;
   request_id?: string | undefined;
+  /** Custom field filters (modules/custom-fields), each answered by the value rows' index. */
+  custom?: Condition[] | undefined;
 }
 
 export const QUOTE_SORTS: SortFields<QuoteRow> = {
@@ -131,7 +136,7 @@ export function listQuotesPlan(db: Executor, accountId: string, filters: QuoteFi
   return listPlan(
     db,
     { table: 'quotes', columns: COLUMNS, scope: { account_id: accountId } },
-    { keys, among, conditions: timeBoundConditions(filters) },
+    { keys, among, conditions: [...timeBoundConditions(filters), ...(filters.custom ?? [])] },
     page,
   );
 }

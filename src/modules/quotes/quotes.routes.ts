@@ -1,5 +1,7 @@
 // Quote endpoints: the five standard operations; app.ts adds the actions of a sent document (send, the
 // hosted link's rotation) from sent-documents, which stands above quotes.
+import { tagSeam } from '../tags/index.js';
+import { customFieldSeam } from '../custom-fields/index.js';
 import { documentFieldChecks } from '../documents/index.js';
 import { resourceRoutes, type ResourceAction } from '../../http/resource-routes.js';
 import { CreateQuoteBody, ListQuotesQuery, QuoteSchema, UpdateQuoteBody, type Quote } from './quotes.schemas.js';
@@ -54,6 +56,8 @@ export const quoteRoutes = (actions: ReadonlyArray<ResourceAction<Quote>>) =>
         LINE_REFERENCES,
       ),
     },
+    customFields: customFieldSeam('quote'),
+    tags: tagSeam('quote'),
     service: {
       list: service.listQuotes,
       present: service.presentQuote,

@@ -1,10 +1,13 @@
 // Quote shapes: a priced proposal sent to a client, approved or declined, then turned into a job or invoice.
+import { customFieldFilterOptions } from '../custom-fields/index.js';
+import { tagFilterProperties, TagsInputSchema, TagsSchema } from '../tags/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { QUOTE_LIFECYCLE, QUOTE_STATUSES, type QuoteStatus } from './quotes.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
 import {
-  ExternalIdSchema,
+  CustomFieldValuesInputSchema,
   externalIdFilter,
+  ExternalIdSchema,
   listQueryProperties,
   MetadataSchema,
   Nullable,
@@ -64,6 +67,7 @@ const depositFigure = (description: string, example: number) =>
 export const QuoteSchema = Type.Object(
   {
     ...documentFields('quote', QUOTE_STATUSES),
+    tags: TagsSchema,
     external_id: Nullable(ExternalIdSchema),
     number: Nullable(
       Type.String({
@@ -116,6 +120,8 @@ const writable = {
   valid_until: Type.Optional(validUntil),
   deposit: Type.Optional(Nullable(DepositSchema)),
   metadata: Type.Optional(MetadataSchema),
+  custom_fields: Type.Optional(CustomFieldValuesInputSchema),
+  tags: Type.Optional(TagsInputSchema),
 };
 
 export const CreateQuoteBody = Type.Object(
@@ -147,13 +153,14 @@ export const UpdateQuoteBody = Type.Object(
 
 export const ListQuotesQuery = Type.Object(
   {
+    ...tagFilterProperties,
     ...listQueryProperties(['created_at', 'updated_at', 'number'] as const),
     external_id: externalIdFilter,
     client_id: idFilter('Only quotes of this client.'),
     status: statusFilter(QUOTE_STATUSES),
     request_id: idFilter('Only quotes made from this service request.'),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...customFieldFilterOptions },
 );
 
 export type Quote = Static<typeof QuoteSchema>;

@@ -29,6 +29,14 @@ import {
   withoutStoring,
   hostedLinkOnClientChange,
 } from '../documents/index.js';
+import {
+  createdCustomFields,
+  customFieldConditions,
+  deleteCustomFieldValues,
+  storedValues,
+  updatedCustomFields,
+} from '../custom-fields/index.js';
+import { deleteObjectTags, storedTags, tagConditions, writeTags } from '../tags/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { convertServiceRequest } from '../service-requests/index.js';
@@ -89,6 +97,8 @@ export function presentQuote(row: QuoteRow): Quote {
     deposit: depositOf(row),
     ...depositFigures(row),
     metadata: fromJson(row.metadata),
+    custom_fields: storedValues(row.custom_fields),
+    tags: storedTags(row.tags),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -137,10 +147,14 @@ export async function createQuote(ctx: Context, input: CreateQuoteInput): Promis
         hosted_url: null,
         hosted_recipient: null,
         metadata: JSON.stringify(input.metadata ?? {}),
+        custom_fields: '{}',
+        tags: '[]',
         created_at: now,
         updated_at: now,
       };
       assertDepositWithinTotal(row);
+      row.custom_fields = await createdCustomFields(tx, 'quote', row.id, input.custom_fields);
+      row.tags = (await writeTags(tx, 'quote', row.id, input.tags, undefined)) ?? '[]';
       await repository.insertQuote(tx.db, row);
       const quote = presentQuote(row);
       await recordEvent(tx, 'quote.created', quote);
@@ -176,6 +190,8 @@ export async function updateQuote(
         const {
           status,
           metadata,
+          custom_fields: _customFields,
+          tags: _tags,
           line_items: _lines,
           prices_include_tax: _inclusive,
           rounding: _rounding,
@@ -195,6 +211,15 @@ export async function updateQuote(
         if (fields.client_id !== undefined) await requireClientReference(tx, fields.client_id);
         const property = await propertyOnUpdate(tx, current, input);
         if (Object.keys(input).length === 0) return presentQuote(current);
+        const values = await updatedCustomFields(tx, 'quote', current.id, input.custom_fields, current.custom_fields);
+        const tags = await writeTags(tx, 'quote', current.id, input.tags, current.tags);
+        // Custom fields and tags named with the values they hold change nothing: no write, updated_at kept.
+        if (
+          values === undefined &&
+          tags === undefined &&
+          Object.keys(input).every((key) => key === 'custom_fields' || key === 'tags')
+        )
+          return presentQuote(current);
 
         const now = tx.clock.now().toISOString();
         const patch: Partial<QuoteRow> = {
@@ -204,6 +229,8 @@ export async function updateQuote(
           updated_at: now,
         };
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
+        if (values !== undefined) patch.custom_fields = values;
+        if (tags !== undefined) patch.tags = tags;
         Object.assign(patch, depositColumns(deposit) ?? {});
         Object.assign(patch, await pricingForUpdate(tx, current, input, propertyAfter(current, property)));
         assertDepositWithinTotal({ ...current, ...patch });
@@ -331,6 +358,8 @@ export async function deleteQuote(
     const deposits = await repository.countQuoteDeposits(tx.db, tx.accountId, current.id);
     if (deposits > 0)
       throw conflict(`The quote has ${deposits} deposit payment(s); a quote a payment names is never deleted.`);
+    await deleteCustomFieldValues(tx.db, tx.accountId, 'quote', current.id);
+    await deleteObjectTags(tx, 'quote', current.id);
     await repository.deleteQuote(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'quote.deleted', presentQuote(current));
     return { id: current.id, deleted: true as const };
@@ -364,10 +393,14 @@ export async function convertQuote(tx: Context, quoteId: string, clientId: strin
 
 export async function listQuotes(ctx: Context, query: ListQuotesInput): Promise<Page<QuoteRow>> {
   const page = pageRequest(query, repository.QUOTE_SORTS);
+  const custom = [
+    ...(await customFieldConditions(ctx.db, ctx.accountId, 'quote', 'quotes', query)),
+    ...(await tagConditions(ctx.db, ctx.accountId, 'quote', 'quotes', query)),
+  ];
   const { rows, resumeAfter } = await repository.listQuotes(
     ctx.db,
     ctx.accountId,
-    { ...query, statuses: parseStatusFilter(query.status, QUOTE_STATUSES) },
+    { ...query, statuses: parseStatusFilter(query.status, QUOTE_STATUSES), custom },
     page,
   );
   return toPage(rows, page, resumeAfter);

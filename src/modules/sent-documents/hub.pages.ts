@@ -7,6 +7,7 @@ import {
   addressLines,
   amountHeading,
   dateRows,
+  fieldRows,
   documentLabel,
   formatDate,
   formatInstantDate,
@@ -214,7 +215,7 @@ export function documentPage(view: DocumentView): Html {
   const label = documentLabel(snapshot);
   const kindLabel = KIND_LABELS[snapshot.kind];
   const money = (amount: number) => formatMoney(amount, document.currency, localeOf(snapshot));
-  const headline = dateRows(snapshot);
+  const headline = [...dateRows(snapshot), ...fieldRows(snapshot)];
   const due =
     snapshot.kind === 'invoice' && document.amount_due !== null
       ? html`<div class="due"><dt>Amount due</dt><dd>${money(document.amount_due)}</dd></div>`

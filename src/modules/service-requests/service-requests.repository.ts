@@ -1,5 +1,6 @@
 // Service request queries, every one scoped by account.
 import {
+  type Condition,
   type Executor,
   keysOf,
   type Listed,
@@ -27,6 +28,7 @@ const COLUMNS = [
   'preferred_date',
   'converted_at',
   'metadata',
+  'custom_fields',
   'created_at',
   'updated_at',
 ] as const;
@@ -34,6 +36,8 @@ const COLUMNS = [
 export interface ServiceRequestFilters extends TimeBounds {
   client_id?: string | undefined;
   statuses?: RequestStatus[] | undefined;
+  /** Custom field filters (modules/custom-fields), each answered by the value rows' index. */
+  custom?: Condition[] | undefined;
 }
 
 export const SERVICE_REQUEST_SORTS: SortFields<ServiceRequestRow> = timestampSorts<ServiceRequestRow>();
@@ -92,7 +96,7 @@ export function listServiceRequestsPlan(
   return listPlan(
     db,
     { table: 'service_requests', columns: COLUMNS, scope: { account_id: accountId } },
-    { keys, among, conditions: timeBoundConditions(filters) },
+    { keys, among, conditions: [...timeBoundConditions(filters), ...(filters.custom ?? [])] },
     page,
   );
 }

@@ -1,4 +1,5 @@
 // Service request endpoints: list, create, get, update (no delete and no send, as the seed says).
+import { customFieldSeam } from '../custom-fields/index.js';
 import { resourceRoutes } from '../../http/resource-routes.js';
 import {
   CreateServiceRequestBody,
@@ -25,6 +26,7 @@ export const serviceRequestRoutes = resourceRoutes({
     client_id: { table: 'clients', kind: 'client' },
     property_id: { table: 'properties', kind: 'property' },
   }),
+  customFields: customFieldSeam('service_request'),
   service: {
     list: service.listServiceRequests,
     present: service.presentServiceRequest,

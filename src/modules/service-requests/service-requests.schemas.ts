@@ -1,8 +1,9 @@
 // Service request shapes: incoming requests for work, before any quote or job.
+import { customFieldFilterOptions } from '../custom-fields/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { REQUEST_LIFECYCLE, REQUEST_STATUSES, type RequestStatus } from './service-requests.lifecycle.js';
 import { describeTransitions, PropertyReferenceInput } from '../documents/index.js';
-import { listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
+import { CustomFieldValuesInputSchema, listQueryProperties, MetadataSchema, Nullable } from '../../kernel/fields.js';
 import { DateSchema, documentFields, nullableDate, nullableTimestamp, ReferenceSchema } from '../documents/index.js';
 import { idFilter, statusFilter } from '../documents/index.js';
 
@@ -51,6 +52,7 @@ export const CreateServiceRequestBody = Type.Object(
     source: Type.Optional({ ...source, default: 'other' }),
     preferred_date: Type.Optional(preferredDate),
     metadata: Type.Optional(MetadataSchema),
+    custom_fields: Type.Optional(CustomFieldValuesInputSchema),
   },
   { additionalProperties: false },
 );
@@ -72,6 +74,7 @@ export const UpdateServiceRequestBody = Type.Object(
       }),
     ),
     metadata: Type.Optional(MetadataSchema),
+    custom_fields: Type.Optional(CustomFieldValuesInputSchema),
   },
   { additionalProperties: false },
 );
@@ -82,7 +85,7 @@ export const ListServiceRequestsQuery = Type.Object(
     client_id: idFilter('Only requests of this client.'),
     status: statusFilter(REQUEST_STATUSES),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...customFieldFilterOptions },
 );
 
 export type ServiceRequest = Static<typeof ServiceRequestSchema>;

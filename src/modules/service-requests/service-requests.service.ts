@@ -8,6 +8,12 @@ import { requireClientReference } from '../clients/index.js';
 import { assertClientKept } from '../documents/index.js';
 import { parseStatusFilter } from '../documents/index.js';
 import { assertMove, enter } from '../documents/index.js';
+import {
+  createdCustomFields,
+  customFieldConditions,
+  storedValues,
+  updatedCustomFields,
+} from '../custom-fields/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { requireReference, requireRow } from '../shared/index.js';
@@ -38,6 +44,7 @@ export function presentServiceRequest(row: ServiceRequestRow): ServiceRequest {
     preferred_date: row.preferred_date,
     converted_at: row.converted_at,
     metadata: fromJson(row.metadata),
+    custom_fields: storedValues(row.custom_fields),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -66,9 +73,11 @@ export async function createServiceRequest(ctx: Context, input: CreateServiceReq
       preferred_date: input.preferred_date ?? null,
       converted_at: null,
       metadata: JSON.stringify(input.metadata ?? {}),
+      custom_fields: '{}',
       created_at: now,
       updated_at: now,
     };
+    row.custom_fields = await createdCustomFields(tx, 'service_request', row.id, input.custom_fields);
     await repository.insertServiceRequest(tx.db, row);
     const request = presentServiceRequest(row);
     await recordEvent(tx, 'service_request.created', request);
@@ -98,14 +107,17 @@ export async function updateServiceRequest(
     );
     if (input.client_id !== undefined) await requireClientReference(tx, input.client_id);
     const property = await propertyOnUpdate(tx, current, input);
-    const { metadata, status, property_id: _property, ...fields } = input;
-    if (Object.keys(input).length === 0) return presentServiceRequest(current);
+    const { metadata, status, property_id: _property, custom_fields: customFields, ...fields } = input;
+    const values = await updatedCustomFields(tx, 'service_request', current.id, customFields, current.custom_fields);
+    if (Object.keys(input).length === (customFields !== undefined && values === undefined ? 1 : 0))
+      return presentServiceRequest(current);
     const now = tx.clock.now().toISOString();
     const updated = await repository.updateServiceRequest(tx.db, tx.accountId, current.id, {
       ...fields,
       ...property,
       ...(status !== undefined ? { status, ...enter(REQUEST_LIFECYCLE, from, status, now) } : {}),
       ...(metadata !== undefined ? { metadata: JSON.stringify(metadata) } : {}),
+      ...(values !== undefined ? { custom_fields: values } : {}),
       updated_at: now,
     });
     const request = presentServiceRequest(updated ?? current);
@@ -156,10 +168,11 @@ export async function listServiceRequests(
   query: ListServiceRequestsInput,
 ): Promise<Page<ServiceRequestRow>> {
   const page = pageRequest(query, repository.SERVICE_REQUEST_SORTS);
+  const custom = await customFieldConditions(ctx.db, ctx.accountId, 'service_request', 'service_requests', query);
   const { rows, resumeAfter } = await repository.listServiceRequests(
     ctx.db,
     ctx.accountId,
-    { ...query, statuses: parseStatusFilter(query.status, REQUEST_STATUSES) },
+    { ...query, statuses: parseStatusFilter(query.status, REQUEST_STATUSES), custom },
     page,
   );
   return toPage(rows, page, resumeAfter);

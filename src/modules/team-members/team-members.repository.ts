@@ -34,6 +34,7 @@ const COLUMNS = [
   'hourly_rate_amount',
   'external_id',
   'metadata',
+  'custom_fields',
   'created_at',
   'updated_at',
 ] as const;
@@ -43,6 +44,8 @@ export interface TeamMemberFilters extends TimeBounds {
   roles?: TeamRole[] | undefined;
   q?: string | undefined;
   external_id?: string | undefined;
+  /** Custom field filters (modules/custom-fields), each answered by the value rows' index. */
+  custom?: Condition[] | undefined;
 }
 
 /** `sort=name` is case-insensitive: sort_name is the name as JavaScript lower-cases it, with its own index. */
@@ -152,7 +155,7 @@ export function listTeamMembersPlan(
   filters: TeamMemberFilters,
   page: PageRequest<TeamMemberRow>,
 ) {
-  const conditions: Condition[] = timeBoundConditions(filters);
+  const conditions: Condition[] = [...timeBoundConditions(filters), ...(filters.custom ?? [])];
   if (filters.active !== undefined)
     conditions.push({ column: 'active', expression: sql<SqlBool>`active = ${filters.active ? 1 : 0}` });
   if (filters.roles !== undefined)

@@ -1,4 +1,5 @@
 // Team member endpoints (docs/api-contract.md §15): the five standard operations; delete takes team:write.
+import { customFieldSeam } from '../custom-fields/index.js';
 import { resourceRoutes } from '../../http/resource-routes.js';
 import {
   CreateTeamMemberBody,
@@ -19,6 +20,7 @@ export const teamMemberRoutes = resourceRoutes({
     list: ListTeamMembersQuery,
   },
   stateErrors: ['CONFLICT'],
+  customFields: customFieldSeam('team_member'),
   service: {
     list: service.listTeamMembers,
     present: service.presentTeamMember,

@@ -1,16 +1,19 @@
 // Team member shapes (docs/api-contract.md §15): the people a business sends out. A member is a label on
 // the work (members do not log in); the single source of validation, serialization, types and OpenAPI.
+import { customFieldFilterOptions } from '../custom-fields/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import {
-  ExternalIdSchema,
+  CustomFieldValuesInputSchema,
+  CustomFieldValuesSchema,
   externalIdFilter,
+  ExternalIdSchema,
   IdSchema,
   listQueryProperties,
   MetadataSchema,
   Nullable,
+  TimestampSchema,
   TimeZoneInputSchema,
   TimeZoneSchema,
-  TimestampSchema,
 } from '../../kernel/fields.js';
 import { WorkingHoursSchema } from '../shared/index.js';
 
@@ -84,6 +87,7 @@ export const TeamMemberSchema = Type.Object(
     hourly_rate_amount: hourlyRate,
     external_id: Nullable(ExternalIdSchema),
     metadata: MetadataSchema,
+    custom_fields: CustomFieldValuesSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   },
@@ -106,6 +110,7 @@ const writable = {
   hourly_rate_amount: Type.Optional(hourlyRate),
   external_id: Type.Optional(Nullable(ExternalIdSchema)),
   metadata: Type.Optional(MetadataSchema),
+  custom_fields: Type.Optional(CustomFieldValuesInputSchema),
 };
 
 export const CreateTeamMemberBody = Type.Object({ name, ...writable }, { additionalProperties: false });
@@ -138,7 +143,7 @@ export const ListTeamMembersQuery = Type.Object(
     ),
     external_id: externalIdFilter,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...customFieldFilterOptions },
 );
 
 export type TeamMember = Static<typeof TeamMemberSchema>;

@@ -9,6 +9,13 @@ import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { TeamMemberPatch, TeamMemberRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import { findAccountTimezone } from '../accounts/index.js';
+import {
+  createdCustomFields,
+  customFieldConditions,
+  deleteCustomFieldValues,
+  storedValues,
+  updatedCustomFields,
+} from '../custom-fields/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { checkWorkingHours, externalIdConflict, guardUnique, requireRow, type WorkingHours } from '../shared/index.js';
 import * as repository from './team-members.repository.js';
@@ -39,6 +46,7 @@ export function presentTeamMember(row: TeamMemberRow): TeamMember {
     hourly_rate_amount: row.hourly_rate_amount === null ? null : Number(row.hourly_rate_amount),
     external_id: row.external_id,
     metadata: fromJson<Record<string, string>>(row.metadata),
+    custom_fields: storedValues(row.custom_fields),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -94,6 +102,7 @@ export async function createTeamMember(ctx: Context, input: CreateTeamMemberInpu
     hourly_rate_amount: input.hourly_rate_amount ?? null,
     external_id: input.external_id ?? null,
     metadata: JSON.stringify(input.metadata ?? {}),
+    custom_fields: '{}',
     created_at: now,
     updated_at: now,
   };
@@ -103,6 +112,7 @@ export async function createTeamMember(ctx: Context, input: CreateTeamMemberInpu
     (tx) => takenClaim(tx, claims),
     () =>
       inTransaction(ctx, async (tx) => {
+        row.custom_fields = await createdCustomFields(tx, 'team_member', row.id, input.custom_fields);
         await repository.insertTeamMember(tx.db, row);
         const member = presentTeamMember(row);
         await recordEvent(tx, 'team_member.created', member);
@@ -151,9 +161,17 @@ export async function updateTeamMember(
     inTransaction(ctx, async (tx) => {
       const current = await getRow(tx, id, true);
       precondition?.(presentTeamMember(current));
-      if (Object.keys(patch).length === 0) return presentTeamMember(current);
+      const values = await updatedCustomFields(
+        tx,
+        'team_member',
+        current.id,
+        input.custom_fields,
+        current.custom_fields,
+      );
+      if (Object.keys(patch).length === 0 && values === undefined) return presentTeamMember(current);
       const updated = await repository.updateTeamMember(tx.db, tx.accountId, current.id, {
         ...patch,
+        ...(values !== undefined ? { custom_fields: values } : {}),
         updated_at: tx.clock.now().toISOString(),
       });
       const member = presentTeamMember(updated ?? current);
@@ -183,6 +201,7 @@ export async function deleteTeamMember(
         .join(', ');
       throw conflict(`This team member cannot be deleted while ${list} name them. Deactivate them instead.`);
     }
+    await deleteCustomFieldValues(tx.db, tx.accountId, 'team_member', row.id);
     await repository.deleteTeamMember(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'team_member.deleted', presentTeamMember(row));
     return { id: row.id, deleted: true as const };
@@ -199,10 +218,11 @@ function parseRoles(text: string | undefined): TeamRole[] | undefined {
 
 export async function listTeamMembers(ctx: Context, query: ListTeamMembersInput): Promise<Page<TeamMemberRow>> {
   const page = pageRequest(query, repository.TEAM_MEMBER_SORTS);
+  const custom = await customFieldConditions(ctx.db, ctx.accountId, 'team_member', 'team_members', query);
   const { rows, resumeAfter } = await repository.listTeamMembers(
     ctx.db,
     ctx.accountId,
-    { ...query, roles: parseRoles(query.role) },
+    { ...query, roles: parseRoles(query.role), custom },
     page,
   );
   return toPage(rows, page, resumeAfter);

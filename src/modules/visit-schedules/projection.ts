@@ -212,6 +212,8 @@ async function projectSpan(
       hold_id: null,
       external_id: null,
       metadata: {},
+      custom_fields: {},
+      tags: [],
       created_at: row.updated_at,
       updated_at: row.updated_at,
     });

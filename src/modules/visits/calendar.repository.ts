@@ -39,6 +39,8 @@ function residual(
     conditions.push(
       sql<SqlBool>`${column('id')} in (select visit_id from visit_assignees where visit_assignees.account_id = ${accountId} and team_member_id in (${sql.join(filters.assignee_ids)}))`,
     );
+  // Custom field filters: each a probe of the value rows' index by the row's id.
+  for (const condition of filters.custom ?? []) conditions.push(sql<SqlBool>`(${condition.expression}) is true`);
   return conditions;
 }
 

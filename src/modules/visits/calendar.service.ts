@@ -1,5 +1,7 @@
 // GET /v1/visits (docs/api-contract.md §17): with a window (`from`/`to` instants, or `from_date`/`to_date` whole
 // local days in a zone) it is the calendar, in (start_at, id) order; without one, an ordinary keyset list.
+import { customFieldConditions } from '../custom-fields/index.js';
+import { tagConditions } from '../tags/index.js';
 import { isUuid } from '../../core/deps.js';
 import { fieldError } from '../../core/errors.js';
 import { addDaysToDate, canonicalTimeZone, daysBetween, normalizedInstant, windowEdge } from '../../core/time.js';
@@ -197,8 +199,13 @@ export async function listVisits(
   if (!window && query.sort !== undefined && query.sort.endsWith('start_at'))
     throw fieldError('sort', 'start_at orders a calendar window: give from and to, or from_date and to_date');
   const page = pageRequest({ ...query, sort: window ? 'start_at' : query.sort }, repository.VISIT_SORTS);
+  const custom = [
+    ...(await customFieldConditions(ctx.db, ctx.accountId, 'visit', 'visits', query)),
+    ...(await tagConditions(ctx.db, ctx.accountId, 'visit', 'visits', query)),
+  ];
   const filters: repository.VisitFilters = {
     ...query,
+    custom,
     statuses: parseStatusFilter(query.status, VISIT_STATUSES),
     assignee_ids: parseAssignees(query.assignee_id),
     unassigned: query.unassigned === true,

@@ -50,6 +50,8 @@ export const VISIT_COLUMNS = [
   'hold_id',
   'external_id',
   'metadata',
+  'custom_fields',
+  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -412,6 +414,8 @@ export interface VisitFilters extends TimeBounds {
   unassigned?: boolean | undefined;
   /** Late at this instant. */
   late_at?: string | undefined;
+  /** Custom field filters (modules/custom-fields), each answered by the value rows' index. */
+  custom?: Condition[] | undefined;
 }
 
 export async function listVisits(
@@ -442,7 +446,11 @@ export function residualConditions(accountId: string, filters: VisitFilters): Co
 
 /** An ordinary keyset list (no calendar window): the list plan of every other resource. */
 export function listVisitsPlan(db: Executor, accountId: string, filters: VisitFilters, page: PageRequest<VisitRow>) {
-  const conditions = [...timeBoundConditions(filters), ...residualConditions(accountId, filters)];
+  const conditions = [
+    ...timeBoundConditions(filters),
+    ...residualConditions(accountId, filters),
+    ...(filters.custom ?? []),
+  ];
   const keys = keysOf({
     external_id: filters.external_id,
     job_id: filters.job_id,

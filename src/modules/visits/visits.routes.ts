@@ -33,6 +33,9 @@ import {
 import { newVisitTimeChecks } from './visit-time.js';
 import * as service from './visits.service.js';
 import { referenceChecks } from '../shared/index.js';
+import { customFieldSeam } from '../custom-fields/index.js';
+import { tagSeam } from '../tags/index.js';
+import { patternFiltersDescription, tagRoutes } from '../../http/resource-routes.js';
 
 const PATH = '/v1/visits';
 const tags = ['Visits'];
@@ -60,6 +63,11 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
   options,
 ) => {
   const visit = schemaRef(VisitSchema);
+  /** A visit's answers carry every custom field defined (modules/custom-fields: the seam). */
+  const seam = customFieldSeam('visit');
+  /** If-Match against the current visit as its answers show it (completed; a copy). */
+  const matching = (header: string | string[] | undefined, complete: <T>(item: T) => T) =>
+    ifMatch(header, (current) => etagOf(complete({ ...(current as object) })));
 
   app.get(
     PATH,
@@ -69,28 +77,28 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
         tags,
         operationId: 'listVisits',
         summary: 'List visits, or a calendar window',
-        description:
-          'With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).',
+        description: `With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at). ${patternFiltersDescription(ListVisitsQuery).description}`,
         querystring: ListVisitsQuery,
         response: { 200: listEnvelope(schemaRef(VisitListItemSchema)), ...errorResponses('VALIDATION_ERROR') },
       },
     },
     async (request, reply) => {
       const query = request.query as ListVisitsInput;
-      return listResponse(
-        request,
-        reply,
-        await listVisits(contextOf(request), query, options.project),
-        query.limit,
-        (item) => item,
-      );
+      const ctx = contextOf(request);
+      const page = await listVisits(ctx, query, options.project);
+      const complete = await seam.answers(ctx);
+      return listResponse(request, reply, page, query.limit, complete);
     },
   );
 
   app.post(
     PATH,
     {
-      config: { scope: 'visits:write', fieldChecks: newVisitTimeChecks, referenceChecks: newVisitReferences },
+      config: {
+        scope: 'visits:write',
+        fieldChecks: newVisitTimeChecks,
+        referenceChecks: seam.checks(true, newVisitReferences),
+      },
       schema: {
         tags,
         operationId: 'createVisit',
@@ -109,10 +117,12 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
     async (request, reply) => {
       const { hold_id: holdId } = request.body;
       const writeOptions = { onConflict: request.query.on_conflict };
-      const item =
+      const ctx = contextOf(request);
+      const made =
         holdId !== undefined && options.book
-          ? await options.book(contextOf(request), { ...request.body, hold_id: holdId }, writeOptions)
-          : await service.createVisit(contextOf(request), request.body, writeOptions);
+          ? await options.book(ctx, { ...request.body, hold_id: holdId }, writeOptions)
+          : await service.createVisit(ctx, request.body, writeOptions);
+      const item = (await seam.answers(ctx))(made);
       reply.header('etag', etagOf(item));
       return created(request, reply, PATH, item);
     },
@@ -131,7 +141,8 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
       },
     },
     async (request, reply) => {
-      const item = await service.getVisit(contextOf(request), request.params.id);
+      const ctx = contextOf(request);
+      const item = (await seam.answers(ctx))(await service.getVisit(ctx, request.params.id));
       reply.header('etag', etagOf(item));
       return ok(request, item);
     },
@@ -140,7 +151,7 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
   app.put(
     `${PATH}/:id`,
     {
-      config: { scope: 'visits:write', referenceChecks: visitReferences },
+      config: { scope: 'visits:write', referenceChecks: seam.checks(false, visitReferences) },
       schema: {
         tags,
         operationId: 'updateVisit',
@@ -158,12 +169,16 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
       },
     },
     async (request, reply) => {
-      const item = await service.updateVisit(
-        contextOf(request),
-        request.params.id,
-        request.body,
-        ifMatch(request.headers['if-match']),
-        { onConflict: request.query.on_conflict },
+      const ctx = contextOf(request);
+      const complete = await seam.answers(ctx);
+      const item = complete(
+        await service.updateVisit(
+          ctx,
+          request.params.id,
+          request.body,
+          matching(request.headers['if-match'], complete),
+          { onConflict: request.query.on_conflict },
+        ),
       );
       reply.header('etag', etagOf(item));
       return ok(request, item);
@@ -183,12 +198,30 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
         response: { 200: dataEnvelope(DeletedSchema), ...errorResponses('NOT_FOUND', 'PRECONDITION_FAILED') },
       },
     },
-    async (request) =>
-      ok(
+    async (request) => {
+      const ctx = contextOf(request);
+      const complete = await seam.answers(ctx);
+      return ok(
         request,
-        await service.deleteVisit(contextOf(request), request.params.id, ifMatch(request.headers['if-match'])),
-      ),
+        await service.deleteVisit(ctx, request.params.id, matching(request.headers['if-match'], complete)),
+      );
+    },
   );
+
+  tagRoutes(app, {
+    path: PATH,
+    singular: 'visit',
+    tags,
+    scope: 'visits:write',
+    item: visit,
+    seam: tagSeam('visit'),
+    get: (tx, id) => service.getVisit(tx, id),
+    answer: async (request, reply, ctx, done) => {
+      const item = (await seam.answers(ctx))(done);
+      reply.header('etag', etagOf(item));
+      return ok(request, item);
+    },
+  });
 
   app.post(
     `${PATH}/:id/assignees`,
@@ -211,11 +244,9 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
       },
     },
     async (request, reply) => {
-      const { visit: item, added } = await service.addVisitAssignee(
-        contextOf(request),
-        request.params.id,
-        request.body.team_member_id,
-      );
+      const ctx = contextOf(request);
+      const { visit, added } = await service.addVisitAssignee(ctx, request.params.id, request.body.team_member_id);
+      const item = (await seam.answers(ctx))(visit);
       reply.header('etag', etagOf(item));
       if (added) reply.code(201);
       return ok(request, item);
@@ -236,11 +267,9 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
       },
     },
     async (request, reply) => {
-      const item = await service.removeVisitAssignee(
-        contextOf(request),
-        request.params.id,
-        request.params.team_member_id,
-      );
+      const ctx = contextOf(request);
+      const removed = await service.removeVisitAssignee(ctx, request.params.id, request.params.team_member_id);
+      const item = (await seam.answers(ctx))(removed);
       reply.header('etag', etagOf(item));
       return ok(request, item);
     },

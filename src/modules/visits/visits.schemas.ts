@@ -1,18 +1,22 @@
 // Visit shapes (docs/api-contract.md §17, §21): one scheduled occurrence of a job, with its time written in one
 // of three forms, its people, its status and stamps. The single source of validation, serialization, types and
 // OpenAPI.
+import { customFieldFilterOptions } from '../custom-fields/index.js';
+import { tagFilterProperties, TagsInputSchema, TagsSchema } from '../tags/index.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { LOCAL_DATE_TIME_PATTERN } from '../../core/time.js';
 import {
-  ExternalIdSchema,
+  CustomFieldValuesInputSchema,
+  CustomFieldValuesSchema,
   externalIdFilter,
+  ExternalIdSchema,
   IdSchema,
   listQueryProperties,
   MetadataSchema,
   Nullable,
+  TimestampSchema,
   TimeZoneInputSchema,
   TimeZoneSchema,
-  TimestampSchema,
 } from '../../kernel/fields.js';
 import { DateSchema, idFilter, nullableTimestamp, ReferenceSchema, statusFilter } from '../documents/index.js';
 import { VISIT_MOVES, VISIT_STATUSES, type VisitStatus } from './visits.lifecycle.js';
@@ -111,6 +115,8 @@ export const VisitSchema = Type.Object(
     hold_id: Nullable(ReferenceSchema('The availability hold it was booked from (docs/api-contract.md §28).')),
     external_id: Nullable(ExternalIdSchema),
     metadata: MetadataSchema,
+    custom_fields: CustomFieldValuesSchema,
+    tags: TagsSchema,
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   },
@@ -172,6 +178,8 @@ const writable = {
   ),
   external_id: Type.Optional(Nullable(ExternalIdSchema)),
   metadata: Type.Optional(MetadataSchema),
+  custom_fields: Type.Optional(CustomFieldValuesInputSchema),
+  tags: Type.Optional(TagsInputSchema),
 };
 
 const holdId = Type.Optional(
@@ -259,6 +267,7 @@ const commaIds = (description: string) =>
 
 export const ListVisitsQuery = Type.Object(
   {
+    ...tagFilterProperties,
     ...listQueryProperties(['created_at', 'updated_at', 'start_at'] as const),
     // No default here: a window is always in start_at order, so a sort other than start_at is refused there.
     sort: Type.Optional(
@@ -304,7 +313,7 @@ export const ListVisitsQuery = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...customFieldFilterOptions },
 );
 
 export type Visit = Static<typeof VisitSchema>;

@@ -19,6 +19,13 @@ import { fromJson } from '../../db/index.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import type { EventType } from '../../kernel/event-types.js';
 import { findAccountTimezone } from '../accounts/index.js';
+import {
+  createdCustomFields,
+  deleteCustomFieldValues,
+  storedValues,
+  updatedCustomFields,
+} from '../custom-fields/index.js';
+import { deleteObjectTags, storedTags, writeTags } from '../tags/index.js';
 import { previousAttributes, recordEvent } from '../events/index.js';
 import { findExternalIdHolder, guardExternalId, requireReference, requireRow } from '../shared/index.js';
 import { findPropertyTimezone } from '../properties/index.js';
@@ -117,9 +124,23 @@ export function presentVisit(
     hold_id: row.hold_id ?? null,
     external_id: row.external_id,
     metadata: fromJson<Record<string, string>>(row.metadata),
+    custom_fields: storedValues(row.custom_fields),
+    tags: storedTags(row.tags),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/** Runs `write`, its 422's details moved under `prefix` (a job's `visits[i].`). */
+async function withFieldPrefix<T>(prefix: string, write: () => Promise<T>): Promise<T> {
+  if (prefix === '') return write();
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof AppError && error.details)
+      throw validationError(error.details.map((detail) => ({ ...detail, field: `${prefix}${detail.field}` })));
+    throw error;
+  }
 }
 
 /** The conflicts of one visit: none while it has no time or is canceled. */
@@ -290,9 +311,16 @@ export async function createVisitsForJob(
         hold_id: input.hold_id ?? null,
         external_id: input.external_id ?? null,
         metadata: JSON.stringify(input.metadata ?? {}),
+        custom_fields: '{}',
+        tags: '[]',
         created_at: now,
         updated_at: now,
       };
+      // A schedule's visit is made by BMS: no one could give it a required field's value.
+      row.custom_fields = await withFieldPrefix(prefix, () =>
+        createdCustomFields(tx, 'visit', row.id, input.custom_fields, input.schedule_id !== undefined),
+      );
+      row.tags = (await writeTags(tx, 'visit', row.id, input.tags, undefined, `${prefix}tags`)) ?? '[]';
       await repository.insertVisit(tx.db, row);
       if (row.start_at !== null && row.end_at !== null)
         await repository.noteVisitSpan(tx.db, tx.accountId, elapsedMinutes(row.start_at, row.end_at));
@@ -458,6 +486,10 @@ export async function updateVisit(
         if (input.completion_notes !== undefined) patch.completion_notes = input.completion_notes;
         if (input.external_id !== undefined) patch.external_id = input.external_id;
         if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
+        const values = await updatedCustomFields(tx, 'visit', current.id, input.custom_fields, current.custom_fields);
+        if (values !== undefined) patch.custom_fields = values;
+        const tags = await writeTags(tx, 'visit', current.id, input.tags, current.tags);
+        if (tags !== undefined) patch.tags = tags;
         if (input.assignee_ids !== undefined)
           await checkAssignees(tx, input.assignee_ids, assigneesBefore, 'assignee_ids');
         const timeChanged = time !== undefined && TIME_COLUMNS.some((column) => time[column] !== current[column]);
@@ -501,6 +533,8 @@ export async function deleteVisit(
       throw conflict(
         `This visit cannot be deleted while ${entries} time entr${entries === 1 ? 'y names' : 'ies name'} it.`,
       );
+    await deleteCustomFieldValues(tx.db, tx.accountId, 'visit', current.id);
+    await deleteObjectTags(tx, 'visit', current.id);
     await repository.deleteVisit(tx.db, tx.accountId, current.id);
     // docs/api-contract.md §18: deleting a materialised visit adds its key to its schedule's exdates.
     if (current.schedule_id !== null && current.occurrence_key !== null)
@@ -565,6 +599,8 @@ async function touch(tx: Context, current: VisitRow): Promise<VisitRow> {
 export async function deleteVisitsOfJob(tx: Context, jobId: string): Promise<void> {
   for (const row of await repository.visitsOfJob(tx.db, tx.accountId, jobId)) {
     const visit = await loadVisit(tx, row);
+    await deleteCustomFieldValues(tx.db, tx.accountId, 'visit', row.id);
+    await deleteObjectTags(tx, 'visit', row.id);
     await repository.deleteVisit(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'visit.deleted', visit);
   }
