@@ -50,6 +50,7 @@ import * as ledger from './migrations/20261129000000_ledger.js';
 import * as creditNotes from './migrations/20261129000100_credit_notes.js';
 
 import * as availability from './migrations/20261129020000_availability.js';
+import * as ledgerOpenItems from './migrations/20261129220000_ledger_open_items.js';
 
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -99,6 +100,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129160000_ledger_entry_costs': ledgerEntryCosts,
   '20261129170000_deposits': deposits,
   '20261129180000_time_entry_seconds': timeEntrySeconds,
+  '20261129220000_ledger_open_items': ledgerOpenItems,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

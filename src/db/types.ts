@@ -447,6 +447,23 @@ export interface LedgerDayTotalsTable {
   last_sequence: number;
 }
 
+/** The ledger's open items (modules/ledger/ledger.open-items.ts): the span of days an item's amount is not 0. */
+export interface LedgerOpenItemsTable {
+  account_id: string;
+  /** invoice | payment | credit_note */
+  kind: string;
+  item_id: string;
+  client_id: string;
+  currency: string;
+  opened_on: DateText;
+  /** The day from which the amount stays 0; 9999-12-31 while it is not 0. */
+  closed_on: DateText;
+  /** 0–11: closed_on − opened_on ≤ 4^class days; 99: still open. */
+  span_class: number;
+  amount: number;
+  last_sequence: number;
+}
+
 export interface EventsTable {
   id: string;
   account_id: string;
@@ -885,6 +902,7 @@ export interface Tables {
   credit_note_refunds: CreditNoteRefundsTable;
   ledger_entries: LedgerEntriesTable;
   ledger_day_totals: LedgerDayTotalsTable;
+  ledger_open_items: LedgerOpenItemsTable;
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -1014,6 +1032,7 @@ export type CreditNotePatch = Updateable<CreditNotesTable>;
 export type CreditNoteRefundRow = Selectable<CreditNoteRefundsTable>;
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
 export type LedgerDayTotalRow = Selectable<LedgerDayTotalsTable>;
+export type LedgerOpenItemRow = Selectable<LedgerOpenItemsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type McpCallRow = Selectable<McpCallsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

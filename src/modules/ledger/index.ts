@@ -17,6 +17,16 @@ export {
   untaxedOf,
 } from './ledger.day-totals.js';
 export {
+  findEntriesOfItems,
+  findItemsMovedAfter,
+  findOpenItemsOn,
+  itemKeyOf,
+  type OpenItemEntry,
+  type OpenItemKey,
+  openItemMovesOf,
+  openItemsOnQuery,
+} from './ledger.open-items.js';
+export {
   effectiveDateOf,
   type EntryDraft,
   getClientBalance,

@@ -10,6 +10,7 @@ import { findAccountTimezone } from '../accounts/index.js';
 import { getClientRow } from '../clients/index.js';
 import { requireRow } from '../shared/index.js';
 import { type DayTotalSource, keepDayTotals } from './ledger.day-totals.js';
+import { keepOpenItems } from './ledger.open-items.js';
 import * as repository from './ledger.repository.js';
 import type {
   ClientBalance,
@@ -103,6 +104,7 @@ export async function postEntries(tx: Context, drafts: readonly EntryDraft[]): P
       taxes: (drafts[index]!.taxes as DayTotalSource['taxes']) ?? null,
     })),
   );
+  await keepOpenItems(db, accountId, rows);
   await assertLedgerRules(tx, {
     balances: [...balances.keys()].map((key) => {
       const [clientId, currency] = key.split(' ') as [string, string];

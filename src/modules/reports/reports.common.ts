@@ -24,7 +24,9 @@ export interface Standing {
   timezone: string;
   sequence: number;
   today: string;
+  /** The rows already answered (from the cursor) and how many this answer holds: a JSON page's, or a CSV's all. */
   offset: number;
+  limit: number;
   computedAt: string;
 }
 
@@ -57,6 +59,7 @@ export async function standingOf(ctx: Context, input: CommonInput): Promise<Stan
     sequence,
     today: localDate(now, timezone),
     offset: pinned?.offset ?? 0,
+    limit: input.limit ?? REPORT_PAGE_SIZE,
     computedAt: now.toISOString(),
   };
 }
@@ -90,16 +93,28 @@ export interface PagedReport<P, T, R> {
   limit: number;
 }
 
+/** Reports whose rows are already the page the standing asks for (read so from the database), with their count. */
+const pagedInDatabase = new WeakMap<object, number>();
+
+/** Marks a report whose rows are the standing's page; `rowCount` counts the rows before it, its own, and 1 if more follow. */
+export function pagedInSql<P, T, R>(report: Report<P, T, R>, rowCount: number): Report<P, T, R> {
+  pagedInDatabase.set(report, rowCount);
+  return report;
+}
+
+/** The report's rows in all (at least as many as it is known to have, for a report paged in the database). */
+export function rowCountOf(report: Report<unknown, unknown, unknown>): number {
+  return pagedInDatabase.get(report) ?? report.rows.length;
+}
+
 /** One JSON page of a report's rows; the totals stay those of every row. */
-export function pageOf<P, T, R>(
-  report: Report<P, T, R>,
-  standing: Standing,
-  limit = REPORT_PAGE_SIZE,
-): PagedReport<P, T, R> {
+export function pageOf<P, T, R>(report: Report<P, T, R>, standing: Standing): PagedReport<P, T, R> {
+  const limit = standing.limit;
   const end = standing.offset + limit;
-  const more = end < report.rows.length;
+  const paged = pagedInDatabase.has(report);
+  const more = end < rowCountOf(report as Report<unknown, unknown, unknown>);
   return {
-    report: { ...report, rows: report.rows.slice(standing.offset, end) },
+    report: paged ? report : { ...report, rows: report.rows.slice(standing.offset, end) },
     nextCursor: more ? encodeCursor(standing.sequence, end) : null,
     limit,
   };
