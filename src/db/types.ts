@@ -447,6 +447,12 @@ export interface LedgerDayTotalsTable {
   last_sequence: number;
 }
 
+/** The ledger's cash day totals (modules/ledger/ledger.cash-totals.ts): the cash basis's moves by day and rate. */
+export interface LedgerCashDayTotalsTable extends LedgerDayTotalsTable {
+  /** Money received and not applied to an invoice (deposits, overpayments), less what was applied of it. */
+  unapplied_amount: number;
+}
+
 /** The ledger's open items (modules/ledger/ledger.open-items.ts): the span of days an item's amount is not 0. */
 export interface LedgerOpenItemsTable {
   account_id: string;
@@ -903,6 +909,7 @@ export interface Tables {
   ledger_entries: LedgerEntriesTable;
   ledger_day_totals: LedgerDayTotalsTable;
   ledger_open_items: LedgerOpenItemsTable;
+  ledger_cash_day_totals: LedgerCashDayTotalsTable;
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -1033,6 +1040,7 @@ export type CreditNoteRefundRow = Selectable<CreditNoteRefundsTable>;
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
 export type LedgerDayTotalRow = Selectable<LedgerDayTotalsTable>;
 export type LedgerOpenItemRow = Selectable<LedgerOpenItemsTable>;
+export type LedgerCashDayTotalRow = Selectable<LedgerCashDayTotalsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type McpCallRow = Selectable<McpCallsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

@@ -17,6 +17,17 @@ export {
   untaxedOf,
 } from './ledger.day-totals.js';
 export {
+  CASH_TYPES,
+  type CashEntry,
+  type CashMove,
+  cashMovesOf,
+  cashSharesOf,
+  CASH_AMOUNT_COLUMNS,
+  findCashDayTotals,
+  type MoveTax,
+} from './ledger.cash-totals.js';
+export { largestRemainder, proRata } from './ledger.money.js';
+export {
   findEntriesOfItems,
   findItemsMovedAfter,
   findOpenItemsOn,

@@ -10,6 +10,7 @@ import { findAccountTimezone } from '../accounts/index.js';
 import { getClientRow } from '../clients/index.js';
 import { requireRow } from '../shared/index.js';
 import { type DayTotalSource, keepDayTotals } from './ledger.day-totals.js';
+import { keepCashDayTotals } from './ledger.cash-totals.js';
 import { keepOpenItems } from './ledger.open-items.js';
 import * as repository from './ledger.repository.js';
 import type {
@@ -105,6 +106,11 @@ export async function postEntries(tx: Context, drafts: readonly EntryDraft[]): P
     })),
   );
   await keepOpenItems(db, accountId, rows);
+  await keepCashDayTotals(
+    db,
+    accountId,
+    rows.map((row, index) => ({ ...row, taxes: (drafts[index]!.taxes as DayTotalSource['taxes']) ?? null })),
+  );
   await assertLedgerRules(tx, {
     balances: [...balances.keys()].map((key) => {
       const [clientId, currency] = key.split(' ') as [string, string];

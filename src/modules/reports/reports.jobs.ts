@@ -5,7 +5,7 @@
 import { AppError } from '../../core/errors.js';
 import type { Context } from '../../kernel/context.js';
 import { checkRange, reportOf, type Standing } from './reports.common.js';
-import { proRata } from './reports.money.js';
+import { proRata } from '../ledger/index.js';
 import * as repository from './reports.repository.js';
 import type { ReportEntry } from './reports.repository.js';
 import type { JobProfitabilityInput, JobRow, OtherCurrency, Report } from './reports.schemas.js';
