@@ -20,6 +20,8 @@ import { INVOICE_SORTS, listInvoicesPlan } from '../src/modules/invoices/invoice
 import { JOB_SORTS, listJobsPlan } from '../src/modules/jobs/jobs.repository.js';
 import { listPaymentsPlan, PAYMENT_SORTS } from '../src/modules/invoices/payments.repository.js';
 import { ENTRY_SORTS, listEntriesPlan } from '../src/modules/ledger/ledger.repository.js';
+import { openItemsOnQuery } from '../src/modules/ledger/ledger.open-items.js';
+import { statementLinesQuery } from '../src/modules/reports/reports.repository.js';
 import { CREDIT_NOTE_SORTS, listCreditNotesPlan } from '../src/modules/credit-notes/credit-notes.repository.js';
 import { listQuotesPlan, QUOTE_SORTS } from '../src/modules/quotes/quotes.repository.js';
 import {
@@ -604,6 +606,35 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     'ledger_entries_account_invoice_id_idx',
     true,
   ],
+  // Contract section 24: the reports' reads at scale.
+  [
+    'aged receivables: the items open on a day, a range of each span class',
+    () => openItemsOnQuery(db(), documentAccountId, '2026-11-21'),
+    'ledger_open_items_account_span_idx',
+    false,
+  ],
+  [
+    "aged receivables of one client, and a statement's balances: the client's items open on a day",
+    () => openItemsOnQuery(db(), documentAccountId, '2026-11-21', ID),
+    'ledger_open_items_account_client_span_idx',
+    false,
+  ],
+  [
+    "a client statement's page of lines: the client's entries by day, in order",
+    () =>
+      statementLinesQuery(db(), documentAccountId, {
+        clientId: ID,
+        currency: 'USD',
+        from: '2026-01-01',
+        to: '2026-12-31',
+        through: 1000,
+      })
+        .select(['sequence', 'amount'])
+        .limit(101)
+        .offset(100),
+    'ledger_entries_account_client_date_idx',
+    false,
+  ],
   [
     'credit notes, default sort',
     () => listCreditNotesPlan(db(), documentAccountId, {}, pageRequest({}, CREDIT_NOTE_SORTS)).query,
@@ -790,6 +821,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'webhook_deliveries',
     'availability_exceptions',
     'ledger_entries',
+    'ledger_open_items',
     'credit_notes',
     'time_entries',
     'custom_field_values',
