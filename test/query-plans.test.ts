@@ -21,6 +21,7 @@ import { JOB_SORTS, listJobsPlan } from '../src/modules/jobs/jobs.repository.js'
 import { listPaymentsPlan, PAYMENT_SORTS } from '../src/modules/invoices/payments.repository.js';
 import { ENTRY_SORTS, listEntriesPlan } from '../src/modules/ledger/ledger.repository.js';
 import { openItemsOnQuery } from '../src/modules/ledger/ledger.open-items.js';
+import { jobSumsQuery } from '../src/modules/ledger/ledger.invoice-figures.js';
 import { statementLinesQuery } from '../src/modules/reports/reports.repository.js';
 import { CREDIT_NOTE_SORTS, listCreditNotesPlan } from '../src/modules/credit-notes/credit-notes.repository.js';
 import { listQuotesPlan, QUOTE_SORTS } from '../src/modules/quotes/quotes.repository.js';
@@ -636,6 +637,18 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     false,
   ],
   [
+    "job profitability: a period's kept invoice figures, summed per job",
+    () => jobSumsQuery(db(), documentAccountId, { from: '2026-01-01', to: '2026-12-31', through: 1000 }),
+    'ledger_invoice_figures_account_issue_idx',
+    true,
+  ],
+  [
+    "job profitability of one job: its kept invoice figures",
+    () => jobSumsQuery(db(), documentAccountId, { from: '2026-01-01', to: '2026-12-31', through: 1000, jobId: ID }),
+    'ledger_invoice_figures_account_job_idx',
+    true,
+  ],
+  [
     'credit notes, default sort',
     () => listCreditNotesPlan(db(), documentAccountId, {}, pageRequest({}, CREDIT_NOTE_SORTS)).query,
     'credit_notes_account_created_at_idx',
@@ -822,6 +835,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'availability_exceptions',
     'ledger_entries',
     'ledger_open_items',
+    'ledger_invoice_figures',
     'credit_notes',
     'time_entries',
     'custom_field_values',

@@ -453,6 +453,24 @@ export interface LedgerCashDayTotalsTable extends LedgerDayTotalsTable {
   unapplied_amount: number;
 }
 
+/** The ledger's invoice figures (modules/ledger/ledger.invoice-figures.ts): what job profitability sums. */
+export interface LedgerInvoiceFiguresTable {
+  account_id: string;
+  invoice_id: string;
+  job_id: string | null;
+  client_id: string;
+  currency: string;
+  issue_date: DateText;
+  /** 1 once void. */
+  voided: number;
+  net_amount: number;
+  credited_amount: number;
+  cost_amount: number;
+  lines_without_cost: number;
+  entry_count: number;
+  last_sequence: number;
+}
+
 /** The ledger's open items (modules/ledger/ledger.open-items.ts): the span of days an item's amount is not 0. */
 export interface LedgerOpenItemsTable {
   account_id: string;
@@ -909,6 +927,7 @@ export interface Tables {
   ledger_entries: LedgerEntriesTable;
   ledger_day_totals: LedgerDayTotalsTable;
   ledger_open_items: LedgerOpenItemsTable;
+  ledger_invoice_figures: LedgerInvoiceFiguresTable;
   ledger_cash_day_totals: LedgerCashDayTotalsTable;
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
@@ -1040,6 +1059,7 @@ export type CreditNoteRefundRow = Selectable<CreditNoteRefundsTable>;
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
 export type LedgerDayTotalRow = Selectable<LedgerDayTotalsTable>;
 export type LedgerOpenItemRow = Selectable<LedgerOpenItemsTable>;
+export type LedgerInvoiceFigureRow = Selectable<LedgerInvoiceFiguresTable>;
 export type LedgerCashDayTotalRow = Selectable<LedgerCashDayTotalsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type McpCallRow = Selectable<McpCallsTable>;

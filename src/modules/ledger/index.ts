@@ -28,6 +28,13 @@ export {
 } from './ledger.cash-totals.js';
 export { largestRemainder, proRata } from './ledger.money.js';
 export {
+  figureHistoriesOf,
+  findInvoiceFiguresMovedAfter,
+  findJobSums,
+  invoiceFiguresOf,
+  jobSumsQuery,
+} from './ledger.invoice-figures.js';
+export {
   findEntriesOfItems,
   findItemsMovedAfter,
   findOpenItemsOn,
