@@ -7,7 +7,6 @@ import { localDate } from '../../core/time.js';
 import type { Context } from '../../kernel/context.js';
 import { findAccount } from '../accounts/index.js';
 import * as repository from './reports.repository.js';
-import type { ReportEntry } from './reports.repository.js';
 import type { OtherCurrency, Report } from './reports.schemas.js';
 import { REPORT_PAGE_SIZE } from './reports.schemas.js';
 
@@ -69,22 +68,6 @@ export function checkRange(from: string, to: string): void {
   if (to < from) throw fieldError('to', 'must be on or after from');
   const limit = Temporal.PlainDate.from(from).add({ years: 10 }).toString();
   if (to >= limit) throw fieldError('to', 'must be less than 10 years after from');
-}
-
-/** The entries of other currencies, only counted (contract §24: `other_currencies`). */
-export function splitCurrencies(
-  entries: readonly ReportEntry[],
-  currency: string,
-  counted: (entry: ReportEntry) => boolean = () => true,
-): { mine: ReportEntry[]; others: OtherCurrency[] } {
-  const mine: ReportEntry[] = [];
-  const counts = new Map<string, number>();
-  for (const entry of entries) {
-    if (entry.currency === currency) mine.push(entry);
-    else if (counted(entry)) counts.set(entry.currency, (counts.get(entry.currency) ?? 0) + 1);
-  }
-  const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, count]) => ({ currency: code, count }));
-  return { mine, others };
 }
 
 export interface PagedReport<P, T, R> {

@@ -115,28 +115,6 @@ export async function findEntries(db: Executor, accountId: string, bounds: Entry
   return rows.map((row) => entryOf(row as Row));
 }
 
-/** Every entry naming one of the invoices (or credit notes), up to `through`, in sequence order. */
-export async function findEntriesOfDocuments(
-  db: Executor,
-  accountId: string,
-  column: 'invoice_id' | 'credit_note_id',
-  ids: readonly string[],
-  through: number,
-): Promise<ReportEntry[]> {
-  const entries: ReportEntry[] = [];
-  for (let start = 0; start < ids.length; start += 500) {
-    const rows = await db
-      .selectFrom('ledger_entries')
-      .select([...COLUMNS])
-      .where('account_id', '=', accountId)
-      .where(column, 'in', ids.slice(start, start + 500))
-      .where('sequence', '<=', through)
-      .execute();
-    entries.push(...rows.map((row) => entryOf(row as Row)));
-  }
-  return entries.sort((a, b) => a.sequence - b.sequence);
-}
-
 /** Labels by id: clients' names, invoices' and credit notes' numbers. */
 export async function findLabels(
   db: Executor,
@@ -156,36 +134,6 @@ export async function findLabels(
     for (const row of rows) labels.set(row.id, (table === 'clients' ? row.name : row.number) ?? null);
   }
   return labels;
-}
-
-/** The job each invoice was made for (fixed when the invoice is made; null for none), by id. */
-export async function findJobsOfInvoices(
-  db: Executor,
-  accountId: string,
-  ids: readonly string[],
-): Promise<Map<string, string | null>> {
-  const jobs = new Map<string, string | null>();
-  for (let start = 0; start < ids.length; start += 500) {
-    const rows = await db
-      .selectFrom('invoices')
-      .select(['id', 'job_id'])
-      .where('account_id', '=', accountId)
-      .where('id', 'in', ids.slice(start, start + 500))
-      .execute();
-    for (const row of rows) jobs.set(row.id, row.job_id);
-  }
-  return jobs;
-}
-
-/** The ids of a job's invoices, drafts and voids included (the ledger says which count). */
-export async function findInvoiceIdsOfJob(db: Executor, accountId: string, jobId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('invoices')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('job_id', '=', jobId)
-    .execute();
-  return rows.map((row) => row.id);
 }
 
 export interface JobLabel {
