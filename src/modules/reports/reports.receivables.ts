@@ -242,7 +242,8 @@ export async function clientStatement(
     const open = invoices.reduce((sum, invoice) => sum + invoice.open, 0);
     return open - (credits.get(input.client_id) ?? 0);
   };
-  const opening = await balanceOn(addDaysToDate(input.from, -1));
+  // Nothing is dated before the first day there is.
+  const opening = input.from <= '0001-01-01' ? 0 : await balanceOn(addDaysToDate(input.from, -1));
   const closing = await balanceOn(input.to);
   const bounds = {
     clientId: input.client_id,

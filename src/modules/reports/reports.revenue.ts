@@ -4,7 +4,7 @@
 import { Temporal } from '@js-temporal/polyfill';
 import type { Context } from '../../kernel/context.js';
 import { findTaxRates } from '../catalog/index.js';
-import type { LedgerCashDayTotalRow, LedgerDayTotalRow } from '../../db/types.js';
+import type { LedgerDayTotalRow } from '../../db/types.js';
 import {
   AMOUNT_COLUMNS,
   CASH_AMOUNT_COLUMNS,
@@ -82,12 +82,12 @@ function movesOfTotals(rows: readonly LedgerDayTotalRow[]): Move[] {
 }
 
 async function movesOf(ctx: Context, standing: Standing, from: string, to: string, basis: Basis) {
-  const { rows, others } =
-    basis === 'cash' ? await cashTotals(ctx, standing, from, to) : await accrualTotals(ctx, standing, from, to);
-  const unapplied = rows.reduce(
-    (sum, row) => sum + (row.rate_key === '' ? ((row as Partial<LedgerCashDayTotalRow>).unapplied_amount ?? 0) : 0),
-    0,
-  );
+  if (basis === 'accrual') {
+    const { rows, others } = await accrualTotals(ctx, standing, from, to);
+    return { moves: movesOfTotals(rows), others, unapplied: 0 };
+  }
+  const { rows, others } = await cashTotals(ctx, standing, from, to);
+  const unapplied = rows.reduce((sum, row) => sum + (row.rate_key === '' ? row.unapplied_amount : 0), 0);
   return { moves: movesOfTotals(rows), others, unapplied };
 }
 
@@ -101,18 +101,18 @@ function atSequence<Row extends LedgerDayTotalRow>(
   standing: Standing,
   kept: Row[],
   later: readonly { sequence: number; currency: string; effective_date: string }[],
-  sharesOf: (index: number) => readonly (Record<string, number | string | null> & { rate_key: string })[],
+  sharesOf: (index: number) => readonly object[],
   columns: readonly string[],
 ) {
   const byKey = new Map(kept.map((row) => [`${row.currency} ${row.effective_date} ${row.rate_key}`, row]));
   for (const [index, entry] of later.entries())
-    for (const share of sharesOf(index)) {
-      const row = byKey.get(`${entry.currency} ${entry.effective_date} ${share.rate_key}`) as
-        | Record<string, number>
-        | undefined;
-      if (!row || entry.sequence > row.last_sequence!) continue;
-      row.entry_count! -= share.entry_count as number;
-      for (const column of columns) row[column]! -= share[column] as number;
+    for (const found of sharesOf(index)) {
+      const share = found as Record<string, number> & { rate_key: string };
+      const kept = byKey.get(`${entry.currency} ${entry.effective_date} ${share.rate_key}`);
+      if (!kept || entry.sequence > kept.last_sequence) continue;
+      const row = kept as unknown as Record<string, number>;
+      row.entry_count! -= share.entry_count!;
+      for (const column of columns) row[column]! -= share[column]!;
     }
   const counts = new Map<string, number>();
   const mine: Row[] = [];
