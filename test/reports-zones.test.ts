@@ -14,7 +14,7 @@ before(async () => {
 });
 after(() => context.close());
 
-/** An account in `timezone` with one client and an invoice of 100,000 issued 2027-03-01, due 2027-03-31, paid at the instants. */
+/** An account in `timezone`: a client, an invoice of 100,000 issued 2027-03-01 and due 03-31, paid at the instants. */
 async function books(timezone: string, payments: [number, string][]) {
   const { key } = await context.account(`Business in ${timezone}`);
   const call = async (method: string, path: string, body?: unknown, status = 200) => {

@@ -76,10 +76,13 @@ export interface PagedReport<P, T, R> {
   limit: number;
 }
 
-/** Reports whose rows are already the page the standing asks for (read so from the database), with their count. */
+/** Reports whose rows are already the standing's page (read so from the database, or cut before their labels). */
 const pagedInDatabase = new WeakMap<object, number>();
 
-/** Marks a report whose rows are the standing's page; `rowCount` counts the rows before it, its own, and 1 if more follow. */
+/**
+ * Marks a report whose rows are the standing's page; `rowCount` counts its rows in all (or at least one past the
+ * page's end when more follow).
+ */
 export function pagedInSql<P, T, R>(report: Report<P, T, R>, rowCount: number): Report<P, T, R> {
   pagedInDatabase.set(report, rowCount);
   return report;

@@ -183,26 +183,31 @@ export async function agedReceivables(
   const byName = (a: AgingRow, b: AgingRow) =>
     name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a.client_id < b.client_id ? -1 : a.client_id > b.client_id ? 1 : 0;
   let rows: AgingRow[];
+  let rowCount: number;
   if (groupBy === 'invoice') {
+    // Sorted without their numbers, so that only the page's numbers are read.
+    const sorted = invoiceRows.sort(
+      (a, b) =>
+        byName(a, b) ||
+        (a.due_date ?? '').localeCompare(b.due_date ?? '') ||
+        (a.invoice_id! < b.invoice_id! ? -1 : a.invoice_id! > b.invoice_id! ? 1 : 0),
+    );
+    const page = sorted.slice(standing.offset, standing.offset + standing.limit);
     const numbers = await repository.findLabels(
       ctx.db,
       ctx.accountId,
       'invoices',
-      invoiceRows.map((row) => row.invoice_id!),
+      page.map((row) => row.invoice_id!),
     );
-    rows = invoiceRows
-      .map((row) => ({ ...row, number: numbers.get(row.invoice_id!) ?? null }))
-      .sort(
-        (a, b) =>
-          byName(a, b) ||
-          (a.due_date ?? '').localeCompare(b.due_date ?? '') ||
-          (a.invoice_id! < b.invoice_id! ? -1 : a.invoice_id! > b.invoice_id! ? 1 : 0),
-      );
+    rows = page.map((row) => ({ ...row, number: numbers.get(row.invoice_id!) ?? null }));
+    rowCount = sorted.length;
   } else {
-    rows = [...byClient]
+    const all = [...byClient]
       .filter(([, figures]) => figures.open_amount !== 0 || figures.credit_amount !== 0)
       .map(([clientId, figures]) => ({ client_id: clientId, client_name: names.get(clientId) ?? '', ...figures }))
       .sort(byName);
+    rows = all.slice(standing.offset, standing.offset + standing.limit);
+    rowCount = all.length;
   }
   const parameters = {
     currency: standing.currency,
@@ -211,7 +216,7 @@ export async function agedReceivables(
     group_by: groupBy,
     client_id: input.client_id ?? null,
   };
-  return reportOf('aged_receivables', standing, parameters, others, totals, rows);
+  return pagedInSql(reportOf('aged_receivables', standing, parameters, others, totals, rows), rowCount);
 }
 
 type StatementParameters = { currency: string; client_id: string; from: string; to: string };
