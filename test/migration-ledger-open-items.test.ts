@@ -1,6 +1,6 @@
 // The ledger open items' migration on a database with entries already posted, on both engines: per invoice, payment
-// and credit note (and client and currency), the span of days its amount is not 0, its class and its amount now;
-// an item never open has no row; down drops the table.
+// and credit note (and client and currency), the span of days its amount is not 0, the day of its latest entry, an
+// invoice's due date, its class and its amount now; an item never open has no row; down drops the table.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
@@ -89,14 +89,16 @@ test('existing entries become open items: the span each invoice, payment and cre
         row.currency,
         String(row.opened_on).slice(0, 10),
         String(row.closed_on).slice(0, 10),
+        String(row.last_entry_on).slice(0, 10),
+        row.due_date === null ? null : String(row.due_date).slice(0, 10),
         Number(row.span_class),
         Number(row.amount),
         Number(row.last_sequence),
       ]),
       [
-        ['credit_note', NOTE, 'USD', '2026-11-06', '9999-12-31', 99, 1_075, 3],
-        ['invoice', INVOICE, 'USD', '2026-11-02', '9999-12-31', 99, 5_750, 4],
-        ['payment', PAYMENT, 'USD', '2026-11-05', '2026-11-09', 1, 0, 4],
+        ['credit_note', NOTE, 'USD', '2026-11-06', '9999-12-31', '2026-11-06', null, 99, 1_075, 3],
+        ['invoice', INVOICE, 'USD', '2026-11-02', '9999-12-31', '2026-11-09', '2026-12-02', 99, 5_750, 4],
+        ['payment', PAYMENT, 'USD', '2026-11-05', '2026-11-09', '2026-11-09', null, 1, 0, 4],
       ],
     );
 

@@ -20,7 +20,7 @@ import { INVOICE_SORTS, listInvoicesPlan } from '../src/modules/invoices/invoice
 import { JOB_SORTS, listJobsPlan } from '../src/modules/jobs/jobs.repository.js';
 import { listPaymentsPlan, PAYMENT_SORTS } from '../src/modules/invoices/payments.repository.js';
 import { ENTRY_SORTS, listEntriesPlan } from '../src/modules/ledger/ledger.repository.js';
-import { openItemsOnQuery } from '../src/modules/ledger/ledger.open-items.js';
+import { openItemsOnQuery, settledOpenItemsOnQuery } from '../src/modules/ledger/ledger.open-items.js';
 import { jobSumsQuery } from '../src/modules/ledger/ledger.invoice-figures.js';
 import { statementLinesQuery } from '../src/modules/reports/reports.repository.js';
 import { CREDIT_NOTE_SORTS, listCreditNotesPlan } from '../src/modules/credit-notes/credit-notes.repository.js';
@@ -611,6 +611,12 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
   [
     'aged receivables: the items open on a day, a range of each span class',
     () => openItemsOnQuery(db(), documentAccountId, '2026-11-21'),
+    'ledger_open_items_account_span_idx',
+    false,
+  ],
+  [
+    'aged receivables: the items still open with nothing after the day, a range of the still-open class',
+    () => settledOpenItemsOnQuery(db(), documentAccountId, '2026-11-21', 1000),
     'ledger_open_items_account_span_idx',
     false,
   ],

@@ -484,6 +484,10 @@ export interface LedgerOpenItemsTable {
   closed_on: DateText;
   /** 0–11: closed_on − opened_on ≤ 4^class days; 99: still open. */
   span_class: number;
+  /** The day of its latest entry (a 0 change too). */
+  last_entry_on: DateText;
+  /** An invoice's due date as its latest entry naming one gives it (null for a payment or credit note). */
+  due_date: DateText | null;
   amount: number;
   last_sequence: number;
 }

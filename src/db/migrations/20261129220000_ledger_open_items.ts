@@ -26,6 +26,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('opened_on', types.date, (column) => column.notNull())
     .addColumn('closed_on', types.date, (column) => column.notNull())
     .addColumn('span_class', 'integer', (column) => column.notNull())
+    // The day of its latest entry (a 0 change too): an item open with nothing after the day is its amount that day.
+    .addColumn('last_entry_on', types.date, (column) => column.notNull())
+    // An invoice's due date as its latest entry naming one gives it.
+    .addColumn('due_date', types.date)
     .addColumn('amount', 'bigint', (column) => column.notNull())
     .addColumn('last_sequence', 'bigint', (column) => column.notNull())
     .addPrimaryKeyConstraint('ledger_open_items_pk', ['account_id', 'kind', 'item_id', 'client_id', 'currency'])
@@ -69,18 +73,24 @@ async function backfillAccount(db: Kysely<any>, accountId: string): Promise<void
       'invoice_id',
       'payment_id',
       'credit_note_id',
+      'due_date',
     ])
     .where('account_id', '=', accountId)
     .orderBy('sequence')
     .execute();
-  const items = new Map<string, { key: Record<string, string>; days: Map<string, number>; last: number }>();
+  const items = new Map<
+    string,
+    { key: Record<string, string>; days: Map<string, number>; last: number; due: string | null }
+  >();
   const move = (entry: Record<string, any>, kind: string, itemId: string, amount: number) => {
     const id = `${kind} ${itemId} ${entry.client_id} ${entry.currency}`;
     const item = items.get(id) ?? {
       key: { kind, item_id: itemId, client_id: entry.client_id, currency: entry.currency },
       days: new Map<string, number>(),
       last: 0,
+      due: null,
     };
+    if (kind === 'invoice' && entry.due_date !== null) item.due = day(entry.due_date);
     const date = day(entry.effective_date);
     item.days.set(date, (item.days.get(date) ?? 0) + amount);
     item.last = Math.max(item.last, Number(entry.sequence));
@@ -97,7 +107,7 @@ async function backfillAccount(db: Kysely<any>, accountId: string): Promise<void
     else if (entry.credit_note_id !== null) move(entry, 'credit_note', entry.credit_note_id, -amount - applied);
   }
   const rows: Record<string, unknown>[] = [];
-  for (const { key, days, last } of items.values()) {
+  for (const { key, days, last, due } of items.values()) {
     const changes = [...days].filter(([, amount]) => amount !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     if (changes.length === 0) continue;
     const amount = changes.reduce((sum, [, change]) => sum + change, 0);
@@ -109,6 +119,8 @@ async function backfillAccount(db: Kysely<any>, accountId: string): Promise<void
       opened_on: openedOn,
       closed_on: closedOn,
       span_class: spanClassOf(openedOn, closedOn),
+      last_entry_on: [...days.keys()].sort().reverse()[0],
+      due_date: due,
       amount,
       last_sequence: last,
     });

@@ -38,11 +38,14 @@ export {
   findEntriesOfItems,
   findItemsMovedAfter,
   findOpenItemsOn,
+  findSettledOpenItemsOn,
   itemKeyOf,
   type OpenItemEntry,
   type OpenItemKey,
   openItemMovesOf,
   openItemsOnQuery,
+  type SettledOpenItem,
+  settledOpenItemsOnQuery,
 } from './ledger.open-items.js';
 export {
   effectiveDateOf,

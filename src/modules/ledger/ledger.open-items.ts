@@ -27,6 +27,7 @@ export interface OpenItemSource {
   invoice_id: string | null;
   payment_id: string | null;
   credit_note_id: string | null;
+  due_date?: string | null;
 }
 
 export interface OpenItemMove {
@@ -84,18 +85,28 @@ export const itemKeyOf = (item: { kind: string; item_id: string; client_id: stri
  */
 export function openItemRowsOf(
   accountId: string,
-  moves: readonly (OpenItemMove & { effective_date: string; sequence: number })[],
+  moves: readonly (OpenItemMove & { effective_date: string; sequence: number; due_date: string | null })[],
 ): LedgerOpenItemRow[] {
-  const byKey = new Map<string, { move: OpenItemMove; days: Map<string, number>; last: number }>();
+  const byKey = new Map<
+    string,
+    { move: OpenItemMove; days: Map<string, number>; last: number; due: { sequence: number; date: string | null } }
+  >();
   for (const move of moves) {
     const key = itemKeyOf(move);
-    const item = byKey.get(key) ?? { move, days: new Map<string, number>(), last: 0 };
+    const item = byKey.get(key) ?? {
+      move,
+      days: new Map<string, number>(),
+      last: 0,
+      due: { sequence: 0, date: null },
+    };
     item.days.set(move.effective_date, (item.days.get(move.effective_date) ?? 0) + move.amount);
     item.last = Math.max(item.last, move.sequence);
+    if (move.kind === 'invoice' && move.due_date !== null && move.sequence > item.due.sequence)
+      item.due = { sequence: move.sequence, date: move.due_date };
     byKey.set(key, item);
   }
   const rows: LedgerOpenItemRow[] = [];
-  for (const { move, days, last } of byKey.values()) {
+  for (const { move, days, last, due } of byKey.values()) {
     const changes = [...days].filter(([, amount]) => amount !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     if (changes.length === 0) continue;
     const amount = changes.reduce((sum, [, change]) => sum + change, 0);
@@ -110,6 +121,8 @@ export function openItemRowsOf(
       opened_on: openedOn,
       closed_on: closedOn,
       span_class: spanClassOf(openedOn, closedOn),
+      last_entry_on: [...days.keys()].sort().reverse()[0]!,
+      due_date: due.date,
       amount,
       last_sequence: last,
     });
@@ -146,6 +159,7 @@ export async function keepOpenItems(db: Executor, accountId: string, posted: rea
         'invoice_id',
         'payment_id',
         'credit_note_id',
+        'due_date',
       ])
       .where('account_id', '=', accountId)
       .where(column, 'in', [...ids])
@@ -154,7 +168,12 @@ export async function keepOpenItems(db: Executor, accountId: string, posted: rea
       const entry = { ...row, amount: Number(row.amount), applied_amount: Number(row.applied_amount) };
       return openItemMovesOf(entry)
         .filter((move) => move.kind === kind && ids.has(move.item_id))
-        .map((move) => ({ ...move, effective_date: entry.effective_date, sequence: Number(row.sequence) }));
+        .map((move) => ({
+          ...move,
+          effective_date: entry.effective_date,
+          sequence: Number(row.sequence),
+          due_date: row.due_date,
+        }));
     });
     await db
       .deleteFrom('ledger_open_items')
@@ -175,9 +194,10 @@ export interface OpenItemKey {
 }
 
 /**
- * The items open on `day` as the ledger stands now (every currency; one client's with `clientId`): per span class a
- * range of the (account[, client], class, opened_on) index — a span of class k open on `day` opened after
- * `day` − 4^k — and the items still open opened by `day`. Reads about as many keys as items open that day.
+ * The items that may be open on `day` as the ledger stands now, to be summed from their entries (every currency; one
+ * client's with `clientId`): per span class a range of the (account[, client], class, opened_on) index — a span of
+ * class k open on `day` opened after `day` − 4^k — and the items still open, opened by `day`, with an entry after
+ * it (those with none are `settledOpenItemsOnQuery`'s). Reads about as many keys as items open that day.
  */
 export function openItemsOnQuery(db: Executor, accountId: string, day: string, clientId?: string) {
   const arm = (spanClass: number, openedAfter: string | null) => {
@@ -189,7 +209,7 @@ export function openItemsOnQuery(db: Executor, accountId: string, day: string, c
     query = query.where('span_class', '=', spanClass);
     if (openedAfter !== null) query = query.where('opened_on', '>', openedAfter);
     query = query.where('opened_on', '<=', day);
-    return spanClass === OPEN_CLASS ? query : query.where('closed_on', '>', day);
+    return spanClass === OPEN_CLASS ? query.where('last_entry_on', '>', day) : query.where('closed_on', '>', day);
   };
   let query = arm(OPEN_CLASS, null);
   let bound = 1;
@@ -202,6 +222,47 @@ export function openItemsOnQuery(db: Executor, accountId: string, day: string, c
 function daysBefore(day: string, days: number): string {
   const earlier = Temporal.PlainDate.from(day).subtract({ days });
   return earlier.year < 1 ? '0001-01-01' : earlier.toString();
+}
+
+/**
+ * The items still open whose every entry is dated by `day` and none after the sequence `through`: open on `day`
+ * with their kept amount and due date, no entry read (a range of the same index, the rest filtered).
+ */
+export function settledOpenItemsOnQuery(
+  db: Executor,
+  accountId: string,
+  day: string,
+  through: number,
+  clientId?: string,
+) {
+  let query = db
+    .selectFrom('ledger_open_items')
+    .select(['kind', 'item_id', 'client_id', 'currency', 'amount', 'due_date', 'opened_on'])
+    .where('account_id', '=', accountId);
+  if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+  return query
+    .where('span_class', '=', OPEN_CLASS)
+    .where('opened_on', '<=', day)
+    .where('last_entry_on', '<=', day)
+    .where('last_sequence', '<=', through)
+    .where('amount', '<>', 0);
+}
+
+export interface SettledOpenItem extends OpenItemKey {
+  amount: number;
+  due_date: string | null;
+  opened_on: string;
+}
+
+export async function findSettledOpenItemsOn(
+  db: Executor,
+  accountId: string,
+  day: string,
+  through: number,
+  clientId?: string,
+): Promise<SettledOpenItem[]> {
+  const rows = await settledOpenItemsOnQuery(db, accountId, day, through, clientId).execute();
+  return rows.map((row) => ({ ...(row as OpenItemKey), amount: Number(row.amount), due_date: row.due_date, opened_on: row.opened_on }));
 }
 
 export async function findOpenItemsOn(

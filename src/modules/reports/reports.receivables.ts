@@ -9,6 +9,7 @@ import {
   findEntriesOfItems,
   findItemsMovedAfter,
   findOpenItemsOn,
+  findSettledOpenItemsOn,
   itemKeyOf,
   type OpenItemKey,
   openItemMovesOf,
@@ -84,25 +85,40 @@ function emptyFigures(labels: readonly string[]): AgingFigures {
 
 /**
  * The items (invoices' receivables, payments' and credit notes' credit) open on `day` at the standing's sequence,
- * in its currency, with their amounts then: the items open that day as the books stand now (the kept spans, by
- * index), and those an entry after the sequence moved, summed from their own entries up to the sequence and the day.
- * Other currencies' items open that day are only counted.
+ * in its currency, with their amounts then. Three reads, each by index: the items still open with no entry after the
+ * day nor after the sequence, whose kept amount and due date are theirs then (no entry read); the other items that
+ * may be open that day as the books stand now (the kept spans); and those an entry after the sequence moved. The
+ * last two are summed from their own entries up to the sequence and the day. Other currencies' items are counted.
  */
 async function openItemsAt(ctx: Context, standing: Standing, day: string, clientId?: string) {
+  const settled = await findSettledOpenItemsOn(ctx.db, ctx.accountId, day, standing.sequence, clientId);
   const kept = await findOpenItemsOn(ctx.db, ctx.accountId, day, clientId);
   const moved = await findItemsMovedAfter(ctx.db, ctx.accountId, standing.sequence, clientId);
   const keys = new Map<string, OpenItemKey>();
   for (const key of [...kept, ...moved]) keys.set(itemKeyOf(key), key);
   const mine = [...keys.values()].filter((key) => key.currency === standing.currency);
   const counts = new Map<string, number>();
-  for (const key of kept)
+  for (const key of [...settled, ...kept])
     if (key.currency !== standing.currency) counts.set(key.currency, (counts.get(key.currency) ?? 0) + 1);
   const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, count]) => ({ currency, count }));
-  const entries = await findEntriesOfItems(ctx.db, ctx.accountId, mine, standing.sequence, day);
-  const wanted = new Set(mine.map(itemKeyOf));
   const invoices = new Map<string, OpenInvoice>();
   const credits = new Map<string, number>();
+  for (const item of settled) {
+    if (item.currency !== standing.currency) continue;
+    if (item.kind !== 'invoice') credits.set(item.client_id, (credits.get(item.client_id) ?? 0) + item.amount);
+    else
+      invoices.set(`${item.item_id} ${item.client_id}`, {
+        invoiceId: item.item_id,
+        clientId: item.client_id,
+        open: item.amount,
+        dueDate: item.due_date,
+        issuedOn: item.opened_on,
+      });
+  }
+  const entries = await findEntriesOfItems(ctx.db, ctx.accountId, mine, standing.sequence, day);
+  const wanted = new Set(mine.map(itemKeyOf));
   const dueDates = new Map<string, string>();
+  const summed = new Set<string>();
   for (const entry of entries) {
     if (entry.invoice_id !== null && entry.due_date !== null) dueDates.set(entry.invoice_id, entry.due_date);
     for (const move of openItemMovesOf(entry)) {
@@ -112,6 +128,7 @@ async function openItemsAt(ctx: Context, standing: Standing, day: string, client
         continue;
       }
       const key = `${move.item_id} ${move.client_id}`;
+      summed.add(key);
       const invoice = invoices.get(key) ?? {
         invoiceId: move.item_id,
         clientId: move.client_id,
@@ -123,7 +140,10 @@ async function openItemsAt(ctx: Context, standing: Standing, day: string, client
       invoices.set(key, invoice);
     }
   }
-  for (const invoice of invoices.values()) invoice.dueDate = dueDates.get(invoice.invoiceId) ?? null;
+  for (const key of summed) {
+    const invoice = invoices.get(key)!;
+    invoice.dueDate = dueDates.get(invoice.invoiceId) ?? null;
+  }
   return { invoices: [...invoices.values()].filter((invoice) => invoice.open !== 0), credits, others };
 }
 
