@@ -199,9 +199,9 @@ export interface JobSums {
 }
 
 /**
- * Per job and currency, the sums of the kept figures of its invoices issued from–to and not void that no entry after
- * `through` moved, summed by the database from the (account, issue date) index (one job's: (account, job, issue
- * date)).
+ * Per job (null: invoices without one) and currency, the sums of the kept figures of the invoices issued from–to and
+ * not void that no entry after `through` moved, summed by the database from the (account, issue date) index (one
+ * job's: (account, job, issue date)).
  */
 export function jobSumsQuery(
   db: Executor,
@@ -224,7 +224,6 @@ export function jobSumsQuery(
     .where('issue_date', '>=', bounds.from)
     .where('issue_date', '<=', bounds.to)
     .where('voided', '=', 0)
-    .where('job_id', 'is not', null)
     .where('last_sequence', '<=', bounds.through);
   if (bounds.clientId !== undefined) query = query.where('client_id', '=', bounds.clientId);
   return query.groupBy(['job_id', 'currency']);
@@ -236,7 +235,8 @@ export async function findJobSums(
   bounds: Parameters<typeof jobSumsQuery>[2],
 ): Promise<JobSums[]> {
   const rows = await jobSumsQuery(db, accountId, bounds).execute();
-  return rows.map((row) => ({
+  // Invoices without a job are summed under null (a filter on it would draw the planner to the job index), left out.
+  return rows.flatMap((row) => (row.job_id === null ? [] : [row])).map((row) => ({
     job_id: row.job_id!,
     currency: row.currency,
     revenue_amount: Number(row.revenue_amount),

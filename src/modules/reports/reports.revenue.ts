@@ -108,9 +108,9 @@ function atSequence<Row extends LedgerDayTotalRow>(
   for (const [index, entry] of later.entries())
     for (const found of sharesOf(index)) {
       const share = found as Record<string, number> & { rate_key: string };
-      const kept = byKey.get(`${entry.currency} ${entry.effective_date} ${share.rate_key}`);
-      if (!kept || entry.sequence > kept.last_sequence) continue;
-      const row = kept as unknown as Record<string, number>;
+      const target = byKey.get(`${entry.currency} ${entry.effective_date} ${share.rate_key}`);
+      if (!target || entry.sequence > target.last_sequence) continue;
+      const row = target as unknown as Record<string, number>;
       row.entry_count! -= share.entry_count!;
       for (const column of columns) row[column]! -= share[column]!;
     }
