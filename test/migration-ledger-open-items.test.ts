@@ -70,8 +70,20 @@ test('existing entries become open items: the span each invoice, payment and cre
           payment_id: PAYMENT,
           invoice_id: INVOICE,
         }),
-        entry(5, { type: 'invoice_issued', currency: 'EUR', effective_date: '2026-11-03', amount: 500, invoice_id: VOIDED }),
-        entry(6, { type: 'invoice_voided', currency: 'EUR', effective_date: '2026-11-03', amount: -500, invoice_id: VOIDED }),
+        entry(5, {
+          type: 'invoice_issued',
+          currency: 'EUR',
+          effective_date: '2026-11-03',
+          amount: 500,
+          invoice_id: VOIDED,
+        }),
+        entry(6, {
+          type: 'invoice_voided',
+          currency: 'EUR',
+          effective_date: '2026-11-03',
+          amount: -500,
+          invoice_id: VOIDED,
+        }),
       ])
       .execute();
 

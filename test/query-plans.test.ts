@@ -649,7 +649,7 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     true,
   ],
   [
-    "job profitability of one job: its kept invoice figures",
+    'job profitability of one job: its kept invoice figures',
     () => jobSumsQuery(db(), documentAccountId, { from: '2026-01-01', to: '2026-12-31', through: 1000, jobId: ID }),
     'ledger_invoice_figures_account_job_idx',
     true,

@@ -244,7 +244,11 @@ test('random books: aging, revenue and tax summary agree with the ledger entries
             );
             const lines = mine
               .filter((entry) => entry.effective_date >= from && entry.effective_date <= to && entry.amount !== 0)
-              .sort((a, b) => (a.effective_date < b.effective_date ? -1 : a.effective_date > b.effective_date ? 1 : 0) || a.sequence - b.sequence);
+              .sort(
+                (a, b) =>
+                  (a.effective_date < b.effective_date ? -1 : a.effective_date > b.effective_date ? 1 : 0) ||
+                  a.sequence - b.sequence,
+              );
             assert.deepEqual(
               statement.rows.map((line: { sequence: number }) => line.sequence),
               lines.map((entry) => entry.sequence),

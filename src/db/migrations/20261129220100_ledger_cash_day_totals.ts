@@ -255,9 +255,8 @@ async function backfillAccount(db: Kysely<any>, accountId: string): Promise<void
         entry_count: 0,
         ...Object.fromEntries(AMOUNTS.map((amount) => [amount, 0])),
         last_sequence: 0,
-      } as Record<string, unknown> & Record<(typeof AMOUNTS)[number], number>);
-    for (const [amount, value] of Object.entries(sums))
-      total[amount as (typeof AMOUNTS)[number]] += value ?? 0;
+      } as unknown as Record<string, unknown> & Record<(typeof AMOUNTS)[number], number>);
+    for (const [amount, value] of Object.entries(sums)) total[amount as (typeof AMOUNTS)[number]] += value ?? 0;
     total.entry_count = Number(total.entry_count) + 1;
     total.last_sequence = entry.sequence;
     totals.set(id, total);

@@ -73,7 +73,11 @@ async function backfillAccount(db: Kysely<any>, accountId: string): Promise<void
     .execute();
   const histories = new Map<string, Record<string, any>[]>();
   for (const entry of entries) histories.set(entry.invoice_id, [...(histories.get(entry.invoice_id) ?? []), entry]);
-  const invoices = await db.selectFrom('invoices').select(['id', 'job_id']).where('account_id', '=', accountId).execute();
+  const invoices = await db
+    .selectFrom('invoices')
+    .select(['id', 'job_id'])
+    .where('account_id', '=', accountId)
+    .execute();
   const jobOf = new Map(invoices.map((row) => [row.id, row.job_id ?? null]));
   const rows: Record<string, unknown>[] = [];
   for (const [invoiceId, history] of histories) {

@@ -236,14 +236,16 @@ export async function findJobSums(
 ): Promise<JobSums[]> {
   const rows = await jobSumsQuery(db, accountId, bounds).execute();
   // Invoices without a job are summed under null (a filter on it would draw the planner to the job index), left out.
-  return rows.flatMap((row) => (row.job_id === null ? [] : [row])).map((row) => ({
-    job_id: row.job_id!,
-    currency: row.currency,
-    revenue_amount: Number(row.revenue_amount),
-    cost_amount: Number(row.cost_amount),
-    lines_without_cost: Number(row.lines_without_cost),
-    entry_count: Number(row.entry_count),
-  }));
+  return rows
+    .flatMap((row) => (row.job_id === null ? [] : [row]))
+    .map((row) => ({
+      job_id: row.job_id!,
+      currency: row.currency,
+      revenue_amount: Number(row.revenue_amount),
+      cost_amount: Number(row.cost_amount),
+      lines_without_cost: Number(row.lines_without_cost),
+      entry_count: Number(row.entry_count),
+    }));
 }
 
 /** The kept rows that an entry after `through` moved (their figures at `through` are worked out again). */

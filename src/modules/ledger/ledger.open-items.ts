@@ -262,7 +262,12 @@ export async function findSettledOpenItemsOn(
   clientId?: string,
 ): Promise<SettledOpenItem[]> {
   const rows = await settledOpenItemsOnQuery(db, accountId, day, through, clientId).execute();
-  return rows.map((row) => ({ ...(row as OpenItemKey), amount: Number(row.amount), due_date: row.due_date, opened_on: row.opened_on }));
+  return rows.map((row) => ({
+    ...(row as OpenItemKey),
+    amount: Number(row.amount),
+    due_date: row.due_date,
+    opened_on: row.opened_on,
+  }));
 }
 
 export async function findOpenItemsOn(

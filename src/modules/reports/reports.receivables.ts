@@ -278,7 +278,13 @@ export async function clientStatement(
     through: standing.sequence,
   };
   // The page's lines (one more, to know whether more follow) and the balance before its first.
-  const period = await repository.findStatementLines(ctx.db, ctx.accountId, bounds, standing.offset, standing.limit + 1);
+  const period = await repository.findStatementLines(
+    ctx.db,
+    ctx.accountId,
+    bounds,
+    standing.offset,
+    standing.limit + 1,
+  );
   const before = await repository.sumStatementLines(ctx.db, ctx.accountId, bounds, standing.offset);
   const others = await repository.countOtherCurrencies(ctx.db, ctx.accountId, bounds);
   const more = period.length > standing.limit;

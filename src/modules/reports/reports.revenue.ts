@@ -20,7 +20,6 @@ import { checkRange, reportOf, type Standing } from './reports.common.js';
 import * as repository from './reports.repository.js';
 import type { PeriodRow, Report, RevenueInput, TaxRow, TaxSummaryInput } from './reports.schemas.js';
 
-
 type Basis = 'accrual' | 'cash';
 
 /** One rate's part of a move. */
