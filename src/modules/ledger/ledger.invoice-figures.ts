@@ -226,7 +226,7 @@ export function jobSumsQuery(
     .where('voided', '=', 0)
     .where('last_sequence', '<=', bounds.through);
   if (bounds.clientId !== undefined) query = query.where('client_id', '=', bounds.clientId);
-  return query.groupBy(['job_id', 'currency']);
+  return query.groupBy(['currency', 'job_id']);
 }
 
 export async function findJobSums(
