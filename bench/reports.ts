@@ -5,8 +5,9 @@
 // accrual by month and cash by week over a quarter; the tax summary over a year) against a 100-row page of
 // GET /v1/invoices, median and p99, and the server's longest event-loop hold while each is asked.
 // Target: each ≤ 10× the invoice page (median and p99). The invoices are cloned from one made through the API and
-// their entries written as `postEntries` writes them (the day totals by the ledger's own `keepDayTotals`); the
-// payments' and credit notes' own rows are not written (the reports read the ledger only).
+// their entries written as `postEntries` writes them (the day totals, cash day totals, open items and invoice figures
+// by the ledger's own keepers); the payments' and credit notes' own rows are not written (the reports read the ledger
+// only).
 // `npm run bench:reports`; REPORTS_INVOICES (default 100000), REPORTS_REQUESTS (30), SCALE_ENGINE (sqlite | postgres).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,7 +15,10 @@ import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { openDatabase, type Database } from '../src/db/database.js';
 import type { InvoiceRow, LedgerEntryRow } from '../src/db/types.js';
+import { keepCashDayTotals } from '../src/modules/ledger/ledger.cash-totals.js';
 import { keepDayTotals } from '../src/modules/ledger/ledger.day-totals.js';
+import { keepInvoiceFigures } from '../src/modules/ledger/ledger.invoice-figures.js';
+import { keepOpenItems } from '../src/modules/ledger/ledger.open-items.js';
 import { api, prepare, ROOT, startBms, stop, work, onEachEngine } from './lib.js';
 
 const INVOICES = Number(process.env.REPORTS_INVOICES ?? 100_000);
@@ -183,18 +187,20 @@ async function seed(database: Database, base: string, key: string, accountId: st
           .insertInto('ledger_entries')
           .values(entries.slice(at, at + 500))
           .execute();
-      await keepDayTotals(
-        trx,
-        accountId,
-        entries.map((entry) => ({
-          ...entry,
-          sequence: Number(entry.sequence),
-          amount: Number(entry.amount),
-          net_amount: entry.net_amount === null ? null : Number(entry.net_amount),
-          tax_amount: entry.tax_amount === null ? null : Number(entry.tax_amount),
-          taxes: entry.taxes === null ? null : JSON.parse(entry.taxes),
-        })),
-      );
+      const posted = entries.map((entry) => ({
+        ...entry,
+        sequence: Number(entry.sequence),
+        amount: Number(entry.amount),
+        applied_amount: Number(entry.applied_amount),
+        net_amount: entry.net_amount === null ? null : Number(entry.net_amount),
+        tax_amount: entry.tax_amount === null ? null : Number(entry.tax_amount),
+        taxes: entry.taxes === null ? null : JSON.parse(entry.taxes),
+      }));
+      // What `postEntries` keeps beside the entries, by its own keepers.
+      await keepDayTotals(trx, accountId, posted);
+      await keepOpenItems(trx, accountId, posted);
+      await keepCashDayTotals(trx, accountId, posted);
+      await keepInvoiceFigures(trx, accountId, posted);
     });
   }
   await db.deleteFrom('account_counters').where('account_id', '=', accountId).where('name', '=', 'ledger').execute();
@@ -268,6 +274,12 @@ async function runEngine(
       `/v1/reports/revenue?from=${dayBefore(200)}&to=${dayBefore(110)}&interval=week&basis=cash`,
     ],
     ['tax summary accrual, a year', `/v1/reports/tax-summary?from=${dayBefore(365)}&to=${TODAY}`],
+    [
+      'revenue cash, a year by month',
+      `/v1/reports/revenue?from=${dayBefore(365)}&to=${TODAY}&interval=month&basis=cash`,
+    ],
+    ['aged receivables today', '/v1/reports/aged-receivables'],
+    ['job profitability, a year', `/v1/reports/job-profitability?from=${dayBefore(365)}&to=${TODAY}`],
   ];
   const results = [];
   for (const [name, url] of cases)

@@ -54,6 +54,9 @@ const dayOf = (offset: number) => new Date(Date.UTC(2026, 8, 1 + offset)).toISOS
 
 interface Entry {
   sequence: number;
+  client_id: string;
+  invoice_id: string | null;
+  credit_note_id: string | null;
   type: string;
   effective_date: string;
   amount: number;
@@ -79,7 +82,8 @@ test('random books: aging, revenue and tax summary agree with the ledger entries
       fc.integer({ min: 0, max: 90 }),
       fc.integer({ min: 0, max: 40 }),
       fc.integer({ min: 0, max: 50 }),
-      async (steps, asOfDay, fromDay, span) => {
+      fc.integer({ min: 0, max: 100 }),
+      async (steps, asOfDay, fromDay, span, pick) => {
         const { key } = await context.account();
         const call = (method: string, path: string, body?: unknown) =>
           context.request(method, path, { key, ...(body === undefined ? {} : { body }) });
@@ -190,6 +194,83 @@ test('random books: aging, revenue and tax summary agree with the ledger entries
         assert.equal(cash.totals.gross_amount, applied - refunded);
         const cashTax = (await call('GET', `/v1/reports/tax-summary?${all}`)).body.data;
         assert.equal(cashTax.totals.tax_amount, cash.totals.tax_amount);
+
+        // The kept copies (open items, cash day totals) against the entries, at the latest sequence and at an
+        // earlier one: each invoice's open amount, each client's balance and statement, cash revenue.
+        const latest = entries.length;
+        for (const through of [latest, Math.floor((latest * pick) / 100)]) {
+          const upTo = entries.filter((entry) => entry.sequence <= through);
+          const at = `ledger_sequence=${through}`;
+          const openOf = new Map<string, number>();
+          for (const entry of upTo) {
+            if (entry.effective_date > asOf || entry.invoice_id === null) continue;
+            const change = DOCUMENT_TYPES.slice(0, 4).includes(entry.type)
+              ? entry.amount
+              : entry.type === 'applied' || entry.type === 'unapplied'
+                ? -entry.applied_amount
+                : 0;
+            openOf.set(entry.invoice_id, (openOf.get(entry.invoice_id) ?? 0) + change);
+          }
+          const expected = [...openOf].filter(([, open]) => open !== 0).sort(([a], [b]) => (a < b ? -1 : 1));
+          const byInvoice = (await call('GET', `/v1/reports/aged-receivables?as_of=${asOf}&group_by=invoice&${at}`))
+            .body.data;
+          assert.equal(byInvoice.ledger_sequence, through);
+          assert.deepEqual(
+            byInvoice.rows
+              .map((row: { invoice_id: string; open_amount: number }) => [row.invoice_id, row.open_amount])
+              .sort(([a]: [string], [b]: [string]) => (a < b ? -1 : 1)),
+            expected,
+          );
+          const agingThen = (await call('GET', `/v1/reports/aged-receivables?as_of=${asOf}&${at}`)).body.data;
+          assert.equal(
+            agingThen.totals.balance_amount,
+            sum(upTo.filter((entry) => entry.effective_date <= asOf).map((entry) => entry.amount)),
+          );
+          for (const clientId of clients) {
+            const mine = upTo.filter((entry) => entry.client_id === clientId);
+            const row = agingThen.rows.find((found: { client_id: string }) => found.client_id === clientId);
+            const balance = sum(mine.filter((entry) => entry.effective_date <= asOf).map((entry) => entry.amount));
+            assert.equal(row?.balance_amount ?? 0, balance);
+            const statement = (
+              await call('GET', `/v1/reports/client-statement?client_id=${clientId}&from=${from}&to=${to}&${at}`)
+            ).body.data;
+            assert.equal(
+              statement.totals.opening_balance_amount,
+              sum(mine.filter((entry) => entry.effective_date < from).map((entry) => entry.amount)),
+            );
+            assert.equal(
+              statement.totals.closing_balance_amount,
+              sum(mine.filter((entry) => entry.effective_date <= to).map((entry) => entry.amount)),
+            );
+            const lines = mine
+              .filter((entry) => entry.effective_date >= from && entry.effective_date <= to && entry.amount !== 0)
+              .sort(
+                (a, b) =>
+                  (a.effective_date < b.effective_date ? -1 : a.effective_date > b.effective_date ? 1 : 0) ||
+                  a.sequence - b.sequence,
+              );
+            assert.deepEqual(
+              statement.rows.map((line: { sequence: number }) => line.sequence),
+              lines.map((entry) => entry.sequence),
+            );
+          }
+          const cashThen = (await call('GET', `/v1/reports/revenue?${all}&${at}`)).body.data;
+          const appliedThen = sum(
+            upTo
+              .filter((entry) => (entry.type === 'applied' || entry.type === 'unapplied') && entry.payment_id !== null)
+              .map((entry) => entry.applied_amount),
+          );
+          const refundedThen = sum(
+            upTo.filter((entry) => entry.type === 'credit_note_refunded').map((entry) => entry.amount),
+          );
+          assert.equal(cashThen.totals.gross_amount, appliedThen - refundedThen);
+          const received = sum(
+            upTo
+              .filter((entry) => entry.type === 'payment_received' || entry.type === 'payment_refunded')
+              .map((entry) => -entry.amount),
+          );
+          assert.equal(cashThen.totals.unapplied_received_amount, received - appliedThen);
+        }
       },
     ),
     { numRuns: 10 },

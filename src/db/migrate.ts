@@ -52,6 +52,9 @@ import * as creditNotes from './migrations/20261129000100_credit_notes.js';
 
 import * as availability from './migrations/20261129020000_availability.js';
 import * as tags from './migrations/20261129200000_tags.js';
+import * as ledgerOpenItems from './migrations/20261129220000_ledger_open_items.js';
+import * as ledgerCashDayTotals from './migrations/20261129220100_ledger_cash_day_totals.js';
+import * as ledgerInvoiceFigures from './migrations/20261129220200_ledger_invoice_figures.js';
 
 /** Every migration by name, in order (exported for the test that migrates a database holding data). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -103,6 +106,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129180000_time_entry_seconds': timeEntrySeconds,
   '20261129185000_time_entry_costing_index': timeEntryCostingIndex,
   '20261129200000_tags': tags,
+  '20261129220000_ledger_open_items': ledgerOpenItems,
+  '20261129220100_ledger_cash_day_totals': ledgerCashDayTotals,
+  '20261129220200_ledger_invoice_figures': ledgerInvoiceFigures,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -467,6 +467,51 @@ export interface LedgerDayTotalsTable {
   last_sequence: number;
 }
 
+/** The ledger's cash day totals (modules/ledger/ledger.cash-totals.ts): the cash basis's moves by day and rate. */
+export interface LedgerCashDayTotalsTable extends LedgerDayTotalsTable {
+  /** Money received and not applied to an invoice (deposits, overpayments), less what was applied of it. */
+  unapplied_amount: number;
+}
+
+/** The ledger's invoice figures (modules/ledger/ledger.invoice-figures.ts): what job profitability sums. */
+export interface LedgerInvoiceFiguresTable {
+  account_id: string;
+  invoice_id: string;
+  job_id: string | null;
+  client_id: string;
+  currency: string;
+  issue_date: DateText;
+  /** 1 once void. */
+  voided: number;
+  net_amount: number;
+  credited_amount: number;
+  cost_amount: number;
+  lines_without_cost: number;
+  entry_count: number;
+  last_sequence: number;
+}
+
+/** The ledger's open items (modules/ledger/ledger.open-items.ts): the span of days an item's amount is not 0. */
+export interface LedgerOpenItemsTable {
+  account_id: string;
+  /** invoice | payment | credit_note */
+  kind: string;
+  item_id: string;
+  client_id: string;
+  currency: string;
+  opened_on: DateText;
+  /** The day from which the amount stays 0; 9999-12-31 while it is not 0. */
+  closed_on: DateText;
+  /** 0–11: closed_on − opened_on ≤ 4^class days; 99: still open. */
+  span_class: number;
+  /** The day of its latest entry (a 0 change too). */
+  last_entry_on: DateText;
+  /** An invoice's due date as its latest entry naming one gives it (null for a payment or credit note). */
+  due_date: DateText | null;
+  amount: number;
+  last_sequence: number;
+}
+
 export interface EventsTable {
   id: string;
   account_id: string;
@@ -913,6 +958,9 @@ export interface Tables {
   credit_note_refunds: CreditNoteRefundsTable;
   ledger_entries: LedgerEntriesTable;
   ledger_day_totals: LedgerDayTotalsTable;
+  ledger_open_items: LedgerOpenItemsTable;
+  ledger_invoice_figures: LedgerInvoiceFiguresTable;
+  ledger_cash_day_totals: LedgerCashDayTotalsTable;
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -1072,6 +1120,9 @@ export type CreditNotePatch = Updateable<CreditNotesTable>;
 export type CreditNoteRefundRow = Selectable<CreditNoteRefundsTable>;
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
 export type LedgerDayTotalRow = Selectable<LedgerDayTotalsTable>;
+export type LedgerOpenItemRow = Selectable<LedgerOpenItemsTable>;
+export type LedgerInvoiceFigureRow = Selectable<LedgerInvoiceFiguresTable>;
+export type LedgerCashDayTotalRow = Selectable<LedgerCashDayTotalsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type McpCallRow = Selectable<McpCallsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

@@ -22,8 +22,9 @@ async function answer(
   compute: (ctx: Context, standing: Standing, input: never) => Promise<Report<unknown, unknown, unknown>>,
 ): Promise<Record<string, unknown>> {
   const standing = await standingOf(ctx, args);
+  standing.limit = typeof args.limit === 'number' ? args.limit : ASSISTANT_PAGE;
   const report = await compute(ctx, standing, args as never);
-  const page = pageOf(report, standing, typeof args.limit === 'number' ? args.limit : ASSISTANT_PAGE);
+  const page = pageOf(report, standing);
   return { ...page.report, has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
 }
 

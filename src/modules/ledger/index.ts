@@ -17,6 +17,37 @@ export {
   untaxedOf,
 } from './ledger.day-totals.js';
 export {
+  CASH_TYPES,
+  type CashEntry,
+  type CashMove,
+  cashMovesOf,
+  cashSharesOf,
+  CASH_AMOUNT_COLUMNS,
+  findCashDayTotals,
+  type MoveTax,
+} from './ledger.cash-totals.js';
+export { largestRemainder, proRata } from './ledger.money.js';
+export {
+  figureHistoriesOf,
+  findInvoiceFiguresMovedAfter,
+  findJobSums,
+  invoiceFiguresOf,
+  jobSumsQuery,
+} from './ledger.invoice-figures.js';
+export {
+  findEntriesOfItems,
+  findItemsMovedAfter,
+  findOpenItemsOn,
+  findSettledOpenItemsOn,
+  itemKeyOf,
+  type OpenItemEntry,
+  type OpenItemKey,
+  openItemMovesOf,
+  openItemsOnQuery,
+  type SettledOpenItem,
+  settledOpenItemsOnQuery,
+} from './ledger.open-items.js';
+export {
   effectiveDateOf,
   type EntryDraft,
   getClientBalance,

@@ -10,6 +10,9 @@ import { findAccountTimezone } from '../accounts/index.js';
 import { getClientRow } from '../clients/index.js';
 import { requireRow } from '../shared/index.js';
 import { type DayTotalSource, keepDayTotals } from './ledger.day-totals.js';
+import { keepCashDayTotals } from './ledger.cash-totals.js';
+import { keepInvoiceFigures } from './ledger.invoice-figures.js';
+import { keepOpenItems } from './ledger.open-items.js';
 import * as repository from './ledger.repository.js';
 import type {
   ClientBalance,
@@ -102,6 +105,13 @@ export async function postEntries(tx: Context, drafts: readonly EntryDraft[]): P
       amount: row.amount,
       taxes: (drafts[index]!.taxes as DayTotalSource['taxes']) ?? null,
     })),
+  );
+  await keepOpenItems(db, accountId, rows);
+  await keepInvoiceFigures(db, accountId, rows);
+  await keepCashDayTotals(
+    db,
+    accountId,
+    rows.map((row, index) => ({ ...row, taxes: (drafts[index]!.taxes as DayTotalSource['taxes']) ?? null })),
   );
   await assertLedgerRules(tx, {
     balances: [...balances.keys()].map((key) => {

@@ -7,7 +7,6 @@ import { localDate } from '../../core/time.js';
 import type { Context } from '../../kernel/context.js';
 import { findAccount } from '../accounts/index.js';
 import * as repository from './reports.repository.js';
-import type { ReportEntry } from './reports.repository.js';
 import type { OtherCurrency, Report } from './reports.schemas.js';
 import { REPORT_PAGE_SIZE } from './reports.schemas.js';
 
@@ -24,7 +23,9 @@ export interface Standing {
   timezone: string;
   sequence: number;
   today: string;
+  /** The rows already answered (from the cursor) and how many this answer holds: a JSON page's, or a CSV's all. */
   offset: number;
+  limit: number;
   computedAt: string;
 }
 
@@ -57,6 +58,7 @@ export async function standingOf(ctx: Context, input: CommonInput): Promise<Stan
     sequence,
     today: localDate(now, timezone),
     offset: pinned?.offset ?? 0,
+    limit: input.limit ?? REPORT_PAGE_SIZE,
     computedAt: now.toISOString(),
   };
 }
@@ -68,38 +70,37 @@ export function checkRange(from: string, to: string): void {
   if (to >= limit) throw fieldError('to', 'must be less than 10 years after from');
 }
 
-/** The entries of other currencies, only counted (contract §24: `other_currencies`). */
-export function splitCurrencies(
-  entries: readonly ReportEntry[],
-  currency: string,
-  counted: (entry: ReportEntry) => boolean = () => true,
-): { mine: ReportEntry[]; others: OtherCurrency[] } {
-  const mine: ReportEntry[] = [];
-  const counts = new Map<string, number>();
-  for (const entry of entries) {
-    if (entry.currency === currency) mine.push(entry);
-    else if (counted(entry)) counts.set(entry.currency, (counts.get(entry.currency) ?? 0) + 1);
-  }
-  const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, count]) => ({ currency: code, count }));
-  return { mine, others };
-}
-
 export interface PagedReport<P, T, R> {
   report: Report<P, T, R>;
   nextCursor: string | null;
   limit: number;
 }
 
+/** Reports whose rows are already the standing's page (read so from the database, or cut before their labels). */
+const pagedInDatabase = new WeakMap<object, number>();
+
+/**
+ * Marks a report whose rows are the standing's page; `rowCount` counts its rows in all (or at least one past the
+ * page's end when more follow).
+ */
+export function pagedInSql<P, T, R>(report: Report<P, T, R>, rowCount: number): Report<P, T, R> {
+  pagedInDatabase.set(report, rowCount);
+  return report;
+}
+
+/** The report's rows in all (at least as many as it is known to have, for a report paged in the database). */
+export function rowCountOf(report: Report<unknown, unknown, unknown>): number {
+  return pagedInDatabase.get(report) ?? report.rows.length;
+}
+
 /** One JSON page of a report's rows; the totals stay those of every row. */
-export function pageOf<P, T, R>(
-  report: Report<P, T, R>,
-  standing: Standing,
-  limit = REPORT_PAGE_SIZE,
-): PagedReport<P, T, R> {
+export function pageOf<P, T, R>(report: Report<P, T, R>, standing: Standing): PagedReport<P, T, R> {
+  const limit = standing.limit;
   const end = standing.offset + limit;
-  const more = end < report.rows.length;
+  const paged = pagedInDatabase.has(report);
+  const more = end < rowCountOf(report as Report<unknown, unknown, unknown>);
   return {
-    report: { ...report, rows: report.rows.slice(standing.offset, end) },
+    report: paged ? report : { ...report, rows: report.rows.slice(standing.offset, end) },
     nextCursor: more ? encodeCursor(standing.sequence, end) : null,
     limit,
   };

@@ -1,10 +1,20 @@
 // Aged receivables and the client statement (docs/api-contract.md §24): both read the ledger's entries up to a
 // sequence and dated up to a day, so a back-dated payment changes a past answer and a higher sequence says so.
+// Neither reads an account's or a client's whole history: the items open on a day come from the ledger's kept open
+// items by index, and only their entries are summed; a statement's lines are a page of the client's entries by day.
 import { fieldError } from '../../core/errors.js';
-import { daysBetween } from '../../core/time.js';
+import { addDaysToDate } from '../../core/time.js';
 import type { Context } from '../../kernel/context.js';
-import { INVOICE_DOCUMENT_TYPES } from '../ledger/index.js';
-import { checkRange, notFoundClient, reportOf, type Standing, splitCurrencies } from './reports.common.js';
+import {
+  findEntriesOfItems,
+  findItemsMovedAfter,
+  findOpenItemsOn,
+  findSettledOpenItemsOn,
+  itemKeyOf,
+  type OpenItemKey,
+  openItemMovesOf,
+} from '../ledger/index.js';
+import { checkRange, notFoundClient, pagedInSql, reportOf, type Standing } from './reports.common.js';
 import * as repository from './reports.repository.js';
 import type {
   AgedReceivablesInput,
@@ -15,8 +25,14 @@ import type {
   StatementLine,
 } from './reports.schemas.js';
 
-const DOCUMENT_TYPES = new Set<string>(INVOICE_DOCUMENT_TYPES);
 const MAX_BUCKETS = 6;
+
+/** The number of a day `YYYY-MM-DD` (days since 1970-01-01; years 0001–9999), computed without Temporal. */
+function dayNumber(date: string): number {
+  const day = new Date(0);
+  day.setUTCFullYear(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)));
+  return Math.round(day.getTime() / 86_400_000);
+}
 
 /** `30,60,90` → [30, 60, 90]: at most 6 increasing whole days of 1–3,650 (contract §32). */
 export function parseBuckets(text: string | undefined): number[] {
@@ -74,6 +90,70 @@ function emptyFigures(labels: readonly string[]): AgingFigures {
   };
 }
 
+/**
+ * The items (invoices' receivables, payments' and credit notes' credit) open on `day` at the standing's sequence,
+ * in its currency, with their amounts then. Three reads, each by index: the items still open with no entry after the
+ * day nor after the sequence, whose kept amount and due date are theirs then (no entry read); the other items that
+ * may be open that day as the books stand now (the kept spans); and those an entry after the sequence moved. The
+ * last two are summed from their own entries up to the sequence and the day. Other currencies' items are counted.
+ */
+async function openItemsAt(ctx: Context, standing: Standing, day: string, clientId?: string) {
+  const settled = await findSettledOpenItemsOn(ctx.db, ctx.accountId, day, standing.sequence, clientId);
+  const kept = await findOpenItemsOn(ctx.db, ctx.accountId, day, clientId);
+  const moved = await findItemsMovedAfter(ctx.db, ctx.accountId, standing.sequence, clientId);
+  const keys = new Map<string, OpenItemKey>();
+  for (const key of [...kept, ...moved]) keys.set(itemKeyOf(key), key);
+  const mine = [...keys.values()].filter((key) => key.currency === standing.currency);
+  const counts = new Map<string, number>();
+  for (const key of [...settled, ...kept])
+    if (key.currency !== standing.currency) counts.set(key.currency, (counts.get(key.currency) ?? 0) + 1);
+  const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, count]) => ({ currency, count }));
+  const invoices = new Map<string, OpenInvoice>();
+  const credits = new Map<string, number>();
+  for (const item of settled) {
+    if (item.currency !== standing.currency) continue;
+    if (item.kind !== 'invoice') credits.set(item.client_id, (credits.get(item.client_id) ?? 0) + item.amount);
+    else
+      invoices.set(`${item.item_id} ${item.client_id}`, {
+        invoiceId: item.item_id,
+        clientId: item.client_id,
+        open: item.amount,
+        dueDate: item.due_date,
+        issuedOn: item.opened_on,
+      });
+  }
+  const entries = await findEntriesOfItems(ctx.db, ctx.accountId, mine, standing.sequence, day);
+  const wanted = new Set(mine.map(itemKeyOf));
+  const dueDates = new Map<string, string>();
+  const summed = new Set<string>();
+  for (const entry of entries) {
+    if (entry.invoice_id !== null && entry.due_date !== null) dueDates.set(entry.invoice_id, entry.due_date);
+    for (const move of openItemMovesOf(entry)) {
+      if (!wanted.has(itemKeyOf(move))) continue;
+      if (move.kind !== 'invoice') {
+        credits.set(move.client_id, (credits.get(move.client_id) ?? 0) + move.amount);
+        continue;
+      }
+      const key = `${move.item_id} ${move.client_id}`;
+      summed.add(key);
+      const invoice = invoices.get(key) ?? {
+        invoiceId: move.item_id,
+        clientId: move.client_id,
+        open: 0,
+        dueDate: null,
+        issuedOn: entry.effective_date,
+      };
+      invoice.open += move.amount;
+      invoices.set(key, invoice);
+    }
+  }
+  for (const key of summed) {
+    const invoice = invoices.get(key)!;
+    invoice.dueDate = dueDates.get(invoice.invoiceId) ?? null;
+  }
+  return { invoices: [...invoices.values()].filter((invoice) => invoice.open !== 0), credits, others };
+}
+
 export async function agedReceivables(
   ctx: Context,
   standing: Standing,
@@ -83,47 +163,20 @@ export async function agedReceivables(
   const labels = bucketLabels(bounds);
   const asOf = input.as_of ?? standing.today;
   const groupBy = input.group_by ?? 'client';
-  const all = await repository.findEntries(ctx.db, ctx.accountId, {
-    through: standing.sequence,
-    clientId: input.client_id,
-    effectiveTo: asOf,
-  });
-  const { mine, others } = splitCurrencies(all, standing.currency);
-  const invoices = new Map<string, OpenInvoice>();
+  const { invoices: open, credits, others } = await openItemsAt(ctx, standing, asOf, input.client_id);
   const balances = new Map<string, number>();
-  for (const entry of mine) {
-    balances.set(entry.client_id, (balances.get(entry.client_id) ?? 0) + entry.amount);
-    if (entry.invoice_id === null) continue;
-    const document = DOCUMENT_TYPES.has(entry.type);
-    const application = entry.type === 'applied' || entry.type === 'unapplied';
-    if (!document && !application) continue;
-    let invoice = invoices.get(entry.invoice_id);
-    if (!invoice) {
-      invoice = {
-        invoiceId: entry.invoice_id,
-        clientId: entry.client_id,
-        open: 0,
-        dueDate: null,
-        issuedOn: entry.effective_date,
-      };
-      invoices.set(entry.invoice_id, invoice);
-    }
-    // A restatement under another client moves the invoice: its latest document entry names its client then.
-    if (document) {
-      invoice.open += entry.amount;
-      if (entry.amount > 0 || entry.type === 'invoice_adjusted') invoice.clientId = entry.client_id;
-      if (entry.due_date !== null) invoice.dueDate = entry.due_date;
-    } else invoice.open -= entry.applied_amount;
-  }
-  const open = [...invoices.values()].filter((invoice) => invoice.open !== 0);
+  for (const invoice of open) balances.set(invoice.clientId, (balances.get(invoice.clientId) ?? 0) + invoice.open);
+  for (const [clientId, credit] of credits) balances.set(clientId, (balances.get(clientId) ?? 0) - credit);
   const clientIds = [...new Set([...balances.keys(), ...open.map((invoice) => invoice.clientId)])];
   const names = await repository.findLabels(ctx.db, ctx.accountId, 'clients', clientIds);
   const byClient = new Map<string, AgingFigures>();
   const invoiceRows: AgingRow[] = [];
   const totals = emptyFigures(labels);
+  // Days past due by day numbers: a report ages thousands of invoices, and Temporal's polyfill is slow per call.
+  const asOfNumber = dayNumber(asOf);
   for (const invoice of open) {
     const due = invoice.dueDate ?? invoice.issuedOn;
-    const daysPastDue = daysBetween(due, asOf);
+    const daysPastDue = asOfNumber - dayNumber(due);
     const index = bucketIndex(bounds, daysPastDue);
     const figures = byClient.get(invoice.clientId) ?? emptyFigures(labels);
     byClient.set(invoice.clientId, figures);
@@ -159,26 +212,31 @@ export async function agedReceivables(
   const byName = (a: AgingRow, b: AgingRow) =>
     name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a.client_id < b.client_id ? -1 : a.client_id > b.client_id ? 1 : 0;
   let rows: AgingRow[];
+  let rowCount: number;
   if (groupBy === 'invoice') {
+    // Sorted without their numbers, so that only the page's numbers are read.
+    const sorted = invoiceRows.sort(
+      (a, b) =>
+        byName(a, b) ||
+        (a.due_date ?? '').localeCompare(b.due_date ?? '') ||
+        (a.invoice_id! < b.invoice_id! ? -1 : a.invoice_id! > b.invoice_id! ? 1 : 0),
+    );
+    const page = sorted.slice(standing.offset, standing.offset + standing.limit);
     const numbers = await repository.findLabels(
       ctx.db,
       ctx.accountId,
       'invoices',
-      invoiceRows.map((row) => row.invoice_id!),
+      page.map((row) => row.invoice_id!),
     );
-    rows = invoiceRows
-      .map((row) => ({ ...row, number: numbers.get(row.invoice_id!) ?? null }))
-      .sort(
-        (a, b) =>
-          byName(a, b) ||
-          (a.due_date ?? '').localeCompare(b.due_date ?? '') ||
-          (a.invoice_id! < b.invoice_id! ? -1 : a.invoice_id! > b.invoice_id! ? 1 : 0),
-      );
+    rows = page.map((row) => ({ ...row, number: numbers.get(row.invoice_id!) ?? null }));
+    rowCount = sorted.length;
   } else {
-    rows = [...byClient]
+    const all = [...byClient]
       .filter(([, figures]) => figures.open_amount !== 0 || figures.credit_amount !== 0)
       .map(([clientId, figures]) => ({ client_id: clientId, client_name: names.get(clientId) ?? '', ...figures }))
       .sort(byName);
+    rows = all.slice(standing.offset, standing.offset + standing.limit);
+    rowCount = all.length;
   }
   const parameters = {
     currency: standing.currency,
@@ -187,7 +245,7 @@ export async function agedReceivables(
     group_by: groupBy,
     client_id: input.client_id ?? null,
   };
-  return reportOf('aged_receivables', standing, parameters, others, totals, rows);
+  return pagedInSql(reportOf('aged_receivables', standing, parameters, others, totals, rows), rowCount);
 }
 
 type StatementParameters = { currency: string; client_id: string; from: string; to: string };
@@ -213,29 +271,41 @@ export async function clientStatement(
   checkRange(input.from, input.to);
   const names = await repository.findLabels(ctx.db, ctx.accountId, 'clients', [input.client_id]);
   if (!names.has(input.client_id)) throw notFoundClient(input.client_id);
-  const all = await repository.findEntries(ctx.db, ctx.accountId, {
-    through: standing.sequence,
+  const balanceOn = async (day: string) => {
+    const { invoices, credits } = await openItemsAt(ctx, standing, day, input.client_id);
+    const open = invoices.reduce((sum, invoice) => sum + invoice.open, 0);
+    return open - (credits.get(input.client_id) ?? 0);
+  };
+  // Nothing is dated before the first day there is.
+  const opening = input.from <= '0001-01-01' ? 0 : await balanceOn(addDaysToDate(input.from, -1));
+  const closing = await balanceOn(input.to);
+  const bounds = {
     clientId: input.client_id,
-    effectiveTo: input.to,
-  });
-  const { mine, others } = splitCurrencies(all, standing.currency, (entry) => entry.effective_date >= input.from);
-  let opening = 0;
-  const period = [];
-  for (const entry of mine) {
-    if (entry.effective_date < input.from) opening += entry.amount;
-    else if (entry.amount !== 0) period.push(entry);
-  }
-  period.sort((a, b) =>
-    a.effective_date < b.effective_date ? -1 : a.effective_date > b.effective_date ? 1 : a.sequence - b.sequence,
+    currency: standing.currency,
+    from: input.from,
+    to: input.to,
+    through: standing.sequence,
+  };
+  // The page's lines (one more, to know whether more follow) and the balance before its first.
+  const period = await repository.findStatementLines(
+    ctx.db,
+    ctx.accountId,
+    bounds,
+    standing.offset,
+    standing.limit + 1,
   );
+  const before = await repository.sumStatementLines(ctx.db, ctx.accountId, bounds, standing.offset);
+  const others = await repository.countOtherCurrencies(ctx.db, ctx.accountId, bounds);
+  const more = period.length > standing.limit;
+  const lines = period.slice(0, standing.limit);
   const invoiceNumbers = await repository.findLabels(ctx.db, ctx.accountId, 'invoices', [
-    ...new Set(period.flatMap((entry) => (entry.invoice_id && !entry.credit_note_id ? [entry.invoice_id] : []))),
+    ...new Set(lines.flatMap((entry) => (entry.invoice_id && !entry.credit_note_id ? [entry.invoice_id] : []))),
   ]);
   const noteNumbers = await repository.findLabels(ctx.db, ctx.accountId, 'credit_notes', [
-    ...new Set(period.flatMap((entry) => (entry.credit_note_id ? [entry.credit_note_id] : []))),
+    ...new Set(lines.flatMap((entry) => (entry.credit_note_id ? [entry.credit_note_id] : []))),
   ]);
-  let balance = opening;
-  const rows: StatementLine[] = period.map((entry) => {
+  let balance = opening + before;
+  const rows: StatementLine[] = lines.map((entry) => {
     balance += entry.amount;
     const number = entry.credit_note_id
       ? (noteNumbers.get(entry.credit_note_id) ?? null)
@@ -254,12 +324,13 @@ export async function clientStatement(
     };
   });
   const parameters = { currency: standing.currency, client_id: input.client_id, from: input.from, to: input.to };
-  return reportOf(
+  const report = reportOf(
     'client_statement',
     standing,
     parameters,
     others,
-    { opening_balance_amount: opening, closing_balance_amount: balance },
+    { opening_balance_amount: opening, closing_balance_amount: closing },
     rows,
   );
+  return pagedInSql(report, standing.offset + rows.length + (more ? 1 : 0));
 }

@@ -1,6 +1,7 @@
 // Report queries, every one scoped by account and bounded by a ledger sequence: the figures come from
 // `ledger_entries` alone (docs/api-contract.md §24); clients', invoices' and credit notes' rows give labels only
 // (a name, a number), read by id (docs/architecture.md, "Who owns which table").
+import { sql } from 'kysely';
 import { type Executor, fromJson } from '../../db/index.js';
 
 /** A ledger entry as the reports read it: numbers as numbers, `taxes` parsed. */
@@ -114,28 +115,6 @@ export async function findEntries(db: Executor, accountId: string, bounds: Entry
   return rows.map((row) => entryOf(row as Row));
 }
 
-/** Every entry naming one of the invoices (or credit notes), up to `through`, in sequence order. */
-export async function findEntriesOfDocuments(
-  db: Executor,
-  accountId: string,
-  column: 'invoice_id' | 'credit_note_id',
-  ids: readonly string[],
-  through: number,
-): Promise<ReportEntry[]> {
-  const entries: ReportEntry[] = [];
-  for (let start = 0; start < ids.length; start += 500) {
-    const rows = await db
-      .selectFrom('ledger_entries')
-      .select([...COLUMNS])
-      .where('account_id', '=', accountId)
-      .where(column, 'in', ids.slice(start, start + 500))
-      .where('sequence', '<=', through)
-      .execute();
-    entries.push(...rows.map((row) => entryOf(row as Row)));
-  }
-  return entries.sort((a, b) => a.sequence - b.sequence);
-}
-
 /** Labels by id: clients' names, invoices' and credit notes' numbers. */
 export async function findLabels(
   db: Executor,
@@ -155,36 +134,6 @@ export async function findLabels(
     for (const row of rows) labels.set(row.id, (table === 'clients' ? row.name : row.number) ?? null);
   }
   return labels;
-}
-
-/** The job each invoice was made for (fixed when the invoice is made; null for none), by id. */
-export async function findJobsOfInvoices(
-  db: Executor,
-  accountId: string,
-  ids: readonly string[],
-): Promise<Map<string, string | null>> {
-  const jobs = new Map<string, string | null>();
-  for (let start = 0; start < ids.length; start += 500) {
-    const rows = await db
-      .selectFrom('invoices')
-      .select(['id', 'job_id'])
-      .where('account_id', '=', accountId)
-      .where('id', 'in', ids.slice(start, start + 500))
-      .execute();
-    for (const row of rows) jobs.set(row.id, row.job_id);
-  }
-  return jobs;
-}
-
-/** The ids of a job's invoices, drafts and voids included (the ledger says which count). */
-export async function findInvoiceIdsOfJob(db: Executor, accountId: string, jobId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('invoices')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('job_id', '=', jobId)
-    .execute();
-  return rows.map((row) => row.id);
 }
 
 export interface JobLabel {
@@ -211,4 +160,108 @@ export async function findJobLabels(
     for (const row of rows) labels.set(row.id, { ...row, number: row.number ?? null });
   }
   return labels;
+}
+
+/** A client statement's range: one client, one currency, its days, the sequence it stands at. */
+export interface StatementBounds {
+  clientId: string;
+  currency: string;
+  from: string;
+  to: string;
+  through: number;
+}
+
+/** The statement's lines (its entries of the range moving money) in its order, from the client's by-day index. */
+export function statementLinesQuery(db: Executor, accountId: string, bounds: StatementBounds) {
+  return db
+    .selectFrom('ledger_entries')
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', bounds.clientId)
+    .where('currency', '=', bounds.currency)
+    .where('effective_date', '>=', bounds.from)
+    .where('effective_date', '<=', bounds.to)
+    .where('sequence', '<=', bounds.through)
+    .where('amount', '<>', 0)
+    .orderBy('effective_date')
+    .orderBy('sequence');
+}
+
+export interface StatementEntry {
+  sequence: number;
+  type: string;
+  effective_date: string;
+  amount: number;
+  invoice_id: string | null;
+  credit_note_id: string | null;
+  payment_id: string | null;
+}
+
+/** `limit` lines after the first `offset`. */
+export async function findStatementLines(
+  db: Executor,
+  accountId: string,
+  bounds: StatementBounds,
+  offset: number,
+  limit: number,
+): Promise<StatementEntry[]> {
+  const rows = await statementLinesQuery(db, accountId, bounds)
+    .select(['sequence', 'type', 'effective_date', 'amount', 'invoice_id', 'credit_note_id', 'payment_id'])
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return rows.map((row) => ({ ...row, sequence: Number(row.sequence), amount: Number(row.amount) }));
+}
+
+/** Σ amount of the first `count` lines: the running balance a later page starts from, less the opening. */
+export async function sumStatementLines(
+  db: Executor,
+  accountId: string,
+  bounds: StatementBounds,
+  count: number,
+): Promise<number> {
+  if (count === 0) return 0;
+  const first = statementLinesQuery(db, accountId, bounds).select('amount').limit(count).as('first');
+  const row = await db
+    .selectFrom(first)
+    .select(sql<number | string | null>`sum(amount)`.as('total'))
+    .executeTakeFirst();
+  return Number(row?.total ?? 0);
+}
+
+/**
+ * The client's entries of the range in its other currencies, counted per currency: each currency found by a seek
+ * of the client's by-day index past the one before, then its count a range of it.
+ */
+export async function countOtherCurrencies(
+  db: Executor,
+  accountId: string,
+  bounds: StatementBounds,
+): Promise<{ currency: string; count: number }[]> {
+  const counts: { currency: string; count: number }[] = [];
+  let after = '';
+  for (;;) {
+    const next = await db
+      .selectFrom('ledger_entries')
+      .select('currency')
+      .where('account_id', '=', accountId)
+      .where('client_id', '=', bounds.clientId)
+      .where('currency', '>', after)
+      .orderBy('currency')
+      .limit(1)
+      .executeTakeFirst();
+    if (!next) return counts;
+    after = next.currency;
+    if (after === bounds.currency) continue;
+    const row = await db
+      .selectFrom('ledger_entries')
+      .select(sql<number | string>`count(*)`.as('count'))
+      .where('account_id', '=', accountId)
+      .where('client_id', '=', bounds.clientId)
+      .where('currency', '=', after)
+      .where('effective_date', '>=', bounds.from)
+      .where('effective_date', '<=', bounds.to)
+      .where('sequence', '<=', bounds.through)
+      .executeTakeFirst();
+    if (Number(row?.count ?? 0) > 0) counts.push({ currency: after, count: Number(row?.count) });
+  }
 }

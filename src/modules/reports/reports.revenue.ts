@@ -7,21 +7,18 @@ import { findTaxRates } from '../catalog/index.js';
 import type { LedgerDayTotalRow } from '../../db/types.js';
 import {
   AMOUNT_COLUMNS,
+  CASH_AMOUNT_COLUMNS,
+  CASH_TYPES,
+  cashMovesOf,
+  cashSharesOf,
   DAY_TOTAL_TYPES,
   dayTotalSharesOf,
+  findCashDayTotals,
   findDayTotals,
-  INVOICE_DOCUMENT_TYPES,
-  untaxedOf,
 } from '../ledger/index.js';
-import { checkRange, reportOf, type Standing, splitCurrencies } from './reports.common.js';
-import { largestRemainder, proRata } from './reports.money.js';
+import { checkRange, reportOf, type Standing } from './reports.common.js';
 import * as repository from './reports.repository.js';
-import type { ReportEntry } from './reports.repository.js';
 import type { PeriodRow, Report, RevenueInput, TaxRow, TaxSummaryInput } from './reports.schemas.js';
-
-const INVOICE_TYPES = new Set<string>(INVOICE_DOCUMENT_TYPES);
-const CREDIT_NOTE_TYPES = new Set(['credit_note_issued', 'credit_note_voided']);
-const CASH_TYPES = ['applied', 'unapplied', 'credit_note_refunded', 'payment_received', 'payment_refunded'];
 
 type Basis = 'accrual' | 'cash';
 
@@ -46,7 +43,7 @@ interface Move {
 }
 
 /** The kept day totals as moves: a day's document totals, and each rate's (its tax counted in the day's). */
-function accrualMoves(rows: readonly LedgerDayTotalRow[]): Move[] {
+function movesOfTotals(rows: readonly LedgerDayTotalRow[]): Move[] {
   const moves: Move[] = [];
   for (const row of rows) {
     if (row.rate_key === '') {
@@ -84,119 +81,40 @@ function accrualMoves(rows: readonly LedgerDayTotalRow[]): Move[] {
 }
 
 async function movesOf(ctx: Context, standing: Standing, from: string, to: string, basis: Basis) {
-  if (basis === 'cash') return cashMovesOf(ctx, standing, from, to);
-  const { rows, others } = await accrualTotals(ctx, standing, from, to);
-  return { moves: accrualMoves(rows), others, unapplied: 0 };
-}
-
-const keyOf = (tax: { tax_rate_id: string | null; name: string | null; percentage: number | null }) =>
-  `${tax.tax_rate_id ?? `v1:${tax.name}`} ${tax.percentage}`;
-
-/** A document's figures as its entries so far give them: net, and per rate (in first-seen order) taxable and tax. */
-class Figures {
-  net = 0;
-  readonly rates = new Map<string, MoveTax>();
-
-  add(entry: ReportEntry, sign: 1 | -1): void {
-    this.net += sign * (entry.net_amount ?? entry.amount - (entry.tax_amount ?? 0));
-    for (const tax of entry.taxes ?? []) {
-      const key = keyOf(tax);
-      const rate = this.rates.get(key) ?? { ...tax, key, taxable: 0, tax: 0 };
-      rate.taxable += sign * tax.taxable_amount;
-      rate.tax += sign * tax.tax_amount;
-      this.rates.set(key, rate);
-    }
+  if (basis === 'accrual') {
+    const { rows, others } = await accrualTotals(ctx, standing, from, to);
+    return { moves: movesOfTotals(rows), others, unapplied: 0 };
   }
+  const { rows, others } = await cashTotals(ctx, standing, from, to);
+  const unapplied = rows.reduce((sum, row) => sum + (row.rate_key === '' ? row.unapplied_amount : 0), 0);
+  return { moves: movesOfTotals(rows), others, unapplied };
 }
 
 /**
- * The cumulative split (§24 "Revenue", cash): after each money entry, everything received so far is shared over
- * the document's [net, taxes] by largest remainder, each rate's taxable amount pro rata alone (halves away), and
- * the entry counts the change from what was counted before.
+ * Kept day rows at the standing's sequence: each row less the shares of the entries after the sequence that it had
+ * summed in (its `last_sequence` says which; the entries come from the end of the (account, sequence) index). Rows
+ * no entry up to the sequence made are left out, so that an old answer is repeated exactly; other currencies' rows
+ * are only counted.
  */
-class CumulativeSplit {
-  private received = 0;
-  private counted: { net: number; untaxed: number; taxes: Map<string, { tax: number; taxable: number }> } = {
-    net: 0,
-    untaxed: 0,
-    taxes: new Map(),
-  };
-
-  constructor(private readonly figures: Figures) {}
-
-  move(change: number, date: string, creditNote: boolean, sign: 1 | -1): Move {
-    this.received += change;
-    const rates = [...this.figures.rates.values()];
-    const whole = this.figures.net + rates.reduce((sum, rate) => sum + rate.tax, 0);
-    const shares = largestRemainder(this.received, [this.figures.net, ...rates.map((rate) => rate.tax)]);
-    const untaxed = proRata(
-      this.received,
-      untaxedOf(
-        this.figures.net,
-        rates.map((rate) => rate.taxable),
-      ),
-      whole,
-    );
-    const taxes = new Map<string, { tax: number; taxable: number }>();
-    const moveTaxes: MoveTax[] = [];
-    for (const [index, rate] of rates.entries()) {
-      const now = { tax: shares[index + 1]!, taxable: proRata(this.received, rate.taxable, whole) };
-      const before = this.counted.taxes.get(rate.key) ?? { tax: 0, taxable: 0 };
-      taxes.set(rate.key, now);
-      moveTaxes.push({ ...rate, tax: sign * (now.tax - before.tax), taxable: sign * (now.taxable - before.taxable) });
-    }
-    // A rate that left the document gives back what was counted under it.
-    for (const [key, before] of this.counted.taxes)
-      if (!taxes.has(key)) {
-        const rate = moveTaxes.find((tax) => tax.key === key);
-        if (!rate)
-          moveTaxes.push({
-            key,
-            tax_rate_id: null,
-            name: null,
-            percentage: null,
-            tax: -sign * before.tax,
-            taxable: -sign * before.taxable,
-          });
-      }
-    const move = {
-      date,
-      creditNote,
-      tax: moveTaxes.reduce((sum, tax) => sum + tax.tax, 0),
-      net: sign * (shares[0]! - this.counted.net),
-      untaxed: sign * (untaxed - this.counted.untaxed),
-      taxes: moveTaxes,
-    };
-    this.counted = { net: shares[0]!, untaxed, taxes };
-    return move;
-  }
-}
-
-/**
- * The accrual figures dated from–to at the standing's sequence, from the ledger's kept day totals (read by their
- * key's (account, currency, day) prefix): each row less the entries after the sequence that it had summed in
- * (its `last_sequence` says which; the entries come from the end of the (account, sequence) index). Rows no entry
- * up to the sequence made are left out, so that an old answer is repeated exactly.
- */
-async function accrualTotals(ctx: Context, standing: Standing, from: string, to: string) {
-  const kept = await findDayTotals(ctx.db, ctx.accountId, from, to);
+function atSequence<Row extends LedgerDayTotalRow>(
+  standing: Standing,
+  kept: Row[],
+  later: readonly { sequence: number; currency: string; effective_date: string }[],
+  sharesOf: (index: number) => readonly object[],
+  columns: readonly string[],
+) {
   const byKey = new Map(kept.map((row) => [`${row.currency} ${row.effective_date} ${row.rate_key}`, row]));
-  const later = await repository.findEntries(ctx.db, ctx.accountId, {
-    after: standing.sequence,
-    effectiveFrom: from,
-    effectiveTo: to,
-    types: DAY_TOTAL_TYPES,
-    withTaxes: true,
-  });
-  for (const entry of later)
-    for (const share of dayTotalSharesOf(entry)) {
-      const row = byKey.get(`${entry.currency} ${entry.effective_date} ${share.rate_key}`);
-      if (!row || entry.sequence > row.last_sequence) continue;
-      row.entry_count -= share.entry_count;
-      for (const column of AMOUNT_COLUMNS) row[column] -= share[column];
+  for (const [index, entry] of later.entries())
+    for (const found of sharesOf(index)) {
+      const share = found as Record<string, number> & { rate_key: string };
+      const target = byKey.get(`${entry.currency} ${entry.effective_date} ${share.rate_key}`);
+      if (!target || entry.sequence > target.last_sequence) continue;
+      const row = target as unknown as Record<string, number>;
+      row.entry_count! -= share.entry_count!;
+      for (const column of columns) row[column]! -= share[column]!;
     }
   const counts = new Map<string, number>();
-  const mine: LedgerDayTotalRow[] = [];
+  const mine: Row[] = [];
   for (const row of kept) {
     if (row.entry_count === 0) continue;
     if (row.currency === standing.currency) mine.push(row);
@@ -206,61 +124,39 @@ async function accrualTotals(ctx: Context, standing: Standing, from: string, to:
   return { rows: mine, others };
 }
 
-/** The cash moves dated from–to (§24 "Cash"), the other currencies' entries counted, and the money left unapplied. */
-async function cashMovesOf(ctx: Context, standing: Standing, from: string, to: string) {
-  const period = await repository.findEntries(ctx.db, ctx.accountId, {
-    through: standing.sequence,
+/** The accrual figures dated from–to at the standing's sequence, from the ledger's kept day totals. */
+async function accrualTotals(ctx: Context, standing: Standing, from: string, to: string) {
+  const kept = await findDayTotals(ctx.db, ctx.accountId, from, to);
+  const later = await repository.findEntries(ctx.db, ctx.accountId, {
+    after: standing.sequence,
+    effectiveFrom: from,
+    effectiveTo: to,
+    types: DAY_TOTAL_TYPES,
+    withTaxes: true,
+  });
+  return atSequence(standing, kept, later, (index) => dayTotalSharesOf(later[index]!), AMOUNT_COLUMNS);
+}
+
+/**
+ * The cash figures dated from–to at the standing's sequence (§24 "Cash"), from the ledger's kept cash day totals; the
+ * moves of the entries after the sequence are computed again from their documents' entries, to be taken back.
+ */
+async function cashTotals(ctx: Context, standing: Standing, from: string, to: string) {
+  const kept = await findCashDayTotals(ctx.db, ctx.accountId, from, to);
+  const later = await repository.findEntries(ctx.db, ctx.accountId, {
+    after: standing.sequence,
     effectiveFrom: from,
     effectiveTo: to,
     types: CASH_TYPES,
   });
-  const { mine, others } = splitCurrencies(period, standing.currency);
-
-  let unapplied = 0;
-  const counted = new Set<number>();
-  const invoiceIds = new Set<string>();
-  const noteIds = new Set<string>();
-  for (const entry of mine) {
-    if (entry.type === 'payment_received' || entry.type === 'payment_refunded') unapplied -= entry.amount;
-    else if (entry.type === 'credit_note_refunded' && entry.credit_note_id) noteIds.add(entry.credit_note_id);
-    else if (entry.payment_id !== null && entry.invoice_id !== null) {
-      unapplied -= entry.applied_amount;
-      invoiceIds.add(entry.invoice_id);
-    } else continue;
-    counted.add(entry.sequence);
-  }
-  const moves: Move[] = [];
-  const walk = (entries: ReportEntry[], creditNote: boolean) => {
-    const byDocument = new Map<string, ReportEntry[]>();
-    for (const entry of entries) {
-      const id = (creditNote ? entry.credit_note_id : entry.invoice_id)!;
-      byDocument.set(id, [...(byDocument.get(id) ?? []), entry]);
-    }
-    for (const history of byDocument.values()) {
-      const figures = new Figures();
-      const split = new CumulativeSplit(figures);
-      for (const entry of history) {
-        if (!creditNote && INVOICE_TYPES.has(entry.type) && entry.credit_note_id === null) figures.add(entry, 1);
-        else if (creditNote && CREDIT_NOTE_TYPES.has(entry.type)) figures.add(entry, -1);
-        else if (!creditNote && entry.payment_id !== null && (entry.type === 'applied' || entry.type === 'unapplied')) {
-          const move = split.move(entry.applied_amount, entry.effective_date, false, 1);
-          if (counted.has(entry.sequence)) moves.push(move);
-        } else if (creditNote && entry.type === 'credit_note_refunded') {
-          const move = split.move(entry.amount, entry.effective_date, true, -1);
-          if (counted.has(entry.sequence)) moves.push(move);
-        }
-      }
-    }
-  };
-  walk(
-    await repository.findEntriesOfDocuments(ctx.db, ctx.accountId, 'invoice_id', [...invoiceIds], standing.sequence),
-    false,
+  const moves = await cashMovesOf(ctx.db, ctx.accountId, later);
+  return atSequence(
+    standing,
+    kept,
+    later,
+    (index) => cashSharesOf(later[index]!, moves.get(later[index]!.sequence)),
+    CASH_AMOUNT_COLUMNS,
   );
-  walk(
-    await repository.findEntriesOfDocuments(ctx.db, ctx.accountId, 'credit_note_id', [...noteIds], standing.sequence),
-    true,
-  );
-  return { moves, others, unapplied };
 }
 
 /** The periods of `interval` from `from` to `to`, the first and last cut at them; weeks start on Monday. */

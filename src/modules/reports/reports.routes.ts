@@ -8,7 +8,7 @@ import { contextOf } from '../../http/auth.js';
 import { meta } from '../../http/envelope.js';
 import { errorResponses, MetaSchema, PaginationSchema, schemaRef } from '../../http/schemas.js';
 import type { Context } from '../../kernel/context.js';
-import { type CommonInput, pageOf, type Standing, standingOf } from './reports.common.js';
+import { type CommonInput, pageOf, rowCountOf, type Standing, standingOf } from './reports.common.js';
 import { reportCsv } from './reports.csv.js';
 import { jobProfitability } from './reports.jobs.js';
 import { agedReceivables, clientStatement } from './reports.receivables.js';
@@ -60,13 +60,16 @@ async function answer(request: FastifyRequest, reply: FastifyReply, compute: Com
   const ctx = contextOf(request);
   const standing = await standingOf(ctx, query);
   const csv = wantsCsv(request);
-  if (csv) standing.offset = 0;
+  if (csv) {
+    standing.offset = 0;
+    standing.limit = MAX_CSV_ROWS + 1;
+  }
   const report = await compute(ctx, standing, query as never);
   if (csv) {
-    if (report.rows.length > MAX_CSV_ROWS)
+    if (rowCountOf(report) > MAX_CSV_ROWS)
       throw fieldError(
         'Accept',
-        `the report has ${report.rows.length} rows; a CSV holds at most ${MAX_CSV_ROWS}: narrow it`,
+        `the report has more than ${MAX_CSV_ROWS} rows; a CSV holds at most ${MAX_CSV_ROWS}: narrow it`,
       );
     const parameters = report.parameters as { as_of?: string; to?: string };
     const date = parameters.as_of ?? parameters.to ?? standing.today;
@@ -76,7 +79,7 @@ async function answer(request: FastifyRequest, reply: FastifyReply, compute: Com
       .header('bms-ledger-sequence', String(report.ledger_sequence))
       .send(Buffer.from(reportCsv(report), 'utf8'));
   }
-  const page = pageOf(report, standing, query.limit);
+  const page = pageOf(report, standing);
   reply.header('bms-ledger-sequence', String(report.ledger_sequence));
   return {
     data: page.report,

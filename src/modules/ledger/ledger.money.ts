@@ -1,6 +1,6 @@
-// The exact arithmetic of the reports (docs/api-contract.md §24, §32 "Money"): the cumulative largest-remainder
-// split of the cash basis and the half-away rounding of a rate's taxable share, in BigInt so that no product of
-// two amounts ever passes 2^53.
+// The exact arithmetic of the reports (docs/api-contract.md §24, §32 "Money"), kept with the ledger since its cash
+// day totals are summed as entries post: the cumulative largest-remainder split of the cash basis and the half-away
+// rounding of a rate's taxable share, in BigInt so that no product of two amounts ever passes 2^53.
 import { multiplyDivideRounded } from '../documents/index.js';
 
 /**

@@ -1,0 +1,370 @@
+// The ledger's open items (docs/architecture.md, "Kept copies"): per account, item (an invoice, a payment or a credit
+// note), client and currency, the span of local days over which the item is open — an invoice's receivable (its
+// document entries less its applications) or a source's credit (its money less what it applied and refunded) is not
+// 0 — kept by the only poster of entries, in the posting's transaction. Aged receivables and the client statement's
+// opening balance find the items open on a day from these spans by index (docs/api-contract.md §24 "Scale"), then
+// sum those items' own entries at the report's sequence; items an entry after that sequence touched are added, so
+// an older `?ledger_sequence=N` is repeated exactly.
+import { Temporal } from '@js-temporal/polyfill';
+import { daysBetween } from '../../core/time.js';
+import type { Executor } from '../../db/index.js';
+import type { LedgerOpenItemRow } from '../../db/types.js';
+import { INVOICE_DOCUMENT_TYPES } from './ledger.schemas.js';
+
+const INVOICE_DOCUMENTS = new Set<string>(INVOICE_DOCUMENT_TYPES);
+const APPLICATIONS = new Set<string>(['applied', 'unapplied']);
+
+export type OpenItemKind = 'invoice' | 'payment' | 'credit_note';
+
+/** What an entry gives an item: the fields of an entry that say which items it moves and by how much. */
+export interface OpenItemSource {
+  client_id: string;
+  currency: string;
+  type: string;
+  effective_date: string;
+  amount: number;
+  applied_amount: number;
+  invoice_id: string | null;
+  payment_id: string | null;
+  credit_note_id: string | null;
+  due_date?: string | null;
+}
+
+export interface OpenItemMove {
+  kind: OpenItemKind;
+  item_id: string;
+  client_id: string;
+  currency: string;
+  /** + the client owes more on the invoice / − the source holds less credit … as the item's own amount. */
+  amount: number;
+}
+
+/**
+ * The items an entry moves. An invoice's open amount: its document entries' `amount` less its applications'
+ * `applied_amount`. A payment's or credit note's credit: − its entries' `amount` less their `applied_amount`. So for
+ * every client, Σ invoices' open − Σ sources' credit = Σ entries' `amount` (§24: balance = open − credit).
+ */
+export function openItemMovesOf(entry: OpenItemSource): OpenItemMove[] {
+  const moves: OpenItemMove[] = [];
+  const at = { client_id: entry.client_id, currency: entry.currency };
+  if (entry.invoice_id !== null) {
+    if (INVOICE_DOCUMENTS.has(entry.type))
+      moves.push({ kind: 'invoice', item_id: entry.invoice_id, ...at, amount: entry.amount });
+    else if (APPLICATIONS.has(entry.type))
+      moves.push({ kind: 'invoice', item_id: entry.invoice_id, ...at, amount: -entry.applied_amount });
+  }
+  const source: [OpenItemKind, string] | null =
+    entry.payment_id !== null
+      ? ['payment', entry.payment_id]
+      : entry.credit_note_id !== null
+        ? ['credit_note', entry.credit_note_id]
+        : null;
+  if (source) moves.push({ kind: source[0], item_id: source[1], ...at, amount: -entry.amount - entry.applied_amount });
+  return moves;
+}
+
+/** Spans of at most 4^k days are kept in class k (0–11: 4^11 days outlast year 9999); one still open in class 99. */
+export const OPEN_CLASS = 99;
+export const SPAN_CLASSES = 12;
+export const STILL_OPEN = '9999-12-31';
+
+export function spanClassOf(openedOn: string, closedOn: string): number {
+  if (closedOn === STILL_OPEN) return OPEN_CLASS;
+  const days = daysBetween(openedOn, closedOn);
+  let bound = 1;
+  for (let spanClass = 0; spanClass < SPAN_CLASSES; spanClass++, bound *= 4) if (days <= bound) return spanClass;
+  return OPEN_CLASS;
+}
+
+export const itemKeyOf = (item: { kind: string; item_id: string; client_id: string; currency: string }) =>
+  `${item.kind} ${item.item_id} ${item.client_id} ${item.currency}`;
+
+/**
+ * The kept rows of items from all their moves: per (item, client, currency), the first day its amount is not 0 and
+ * the day from which it stays 0 (`STILL_OPEN` when its amount is not 0 at the end); items never open have no row.
+ */
+export function openItemRowsOf(
+  accountId: string,
+  moves: readonly (OpenItemMove & { effective_date: string; sequence: number; due_date: string | null })[],
+): LedgerOpenItemRow[] {
+  const byKey = new Map<
+    string,
+    { move: OpenItemMove; days: Map<string, number>; last: number; due: { sequence: number; date: string | null } }
+  >();
+  for (const move of moves) {
+    const key = itemKeyOf(move);
+    const item = byKey.get(key) ?? {
+      move,
+      days: new Map<string, number>(),
+      last: 0,
+      due: { sequence: 0, date: null },
+    };
+    item.days.set(move.effective_date, (item.days.get(move.effective_date) ?? 0) + move.amount);
+    item.last = Math.max(item.last, move.sequence);
+    if (move.kind === 'invoice' && move.due_date !== null && move.sequence > item.due.sequence)
+      item.due = { sequence: move.sequence, date: move.due_date };
+    byKey.set(key, item);
+  }
+  const rows: LedgerOpenItemRow[] = [];
+  for (const { move, days, last, due } of byKey.values()) {
+    const changes = [...days].filter(([, amount]) => amount !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    if (changes.length === 0) continue;
+    const amount = changes.reduce((sum, [, change]) => sum + change, 0);
+    const openedOn = changes[0]![0];
+    const closedOn = amount === 0 ? changes[changes.length - 1]![0] : STILL_OPEN;
+    rows.push({
+      account_id: accountId,
+      kind: move.kind,
+      item_id: move.item_id,
+      client_id: move.client_id,
+      currency: move.currency,
+      opened_on: openedOn,
+      closed_on: closedOn,
+      span_class: spanClassOf(openedOn, closedOn),
+      last_entry_on: [...days.keys()].sort().reverse()[0]!,
+      due_date: due.date,
+      amount,
+      last_sequence: last,
+    });
+  }
+  return rows;
+}
+
+const ITEM_COLUMN = { invoice: 'invoice_id', payment: 'payment_id', credit_note: 'credit_note_id' } as const;
+
+/**
+ * Keeps the rows of every item the posted entries move: each item's entries read again by its index (the posted
+ * ones included: same transaction) and its rows written anew. Called by `postEntries` alone.
+ */
+export async function keepOpenItems(db: Executor, accountId: string, posted: readonly OpenItemSource[]) {
+  const touched = new Map<string, Set<string>>();
+  for (const entry of posted)
+    for (const move of openItemMovesOf(entry)) {
+      const ids = touched.get(move.kind) ?? new Set<string>();
+      ids.add(move.item_id);
+      touched.set(move.kind, ids);
+    }
+  for (const [kind, ids] of touched) {
+    const column = ITEM_COLUMN[kind as OpenItemKind];
+    const entries = await db
+      .selectFrom('ledger_entries')
+      .select([
+        'sequence',
+        'client_id',
+        'currency',
+        'type',
+        'effective_date',
+        'amount',
+        'applied_amount',
+        'invoice_id',
+        'payment_id',
+        'credit_note_id',
+        'due_date',
+      ])
+      .where('account_id', '=', accountId)
+      .where(column, 'in', [...ids])
+      .execute();
+    const moves = entries.flatMap((row) => {
+      const entry = { ...row, amount: Number(row.amount), applied_amount: Number(row.applied_amount) };
+      return openItemMovesOf(entry)
+        .filter((move) => move.kind === kind && ids.has(move.item_id))
+        .map((move) => ({
+          ...move,
+          effective_date: entry.effective_date,
+          sequence: Number(row.sequence),
+          due_date: row.due_date,
+        }));
+    });
+    await db
+      .deleteFrom('ledger_open_items')
+      .where('account_id', '=', accountId)
+      .where('kind', '=', kind)
+      .where('item_id', 'in', [...ids])
+      .execute();
+    const rows = openItemRowsOf(accountId, moves);
+    if (rows.length > 0) await db.insertInto('ledger_open_items').values(rows).execute();
+  }
+}
+
+export interface OpenItemKey {
+  kind: OpenItemKind;
+  item_id: string;
+  client_id: string;
+  currency: string;
+}
+
+/**
+ * The items that may be open on `day` as the ledger stands now, to be summed from their entries (every currency; one
+ * client's with `clientId`): per span class a range of the (account[, client], class, opened_on) index — a span of
+ * class k open on `day` opened after `day` − 4^k — and the items still open, opened by `day`, with an entry after
+ * it (those with none are `settledOpenItemsOnQuery`'s). Reads about as many keys as items open that day.
+ */
+export function openItemsOnQuery(db: Executor, accountId: string, day: string, clientId?: string) {
+  const arm = (spanClass: number, openedAfter: string | null) => {
+    let query = db
+      .selectFrom('ledger_open_items')
+      .select(['kind', 'item_id', 'client_id', 'currency'])
+      .where('account_id', '=', accountId);
+    if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+    query = query.where('span_class', '=', spanClass);
+    if (openedAfter !== null) query = query.where('opened_on', '>', openedAfter);
+    query = query.where('opened_on', '<=', day);
+    return spanClass === OPEN_CLASS ? query.where('last_entry_on', '>', day) : query.where('closed_on', '>', day);
+  };
+  let query = arm(OPEN_CLASS, null);
+  let bound = 1;
+  for (let spanClass = 0; spanClass < SPAN_CLASSES; spanClass++, bound *= 4)
+    query = query.unionAll(arm(spanClass, daysBefore(day, bound)));
+  return query;
+}
+
+/** `day` less `days`, as a date (never before 0001-01-01). */
+function daysBefore(day: string, days: number): string {
+  const earlier = Temporal.PlainDate.from(day).subtract({ days });
+  return earlier.year < 1 ? '0001-01-01' : earlier.toString();
+}
+
+/**
+ * The items still open whose every entry is dated by `day` and none after the sequence `through`: open on `day`
+ * with their kept amount and due date, no entry read (a range of the same index, the rest filtered).
+ */
+export function settledOpenItemsOnQuery(
+  db: Executor,
+  accountId: string,
+  day: string,
+  through: number,
+  clientId?: string,
+) {
+  let query = db
+    .selectFrom('ledger_open_items')
+    .select(['kind', 'item_id', 'client_id', 'currency', 'amount', 'due_date', 'opened_on'])
+    .where('account_id', '=', accountId);
+  if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+  return query
+    .where('span_class', '=', OPEN_CLASS)
+    .where('opened_on', '<=', day)
+    .where('last_entry_on', '<=', day)
+    .where('last_sequence', '<=', through)
+    .where('amount', '<>', 0);
+}
+
+export interface SettledOpenItem extends OpenItemKey {
+  amount: number;
+  due_date: string | null;
+  opened_on: string;
+}
+
+export async function findSettledOpenItemsOn(
+  db: Executor,
+  accountId: string,
+  day: string,
+  through: number,
+  clientId?: string,
+): Promise<SettledOpenItem[]> {
+  const rows = await settledOpenItemsOnQuery(db, accountId, day, through, clientId).execute();
+  return rows.map((row) => ({
+    ...(row as OpenItemKey),
+    amount: Number(row.amount),
+    due_date: row.due_date,
+    opened_on: row.opened_on,
+  }));
+}
+
+export async function findOpenItemsOn(
+  db: Executor,
+  accountId: string,
+  day: string,
+  clientId?: string,
+): Promise<OpenItemKey[]> {
+  const rows = await openItemsOnQuery(db, accountId, day, clientId).execute();
+  return rows as OpenItemKey[];
+}
+
+/** The items the entries after `sequence` move (one client's with `clientId`), from the (account, sequence) index. */
+export async function findItemsMovedAfter(
+  db: Executor,
+  accountId: string,
+  sequence: number,
+  clientId?: string,
+): Promise<OpenItemKey[]> {
+  let query = db
+    .selectFrom('ledger_entries')
+    .select([
+      'client_id',
+      'currency',
+      'type',
+      'effective_date',
+      'amount',
+      'applied_amount',
+      'invoice_id',
+      'payment_id',
+      'credit_note_id',
+    ])
+    .where('account_id', '=', accountId)
+    .where('sequence', '>', sequence);
+  if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+  const keys = new Map<string, OpenItemKey>();
+  for (const row of await query.execute())
+    for (const move of openItemMovesOf({
+      ...row,
+      amount: Number(row.amount),
+      applied_amount: Number(row.applied_amount),
+    }))
+      keys.set(itemKeyOf(move), {
+        kind: move.kind,
+        item_id: move.item_id,
+        client_id: move.client_id,
+        currency: move.currency,
+      });
+  return [...keys.values()];
+}
+
+/** An entry of an open item as the reports sum it. */
+export interface OpenItemEntry extends OpenItemSource {
+  sequence: number;
+  due_date: string | null;
+}
+
+/** The entries of the items (by their index), up to `through` and dated up to `day`, in sequence order. */
+export async function findEntriesOfItems(
+  db: Executor,
+  accountId: string,
+  items: readonly OpenItemKey[],
+  through: number,
+  day: string,
+): Promise<OpenItemEntry[]> {
+  const bySequence = new Map<number, OpenItemEntry>();
+  for (const kind of ['invoice', 'payment', 'credit_note'] as const) {
+    const ids = [...new Set(items.filter((item) => item.kind === kind).map((item) => item.item_id))];
+    for (let start = 0; start < ids.length; start += 500) {
+      const rows = await db
+        .selectFrom('ledger_entries')
+        .select([
+          'sequence',
+          'client_id',
+          'currency',
+          'type',
+          'effective_date',
+          'amount',
+          'applied_amount',
+          'invoice_id',
+          'payment_id',
+          'credit_note_id',
+          'due_date',
+        ])
+        .where('account_id', '=', accountId)
+        .where(ITEM_COLUMN[kind], 'in', ids.slice(start, start + 500))
+        .where('sequence', '<=', through)
+        .where('effective_date', '<=', day)
+        .execute();
+      for (const row of rows)
+        bySequence.set(Number(row.sequence), {
+          ...row,
+          sequence: Number(row.sequence),
+          amount: Number(row.amount),
+          applied_amount: Number(row.applied_amount),
+        });
+    }
+  }
+  return [...bySequence.values()].sort((a, b) => a.sequence - b.sequence);
+}

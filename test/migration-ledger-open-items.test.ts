@@ -1,0 +1,123 @@
+// The ledger open items' migration on a database with entries already posted, on both engines: per invoice, payment
+// and credit note (and client and currency), the span of days its amount is not 0, the day of its latest entry, an
+// invoice's due date, its class and its amount now; an item never open has no row; down drops the table.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { sql } from 'kysely';
+import { migratableDatabase } from './helpers/migration.js';
+
+const ACCOUNT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9a12';
+const CLIENT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9b12';
+const INVOICE = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9c12';
+const VOIDED = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9c13';
+const PAYMENT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9d12';
+const NOTE = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9e12';
+const MIGRATION = '20261129220000_ledger_open_items';
+
+test('existing entries become open items: the span each invoice, payment and credit note was open', async () => {
+  const database = await migratableDatabase();
+  try {
+    await database.migrateTo(database.before(MIGRATION));
+    const db = database.db as never as import('kysely').Kysely<any>;
+    const now = '2026-11-01T08:00:00.000Z';
+    await sql`insert into accounts (id, name, currency, payment_terms_days, created_at, updated_at)
+      values (${ACCOUNT}, ${'Old books'}, ${'USD'}, ${30}, ${now}, ${now})`.execute(db);
+    const entry = (sequence: number, fields: Record<string, unknown>) => ({
+      id: `019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f${String(sequence).padStart(2, '0')}`,
+      account_id: ACCOUNT,
+      sequence,
+      client_id: CLIENT,
+      currency: 'USD',
+      amount: 0,
+      applied_amount: 0,
+      balance_amount: 0,
+      invoice_id: null,
+      credit_note_id: null,
+      payment_id: null,
+      refund_id: null,
+      application_id: null,
+      due_date: null,
+      net_amount: null,
+      tax_amount: null,
+      cost_amount: null,
+      taxes: null,
+      actor: '{"type":"system","id":null}',
+      created_at: now,
+      ...fields,
+    });
+    await db
+      .insertInto('ledger_entries')
+      .values([
+        entry(1, {
+          type: 'invoice_issued',
+          effective_date: '2026-11-02',
+          amount: 10_750,
+          invoice_id: INVOICE,
+          due_date: '2026-12-02',
+        }),
+        entry(2, { type: 'payment_received', effective_date: '2026-11-05', amount: -5_000, payment_id: PAYMENT }),
+        entry(3, {
+          type: 'credit_note_issued',
+          effective_date: '2026-11-06',
+          amount: -1_075,
+          credit_note_id: NOTE,
+          invoice_id: INVOICE,
+        }),
+        entry(4, {
+          type: 'applied',
+          effective_date: '2026-11-09',
+          applied_amount: 5_000,
+          payment_id: PAYMENT,
+          invoice_id: INVOICE,
+        }),
+        entry(5, {
+          type: 'invoice_issued',
+          currency: 'EUR',
+          effective_date: '2026-11-03',
+          amount: 500,
+          invoice_id: VOIDED,
+        }),
+        entry(6, {
+          type: 'invoice_voided',
+          currency: 'EUR',
+          effective_date: '2026-11-03',
+          amount: -500,
+          invoice_id: VOIDED,
+        }),
+      ])
+      .execute();
+
+    assert.ok((await database.migrateToLatest()).includes(MIGRATION));
+    const rows = await db
+      .selectFrom('ledger_open_items')
+      .selectAll()
+      .where('account_id', '=', ACCOUNT)
+      .orderBy('kind')
+      .execute();
+    assert.deepEqual(
+      rows.map((row: Record<string, unknown>) => [
+        row.kind,
+        row.item_id,
+        row.currency,
+        String(row.opened_on).slice(0, 10),
+        String(row.closed_on).slice(0, 10),
+        String(row.last_entry_on).slice(0, 10),
+        row.due_date === null ? null : String(row.due_date).slice(0, 10),
+        Number(row.span_class),
+        Number(row.amount),
+        Number(row.last_sequence),
+      ]),
+      [
+        ['credit_note', NOTE, 'USD', '2026-11-06', '9999-12-31', '2026-11-06', null, 99, 1_075, 3],
+        ['invoice', INVOICE, 'USD', '2026-11-02', '9999-12-31', '2026-11-09', '2026-12-02', 99, 5_750, 4],
+        ['payment', PAYMENT, 'USD', '2026-11-05', '2026-11-09', '2026-11-09', null, 1, 0, 4],
+      ],
+    );
+
+    await database.migrateTo(database.before(MIGRATION));
+    const tables = await sql<{ count: number }>`select count(*) as count from ledger_entries`.execute(db);
+    assert.equal(Number(tables.rows[0]!.count), 6);
+  } finally {
+    await database.close();
+  }
+});
