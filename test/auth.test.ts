@@ -269,6 +269,7 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'DELETE /v1/apps/:id': 'apps:write',
   'POST /v1/apps/:id/roll-secret': 'apps:write',
   'POST /v1/apps/:id/rotate-webhook-secret': 'apps:write',
+  'GET /v1/apps/:id/deliveries': 'apps:read',
   'POST /v1/app-install-links': 'apps:install',
   'GET /v1/app-installs': 'app_installs:read',
   'GET /v1/app-installs/current': '(authenticated)',

@@ -197,6 +197,7 @@ const OPERATIONS: Array<[string, string]> = [
   ['DELETE /v1/apps/{id}', 'deleteApp'],
   ['POST /v1/apps/{id}/roll-secret', 'rollAppSecret'],
   ['POST /v1/apps/{id}/rotate-webhook-secret', 'rotateAppWebhookSecret'],
+  ['GET /v1/apps/{id}/deliveries', 'listAppDeliveries'],
   ['POST /v1/app-install-links', 'createAppInstallLink'],
   ['GET /v1/app-installs', 'listAppInstalls'],
   ['GET /v1/app-installs/current', 'getCurrentAppInstall'],

@@ -514,6 +514,9 @@ export interface WebhookEndpointsTable {
   /** Since when every attempt has failed; null after a success. */
   failing_since: Timestamp | null;
   metadata: JsonText;
+  /** An app install's endpoint (docs/api-contract.md §25): the app, and the install whose account's events it takes. */
+  app_id: string | null;
+  app_install_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -535,6 +538,8 @@ export interface WebhookDeliveriesTable {
   duration_ms: number | null;
   /** The first 1 KB of the response. */
   response_body: string | null;
+  /** The app whose install's endpoint this attempt is to; null for the business's own endpoints. */
+  app_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

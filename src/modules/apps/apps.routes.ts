@@ -1,5 +1,6 @@
-// App publishing endpoints (docs/api-contract.md §25): list, create, get, PUT, DELETE, roll the client secret and
-// rotate the webhook secret. Create and the two rolls answer secrets once; they take no Idempotency-Key.
+// App publishing endpoints (docs/api-contract.md §25): list, create, get, PUT, DELETE, roll the client secret,
+// rotate the webhook secret and read the webhook's attempt log. Create and the two rolls answer secrets once; they
+// take no Idempotency-Key.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { fieldError } from '../../core/errors.js';
@@ -16,9 +17,11 @@ import {
   schemaRef,
 } from '../../http/schemas.js';
 import {
+  AppDeliverySchema,
   AppSchema,
   AppWithSecretsSchema,
   CreateAppBody,
+  ListAppDeliveriesQuery,
   ListAppsQuery,
   RollAppSecretBody,
   UpdateAppBody,
@@ -155,6 +158,30 @@ export function appRoutes(settings: AppSettings): FastifyPluginAsyncTypebox {
         refuseIdempotencyKey(request);
         const overlap = request.body?.overlap_hours ?? 0;
         return ok(request, await service.rollClientSecret(contextOf(request), settings, request.params.id, overlap));
+      },
+    );
+
+    app.get(
+      `${PATH}/:id/deliveries`,
+      {
+        config: { scope: 'apps:read' },
+        schema: {
+          ...item,
+          operationId: 'listAppDeliveries',
+          summary: 'List an app’s webhook deliveries',
+          description:
+            'The attempt log of the app’s webhook, newest first, across every account that installed it (`account_id`): one entry per attempt.',
+          querystring: ListAppDeliveriesQuery,
+          response: {
+            200: listEnvelope(schemaRef(AppDeliverySchema)),
+            ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const query = request.query;
+        const page = await service.listDeliveries(contextOf(request), request.params.id, query);
+        return listResponse(request, reply, page, query.limit, service.presentAppDelivery);
       },
     );
 

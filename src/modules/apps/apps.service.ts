@@ -1,17 +1,32 @@
 // Publishing apps (docs/api-contract.md §25): an account's OAuth clients, their redirect URIs, the scopes they
 // ask for and where their webhooks go. Secrets are answered once, at create and roll; the events never hold one.
 import { AppError, fieldError, fieldProblems, validationError } from '../../core/errors.js';
-import { newId } from '../../core/deps.js';
-import { fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
-import type { AppRow } from '../../db/types.js';
+import { type Clock, newId } from '../../core/deps.js';
+import { type Executor, fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
+import type { AppRow, WebhookDeliveryRow } from '../../db/types.js';
 import { type Context, inTransaction, SYSTEM_ACTOR } from '../../kernel/context.js';
 import { isEventPattern } from '../../kernel/event-types.js';
 import { GRANTABLE_SCOPES, type Scope } from '../../kernel/scopes.js';
-import { previousAttributes, recordEvent } from '../events/index.js';
+import {
+  checkEndpointUrl,
+  disableAppEndpoints,
+  listAppDeliveries,
+  previousAttributes,
+  recordEvent,
+  rotateAppEndpointSecrets,
+} from '../events/index.js';
 import { requireRow } from '../shared/index.js';
 import * as repository from './apps.repository.js';
-import type { App, AppWithSecrets, CreateAppInput, UpdateAppInput } from './apps.schemas.js';
+import type {
+  App,
+  AppDelivery,
+  AppWithSecrets,
+  CreateAppInput,
+  ListAppDeliveriesInput,
+  UpdateAppInput,
+} from './apps.schemas.js';
 import { uninstallInTransaction } from './uninstall.js';
+import { syncAppWebhook } from './app-webhooks.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import { newSecret, newWebhookSecret } from './secrets.js';
 import { APP_LIMITS, type AppSettings } from './settings.js';
@@ -75,8 +90,22 @@ function checkFields(settings: AppSettings, body: Partial<CreateAppInput & Updat
   if (problems.length > 0) throw validationError(problems);
 }
 
+/**
+ * The webhook_url's host checked as a webhook endpoint's is, by §9's rules (a private address refused unless
+ * WEBHOOK_ALLOW_PRIVATE); checked again at every delivery.
+ */
+async function checkWebhookUrl(settings: AppSettings, url: string | null | undefined): Promise<void> {
+  if (url === null || url === undefined) return;
+  await checkEndpointUrl(
+    url,
+    { allowHttp: settings.allowHttpWebhooks, allowPrivate: settings.allowPrivateWebhooks },
+    'webhook_url',
+  );
+}
+
 export async function createApp(ctx: Context, settings: AppSettings, body: CreateAppInput): Promise<AppWithSecrets> {
   checkFields(settings, body);
+  await checkWebhookUrl(settings, body.webhook_url);
   const clientType = body.client_type ?? 'confidential';
   const secret = clientType === 'confidential' ? newSecret('clientSecret', settings.pepper) : undefined;
   const webhookSecret = newWebhookSecret();
@@ -137,6 +166,8 @@ export async function listApps(ctx: Context, query: { limit?: number; cursor?: s
 
 export async function updateApp(ctx: Context, settings: AppSettings, id: string, body: UpdateAppInput): Promise<App> {
   checkFields(settings, body);
+  // Resolved before the transaction: a slow DNS answer must not hold a write lock.
+  await checkWebhookUrl(settings, body.webhook_url);
   return inTransaction(ctx, async (tx) => {
     const before = await ownApp(tx, id, true);
     const changes: Partial<AppRow> = {};
@@ -156,6 +187,8 @@ export async function updateApp(ctx: Context, settings: AppSettings, id: string,
     if (Object.keys(previous).length === 0) return presentApp(before);
     after.updated_at = tx.clock.now().toISOString();
     await repository.updateApp(tx.db, id, { ...changes, updated_at: after.updated_at });
+    const webhookFields = ['webhook_url', 'webhook_events', 'webhook_status', 'scopes'] as const;
+    if (webhookFields.some((field) => field in previous)) await syncAppWebhook(tx.db, after.updated_at, after);
     await recordEvent(tx, 'app.updated', presentApp(after), { previous_attributes: previous });
     return presentApp(after);
   });
@@ -211,8 +244,55 @@ export async function rotateWebhookSecret(ctx: Context, id: string): Promise<App
     const webhookSecret = newWebhookSecret();
     const updatedAt = tx.clock.now().toISOString();
     await repository.updateApp(tx.db, id, { webhook_secret: webhookSecret, updated_at: updatedAt });
+    // Every install's endpoint signs with it; the old secret signs beside it for 24 hours (§9).
+    await rotateAppEndpointSecrets(tx.db, tx.clock.now(), id, webhookSecret);
     const after = { ...app, webhook_secret: webhookSecret, updated_at: updatedAt };
     await recordEvent(tx, 'app.updated', presentApp(after), { previous_attributes: { updated_at: app.updated_at } });
     return { ...presentApp(after), client_secret: null, webhook_secret: webhookSecret };
   });
+}
+
+/**
+ * The app's webhook failed for good (its URL answered 410, or every attempt failed for days: §9): its
+ * webhook_status becomes disabled, for every install, with `app.updated` in the publisher's account. Called by
+ * the delivery worker in the transaction that records the attempt.
+ */
+export async function disableAppWebhook(db: Executor, clock: Clock, appId: string, reason: string): Promise<void> {
+  const now = clock.now().toISOString();
+  await disableAppEndpoints(db, now, appId, reason);
+  const app = await repository.findAppById(db, appId);
+  if (!app || app.webhook_status !== 'enabled') return;
+  await repository.updateApp(db, appId, { webhook_status: 'disabled', updated_at: now });
+  const after = { ...app, webhook_status: 'disabled', updated_at: now };
+  await recordEvent({ db, clock, accountId: app.account_id, actor: SYSTEM_ACTOR }, 'app.updated', presentApp(after), {
+    previous_attributes: { webhook_status: 'enabled', updated_at: app.updated_at },
+  });
+}
+
+export function presentAppDelivery(row: WebhookDeliveryRow): AppDelivery {
+  return {
+    id: row.id,
+    object: 'webhook_delivery',
+    account_id: row.account_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    attempt: row.attempt,
+    status: row.status as AppDelivery['status'],
+    next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
+    response_status: row.response_status,
+    error: row.error,
+    duration_ms: row.duration_ms,
+    response_body: row.response_body,
+    created_at: row.created_at,
+  };
+}
+
+/** The attempt log of the app's webhook, across the accounts that installed it, newest first. */
+export async function listDeliveries(
+  ctx: Context,
+  id: string,
+  query: ListAppDeliveriesInput,
+): Promise<Page<WebhookDeliveryRow>> {
+  const app = await ownApp(ctx, id);
+  return listAppDeliveries(ctx.db, app.id, query);
 }
