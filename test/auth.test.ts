@@ -270,6 +270,8 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/apps/:id/roll-secret': 'apps:write',
   'POST /v1/apps/:id/rotate-webhook-secret': 'apps:write',
   'GET /v1/apps/:id/deliveries': 'apps:read',
+  'PUT /v1/apps/:id/logo': 'apps:write',
+  'DELETE /v1/apps/:id/logo': 'apps:write',
   'POST /v1/app-install-links': 'apps:install',
   'GET /v1/app-installs': 'app_installs:read',
   'GET /v1/app-installs/current': '(authenticated)',

@@ -198,6 +198,8 @@ const OPERATIONS: Array<[string, string]> = [
   ['POST /v1/apps/{id}/roll-secret', 'rollAppSecret'],
   ['POST /v1/apps/{id}/rotate-webhook-secret', 'rotateAppWebhookSecret'],
   ['GET /v1/apps/{id}/deliveries', 'listAppDeliveries'],
+  ['PUT /v1/apps/{id}/logo', 'uploadAppLogo'],
+  ['DELETE /v1/apps/{id}/logo', 'deleteAppLogo'],
   ['POST /v1/app-install-links', 'createAppInstallLink'],
   ['GET /v1/app-installs', 'listAppInstalls'],
   ['GET /v1/app-installs/current', 'getCurrentAppInstall'],

@@ -786,9 +786,20 @@ export interface AppsTable {
   webhook_status: string;
   webhook_secret: string;
   metadata: JsonText;
+  /** The logo's SHA-256 (app_logos); null without one. */
+  logo_sha256: string | null;
   deleted_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** An app's logo (docs/api-contract.md §25), as an account's (account_logos). */
+export interface AppLogosTable {
+  app_id: string;
+  content_type: string;
+  data: Buffer;
+  sha256: string;
+  created_at: Timestamp;
 }
 
 export interface AppInstallLinksTable {
@@ -865,6 +876,7 @@ export interface Tables {
   changes: ChangesTable;
   change_positions: ChangePositionsTable;
   apps: AppsTable;
+  app_logos: AppLogosTable;
   app_install_links: AppInstallLinksTable;
   app_installs: AppInstallsTable;
   oauth_grants: OauthGrantsTable;

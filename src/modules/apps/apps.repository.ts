@@ -10,7 +10,14 @@ import {
   runList,
   type SortFields,
 } from '../../db/index.js';
-import type { AppInstallLinkRow, AppInstallRow, AppRow, OauthGrantRow, OauthTokenRow } from '../../db/types.js';
+import type {
+  AppInstallLinkRow,
+  AppInstallRow,
+  AppLogosTable,
+  AppRow,
+  OauthGrantRow,
+  OauthTokenRow,
+} from '../../db/types.js';
 
 export const APP_SORTS: SortFields<AppRow> = {
   created_at: { kind: 'timestamp', value: (row) => row.created_at },
@@ -39,6 +46,7 @@ const APP_COLUMNS = [
   'webhook_status',
   'webhook_secret',
   'metadata',
+  'logo_sha256',
   'deleted_at',
   'created_at',
   'updated_at',
@@ -301,4 +309,18 @@ export async function findPublisherName(db: Executor, accountId: string): Promis
 
 export async function findInstallLink(db: Executor, id: string): Promise<AppInstallLinkRow | undefined> {
   return db.selectFrom('app_install_links').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The app's logo, its image and type (the consent page serves it). */
+export async function findAppLogo(db: Executor, appId: string): Promise<AppLogosTable | undefined> {
+  return db.selectFrom('app_logos').selectAll().where('app_id', '=', appId).executeTakeFirst();
+}
+
+export async function replaceAppLogo(db: Executor, row: AppLogosTable): Promise<void> {
+  await db.deleteFrom('app_logos').where('app_id', '=', row.app_id).execute();
+  await db.insertInto('app_logos').values(row).execute();
+}
+
+export async function deleteAppLogo(db: Executor, appId: string): Promise<void> {
+  await db.deleteFrom('app_logos').where('app_id', '=', appId).execute();
 }

@@ -1,6 +1,7 @@
 // Publishing apps (docs/api-contract.md §25): an account's OAuth clients, their redirect URIs, the scopes they
 // ask for and where their webhooks go. Secrets are answered once, at create and roll; the events never hold one.
 import { AppError, fieldError, fieldProblems, validationError } from '../../core/errors.js';
+import { hash } from 'node:crypto';
 import { type Clock, newId } from '../../core/deps.js';
 import { type Executor, fromJson, type Page, pageRequest, toPage } from '../../db/index.js';
 import type { AppRow, WebhookDeliveryRow } from '../../db/types.js';
@@ -16,6 +17,7 @@ import {
   rotateAppEndpointSecrets,
 } from '../events/index.js';
 import { requireRow } from '../shared/index.js';
+import { decodeLogo, type LogoInput } from '../accounts/index.js';
 import * as repository from './apps.repository.js';
 import type {
   App,
@@ -45,7 +47,7 @@ export function presentApp(row: AppRow): App {
     webhook_url: row.webhook_url,
     webhook_events: fromJson<string[]>(row.webhook_events),
     metadata: fromJson<Record<string, string>>(row.metadata),
-    has_logo: false,
+    has_logo: row.logo_sha256 !== null,
     client_type: row.client_type as App['client_type'],
     webhook_status: row.webhook_status as App['webhook_status'],
     created_at: row.created_at,
@@ -129,6 +131,7 @@ export async function createApp(ctx: Context, settings: AppSettings, body: Creat
     webhook_status: 'enabled',
     webhook_secret: webhookSecret,
     metadata: JSON.stringify(body.metadata ?? {}),
+    logo_sha256: null,
     deleted_at: null,
     created_at: now,
     updated_at: now,
@@ -295,4 +298,42 @@ export async function listDeliveries(
 ): Promise<Page<WebhookDeliveryRow>> {
   const app = await ownApp(ctx, id);
   return listAppDeliveries(ctx.db, app.id, query);
+}
+
+/**
+ * The app's logo, checked as the account's is (§10: a real PNG or JPEG of the stated type, ≤ 512 KB, 1 to 4,000
+ * pixels a side), replacing any before; `app.updated` records `has_logo`. The consent page shows it.
+ */
+export async function putAppLogo(ctx: Context, id: string, input: LogoInput): Promise<App> {
+  const data = decodeLogo(input);
+  const sha256 = hash('sha256', data);
+  return inTransaction(ctx, async (tx) => {
+    const before = await ownApp(tx, id, true);
+    const now = tx.clock.now().toISOString();
+    const logo = { app_id: id, content_type: input.content_type, data, sha256, created_at: now };
+    await repository.replaceAppLogo(tx.db, logo);
+    if (before.logo_sha256 === sha256) return presentApp(before);
+    const after = { ...before, logo_sha256: sha256, updated_at: now };
+    await repository.updateApp(tx.db, id, { logo_sha256: sha256, updated_at: now });
+    await recordEvent(tx, 'app.updated', presentApp(after), {
+      previous_attributes: { has_logo: before.logo_sha256 !== null, updated_at: before.updated_at },
+    });
+    return presentApp(after);
+  });
+}
+
+/** Removes the app's logo; answers the app (also when it had none: unchanged, no event). */
+export async function deleteAppLogo(ctx: Context, id: string): Promise<App> {
+  return inTransaction(ctx, async (tx) => {
+    const before = await ownApp(tx, id, true);
+    if (before.logo_sha256 === null) return presentApp(before);
+    const now = tx.clock.now().toISOString();
+    await repository.deleteAppLogo(tx.db, id);
+    const after = { ...before, logo_sha256: null, updated_at: now };
+    await repository.updateApp(tx.db, id, { logo_sha256: null, updated_at: now });
+    await recordEvent(tx, 'app.updated', presentApp(after), {
+      previous_attributes: { has_logo: true, updated_at: before.updated_at },
+    });
+    return presentApp(after);
+  });
 }
