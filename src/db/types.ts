@@ -788,6 +788,8 @@ export interface AppsTable {
   metadata: JsonText;
   /** The logo's SHA-256 (app_logos); null without one. */
   logo_sha256: string | null;
+  /** When the operator suspended it (bms apps suspend): no install, authorization or token since. */
+  suspended_at: Timestamp | null;
   deleted_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -47,6 +47,7 @@ const APP_COLUMNS = [
   'webhook_secret',
   'metadata',
   'logo_sha256',
+  'suspended_at',
   'deleted_at',
   'created_at',
   'updated_at',
@@ -72,9 +73,21 @@ export async function findOwnApp(
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
-/** An app by its id (its client_id), in any account, not deleted. */
+/** An app by its id (its client_id), in any account, not deleted nor suspended. */
 export async function findAppById(db: Executor, id: string): Promise<AppRow | undefined> {
-  return db.selectFrom('apps').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('apps')
+    .selectAll()
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .where('suspended_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** An app by its id, not deleted, suspended or not, its row locked (the operator's commands). */
+export async function findAppForOperator(db: Executor, id: string): Promise<AppRow | undefined> {
+  const query = db.selectFrom('apps').selectAll().where('id', '=', id).where('deleted_at', 'is', null);
+  return lockedIf(db, query, true).executeTakeFirst();
 }
 
 export async function countApps(db: Executor, accountId: string): Promise<number> {

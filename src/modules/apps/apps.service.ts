@@ -132,6 +132,7 @@ export async function createApp(ctx: Context, settings: AppSettings, body: Creat
     webhook_secret: webhookSecret,
     metadata: JSON.stringify(body.metadata ?? {}),
     logo_sha256: null,
+    suspended_at: null,
     deleted_at: null,
     created_at: now,
     updated_at: now,

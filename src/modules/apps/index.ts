@@ -4,3 +4,4 @@ export { type AppSettings } from './settings.js';
 export { accessTokenAuthenticator, isAccessToken } from './token-auth.js';
 export { uninstall } from './uninstall.js';
 export { disableAppWebhook } from './apps.service.js';
+export { type InstallRateLimits, setInstallLimits, suspend, type Suspension } from './operator.js';
