@@ -36,6 +36,7 @@ import * as timeEntrySeconds from './migrations/20261129180000_time_entry_second
 import * as appWebhookDeliveries from './migrations/20261129210000_app_webhook_deliveries.js';
 import * as appLogos from './migrations/20261129210100_app_logos.js';
 import * as appSuspension from './migrations/20261129210200_app_suspension.js';
+import * as liveRefreshTokens from './migrations/20261129210300_live_refresh_tokens.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
@@ -105,6 +106,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129210000_app_webhook_deliveries': appWebhookDeliveries,
   '20261129210100_app_logos': appLogos,
   '20261129210200_app_suspension': appSuspension,
+  '20261129210300_live_refresh_tokens': liveRefreshTokens,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -5,3 +5,4 @@ export { accessTokenAuthenticator, isAccessToken } from './token-auth.js';
 export { uninstall } from './uninstall.js';
 export { disableAppWebhook } from './apps.service.js';
 export { type InstallRateLimits, setInstallLimits, suspend, type Suspension } from './operator.js';
+export { uninstallLapsed } from './lapsed-installs.js';
