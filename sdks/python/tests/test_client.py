@@ -62,7 +62,7 @@ class AsyncAppTokens(unittest.IsolatedAsyncioTestCase):
         oauth = bms_sdk.OAuth(client_id=ASYNC_OAUTH_CLIENT_ID, client_secret=secret, refresh_token=first, on_tokens=store)
         async with AsyncBmsClient(base_url=BASE_URL, oauth=oauth) as bms:
             # Tasks at once share one renewal.
-            made, listed = await asyncio.gather(bms.clients.create(name="Made by an async app"), bms.clients.list())
+            made, _listed = await asyncio.gather(bms.clients.create(name="Made by an async app"), bms.clients.list())
             self.assertEqual(made["name"], "Made by an async app")
             self.assertEqual(len(pairs), 1)
             self.assertTrue(pairs[0].refresh_token.startswith("bmsrt_"))
