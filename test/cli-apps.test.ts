@@ -38,7 +38,11 @@ describe('bms apps', () => {
       account_id: business.accountId,
       rate_limits: { per_minute: 120, per_day: null, burst: null },
     });
-    assert.deepEqual((await install(installed.install_id)).rate_limits, { per_minute: 120, per_day: null, burst: null });
+    assert.deepEqual((await install(installed.install_id)).rate_limits, {
+      per_minute: 120,
+      per_day: null,
+      burst: null,
+    });
     await cacheLapse();
     const read = await context.request('GET', '/v1/clients', { key: installed.access_token });
     assert.equal(read.status, 200, read.text);

@@ -26,7 +26,9 @@ test('endpoints, attempts and apps made before keep their rows, with no app, log
       db,
     );
     await sql`insert into events (id, account_id, type, resource_id, data, actor_type, actor_id, created_at)
-      values (${EVENT}, ${ACCOUNT}, ${'client.created'}, ${ACCOUNT}, ${'{}'}, ${'api_key'}, ${null}, ${now})`.execute(db);
+      values (${EVENT}, ${ACCOUNT}, ${'client.created'}, ${ACCOUNT}, ${'{}'}, ${'api_key'}, ${null}, ${now})`.execute(
+      db,
+    );
     await sql`insert into webhook_deliveries (id, account_id, endpoint_id, event_id, event_type, attempt, status, next_attempt_at, created_at, updated_at)
       values (${DELIVERY}, ${ACCOUNT}, ${ENDPOINT}, ${EVENT}, ${'client.created'}, ${1}, ${'failed'}, ${now}, ${now}, ${now})`.execute(
       db,

@@ -24,7 +24,12 @@ function effectiveScopes(install: AppInstallRow, app: AppRow): Set<string> {
 }
 
 /** The install's endpoint as its app and scopes now say; call it before the install's event is recorded. */
-export async function syncInstallWebhook(db: Executor, now: string, app: AppRow, install: AppInstallRow): Promise<void> {
+export async function syncInstallWebhook(
+  db: Executor,
+  now: string,
+  app: AppRow,
+  install: AppInstallRow,
+): Promise<void> {
   await syncInstallEndpoint(db, now, webhookOf(app), {
     id: install.id,
     accountId: install.account_id,

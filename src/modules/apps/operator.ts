@@ -25,7 +25,11 @@ function limitsOf(row: AppInstallRow): InstallRateLimits {
 export async function setInstallLimits(
   runtime: Runtime,
   installId: string,
-  limits: { perMinute?: number | null | undefined; perDay?: number | null | undefined; burst?: number | null | undefined },
+  limits: {
+    perMinute?: number | null | undefined;
+    perDay?: number | null | undefined;
+    burst?: number | null | undefined;
+  },
 ): Promise<{ id: string; app_id: string; account_id: string; rate_limits: InstallRateLimits } | undefined> {
   if (!isUuid(installId)) return undefined;
   const row = await inTransaction(runtime, async (tx) => {
@@ -77,7 +81,12 @@ export async function suspend(runtime: Runtime, id: string): Promise<Suspension 
     const owner = await tx.db.selectFrom('apps').selectAll().where('id', '=', install.app_id).executeTakeFirstOrThrow();
     const before = install.status;
     await uninstallInTransaction(context(install.account_id), install, owner, 'suspended');
-    return { id: install.id, object: 'app_install', suspended_at: null, uninstalled: before === 'active' ? [install.id] : [] };
+    return {
+      id: install.id,
+      object: 'app_install',
+      suspended_at: null,
+      uninstalled: before === 'active' ? [install.id] : [],
+    };
   });
   forgetInstallTokens();
   return result;

@@ -74,14 +74,16 @@ export async function findEndpoint(
   accountId: string,
   id: string,
 ): Promise<WebhookEndpointRow | undefined> {
-  return db
-    .selectFrom('webhook_endpoints')
-    .select(ENDPOINT_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    // An app install's endpoint is the app's, never the business's to read or change (docs/api-contract.md §25).
-    .where('app_install_id', 'is', null)
-    .executeTakeFirst();
+  return (
+    db
+      .selectFrom('webhook_endpoints')
+      .select(ENDPOINT_COLUMNS)
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      // An app install's endpoint is the app's, never the business's to read or change (docs/api-contract.md §25).
+      .where('app_install_id', 'is', null)
+      .executeTakeFirst()
+  );
 }
 
 /** Endpoints by id alone, for the delivery workers (which serve every account). */
