@@ -3,6 +3,7 @@
 // account (`app_install_id`), kept by the apps module from the app and the install, never shown to the business:
 // so the fan-out, the delivery worker, its retries, signing, address checks and attempt log are §9's, unchanged.
 // What it subscribes to is spelled out from the app's webhook_events and the install's scopes (appSubscriptions).
+import { type SqlBool, sql } from 'kysely';
 import { newId } from '../../core/deps.js';
 import { type Executor, keysOf, listPlan, type Page, type PageRequest, pageRequest, toPage } from '../../db/index.js';
 import type { WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow } from '../../db/types.js';
@@ -172,8 +173,16 @@ export function listAppDeliveriesPlan(
 ) {
   const keys = keysOf({ event_id: filters.event_id });
   const among = { column: 'status', values: filters.status === undefined ? DELIVERY_STATUSES : [filters.status] };
-  const source = { table: 'webhook_deliveries', columns: APP_DELIVERY_COLUMNS, scope: { app_id: appId } };
-  return listPlan<WebhookDeliveryRow>(db, source, { keys, among, conditions: [] }, page);
+  // An event's few attempts are found by the event; the app is then a condition on them, never the driving range
+  // (a planner without statistics could take the app's index, every attempt to the app, otherwise).
+  const byEvent = filters.event_id !== undefined;
+  const app = { column: 'app_id', expression: sql<SqlBool>`app_id = ${appId}` };
+  const source = {
+    table: 'webhook_deliveries',
+    columns: APP_DELIVERY_COLUMNS,
+    scope: byEvent ? {} : { app_id: appId },
+  };
+  return listPlan<WebhookDeliveryRow>(db, source, { keys, among, conditions: byEvent ? [app] : [] }, page);
 }
 
 const APP_DELIVERY_COLUMNS = [
