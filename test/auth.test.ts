@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { isUuid } from '../src/core/deps.js';
 import { createTestContext, ManualClock, type ApiResponse, type TestContext } from './helpers/context.js';
 import fs from 'node:fs';
+import { logoPng } from './helpers/images.js';
 
 const clock = new ManualClock(new Date());
 let context: TestContext;
@@ -317,6 +318,8 @@ const ACTION_BODIES: Record<string, () => unknown> = {
   '/v1/recurring-invoices/:id/unskip': () => ({ occurrence_date: '2026-01-05' }),
   '/v1/invoices/:id/time-entries': () => ({ time_entry_ids: ['019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01'] }),
   '/v1/app-installs/:id': () => ({ rate_limits: { per_minute: 30 } }),
+  // A real image: the logo is checked (422) before the app is looked up (404).
+  '/v1/apps/:id/logo': () => ({ content_type: 'image/png', data: logoPng().toString('base64') }),
 };
 
 /** The query a GET route requires (validation comes before lookup). */
