@@ -180,7 +180,7 @@ export function listAppDeliveriesPlan(
   const source = {
     table: 'webhook_deliveries',
     columns: APP_DELIVERY_COLUMNS,
-    scope: byEvent ? {} : { app_id: appId },
+    scope: byEvent ? ({} as Record<string, string>) : { app_id: appId },
   };
   return listPlan<WebhookDeliveryRow>(db, source, { keys, among, conditions: byEvent ? [app] : [] }, page);
 }
