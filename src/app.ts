@@ -59,6 +59,7 @@ import { ChangeSetSchema } from './modules/change-sets/index.js';
 import { ChangeSchema, changeRoutes } from './modules/events/changes.routes.js';
 import {
   accessTokenAuthenticator,
+  AppDeliverySchema,
   AppInstallSchema,
   AppSchema,
   type AppSettings,
@@ -288,6 +289,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     AppSchema,
     AppInstallSchema,
     InstallLinkSchema,
+    AppDeliverySchema,
     ProductSchema,
     TaxRateSchema,
     AvailabilityExceptionSchema,
@@ -398,6 +400,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
     refreshReuseGraceSeconds: config.oauth.refreshReuseGraceSeconds,
     allowHttpWebhooks: config.webhooks.allowHttp,
+    allowPrivateWebhooks: config.webhooks.allowPrivate,
   };
   // A bearer credential is an API key, or an app's access token acting as its install (docs/api-contract.md §25).
   const keys = apiKeyAuthenticator(app.clock, config.apiKeyPepper);

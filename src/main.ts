@@ -18,6 +18,7 @@ import { ScheduleWorker } from './workers/schedule-worker.js';
 import { ReminderWorker } from './workers/reminder-worker.js';
 import { RecurringInvoiceWorker } from './workers/recurring-invoice-worker.js';
 import { CustomFieldPurgeWorker } from './workers/custom-field-purge-worker.js';
+import { AppInstallSweeper } from './workers/app-install-sweeper.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
   process.stdout.write(
@@ -79,12 +80,14 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   const recurring = new RecurringInvoiceWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   const reminders = new ReminderWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   const purge = new CustomFieldPurgeWorker(database, app.log);
+  const lapsedInstalls = new AppInstallSweeper(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   // One pass of each, for the test clock's POST /test/workers/run (served only with BMS_TEST_CLOCK=true).
   app.workerPasses.set('outbox', () => worker.runPass());
   app.workerPasses.set('webhooks', () => webhooks.runPass());
   app.workerPasses.set('schedules', () => schedules.runPass());
   app.workerPasses.set('recurring_invoices', () => recurring.runPass());
   app.workerPasses.set('reminders', () => reminders.runPass());
+  app.workerPasses.set('app_installs', () => lapsedInstalls.runPass());
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -106,6 +109,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
       await recurring.stop();
       await reminders.stop();
       await purge.stop();
+      await lapsedInstalls.stop();
       transport.close();
       await database.close();
       process.exit(0);
@@ -124,6 +128,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   recurring.start();
   reminders.start();
   purge.start();
+  lapsedInstalls.start();
   app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 

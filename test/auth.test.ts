@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { isUuid } from '../src/core/deps.js';
 import { createTestContext, ManualClock, type ApiResponse, type TestContext } from './helpers/context.js';
 import fs from 'node:fs';
+import { logoPng } from './helpers/images.js';
 
 const clock = new ManualClock(new Date());
 let context: TestContext;
@@ -271,6 +272,9 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'DELETE /v1/apps/:id': 'apps:write',
   'POST /v1/apps/:id/roll-secret': 'apps:write',
   'POST /v1/apps/:id/rotate-webhook-secret': 'apps:write',
+  'GET /v1/apps/:id/deliveries': 'apps:read',
+  'PUT /v1/apps/:id/logo': 'apps:write',
+  'DELETE /v1/apps/:id/logo': 'apps:write',
   'POST /v1/app-install-links': 'apps:install',
   'GET /v1/app-installs': 'app_installs:read',
   'GET /v1/app-installs/current': '(authenticated)',
@@ -339,6 +343,8 @@ const ACTION_BODIES: Record<string, () => unknown> = {
   '/v1/invoices/:id/tags': () => ({ tags: ['Owner tag'] }),
   '/v1/visits/:id/tags': () => ({ tags: ['Owner tag'] }),
   '/v1/tags/:id': () => ({ name: 'Renamed' }),
+  // A real image: the logo is checked (422) before the app is looked up (404).
+  '/v1/apps/:id/logo': () => ({ content_type: 'image/png', data: logoPng().toString('base64') }),
 };
 
 /** The query a GET route requires (validation comes before lookup). */

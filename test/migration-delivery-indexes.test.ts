@@ -76,6 +76,8 @@ test('delivery indexes: two fewer, rows kept, one pending attempt per (event, en
 
     await database.migrateToLatest();
     assert.deepEqual(await indexes(), [
+      // Attempts to apps, by app (migration 20261129210000): a partial index, holding none of these.
+      'webhook_deliveries_app_status_idx',
       'webhook_deliveries_due_idx',
       'webhook_deliveries_endpoint_status_idx',
       'webhook_deliveries_event_attempts_idx',

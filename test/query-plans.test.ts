@@ -52,6 +52,8 @@ import {
 } from '../src/modules/visit-schedules/visit-schedules.repository.js';
 import { listTaxRatesPlan, TAX_RATE_SORTS } from '../src/modules/catalog/tax-rates.repository.js';
 import { DELIVERY_SORTS, listDeliveriesPlan } from '../src/modules/events/webhooks.repository.js';
+import { listAppDeliveriesPlan } from '../src/modules/events/app-endpoints.js';
+import { lapsedRefreshTokensQuery } from '../src/modules/apps/lapsed-installs.js';
 import type { ListPlan } from '../src/db/list-plan.js';
 import { listExceptionsPlan } from '../src/modules/availability/exceptions.repository.js';
 import { timestampSorts } from '../src/db/keyset.js';
@@ -879,6 +881,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'custom_field_values',
     'tag_links',
     'tags',
+    'oauth_tokens',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text
@@ -1473,4 +1476,24 @@ describe(`a job's costing on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: its labour
       text,
     );
   });
+});
+
+describe(`an app's attempt log and lapsed refresh tokens on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: each from its index`, () => {
+  const APP = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f14';
+  const EVENT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f13';
+  const deliveries = (filters: { status?: string; event_id?: string }) =>
+    listAppDeliveriesPlan(db(), APP, filters, pageRequest({ limit: 25 }, DELIVERY_SORTS)).query;
+  // No status: one range of (app_id, status, created_at, id) per status, merged, across every installing account.
+  test('newest first: a range of webhook_deliveries_app_status_idx per status, merged', async () =>
+    assertReads(await plan(deliveries({})), 'webhook_deliveries_app_status_idx', true));
+  test('status=failed: one range of webhook_deliveries_app_status_idx, never sorted', async () =>
+    assertReads(await plan(deliveries({ status: 'failed' })), 'webhook_deliveries_app_status_idx', false));
+  test("event_id=: the event's attempts from webhook_deliveries_event_attempts_idx", async () =>
+    assertReads(await plan(deliveries({ event_id: EVENT })), 'webhook_deliveries_event_attempts_idx', true));
+  test('the sweeper: the live refresh tokens expired by now from oauth_tokens_live_refresh_idx, never sorted', async () =>
+    assertReads(
+      await plan(lapsedRefreshTokensQuery(db(), '2027-03-01T00:00:00.000Z', 100)),
+      'oauth_tokens_live_refresh_idx',
+      false,
+    ));
 });

@@ -762,6 +762,8 @@ describe('Python SDK', () => {
     const limited = (await context.key(pythonAccount, SCOPES, { rateLimits: { burst: 1, perMinute: 60 } })).key;
     const readOnly = (await context.key(pythonAccount, ['clients:read'])).key;
     const installed = await installApp(context, key);
+    // The asyncio client's refresher gets an install of its own: refresh tokens rotate at every use.
+    const asyncInstalled = await installApp(context, key);
     const fixtureDirectory = temporaryDirectory('bms-webhook-fixture-');
     const fixture = path.join(fixtureDirectory, 'signed.json');
     fs.writeFileSync(fixture, JSON.stringify(signedFixture()));
@@ -777,6 +779,9 @@ describe('Python SDK', () => {
         BMS_OAUTH_CLIENT_ID: installed.app.id,
         BMS_OAUTH_CLIENT_SECRET: installed.app.client_secret,
         BMS_OAUTH_REFRESH_TOKEN: installed.refresh_token,
+        BMS_OAUTH_ASYNC_CLIENT_ID: asyncInstalled.app.id,
+        BMS_OAUTH_ASYNC_CLIENT_SECRET: asyncInstalled.app.client_secret,
+        BMS_OAUTH_ASYNC_REFRESH_TOKEN: asyncInstalled.refresh_token,
         BMS_WEBHOOK_FIXTURE: fixture,
       },
     });

@@ -1,10 +1,11 @@
-// The `bms` command: accounts, API keys, migrations, backups and the server. `--json` prints one JSON object.
+// The `bms` command: accounts, API keys, apps, migrations, backups and the server. `--json` prints one JSON object.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { type Database, migrateToLatest, openDatabase } from '../db/index.js';
 import { systemClock } from '../core/deps.js';
 import { accountExists, createAccount, setAccountLimits } from '../modules/accounts/index.js';
 import { createApiKey, listAccountApiKeys, revokeApiKey } from '../modules/api-keys/index.js';
+import { setInstallLimits, suspend } from '../modules/apps/index.js';
 import { parseScopeList } from '../kernel/scopes.js';
 import { start } from '../main.js';
 import { runFileCommand } from './backup.js';
@@ -18,6 +19,8 @@ Commands:
   keys create --account ID --name NAME --scopes LIST [--expires-at ISO] [--per-minute N] [--per-day N] [--burst N]
   keys list --account ID
   keys revoke ID
+  apps set-limits INSTALL_ID [--per-minute N|default] [--per-day N|default] [--burst N|default]
+  apps suspend ID                 an app (every install of it uninstalled, no new one) or one install
   migrate
   backup --to FILE [--force]      a consistent copy of the SQLite database, while servers run
   restore --from FILE [--force]   a backup into DATABASE_URL's file (no server may hold it), migrated
@@ -61,12 +64,22 @@ function positiveInteger(value: string | undefined, flag: string): number | unde
   return Number(value);
 }
 
+/** A limit the operator sets: a whole number, `default` (null: §4's default), or absent (unchanged). */
+function limitOrDefault(value: string | undefined, flag: string): number | null | undefined {
+  return value === 'default' ? null : positiveInteger(value, flag);
+}
+
 function timestamp(value: string | undefined, flag: string): Date | undefined {
   if (value === undefined) return undefined;
   const date = new Date(value);
   if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime()))
     throw new UsageError(`--${flag} must be an ISO 8601 timestamp, e.g. 2027-01-01T00:00:00Z`);
   return date;
+}
+
+/** What the operator's app commands act with: the database, the clock, and the links events may name. */
+function operatorRuntime(database: Database) {
+  return { db: database.db, clock: systemClock, links: { publicBaseUrl: loadConfig(process.env).publicBaseUrl } };
 }
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -154,6 +167,39 @@ async function run(
       const key = await revokeApiKey(db, systemClock, id);
       if (!key) throw new UsageError(`No key with id ${id}`);
       return { json: { id: key.id, revoked_at: key.revoked_at }, text: `Revoked key ${key.id}.` };
+    }
+    case 'apps set-limits': {
+      await migrateToLatest(db);
+      const id = positionals[2];
+      if (!id) throw new UsageError('apps set-limits needs the install id');
+      const limits = {
+        perMinute: limitOrDefault(values['per-minute'], 'per-minute'),
+        perDay: limitOrDefault(values['per-day'], 'per-day'),
+        burst: limitOrDefault(values.burst, 'burst'),
+      };
+      const install = await setInstallLimits(operatorRuntime(database), id, limits);
+      if (!install) throw new UsageError(`No app install with id ${id}`);
+      const shown = (value: number | null) => (value === null ? 'the default' : String(value));
+      const { per_minute, per_day, burst } = install.rate_limits;
+      return {
+        json: install,
+        text: `Install ${id}: ${shown(per_minute)} a minute, ${shown(per_day)} a day, burst ${shown(burst)}.`,
+      };
+    }
+    case 'apps suspend': {
+      await migrateToLatest(db);
+      const id = positionals[2];
+      if (!id) throw new UsageError('apps suspend needs the id of an app or an app install');
+      const suspension = await suspend(operatorRuntime(database), id);
+      if (!suspension) throw new UsageError(`No app or app install with id ${id}`);
+      const count = suspension.uninstalled.length;
+      return {
+        json: suspension,
+        text:
+          suspension.object === 'app'
+            ? `Suspended app ${id}: ${count} install(s) uninstalled; it cannot be installed or authorized again.`
+            : `Suspended install ${id}: ${count === 1 ? 'uninstalled' : 'it was already uninstalled'}.`,
+      };
     }
     default:
       throw new UsageError(`Unknown command: ${command || '(none)'}`);

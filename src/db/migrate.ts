@@ -34,6 +34,10 @@ import * as ledgerEntryCosts from './migrations/20261129160000_ledger_entry_cost
 import * as deposits from './migrations/20261129170000_deposits.js';
 import * as timeEntrySeconds from './migrations/20261129180000_time_entry_seconds.js';
 import * as timeEntryCostingIndex from './migrations/20261129185000_time_entry_costing_index.js';
+import * as appWebhookDeliveries from './migrations/20261129210000_app_webhook_deliveries.js';
+import * as appLogos from './migrations/20261129210100_app_logos.js';
+import * as appSuspension from './migrations/20261129210200_app_suspension.js';
+import * as liveRefreshTokens from './migrations/20261129210300_live_refresh_tokens.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
@@ -106,6 +110,10 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129180000_time_entry_seconds': timeEntrySeconds,
   '20261129185000_time_entry_costing_index': timeEntryCostingIndex,
   '20261129200000_tags': tags,
+  '20261129210000_app_webhook_deliveries': appWebhookDeliveries,
+  '20261129210100_app_logos': appLogos,
+  '20261129210200_app_suspension': appSuspension,
+  '20261129210300_live_refresh_tokens': liveRefreshTokens,
   '20261129220000_ledger_open_items': ledgerOpenItems,
   '20261129220100_ledger_cash_day_totals': ledgerCashDayTotals,
   '20261129220200_ledger_invoice_figures': ledgerInvoiceFigures,

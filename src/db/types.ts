@@ -579,6 +579,9 @@ export interface WebhookEndpointsTable {
   /** Since when every attempt has failed; null after a success. */
   failing_since: Timestamp | null;
   metadata: JsonText;
+  /** An app install's endpoint (docs/api-contract.md §25): the app, and the install whose account's events it takes. */
+  app_id: string | null;
+  app_install_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -600,6 +603,8 @@ export interface WebhookDeliveriesTable {
   duration_ms: number | null;
   /** The first 1 KB of the response. */
   response_body: string | null;
+  /** The app whose install's endpoint this attempt is to; null for the business's own endpoints. */
+  app_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -854,9 +859,22 @@ export interface AppsTable {
   webhook_status: string;
   webhook_secret: string;
   metadata: JsonText;
+  /** The logo's SHA-256 (app_logos); null without one. */
+  logo_sha256: string | null;
+  /** When the operator suspended it (bms apps suspend): no install, authorization or token since. */
+  suspended_at: Timestamp | null;
   deleted_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** An app's logo (docs/api-contract.md §25), as an account's (account_logos). */
+export interface AppLogosTable {
+  app_id: string;
+  content_type: string;
+  data: Buffer;
+  sha256: string;
+  created_at: Timestamp;
 }
 
 export interface AppInstallLinksTable {
@@ -933,6 +951,7 @@ export interface Tables {
   changes: ChangesTable;
   change_positions: ChangePositionsTable;
   apps: AppsTable;
+  app_logos: AppLogosTable;
   app_install_links: AppInstallLinksTable;
   app_installs: AppInstallsTable;
   oauth_grants: OauthGrantsTable;

@@ -10,7 +10,7 @@ import { TimestampSchema } from '../kernel/fields.js';
 import { ok } from './envelope.js';
 import { dataEnvelope } from './schemas.js';
 
-/** Every worker the contract names; a server runs the ones it has (`WorkerPasses`). */
+/** Every worker the contract names, and the sweeper of lapsed app installs; a server runs the ones it has. */
 export const WORKER_NAMES = [
   'outbox',
   'webhooks',
@@ -19,6 +19,8 @@ export const WORKER_NAMES = [
   'reminders',
   'imports',
   'attachments',
+  // docs/api-contract.md §25: installs whose refresh token lapsed are uninstalled (`expired`).
+  'app_installs',
 ] as const;
 export type WorkerName = (typeof WORKER_NAMES)[number];
 

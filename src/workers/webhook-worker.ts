@@ -28,6 +28,7 @@ import {
   webhookQueue as repository,
   type AttemptResult,
 } from '../modules/events/index.js';
+import { disableAppWebhook } from '../modules/apps/index.js';
 
 /** How often pruning looks for old events when it last found none left. */
 const PRUNE_EVERY_MS = 60 * 1000;
@@ -311,6 +312,12 @@ export class WebhookWorker {
     if (result.status === 410) disabledReason = 'the endpoint answered 410 Gone';
     else if (now.getTime() - new Date(failingSince).getTime() >= this.config.disableAfterMs)
       disabledReason = `every attempt failed for ${Math.round(this.config.disableAfterMs / 3_600_000)} hours`;
+    if (disabledReason && endpoint.app_id !== null) {
+      // An app install's endpoint: the app's webhook is what failed, for every install (docs/api-contract.md §25).
+      await disableAppWebhook(trx, this.clock, endpoint.app_id, disabledReason);
+      this.log.warn({ appId: endpoint.app_id, reason: disabledReason }, 'webhooks: app webhook disabled');
+      return;
+    }
     if (disabledReason) {
       const disabled = await repository.disableEndpoint(trx, endpoint.id, disabledReason, failingSince, nowIso);
       if (disabled)
@@ -350,6 +357,7 @@ export class WebhookWorker {
         row.attempt + 1,
         nowIso,
         dueAt,
+        row.app_id,
       ),
     ]);
     this.log.warn(

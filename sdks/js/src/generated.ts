@@ -3292,6 +3292,36 @@ export interface AppInstallLink {
   expires_at: string;
 }
 
+/** One attempt to deliver an installing account’s event to the app’s webhook_url. */
+export interface AppWebhookDelivery {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "webhook_delivery". */
+  object: "webhook_delivery";
+  /** The installing account whose event this is. */
+  account_id: string;
+  /** The event (also the webhook-id header). */
+  event_id: string;
+  /** The event type. */
+  event_type: string;
+  /** Attempt number for this event, from 1. */
+  attempt: number;
+  /** pending (not yet made, or in flight), succeeded (2xx), failed. */
+  status: "pending" | "succeeded" | "failed";
+  /** When a pending attempt is due; null once made. */
+  next_attempt_at: string | null;
+  /** The HTTP status webhook_url answered. */
+  response_status: number | null;
+  /** Why the attempt failed (timeout, connection, refused address, redirect, status). */
+  error: string | null;
+  /** How long the attempt took. */
+  duration_ms: number | null;
+  /** The first 1 KB of the response body. */
+  response_body: string | null;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+}
+
 /** A service, material or fee from the price list. */
 export interface Product {
   /** Unique identifier (UUIDv7). */
@@ -6613,6 +6643,26 @@ export interface AppRollSecretResult {
   webhook_secret: string;
 }
 
+/** Body of PUT /v1/apps/{id}/logo. */
+export interface AppUploadLogoParams {
+  /** The image’s type; the data must really be one. */
+  content_type: "image/png" | "image/jpeg";
+  /** The image, base64-encoded; at most 512 KB decoded. */
+  data: string;
+}
+
+/** Query parameters of GET /v1/apps/{id}/deliveries. */
+export interface AppListDeliveriesParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Only attempts in this status. */
+  status?: "pending" | "succeeded" | "failed";
+  /** Only attempts of this event. */
+  event_id?: string;
+}
+
 /** What POST /v1/apps/{id}/rotate-webhook-secret answers. */
 export interface AppRotateWebhookSecretResult {
   /** The app’s id, which is also its OAuth client_id. */
@@ -8259,7 +8309,7 @@ export class ChangesResource {
   }
 }
 
-/** apps: list, create, get, update, delete, rollSecret, rotateWebhookSecret. */
+/** apps: list, create, get, update, delete, rollSecret, uploadLogo, deleteLogo, listDeliveries, rotateWebhookSecret. */
 export class AppsResource {
   constructor(private readonly transport: Transport) {}
 
@@ -8301,6 +8351,27 @@ Requires the scope `apps:write`. */
 Requires the scope `apps:write`. */
   rollSecret(id: string, params: AppRollSecretParams = {}, options?: RequestOptions): Promise<WithResponse<AppRollSecretResult>> {
     return this.transport.request<AppRollSecretResult>('POST', `/v1/apps/${encodeURIComponent(id)}/roll-secret`, { body: params, unkeyed: true }, options);
+  }
+
+  /** Upload an app’s logo. As the account’s logo: a PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side, checked to be a real image of the stated type. The consent page shows it. Answers with the app.
+
+Requires the scope `apps:write`. */
+  uploadLogo(id: string, params: AppUploadLogoParams, options?: RequestOptions): Promise<WithResponse<App>> {
+    return this.transport.request<App>('PUT', `/v1/apps/${encodeURIComponent(id)}/logo`, { body: params }, options);
+  }
+
+  /** Remove an app’s logo. Answers with the app (also when it had no logo).
+
+Requires the scope `apps:write`. */
+  deleteLogo(id: string, options?: RequestOptions): Promise<WithResponse<App>> {
+    return this.transport.request<App>('DELETE', `/v1/apps/${encodeURIComponent(id)}/logo`, {}, options);
+  }
+
+  /** List an app’s webhook deliveries. The attempt log of the app’s webhook, newest first, across every account that installed it (`account_id`): one entry per attempt.
+
+Requires the scope `apps:read`. */
+  listDeliveries(id: string, params: AppListDeliveriesParams = {}, options?: RequestOptions): PagePromise<AppWebhookDelivery> {
+    return this.transport.list<AppWebhookDelivery>(`/v1/apps/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
   }
 
   /** Rotate an app’s webhook secret. Answers the app with a new `webhook_secret`, shown this once.

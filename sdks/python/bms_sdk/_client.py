@@ -100,8 +100,10 @@ class AsyncBmsClient(AsyncResources):
         *,
         timeout: float = 30.0,
         max_retries: int = 2,
+        oauth: Optional[OAuth] = None,
     ) -> None:
-        self._transport = AsyncTransport(api_key, base_url, timeout, max_retries)
+        """As ``BmsClient``'s; ``oauth``'s ``on_tokens`` may be a coroutine function, which is awaited."""
+        self._transport = AsyncTransport(api_key, base_url, timeout, max_retries, oauth)
         super().__init__(self._transport)
 
     @classmethod

@@ -209,6 +209,7 @@ __all__ = [
     "AppInstallInstalledBy",
     "AppInstall",
     "AppInstallLink",
+    "AppWebhookDelivery",
     "Product",
     "TaxRate",
     "AvailabilityException",
@@ -2779,6 +2780,24 @@ class AppInstallLink(TypedDict):
     scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]]
     url: str
     expires_at: str
+
+
+class AppWebhookDelivery(TypedDict):
+    """One attempt to deliver an installing account’s event to the app’s webhook_url."""
+
+    id: str
+    object: Literal["webhook_delivery"]
+    account_id: str
+    event_id: str
+    event_type: str
+    attempt: int
+    status: Literal["pending", "succeeded", "failed"]
+    next_attempt_at: Optional[str]
+    response_status: Optional[int]
+    error: Optional[str]
+    duration_ms: Optional[int]
+    response_body: Optional[str]
+    created_at: str
 
 
 class Product(TypedDict):
@@ -6832,7 +6851,7 @@ class ChangesResource:
 
 
 class AppsResource:
-    """apps: list, create, get, update, delete, roll_secret, rotate_webhook_secret."""
+    """apps: list, create, get, update, delete, roll_secret, upload_logo, delete_logo, list_deliveries, rotate_webhook_secret."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -6943,6 +6962,56 @@ Requires the scope `apps:write`."""
 
 Requires the scope `apps:write`."""
         return cast(AppRollSecretResult, self._transport.request("POST", f"/v1/apps/{_quote(id)}/roll-secret", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def upload_logo(
+        self,
+        id: str,
+        *,
+        content_type: Literal["image/png", "image/jpeg"],
+        data: str,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Upload an app’s logo. As the account’s logo: a PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side, checked to be a real image of the stated type. The consent page shows it. Answers with the app.
+
+Requires the scope `apps:write`."""
+        return cast(App, self._transport.request("PUT", f"/v1/apps/{_quote(id)}/logo", body=_given(content_type=content_type, data=data), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete_logo(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Remove an app’s logo. Answers with the app (also when it had no logo).
+
+Requires the scope `apps:write`."""
+        return cast(App, self._transport.request("DELETE", f"/v1/apps/{_quote(id)}/logo", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list_deliveries(
+        self,
+        id: str,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Literal["pending", "succeeded", "failed"], NotGiven] = NOT_GIVEN,
+        event_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[AppWebhookDelivery]:
+        """List an app’s webhook deliveries. The attempt log of the app’s webhook, newest first, across every account that installed it (`account_id`): one entry per attempt.
+
+Requires the scope `apps:read`."""
+        return cast(Page[AppWebhookDelivery], self._transport.list(f"/v1/apps/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor, status=status, event_id=event_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def rotate_webhook_secret(
         self,
@@ -10974,7 +11043,7 @@ class AsyncChangesResource:
 
 
 class AsyncAppsResource:
-    """apps: list, create, get, update, delete, roll_secret, rotate_webhook_secret."""
+    """apps: list, create, get, update, delete, roll_secret, upload_logo, delete_logo, list_deliveries, rotate_webhook_secret."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -11085,6 +11154,56 @@ Requires the scope `apps:write`."""
 
 Requires the scope `apps:write`."""
         return cast(AppRollSecretResult, await self._transport.request("POST", f"/v1/apps/{_quote(id)}/roll-secret", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def upload_logo(
+        self,
+        id: str,
+        *,
+        content_type: Literal["image/png", "image/jpeg"],
+        data: str,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Upload an app’s logo. As the account’s logo: a PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side, checked to be a real image of the stated type. The consent page shows it. Answers with the app.
+
+Requires the scope `apps:write`."""
+        return cast(App, await self._transport.request("PUT", f"/v1/apps/{_quote(id)}/logo", body=_given(content_type=content_type, data=data), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete_logo(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Remove an app’s logo. Answers with the app (also when it had no logo).
+
+Requires the scope `apps:write`."""
+        return cast(App, await self._transport.request("DELETE", f"/v1/apps/{_quote(id)}/logo", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list_deliveries(
+        self,
+        id: str,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Literal["pending", "succeeded", "failed"], NotGiven] = NOT_GIVEN,
+        event_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[AppWebhookDelivery]:
+        """List an app’s webhook deliveries. The attempt log of the app’s webhook, newest first, across every account that installed it (`account_id`): one entry per attempt.
+
+Requires the scope `apps:read`."""
+        return AsyncPagePromise[AppWebhookDelivery](lambda: self._transport.list(f"/v1/apps/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor, status=status, event_id=event_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def rotate_webhook_secret(
         self,

@@ -27,7 +27,7 @@ import urllib.parse
 import uuid
 import weakref
 from dataclasses import dataclass, field
-from .oauth import OAuth, TokenRefresher
+from .oauth import AsyncTokenRefresher, OAuth, TokenRefresher
 from typing import Any, AsyncGenerator, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from typing import ParamSpec
@@ -206,6 +206,10 @@ class _Base:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.base_url}>"
 
+    def _bearer(self) -> str:
+        """The credential a request carries: the key, or the app's access token (renewed first when due)."""
+        return self._tokens.access_token() if self._tokens is not None else self.__api_key
+
     def with_options(self: TransportT, timeout: Optional[float], max_retries: Optional[int]) -> TransportT:
         """A copy with other defaults that shares this one's key and connections (a shallow copy)."""
         other = copy.copy(self)
@@ -232,7 +236,7 @@ class _Base:
     ) -> _Prepared:
         headers = {
             "Host": self._host if self._port in (80, 443) else f"{self._host}:{self._port}",
-            "Authorization": f"Bearer {self._tokens.access_token() if self._tokens is not None else self.__api_key}",
+            "Authorization": f"Bearer {self._bearer()}",
             "Accept": accept,
             "User-Agent": f"bms-sdk-python/{VERSION}",
         }
@@ -481,10 +485,18 @@ class AsyncTransport(_Base):
     """The asyncio transport: HTTP/1.1 over ``asyncio`` streams, connections kept alive, and a deadline per
     attempt (``asyncio.wait_for``) that covers connecting, sending and reading the whole body."""
 
-    def __init__(self, api_key: Optional[str], base_url: Optional[str], timeout: float, max_retries: int) -> None:
-        super().__init__(api_key, base_url, timeout, max_retries)
+    def __init__(
+        self, api_key: Optional[str], base_url: Optional[str], timeout: float, max_retries: int, oauth: Optional[OAuth] = None
+    ) -> None:
+        super().__init__(api_key, base_url, timeout, max_retries, oauth)
         # Shared with the copies with_options makes (a shallow copy).
         self._connections = _AsyncPool()
+        #: An app's tokens, renewed without blocking the event loop (shared by the copies too).
+        self._async_tokens = AsyncTokenRefresher(self._tokens) if self._tokens is not None else None
+
+    def _bearer(self) -> str:
+        # An app's token is set by _send, which may await its renewal; _prepare cannot.
+        return "" if self._tokens is not None else super()._bearer()
 
     async def close(self) -> None:
         await self._connections.close()
@@ -511,6 +523,9 @@ class AsyncTransport(_Base):
 
     async def _send(self, prepared: _Prepared) -> _Answer:
         attempt = 0
+        renewed = False
+        if self._async_tokens is not None:
+            prepared.headers["Authorization"] = f"Bearer {await self._async_tokens.access_token()}"
         while True:
             started = time.monotonic()
             try:
@@ -522,6 +537,12 @@ class AsyncTransport(_Base):
             except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError) as error:
                 await asyncio.sleep(self._failed(prepared, attempt, error, False, started))
                 attempt += 1
+                continue
+            # An app's access token revoked or expired early: one renewal, then the same request again.
+            if status == 401 and self._async_tokens is not None and not renewed:
+                renewed = True
+                rejected = prepared.headers["Authorization"][len("Bearer ") :]
+                prepared.headers["Authorization"] = f"Bearer {await self._async_tokens.renew(rejected)}"
                 continue
             outcome = self._answered(prepared, attempt, status, headers, body, started)
             if isinstance(outcome, _Answer):

@@ -2,6 +2,7 @@
 which passes its address and keys in the environment."""
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 import unittest
@@ -43,6 +44,46 @@ class AppTokens(unittest.TestCase):
             client_id=OAUTH_CLIENT_ID, client_secret=os.environ["BMS_OAUTH_CLIENT_SECRET"], refresh_token=pairs[0].refresh_token
         ))
         fresh.clients.list()
+
+
+ASYNC_OAUTH_CLIENT_ID = os.environ.get("BMS_OAUTH_ASYNC_CLIENT_ID", "")
+
+
+@unittest.skipUnless(BASE_URL and ASYNC_OAUTH_CLIENT_ID, "needs a running server and an app's install: BMS_OAUTH_ASYNC_*")
+class AsyncAppTokens(unittest.IsolatedAsyncioTestCase):
+    async def test_an_async_client_built_with_a_refresh_token_renews_it_and_hands_each_pair_to_on_tokens(self) -> None:
+        pairs: List[bms_sdk.OAuthTokens] = []
+
+        async def store(tokens: bms_sdk.OAuthTokens) -> None:
+            pairs.append(tokens)
+
+        secret = os.environ["BMS_OAUTH_ASYNC_CLIENT_SECRET"]
+        first = os.environ["BMS_OAUTH_ASYNC_REFRESH_TOKEN"]
+        oauth = bms_sdk.OAuth(client_id=ASYNC_OAUTH_CLIENT_ID, client_secret=secret, refresh_token=first, on_tokens=store)
+        async with AsyncBmsClient(base_url=BASE_URL, oauth=oauth) as bms:
+            # Tasks at once share one renewal.
+            made, _listed = await asyncio.gather(bms.clients.create(name="Made by an async app"), bms.clients.list())
+            self.assertEqual(made["name"], "Made by an async app")
+            self.assertEqual(len(pairs), 1)
+            self.assertTrue(pairs[0].refresh_token.startswith("bmsrt_"))
+            self.assertNotEqual(pairs[0].refresh_token, first)
+            await bms.clients.list()
+            self.assertEqual(len(pairs), 1)
+            self.assertNotIn("bmsrt_", repr(oauth) + repr(pairs[0]) + repr(bms))
+        # A plain function works too, and the newest refresh token is the one that works.
+        plain: List[bms_sdk.OAuthTokens] = []
+        renewed = bms_sdk.OAuth(
+            client_id=ASYNC_OAUTH_CLIENT_ID, client_secret=secret, refresh_token=pairs[0].refresh_token, on_tokens=plain.append
+        )
+        async with AsyncBmsClient(base_url=BASE_URL, oauth=renewed) as fresh:
+            await fresh.clients.list()
+        self.assertEqual(len(plain), 1)
+
+    async def test_a_refused_refresh_token_is_an_authentication_error(self) -> None:
+        oauth = bms_sdk.OAuth(client_id=ASYNC_OAUTH_CLIENT_ID, refresh_token="bmsrt_" + "x" * 40, client_secret="nope")
+        async with AsyncBmsClient(base_url=BASE_URL, oauth=oauth) as bms:
+            with self.assertRaises(bms_sdk.AuthenticationError):
+                await bms.clients.list()
 
 
 @unittest.skipUnless(BASE_URL and API_KEY, "needs a running server: BMS_BASE_URL and BMS_API_KEY")

@@ -8,7 +8,8 @@ export {
   findLogoHash,
   hasLogo,
 } from './accounts.repository.js';
-export { AccountSchema, DEFAULT_PAYMENT_TERMS_DAYS } from './accounts.schemas.js';
+export { AccountSchema, DEFAULT_PAYMENT_TERMS_DAYS, LogoBody, type LogoInput } from './accounts.schemas.js';
+export { decodeLogo } from './logo.js';
 export {
   accountExists,
   bootstrapDefaultAccount,

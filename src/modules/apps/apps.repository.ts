@@ -10,7 +10,14 @@ import {
   runList,
   type SortFields,
 } from '../../db/index.js';
-import type { AppInstallLinkRow, AppInstallRow, AppRow, OauthGrantRow, OauthTokenRow } from '../../db/types.js';
+import type {
+  AppInstallLinkRow,
+  AppInstallRow,
+  AppLogosTable,
+  AppRow,
+  OauthGrantRow,
+  OauthTokenRow,
+} from '../../db/types.js';
 
 export const APP_SORTS: SortFields<AppRow> = {
   created_at: { kind: 'timestamp', value: (row) => row.created_at },
@@ -39,6 +46,8 @@ const APP_COLUMNS = [
   'webhook_status',
   'webhook_secret',
   'metadata',
+  'logo_sha256',
+  'suspended_at',
   'deleted_at',
   'created_at',
   'updated_at',
@@ -64,9 +73,21 @@ export async function findOwnApp(
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
-/** An app by its id (its client_id), in any account, not deleted. */
+/** An app by its id (its client_id), in any account, not deleted nor suspended. */
 export async function findAppById(db: Executor, id: string): Promise<AppRow | undefined> {
-  return db.selectFrom('apps').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('apps')
+    .selectAll()
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .where('suspended_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** An app by its id, not deleted, suspended or not, its row locked (the operator's commands). */
+export async function findAppForOperator(db: Executor, id: string): Promise<AppRow | undefined> {
+  const query = db.selectFrom('apps').selectAll().where('id', '=', id).where('deleted_at', 'is', null);
+  return lockedIf(db, query, true).executeTakeFirst();
 }
 
 export async function countApps(db: Executor, accountId: string): Promise<number> {
@@ -301,4 +322,18 @@ export async function findPublisherName(db: Executor, accountId: string): Promis
 
 export async function findInstallLink(db: Executor, id: string): Promise<AppInstallLinkRow | undefined> {
   return db.selectFrom('app_install_links').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The app's logo, its image and type (the consent page serves it). */
+export async function findAppLogo(db: Executor, appId: string): Promise<AppLogosTable | undefined> {
+  return db.selectFrom('app_logos').selectAll().where('app_id', '=', appId).executeTakeFirst();
+}
+
+export async function replaceAppLogo(db: Executor, row: AppLogosTable): Promise<void> {
+  await db.deleteFrom('app_logos').where('app_id', '=', row.app_id).execute();
+  await db.insertInto('app_logos').values(row).execute();
+}
+
+export async function deleteAppLogo(db: Executor, appId: string): Promise<void> {
+  await db.deleteFrom('app_logos').where('app_id', '=', appId).execute();
 }

@@ -1,5 +1,6 @@
-// App publishing endpoints (docs/api-contract.md §25): list, create, get, PUT, DELETE, roll the client secret and
-// rotate the webhook secret. Create and the two rolls answer secrets once; they take no Idempotency-Key.
+// App publishing endpoints (docs/api-contract.md §25): list, create, get, PUT, DELETE, roll the client secret,
+// rotate the webhook secret, upload or remove the logo and read the webhook's attempt log. Create and the two
+// rolls answer secrets once; they take no Idempotency-Key.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { fieldError } from '../../core/errors.js';
@@ -16,13 +17,16 @@ import {
   schemaRef,
 } from '../../http/schemas.js';
 import {
+  AppDeliverySchema,
   AppSchema,
   AppWithSecretsSchema,
   CreateAppBody,
+  ListAppDeliveriesQuery,
   ListAppsQuery,
   RollAppSecretBody,
   UpdateAppBody,
 } from './apps.schemas.js';
+import { LogoBody, type LogoInput } from '../accounts/index.js';
 import * as service from './apps.service.js';
 import type { AppSettings } from './settings.js';
 
@@ -155,6 +159,63 @@ export function appRoutes(settings: AppSettings): FastifyPluginAsyncTypebox {
         refuseIdempotencyKey(request);
         const overlap = request.body?.overlap_hours ?? 0;
         return ok(request, await service.rollClientSecret(contextOf(request), settings, request.params.id, overlap));
+      },
+    );
+
+    app.put(
+      `${PATH}/:id/logo`,
+      {
+        config: { scope: 'apps:write' },
+        schema: {
+          ...item,
+          operationId: 'uploadAppLogo',
+          summary: 'Upload an app’s logo',
+          description:
+            'As the account’s logo: a PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side, checked to be a real image of the stated type. The consent page shows it. Answers with the app.',
+          body: LogoBody,
+          response: { 200: dataEnvelope(appRef), ...errorResponses(...BODY_ERRORS, 'NOT_FOUND') },
+        },
+      },
+      async (request) =>
+        ok(request, await service.putAppLogo(contextOf(request), request.params.id, request.body as LogoInput)),
+    );
+
+    app.delete(
+      `${PATH}/:id/logo`,
+      {
+        config: { scope: 'apps:write' },
+        schema: {
+          ...item,
+          operationId: 'deleteAppLogo',
+          summary: 'Remove an app’s logo',
+          description: 'Answers with the app (also when it had no logo).',
+          response: { 200: dataEnvelope(appRef), ...errorResponses('NOT_FOUND') },
+        },
+      },
+      async (request) => ok(request, await service.deleteAppLogo(contextOf(request), request.params.id)),
+    );
+
+    app.get(
+      `${PATH}/:id/deliveries`,
+      {
+        config: { scope: 'apps:read' },
+        schema: {
+          ...item,
+          operationId: 'listAppDeliveries',
+          summary: 'List an app’s webhook deliveries',
+          description:
+            'The attempt log of the app’s webhook, newest first, across every account that installed it (`account_id`): one entry per attempt.',
+          querystring: ListAppDeliveriesQuery,
+          response: {
+            200: listEnvelope(schemaRef(AppDeliverySchema)),
+            ...errorResponses('VALIDATION_ERROR', 'NOT_FOUND'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const query = request.query;
+        const page = await service.listDeliveries(contextOf(request), request.params.id, query);
+        return listResponse(request, reply, page, query.limit, service.presentAppDelivery);
       },
     );
 

@@ -309,7 +309,65 @@ export const ListInstallsQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+export const AppDeliverySchema = Type.Object(
+  {
+    id: IdSchema,
+    object: Type.Literal('webhook_delivery', { description: 'Always "webhook_delivery".' }),
+    account_id: { ...IdSchema, description: 'The installing account whose event this is.' },
+    event_id: { ...IdSchema, description: 'The event (also the webhook-id header).' },
+    event_type: Type.String({ description: 'The event type.', example: 'invoice.paid' }),
+    attempt: Type.Integer({ description: 'Attempt number for this event, from 1.', example: 1 }),
+    status: Type.Unsafe<(typeof DELIVERY_STATUSES)[number]>({
+      type: 'string',
+      enum: [...DELIVERY_STATUSES],
+      description: 'pending (not yet made, or in flight), succeeded (2xx), failed.',
+      example: 'succeeded',
+    }),
+    next_attempt_at: Nullable({ ...TimestampSchema, description: 'When a pending attempt is due; null once made.' }),
+    response_status: Nullable(Type.Integer({ description: 'The HTTP status webhook_url answered.', example: 200 })),
+    error: Nullable(
+      Type.String({
+        description: 'Why the attempt failed (timeout, connection, refused address, redirect, status).',
+        example: 'the endpoint answered 500',
+      }),
+    ),
+    duration_ms: Nullable(Type.Integer({ description: 'How long the attempt took.', example: 83 })),
+    response_body: Nullable(Type.String({ description: 'The first 1 KB of the response body.', example: 'ok' })),
+    created_at: TimestampSchema,
+  },
+  {
+    $id: 'AppWebhookDelivery',
+    description: 'One attempt to deliver an installing account’s event to the app’s webhook_url.',
+  },
+);
+
+export const ListAppDeliveriesQuery = Type.Object(
+  {
+    ...pageQueryProperties,
+    status: Type.Optional(
+      Type.Unsafe<(typeof DELIVERY_STATUSES)[number]>({
+        type: 'string',
+        enum: [...DELIVERY_STATUSES],
+        description: 'Only attempts in this status.',
+        example: 'failed',
+      }),
+    ),
+    event_id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: 'Only attempts of this event.',
+        example: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export type App = Static<typeof AppSchema>;
+export type AppDelivery = Static<typeof AppDeliverySchema>;
+export type ListAppDeliveriesInput = Static<typeof ListAppDeliveriesQuery>;
 export type AppWithSecrets = Static<typeof AppWithSecretsSchema>;
 export type CreateAppInput = Static<typeof CreateAppBody>;
 export type UpdateAppInput = Static<typeof UpdateAppBody>;

@@ -86,7 +86,9 @@ export function oauthMessagePage(basePath: string, title: string, text: string):
 export interface ConsentView {
   basePath: string;
   business: string;
-  app: { name: string; website: string | null; publisher: string };
+  /** The business's logo, when it has one (served to the consent cookie's holder). */
+  businessHasLogo: boolean;
+  app: { id: string; name: string; website: string | null; publisher: string; hasLogo: boolean };
   redirectHost: string;
   granted: readonly Scope[];
   denied: readonly Scope[];
@@ -100,7 +102,12 @@ export function consentPage(view: ConsentView): Html {
     view.basePath,
     `Connect ${app.name} to ${view.business}`,
     html`<main class="page" id="main"><div class="card">
-<p class="kind">${view.business}</p>
+${
+  view.businessHasLogo
+    ? html`<img class="logo" src="${view.basePath}/oauth/authorize/logo" alt="${view.business}">`
+    : html`<p class="kind">${view.business}</p>`
+}
+${app.hasLogo ? html`<img class="app-logo" src="${view.basePath}/oauth/apps/${app.id}/logo" alt="${app.name}">` : ''}
 <h1>Connect ${app.name}?</h1>
 <p><strong>${app.name}</strong>, published by ${app.publisher}${
       app.website ? html` (<a href="${app.website}" rel="noopener noreferrer">${app.website}</a>)` : ''

@@ -104,19 +104,22 @@ export function currentInstallId(caller: AuthContext): string {
 
 export async function updateInstall(ctx: Context, id: string, body: UpdateInstallInput): Promise<AppInstall> {
   const limits = body.rate_limits;
-  const bounds = {
-    per_minute: DEFAULT_RATE_LIMITS.perMinute,
-    per_day: DEFAULT_RATE_LIMITS.perDay,
-    burst: DEFAULT_RATE_LIMITS.burst,
-  };
-  for (const [name, value] of Object.entries(limits))
-    if (value !== null && value !== undefined && value > bounds[name as keyof typeof bounds])
-      throw fieldError(
-        `rate_limits.${name}`,
-        `may only lower the install's limit (at most ${bounds[name as keyof typeof bounds]}); the operator raises it with bms apps set-limits`,
-      );
   const row = await inTransaction(ctx, async (tx) => {
     const current = await installRow(tx, id, true);
+    // The business only lowers: at most §4's default, or what the operator set above it (bms apps set-limits).
+    const ceilings = {
+      per_minute: Math.max(DEFAULT_RATE_LIMITS.perMinute, current.rate_limit_per_minute ?? 0),
+      per_day: Math.max(DEFAULT_RATE_LIMITS.perDay, current.rate_limit_per_day ?? 0),
+      burst: Math.max(DEFAULT_RATE_LIMITS.burst, current.rate_limit_burst ?? 0),
+    };
+    for (const [name, value] of Object.entries(limits)) {
+      const ceiling = ceilings[name as keyof typeof ceilings];
+      if (value !== null && value !== undefined && value > ceiling)
+        throw fieldError(
+          `rate_limits.${name}`,
+          `may only lower the install's limit (at most ${ceiling}); the operator raises it with bms apps set-limits`,
+        );
+    }
     const changes: Partial<AppInstallRow> = { updated_at: tx.clock.now().toISOString() };
     if (limits.per_minute !== undefined) changes.rate_limit_per_minute = limits.per_minute;
     if (limits.per_day !== undefined) changes.rate_limit_per_day = limits.per_day;

@@ -15,8 +15,10 @@ import { toAppError } from '../../http/error-handler.js';
 import { GRANTABLE_SCOPES } from '../../kernel/scopes.js';
 import type { Runtime } from '../../kernel/context.js';
 import { fromAnotherSite } from '../sent-documents/index.js';
+import { findLogo, hasLogo } from '../accounts/index.js';
+import { isUuid } from '../../core/deps.js';
 import * as repository from './apps.repository.js';
-import { csrfValue, decide, openInstallLink, startAuthorization } from './authorization.js';
+import { csrfValue, decide, liveConsent, openInstallLink, startAuthorization } from './authorization.js';
 import { consentPage, oauthMessagePage } from './consent.pages.js';
 import { authenticateClient, OAuthError } from './oauth-clients.js';
 import { APP_LIMITS, type AppSettings } from './settings.js';
@@ -176,7 +178,14 @@ export function oauthRoutes(options: OAuthRouteOptions) {
         consentPage({
           basePath,
           business,
-          app: { name: outcome.app.name, website: outcome.app.website, publisher },
+          businessHasLogo: await hasLogo(app.db, outcome.link.account_id),
+          app: {
+            id: outcome.app.id,
+            name: outcome.app.name,
+            website: outcome.app.website,
+            publisher,
+            hasLogo: outcome.app.logo_sha256 !== null,
+          },
           redirectHost: new URL(outcome.grant.redirect_uri).host,
           granted: JSON.parse(outcome.grant.scopes),
           denied: outcome.denied,
@@ -184,6 +193,26 @@ export function oauthRoutes(options: OAuthRouteOptions) {
           csrf: csrfValue(consent as string, outcome.grant.id),
         }),
       );
+    });
+
+    const image = (reply: FastifyReply, logo: { content_type: string; data: Buffer } | undefined) =>
+      logo
+        ? reply.type(logo.content_type).send(logo.data)
+        : message(reply, 404, 'Page not found', 'There is no image here.');
+
+    // The consent page's images (its CSP allows images from here alone): the app's logo, which it shows to every
+    // business, and the business's own, to the holder of its consent cookie only.
+    app.get('/oauth/apps/:id/logo', async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
+      await admitPage(request);
+      const { id } = request.params;
+      const known = isUuid(id) ? await repository.findAppById(app.db, id) : undefined;
+      return image(reply, known && (await repository.findAppLogo(app.db, known.id)));
+    });
+
+    app.get('/oauth/authorize/logo', async (request, reply) => {
+      await admitPage(request);
+      const link = await liveConsent(runtime(), settings, request.cookies[CONSENT_COOKIE]);
+      return image(reply, link && (await findLogo(app.db, link.account_id)));
     });
 
     app.post('/oauth/authorize', async (request, reply) => {

@@ -8,7 +8,13 @@ export function presentInstall(row: AppInstallRow, app: AppRow, publisherName: s
   return {
     id: row.id,
     object: 'app_install',
-    app: { id: app.id, name: app.name, website: app.website, has_logo: false, publisher_name: publisherName },
+    app: {
+      id: app.id,
+      name: app.name,
+      website: app.website,
+      has_logo: app.logo_sha256 !== null,
+      publisher_name: publisherName,
+    },
     scopes: fromJson<Scope[]>(row.scopes),
     status: row.status as AppInstall['status'],
     rate_limits: {

@@ -10,6 +10,8 @@ export interface AppSettings {
   refreshReuseGraceSeconds: number;
   /** `http://` webhook URLs are accepted (§9: development, or WEBHOOK_ALLOW_HTTP). */
   allowHttpWebhooks: boolean;
+  /** A webhook URL may resolve to a private address (§9: WEBHOOK_ALLOW_PRIVATE, development and tests). */
+  allowPrivateWebhooks: boolean;
 }
 
 export const APP_LIMITS = {

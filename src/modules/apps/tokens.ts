@@ -11,6 +11,7 @@ import type { AppInstallRow, AppRow, OauthGrantRow, OauthTokenRow } from '../../
 import { type Context, inTransaction, type Runtime } from '../../kernel/context.js';
 import { SCOPES } from '../../kernel/scopes.js';
 import { recordEvent } from '../events/index.js';
+import { syncInstallWebhook } from './app-webhooks.js';
 import * as repository from './apps.repository.js';
 import { OAuthError } from './oauth-clients.js';
 import { presentInstall } from './present-install.js';
@@ -164,6 +165,7 @@ async function installFor(tx: Runtime, grant: OauthGrantRow): Promise<AppInstall
     const changes = { scopes: grant.scopes, family_id: newId(), updated_at: now };
     await repository.updateInstall(tx.db, existing.id, changes);
     const after = { ...existing, ...changes };
+    await syncInstallWebhook(tx.db, now, app, after);
     await recordEvent(installContext(tx, after), 'app.reauthorized', presentInstall(after, app, publisher), {
       previous_attributes: { scopes: fromJson(existing.scopes) },
     });
@@ -195,6 +197,7 @@ async function installFor(tx: Runtime, grant: OauthGrantRow): Promise<AppInstall
     updated_at: now,
   };
   await repository.insertInstall(tx.db, install);
+  await syncInstallWebhook(tx.db, now, app, install);
   await recordEvent(installContext(tx, install), 'app.installed', presentInstall(install, app, publisher));
   return install;
 }

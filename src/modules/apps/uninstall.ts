@@ -1,10 +1,10 @@
 // Uninstalling (docs/api-contract.md §25), from either side, by the app's deletion, by a token's reuse or by
 // the operator: one transaction that ends the install, revokes every token of it (the next request with one
-// is 401), voids its MCP confirmations and records `app.uninstalled` in the installing account. What the app
-// wrote stays.
+// is 401), voids its MCP confirmations, drops its queued deliveries and records `app.uninstalled` in the installing
+// account, which is delivered to the app. What the app wrote stays.
 import type { AppInstallRow, AppRow } from '../../db/types.js';
 import { type Context, inTransaction } from '../../kernel/context.js';
-import { recordEvent } from '../events/index.js';
+import { endInstallEndpoint, recordEvent } from '../events/index.js';
 import * as repository from './apps.repository.js';
 import { presentInstall } from './present-install.js';
 import { forgetInstallTokens } from './token-cache.js';
@@ -30,6 +30,8 @@ export async function uninstallInTransaction(
     .where('key_id', '=', install.id)
     .where('voided_at', 'is', null)
     .execute();
+  // Its queued deliveries dropped; its endpoint then delivers only the news of this uninstall.
+  await endInstallEndpoint(ctx.db, now, install.id);
   const after = { ...install, ...changes };
   const publisherName = await repository.findPublisherName(ctx.db, app.account_id);
   await recordEvent(ctx, 'app.uninstalled', presentInstall(after, app, publisherName), {

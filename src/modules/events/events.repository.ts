@@ -62,51 +62,52 @@ export const insertEvent: (db: Executor, row: EventRow) => Promise<void> = prepa
  * and with no read of the account's endpoints per event (issue 36). Nobody reads a queued event: its id is
  * first shown in the answer of its request, which is sent after the commit. Elsewhere (PostgreSQL) the event
  * is inserted at once, with its change feed mark, and queued to the endpoints that subscribe to it (`queueToSubscribers`) when the
- * account has any (`hasSubscribers`). `family` is the type's `resource.*` pattern.
+ * account has any (`hasSubscribers`). `family` is the type's `resource.*` pattern; `qualified`, for the few types an
+ * app's install hears of only in part, the type with what decides it (events.service.ts, `qualifiedType`).
  */
-export const writeEvent: (db: Executor, row: EventRow, family: string) => Promise<void> = deferredWrite<
-  [EventRow, string]
->({
-  gathered: {
-    setup: [
-      'create temp table if not exists event_queue (id text not null, account_id text not null, type text not null, resource_id text not null, data text not null, actor_type text, actor_id text, actor_app_id text, origin_type text, origin_id text, created_at text not null, family text not null)',
-    ],
-    queue: {
-      sql: 'insert into temp.event_queue (id, account_id, type, resource_id, data, actor_type, actor_id, actor_app_id, origin_type, origin_id, created_at, family) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      parameters: (row, family) => [
-        row.id,
-        row.account_id,
-        row.type,
-        row.resource_id,
-        row.data,
-        row.actor_type,
-        row.actor_id,
-        row.actor_app_id,
-        row.origin_type,
-        row.origin_id,
-        row.created_at,
-        family,
+export const writeEvent: (db: Executor, row: EventRow, family: string, qualified: string | null) => Promise<void> =
+  deferredWrite<[EventRow, string, string | null]>({
+    gathered: {
+      setup: [
+        'create temp table if not exists event_queue (id text not null, account_id text not null, type text not null, resource_id text not null, data text not null, actor_type text, actor_id text, actor_app_id text, origin_type text, origin_id text, created_at text not null, family text not null, qualified text)',
       ],
+      queue: {
+        sql: 'insert into temp.event_queue (id, account_id, type, resource_id, data, actor_type, actor_id, actor_app_id, origin_type, origin_id, created_at, family, qualified) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        parameters: (row, family, qualified) => [
+          row.id,
+          row.account_id,
+          row.type,
+          row.resource_id,
+          row.data,
+          row.actor_type,
+          row.actor_id,
+          row.actor_app_id,
+          row.origin_type,
+          row.origin_id,
+          row.created_at,
+          family,
+          qualified,
+        ],
+      },
+      pending: 'select 1 from temp.event_queue limit 1',
+      apply: [
+        `insert into events (${COLUMNS.join(', ')}) select ${COLUMNS.join(', ')} from temp.event_queue order by rowid`,
+        SQLITE_CHANGES_QUEUED,
+        SQLITE_FAN_OUT_QUEUED,
+      ],
+      clear: 'delete from temp.event_queue',
     },
-    pending: 'select 1 from temp.event_queue limit 1',
-    apply: [
-      `insert into events (${COLUMNS.join(', ')}) select ${COLUMNS.join(', ')} from temp.event_queue order by rowid`,
-      SQLITE_CHANGES_QUEUED,
-      SQLITE_FAN_OUT_QUEUED,
-    ],
-    clear: 'delete from temp.event_queue',
-  },
-  now: async (db, row, family) => {
-    const patterns = ['*', family, row.type];
-    // Sent together: on PostgreSQL's pipelined connection, one round trip instead of three.
-    const [, , subscribed] = await Promise.all([
-      insertEvent(db, row),
-      noteChange(db, row.account_id, row.type, row.resource_id, row.created_at),
-      hasSubscribers(db, row.account_id, patterns),
-    ]);
-    if (subscribed) await queueToSubscribers(db, row, patterns, row.created_at);
-  },
-});
+    now: async (db, row, family, qualified) => {
+      const patterns = qualified === null ? ['*', family, row.type] : ['*', family, row.type, qualified];
+      // Sent together: on PostgreSQL's pipelined connection, one round trip instead of three.
+      const [, , subscribed] = await Promise.all([
+        insertEvent(db, row),
+        noteChange(db, row.account_id, row.type, row.resource_id, row.created_at),
+        hasSubscribers(db, row.account_id, patterns),
+      ]);
+      if (subscribed) await queueToSubscribers(db, row, patterns, row.created_at);
+    },
+  });
 
 export async function findEvent(db: Executor, accountId: string, id: string): Promise<EventRow | undefined> {
   return db

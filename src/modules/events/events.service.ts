@@ -88,9 +88,62 @@ export async function recordEvent(
     await insertDeliveries(trx, [pendingAttempt(accountId, options.onlyEndpointId, row, 1, now)]);
   } else {
     // With its deliveries, as a deferred write: at its batch's commit, or at once (events.repository.ts).
-    await repository.writeEvent(trx, row, family);
+    await repository.writeEvent(trx, row, family, qualifiedType(type, object));
   }
   return row;
+}
+
+/**
+ * For the types an app's install hears of only in part (docs/api-contract.md §25), the type with what decides
+ * it: `app.installed@<install id>` (its own install's, never another's), `delivery.failed@invoice` (its
+ * document's read scope). An install's endpoint subscribes to these forms (`appSubscriptions`); a business's
+ * endpoints never hold one, so they match as before.
+ */
+function qualifiedType(type: EventType, object: { id: string }): string | null {
+  if (type.startsWith('app.')) return `${type}@${object.id}`;
+  if (type.startsWith('delivery.')) {
+    const documentType = (object as { document_type?: unknown }).document_type;
+    return typeof documentType === 'string' ? `${type}@${documentType}` : null;
+  }
+  return null;
+}
+
+/** The app.* types an install's app hears of, about its own install only. */
+const OWN_INSTALL_TYPES: readonly EventType[] = ['app.installed', 'app.reauthorized', 'app.uninstalled'];
+/** The kinds of document a delivery is of. */
+const DOCUMENT_KINDS = ['invoice', 'quote', 'credit_note'] as const;
+
+/**
+ * What an app install's endpoint subscribes to (docs/api-contract.md §25): of the types its app's
+ * `webhook_events` name, those about a kind the install reads (`scopes`, the install's ∩ the app's), `delivery.*`
+ * of the documents it reads and its own install's `app.*`, each in the form the fan-out matches (`qualifiedType`).
+ * The list is closed (concrete types, no pattern), so a type added later reaches no app that did not ask anew.
+ */
+export function appSubscriptions(
+  webhookEvents: readonly string[],
+  scopes: ReadonlySet<string>,
+  installId: string,
+): string[] {
+  const subscriptions: string[] = [];
+  for (const type of EVENT_TYPES) {
+    if (!webhookEvents.some((pattern) => matchesEventPattern(pattern, type))) continue;
+    const kind = type.slice(0, type.indexOf('.'));
+    if (kind === 'app') {
+      if (OWN_INSTALL_TYPES.includes(type)) subscriptions.push(`${type}@${installId}`);
+    } else if (kind === 'delivery') {
+      for (const document of DOCUMENT_KINDS)
+        if (scopes.has(READ_SCOPE_OF[document] as string)) subscriptions.push(`${type}@${document}`);
+    } else {
+      const scope = READ_SCOPE_OF[kind];
+      if (scope !== undefined && scopes.has(scope)) subscriptions.push(type);
+    }
+  }
+  return subscriptions;
+}
+
+/** The one subscription an uninstalled install's endpoint keeps: the news of its own uninstall. */
+export function uninstalledSubscriptions(installId: string): string[] {
+  return [`app.uninstalled@${installId}`];
 }
 
 /** No event is over 64 KB (docs/api-contract.md §21); its id, type, actor and envelope take well under 1 KB. */
@@ -114,7 +167,10 @@ function boundedData(data: EventData): string {
   return JSON.stringify({ ...rest, object: { id, object: kind }, truncated: true });
 }
 
-/** A pending attempt (number `attempt`) of an event to an endpoint, made `now` and due at `dueAt`. */
+/**
+ * A pending attempt (number `attempt`) of an event to an endpoint, made `now` and due at `dueAt`; `appId`, the app
+ * whose install's endpoint it is.
+ */
 export function pendingAttempt(
   accountId: string,
   endpointId: string,
@@ -122,6 +178,7 @@ export function pendingAttempt(
   attempt: number,
   now: string,
   dueAt = now,
+  appId: string | null = null,
 ): WebhookDeliveryRow {
   return {
     id: newId(),
@@ -138,6 +195,7 @@ export function pendingAttempt(
     error: null,
     duration_ms: null,
     response_body: null,
+    app_id: appId,
     created_at: now,
     updated_at: now,
   };

@@ -16,3 +16,14 @@ export { presentEndpoint } from './webhooks.service.js';
 export { webhookQueue } from './webhook-queue.js';
 export { endpointService, resendEvent } from './webhooks.service.js';
 export { DEFAULT_MAX_WEBHOOK_ENDPOINTS } from './webhooks.service.js';
+export {
+  type AppWebhook,
+  disableAppEndpoints,
+  endInstallEndpoint,
+  type InstallOfApp,
+  listAppDeliveries,
+  rotateAppEndpointSecrets,
+  syncAppEndpoints,
+  syncInstallEndpoint,
+} from './app-endpoints.js';
+export { checkEndpointUrl } from './webhooks.service.js';

@@ -35,6 +35,8 @@ const ENDPOINT_COLUMNS = [
   'previous_secret_expires_at',
   'failing_since',
   'metadata',
+  'app_id',
+  'app_install_id',
   'created_at',
   'updated_at',
 ] as const;
@@ -53,6 +55,7 @@ const DELIVERY_COLUMNS = [
   'error',
   'duration_ms',
   'response_body',
+  'app_id',
   'created_at',
   'updated_at',
 ] as const;
@@ -71,12 +74,16 @@ export async function findEndpoint(
   accountId: string,
   id: string,
 ): Promise<WebhookEndpointRow | undefined> {
-  return db
-    .selectFrom('webhook_endpoints')
-    .select(ENDPOINT_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return (
+    db
+      .selectFrom('webhook_endpoints')
+      .select(ENDPOINT_COLUMNS)
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      // An app install's endpoint is the app's, never the business's to read or change (docs/api-contract.md §25).
+      .where('app_install_id', 'is', null)
+      .executeTakeFirst()
+  );
 }
 
 /** Endpoints by id alone, for the delivery workers (which serve every account). */
@@ -121,12 +128,13 @@ export async function deleteEndpoint(db: Executor, accountId: string, id: string
   await db.deleteFrom('webhook_endpoints').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
-/** The account's enabled endpoints: who hears of a new event. */
+/** The account's own endpoints (its apps' installs' do not count toward its limit). */
 export async function countEndpoints(db: Executor, accountId: string): Promise<number> {
   const row = await db
     .selectFrom('webhook_endpoints')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('account_id', '=', accountId)
+    .where('app_install_id', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
@@ -141,6 +149,7 @@ export async function listEndpoints(
     .selectFrom('webhook_endpoints')
     .select(ENDPOINT_COLUMNS)
     .where('account_id', '=', accountId)
+    .where('app_install_id', 'is', null)
     .where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
   return applyPage(query, page).execute();
 }
@@ -191,7 +200,7 @@ const fanOutStatements = new Map<number, CompiledQuery>();
  * SQLite: the first attempts of the events of a group-commit batch (queued in `temp.event_queue` by
  * events.repository.ts, which runs this just before the batch commits, after moving the events into
  * `events`), to every endpoint enabled then whose enabled_events hold the event's type, its `resource.*`
- * (the queue's `family`) or `*`. So the deliveries commit, durable, with their events, before any request
+ * (the queue's `family`), `*`, or its `qualified` type (an app install's endpoint: events.service.ts). So the deliveries commit, durable, with their events, before any request
  * of the batch is answered, as they did in each request's own statement (which cost 20 µs more per create
  * with 3 endpoints: issue 36), and an event nobody listens to costs no read of the endpoints in its request.
  * The endpoints are those of the batch's end: a change of an endpoint committed in the same batch counts as
@@ -200,12 +209,12 @@ const fanOutStatements = new Map<number, CompiledQuery>();
  * unique on (event_id, endpoint_id, 1 when pending): migration 20261127200000). CROSS JOIN: the batch's
  * few events drive, each finding its account's endpoints by index.
  */
-export const SQLITE_FAN_OUT_QUEUED = `insert into webhook_deliveries (id, account_id, endpoint_id, event_id, event_type, attempt, status, next_attempt_at, created_at, updated_at)
+export const SQLITE_FAN_OUT_QUEUED = `insert into webhook_deliveries (id, account_id, endpoint_id, event_id, event_type, attempt, status, next_attempt_at, app_id, created_at, updated_at)
     select substr(f.id, 1, 15) || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + abs(random()) % 4, 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))),
-      w.account_id, w.id, f.id, f.type, 1, 'pending', f.created_at, f.created_at, f.created_at
+      w.account_id, w.id, f.id, f.type, 1, 'pending', f.created_at, w.app_id, f.created_at, f.created_at
     from temp.event_queue f cross join webhook_endpoints w
     where w.account_id = f.account_id and w.status = 'enabled'
-      and exists (select 1 from json_each(w.enabled_events) e where e.value in ('*', f.family, f.type))
+      and exists (select 1 from json_each(w.enabled_events) e where e.value in ('*', f.family, f.type, f.qualified))
     order by f.rowid, w.id
     on conflict (event_id, endpoint_id, (case when status = 'pending' then 1 end)) do nothing`;
 
@@ -226,6 +235,7 @@ function fanOutStatement(db: Executor, parameters: unknown[]) {
       'attempt',
       'status',
       'next_attempt_at',
+      'app_id',
       'created_at',
       'updated_at',
     ])
@@ -241,6 +251,7 @@ function fanOutStatement(db: Executor, parameters: unknown[]) {
           sql<number>`1`.as('attempt'),
           sql<string>`'pending'`.as('status'),
           instant(now).as('next_attempt_at'),
+          'app_id',
           instant(createdAt).as('created_at'),
           instant(updatedAt).as('updated_at'),
         ])

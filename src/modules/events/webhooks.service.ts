@@ -63,31 +63,31 @@ export function presentDelivery(row: WebhookDeliveryRow): WebhookDelivery {
   };
 }
 
-/** 422 on `url` unless it is an absolute http(s) URL this server may deliver to. */
-export async function checkEndpointUrl(text: string, policy: UrlPolicy): Promise<string> {
+/** 422 on `field` (`url`; an app's `webhook_url`) unless it is an absolute http(s) URL this server may deliver to. */
+export async function checkEndpointUrl(text: string, policy: UrlPolicy, field = 'url'): Promise<string> {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw fieldError('url', 'must be an absolute URL, e.g. https://example.com/webhooks');
+    throw fieldError(field, 'must be an absolute URL, e.g. https://example.com/webhooks');
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp))
     throw fieldError(
-      'url',
+      field,
       policy.allowHttp
         ? 'must be an http:// or https:// URL'
         : 'must be an https:// URL (a server started with WEBHOOK_ALLOW_HTTP=true also accepts http://)',
     );
-  if (url.username || url.password) throw fieldError('url', 'must not carry a user name or password');
+  if (url.username || url.password) throw fieldError(field, 'must not carry a user name or password');
   try {
     await resolveTarget(url.hostname, policy.allowPrivate);
   } catch (error) {
     if (error instanceof NotPublicAddressError)
       throw fieldError(
-        'url',
+        field,
         `is not deliverable: ${error.message}; to deliver to your own machine or network (development, tests), start the server with WEBHOOK_ALLOW_PRIVATE=true`,
       );
-    if (error instanceof RefusedAddressError) throw fieldError('url', `is not deliverable: ${error.message}`);
+    if (error instanceof RefusedAddressError) throw fieldError(field, `is not deliverable: ${error.message}`);
     throw error;
   }
   return url.toString();
@@ -200,6 +200,8 @@ async function insertEndpoint(
     previous_secret_expires_at: null,
     failing_since: null,
     metadata: JSON.stringify(input.metadata ?? {}),
+    app_id: null,
+    app_install_id: null,
     created_at: now,
     updated_at: now,
   };

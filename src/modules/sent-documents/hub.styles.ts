@@ -16,6 +16,7 @@ a{color:#1d4ed8}
 .card{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:20px;margin-bottom:16px}
 .business{display:flex;flex-wrap:wrap;gap:12px 24px;align-items:center;justify-content:space-between;margin-bottom:16px}
 .business img{display:block;max-height:64px;max-width:220px;width:auto;height:auto}
+.card img.logo,.card img.app-logo{display:block;max-height:64px;max-width:220px;width:auto;height:auto;margin:0 0 .75rem}
 .business-name{font-size:1.375rem;font-weight:700;margin:0}
 .business-contact{margin:0;color:#4b5563;font-size:.875rem}
 .kind{margin:0;text-transform:uppercase;letter-spacing:.08em;font-size:.8125rem;font-weight:700;color:#4b5563}
