@@ -51,6 +51,7 @@ export const MODULE_ORDER = [
   'invoices',
   'credit-notes',
   'sent-documents',
+  'einvoices',
   'recurring-invoices',
   'time-entries',
   'apps',

@@ -153,6 +153,11 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/credit-notes/:id/hosted-link/rotate': 'credit_notes:write',
   'GET /v1/credit-notes/:id/pdf': 'credit_notes:read',
   'GET /v1/credit-notes/:id/deliveries': 'credit_notes:read',
+  // Contract section 31: e-invoices take the document's read scope, validation too.
+  'GET /v1/invoices/:id/einvoice': 'invoices:read',
+  'POST /v1/invoices/:id/einvoice/validate': 'invoices:read',
+  'GET /v1/credit-notes/:id/einvoice': 'credit_notes:read',
+  'POST /v1/credit-notes/:id/einvoice/validate': 'credit_notes:read',
   // Contract section 9: events and webhook endpoints.
   'GET /v1/events': 'events:read',
   'GET /v1/events/:id': 'events:read',

@@ -1,0 +1,35 @@
+// What the UBL and CII writers share: elements made with xmlbuilder2 under a namespace known by its prefix,
+// and the serialisation (UTF-8, indented, the same bytes for the same model).
+import { create } from 'xmlbuilder2';
+import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
+
+const XMLNS = 'http://www.w3.org/2000/xmlns/';
+
+export type Node = XMLBuilder;
+
+/** A document whose root is `name` in `namespace`, declaring `prefixes` once on the root. */
+export function xmlDocument(namespace: string, name: string, prefixes: Record<string, string>): Node {
+  const root = create({ version: '1.0', encoding: 'UTF-8' }).ele(namespace, name);
+  for (const [prefix, uri] of Object.entries(prefixes)) root.att(XMLNS, `xmlns:${prefix}`, uri);
+  return root;
+}
+
+/** Makes element builders for the namespaces of `prefixes`: `element(parent, 'cbc:ID', text, attributes)`. */
+export function elementMaker(prefixes: Record<string, string>) {
+  return function element(
+    parent: Node,
+    name: string,
+    text?: string | null,
+    attributes?: Record<string, string>,
+  ): Node {
+    const prefix = name.slice(0, name.indexOf(':'));
+    const node = parent.ele(prefixes[prefix] as string, name);
+    if (attributes) for (const [key, value] of Object.entries(attributes)) node.att(key, value);
+    if (text !== undefined && text !== null) node.txt(text);
+    return node;
+  };
+}
+
+export function serialize(root: Node): Buffer {
+  return Buffer.from(root.end({ prettyPrint: true, indent: '  ' }), 'utf8');
+}
