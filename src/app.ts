@@ -53,7 +53,8 @@ import { jobRoutes } from './modules/jobs/jobs.routes.js';
 import { DeliverySchema } from './modules/sent-documents/index.js';
 import { documentFileRoutes } from './modules/sent-documents/document-files.routes.js';
 import { einvoiceRoutes } from './modules/einvoices/einvoices.routes.js';
-import { EinvoiceValidationSchema, freezeEinvoice } from './modules/einvoices/index.js';
+import { EinvoiceValidationSchema, freezeCreditNote, freezeEinvoice } from './modules/einvoices/index.js';
+import { onCreditNoteIssued } from './modules/credit-notes/index.js';
 import { onInvoiceSent } from './modules/invoices/index.js';
 import { apiKeyAuthenticator, ApiKeySchema } from './modules/api-keys/index.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
@@ -258,7 +259,11 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   if (!dependencies.pdf) app.addHook('onClose', () => pdf.close());
   // An invoice's e-invoice is frozen at its send, validated in this app's pool (contract §31).
   const stopFreezing = onInvoiceSent((tx, invoice) => freezeEinvoice(tx, pdf, invoice));
-  app.addHook('onClose', async () => stopFreezing());
+  const stopFreezingNotes = onCreditNoteIssued((tx, note) => freezeCreditNote(tx, pdf, note));
+  app.addHook('onClose', async () => {
+    stopFreezing();
+    stopFreezingNotes();
+  });
   app.setValidatorCompiler(schemaCompiler);
   app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
   for (const schema of [

@@ -429,9 +429,9 @@ describe('not e-invoices: the refusals (§31)', () => {
 });
 
 describe('POST …/einvoice/validate (§31)', () => {
-  test('a draft validates as DRAFT, dated today, in both formats', async () => {
+  test('a draft validates as DRAFT, dated today, in the three formats (Factur-X: its CII and the embedding)', async () => {
     const draft = await draftInvoice(workedLines());
-    for (const format of ['ubl', 'cii']) {
+    for (const format of ['ubl', 'cii', 'facturx']) {
       const result = await ok('POST', `/v1/invoices/${draft.id}/einvoice/validate`, { format });
       assert.equal(result.object, 'einvoice_validation');
       assert.equal(result.format, format);

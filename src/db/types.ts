@@ -189,10 +189,12 @@ interface DeliveredColumns {
   hosted_recipient: string | null;
 }
 
-/** docs/api-contract.md §31: a sent invoice's frozen e-invoice file (`ubl` or `cii`). */
+/** docs/api-contract.md §31: a sent invoice's (or issued credit note's) frozen e-invoice file (`ubl` or `cii`). */
 export interface EinvoiceFilesTable {
-  invoice_id: string;
+  document_id: string;
   format: string;
+  /** `invoice` or `credit_note`. */
+  document_type: string;
   account_id: string;
   /** Hex SHA-256 of `content`. */
   sha256: string;

@@ -1,7 +1,6 @@
 // What makes a PDF/A-3b a Factur-X invoice (Factur-X 1.0, profile EN 16931): the CII embedded as
 // `factur-x.xml` (text/xml, AFRelationship /Alternative, listed in the catalogue's /AF), and the XMP with the
 // Factur-X extension schema. pdfkit writes the PDF/A-3b part (embedded fonts, the sRGB output intent).
-import type PDFDocument from 'pdfkit';
 
 /** The file name the Factur-X specification fixes for the embedded CII. */
 export const FACTURX_FILE_NAME = 'factur-x.xml';
@@ -59,7 +58,7 @@ const FACTURX_XMP = `
 export const FACTURX_PDF_OPTIONS = { subset: 'PDF/A-3b', pdfVersion: '1.7' } as const;
 
 /** Embeds the CII and writes the Factur-X XMP; call before the document ends. */
-export function embedFacturX(pdf: InstanceType<typeof PDFDocument>, cii: Uint8Array, date: Date): void {
+export function embedFacturX(pdf: PDFKit.PDFDocument, cii: Uint8Array, date: Date): void {
   pdf.file(Buffer.from(cii.buffer, cii.byteOffset, cii.byteLength), {
     name: FACTURX_FILE_NAME,
     type: 'text/xml',

@@ -185,7 +185,8 @@ export function buildEinvoice(source: EinvoiceSource): BuildResult {
       });
     seen.set(key, index);
     const expected = taxOf(row.taxable_amount, row.percentage);
-    if (BigInt(row.tax_amount) !== expected)
+    // With prices including tax the figures are refused already (BMS-EI-05), whatever their rounding.
+    if (!document.prices_include_tax && BigInt(row.tax_amount) !== expected)
       problems.push({
         field: `tax_breakdown[${index}].tax_amount`,
         message: `is ${row.tax_amount}, but ${row.taxable_amount} at ${row.percentage} % rounds to ${expected} (BR-CO-17): per_line rounding does not add up here; use rounding per_document`,
@@ -343,13 +344,15 @@ function partyProblems(source: EinvoiceSource, categories: ReadonlySet<string>):
     );
     need(categories.size > 1, 'line_items', 'must all be of category O when one is', 'BR-O-11');
   }
+  // A credit note states no due date: its positive amount needs the payment terms (BT-20).
   need(
-    source.kind === 'invoice' &&
-      document.due_date === null &&
+    document.due_date === null &&
       seller.payment_instructions === null &&
       document.total_amount - document.prepaid_amount > 0,
-    'due_date',
-    'is required, or the account’s payment_instructions, while an amount is due',
+    source.kind === 'invoice' ? 'due_date' : 'account.payment_instructions',
+    source.kind === 'invoice'
+      ? 'is required, or the account’s payment_instructions, while an amount is due'
+      : 'is required on a credit note’s e-invoice, which states no due date',
     'BR-CO-25',
   );
   return problems;

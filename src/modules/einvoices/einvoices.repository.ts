@@ -9,14 +9,14 @@ export async function insertEinvoiceFiles(db: Executor, rows: EinvoiceFilesTable
 export async function findEinvoiceFile(
   db: Executor,
   accountId: string,
-  invoiceId: string,
+  documentId: string,
   format: string,
 ): Promise<{ content: Buffer; sha256: string } | undefined> {
   return db
     .selectFrom('einvoice_files')
     .select(['content', 'sha256'])
     .where('account_id', '=', accountId)
-    .where('invoice_id', '=', invoiceId)
+    .where('document_id', '=', documentId)
     .where('format', '=', format)
     .executeTakeFirst();
 }

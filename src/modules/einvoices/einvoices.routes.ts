@@ -10,7 +10,7 @@ import { BODY_ERRORS, dataEnvelope, errorResponses, IdParamsSchema, schemaRef } 
 import type { Scope } from '../../kernel/scopes.js';
 import type { EinvoiceKind } from './einvoice.model.js';
 import { einvoiceFile, facturxFile, type XmlFormat } from './einvoices.service.js';
-import { EinvoiceValidationSchema, validateEinvoice } from './validation.service.js';
+import { EinvoiceValidationSchema, validateEinvoice, type ValidatedFormat } from './validation.service.js';
 
 const DOCUMENTS: Array<{ kind: EinvoiceKind; path: string; tag: string; name: string; noun: string; scope: Scope }> =
   [
@@ -25,12 +25,6 @@ const DOCUMENTS: Array<{ kind: EinvoiceKind; path: string; tag: string; name: st
     },
   ];
 
-const FormatSchema = Type.Unsafe<XmlFormat>({
-  type: 'string',
-  enum: ['ubl', 'cii'],
-  description: 'ubl: a UBL 2.1 Invoice (CreditNote for a credit note); cii: a UN/CEFACT CII D16B CrossIndustryInvoice.',
-  example: 'ubl',
-});
 
 const EinvoiceQuery = Type.Object(
   {
@@ -44,7 +38,17 @@ const EinvoiceQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-const ValidateBody = Type.Object({ format: FormatSchema }, { additionalProperties: false });
+const ValidateBody = Type.Object(
+  {
+    format: Type.Unsafe<ValidatedFormat>({
+      type: 'string',
+      enum: ['ubl', 'cii', 'facturx'],
+      description: 'ubl or cii: that file; facturx: its CII, then the embedding (factur-x.xml, /AF, the XMP).',
+      example: 'cii',
+    }),
+  },
+  { additionalProperties: false },
+);
 
 const Headers = Type.Object({
   'if-none-match': Type.Optional(
@@ -118,7 +122,7 @@ export const einvoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
         },
         async (request) => {
-          const body = request.body as { format: XmlFormat };
+          const body = request.body as { format: ValidatedFormat };
           return ok(
             request,
             await validateEinvoice(contextOf(request), app.pdf, kind, request.params.id, body.format, app.clock.now()),

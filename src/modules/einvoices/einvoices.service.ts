@@ -158,6 +158,9 @@ export async function einvoiceFile(
       if (stored) return fileOf(Buffer.from(stored.content), invoice.number as string);
     } else if (invoice.status === 'void')
       throw invalidState('A void invoice answers only the e-invoice frozen when it was sent, and this one has none.');
+  } else {
+    const stored = await findEinvoiceFile(ctx.db, ctx.accountId, id, format);
+    if (stored) return fileOf(Buffer.from(stored.content), (await getCreditNote(ctx, id)).number as string);
   }
   const { model, problems, draft, number } = await einvoiceModel(ctx, kind, id, now);
   if (draft)

@@ -2,4 +2,4 @@
 export { einvoiceFile, einvoiceModel, facturxFile, refusal, writeModel, type XmlFormat } from './einvoices.service.js';
 export { EinvoiceValidationSchema } from './validation.service.js';
 export type { EinvoiceKind, EinvoiceModel, EinvoiceProblem } from './einvoice.model.js';
-export { freezeEinvoice } from './freezing.js';
+export { freezeCreditNote, freezeEinvoice } from './freezing.js';
