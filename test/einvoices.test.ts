@@ -540,6 +540,24 @@ describe('frozen when sent (§31)', () => {
     assert.equal(edit.status, 409);
     assert.equal(edit.body.error.code, 'INVALID_STATE');
     await call('PUT', `/v1/invoices/${draft.id}`, { metadata: { order: '7' } });
+    // A credit note freezes at its issue.
+    const note = await call(
+      'POST',
+      '/v1/credit-notes',
+      {
+        invoice_id: draft.id,
+        rounding: 'per_document',
+        line_items: [{ description: 'Goodwill', quantity: 1, unit_amount: 5_000, tax_rate_ids: [rate] }],
+      },
+      201,
+    );
+    await call('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' });
+    const noteFile = await request('GET', `/v1/credit-notes/${note.id}/einvoice?format=cii`, undefined, key);
+    assert.equal(noteFile.status, 200, noteFile.text);
+    assert.deepEqual(await fatalFindings(noteFile.raw.toString('utf8'), 'cii'), []);
+    await call('PUT', '/v1/account', { legal_name: 'Renamed again GmbH' });
+    const noteLater = await request('GET', `/v1/credit-notes/${note.id}/einvoice?format=cii`, undefined, key);
+    assert.equal(Buffer.compare(noteLater.raw, noteFile.raw), 0);
     // Void: still its frozen files.
     await call('PUT', `/v1/invoices/${draft.id}`, { status: 'void' });
     const voided = await request('GET', `/v1/invoices/${draft.id}/einvoice?format=ubl`, undefined, key);

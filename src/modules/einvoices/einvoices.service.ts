@@ -74,7 +74,7 @@ async function gather(ctx: Context, kind: EinvoiceKind, id: string, now: Date): 
   const draft = status === 'draft';
   const today = localToday(now, await findAccountTimezone(ctx.db, ctx.accountId));
   if (draft && kind === 'invoice' && document.due_date === null)
-    document.due_date = addDays(document.issue_date ?? today, account.payment_terms_days);
+    document.due_date = addDays(today, account.payment_terms_days);
   const client = await getClientRow(ctx, clientId);
   const buyer = readEinvoicing(client.einvoicing);
   const rateIds = [
@@ -112,7 +112,7 @@ async function gather(ctx: Context, kind: EinvoiceKind, id: string, now: Date): 
       },
       deliver_to: property?.address ?? null,
       rates,
-      draft: draft ? { number: 'DRAFT', issue_date: document.issue_date ?? today } : null,
+      draft: draft ? { number: 'DRAFT', issue_date: today } : null,
     },
   };
 }
