@@ -601,6 +601,8 @@ describe('Factur-X (§31)', () => {
     const directory = mkdtempSync(path.join(tmpdir(), 'bms-facturx-'));
     const file = path.join(directory, 'invoice.pdf');
     writeFileSync(file, response.raw);
+    // Kept where a reviewer can render and look at it: pdftoppm -png -r 60 /tmp/bms-facturx-last.pdf page
+    writeFileSync(path.join(tmpdir(), 'bms-facturx-last.pdf'), response.raw);
     assert.match(execFileSync('pdfdetach', ['-list', file], { encoding: 'utf8' }), /factur-x\.xml/);
     const extracted = path.join(directory, 'factur-x.xml');
     execFileSync('pdfdetach', ['-savefile', 'factur-x.xml', '-o', extracted, file]);
