@@ -32,8 +32,8 @@ async function seedSeller(base: string, key: string): Promise<string> {
       vat_id: 'FR40303265045',
     })
   ).json.data.id as string;
-  const rate = (await api(base, key, 'POST', '/v1/tax-rates', { name: 'MwSt', percentage: 19, tax_category: 'S' }))
-    .json.data.id as string;
+  const rate = (await api(base, key, 'POST', '/v1/tax-rates', { name: 'MwSt', percentage: 19, tax_category: 'S' })).json
+    .data.id as string;
   const invoice = (
     await api(base, key, 'POST', '/v1/invoices', {
       client_id: client,
@@ -54,8 +54,22 @@ async function seedSeller(base: string, key: string): Promise<string> {
 async function seedTenant(base: string, env: Record<string, string>, index: number) {
   const account = bms(['accounts', 'create', '--name', `Tenant ${index}`], env);
   const key = bms(
-    ['keys', 'create', '--account', account.id, '--name', 'bench', '--scopes', 'all', '--per-minute', '900000000',
-      '--burst', '900000000', '--per-day', '900000000'],
+    [
+      'keys',
+      'create',
+      '--account',
+      account.id,
+      '--name',
+      'bench',
+      '--scopes',
+      'all',
+      '--per-minute',
+      '900000000',
+      '--burst',
+      '900000000',
+      '--per-day',
+      '900000000',
+    ],
     env,
   ).key as string;
   const client = (await api(base, key, 'POST', '/v1/clients', { name: 'Reader' })).json.data.id as string;

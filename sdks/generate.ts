@@ -174,11 +174,11 @@ export function readResources(document: OpenApiDocument): Resource[] {
       const xml = Boolean(success?.content?.['application/xml']);
       const returns: Returns =
         success?.content?.['application/pdf'] || xml
-        ? 'bytes'
-        : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination &&
-            success.content['application/json'].schema.properties.data?.type === 'array'
-          ? 'page'
-          : 'json';
+          ? 'bytes'
+          : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination &&
+              success.content['application/json'].schema.properties.data?.type === 'array'
+            ? 'page'
+            : 'json';
       const data = success?.content?.['application/json']?.schema.properties?.data;
       const array = returns === 'json' && data?.type === 'array';
       const item = data?.type === 'array' ? data.items : data;

@@ -142,13 +142,16 @@ describe('the new fields (§31)', () => {
       ['FR40303265045', 'LEITWEG-991', null, null],
     );
     const rate = await ok('GET', `/v1/tax-rates/${vat19}`);
-    assert.deepEqual(
-      [rate.tax_category, rate.exemption_reason, rate.exemption_reason_code],
-      ['S', null, null],
-    );
+    assert.deepEqual([rate.tax_category, rate.exemption_reason, rate.exemption_reason_code], ['S', null, null]);
     const invoice = await draftInvoice(workedLines(), { purchase_order: 'PO-4711' });
     assert.deepEqual(
-      [invoice.buyer_reference, invoice.purchase_order, invoice.delivery_date, invoice.service_period, invoice.einvoice],
+      [
+        invoice.buyer_reference,
+        invoice.purchase_order,
+        invoice.delivery_date,
+        invoice.service_period,
+        invoice.einvoice,
+      ],
       ['LEITWEG-991', 'PO-4711', null, null, null],
     );
     assert.deepEqual(
@@ -163,10 +166,10 @@ describe('the new fields (§31)', () => {
       registration_id: null,
     });
     assert.equal(response.status, 422);
-    assert.deepEqual(
-      response.body.error.details.map((detail: { field: string }) => detail.field).sort(),
-      ['payment_account.iban', 'registration_id'],
-    );
+    assert.deepEqual(response.body.error.details.map((detail: { field: string }) => detail.field).sort(), [
+      'payment_account.iban',
+      'registration_id',
+    ]);
     const vat = await request('PUT', '/v1/account', { vat_id: 'DE 123' });
     assert.equal(vat.status, 422);
   });
@@ -324,7 +327,9 @@ describe('not e-invoices: the refusals (§31)', () => {
 
   test('BMS-EI-03: a rate without tax_category', async () => {
     const plain = (await ok('POST', '/v1/tax-rates', { name: 'Plain', percentage: 19 }, 201)).id;
-    const invoice = await sentInvoice([{ description: 'Plain', quantity: 1, unit_amount: 1_000, tax_rate_ids: [plain] }]);
+    const invoice = await sentInvoice([
+      { description: 'Plain', quantity: 1, unit_amount: 1_000, tax_rate_ids: [plain] },
+    ]);
     assert.deepEqual(await refusedRules(`/v1/invoices/${invoice.id}`), ['BMS-EI-03']);
   });
 
@@ -338,10 +343,9 @@ describe('not e-invoices: the refusals (§31)', () => {
   });
 
   test('BMS-EI-05: prices including tax (0.03 EUR at 19 % cannot split), and a credit note made by amount', async () => {
-    const invoice = await sentInvoice(
-      [{ description: 'Gross', quantity: 1, unit_amount: 3, tax_rate_ids: [vat19] }],
-      { prices_include_tax: true },
-    );
+    const invoice = await sentInvoice([{ description: 'Gross', quantity: 1, unit_amount: 3, tax_rate_ids: [vat19] }], {
+      prices_include_tax: true,
+    });
     assert.deepEqual(await refusedRules(`/v1/invoices/${invoice.id}`), ['BMS-EI-05']);
     const source = await sentInvoice(workedLines());
     const note = await ok('POST', '/v1/credit-notes', { invoice_id: source.id, amount: 1_000 }, 201);
@@ -506,8 +510,7 @@ describe('frozen when sent (§31)', () => {
       },
       201,
     );
-    const rate = (await call('POST', '/v1/tax-rates', { name: 'VAT 19 %', percentage: 19, tax_category: 'S' }, 201))
-      .id;
+    const rate = (await call('POST', '/v1/tax-rates', { name: 'VAT 19 %', percentage: 19, tax_category: 'S' }, 201)).id;
     const lines = [{ description: 'Heat pump service', quantity: 1, unit_amount: 25_000, tax_rate_ids: [rate] }];
     const draft = await call(
       'POST',

@@ -62,8 +62,7 @@ function schemaSet(root: EinvoiceRoot): SchemaSet {
       root === 'CrossIndustryInvoice'
         ? schemaFiles(path.join(CEN, 'cii/schema'))
         : schemaFiles(path.join(VENDOR, 'ubl-2.1/xsd'));
-    const mainName =
-      root === 'CrossIndustryInvoice' ? 'CrossIndustryInvoice_100pD16B.xsd' : `UBL-${root}-2.1.xsd`;
+    const mainName = root === 'CrossIndustryInvoice' ? 'CrossIndustryInvoice_100pD16B.xsd' : `UBL-${root}-2.1.xsd`;
     set = {
       main: { fileName: mainName, contents: files.get(mainName) as string },
       preload: [...files].filter(([name]) => name !== mainName).map(([fileName, contents]) => ({ fileName, contents })),

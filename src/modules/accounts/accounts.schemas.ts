@@ -25,7 +25,9 @@ const text = (maxLength: number, description: string, example: string) =>
 /** The seller's e-invoicing identity (docs/api-contract.md §31). */
 const einvoicingFields = {
   vat_id: Nullable({ ...VatIdSchema, description: `BT-31, the seller’s VAT identifier. ${VatIdSchema.description}` }),
-  registration_id: Nullable(registrationIdSchema('BT-30, the seller’s legal registration (trade register, GLN, SIRENE, …).')),
+  registration_id: Nullable(
+    registrationIdSchema('BT-30, the seller’s legal registration (trade register, GLN, SIRENE, …).'),
+  ),
   registration_scheme: Nullable(RegistrationSchemeSchema),
   electronic_address: Nullable({ ...ElectronicAddressSchema, description: 'BT-34, the seller’s electronic address.' }),
   payment_account: Nullable(PaymentAccountSchema),
@@ -66,7 +68,13 @@ const writableFields = {
     }),
   ),
   address: Nullable(AddressSchema),
-  tax_id: Nullable(text(50, 'VAT number, EIN, ABN or the like; printed on every document. BT-32 (the seller’s tax registration) on e-invoices.', 'US-12-3456789')),
+  tax_id: Nullable(
+    text(
+      50,
+      'VAT number, EIN, ABN or the like; printed on every document. BT-32 (the seller’s tax registration) on e-invoices.',
+      'US-12-3456789',
+    ),
+  ),
   ...einvoicingFields,
   currency: Type.String({
     pattern: '^[A-Z]{3}$',
@@ -154,9 +162,16 @@ export const AccountSchema = Type.Object(
     address: Nullable(AddressResponseSchema),
     tax_id: Nullable(Type.String({ example: 'US-12-3456789' })),
     vat_id: Nullable(Type.String({ description: 'BT-31, the seller’s VAT identifier.', example: 'DE123456789' })),
-    registration_id: Nullable(Type.String({ description: 'BT-30, the seller’s legal registration.', example: '4000001123452' })),
-    registration_scheme: Nullable(Type.String({ description: 'The ISO 6523 ICD of registration_id.', example: '0088' })),
-    electronic_address: Nullable({ ...ElectronicAddressSchema, description: 'BT-34, the seller’s electronic address.' }),
+    registration_id: Nullable(
+      Type.String({ description: 'BT-30, the seller’s legal registration.', example: '4000001123452' }),
+    ),
+    registration_scheme: Nullable(
+      Type.String({ description: 'The ISO 6523 ICD of registration_id.', example: '0088' }),
+    ),
+    electronic_address: Nullable({
+      ...ElectronicAddressSchema,
+      description: 'BT-34, the seller’s electronic address.',
+    }),
     payment_account: Nullable({ ...PaymentAccountResponseSchema, description: 'BG-17, the account payments go to.' }),
     einvoicing_enabled: einvoicingFields.einvoicing_enabled,
     currency: writableFields.currency,

@@ -117,6 +117,7 @@ export async function createAccount(
     working_hours: '[]',
     booking: null,
     reminders: null,
+    einvoicing: null,
     created_at: now,
     updated_at: now,
   };
@@ -166,7 +167,14 @@ export async function updateAccount(
       einvoicing_enabled,
       ...fields
     } = input;
-    const party = { vat_id, registration_id, registration_scheme, electronic_address, payment_account, einvoicing_enabled };
+    const party = {
+      vat_id,
+      registration_id,
+      registration_scheme,
+      electronic_address,
+      payment_account,
+      einvoicing_enabled,
+    };
     const problems = einvoicingProblems(party, current.einvoicing);
     if (problems.length > 0) throw validationError(problems);
     const patch: Partial<AccountRow> = { ...fields, updated_at: clock.now().toISOString() };

@@ -69,7 +69,8 @@ const exemptionReasonCode = Nullable(
   Type.String({
     pattern: '^VATEX-[A-Z]{2}(-[0-9A-Z]{1,20}){1,3}$',
     maxLength: 30,
-    description: 'BT-121: the VATEX code of the exemption (VATEX-EU-AE, VATEX-EU-IC, VATEX-EU-G, VATEX-EU-O, …). Frozen with the percentage.',
+    description:
+      'BT-121: the VATEX code of the exemption (VATEX-EU-AE, VATEX-EU-IC, VATEX-EU-G, VATEX-EU-O, …). Frozen with the percentage.',
     example: 'VATEX-EU-AE',
   }),
 );

@@ -73,10 +73,16 @@ export const ClientSchema = Type.Object(
     address: Nullable(AddressResponseSchema),
     notes: Nullable(Type.String({ description: 'Internal notes.', example: 'Gate code 4512' })),
     vat_id: Nullable(Type.String({ description: 'BT-48, the buyer’s VAT identifier.', example: 'FR12345678901' })),
-    registration_id: Nullable(Type.String({ description: 'BT-47, the buyer’s legal registration.', example: '4000001123452' })),
-    registration_scheme: Nullable(Type.String({ description: 'The ISO 6523 ICD of registration_id.', example: '0088' })),
+    registration_id: Nullable(
+      Type.String({ description: 'BT-47, the buyer’s legal registration.', example: '4000001123452' }),
+    ),
+    registration_scheme: Nullable(
+      Type.String({ description: 'The ISO 6523 ICD of registration_id.', example: '0088' }),
+    ),
     electronic_address: Nullable({ ...ElectronicAddressSchema, description: 'BT-49, the buyer’s electronic address.' }),
-    buyer_reference: Nullable(Type.String({ description: 'BT-10, copied to new invoices.', example: 'PO-LEITWEG-991' })),
+    buyer_reference: Nullable(
+      Type.String({ description: 'BT-10, copied to new invoices.', example: 'PO-LEITWEG-991' }),
+    ),
     einvoice_format: writableFields.einvoice_format,
     property_ids: Type.Array(IdSchema, {
       description: 'The client’s properties (GET /v1/properties?client_id=…), oldest first. Read-only.',

@@ -207,7 +207,9 @@ export async function queueDocumentMail(
   const id = mail.deliveryId;
   // The client's e-invoice rides on an invoice's send (docs/api-contract.md §31); the worker attaches it.
   const einvoiceFormat =
-    mail.kind === 'invoice' && mail.reminderStep === undefined ? readEinvoicing(client.einvoicing).einvoice_format : null;
+    mail.kind === 'invoice' && mail.reminderStep === undefined
+      ? readEinvoicing(client.einvoicing).einvoice_format
+      : null;
   const snapshot = {
     ...(await documentSnapshot(tx.db, tx.accountId, mail.kind, mail.document, client, mail.message)),
     hosted_url: mail.document.hosted_url ?? null,

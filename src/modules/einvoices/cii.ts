@@ -147,8 +147,7 @@ export function writeCii(model: EinvoiceModel): Buffer {
   if (model.preceding) {
     const reference = element(settlement, 'ram:InvoiceReferencedDocument');
     element(reference, 'ram:IssuerAssignedID', model.preceding.number);
-    if (model.preceding.issue_date)
-      date(reference, 'ram:FormattedIssueDateTime', model.preceding.issue_date, 'qdt');
+    if (model.preceding.issue_date) date(reference, 'ram:FormattedIssueDateTime', model.preceding.issue_date, 'qdt');
   }
   return serialize(root);
 }

@@ -196,7 +196,8 @@ export async function facturxFile(
   try {
     return { bytes: await file.render(), filename: file.filename, etag: file.etag, contentType: 'application/pdf' };
   } catch (error) {
-    if (error instanceof PdfRenderTimeout) throw new AppError('SERVICE_UNAVAILABLE', `${error.message} Try again shortly.`);
+    if (error instanceof PdfRenderTimeout)
+      throw new AppError('SERVICE_UNAVAILABLE', `${error.message} Try again shortly.`);
     throw error;
   }
 }

@@ -54,10 +54,16 @@ function party(parent: Node, name: string, data: EinvoiceParty): void {
   }
 }
 
-function taxCategory(parent: Node, name: string, category: string, percent: string | null, exemption?: {
-  reason: string | null;
-  code: string | null;
-}): void {
+function taxCategory(
+  parent: Node,
+  name: string,
+  category: string,
+  percent: string | null,
+  exemption?: {
+    reason: string | null;
+    code: string | null;
+  },
+): void {
   const node = element(parent, name);
   element(node, 'cbc:ID', category);
   element(node, 'cbc:Percent', percent);
@@ -128,7 +134,9 @@ export function writeUbl(model: EinvoiceModel): Buffer {
   for (const line of model.lines) {
     const node = element(root, credit ? 'cac:CreditNoteLine' : 'cac:InvoiceLine');
     element(node, 'cbc:ID', line.id);
-    element(node, credit ? 'cbc:CreditedQuantity' : 'cbc:InvoicedQuantity', line.quantity, { unitCode: line.unit_code });
+    element(node, credit ? 'cbc:CreditedQuantity' : 'cbc:InvoicedQuantity', line.quantity, {
+      unitCode: line.unit_code,
+    });
     element(node, 'cbc:LineExtensionAmount', line.net_amount, money);
     if (line.allowance !== null) {
       const allowance = element(node, 'cac:AllowanceCharge');

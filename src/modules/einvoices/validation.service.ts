@@ -27,7 +27,10 @@ export const EinvoiceValidationSchema = Type.Object(
         rule: Type.String({ description: 'EN 16931’s rule id, BMS-EI-01…07, or XSD.', example: 'BR-CO-26' }),
         severity: Type.Unsafe<'fatal' | 'warning'>({ type: 'string', enum: ['fatal', 'warning'], example: 'fatal' }),
         location: Type.String({ description: 'Where: an XPath (Schematron), a line (XSD) or /.', example: '/' }),
-        message: Type.String({ description: 'The rule’s own text, or BMS’s.', example: 'The seller must be identified.' }),
+        message: Type.String({
+          description: 'The rule’s own text, or BMS’s.',
+          example: 'The seller must be identified.',
+        }),
         field: Type.Optional(
           Nullable(Type.String({ description: 'BMS’s checks: the field at fault.', example: 'account.vat_id' })),
         ),
@@ -52,7 +55,10 @@ const EMBEDDING: Array<{ text: string; message: string }> = [
   { text: '/AF [', message: 'The catalogue has no /AF array.' },
   { text: '(factur-x.xml)', message: 'No file named factur-x.xml is embedded.' },
   { text: '<pdfaid:part>3</pdfaid:part>', message: 'The XMP does not declare PDF/A-3.' },
-  { text: '<fx:ConformanceLevel>EN 16931</fx:ConformanceLevel>', message: 'The XMP has no Factur-X EN 16931 conformance level.' },
+  {
+    text: '<fx:ConformanceLevel>EN 16931</fx:ConformanceLevel>',
+    message: 'The XMP has no Factur-X EN 16931 conformance level.',
+  },
 ];
 
 function embeddingFindings(pdf: Buffer): ValidationFinding[] {

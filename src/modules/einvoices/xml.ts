@@ -16,12 +16,7 @@ export function xmlDocument(namespace: string, name: string, prefixes: Record<st
 
 /** Makes element builders for the namespaces of `prefixes`: `element(parent, 'cbc:ID', text, attributes)`. */
 export function elementMaker(prefixes: Record<string, string>) {
-  return function element(
-    parent: Node,
-    name: string,
-    text?: string | null,
-    attributes?: Record<string, string>,
-  ): Node {
+  return function element(parent: Node, name: string, text?: string | null, attributes?: Record<string, string>): Node {
     const prefix = name.slice(0, name.indexOf(':'));
     const node = parent.ele(prefixes[prefix] as string, name);
     if (attributes) for (const [key, value] of Object.entries(attributes)) node.att(key, value);

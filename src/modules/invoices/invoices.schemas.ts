@@ -70,7 +70,10 @@ export const InvoiceEinvoiceSchema = Type.Object(
     }),
     frozen_at: { ...TimestampSchema, description: 'When the files were made and frozen (the first send).' },
     artefacts: Type.Array(
-      Type.Object({ name: Type.String({ example: 'EN16931-UBL-validation' }), version: Type.String({ example: '1.3.15' }) }),
+      Type.Object({
+        name: Type.String({ example: 'EN16931-UBL-validation' }),
+        version: Type.String({ example: '1.3.15' }),
+      }),
       { description: 'What the files were validated with.' },
     ),
   },

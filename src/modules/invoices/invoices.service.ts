@@ -147,7 +147,9 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput, ori
         occurrence_date: origin?.occurrence_date ?? null,
         reminders_enabled: input.reminders_enabled === false ? 0 : 1,
         buyer_reference:
-          input.buyer_reference !== undefined ? input.buyer_reference : readEinvoicing(client.einvoicing).buyer_reference,
+          input.buyer_reference !== undefined
+            ? input.buyer_reference
+            : readEinvoicing(client.einvoicing).buyer_reference,
         purchase_order: input.purchase_order ?? null,
         delivery_date: input.delivery_date ?? null,
         service_period: servicePeriod,

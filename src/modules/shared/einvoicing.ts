@@ -15,7 +15,8 @@ export const VatIdSchema = Type.String({
 
 export const RegistrationSchemeSchema = Type.String({
   pattern: '^[0-9]{4}$',
-  description: 'The ISO 6523 ICD of registration_id (0088 GLN, 0060 DUNS, 0002 SIRENE, 0208 Belgian enterprise number, …).',
+  description:
+    'The ISO 6523 ICD of registration_id (0088 GLN, 0060 DUNS, 0002 SIRENE, 0208 Belgian enterprise number, …).',
   example: '0088',
 });
 
@@ -48,10 +49,15 @@ export const PaymentAccountSchema = Type.Object(
       ),
     ),
     name: Type.Optional(
-      Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'The account’s name.', example: 'Cooper Plumbing' })),
+      Nullable(
+        Type.String({ minLength: 1, maxLength: 200, description: 'The account’s name.', example: 'Cooper Plumbing' }),
+      ),
     ),
   },
-  { additionalProperties: false, description: 'The bank account payments are made to (BG-17), with payment means 58 (SEPA) in EUR, else 30.' },
+  {
+    additionalProperties: false,
+    description: 'The bank account payments are made to (BG-17), with payment means 58 (SEPA) in EUR, else 30.',
+  },
 );
 
 export const PaymentAccountResponseSchema = Type.Object({
@@ -100,7 +106,9 @@ export function readEinvoicing(stored: string | null | undefined): Einvoicing {
 }
 
 export type EinvoicingInput = {
-  [key in keyof Einvoicing]?: (key extends 'payment_account' ? Static<typeof PaymentAccountSchema> : Einvoicing[key]) | null;
+  [key in keyof Einvoicing]?:
+    | (key extends 'payment_account' ? Static<typeof PaymentAccountSchema> : Einvoicing[key])
+    | null;
 };
 
 /** The JSON to store after `input` changed `stored`, or undefined when the input names none of its fields. */
@@ -112,7 +120,11 @@ export function mergeEinvoicing(stored: string | null | undefined, input: Einvoi
     const value = input[key];
     if (key === 'einvoicing_enabled') next[key] = value === true;
     else if (key === 'payment_account' && value !== null)
-      next[key] = { iban: (value as PaymentAccount).iban, bic: (value as PaymentAccount).bic ?? null, name: (value as PaymentAccount).name ?? null };
+      next[key] = {
+        iban: (value as PaymentAccount).iban,
+        bic: (value as PaymentAccount).bic ?? null,
+        name: (value as PaymentAccount).name ?? null,
+      };
     else next[key] = value;
   }
   return JSON.stringify(next);
