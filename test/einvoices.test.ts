@@ -94,7 +94,10 @@ const workedLines = () => [
   { description: 'Manual', quantity: 3, unit_amount: 333, tax_rate_ids: [vat7] },
 ];
 
-before(async () => {
+/** The world of the file's tests, made once, after the suite's (a describe's before runs after the file's). */
+let made: Promise<void> | undefined;
+const world = () => (made ??= makeWorld());
+async function makeWorld() {
   await ok('PUT', '/v1/account', SELLER);
   buyerId = (
     await ok(
@@ -113,9 +116,10 @@ before(async () => {
   ).id;
   vat19 = (await ok('POST', '/v1/tax-rates', { name: 'MwSt 19 %', percentage: 19, tax_category: 'S' }, 201)).id;
   vat7 = (await ok('POST', '/v1/tax-rates', { name: 'MwSt 7 %', percentage: 7, tax_category: 'S' }, 201)).id;
-});
+}
 
 describe('the new fields (§31)', () => {
+  before(world);
   test('the account, the client, the tax rate and the line answer them', async () => {
     const account = await ok('GET', '/v1/account');
     assert.deepEqual(
@@ -197,6 +201,7 @@ describe('the new fields (§31)', () => {
 });
 
 describe('GET …/einvoice (§31)', () => {
+  before(world);
   test('the worked example: 110.00 net, 19.00 at 19 % on 100.01 and 0.70 at 7 % on 9.99, 129.70 due', async () => {
     const invoice = await sentInvoice(workedLines(), { purchase_order: 'PO-4711' });
     assert.deepEqual(
@@ -306,6 +311,7 @@ describe('GET …/einvoice (§31)', () => {
 });
 
 describe('not e-invoices: the refusals (§31)', () => {
+  before(world);
   test('BMS-EI-01: a line with no named rate, with version 1’s tax_rate, or with two rates', async () => {
     const invoice = await sentInvoice([
       { description: 'Untaxed', quantity: 1, unit_amount: 1_000, tax_rate_ids: [] },
@@ -433,6 +439,7 @@ describe('not e-invoices: the refusals (§31)', () => {
 });
 
 describe('POST …/einvoice/validate (§31)', () => {
+  before(world);
   test('a draft validates as DRAFT, dated today, in the three formats (Factur-X: its CII and the embedding)', async () => {
     const draft = await draftInvoice(workedLines());
     for (const format of ['ubl', 'cii', 'facturx']) {
@@ -464,6 +471,7 @@ describe('POST …/einvoice/validate (§31)', () => {
 });
 
 describe('CEN’s own test instances', () => {
+  before(world);
   const fixture = (file: string) =>
     readFileSync(new URL(`../vendor/en16931-validation-1.3.15/${file}`, import.meta.url), 'utf8');
 
@@ -491,6 +499,7 @@ describe('CEN’s own test instances', () => {
 });
 
 describe('frozen when sent (§31)', () => {
+  before(world);
   test('a sent invoice answers the same bytes after its client and the profile change; its fields are frozen', async () => {
     const { key } = await suite.context.account('Freezing seller');
     const call = async (method: string, path: string, body?: unknown, status = 200) => {
@@ -594,6 +603,7 @@ describe('frozen when sent (§31)', () => {
 });
 
 describe('Factur-X (§31)', () => {
+  before(world);
   test('a PDF/A-3b whose embedded factur-x.xml is the CII endpoint’s answer byte for byte, with /AF and the XMP', async () => {
     const invoice = await sentInvoice(workedLines());
     const response = await request('GET', `/v1/invoices/${invoice.id}/einvoice?format=facturx`);
@@ -631,6 +641,7 @@ describe('Factur-X (§31)', () => {
 });
 
 describe('the client’s einvoice_format rides on the send (§31)', () => {
+  before(world);
   test('ubl and cii beside the PDF, facturx instead of it', async () => {
     const sent: OutgoingMail[] = [];
     const worker = new OutboxWorker(

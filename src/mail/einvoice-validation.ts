@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import SaxonJS from 'saxon-js';
+import type SaxonJSModule from 'saxon-js';
 
 const require = createRequire(import.meta.url);
 const VENDOR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../vendor');
@@ -110,7 +110,15 @@ export async function validateXsd(xml: string, root: EinvoiceRoot): Promise<Vali
 
 const SVRL = 'http://purl.oclc.org/dsdl/svrl';
 
+/** Loaded with the first validation: a rendering thread that only makes PDFs never loads SaxonJS. */
+let saxon: typeof SaxonJSModule | undefined;
+function saxonJs(): typeof SaxonJSModule {
+  saxon ??= require('saxon-js') as typeof SaxonJSModule;
+  return saxon;
+}
+
 export function validateSchematron(xml: string, syntax: EinvoiceSyntax): ValidationFinding[] {
+  const SaxonJS = saxonJs();
   const result = SaxonJS.transform(
     { stylesheetInternal: stylesheet(syntax), sourceText: xml, destination: 'document' },
     'sync',

@@ -1,6 +1,6 @@
 // The PDF pool's worker thread (mail/pdf-pool.ts): renders a document, checks and prepares a logo, or
 // validates an e-invoice file against its XSD and Schematron.
-import type { EinvoiceSyntax, ValidationFinding } from './einvoice-validation.js';
+import { type EinvoiceSyntax, validateEinvoiceXml, type ValidationFinding } from './einvoice-validation.js';
 import { prepareLogo, type PreparedLogo } from './logo-image.js';
 import { renderDocumentPdf, type PdfInput } from './pdf.js';
 
@@ -11,8 +11,6 @@ export type PdfTask =
 
 export default async function run(task: PdfTask): Promise<Uint8Array | PreparedLogo | ValidationFinding[]> {
   if (task.kind === 'logo') return prepareLogo(task.data);
-  // Loaded with the first validation: a thread that only renders PDFs never loads SaxonJS and the rules.
-  if (task.kind === 'einvoice')
-    return (await import('./einvoice-validation.js')).validateEinvoiceXml(task.xml, task.syntax);
+  if (task.kind === 'einvoice') return validateEinvoiceXml(task.xml, task.syntax);
   return renderDocumentPdf(task.input);
 }

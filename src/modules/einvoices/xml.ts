@@ -14,12 +14,22 @@ export function xmlDocument(namespace: string, name: string, prefixes: Record<st
   return root;
 }
 
-/** Makes element builders for the namespaces of `prefixes`: `element(parent, 'cbc:ID', text, attributes)`. */
+/**
+ * Makes element builders for the namespaces of `prefixes`: `element(parent, 'cac:Party')` adds a container;
+ * `element(parent, 'cbc:ID', text, attributes)` adds a value, and nothing at all when the value is null or
+ * undefined (an optional element left out, never written empty).
+ */
 export function elementMaker(prefixes: Record<string, string>) {
-  return function element(parent: Node, name: string, text?: string | null, attributes?: Record<string, string>): Node {
+  return function element(
+    parent: Node,
+    name: string,
+    ...value: [text?: string | null, attributes?: Record<string, string>]
+  ): Node {
+    const [text, attributes] = value;
+    if (value.length > 0 && (text === null || text === undefined)) return parent;
     const prefix = name.slice(0, name.indexOf(':'));
     const node = parent.ele(prefixes[prefix] as string, name);
-    if (attributes) for (const [key, value] of Object.entries(attributes)) node.att(key, value);
+    if (attributes) for (const [key, attribute] of Object.entries(attributes)) node.att(key, attribute);
     if (text !== undefined && text !== null) node.txt(text);
     return node;
   };
