@@ -11,6 +11,13 @@ export interface ClientAddress {
   country: string | null;
 }
 
+/** BT-49, the buyer’s electronic address. */
+export interface ClientElectronicAddress {
+  /** The Electronic Address Scheme code (EAS): 9930 German VAT, 0088 GLN, EM e-mail, … */
+  scheme: string;
+  value: string;
+}
+
 /** A customer of the business. */
 export interface Client {
   /** Unique identifier (UUIDv7). */
@@ -28,6 +35,18 @@ export interface Client {
   address: ClientAddress | null;
   /** Internal notes. */
   notes: string | null;
+  /** BT-48, the buyer’s VAT identifier. */
+  vat_id: string | null;
+  /** BT-47, the buyer’s legal registration. */
+  registration_id: string | null;
+  /** The ISO 6523 ICD of registration_id. */
+  registration_scheme: string | null;
+  /** BT-49, the buyer’s electronic address. */
+  electronic_address: ClientElectronicAddress | null;
+  /** BT-10, copied to new invoices. */
+  buyer_reference: string | null;
+  /** The e-invoice its invoices are sent with: ubl or cii attached beside the PDF, facturx instead of it; an invoice that cannot be one is then not sent (422). null (default): none. ubl: UBL 2.1 Invoice; cii: UN/CEFACT CII D16B; facturx: a PDF/A-3 with the CII embedded. */
+  einvoice_format: "ubl" | "cii" | "facturx" | null;
   /** The client’s properties (GET /v1/properties?client_id=…), oldest first. Read-only. */
   property_ids: Array<string>;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
@@ -166,7 +185,7 @@ export interface QuoteLineItem {
   tax_amount: number;
   /** One per rate, in the rates’ order. Read-only. */
   taxes: Array<QuoteLineItemTaxe>;
-  /** The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only. */
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21): as given, else its product’s; HUR for a line of billed time; null for none (an e-invoice says C62). */
   unit_code: string | null;
   /** Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only. */
   unit_cost_amount: number | null;
@@ -326,7 +345,7 @@ export interface JobLineItem {
   tax_amount: number;
   /** One per rate, in the rates’ order. Read-only. */
   taxes: Array<JobLineItemTaxe>;
-  /** The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only. */
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21): as given, else its product’s; HUR for a line of billed time; null for none (an e-invoice says C62). */
   unit_code: string | null;
   /** Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only. */
   unit_cost_amount: number | null;
@@ -736,7 +755,7 @@ export interface InvoiceLineItem {
   tax_amount: number;
   /** One per rate, in the rates’ order. Read-only. */
   taxes: Array<InvoiceLineItemTaxe>;
-  /** The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only. */
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21): as given, else its product’s; HUR for a line of billed time; null for none (an e-invoice says C62). */
   unit_code: string | null;
   /** Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only. */
   unit_cost_amount: number | null;
@@ -793,6 +812,37 @@ export interface InvoicePayment {
   method: "cash" | "check" | "card" | "bank_transfer" | "other";
   /** ISO 8601 UTC timestamp with milliseconds. */
   paid_at: string;
+}
+
+/** BG-14, the period the invoice bills. */
+export interface InvoiceServicePeriod {
+  /** The first day of the period. */
+  start_date: string;
+  /** The last day of the period, not before start_date. */
+  end_date: string;
+}
+
+export interface InvoiceEinvoiceSha256 {
+  /** SHA-256 of the UBL file, hex. */
+  ubl: string;
+  /** SHA-256 of the CII file, hex. */
+  cii: string;
+  /** SHA-256 of the Factur-X PDF, hex; null when not stored. */
+  facturx: string | null;
+}
+
+export interface InvoiceEinvoiceArtefact {
+  name: string;
+  version: string;
+}
+
+/** The e-invoice frozen when the invoice was first sent (docs/guide/einvoices.md). */
+export interface InvoiceEinvoice {
+  sha256: InvoiceEinvoiceSha256;
+  /** When the files were made and frozen (the first send). */
+  frozen_at: string;
+  /** What the files were validated with. */
+  artefacts: Array<InvoiceEinvoiceArtefact>;
 }
 
 export interface InvoiceReminder {
@@ -887,6 +937,16 @@ export interface Invoice {
   recurring_invoice_id: string | null;
   /** The date of the recurring invoice’s rule it stands for (its issue_date is the day it was made). Read-only. */
   occurrence_date: string | null;
+  /** BT-10, the buyer’s reference for the invoice; default the client’s buyer_reference. */
+  buyer_reference: string | null;
+  /** BT-13, the buyer’s purchase order. */
+  purchase_order: string | null;
+  /** BT-72, the day the goods or services were delivered. */
+  delivery_date: string | null;
+  /** BG-14, the period the invoice bills. */
+  service_period: InvoiceServicePeriod | null;
+  /** The e-invoice frozen when the invoice was first sent (docs/guide/einvoices.md). */
+  einvoice: InvoiceEinvoice | null;
   /** Whether payment reminders go out for it while it is sent and unpaid (the account’s schedule); default true. */
   reminders_enabled: boolean;
   /** The payment reminder steps sent for it, in step order (docs/api-contract.md §23). Read-only. */
@@ -1132,7 +1192,7 @@ export interface CreditNoteLineItem {
   tax_amount: number;
   /** One per rate, in the rates’ order. Read-only. */
   taxes: Array<CreditNoteLineItemTaxe>;
-  /** The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only. */
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21): as given, else its product’s; HUR for a line of billed time; null for none (an e-invoice says C62). */
   unit_code: string | null;
   /** Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only. */
   unit_cost_amount: number | null;
@@ -1268,6 +1328,35 @@ export interface CreditNote {
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+}
+
+export interface EinvoiceValidationArtefact {
+  name: string;
+  version: string;
+}
+
+export interface EinvoiceValidationError {
+  /** EN 16931’s rule id, BMS-EI-01…07, or XSD. */
+  rule: string;
+  severity: "fatal" | "warning";
+  /** Where: an XPath (Schematron), a line (XSD) or /. */
+  location: string;
+  /** The rule’s own text, or BMS’s. */
+  message: string;
+  /** BMS’s checks: the field at fault. */
+  field?: string | null;
+}
+
+/** What validating an e-invoice found. */
+export interface EinvoiceValidation {
+  /** Always "einvoice_validation". */
+  object: "einvoice_validation";
+  format: "ubl" | "cii" | "facturx";
+  /** true when no error is fatal. */
+  valid: boolean;
+  /** What the file was checked with, besides BMS’s own rules. */
+  artefacts: Array<EinvoiceValidationArtefact>;
+  errors: Array<EinvoiceValidationError>;
 }
 
 export interface LedgerEntryTaxe {
@@ -2902,6 +2991,20 @@ export interface AccountAddress {
   country: string | null;
 }
 
+/** BT-34, the seller’s electronic address. */
+export interface AccountElectronicAddress {
+  /** The Electronic Address Scheme code (EAS): 9930 German VAT, 0088 GLN, EM e-mail, … */
+  scheme: string;
+  value: string;
+}
+
+/** BG-17, the account payments go to. */
+export interface AccountPaymentAccount {
+  iban: string;
+  bic: string | null;
+  name: string | null;
+}
+
 export interface AccountWorkingHour {
   /** The weekday: MO, TU, WE, TH, FR, SA or SU. */
   day: "MO" | "TU" | "WE" | "TH" | "FR" | "SA" | "SU";
@@ -2963,6 +3066,18 @@ export interface Account {
   website: string | null;
   address: AccountAddress | null;
   tax_id: string | null;
+  /** BT-31, the seller’s VAT identifier. */
+  vat_id: string | null;
+  /** BT-30, the seller’s legal registration. */
+  registration_id: string | null;
+  /** The ISO 6523 ICD of registration_id. */
+  registration_scheme: string | null;
+  /** BT-34, the seller’s electronic address. */
+  electronic_address: AccountElectronicAddress | null;
+  /** BG-17, the account payments go to. */
+  payment_account: AccountPaymentAccount | null;
+  /** true: the first send (or mark-sent) of an invoice that can be an e-invoice freezes its e-invoice files (docs/guide/einvoices.md). Default false. */
+  einvoicing_enabled: boolean;
   /** ISO 4217 code: the default currency of new documents. */
   currency: string;
   /** Days from issue to due date: an invoice without a due date gets issue date + this (default 30). */
@@ -3235,6 +3350,8 @@ export interface Product {
   currency: string;
   /** The unit, printed: "hour". */
   unit_label: string | null;
+  /** The unit of quantity an e-invoice states (UN/ECE Recommendation 20 or 21: HUR hour, KGM kilogram, MTR metre, C62 one); a line made with the product takes it. null: none (an e-invoice says C62). */
+  unit_code: string | null;
   /** The quantity a line takes when it gives none; at most 3 decimals. Default 1. */
   default_quantity: number;
   /** The rates of lines made from the product (at most 5); null: the property’s or account’s defaults when taxable. */
@@ -3273,6 +3390,12 @@ export interface TaxRate {
   priority: number;
   /** The business’s registration number for this tax, printed beside it. */
   registration_number: string | null;
+  /** The EN 16931 VAT category (UNCL 5305) an e-invoice states for the rate: S standard (above 0 %), Z zero-rated, E exempt, AE reverse charge, K intra-community supply, G export (all at 0 %), O outside the scope of VAT (0 %, printed without a rate). null (the default): none, and no e-invoice can use the rate. Frozen with the percentage. */
+  tax_category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | null;
+  /** BT-120: why no VAT is charged, printed on e-invoices; E, AE, K, G and O need it or exemption_reason_code, S and Z take neither. Frozen with the percentage. */
+  exemption_reason: string | null;
+  /** BT-121: the VATEX code of the exemption (VATEX-EU-AE, VATEX-EU-IC, VATEX-EU-G, VATEX-EU-O, …). Frozen with the percentage. */
+  exemption_reason_code: string | null;
   /** Whether new lines may take the rate. An inactive rate stays valid on the documents that have it. */
   active: boolean;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
@@ -3673,6 +3796,13 @@ export interface ClientAddressParams {
   country?: string | null;
 }
 
+/** BT-49, the buyer’s electronic address. */
+export interface ClientElectronicAddressParams {
+  /** The Electronic Address Scheme code (EAS): 9930 German VAT, 0088 GLN, EM e-mail, … */
+  scheme: string;
+  value: string;
+}
+
 /** Body of POST /v1/clients. */
 export interface ClientCreateParams {
   /** Name of the person or business. */
@@ -3687,6 +3817,18 @@ export interface ClientCreateParams {
   address?: ClientAddressParams | null;
   /** Internal notes, never shown to the client. */
   notes?: string | null;
+  /** BT-48, the buyer’s VAT identifier. The VAT identifier with its country prefix (EL for Greece, XI for Northern Ireland) and 2–28 letters or digits, no spaces. */
+  vat_id?: string | null;
+  /** BT-47, the buyer’s legal registration. */
+  registration_id?: string | null;
+  /** The ISO 6523 ICD of registration_id (0088 GLN, 0060 DUNS, 0002 SIRENE, 0208 Belgian enterprise number, …). */
+  registration_scheme?: string | null;
+  /** BT-49, the buyer’s electronic address. */
+  electronic_address?: ClientElectronicAddressParams | null;
+  /** BT-10, the reference the buyer wants on its invoices: copied to each new invoice. */
+  buyer_reference?: string | null;
+  /** The e-invoice its invoices are sent with: ubl or cii attached beside the PDF, facturx instead of it; an invoice that cannot be one is then not sent (422). null (default): none. ubl: UBL 2.1 Invoice; cii: UN/CEFACT CII D16B; facturx: a PDF/A-3 with the CII embedded. */
+  einvoice_format?: "ubl" | "cii" | "facturx" | null;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -3709,6 +3851,18 @@ export interface ClientUpdateParams {
   address?: ClientAddressParams | null;
   /** Internal notes, never shown to the client. */
   notes?: string | null;
+  /** BT-48, the buyer’s VAT identifier. The VAT identifier with its country prefix (EL for Greece, XI for Northern Ireland) and 2–28 letters or digits, no spaces. */
+  vat_id?: string | null;
+  /** BT-47, the buyer’s legal registration. */
+  registration_id?: string | null;
+  /** The ISO 6523 ICD of registration_id (0088 GLN, 0060 DUNS, 0002 SIRENE, 0208 Belgian enterprise number, …). */
+  registration_scheme?: string | null;
+  /** BT-49, the buyer’s electronic address. */
+  electronic_address?: ClientElectronicAddressParams | null;
+  /** BT-10, the reference the buyer wants on its invoices: copied to each new invoice. */
+  buyer_reference?: string | null;
+  /** The e-invoice its invoices are sent with: ubl or cii attached beside the PDF, facturx instead of it; an invoice that cannot be one is then not sent (422). null (default): none. ubl: UBL 2.1 Invoice; cii: UN/CEFACT CII D16B; facturx: a PDF/A-3 with the CII embedded. */
+  einvoice_format?: "ubl" | "cii" | "facturx" | null;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
@@ -3922,6 +4076,8 @@ export interface QuoteLineItemParams {
   tax_rate_ids?: Array<string>;
   /** A discount before tax. */
   discount?: QuoteLineItemDiscountParams | null;
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62). */
+  unit_code?: string | null;
 }
 
 /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
@@ -4109,6 +4265,8 @@ export interface JobLineItemParams {
   tax_rate_ids?: Array<string>;
   /** A discount before tax. */
   discount?: JobLineItemDiscountParams | null;
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62). */
+  unit_code?: string | null;
 }
 
 /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
@@ -4789,6 +4947,8 @@ export interface InvoiceLineItemParams {
   tax_rate_ids?: Array<string>;
   /** A discount before tax. */
   discount?: InvoiceLineItemDiscountParams | null;
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62). */
+  unit_code?: string | null;
 }
 
 /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
@@ -4797,6 +4957,14 @@ export interface InvoiceDiscountParams {
   type: "percent" | "amount";
   /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
   value: number;
+}
+
+/** BG-14, the period the invoice bills. */
+export interface InvoiceServicePeriodParams {
+  /** The first day of the period. */
+  start_date: string;
+  /** The last day of the period, not before start_date. */
+  end_date: string;
 }
 
 /** The fields of InvoiceCreateParams. */
@@ -4829,6 +4997,14 @@ export interface InvoiceCreateParamsFields {
   due_date?: string | null;
   /** Whether payment reminders go out for it while it is sent and unpaid (the account’s schedule); default true. */
   reminders_enabled?: boolean;
+  /** BT-10, the buyer’s reference for the invoice; default the client’s buyer_reference. */
+  buyer_reference?: string | null;
+  /** BT-13, the buyer’s purchase order. */
+  purchase_order?: string | null;
+  /** BT-72, the day the goods or services were delivered. */
+  delivery_date?: string | null;
+  /** BG-14, the period the invoice bills. */
+  service_period?: InvoiceServicePeriodParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
 }
@@ -4861,6 +5037,8 @@ export interface InvoiceUpdateLineItemParams {
   tax_rate_ids?: Array<string>;
   /** A discount before tax. */
   discount?: InvoiceUpdateLineItemDiscountParams | null;
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62). */
+  unit_code?: string | null;
   /** A line of billed time, kept: its time_entry_ids exactly as answered, with its quantity and unit_amount unchanged (else 422). A time line left out releases its entries. [] or absent: an ordinary line. */
   time_entry_ids?: Array<string>;
 }
@@ -4871,6 +5049,14 @@ export interface InvoiceUpdateDiscountParams {
   type: "percent" | "amount";
   /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
   value: number;
+}
+
+/** BG-14, the period the invoice bills. */
+export interface InvoiceUpdateServicePeriodParams {
+  /** The first day of the period. */
+  start_date: string;
+  /** The last day of the period, not before start_date. */
+  end_date: string;
 }
 
 /** Body of PUT /v1/invoices/{id}. */
@@ -4899,6 +5085,14 @@ export interface InvoiceUpdateParams {
   due_date?: string | null;
   /** Whether payment reminders go out for it while it is sent and unpaid (the account’s schedule); default true. */
   reminders_enabled?: boolean;
+  /** BT-10, the buyer’s reference for the invoice; default the client’s buyer_reference. */
+  buyer_reference?: string | null;
+  /** BT-13, the buyer’s purchase order. */
+  purchase_order?: string | null;
+  /** BT-72, the day the goods or services were delivered. */
+  delivery_date?: string | null;
+  /** BG-14, the period the invoice bills. */
+  service_period?: InvoiceUpdateServicePeriodParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
   /** draft -> sent; sent -> paid | void. draft -> sent marks it sent without e-mail; paid and void are final. */
@@ -4962,6 +5156,14 @@ export interface InvoicePreviewParamsFields {
   due_date?: string | null;
   /** Whether payment reminders go out for it while it is sent and unpaid (the account’s schedule); default true. */
   reminders_enabled?: boolean;
+  /** BT-10, the buyer’s reference for the invoice; default the client’s buyer_reference. */
+  buyer_reference?: string | null;
+  /** BT-13, the buyer’s purchase order. */
+  purchase_order?: string | null;
+  /** BT-72, the day the goods or services were delivered. */
+  delivery_date?: string | null;
+  /** BG-14, the period the invoice bills. */
+  service_period?: InvoiceServicePeriodParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
 }
@@ -4975,6 +5177,18 @@ export interface InvoiceListDeliveriesParams {
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
+}
+
+/** Query parameters of GET /v1/invoices/{id}/einvoice. */
+export interface InvoiceGetEinvoiceParams {
+  /** ubl: a UBL 2.1 Invoice (CreditNote for a credit note); cii: a UN/CEFACT CII D16B CrossIndustryInvoice; facturx: the PDF as a PDF/A-3b with that CII embedded as factur-x.xml (Factur-X 1.0, EN 16931). */
+  format: "ubl" | "cii" | "facturx";
+}
+
+/** Body of POST /v1/invoices/{id}/einvoice/validate. */
+export interface InvoiceValidateEinvoiceParams {
+  /** ubl or cii: that file; facturx: its CII, then the embedding (factur-x.xml, /AF, the XMP). */
+  format: "ubl" | "cii" | "facturx";
 }
 
 /** Query parameters of GET /v1/recurring-invoices. */
@@ -5024,6 +5238,8 @@ export interface RecurringInvoiceInvoiceLineItemParams {
   tax_rate_ids?: Array<string>;
   /** A discount before tax. */
   discount?: RecurringInvoiceInvoiceLineItemDiscountParams | null;
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62). */
+  unit_code?: string | null;
 }
 
 /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
@@ -5320,6 +5536,8 @@ export interface CreditNoteLineItemParams {
   tax_rate_ids?: Array<string>;
   /** A discount before tax. */
   discount?: CreditNoteLineItemDiscountParams | null;
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62). */
+  unit_code?: string | null;
 }
 
 /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
@@ -5487,6 +5705,18 @@ export interface CreditNoteListDeliveriesParams {
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
+}
+
+/** Query parameters of GET /v1/credit-notes/{id}/einvoice. */
+export interface CreditNoteGetEinvoiceParams {
+  /** ubl: a UBL 2.1 Invoice (CreditNote for a credit note); cii: a UN/CEFACT CII D16B CrossIndustryInvoice; facturx: the PDF as a PDF/A-3b with that CII embedded as factur-x.xml (Factur-X 1.0, EN 16931). */
+  format: "ubl" | "cii" | "facturx";
+}
+
+/** Body of POST /v1/credit-notes/{id}/einvoice/validate. */
+export interface CreditNoteValidateEinvoiceParams {
+  /** ubl or cii: that file; facturx: its CII, then the embedding (factur-x.xml, /AF, the XMP). */
+  format: "ubl" | "cii" | "facturx";
 }
 
 /** Query parameters of GET /v1/ledger-entries. */
@@ -5841,6 +6071,23 @@ export interface AccountAddressParams {
   country?: string | null;
 }
 
+/** BT-34, the seller’s electronic address. */
+export interface AccountElectronicAddressParams {
+  /** The Electronic Address Scheme code (EAS): 9930 German VAT, 0088 GLN, EM e-mail, … */
+  scheme: string;
+  value: string;
+}
+
+/** The bank account payments are made to (BG-17), with payment means 58 (SEPA) in EUR, else 30. */
+export interface AccountPaymentAccountParams {
+  /** The IBAN, capitals and digits without spaces; its check digits must hold (mod 97). */
+  iban: string;
+  /** The BIC (8 or 11 characters). */
+  bic?: string | null;
+  /** The account’s name. */
+  name?: string | null;
+}
+
 export interface AccountWorkingHourParams {
   /** The weekday: MO, TU, WE, TH, FR, SA or SU. */
   day: "MO" | "TU" | "WE" | "TH" | "FR" | "SA" | "SU";
@@ -5901,8 +6148,20 @@ export interface AccountUpdateParams {
   website?: string | null;
   /** Postal address. Replaced as a whole on update. */
   address?: AccountAddressParams | null;
-  /** VAT number, EIN, ABN or the like; printed on every document. */
+  /** VAT number, EIN, ABN or the like; printed on every document. BT-32 (the seller’s tax registration) on e-invoices. */
   tax_id?: string | null;
+  /** BT-31, the seller’s VAT identifier. The VAT identifier with its country prefix (EL for Greece, XI for Northern Ireland) and 2–28 letters or digits, no spaces. */
+  vat_id?: string | null;
+  /** BT-30, the seller’s legal registration (trade register, GLN, SIRENE, …). */
+  registration_id?: string | null;
+  /** The ISO 6523 ICD of registration_id (0088 GLN, 0060 DUNS, 0002 SIRENE, 0208 Belgian enterprise number, …). */
+  registration_scheme?: string | null;
+  /** BT-34, the seller’s electronic address. */
+  electronic_address?: AccountElectronicAddressParams | null;
+  /** The bank account payments are made to (BG-17), with payment means 58 (SEPA) in EUR, else 30. */
+  payment_account?: AccountPaymentAccountParams | null;
+  /** true: the first send (or mark-sent) of an invoice that can be an e-invoice freezes its e-invoice files (docs/guide/einvoices.md). Default false. */
+  einvoicing_enabled?: boolean;
   /** ISO 4217 code: the default currency of new documents. */
   currency?: string;
   /** Days from issue to due date: an invoice without a due date gets issue date + this (default 30). */
@@ -6500,6 +6759,8 @@ export interface ProductCreateParams {
   currency?: string;
   /** The unit, printed: "hour". */
   unit_label?: string | null;
+  /** The unit of quantity an e-invoice states (UN/ECE Recommendation 20 or 21: HUR hour, KGM kilogram, MTR metre, C62 one); a line made with the product takes it. null: none (an e-invoice says C62). */
+  unit_code?: string | null;
   /** The quantity a line takes when it gives none; at most 3 decimals. Default 1. */
   default_quantity?: number;
   /** The rates of lines made from the product (at most 5); null: the property’s or account’s defaults when taxable. */
@@ -6534,6 +6795,8 @@ export interface ProductUpdateParams {
   currency?: string;
   /** The unit, printed: "hour". */
   unit_label?: string | null;
+  /** The unit of quantity an e-invoice states (UN/ECE Recommendation 20 or 21: HUR hour, KGM kilogram, MTR metre, C62 one); a line made with the product takes it. null: none (an e-invoice says C62). */
+  unit_code?: string | null;
   /** The quantity a line takes when it gives none; at most 3 decimals. Default 1. */
   default_quantity?: number;
   /** The rates of lines made from the product (at most 5); null: the property’s or account’s defaults when taxable. */
@@ -6584,6 +6847,12 @@ export interface TaxRateCreateParams {
   priority?: number;
   /** The business’s registration number for this tax, printed beside it. */
   registration_number?: string | null;
+  /** The EN 16931 VAT category (UNCL 5305) an e-invoice states for the rate: S standard (above 0 %), Z zero-rated, E exempt, AE reverse charge, K intra-community supply, G export (all at 0 %), O outside the scope of VAT (0 %, printed without a rate). null (the default): none, and no e-invoice can use the rate. Frozen with the percentage. */
+  tax_category?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | null;
+  /** BT-120: why no VAT is charged, printed on e-invoices; E, AE, K, G and O need it or exemption_reason_code, S and Z take neither. Frozen with the percentage. */
+  exemption_reason?: string | null;
+  /** BT-121: the VATEX code of the exemption (VATEX-EU-AE, VATEX-EU-IC, VATEX-EU-G, VATEX-EU-O, …). Frozen with the percentage. */
+  exemption_reason_code?: string | null;
   /** Whether new lines may take the rate. An inactive rate stays valid on the documents that have it. */
   active?: boolean;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
@@ -6604,6 +6873,12 @@ export interface TaxRateUpdateParams {
   priority?: number;
   /** The business’s registration number for this tax, printed beside it. */
   registration_number?: string | null;
+  /** The EN 16931 VAT category (UNCL 5305) an e-invoice states for the rate: S standard (above 0 %), Z zero-rated, E exempt, AE reverse charge, K intra-community supply, G export (all at 0 %), O outside the scope of VAT (0 %, printed without a rate). null (the default): none, and no e-invoice can use the rate. Frozen with the percentage. */
+  tax_category?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | null;
+  /** BT-120: why no VAT is charged, printed on e-invoices; E, AE, K, G and O need it or exemption_reason_code, S and Z take neither. Frozen with the percentage. */
+  exemption_reason?: string | null;
+  /** BT-121: the VATEX code of the exemption (VATEX-EU-AE, VATEX-EU-IC, VATEX-EU-G, VATEX-EU-O, …). Frozen with the percentage. */
+  exemption_reason_code?: string | null;
   /** Whether new lines may take the rate. An inactive rate stays valid on the documents that have it. */
   active?: boolean;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
@@ -7333,7 +7608,7 @@ Requires the scope `schedules:read`. */
   }
 }
 
-/** invoices: list, create, get, update, delete, send, rotateHostedLink, billTimeEntries, preview, getPdf, listDeliveries. */
+/** invoices: list, create, get, update, delete, send, rotateHostedLink, billTimeEntries, preview, getPdf, listDeliveries, getEinvoice, validateEinvoice. */
 export class InvoicesResource {
   constructor(private readonly transport: Transport) {}
 
@@ -7402,6 +7677,20 @@ Requires the scope `invoices:read`. */
 Requires the scope `invoices:read`. */
   listDeliveries(id: string, params: InvoiceListDeliveriesParams = {}, options?: RequestOptions): PagePromise<Delivery> {
     return this.transport.list<Delivery>(`/v1/invoices/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
+  }
+
+  /** Get the invoice as an EN 16931 e-invoice. The invoice as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the invoice’s own and valid by construction. A draft is 409 INVALID_STATE; a invoice that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+
+Requires the scope `invoices:read`. */
+  getEinvoice(id: string, params: InvoiceGetEinvoiceParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/invoices/${encodeURIComponent(id)}/einvoice`, { query: { ...params } }, options, 'application/xml, application/pdf');
+  }
+
+  /** Validate the invoice’s e-invoice. Checks the invoice’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+
+Requires the scope `invoices:read`. */
+  validateEinvoice(id: string, params: InvoiceValidateEinvoiceParams, options?: RequestOptions): Promise<WithResponse<EinvoiceValidation>> {
+    return this.transport.request<EinvoiceValidation>('POST', `/v1/invoices/${encodeURIComponent(id)}/einvoice/validate`, { body: params, unkeyed: true }, options);
   }
 }
 
@@ -7518,7 +7807,7 @@ Requires the scope `payments:write`. */
   }
 }
 
-/** credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotateHostedLink, preview, getPdf, listDeliveries. */
+/** credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotateHostedLink, preview, getPdf, listDeliveries, getEinvoice, validateEinvoice. */
 export class CreditNotesResource {
   constructor(private readonly transport: Transport) {}
 
@@ -7601,6 +7890,20 @@ Requires the scope `credit_notes:read`. */
 Requires the scope `credit_notes:read`. */
   listDeliveries(id: string, params: CreditNoteListDeliveriesParams = {}, options?: RequestOptions): PagePromise<Delivery> {
     return this.transport.list<Delivery>(`/v1/credit-notes/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
+  }
+
+  /** Get the credit note as an EN 16931 e-invoice. The credit note as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the credit note’s own and valid by construction. A draft is 409 INVALID_STATE; a credit note that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+
+Requires the scope `credit_notes:read`. */
+  getEinvoice(id: string, params: CreditNoteGetEinvoiceParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/credit-notes/${encodeURIComponent(id)}/einvoice`, { query: { ...params } }, options, 'application/xml, application/pdf');
+  }
+
+  /** Validate the credit note’s e-invoice. Checks the credit note’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+
+Requires the scope `credit_notes:read`. */
+  validateEinvoice(id: string, params: CreditNoteValidateEinvoiceParams, options?: RequestOptions): Promise<WithResponse<EinvoiceValidation>> {
+    return this.transport.request<EinvoiceValidation>('POST', `/v1/credit-notes/${encodeURIComponent(id)}/einvoice/validate`, { body: params, unkeyed: true }, options);
   }
 }
 

@@ -10,6 +10,7 @@ from ._transport import NOT_GIVEN, AsyncTransport, NotGiven, Transport, given as
 __all__ = [
     "EventPattern",
     "ClientAddress",
+    "ClientElectronicAddress",
     "Client",
     "PropertyAddress",
     "PropertyLocation",
@@ -44,6 +45,10 @@ __all__ = [
     "InvoiceApplicationSource",
     "InvoiceApplication",
     "InvoicePayment",
+    "InvoiceServicePeriod",
+    "InvoiceEinvoiceSha256",
+    "InvoiceEinvoiceArtefact",
+    "InvoiceEinvoice",
     "InvoiceReminder",
     "Invoice",
     "RecurringInvoiceInvoiceLineItem",
@@ -62,6 +67,9 @@ __all__ = [
     "CreditNoteApplication",
     "CreditNoteRefund",
     "CreditNote",
+    "EinvoiceValidationArtefact",
+    "EinvoiceValidationError",
+    "EinvoiceValidation",
     "LedgerEntryTaxe",
     "LedgerEntryActor",
     "LedgerEntry",
@@ -188,6 +196,8 @@ __all__ = [
     "WebhookDelivery",
     "Delivery",
     "AccountAddress",
+    "AccountElectronicAddress",
+    "AccountPaymentAccount",
     "AccountWorkingHour",
     "AccountBookingTravel",
     "AccountBooking",
@@ -225,6 +235,7 @@ __all__ = [
     "CustomFieldsSchema",
     "DeletedObject",
     "ClientAddressParams",
+    "ClientElectronicAddressParams",
     "PropertyAddressParams",
     "PropertyLocationParams",
     "QuoteLineItemDiscountParams",
@@ -248,6 +259,7 @@ __all__ = [
     "InvoiceLineItemDiscountParams",
     "InvoiceLineItemParams",
     "InvoiceDiscountParams",
+    "InvoiceServicePeriodParams",
     "InvoiceUpdateLineItemDiscountParams",
     "InvoiceUpdateLineItemParams",
     "RecurringInvoiceInvoiceLineItemDiscountParams",
@@ -264,6 +276,8 @@ __all__ = [
     "EventResendResult",
     "WebhookEndpointRecoverResult",
     "AccountAddressParams",
+    "AccountElectronicAddressParams",
+    "AccountPaymentAccountParams",
     "AccountWorkingHourParams",
     "AccountBookingTravelParams",
     "AccountBookingParams",
@@ -306,6 +320,13 @@ class ClientAddress(TypedDict):
     country: Optional[str]
 
 
+class ClientElectronicAddress(TypedDict):
+    """BT-49, the buyer’s electronic address."""
+
+    scheme: str
+    value: str
+
+
 class Client(TypedDict):
     """A customer of the business."""
 
@@ -317,6 +338,12 @@ class Client(TypedDict):
     company_name: Optional[str]
     address: Optional[ClientAddress]
     notes: Optional[str]
+    vat_id: Optional[str]
+    registration_id: Optional[str]
+    registration_scheme: Optional[str]
+    electronic_address: Optional[ClientElectronicAddress]
+    buyer_reference: Optional[str]
+    einvoice_format: Optional[Literal["ubl", "cii", "facturx"]]
     property_ids: List[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
@@ -822,6 +849,36 @@ class InvoicePayment(TypedDict):
     paid_at: str
 
 
+class InvoiceServicePeriod(TypedDict):
+    """BG-14, the period the invoice bills."""
+
+    start_date: str
+    end_date: str
+
+
+class InvoiceEinvoiceSha256(TypedDict):
+    """InvoiceEinvoiceSha256"""
+
+    ubl: str
+    cii: str
+    facturx: Optional[str]
+
+
+class InvoiceEinvoiceArtefact(TypedDict):
+    """InvoiceEinvoiceArtefact"""
+
+    name: str
+    version: str
+
+
+class InvoiceEinvoice(TypedDict):
+    """The e-invoice frozen when the invoice was first sent (docs/guide/einvoices.md)."""
+
+    sha256: InvoiceEinvoiceSha256
+    frozen_at: str
+    artefacts: List[InvoiceEinvoiceArtefact]
+
+
 class InvoiceReminder(TypedDict):
     """InvoiceReminder"""
 
@@ -874,6 +931,11 @@ class Invoice(TypedDict):
     voided_at: Optional[str]
     recurring_invoice_id: Optional[str]
     occurrence_date: Optional[str]
+    buyer_reference: Optional[str]
+    purchase_order: Optional[str]
+    delivery_date: Optional[str]
+    service_period: Optional[InvoiceServicePeriod]
+    einvoice: Optional[InvoiceEinvoice]
     reminders_enabled: bool
     reminders: List[InvoiceReminder]
     next_reminder_at: Optional[str]
@@ -1119,6 +1181,36 @@ class CreditNote(TypedDict):
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
+
+
+class EinvoiceValidationArtefact(TypedDict):
+    """EinvoiceValidationArtefact"""
+
+    name: str
+    version: str
+
+
+class _EinvoiceValidationErrorRequired(TypedDict):
+    rule: str
+    severity: Literal["fatal", "warning"]
+    location: str
+    message: str
+
+
+class EinvoiceValidationError(_EinvoiceValidationErrorRequired, total=False):
+    """EinvoiceValidationError"""
+
+    field: Optional[str]
+
+
+class EinvoiceValidation(TypedDict):
+    """What validating an e-invoice found."""
+
+    object: Literal["einvoice_validation"]
+    format: Literal["ubl", "cii", "facturx"]
+    valid: bool
+    artefacts: List[EinvoiceValidationArtefact]
+    errors: List[EinvoiceValidationError]
 
 
 class LedgerEntryTaxe(TypedDict):
@@ -2503,6 +2595,21 @@ class AccountAddress(TypedDict):
     country: Optional[str]
 
 
+class AccountElectronicAddress(TypedDict):
+    """BT-34, the seller’s electronic address."""
+
+    scheme: str
+    value: str
+
+
+class AccountPaymentAccount(TypedDict):
+    """BG-17, the account payments go to."""
+
+    iban: str
+    bic: Optional[str]
+    name: Optional[str]
+
+
 class AccountWorkingHour(TypedDict):
     """AccountWorkingHour"""
 
@@ -2555,6 +2662,12 @@ class Account(TypedDict):
     website: Optional[str]
     address: Optional[AccountAddress]
     tax_id: Optional[str]
+    vat_id: Optional[str]
+    registration_id: Optional[str]
+    registration_scheme: Optional[str]
+    electronic_address: Optional[AccountElectronicAddress]
+    payment_account: Optional[AccountPaymentAccount]
+    einvoicing_enabled: bool
     currency: str
     payment_terms_days: int
     payment_instructions: Optional[str]
@@ -2729,6 +2842,7 @@ class Product(TypedDict):
     unit_amount: Optional[int]
     currency: str
     unit_label: Optional[str]
+    unit_code: Optional[str]
     default_quantity: float
     tax_rate_ids: Optional[List[str]]
     taxable: bool
@@ -2751,6 +2865,9 @@ class TaxRate(TypedDict):
     compound: bool
     priority: int
     registration_number: Optional[str]
+    tax_category: Optional[Literal["S", "Z", "E", "AE", "K", "G", "O"]]
+    exemption_reason: Optional[str]
+    exemption_reason_code: Optional[str]
     active: bool
     external_id: Optional[str]
     metadata: Dict[str, str]
@@ -3001,6 +3118,13 @@ class ClientAddressParams(TypedDict, total=False):
     country: Optional[str]
 
 
+class ClientElectronicAddressParams(TypedDict):
+    """BT-49, the buyer’s electronic address."""
+
+    scheme: str
+    value: str
+
+
 class _PropertyAddressParamsRequired(TypedDict):
     line1: str
     country: str
@@ -3040,6 +3164,7 @@ class QuoteLineItemParams(TypedDict, total=False):
     tax_rate: float
     tax_rate_ids: List[str]
     discount: Optional[QuoteLineItemDiscountParams]
+    unit_code: Optional[str]
 
 
 class QuoteDiscountParams(TypedDict):
@@ -3074,6 +3199,7 @@ class JobLineItemParams(TypedDict, total=False):
     tax_rate: float
     tax_rate_ids: List[str]
     discount: Optional[JobLineItemDiscountParams]
+    unit_code: Optional[str]
 
 
 class JobDiscountParams(TypedDict):
@@ -3276,6 +3402,7 @@ class InvoiceLineItemParams(TypedDict, total=False):
     tax_rate: float
     tax_rate_ids: List[str]
     discount: Optional[InvoiceLineItemDiscountParams]
+    unit_code: Optional[str]
 
 
 class InvoiceDiscountParams(TypedDict):
@@ -3283,6 +3410,13 @@ class InvoiceDiscountParams(TypedDict):
 
     type: Literal["percent", "amount"]
     value: float
+
+
+class InvoiceServicePeriodParams(TypedDict):
+    """BG-14, the period the invoice bills."""
+
+    start_date: str
+    end_date: str
 
 
 class InvoiceUpdateLineItemDiscountParams(TypedDict):
@@ -3303,6 +3437,7 @@ class InvoiceUpdateLineItemParams(TypedDict, total=False):
     tax_rate: float
     tax_rate_ids: List[str]
     discount: Optional[InvoiceUpdateLineItemDiscountParams]
+    unit_code: Optional[str]
     time_entry_ids: List[str]
 
 
@@ -3324,6 +3459,7 @@ class RecurringInvoiceInvoiceLineItemParams(TypedDict, total=False):
     tax_rate: float
     tax_rate_ids: List[str]
     discount: Optional[RecurringInvoiceInvoiceLineItemDiscountParams]
+    unit_code: Optional[str]
 
 
 class RecurringInvoiceInvoiceDiscountParams(TypedDict):
@@ -3399,6 +3535,7 @@ class CreditNoteLineItemParams(TypedDict, total=False):
     tax_rate: float
     tax_rate_ids: List[str]
     discount: Optional[CreditNoteLineItemDiscountParams]
+    unit_code: Optional[str]
 
 
 class CreditNoteDiscountParams(TypedDict):
@@ -3436,6 +3573,24 @@ class AccountAddressParams(TypedDict, total=False):
     region: Optional[str]
     postal_code: Optional[str]
     country: Optional[str]
+
+
+class AccountElectronicAddressParams(TypedDict):
+    """BT-34, the seller’s electronic address."""
+
+    scheme: str
+    value: str
+
+
+class _AccountPaymentAccountParamsRequired(TypedDict):
+    iban: str
+
+
+class AccountPaymentAccountParams(_AccountPaymentAccountParamsRequired, total=False):
+    """The bank account payments are made to (BG-17), with payment means 58 (SEPA) in EUR, else 30."""
+
+    bic: Optional[str]
+    name: Optional[str]
 
 
 class AccountWorkingHourParams(TypedDict):
@@ -3724,6 +3879,12 @@ class ClientsResource:
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        vat_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_scheme: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        electronic_address: Union[Optional[ClientElectronicAddressParams], NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        einvoice_format: Union[Optional[Literal["ubl", "cii", "facturx"]], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
@@ -3734,7 +3895,7 @@ class ClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -3758,6 +3919,12 @@ class ClientsResource:
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        vat_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_scheme: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        electronic_address: Union[Optional[ClientElectronicAddressParams], NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        einvoice_format: Union[Optional[Literal["ubl", "cii", "facturx"]], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
@@ -3768,7 +3935,7 @@ class ClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -4714,7 +4881,7 @@ Requires the scope `schedules:read`."""
 
 
 class InvoicesResource:
-    """invoices: list, create, get, update, delete, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries."""
+    """invoices: list, create, get, update, delete, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries, get_einvoice, validate_einvoice."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -4763,6 +4930,10 @@ class InvoicesResource:
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4789,6 +4960,10 @@ class InvoicesResource:
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4815,6 +4990,10 @@ class InvoicesResource:
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4840,6 +5019,10 @@ class InvoicesResource:
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4848,7 +5031,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -4878,6 +5061,10 @@ class InvoicesResource:
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["draft", "sent", "paid", "void"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
@@ -4887,7 +5074,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -5005,6 +5192,10 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -5030,6 +5221,10 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -5055,6 +5250,10 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -5079,6 +5278,10 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -5088,7 +5291,7 @@ Requires the scope `invoices:write`."""
         """Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `invoices:read`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_pdf(
         self,
@@ -5120,6 +5323,36 @@ Requires the scope `invoices:read`."""
 
 Requires the scope `invoices:read`."""
         return cast(Page[Delivery], self._transport.list(f"/v1/invoices/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the invoice as an EN 16931 e-invoice. The invoice as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the invoice’s own and valid by construction. A draft is 409 INVALID_STATE; a invoice that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+
+Requires the scope `invoices:read`."""
+        return cast(bytes, self._transport.request("GET", f"/v1/invoices/{_quote(id)}/einvoice", query=_given(format=format), accept="application/xml, application/pdf", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def validate_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> EinvoiceValidation:
+        """Validate the invoice’s e-invoice. Checks the invoice’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+
+Requires the scope `invoices:read`."""
+        return cast(EinvoiceValidation, self._transport.request("POST", f"/v1/invoices/{_quote(id)}/einvoice/validate", body=_given(format=format), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class RecurringInvoicesResource:
@@ -5433,7 +5666,7 @@ Requires the scope `payments:write`."""
 
 
 class CreditNotesResource:
-    """credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
+    """credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotate_hosted_link, preview, get_pdf, list_deliveries, get_einvoice, validate_einvoice."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -5684,6 +5917,36 @@ Requires the scope `credit_notes:read`."""
 
 Requires the scope `credit_notes:read`."""
         return cast(Page[Delivery], self._transport.list(f"/v1/credit-notes/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the credit note as an EN 16931 e-invoice. The credit note as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the credit note’s own and valid by construction. A draft is 409 INVALID_STATE; a credit note that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+
+Requires the scope `credit_notes:read`."""
+        return cast(bytes, self._transport.request("GET", f"/v1/credit-notes/{_quote(id)}/einvoice", query=_given(format=format), accept="application/xml, application/pdf", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def validate_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> EinvoiceValidation:
+        """Validate the credit note’s e-invoice. Checks the credit note’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+
+Requires the scope `credit_notes:read`."""
+        return cast(EinvoiceValidation, self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/einvoice/validate", body=_given(format=format), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class LedgerEntriesResource:
@@ -6170,6 +6433,12 @@ Requires the scope `account:read`."""
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[AccountAddressParams], NotGiven] = NOT_GIVEN,
         tax_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        vat_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_scheme: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        electronic_address: Union[Optional[AccountElectronicAddressParams], NotGiven] = NOT_GIVEN,
+        payment_account: Union[Optional[AccountPaymentAccountParams], NotGiven] = NOT_GIVEN,
+        einvoicing_enabled: Union[bool, NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         payment_terms_days: Union[int, NotGiven] = NOT_GIVEN,
         payment_instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -6194,7 +6463,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, reminders=reminders, time_billing_increment_minutes=time_billing_increment_minutes, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, payment_account=payment_account, einvoicing_enabled=einvoicing_enabled, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, reminders=reminders, time_billing_increment_minutes=time_billing_increment_minutes, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def upload_logo(
         self,
@@ -6757,6 +7026,7 @@ class ProductsResource:
         unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         default_quantity: Union[float, NotGiven] = NOT_GIVEN,
         tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
         taxable: Union[bool, NotGiven] = NOT_GIVEN,
@@ -6772,7 +7042,7 @@ class ProductsResource:
         max_retries: Optional[int] = None,
     ) -> Product:
         """Create a product. Requires the scope `catalog:write`."""
-        return cast(Product, self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Product, self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -6797,6 +7067,7 @@ class ProductsResource:
         unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         default_quantity: Union[float, NotGiven] = NOT_GIVEN,
         tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
         taxable: Union[bool, NotGiven] = NOT_GIVEN,
@@ -6812,7 +7083,7 @@ class ProductsResource:
         max_retries: Optional[int] = None,
     ) -> Product:
         """Update a product (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
-        return cast(Product, self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Product, self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -6861,6 +7132,9 @@ class TaxRatesResource:
         compound: Union[bool, NotGiven] = NOT_GIVEN,
         priority: Union[int, NotGiven] = NOT_GIVEN,
         registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        tax_category: Union[Optional[Literal["S", "Z", "E", "AE", "K", "G", "O"]], NotGiven] = NOT_GIVEN,
+        exemption_reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        exemption_reason_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -6871,7 +7145,7 @@ class TaxRatesResource:
         max_retries: Optional[int] = None,
     ) -> TaxRate:
         """Create a tax rate. Requires the scope `catalog:write`."""
-        return cast(TaxRate, self._transport.request("POST", "/v1/tax-rates", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TaxRate, self._transport.request("POST", "/v1/tax-rates", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, tax_category=tax_category, exemption_reason=exemption_reason, exemption_reason_code=exemption_reason_code, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -6894,6 +7168,9 @@ class TaxRatesResource:
         compound: Union[bool, NotGiven] = NOT_GIVEN,
         priority: Union[int, NotGiven] = NOT_GIVEN,
         registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        tax_category: Union[Optional[Literal["S", "Z", "E", "AE", "K", "G", "O"]], NotGiven] = NOT_GIVEN,
+        exemption_reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        exemption_reason_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -6904,7 +7181,7 @@ class TaxRatesResource:
         max_retries: Optional[int] = None,
     ) -> TaxRate:
         """Update a tax rate (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
-        return cast(TaxRate, self._transport.request("PUT", f"/v1/tax-rates/{_quote(id)}", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TaxRate, self._transport.request("PUT", f"/v1/tax-rates/{_quote(id)}", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, tax_category=tax_category, exemption_reason=exemption_reason, exemption_reason_code=exemption_reason_code, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -7526,6 +7803,12 @@ class AsyncClientsResource:
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        vat_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_scheme: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        electronic_address: Union[Optional[ClientElectronicAddressParams], NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        einvoice_format: Union[Optional[Literal["ubl", "cii", "facturx"]], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
@@ -7536,7 +7819,7 @@ class AsyncClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -7560,6 +7843,12 @@ class AsyncClientsResource:
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        vat_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_scheme: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        electronic_address: Union[Optional[ClientElectronicAddressParams], NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        einvoice_format: Union[Optional[Literal["ubl", "cii", "facturx"]], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
@@ -7570,7 +7859,7 @@ class AsyncClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8516,7 +8805,7 @@ Requires the scope `schedules:read`."""
 
 
 class AsyncInvoicesResource:
-    """invoices: list, create, get, update, delete, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries."""
+    """invoices: list, create, get, update, delete, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries, get_einvoice, validate_einvoice."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -8565,6 +8854,10 @@ class AsyncInvoicesResource:
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8591,6 +8884,10 @@ class AsyncInvoicesResource:
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8617,6 +8914,10 @@ class AsyncInvoicesResource:
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8642,6 +8943,10 @@ class AsyncInvoicesResource:
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8650,7 +8955,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8680,6 +8985,10 @@ class AsyncInvoicesResource:
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["draft", "sent", "paid", "void"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
@@ -8689,7 +8998,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8807,6 +9116,10 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8832,6 +9145,10 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8857,6 +9174,10 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8881,6 +9202,10 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8890,7 +9215,7 @@ Requires the scope `invoices:write`."""
         """Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `invoices:read`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_pdf(
         self,
@@ -8922,6 +9247,36 @@ Requires the scope `invoices:read`."""
 
 Requires the scope `invoices:read`."""
         return AsyncPagePromise[Delivery](lambda: self._transport.list(f"/v1/invoices/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the invoice as an EN 16931 e-invoice. The invoice as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the invoice’s own and valid by construction. A draft is 409 INVALID_STATE; a invoice that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+
+Requires the scope `invoices:read`."""
+        return cast(bytes, await self._transport.request("GET", f"/v1/invoices/{_quote(id)}/einvoice", query=_given(format=format), accept="application/xml, application/pdf", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def validate_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> EinvoiceValidation:
+        """Validate the invoice’s e-invoice. Checks the invoice’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+
+Requires the scope `invoices:read`."""
+        return cast(EinvoiceValidation, await self._transport.request("POST", f"/v1/invoices/{_quote(id)}/einvoice/validate", body=_given(format=format), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncRecurringInvoicesResource:
@@ -9235,7 +9590,7 @@ Requires the scope `payments:write`."""
 
 
 class AsyncCreditNotesResource:
-    """credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
+    """credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotate_hosted_link, preview, get_pdf, list_deliveries, get_einvoice, validate_einvoice."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -9486,6 +9841,36 @@ Requires the scope `credit_notes:read`."""
 
 Requires the scope `credit_notes:read`."""
         return AsyncPagePromise[Delivery](lambda: self._transport.list(f"/v1/credit-notes/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the credit note as an EN 16931 e-invoice. The credit note as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the credit note’s own and valid by construction. A draft is 409 INVALID_STATE; a credit note that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+
+Requires the scope `credit_notes:read`."""
+        return cast(bytes, await self._transport.request("GET", f"/v1/credit-notes/{_quote(id)}/einvoice", query=_given(format=format), accept="application/xml, application/pdf", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def validate_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> EinvoiceValidation:
+        """Validate the credit note’s e-invoice. Checks the credit note’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+
+Requires the scope `credit_notes:read`."""
+        return cast(EinvoiceValidation, await self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/einvoice/validate", body=_given(format=format), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncLedgerEntriesResource:
@@ -9972,6 +10357,12 @@ Requires the scope `account:read`."""
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[AccountAddressParams], NotGiven] = NOT_GIVEN,
         tax_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        vat_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_scheme: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        electronic_address: Union[Optional[AccountElectronicAddressParams], NotGiven] = NOT_GIVEN,
+        payment_account: Union[Optional[AccountPaymentAccountParams], NotGiven] = NOT_GIVEN,
+        einvoicing_enabled: Union[bool, NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         payment_terms_days: Union[int, NotGiven] = NOT_GIVEN,
         payment_instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -9996,7 +10387,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, reminders=reminders, time_billing_increment_minutes=time_billing_increment_minutes, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, payment_account=payment_account, einvoicing_enabled=einvoicing_enabled, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, reminders=reminders, time_billing_increment_minutes=time_billing_increment_minutes, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def upload_logo(
         self,
@@ -10559,6 +10950,7 @@ class AsyncProductsResource:
         unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         default_quantity: Union[float, NotGiven] = NOT_GIVEN,
         tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
         taxable: Union[bool, NotGiven] = NOT_GIVEN,
@@ -10574,7 +10966,7 @@ class AsyncProductsResource:
         max_retries: Optional[int] = None,
     ) -> Product:
         """Create a product. Requires the scope `catalog:write`."""
-        return cast(Product, await self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Product, await self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -10599,6 +10991,7 @@ class AsyncProductsResource:
         unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         default_quantity: Union[float, NotGiven] = NOT_GIVEN,
         tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
         taxable: Union[bool, NotGiven] = NOT_GIVEN,
@@ -10614,7 +11007,7 @@ class AsyncProductsResource:
         max_retries: Optional[int] = None,
     ) -> Product:
         """Update a product (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
-        return cast(Product, await self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Product, await self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -10663,6 +11056,9 @@ class AsyncTaxRatesResource:
         compound: Union[bool, NotGiven] = NOT_GIVEN,
         priority: Union[int, NotGiven] = NOT_GIVEN,
         registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        tax_category: Union[Optional[Literal["S", "Z", "E", "AE", "K", "G", "O"]], NotGiven] = NOT_GIVEN,
+        exemption_reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        exemption_reason_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -10673,7 +11069,7 @@ class AsyncTaxRatesResource:
         max_retries: Optional[int] = None,
     ) -> TaxRate:
         """Create a tax rate. Requires the scope `catalog:write`."""
-        return cast(TaxRate, await self._transport.request("POST", "/v1/tax-rates", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TaxRate, await self._transport.request("POST", "/v1/tax-rates", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, tax_category=tax_category, exemption_reason=exemption_reason, exemption_reason_code=exemption_reason_code, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -10696,6 +11092,9 @@ class AsyncTaxRatesResource:
         compound: Union[bool, NotGiven] = NOT_GIVEN,
         priority: Union[int, NotGiven] = NOT_GIVEN,
         registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        tax_category: Union[Optional[Literal["S", "Z", "E", "AE", "K", "G", "O"]], NotGiven] = NOT_GIVEN,
+        exemption_reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        exemption_reason_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -10706,7 +11105,7 @@ class AsyncTaxRatesResource:
         max_retries: Optional[int] = None,
     ) -> TaxRate:
         """Update a tax rate (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
-        return cast(TaxRate, await self._transport.request("PUT", f"/v1/tax-rates/{_quote(id)}", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TaxRate, await self._transport.request("PUT", f"/v1/tax-rates/{_quote(id)}", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, tax_category=tax_category, exemption_reason=exemption_reason, exemption_reason_code=exemption_reason_code, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
