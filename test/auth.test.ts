@@ -319,6 +319,8 @@ const ACTION_BODIES: Record<string, () => unknown> = {
   '/v1/recurring-invoices/:id/unskip': () => ({ occurrence_date: '2026-01-05' }),
   '/v1/invoices/:id/time-entries': () => ({ time_entry_ids: ['019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01'] }),
   '/v1/app-installs/:id': () => ({ rate_limits: { per_minute: 30 } }),
+  '/v1/invoices/:id/einvoice/validate': () => ({ format: 'ubl' }),
+  '/v1/credit-notes/:id/einvoice/validate': () => ({ format: 'ubl' }),
 };
 
 /** The query a GET route requires (validation comes before lookup). */
@@ -327,6 +329,8 @@ const ROUTE_QUERIES: Record<string, string> = {
   '/v1/recurring-invoices/:id/occurrences': '?from=2026-01-01&to=2026-02-01',
   '/v1/availability': '?duration_minutes=60&from_date=2031-01-06&to_date=2031-01-06',
   '/v1/custom-fields/schema': '?resource=client',
+  '/v1/invoices/:id/einvoice': '?format=ubl',
+  '/v1/credit-notes/:id/einvoice': '?format=ubl',
 };
 
 /** A body that creates one object per collection; later ones may use the ids made before them. */
