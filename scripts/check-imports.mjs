@@ -52,6 +52,7 @@ export const MODULE_ORDER = [
   'invoices',
   'credit-notes',
   'sent-documents',
+  'einvoices',
   'recurring-invoices',
   'time-entries',
   'apps',

@@ -170,12 +170,15 @@ export function readResources(document: OpenApiDocument): Resource[] {
     for (const [httpMethod, operation] of Object.entries(operations)) {
       if (!operation.operationId) throw new Error(`${httpMethod.toUpperCase()} ${path} has no operationId`);
       const success = operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202'];
-      const returns: Returns = success?.content?.['application/pdf']
-        ? 'bytes'
-        : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination &&
-            success.content['application/json'].schema.properties.data?.type === 'array'
-          ? 'page'
-          : 'json';
+      // An e-invoice (XML, or a Factur-X PDF) is a download too, asked for with both media types.
+      const xml = Boolean(success?.content?.['application/xml']);
+      const returns: Returns =
+        success?.content?.['application/pdf'] || xml
+          ? 'bytes'
+          : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination &&
+              success.content['application/json'].schema.properties.data?.type === 'array'
+            ? 'page'
+            : 'json';
       const data = success?.content?.['application/json']?.schema.properties?.data;
       const array = returns === 'json' && data?.type === 'array';
       const item = data?.type === 'array' ? data.items : data;
@@ -205,6 +208,7 @@ export function readResources(document: OpenApiDocument): Resource[] {
         pathParams,
         returns,
         array,
+        ...(xml ? { accept: 'application/xml, application/pdf' } : {}),
         ...(Object.keys(query).length > 0 ? { query } : {}),
         queryRequired: queryParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
         ...(body

@@ -52,6 +52,10 @@ import { InvoiceSchema } from './modules/invoices/index.js';
 import { jobRoutes } from './modules/jobs/jobs.routes.js';
 import { DeliverySchema } from './modules/sent-documents/index.js';
 import { documentFileRoutes } from './modules/sent-documents/document-files.routes.js';
+import { einvoiceRoutes } from './modules/einvoices/einvoices.routes.js';
+import { EinvoiceValidationSchema, freezeCreditNote, freezeEinvoice } from './modules/einvoices/index.js';
+import { onCreditNoteIssued } from './modules/credit-notes/index.js';
+import { onInvoiceSent } from './modules/invoices/index.js';
 import { apiKeyAuthenticator, ApiKeySchema } from './modules/api-keys/index.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { changeSetRoutes } from './modules/change-sets/change-sets.routes.js';
@@ -257,6 +261,13 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   const pdf = dependencies.pdf ?? new PdfPool(config.pdf);
   app.decorate('pdf', pdf);
   if (!dependencies.pdf) app.addHook('onClose', () => pdf.close());
+  // An invoice's e-invoice is frozen at its send, validated in this app's pool (contract §31).
+  const stopFreezing = onInvoiceSent((tx, invoice) => freezeEinvoice(tx, pdf, invoice));
+  const stopFreezingNotes = onCreditNoteIssued((tx, note) => freezeCreditNote(tx, pdf, note));
+  app.addHook('onClose', async () => {
+    stopFreezing();
+    stopFreezingNotes();
+  });
   app.setValidatorCompiler(schemaCompiler);
   app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
   for (const schema of [
@@ -272,6 +283,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     RecurringInvoiceSchema,
     PaymentSchema,
     CreditNoteSchema,
+    EinvoiceValidationSchema,
     LedgerEntrySchema,
     ClientBalanceSchema,
     AgedReceivablesReportSchema,
@@ -432,6 +444,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(eventRoutes);
   await app.register(webhookRoutes(config.webhooks));
   await app.register(documentFileRoutes);
+  await app.register(einvoiceRoutes);
   await app.register(accountRoutes);
   await app.register(teamMemberRoutes);
   await app.register(apiKeyRoutes(config.apiKeyPepper));

@@ -156,6 +156,11 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/credit-notes/:id/hosted-link/rotate': 'credit_notes:write',
   'GET /v1/credit-notes/:id/pdf': 'credit_notes:read',
   'GET /v1/credit-notes/:id/deliveries': 'credit_notes:read',
+  // Contract section 31: e-invoices take the document's read scope, validation too.
+  'GET /v1/invoices/:id/einvoice': 'invoices:read',
+  'POST /v1/invoices/:id/einvoice/validate': 'invoices:read',
+  'GET /v1/credit-notes/:id/einvoice': 'credit_notes:read',
+  'POST /v1/credit-notes/:id/einvoice/validate': 'credit_notes:read',
   // Contract section 9: events and webhook endpoints.
   'GET /v1/events': 'events:read',
   'GET /v1/events/:id': 'events:read',
@@ -345,6 +350,8 @@ const ACTION_BODIES: Record<string, () => unknown> = {
   '/v1/tags/:id': () => ({ name: 'Renamed' }),
   // A real image: the logo is checked (422) before the app is looked up (404).
   '/v1/apps/:id/logo': () => ({ content_type: 'image/png', data: logoPng().toString('base64') }),
+  '/v1/invoices/:id/einvoice/validate': () => ({ format: 'ubl' }),
+  '/v1/credit-notes/:id/einvoice/validate': () => ({ format: 'ubl' }),
 };
 
 /** The query a GET route requires (validation comes before lookup). */
@@ -353,6 +360,8 @@ const ROUTE_QUERIES: Record<string, string> = {
   '/v1/recurring-invoices/:id/occurrences': '?from=2026-01-01&to=2026-02-01',
   '/v1/availability': '?duration_minutes=60&from_date=2031-01-06&to_date=2031-01-06',
   '/v1/custom-fields/schema': '?resource=client',
+  '/v1/invoices/:id/einvoice': '?format=ubl',
+  '/v1/credit-notes/:id/einvoice': '?format=ubl',
 };
 
 /** A body that creates one object per collection; later ones may use the ids made before them. */

@@ -37,6 +37,10 @@ test('a tax rate: defaults compound false, priority 0, active; percentage with 4
       compound: false,
       priority: 0,
       registration_number: '1234567890 TQ0001',
+      // Contract section 31: no VAT category until given one.
+      tax_category: null,
+      exemption_reason: null,
+      exemption_reason_code: null,
       active: true,
       external_id: null,
       metadata: {},
@@ -127,6 +131,8 @@ test('a product: defaults, the code unique among active products, delete refused
       unit_amount: 14_500,
       currency: 'USD',
       unit_label: 'hour',
+      // Contract section 31: no unit code until given one.
+      unit_code: null,
       default_quantity: 1,
       tax_rate_ids: null,
       taxable: true,

@@ -56,6 +56,13 @@ describe('create and read', () => {
       object: 'client',
       ...body,
       address: { ...body.address, line2: null },
+      // Contract section 31: the buyer's e-invoicing fields, none given.
+      vat_id: null,
+      registration_id: null,
+      registration_scheme: null,
+      electronic_address: null,
+      buyer_reference: null,
+      einvoice_format: null,
       // Contract section 16: a client answers its properties' ids (none yet).
       property_ids: [],
       // Contract section 27: every custom field defined for clients (none yet).

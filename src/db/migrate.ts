@@ -38,6 +38,8 @@ import * as appWebhookDeliveries from './migrations/20261129210000_app_webhook_d
 import * as appLogos from './migrations/20261129210100_app_logos.js';
 import * as appSuspension from './migrations/20261129210200_app_suspension.js';
 import * as liveRefreshTokens from './migrations/20261129210300_live_refresh_tokens.js';
+import * as einvoices from './migrations/20261130010000_einvoices.js';
+import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
@@ -117,6 +119,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129220000_ledger_open_items': ledgerOpenItems,
   '20261129220100_ledger_cash_day_totals': ledgerCashDayTotals,
   '20261129220200_ledger_invoice_figures': ledgerInvoiceFigures,
+  '20261130010000_einvoices': einvoices,
+  '20261130010100_einvoice_files': einvoiceFiles,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

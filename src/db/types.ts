@@ -51,6 +51,8 @@ export interface AccountsTable {
   booking: JsonText | null;
   /** docs/api-contract.md §23: the reminder schedule as set (JSON), null: off, no steps. */
   reminders: JsonText | null;
+  /** docs/api-contract.md §31: the seller's e-invoicing identity (JSON, modules/einvoices/parties.ts); null: none set. */
+  einvoicing?: JsonText | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -95,6 +97,8 @@ export interface ClientsTable {
   metadata: JsonText;
   /** The values of its custom fields by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
   custom_fields: Generated<JsonText>;
+  /** docs/api-contract.md §31: the buyer's e-invoicing identity (JSON, modules/einvoices/parties.ts); null: none set. */
+  einvoicing?: JsonText | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
@@ -193,6 +197,19 @@ interface DeliveredColumns {
   hosted_recipient: string | null;
 }
 
+/** docs/api-contract.md §31: a sent invoice's (or issued credit note's) frozen e-invoice file (`ubl` or `cii`). */
+export interface EinvoiceFilesTable {
+  document_id: string;
+  format: string;
+  /** `invoice` or `credit_note`. */
+  document_type: string;
+  account_id: string;
+  /** Hex SHA-256 of `content`. */
+  sha256: string;
+  content: Buffer;
+  created_at: Timestamp;
+}
+
 export interface AccountLogosTable {
   account_id: string;
   content_type: string;
@@ -253,6 +270,13 @@ export interface InvoicesTable extends DocumentColumns, PricedColumns, Delivered
   notes: string | null;
   issue_date: DateText | null;
   due_date: DateText | null;
+  /** docs/api-contract.md §31: BT-10, BT-13, BT-72 and BG-14 (`{start_date, end_date}` JSON). */
+  buyer_reference?: string | null;
+  purchase_order?: string | null;
+  delivery_date?: DateText | null;
+  service_period?: JsonText | null;
+  /** docs/api-contract.md §31: the frozen e-invoice's hashes and artefacts (JSON); null while not frozen. */
+  einvoice?: JsonText | null;
   sent_at: Timestamp | null;
   paid_at: Timestamp | null;
   voided_at: Timestamp | null;
@@ -752,6 +776,10 @@ export interface TaxRatesTable {
   compound: number;
   priority: number;
   registration_number: string | null;
+  /** docs/api-contract.md §31: the VAT category (UNCL 5305: S, Z, E, AE, K, G, O), and BT-120 / BT-121. */
+  tax_category?: string | null;
+  exemption_reason?: string | null;
+  exemption_reason_code?: string | null;
   active: number;
   external_id: string | null;
   metadata: JsonText;
@@ -791,6 +819,8 @@ export interface ProductsTable {
   currency: string;
   unit_label: string | null;
   /** Thousandths. */
+  /** docs/api-contract.md §31: UN/ECE Recommendation 20/21 unit code; null: none (an e-invoice says C62). */
+  unit_code?: string | null;
   default_quantity: number;
   tax_rate_ids: JsonText | null;
   taxable: number;
@@ -958,6 +988,7 @@ export interface Tables {
   oauth_tokens: OauthTokensTable;
   accounts: AccountsTable;
   account_logos: AccountLogosTable;
+  einvoice_files: EinvoiceFilesTable;
   api_keys: ApiKeysTable;
   mcp_calls: McpCallsTable;
   clients: ClientsTable;

@@ -69,6 +69,10 @@ function errorEnvelope(codes: readonly ErrorCode[], description: string) {
                   example: 'visit',
                 }),
               ),
+              // An e-invoice refused or invalid (docs/api-contract.md §31): EN 16931's rule id, else BMS-EI-01…07.
+              rule: Type.Optional(
+                Type.String({ description: 'E-invoices: the rule the document breaks.', example: 'BR-CO-26' }),
+              ),
               // A time entry's overlap, a running entry or a refused lock (docs/api-contract.md §29): the other entry.
               time_entry_id: Type.Optional(Type.String({ description: 'Time entries: the entry in the way.' })),
               started_at: Type.Optional(Type.String({ description: 'Time entries: when that entry starts.' })),

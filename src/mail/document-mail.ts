@@ -65,6 +65,8 @@ export interface MailServiceAddress {
 
 export interface MailSnapshot {
   kind: 'invoice' | 'quote' | 'credit_note';
+  /** The client's e-invoice format (docs/api-contract.md §31): ubl or cii attached beside the PDF, facturx instead. */
+  einvoice_format?: 'ubl' | 'cii' | 'facturx';
   /** The account's BCP 47 locale: how dates and amounts are printed (absent before it existed: en-US). */
   locale?: string;
   /** The PDF's paper (absent before it existed: A4, as those documents were). */

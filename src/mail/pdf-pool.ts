@@ -10,6 +10,7 @@ import { Lru } from '../core/lru.js';
 import type { PreparedLogo } from './logo-image.js';
 import type { PdfInput } from './pdf.js';
 import type { PdfTask } from './pdf-worker.js';
+import type { EinvoiceSyntax, ValidationFinding } from './einvoice-validation.js';
 
 export interface PdfPoolOptions {
   threads: number;
@@ -40,10 +41,12 @@ interface KeptLogo {
   logo: Promise<PreparedLogo | null>;
 }
 
+type TaskResult = Uint8Array | PreparedLogo | ValidationFinding[];
+
 interface Job {
   task: PdfTask;
   deadline: number;
-  resolve(value: Uint8Array | PreparedLogo): void;
+  resolve(value: TaskResult): void;
   reject(error: unknown): void;
 }
 
@@ -168,7 +171,15 @@ export class PdfPool {
     if (bytes.byteLength <= CACHE_BYTES / 8) this.cache.set(key, bytes, bytes.byteLength);
   }
 
-  private run(task: PdfTask, accountId = NO_ACCOUNT): Promise<Uint8Array | PreparedLogo> {
+  /**
+   * An e-invoice file's XSD and Schematron findings (mail/einvoice-validation.ts), in a worker thread, taking
+   * turns with the account's renders and bounded by the same time. Rejects with PdfRenderTimeout past it.
+   */
+  validateEinvoice(xml: string, syntax: EinvoiceSyntax, accountId?: string): Promise<ValidationFinding[]> {
+    return this.run({ kind: 'einvoice', xml, syntax }, accountId) as Promise<ValidationFinding[]>;
+  }
+
+  private run(task: PdfTask, accountId = NO_ACCOUNT): Promise<TaskResult> {
     return new Promise((resolve, reject) => {
       const queue = this.waiting.get(accountId);
       const job = { task, deadline: Date.now() + this.options.timeoutMs, resolve, reject };

@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 import { drawableLogo, LOGO_BOX, type PreparedLogo } from './logo-image.js';
+import { embedFacturX, FACTURX_PDF_OPTIONS } from './facturx.js';
 import {
   addressLines,
   amountHeading,
@@ -62,9 +63,11 @@ export interface PdfInput {
   logo: PreparedLogo | null;
   /** The creation date when the snapshot has no revision of its own (snapshots queued before version 2). */
   fallbackDate: string;
+  /** A Factur-X (docs/api-contract.md §31): the PDF is made PDF/A-3b with this CII embedded. */
+  facturx?: { cii: Uint8Array } | undefined;
 }
 
-export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): Promise<Buffer> {
+export function renderDocumentPdf({ snapshot, logo, fallbackDate, facturx }: PdfInput): Promise<Buffer> {
   const { document, business, client } = snapshot;
   const locale = localeOf(snapshot);
   const money = (amount: number) => formatMoney(amount, document.currency, locale);
@@ -78,6 +81,7 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
     // The bottom margin keeps the footer's band free: text that runs on breaks above it.
     margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: MARGIN + FOOTER_HEIGHT },
     bufferPages: true,
+    ...(facturx ? FACTURX_PDF_OPTIONS : {}),
     info: {
       Title: documentLabel(snapshot),
       Author: business.name,
@@ -331,6 +335,7 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate }: PdfInput): P
       .text(stamp.text, 0, 280, { width: PAGE.width, align: 'center', lineBreak: false });
     pdf.restore();
   }
+  if (facturx) embedFacturX(pdf, facturx.cii, new Date(document.updated_at ?? fallbackDate));
   pdf.end();
   return finished;
 }

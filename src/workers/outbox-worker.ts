@@ -7,6 +7,8 @@ import { type Database, fromJson } from '../db/index.js';
 import type { PdfPool } from '../mail/pdf-pool.js';
 import { cancelStaleReminder, renderDeliveryPdf, trackDelivery } from '../modules/sent-documents/index.js';
 import { WorkerLoop } from './worker-loop.js';
+import { SYSTEM_ACTOR } from '../kernel/context.js';
+import { einvoiceFile, facturxFile } from '../modules/einvoices/index.js';
 import type { OutboxMessageRow } from '../db/types.js';
 import type { Clock } from '../core/deps.js';
 import { renderHtml, renderText, subjectOf, type MailSnapshot } from '../mail/document-mail.js';
@@ -26,10 +28,17 @@ export interface OutboxWorkerOptions {
   jitter?: number;
 }
 
+/** A file the e-mail carries. */
+export interface MailAttachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
+}
+
 export function composeMail(
   message: OutboxMessageRow,
   snapshot: MailSnapshot,
-  pdf: Buffer,
+  pdf: Buffer | MailAttachment[],
   fromAddress: string,
 ): OutgoingMail {
   return {
@@ -40,7 +49,9 @@ export function composeMail(
     text: renderText(snapshot),
     html: renderHtml(snapshot),
     messageId: message.message_id,
-    attachments: [{ filename: `${snapshot.document.number}.pdf`, content: pdf, contentType: 'application/pdf' }],
+    attachments: Array.isArray(pdf)
+      ? pdf
+      : [{ filename: `${snapshot.document.number}.pdf`, content: pdf, contentType: 'application/pdf' }],
   };
 }
 
@@ -68,6 +79,35 @@ export class OutboxWorker {
   }
 
   /** Records an attempt's outcome and what goes with it, in one transaction. */
+  /**
+   * The message's files: the PDF, and the client's e-invoice beside it (ubl, cii) or instead of it (facturx,
+   * which is that PDF with the CII embedded), as the invoice answers them now (its frozen files once sent).
+   */
+  private async attachmentsOf(message: OutboxMessageRow, snapshot: MailSnapshot): Promise<MailAttachment[]> {
+    const format = snapshot.einvoice_format;
+    const pdf = async (): Promise<MailAttachment> => ({
+      filename: `${snapshot.document.number}.pdf`,
+      content: await renderDeliveryPdf(this.database.db, this.pdf, message, snapshot),
+      contentType: 'application/pdf',
+    });
+    if (format === undefined || message.document_type !== 'invoice') return [await pdf()];
+    // The e-invoice reads no hosted link: the context needs none.
+    const ctx = {
+      db: this.database.db,
+      clock: this.clock,
+      links: { publicBaseUrl: '' },
+      accountId: message.account_id,
+      actor: SYSTEM_ACTOR,
+    };
+    const now = this.clock.now();
+    if (format === 'facturx') {
+      const file = await facturxFile(ctx, this.pdf, 'invoice', message.document_id, now);
+      return [{ filename: file.filename, content: file.bytes, contentType: file.contentType }];
+    }
+    const file = await einvoiceFile(ctx, 'invoice', message.document_id, format, now);
+    return [await pdf(), { filename: file.filename, content: file.bytes, contentType: file.contentType }];
+  }
+
   private async finish(message: OutboxMessageRow, changes: Partial<OutboxMessageRow>): Promise<void> {
     await this.database.db.transaction().execute(async (trx) => {
       const finished = await completeMessage(trx, message.id, this.id, changes);
@@ -122,8 +162,8 @@ export class OutboxWorker {
     const attempts = message.attempts + 1;
     try {
       const snapshot = fromJson<MailSnapshot>(message.snapshot);
-      const pdf = await renderDeliveryPdf(this.database.db, this.pdf, message, snapshot);
-      await this.transport.send(composeMail(message, snapshot, pdf, this.options.fromAddress));
+      const attachments = await this.attachmentsOf(message, snapshot);
+      await this.transport.send(composeMail(message, snapshot, attachments, this.options.fromAddress));
       const finished = this.clock.now().toISOString();
       await this.finish(message, {
         status: 'delivered',

@@ -11,6 +11,13 @@ export interface ClientAddress {
   country: string | null;
 }
 
+/** BT-49, the buyer’s electronic address. */
+export interface ClientElectronicAddress {
+  /** The Electronic Address Scheme code (EAS): 9930 German VAT, 0088 GLN, EM e-mail, … */
+  scheme: string;
+  value: string;
+}
+
 /** A customer of the business. */
 export interface Client {
   /** Unique identifier (UUIDv7). */
@@ -28,6 +35,18 @@ export interface Client {
   address: ClientAddress | null;
   /** Internal notes. */
   notes: string | null;
+  /** BT-48, the buyer’s VAT identifier. */
+  vat_id: string | null;
+  /** BT-47, the buyer’s legal registration. */
+  registration_id: string | null;
+  /** The ISO 6523 ICD of registration_id. */
+  registration_scheme: string | null;
+  /** BT-49, the buyer’s electronic address. */
+  electronic_address: ClientElectronicAddress | null;
+  /** BT-10, copied to new invoices. */
+  buyer_reference: string | null;
+  /** The e-invoice its invoices are sent with: ubl or cii attached beside the PDF, facturx instead of it; an invoice that cannot be one is then not sent (422). null (default): none. ubl: UBL 2.1 Invoice; cii: UN/CEFACT CII D16B; facturx: a PDF/A-3 with the CII embedded. */
+  einvoice_format: "ubl" | "cii" | "facturx" | null;
   /** The client’s properties (GET /v1/properties?client_id=…), oldest first. Read-only. */
   property_ids: Array<string>;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
@@ -36,8 +55,6 @@ export interface Client {
   metadata: Record<string, string>;
   /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
   custom_fields: Record<string, unknown>;
-  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
-  tags: Array<string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -84,10 +101,6 @@ export interface Property {
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
-  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
-  custom_fields: Record<string, unknown>;
-  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
-  tags: Array<string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -108,8 +121,6 @@ export interface ServiceRequest {
   status: "new" | "assessed" | "archived" | "converted";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
-  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
-  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -174,7 +185,7 @@ export interface QuoteLineItem {
   tax_amount: number;
   /** One per rate, in the rates’ order. Read-only. */
   taxes: Array<QuoteLineItemTaxe>;
-  /** The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only. */
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21): as given, else its product’s; HUR for a line of billed time; null for none (an e-invoice says C62). */
   unit_code: string | null;
   /** Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only. */
   unit_cost_amount: number | null;
@@ -225,14 +236,10 @@ export interface Quote {
   status: "draft" | "sent" | "approved" | "declined" | "converted";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
-  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
-  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
-  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
-  tags: Array<string>;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id: string | null;
   /** Q-000001 upward, assigned when first sent; null before. Never reused. */
@@ -338,7 +345,7 @@ export interface JobLineItem {
   tax_amount: number;
   /** One per rate, in the rates’ order. Read-only. */
   taxes: Array<JobLineItemTaxe>;
-  /** The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only. */
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21): as given, else its product’s; HUR for a line of billed time; null for none (an e-invoice says C62). */
   unit_code: string | null;
   /** Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only. */
   unit_cost_amount: number | null;
@@ -393,14 +400,10 @@ export interface Job {
   status: "scheduled" | "in_progress" | "completed" | "canceled";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
-  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
-  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
-  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
-  tags: Array<string>;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id: string | null;
   /** J-000001 upward, assigned at creation. Never reused. */
@@ -522,10 +525,6 @@ export interface Visit {
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
-  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
-  custom_fields: Record<string, unknown>;
-  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
-  tags: Array<string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -612,10 +611,6 @@ export interface VisitListItem {
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
-  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
-  custom_fields: Record<string, unknown>;
-  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
-  tags: Array<string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -760,7 +755,7 @@ export interface InvoiceLineItem {
   tax_amount: number;
   /** One per rate, in the rates’ order. Read-only. */
   taxes: Array<InvoiceLineItemTaxe>;
-  /** The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only. */
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21): as given, else its product’s; HUR for a line of billed time; null for none (an e-invoice says C62). */
   unit_code: string | null;
   /** Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only. */
   unit_cost_amount: number | null;
@@ -819,6 +814,37 @@ export interface InvoicePayment {
   paid_at: string;
 }
 
+/** BG-14, the period the invoice bills. */
+export interface InvoiceServicePeriod {
+  /** The first day of the period. */
+  start_date: string;
+  /** The last day of the period, not before start_date. */
+  end_date: string;
+}
+
+export interface InvoiceEinvoiceSha256 {
+  /** SHA-256 of the UBL file, hex. */
+  ubl: string;
+  /** SHA-256 of the CII file, hex. */
+  cii: string;
+  /** SHA-256 of the Factur-X PDF, hex; null when not stored. */
+  facturx: string | null;
+}
+
+export interface InvoiceEinvoiceArtefact {
+  name: string;
+  version: string;
+}
+
+/** The e-invoice frozen when the invoice was first sent (docs/guide/einvoices.md). */
+export interface InvoiceEinvoice {
+  sha256: InvoiceEinvoiceSha256;
+  /** When the files were made and frozen (the first send). */
+  frozen_at: string;
+  /** What the files were validated with. */
+  artefacts: Array<InvoiceEinvoiceArtefact>;
+}
+
 export interface InvoiceReminder {
   /** The step of the account’s schedule, from 1. */
   step: number;
@@ -844,14 +870,10 @@ export interface Invoice {
   status: "draft" | "sent" | "paid" | "void";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
-  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
-  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
-  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
-  tags: Array<string>;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id: string | null;
   /** INV-000001 upward, assigned when first sent; null before. Never reused. */
@@ -915,6 +937,16 @@ export interface Invoice {
   recurring_invoice_id: string | null;
   /** The date of the recurring invoice’s rule it stands for (its issue_date is the day it was made). Read-only. */
   occurrence_date: string | null;
+  /** BT-10, the buyer’s reference for the invoice; default the client’s buyer_reference. */
+  buyer_reference: string | null;
+  /** BT-13, the buyer’s purchase order. */
+  purchase_order: string | null;
+  /** BT-72, the day the goods or services were delivered. */
+  delivery_date: string | null;
+  /** BG-14, the period the invoice bills. */
+  service_period: InvoiceServicePeriod | null;
+  /** The e-invoice frozen when the invoice was first sent (docs/guide/einvoices.md). */
+  einvoice: InvoiceEinvoice | null;
   /** Whether payment reminders go out for it while it is sent and unpaid (the account’s schedule); default true. */
   reminders_enabled: boolean;
   /** The payment reminder steps sent for it, in step order (docs/api-contract.md §23). Read-only. */
@@ -1160,7 +1192,7 @@ export interface CreditNoteLineItem {
   tax_amount: number;
   /** One per rate, in the rates’ order. Read-only. */
   taxes: Array<CreditNoteLineItemTaxe>;
-  /** The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only. */
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21): as given, else its product’s; HUR for a line of billed time; null for none (an e-invoice says C62). */
   unit_code: string | null;
   /** Internal: what one unit costs the business, in minor units, copied from the product’s cost_amount when the line is made (never back-filled; null without one). Job costing counts it; it is never printed, e-mailed or shown on the client hub. Read-only. */
   unit_cost_amount: number | null;
@@ -1296,6 +1328,35 @@ export interface CreditNote {
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+}
+
+export interface EinvoiceValidationArtefact {
+  name: string;
+  version: string;
+}
+
+export interface EinvoiceValidationError {
+  /** EN 16931’s rule id, BMS-EI-01…07, or XSD. */
+  rule: string;
+  severity: "fatal" | "warning";
+  /** Where: an XPath (Schematron), a line (XSD) or /. */
+  location: string;
+  /** The rule’s own text, or BMS’s. */
+  message: string;
+  /** BMS’s checks: the field at fault. */
+  field?: string | null;
+}
+
+/** What validating an e-invoice found. */
+export interface EinvoiceValidation {
+  /** Always "einvoice_validation". */
+  object: "einvoice_validation";
+  format: "ubl" | "cii" | "facturx";
+  /** true when no error is fatal. */
+  valid: boolean;
+  /** What the file was checked with, besides BMS’s own rules. */
+  artefacts: Array<EinvoiceValidationArtefact>;
+  errors: Array<EinvoiceValidationError>;
 }
 
 export interface LedgerEntryTaxe {
@@ -2820,61 +2881,14 @@ export interface CustomFieldEvent {
   data: CustomFieldEventData;
 }
 
-/** Who caused the event (docs/api-contract.md §20). */
-export interface TagEventActor {
-  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
-  type: "api_key" | "mcp" | "hub" | "system" | "app";
-  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
-  id: string | null;
-  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
-  app_id?: string | null;
-}
-
-/** The change set or import the change was part of; null for a single request (§26). */
-export interface TagEventOrigin {
-  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
-  type: "change_set" | "import";
-  /** The change set’s or the import’s id. */
-  id: string;
-}
-
-export interface TagEventData {
-  object: Tag;
-  /** For updates and status changes: the changed fields, with their values before the change. */
-  previous_attributes?: Record<string, unknown>;
-  /** Present when the client made the change on the hosted page. */
-  source?: "hub";
-  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
-  truncated?: true;
-}
-
-/** An event of type tag.renamed, tag.deleted: its data.object is the Tag. */
-export interface TagEvent {
-  /** Unique identifier (UUIDv7). */
-  id: string;
-  /** Always "event". */
-  object: "event";
-  /** What happened: <resource>.<what>, from a closed list. */
-  type: "tag.renamed" | "tag.deleted";
-  /** ISO 8601 UTC timestamp with milliseconds. */
-  created_at: string;
-  /** The account the event belongs to. */
-  account_id: string;
-  /** Who caused the event (docs/api-contract.md §20). */
-  actor: TagEventActor;
-  /** The change set or import the change was part of; null for a single request (§26). */
-  origin: TagEventOrigin | null;
-  data: TagEventData;
-}
-
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent | TimeEntryEvent | TimeLockEvent | AppEvent | CustomFieldEvent | TagEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent | TimeEntryEvent | TimeLockEvent | AppEvent | CustomFieldEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "tag.renamed" | "tag.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | "tag.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -2886,7 +2900,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted, tag.renamed, tag.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -2977,6 +2991,20 @@ export interface AccountAddress {
   country: string | null;
 }
 
+/** BT-34, the seller’s electronic address. */
+export interface AccountElectronicAddress {
+  /** The Electronic Address Scheme code (EAS): 9930 German VAT, 0088 GLN, EM e-mail, … */
+  scheme: string;
+  value: string;
+}
+
+/** BG-17, the account payments go to. */
+export interface AccountPaymentAccount {
+  iban: string;
+  bic: string | null;
+  name: string | null;
+}
+
 export interface AccountWorkingHour {
   /** The weekday: MO, TU, WE, TH, FR, SA or SU. */
   day: "MO" | "TU" | "WE" | "TH" | "FR" | "SA" | "SU";
@@ -3038,6 +3066,18 @@ export interface Account {
   website: string | null;
   address: AccountAddress | null;
   tax_id: string | null;
+  /** BT-31, the seller’s VAT identifier. */
+  vat_id: string | null;
+  /** BT-30, the seller’s legal registration. */
+  registration_id: string | null;
+  /** The ISO 6523 ICD of registration_id. */
+  registration_scheme: string | null;
+  /** BT-34, the seller’s electronic address. */
+  electronic_address: AccountElectronicAddress | null;
+  /** BG-17, the account payments go to. */
+  payment_account: AccountPaymentAccount | null;
+  /** true: the first send (or mark-sent) of an invoice that can be an e-invoice freezes its e-invoice files (docs/guide/einvoices.md). Default false. */
+  einvoicing_enabled: boolean;
   /** ISO 4217 code: the default currency of new documents. */
   currency: string;
   /** Days from issue to due date: an invoice without a due date gets issue date + this (default 30). */
@@ -3118,8 +3158,6 @@ export interface TeamMember {
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
-  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
-  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -3155,7 +3193,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3193,7 +3231,7 @@ export interface App {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -3255,7 +3293,7 @@ export interface AppInstall {
   /** The app installed. */
   app: AppInstallApp;
   /** What the install granted. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** Uninstalled is final. */
   status: "active" | "uninstalled";
   /** The install’s own bucket and quota; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3285,41 +3323,11 @@ export interface AppInstallLink {
   /** Unique identifier (UUIDv7). */
   app_id: string;
   /** What the consent may grant: within the calling key’s scopes and the app’s. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** Open it once in a browser to approve the install; shown in this answer only. */
   url: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   expires_at: string;
-}
-
-/** One attempt to deliver an installing account’s event to the app’s webhook_url. */
-export interface AppWebhookDelivery {
-  /** Unique identifier (UUIDv7). */
-  id: string;
-  /** Always "webhook_delivery". */
-  object: "webhook_delivery";
-  /** The installing account whose event this is. */
-  account_id: string;
-  /** The event (also the webhook-id header). */
-  event_id: string;
-  /** The event type. */
-  event_type: string;
-  /** Attempt number for this event, from 1. */
-  attempt: number;
-  /** pending (not yet made, or in flight), succeeded (2xx), failed. */
-  status: "pending" | "succeeded" | "failed";
-  /** When a pending attempt is due; null once made. */
-  next_attempt_at: string | null;
-  /** The HTTP status webhook_url answered. */
-  response_status: number | null;
-  /** Why the attempt failed (timeout, connection, refused address, redirect, status). */
-  error: string | null;
-  /** How long the attempt took. */
-  duration_ms: number | null;
-  /** The first 1 KB of the response body. */
-  response_body: string | null;
-  /** ISO 8601 UTC timestamp with milliseconds. */
-  created_at: string;
 }
 
 /** A service, material or fee from the price list. */
@@ -3342,6 +3350,8 @@ export interface Product {
   currency: string;
   /** The unit, printed: "hour". */
   unit_label: string | null;
+  /** The unit of quantity an e-invoice states (UN/ECE Recommendation 20 or 21: HUR hour, KGM kilogram, MTR metre, C62 one); a line made with the product takes it. null: none (an e-invoice says C62). */
+  unit_code: string | null;
   /** The quantity a line takes when it gives none; at most 3 decimals. Default 1. */
   default_quantity: number;
   /** The rates of lines made from the product (at most 5); null: the property’s or account’s defaults when taxable. */
@@ -3358,8 +3368,6 @@ export interface Product {
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
-  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
-  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -3382,6 +3390,12 @@ export interface TaxRate {
   priority: number;
   /** The business’s registration number for this tax, printed beside it. */
   registration_number: string | null;
+  /** The EN 16931 VAT category (UNCL 5305) an e-invoice states for the rate: S standard (above 0 %), Z zero-rated, E exempt, AE reverse charge, K intra-community supply, G export (all at 0 %), O outside the scope of VAT (0 %, printed without a rate). null (the default): none, and no e-invoice can use the rate. Frozen with the percentage. */
+  tax_category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | null;
+  /** BT-120: why no VAT is charged, printed on e-invoices; E, AE, K, G and O need it or exemption_reason_code, S and Z take neither. Frozen with the percentage. */
+  exemption_reason: string | null;
+  /** BT-121: the VATEX code of the exemption (VATEX-EU-AE, VATEX-EU-IC, VATEX-EU-G, VATEX-EU-O, …). Frozen with the percentage. */
+  exemption_reason_code: string | null;
   /** Whether new lines may take the rate. An inactive rate stays valid on the documents that have it. */
   active: boolean;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
@@ -3736,38 +3750,6 @@ export interface CustomFieldsSchema {
   schema: Record<string, unknown>;
 }
 
-/** How many objects of each kind hold the tag. */
-export interface TagCounts {
-  /** How many clients hold the tag. */
-  client: number;
-  /** How many properties hold the tag. */
-  property: number;
-  /** How many quotes hold the tag. */
-  quote: number;
-  /** How many jobs hold the tag. */
-  job: number;
-  /** How many invoices hold the tag. */
-  invoice: number;
-  /** How many visits hold the tag. */
-  visit: number;
-}
-
-/** A tag of the account: made by its first use, renamed or deleted everywhere at once. */
-export interface Tag {
-  /** Unique identifier (UUIDv7). */
-  id: string;
-  /** Always "tag". */
-  object: "tag";
-  /** Its spelling (the first, unless renamed). */
-  name: string;
-  /** How many objects of each kind hold the tag. */
-  counts: TagCounts;
-  /** ISO 8601 UTC timestamp with milliseconds. */
-  created_at: string;
-  /** ISO 8601 UTC timestamp with milliseconds. */
-  updated_at: string;
-}
-
 /** What a delete returns. */
 export interface DeletedObject {
   /** Unique identifier (UUIDv7). */
@@ -3792,10 +3774,6 @@ export interface ClientListParams {
   updated_after?: string;
   /** Only the object with this external_id (at most one). */
   external_id?: string;
-  /** Objects holding any of these tags (comma-separated, at most 10, case-insensitive). */
-  tags_any?: string;
-  /** Objects holding every one of these tags (comma-separated, at most 10, case-insensitive). */
-  tags_all?: string;
   /** Case-insensitive match on name, e-mail, phone or company name. */
   q?: string;
   /** Exact e-mail address, case-insensitive. */
@@ -3818,6 +3796,13 @@ export interface ClientAddressParams {
   country?: string | null;
 }
 
+/** BT-49, the buyer’s electronic address. */
+export interface ClientElectronicAddressParams {
+  /** The Electronic Address Scheme code (EAS): 9930 German VAT, 0088 GLN, EM e-mail, … */
+  scheme: string;
+  value: string;
+}
+
 /** Body of POST /v1/clients. */
 export interface ClientCreateParams {
   /** Name of the person or business. */
@@ -3832,14 +3817,24 @@ export interface ClientCreateParams {
   address?: ClientAddressParams | null;
   /** Internal notes, never shown to the client. */
   notes?: string | null;
+  /** BT-48, the buyer’s VAT identifier. The VAT identifier with its country prefix (EL for Greece, XI for Northern Ireland) and 2–28 letters or digits, no spaces. */
+  vat_id?: string | null;
+  /** BT-47, the buyer’s legal registration. */
+  registration_id?: string | null;
+  /** The ISO 6523 ICD of registration_id (0088 GLN, 0060 DUNS, 0002 SIRENE, 0208 Belgian enterprise number, …). */
+  registration_scheme?: string | null;
+  /** BT-49, the buyer’s electronic address. */
+  electronic_address?: ClientElectronicAddressParams | null;
+  /** BT-10, the reference the buyer wants on its invoices: copied to each new invoice. */
+  buyer_reference?: string | null;
+  /** The e-invoice its invoices are sent with: ubl or cii attached beside the PDF, facturx instead of it; an invoice that cannot be one is then not sent (422). null (default): none. ubl: UBL 2.1 Invoice; cii: UN/CEFACT CII D16B; facturx: a PDF/A-3 with the CII embedded. */
+  einvoice_format?: "ubl" | "cii" | "facturx" | null;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
   /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
   custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
 }
 
 /** Body of PUT /v1/clients/{id}. */
@@ -3856,28 +3851,28 @@ export interface ClientUpdateParams {
   address?: ClientAddressParams | null;
   /** Internal notes, never shown to the client. */
   notes?: string | null;
+  /** BT-48, the buyer’s VAT identifier. The VAT identifier with its country prefix (EL for Greece, XI for Northern Ireland) and 2–28 letters or digits, no spaces. */
+  vat_id?: string | null;
+  /** BT-47, the buyer’s legal registration. */
+  registration_id?: string | null;
+  /** The ISO 6523 ICD of registration_id (0088 GLN, 0060 DUNS, 0002 SIRENE, 0208 Belgian enterprise number, …). */
+  registration_scheme?: string | null;
+  /** BT-49, the buyer’s electronic address. */
+  electronic_address?: ClientElectronicAddressParams | null;
+  /** BT-10, the reference the buyer wants on its invoices: copied to each new invoice. */
+  buyer_reference?: string | null;
+  /** The e-invoice its invoices are sent with: ubl or cii attached beside the PDF, facturx instead of it; an invoice that cannot be one is then not sent (422). null (default): none. ubl: UBL 2.1 Invoice; cii: UN/CEFACT CII D16B; facturx: a PDF/A-3 with the CII embedded. */
+  einvoice_format?: "ubl" | "cii" | "facturx" | null;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
   /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
   custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
-}
-
-/** Body of POST /v1/clients/{id}/tags. */
-export interface ClientAddTagsParams {
-  /** The tags to add. */
-  tags: Array<string>;
 }
 
 /** Query parameters of GET /v1/properties. */
 export interface PropertyListParams {
-  /** Objects holding any of these tags (comma-separated, at most 10, case-insensitive). */
-  tags_any?: string;
-  /** Objects holding every one of these tags (comma-separated, at most 10, case-insensitive). */
-  tags_all?: string;
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -3948,10 +3943,6 @@ export interface PropertyCreateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
 }
 
 /** Body of PUT /v1/properties/{id}. */
@@ -3976,16 +3967,6 @@ export interface PropertyUpdateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
-}
-
-/** Body of POST /v1/properties/{id}/tags. */
-export interface PropertyAddTagsParams {
-  /** The tags to add. */
-  tags: Array<string>;
 }
 
 /** Query parameters of GET /v1/service-requests. */
@@ -4024,8 +4005,6 @@ export interface ServiceRequestCreateParams {
   preferred_date?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
 }
 
 /** Body of PUT /v1/service-requests/{id}. */
@@ -4046,16 +4025,10 @@ export interface ServiceRequestUpdateParams {
   status?: "new" | "assessed" | "archived";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
 }
 
 /** Query parameters of GET /v1/quotes. */
 export interface QuoteListParams {
-  /** Objects holding any of these tags (comma-separated, at most 10, case-insensitive). */
-  tags_any?: string;
-  /** Objects holding every one of these tags (comma-separated, at most 10, case-insensitive). */
-  tags_all?: string;
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -4103,6 +4076,8 @@ export interface QuoteLineItemParams {
   tax_rate_ids?: Array<string>;
   /** A discount before tax. */
   discount?: QuoteLineItemDiscountParams | null;
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62). */
+  unit_code?: string | null;
 }
 
 /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
@@ -4151,10 +4126,6 @@ export interface QuoteCreateParams {
   deposit?: QuoteDepositParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
 }
 
 /** Body of PUT /v1/quotes/{id}. */
@@ -4185,18 +4156,8 @@ export interface QuoteUpdateParams {
   deposit?: QuoteDepositParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
   /** draft -> sent; sent -> approved | declined | draft; declined -> draft. draft -> sent marks it sent without e-mail; converted is set automatically. */
   status?: "draft" | "sent" | "approved" | "declined";
-}
-
-/** Body of POST /v1/quotes/{id}/tags. */
-export interface QuoteAddTagsParams {
-  /** The tags to add. */
-  tags: Array<string>;
 }
 
 /** Body of POST /v1/quotes/{id}/send. */
@@ -4239,10 +4200,6 @@ export interface QuotePreviewParams {
   deposit?: QuoteDepositParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
 }
 
 /** Query parameters of GET /v1/quotes/{id}/deliveries. */
@@ -4255,10 +4212,6 @@ export interface QuoteListDeliveriesParams {
 
 /** Query parameters of GET /v1/jobs. */
 export interface JobListParams {
-  /** Objects holding any of these tags (comma-separated, at most 10, case-insensitive). */
-  tags_any?: string;
-  /** Objects holding every one of these tags (comma-separated, at most 10, case-insensitive). */
-  tags_all?: string;
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -4312,6 +4265,8 @@ export interface JobLineItemParams {
   tax_rate_ids?: Array<string>;
   /** A discount before tax. */
   discount?: JobLineItemDiscountParams | null;
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62). */
+  unit_code?: string | null;
 }
 
 /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
@@ -4356,10 +4311,6 @@ export interface JobVisitParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
   /** Book from an availability hold of this key: the visit takes its instants, zone and crew (no time field, timezone or assignee_ids beside it). */
   hold_id?: string;
 }
@@ -4396,10 +4347,6 @@ export interface JobCreateParamsFields {
   scheduled_end?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
   /** Up to 50 visits made with the job, in the same transaction (needs visits:write). The job’s scheduled_start and scheduled_end then mirror them. */
   visits?: Array<JobVisitParams>;
 }
@@ -4435,26 +4382,12 @@ export interface JobUpdateParams {
   scheduled_end?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
   /** scheduled -> in_progress | completed | canceled; in_progress -> scheduled | completed | canceled; completed -> in_progress; canceled -> scheduled. */
   status?: "scheduled" | "in_progress" | "completed" | "canceled";
 }
 
-/** Body of POST /v1/jobs/{id}/tags. */
-export interface JobAddTagsParams {
-  /** The tags to add. */
-  tags: Array<string>;
-}
-
 /** Query parameters of GET /v1/visits. */
 export interface VisitListParams {
-  /** Objects holding any of these tags (comma-separated, at most 10, case-insensitive). */
-  tags_any?: string;
-  /** Objects holding every one of these tags (comma-separated, at most 10, case-insensitive). */
-  tags_all?: string;
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -4537,10 +4470,6 @@ export interface VisitCreateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
   /** Book from an availability hold of this key: the visit takes its instants, zone and crew (no time field, timezone or assignee_ids beside it). */
   hold_id?: string;
   /** reject: a write that leaves the visit overlapping another of an assignee is a 409 CONFLICT. */
@@ -4581,10 +4510,6 @@ export interface VisitUpdateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
   /** A move: unscheduled -> canceled; scheduled -> en_route | in_progress | completed | canceled; en_route -> in_progress | canceled; in_progress -> completed | canceled; completed -> in_progress; canceled -> scheduled. unscheduled ⇄ scheduled happens by setting or clearing the time. */
   status?: "unscheduled" | "scheduled" | "en_route" | "in_progress" | "completed" | "canceled";
   /** When the crew set out (with the move to en_route, or to correct it). Default now; never in the future. */
@@ -4599,12 +4524,6 @@ export interface VisitUpdateParams {
   cancel_reason?: string | null;
   /** reject: a write that leaves the visit overlapping another of an assignee is a 409 CONFLICT. */
   on_conflict?: "allow" | "reject";
-}
-
-/** Body of POST /v1/visits/{id}/tags. */
-export interface VisitAddTagsParams {
-  /** The tags to add. */
-  tags: Array<string>;
 }
 
 /** Body of POST /v1/visits/{id}/assignees. */
@@ -4971,10 +4890,6 @@ export interface VisitScheduleListOccurrencesItem {
 
 /** Query parameters of GET /v1/invoices. */
 export interface InvoiceListParams {
-  /** Objects holding any of these tags (comma-separated, at most 10, case-insensitive). */
-  tags_any?: string;
-  /** Objects holding every one of these tags (comma-separated, at most 10, case-insensitive). */
-  tags_all?: string;
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -5032,6 +4947,8 @@ export interface InvoiceLineItemParams {
   tax_rate_ids?: Array<string>;
   /** A discount before tax. */
   discount?: InvoiceLineItemDiscountParams | null;
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62). */
+  unit_code?: string | null;
 }
 
 /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
@@ -5040,6 +4957,14 @@ export interface InvoiceDiscountParams {
   type: "percent" | "amount";
   /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
   value: number;
+}
+
+/** BG-14, the period the invoice bills. */
+export interface InvoiceServicePeriodParams {
+  /** The first day of the period. */
+  start_date: string;
+  /** The last day of the period, not before start_date. */
+  end_date: string;
 }
 
 /** The fields of InvoiceCreateParams. */
@@ -5072,12 +4997,16 @@ export interface InvoiceCreateParamsFields {
   due_date?: string | null;
   /** Whether payment reminders go out for it while it is sent and unpaid (the account’s schedule); default true. */
   reminders_enabled?: boolean;
+  /** BT-10, the buyer’s reference for the invoice; default the client’s buyer_reference. */
+  buyer_reference?: string | null;
+  /** BT-13, the buyer’s purchase order. */
+  purchase_order?: string | null;
+  /** BT-72, the day the goods or services were delivered. */
+  delivery_date?: string | null;
+  /** BG-14, the period the invoice bills. */
+  service_period?: InvoiceServicePeriodParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
 }
 
 /** Body of POST /v1/invoices. One of client_id, job_id, quote_id is required. */
@@ -5108,6 +5037,8 @@ export interface InvoiceUpdateLineItemParams {
   tax_rate_ids?: Array<string>;
   /** A discount before tax. */
   discount?: InvoiceUpdateLineItemDiscountParams | null;
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62). */
+  unit_code?: string | null;
   /** A line of billed time, kept: its time_entry_ids exactly as answered, with its quantity and unit_amount unchanged (else 422). A time line left out releases its entries. [] or absent: an ordinary line. */
   time_entry_ids?: Array<string>;
 }
@@ -5118,6 +5049,14 @@ export interface InvoiceUpdateDiscountParams {
   type: "percent" | "amount";
   /** The percentage, or the amount in minor units (a whole number), taken off before tax. */
   value: number;
+}
+
+/** BG-14, the period the invoice bills. */
+export interface InvoiceUpdateServicePeriodParams {
+  /** The first day of the period. */
+  start_date: string;
+  /** The last day of the period, not before start_date. */
+  end_date: string;
 }
 
 /** Body of PUT /v1/invoices/{id}. */
@@ -5146,20 +5085,18 @@ export interface InvoiceUpdateParams {
   due_date?: string | null;
   /** Whether payment reminders go out for it while it is sent and unpaid (the account’s schedule); default true. */
   reminders_enabled?: boolean;
+  /** BT-10, the buyer’s reference for the invoice; default the client’s buyer_reference. */
+  buyer_reference?: string | null;
+  /** BT-13, the buyer’s purchase order. */
+  purchase_order?: string | null;
+  /** BT-72, the day the goods or services were delivered. */
+  delivery_date?: string | null;
+  /** BG-14, the period the invoice bills. */
+  service_period?: InvoiceUpdateServicePeriodParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
   /** draft -> sent; sent -> paid | void. draft -> sent marks it sent without e-mail; paid and void are final. */
   status?: "draft" | "sent" | "paid" | "void";
-}
-
-/** Body of POST /v1/invoices/{id}/tags. */
-export interface InvoiceAddTagsParams {
-  /** The tags to add. */
-  tags: Array<string>;
 }
 
 /** Body of POST /v1/invoices/{id}/send. */
@@ -5219,12 +5156,16 @@ export interface InvoicePreviewParamsFields {
   due_date?: string | null;
   /** Whether payment reminders go out for it while it is sent and unpaid (the account’s schedule); default true. */
   reminders_enabled?: boolean;
+  /** BT-10, the buyer’s reference for the invoice; default the client’s buyer_reference. */
+  buyer_reference?: string | null;
+  /** BT-13, the buyer’s purchase order. */
+  purchase_order?: string | null;
+  /** BT-72, the day the goods or services were delivered. */
+  delivery_date?: string | null;
+  /** BG-14, the period the invoice bills. */
+  service_period?: InvoiceServicePeriodParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
-  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
-  tags?: Array<string>;
 }
 
 /** Body of POST /v1/invoices/preview. One of client_id, job_id, quote_id is required. */
@@ -5236,6 +5177,18 @@ export interface InvoiceListDeliveriesParams {
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
+}
+
+/** Query parameters of GET /v1/invoices/{id}/einvoice. */
+export interface InvoiceGetEinvoiceParams {
+  /** ubl: a UBL 2.1 Invoice (CreditNote for a credit note); cii: a UN/CEFACT CII D16B CrossIndustryInvoice; facturx: the PDF as a PDF/A-3b with that CII embedded as factur-x.xml (Factur-X 1.0, EN 16931). */
+  format: "ubl" | "cii" | "facturx";
+}
+
+/** Body of POST /v1/invoices/{id}/einvoice/validate. */
+export interface InvoiceValidateEinvoiceParams {
+  /** ubl or cii: that file; facturx: its CII, then the embedding (factur-x.xml, /AF, the XMP). */
+  format: "ubl" | "cii" | "facturx";
 }
 
 /** Query parameters of GET /v1/recurring-invoices. */
@@ -5285,6 +5238,8 @@ export interface RecurringInvoiceInvoiceLineItemParams {
   tax_rate_ids?: Array<string>;
   /** A discount before tax. */
   discount?: RecurringInvoiceInvoiceLineItemDiscountParams | null;
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62). */
+  unit_code?: string | null;
 }
 
 /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
@@ -5581,6 +5536,8 @@ export interface CreditNoteLineItemParams {
   tax_rate_ids?: Array<string>;
   /** A discount before tax. */
   discount?: CreditNoteLineItemDiscountParams | null;
+  /** The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62). */
+  unit_code?: string | null;
 }
 
 /** A discount on the whole document before tax: percent per line; an amount shared over the lines above zero in proportion to their amounts (largest remainder, ties to the lower index). null for none. */
@@ -5748,6 +5705,18 @@ export interface CreditNoteListDeliveriesParams {
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
+}
+
+/** Query parameters of GET /v1/credit-notes/{id}/einvoice. */
+export interface CreditNoteGetEinvoiceParams {
+  /** ubl: a UBL 2.1 Invoice (CreditNote for a credit note); cii: a UN/CEFACT CII D16B CrossIndustryInvoice; facturx: the PDF as a PDF/A-3b with that CII embedded as factur-x.xml (Factur-X 1.0, EN 16931). */
+  format: "ubl" | "cii" | "facturx";
+}
+
+/** Body of POST /v1/credit-notes/{id}/einvoice/validate. */
+export interface CreditNoteValidateEinvoiceParams {
+  /** ubl or cii: that file; facturx: its CII, then the embedding (factur-x.xml, /AF, the XMP). */
+  format: "ubl" | "cii" | "facturx";
 }
 
 /** Query parameters of GET /v1/ledger-entries. */
@@ -5983,7 +5952,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "tag.renamed" | "tag.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | "tag.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "tag.renamed" | "tag.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | "tag.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -6034,7 +6003,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted, tag.renamed, tag.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -6046,7 +6015,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted, tag.renamed, tag.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -6100,6 +6069,23 @@ export interface AccountAddressParams {
   postal_code?: string | null;
   /** ISO 3166-1 alpha-2 country code. */
   country?: string | null;
+}
+
+/** BT-34, the seller’s electronic address. */
+export interface AccountElectronicAddressParams {
+  /** The Electronic Address Scheme code (EAS): 9930 German VAT, 0088 GLN, EM e-mail, … */
+  scheme: string;
+  value: string;
+}
+
+/** The bank account payments are made to (BG-17), with payment means 58 (SEPA) in EUR, else 30. */
+export interface AccountPaymentAccountParams {
+  /** The IBAN, capitals and digits without spaces; its check digits must hold (mod 97). */
+  iban: string;
+  /** The BIC (8 or 11 characters). */
+  bic?: string | null;
+  /** The account’s name. */
+  name?: string | null;
 }
 
 export interface AccountWorkingHourParams {
@@ -6162,8 +6148,20 @@ export interface AccountUpdateParams {
   website?: string | null;
   /** Postal address. Replaced as a whole on update. */
   address?: AccountAddressParams | null;
-  /** VAT number, EIN, ABN or the like; printed on every document. */
+  /** VAT number, EIN, ABN or the like; printed on every document. BT-32 (the seller’s tax registration) on e-invoices. */
   tax_id?: string | null;
+  /** BT-31, the seller’s VAT identifier. The VAT identifier with its country prefix (EL for Greece, XI for Northern Ireland) and 2–28 letters or digits, no spaces. */
+  vat_id?: string | null;
+  /** BT-30, the seller’s legal registration (trade register, GLN, SIRENE, …). */
+  registration_id?: string | null;
+  /** The ISO 6523 ICD of registration_id (0088 GLN, 0060 DUNS, 0002 SIRENE, 0208 Belgian enterprise number, …). */
+  registration_scheme?: string | null;
+  /** BT-34, the seller’s electronic address. */
+  electronic_address?: AccountElectronicAddressParams | null;
+  /** The bank account payments are made to (BG-17), with payment means 58 (SEPA) in EUR, else 30. */
+  payment_account?: AccountPaymentAccountParams | null;
+  /** true: the first send (or mark-sent) of an invoice that can be an e-invoice freezes its e-invoice files (docs/guide/einvoices.md). Default false. */
+  einvoicing_enabled?: boolean;
   /** ISO 4217 code: the default currency of new documents. */
   currency?: string;
   /** Days from issue to due date: an invoice without a due date gets issue date + this (default 30). */
@@ -6265,8 +6263,6 @@ export interface TeamMemberCreateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
 }
 
 /** Body of PUT /v1/team-members/{id}. */
@@ -6297,8 +6293,6 @@ export interface TeamMemberUpdateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
 }
 
 /** Query parameters of GET /v1/api-keys. */
@@ -6328,7 +6322,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -6366,7 +6360,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -6394,7 +6388,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -6438,7 +6432,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -6516,7 +6510,7 @@ export interface AppCreateParams {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility?: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6544,7 +6538,7 @@ export interface AppCreateResult {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6582,7 +6576,7 @@ export interface AppUpdateParams {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url?: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility?: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6618,7 +6612,7 @@ export interface AppRollSecretResult {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6643,26 +6637,6 @@ export interface AppRollSecretResult {
   webhook_secret: string;
 }
 
-/** Body of PUT /v1/apps/{id}/logo. */
-export interface AppUploadLogoParams {
-  /** The image’s type; the data must really be one. */
-  content_type: "image/png" | "image/jpeg";
-  /** The image, base64-encoded; at most 512 KB decoded. */
-  data: string;
-}
-
-/** Query parameters of GET /v1/apps/{id}/deliveries. */
-export interface AppListDeliveriesParams {
-  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
-  limit?: number;
-  /** The `next_cursor` of the previous page. */
-  cursor?: string;
-  /** Only attempts in this status. */
-  status?: "pending" | "succeeded" | "failed";
-  /** Only attempts of this event. */
-  event_id?: string;
-}
-
 /** What POST /v1/apps/{id}/rotate-webhook-secret answers. */
 export interface AppRotateWebhookSecretResult {
   /** The app’s id, which is also its OAuth client_id. */
@@ -6680,7 +6654,7 @@ export interface AppRotateWebhookSecretResult {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6710,7 +6684,7 @@ export interface AppInstallLinkCreateParams {
   /** The app to install: this account’s own, or a public one. */
   app_id: string;
   /** What the consent may grant; default the app’s scopes. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
   /** How long the link works, 5 to 60 minutes. */
   expires_in_minutes?: number;
 }
@@ -6785,6 +6759,8 @@ export interface ProductCreateParams {
   currency?: string;
   /** The unit, printed: "hour". */
   unit_label?: string | null;
+  /** The unit of quantity an e-invoice states (UN/ECE Recommendation 20 or 21: HUR hour, KGM kilogram, MTR metre, C62 one); a line made with the product takes it. null: none (an e-invoice says C62). */
+  unit_code?: string | null;
   /** The quantity a line takes when it gives none; at most 3 decimals. Default 1. */
   default_quantity?: number;
   /** The rates of lines made from the product (at most 5); null: the property’s or account’s defaults when taxable. */
@@ -6801,8 +6777,6 @@ export interface ProductCreateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
 }
 
 /** Body of PUT /v1/products/{id}. */
@@ -6821,6 +6795,8 @@ export interface ProductUpdateParams {
   currency?: string;
   /** The unit, printed: "hour". */
   unit_label?: string | null;
+  /** The unit of quantity an e-invoice states (UN/ECE Recommendation 20 or 21: HUR hour, KGM kilogram, MTR metre, C62 one); a line made with the product takes it. null: none (an e-invoice says C62). */
+  unit_code?: string | null;
   /** The quantity a line takes when it gives none; at most 3 decimals. Default 1. */
   default_quantity?: number;
   /** The rates of lines made from the product (at most 5); null: the property’s or account’s defaults when taxable. */
@@ -6837,8 +6813,6 @@ export interface ProductUpdateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
-  custom_fields?: Record<string, unknown>;
 }
 
 /** Query parameters of GET /v1/tax-rates. */
@@ -6873,6 +6847,12 @@ export interface TaxRateCreateParams {
   priority?: number;
   /** The business’s registration number for this tax, printed beside it. */
   registration_number?: string | null;
+  /** The EN 16931 VAT category (UNCL 5305) an e-invoice states for the rate: S standard (above 0 %), Z zero-rated, E exempt, AE reverse charge, K intra-community supply, G export (all at 0 %), O outside the scope of VAT (0 %, printed without a rate). null (the default): none, and no e-invoice can use the rate. Frozen with the percentage. */
+  tax_category?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | null;
+  /** BT-120: why no VAT is charged, printed on e-invoices; E, AE, K, G and O need it or exemption_reason_code, S and Z take neither. Frozen with the percentage. */
+  exemption_reason?: string | null;
+  /** BT-121: the VATEX code of the exemption (VATEX-EU-AE, VATEX-EU-IC, VATEX-EU-G, VATEX-EU-O, …). Frozen with the percentage. */
+  exemption_reason_code?: string | null;
   /** Whether new lines may take the rate. An inactive rate stays valid on the documents that have it. */
   active?: boolean;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
@@ -6893,6 +6873,12 @@ export interface TaxRateUpdateParams {
   priority?: number;
   /** The business’s registration number for this tax, printed beside it. */
   registration_number?: string | null;
+  /** The EN 16931 VAT category (UNCL 5305) an e-invoice states for the rate: S standard (above 0 %), Z zero-rated, E exempt, AE reverse charge, K intra-community supply, G export (all at 0 %), O outside the scope of VAT (0 %, printed without a rate). null (the default): none, and no e-invoice can use the rate. Frozen with the percentage. */
+  tax_category?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | null;
+  /** BT-120: why no VAT is charged, printed on e-invoices; E, AE, K, G and O need it or exemption_reason_code, S and Z take neither. Frozen with the percentage. */
+  exemption_reason?: string | null;
+  /** BT-121: the VATEX code of the exemption (VATEX-EU-AE, VATEX-EU-IC, VATEX-EU-G, VATEX-EU-O, …). Frozen with the percentage. */
+  exemption_reason_code?: string | null;
   /** Whether new lines may take the rate. An inactive rate stays valid on the documents that have it. */
   active?: boolean;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
@@ -7160,32 +7146,6 @@ export interface CustomFieldUpdateParams {
   metadata?: Record<string, string>;
 }
 
-/** Query parameters of GET /v1/tags. */
-export interface TagListParams {
-  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
-  limit?: number;
-  /** The `next_cursor` of the previous page. */
-  cursor?: string;
-  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
-  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
-  /** Only objects created at or after this instant. */
-  created_after?: string;
-  /** Only objects created before this instant. */
-  created_before?: string;
-  /** Only objects updated at or after this instant. */
-  updated_after?: string;
-  /** Tags whose name starts with this (any case). */
-  q?: string;
-}
-
-/** Body and query parameters of PUT /v1/tags/{id}. */
-export interface TagRenameParams {
-  /** 1–50 characters, no comma, | or control character. Case-insensitive: the first spelling is kept. */
-  name: string;
-  /** true: a rename onto another tag’s name merges this tag into it (else 409 CONFLICT). */
-  merge?: boolean;
-}
-
 /** Query parameters of GET /v1/availability-exceptions. */
 export interface AvailabilityExceptionListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
@@ -7330,13 +7290,11 @@ export interface AvailabilityListHoldsParams {
   cursor?: string;
 }
 
-/** clients: list, create, get, update, delete, addTags, removeTag, getBalance. */
+/** clients: list, create, get, update, delete, getBalance. */
 export class ClientsResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List clients. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `clients:read`. */
+  /** List clients. Requires the scope `clients:read`. */
   list(params: ClientListParams = {}, options?: RequestOptions): PagePromise<Client> {
     return this.transport.list<Client>(`/v1/clients`, { ...params }, options);
   }
@@ -7361,20 +7319,6 @@ Requires the scope `clients:read`. */
     return this.transport.request<DeletedObject>('DELETE', `/v1/clients/${encodeURIComponent(id)}`, {}, options);
   }
 
-  /** Add tags to a client. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `clients:write`. */
-  addTags(id: string, params: ClientAddTagsParams, options?: RequestOptions): Promise<WithResponse<Client>> {
-    return this.transport.request<Client>('POST', `/v1/clients/${encodeURIComponent(id)}/tags`, { body: params }, options);
-  }
-
-  /** Remove a tag from a client. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `clients:write`. */
-  removeTag(id: string, tag: string, options?: RequestOptions): Promise<WithResponse<Client>> {
-    return this.transport.request<Client>('DELETE', `/v1/clients/${encodeURIComponent(id)}/tags/${encodeURIComponent(tag)}`, {}, options);
-  }
-
   /** Get a client’s balance. Per currency: what the client owes on sent invoices, the credit it holds (unapplied payments, credit notes), and the difference.
 
 Requires the scope `reports:read`. */
@@ -7383,13 +7327,11 @@ Requires the scope `reports:read`. */
   }
 }
 
-/** properties: list, create, get, update, delete, addTags, removeTag. */
+/** properties: list, create, get, update, delete. */
 export class PropertiesResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List properties. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `clients:read`. */
+  /** List properties. Requires the scope `clients:read`. */
   list(params: PropertyListParams = {}, options?: RequestOptions): PagePromise<Property> {
     return this.transport.list<Property>(`/v1/properties`, { ...params }, options);
   }
@@ -7413,29 +7355,13 @@ Requires the scope `clients:read`. */
   delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
     return this.transport.request<DeletedObject>('DELETE', `/v1/properties/${encodeURIComponent(id)}`, {}, options);
   }
-
-  /** Add tags to a property. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `clients:write`. */
-  addTags(id: string, params: PropertyAddTagsParams, options?: RequestOptions): Promise<WithResponse<Property>> {
-    return this.transport.request<Property>('POST', `/v1/properties/${encodeURIComponent(id)}/tags`, { body: params }, options);
-  }
-
-  /** Remove a tag from a property. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `clients:write`. */
-  removeTag(id: string, tag: string, options?: RequestOptions): Promise<WithResponse<Property>> {
-    return this.transport.request<Property>('DELETE', `/v1/properties/${encodeURIComponent(id)}/tags/${encodeURIComponent(tag)}`, {}, options);
-  }
 }
 
 /** service-requests: list, create, get, update. */
 export class ServiceRequestsResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List service requests. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `requests:read`. */
+  /** List service requests. Requires the scope `requests:read`. */
   list(params: ServiceRequestListParams = {}, options?: RequestOptions): PagePromise<ServiceRequest> {
     return this.transport.list<ServiceRequest>(`/v1/service-requests`, { ...params }, options);
   }
@@ -7456,13 +7382,11 @@ Requires the scope `requests:read`. */
   }
 }
 
-/** quotes: list, create, get, update, delete, addTags, removeTag, send, rotateHostedLink, preview, getPdf, listDeliveries. */
+/** quotes: list, create, get, update, delete, send, rotateHostedLink, preview, getPdf, listDeliveries. */
 export class QuotesResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List quotes. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `quotes:read`. */
+  /** List quotes. Requires the scope `quotes:read`. */
   list(params: QuoteListParams = {}, options?: RequestOptions): PagePromise<Quote> {
     return this.transport.list<Quote>(`/v1/quotes`, { ...params }, options);
   }
@@ -7485,20 +7409,6 @@ Requires the scope `quotes:read`. */
   /** Delete a quote. Requires the scope `quotes:delete`. */
   delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
     return this.transport.request<DeletedObject>('DELETE', `/v1/quotes/${encodeURIComponent(id)}`, {}, options);
-  }
-
-  /** Add tags to a quote. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `quotes:write`. */
-  addTags(id: string, params: QuoteAddTagsParams, options?: RequestOptions): Promise<WithResponse<Quote>> {
-    return this.transport.request<Quote>('POST', `/v1/quotes/${encodeURIComponent(id)}/tags`, { body: params }, options);
-  }
-
-  /** Remove a tag from a quote. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `quotes:write`. */
-  removeTag(id: string, tag: string, options?: RequestOptions): Promise<WithResponse<Quote>> {
-    return this.transport.request<Quote>('DELETE', `/v1/quotes/${encodeURIComponent(id)}/tags/${encodeURIComponent(tag)}`, {}, options);
   }
 
   /** Send a quote to its client. Assigns the number on first send, moves the document to `sent` and queues an e-mail (text, HTML and a PDF) to the client’s stored address. Allowed from `draft` and `sent` (a re-send). The response does not wait for delivery.
@@ -7537,13 +7447,11 @@ Requires the scope `quotes:read`. */
   }
 }
 
-/** jobs: list, create, get, update, delete, addTags, removeTag, getCosting. */
+/** jobs: list, create, get, update, delete, getCosting. */
 export class JobsResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List jobs. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `jobs:read`. */
+  /** List jobs. Requires the scope `jobs:read`. */
   list(params: JobListParams = {}, options?: RequestOptions): PagePromise<Job> {
     return this.transport.list<Job>(`/v1/jobs`, { ...params }, options);
   }
@@ -7568,20 +7476,6 @@ Requires the scope `jobs:read`. */
     return this.transport.request<DeletedObject>('DELETE', `/v1/jobs/${encodeURIComponent(id)}`, {}, options);
   }
 
-  /** Add tags to a job. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `jobs:write`. */
-  addTags(id: string, params: JobAddTagsParams, options?: RequestOptions): Promise<WithResponse<Job>> {
-    return this.transport.request<Job>('POST', `/v1/jobs/${encodeURIComponent(id)}/tags`, { body: params }, options);
-  }
-
-  /** Remove a tag from a job. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `jobs:write`. */
-  removeTag(id: string, tag: string, options?: RequestOptions): Promise<WithResponse<Job>> {
-    return this.transport.request<Job>('DELETE', `/v1/jobs/${encodeURIComponent(id)}/tags/${encodeURIComponent(tag)}`, {}, options);
-  }
-
   /** A job’s costing. Labour (the job’s stopped entries: seconds, cost, billable amounts), materials (lines with a product: Σ round(quantity × unit_cost_amount)), price (subtotal), cost, profit and margin. Price and materials come from the job’s lines until it has a sent or paid invoice, then from those invoices (another currency’s are listed in excluded_invoice_ids, not converted). Needs jobs:read and time_entries:read.
 
 Requires the scope `jobs:read`. */
@@ -7590,11 +7484,11 @@ Requires the scope `jobs:read`. */
   }
 }
 
-/** visits: list, create, get, update, delete, addTags, removeTag, addAssignee, removeAssignee. */
+/** visits: list, create, get, update, delete, addAssignee, removeAssignee. */
 export class VisitsResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at). Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+  /** List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).
 
 Requires the scope `visits:read`. */
   list(params: VisitListParams = {}, options?: RequestOptions): PagePromise<VisitListItem> {
@@ -7623,20 +7517,6 @@ Requires the scope `visits:write`. */
   /** Delete a visit. Requires the scope `visits:delete`. */
   delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
     return this.transport.request<DeletedObject>('DELETE', `/v1/visits/${encodeURIComponent(id)}`, {}, options);
-  }
-
-  /** Add tags to a visit. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `visits:write`. */
-  addTags(id: string, params: VisitAddTagsParams, options?: RequestOptions): Promise<WithResponse<Visit>> {
-    return this.transport.request<Visit>('POST', `/v1/visits/${encodeURIComponent(id)}/tags`, { body: params }, options);
-  }
-
-  /** Remove a tag from a visit. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `visits:write`. */
-  removeTag(id: string, tag: string, options?: RequestOptions): Promise<WithResponse<Visit>> {
-    return this.transport.request<Visit>('DELETE', `/v1/visits/${encodeURIComponent(id)}/tags/${encodeURIComponent(tag)}`, {}, options);
   }
 
   /** Add an assignee to a visit. Adds one active team member: 201 with the visit when added (visit.reassigned), 200 when already there (no event).
@@ -7728,13 +7608,11 @@ Requires the scope `schedules:read`. */
   }
 }
 
-/** invoices: list, create, get, update, delete, addTags, removeTag, send, rotateHostedLink, billTimeEntries, preview, getPdf, listDeliveries. */
+/** invoices: list, create, get, update, delete, send, rotateHostedLink, billTimeEntries, preview, getPdf, listDeliveries, getEinvoice, validateEinvoice. */
 export class InvoicesResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List invoices. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `invoices:read`. */
+  /** List invoices. Requires the scope `invoices:read`. */
   list(params: InvoiceListParams = {}, options?: RequestOptions): PagePromise<Invoice> {
     return this.transport.list<Invoice>(`/v1/invoices`, { ...params }, options);
   }
@@ -7757,20 +7635,6 @@ Requires the scope `invoices:read`. */
   /** Delete an invoice. Requires the scope `invoices:delete`. */
   delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
     return this.transport.request<DeletedObject>('DELETE', `/v1/invoices/${encodeURIComponent(id)}`, {}, options);
-  }
-
-  /** Add tags to an invoice. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `invoices:write`. */
-  addTags(id: string, params: InvoiceAddTagsParams, options?: RequestOptions): Promise<WithResponse<Invoice>> {
-    return this.transport.request<Invoice>('POST', `/v1/invoices/${encodeURIComponent(id)}/tags`, { body: params }, options);
-  }
-
-  /** Remove a tag from an invoice. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `invoices:write`. */
-  removeTag(id: string, tag: string, options?: RequestOptions): Promise<WithResponse<Invoice>> {
-    return this.transport.request<Invoice>('DELETE', `/v1/invoices/${encodeURIComponent(id)}/tags/${encodeURIComponent(tag)}`, {}, options);
   }
 
   /** Send an invoice to its client. Assigns the number on first send, moves the document to `sent` and queues an e-mail (text, HTML and a PDF) to the client’s stored address. Allowed from `draft` and `sent` (a re-send). The response does not wait for delivery.
@@ -7813,6 +7677,20 @@ Requires the scope `invoices:read`. */
 Requires the scope `invoices:read`. */
   listDeliveries(id: string, params: InvoiceListDeliveriesParams = {}, options?: RequestOptions): PagePromise<Delivery> {
     return this.transport.list<Delivery>(`/v1/invoices/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
+  }
+
+  /** Get the invoice as an EN 16931 e-invoice. The invoice as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the invoice’s own and valid by construction. A draft is 409 INVALID_STATE; a invoice that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+
+Requires the scope `invoices:read`. */
+  getEinvoice(id: string, params: InvoiceGetEinvoiceParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/invoices/${encodeURIComponent(id)}/einvoice`, { query: { ...params } }, options, 'application/xml, application/pdf');
+  }
+
+  /** Validate the invoice’s e-invoice. Checks the invoice’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+
+Requires the scope `invoices:read`. */
+  validateEinvoice(id: string, params: InvoiceValidateEinvoiceParams, options?: RequestOptions): Promise<WithResponse<EinvoiceValidation>> {
+    return this.transport.request<EinvoiceValidation>('POST', `/v1/invoices/${encodeURIComponent(id)}/einvoice/validate`, { body: params, unkeyed: true }, options);
   }
 }
 
@@ -7929,7 +7807,7 @@ Requires the scope `payments:write`. */
   }
 }
 
-/** credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotateHostedLink, preview, getPdf, listDeliveries. */
+/** credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotateHostedLink, preview, getPdf, listDeliveries, getEinvoice, validateEinvoice. */
 export class CreditNotesResource {
   constructor(private readonly transport: Transport) {}
 
@@ -8012,6 +7890,20 @@ Requires the scope `credit_notes:read`. */
 Requires the scope `credit_notes:read`. */
   listDeliveries(id: string, params: CreditNoteListDeliveriesParams = {}, options?: RequestOptions): PagePromise<Delivery> {
     return this.transport.list<Delivery>(`/v1/credit-notes/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
+  }
+
+  /** Get the credit note as an EN 16931 e-invoice. The credit note as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the credit note’s own and valid by construction. A draft is 409 INVALID_STATE; a credit note that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+
+Requires the scope `credit_notes:read`. */
+  getEinvoice(id: string, params: CreditNoteGetEinvoiceParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/credit-notes/${encodeURIComponent(id)}/einvoice`, { query: { ...params } }, options, 'application/xml, application/pdf');
+  }
+
+  /** Validate the credit note’s e-invoice. Checks the credit note’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+
+Requires the scope `credit_notes:read`. */
+  validateEinvoice(id: string, params: CreditNoteValidateEinvoiceParams, options?: RequestOptions): Promise<WithResponse<EinvoiceValidation>> {
+    return this.transport.request<EinvoiceValidation>('POST', `/v1/credit-notes/${encodeURIComponent(id)}/einvoice/validate`, { body: params, unkeyed: true }, options);
   }
 }
 
@@ -8216,9 +8108,7 @@ Requires the scope `account:write`. */
 export class TeamMembersResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List team members. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `team:read`. */
+  /** List team members. Requires the scope `team:read`. */
   list(params: TeamMemberListParams = {}, options?: RequestOptions): PagePromise<TeamMember> {
     return this.transport.list<TeamMember>(`/v1/team-members`, { ...params }, options);
   }
@@ -8309,7 +8199,7 @@ export class ChangesResource {
   }
 }
 
-/** apps: list, create, get, update, delete, rollSecret, uploadLogo, deleteLogo, listDeliveries, rotateWebhookSecret. */
+/** apps: list, create, get, update, delete, rollSecret, rotateWebhookSecret. */
 export class AppsResource {
   constructor(private readonly transport: Transport) {}
 
@@ -8351,27 +8241,6 @@ Requires the scope `apps:write`. */
 Requires the scope `apps:write`. */
   rollSecret(id: string, params: AppRollSecretParams = {}, options?: RequestOptions): Promise<WithResponse<AppRollSecretResult>> {
     return this.transport.request<AppRollSecretResult>('POST', `/v1/apps/${encodeURIComponent(id)}/roll-secret`, { body: params, unkeyed: true }, options);
-  }
-
-  /** Upload an app’s logo. As the account’s logo: a PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side, checked to be a real image of the stated type. The consent page shows it. Answers with the app.
-
-Requires the scope `apps:write`. */
-  uploadLogo(id: string, params: AppUploadLogoParams, options?: RequestOptions): Promise<WithResponse<App>> {
-    return this.transport.request<App>('PUT', `/v1/apps/${encodeURIComponent(id)}/logo`, { body: params }, options);
-  }
-
-  /** Remove an app’s logo. Answers with the app (also when it had no logo).
-
-Requires the scope `apps:write`. */
-  deleteLogo(id: string, options?: RequestOptions): Promise<WithResponse<App>> {
-    return this.transport.request<App>('DELETE', `/v1/apps/${encodeURIComponent(id)}/logo`, {}, options);
-  }
-
-  /** List an app’s webhook deliveries. The attempt log of the app’s webhook, newest first, across every account that installed it (`account_id`): one entry per attempt.
-
-Requires the scope `apps:read`. */
-  listDeliveries(id: string, params: AppListDeliveriesParams = {}, options?: RequestOptions): PagePromise<AppWebhookDelivery> {
-    return this.transport.list<AppWebhookDelivery>(`/v1/apps/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
   }
 
   /** Rotate an app’s webhook secret. Answers the app with a new `webhook_secret`, shown this once.
@@ -8439,9 +8308,7 @@ Requires the scope `app_installs:write`. */
 export class ProductsResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List products. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `catalog:read`. */
+  /** List products. Requires the scope `catalog:read`. */
   list(params: ProductListParams = {}, options?: RequestOptions): PagePromise<Product> {
     return this.transport.list<Product>(`/v1/products`, { ...params }, options);
   }
@@ -8613,37 +8480,6 @@ Requires the scope `custom_fields:read`. */
   }
 }
 
-/** tags: list, get, rename, delete. */
-export class TagsResource {
-  constructor(private readonly transport: Transport) {}
-
-  /** List tags. The account’s tags with their counts per kind; `q` keeps those whose name starts with it.
-
-Requires the scope `tags:read`. */
-  list(params: TagListParams = {}, options?: RequestOptions): PagePromise<Tag> {
-    return this.transport.list<Tag>(`/v1/tags`, { ...params }, options);
-  }
-
-  /** Get a tag. Requires the scope `tags:read`. */
-  get(id: string, options?: RequestOptions): Promise<WithResponse<Tag>> {
-    return this.transport.request<Tag>('GET', `/v1/tags/${encodeURIComponent(id)}`, {}, options);
-  }
-
-  /** Rename a tag everywhere. Every object holding the tag answers its new name at once (their updated_at stays, their ETags change). Onto another tag’s name: 409 CONFLICT, unless ?merge=true merges this tag into that one.
-
-Requires the scope `tags:write`. */
-  rename(id: string, params: TagRenameParams, options?: RequestOptions): Promise<WithResponse<Tag>> {
-    return this.transport.request<Tag>('PUT', `/v1/tags/${encodeURIComponent(id)}`, splitParams(params, ["merge"]), options);
-  }
-
-  /** Delete a tag everywhere. Takes the tag from every object holding it (their updated_at stays), then deletes it.
-
-Requires the scope `tags:write`. */
-  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
-    return this.transport.request<DeletedObject>('DELETE', `/v1/tags/${encodeURIComponent(id)}`, {}, options);
-  }
-}
-
 /** availability-exceptions: list, create, get, update, delete. */
 export class AvailabilityExceptionsResource {
   constructor(private readonly transport: Transport) {}
@@ -8743,7 +8579,6 @@ export class Resources {
   readonly taxRates: TaxRatesResource;
   readonly timeEntries: TimeEntriesResource;
   readonly customFields: CustomFieldsResource;
-  readonly tags: TagsResource;
   readonly availabilityExceptions: AvailabilityExceptionsResource;
   readonly availability: AvailabilityResource;
 
@@ -8775,7 +8610,6 @@ export class Resources {
     this.taxRates = new TaxRatesResource(transport);
     this.timeEntries = new TimeEntriesResource(transport);
     this.customFields = new CustomFieldsResource(transport);
-    this.tags = new TagsResource(transport);
     this.availabilityExceptions = new AvailabilityExceptionsResource(transport);
     this.availability = new AvailabilityResource(transport);
   }

@@ -10,6 +10,7 @@ from ._transport import NOT_GIVEN, AsyncTransport, NotGiven, Transport, given as
 __all__ = [
     "EventPattern",
     "ClientAddress",
+    "ClientElectronicAddress",
     "Client",
     "PropertyAddress",
     "PropertyLocation",
@@ -44,6 +45,10 @@ __all__ = [
     "InvoiceApplicationSource",
     "InvoiceApplication",
     "InvoicePayment",
+    "InvoiceServicePeriod",
+    "InvoiceEinvoiceSha256",
+    "InvoiceEinvoiceArtefact",
+    "InvoiceEinvoice",
     "InvoiceReminder",
     "Invoice",
     "RecurringInvoiceInvoiceLineItem",
@@ -62,6 +67,9 @@ __all__ = [
     "CreditNoteApplication",
     "CreditNoteRefund",
     "CreditNote",
+    "EinvoiceValidationArtefact",
+    "EinvoiceValidationError",
+    "EinvoiceValidation",
     "LedgerEntryTaxe",
     "LedgerEntryActor",
     "LedgerEntry",
@@ -183,15 +191,13 @@ __all__ = [
     "CustomFieldEventOrigin",
     "CustomFieldEventData",
     "CustomFieldEvent",
-    "TagEventActor",
-    "TagEventOrigin",
-    "TagEventData",
-    "TagEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
     "Delivery",
     "AccountAddress",
+    "AccountElectronicAddress",
+    "AccountPaymentAccount",
     "AccountWorkingHour",
     "AccountBookingTravel",
     "AccountBooking",
@@ -209,7 +215,6 @@ __all__ = [
     "AppInstallInstalledBy",
     "AppInstall",
     "AppInstallLink",
-    "AppWebhookDelivery",
     "Product",
     "TaxRate",
     "AvailabilityException",
@@ -228,10 +233,9 @@ __all__ = [
     "CustomFieldBounds",
     "CustomField",
     "CustomFieldsSchema",
-    "TagCounts",
-    "Tag",
     "DeletedObject",
     "ClientAddressParams",
+    "ClientElectronicAddressParams",
     "PropertyAddressParams",
     "PropertyLocationParams",
     "QuoteLineItemDiscountParams",
@@ -255,6 +259,7 @@ __all__ = [
     "InvoiceLineItemDiscountParams",
     "InvoiceLineItemParams",
     "InvoiceDiscountParams",
+    "InvoiceServicePeriodParams",
     "InvoiceUpdateLineItemDiscountParams",
     "InvoiceUpdateLineItemParams",
     "RecurringInvoiceInvoiceLineItemDiscountParams",
@@ -271,6 +276,8 @@ __all__ = [
     "EventResendResult",
     "WebhookEndpointRecoverResult",
     "AccountAddressParams",
+    "AccountElectronicAddressParams",
+    "AccountPaymentAccountParams",
     "AccountWorkingHourParams",
     "AccountBookingTravelParams",
     "AccountBookingParams",
@@ -300,7 +307,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "tag.renamed", "tag.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "tag.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -311,6 +318,13 @@ class ClientAddress(TypedDict):
     region: Optional[str]
     postal_code: Optional[str]
     country: Optional[str]
+
+
+class ClientElectronicAddress(TypedDict):
+    """BT-49, the buyer’s electronic address."""
+
+    scheme: str
+    value: str
 
 
 class Client(TypedDict):
@@ -324,11 +338,16 @@ class Client(TypedDict):
     company_name: Optional[str]
     address: Optional[ClientAddress]
     notes: Optional[str]
+    vat_id: Optional[str]
+    registration_id: Optional[str]
+    registration_scheme: Optional[str]
+    electronic_address: Optional[ClientElectronicAddress]
+    buyer_reference: Optional[str]
+    einvoice_format: Optional[Literal["ubl", "cii", "facturx"]]
     property_ids: List[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
     custom_fields: Dict[str, Any]
-    tags: List[str]
     created_at: str
     updated_at: str
 
@@ -366,8 +385,6 @@ class Property(TypedDict):
     archived: bool
     external_id: Optional[str]
     metadata: Dict[str, str]
-    custom_fields: Dict[str, Any]
-    tags: List[str]
     created_at: str
     updated_at: str
 
@@ -381,7 +398,6 @@ class ServiceRequest(TypedDict):
     property_id: Optional[str]
     status: Literal["new", "assessed", "archived", "converted"]
     metadata: Dict[str, str]
-    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
     title: str
@@ -464,10 +480,8 @@ class Quote(TypedDict):
     property_id: Optional[str]
     status: Literal["draft", "sent", "approved", "declined", "converted"]
     metadata: Dict[str, str]
-    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
-    tags: List[str]
     external_id: Optional[str]
     number: Optional[str]
     request_id: Optional[str]
@@ -573,10 +587,8 @@ class Job(TypedDict):
     property_id: Optional[str]
     status: Literal["scheduled", "in_progress", "completed", "canceled"]
     metadata: Dict[str, str]
-    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
-    tags: List[str]
     external_id: Optional[str]
     number: str
     quote_id: Optional[str]
@@ -644,8 +656,6 @@ class Visit(TypedDict):
     hold_id: Optional[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
-    custom_fields: Dict[str, Any]
-    tags: List[str]
     created_at: str
     updated_at: str
 
@@ -693,8 +703,6 @@ class _VisitListItemRequired(TypedDict):
     hold_id: Optional[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
-    custom_fields: Dict[str, Any]
-    tags: List[str]
     created_at: str
     updated_at: str
 
@@ -841,6 +849,36 @@ class InvoicePayment(TypedDict):
     paid_at: str
 
 
+class InvoiceServicePeriod(TypedDict):
+    """BG-14, the period the invoice bills."""
+
+    start_date: str
+    end_date: str
+
+
+class InvoiceEinvoiceSha256(TypedDict):
+    """InvoiceEinvoiceSha256"""
+
+    ubl: str
+    cii: str
+    facturx: Optional[str]
+
+
+class InvoiceEinvoiceArtefact(TypedDict):
+    """InvoiceEinvoiceArtefact"""
+
+    name: str
+    version: str
+
+
+class InvoiceEinvoice(TypedDict):
+    """The e-invoice frozen when the invoice was first sent (docs/guide/einvoices.md)."""
+
+    sha256: InvoiceEinvoiceSha256
+    frozen_at: str
+    artefacts: List[InvoiceEinvoiceArtefact]
+
+
 class InvoiceReminder(TypedDict):
     """InvoiceReminder"""
 
@@ -859,10 +897,8 @@ class Invoice(TypedDict):
     property_id: Optional[str]
     status: Literal["draft", "sent", "paid", "void"]
     metadata: Dict[str, str]
-    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
-    tags: List[str]
     external_id: Optional[str]
     number: Optional[str]
     job_id: Optional[str]
@@ -895,6 +931,11 @@ class Invoice(TypedDict):
     voided_at: Optional[str]
     recurring_invoice_id: Optional[str]
     occurrence_date: Optional[str]
+    buyer_reference: Optional[str]
+    purchase_order: Optional[str]
+    delivery_date: Optional[str]
+    service_period: Optional[InvoiceServicePeriod]
+    einvoice: Optional[InvoiceEinvoice]
     reminders_enabled: bool
     reminders: List[InvoiceReminder]
     next_reminder_at: Optional[str]
@@ -1140,6 +1181,36 @@ class CreditNote(TypedDict):
     metadata: Dict[str, str]
     created_at: str
     updated_at: str
+
+
+class EinvoiceValidationArtefact(TypedDict):
+    """EinvoiceValidationArtefact"""
+
+    name: str
+    version: str
+
+
+class _EinvoiceValidationErrorRequired(TypedDict):
+    rule: str
+    severity: Literal["fatal", "warning"]
+    location: str
+    message: str
+
+
+class EinvoiceValidationError(_EinvoiceValidationErrorRequired, total=False):
+    """EinvoiceValidationError"""
+
+    field: Optional[str]
+
+
+class EinvoiceValidation(TypedDict):
+    """What validating an e-invoice found."""
+
+    object: Literal["einvoice_validation"]
+    format: Literal["ubl", "cii", "facturx"]
+    valid: bool
+    artefacts: List[EinvoiceValidationArtefact]
+    errors: List[EinvoiceValidationError]
 
 
 class LedgerEntryTaxe(TypedDict):
@@ -2451,52 +2522,9 @@ class CustomFieldEvent(TypedDict):
     data: CustomFieldEventData
 
 
-class _TagEventActorRequired(TypedDict):
-    type: Literal["api_key", "mcp", "hub", "system", "app"]
-    id: Optional[str]
-
-
-class TagEventActor(_TagEventActorRequired, total=False):
-    """Who caused the event (docs/api-contract.md §20)."""
-
-    app_id: Optional[str]
-
-
-class TagEventOrigin(TypedDict):
-    """The change set or import the change was part of; null for a single request (§26)."""
-
-    type: Literal["change_set", "import"]
-    id: str
-
-
-class _TagEventDataRequired(TypedDict):
-    object: Tag
-
-
-class TagEventData(_TagEventDataRequired, total=False):
-    """TagEventData"""
-
-    previous_attributes: Dict[str, Any]
-    source: Literal["hub"]
-    truncated: Literal[True]
-
-
-class TagEvent(TypedDict):
-    """An event of type tag.renamed, tag.deleted: its data.object is the Tag."""
-
-    id: str
-    object: Literal["event"]
-    type: Literal["tag.renamed", "tag.deleted"]
-    created_at: str
-    account_id: str
-    actor: TagEventActor
-    origin: Optional[TagEventOrigin]
-    data: TagEventData
-
-
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent, TimeEntryEvent, TimeLockEvent, AppEvent, CustomFieldEvent, TagEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent, TimeEntryEvent, TimeLockEvent, AppEvent, CustomFieldEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -2567,6 +2595,21 @@ class AccountAddress(TypedDict):
     country: Optional[str]
 
 
+class AccountElectronicAddress(TypedDict):
+    """BT-34, the seller’s electronic address."""
+
+    scheme: str
+    value: str
+
+
+class AccountPaymentAccount(TypedDict):
+    """BG-17, the account payments go to."""
+
+    iban: str
+    bic: Optional[str]
+    name: Optional[str]
+
+
 class AccountWorkingHour(TypedDict):
     """AccountWorkingHour"""
 
@@ -2619,6 +2662,12 @@ class Account(TypedDict):
     website: Optional[str]
     address: Optional[AccountAddress]
     tax_id: Optional[str]
+    vat_id: Optional[str]
+    registration_id: Optional[str]
+    registration_scheme: Optional[str]
+    electronic_address: Optional[AccountElectronicAddress]
+    payment_account: Optional[AccountPaymentAccount]
+    einvoicing_enabled: bool
     currency: str
     payment_terms_days: int
     payment_instructions: Optional[str]
@@ -2667,7 +2716,6 @@ class TeamMember(TypedDict):
     hourly_rate_amount: Optional[int]
     external_id: Optional[str]
     metadata: Dict[str, str]
-    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
 
@@ -2694,7 +2742,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -2716,7 +2764,7 @@ class App(TypedDict):
     website: Optional[str]
     redirect_uris: List[str]
     install_url: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     visibility: Literal["private", "public"]
     webhook_url: Optional[str]
     webhook_events: List[str]
@@ -2759,7 +2807,7 @@ class AppInstall(TypedDict):
     id: str
     object: Literal["app_install"]
     app: AppInstallApp
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     status: Literal["active", "uninstalled"]
     rate_limits: AppInstallRateLimits
     installed_by: AppInstallInstalledBy
@@ -2777,27 +2825,9 @@ class AppInstallLink(TypedDict):
     id: str
     object: Literal["app_install_link"]
     app_id: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     url: str
     expires_at: str
-
-
-class AppWebhookDelivery(TypedDict):
-    """One attempt to deliver an installing account’s event to the app’s webhook_url."""
-
-    id: str
-    object: Literal["webhook_delivery"]
-    account_id: str
-    event_id: str
-    event_type: str
-    attempt: int
-    status: Literal["pending", "succeeded", "failed"]
-    next_attempt_at: Optional[str]
-    response_status: Optional[int]
-    error: Optional[str]
-    duration_ms: Optional[int]
-    response_body: Optional[str]
-    created_at: str
 
 
 class Product(TypedDict):
@@ -2812,6 +2842,7 @@ class Product(TypedDict):
     unit_amount: Optional[int]
     currency: str
     unit_label: Optional[str]
+    unit_code: Optional[str]
     default_quantity: float
     tax_rate_ids: Optional[List[str]]
     taxable: bool
@@ -2820,7 +2851,6 @@ class Product(TypedDict):
     active: bool
     external_id: Optional[str]
     metadata: Dict[str, str]
-    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
 
@@ -2835,6 +2865,9 @@ class TaxRate(TypedDict):
     compound: bool
     priority: int
     registration_number: Optional[str]
+    tax_category: Optional[Literal["S", "Z", "E", "AE", "K", "G", "O"]]
+    exemption_reason: Optional[str]
+    exemption_reason_code: Optional[str]
     active: bool
     external_id: Optional[str]
     metadata: Dict[str, str]
@@ -3067,28 +3100,6 @@ class CustomFieldsSchema(TypedDict):
     schema: Dict[str, Any]
 
 
-class TagCounts(TypedDict):
-    """How many objects of each kind hold the tag."""
-
-    client: int
-    property: int
-    quote: int
-    job: int
-    invoice: int
-    visit: int
-
-
-class Tag(TypedDict):
-    """A tag of the account: made by its first use, renamed or deleted everywhere at once."""
-
-    id: str
-    object: Literal["tag"]
-    name: str
-    counts: TagCounts
-    created_at: str
-    updated_at: str
-
-
 class DeletedObject(TypedDict):
     """What a delete returns."""
 
@@ -3105,6 +3116,13 @@ class ClientAddressParams(TypedDict, total=False):
     region: Optional[str]
     postal_code: Optional[str]
     country: Optional[str]
+
+
+class ClientElectronicAddressParams(TypedDict):
+    """BT-49, the buyer’s electronic address."""
+
+    scheme: str
+    value: str
 
 
 class _PropertyAddressParamsRequired(TypedDict):
@@ -3146,6 +3164,7 @@ class QuoteLineItemParams(TypedDict, total=False):
     tax_rate: float
     tax_rate_ids: List[str]
     discount: Optional[QuoteLineItemDiscountParams]
+    unit_code: Optional[str]
 
 
 class QuoteDiscountParams(TypedDict):
@@ -3180,6 +3199,7 @@ class JobLineItemParams(TypedDict, total=False):
     tax_rate: float
     tax_rate_ids: List[str]
     discount: Optional[JobLineItemDiscountParams]
+    unit_code: Optional[str]
 
 
 class JobDiscountParams(TypedDict):
@@ -3208,8 +3228,6 @@ class JobVisitParams(TypedDict, total=False):
     completion_notes: Optional[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
-    custom_fields: Dict[str, Any]
-    tags: List[str]
     hold_id: str
 
 
@@ -3384,6 +3402,7 @@ class InvoiceLineItemParams(TypedDict, total=False):
     tax_rate: float
     tax_rate_ids: List[str]
     discount: Optional[InvoiceLineItemDiscountParams]
+    unit_code: Optional[str]
 
 
 class InvoiceDiscountParams(TypedDict):
@@ -3391,6 +3410,13 @@ class InvoiceDiscountParams(TypedDict):
 
     type: Literal["percent", "amount"]
     value: float
+
+
+class InvoiceServicePeriodParams(TypedDict):
+    """BG-14, the period the invoice bills."""
+
+    start_date: str
+    end_date: str
 
 
 class InvoiceUpdateLineItemDiscountParams(TypedDict):
@@ -3411,6 +3437,7 @@ class InvoiceUpdateLineItemParams(TypedDict, total=False):
     tax_rate: float
     tax_rate_ids: List[str]
     discount: Optional[InvoiceUpdateLineItemDiscountParams]
+    unit_code: Optional[str]
     time_entry_ids: List[str]
 
 
@@ -3432,6 +3459,7 @@ class RecurringInvoiceInvoiceLineItemParams(TypedDict, total=False):
     tax_rate: float
     tax_rate_ids: List[str]
     discount: Optional[RecurringInvoiceInvoiceLineItemDiscountParams]
+    unit_code: Optional[str]
 
 
 class RecurringInvoiceInvoiceDiscountParams(TypedDict):
@@ -3507,6 +3535,7 @@ class CreditNoteLineItemParams(TypedDict, total=False):
     tax_rate: float
     tax_rate_ids: List[str]
     discount: Optional[CreditNoteLineItemDiscountParams]
+    unit_code: Optional[str]
 
 
 class CreditNoteDiscountParams(TypedDict):
@@ -3544,6 +3573,24 @@ class AccountAddressParams(TypedDict, total=False):
     region: Optional[str]
     postal_code: Optional[str]
     country: Optional[str]
+
+
+class AccountElectronicAddressParams(TypedDict):
+    """BT-34, the seller’s electronic address."""
+
+    scheme: str
+    value: str
+
+
+class _AccountPaymentAccountParamsRequired(TypedDict):
+    iban: str
+
+
+class AccountPaymentAccountParams(_AccountPaymentAccountParamsRequired, total=False):
+    """The bank account payments are made to (BG-17), with payment means 58 (SEPA) in EUR, else 30."""
+
+    bic: Optional[str]
+    name: Optional[str]
 
 
 class AccountWorkingHourParams(TypedDict):
@@ -3616,7 +3663,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -3659,7 +3706,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -3694,7 +3741,7 @@ class AppCreateResult(TypedDict):
     website: Optional[str]
     redirect_uris: List[str]
     install_url: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     visibility: Literal["private", "public"]
     webhook_url: Optional[str]
     webhook_events: List[str]
@@ -3718,7 +3765,7 @@ class AppRollSecretResult(TypedDict):
     website: Optional[str]
     redirect_uris: List[str]
     install_url: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     visibility: Literal["private", "public"]
     webhook_url: Optional[str]
     webhook_events: List[str]
@@ -3742,7 +3789,7 @@ class AppRotateWebhookSecretResult(TypedDict):
     website: Optional[str]
     redirect_uris: List[str]
     install_url: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]]
     visibility: Literal["private", "public"]
     webhook_url: Optional[str]
     webhook_events: List[str]
@@ -3798,7 +3845,7 @@ class CustomFieldBoundsParams(TypedDict, total=False):
 
 
 class ClientsResource:
-    """clients: list, create, get, update, delete, add_tags, remove_tag, get_balance."""
+    """clients: list, create, get, update, delete, get_balance."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -3813,8 +3860,6 @@ class ClientsResource:
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[str, NotGiven] = NOT_GIVEN,
-        tags_any: Union[str, NotGiven] = NOT_GIVEN,
-        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         q: Union[str, NotGiven] = NOT_GIVEN,
         email: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -3822,10 +3867,8 @@ class ClientsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Client]:
-        """List clients. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `clients:read`."""
-        return cast(Page[Client], self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, tags_any=tags_any, tags_all=tags_all, q=q, email=email), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List clients. Requires the scope `clients:read`."""
+        return cast(Page[Client], self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, q=q, email=email), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -3836,10 +3879,15 @@ Requires the scope `clients:read`."""
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        vat_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_scheme: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        electronic_address: Union[Optional[ClientElectronicAddressParams], NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        einvoice_format: Union[Optional[Literal["ubl", "cii", "facturx"]], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -3847,7 +3895,7 @@ Requires the scope `clients:read`."""
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -3871,10 +3919,15 @@ Requires the scope `clients:read`."""
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        vat_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_scheme: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        electronic_address: Union[Optional[ClientElectronicAddressParams], NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        einvoice_format: Union[Optional[Literal["ubl", "cii", "facturx"]], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -3882,7 +3935,7 @@ Requires the scope `clients:read`."""
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -3896,38 +3949,6 @@ Requires the scope `clients:read`."""
     ) -> DeletedObject:
         """Delete a client. Requires the scope `clients:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/clients/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def add_tags(
-        self,
-        id: str,
-        *,
-        tags: List[str],
-        idempotency_key: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Client:
-        """Add tags to a client. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("POST", f"/v1/clients/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def remove_tag(
-        self,
-        id: str,
-        tag: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Client:
-        """Remove a tag from a client. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("DELETE", f"/v1/clients/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_balance(
         self,
@@ -3945,7 +3966,7 @@ Requires the scope `reports:read`."""
 
 
 class PropertiesResource:
-    """properties: list, create, get, update, delete, add_tags, remove_tag."""
+    """properties: list, create, get, update, delete."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -3953,8 +3974,6 @@ class PropertiesResource:
     def list(
         self,
         *,
-        tags_any: Union[str, NotGiven] = NOT_GIVEN,
-        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
@@ -3971,10 +3990,8 @@ class PropertiesResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Property]:
-        """List properties. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `clients:read`."""
-        return cast(Page[Property], self._transport.list("/v1/properties", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, q=q, postal_code=postal_code, archived=archived, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List properties. Requires the scope `clients:read`."""
+        return cast(Page[Property], self._transport.list("/v1/properties", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, q=q, postal_code=postal_code, archived=archived, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -3989,8 +4006,6 @@ Requires the scope `clients:read`."""
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -3998,7 +4013,7 @@ Requires the scope `clients:read`."""
         max_retries: Optional[int] = None,
     ) -> Property:
         """Create a property. Requires the scope `clients:write`."""
-        return cast(Property, self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Property, self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -4026,8 +4041,6 @@ Requires the scope `clients:read`."""
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -4035,7 +4048,7 @@ Requires the scope `clients:read`."""
         max_retries: Optional[int] = None,
     ) -> Property:
         """Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Property, self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Property, self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -4049,38 +4062,6 @@ Requires the scope `clients:read`."""
     ) -> DeletedObject:
         """Delete a property. Requires the scope `clients:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/properties/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def add_tags(
-        self,
-        id: str,
-        *,
-        tags: List[str],
-        idempotency_key: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Property:
-        """Add tags to a property. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `clients:write`."""
-        return cast(Property, self._transport.request("POST", f"/v1/properties/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def remove_tag(
-        self,
-        id: str,
-        tag: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Property:
-        """Remove a tag from a property. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `clients:write`."""
-        return cast(Property, self._transport.request("DELETE", f"/v1/properties/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class ServiceRequestsResource:
@@ -4105,9 +4086,7 @@ class ServiceRequestsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[ServiceRequest]:
-        """List service requests. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `requests:read`."""
+        """List service requests. Requires the scope `requests:read`."""
         return cast(Page[ServiceRequest], self._transport.list("/v1/service-requests", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
@@ -4120,7 +4099,6 @@ Requires the scope `requests:read`."""
         source: Union[Literal["phone", "email", "web", "in_person", "other"], NotGiven] = NOT_GIVEN,
         preferred_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -4128,7 +4106,7 @@ Requires the scope `requests:read`."""
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Create a service request. Requires the scope `requests:write`."""
-        return cast(ServiceRequest, self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, property_id=property_id, description=description, source=source, preferred_date=preferred_date, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, property_id=property_id, description=description, source=source, preferred_date=preferred_date, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -4154,7 +4132,6 @@ Requires the scope `requests:read`."""
         preferred_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["new", "assessed", "archived"], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -4162,11 +4139,11 @@ Requires the scope `requests:read`."""
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Update a service request (partial: absent fields are kept, null clears). Requires the scope `requests:write`."""
-        return cast(ServiceRequest, self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class QuotesResource:
-    """quotes: list, create, get, update, delete, add_tags, remove_tag, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
+    """quotes: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -4174,8 +4151,6 @@ class QuotesResource:
     def list(
         self,
         *,
-        tags_any: Union[str, NotGiven] = NOT_GIVEN,
-        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "number", "-number"], NotGiven] = NOT_GIVEN,
@@ -4191,10 +4166,8 @@ class QuotesResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Quote]:
-        """List quotes. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `quotes:read`."""
-        return cast(Page[Quote], self._transport.list("/v1/quotes", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List quotes. Requires the scope `quotes:read`."""
+        return cast(Page[Quote], self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -4213,8 +4186,6 @@ Requires the scope `quotes:read`."""
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         deposit: Union[Optional[QuoteDepositParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -4222,7 +4193,7 @@ Requires the scope `quotes:read`."""
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -4253,8 +4224,6 @@ Requires the scope `quotes:read`."""
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         deposit: Union[Optional[QuoteDepositParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["draft", "sent", "approved", "declined"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4263,7 +4232,7 @@ Requires the scope `quotes:read`."""
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -4277,38 +4246,6 @@ Requires the scope `quotes:read`."""
     ) -> DeletedObject:
         """Delete a quote. Requires the scope `quotes:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/quotes/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def add_tags(
-        self,
-        id: str,
-        *,
-        tags: List[str],
-        idempotency_key: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Quote:
-        """Add tags to a quote. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("POST", f"/v1/quotes/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def remove_tag(
-        self,
-        id: str,
-        tag: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Quote:
-        """Remove a tag from a quote. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("DELETE", f"/v1/quotes/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def send(
         self,
@@ -4358,8 +4295,6 @@ Requires the scope `quotes:write`."""
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         deposit: Union[Optional[QuoteDepositParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -4368,7 +4303,7 @@ Requires the scope `quotes:write`."""
         """Preview a quote: its figures, nothing stored. The body of POST /v1/quotes, answered with the quote exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `quotes:read`."""
-        return cast(Quote, self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, custom_fields=custom_fields, tags=tags), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_pdf(
         self,
@@ -4403,7 +4338,7 @@ Requires the scope `quotes:read`."""
 
 
 class JobsResource:
-    """jobs: list, create, get, update, delete, add_tags, remove_tag, get_costing."""
+    """jobs: list, create, get, update, delete, get_costing."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -4411,8 +4346,6 @@ class JobsResource:
     def list(
         self,
         *,
-        tags_any: Union[str, NotGiven] = NOT_GIVEN,
-        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "scheduled_start", "-scheduled_start"], NotGiven] = NOT_GIVEN,
@@ -4431,10 +4364,8 @@ class JobsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Job]:
-        """List jobs. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `jobs:read`."""
-        return cast(Page[Job], self._transport.list("/v1/jobs", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List jobs. Requires the scope `jobs:read`."""
+        return cast(Page[Job], self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     @overload
     def create(
@@ -4455,8 +4386,6 @@ Requires the scope `jobs:read`."""
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4484,8 +4413,6 @@ Requires the scope `jobs:read`."""
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4512,8 +4439,6 @@ Requires the scope `jobs:read`."""
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4522,7 +4447,7 @@ Requires the scope `jobs:read`."""
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, custom_fields=custom_fields, tags=tags, visits=visits), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, visits=visits), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -4553,8 +4478,6 @@ Requires the scope `jobs:read`."""
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["scheduled", "in_progress", "completed", "canceled"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4563,7 +4486,7 @@ Requires the scope `jobs:read`."""
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -4577,38 +4500,6 @@ Requires the scope `jobs:read`."""
     ) -> DeletedObject:
         """Delete a job. Requires the scope `jobs:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/jobs/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def add_tags(
-        self,
-        id: str,
-        *,
-        tags: List[str],
-        idempotency_key: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Job:
-        """Add tags to a job. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("POST", f"/v1/jobs/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def remove_tag(
-        self,
-        id: str,
-        tag: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Job:
-        """Remove a tag from a job. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("DELETE", f"/v1/jobs/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_costing(
         self,
@@ -4626,7 +4517,7 @@ Requires the scope `jobs:read`."""
 
 
 class VisitsResource:
-    """visits: list, create, get, update, delete, add_tags, remove_tag, add_assignee, remove_assignee."""
+    """visits: list, create, get, update, delete, add_assignee, remove_assignee."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -4634,8 +4525,6 @@ class VisitsResource:
     def list(
         self,
         *,
-        tags_any: Union[str, NotGiven] = NOT_GIVEN,
-        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "start_at"], NotGiven] = NOT_GIVEN,
@@ -4663,10 +4552,10 @@ class VisitsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[VisitListItem]:
-        """List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at). Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+        """List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).
 
 Requires the scope `visits:read`."""
-        return cast(Page[VisitListItem], self._transport.list("/v1/visits", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Page[VisitListItem], self._transport.list("/v1/visits", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -4688,8 +4577,6 @@ Requires the scope `visits:read`."""
         completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         hold_id: Union[str, NotGiven] = NOT_GIVEN,
         on_conflict: Union[Literal["allow", "reject"], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
@@ -4701,7 +4588,7 @@ Requires the scope `visits:read`."""
         """Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details). With hold_id (an availability hold of this key) it takes the hold’s time, zone and crew: 409 INVALID_STATE for a spent, released or expired hold, 409 CONFLICT when the time was taken meanwhile.
 
 Requires the scope `visits:write`."""
-        return cast(Visit, self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags, hold_id=hold_id), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Visit, self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, hold_id=hold_id), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -4735,8 +4622,6 @@ Requires the scope `visits:write`."""
         completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"], NotGiven] = NOT_GIVEN,
         en_route_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         started_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -4753,7 +4638,7 @@ Requires the scope `visits:write`."""
         """Update a visit (partial: absent fields are kept, null clears). Changes its time (one form; every time field null unschedules), status (one move, stamping its *_at, which may be back-dated), assignees (the list replaced) or other fields. One event per change.
 
 Requires the scope `visits:write`."""
-        return cast(Visit, self._transport.request("PUT", f"/v1/visits/{_quote(id)}", body=_given(title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status, en_route_at=en_route_at, started_at=started_at, completed_at=completed_at, canceled_at=canceled_at, cancel_reason=cancel_reason), query=_given(on_conflict=on_conflict), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Visit, self._transport.request("PUT", f"/v1/visits/{_quote(id)}", body=_given(title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, status=status, en_route_at=en_route_at, started_at=started_at, completed_at=completed_at, canceled_at=canceled_at, cancel_reason=cancel_reason), query=_given(on_conflict=on_conflict), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -4767,38 +4652,6 @@ Requires the scope `visits:write`."""
     ) -> DeletedObject:
         """Delete a visit. Requires the scope `visits:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/visits/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def add_tags(
-        self,
-        id: str,
-        *,
-        tags: List[str],
-        idempotency_key: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Visit:
-        """Add tags to a visit. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `visits:write`."""
-        return cast(Visit, self._transport.request("POST", f"/v1/visits/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def remove_tag(
-        self,
-        id: str,
-        tag: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Visit:
-        """Remove a tag from a visit. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `visits:write`."""
-        return cast(Visit, self._transport.request("DELETE", f"/v1/visits/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def add_assignee(
         self,
@@ -5028,7 +4881,7 @@ Requires the scope `schedules:read`."""
 
 
 class InvoicesResource:
-    """invoices: list, create, get, update, delete, add_tags, remove_tag, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries."""
+    """invoices: list, create, get, update, delete, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries, get_einvoice, validate_einvoice."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -5036,8 +4889,6 @@ class InvoicesResource:
     def list(
         self,
         *,
-        tags_any: Union[str, NotGiven] = NOT_GIVEN,
-        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "number", "-number", "due_date", "-due_date"], NotGiven] = NOT_GIVEN,
@@ -5058,10 +4909,8 @@ class InvoicesResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Invoice]:
-        """List invoices. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `invoices:read`."""
-        return cast(Page[Invoice], self._transport.list("/v1/invoices", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id, recurring_invoice_id=recurring_invoice_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List invoices. Requires the scope `invoices:read`."""
+        return cast(Page[Invoice], self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id, recurring_invoice_id=recurring_invoice_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     @overload
     def create(
@@ -5081,9 +4930,11 @@ Requires the scope `invoices:read`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -5109,9 +4960,11 @@ Requires the scope `invoices:read`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -5137,9 +4990,11 @@ Requires the scope `invoices:read`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -5164,9 +5019,11 @@ Requires the scope `invoices:read`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -5174,7 +5031,7 @@ Requires the scope `invoices:read`."""
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -5204,9 +5061,11 @@ Requires the scope `invoices:read`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["draft", "sent", "paid", "void"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -5215,7 +5074,7 @@ Requires the scope `invoices:read`."""
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -5229,38 +5088,6 @@ Requires the scope `invoices:read`."""
     ) -> DeletedObject:
         """Delete an invoice. Requires the scope `invoices:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/invoices/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def add_tags(
-        self,
-        id: str,
-        *,
-        tags: List[str],
-        idempotency_key: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Invoice:
-        """Add tags to an invoice. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("POST", f"/v1/invoices/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def remove_tag(
-        self,
-        id: str,
-        tag: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Invoice:
-        """Remove a tag from an invoice. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("DELETE", f"/v1/invoices/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def send(
         self,
@@ -5365,9 +5192,11 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5392,9 +5221,11 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5419,9 +5250,11 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5445,9 +5278,11 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5456,7 +5291,7 @@ Requires the scope `invoices:write`."""
         """Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `invoices:read`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, metadata=metadata, custom_fields=custom_fields, tags=tags), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_pdf(
         self,
@@ -5488,6 +5323,36 @@ Requires the scope `invoices:read`."""
 
 Requires the scope `invoices:read`."""
         return cast(Page[Delivery], self._transport.list(f"/v1/invoices/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the invoice as an EN 16931 e-invoice. The invoice as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the invoice’s own and valid by construction. A draft is 409 INVALID_STATE; a invoice that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+
+Requires the scope `invoices:read`."""
+        return cast(bytes, self._transport.request("GET", f"/v1/invoices/{_quote(id)}/einvoice", query=_given(format=format), accept="application/xml, application/pdf", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def validate_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> EinvoiceValidation:
+        """Validate the invoice’s e-invoice. Checks the invoice’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+
+Requires the scope `invoices:read`."""
+        return cast(EinvoiceValidation, self._transport.request("POST", f"/v1/invoices/{_quote(id)}/einvoice/validate", body=_given(format=format), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class RecurringInvoicesResource:
@@ -5801,7 +5666,7 @@ Requires the scope `payments:write`."""
 
 
 class CreditNotesResource:
-    """credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
+    """credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotate_hosted_link, preview, get_pdf, list_deliveries, get_einvoice, validate_einvoice."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -6052,6 +5917,36 @@ Requires the scope `credit_notes:read`."""
 
 Requires the scope `credit_notes:read`."""
         return cast(Page[Delivery], self._transport.list(f"/v1/credit-notes/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the credit note as an EN 16931 e-invoice. The credit note as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the credit note’s own and valid by construction. A draft is 409 INVALID_STATE; a credit note that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+
+Requires the scope `credit_notes:read`."""
+        return cast(bytes, self._transport.request("GET", f"/v1/credit-notes/{_quote(id)}/einvoice", query=_given(format=format), accept="application/xml, application/pdf", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def validate_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> EinvoiceValidation:
+        """Validate the credit note’s e-invoice. Checks the credit note’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+
+Requires the scope `credit_notes:read`."""
+        return cast(EinvoiceValidation, self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/einvoice/validate", body=_given(format=format), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class LedgerEntriesResource:
@@ -6315,7 +6210,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "tag.renamed", "tag.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "tag.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "tag.renamed", "tag.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "tag.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system", "app"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -6538,6 +6433,12 @@ Requires the scope `account:read`."""
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[AccountAddressParams], NotGiven] = NOT_GIVEN,
         tax_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        vat_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_scheme: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        electronic_address: Union[Optional[AccountElectronicAddressParams], NotGiven] = NOT_GIVEN,
+        payment_account: Union[Optional[AccountPaymentAccountParams], NotGiven] = NOT_GIVEN,
+        einvoicing_enabled: Union[bool, NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         payment_terms_days: Union[int, NotGiven] = NOT_GIVEN,
         payment_instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -6562,7 +6463,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, reminders=reminders, time_billing_increment_minutes=time_billing_increment_minutes, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, payment_account=payment_account, einvoicing_enabled=einvoicing_enabled, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, reminders=reminders, time_billing_increment_minutes=time_billing_increment_minutes, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def upload_logo(
         self,
@@ -6619,9 +6520,7 @@ class TeamMembersResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[TeamMember]:
-        """List team members. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `team:read`."""
+        """List team members. Requires the scope `team:read`."""
         return cast(Page[TeamMember], self._transport.list("/v1/team-members", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, role=role, q=q, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
@@ -6640,7 +6539,6 @@ Requires the scope `team:read`."""
         hourly_rate_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -6648,7 +6546,7 @@ Requires the scope `team:read`."""
         max_retries: Optional[int] = None,
     ) -> TeamMember:
         """Create a team member. Requires the scope `team:write`."""
-        return cast(TeamMember, self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TeamMember, self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -6679,7 +6577,6 @@ Requires the scope `team:read`."""
         hourly_rate_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -6687,7 +6584,7 @@ Requires the scope `team:read`."""
         max_retries: Optional[int] = None,
     ) -> TeamMember:
         """Update a team member (partial: absent fields are kept, null clears). Requires the scope `team:write`."""
-        return cast(TeamMember, self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TeamMember, self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -6730,7 +6627,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6761,7 +6658,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6851,7 +6748,7 @@ class ChangesResource:
 
 
 class AppsResource:
-    """apps: list, create, get, update, delete, roll_secret, upload_logo, delete_logo, list_deliveries, rotate_webhook_secret."""
+    """apps: list, create, get, update, delete, roll_secret, rotate_webhook_secret."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -6877,7 +6774,7 @@ Requires the scope `apps:read`."""
         name: str,
         redirect_uris: List[str],
         install_url: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]],
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         client_type: Union[Literal["confidential", "public"], NotGiven] = NOT_GIVEN,
@@ -6916,7 +6813,7 @@ Requires the scope `apps:write`."""
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         redirect_uris: Union[List[str], NotGiven] = NOT_GIVEN,
         install_url: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
         webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
         webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6963,56 +6860,6 @@ Requires the scope `apps:write`."""
 Requires the scope `apps:write`."""
         return cast(AppRollSecretResult, self._transport.request("POST", f"/v1/apps/{_quote(id)}/roll-secret", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
-    def upload_logo(
-        self,
-        id: str,
-        *,
-        content_type: Literal["image/png", "image/jpeg"],
-        data: str,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> App:
-        """Upload an app’s logo. As the account’s logo: a PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side, checked to be a real image of the stated type. The consent page shows it. Answers with the app.
-
-Requires the scope `apps:write`."""
-        return cast(App, self._transport.request("PUT", f"/v1/apps/{_quote(id)}/logo", body=_given(content_type=content_type, data=data), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def delete_logo(
-        self,
-        id: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> App:
-        """Remove an app’s logo. Answers with the app (also when it had no logo).
-
-Requires the scope `apps:write`."""
-        return cast(App, self._transport.request("DELETE", f"/v1/apps/{_quote(id)}/logo", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def list_deliveries(
-        self,
-        id: str,
-        *,
-        limit: Union[int, NotGiven] = NOT_GIVEN,
-        cursor: Union[str, NotGiven] = NOT_GIVEN,
-        status: Union[Literal["pending", "succeeded", "failed"], NotGiven] = NOT_GIVEN,
-        event_id: Union[str, NotGiven] = NOT_GIVEN,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Page[AppWebhookDelivery]:
-        """List an app’s webhook deliveries. The attempt log of the app’s webhook, newest first, across every account that installed it (`account_id`): one entry per attempt.
-
-Requires the scope `apps:read`."""
-        return cast(Page[AppWebhookDelivery], self._transport.list(f"/v1/apps/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor, status=status, event_id=event_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
     def rotate_webhook_secret(
         self,
         id: str,
@@ -7038,7 +6885,7 @@ class AppInstallLinksResource:
         self,
         *,
         app_id: str,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         expires_in_minutes: Union[int, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -7166,9 +7013,7 @@ class ProductsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Product]:
-        """List products. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `catalog:read`."""
+        """List products. Requires the scope `catalog:read`."""
         return cast(Page[Product], self._transport.list("/v1/products", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, type=type, code=code, q=q, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
@@ -7181,6 +7026,7 @@ Requires the scope `catalog:read`."""
         unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         default_quantity: Union[float, NotGiven] = NOT_GIVEN,
         tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
         taxable: Union[bool, NotGiven] = NOT_GIVEN,
@@ -7189,7 +7035,6 @@ Requires the scope `catalog:read`."""
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -7197,7 +7042,7 @@ Requires the scope `catalog:read`."""
         max_retries: Optional[int] = None,
     ) -> Product:
         """Create a product. Requires the scope `catalog:write`."""
-        return cast(Product, self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Product, self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -7222,6 +7067,7 @@ Requires the scope `catalog:read`."""
         unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         default_quantity: Union[float, NotGiven] = NOT_GIVEN,
         tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
         taxable: Union[bool, NotGiven] = NOT_GIVEN,
@@ -7230,7 +7076,6 @@ Requires the scope `catalog:read`."""
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -7238,7 +7083,7 @@ Requires the scope `catalog:read`."""
         max_retries: Optional[int] = None,
     ) -> Product:
         """Update a product (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
-        return cast(Product, self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Product, self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -7287,6 +7132,9 @@ class TaxRatesResource:
         compound: Union[bool, NotGiven] = NOT_GIVEN,
         priority: Union[int, NotGiven] = NOT_GIVEN,
         registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        tax_category: Union[Optional[Literal["S", "Z", "E", "AE", "K", "G", "O"]], NotGiven] = NOT_GIVEN,
+        exemption_reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        exemption_reason_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -7297,7 +7145,7 @@ class TaxRatesResource:
         max_retries: Optional[int] = None,
     ) -> TaxRate:
         """Create a tax rate. Requires the scope `catalog:write`."""
-        return cast(TaxRate, self._transport.request("POST", "/v1/tax-rates", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TaxRate, self._transport.request("POST", "/v1/tax-rates", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, tax_category=tax_category, exemption_reason=exemption_reason, exemption_reason_code=exemption_reason_code, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -7320,6 +7168,9 @@ class TaxRatesResource:
         compound: Union[bool, NotGiven] = NOT_GIVEN,
         priority: Union[int, NotGiven] = NOT_GIVEN,
         registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        tax_category: Union[Optional[Literal["S", "Z", "E", "AE", "K", "G", "O"]], NotGiven] = NOT_GIVEN,
+        exemption_reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        exemption_reason_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -7330,7 +7181,7 @@ class TaxRatesResource:
         max_retries: Optional[int] = None,
     ) -> TaxRate:
         """Update a tax rate (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
-        return cast(TaxRate, self._transport.request("PUT", f"/v1/tax-rates/{_quote(id)}", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TaxRate, self._transport.request("PUT", f"/v1/tax-rates/{_quote(id)}", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, tax_category=tax_category, exemption_reason=exemption_reason, exemption_reason_code=exemption_reason_code, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -7677,77 +7528,6 @@ Requires the scope `custom_fields:read`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/custom-fields/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
-class TagsResource:
-    """tags: list, get, rename, delete."""
-
-    def __init__(self, transport: Transport) -> None:
-        self._transport = transport
-
-    def list(
-        self,
-        *,
-        limit: Union[int, NotGiven] = NOT_GIVEN,
-        cursor: Union[str, NotGiven] = NOT_GIVEN,
-        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
-        created_after: Union[str, NotGiven] = NOT_GIVEN,
-        created_before: Union[str, NotGiven] = NOT_GIVEN,
-        updated_after: Union[str, NotGiven] = NOT_GIVEN,
-        q: Union[str, NotGiven] = NOT_GIVEN,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Page[Tag]:
-        """List tags. The account’s tags with their counts per kind; `q` keeps those whose name starts with it.
-
-Requires the scope `tags:read`."""
-        return cast(Page[Tag], self._transport.list("/v1/tags", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, q=q), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def get(
-        self,
-        id: str,
-        *,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Tag:
-        """Get a tag. Requires the scope `tags:read`."""
-        return cast(Tag, self._transport.request("GET", f"/v1/tags/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def rename(
-        self,
-        id: str,
-        *,
-        name: str,
-        merge: Union[bool, NotGiven] = NOT_GIVEN,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Tag:
-        """Rename a tag everywhere. Every object holding the tag answers its new name at once (their updated_at stays, their ETags change). Onto another tag’s name: 409 CONFLICT, unless ?merge=true merges this tag into that one.
-
-Requires the scope `tags:write`."""
-        return cast(Tag, self._transport.request("PUT", f"/v1/tags/{_quote(id)}", body=_given(name=name), query=_given(merge=merge), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def delete(
-        self,
-        id: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> DeletedObject:
-        """Delete a tag everywhere. Takes the tag from every object holding it (their updated_at stays), then deletes it.
-
-Requires the scope `tags:write`."""
-        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/tags/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-
 class AvailabilityExceptionsResource:
     """availability-exceptions: list, create, get, update, delete."""
 
@@ -7984,13 +7764,12 @@ class Resources:
         self.tax_rates = TaxRatesResource(transport)
         self.time_entries = TimeEntriesResource(transport)
         self.custom_fields = CustomFieldsResource(transport)
-        self.tags = TagsResource(transport)
         self.availability_exceptions = AvailabilityExceptionsResource(transport)
         self.availability = AvailabilityResource(transport)
 
 
 class AsyncClientsResource:
-    """clients: list, create, get, update, delete, add_tags, remove_tag, get_balance."""
+    """clients: list, create, get, update, delete, get_balance."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -8005,8 +7784,6 @@ class AsyncClientsResource:
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[str, NotGiven] = NOT_GIVEN,
-        tags_any: Union[str, NotGiven] = NOT_GIVEN,
-        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         q: Union[str, NotGiven] = NOT_GIVEN,
         email: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8014,10 +7791,8 @@ class AsyncClientsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Client]:
-        """List clients. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `clients:read`."""
-        return AsyncPagePromise[Client](lambda: self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, tags_any=tags_any, tags_all=tags_all, q=q, email=email), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List clients. Requires the scope `clients:read`."""
+        return AsyncPagePromise[Client](lambda: self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, q=q, email=email), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -8028,10 +7803,15 @@ Requires the scope `clients:read`."""
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        vat_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_scheme: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        electronic_address: Union[Optional[ClientElectronicAddressParams], NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        einvoice_format: Union[Optional[Literal["ubl", "cii", "facturx"]], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8039,7 +7819,7 @@ Requires the scope `clients:read`."""
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8063,10 +7843,15 @@ Requires the scope `clients:read`."""
         company_name: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[ClientAddressParams], NotGiven] = NOT_GIVEN,
         notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        vat_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_scheme: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        electronic_address: Union[Optional[ClientElectronicAddressParams], NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        einvoice_format: Union[Optional[Literal["ubl", "cii", "facturx"]], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8074,7 +7859,7 @@ Requires the scope `clients:read`."""
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8088,38 +7873,6 @@ Requires the scope `clients:read`."""
     ) -> DeletedObject:
         """Delete a client. Requires the scope `clients:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/clients/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def add_tags(
-        self,
-        id: str,
-        *,
-        tags: List[str],
-        idempotency_key: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Client:
-        """Add tags to a client. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("POST", f"/v1/clients/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def remove_tag(
-        self,
-        id: str,
-        tag: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Client:
-        """Remove a tag from a client. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("DELETE", f"/v1/clients/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_balance(
         self,
@@ -8137,7 +7890,7 @@ Requires the scope `reports:read`."""
 
 
 class AsyncPropertiesResource:
-    """properties: list, create, get, update, delete, add_tags, remove_tag."""
+    """properties: list, create, get, update, delete."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -8145,8 +7898,6 @@ class AsyncPropertiesResource:
     def list(
         self,
         *,
-        tags_any: Union[str, NotGiven] = NOT_GIVEN,
-        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
@@ -8163,10 +7914,8 @@ class AsyncPropertiesResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Property]:
-        """List properties. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `clients:read`."""
-        return AsyncPagePromise[Property](lambda: self._transport.list("/v1/properties", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, q=q, postal_code=postal_code, archived=archived, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List properties. Requires the scope `clients:read`."""
+        return AsyncPagePromise[Property](lambda: self._transport.list("/v1/properties", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, q=q, postal_code=postal_code, archived=archived, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -8181,8 +7930,6 @@ Requires the scope `clients:read`."""
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8190,7 +7937,7 @@ Requires the scope `clients:read`."""
         max_retries: Optional[int] = None,
     ) -> Property:
         """Create a property. Requires the scope `clients:write`."""
-        return cast(Property, await self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Property, await self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8218,8 +7965,6 @@ Requires the scope `clients:read`."""
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8227,7 +7972,7 @@ Requires the scope `clients:read`."""
         max_retries: Optional[int] = None,
     ) -> Property:
         """Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Property, await self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Property, await self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8241,38 +7986,6 @@ Requires the scope `clients:read`."""
     ) -> DeletedObject:
         """Delete a property. Requires the scope `clients:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/properties/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def add_tags(
-        self,
-        id: str,
-        *,
-        tags: List[str],
-        idempotency_key: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Property:
-        """Add tags to a property. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `clients:write`."""
-        return cast(Property, await self._transport.request("POST", f"/v1/properties/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def remove_tag(
-        self,
-        id: str,
-        tag: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Property:
-        """Remove a tag from a property. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `clients:write`."""
-        return cast(Property, await self._transport.request("DELETE", f"/v1/properties/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncServiceRequestsResource:
@@ -8297,9 +8010,7 @@ class AsyncServiceRequestsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[ServiceRequest]:
-        """List service requests. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `requests:read`."""
+        """List service requests. Requires the scope `requests:read`."""
         return AsyncPagePromise[ServiceRequest](lambda: self._transport.list("/v1/service-requests", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
@@ -8312,7 +8023,6 @@ Requires the scope `requests:read`."""
         source: Union[Literal["phone", "email", "web", "in_person", "other"], NotGiven] = NOT_GIVEN,
         preferred_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8320,7 +8030,7 @@ Requires the scope `requests:read`."""
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Create a service request. Requires the scope `requests:write`."""
-        return cast(ServiceRequest, await self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, property_id=property_id, description=description, source=source, preferred_date=preferred_date, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, await self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, property_id=property_id, description=description, source=source, preferred_date=preferred_date, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8346,7 +8056,6 @@ Requires the scope `requests:read`."""
         preferred_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["new", "assessed", "archived"], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8354,11 +8063,11 @@ Requires the scope `requests:read`."""
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Update a service request (partial: absent fields are kept, null clears). Requires the scope `requests:write`."""
-        return cast(ServiceRequest, await self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, await self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncQuotesResource:
-    """quotes: list, create, get, update, delete, add_tags, remove_tag, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
+    """quotes: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -8366,8 +8075,6 @@ class AsyncQuotesResource:
     def list(
         self,
         *,
-        tags_any: Union[str, NotGiven] = NOT_GIVEN,
-        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "number", "-number"], NotGiven] = NOT_GIVEN,
@@ -8383,10 +8090,8 @@ class AsyncQuotesResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Quote]:
-        """List quotes. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `quotes:read`."""
-        return AsyncPagePromise[Quote](lambda: self._transport.list("/v1/quotes", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List quotes. Requires the scope `quotes:read`."""
+        return AsyncPagePromise[Quote](lambda: self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -8405,8 +8110,6 @@ Requires the scope `quotes:read`."""
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         deposit: Union[Optional[QuoteDepositParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8414,7 +8117,7 @@ Requires the scope `quotes:read`."""
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8445,8 +8148,6 @@ Requires the scope `quotes:read`."""
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         deposit: Union[Optional[QuoteDepositParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["draft", "sent", "approved", "declined"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8455,7 +8156,7 @@ Requires the scope `quotes:read`."""
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8469,38 +8170,6 @@ Requires the scope `quotes:read`."""
     ) -> DeletedObject:
         """Delete a quote. Requires the scope `quotes:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/quotes/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def add_tags(
-        self,
-        id: str,
-        *,
-        tags: List[str],
-        idempotency_key: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Quote:
-        """Add tags to a quote. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("POST", f"/v1/quotes/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def remove_tag(
-        self,
-        id: str,
-        tag: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Quote:
-        """Remove a tag from a quote. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("DELETE", f"/v1/quotes/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def send(
         self,
@@ -8550,8 +8219,6 @@ Requires the scope `quotes:write`."""
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         deposit: Union[Optional[QuoteDepositParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -8560,7 +8227,7 @@ Requires the scope `quotes:write`."""
         """Preview a quote: its figures, nothing stored. The body of POST /v1/quotes, answered with the quote exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `quotes:read`."""
-        return cast(Quote, await self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, custom_fields=custom_fields, tags=tags), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_pdf(
         self,
@@ -8595,7 +8262,7 @@ Requires the scope `quotes:read`."""
 
 
 class AsyncJobsResource:
-    """jobs: list, create, get, update, delete, add_tags, remove_tag, get_costing."""
+    """jobs: list, create, get, update, delete, get_costing."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -8603,8 +8270,6 @@ class AsyncJobsResource:
     def list(
         self,
         *,
-        tags_any: Union[str, NotGiven] = NOT_GIVEN,
-        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "scheduled_start", "-scheduled_start"], NotGiven] = NOT_GIVEN,
@@ -8623,10 +8288,8 @@ class AsyncJobsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Job]:
-        """List jobs. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `jobs:read`."""
-        return AsyncPagePromise[Job](lambda: self._transport.list("/v1/jobs", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List jobs. Requires the scope `jobs:read`."""
+        return AsyncPagePromise[Job](lambda: self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     @overload
     async def create(
@@ -8647,8 +8310,6 @@ Requires the scope `jobs:read`."""
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8676,8 +8337,6 @@ Requires the scope `jobs:read`."""
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8704,8 +8363,6 @@ Requires the scope `jobs:read`."""
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8714,7 +8371,7 @@ Requires the scope `jobs:read`."""
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, custom_fields=custom_fields, tags=tags, visits=visits), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, visits=visits), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8745,8 +8402,6 @@ Requires the scope `jobs:read`."""
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["scheduled", "in_progress", "completed", "canceled"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8755,7 +8410,7 @@ Requires the scope `jobs:read`."""
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8769,38 +8424,6 @@ Requires the scope `jobs:read`."""
     ) -> DeletedObject:
         """Delete a job. Requires the scope `jobs:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/jobs/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def add_tags(
-        self,
-        id: str,
-        *,
-        tags: List[str],
-        idempotency_key: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Job:
-        """Add tags to a job. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("POST", f"/v1/jobs/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def remove_tag(
-        self,
-        id: str,
-        tag: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Job:
-        """Remove a tag from a job. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("DELETE", f"/v1/jobs/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_costing(
         self,
@@ -8818,7 +8441,7 @@ Requires the scope `jobs:read`."""
 
 
 class AsyncVisitsResource:
-    """visits: list, create, get, update, delete, add_tags, remove_tag, add_assignee, remove_assignee."""
+    """visits: list, create, get, update, delete, add_assignee, remove_assignee."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -8826,8 +8449,6 @@ class AsyncVisitsResource:
     def list(
         self,
         *,
-        tags_any: Union[str, NotGiven] = NOT_GIVEN,
-        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "start_at"], NotGiven] = NOT_GIVEN,
@@ -8855,10 +8476,10 @@ class AsyncVisitsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[VisitListItem]:
-        """List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at). Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+        """List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).
 
 Requires the scope `visits:read`."""
-        return AsyncPagePromise[VisitListItem](lambda: self._transport.list("/v1/visits", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[VisitListItem](lambda: self._transport.list("/v1/visits", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -8880,8 +8501,6 @@ Requires the scope `visits:read`."""
         completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         hold_id: Union[str, NotGiven] = NOT_GIVEN,
         on_conflict: Union[Literal["allow", "reject"], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
@@ -8893,7 +8512,7 @@ Requires the scope `visits:read`."""
         """Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details). With hold_id (an availability hold of this key) it takes the hold’s time, zone and crew: 409 INVALID_STATE for a spent, released or expired hold, 409 CONFLICT when the time was taken meanwhile.
 
 Requires the scope `visits:write`."""
-        return cast(Visit, await self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags, hold_id=hold_id), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Visit, await self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, hold_id=hold_id), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8927,8 +8546,6 @@ Requires the scope `visits:write`."""
         completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"], NotGiven] = NOT_GIVEN,
         en_route_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         started_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -8945,7 +8562,7 @@ Requires the scope `visits:write`."""
         """Update a visit (partial: absent fields are kept, null clears). Changes its time (one form; every time field null unschedules), status (one move, stamping its *_at, which may be back-dated), assignees (the list replaced) or other fields. One event per change.
 
 Requires the scope `visits:write`."""
-        return cast(Visit, await self._transport.request("PUT", f"/v1/visits/{_quote(id)}", body=_given(title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status, en_route_at=en_route_at, started_at=started_at, completed_at=completed_at, canceled_at=canceled_at, cancel_reason=cancel_reason), query=_given(on_conflict=on_conflict), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Visit, await self._transport.request("PUT", f"/v1/visits/{_quote(id)}", body=_given(title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, status=status, en_route_at=en_route_at, started_at=started_at, completed_at=completed_at, canceled_at=canceled_at, cancel_reason=cancel_reason), query=_given(on_conflict=on_conflict), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8959,38 +8576,6 @@ Requires the scope `visits:write`."""
     ) -> DeletedObject:
         """Delete a visit. Requires the scope `visits:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/visits/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def add_tags(
-        self,
-        id: str,
-        *,
-        tags: List[str],
-        idempotency_key: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Visit:
-        """Add tags to a visit. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `visits:write`."""
-        return cast(Visit, await self._transport.request("POST", f"/v1/visits/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def remove_tag(
-        self,
-        id: str,
-        tag: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Visit:
-        """Remove a tag from a visit. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `visits:write`."""
-        return cast(Visit, await self._transport.request("DELETE", f"/v1/visits/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def add_assignee(
         self,
@@ -9220,7 +8805,7 @@ Requires the scope `schedules:read`."""
 
 
 class AsyncInvoicesResource:
-    """invoices: list, create, get, update, delete, add_tags, remove_tag, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries."""
+    """invoices: list, create, get, update, delete, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries, get_einvoice, validate_einvoice."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -9228,8 +8813,6 @@ class AsyncInvoicesResource:
     def list(
         self,
         *,
-        tags_any: Union[str, NotGiven] = NOT_GIVEN,
-        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "number", "-number", "due_date", "-due_date"], NotGiven] = NOT_GIVEN,
@@ -9250,10 +8833,8 @@ class AsyncInvoicesResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Invoice]:
-        """List invoices. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `invoices:read`."""
-        return AsyncPagePromise[Invoice](lambda: self._transport.list("/v1/invoices", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id, recurring_invoice_id=recurring_invoice_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List invoices. Requires the scope `invoices:read`."""
+        return AsyncPagePromise[Invoice](lambda: self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id, recurring_invoice_id=recurring_invoice_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     @overload
     async def create(
@@ -9273,9 +8854,11 @@ Requires the scope `invoices:read`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -9301,9 +8884,11 @@ Requires the scope `invoices:read`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -9329,9 +8914,11 @@ Requires the scope `invoices:read`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -9356,9 +8943,11 @@ Requires the scope `invoices:read`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -9366,7 +8955,7 @@ Requires the scope `invoices:read`."""
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -9396,9 +8985,11 @@ Requires the scope `invoices:read`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["draft", "sent", "paid", "void"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -9407,7 +8998,7 @@ Requires the scope `invoices:read`."""
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -9421,38 +9012,6 @@ Requires the scope `invoices:read`."""
     ) -> DeletedObject:
         """Delete an invoice. Requires the scope `invoices:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/invoices/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def add_tags(
-        self,
-        id: str,
-        *,
-        tags: List[str],
-        idempotency_key: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Invoice:
-        """Add tags to an invoice. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
-
-Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("POST", f"/v1/invoices/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def remove_tag(
-        self,
-        id: str,
-        tag: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Invoice:
-        """Remove a tag from an invoice. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
-
-Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("DELETE", f"/v1/invoices/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def send(
         self,
@@ -9557,9 +9116,11 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -9584,9 +9145,11 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -9611,9 +9174,11 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -9637,9 +9202,11 @@ Requires the scope `invoices:write`."""
         issue_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         due_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         reminders_enabled: Union[bool, NotGiven] = NOT_GIVEN,
+        buyer_reference: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        purchase_order: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
-        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -9648,7 +9215,7 @@ Requires the scope `invoices:write`."""
         """Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `invoices:read`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, metadata=metadata, custom_fields=custom_fields, tags=tags), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_pdf(
         self,
@@ -9680,6 +9247,36 @@ Requires the scope `invoices:read`."""
 
 Requires the scope `invoices:read`."""
         return AsyncPagePromise[Delivery](lambda: self._transport.list(f"/v1/invoices/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the invoice as an EN 16931 e-invoice. The invoice as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the invoice’s own and valid by construction. A draft is 409 INVALID_STATE; a invoice that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+
+Requires the scope `invoices:read`."""
+        return cast(bytes, await self._transport.request("GET", f"/v1/invoices/{_quote(id)}/einvoice", query=_given(format=format), accept="application/xml, application/pdf", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def validate_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> EinvoiceValidation:
+        """Validate the invoice’s e-invoice. Checks the invoice’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+
+Requires the scope `invoices:read`."""
+        return cast(EinvoiceValidation, await self._transport.request("POST", f"/v1/invoices/{_quote(id)}/einvoice/validate", body=_given(format=format), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncRecurringInvoicesResource:
@@ -9993,7 +9590,7 @@ Requires the scope `payments:write`."""
 
 
 class AsyncCreditNotesResource:
-    """credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
+    """credit-notes: list, create, get, update, delete, apply, unapply, refund, send, rotate_hosted_link, preview, get_pdf, list_deliveries, get_einvoice, validate_einvoice."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -10244,6 +9841,36 @@ Requires the scope `credit_notes:read`."""
 
 Requires the scope `credit_notes:read`."""
         return AsyncPagePromise[Delivery](lambda: self._transport.list(f"/v1/credit-notes/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the credit note as an EN 16931 e-invoice. The credit note as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the credit note’s own and valid by construction. A draft is 409 INVALID_STATE; a credit note that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+
+Requires the scope `credit_notes:read`."""
+        return cast(bytes, await self._transport.request("GET", f"/v1/credit-notes/{_quote(id)}/einvoice", query=_given(format=format), accept="application/xml, application/pdf", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def validate_einvoice(
+        self,
+        id: str,
+        *,
+        format: Literal["ubl", "cii", "facturx"],
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> EinvoiceValidation:
+        """Validate the credit note’s e-invoice. Checks the credit note’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+
+Requires the scope `credit_notes:read`."""
+        return cast(EinvoiceValidation, await self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/einvoice/validate", body=_given(format=format), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncLedgerEntriesResource:
@@ -10507,7 +10134,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "tag.renamed", "tag.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "tag.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "tag.renamed", "tag.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "tag.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system", "app"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -10730,6 +10357,12 @@ Requires the scope `account:read`."""
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         address: Union[Optional[AccountAddressParams], NotGiven] = NOT_GIVEN,
         tax_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        vat_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        registration_scheme: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        electronic_address: Union[Optional[AccountElectronicAddressParams], NotGiven] = NOT_GIVEN,
+        payment_account: Union[Optional[AccountPaymentAccountParams], NotGiven] = NOT_GIVEN,
+        einvoicing_enabled: Union[bool, NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         payment_terms_days: Union[int, NotGiven] = NOT_GIVEN,
         payment_instructions: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -10754,7 +10387,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, reminders=reminders, time_billing_increment_minutes=time_billing_increment_minutes, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, payment_account=payment_account, einvoicing_enabled=einvoicing_enabled, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, reminders=reminders, time_billing_increment_minutes=time_billing_increment_minutes, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def upload_logo(
         self,
@@ -10811,9 +10444,7 @@ class AsyncTeamMembersResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[TeamMember]:
-        """List team members. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `team:read`."""
+        """List team members. Requires the scope `team:read`."""
         return AsyncPagePromise[TeamMember](lambda: self._transport.list("/v1/team-members", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, role=role, q=q, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
@@ -10832,7 +10463,6 @@ Requires the scope `team:read`."""
         hourly_rate_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -10840,7 +10470,7 @@ Requires the scope `team:read`."""
         max_retries: Optional[int] = None,
     ) -> TeamMember:
         """Create a team member. Requires the scope `team:write`."""
-        return cast(TeamMember, await self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TeamMember, await self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -10871,7 +10501,6 @@ Requires the scope `team:read`."""
         hourly_rate_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -10879,7 +10508,7 @@ Requires the scope `team:read`."""
         max_retries: Optional[int] = None,
     ) -> TeamMember:
         """Update a team member (partial: absent fields are kept, null clears). Requires the scope `team:write`."""
-        return cast(TeamMember, await self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TeamMember, await self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -10922,7 +10551,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -10953,7 +10582,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -11043,7 +10672,7 @@ class AsyncChangesResource:
 
 
 class AsyncAppsResource:
-    """apps: list, create, get, update, delete, roll_secret, upload_logo, delete_logo, list_deliveries, rotate_webhook_secret."""
+    """apps: list, create, get, update, delete, roll_secret, rotate_webhook_secret."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -11069,7 +10698,7 @@ Requires the scope `apps:read`."""
         name: str,
         redirect_uris: List[str],
         install_url: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]],
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         client_type: Union[Literal["confidential", "public"], NotGiven] = NOT_GIVEN,
@@ -11108,7 +10737,7 @@ Requires the scope `apps:write`."""
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         redirect_uris: Union[List[str], NotGiven] = NOT_GIVEN,
         install_url: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
         webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
         webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -11155,56 +10784,6 @@ Requires the scope `apps:write`."""
 Requires the scope `apps:write`."""
         return cast(AppRollSecretResult, await self._transport.request("POST", f"/v1/apps/{_quote(id)}/roll-secret", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
-    async def upload_logo(
-        self,
-        id: str,
-        *,
-        content_type: Literal["image/png", "image/jpeg"],
-        data: str,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> App:
-        """Upload an app’s logo. As the account’s logo: a PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side, checked to be a real image of the stated type. The consent page shows it. Answers with the app.
-
-Requires the scope `apps:write`."""
-        return cast(App, await self._transport.request("PUT", f"/v1/apps/{_quote(id)}/logo", body=_given(content_type=content_type, data=data), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def delete_logo(
-        self,
-        id: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> App:
-        """Remove an app’s logo. Answers with the app (also when it had no logo).
-
-Requires the scope `apps:write`."""
-        return cast(App, await self._transport.request("DELETE", f"/v1/apps/{_quote(id)}/logo", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    def list_deliveries(
-        self,
-        id: str,
-        *,
-        limit: Union[int, NotGiven] = NOT_GIVEN,
-        cursor: Union[str, NotGiven] = NOT_GIVEN,
-        status: Union[Literal["pending", "succeeded", "failed"], NotGiven] = NOT_GIVEN,
-        event_id: Union[str, NotGiven] = NOT_GIVEN,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> AsyncPagePromise[AppWebhookDelivery]:
-        """List an app’s webhook deliveries. The attempt log of the app’s webhook, newest first, across every account that installed it (`account_id`): one entry per attempt.
-
-Requires the scope `apps:read`."""
-        return AsyncPagePromise[AppWebhookDelivery](lambda: self._transport.list(f"/v1/apps/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor, status=status, event_id=event_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
     async def rotate_webhook_secret(
         self,
         id: str,
@@ -11230,7 +10809,7 @@ class AsyncAppInstallLinksResource:
         self,
         *,
         app_id: str,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write"]], NotGiven] = NOT_GIVEN,
         expires_in_minutes: Union[int, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -11358,9 +10937,7 @@ class AsyncProductsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Product]:
-        """List products. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
-
-Requires the scope `catalog:read`."""
+        """List products. Requires the scope `catalog:read`."""
         return AsyncPagePromise[Product](lambda: self._transport.list("/v1/products", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, type=type, code=code, q=q, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
@@ -11373,6 +10950,7 @@ Requires the scope `catalog:read`."""
         unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         default_quantity: Union[float, NotGiven] = NOT_GIVEN,
         tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
         taxable: Union[bool, NotGiven] = NOT_GIVEN,
@@ -11381,7 +10959,6 @@ Requires the scope `catalog:read`."""
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -11389,7 +10966,7 @@ Requires the scope `catalog:read`."""
         max_retries: Optional[int] = None,
     ) -> Product:
         """Create a product. Requires the scope `catalog:write`."""
-        return cast(Product, await self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Product, await self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -11414,6 +10991,7 @@ Requires the scope `catalog:read`."""
         unit_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         currency: Union[str, NotGiven] = NOT_GIVEN,
         unit_label: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        unit_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         default_quantity: Union[float, NotGiven] = NOT_GIVEN,
         tax_rate_ids: Union[Optional[List[str]], NotGiven] = NOT_GIVEN,
         taxable: Union[bool, NotGiven] = NOT_GIVEN,
@@ -11422,7 +11000,6 @@ Requires the scope `catalog:read`."""
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
-        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -11430,7 +11007,7 @@ Requires the scope `catalog:read`."""
         max_retries: Optional[int] = None,
     ) -> Product:
         """Update a product (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
-        return cast(Product, await self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Product, await self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -11479,6 +11056,9 @@ class AsyncTaxRatesResource:
         compound: Union[bool, NotGiven] = NOT_GIVEN,
         priority: Union[int, NotGiven] = NOT_GIVEN,
         registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        tax_category: Union[Optional[Literal["S", "Z", "E", "AE", "K", "G", "O"]], NotGiven] = NOT_GIVEN,
+        exemption_reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        exemption_reason_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -11489,7 +11069,7 @@ class AsyncTaxRatesResource:
         max_retries: Optional[int] = None,
     ) -> TaxRate:
         """Create a tax rate. Requires the scope `catalog:write`."""
-        return cast(TaxRate, await self._transport.request("POST", "/v1/tax-rates", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TaxRate, await self._transport.request("POST", "/v1/tax-rates", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, tax_category=tax_category, exemption_reason=exemption_reason, exemption_reason_code=exemption_reason_code, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -11512,6 +11092,9 @@ class AsyncTaxRatesResource:
         compound: Union[bool, NotGiven] = NOT_GIVEN,
         priority: Union[int, NotGiven] = NOT_GIVEN,
         registration_number: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        tax_category: Union[Optional[Literal["S", "Z", "E", "AE", "K", "G", "O"]], NotGiven] = NOT_GIVEN,
+        exemption_reason: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        exemption_reason_code: Union[Optional[str], NotGiven] = NOT_GIVEN,
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
@@ -11522,7 +11105,7 @@ class AsyncTaxRatesResource:
         max_retries: Optional[int] = None,
     ) -> TaxRate:
         """Update a tax rate (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
-        return cast(TaxRate, await self._transport.request("PUT", f"/v1/tax-rates/{_quote(id)}", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TaxRate, await self._transport.request("PUT", f"/v1/tax-rates/{_quote(id)}", body=_given(name=name, percentage=percentage, compound=compound, priority=priority, registration_number=registration_number, tax_category=tax_category, exemption_reason=exemption_reason, exemption_reason_code=exemption_reason_code, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -11869,77 +11452,6 @@ Requires the scope `custom_fields:read`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/custom-fields/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
-class AsyncTagsResource:
-    """tags: list, get, rename, delete."""
-
-    def __init__(self, transport: AsyncTransport) -> None:
-        self._transport = transport
-
-    def list(
-        self,
-        *,
-        limit: Union[int, NotGiven] = NOT_GIVEN,
-        cursor: Union[str, NotGiven] = NOT_GIVEN,
-        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
-        created_after: Union[str, NotGiven] = NOT_GIVEN,
-        created_before: Union[str, NotGiven] = NOT_GIVEN,
-        updated_after: Union[str, NotGiven] = NOT_GIVEN,
-        q: Union[str, NotGiven] = NOT_GIVEN,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> AsyncPagePromise[Tag]:
-        """List tags. The account’s tags with their counts per kind; `q` keeps those whose name starts with it.
-
-Requires the scope `tags:read`."""
-        return AsyncPagePromise[Tag](lambda: self._transport.list("/v1/tags", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, q=q), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def get(
-        self,
-        id: str,
-        *,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Tag:
-        """Get a tag. Requires the scope `tags:read`."""
-        return cast(Tag, await self._transport.request("GET", f"/v1/tags/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def rename(
-        self,
-        id: str,
-        *,
-        name: str,
-        merge: Union[bool, NotGiven] = NOT_GIVEN,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> Tag:
-        """Rename a tag everywhere. Every object holding the tag answers its new name at once (their updated_at stays, their ETags change). Onto another tag’s name: 409 CONFLICT, unless ?merge=true merges this tag into that one.
-
-Requires the scope `tags:write`."""
-        return cast(Tag, await self._transport.request("PUT", f"/v1/tags/{_quote(id)}", body=_given(name=name), query=_given(merge=merge), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-    async def delete(
-        self,
-        id: str,
-        *,
-        if_match: Optional[str] = None,
-        extra_headers: Optional[Mapping[str, str]] = None,
-        extra_query: Optional[Mapping[str, Any]] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> DeletedObject:
-        """Delete a tag everywhere. Takes the tag from every object holding it (their updated_at stays), then deletes it.
-
-Requires the scope `tags:write`."""
-        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/tags/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
-
-
 class AsyncAvailabilityExceptionsResource:
     """availability-exceptions: list, create, get, update, delete."""
 
@@ -12176,6 +11688,5 @@ class AsyncResources:
         self.tax_rates = AsyncTaxRatesResource(transport)
         self.time_entries = AsyncTimeEntriesResource(transport)
         self.custom_fields = AsyncCustomFieldsResource(transport)
-        self.tags = AsyncTagsResource(transport)
         self.availability_exceptions = AsyncAvailabilityExceptionsResource(transport)
         self.availability = AsyncAvailabilityResource(transport)

@@ -1,6 +1,16 @@
 // The business profile (docs/api-contract.md §10): the single source of its validation, serialization and OpenAPI.
 import { Type, type Static } from '@sinclair/typebox';
-import { AddressResponseSchema, AddressSchema, WorkingHoursSchema } from '../shared/index.js';
+import {
+  AddressResponseSchema,
+  AddressSchema,
+  ElectronicAddressSchema,
+  PaymentAccountResponseSchema,
+  PaymentAccountSchema,
+  RegistrationSchemeSchema,
+  registrationIdSchema,
+  VatIdSchema,
+  WorkingHoursSchema,
+} from '../shared/index.js';
 import { BookingSettingsInput, BookingSettingsSchema } from './booking.js';
 import { ReminderSettingsInput, ReminderSettingsSchema } from './reminders.js';
 import { TaxRateIdsSchema } from '../catalog/index.js';
@@ -11,6 +21,22 @@ export const DEFAULT_PAYMENT_TERMS_DAYS = 30;
 
 const text = (maxLength: number, description: string, example: string) =>
   Type.String({ maxLength, description, example });
+
+/** The seller's e-invoicing identity (docs/api-contract.md §31). */
+const einvoicingFields = {
+  vat_id: Nullable({ ...VatIdSchema, description: `BT-31, the seller’s VAT identifier. ${VatIdSchema.description}` }),
+  registration_id: Nullable(
+    registrationIdSchema('BT-30, the seller’s legal registration (trade register, GLN, SIRENE, …).'),
+  ),
+  registration_scheme: Nullable(RegistrationSchemeSchema),
+  electronic_address: Nullable({ ...ElectronicAddressSchema, description: 'BT-34, the seller’s electronic address.' }),
+  payment_account: Nullable(PaymentAccountSchema),
+  einvoicing_enabled: Type.Boolean({
+    description:
+      'true: the first send (or mark-sent) of an invoice that can be an e-invoice freezes its e-invoice files (docs/guide/einvoices.md). Default false.',
+    example: false,
+  }),
+};
 
 const writableFields = {
   name: Type.String({
@@ -42,7 +68,14 @@ const writableFields = {
     }),
   ),
   address: Nullable(AddressSchema),
-  tax_id: Nullable(text(50, 'VAT number, EIN, ABN or the like; printed on every document.', 'US-12-3456789')),
+  tax_id: Nullable(
+    text(
+      50,
+      'VAT number, EIN, ABN or the like; printed on every document. BT-32 (the seller’s tax registration) on e-invoices.',
+      'US-12-3456789',
+    ),
+  ),
+  ...einvoicingFields,
   currency: Type.String({
     pattern: '^[A-Z]{3}$',
     format: 'currency',
@@ -128,6 +161,19 @@ export const AccountSchema = Type.Object(
     website: Nullable(Type.String({ example: 'https://cooperplumbing.example' })),
     address: Nullable(AddressResponseSchema),
     tax_id: Nullable(Type.String({ example: 'US-12-3456789' })),
+    vat_id: Nullable(Type.String({ description: 'BT-31, the seller’s VAT identifier.', example: 'DE123456789' })),
+    registration_id: Nullable(
+      Type.String({ description: 'BT-30, the seller’s legal registration.', example: '4000001123452' }),
+    ),
+    registration_scheme: Nullable(
+      Type.String({ description: 'The ISO 6523 ICD of registration_id.', example: '0088' }),
+    ),
+    electronic_address: Nullable({
+      ...ElectronicAddressSchema,
+      description: 'BT-34, the seller’s electronic address.',
+    }),
+    payment_account: Nullable({ ...PaymentAccountResponseSchema, description: 'BG-17, the account payments go to.' }),
+    einvoicing_enabled: einvoicingFields.einvoicing_enabled,
     currency: writableFields.currency,
     payment_terms_days: writableFields.payment_terms_days,
     payment_instructions: Nullable(Type.String({ example: 'Bank transfer to IBAN DE89 3704 0044 0532 0130 00.' })),

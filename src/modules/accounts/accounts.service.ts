@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import type { Clock } from '../../core/deps.js';
 import { newId } from '../../core/deps.js';
-import { fieldError, type Precondition } from '../../core/errors.js';
+import { fieldError, type Precondition, validationError } from '../../core/errors.js';
 import { canonicalTimeZone } from '../../core/time.js';
 import { type Db, type Executor, fromJson } from '../../db/index.js';
 import type { AccountRow } from '../../db/types.js';
@@ -13,7 +13,15 @@ import { createApiKey, type CreatedApiKey } from '../api-keys/index.js';
 import { SCOPES } from '../../kernel/scopes.js';
 import { type Context, inTransaction } from '../../kernel/context.js';
 import { requireTaxRates } from '../catalog/index.js';
-import { checkWorkingHours, presentAddress, serializeAddress, type WorkingHours } from '../shared/index.js';
+import {
+  checkWorkingHours,
+  einvoicingProblems,
+  mergeEinvoicing,
+  presentAddress,
+  readEinvoicing,
+  serializeAddress,
+  type WorkingHours,
+} from '../shared/index.js';
 import { bookingSettings, mergeBooking } from './booking.js';
 import { mergeReminders, reminderSettings } from './reminders.js';
 import * as repository from './accounts.repository.js';
@@ -28,6 +36,7 @@ import { canonicalLocale, DEFAULT_LOCALE, effectivePaperSize } from './locale.js
 
 export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
   const address = presentAddress(row.address);
+  const einvoicing = readEinvoicing(row.einvoicing);
   return {
     id: row.id,
     object: 'account',
@@ -38,6 +47,12 @@ export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
     website: row.website,
     address,
     tax_id: row.tax_id,
+    vat_id: einvoicing.vat_id,
+    registration_id: einvoicing.registration_id,
+    registration_scheme: einvoicing.registration_scheme,
+    electronic_address: einvoicing.electronic_address,
+    payment_account: einvoicing.payment_account,
+    einvoicing_enabled: einvoicing.einvoicing_enabled,
     currency: row.currency,
     payment_terms_days: row.payment_terms_days,
     payment_instructions: row.payment_instructions,
@@ -102,6 +117,7 @@ export async function createAccount(
     working_hours: '[]',
     booking: null,
     reminders: null,
+    einvoicing: null,
     created_at: now,
     updated_at: now,
   };
@@ -143,9 +159,27 @@ export async function updateAccount(
       working_hours: hours,
       booking,
       reminders,
+      vat_id,
+      registration_id,
+      registration_scheme,
+      electronic_address,
+      payment_account,
+      einvoicing_enabled,
       ...fields
     } = input;
+    const party = {
+      vat_id,
+      registration_id,
+      registration_scheme,
+      electronic_address,
+      payment_account,
+      einvoicing_enabled,
+    };
+    const problems = einvoicingProblems(party, current.einvoicing);
+    if (problems.length > 0) throw validationError(problems);
     const patch: Partial<AccountRow> = { ...fields, updated_at: clock.now().toISOString() };
+    const einvoicing = mergeEinvoicing(current.einvoicing, party);
+    if (einvoicing !== undefined) patch.einvoicing = einvoicing;
     if (hours !== undefined) {
       checkWorkingHours('working_hours', hours);
       patch.working_hours = JSON.stringify(hours);

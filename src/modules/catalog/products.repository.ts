@@ -28,6 +28,7 @@ const COLUMNS = [
   'unit_amount',
   'currency',
   'unit_label',
+  'unit_code',
   'default_quantity',
   'tax_rate_ids',
   'taxable',

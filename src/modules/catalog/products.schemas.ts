@@ -63,6 +63,14 @@ const currency = Type.String({
   example: 'USD',
 });
 const unitLabel = Nullable(Type.String({ maxLength: 20, description: 'The unit, printed: "hour".', example: 'hour' }));
+/** UN/ECE Recommendation 20 (and 21) codes: two or three capitals and digits (C62, HUR, KGM, MTR, X1A). */
+export const UnitCodeSchema = Type.String({
+  pattern: '^[A-Z0-9]{2,3}$',
+  description:
+    'The unit of quantity an e-invoice states (UN/ECE Recommendation 20 or 21: HUR hour, KGM kilogram, MTR metre, C62 one); a line made with the product takes it. null: none (an e-invoice says C62).',
+  example: 'HUR',
+});
+const unitCode = Nullable(UnitCodeSchema);
 const defaultQuantity = Type.Number({
   exclusiveMinimum: 0,
   maximum: 1_000_000,
@@ -105,6 +113,7 @@ export const ProductSchema = Type.Object(
     unit_amount: unitAmount,
     currency,
     unit_label: unitLabel,
+    unit_code: unitCode,
     default_quantity: defaultQuantity,
     tax_rate_ids: taxRateIds,
     taxable,
@@ -126,6 +135,7 @@ const writable = {
   unit_amount: Type.Optional(unitAmount),
   currency: Type.Optional(currency),
   unit_label: Type.Optional(unitLabel),
+  unit_code: Type.Optional(unitCode),
   default_quantity: Type.Optional(defaultQuantity),
   tax_rate_ids: Type.Optional(taxRateIds),
   taxable: Type.Optional(taxable),

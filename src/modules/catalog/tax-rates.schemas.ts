@@ -43,6 +43,37 @@ const registrationNumber = Nullable(
     example: '123456789 RT0001',
   }),
 );
+export const TAX_CATEGORIES = ['S', 'Z', 'E', 'AE', 'K', 'G', 'O'] as const;
+export type TaxCategory = (typeof TAX_CATEGORIES)[number];
+// The enum names null too: a JSON Schema enum is checked on its own, whatever `type` allows.
+const taxCategory = Nullable(
+  Type.Unsafe<TaxCategory>({
+    type: 'string',
+    enum: [...TAX_CATEGORIES, null],
+    description:
+      'The EN 16931 VAT category (UNCL 5305) an e-invoice states for the rate: S standard (above 0 %), Z zero-rated, E exempt, AE reverse charge, K intra-community supply, G export (all at 0 %), O outside the scope of VAT (0 %, printed without a rate). null (the default): none, and no e-invoice can use the rate. Frozen with the percentage.',
+    example: 'S',
+  }),
+);
+const exemptionReason = Nullable(
+  Type.String({
+    minLength: 1,
+    maxLength: 300,
+    pattern: '\\S',
+    description:
+      'BT-120: why no VAT is charged, printed on e-invoices; E, AE, K, G and O need it or exemption_reason_code, S and Z take neither. Frozen with the percentage.',
+    example: 'Reverse charge',
+  }),
+);
+const exemptionReasonCode = Nullable(
+  Type.String({
+    pattern: '^VATEX-[A-Z]{2}(-[0-9A-Z]{1,20}){1,3}$',
+    maxLength: 30,
+    description:
+      'BT-121: the VATEX code of the exemption (VATEX-EU-AE, VATEX-EU-IC, VATEX-EU-G, VATEX-EU-O, …). Frozen with the percentage.',
+    example: 'VATEX-EU-AE',
+  }),
+);
 const active = Type.Boolean({
   description: 'Whether new lines may take the rate. An inactive rate stays valid on the documents that have it.',
   example: true,
@@ -57,6 +88,9 @@ export const TaxRateSchema = Type.Object(
     compound,
     priority,
     registration_number: registrationNumber,
+    tax_category: taxCategory,
+    exemption_reason: exemptionReason,
+    exemption_reason_code: exemptionReasonCode,
     active,
     external_id: Nullable(ExternalIdSchema),
     metadata: MetadataSchema,
@@ -70,6 +104,9 @@ const writable = {
   compound: Type.Optional(compound),
   priority: Type.Optional(priority),
   registration_number: Type.Optional(registrationNumber),
+  tax_category: Type.Optional(taxCategory),
+  exemption_reason: Type.Optional(exemptionReason),
+  exemption_reason_code: Type.Optional(exemptionReasonCode),
   active: Type.Optional(active),
   external_id: Type.Optional(Nullable(ExternalIdSchema)),
   metadata: Type.Optional(MetadataSchema),

@@ -4,6 +4,7 @@
 import { newId } from '../../core/deps.js';
 import {
   conflict,
+  validationError,
   type ErrorDetail,
   fieldError,
   fieldProblems,
@@ -17,7 +18,14 @@ import { recordChange, recordEvent } from '../events/index.js';
 import { guardExternalId, requireRow } from '../shared/index.js';
 import { parsePercentage, percentageNumber } from './percentages.js';
 import * as repository from './tax-rates.repository.js';
-import type { CreateTaxRateInput, ListTaxRatesInput, TaxRate, UpdateTaxRateInput } from './tax-rates.schemas.js';
+import type {
+  CreateTaxRateInput,
+  ListTaxRatesInput,
+  TaxCategory,
+  TaxRate,
+  UpdateTaxRateInput,
+} from './tax-rates.schemas.js';
+import { categoryProblems, VAT_TERMS } from './tax-categories.js';
 
 export function presentTaxRate(row: TaxRateRow): TaxRate {
   return {
@@ -28,6 +36,9 @@ export function presentTaxRate(row: TaxRateRow): TaxRate {
     compound: Number(row.compound) === 1,
     priority: Number(row.priority),
     registration_number: row.registration_number,
+    tax_category: (row.tax_category ?? null) as TaxCategory | null,
+    exemption_reason: row.exemption_reason ?? null,
+    exemption_reason_code: row.exemption_reason_code ?? null,
     active: Number(row.active) === 1,
     external_id: row.external_id,
     metadata: fromJson<Record<string, string>>(row.metadata),
@@ -52,8 +63,20 @@ export async function taxRateFieldChecks(body: unknown): Promise<ErrorDetail[]> 
   return fieldProblems(() => typeof percentage === 'number' && scaledPercentage(percentage));
 }
 
+/** The VAT category, its exemption and the percentage must agree (docs/api-contract.md §31): 422 otherwise. */
+function assertCategoryAgrees(terms: Parameters<typeof categoryProblems>[0]): void {
+  const details = categoryProblems(terms);
+  if (details.length > 0) throw validationError(details);
+}
+
 export async function createTaxRate(ctx: Context, input: CreateTaxRateInput): Promise<TaxRate> {
   const percentage = scaledPercentage(input.percentage);
+  assertCategoryAgrees({
+    percentage: BigInt(percentage),
+    tax_category: input.tax_category ?? null,
+    exemption_reason: input.exemption_reason ?? null,
+    exemption_reason_code: input.exemption_reason_code ?? null,
+  });
   return guardExternalId(ctx, 'tax_rates', input.external_id, () =>
     inTransaction(ctx, async (tx) => {
       const now = tx.clock.now().toISOString();
@@ -65,6 +88,9 @@ export async function createTaxRate(ctx: Context, input: CreateTaxRateInput): Pr
         compound: input.compound ? 1 : 0,
         priority: input.priority ?? 0,
         registration_number: input.registration_number ?? null,
+        tax_category: input.tax_category ?? null,
+        exemption_reason: input.exemption_reason ?? null,
+        exemption_reason_code: input.exemption_reason_code ?? null,
         active: input.active === false ? 0 : 1,
         external_id: input.external_id ?? null,
         metadata: JSON.stringify(input.metadata ?? {}),
@@ -95,6 +121,7 @@ export async function updateTaxRate(
   if (input.compound !== undefined) patch.compound = input.compound ? 1 : 0;
   if (input.priority !== undefined) patch.priority = input.priority;
   if (input.registration_number !== undefined) patch.registration_number = input.registration_number;
+  for (const field of VAT_TERMS) if (input[field] !== undefined) patch[field] = input[field];
   if (input.active !== undefined) patch.active = input.active ? 1 : 0;
   if (input.external_id !== undefined) patch.external_id = input.external_id;
   if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
@@ -107,9 +134,24 @@ export async function updateTaxRate(
         const current = await getRow(tx, id, true);
         precondition?.(presentTaxRate(current));
         if (Object.keys(patch).length === 0) return presentTaxRate(current);
-        const terms = (['percentage', 'compound', 'priority'] as const).filter(
-          (field) => patch[field] !== undefined && Number(patch[field]) !== Number(current[field]),
-        );
+        assertCategoryAgrees({
+          percentage: BigInt(patch.percentage ?? current.percentage),
+          tax_category: (patch.tax_category !== undefined ? patch.tax_category : current.tax_category) ?? null,
+          exemption_reason:
+            (patch.exemption_reason !== undefined ? patch.exemption_reason : current.exemption_reason) ?? null,
+          exemption_reason_code:
+            (patch.exemption_reason_code !== undefined ? patch.exemption_reason_code : current.exemption_reason_code) ??
+            null,
+        });
+        const terms = [
+          ...(['percentage', 'compound', 'priority'] as const).filter(
+            (field) => patch[field] !== undefined && Number(patch[field]) !== Number(current[field]),
+          ),
+          // The VAT terms freeze with the percentage; a rate used before it had a category may take its first one.
+          ...(current.tax_category === null || current.tax_category === undefined
+            ? []
+            : VAT_TERMS.filter((field) => patch[field] !== undefined && patch[field] !== (current[field] ?? null))),
+        ];
         if (terms.length > 0) {
           const used = await repository.countDocumentsNaming(tx.db, tx.accountId, current.id, { pastDraft: true });
           if (used.length > 0)

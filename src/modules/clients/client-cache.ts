@@ -33,7 +33,7 @@ import {
 } from '../../db/index.js';
 import type { ClientRow } from '../../db/types.js';
 import { type Definitions, presentCustomFields, readDefinitions, storedValues } from '../custom-fields/index.js';
-import type { Address } from '../shared/index.js';
+import type { Address, EinvoiceFormat, ElectronicAddress } from '../shared/index.js';
 import * as repository from './clients.repository.js';
 import type { Client } from './clients.schemas.js';
 
@@ -55,8 +55,32 @@ export function clientDefinitions(db: Executor, accountId: string): Promise<Defi
   return readDefinitions(db, accountId, 'client');
 }
 
+/** The buyer's e-invoicing fields of the row's JSON (modules/shared/einvoicing.ts), each null when unset. */
+function partyOf(stored: string | null | undefined) {
+  const party =
+    stored === null || stored === undefined
+      ? undefined
+      : fromJsonShared<{
+          vat_id?: string | null;
+          registration_id?: string | null;
+          registration_scheme?: string | null;
+          electronic_address?: ElectronicAddress | null;
+          buyer_reference?: string | null;
+          einvoice_format?: EinvoiceFormat | null;
+        }>(stored);
+  return {
+    vat_id: party?.vat_id ?? null,
+    registration_id: party?.registration_id ?? null,
+    registration_scheme: party?.registration_scheme ?? null,
+    electronic_address: party?.electronic_address ?? null,
+    buyer_reference: party?.buyer_reference ?? null,
+    einvoice_format: party?.einvoice_format ?? null,
+  };
+}
+
 /** A client as the API shows it: its row's columns and the definitions, nothing else (the rule above). */
 function clientOf(row: PresentableClient, definitions: Definitions): Client {
+  const party = partyOf(row.einvoicing);
   return {
     id: row.id,
     object: 'client',
@@ -66,6 +90,12 @@ function clientOf(row: PresentableClient, definitions: Definitions): Client {
     company_name: row.company_name,
     address: row.address === null ? null : fromJsonShared<Address>(row.address),
     notes: row.notes,
+    vat_id: party.vat_id,
+    registration_id: party.registration_id,
+    registration_scheme: party.registration_scheme,
+    electronic_address: party.electronic_address,
+    buyer_reference: party.buyer_reference,
+    einvoice_format: party.einvoice_format,
     property_ids: row.property_ids,
     external_id: row.external_id,
     metadata: fromJsonShared<Record<string, string>>(row.metadata),

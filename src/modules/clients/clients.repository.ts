@@ -37,6 +37,7 @@ const COLUMNS = [
   'company_name',
   'address',
   'notes',
+  'einvoicing',
   'external_id',
   'metadata',
   'custom_fields',

@@ -2,7 +2,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { customFieldFilterOptions } from '../custom-fields/index.js';
 import { tagFilterProperties, TagsInputSchema, TagsSchema } from '../tags/index.js';
-import { AddressResponseSchema, AddressSchema } from '../shared/index.js';
+import {
+  AddressResponseSchema,
+  AddressSchema,
+  EinvoiceFormatSchema,
+  ElectronicAddressSchema,
+  RegistrationSchemeSchema,
+  registrationIdSchema,
+  VatIdSchema,
+} from '../shared/index.js';
 import {
   CustomFieldValuesInputSchema,
   CustomFieldValuesSchema,
@@ -38,6 +46,18 @@ const writableFields = {
   company_name: Nullable(text(200, 'Company the client belongs to.', 'Cooper Bakery')),
   address: Nullable(AddressSchema),
   notes: Nullable(text(5000, 'Internal notes, never shown to the client.', 'Gate code 4512')),
+  vat_id: Nullable({ ...VatIdSchema, description: `BT-48, the buyer’s VAT identifier. ${VatIdSchema.description}` }),
+  registration_id: Nullable(registrationIdSchema('BT-47, the buyer’s legal registration.')),
+  registration_scheme: Nullable(RegistrationSchemeSchema),
+  electronic_address: Nullable({ ...ElectronicAddressSchema, description: 'BT-49, the buyer’s electronic address.' }),
+  buyer_reference: Nullable(
+    text(200, 'BT-10, the reference the buyer wants on its invoices: copied to each new invoice.', 'PO-LEITWEG-991'),
+  ),
+  einvoice_format: Nullable({
+    ...EinvoiceFormatSchema,
+    enum: ['ubl', 'cii', 'facturx', null],
+    description: `The e-invoice its invoices are sent with: ubl or cii attached beside the PDF, facturx instead of it; an invoice that cannot be one is then not sent (422). null (default): none. ${EinvoiceFormatSchema.description}`,
+  }),
   external_id: Nullable(ExternalIdSchema),
   metadata: MetadataSchema,
   custom_fields: CustomFieldValuesInputSchema,
@@ -54,6 +74,18 @@ export const ClientSchema = Type.Object(
     company_name: Nullable(Type.String({ description: 'Company name.', example: 'Cooper Bakery' })),
     address: Nullable(AddressResponseSchema),
     notes: Nullable(Type.String({ description: 'Internal notes.', example: 'Gate code 4512' })),
+    vat_id: Nullable(Type.String({ description: 'BT-48, the buyer’s VAT identifier.', example: 'FR12345678901' })),
+    registration_id: Nullable(
+      Type.String({ description: 'BT-47, the buyer’s legal registration.', example: '4000001123452' }),
+    ),
+    registration_scheme: Nullable(
+      Type.String({ description: 'The ISO 6523 ICD of registration_id.', example: '0088' }),
+    ),
+    electronic_address: Nullable({ ...ElectronicAddressSchema, description: 'BT-49, the buyer’s electronic address.' }),
+    buyer_reference: Nullable(
+      Type.String({ description: 'BT-10, copied to new invoices.', example: 'PO-LEITWEG-991' }),
+    ),
+    einvoice_format: writableFields.einvoice_format,
     property_ids: Type.Array(IdSchema, {
       description: 'The client’s properties (GET /v1/properties?client_id=…), oldest first. Read-only.',
       example: ['019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f02'],
@@ -76,6 +108,12 @@ export const CreateClientBody = Type.Object(
     company_name: Type.Optional(writableFields.company_name),
     address: Type.Optional(writableFields.address),
     notes: Type.Optional(writableFields.notes),
+    vat_id: Type.Optional(writableFields.vat_id),
+    registration_id: Type.Optional(writableFields.registration_id),
+    registration_scheme: Type.Optional(writableFields.registration_scheme),
+    electronic_address: Type.Optional(writableFields.electronic_address),
+    buyer_reference: Type.Optional(writableFields.buyer_reference),
+    einvoice_format: Type.Optional(writableFields.einvoice_format),
     external_id: Type.Optional(writableFields.external_id),
     metadata: Type.Optional(writableFields.metadata),
     custom_fields: Type.Optional(writableFields.custom_fields),

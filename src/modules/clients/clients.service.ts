@@ -5,7 +5,8 @@ import { inTransaction, type Context } from '../../kernel/context.js';
 import { type Page, pageRequest, type PageRequest, toPage } from '../../db/index.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
 import { recordChange, recordEvent } from '../events/index.js';
-import { serializeAddress } from '../shared/index.js';
+import { einvoicingProblems, mergeEinvoicing, serializeAddress, type EinvoicingInput } from '../shared/index.js';
+import { validationError } from '../../core/errors.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
 import {
   customFieldConditions,
@@ -68,8 +69,18 @@ export function requireClientReference(ctx: Context, clientId: string): Promise<
   );
 }
 
+/** The buyer's e-invoicing fields of a body (docs/api-contract.md §31), checked; undefined members: absent. */
+function partyInput(input: UpdateClientInput, stored: string | null | undefined): EinvoicingInput {
+  const { vat_id, registration_id, registration_scheme, electronic_address, buyer_reference, einvoice_format } = input;
+  const party = { vat_id, registration_id, registration_scheme, electronic_address, buyer_reference, einvoice_format };
+  const problems = einvoicingProblems(party, stored);
+  if (problems.length > 0) throw validationError(problems);
+  return party;
+}
+
 export async function createClient(ctx: Context, input: CreateClientInput): Promise<Client> {
   const now = ctx.clock.now().toISOString();
+  const einvoicing = mergeEinvoicing(null, partyInput(input, null)) ?? null;
   const row: ClientRow = {
     id: newId(),
     account_id: ctx.accountId,
@@ -80,6 +91,7 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
     company_name: input.company_name ?? null,
     address: serializeAddress(input.address),
     notes: input.notes ?? null,
+    einvoicing,
     external_id: input.external_id ?? null,
     metadata: JSON.stringify(input.metadata ?? {}),
     custom_fields: '{}',
@@ -138,6 +150,8 @@ async function applyClientUpdate(
   if (input.company_name !== undefined) patch.company_name = input.company_name;
   if (input.address !== undefined) patch.address = serializeAddress(input.address);
   if (input.notes !== undefined) patch.notes = input.notes;
+  const einvoicing = mergeEinvoicing(current.einvoicing, partyInput(input, current.einvoicing));
+  if (einvoicing !== undefined) patch.einvoicing = einvoicing;
   if (input.external_id !== undefined) patch.external_id = input.external_id;
   if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
   const definitions = await clientDefinitions(tx.db, tx.accountId);

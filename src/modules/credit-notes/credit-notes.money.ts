@@ -1,6 +1,7 @@
 // The money of a credit note (docs/api-contract.md §22): issuing (number, dates, the rates' snapshot, its ledger
 // entries and, with apply_on_issue and a sent invoice, an application of min(total, amount_due)), voiding
 // (refused once anything was refunded; else its applications are released), applying, unapplying, refunding.
+import { creditNoteIssued } from './credit-notes.freezing.js';
 import { newId } from '../../core/deps.js';
 import { fieldError, invalidState } from '../../core/errors.js';
 import { normalizeInstant } from '../../db/index.js';
@@ -101,6 +102,7 @@ export async function issueCreditNote(tx: Context, row: CreditNoteRow): Promise<
     }
   }
   await postEntries(tx, entries);
+  await creditNoteIssued(tx, issued);
   return issued;
 }
 

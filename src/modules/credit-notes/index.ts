@@ -7,3 +7,4 @@ export { presentCreditNote } from './credit-notes.presenter.js';
 export { findCreditNote, findCreditNoteByToken, setCreditNoteDeliveryStatus } from './credit-notes.repository.js';
 export { printableCreditNote, SENDABLE_CREDIT_NOTE, sendCreditNote } from './credit-notes.sending.js';
 export { getCreditNoteRecord } from './credit-notes.presenter.js';
+export { type CreditNoteIssuedListener, onCreditNoteIssued } from './credit-notes.freezing.js';

@@ -97,6 +97,16 @@ export const LineItemInputSchema = Type.Object(
     ),
     tax_rate_ids: Type.Optional(TaxRateIdsInput),
     discount: Type.Optional(Nullable(DiscountSchema)),
+    unit_code: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: '^[A-Z0-9]{2,3}$',
+          description:
+            'The unit of quantity (UN/ECE Recommendation 20 or 21: HUR, KGM, C62, …) an e-invoice states. Absent: its product’s, else none (an e-invoice says C62).',
+          example: 'HUR',
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -135,7 +145,7 @@ export const LineItemSchema = Type.Object({
   unit_code: Nullable(
     Type.String({
       description:
-        'The unit of quantity (UN/ECE Recommendation 20): HUR for a line of billed time; null for none. Read-only.',
+        'The unit of quantity (UN/ECE Recommendation 20 or 21): as given, else its product’s; HUR for a line of billed time; null for none (an e-invoice says C62).',
       example: 'HUR',
     }),
   ),

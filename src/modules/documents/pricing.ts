@@ -295,7 +295,8 @@ async function priceLines(
       rateIds,
       source,
       version1: version1 === 0n ? null : version1Key(version1),
-      unit_code: input.kept?.unit_code ?? null,
+      unit_code:
+        input.unit_code !== undefined ? input.unit_code : (input.kept?.unit_code ?? product?.unit_code ?? null),
       unit_cost_amount: input.kept
         ? input.kept.unit_cost_amount
         : unitCostOf(product, basis.currency, input.time_entry_ids ?? []),

@@ -11,7 +11,7 @@ import { enqueueMessage } from '../../mail/outbox.repository.js';
 import { findAccount } from '../accounts/index.js';
 import { businessOnDocument, DEFAULT_LOCALE, effectivePaperSize, printSettings } from '../accounts/index.js';
 import { serviceAddressOf } from '../properties/index.js';
-import { presentAddress } from '../shared/index.js';
+import { presentAddress, readEinvoicing } from '../shared/index.js';
 import { lineItemsOf, localToday } from './priced.js';
 
 export type SentKind = 'quote' | 'invoice' | 'credit_note';
@@ -237,10 +237,16 @@ export async function queueDocumentMail(
 ): Promise<void> {
   const now = tx.clock.now().toISOString();
   const id = mail.deliveryId;
+  // The client's e-invoice rides on an invoice's send (docs/api-contract.md §31); the worker attaches it.
+  const einvoiceFormat =
+    mail.kind === 'invoice' && mail.reminderStep === undefined
+      ? readEinvoicing(client.einvoicing).einvoice_format
+      : null;
   const snapshot = {
     ...(await documentSnapshot(tx.db, tx.accountId, mail.kind, mail.document, client, mail.message)),
     hosted_url: mail.document.hosted_url ?? null,
     ...(mail.reminderStep !== undefined ? { reminder_step: mail.reminderStep } : {}),
+    ...(einvoiceFormat !== null ? { einvoice_format: einvoiceFormat } : {}),
   };
   await enqueueMessage(tx.db, {
     id,

@@ -41,3 +41,4 @@ export {
   type TimeReleaseListener,
 } from './invoices.time.js';
 export { lateFeeOf, sendAccountReminders, sendDueReminder } from './reminders.service.js';
+export { type InvoiceSentListener, onInvoiceSent } from './invoices.freezing.js';

@@ -20,7 +20,7 @@ import { storedValues } from '../custom-fields/index.js';
 import { storedTags } from '../tags/index.js';
 import { requireRow } from '../shared/index.js';
 import { findInvoice } from './invoices.repository.js';
-import type { Invoice } from './invoices.schemas.js';
+import type { Invoice, InvoiceEinvoice, ServicePeriod } from './invoices.schemas.js';
 
 /**
  * An invoice row with its payments as the invoice object lists them (the 20 most recent, and how many there
@@ -113,6 +113,11 @@ export function presentInvoice(row: InvoiceRecord, now: Date): Invoice {
     voided_at: row.voided_at,
     recurring_invoice_id: row.recurring_invoice_id,
     occurrence_date: row.occurrence_date,
+    buyer_reference: row.buyer_reference ?? null,
+    purchase_order: row.purchase_order ?? null,
+    delivery_date: row.delivery_date ?? null,
+    service_period: row.service_period ? fromJson<ServicePeriod>(row.service_period) : null,
+    einvoice: row.einvoice ? fromJson<InvoiceEinvoice>(row.einvoice) : null,
     reminders_enabled: remindersOn,
     reminders: row.reminder_steps,
     next_reminder_at:

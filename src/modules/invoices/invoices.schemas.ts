@@ -45,6 +45,44 @@ const dueDate = nullableDate(
   'Payment due date; defaults to issue_date + the account’s payment_terms_days (30 unless changed).',
 );
 
+const buyerReference = Nullable(
+  Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'BT-10, the buyer’s reference for the invoice; default the client’s buyer_reference.',
+    example: 'PO-LEITWEG-991',
+  }),
+);
+const purchaseOrder = Nullable(
+  Type.String({ minLength: 1, maxLength: 200, description: 'BT-13, the buyer’s purchase order.', example: 'PO-4711' }),
+);
+const deliveryDate = nullableDate('BT-72, the day the goods or services were delivered.');
+const ServicePeriodSchema = Type.Object(
+  {
+    start_date: { ...DateSchema, description: 'The first day of the period.' },
+    end_date: { ...DateSchema, description: 'The last day of the period, not before start_date.' },
+  },
+  { additionalProperties: false, description: 'BG-14, the period the invoice bills.' },
+);
+export const InvoiceEinvoiceSchema = Type.Object(
+  {
+    sha256: Type.Object({
+      ubl: Type.String({ description: 'SHA-256 of the UBL file, hex.' }),
+      cii: Type.String({ description: 'SHA-256 of the CII file, hex.' }),
+      facturx: Nullable(Type.String({ description: 'SHA-256 of the Factur-X PDF, hex; null when not stored.' })),
+    }),
+    frozen_at: { ...TimestampSchema, description: 'When the files were made and frozen (the first send).' },
+    artefacts: Type.Array(
+      Type.Object({
+        name: Type.String({ example: 'EN16931-UBL-validation' }),
+        version: Type.String({ example: '1.3.15' }),
+      }),
+      { description: 'What the files were validated with.' },
+    ),
+  },
+  { description: 'The e-invoice frozen when the invoice was first sent (docs/guide/einvoices.md).' },
+);
+
 const remindersEnabled = Type.Boolean({
   description:
     'Whether payment reminders go out for it while it is sent and unpaid (the account’s schedule); default true.',
@@ -142,6 +180,11 @@ export const InvoiceSchema = Type.Object(
     occurrence_date: nullableDate(
       'The date of the recurring invoice’s rule it stands for (its issue_date is the day it was made). Read-only.',
     ),
+    buyer_reference: buyerReference,
+    purchase_order: purchaseOrder,
+    delivery_date: deliveryDate,
+    service_period: Nullable(ServicePeriodSchema),
+    einvoice: Nullable(InvoiceEinvoiceSchema),
     reminders_enabled: remindersEnabled,
     reminders: Type.Array(InvoiceReminderSchema, {
       description: 'The payment reminder steps sent for it, in step order (docs/api-contract.md §23). Read-only.',
@@ -170,6 +213,10 @@ const writable = {
   issue_date: Type.Optional(issueDate),
   due_date: Type.Optional(dueDate),
   reminders_enabled: Type.Optional(remindersEnabled),
+  buyer_reference: Type.Optional(buyerReference),
+  purchase_order: Type.Optional(purchaseOrder),
+  delivery_date: Type.Optional(deliveryDate),
+  service_period: Type.Optional(Nullable(ServicePeriodSchema)),
   metadata: Type.Optional(MetadataSchema),
   custom_fields: Type.Optional(CustomFieldValuesInputSchema),
   tags: Type.Optional(TagsInputSchema),
@@ -231,6 +278,8 @@ export const ListInvoicesQuery = Type.Object(
 );
 
 export type Invoice = Static<typeof InvoiceSchema>;
+export type InvoiceEinvoice = Static<typeof InvoiceEinvoiceSchema>;
+export type ServicePeriod = Static<typeof ServicePeriodSchema>;
 export type CreateInvoiceInput = Static<typeof CreateInvoiceBody>;
 export type UpdateInvoiceInput = Static<typeof UpdateInvoiceBody>;
 export type ListInvoicesInput = Static<typeof ListInvoicesQuery>;

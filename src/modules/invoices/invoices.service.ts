@@ -52,18 +52,32 @@ import {
   type InvoiceRecord,
 } from './invoices.presenter.js';
 import * as repository from './invoices.repository.js';
-import type { CreateInvoiceInput, Invoice, ListInvoicesInput, UpdateInvoiceInput } from './invoices.schemas.js';
+import type {
+  CreateInvoiceInput,
+  Invoice,
+  ListInvoicesInput,
+  ServicePeriod,
+  UpdateInvoiceInput,
+} from './invoices.schemas.js';
 import { recordPayment, settleInvoice } from './payments.service.js';
 import { deductDeposits } from './deposits.service.js';
 import { postInvoiceEdited, postInvoiceIssued, postInvoiceVoided } from './invoices.ledger.js';
-import { guardExternalId } from '../shared/index.js';
+import { guardExternalId, readEinvoicing } from '../shared/index.js';
 import { releaseTime } from './invoices.time.js';
+import { assertNotFrozen, invoiceSent } from './invoices.freezing.js';
 
 const getRow = (ctx: Context, id: string, lock = false) => getInvoiceRecord(ctx.db, ctx.accountId, id, lock);
 
 function assertDueAfterIssue(issueDate: string | null, dueDate: string | null): void {
   if (issueDate !== null && dueDate !== null && dueDate < issueDate)
     throw fieldError('due_date', 'must not be before issue_date');
+}
+
+/** BG-14 as stored: its end not before its start (docs/api-contract.md §31). */
+function servicePeriodColumn(period: ServicePeriod | null | undefined): string | null {
+  if (!period) return null;
+  if (period.end_date < period.start_date) throw fieldError('service_period.end_date', 'must not be before start_date');
+  return JSON.stringify({ start_date: period.start_date, end_date: period.end_date });
 }
 
 /**
@@ -99,7 +113,8 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput, ori
       const { job, quote, quoteId } = await resolveSources(tx, input);
       const clientId = input.client_id ?? job?.client_id ?? quote?.client_id;
       if (clientId === undefined) throw fieldError('client_id', 'is required unless job_id or quote_id is given');
-      await requireClientReference(tx, clientId);
+      const client = await requireClientReference(tx, clientId);
+      const servicePeriod = servicePeriodColumn(input.service_period);
       const propertyId = await propertyForNewDocument(
         tx,
         clientId,
@@ -138,6 +153,14 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput, ori
         recurring_invoice_id: origin?.recurring_invoice_id ?? null,
         occurrence_date: origin?.occurrence_date ?? null,
         reminders_enabled: input.reminders_enabled === false ? 0 : 1,
+        buyer_reference:
+          input.buyer_reference !== undefined
+            ? input.buyer_reference
+            : readEinvoicing(client.einvoicing).buyer_reference,
+        purchase_order: input.purchase_order ?? null,
+        delivery_date: input.delivery_date ?? null,
+        service_period: servicePeriod,
+        einvoice: null,
         delivery_id: null,
         delivery_status: null,
         hosted_token: null,
@@ -190,9 +213,11 @@ export async function updateInvoice(
           rounding: _rounding,
           discount: _discount,
           property_id: _property,
+          service_period: servicePeriod,
           ...fields
         } = input;
         if (Object.keys(input).some((key) => key !== 'status')) assertEditable(INVOICE_LIFECYCLE, from);
+        assertNotFrozen(current, input);
         if (status !== undefined) assertMove(INVOICE_LIFECYCLE, from, status);
         assertClientKept(
           current.client_id,
@@ -235,6 +260,7 @@ export async function updateInvoice(
         if (metadata !== undefined) patch.metadata = JSON.stringify(metadata);
         if (values !== undefined) patch.custom_fields = values;
         if (tags !== undefined) patch.tags = tags;
+        if (servicePeriod !== undefined) patch.service_period = servicePeriodColumn(servicePeriod);
         if (remindersEnabled !== undefined) patch.reminders_enabled = remindersEnabled ? 1 : 0;
         if (priced.total_amount !== undefined) {
           Object.assign(patch, priced);
@@ -253,7 +279,8 @@ export async function updateInvoice(
           Object.assign(patch, await invoiceSentColumns(tx, { ...current, ...patch }));
         // Paid is reached by payments (below), never stamped here.
         if (status === 'void') Object.assign(patch, enter(INVOICE_LIFECYCLE, from, status, now.toISOString()));
-        const updated = (await repository.updateInvoice(tx.db, tx.accountId, current.id, patch)) ?? current;
+        let updated = (await repository.updateInvoice(tx.db, tx.accountId, current.id, patch)) ?? current;
+        if (status === 'sent' && from === 'draft') updated = await invoiceSent(tx, updated);
         // A time line left out, or the invoice voided, releases the entries it billed (contract §29).
         if (status === 'void') await releaseTime(tx, current.id, current, null);
         else if (priced.line_items !== undefined) await releaseTime(tx, current.id, current, updated);
@@ -306,11 +333,18 @@ export const SENDABLE_INVOICE: SendableKind<InvoiceRecord, Invoice> = {
   update: async (tx, row, patch) => {
     const updated = (await repository.updateInvoice(tx.db, tx.accountId, row.id, patch)) ?? row;
     // The first send issues the invoice: its ledger entry rides the send's transaction.
+    let reread = false;
     if (row.status === 'draft' && updated.status === 'sent') {
       await postInvoiceIssued(tx, updated);
       // A deposit on its quote is deducted in the same transaction (contract §23): the send shows the invoice after.
-      if (await deductDeposits(tx, updated)) return getRow(tx, row.id);
+      reread = await deductDeposits(tx, updated);
     }
+    // A send (not a link's rotation) freezes the e-invoice, after the deposits it counts as paid (contract §31).
+    if ('sent_at' in patch) {
+      const current = reread ? await getRow(tx, row.id) : updated;
+      if ((await invoiceSent(tx, current)) !== current) reread = true;
+    }
+    if (reread) return getRow(tx, row.id);
     return invoiceRecord(
       updated,
       row.payments,

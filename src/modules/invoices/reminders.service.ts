@@ -57,7 +57,10 @@ export async function sendDueReminder(ctx: Context, invoiceId: string): Promise<
     if (!client.email) return false;
 
     const step = settings.steps[due - 1]!;
-    const fee = lateFeeOf(step, before.amount_due, current.currency, account.currency);
+    // A frozen e-invoice's figures never change (contract §32): its reminders go without a fee line. (The late-fee
+    // invoice of its own that the contract issues instead is not built yet.)
+    const fee =
+      (current.einvoice ?? null) !== null ? 0 : lateFeeOf(step, before.amount_due, current.currency, account.currency);
     let row = current;
     if (fee > 0) {
       const priced = await pricingWithAddedLines(

@@ -29,6 +29,8 @@ export async function documentFile(
   kind: SentKind,
   id: string,
   now: Date,
+  /** A Factur-X (docs/api-contract.md §31): the PDF/A-3b embedding this CII. */
+  facturx?: Uint8Array,
 ): Promise<DocumentFile> {
   const { db, accountId } = ctx;
   const document =
@@ -40,7 +42,8 @@ export async function documentFile(
   const client = await getClientRow(ctx, document.client_id);
   const snapshot = await documentSnapshot(db, accountId, kind, document, client, null);
   const logoHash = (await findLogoHash(db, accountId)) ?? null;
-  const etag = `"${hash('sha256', JSON.stringify([LAYOUT_VERSION, logoHash, snapshot]), 'base64url')}"`;
+  const facturxHash = facturx === undefined ? null : hash('sha256', facturx, 'base64url');
+  const etag = `"${hash('sha256', JSON.stringify([LAYOUT_VERSION, logoHash, snapshot, ...(facturxHash ? [facturxHash] : [])]), 'base64url')}"`;
   return {
     etag,
     filename: `${document.number ?? document.id}.pdf`,
@@ -51,7 +54,12 @@ export async function documentFile(
           logoHash === null
             ? null
             : await pdf.logo(accountId, logoHash, async () => (await findLogo(db, accountId))?.data);
-        const input: PdfInput = { snapshot, logo, fallbackDate: document.updated_at };
+        const input: PdfInput = {
+          snapshot,
+          logo,
+          fallbackDate: document.updated_at,
+          ...(facturx ? { facturx: { cii: facturx } } : {}),
+        };
         // Counted against the document's account (the hub's links too), kept by its version.
         return await pdf.render(input, { accountId, cacheKey: `${accountId}:${etag}` });
       } catch (error) {

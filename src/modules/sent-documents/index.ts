@@ -2,3 +2,4 @@
 export { cancelStaleReminder, DeliverySchema, renderDeliveryPdf, trackDelivery } from './deliveries.js';
 export { sendDocument } from './sending.js';
 export { fromAnotherSite } from './csrf.js';
+export { documentFile, type DocumentFile } from './document-files.js';

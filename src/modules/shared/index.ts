@@ -24,3 +24,21 @@ export {
   type WorkingHours,
   WorkingHoursSchema,
 } from './working-hours.js';
+export {
+  ElectronicAddressSchema,
+  EinvoiceFormatSchema,
+  einvoicingProblems,
+  ibanHolds,
+  mergeEinvoicing,
+  PaymentAccountResponseSchema,
+  PaymentAccountSchema,
+  readEinvoicing,
+  RegistrationSchemeSchema,
+  registrationIdSchema,
+  VatIdSchema,
+  type EinvoiceFormat,
+  type Einvoicing,
+  type EinvoicingInput,
+  type ElectronicAddress,
+  type PaymentAccount,
+} from './einvoicing.js';

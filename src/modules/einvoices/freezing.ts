@@ -1,0 +1,83 @@
+// Freezing (docs/api-contract.md §31 "Frozen when sent"): with the account's e-invoicing on, the send of an
+// invoice that can be an e-invoice (and the issue of such a credit note) builds its UBL and CII, validates both
+// against the XSD and the Schematron in the rendering pool, and stores them with their hashes in that
+// transaction; GET answers those bytes from then on. An invoice that cannot be one is sent without, unless its
+// client asks for e-invoices (`einvoice_format`): then the send is refused with the reasons.
+import { hash } from 'node:crypto';
+import type { CreditNoteRow, EinvoiceFilesTable, InvoiceRow } from '../../db/types.js';
+import { ARTEFACTS } from '../../mail/einvoice-validation.js';
+import type { Context } from '../../kernel/context.js';
+import { getAccount } from '../accounts/index.js';
+import { getClientRow } from '../clients/index.js';
+import { readEinvoicing } from '../shared/index.js';
+import type { EinvoiceKind, EinvoiceModel } from './einvoice.model.js';
+import { insertEinvoiceFiles } from './einvoices.repository.js';
+import { einvoiceModel, refusal, writeModel, type XmlFormat } from './einvoices.service.js';
+import type { EinvoiceValidator } from './validation.service.js';
+
+const FORMATS: readonly XmlFormat[] = ['ubl', 'cii'];
+
+/** Writes, validates and stores the document's files; answers their hex SHA-256 by format. */
+async function storeFiles(
+  tx: Context,
+  validator: EinvoiceValidator,
+  kind: EinvoiceKind,
+  id: string,
+  model: EinvoiceModel,
+  now: Date,
+): Promise<Record<XmlFormat, string>> {
+  const sha256 = {} as Record<XmlFormat, string>;
+  const rows: EinvoiceFilesTable[] = [];
+  for (const format of FORMATS) {
+    const content = writeModel(model, format);
+    const findings = await validator.validateEinvoice(content.toString('utf8'), format, tx.accountId);
+    const fatal = findings.filter((finding) => finding.severity === 'fatal');
+    // Valid by construction: a file that fails is BMS's fault, never stored and never sent.
+    if (fatal.length > 0)
+      throw new Error(`The ${format} e-invoice of ${kind} ${id} is invalid: ${JSON.stringify(fatal.slice(0, 5))}`);
+    sha256[format] = hash('sha256', content, 'hex');
+    rows.push({
+      document_id: id,
+      format,
+      document_type: kind,
+      account_id: tx.accountId,
+      sha256: sha256[format],
+      content,
+      created_at: now.toISOString(),
+    });
+  }
+  await insertEinvoiceFiles(tx.db, rows);
+  return sha256;
+}
+
+/** The invoice's `einvoice` column once frozen, or undefined when nothing is frozen. */
+export async function freezeEinvoice(
+  tx: Context,
+  validator: EinvoiceValidator,
+  invoice: InvoiceRow,
+): Promise<string | undefined> {
+  const enabled = (await getAccount(tx.db, tx.accountId)).einvoicing_enabled;
+  const wanted = readEinvoicing((await getClientRow(tx, invoice.client_id)).einvoicing).einvoice_format !== null;
+  if (!enabled && !wanted) return undefined;
+  const now = tx.clock.now();
+  const { model, problems } = await einvoiceModel(tx, 'invoice', invoice.id, now);
+  if (model === null) {
+    if (wanted) throw refusal('invoice', problems);
+    return undefined;
+  }
+  if (!enabled) return undefined;
+  const sha256 = await storeFiles(tx, validator, 'invoice', invoice.id, model, now);
+  return JSON.stringify({
+    sha256: { ...sha256, facturx: null },
+    frozen_at: now.toISOString(),
+    artefacts: [...ARTEFACTS.ubl, ...ARTEFACTS.cii],
+  });
+}
+
+/** At a credit note's issue, with e-invoicing on: its files, when it can be an e-invoice. */
+export async function freezeCreditNote(tx: Context, validator: EinvoiceValidator, note: CreditNoteRow): Promise<void> {
+  if (!(await getAccount(tx.db, tx.accountId)).einvoicing_enabled) return;
+  const now = tx.clock.now();
+  const { model } = await einvoiceModel(tx, 'credit_note', note.id, now);
+  if (model !== null) await storeFiles(tx, validator, 'credit_note', note.id, model, now);
+}
