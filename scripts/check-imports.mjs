@@ -56,6 +56,7 @@ export const MODULE_ORDER = [
   'apps',
   'change-sets',
   'reports',
+  'imports',
   'system',
 ];
 

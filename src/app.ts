@@ -55,6 +55,8 @@ import { documentFileRoutes } from './modules/sent-documents/document-files.rout
 import { apiKeyAuthenticator, ApiKeySchema } from './modules/api-keys/index.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { changeSetRoutes } from './modules/change-sets/change-sets.routes.js';
+import { ImportRowSchema, ImportSchema } from './modules/imports/index.js';
+import { importRoutes } from './modules/imports/imports.routes.js';
 import { ChangeSetSchema } from './modules/change-sets/index.js';
 import { ChangeSchema, changeRoutes } from './modules/events/changes.routes.js';
 import {
@@ -193,6 +195,10 @@ const API_TAGS = [
     description: 'Up to 50 operations in one transaction, all or none, with a dry run that leaves nothing behind.',
   },
   { name: 'Custom fields', description: 'Typed fields of your own on nine kinds of objects, checked and filterable.' },
+  {
+    name: 'Imports',
+    description: 'CSV files of clients, properties, products or invoices, checked row by row, with a dry run and a report.',
+  },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -295,6 +301,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     JobCostingSchema,
     ChangeSetSchema,
     ChangeSchema,
+    ImportSchema,
+    ImportRowSchema,
     CustomFieldSchema,
     CustomFieldsSchemaSchema,
   ])
@@ -430,6 +438,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(apiKeyRoutes(config.apiKeyPepper));
   await app.register(changeSetRoutes({ limiter }));
   await app.register(changeRoutes({ retentionDays: config.changeRetentionDays }));
+  await app.register(importRoutes);
   await app.register(appRoutes(appSettings));
   await app.register(installRoutes(appSettings));
   await app.register(productRoutes);

@@ -18,6 +18,7 @@ import { ScheduleWorker } from './workers/schedule-worker.js';
 import { ReminderWorker } from './workers/reminder-worker.js';
 import { RecurringInvoiceWorker } from './workers/recurring-invoice-worker.js';
 import { CustomFieldPurgeWorker } from './workers/custom-field-purge-worker.js';
+import { ImportWorker } from './workers/import-worker.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
   process.stdout.write(
@@ -79,12 +80,14 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   const recurring = new RecurringInvoiceWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   const reminders = new ReminderWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   const purge = new CustomFieldPurgeWorker(database, app.log);
+  const imports = new ImportWorker(app, app.log);
   // One pass of each, for the test clock's POST /test/workers/run (served only with BMS_TEST_CLOCK=true).
   app.workerPasses.set('outbox', () => worker.runPass());
   app.workerPasses.set('webhooks', () => webhooks.runPass());
   app.workerPasses.set('schedules', () => schedules.runPass());
   app.workerPasses.set('recurring_invoices', () => recurring.runPass());
   app.workerPasses.set('reminders', () => reminders.runPass());
+  app.workerPasses.set('imports', () => imports.runPass());
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -97,6 +100,8 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
     // its answer is sent.
     const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
     try {
+      // Before the app closes: the import worker writes through the app's routes.
+      await imports.stop();
       await app.close();
       clearInterval(sweep);
       await worker.stop();
@@ -124,6 +129,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   recurring.start();
   reminders.start();
   purge.start();
+  imports.start();
   app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 

@@ -85,6 +85,9 @@ const SCOPES = [
   'app_installs:write',
   'custom_fields:read',
   'custom_fields:write',
+  // Contract section 26.
+  'imports:read',
+  'imports:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -282,6 +285,15 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/custom-fields/:id': 'custom_fields:read',
   'PUT /v1/custom-fields/:id': 'custom_fields:write',
   'DELETE /v1/custom-fields/:id': 'custom_fields:write',
+  // Contract section 26.
+  'GET /v1/imports': 'imports:read',
+  'POST /v1/imports': 'imports:write',
+  'GET /v1/imports/:id': 'imports:read',
+  'PUT /v1/imports/:id/file': 'imports:write',
+  'POST /v1/imports/:id/apply': 'imports:write',
+  'POST /v1/imports/:id/cancel': 'imports:write',
+  'GET /v1/imports/:id/rows': 'imports:read',
+  'GET /v1/imports/:id/errors.csv': 'imports:read',
 };
 
 /** Operations that need a second scope whatever the body (contract §22: a refund of credit moves money). */
@@ -294,6 +306,8 @@ const SECOND_SCOPES: Record<string, (typeof SCOPES)[number][]> = {
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
 const ACTION_BODIES: Record<string, () => unknown> = {
+  // Contract section 26: the file (a JSON string is read as the CSV text, as a text/csv body is).
+  '/v1/imports/:id/file': () => 'name\nAda',
   '/v1/payments/:id/apply': () => ({
     applications: [{ invoice_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', amount: 1 }],
   }),

@@ -210,6 +210,14 @@ const OPERATIONS: Array<[string, string]> = [
   ['GET /v1/custom-fields/{id}', 'getCustomField'],
   ['PUT /v1/custom-fields/{id}', 'updateCustomField'],
   ['DELETE /v1/custom-fields/{id}', 'deleteCustomField'],
+  ['GET /v1/imports', 'listImports'],
+  ['POST /v1/imports', 'createImport'],
+  ['GET /v1/imports/{id}', 'getImport'],
+  ['PUT /v1/imports/{id}/file', 'uploadImportFile'],
+  ['POST /v1/imports/{id}/apply', 'applyImport'],
+  ['POST /v1/imports/{id}/cancel', 'cancelImport'],
+  ['GET /v1/imports/{id}/rows', 'listImportRows'],
+  ['GET /v1/imports/{id}/errors.csv', 'getImportErrorsCsv'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

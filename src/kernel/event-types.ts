@@ -116,6 +116,11 @@ export const EVENT_TYPES = [
   'custom_field.created',
   'custom_field.updated',
   'custom_field.deleted',
+  // docs/api-contract.md §26: a CSV import made, and how it ended.
+  'import.created',
+  'import.completed',
+  'import.failed',
+  'import.canceled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -145,6 +150,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   time_lock: 'TimeLock',
   app: 'App',
   custom_field: 'CustomField',
+  import: 'Import',
 };
 
 /** Types whose `data.object` is not their resource's schema: an app's install events carry the install. */

@@ -67,6 +67,9 @@ export const SCOPES = [
   // Version 4 (docs/api-contract.md §27): custom field definitions, and tags renamed and deleted everywhere.
   'custom_fields:read',
   'custom_fields:write',
+  // Version 4 (docs/api-contract.md §26): CSV imports (each also needs its kind's write scope).
+  'imports:read',
+  'imports:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

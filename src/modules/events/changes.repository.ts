@@ -6,8 +6,8 @@ import { sql } from 'kysely';
 import { claimLock, type Executor } from '../../db/index.js';
 import type { ChangesTable } from '../../db/types.js';
 
-/** Event families that are no object of a list: deliveries and pay-period locks. */
-const NOT_LISTED = new Set(['delivery', 'time_lock']);
+/** Event families that are no object of the feed: deliveries, pay-period locks and imports. */
+const NOT_LISTED = new Set(['delivery', 'time_lock', 'import']);
 
 /** Marks the event's object changed (or deleted), pending a position; in the event's transaction. */
 export async function noteChange(db: Executor, accountId: string, type: string, objectId: string, at: string) {
