@@ -57,6 +57,7 @@ export const MODULE_ORDER = [
   'change-sets',
   'reports',
   'imports',
+  'exports',
   'system',
 ];
 

@@ -342,6 +342,7 @@ const ROUTE_QUERIES: Record<string, string> = {
 const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   '/v1/clients': () => ({ name: 'Owner Client', email: 'owner@example.com' }),
   '/v1/custom-fields': () => ({ resource: 'client', key: 'owner_field', label: 'Owner field', type: 'text' }),
+  '/v1/imports': () => ({ kind: 'client' }),
   '/v1/properties': (ids) => ({ client_id: ids.get('/v1/clients'), address: { line1: '1 Elm', country: 'US' } }),
   '/v1/service-requests': (ids) => ({ client_id: ids.get('/v1/clients'), title: 'Leak' }),
   '/v1/quotes': (ids) => ({
@@ -479,17 +480,23 @@ test("the /v1 routes are exactly the seed's and the contract's endpoints, each r
   const declared = Object.fromEntries(
     routes
       .map((route) => [`${route.method} ${route.url}`, route.scope ?? '(authenticated)'])
-      .filter(([route]) => route !== 'GET /v1/changes' && route !== 'POST /v1/change-sets'),
+      .filter(([route]) => !['GET /v1/changes', 'POST /v1/change-sets', 'GET /v1/exports/:list'].includes(route)),
   );
   assert.deepEqual(declared, SEED_ENDPOINTS);
   // A change set has no scope of its own: each of its operations needs its own; the change feed needs each
-  // kind's read scope (contract §26); an app token's own install needs none (§25).
+  // kind's read scope, an export its list's (contract §26); an app token's own install needs none (§25).
   assert.deepEqual(
     routes
       .filter((route) => route.scope === undefined)
       .map((route) => `${route.method} ${route.url}`)
       .sort(),
-    ['DELETE /v1/app-installs/current', 'GET /v1/app-installs/current', 'GET /v1/changes', 'POST /v1/change-sets'],
+    [
+      'DELETE /v1/app-installs/current',
+      'GET /v1/app-installs/current',
+      'GET /v1/changes',
+      'GET /v1/exports/:list',
+      'POST /v1/change-sets',
+    ],
   );
 });
 

@@ -34,6 +34,7 @@ import * as ledgerEntryCosts from './migrations/20261129160000_ledger_entry_cost
 import * as deposits from './migrations/20261129170000_deposits.js';
 import * as timeEntrySeconds from './migrations/20261129180000_time_entry_seconds.js';
 import * as imports from './migrations/20261129190000_imports.js';
+import * as changesDeletedIndex from './migrations/20261129190100_changes_deleted_index.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
@@ -101,6 +102,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129170000_deposits': deposits,
   '20261129180000_time_entry_seconds': timeEntrySeconds,
   '20261129190000_imports': imports,
+  '20261129190100_changes_deleted_index': changesDeletedIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

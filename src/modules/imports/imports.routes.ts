@@ -20,11 +20,11 @@ import { KIND_SPECS } from './import-fields.js';
 import { presentImport } from './import-present.js';
 import {
   CreateImportBody,
-  EmptyBody,
   ImportRowSchema,
   ImportSchema,
   ListImportRowsQuery,
   ListImportsQuery,
+  NoBody,
 } from './imports.schemas.js';
 import * as service from './imports.service.js';
 
@@ -133,7 +133,7 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
             'Makes a completed dry run a real import of the same file, mapping and options, queued at once (a new import). Also needs the kind’s write scope.',
           headers: IdempotencyHeaders,
           params: IdParamsSchema,
-          body: Type.Optional(EmptyBody),
+          body: NoBody,
           response: {
             201: dataEnvelope(schemaRef(ImportSchema)),
             ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND', 'INVALID_STATE', 'INSUFFICIENT_SCOPE'),
@@ -160,7 +160,7 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
             'Stops an import that has not ended: rows already committed stay, the others are reported skipped.',
           headers: IdempotencyHeaders,
           params: IdParamsSchema,
-          body: Type.Optional(EmptyBody),
+          body: NoBody,
           response: {
             200: dataEnvelope(schemaRef(ImportSchema)),
             ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, 'NOT_FOUND', 'INVALID_STATE'),

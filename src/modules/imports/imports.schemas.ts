@@ -175,7 +175,10 @@ export const CreateImportBody = Type.Object(
 );
 export type CreateImportInput = Static<typeof CreateImportBody>;
 
-export const EmptyBody = Type.Object({}, { additionalProperties: false });
+/** The body of an action that takes none: absent, or an empty object. */
+export const NoBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], {
+  description: 'No body is needed.',
+});
 
 export const ListImportsQuery = Type.Object(
   {
