@@ -4,8 +4,11 @@
 //    from its create to its end (`completed`), as a user waits for it.
 // 2. The change feed: its page at TRANSFER_CHANGES positioned changes (rows written directly) against its first
 //    page (target ≤ 2×), both with 100 entries.
+// 3. Exporting every client of the account as CSV (what steps 1 made: 2.1 × TRANSFER_CLIENTS), read as a stream:
+//    the server's RSS growth over the export (target ≤ 64 MB whatever the row count).
 // `npm run bench:transfer`; TRANSFER_CLIENTS (default 50,000), TRANSFER_CHANGES (1,000,000), TRANSFER_REQUESTS
-// (20), SCALE_ENGINE (sqlite | postgres). The export's RSS growth waits for exports.
+// (20), SCALE_ENGINE (sqlite | postgres).
+import fs from 'node:fs';
 import os from 'node:os';
 import { v7 as uuidv7 } from 'uuid';
 import { openDatabase } from '../src/db/database.js';
@@ -65,6 +68,38 @@ async function importRate(base: string, key: string): Promise<number> {
   return CLIENTS / ((performance.now() - started) / 1000);
 }
 
+/** The resident set of a process, in MB (Linux's /proc). */
+function rssMb(pid: number): number {
+  const line = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(line?.[1] ?? 0) / 1024;
+}
+
+/** Every client as CSV, read as a stream, with the server's RSS before and at its highest meanwhile. */
+async function exportRss(base: string, key: string, pid: number) {
+  const before = rssMb(pid);
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, 20);
+  const started = performance.now();
+  const response = await fetch(`${base}/v1/exports/clients?format=csv`, { headers: { authorization: `Bearer ${key}` } });
+  if (response.status !== 200 || !response.body) throw new Error(`export: ${response.status} ${await response.text()}`);
+  let bytes = 0;
+  let records = 0;
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (const byte of chunk) if (byte === 10) records += 1;
+  }
+  clearInterval(sampler);
+  return {
+    rows: records - 1,
+    megabytes: round(bytes / 1024 / 1024, 1),
+    seconds: round((performance.now() - started) / 1000, 1),
+    rssBeforeMb: round(before, 1),
+    rssGrowthMb: round(peak - before, 1),
+  };
+}
+
 async function feedPages(base: string, key: string, accountId: string, config: Parameters<typeof openDatabase>[0]) {
   const database = openDatabase(config);
   const now = new Date().toISOString();
@@ -105,9 +140,10 @@ async function runEngine(engine: string, env: Record<string, string>, config: Pa
   const seeded = await prepare(env);
   const server = await startBms(env);
   const creates = await createRates(server.url, seeded.key);
+  const exported = await exportRss(server.url, seeded.key, server.process.pid as number);
   const feed = await feedPages(server.url, seeded.key, seeded.accountId, config);
   await stop(server.process);
-  const result = { engine, clients: CLIENTS, changes: CHANGES, creates, feed };
+  const result = { engine, clients: CLIENTS, changes: CHANGES, creates, exported, feed };
   console.log(JSON.stringify(result));
   return result;
 }

@@ -218,7 +218,7 @@ const OPERATIONS: Array<[string, string]> = [
   ['POST /v1/imports/{id}/cancel', 'cancelImport'],
   ['GET /v1/imports/{id}/rows', 'listImportRows'],
   ['GET /v1/imports/{id}/errors.csv', 'getImportErrorsCsv'],
-  ['GET /v1/exports/{list}', 'exportList'],
+  ['GET /v1/exports/{list}', 'downloadExport'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

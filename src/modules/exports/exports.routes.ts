@@ -73,7 +73,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { authenticated: true },
       schema: {
         tags: ['Exports'],
-        operationId: 'exportList',
+        operationId: 'downloadExport',
         summary: 'Export every object of a list as CSV or NDJSON',
         description:
           'Streams every object the list’s filters and sort select (`GET /v1/exports/clients?format=csv&created_after=…`), from one read snapshot, with the list’s read scope. NDJSON: one object a line, then `{"object": "export_end", "count": N}`. CSV: RFC 4180, UTF-8 with a BOM, CRLF, a header row; nested fields dotted, `metadata` as JSON, lists joined by `|`, quotes and invoices a row per line, text cells formula-escaped: the import’s columns. `Bms-Change-Cursor` is the change feed’s position at the export.',
