@@ -82,7 +82,9 @@ async function exportRss(base: string, key: string, pid: number) {
     peak = Math.max(peak, rssMb(pid));
   }, 20);
   const started = performance.now();
-  const response = await fetch(`${base}/v1/exports/clients?format=csv`, { headers: { authorization: `Bearer ${key}` } });
+  const response = await fetch(`${base}/v1/exports/clients?format=csv`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   if (response.status !== 200 || !response.body) throw new Error(`export: ${response.status} ${await response.text()}`);
   let bytes = 0;
   let records = 0;

@@ -164,7 +164,7 @@ export function readResources(document: OpenApiDocument): Resource[] {
   const resources = new Map<string, Resource>();
   for (const [path, operations] of Object.entries(document.paths)) {
     if (!path.startsWith('/v1/') || NOT_RESOURCES.has(path)) continue;
-    const match = /^\/v1\/([a-z-]+)((?:\/(?:[a-z-]+|\{[A-Za-z_]+\}))*)$/.exec(path);
+    const match = /^\/v1\/([a-z-]+)((?:\/(?:[a-z-]+(?:\.[a-z]+)?|\{[A-Za-z_]+\}))*)$/.exec(path);
     // A path the SDK cannot make a method of fails the generation rather than silently missing from the SDKs.
     if (!match) throw new Error(`${path}: not /v1/<resource>[/{id}][/<action or {parameter}>…]`);
     const segment = match[1]!;
@@ -178,11 +178,11 @@ export function readResources(document: OpenApiDocument): Resource[] {
         : Object.keys(success?.content ?? {}).filter((media) => media.startsWith('text/') || media.endsWith('ndjson'));
       const returns: Returns =
         success?.content?.['application/pdf'] || (textAnswer && textAnswer.length > 0)
-        ? 'bytes'
-        : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination &&
-            success.content['application/json'].schema.properties.data?.type === 'array'
-          ? 'page'
-          : 'json';
+          ? 'bytes'
+          : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination &&
+              success.content['application/json'].schema.properties.data?.type === 'array'
+            ? 'page'
+            : 'json';
       const data = success?.content?.['application/json']?.schema.properties?.data;
       const array = returns === 'json' && data?.type === 'array';
       const item = data?.type === 'array' ? data.items : data;

@@ -198,7 +198,8 @@ const API_TAGS = [
   { name: 'Custom fields', description: 'Typed fields of your own on nine kinds of objects, checked and filterable.' },
   {
     name: 'Imports',
-    description: 'CSV files of clients, properties, products or invoices, checked row by row, with a dry run and a report.',
+    description:
+      'CSV files of clients, properties, products or invoices, checked row by row, with a dry run and a report.',
   },
   { name: 'Exports', description: 'Every object of a list as CSV or NDJSON, streamed from one snapshot.' },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },

@@ -480,7 +480,7 @@ test("the /v1 routes are exactly the seed's and the contract's endpoints, each r
   const declared = Object.fromEntries(
     routes
       .map((route) => [`${route.method} ${route.url}`, route.scope ?? '(authenticated)'])
-      .filter(([route]) => !['GET /v1/changes', 'POST /v1/change-sets', 'GET /v1/exports/:list'].includes(route)),
+      .filter(([route]) => !['GET /v1/changes', 'POST /v1/change-sets', 'GET /v1/exports/:list'].includes(route ?? '')),
   );
   assert.deepEqual(declared, SEED_ENDPOINTS);
   // A change set has no scope of its own: each of its operations needs its own; the change feed needs each

@@ -28,7 +28,12 @@ const CLIENTS = [
 before(async () => {
   context = await createTestContext();
   ({ key, accountId } = await context.account('Exporting Co'));
-  const field = await api('POST', '/v1/custom-fields', { resource: 'client', key: 'tier', label: 'Tier', type: 'text' });
+  const field = await api('POST', '/v1/custom-fields', {
+    resource: 'client',
+    key: 'tier',
+    label: 'Tier',
+    type: 'text',
+  });
   assert.equal(field.status, 201, field.text);
   for (const client of CLIENTS) assert.equal((await api('POST', '/v1/clients', client)).status, 201);
 });
@@ -155,7 +160,17 @@ test('round trip: clients exported as CSV and imported into a fresh account are 
   const ended = await api('GET', `/v1/imports/${made.body.data.id}`, undefined, fresh.key);
   assert.equal(ended.body.data.status, 'completed', JSON.stringify(ended.body.data.error));
   assert.equal(ended.body.data.counts.created, 3);
-  const fields = ['name', 'email', 'phone', 'company_name', 'address', 'notes', 'external_id', 'metadata', 'custom_fields'];
+  const fields = [
+    'name',
+    'email',
+    'phone',
+    'company_name',
+    'address',
+    'notes',
+    'external_id',
+    'metadata',
+    'custom_fields',
+  ];
   const shown = (clients: any[]) =>
     clients.map((client) => Object.fromEntries(fields.map((name) => [name, client[name]])));
   const original = (await api('GET', '/v1/clients?sort=name&limit=100')).body.data;

@@ -99,7 +99,10 @@ describe('a clients file: dry run, then apply', () => {
         [5, 'created', 'CRM-2'],
       ],
     );
-    assert.deepEqual(report[1].errors.map((error: any) => [error.field, error.code]), [['id', 'NOT_FOUND']]);
+    assert.deepEqual(
+      report[1].errors.map((error: any) => [error.field, error.code]),
+      [['id', 'NOT_FOUND']],
+    );
     assert.deepEqual(report[2].changed_fields, ['email']);
     assert.deepEqual(await clientsNamed('Ada Formula'), []);
     assert.deepEqual(await clientsNamed('Quote Keeper'), []);
@@ -193,7 +196,10 @@ test('on_error abort (the default): a failed row fails the import and nothing is
       [3, 'failed'],
     ],
   );
-  assert.deepEqual(report[1].errors.map((error: any) => [error.field, error.code]), [['email', 'VALIDATION_ERROR']]);
+  assert.deepEqual(
+    report[1].errors.map((error: any) => [error.field, error.code]),
+    [['email', 'VALIDATION_ERROR']],
+  );
   assert.deepEqual(await clientsNamed('Abort One'), []);
 });
 

@@ -319,7 +319,8 @@ export class Transport {
     const url = this.url(path, { ...parts.query, ...options.query });
     // What the log hook sees: the path without its query, whose filters may be personal data (email=).
     const logged = url.split('?')[0]!;
-    const body = parts.text !== undefined ? parts.text.body : parts.body === undefined ? undefined : JSON.stringify(parts.body);
+    const body =
+      parts.text !== undefined ? parts.text.body : parts.body === undefined ? undefined : JSON.stringify(parts.body);
     const maxRetries = options.maxRetries ?? this.#maxRetries;
     const timeout = options.timeout ?? this.#timeout;
     const signal = options.signal;

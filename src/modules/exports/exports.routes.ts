@@ -162,7 +162,11 @@ export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 ?.properties;
               customKeys = Object.keys(properties ?? {});
             }
-            columns = csvColumns(app.getSchema(spec.schema) as Record<string, unknown>, customKeys, spec.lines === true);
+            columns = csvColumns(
+              app.getSchema(spec.schema) as Record<string, unknown>,
+              customKeys,
+              spec.lines === true,
+            );
           }
           let next: string | null = null;
           let count = 0;

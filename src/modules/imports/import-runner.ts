@@ -252,7 +252,12 @@ async function validate(run: Run, file: string): Promise<boolean> {
           message: `${failed} row${failed === 1 ? '' : 's'} failed; nothing was written (on_error: abort).`,
         })
       : null;
-    await finish(run, real ? 'failed' : 'completed', { ...common, counts: JSON.stringify(countsOf(reported)), error }, report);
+    await finish(
+      run,
+      real ? 'failed' : 'completed',
+      { ...common, counts: JSON.stringify(countsOf(reported)), error },
+      report,
+    );
     return false;
   }
   return repository.updateImport(
@@ -377,7 +382,10 @@ async function commitBatch(run: Run, batch: ImportRow[], columns: [string, strin
             results.map((result) => reportRow(run, result, records.get(result.line))),
           );
           const current = await repository.findImport(tx.db, row.account_id, row.id);
-          const counts = countsOf(results, { ...NO_COUNTS, ...fromJson<Partial<ImportCounts>>(current?.counts ?? '{}') });
+          const counts = countsOf(results, {
+            ...NO_COUNTS,
+            ...fromJson<Partial<ImportCounts>>(current?.counts ?? '{}'),
+          });
           const last = batch[batch.length - 1] as ImportRow;
           await repository.updateImport(tx.db, row.account_id, row.id, {
             counts: JSON.stringify(counts),

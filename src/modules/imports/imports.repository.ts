@@ -162,5 +162,8 @@ export function listReportRows(
     .where('account_id', '=', accountId)
     .where('line', '>', afterLine);
   if (outcomes) query = query.where('outcome', 'in', outcomes);
-  return query.orderBy('line').limit(limit + 1).execute();
+  return query
+    .orderBy('line')
+    .limit(limit + 1)
+    .execute();
 }

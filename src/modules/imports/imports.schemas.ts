@@ -81,7 +81,10 @@ export const ImportOptionsSchema = Type.Object(
       }),
     ),
     mark_sent: Type.Optional(
-      Type.Boolean({ default: false, description: 'Invoices: mark each one sent (no e-mail), as `PUT {status: "sent"}`.' }),
+      Type.Boolean({
+        default: false,
+        description: 'Invoices: mark each one sent (no e-mail), as `PUT {status: "sent"}`.',
+      }),
     ),
   },
   { additionalProperties: false, description: 'How the file is read and written.' },

@@ -68,7 +68,11 @@ function mappingProblems(input: CreateImportInput): ErrorDetail[] {
 }
 
 /** POST /v1/imports: awaiting its file. `scopes` are the caller's: the rows are written with them. */
-export async function createImport(ctx: Context, input: CreateImportInput, scopes: ReadonlySet<string>): Promise<Import> {
+export async function createImport(
+  ctx: Context,
+  input: CreateImportInput,
+  scopes: ReadonlySet<string>,
+): Promise<Import> {
   const problems = mappingProblems(input);
   if (problems.length > 0) throw validationError(problems);
   const now = ctx.clock.now().toISOString();
