@@ -99,8 +99,8 @@ export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
             description: 'Every selected object, streamed.',
             headers: {
               'bms-change-cursor': {
+                type: 'string',
                 description: 'The change feed’s position at the export: pass it as `since` to GET /v1/changes.',
-                schema: { type: 'string' },
               },
             },
             content: {
