@@ -58,6 +58,8 @@ export const MODULE_ORDER = [
   'apps',
   'change-sets',
   'reports',
+  'imports',
+  'exports',
   'system',
 ];
 

@@ -30,7 +30,7 @@ interface Operation {
   description?: string;
   tags?: string[];
   parameters?: { name: string; in: string; required?: boolean; description?: string; schema: Schema }[];
-  requestBody?: { content: { 'application/json': { schema: Schema } } };
+  requestBody?: { content: Record<string, { schema: Schema } | undefined> };
   responses: Record<string, Response>;
 }
 
@@ -109,6 +109,8 @@ interface Endpoint {
   result?: Schema;
   /** A bytes answer's media type when it is no PDF: a report's CSV (`text/csv`), a method of its own. */
   accept?: string;
+  /** A body that is text, not JSON (an import's CSV file): its media type; the method takes the text. */
+  textBody?: string;
 }
 
 interface Resource {
@@ -162,7 +164,7 @@ export function readResources(document: OpenApiDocument): Resource[] {
   const resources = new Map<string, Resource>();
   for (const [path, operations] of Object.entries(document.paths)) {
     if (!path.startsWith('/v1/') || NOT_RESOURCES.has(path)) continue;
-    const match = /^\/v1\/([a-z-]+)((?:\/(?:[a-z-]+|\{[A-Za-z_]+\}))*)$/.exec(path);
+    const match = /^\/v1\/([a-z-]+)((?:\/(?:[a-z-]+(?:\.[a-z]+)?|\{[A-Za-z_]+\}))*)$/.exec(path);
     // A path the SDK cannot make a method of fails the generation rather than silently missing from the SDKs.
     if (!match) throw new Error(`${path}: not /v1/<resource>[/{id}][/<action or {parameter}>…]`);
     const segment = match[1]!;
@@ -170,10 +172,14 @@ export function readResources(document: OpenApiDocument): Resource[] {
     for (const [httpMethod, operation] of Object.entries(operations)) {
       if (!operation.operationId) throw new Error(`${httpMethod.toUpperCase()} ${path} has no operationId`);
       const success = operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202'];
-      // An e-invoice (XML, or a Factur-X PDF) is a download too, asked for with both media types.
+      // An e-invoice (XML, or a Factur-X PDF) is a download too, asked for with both media types; so is an answer
+      // that is only text (an import's errors.csv, an export), asked for by its media types.
       const xml = Boolean(success?.content?.['application/xml']);
+      const textAnswer = success?.content?.['application/json']
+        ? undefined
+        : Object.keys(success?.content ?? {}).filter((media) => media.startsWith('text/') || media.endsWith('ndjson'));
       const returns: Returns =
-        success?.content?.['application/pdf'] || xml
+        success?.content?.['application/pdf'] || xml || (textAnswer && textAnswer.length > 0)
           ? 'bytes'
           : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination &&
               success.content['application/json'].schema.properties.data?.type === 'array'
@@ -192,8 +198,9 @@ export function readResources(document: OpenApiDocument): Resource[] {
           { ...queryParameterSchema(parameter.schema), description: parameter.description },
         ]),
       );
-      const reference = operation.requestBody?.content['application/json'].schema;
+      const reference = operation.requestBody?.content['application/json']?.schema;
       const body = reference ? withRequiredOneOf(resolved(document, reference)) : undefined;
+      const textBody = reference ? undefined : Object.keys(operation.requestBody?.content ?? {})[0];
       const endpoint: Endpoint = {
         name: '',
         operationId: operation.operationId,
@@ -221,6 +228,8 @@ export function readResources(document: OpenApiDocument): Resource[] {
           : {}),
         ...(model ? { model } : {}),
         ...(union ? { union } : {}),
+        ...(textBody ? { textBody } : {}),
+        ...(textAnswer && textAnswer.length > 0 ? { accept: textAnswer.join(', ') } : {}),
         // An answer that is no component (`{requeued: 3}`, the two schedules a split answers, the items of an
         // array or a page) gets a type of its own; a delete's `{id, deleted}` is DeletedObject.
         ...(!model && !union && item && returns !== 'bytes' && httpMethod !== 'delete' ? { result: item } : {}),
@@ -239,7 +248,7 @@ export function readResources(document: OpenApiDocument): Resource[] {
         resource.model = segment === 'reports' ? 'Report' : model;
       resource.endpoints.push(endpoint);
       // An answer also offered as CSV (a report, `Accept: text/csv`) gets a download method beside it.
-      if (success?.content?.['text/csv']) {
+      if (success?.content?.['text/csv'] && success.content['application/json']) {
         const { model: _model, result: _result, ...rest } = endpoint;
         resource.endpoints.push({
           ...rest,
@@ -515,6 +524,7 @@ function tsMethod(resource: Resource, endpoint: Endpoint): string {
   const schema = paramsSchema(endpoint);
   const args = [
     ...endpoint.pathParams.map((parameter) => `${camel(parameter)}: string`),
+    ...(endpoint.textBody ? ['text: string'] : []),
     ...(schema ? [`params: ${paramsName(resource, endpoint)}${requiresParams(endpoint) ? '' : ' = {}'}`] : []),
     'options?: RequestOptions',
   ].join(', ');
@@ -527,6 +537,7 @@ function tsMethod(resource: Resource, endpoint: Endpoint): string {
         : endpoint.body
           ? ['body: params']
           : []),
+    ...(endpoint.textBody ? [`text: { body: text, contentType: '${endpoint.textBody}' }`] : []),
     ...(endpoint.unkeyed ? ['unkeyed: true'] : []),
   ];
   const parts =
@@ -802,7 +813,11 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
     'max_retries: Optional[int] = None',
   ];
   const method = snake(endpoint.name);
-  const positional = ['self', ...pathArguments.map(([, argument]) => `${argument}: str`)];
+  const positional = [
+    'self',
+    ...pathArguments.map(([, argument]) => `${argument}: str`),
+    ...(endpoint.textBody ? ['text: str'] : []),
+  ];
   const parameters = [...positional, '*', ...signature, ...options].join(',\n        ');
   const optionArguments = options
     .map((option) => option.split(':')[0])
@@ -820,6 +835,7 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
     `"${endpoint.httpMethod}"`,
     pathExpression,
     ...(endpoint.body ? [`body=${pythonGiven(bodyNames)}`] : []),
+    ...(endpoint.textBody ? [`text=(text, "${endpoint.textBody}")`] : []),
     ...(queryNames.length > 0 ? [`query=${pythonGiven(queryNames)}`] : []),
     ...(endpoint.returns === 'bytes' ? [`accept="${endpoint.accept ?? 'application/pdf'}"`] : []),
     ...(endpoint.unkeyed ? ['unkeyed=True'] : []),
@@ -941,7 +957,7 @@ export function generateSdkSources(
   // The named request bodies (`InvoiceCreate`) are the methods' params types already (`InvoiceCreateParams`).
   const bodies = new Set(
     Object.values(document.paths).flatMap((operations) =>
-      Object.values(operations).map((operation) => refName(operation.requestBody?.content['application/json'].schema)),
+      Object.values(operations).map((operation) => refName(operation.requestBody?.content['application/json']?.schema)),
     ),
   );
   const schemas = Object.fromEntries(Object.entries(document.components.schemas).filter(([name]) => !bodies.has(name)));

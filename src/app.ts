@@ -59,6 +59,9 @@ import { onInvoiceSent } from './modules/invoices/index.js';
 import { apiKeyAuthenticator, ApiKeySchema } from './modules/api-keys/index.js';
 import { apiKeyRoutes } from './modules/api-keys/api-keys.routes.js';
 import { changeSetRoutes } from './modules/change-sets/change-sets.routes.js';
+import { ImportRowSchema, ImportSchema } from './modules/imports/index.js';
+import { importRoutes } from './modules/imports/imports.routes.js';
+import { exportRoutes } from './modules/exports/exports.routes.js';
 import { ChangeSetSchema } from './modules/change-sets/index.js';
 import { ChangeSchema, changeRoutes } from './modules/events/changes.routes.js';
 import {
@@ -201,6 +204,12 @@ const API_TAGS = [
   },
   { name: 'Custom fields', description: 'Typed fields of your own on nine kinds of objects, checked and filterable.' },
   { name: 'Tags', description: 'Tags on six kinds of objects, renamed and deleted everywhere at once.' },
+  {
+    name: 'Imports',
+    description:
+      'CSV files of clients, properties, products or invoices, checked row by row, with a dry run and a report.',
+  },
+  { name: 'Exports', description: 'Every object of a list as CSV or NDJSON, streamed from one snapshot.' },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -312,6 +321,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     JobCostingSchema,
     ChangeSetSchema,
     ChangeSchema,
+    ImportSchema,
+    ImportRowSchema,
     CustomFieldSchema,
     CustomFieldsSchemaSchema,
     TagSchema,
@@ -450,6 +461,8 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(apiKeyRoutes(config.apiKeyPepper));
   await app.register(changeSetRoutes({ limiter }));
   await app.register(changeRoutes({ retentionDays: config.changeRetentionDays }));
+  await app.register(importRoutes);
+  await app.register(exportRoutes);
   await app.register(appRoutes(appSettings));
   await app.register(installRoutes(appSettings));
   await app.register(productRoutes);

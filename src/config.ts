@@ -66,6 +66,8 @@ export interface WebhookConfig {
   /** An endpoint whose every attempt failed for this long is disabled. */
   readonly disableAfterMs: number;
   readonly eventRetentionDays: number;
+  /** The change feed's deletions are pruned with the events, after this many days (`CHANGE_RETENTION_DAYS`). */
+  readonly changeRetentionDays?: number;
   /** Deliveries in flight per process, and per endpoint per process. */
   readonly maxConcurrent: number;
   /** While this process's event loop is saturated (by API requests), deliveries started per 50 ms. */
@@ -216,7 +218,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       );
     else retrySchedule = parts.map(Number);
   }
+  const changeRetentionDays = wholeNumber('CHANGE_RETENTION_DAYS', env.CHANGE_RETENTION_DAYS, 90, 1, 3650, problems);
   const webhooks: WebhookConfig = {
+    changeRetentionDays,
     allowHttp: booleanSetting('WEBHOOK_ALLOW_HTTP', env.WEBHOOK_ALLOW_HTTP, nodeEnv === 'development'),
     allowPrivate: booleanSetting('WEBHOOK_ALLOW_PRIVATE', env.WEBHOOK_ALLOW_PRIVATE, false),
     retrySchedule,
@@ -347,7 +351,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ),
     },
     metricsToken,
-    changeRetentionDays: wholeNumber('CHANGE_RETENTION_DAYS', env.CHANGE_RETENTION_DAYS, 90, 1, 3650, problems),
+    changeRetentionDays,
     testClock: testClockText === 'true' && nodeEnv === 'test',
   };
   if (problems.length > 0) throw new ConfigError(problems);

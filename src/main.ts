@@ -19,6 +19,7 @@ import { ReminderWorker } from './workers/reminder-worker.js';
 import { RecurringInvoiceWorker } from './workers/recurring-invoice-worker.js';
 import { CustomFieldPurgeWorker } from './workers/custom-field-purge-worker.js';
 import { AppInstallSweeper } from './workers/app-install-sweeper.js';
+import { ImportWorker } from './workers/import-worker.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
   process.stdout.write(
@@ -81,6 +82,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   const reminders = new ReminderWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   const purge = new CustomFieldPurgeWorker(database, app.log);
   const lapsedInstalls = new AppInstallSweeper(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
+  const imports = new ImportWorker(app, app.log);
   // One pass of each, for the test clock's POST /test/workers/run (served only with BMS_TEST_CLOCK=true).
   app.workerPasses.set('outbox', () => worker.runPass());
   app.workerPasses.set('webhooks', () => webhooks.runPass());
@@ -88,6 +90,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   app.workerPasses.set('recurring_invoices', () => recurring.runPass());
   app.workerPasses.set('reminders', () => reminders.runPass());
   app.workerPasses.set('app_installs', () => lapsedInstalls.runPass());
+  app.workerPasses.set('imports', () => imports.runPass());
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -100,6 +103,8 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
     // its answer is sent.
     const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
     try {
+      // Before the app closes: the import worker writes through the app's routes.
+      await imports.stop();
       await app.close();
       clearInterval(sweep);
       await worker.stop();
@@ -129,6 +134,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   reminders.start();
   purge.start();
   lapsedInstalls.start();
+  imports.start();
   app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 

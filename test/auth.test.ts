@@ -88,6 +88,9 @@ const SCOPES = [
   'custom_fields:write',
   'tags:read',
   'tags:write',
+  // Contract section 26.
+  'imports:read',
+  'imports:write',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -309,6 +312,15 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'DELETE /v1/invoices/:id/tags/:tag': 'invoices:write',
   'POST /v1/visits/:id/tags': 'visits:write',
   'DELETE /v1/visits/:id/tags/:tag': 'visits:write',
+  // Contract section 26.
+  'GET /v1/imports': 'imports:read',
+  'POST /v1/imports': 'imports:write',
+  'GET /v1/imports/:id': 'imports:read',
+  'PUT /v1/imports/:id/file': 'imports:write',
+  'POST /v1/imports/:id/apply': 'imports:write',
+  'POST /v1/imports/:id/cancel': 'imports:write',
+  'GET /v1/imports/:id/rows': 'imports:read',
+  'GET /v1/imports/:id/errors.csv': 'imports:read',
 };
 
 /** Operations that need a second scope whatever the body (contract §22: a refund of credit moves money). */
@@ -321,6 +333,8 @@ const SECOND_SCOPES: Record<string, (typeof SCOPES)[number][]> = {
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
 const ACTION_BODIES: Record<string, () => unknown> = {
+  // Contract section 26: the file (a JSON string is read as the CSV text, as a text/csv body is).
+  '/v1/imports/:id/file': () => 'name\nAda',
   '/v1/payments/:id/apply': () => ({
     applications: [{ invoice_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', amount: 1 }],
   }),
@@ -368,6 +382,7 @@ const ROUTE_QUERIES: Record<string, string> = {
 const SAMPLE_BODIES: Record<string, (ids: Map<string, string>) => unknown> = {
   '/v1/clients': () => ({ name: 'Owner Client', email: 'owner@example.com' }),
   '/v1/custom-fields': () => ({ resource: 'client', key: 'owner_field', label: 'Owner field', type: 'text' }),
+  '/v1/imports': () => ({ kind: 'client' }),
   '/v1/properties': (ids) => ({ client_id: ids.get('/v1/clients'), address: { line1: '1 Elm', country: 'US' } }),
   '/v1/service-requests': (ids) => ({ client_id: ids.get('/v1/clients'), title: 'Leak' }),
   '/v1/quotes': (ids) => ({
@@ -512,17 +527,23 @@ test("the /v1 routes are exactly the seed's and the contract's endpoints, each r
   const declared = Object.fromEntries(
     routes
       .map((route) => [`${route.method} ${route.url}`, route.scope ?? '(authenticated)'])
-      .filter(([route]) => route !== 'GET /v1/changes' && route !== 'POST /v1/change-sets'),
+      .filter(([route]) => !['GET /v1/changes', 'POST /v1/change-sets', 'GET /v1/exports/:list'].includes(route ?? '')),
   );
   assert.deepEqual(declared, SEED_ENDPOINTS);
   // A change set has no scope of its own: each of its operations needs its own; the change feed needs each
-  // kind's read scope (contract §26); an app token's own install needs none (§25).
+  // kind's read scope, an export its list's (contract §26); an app token's own install needs none (§25).
   assert.deepEqual(
     routes
       .filter((route) => route.scope === undefined)
       .map((route) => `${route.method} ${route.url}`)
       .sort(),
-    ['DELETE /v1/app-installs/current', 'GET /v1/app-installs/current', 'GET /v1/changes', 'POST /v1/change-sets'],
+    [
+      'DELETE /v1/app-installs/current',
+      'GET /v1/app-installs/current',
+      'GET /v1/changes',
+      'GET /v1/exports/:list',
+      'POST /v1/change-sets',
+    ],
   );
 });
 

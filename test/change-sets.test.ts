@@ -302,7 +302,7 @@ describe('checks before anything runs', () => {
 });
 
 describe('one key, n tokens', () => {
-  test('a set of n operations takes n rate-limit tokens: 3 operations with 2 tokens left is 429', async () => {
+  test('a set of n operations takes n rate-limit tokens: 3 operations with 2 tokens left is 429, and takes none', async () => {
     const { key: slow } = await context.key(accountId, ['clients:read', 'clients:write'], {
       rateLimits: { burst: 4, perMinute: 1, perDay: 1000 },
     });
@@ -313,6 +313,11 @@ describe('one key, n tokens', () => {
     const second = await api('POST', '/v1/change-sets', { operations }, slow);
     assert.equal(second.status, 429, second.text);
     assert.equal(second.body.error.code, 'RATE_LIMITED');
+    // The refused set gave back the tokens it took (its first too): the one token left still serves a request.
+    const after = await api('GET', '/v1/clients?limit=1', undefined, slow);
+    assert.equal(after.status, 200, after.text);
+    assert.match(String(after.headers.ratelimit), /"minute";r=0;/);
+    assert.equal((await api('GET', '/v1/clients?limit=1', undefined, slow)).status, 429);
   });
 
   test('one Idempotency-Key covers the set: a retry answers the same set and makes nothing more', async () => {

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { ImportWorker } from '../src/workers/import-worker.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { ROOT } from './helpers/processes.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
@@ -50,6 +51,7 @@ let context: TestContext;
 let baseUrl: string;
 let key: string;
 let receiver: Receiver;
+let imports: ImportWorker;
 const work = fs.mkdtempSync(path.join(ROOT, '.test-tmp-examples-'));
 
 before(async () => {
@@ -57,12 +59,16 @@ before(async () => {
   baseUrl = (await context.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
   ({ key } = await context.account('Cooper Plumbing'));
   receiver = await startReceiver();
+  // The guide's imports are read by the imports worker, as `bms serve` runs it.
+  imports = new ImportWorker(context.app, { error() {} });
+  imports.start();
   // The documents page uploads ./logo.png, which a reader has of their own; the tour runs a script of the
   // repository (`node scripts/…`), as a reader in the repository would.
   fs.copyFileSync(path.join(ROOT, 'docs/hub-quote-360.png'), path.join(work, 'logo.png'));
   fs.symlinkSync(path.join(ROOT, 'scripts'), path.join(work, 'scripts'));
 });
 after(async () => {
+  await imports.stop();
   await receiver.close();
   await context.close();
   fs.rmSync(work, { recursive: true, force: true });

@@ -7,6 +7,7 @@ import { before, describe, test } from 'node:test';
 import { OutboxWorker } from '../src/workers/outbox-worker.js';
 import { fileTransport, smtpTransport } from '../src/mail/transports.js';
 import { WebhookWorker } from '../src/workers/webhook-worker.js';
+import { ImportWorker } from '../src/workers/import-worker.js';
 import { freePort } from './helpers/processes.js';
 import { sendDueReminder } from '../src/modules/invoices/index.js';
 import { SYSTEM_ACTOR } from '../src/kernel/context.js';
@@ -25,6 +26,15 @@ const api = async (method: string, path: string, body?: unknown) => {
   return response.body?.data;
 };
 const get = (path: string) => api('GET', path);
+/** An import's CSV file (contract §26): the API's one body that is not JSON. */
+const uploadCsv = async (id: string, csv: string | Buffer) => {
+  const response = await suite.context.request('PUT', `/v1/imports/${id}/file`, {
+    key: suite.key,
+    rawBody: csv,
+    headers: { 'content-type': 'text/csv' },
+  });
+  assert.equal(response.status, 202, response.text);
+};
 
 /** The events of one type about one object, oldest first. */
 async function eventsOf(type: string, resourceId: string) {
@@ -905,6 +915,33 @@ const CATALOGUE: Record<string, Row> = {
     path: (id) => `/v1/app-installs/${id}`,
     changed: ['status', 'uninstalled_at', 'uninstalled_reason'],
   },
+  // Contract section 26: imports, and how each ends.
+  'import.created': {
+    act: async () => (await api('POST', '/v1/imports', { kind: 'client' })).id,
+    path: (id) => `/v1/imports/${id}`,
+  },
+  'import.completed': {
+    act: async () => {
+      const made = await api('POST', '/v1/imports', { kind: 'client' });
+      await uploadCsv(made.id, 'name\nImported');
+      await new ImportWorker(suite.context.app, quiet).runPass();
+      return made.id;
+    },
+    path: (id) => `/v1/imports/${id}`,
+  },
+  'import.failed': {
+    act: async () => {
+      const made = await api('POST', '/v1/imports', { kind: 'client' });
+      await uploadCsv(made.id, Buffer.from('name\nJos\xe9', 'latin1'));
+      return made.id;
+    },
+    path: (id) => `/v1/imports/${id}`,
+  },
+  'import.canceled': {
+    act: async () =>
+      (await api('POST', `/v1/imports/${(await api('POST', '/v1/imports', { kind: 'product' })).id}/cancel`)).id,
+    path: (id) => `/v1/imports/${id}`,
+  },
   // Contract section 27: definitions.
   'custom_field.created': {
     act: async () =>
@@ -1150,6 +1187,11 @@ const CONTRACT_TYPES = [
   'custom_field.deleted',
   'tag.renamed',
   'tag.deleted',
+  // Contract section 26.
+  'import.created',
+  'import.completed',
+  'import.failed',
+  'import.canceled',
   // Contract section 19.
   'product.created',
   'product.updated',

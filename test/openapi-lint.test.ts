@@ -233,6 +233,15 @@ const OPERATIONS: Array<[string, string]> = [
   ['GET /v1/tags/{id}', 'getTag'],
   ['PUT /v1/tags/{id}', 'renameTag'],
   ['DELETE /v1/tags/{id}', 'deleteTag'],
+  ['GET /v1/imports', 'listImports'],
+  ['POST /v1/imports', 'createImport'],
+  ['GET /v1/imports/{id}', 'getImport'],
+  ['PUT /v1/imports/{id}/file', 'uploadImportFile'],
+  ['POST /v1/imports/{id}/apply', 'applyImport'],
+  ['POST /v1/imports/{id}/cancel', 'cancelImport'],
+  ['GET /v1/imports/{id}/rows', 'listImportRows'],
+  ['GET /v1/imports/{id}/errors.csv', 'getImportErrorsCsv'],
+  ['GET /v1/exports/{list}', 'downloadExport'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

@@ -14,6 +14,7 @@ import { ROOT } from './helpers/processes.js';
 import { installApp } from './helpers/app-install.js';
 import { run, scriptedServer, signedFixture } from './helpers/sdk.js';
 import { SCOPES } from '../src/kernel/scopes.js';
+import { ImportWorker } from '../src/workers/import-worker.js';
 
 const { BmsClient } = sdk;
 
@@ -22,12 +23,20 @@ let baseUrl: string;
 let accountId: string;
 let apiKey: string;
 
+let imports: ImportWorker;
+
 before(async () => {
   context = await createTestContext();
   baseUrl = await context.app.listen({ port: 0, host: '127.0.0.1' });
   ({ accountId, key: apiKey } = await context.account());
+  // The import helpers wait for the imports worker, as `bms serve` runs it.
+  imports = new ImportWorker(context.app, { error() {} });
+  imports.start();
 });
-after(() => context.close());
+after(async () => {
+  await imports.stop();
+  await context.close();
+});
 
 /** A fetch that records every status the server answered, to see the retries. */
 function recordingFetch(statuses: number[]): sdk.FetchFunction {
@@ -219,6 +228,18 @@ describe('JavaScript SDK', () => {
       ['client', ids[0]],
       ['property', ids[1]],
     ]);
+  });
+
+  test('importCsv uploads a CSV file as text/csv and waits for the import to end', async () => {
+    const { key } = await context.account('Importer');
+    const bms = new BmsClient({ apiKey: key, baseUrl });
+    const csv = 'name,email,external_id\r\nSDK Client,sdk@example.com,SDK-1\r\nSDK Other,not-an-email,SDK-2\r\n';
+    const ended = await bms.importCsv({ kind: 'client', options: { on_error: 'skip' } }, csv, { pollMs: 20 });
+    assert.equal(ended.object, 'import');
+    assert.equal(ended.status, 'completed');
+    assert.deepEqual(ended.counts, { created: 1, updated: 0, unchanged: 0, skipped: 0, failed: 1 });
+    const clients = await bms.clients.list({ external_id: 'SDK-1' });
+    assert.equal(clients.data[0]?.name, 'SDK Client');
   });
 
   test('errors: a class per kind, with status, code, message, details and request id', async () => {

@@ -6,6 +6,7 @@ import { dialectOf, type Executor } from './database.js';
 import { POSTGRES_TEXT_SEARCH } from './postgres/text-search.js';
 import { inLargeWriteTurn } from './sqlite/group-commit.js';
 import { readStatements } from './sqlite/sqlite-statements.js';
+import { sqliteReadSnapshot } from './sqlite/sqlite-snapshot.js';
 import { SQLITE_TEXT_SEARCH } from './sqlite/text-search.js';
 import type { TextSearch } from './text-search.js';
 
@@ -70,4 +71,20 @@ export function readsCommittedVersions(db: Executor): boolean {
  */
 export function oneLargeWriteAtATime<T>(db: Executor, work: () => Promise<T>): Promise<T> {
   return db.isTransaction ? work() : inLargeWriteTurn(db, work);
+}
+
+/**
+ * Runs `work` on one read snapshot of the database (an export, docs/api-contract.md §26): every read in it sees
+ * the database as it was when it began, however long it lasts, and writers go on meanwhile. PostgreSQL: a
+ * read-only REPEATABLE READ transaction; SQLite: a read transaction on a connection of its own (WAL).
+ */
+export function inReadSnapshot<T>(db: Executor, work: (snapshot: Executor) => Promise<T>): Promise<T> {
+  if (dialectOf(db) !== 'postgres') return sqliteReadSnapshot(db, work);
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      await sql`set transaction read only`.execute(trx);
+      return work(trx);
+    });
 }

@@ -40,6 +40,8 @@ import * as appSuspension from './migrations/20261129210200_app_suspension.js';
 import * as liveRefreshTokens from './migrations/20261129210300_live_refresh_tokens.js';
 import * as einvoices from './migrations/20261130010000_einvoices.js';
 import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
+import * as imports from './migrations/20261129190000_imports.js';
+import * as changesDeletedIndex from './migrations/20261129190100_changes_deleted_index.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
@@ -121,6 +123,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129220200_ledger_invoice_figures': ledgerInvoiceFigures,
   '20261130010000_einvoices': einvoices,
   '20261130010100_einvoice_files': einvoiceFiles,
+  '20261129190000_imports': imports,
+  '20261129190100_changes_deleted_index': changesDeletedIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -977,7 +977,56 @@ export interface OauthTokensTable {
   created_at: Timestamp;
 }
 
+export interface ImportsTable {
+  id: string;
+  account_id: string;
+  /** client | property | product | invoice */
+  kind: string;
+  dry_run: number;
+  /** `{<column>: <field path> | null}` as given; null: the default (same-named fields). */
+  mapping: JsonText | null;
+  /** The file's columns that map to nothing, once the file is read. */
+  ignored_columns: JsonText | null;
+  options: JsonText;
+  status: string;
+  rows: number | null;
+  counts: JsonText;
+  /** `{code, message}` of a failed import. */
+  error: JsonText | null;
+  /** The actor that made it: `{type, id, app_id?}`. */
+  created_by: JsonText;
+  /** The creator's scopes when it was made: what its rows are written with. */
+  acting_scopes: JsonText;
+  /** The CSV text, UTF-8, until the import ends. */
+  file: string | null;
+  /** The dry run this import applies (`POST /v1/imports/:id/apply`). */
+  source_import_id: string | null;
+  /** The last CSV line (the header is 1) whose batch committed. */
+  progress_line: number;
+  lease_until: Timestamp | null;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  metadata: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ImportRowsTable {
+  import_id: string;
+  account_id: string;
+  line: number;
+  outcome: string;
+  object_id: string | null;
+  external_id: string | null;
+  changed_fields: JsonText;
+  errors: JsonText;
+  /** The CSV lines of a failed row as sent (`[{<column>: <cell>}]`), for errors.csv. */
+  cells: JsonText | null;
+}
+
 export interface Tables {
+  imports: ImportsTable;
+  import_rows: ImportRowsTable;
   changes: ChangesTable;
   change_positions: ChangePositionsTable;
   apps: AppsTable;
@@ -1129,6 +1178,8 @@ export interface TimeEntriesTable {
   duration_seconds: Generated<number | null>;
 }
 
+export type ImportRecordRow = Selectable<ImportsTable>;
+export type ImportReportRow = Selectable<ImportRowsTable>;
 export type AccountRow = Selectable<AccountsTable>;
 export type AvailabilityExceptionRow = Selectable<AvailabilityExceptionsTable>;
 export type AvailabilityHoldRow = Selectable<AvailabilityHoldsTable>;

@@ -119,6 +119,11 @@ export const EVENT_TYPES = [
   // docs/api-contract.md §27: a tag renamed (or merged into another) or deleted everywhere; no object's *.updated.
   'tag.renamed',
   'tag.deleted',
+  // docs/api-contract.md §26: a CSV import made, and how it ended.
+  'import.created',
+  'import.completed',
+  'import.failed',
+  'import.canceled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -149,6 +154,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   app: 'App',
   custom_field: 'CustomField',
   tag: 'Tag',
+  import: 'Import',
 };
 
 /** Types whose `data.object` is not their resource's schema: an app's install events carry the install. */

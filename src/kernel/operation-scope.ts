@@ -4,6 +4,7 @@
 // set's runner enters it (`runAsOperation`); a request from the network never has one.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Executor } from '../db/index.js';
+import type { AuthContext } from './auth-context.js';
 
 /** Where a change came from, when not a single request: every event records it (`origin`, §26). */
 export interface Origin {
@@ -23,6 +24,11 @@ export interface OperationScope {
   readonly origin?: Origin;
   /** Who acts in the operations: the set's own caller, over /v1 (`api_key`) or through the MCP server (`mcp`). */
   readonly actor: 'api_key' | 'mcp';
+  /**
+   * Who the operation acts as when no request carries a key: an import's rows, written by the imports worker
+   * with the scopes its creator held (docs/api-contract.md §26). A change set's operations carry the key instead.
+   */
+  readonly auth?: AuthContext;
 }
 
 const storage = new AsyncLocalStorage<OperationScope>();

@@ -69,6 +69,9 @@ export const SCOPES = [
   'custom_fields:write',
   'tags:read',
   'tags:write',
+  // Version 4 (docs/api-contract.md §26): CSV imports (each also needs its kind's write scope).
+  'imports:read',
+  'imports:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -22,6 +22,7 @@ import {
   pendingAttempt,
   presentEndpoint,
   presentEvent,
+  pruneDeletedChanges,
   pruneEvents,
   recordEvent,
   signatureHeader,
@@ -195,6 +196,15 @@ export class WebhookWorker {
     let pruned = 0;
     for (;;) {
       const batch = await pruneEvents(this.database.db, before, PRUNE_BATCH);
+      pruned += batch;
+      if (batch < PRUNE_BATCH) break;
+      if (performance.now() - started >= budgetMs) return { pruned, done: false };
+    }
+    // The change feed's deletions go after its retention too (docs/api-contract.md §26): an older cursor is refused.
+    const days = this.config.changeRetentionDays ?? 90;
+    const changesBefore = new Date(this.clock.now().getTime() - days * 86_400_000).toISOString();
+    for (;;) {
+      const batch = await pruneDeletedChanges(this.database.db, changesBefore, PRUNE_BATCH);
       pruned += batch;
       if (batch < PRUNE_BATCH) return { pruned, done: true };
       if (performance.now() - started >= budgetMs) return { pruned, done: false };

@@ -2881,14 +2881,61 @@ export interface CustomFieldEvent {
   data: CustomFieldEventData;
 }
 
+/** Who caused the event (docs/api-contract.md §20). */
+export interface ImportEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface ImportEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
+}
+
+export interface ImportEventData {
+  object: Import;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
+}
+
+/** An event of type import.created, import.completed, import.failed, import.canceled: its data.object is the Import. */
+export interface ImportEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "import.created" | "import.completed" | "import.failed" | "import.canceled";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: ImportEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: ImportEventOrigin | null;
+  data: ImportEventData;
+}
+
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent | TimeEntryEvent | TimeLockEvent | AppEvent | CustomFieldEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent | TimeEntryEvent | TimeLockEvent | AppEvent | CustomFieldEvent | ImportEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "import.created" | "import.completed" | "import.failed" | "import.canceled" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | "import.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -2900,7 +2947,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted, import.created, import.completed, import.failed, import.canceled. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -3193,7 +3240,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3231,7 +3278,7 @@ export interface App {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -3293,7 +3340,7 @@ export interface AppInstall {
   /** The app installed. */
   app: AppInstallApp;
   /** What the install granted. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** Uninstalled is final. */
   status: "active" | "uninstalled";
   /** The install’s own bucket and quota; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3323,7 +3370,7 @@ export interface AppInstallLink {
   /** Unique identifier (UUIDv7). */
   app_id: string;
   /** What the consent may grant: within the calling key’s scopes and the app’s. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** Open it once in a browser to approve the install; shown in this answer only. */
   url: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -3674,6 +3721,101 @@ export interface Change {
   changed_at: string;
   /** The object as its GET answers it; null once deleted. */
   data: unknown;
+}
+
+/** How the file is read and written. */
+export interface ImportOptions {
+  delimiter: string;
+  amounts: string;
+  empty_cells: string;
+  on_error: string;
+  mark_sent: boolean;
+}
+
+/** Rows by outcome so far (an invoice with its lines is one row). */
+export interface ImportCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+}
+
+/** Why the import failed. */
+export interface ImportError {
+  code: string;
+  message: string;
+}
+
+/** Who made the import; its rows’ events name the same actor. */
+export interface ImportCreatedBy {
+  /** api_key, mcp or app. */
+  type: string;
+  /** The key (or install) that made it. */
+  id: string | null;
+}
+
+/** A CSV import of clients, properties, products or invoices (§26). */
+export interface Import {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "import". */
+  object: "import";
+  /** What each row makes or updates: client, property, product, or invoice (a row per line). */
+  kind: "client" | "property" | "product" | "invoice";
+  /** A dry run reports each row’s outcome and writes nothing. */
+  dry_run: boolean;
+  /** Column → field path (`name`, `address.city`, `line.quantity`, `client_external_id`), or null to ignore the column. Columns not named map to the writable field of the same name, or to `id`. */
+  mapping: Record<string, string | null>;
+  /** The file’s columns that map to no field, once the file is read. */
+  ignored_columns: Array<string>;
+  /** How the file is read and written. */
+  options: ImportOptions;
+  /** awaiting_file → queued (file uploaded) → validating → running → completed | failed; canceled by `POST …/cancel`. */
+  status: "awaiting_file" | "queued" | "validating" | "running" | "completed" | "failed" | "canceled";
+  /** Rows in the file (null until it is read). */
+  rows: number | null;
+  /** Rows by outcome so far (an invoice with its lines is one row). */
+  counts: ImportCounts;
+  /** Why the import failed. */
+  error: ImportError | null;
+  /** Who made the import; its rows’ events name the same actor. */
+  created_by: ImportCreatedBy;
+  /** When the worker began reading the file. */
+  started_at: string | null;
+  /** When it ended (completed, failed or canceled). */
+  finished_at: string | null;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+export interface ImportRowError {
+  /** The column’s field path, or `row`. */
+  field: string;
+  /** The API’s error code for it. */
+  code: string;
+  message: string;
+}
+
+/** A row of an import’s report. */
+export interface ImportRow {
+  /** Always "import_row". */
+  object: "import_row";
+  /** The row’s first CSV record (the header is 1). */
+  line: number;
+  outcome: "created" | "updated" | "unchanged" | "skipped" | "failed";
+  /** The object made or updated (null when none). */
+  object_id: string | null;
+  /** The row’s external_id. */
+  external_id: string | null;
+  /** The fields an update changed. */
+  changed_fields: Array<string>;
+  /** Why the row failed. */
+  errors: Array<ImportRowError>;
 }
 
 export interface CustomFieldOption {
@@ -5952,7 +6094,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "import.created" | "import.completed" | "import.failed" | "import.canceled" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | "import.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "import.created" | "import.completed" | "import.failed" | "import.canceled" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | "import.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -6003,7 +6145,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted, import.created, import.completed, import.failed, import.canceled. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -6015,7 +6157,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted, import.created, import.completed, import.failed, import.canceled. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -6322,7 +6464,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -6360,7 +6502,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -6388,7 +6530,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -6432,7 +6574,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -6487,6 +6629,78 @@ export interface ChangeListParams {
   limit?: number;
 }
 
+/** Query parameters of GET /v1/imports. */
+export interface ImportListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Comma-separated statuses. */
+  status?: "awaiting_file" | "queued" | "validating" | "running" | "completed" | "failed" | "canceled" | Array<"awaiting_file" | "queued" | "validating" | "running" | "completed" | "failed" | "canceled">;
+  /** What each row makes or updates: client, property, product, or invoice (a row per line). */
+  kind?: "client" | "property" | "product" | "invoice";
+}
+
+/** How the file is read and written. */
+export interface ImportOptionsParams {
+  /** The cell separator. */
+  delimiter?: "comma" | "semicolon" | "tab";
+  /** `_amount` cells as integer minor units (`12345`) or decimal text in the currency (`123.45`). */
+  amounts?: "minor_units" | "decimal";
+  /** On an update, an empty cell keeps the field (`keep`) or sets it null (`clear`). */
+  empty_cells?: "keep" | "clear";
+  /** `abort`: any failed row fails the import and nothing is written; `skip`: the other rows are. */
+  on_error?: "abort" | "skip";
+  /** Invoices: mark each one sent (no e-mail), as `PUT {status: "sent"}`. */
+  mark_sent?: boolean;
+}
+
+/** Body of POST /v1/imports. */
+export interface ImportCreateParams {
+  /** What each row makes or updates: client, property, product, or invoice (a row per line). */
+  kind: "client" | "property" | "product" | "invoice";
+  /** Report each row’s outcome, write nothing. */
+  dry_run?: boolean;
+  /** Column → field path (`name`, `address.city`, `line.quantity`, `client_external_id`), or null to ignore the column. Columns not named map to the writable field of the same name, or to `id`. */
+  mapping?: Record<string, string | null>;
+  /** How the file is read and written. */
+  options?: ImportOptionsParams;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Body of POST /v1/imports/{id}/apply. */
+export interface ImportApplyParams {
+}
+
+/** Body of POST /v1/imports/{id}/cancel. */
+export interface ImportCancelParams {
+}
+
+/** Query parameters of GET /v1/imports/{id}/rows. */
+export interface ImportListRowsParams {
+  /** 1–100. */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Comma-separated outcomes. */
+  outcome?: "created" | "updated" | "unchanged" | "skipped" | "failed" | Array<"created" | "updated" | "unchanged" | "skipped" | "failed">;
+}
+
+/** Query parameters of GET /v1/exports/{list}. */
+export interface ExportDownloadParams {
+  /** csv or ndjson. Every other parameter is the list’s own (filters and sort). */
+  format: "csv" | "ndjson";
+}
+
 /** Query parameters of GET /v1/apps. */
 export interface AppListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
@@ -6510,7 +6724,7 @@ export interface AppCreateParams {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility?: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6538,7 +6752,7 @@ export interface AppCreateResult {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6576,7 +6790,7 @@ export interface AppUpdateParams {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url?: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility?: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6612,7 +6826,7 @@ export interface AppRollSecretResult {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6654,7 +6868,7 @@ export interface AppRotateWebhookSecretResult {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6684,7 +6898,7 @@ export interface AppInstallLinkCreateParams {
   /** The app to install: this account’s own, or a public one. */
   app_id: string;
   /** What the consent may grant; default the app’s scopes. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
   /** How long the link works, 5 to 60 minutes. */
   expires_in_minutes?: number;
 }
@@ -8199,6 +8413,71 @@ export class ChangesResource {
   }
 }
 
+/** imports: list, create, get, uploadFile, apply, cancel, listRows, getErrorsCsv. */
+export class ImportsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List imports. Requires the scope `imports:read`. */
+  list(params: ImportListParams = {}, options?: RequestOptions): PagePromise<Import> {
+    return this.transport.list<Import>(`/v1/imports`, { ...params }, options);
+  }
+
+  /** Create an import. Makes an import of one kind (client, property, product or invoice) awaiting its file (`PUT /v1/imports/:id/file`). Also needs the kind’s write scope.
+
+Requires the scope `imports:write`. */
+  create(params: ImportCreateParams, options?: RequestOptions): Promise<WithResponse<Import>> {
+    return this.transport.request<Import>('POST', `/v1/imports`, { body: params }, options);
+  }
+
+  /** Get an import. Requires the scope `imports:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<Import>> {
+    return this.transport.request<Import>('GET', `/v1/imports/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Upload an import’s CSV file. The CSV file as the body, `Content-Type: text/csv` (the API’s one body that is not JSON), at most 10 MiB: UTF-8, a header row, then a row per object (invoices: a row per line). Again while the import is queued; then `409`. Answers 202: the worker reads it.
+
+Requires the scope `imports:write`. */
+  uploadFile(id: string, text: string, options?: RequestOptions): Promise<WithResponse<Import>> {
+    return this.transport.request<Import>('PUT', `/v1/imports/${encodeURIComponent(id)}/file`, { text: { body: text, contentType: 'text/csv' } }, options);
+  }
+
+  /** Apply a dry run: the same file as a real import. Makes a completed dry run a real import of the same file, mapping and options, queued at once (a new import). Also needs the kind’s write scope.
+
+Requires the scope `imports:write`. */
+  apply(id: string, params: ImportApplyParams = {}, options?: RequestOptions): Promise<WithResponse<Import>> {
+    return this.transport.request<Import>('POST', `/v1/imports/${encodeURIComponent(id)}/apply`, { body: params }, options);
+  }
+
+  /** Cancel an import. Stops an import that has not ended: rows already committed stay, the others are reported skipped.
+
+Requires the scope `imports:write`. */
+  cancel(id: string, params: ImportCancelParams = {}, options?: RequestOptions): Promise<WithResponse<Import>> {
+    return this.transport.request<Import>('POST', `/v1/imports/${encodeURIComponent(id)}/cancel`, { body: params }, options);
+  }
+
+  /** List an import’s report: each row’s outcome. Requires the scope `imports:read`. */
+  listRows(id: string, params: ImportListRowsParams = {}, options?: RequestOptions): PagePromise<ImportRow> {
+    return this.transport.list<ImportRow>(`/v1/imports/${encodeURIComponent(id)}/rows`, { ...params }, options);
+  }
+
+  /** Download the failed rows as CSV, with an errors column. The failed rows as they were sent, in the file’s columns, and an `errors` column: fix them and upload them again in a new import. UTF-8 with a BOM, CRLF, formulas escaped.
+
+Requires the scope `imports:read`. */
+  getErrorsCsv(id: string, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/imports/${encodeURIComponent(id)}/errors.csv`, {}, options, 'text/csv');
+  }
+}
+
+/** exports: download. */
+export class ExportsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** Export every object of a list as CSV or NDJSON. Streams every object the list’s filters and sort select (`GET /v1/exports/clients?format=csv&created_after=…`), from one read snapshot, with the list’s read scope. NDJSON: one object a line, then `{"object": "export_end", "count": N}`. CSV: RFC 4180, UTF-8 with a BOM, CRLF, a header row; nested fields dotted, `metadata` as JSON, lists joined by `|`, quotes and invoices a row per line, text cells formula-escaped: the import’s columns. `Bms-Change-Cursor` is the change feed’s position at the export. */
+  download(list: string, params: ExportDownloadParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/exports/${encodeURIComponent(list)}`, { query: { ...params } }, options, 'text/csv, application/x-ndjson');
+  }
+}
+
 /** apps: list, create, get, update, delete, rollSecret, rotateWebhookSecret. */
 export class AppsResource {
   constructor(private readonly transport: Transport) {}
@@ -8572,6 +8851,8 @@ export class Resources {
   readonly apiKeys: ApiKeysResource;
   readonly changeSets: ChangeSetsResource;
   readonly changes: ChangesResource;
+  readonly imports: ImportsResource;
+  readonly exports: ExportsResource;
   readonly apps: AppsResource;
   readonly appInstallLinks: AppInstallLinksResource;
   readonly appInstalls: AppInstallsResource;
@@ -8603,6 +8884,8 @@ export class Resources {
     this.apiKeys = new ApiKeysResource(transport);
     this.changeSets = new ChangeSetsResource(transport);
     this.changes = new ChangesResource(transport);
+    this.imports = new ImportsResource(transport);
+    this.exports = new ExportsResource(transport);
     this.apps = new AppsResource(transport);
     this.appInstallLinks = new AppInstallLinksResource(transport);
     this.appInstalls = new AppInstallsResource(transport);

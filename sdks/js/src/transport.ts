@@ -85,6 +85,8 @@ export type Query = Record<string, QueryValue>;
 /** What a request sends besides its method and path. */
 export interface Parts {
   body?: unknown;
+  /** A body that is not JSON (an import's CSV file): sent as it is, with its content type. */
+  text?: { body: string; contentType: string };
   query?: Query;
   /**
    * A POST that takes no Idempotency-Key (creating or rolling an API key: the server keeps no secret to
@@ -307,6 +309,7 @@ export class Transport {
       'user-agent': `bms-sdk-js/${VERSION}`,
     };
     if (parts.body !== undefined) headers['content-type'] = 'application/json';
+    if (parts.text !== undefined) headers['content-type'] = parts.text.contentType;
     if (method === 'POST' && (options.idempotencyKey !== undefined || !parts.unkeyed))
       headers['idempotency-key'] = options.idempotencyKey ?? runtime.crypto.randomUUID();
     if (options.ifMatch != null) headers['if-match'] = options.ifMatch;
@@ -316,7 +319,8 @@ export class Transport {
     const url = this.url(path, { ...parts.query, ...options.query });
     // What the log hook sees: the path without its query, whose filters may be personal data (email=).
     const logged = url.split('?')[0]!;
-    const body = parts.body === undefined ? undefined : JSON.stringify(parts.body);
+    const body =
+      parts.text !== undefined ? parts.text.body : parts.body === undefined ? undefined : JSON.stringify(parts.body);
     const maxRetries = options.maxRetries ?? this.#maxRetries;
     const timeout = options.timeout ?? this.#timeout;
     const signal = options.signal;

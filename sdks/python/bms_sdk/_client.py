@@ -2,7 +2,9 @@
 arguments, reading ``BMS_API_KEY`` and ``BMS_BASE_URL``), with one attribute per resource."""
 from __future__ import annotations
 
-from typing import Any, Literal, Mapping, Optional
+import asyncio
+import time
+from typing import Any, Dict, Literal, Mapping, Optional
 
 from ._generated import AsyncResources, Resources
 from .oauth import OAuth
@@ -65,6 +67,38 @@ class BmsClient(Resources):
             timeout=timeout,
             max_retries=max_retries,
         )
+
+    def import_csv(
+        self,
+        kind: Literal["client", "property", "product", "invoice"],
+        csv: str,
+        *,
+        dry_run: bool = False,
+        mapping: Optional[Mapping[str, Optional[str]]] = None,
+        options: Optional[Mapping[str, Any]] = None,
+        poll_interval: float = 0.5,
+        wait_timeout: float = 600.0,
+    ) -> Any:
+        """Imports a CSV file and waits for it to end (contract section 26): makes the import, uploads ``csv``
+        as ``text/csv``, then reads the import every ``poll_interval`` seconds until it is completed, failed or
+        canceled, and returns it as it ended (``counts``, ``error``; its report: ``bms.imports.list_rows(id)``).
+        Past ``wait_timeout`` seconds it raises ``TimeoutError``, leaving the import to go on."""
+        body: Dict[str, Any] = {"kind": kind, "dry_run": dry_run}
+        if mapping is not None:
+            body["mapping"] = dict(mapping)
+        if options is not None:
+            body["options"] = dict(options)
+        made = self._transport.request("POST", "/v1/imports", body=body)
+        path = f"/v1/imports/{made['id']}"
+        self._transport.request("PUT", f"{path}/file", text=(csv, "text/csv"))
+        deadline = time.monotonic() + wait_timeout
+        while True:
+            current = self._transport.request("GET", path)
+            if current["status"] in ("completed", "failed", "canceled"):
+                return current
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"The import {made['id']} has not ended yet (status {current['status']}).")
+            time.sleep(poll_interval)
 
     def with_options(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> "BmsClient":
         """A client with other defaults that shares this one's key and connections:
@@ -138,6 +172,38 @@ class AsyncBmsClient(AsyncResources):
             timeout=timeout,
             max_retries=max_retries,
         )
+
+    async def import_csv(
+        self,
+        kind: Literal["client", "property", "product", "invoice"],
+        csv: str,
+        *,
+        dry_run: bool = False,
+        mapping: Optional[Mapping[str, Optional[str]]] = None,
+        options: Optional[Mapping[str, Any]] = None,
+        poll_interval: float = 0.5,
+        wait_timeout: float = 600.0,
+    ) -> Any:
+        """Imports a CSV file and waits for it to end (contract section 26): makes the import, uploads ``csv``
+        as ``text/csv``, then reads the import every ``poll_interval`` seconds until it is completed, failed or
+        canceled, and returns it as it ended (``counts``, ``error``; its report: ``bms.imports.list_rows(id)``).
+        Past ``wait_timeout`` seconds it raises ``TimeoutError``, leaving the import to go on."""
+        body: Dict[str, Any] = {"kind": kind, "dry_run": dry_run}
+        if mapping is not None:
+            body["mapping"] = dict(mapping)
+        if options is not None:
+            body["options"] = dict(options)
+        made = await self._transport.request("POST", "/v1/imports", body=body)
+        path = f"/v1/imports/{made['id']}"
+        await self._transport.request("PUT", f"{path}/file", text=(csv, "text/csv"))
+        deadline = time.monotonic() + wait_timeout
+        while True:
+            current = await self._transport.request("GET", path)
+            if current["status"] in ("completed", "failed", "canceled"):
+                return current
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"The import {made['id']} has not ended yet (status {current['status']}).")
+            await asyncio.sleep(poll_interval)
 
     def with_options(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> "AsyncBmsClient":
         """A client with other defaults that shares this one's key and connections."""

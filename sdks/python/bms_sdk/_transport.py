@@ -233,6 +233,7 @@ class _Base:
         max_retries: Optional[int] = None,
         accept: str = "application/json",
         unkeyed: bool = False,
+        text: Optional[Tuple[str, str]] = None,
     ) -> _Prepared:
         headers = {
             "Host": self._host if self._port in (80, 443) else f"{self._host}:{self._port}",
@@ -244,6 +245,10 @@ class _Base:
         if body is not None:
             headers["Content-Type"] = "application/json"
             data = json.dumps(body).encode("utf-8")
+        if text is not None:
+            # A body that is not JSON (an import's CSV file): its text and content type, sent as they are.
+            headers["Content-Type"] = text[1]
+            data = text[0].encode("utf-8")
         headers["Content-Length"] = str(len(data or b""))
         # A POST that takes no Idempotency-Key (creating or rolling an API key: the server keeps no secret to
         # replay) sends none unless the caller names one.

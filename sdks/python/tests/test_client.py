@@ -91,6 +91,23 @@ class AgainstServer(unittest.TestCase):
     def setUp(self) -> None:
         self.bms = BmsClient(api_key=API_KEY, base_url=BASE_URL)
 
+    def test_import_csv_uploads_a_file_and_waits_for_the_import_to_end(self) -> None:
+        csv = "name,external_id\r\nPython Import,PY-1\r\n"
+        ended = self.bms.import_csv("client", csv, poll_interval=0.05)
+        self.assertEqual(ended["status"], "completed")
+        self.assertEqual(ended["counts"]["created"], 1)
+        self.assertEqual(self.bms.clients.list(external_id="PY-1").data[0]["name"], "Python Import")
+
+    def test_async_import_csv(self) -> None:
+        async def main() -> None:
+            async with AsyncBmsClient(api_key=API_KEY, base_url=BASE_URL) as bms:
+                ended = await bms.import_csv("client", "name\r\nAsync Import\r\n", dry_run=True, poll_interval=0.05)
+                self.assertEqual(ended["status"], "completed")
+                self.assertTrue(ended["dry_run"])
+                self.assertEqual(ended["counts"]["created"], 1)
+
+        asyncio.run(main())
+
     def test_every_endpoint_from_request_to_sent_invoice(self) -> None:
         bms = self.bms
         created = raw_response(bms.clients.create)(name="Jane Cooper", email="jane@example.com", address={"city": "Springfield"})

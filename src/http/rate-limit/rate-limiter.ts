@@ -168,15 +168,37 @@ export class RateLimiter {
 
   /**
    * `count` more tokens for a request that stands for several (a change set of n operations takes n − 1 more
-   * once its body is parsed, §26), one at a time; the first refusal is answered (undefined for none asked).
+   * once its body is parsed, §26), one at a time; the first refusal is answered (undefined for none asked), and
+   * then every token the request took is given back.
    */
   async admitMore(auth: AuthContext, now: Date, count: number): Promise<Admission | undefined> {
     let last: Admission | undefined;
     for (let taken = 0; taken < count; taken += 1) {
       last = await this.admit(auth, now);
-      if (!last.allowed) return last;
+      if (!last.allowed) {
+        // Refused: the tokens this request took are given back, the first (taken on arrival) too (§26).
+        await this.giveBack(auth, now, taken + 1);
+        return last;
+      }
     }
     return last;
+  }
+
+  /**
+   * Gives `count` tokens back to the key's bucket and those above it (a change set refused for want of tokens:
+   * a refused request takes none, §4, §26).
+   */
+  async giveBack(auth: AuthContext, now: Date, count: number): Promise<void> {
+    let limits = this.keyLimits.get(auth);
+    if (limits === undefined) {
+      limits = this.limitsOf(auth);
+      this.keyLimits.set(auth, limits);
+    }
+    const { bucket, described, chain } = limits;
+    for (let given = 0; given < count; given += 1) {
+      if (chain !== undefined) await this.store.takeAll(chain, now.getTime(), -1);
+      else await this.store.take(bucket, described.policy, now.getTime(), -1);
+    }
   }
 
   /** Takes a token from a bucket of callers without a key (the client hub's pages, per IP). */

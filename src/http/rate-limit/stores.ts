@@ -9,17 +9,18 @@ import {
   TAKE_LUA,
   utcDay,
   type BucketState,
+  type Cost,
   type LimitPolicy,
   type TakeResult,
 } from './token-bucket.js';
 
 export interface RateLimitStore {
-  take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult>;
+  take(key: string, policy: LimitPolicy, nowMs: number, cost: Cost): Promise<TakeResult>;
   /** The same, answered at once, by a store that holds its buckets in the process (no promise per request). */
-  takeNow?(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): TakeResult;
+  takeNow?(key: string, policy: LimitPolicy, nowMs: number, cost: Cost): TakeResult;
   /** A token from each of several buckets, or from none (see `takeAll`); one result per bucket, in order. */
-  takeAll(buckets: readonly ChainedBucket[], nowMs: number, cost: 0 | 1): Promise<TakeResult[]>;
-  takeAllNow?(buckets: readonly ChainedBucket[], nowMs: number, cost: 0 | 1): TakeResult[];
+  takeAll(buckets: readonly ChainedBucket[], nowMs: number, cost: Cost): Promise<TakeResult[]>;
+  takeAllNow?(buckets: readonly ChainedBucket[], nowMs: number, cost: Cost): TakeResult[];
   close(): Promise<void>;
 }
 
@@ -35,11 +36,11 @@ export class MemoryStore implements RateLimitStore {
   private newest: string | undefined;
   constructor(private readonly maxKeys = 100_000) {}
 
-  async take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult> {
+  async take(key: string, policy: LimitPolicy, nowMs: number, cost: Cost): Promise<TakeResult> {
     return this.takeNow(key, policy, nowMs, cost);
   }
 
-  takeNow(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): TakeResult {
+  takeNow(key: string, policy: LimitPolicy, nowMs: number, cost: Cost): TakeResult {
     const stored = this.buckets.get(key);
     // A look that takes nothing (is this IP blocked?) stores nothing: the refill is computed from the stored
     // state either way, and an absent bucket is a full one, so an IP that never failed costs no entry.
@@ -60,11 +61,11 @@ export class MemoryStore implements RateLimitStore {
     if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
   }
 
-  async takeAll(buckets: readonly ChainedBucket[], nowMs: number, cost: 0 | 1): Promise<TakeResult[]> {
+  async takeAll(buckets: readonly ChainedBucket[], nowMs: number, cost: Cost): Promise<TakeResult[]> {
     return this.takeAllNow(buckets, nowMs, cost);
   }
 
-  takeAllNow(buckets: readonly ChainedBucket[], nowMs: number, cost: 0 | 1): TakeResult[] {
+  takeAllNow(buckets: readonly ChainedBucket[], nowMs: number, cost: Cost): TakeResult[] {
     const { states, results } = takeAll(
       buckets.map((bucket) => this.buckets.get(bucket.key)),
       buckets.map((bucket) => bucket.policy),
@@ -118,7 +119,7 @@ export class RedisStore implements RateLimitStore {
     return this.firstConnection;
   }
 
-  async take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult> {
+  async take(key: string, policy: LimitPolicy, nowMs: number, cost: Cost): Promise<TakeResult> {
     await this.firstReady();
     const reply = (await this.redis.eval(
       TAKE_LUA,
@@ -134,7 +135,7 @@ export class RedisStore implements RateLimitStore {
     return { allowed: reply[0] === 1, units: Number(reply[1]), used: Number(reply[2]) };
   }
 
-  async takeAll(buckets: readonly ChainedBucket[], nowMs: number, cost: 0 | 1): Promise<TakeResult[]> {
+  async takeAll(buckets: readonly ChainedBucket[], nowMs: number, cost: Cost): Promise<TakeResult[]> {
     await this.firstReady();
     const reply = (await this.redis.eval(
       TAKE_ALL_LUA,
@@ -167,7 +168,7 @@ export class FailOpenStore implements RateLimitStore {
     private readonly log: { error(fields: object, message: string): void },
   ) {}
 
-  async take(key: string, policy: LimitPolicy, nowMs: number, cost: 0 | 1): Promise<TakeResult> {
+  async take(key: string, policy: LimitPolicy, nowMs: number, cost: Cost): Promise<TakeResult> {
     try {
       return await this.primary.take(key, policy, nowMs, cost);
     } catch (error) {
@@ -176,7 +177,7 @@ export class FailOpenStore implements RateLimitStore {
     }
   }
 
-  async takeAll(buckets: readonly ChainedBucket[], nowMs: number, cost: 0 | 1): Promise<TakeResult[]> {
+  async takeAll(buckets: readonly ChainedBucket[], nowMs: number, cost: Cost): Promise<TakeResult[]> {
     try {
       return await this.primary.takeAll(buckets, nowMs, cost);
     } catch (error) {

@@ -40,14 +40,21 @@ export function utcDay(nowMs: number): string {
 }
 
 /**
+ * What a request takes: 0 looks, 1 takes a token, −1 gives one back (a change set refused for want of tokens
+ * gives back those it took, §26: a refused request takes none).
+ */
+export type Cost = 0 | 1 | -1;
+
+/**
  * Refills the bucket for the time passed, then takes `cost` (0 or 1) tokens when a whole token is there
- * and the day's quota is not used up. A refused request takes nothing.
+ * and the day's quota is not used up. A refused request takes nothing. A cost of −1 gives a token back (up to the
+ * capacity) and uncounts a request of the day.
  */
 export function take(
   state: BucketState | undefined,
   policy: LimitPolicy,
   nowMs: number,
-  cost: 0 | 1,
+  cost: Cost,
 ): { state: BucketState; result: TakeResult } {
   const day = utcDay(nowMs);
   const capacity = policy.burst * UNITS_PER_TOKEN;
@@ -55,6 +62,11 @@ export function take(
     ? Math.min(capacity, state.units + Math.max(0, nowMs - state.updatedMs) * policy.perMinute)
     : capacity;
   let used = state && state.day === day ? state.used : 0;
+  if (cost === -1) {
+    units = Math.min(capacity, units + UNITS_PER_TOKEN);
+    used = Math.max(0, used - 1);
+    return { state: { units, updatedMs: nowMs, day, used }, result: { allowed: true, units, used } };
+  }
   const allowed = units >= UNITS_PER_TOKEN && used < policy.perDay;
   if (allowed && cost === 1) {
     units -= UNITS_PER_TOKEN;
@@ -71,8 +83,12 @@ export function takeAll(
   states: ReadonlyArray<BucketState | undefined>,
   policies: readonly LimitPolicy[],
   nowMs: number,
-  cost: 0 | 1,
+  cost: Cost,
 ): { states: BucketState[]; results: TakeResult[] } {
+  if (cost === -1) {
+    const given = states.map((state, index) => take(state, policies[index]!, nowMs, -1));
+    return { states: given.map((one) => one.state), results: given.map((one) => one.result) };
+  }
   const looked = states.map((state, index) => take(state, policies[index]!, nowMs, 0));
   const allowed = looked.every((look) => look.result.allowed);
   const taken = allowed && cost === 1 ? states.map((state, index) => take(state, policies[index]!, nowMs, 1)) : looked;
@@ -100,7 +116,11 @@ end
 local used = 0
 if stored[3] == day then used = tonumber(stored[4]) end
 local allowed = 0
-if units >= units_per_token and used < per_day then
+if cost == -1 then
+  allowed = 1
+  units = math.min(capacity, units + units_per_token)
+  if used > 0 then used = used - 1 end
+elseif units >= units_per_token and used < per_day then
   allowed = 1
   if cost == 1 then
     units = units - units_per_token
@@ -137,6 +157,11 @@ for index, key in ipairs(KEYS) do
   used[index] = 0
   if stored[3] == day then used[index] = tonumber(stored[4]) end
   if units[index] < units_per_token or used[index] >= per_day then allowed = 0 end
+  if cost == -1 then
+    allowed = 1
+    units[index] = math.min(capacity, units[index] + units_per_token)
+    if used[index] > 0 then used[index] = used[index] - 1 end
+  end
 end
 local reply = {allowed}
 for index, key in ipairs(KEYS) do

@@ -3,7 +3,7 @@
 export { parsePercentage, percentageNumber } from './percentages.js';
 export { findProducts } from './products.repository.js';
 export { getProduct, listProducts, presentProduct } from './products.service.js';
-export { ProductSchema, type Product } from './products.schemas.js';
+export { CreateProductBody, ProductSchema, type Product } from './products.schemas.js';
 export { MAX_TAX_RATE_IDS, requireTaxRates, TaxRateIdsSchema } from './tax-rate-references.js';
 export { findTaxRates } from './tax-rates.repository.js';
 export { presentTaxRate } from './tax-rates.service.js';

@@ -6,8 +6,8 @@ import { sql } from 'kysely';
 import { claimLock, type Executor } from '../../db/index.js';
 import type { ChangesTable } from '../../db/types.js';
 
-/** Event families that are no object of a list: deliveries and pay-period locks. */
-const NOT_LISTED = new Set(['delivery', 'time_lock']);
+/** Event families that are no object of the feed: deliveries, pay-period locks and imports. */
+const NOT_LISTED = new Set(['delivery', 'time_lock', 'import']);
 
 /**
  * SQLite's group commit: the marks of a batch's queued events (`temp.event_queue`, events.repository.ts), made
@@ -118,4 +118,58 @@ export async function hasPendingChanges(db: Executor, accountId: string): Promis
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Deletes up to `limit` of the feed's deletions made before `before` (the feed keeps them for its retention, §26);
+ * returns how many. Bounded, so one run never holds the database for long (`changes_deleted`, a partial index).
+ */
+export async function pruneDeletedChanges(db: Executor, before: string, limit: number): Promise<number> {
+  const old = await db
+    .selectFrom('changes')
+    .select(['account_id', 'kind', 'object_id'])
+    .where('deleted', '=', 1)
+    .where('changed_at', '<', before)
+    .orderBy('changed_at')
+    .limit(limit)
+    .execute();
+  const groups = new Map<string, { account_id: string; kind: string; ids: string[] }>();
+  for (const row of old) {
+    const key = `${row.account_id} ${row.kind}`;
+    const group = groups.get(key) ?? { account_id: row.account_id, kind: row.kind, ids: [] };
+    group.ids.push(row.object_id);
+    groups.set(key, group);
+  }
+  for (const group of groups.values())
+    await db
+      .deleteFrom('changes')
+      .where('account_id', '=', group.account_id)
+      .where('kind', '=', group.kind)
+      .where('object_id', 'in', group.ids)
+      .where('deleted', '=', 1)
+      .where('changed_at', '<', before)
+      .execute();
+  return old.length;
+}
+
+/** The feed's cursor text: the last position read and when the cursor was given (for its age, §26). */
+export const encodeChangeCursor = (cursor: { p: number; t: number }): string =>
+  Buffer.from(JSON.stringify(cursor)).toString('base64url');
+
+/**
+ * The feed's cursor at this moment (an export's `Bms-Change-Cursor`, §26): committed changes positioned first, so
+ * that a change committed before it is at or below it and one after it comes after. A change committed between
+ * this and a snapshot read later is in both the snapshot and the feed after the cursor: at least once, never missed.
+ */
+export async function currentChangeCursor(db: Executor, accountId: string, nowMs: number): Promise<string> {
+  for (;;) {
+    const positioned = await db.transaction().execute((trx) => sequenceChanges(trx, accountId, 1000));
+    if (positioned < 1000) break;
+  }
+  const row = await db
+    .selectFrom('change_positions')
+    .select('last_position')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return encodeChangeCursor({ p: Number(row?.last_position ?? 0), t: nowMs });
 }

@@ -13,7 +13,7 @@ import { auth, contextOf } from '../../http/auth.js';
 import { meta } from '../../http/envelope.js';
 import { errorResponses, listEnvelope, schemaRef } from '../../http/schemas.js';
 import { selfDispatch } from '../../http/self-dispatch.js';
-import { hasPendingChanges, listChanges, sequenceChanges } from './changes.repository.js';
+import { encodeChangeCursor, hasPendingChanges, listChanges, sequenceChanges } from './changes.repository.js';
 
 /** Each kind of the feed and its list's path; its read scope is that of `GET <path>/:id`. */
 export const CHANGE_KINDS: Record<string, string> = {
@@ -89,7 +89,7 @@ interface Cursor {
   t: number;
 }
 
-const encode = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+const encode = encodeChangeCursor;
 
 function decode(text: string): Cursor {
   try {

@@ -1,5 +1,5 @@
 // The face of the properties module: what other modules, the workers and the composition may use. The rest is private.
-export { ListPropertiesQuery, PropertySchema } from './properties.schemas.js';
+export { CreatePropertyBody, ListPropertiesQuery, PropertySchema } from './properties.schemas.js';
 export {
   getProperty,
   listProperties,

@@ -2,32 +2,8 @@
 // totals last as TOTAL; money as decimal text with the currency's digits; a text cell that a spreadsheet would
 // read as a formula gets a leading `'` (§32: also one that already starts with `'` and such a character).
 import { stringify } from 'csv-stringify/sync';
+import { decimalText, escapeFormula, minorDigits } from '../../core/csv-cells.js';
 import type { Report } from './reports.schemas.js';
-
-const FORMULA_START = /^['=+\-@\t\r]/;
-const FORMULA = /^[=+\-@\t\r]/;
-
-/** `=SUM(A1)` → `'=SUM(A1)`; `'=x` → `''=x`, so that an import dropping one `'` gives the text back. */
-export function escapeFormula(text: string): string {
-  if (FORMULA.test(text) || (text.startsWith("'") && FORMULA_START.test(text.slice(1)))) return `'${text}`;
-  return text;
-}
-
-/** Digits after the decimal point of a currency's minor unit (ISO 4217, as the runtime's tables say). */
-export function minorDigits(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
-}
-
-/** 123450 minor units with 2 digits → "1234.50", computed on the digits, never through a float. */
-export function decimalText(amount: number, digits: number): string {
-  const text = String(Math.abs(amount)).padStart(digits + 1, '0');
-  const decimal = digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
-  return amount < 0 ? `-${decimal}` : decimal;
-}
 
 type Cell = string | number | boolean | null | undefined;
 type Flat = Record<string, Cell>;

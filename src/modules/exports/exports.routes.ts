@@ -1,0 +1,222 @@
+// GET /v1/exports/:list (docs/api-contract.md §26, "Export"): every object of a list that its filters and sort
+// select, streamed as CSV or NDJSON from one read snapshot. The list is read through its own route, a page of 100
+// at a time (`selfDispatch` in an operation scope holding the snapshot), so an export's objects, filters, sort and
+// scope are exactly the list's; memory holds one page and the stream's buffer, whatever the row count.
+import { PassThrough } from 'node:stream';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { AppError, type ErrorCode, type ErrorDetail, fieldError } from '../../core/errors.js';
+import { inReadSnapshot } from '../../db/index.js';
+import { insufficientScope } from '../../kernel/auth-context.js';
+import { runAsOperation } from '../../kernel/operation-scope.js';
+import { auth } from '../../http/auth.js';
+import { rateLimited } from '../../http/rate-limit/rate-limiter.js';
+import { errorResponses } from '../../http/schemas.js';
+import { type SelfAnswer, selfDispatch } from '../../http/self-dispatch.js';
+import { currentChangeCursor } from '../events/index.js';
+import { csvColumns, csvHeader, csvRecords } from './exports.csv.js';
+
+/** Each list an export reads: its object's schema ($id), the kind of its custom fields, and whether it has lines. */
+const LISTS: Record<string, { schema: string; custom?: string; lines?: boolean }> = {
+  clients: { schema: 'Client', custom: 'client' },
+  properties: { schema: 'Property', custom: 'property' },
+  'service-requests': { schema: 'ServiceRequest', custom: 'service_request' },
+  quotes: { schema: 'Quote', custom: 'quote', lines: true },
+  jobs: { schema: 'Job', custom: 'job' },
+  visits: { schema: 'Visit', custom: 'visit' },
+  'visit-schedules': { schema: 'VisitSchedule' },
+  invoices: { schema: 'Invoice', custom: 'invoice', lines: true },
+  'recurring-invoices': { schema: 'RecurringInvoice' },
+  payments: { schema: 'Payment' },
+  'credit-notes': { schema: 'CreditNote' },
+  'team-members': { schema: 'TeamMember', custom: 'team_member' },
+  products: { schema: 'Product', custom: 'product' },
+  'tax-rates': { schema: 'TaxRate' },
+};
+
+/** §32: an export lasts at most 10 minutes, and an account runs at most 2 at once (a third: 429). */
+const EXPORT_MS = 10 * 60_000;
+const AT_ONCE = 2;
+
+function errorOf(answer: SelfAnswer): AppError {
+  const error = (answer.body as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | null)?.error;
+  const code = (error?.code ?? 'INTERNAL_ERROR') as ErrorCode;
+  const headers: Record<string, string> = {};
+  const challenge = answer.headers['www-authenticate'];
+  if (typeof challenge === 'string') headers['www-authenticate'] = challenge;
+  return new AppError(code, error?.message ?? 'The list could not be read.', error?.details, headers);
+}
+
+/** Writes `text`, waiting while the reader is behind (the stream's buffer is all that is held); false once closed. */
+async function write(stream: PassThrough, text: string): Promise<boolean> {
+  if (stream.destroyed) return false;
+  if (!stream.write(text))
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        stream.off('drain', done);
+        stream.off('close', done);
+        resolve();
+      };
+      stream.once('drain', done);
+      stream.once('close', done);
+    });
+  return !stream.destroyed;
+}
+
+export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const running = new Map<string, number>();
+
+  app.get(
+    '/v1/exports/:list',
+    {
+      // The list's read scope, checked by the handler (§26).
+      config: { authenticated: true },
+      schema: {
+        tags: ['Exports'],
+        operationId: 'downloadExport',
+        summary: 'Export every object of a list as CSV or NDJSON',
+        description:
+          'Streams every object the list’s filters and sort select (`GET /v1/exports/clients?format=csv&created_after=…`), from one read snapshot, with the list’s read scope. NDJSON: one object a line, then `{"object": "export_end", "count": N}`. CSV: RFC 4180, UTF-8 with a BOM, CRLF, a header row; nested fields dotted, `metadata` as JSON, lists joined by `|`, quotes and invoices a row per line, text cells formula-escaped: the import’s columns. `Bms-Change-Cursor` is the change feed’s position at the export.',
+        params: Type.Object({
+          list: Type.String({
+            description: `The list: ${Object.keys(LISTS).join(', ')}.`,
+            example: 'clients',
+          }),
+        }),
+        querystring: Type.Object(
+          {
+            format: Type.Unsafe<'csv' | 'ndjson'>({
+              type: 'string',
+              enum: ['csv', 'ndjson'],
+              description: 'csv or ndjson. Every other parameter is the list’s own (filters and sort).',
+              example: 'csv',
+            }),
+          },
+          { additionalProperties: true },
+        ),
+        response: {
+          200: {
+            description: 'Every selected object, streamed.',
+            headers: {
+              'bms-change-cursor': {
+                type: 'string',
+                description: 'The change feed’s position at the export: pass it as `since` to GET /v1/changes.',
+              },
+            },
+            content: {
+              'text/csv': { schema: { type: 'string', description: 'RFC 4180, UTF-8 with a BOM, CRLF.' } },
+              'application/x-ndjson': { schema: { type: 'string', description: 'One JSON object a line.' } },
+            },
+          },
+          ...errorResponses('VALIDATION_ERROR', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'RATE_LIMITED'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { list } = request.params;
+      const spec = LISTS[list];
+      if (!spec) throw new AppError('NOT_FOUND', `There is no list ${list} to export.`);
+      const caller = auth(request);
+      const scope = app.routeTable.routes.find((route) => route.method === 'GET' && route.url === `/v1/${list}`)?.scope;
+      if (scope !== undefined && !caller.scopes.has(scope)) throw insufficientScope(scope);
+      const { format, ...filters } = request.query as unknown as Record<string, string> & { format: 'csv' | 'ndjson' };
+      for (const name of ['limit', 'cursor'])
+        if (name in filters) throw fieldError(name, 'is not taken by an export, which gives every object at once');
+      const busy = running.get(caller.accountId) ?? 0;
+      if (busy >= AT_ONCE) throw rateLimited(5);
+      running.set(caller.accountId, busy + 1);
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        const left = (running.get(caller.accountId) ?? 1) - 1;
+        if (left > 0) running.set(caller.accountId, left);
+        else running.delete(caller.accountId);
+      };
+
+      const query = new URLSearchParams(filters);
+      query.set('limit', '100');
+      const cursor = await currentChangeCursor(app.db, caller.accountId, app.clock.now().getTime()).catch((error) => {
+        release();
+        throw error;
+      });
+      const dispatch = selfDispatch(request);
+      const stream = new PassThrough();
+      let settle: (error: AppError | undefined) => void = () => {};
+      const ready = new Promise<AppError | undefined>((resolve) => {
+        settle = resolve;
+      });
+      const timer = setTimeout(() => stream.destroy(new Error('the export took longer than 10 minutes')), EXPORT_MS);
+      timer.unref();
+
+      const streamed = inReadSnapshot(app.db, (db) =>
+        runAsOperation({ pass: 'run', db, actor: 'api_key' }, async () => {
+          let columns: string[] = [];
+          if (format === 'csv') {
+            let customKeys: string[] = [];
+            if (spec.custom) {
+              const schema = await runAsOperation({ pass: 'read', db, actor: 'api_key' }, () =>
+                dispatch({ method: 'GET', path: `/v1/custom-fields/schema?resource=${spec.custom}` }),
+              );
+              const properties = (schema.body as { data?: { schema?: { properties?: object } } } | null)?.data?.schema
+                ?.properties;
+              customKeys = Object.keys(properties ?? {});
+            }
+            columns = csvColumns(
+              app.getSchema(spec.schema) as Record<string, unknown>,
+              customKeys,
+              spec.lines === true,
+            );
+          }
+          let next: string | null = null;
+          let count = 0;
+          let first = true;
+          do {
+            if (next !== null) query.set('cursor', next);
+            const answer = await dispatch({ method: 'GET', path: `/v1/${list}?${query}` });
+            if (answer.status !== 200) {
+              if (first) return settle(errorOf(answer));
+              throw errorOf(answer);
+            }
+            const page = answer.body as { data: unknown[]; meta: { pagination: { next_cursor: string | null } } };
+            if (first) {
+              settle(undefined);
+              first = false;
+              if (format === 'csv' && !(await write(stream, csvHeader(columns)))) return;
+            }
+            for (const item of page.data) {
+              const text =
+                format === 'csv' ? csvRecords(item, columns, spec.lines === true) : `${JSON.stringify(item)}\n`;
+              if (!(await write(stream, text))) return;
+              count += 1;
+            }
+            next = page.meta.pagination.next_cursor;
+          } while (next !== null);
+          if (format === 'ndjson' && !(await write(stream, `${JSON.stringify({ object: 'export_end', count })}\n`)))
+            return;
+          stream.end();
+        }),
+      );
+      streamed
+        .catch((error: unknown) => {
+          // Before the first byte, the error is the answer; after it, the stream is cut without its last chunk.
+          settle(error instanceof AppError ? error : new AppError('INTERNAL_ERROR', 'The export failed.'));
+          stream.destroy(error instanceof Error ? error : new Error(String(error)));
+          if (!(error instanceof AppError)) request.log.error({ err: error }, 'export failed');
+        })
+        .finally(() => {
+          clearTimeout(timer);
+          release();
+        });
+
+      const refused = await ready;
+      if (refused) throw refused;
+      const date = app.clock.now().toISOString().slice(0, 10);
+      return reply
+        .header('bms-change-cursor', cursor)
+        .header('content-disposition', `attachment; filename="${list}-${date}.${format}"`)
+        .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+        .send(stream);
+    },
+  );
+};

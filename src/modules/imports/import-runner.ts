@@ -1,0 +1,405 @@
+// The imports worker's work on one import (docs/api-contract.md §26, "Two passes"): validating runs every row
+// through the routes in one transaction that is then rolled back (a dry run's outcomes, or the check that
+// `on_error: abort` needs); running commits 500 rows a transaction together with the report's rows, the counts
+// and `progress_line`, so a restart or `kill -9` resumes after the last committed batch and applies no row twice.
+// A batch in which a row fails is rolled back and run again without it: a row is whole or absent.
+import { fromJson, oneLargeWriteAtATime, survivingFailure } from '../../db/index.js';
+import type { ImportReportRow } from '../../db/types.js';
+import type { AuthContext } from '../../kernel/auth-context.js';
+import { type Context, type Runtime, inTransaction } from '../../kernel/context.js';
+import { type OperationScope, runAsOperation } from '../../kernel/operation-scope.js';
+import { recordEvent } from '../events/index.js';
+import { type CsvRecord, FileProblem, readRecords } from './import-csv.js';
+import { isTarget, KIND_SPECS } from './import-fields.js';
+import { type ImportCreator, NO_COUNTS, optionsOf, presentImport } from './import-present.js';
+import { applyRow, type Dispatch, type ImportRow, type RowEnvironment, type RowResult } from './import-rows.js';
+import * as repository from './imports.repository.js';
+import type { ImportCounts, ImportKind } from './imports.schemas.js';
+
+/** Rows a transaction of the running pass commits (§26). */
+export const BATCH_ROWS = 500;
+/** How long a worker holds an import between two batches before another may take it up. */
+export const LEASE_MS = 60_000;
+
+class Rollback {}
+class BatchFailed {
+  constructor(readonly failed: RowResult[]) {}
+}
+class RowFailed {
+  constructor(readonly result: RowResult) {}
+}
+
+interface Run {
+  runtime: Runtime;
+  dispatch: Dispatch;
+  row: repository.ImportListRow;
+  creator: ImportCreator;
+  auth: AuthContext;
+}
+
+/** The column → field path of each file column that names one, and the columns that name none. */
+export function columnsOf(kind: ImportKind, header: string[], mapping: Record<string, string | null> | null) {
+  const spec = KIND_SPECS[kind];
+  const columns: [string, string][] = [];
+  const ignored: string[] = [];
+  for (const column of header) {
+    const path = mapping && column in mapping ? mapping[column] : isTarget(spec, column) ? column : null;
+    if (path === null || path === undefined) ignored.push(column);
+    else columns.push([column, path]);
+  }
+  return { columns, ignored };
+}
+
+/** The file's rows: a record each, or an invoice's consecutive records sharing an `external_id`. */
+async function* rowsOf(
+  records: AsyncGenerator<{ header: string[] } | CsvRecord>,
+  groupColumn: string | undefined,
+): AsyncGenerator<ImportRow> {
+  let open: ImportRow | undefined;
+  for await (const item of records) {
+    if ('header' in item) continue;
+    const key = groupColumn === undefined ? '' : (item.cells[groupColumn] ?? '');
+    const openKey = groupColumn === undefined || !open ? '' : (open.records[0]?.cells[groupColumn] ?? '');
+    if (open && groupColumn !== undefined && key !== '' && key === openKey) {
+      open.records.push(item);
+      continue;
+    }
+    if (open) yield open;
+    open = { line: item.line, records: [item] };
+  }
+  if (open) yield open;
+}
+
+function operationScope(run: Run, pass: OperationScope['pass'], db: Context['db']): OperationScope {
+  return {
+    pass,
+    db,
+    origin: { type: 'import', id: run.row.id },
+    actor: run.creator.type === 'mcp' ? 'mcp' : 'api_key',
+    auth: run.auth,
+  };
+}
+
+/** The row environment in the transaction `db`: the kind, the columns, the account's currency and custom fields. */
+async function environmentOf(run: Run, db: Context['db'], columns: [string, string][]): Promise<RowEnvironment> {
+  const kind = run.row.kind as ImportKind;
+  const spec = KIND_SPECS[kind];
+  const read: Dispatch = (request) => runAsOperation(operationScope(run, 'read', db), () => run.dispatch(request));
+  const account = await read({ method: 'GET', path: '/v1/account' });
+  const accountCurrency = String((account.body as { data?: { currency?: string } }).data?.currency ?? 'USD');
+  let customSchema: Record<string, unknown> | undefined;
+  if (spec.customFields && columns.some(([, path]) => path.startsWith('custom_fields.'))) {
+    const answer = await read({ method: 'GET', path: `/v1/custom-fields/schema?resource=${spec.customFields}` });
+    customSchema = (answer.body as { data?: { schema?: Record<string, unknown> } }).data?.schema;
+  }
+  return {
+    kind,
+    spec,
+    options: optionsOf(run.row),
+    columns,
+    accountCurrency,
+    customSchema,
+    dispatch: (request) => runAsOperation(operationScope(run, 'run', db), () => run.dispatch(request)),
+    read,
+  };
+}
+
+/** One row in its own savepoint where the engine needs one (PostgreSQL); a failed row is thrown as RowFailed. */
+async function attempt(db: Context['db'], row: ImportRow, environment: RowEnvironment): Promise<RowResult> {
+  try {
+    return await survivingFailure(db, 'import_row', async () => {
+      const result = await applyRow(row, environment);
+      if (result.outcome === 'failed') throw new RowFailed(result);
+      return result;
+    });
+  } catch (error) {
+    if (error instanceof RowFailed) return error.result;
+    throw error;
+  }
+}
+
+function reportRow(run: Run, result: RowResult, records: CsvRecord[] | undefined): ImportReportRow {
+  return {
+    import_id: run.row.id,
+    account_id: run.row.account_id,
+    line: result.line,
+    outcome: result.outcome,
+    object_id: result.objectId,
+    external_id: result.externalId,
+    changed_fields: JSON.stringify(result.changedFields),
+    errors: JSON.stringify(result.errors),
+    cells: records && result.outcome === 'failed' ? JSON.stringify(records.map((record) => record.cells)) : null,
+  };
+}
+
+function countsOf(results: RowResult[], start: ImportCounts = NO_COUNTS): ImportCounts {
+  const counts = { ...start };
+  for (const result of results) counts[result.outcome] += 1;
+  return counts;
+}
+
+/** The worker's work on a claimed import: validate unless already running, then run; ends it. */
+export async function processImport(
+  runtime: Runtime,
+  dispatch: Dispatch,
+  row: repository.ImportListRow,
+): Promise<void> {
+  const creator = fromJson<ImportCreator>(row.created_by);
+  const auth: AuthContext = {
+    accountId: row.account_id,
+    keyId: creator.id ?? row.id,
+    appId: creator.app_id ?? undefined,
+    scopes: new Set(fromJson<string[]>(row.acting_scopes)),
+    rateLimits: {},
+    ancestors: [],
+  };
+  const run: Run = { runtime, dispatch, row, creator, auth };
+  const file = await repository.findImportFile(runtime.db, row.account_id, row.id);
+  try {
+    if (file === null) throw new FileProblem('no_file', 'The import has no file.');
+    if (row.status !== 'running') {
+      const proceed = await validate(run, file);
+      if (!proceed) return;
+    }
+    await runRows(run, file);
+  } catch (error) {
+    if (!(error instanceof FileProblem)) throw error;
+    await finish(run, 'failed', { error: JSON.stringify({ code: error.code, message: error.message }) });
+  } finally {
+    await repository.releaseImport(runtime.db, row.id);
+  }
+}
+
+/** Sets the import's end (unless it was canceled meanwhile) and records its event, in one transaction. */
+async function finish(
+  run: Run,
+  status: 'completed' | 'failed',
+  patch: Parameters<typeof repository.updateImport>[3],
+  report: ImportReportRow[] = [],
+): Promise<void> {
+  const { runtime, row } = run;
+  const now = runtime.clock.now().toISOString();
+  await inTransaction(runtime, async (tx) => {
+    const ended = await repository.updateImport(
+      tx.db,
+      row.account_id,
+      row.id,
+      { ...patch, status, finished_at: now, updated_at: now },
+      ['queued', 'validating', 'running'],
+    );
+    if (!ended) return;
+    await repository.insertReportRows(tx.db, report);
+    const current = await repository.findImport(tx.db, row.account_id, row.id);
+    if (current) await recordEvent(importEventContext(tx, run), `import.${status}`, presentImport(current));
+  });
+}
+
+/** The import's own events are its creator's, as its rows' are (§26). */
+function importEventContext(tx: Runtime, run: Run) {
+  const { type, id, app_id } = run.creator;
+  return { ...tx, accountId: run.row.account_id, actor: { type, id, app_id: app_id ?? null } };
+}
+
+/**
+ * The first pass: every row through the routes in one transaction, rolled back. A dry run ends here with each
+ * row's outcome; so does an import with failed rows under `on_error: abort` (failed, nothing written). Answers
+ * whether the running pass follows.
+ */
+async function validate(run: Run, file: string): Promise<boolean> {
+  const { runtime, row } = run;
+  const now = runtime.clock.now().toISOString();
+  const options = optionsOf(row);
+  const moved = await repository.updateImport(
+    runtime.db,
+    row.account_id,
+    row.id,
+    { status: 'validating', started_at: row.started_at ?? now, updated_at: now, lease_until: leaseFrom(run) },
+    ['queued', 'validating'],
+  );
+  if (!moved) return false;
+  const results: RowResult[] = [];
+  const failedRecords = new Map<number, CsvRecord[]>();
+  let records = 0;
+  let ignored: string[] = [];
+  try {
+    await inTransaction(runtime, async (tx) => {
+      const { rows, ignoredColumns } = await openRows(run, file);
+      ignored = ignoredColumns;
+      let environment: RowEnvironment | undefined;
+      for await (const item of rows.rows) {
+        environment ??= await environmentOf(run, tx.db, rows.columns);
+        records += item.records.length;
+        const result = await attempt(tx.db, item, environment);
+        results.push(result);
+        if (result.outcome === 'failed') failedRecords.set(result.line, item.records);
+      }
+      throw new Rollback();
+    });
+  } catch (error) {
+    if (!(error instanceof Rollback)) throw error;
+  }
+  const failed = results.filter((result) => result.outcome === 'failed').length;
+  const common = { rows: records, ignored_columns: JSON.stringify(ignored) };
+  if (row.dry_run === 1 || (failed > 0 && options.on_error === 'abort')) {
+    const real = row.dry_run !== 1;
+    const reported = results.map((result) =>
+      real && result.outcome !== 'failed' ? { ...result, outcome: 'skipped' as const, objectId: null } : result,
+    );
+    const report = reported.map((result) => reportRow(run, result, failedRecords.get(result.line)));
+    const error = real
+      ? JSON.stringify({
+          code: 'rows_failed',
+          message: `${failed} row${failed === 1 ? '' : 's'} failed; nothing was written (on_error: abort).`,
+        })
+      : null;
+    await finish(
+      run,
+      real ? 'failed' : 'completed',
+      { ...common, counts: JSON.stringify(countsOf(reported)), error },
+      report,
+    );
+    return false;
+  }
+  return repository.updateImport(
+    runtime.db,
+    row.account_id,
+    row.id,
+    { ...common, status: 'running', updated_at: runtime.clock.now().toISOString(), lease_until: leaseFrom(run) },
+    ['validating'],
+  );
+}
+
+const leaseFrom = (run: Run) => new Date(run.runtime.clock.now().getTime() + LEASE_MS).toISOString();
+
+/** The file's rows with the columns they map to. */
+async function openRows(run: Run, file: string) {
+  const kind = run.row.kind as ImportKind;
+  const records = readRecords(file, optionsOf(run.row).delimiter);
+  const first = await records.next();
+  if (first.done || !('header' in first.value)) throw new FileProblem('empty_file', 'The file has no header row.');
+  const mapping = run.row.mapping === null ? null : fromJson<Record<string, string | null>>(run.row.mapping);
+  const { columns, ignored } = columnsOf(kind, first.value.header, mapping);
+  const groupColumn = KIND_SPECS[kind].lines ? columns.find(([, path]) => path === 'external_id')?.[0] : undefined;
+  return { rows: { rows: rowsOf(records, groupColumn), columns }, ignoredColumns: ignored };
+}
+
+/** The second pass: batches of 500 rows after `progress_line`, each committed with its report and progress. */
+async function runRows(run: Run, file: string): Promise<void> {
+  const { runtime, row } = run;
+  const { rows } = await openRows(run, file);
+  let batch: ImportRow[] = [];
+  let canceled = false;
+  let aborted: RowResult | undefined;
+  /** The rows not written after a cancel or an abort, reported at the end. */
+  const tail: { result: RowResult; records: CsvRecord[] }[] = [];
+  const skip = (item: ImportRow) =>
+    tail.push({ result: { ...EMPTY_RESULT, line: item.line, outcome: 'skipped' }, records: item.records });
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const current = await repository.findImport(runtime.db, row.account_id, row.id);
+    canceled = current?.status !== 'running';
+    if (canceled || aborted) for (const item of batch) skip(item);
+    else {
+      aborted = await commitBatch(run, batch, rows.columns);
+      if (aborted)
+        for (const item of batch)
+          if (item.line === aborted.line) tail.push({ result: aborted, records: item.records });
+          else skip(item);
+    }
+    batch = [];
+  };
+  for await (const item of rows.rows) {
+    if (item.line <= row.progress_line) continue;
+    batch.push(item);
+    if (batch.length === BATCH_ROWS) await flush();
+  }
+  await flush();
+  const report = tail.map(({ result, records }) => reportRow(run, result, records));
+  const current = await repository.findImport(runtime.db, row.account_id, row.id);
+  const counts = countsOf(
+    tail.map(({ result }) => result),
+    { ...NO_COUNTS, ...fromJson<Partial<ImportCounts>>(current?.counts ?? '{}') },
+  );
+  if (canceled) {
+    // Canceled meanwhile: `POST …/cancel` ended it; the rows it kept from being written are reported skipped.
+    await inTransaction(runtime, async (tx) => {
+      await repository.insertReportRows(tx.db, report);
+      await repository.updateImport(tx.db, row.account_id, row.id, {
+        counts: JSON.stringify(counts),
+        updated_at: runtime.clock.now().toISOString(),
+      });
+    });
+    return;
+  }
+  const error = aborted
+    ? JSON.stringify({
+        code: 'row_failed',
+        message: `Line ${aborted.line} failed while running (the data changed after validation); the rows after it were not written (on_error: abort).`,
+      })
+    : null;
+  await finish(run, aborted ? 'failed' : 'completed', { counts: JSON.stringify(counts), error }, report);
+}
+
+const EMPTY_RESULT: RowResult = {
+  line: 0,
+  outcome: 'skipped',
+  objectId: null,
+  externalId: null,
+  changedFields: [],
+  errors: [],
+};
+
+/**
+ * One batch in one transaction with its report rows, counts and progress. A failed row rolls the batch back, and
+ * it runs again without the failed rows (reported failed); under `on_error: abort` the failure ends the import
+ * instead (answered, so that the rows after it are skipped).
+ */
+async function commitBatch(run: Run, batch: ImportRow[], columns: [string, string][]): Promise<RowResult | undefined> {
+  const { runtime, row } = run;
+  const options = optionsOf(row);
+  const failed = new Map<number, RowResult>();
+  for (;;) {
+    try {
+      await oneLargeWriteAtATime(runtime.db, () =>
+        inTransaction(runtime, async (tx) => {
+          const environment = await environmentOf(run, tx.db, columns);
+          const results: RowResult[] = [];
+          const fresh: RowResult[] = [];
+          for (const item of batch) {
+            const known = failed.get(item.line);
+            if (known) {
+              results.push(known);
+              continue;
+            }
+            const result = await attempt(tx.db, item, environment);
+            if (result.outcome === 'failed') fresh.push(result);
+            results.push(result);
+          }
+          if (fresh.length > 0) throw new BatchFailed(fresh);
+          const records = new Map(batch.map((item) => [item.line, item.records]));
+          await repository.insertReportRows(
+            tx.db,
+            results.map((result) => reportRow(run, result, records.get(result.line))),
+          );
+          const current = await repository.findImport(tx.db, row.account_id, row.id);
+          const counts = countsOf(results, {
+            ...NO_COUNTS,
+            ...fromJson<Partial<ImportCounts>>(current?.counts ?? '{}'),
+          });
+          const last = batch[batch.length - 1] as ImportRow;
+          await repository.updateImport(tx.db, row.account_id, row.id, {
+            counts: JSON.stringify(counts),
+            progress_line: last.records[last.records.length - 1]?.line ?? last.line,
+            updated_at: runtime.clock.now().toISOString(),
+            lease_until: leaseFrom(run),
+          });
+        }),
+      );
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof BatchFailed)) throw error;
+      if (options.on_error === 'abort') return error.failed[0];
+      for (const result of error.failed) failed.set(result.line, result);
+    }
+  }
+}
