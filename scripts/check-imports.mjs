@@ -50,6 +50,7 @@ export const MODULE_ORDER = [
   'availability',
   'invoices',
   'credit-notes',
+  'attachments',
   'sent-documents',
   'recurring-invoices',
   'time-entries',

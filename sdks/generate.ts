@@ -30,7 +30,7 @@ interface Operation {
   description?: string;
   tags?: string[];
   parameters?: { name: string; in: string; required?: boolean; description?: string; schema: Schema }[];
-  requestBody?: { content: { 'application/json': { schema: Schema } } };
+  requestBody?: { content: { 'application/json'?: { schema: Schema } } & Record<string, { schema: Schema } | undefined> };
   responses: Record<string, Response>;
 }
 
@@ -170,7 +170,9 @@ export function readResources(document: OpenApiDocument): Resource[] {
     for (const [httpMethod, operation] of Object.entries(operations)) {
       if (!operation.operationId) throw new Error(`${httpMethod.toUpperCase()} ${path} has no operationId`);
       const success = operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202'];
-      const returns: Returns = success?.content?.['application/pdf']
+      const binary = success?.content?.['application/pdf'] ? undefined : success?.content?.['application/octet-stream'];
+      const returns: Returns =
+        success?.content?.['application/pdf'] || binary
         ? 'bytes'
         : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination &&
             success.content['application/json'].schema.properties.data?.type === 'array'
@@ -189,7 +191,8 @@ export function readResources(document: OpenApiDocument): Resource[] {
           { ...queryParameterSchema(parameter.schema), description: parameter.description },
         ]),
       );
-      const reference = operation.requestBody?.content['application/json'].schema;
+      // A body that is not JSON (an upload) has no params type: the SDKs' hand-written upload methods send it.
+      const reference = operation.requestBody?.content['application/json']?.schema;
       const body = reference ? withRequiredOneOf(resolved(document, reference)) : undefined;
       const endpoint: Endpoint = {
         name: '',
@@ -204,6 +207,8 @@ export function readResources(document: OpenApiDocument): Resource[] {
         operation,
         pathParams,
         returns,
+        // Bytes of any type (an attachment's content): asked for as they are.
+        ...(binary ? { accept: '*/*' } : {}),
         array,
         ...(Object.keys(query).length > 0 ? { query } : {}),
         queryRequired: queryParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
@@ -937,7 +942,7 @@ export function generateSdkSources(
   // The named request bodies (`InvoiceCreate`) are the methods' params types already (`InvoiceCreateParams`).
   const bodies = new Set(
     Object.values(document.paths).flatMap((operations) =>
-      Object.values(operations).map((operation) => refName(operation.requestBody?.content['application/json'].schema)),
+      Object.values(operations).map((operation) => refName(operation.requestBody?.content['application/json']?.schema)),
     ),
   );
   const schemas = Object.fromEntries(Object.entries(document.components.schemas).filter(([name]) => !bodies.has(name)));

@@ -18,6 +18,8 @@ import { ScheduleWorker } from './workers/schedule-worker.js';
 import { ReminderWorker } from './workers/reminder-worker.js';
 import { RecurringInvoiceWorker } from './workers/recurring-invoice-worker.js';
 import { CustomFieldPurgeWorker } from './workers/custom-field-purge-worker.js';
+import { AttachmentSweeperWorker } from './workers/attachment-sweeper-worker.js';
+import { openAttachmentStore } from './modules/attachments/index.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
   process.stdout.write(
@@ -49,7 +51,9 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   if (options.prepare) await prepareDatabase(config, database);
   // Owned here, not by the app: the outbox worker renders with it until it stops, after the app has closed.
   const pdf = new PdfPool(config.pdf);
-  const app = await buildApp(config, { database, pdf });
+  // Owned here too: the sweeper works on it beside the app.
+  const attachmentStore = openAttachmentStore(config.attachments);
+  const app = await buildApp(config, { database, pdf, attachmentStore });
   if (config.database.kind === 'sqlite') {
     const files = sqliteFiles(config.database.path);
     const notWritable = files.filter((file) => !file.writable).map((file) => file.path);
@@ -79,12 +83,14 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   const recurring = new RecurringInvoiceWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   const reminders = new ReminderWorker(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   const purge = new CustomFieldPurgeWorker(database, app.log);
+  const sweeper = new AttachmentSweeperWorker(database, attachmentStore, app.clock, app.log);
   // One pass of each, for the test clock's POST /test/workers/run (served only with BMS_TEST_CLOCK=true).
   app.workerPasses.set('outbox', () => worker.runPass());
   app.workerPasses.set('webhooks', () => webhooks.runPass());
   app.workerPasses.set('schedules', () => schedules.runPass());
   app.workerPasses.set('recurring_invoices', () => recurring.runPass());
   app.workerPasses.set('reminders', () => reminders.runPass());
+  app.workerPasses.set('attachments', () => sweeper.runPass());
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -106,6 +112,8 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
       await recurring.stop();
       await reminders.stop();
       await purge.stop();
+      await sweeper.stop();
+      await attachmentStore.close();
       transport.close();
       await database.close();
       process.exit(0);
@@ -124,6 +132,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   recurring.start();
   reminders.start();
   purge.start();
+  sweeper.start();
   app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 

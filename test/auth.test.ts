@@ -85,6 +85,10 @@ const SCOPES = [
   'app_installs:write',
   'custom_fields:read',
   'custom_fields:write',
+  // Contract section 30.
+  'attachments:read',
+  'attachments:write',
+  'attachments:delete',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -282,6 +286,15 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'GET /v1/custom-fields/:id': 'custom_fields:read',
   'PUT /v1/custom-fields/:id': 'custom_fields:write',
   'DELETE /v1/custom-fields/:id': 'custom_fields:write',
+  // Contract section 30.
+  'GET /v1/attachments': 'attachments:read',
+  'POST /v1/attachments': 'attachments:write',
+  'GET /v1/attachments/:id': 'attachments:read',
+  'PUT /v1/attachments/:id': 'attachments:write',
+  'DELETE /v1/attachments/:id': 'attachments:delete',
+  'GET /v1/attachments/:id/content': 'attachments:read',
+  'GET /v1/quotes/:id/signatures': 'quotes:read',
+  'GET /v1/quotes/:id/signatures/:signature_id/document': 'quotes:read',
 };
 
 /** Operations that need a second scope whatever the body (contract §22: a refund of credit moves money). */
@@ -322,6 +335,7 @@ const ROUTE_QUERIES: Record<string, string> = {
   '/v1/recurring-invoices/:id/occurrences': '?from=2026-01-01&to=2026-02-01',
   '/v1/availability': '?duration_minutes=60&from_date=2031-01-06&to_date=2031-01-06',
   '/v1/custom-fields/schema': '?resource=client',
+  '/v1/attachments': '?parent_type=client',
 };
 
 /** A body that creates one object per collection; later ones may use the ids made before them. */

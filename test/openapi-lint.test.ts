@@ -210,6 +210,14 @@ const OPERATIONS: Array<[string, string]> = [
   ['GET /v1/custom-fields/{id}', 'getCustomField'],
   ['PUT /v1/custom-fields/{id}', 'updateCustomField'],
   ['DELETE /v1/custom-fields/{id}', 'deleteCustomField'],
+  ['GET /v1/attachments', 'listAttachments'],
+  ['POST /v1/attachments', 'createAttachment'],
+  ['GET /v1/attachments/{id}', 'getAttachment'],
+  ['PUT /v1/attachments/{id}', 'updateAttachment'],
+  ['DELETE /v1/attachments/{id}', 'deleteAttachment'],
+  ['GET /v1/attachments/{id}/content', 'downloadAttachment'],
+  ['GET /v1/quotes/{id}/signatures', 'listQuoteSignatures'],
+  ['GET /v1/quotes/{id}/signatures/{signature_id}/document', 'getQuoteSignatureDocument'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

@@ -33,6 +33,8 @@ import * as timeBilling from './migrations/20261129150000_time_billing.js';
 import * as ledgerEntryCosts from './migrations/20261129160000_ledger_entry_costs.js';
 import * as deposits from './migrations/20261129170000_deposits.js';
 import * as timeEntrySeconds from './migrations/20261129180000_time_entry_seconds.js';
+import * as attachments from './migrations/20261129230000_attachments.js';
+import * as quoteSignatures from './migrations/20261129230100_quote_signatures.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
@@ -99,6 +101,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129160000_ledger_entry_costs': ledgerEntryCosts,
   '20261129170000_deposits': deposits,
   '20261129180000_time_entry_seconds': timeEntrySeconds,
+  '20261129230000_attachments': attachments,
+  '20261129230100_quote_signatures': quoteSignatures,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

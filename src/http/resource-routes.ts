@@ -77,7 +77,8 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
     /** `now` (read once per request) is for fields that depend on the date, such as is_overdue. */
     list(ctx: Context, query: Static<Query>, now: Date): Promise<Page<Row>>;
     present(row: Row, now: Date): Item;
-    create(ctx: Context, body: Static<Create>): Promise<Item & { id: string }>;
+    /** Absent for a resource whose create is not a JSON body (an attachment's upload): no POST is declared. */
+    create?(ctx: Context, body: Static<Create>): Promise<Item & { id: string }>;
     get(ctx: Context, id: string, now: Date): Promise<Item>;
     update(ctx: Context, id: string, body: Static<Update>, precondition?: Precondition): Promise<Item>;
     delete?(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }>;
@@ -178,6 +179,8 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       },
     );
 
+    const create = service.create;
+    if (create)
     app.post(
       path,
       {
@@ -202,7 +205,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
           if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
         }
-        const item = await service.create(contextOf(request), request.body as Static<Create>);
+        const item = await create(contextOf(request), request.body as Static<Create>);
         return answer(request, reply, item, `${path}/${item.id}`);
       },
     );

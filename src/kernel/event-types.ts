@@ -116,6 +116,10 @@ export const EVENT_TYPES = [
   'custom_field.created',
   'custom_field.updated',
   'custom_field.deleted',
+  // docs/api-contract.md §30.
+  'attachment.created',
+  'attachment.updated',
+  'attachment.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -145,6 +149,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   time_lock: 'TimeLock',
   app: 'App',
   custom_field: 'CustomField',
+  attachment: 'Attachment',
 };
 
 /** Types whose `data.object` is not their resource's schema: an app's install events carry the install. */

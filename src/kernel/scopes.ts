@@ -67,6 +67,10 @@ export const SCOPES = [
   // Version 4 (docs/api-contract.md §27): custom field definitions, and tags renamed and deleted everywhere.
   'custom_fields:read',
   'custom_fields:write',
+  // Version 4 (docs/api-contract.md §30): attachments, beside the read scope of the object they are on.
+  'attachments:read',
+  'attachments:write',
+  'attachments:delete',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -24,6 +24,7 @@ import {
   type UpdateAccountInput,
 } from './accounts.schemas.js';
 import { decodeLogo } from './logo.js';
+import { accountLimits } from './limits.js';
 import { canonicalLocale, DEFAULT_LOCALE, effectivePaperSize } from './locale.js';
 
 export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
@@ -58,6 +59,10 @@ export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
     ) as Account['time_billing_increment_minutes'],
     time_locked_through: row.time_locked_through ?? null,
     has_logo: hasLogo,
+    attachment_storage: {
+      used_bytes: Number(row.attachment_bytes ?? 0),
+      quota_bytes: accountLimits(row).attachment_bytes,
+    },
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -102,6 +107,8 @@ export async function createAccount(
     working_hours: '[]',
     booking: null,
     reminders: null,
+    attachment_bytes: 0,
+    max_attachment_bytes: null,
     created_at: now,
     updated_at: now,
   };

@@ -176,7 +176,8 @@ export interface Change<T> {
     | 'availability_exception'
     | 'credit_note'
     | 'time_entry'
-    | 'custom_field';
+    | 'custom_field'
+    | 'attachment';
   before: T;
   after: T;
   /** The lifecycle's events: the event entering each status records. */
@@ -217,6 +218,7 @@ const READ_SCOPE_OF: Partial<Record<string, string>> = {
   credit_note: 'credit_notes:read',
   time_entry: 'time_entries:read',
   time_lock: 'time_entries:read',
+  attachment: 'attachments:read',
 };
 
 /**
