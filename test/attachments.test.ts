@@ -15,10 +15,13 @@ import { setAccountLimits } from '../src/modules/accounts/limits.js';
 import { createTestContext, type ApiResponse, type TestContext } from './helpers/context.js';
 import { jpegFixture, png } from './helpers/images.js';
 import {
+  heicWithGps,
   jpegExif,
   jpegWithGps,
   LATITUDE_BYTES,
   LONGITUDE_BYTES,
+  MP4_POSITION,
+  mp4WithPosition,
   multipart,
   pngChunks,
   pngWithGps,
@@ -149,6 +152,34 @@ describe('uploads', () => {
     const chunk = webpChunk(storedWebp, 'EXIF');
     assert.ok(chunk);
     assert.deepEqual(readTiff(chunk), { orientation: 6, gpsEntries: [] });
+  });
+
+  test('a HEIC’s Exif item (located by its meta box) loses its GPS directory and keeps its orientation', async () => {
+    const photo = heicWithGps();
+    const response = await raw(`parent_type=job&parent_id=${jobId}&filename=IMG_0001.HEIC`, 'image/heic', photo);
+    assert.equal(response.status, 201, response.text);
+    assert.equal(response.body.data.content_type, 'image/heic');
+    assert.equal(response.body.data.location_removed, true);
+    const stored = (await context.request('GET', `/v1/attachments/${response.body.data.id}/content`, { key })).raw;
+    assert.equal(stored.length, photo.length);
+    assert.ok(!stored.includes(LATITUDE_BYTES));
+    const tiff = stored.subarray(stored.lastIndexOf(Buffer.from('Exif\0\0', 'latin1')) + 6);
+    assert.deepEqual(readTiff(tiff), { orientation: 6, gpsEntries: [] });
+  });
+
+  test('an MP4’s ©xyz position is blanked in place; the movie’s boxes and size are kept', async () => {
+    const movie = mp4WithPosition();
+    const response = await raw(`parent_type=job&parent_id=${jobId}&filename=walkthrough.mp4`, 'video/mp4', movie);
+    assert.equal(response.status, 201, response.text);
+    assert.equal(response.body.data.content_type, 'video/mp4');
+    assert.equal(response.body.data.location_removed, true);
+    const stored = (await context.request('GET', `/v1/attachments/${response.body.data.id}/content`, { key })).raw;
+    assert.equal(stored.length, movie.length);
+    assert.ok(!stored.toString('latin1').includes(MP4_POSITION), 'the position is gone');
+    const xyz = stored.indexOf(Buffer.from([0xa9, 0x78, 0x79, 0x7a]));
+    assert.ok(xyz > 0, 'the ©xyz box is still there');
+    assert.equal(stored.readUInt16BE(xyz + 4), MP4_POSITION.length, 'with its length');
+    assert.equal(stored.toString('latin1', xyz + 8, xyz + 8 + MP4_POSITION.length), ' '.repeat(MP4_POSITION.length));
   });
 
   test('a picture without location is stored as sent, location_removed false', async () => {

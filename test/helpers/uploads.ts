@@ -227,3 +227,51 @@ export function multipart(fields: Record<string, string>, file?: FilePart): { bo
   parts.push(Buffer.from(`--${boundary}--\r\n`, 'utf8'));
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
+
+function box(type: string | Buffer, ...children: Buffer[]): Buffer {
+  const body = Buffer.concat(children);
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(8 + body.length, 0);
+  (typeof type === 'string' ? Buffer.from(type, 'latin1') : type).copy(header, 4);
+  return Buffer.concat([header, body]);
+}
+
+/** The ISO 6709 position written in the MP4's `©xyz` box. */
+export const MP4_POSITION = '+48.8577+002.2950/';
+
+/** A small MP4 (ftyp isom, an mdat, then moov with udta/©xyz holding a position), as phones write them. */
+export function mp4WithPosition(): Buffer {
+  const ftyp = box('ftyp', Buffer.from('isom', 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2mp41', 'latin1'));
+  const mdat = box('mdat', Buffer.alloc(64, 0x11));
+  const text = Buffer.from(MP4_POSITION, 'latin1');
+  const xyzHeader = Buffer.alloc(4);
+  xyzHeader.writeUInt16BE(text.length, 0);
+  xyzHeader.writeUInt16BE(0x15c7, 2);
+  const mvhd = box('mvhd', Buffer.alloc(100));
+  const moov = box('moov', mvhd, box('udta', box(Buffer.from([0xa9, 0x78, 0x79, 0x7a]), xyzHeader, text)));
+  return Buffer.concat([ftyp, mdat, moov]);
+}
+
+/** A HEIC's skeleton: ftyp heic, a meta box whose iinf names item 1 of type Exif and whose iloc puts it in mdat. */
+export function heicWithGps(): Buffer {
+  const u16 = (value: number) => {
+    const buffer = Buffer.alloc(2);
+    buffer.writeUInt16BE(value);
+    return buffer;
+  };
+  const u32 = (value: number) => {
+    const buffer = Buffer.alloc(4);
+    buffer.writeUInt32BE(value);
+    return buffer;
+  };
+  const ftyp = box('ftyp', Buffer.from('heic', 'latin1'), u32(0), Buffer.from('mif1heic', 'latin1'));
+  const hdlr = box('hdlr', u32(0), u32(0), Buffer.from('pict', 'latin1'), Buffer.alloc(12), Buffer.from([0]));
+  const infe = box('infe', Buffer.from([2, 0, 0, 0]), u16(1), u16(0), Buffer.from('Exif', 'latin1'), Buffer.from([0]));
+  const iinf = box('iinf', u32(0), u16(1), infe);
+  const exif = Buffer.concat([u32(6), Buffer.from('Exif\0\0', 'latin1'), exifTiff()]);
+  const iloc = (offset: number) =>
+    box('iloc', u32(0), Buffer.from([0x44, 0x00]), u16(1), u16(1), u16(0), u16(1), u32(offset), u32(exif.length));
+  const metaOf = (offset: number) => box('meta', u32(0), hdlr, iinf, iloc(offset));
+  const offset = ftyp.length + metaOf(0).length + 8;
+  return Buffer.concat([ftyp, metaOf(offset), box('mdat', exif)]);
+}

@@ -44,10 +44,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', types.timestamp, (column) => column.notNull())
     .execute();
   for (const [name, columns] of [
-    ['attachments_account_created_at_idx', ['account_id', 'created_at', 'id']],
-    ['attachments_account_updated_at_idx', ['account_id', 'updated_at', 'id']],
-    // A parent's attachments (the list's parent filter, the hub, the 200 per parent).
+    // The list is always of one kind of parent (parent_type is required), of one parent when parent_id is given
+    // (also the hub's files and the 200 per parent), in either sort.
     ['attachments_parent_created_at_idx', ['account_id', 'parent_type', 'parent_id', 'created_at', 'id']],
+    ['attachments_parent_updated_at_idx', ['account_id', 'parent_type', 'parent_id', 'updated_at', 'id']],
+    ['attachments_kind_created_at_idx', ['account_id', 'parent_type', 'created_at', 'id']],
+    ['attachments_kind_updated_at_idx', ['account_id', 'parent_type', 'updated_at', 'id']],
     // Whether a file is still named by a row (the sweeper).
     ['attachments_account_sha256_idx', ['account_id', 'sha256']],
   ] as const)

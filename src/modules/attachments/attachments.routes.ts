@@ -24,13 +24,13 @@ import { ok } from '../../http/envelope.js';
 import type { Scope } from '../../kernel/scopes.js';
 import { findAttachment } from './attachments.repository.js';
 import {
+  type Attachment,
   AttachmentSchema,
   ContentQuery,
   ListAttachmentsQuery,
   PARENT_TYPES,
   type ParentType,
   UpdateAttachmentBody,
-  UploadFields,
   type UploadInput,
   UploadQuery,
 } from './attachments.schemas.js';
@@ -221,7 +221,7 @@ function uploadRoute(settings: service.AttachmentSettings): FastifyPluginAsyncTy
           reply.header('connection', 'close');
           throw tooLarge(settings.maxBytes);
         }
-        let attachment;
+        let attachment: Attachment;
         try {
           if (contentType === 'multipart/form-data') attachment = await multipartUpload(request, ctx, settings);
           else {

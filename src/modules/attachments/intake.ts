@@ -119,6 +119,8 @@ export async function intake(source: Readable, options: IntakeOptions): Promise<
     let type: { contentType: string; extension: string } | undefined;
     if (detected) {
       type = ACCEPTED[detected.ext];
+      // HEIF's own brands answer image/heif (or a sequence type): kept as detected.
+      if (type && detected.ext === 'heic') type = { ...type, contentType: detected.mime };
       if (!type)
         throw fieldError(
           'file',

@@ -2,7 +2,8 @@
 // GPS directory is emptied (its entry count set to 0, its entries and their values overwritten with zeros),
 // XMP's `exif:GPS*` values overwritten with spaces; nothing else moves, so the picture, its orientation (IFD0)
 // and every offset stay as they were. JPEG (APP1 Exif and XMP), PNG (`eXIf`, uncompressed XMP `iTXt`, each
-// chunk's CRC written again) and WebP (`EXIF`, `XMP `) are read here; other types are kept as they came.
+// chunk's CRC written again), WebP (`EXIF`, `XMP `), HEIC (the `Exif` item the `meta` box locates) and
+// MP4/QuickTime (`©xyz`) are read here; other types are kept as they came.
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 
@@ -167,10 +168,158 @@ async function cleanWebp(handle: Handle, size: number): Promise<boolean> {
   return changed;
 }
 
+/** ISO BMFF boxes whose children may hold a location: the movie, its tracks, their user data and metadata. */
+const MP4_CONTAINERS = new Set(['moov', 'trak', 'udta', 'meta']);
+/** QuickTime's `©xyz`: an ISO 6709 position ("+48.8577+002.2950/") in a movie's or track's user data. */
+const XYZ = Buffer.from([0xa9, 0x78, 0x79, 0x7a]).toString('latin1');
+
+/**
+ * MP4 and QuickTime: every `©xyz` box under moov (its ISO 6709 text overwritten with spaces, its length kept),
+ * found by walking the boxes with positional reads (the media data is skipped by its size, never read).
+ */
+async function cleanMp4(handle: Handle, size: number): Promise<boolean> {
+  let changed = false;
+  const walk = async (start: number, end: number, depth: number): Promise<void> => {
+    let at = start;
+    while (at + 8 <= end && depth < 8) {
+      const header = await read(handle, at, 16);
+      if (header.length < 8) return;
+      let length = header.readUInt32BE(0);
+      const type = header.toString('latin1', 4, 8);
+      let body = at + 8;
+      if (length === 1) {
+        if (header.length < 16) return;
+        length = Number(header.readBigUInt64BE(8));
+        body = at + 16;
+      } else if (length === 0) length = end - at;
+      if (length < body - at || at + length > end) return;
+      if (type === XYZ && length - (body - at) <= MAX_BLOCK) {
+        // A 16-bit text length and a 16-bit language, then the text.
+        const data = await read(handle, body, length - (body - at));
+        if (data.length >= 4) {
+          const textLength = Math.min(data.readUInt16BE(0), data.length - 4);
+          if (textLength > 0 && data.subarray(4, 4 + textLength).some((byte) => byte !== 0x20)) {
+            data.fill(0x20, 4, 4 + textLength);
+            await handle.write(data, 0, data.length, body);
+            changed = true;
+          }
+        }
+      } else if (MP4_CONTAINERS.has(type)) {
+        // An ISO `meta` is a full box (4 bytes of version and flags before its children); QuickTime's is not.
+        let children = body;
+        if (type === 'meta') {
+          const next = await read(handle, body, 8);
+          if (next.length === 8 && next.readUInt32BE(0) === 0) children += 4;
+        }
+        await walk(children, at + length, depth + 1);
+      }
+      at += length;
+    }
+  };
+  await walk(0, size, 0);
+  return changed;
+}
+
+/** A big-endian unsigned number of `bytes` (0, 4 or 8) at `at`. */
+function readSized(buffer: Buffer, at: number, bytes: number): number {
+  if (bytes === 0) return 0;
+  if (bytes === 4) return buffer.readUInt32BE(at);
+  if (bytes === 8) return Number(buffer.readBigUInt64BE(at));
+  throw new RangeError(`a ${bytes}-byte field`);
+}
+
+/**
+ * HEIC/HEIF: the `Exif` item named by the top-level `meta` box (its `iinf` entry, its `iloc` extent in the file),
+ * whose TIFF block's GPS directory is emptied in place. Only file-offset items (construction method 0).
+ */
+async function cleanHeic(handle: Handle, size: number): Promise<boolean> {
+  // The top-level boxes: find `meta`.
+  let at = 0;
+  let meta: { start: number; end: number } | undefined;
+  while (at + 8 <= size) {
+    const header = await read(handle, at, 8);
+    const length = header.readUInt32BE(0);
+    if (length < 8) return false;
+    if (header.toString('latin1', 4, 8) === 'meta') {
+      meta = { start: at + 12, end: at + length };
+      break;
+    }
+    at += length;
+  }
+  if (!meta || meta.end - meta.start > MAX_BLOCK) return false;
+  const box = await read(handle, meta.start, meta.end - meta.start);
+  const children = new Map<string, Buffer>();
+  for (let offset = 0; offset + 8 <= box.length; ) {
+    const length = box.readUInt32BE(offset);
+    if (length < 8 || offset + length > box.length) break;
+    children.set(box.toString('latin1', offset + 4, offset + 8), box.subarray(offset + 8, offset + length));
+    offset += length;
+  }
+  const iinf = children.get('iinf');
+  const iloc = children.get('iloc');
+  if (!iinf || !iloc) return false;
+  // iinf: version, flags, entry count, then `infe` boxes (version 2: 16-bit ids; 3: 32-bit).
+  let exifItem: number | undefined;
+  for (let offset = iinf[0] === 0 ? 6 : 8; offset + 8 <= iinf.length; ) {
+    const length = iinf.readUInt32BE(offset);
+    if (length < 8 || offset + length > iinf.length) break;
+    const infe = iinf.subarray(offset + 8, offset + length);
+    const version = infe[0] ?? 0;
+    if (version >= 2) {
+      const id = version === 2 ? infe.readUInt16BE(4) : infe.readUInt32BE(4);
+      const typeAt = version === 2 ? 8 : 10;
+      if (infe.toString('latin1', typeAt, typeAt + 4) === 'Exif') exifItem = id;
+    }
+    offset += length;
+  }
+  if (exifItem === undefined) return false;
+  // iloc: where the item's bytes are.
+  const version = iloc[0] ?? 0;
+  const offsetSize = (iloc[4] ?? 0) >> 4;
+  const lengthSize = (iloc[4] ?? 0) & 15;
+  const baseOffsetSize = (iloc[5] ?? 0) >> 4;
+  const indexSize = version === 1 || version === 2 ? (iloc[5] ?? 0) & 15 : 0;
+  let offset = 6;
+  const count = version < 2 ? iloc.readUInt16BE(offset) : iloc.readUInt32BE(offset);
+  offset += version < 2 ? 2 : 4;
+  for (let item = 0; item < count && offset < iloc.length; item++) {
+    const id = version < 2 ? iloc.readUInt16BE(offset) : iloc.readUInt32BE(offset);
+    offset += version < 2 ? 2 : 4;
+    const method = version === 1 || version === 2 ? iloc.readUInt16BE(offset) & 15 : 0;
+    if (version === 1 || version === 2) offset += 2;
+    offset += 2; // data reference index
+    const base = readSized(iloc, offset, baseOffsetSize);
+    offset += baseOffsetSize;
+    const extents = iloc.readUInt16BE(offset);
+    offset += 2;
+    for (let extent = 0; extent < extents; extent++) {
+      offset += indexSize;
+      const start = base + readSized(iloc, offset, offsetSize);
+      offset += offsetSize;
+      const length = readSized(iloc, offset, lengthSize) || size - start;
+      offset += lengthSize;
+      if (id !== exifItem || method !== 0 || extent > 0 || length > MAX_BLOCK || start + length > size) continue;
+      const data = await read(handle, start, length);
+      if (data.length < 4) return false;
+      const tiff = data.subarray(4 + data.readUInt32BE(0));
+      if (emptyGpsDirectory(tiff)) {
+        await handle.write(data, 0, data.length, start);
+        return true;
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
 const CLEANERS: Record<string, (handle: Handle, size: number) => Promise<boolean>> = {
+  'image/heic': cleanHeic,
+  'image/heif': cleanHeic,
   'image/jpeg': cleanJpeg,
   'image/png': cleanPng,
   'image/webp': cleanWebp,
+  'video/mp4': cleanMp4,
+  'video/quicktime': cleanMp4,
 };
 
 /** Removes the location from the staged file of `contentType`, in place: true if anything was removed. */
