@@ -30,7 +30,9 @@ interface Operation {
   description?: string;
   tags?: string[];
   parameters?: { name: string; in: string; required?: boolean; description?: string; schema: Schema }[];
-  requestBody?: { content: { 'application/json'?: { schema: Schema } } & Record<string, { schema: Schema } | undefined> };
+  requestBody?: {
+    content: { 'application/json'?: { schema: Schema } } & Record<string, { schema: Schema } | undefined>;
+  };
   responses: Record<string, Response>;
 }
 
@@ -173,11 +175,11 @@ export function readResources(document: OpenApiDocument): Resource[] {
       const binary = success?.content?.['application/pdf'] ? undefined : success?.content?.['application/octet-stream'];
       const returns: Returns =
         success?.content?.['application/pdf'] || binary
-        ? 'bytes'
-        : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination &&
-            success.content['application/json'].schema.properties.data?.type === 'array'
-          ? 'page'
-          : 'json';
+          ? 'bytes'
+          : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination &&
+              success.content['application/json'].schema.properties.data?.type === 'array'
+            ? 'page'
+            : 'json';
       const data = success?.content?.['application/json']?.schema.properties?.data;
       const array = returns === 'json' && data?.type === 'array';
       const item = data?.type === 'array' ? data.items : data;

@@ -421,7 +421,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   });
   registerIdempotency(app, dependencies.database.db);
   registerOperationChecks(app);
-  await app.register(systemRoutes, { readyChecks: [{ name: 'attachment store', check: () => attachmentStore.check() }] });
+  await app.register(systemRoutes, {
+    readyChecks: [{ name: 'attachment store', check: () => attachmentStore.check() }],
+  });
   await app.register(clientRoutes({ deleteWithClient: deletePropertiesOfClient }));
   await app.register(propertyRoutes);
   await app.register(serviceRequestRoutes);

@@ -322,7 +322,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   const webConcurrency = wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems);
 
-  const attachmentStore = env.ATTACHMENTS_STORE === undefined || env.ATTACHMENTS_STORE === '' ? 'local' : env.ATTACHMENTS_STORE;
+  const attachmentStore =
+    env.ATTACHMENTS_STORE === undefined || env.ATTACHMENTS_STORE === '' ? 'local' : env.ATTACHMENTS_STORE;
   if (attachmentStore !== 'local' && attachmentStore !== 's3') problems.push('ATTACHMENTS_STORE must be local or s3');
   let s3: S3Config | undefined;
   if (attachmentStore === 's3') {

@@ -36,7 +36,9 @@ after(async () => {
   await context?.close();
 });
 
-test('the hub page shows the visible photos inline, links the PDF and leaves out the rest', { skip: installed ? false : `${CHROMIUM} is not installed` }, async () => {
+test('the hub page shows the visible photos inline, links the PDF and leaves out the rest', {
+  skip: installed ? false : `${CHROMIUM} is not installed`,
+}, async () => {
   const { key } = await context.account('Cooper Roofing');
   const api = (method: string, url: string, body?: unknown) => context.request(method, url, { key, body });
   const client = await api('POST', '/v1/clients', { name: 'Jane Doe' });
@@ -46,12 +48,24 @@ test('the hub page shows the visible photos inline, links the PDF and leaves out
     line_items: [{ description: 'Replace 12 shingles', quantity: 1, unit_amount: 64000 }],
   });
   const sent = await api('PUT', `/v1/quotes/${quote.body.data.id}`, { status: 'sent' });
-  const upload = async (parentType: string, parentId: string, filename: string, visible: boolean, data: Buffer, type: string, caption: string) => {
+  const upload = async (
+    parentType: string,
+    parentId: string,
+    filename: string,
+    visible: boolean,
+    data: Buffer,
+    type: string,
+    caption: string,
+  ) => {
     const { body, contentType } = multipart(
       { parent_type: parentType, parent_id: parentId, visible_on_hub: String(visible), caption },
       { filename, contentType: type, data },
     );
-    const response = await context.request('POST', '/v1/attachments', { key, rawBody: body, headers: { 'content-type': contentType } });
+    const response = await context.request('POST', '/v1/attachments', {
+      key,
+      rawBody: body,
+      headers: { 'content-type': contentType },
+    });
     assert.equal(response.status, 201, response.text);
     return response.body.data;
   };
@@ -59,9 +73,33 @@ test('the hub page shows the visible photos inline, links the PDF and leaves out
   const sky = png(320, 240, (x, y) => [40 + Math.floor(y / 2), 120, 200 + Math.floor(x / 8)]);
   await upload('quote', quote.body.data.id, 'roof-before.png', true, stripes, 'image/png', 'The damaged shingles');
   await upload('quote', quote.body.data.id, 'roof-view.png', true, sky, 'image/png', 'View from the garden');
-  await upload('quote', quote.body.data.id, 'permit.pdf', true, Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n'), 'application/pdf', 'Building permit');
-  await upload('quote', quote.body.data.id, 'crew-notes.txt', false, Buffer.from('crew only'), 'text/plain', 'Internal');
-  await upload('client', client.body.data.id, 'client-id.png', true, png(4, 4, () => [0, 0, 0]), 'image/png', 'Client file');
+  await upload(
+    'quote',
+    quote.body.data.id,
+    'permit.pdf',
+    true,
+    Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n'),
+    'application/pdf',
+    'Building permit',
+  );
+  await upload(
+    'quote',
+    quote.body.data.id,
+    'crew-notes.txt',
+    false,
+    Buffer.from('crew only'),
+    'text/plain',
+    'Internal',
+  );
+  await upload(
+    'client',
+    client.body.data.id,
+    'client-id.png',
+    true,
+    png(4, 4, () => [0, 0, 0]),
+    'image/png',
+    'Client file',
+  );
 
   for (const width of [360, 1280]) {
     const page = await browser.newPage({ viewport: { width, height: 800 }, javaScriptEnabled: false });

@@ -25,7 +25,10 @@ before(async () => {
   cleanups.push(() => context.close());
   ({ key } = await context.account());
   const client = await context.request('POST', '/v1/clients', { key, body: { name: 'Crash Client' } });
-  const job = await context.request('POST', '/v1/jobs', { key, body: { client_id: client.body.data.id, title: 'Roof' } });
+  const job = await context.request('POST', '/v1/jobs', {
+    key,
+    body: { client_id: client.body.data.id, title: 'Roof' },
+  });
   jobId = job.body.data.id;
   directory = path.join(context.directory, 'attachments');
 });
@@ -87,11 +90,14 @@ function endlessUpload(baseUrl: string) {
 
 async function upload(baseUrl: string, index: number): Promise<number> {
   try {
-    const response = await fetch(`${baseUrl}/v1/attachments?parent_type=job&parent_id=${jobId}&filename=p${index}.png`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png' },
-      body: png(4, 4, () => [index % 256, (index >> 8) % 256, 9]),
-    });
+    const response = await fetch(
+      `${baseUrl}/v1/attachments?parent_type=job&parent_id=${jobId}&filename=p${index}.png`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png' },
+        body: new Uint8Array(png(4, 4, () => [index % 256, (index >> 8) % 256, 9])),
+      },
+    );
     return response.status;
   } catch {
     return 0;

@@ -75,8 +75,8 @@ before(async () => {
   ({ key, accountId } = await context.account());
   ({ key: otherKey } = await context.account('Other Business'));
   clientId = (await context.request('POST', '/v1/clients', { key, body: { name: 'Ada Client' } })).body.data.id;
-  jobId = (await context.request('POST', '/v1/jobs', { key, body: { client_id: clientId, title: 'Gutters' } })).body.data
-    .id;
+  jobId = (await context.request('POST', '/v1/jobs', { key, body: { client_id: clientId, title: 'Gutters' } })).body
+    .data.id;
   otherClientId = (await context.request('POST', '/v1/clients', { key: otherKey, body: { name: 'Not Yours' } })).body
     .data.id;
 });
@@ -136,14 +136,19 @@ describe('uploads', () => {
     assert.equal(pngResponse.status, 201, pngResponse.text);
     assert.equal(pngResponse.body.data.content_type, 'image/png');
     assert.equal(pngResponse.body.data.location_removed, true);
-    const storedPng = (await context.request('GET', `/v1/attachments/${pngResponse.body.data.id}/content`, { key })).raw;
+    const storedPng = (await context.request('GET', `/v1/attachments/${pngResponse.body.data.id}/content`, { key }))
+      .raw;
     const exif = pngChunks(storedPng).find((chunk) => chunk.type === 'eXIf');
     assert.ok(exif);
     assert.equal(exif.crcOk, true);
     assert.deepEqual(readTiff(exif.data), { orientation: 6, gpsEntries: [] });
     assert.ok(!storedPng.includes(LATITUDE_BYTES));
 
-    const webpResponse = await raw(`parent_type=client&parent_id=${clientId}&filename=x.webp`, 'image/webp', webpWithGps());
+    const webpResponse = await raw(
+      `parent_type=client&parent_id=${clientId}&filename=x.webp`,
+      'image/webp',
+      webpWithGps(),
+    );
     assert.equal(webpResponse.status, 201, webpResponse.text);
     assert.equal(webpResponse.body.data.content_type, 'image/webp');
     assert.equal(webpResponse.body.data.location_removed, true);
@@ -193,19 +198,30 @@ describe('uploads', () => {
   test('HTML named .jpg, SVG, XML, a script and an archive are refused on file, naming what was found', async () => {
     const html = Buffer.from('<!DOCTYPE html><html><body><script>alert(1)</script></body></html>');
     assertInvalid(
-      await upload({ parent_type: 'job', parent_id: jobId }, { filename: 'photo.jpg', contentType: 'image/jpeg', data: html }),
+      await upload(
+        { parent_type: 'job', parent_id: jobId },
+        { filename: 'photo.jpg', contentType: 'image/jpeg', data: html },
+      ),
       'file',
       /HTML/,
     );
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"></svg>');
     assertInvalid(await raw(`parent_type=job&parent_id=${jobId}&filename=a.svg`, 'image/svg+xml', svg), 'file', /SVG/);
     assertInvalid(
-      await raw(`parent_type=job&parent_id=${jobId}&filename=a.txt`, 'text/plain', Buffer.from('<?xml version="1.0"?><a/>')),
+      await raw(
+        `parent_type=job&parent_id=${jobId}&filename=a.txt`,
+        'text/plain',
+        Buffer.from('<?xml version="1.0"?><a/>'),
+      ),
       'file',
       /xml/i,
     );
     assertInvalid(
-      await raw(`parent_type=job&parent_id=${jobId}&filename=run.txt`, 'text/plain', Buffer.from('#!/bin/sh\nrm -rf /\n')),
+      await raw(
+        `parent_type=job&parent_id=${jobId}&filename=run.txt`,
+        'text/plain',
+        Buffer.from('#!/bin/sh\nrm -rf /\n'),
+      ),
       'file',
       /script/,
     );
@@ -214,7 +230,11 @@ describe('uploads', () => {
     const refused = await raw(`parent_type=job&parent_id=${jobId}&filename=a.pdf`, 'application/pdf', archive);
     assertInvalid(refused, 'file', /gzip/);
     const listed = await context.request('GET', `/v1/attachments?parent_type=job&parent_id=${jobId}`, { key });
-    assert.ok(listed.body.data.every((item: { filename: string }) => !['photo.jpg', 'a.svg', 'run.txt'].includes(item.filename)));
+    assert.ok(
+      listed.body.data.every(
+        (item: { filename: string }) => !['photo.jpg', 'a.svg', 'run.txt'].includes(item.filename),
+      ),
+    );
   });
 
   test('text: declared text/plain or text/csv, UTF-8 without controls, not markup; served as text/plain; charset=utf-8', async () => {
@@ -231,12 +251,19 @@ describe('uploads', () => {
       /control/,
     );
     assertInvalid(
-      await raw(`parent_type=job&parent_id=${jobId}&filename=n.txt`, 'text/plain', Buffer.from([0x61, 0xff, 0xfe, 0x62])),
+      await raw(
+        `parent_type=job&parent_id=${jobId}&filename=n.txt`,
+        'text/plain',
+        Buffer.from([0x61, 0xff, 0xfe, 0x62]),
+      ),
       'file',
       /UTF-8/,
     );
     // The same bytes declared as anything else are not text.
-    assertInvalid(await raw(`parent_type=job&parent_id=${jobId}&filename=n.bin`, 'application/octet-stream', csv), 'file');
+    assertInvalid(
+      await raw(`parent_type=job&parent_id=${jobId}&filename=n.bin`, 'application/octet-stream', csv),
+      'file',
+    );
   });
 
   test('application/json is 415; a multipart body without a file part, or with an unknown field, is 422', async () => {
@@ -251,14 +278,31 @@ describe('uploads', () => {
       ),
       'colour',
     );
-    assertInvalid(await raw(`parent_id=${jobId}`, 'image/png', png(1, 1, () => [0, 0, 0])), 'parent_type');
-    assertInvalid(await raw(`parent_type=job&parent_id=${jobId}&foo=1`, 'image/png', png(1, 1, () => [0, 0, 0])), 'foo');
+    assertInvalid(
+      await raw(
+        `parent_id=${jobId}`,
+        'image/png',
+        png(1, 1, () => [0, 0, 0]),
+      ),
+      'parent_type',
+    );
+    assertInvalid(
+      await raw(
+        `parent_type=job&parent_id=${jobId}&foo=1`,
+        'image/png',
+        png(1, 1, () => [0, 0, 0]),
+      ),
+      'foo',
+    );
   });
 
   test('another account’s parent, an unknown one and a malformed id are 422 on parent_id', async () => {
     const picture = png(1, 1, () => [0, 0, 0]);
     assertInvalid(
-      await upload({ parent_type: 'client', parent_id: otherClientId }, { filename: 'a.png', contentType: 'image/png', data: picture }),
+      await upload(
+        { parent_type: 'client', parent_id: otherClientId },
+        { filename: 'a.png', contentType: 'image/png', data: picture },
+      ),
       'parent_id',
     );
     assertInvalid(await raw(`parent_type=client&parent_id=${otherClientId}`, 'image/png', picture), 'parent_id');
@@ -404,7 +448,9 @@ describe('download', () => {
     const inline = await context.request('GET', `/v1/attachments/${attachmentId}/content?disposition=inline`, { key });
     assert.match(String(inline.headers['content-disposition']), /^inline; filename="/);
     const text = await raw(`parent_type=job&parent_id=${jobId}&filename=notes.txt`, 'text/plain', Buffer.from('hello'));
-    const answer = await context.request('GET', `/v1/attachments/${text.body.data.id}/content?disposition=inline`, { key });
+    const answer = await context.request('GET', `/v1/attachments/${text.body.data.id}/content?disposition=inline`, {
+      key,
+    });
     assert.equal(answer.headers['content-disposition'], `attachment; filename="notes.txt"; filename*=UTF-8''notes.txt`);
   });
 
@@ -439,7 +485,10 @@ describe('download', () => {
 
   test('another account’s attachment is 404, its content too', async () => {
     assert.equal((await context.request('GET', `/v1/attachments/${attachmentId}`, { key: otherKey })).status, 404);
-    assert.equal((await context.request('GET', `/v1/attachments/${attachmentId}/content`, { key: otherKey })).status, 404);
+    assert.equal(
+      (await context.request('GET', `/v1/attachments/${attachmentId}/content`, { key: otherKey })).status,
+      404,
+    );
   });
 });
 
@@ -450,12 +499,20 @@ describe('the object: list, update, delete, events', () => {
     const parent = client.body.data.id;
     const made = [];
     for (const name of ['one.txt', 'two.txt']) {
-      const response = await raw(`parent_type=client&parent_id=${parent}&filename=${name}`, 'text/plain', Buffer.from(name));
+      const response = await raw(
+        `parent_type=client&parent_id=${parent}&filename=${name}`,
+        'text/plain',
+        Buffer.from(name),
+      );
       made.push(response.body.data);
     }
-    const listed = await context.request('GET', `/v1/attachments?parent_type=client&parent_id=${parent}&sort=created_at`, {
-      key,
-    });
+    const listed = await context.request(
+      'GET',
+      `/v1/attachments?parent_type=client&parent_id=${parent}&sort=created_at`,
+      {
+        key,
+      },
+    );
     assert.equal(listed.status, 200, listed.text);
     assert.deepEqual(
       listed.body.data.map((item: { id: string }) => item.id),
@@ -495,7 +552,11 @@ describe('the object: list, update, delete, events', () => {
     const client = await context.request('POST', '/v1/clients', { key, body: { name: 'Full' } });
     const parent = client.body.data.id;
     for (let index = 0; index < 200; index += 1) {
-      const response = await raw(`parent_type=client&parent_id=${parent}&filename=${index}.txt`, 'text/plain', Buffer.from('x'));
+      const response = await raw(
+        `parent_type=client&parent_id=${parent}&filename=${index}.txt`,
+        'text/plain',
+        Buffer.from('x'),
+      );
       assert.equal(response.status, 201, response.text);
     }
     assertInvalid(
@@ -517,7 +578,12 @@ describe('the quota', () => {
     const bytes = Buffer.alloc(400, 0x61);
     for (let index = 0; index < 2; index += 1) {
       // The same bytes twice: stored once, counted twice.
-      const response = await raw(`parent_type=client&parent_id=${parent}&filename=a.txt`, 'text/plain', bytes, business.key);
+      const response = await raw(
+        `parent_type=client&parent_id=${parent}&filename=a.txt`,
+        'text/plain',
+        bytes,
+        business.key,
+      );
       assert.equal(response.status, 201, response.text);
     }
     const account = await context.request('GET', '/v1/account', { key: business.key });
@@ -553,7 +619,11 @@ describe('scopes', () => {
     };
     await forbidden(await raw(`parent_type=job&parent_id=${jobId}`, 'image/png', picture, noJobs), 'jobs:read');
     await forbidden(
-      await upload({ parent_type: 'job', parent_id: jobId }, { filename: 'a.png', contentType: 'image/png', data: picture }, noJobs),
+      await upload(
+        { parent_type: 'job', parent_id: jobId },
+        { filename: 'a.png', contentType: 'image/png', data: picture },
+        noJobs,
+      ),
       'jobs:read',
     );
     await forbidden(await context.request('GET', `/v1/attachments?parent_type=job`, { key: noJobs }), 'jobs:read');
@@ -562,12 +632,18 @@ describe('scopes', () => {
     await forbidden(await context.request('DELETE', `/v1/attachments/${id}`, { key: noJobs }), 'jobs:read');
 
     const readOnly = (await context.key(accountId, ['attachments:read', 'jobs:read'])).key;
-    await forbidden(await raw(`parent_type=job&parent_id=${jobId}`, 'image/png', picture, readOnly), 'attachments:write');
+    await forbidden(
+      await raw(`parent_type=job&parent_id=${jobId}`, 'image/png', picture, readOnly),
+      'attachments:write',
+    );
     await forbidden(await context.request('DELETE', `/v1/attachments/${id}`, { key: readOnly }), 'attachments:delete');
     assert.equal((await context.request('GET', `/v1/attachments/${id}/content`, { key: readOnly })).status, 200);
     // A client's and a property's files take clients:read.
     const clientsOnly = (await context.key(accountId, ['attachments:write', 'clients:read'])).key;
-    assert.equal((await raw(`parent_type=client&parent_id=${clientId}`, 'image/png', picture, clientsOnly)).status, 201);
+    assert.equal(
+      (await raw(`parent_type=client&parent_id=${clientId}`, 'image/png', picture, clientsOnly)).status,
+      201,
+    );
   });
 });
 
@@ -585,18 +661,58 @@ describe('the hub', () => {
     const sent = await context.request('PUT', `/v1/quotes/${quote.body.data.id}`, { key, body: { status: 'sent' } });
     assert.equal(sent.status, 200, sent.text);
     const hubUrl = new URL(sent.body.data.hosted_url);
-    const put = async (parentType: string, parentId: string, filename: string, visible: boolean, data: Buffer, type: string) => {
+    const put = async (
+      parentType: string,
+      parentId: string,
+      filename: string,
+      visible: boolean,
+      data: Buffer,
+      type: string,
+    ) => {
       const response = await upload(
-        { parent_type: parentType, parent_id: parentId, visible_on_hub: String(visible), caption: `Caption of ${filename}` },
+        {
+          parent_type: parentType,
+          parent_id: parentId,
+          visible_on_hub: String(visible),
+          caption: `Caption of ${filename}`,
+        },
         { filename, contentType: type, data },
       );
       assert.equal(response.status, 201, response.text);
       return response.body.data;
     };
-    const photo = await put('quote', quote.body.data.id, 'roof-before.png', true, png(64, 48, (x) => [x * 4, 120, 200]), 'image/png');
-    const permit = await put('quote', quote.body.data.id, 'permit.pdf', true, Buffer.from('%PDF-1.4\n%\u00e2\u00e3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n', 'latin1'), 'application/pdf');
-    const hidden = await put('quote', quote.body.data.id, 'internal-notes.txt', false, Buffer.from('crew only'), 'text/plain');
-    const clientFile = await put('client', client.body.data.id, 'client-id.png', true, png(2, 2, () => [0, 0, 0]), 'image/png');
+    const photo = await put(
+      'quote',
+      quote.body.data.id,
+      'roof-before.png',
+      true,
+      png(64, 48, (x) => [x * 4, 120, 200]),
+      'image/png',
+    );
+    const permit = await put(
+      'quote',
+      quote.body.data.id,
+      'permit.pdf',
+      true,
+      Buffer.from('%PDF-1.4\n%\u00e2\u00e3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n', 'latin1'),
+      'application/pdf',
+    );
+    const hidden = await put(
+      'quote',
+      quote.body.data.id,
+      'internal-notes.txt',
+      false,
+      Buffer.from('crew only'),
+      'text/plain',
+    );
+    const clientFile = await put(
+      'client',
+      client.body.data.id,
+      'client-id.png',
+      true,
+      png(2, 2, () => [0, 0, 0]),
+      'image/png',
+    );
 
     const page = await context.request('GET', hubUrl.pathname);
     assert.equal(page.status, 200);
@@ -624,7 +740,14 @@ describe('the hub', () => {
     assert.equal(job.status, 201, job.text);
     const visit = await context.request('POST', '/v1/visits', { key, body: { job_id: job.body.data.id } });
     assert.equal(visit.status, 201, visit.text);
-    const after = await put('visit', visit.body.data.id, 'after.png', true, png(2, 2, () => [9, 9, 9]), 'image/png');
+    const after = await put(
+      'visit',
+      visit.body.data.id,
+      'after.png',
+      true,
+      png(2, 2, () => [9, 9, 9]),
+      'image/png',
+    );
     const jobFile = await put('job', job.body.data.id, 'job-sheet.txt', true, Buffer.from('done'), 'text/plain');
     const again = await context.request('GET', hubUrl.pathname);
     assert.match(again.text, new RegExp(after.id));

@@ -39,5 +39,8 @@ test('RFC 8785 Appendix B: numbers', () => {
 });
 
 test('nested objects and arrays, no whitespace, undefined members left out', () => {
-  assert.equal(canonicalJson({ b: [1, { d: 'x', c: null }], a: true, z: undefined }), '{"a":true,"b":[1,{"c":null,"d":"x"}]}');
+  assert.equal(
+    canonicalJson({ b: [1, { d: 'x', c: null }], a: true, z: undefined }),
+    '{"a":true,"b":[1,{"c":null,"d":"x"}]}',
+  );
 });

@@ -126,7 +126,7 @@ function withoutReplacedBodies(real: OpenApiDocument, fixture: OpenApiDocument):
   const bodies = (document: OpenApiDocument) =>
     new Set(
       Object.values(document.paths).flatMap((operations) =>
-        Object.values(operations).map((operation) => operation.requestBody?.content['application/json'].schema.$ref),
+        Object.values(operations).map((operation) => operation.requestBody?.content['application/json']?.schema.$ref),
       ),
     );
   const used = bodies(fixture);

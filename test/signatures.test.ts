@@ -78,7 +78,12 @@ async function api(method: string, url: string, body?: unknown) {
 }
 
 async function sentQuote(title: string) {
-  const quote = await api('POST', '/v1/quotes', { client_id: clientId, title, line_items: LINES, notes: 'Ladder needed' });
+  const quote = await api('POST', '/v1/quotes', {
+    client_id: clientId,
+    title,
+    line_items: LINES,
+    notes: 'Ladder needed',
+  });
   assert.equal(quote.status, 201, quote.text);
   const sent = await api('PUT', `/v1/quotes/${quote.body.data.id}`, { status: 'sent' });
   assert.equal(sent.status, 200, sent.text);

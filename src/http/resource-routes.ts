@@ -181,34 +181,34 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
 
     const create = service.create;
     if (create)
-    app.post(
-      path,
-      {
-        config: {
-          scope: scopes.write,
-          ...fieldChecksOf(definition, 'create'),
-          ...(definition.linkScopes ? { linkScopes: definition.linkScopes } : {}),
-        },
-        schema: {
-          tags,
-          operationId: `create${pascal(singular)}`,
-          summary: `Create ${article(singular)}`,
-          headers: IdempotencyHeaders,
-          body: schemas.create,
-          response: {
-            201: dataEnvelope(item),
-            ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors),
+      app.post(
+        path,
+        {
+          config: {
+            scope: scopes.write,
+            ...fieldChecksOf(definition, 'create'),
+            ...(definition.linkScopes ? { linkScopes: definition.linkScopes } : {}),
+          },
+          schema: {
+            tags,
+            operationId: `create${pascal(singular)}`,
+            summary: `Create ${article(singular)}`,
+            headers: IdempotencyHeaders,
+            body: schemas.create,
+            response: {
+              201: dataEnvelope(item),
+              ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors),
+            },
           },
         },
-      },
-      async (request, reply) => {
-        for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
-          if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
-        }
-        const item = await create(contextOf(request), request.body as Static<Create>);
-        return answer(request, reply, item, `${path}/${item.id}`);
-      },
-    );
+        async (request, reply) => {
+          for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
+            if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
+          }
+          const item = await create(contextOf(request), request.body as Static<Create>);
+          return answer(request, reply, item, `${path}/${item.id}`);
+        },
+      );
 
     app.get(
       `${path}/:id`,

@@ -183,7 +183,7 @@ export function pngChunks(png: Buffer): Array<{ type: string; data: Buffer; crcO
     const type = png.toString('latin1', at + 4, at + 8);
     const data = png.subarray(at + 8, at + 8 + length);
     const crc = png.readUInt32BE(at + 8 + length);
-    chunks.push({ type, data, crcOk: (zlib.crc32(png.subarray(at + 4, at + 8 + length)) >>> 0) === crc });
+    chunks.push({ type, data, crcOk: zlib.crc32(png.subarray(at + 4, at + 8 + length)) >>> 0 === crc });
     at += 12 + length;
   }
   return chunks;
@@ -241,7 +241,12 @@ export const MP4_POSITION = '+48.8577+002.2950/';
 
 /** A small MP4 (ftyp isom, an mdat, then moov with udta/©xyz holding a position), as phones write them. */
 export function mp4WithPosition(): Buffer {
-  const ftyp = box('ftyp', Buffer.from('isom', 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from('isomiso2mp41', 'latin1'));
+  const ftyp = box(
+    'ftyp',
+    Buffer.from('isom', 'latin1'),
+    Buffer.from([0, 0, 2, 0]),
+    Buffer.from('isomiso2mp41', 'latin1'),
+  );
   const mdat = box('mdat', Buffer.alloc(64, 0x11));
   const text = Buffer.from(MP4_POSITION, 'latin1');
   const xyzHeader = Buffer.alloc(4);

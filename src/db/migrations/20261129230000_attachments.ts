@@ -23,9 +23,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('parent_type', 'text', (column) =>
       column
         .notNull()
-        .check(
-          sql`parent_type in ('client', 'property', 'service_request', 'quote', 'job', 'visit', 'invoice')`,
-        ),
+        .check(sql`parent_type in ('client', 'property', 'service_request', 'quote', 'job', 'visit', 'invoice')`),
     )
     .addColumn('parent_id', types.id, (column) => column.notNull())
     .addColumn('kind', 'text', (column) => column.notNull().check(sql`kind in ('upload', 'signature', 'einvoice')`))
@@ -35,9 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sha256', 'text', (column) => column.notNull())
     .addColumn('visible_on_hub', 'integer', (column) => column.notNull().check(sql`visible_on_hub in (0, 1)`))
     .addColumn('caption', 'text')
-    .addColumn('location_removed', 'integer', (column) =>
-      column.notNull().check(sql`location_removed in (0, 1)`),
-    )
+    .addColumn('location_removed', 'integer', (column) => column.notNull().check(sql`location_removed in (0, 1)`))
     .addColumn('created_by', types.json, (column) => column.notNull())
     .addColumn('metadata', types.json, (column) => column.notNull())
     .addColumn('created_at', types.timestamp, (column) => column.notNull())

@@ -118,7 +118,12 @@ export async function countOfParent(db: Executor, accountId: string, type: Paren
  * Takes `bytes` of the account's quota, or nothing when that would pass it: one statement, so that two
  * uploads at once cannot both take the last bytes. True when taken.
  */
-export async function takeQuota(db: Executor, accountId: string, bytes: number, defaultQuota: number): Promise<boolean> {
+export async function takeQuota(
+  db: Executor,
+  accountId: string,
+  bytes: number,
+  defaultQuota: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('accounts')
     .set({ attachment_bytes: sql`attachment_bytes + ${bytes}` })

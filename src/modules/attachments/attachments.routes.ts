@@ -82,7 +82,6 @@ const resources = resourceRoutes({
 /** A raw upload's body stream, by request (the content-type parser's payload). */
 const uploads = new WeakMap<FastifyRequest, Readable>();
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /** The upload's fields as multipart's text parts carry them, checked: every wrong one named in one 422. */
@@ -121,7 +120,8 @@ function uploadFields(raw: Record<string, string>): UploadInput {
           details.push({ field: name, message: 'must be a JSON object (as text)' });
           break;
         }
-        const entries = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.entries(parsed) : undefined;
+        const entries =
+          parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.entries(parsed) : undefined;
         if (
           !entries ||
           entries.length > 50 ||
@@ -232,7 +232,9 @@ function uploadRoute(settings: service.AttachmentSettings): FastifyPluginAsyncTy
               );
             const query = request.query as Record<string, string | undefined>;
             const fields = uploadFields(
-              Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+              Object.fromEntries(
+                Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined),
+              ),
             );
             const body = uploads.get(request) ?? request.raw;
             attachment = await service.uploadAttachment(ctx, settings, fields, body, contentType);
@@ -266,7 +268,10 @@ async function multipartUpload(
   const raw: Record<string, string> = {};
   for await (const part of request.parts()) {
     if (part.type === 'file') {
-      if (part.fieldname !== 'file') throw validationError([{ field: part.fieldname, message: 'is not a field of an upload; the file goes in the part named file' }]);
+      if (part.fieldname !== 'file')
+        throw validationError([
+          { field: part.fieldname, message: 'is not a field of an upload; the file goes in the part named file' },
+        ]);
       if (raw.filename === undefined && part.filename) raw.filename = part.filename;
       const fields = uploadFields(raw);
       requireScope(request, PARENT_SCOPES[fields.parent_type]);
@@ -290,7 +295,7 @@ function contentRoute(settings: service.AttachmentSettings): FastifyPluginAsyncT
           operationId: 'downloadAttachment',
           summary: 'Download an attachment’s bytes',
           description:
-            'The stored bytes with Content-Disposition: attachment (inline on request for JPEG, PNG, GIF, WebP and PDF), X-Content-Type-Options: nosniff, Content-Security-Policy: default-src \'none\' and Cache-Control: private, no-store. One byte range (Range) answers 206.',
+            "The stored bytes with Content-Disposition: attachment (inline on request for JPEG, PNG, GIF, WebP and PDF), X-Content-Type-Options: nosniff, Content-Security-Policy: default-src 'none' and Cache-Control: private, no-store. One byte range (Range) answers 206.",
           params: IdParamsSchema,
           querystring: ContentQuery,
           response: {

@@ -151,7 +151,9 @@ export async function getAttachment(ctx: Context, id: string): Promise<Attachmen
 
 function assertUpload(row: AttachmentRow, verb: string): void {
   if (row.kind !== 'upload')
-    throw invalidState(`A ${row.kind} attachment cannot ${verb}: it stays with its ${row.parent_type.replace('_', ' ')}.`);
+    throw invalidState(
+      `A ${row.kind} attachment cannot ${verb}: it stays with its ${row.parent_type.replace('_', ' ')}.`,
+    );
 }
 
 export async function updateAttachment(

@@ -14,7 +14,10 @@ export function servedContentType(contentType: string): string {
 
 /** RFC 5987's encoding of a UTF-8 name (`filename*=UTF-8''…`). */
 function extendedValue(name: string): string {
-  return encodeURIComponent(name).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(name).replace(
+    /['()*]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }
 
 /** The name as ASCII for `filename="…"`: other characters as `_`, no quote or backslash. */

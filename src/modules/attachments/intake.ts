@@ -38,12 +38,15 @@ export interface Staged {
 }
 
 /** Controls other than tab, LF and CR (C0, DEL, C1). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
 /** What a refused file is, in a few words, from its first bytes (markup and scripts have no magic number). */
 function describeText(head: Buffer): string {
-  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart().toLowerCase();
+  const text = head
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .toLowerCase();
   if (text.startsWith('#!')) return 'a script';
   if (text.includes('<svg')) return 'an SVG image (it can hold scripts)';
   if (text.startsWith('<!doctype html') || text.includes('<html') || text.includes('<script') || text.includes('<body'))
@@ -127,7 +130,10 @@ export async function intake(source: Readable, options: IntakeOptions): Promise<
           `is ${detected.mime} (.${detected.ext}), which is not accepted: attachments are JPEG, PNG, GIF, WebP, HEIC/HEIF, PDF, MP4/QuickTime or plain text`,
         );
     } else {
-      const trimmed = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+      const trimmed = head
+        .toString('utf8')
+        .replace(/^\uFEFF/, '')
+        .trimStart();
       if (!textExtension || trimmed.startsWith('<') || trimmed.startsWith('#!'))
         throw fieldError(
           'file',
@@ -159,7 +165,6 @@ export async function hashFile(file: string): Promise<string> {
  */
 export function keptFilename(given: string | undefined, extension: string): string {
   let name = (given ?? '').split(/[\\/]/).pop() ?? '';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: controls are what is removed
   name = name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
   if (name === '' || name === '.' || name === '..') name = 'file';
   const own = /\.([^.]+)$/.exec(name)?.[1]?.toLowerCase();

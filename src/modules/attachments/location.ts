@@ -12,7 +12,20 @@ type Handle = fs.promises.FileHandle;
 /** The largest metadata block read into memory (a JPEG segment is at most 64 KiB). */
 const MAX_BLOCK = 1024 * 1024;
 
-const TYPE_SIZES: Record<number, number> = { 1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8 };
+const TYPE_SIZES: Record<number, number> = {
+  1: 1,
+  2: 1,
+  3: 2,
+  4: 4,
+  5: 8,
+  6: 1,
+  7: 1,
+  8: 2,
+  9: 4,
+  10: 8,
+  11: 4,
+  12: 8,
+};
 
 /**
  * Empties the GPS directory of a TIFF (Exif) block in place: true if it held any entry. Offsets out of the
@@ -61,10 +74,13 @@ export function blankXmpGps(xmp: Buffer): boolean {
       if (value.trim() !== '') changed = true;
       return `${name}${quote}${' '.repeat(value.length)}${quote}`;
     })
-    .replace(/(<exif:(GPS[A-Za-z]*)>)([^<]*)(<\/exif:\2>)/g, (_all, open: string, _name, value: string, close: string) => {
-      if (value.trim() !== '') changed = true;
-      return `${open}${' '.repeat(value.length)}${close}`;
-    });
+    .replace(
+      /(<exif:(GPS[A-Za-z]*)>)([^<]*)(<\/exif:\2>)/g,
+      (_all, open: string, _name, value: string, close: string) => {
+        if (value.trim() !== '') changed = true;
+        return `${open}${' '.repeat(value.length)}${close}`;
+      },
+    );
   if (changed) xmp.write(blanked, 0, 'latin1');
   return changed;
 }

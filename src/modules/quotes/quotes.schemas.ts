@@ -70,7 +70,9 @@ export const SignatureSchema = Type.Object(
     quote_id: { ...IdSchema, description: 'The quote signed.' },
     signer_name: Type.String({ description: 'The name the client typed.', example: 'Jane Doe' }),
     signed_at: TimestampSchema,
-    ip_address: Nullable(Type.String({ description: 'Where the approval came from (never printed).', example: '203.0.113.7' })),
+    ip_address: Nullable(
+      Type.String({ description: 'Where the approval came from (never printed).', example: '203.0.113.7' }),
+    ),
     user_agent: Nullable(Type.String({ description: 'The browser that sent it (at most 500 characters).' })),
     image_attachment_id: Nullable({
       ...IdSchema,
@@ -124,7 +126,8 @@ export const QuoteSchema = Type.Object(
     converted_at: nullableTimestamp('When a job or invoice was made from the quote.'),
     signature: Nullable({
       ...SignatureSchema,
-      description: 'Read-only: the latest signature of a hub approval (its invalidated_at set once revised); null before any.',
+      description:
+        'Read-only: the latest signature of a hub approval (its invalidated_at set once revised); null before any.',
     }),
     deposit: Nullable(DepositSchema),
     deposit_amount: depositFigure(

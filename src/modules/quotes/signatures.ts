@@ -10,7 +10,6 @@ import type { Executor } from '../../db/index.js';
 import type { QuoteSignatureRow } from '../../db/types.js';
 import type { Quote, Signature } from './quotes.schemas.js';
 
-
 /** The signed content of a quote: what its client reads and approves (docs/api-contract.md §32). */
 export function signedContent(quote: Quote): Record<string, unknown> {
   return {
