@@ -84,7 +84,12 @@ export const SignatureSchema = Type.Object(
     }),
     invalidated_at: Nullable({ ...TimestampSchema, description: 'When the quote went back to draft.' }),
     invalidated_reason: Nullable(
-      Type.Unsafe<'revised'>({ type: 'string', enum: ['revised'], description: 'revised: moved back to draft.' }),
+      Type.Unsafe<'revised'>(
+        Type.String({
+          description: 'Why it no longer binds: "revised" (the quote moved back to draft).',
+          example: 'revised',
+        }),
+      ),
     ),
   },
   { description: 'A client’s approval of a quote on the hub, bound to the hash of what they saw.' },
