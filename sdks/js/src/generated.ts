@@ -4177,6 +4177,14 @@ export interface QuotePreviewParams {
   metadata?: Record<string, string>;
 }
 
+/** Query parameters of GET /v1/quotes/{id}/signatures. */
+export interface QuoteListSignaturesParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+}
+
 /** What GET /v1/quotes/{id}/signatures answers. */
 export interface QuoteListSignaturesItem {
   /** Unique identifier (UUIDv7). */
@@ -7365,7 +7373,7 @@ Requires the scope `quotes:read`. */
   /** List a quote’s signatures. Every signature of a hub approval of the quote, oldest first, each bound to the SHA-256 of the signed content; a revised quote’s are invalidated.
 
 Requires the scope `quotes:read`. */
-  listSignatures(id: string, options?: RequestOptions): PagePromise<QuoteListSignaturesItem> {
+  listSignatures(id: string, params: QuoteListSignaturesParams = {}, options?: RequestOptions): PagePromise<QuoteListSignaturesItem> {
     return this.transport.list<QuoteListSignaturesItem>(`/v1/quotes/${encodeURIComponent(id)}/signatures`, { ...params }, options);
   }
 

@@ -4267,6 +4267,8 @@ Requires the scope `quotes:read`."""
         self,
         id: str,
         *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -4275,7 +4277,7 @@ Requires the scope `quotes:read`."""
         """List a quote’s signatures. Every signature of a hub approval of the quote, oldest first, each bound to the SHA-256 of the signed content; a revised quote’s are invalidated.
 
 Requires the scope `quotes:read`."""
-        return cast(Page[QuoteListSignaturesItem], self._transport.list(f"/v1/quotes/{_quote(id)}/signatures", _given(), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Page[QuoteListSignaturesItem], self._transport.list(f"/v1/quotes/{_quote(id)}/signatures", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_signature_document(
         self,
@@ -8203,6 +8205,8 @@ Requires the scope `quotes:read`."""
         self,
         id: str,
         *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -8211,7 +8215,7 @@ Requires the scope `quotes:read`."""
         """List a quote’s signatures. Every signature of a hub approval of the quote, oldest first, each bound to the SHA-256 of the signed content; a revised quote’s are invalidated.
 
 Requires the scope `quotes:read`."""
-        return AsyncPagePromise[QuoteListSignaturesItem](lambda: self._transport.list(f"/v1/quotes/{_quote(id)}/signatures", _given(), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[QuoteListSignaturesItem](lambda: self._transport.list(f"/v1/quotes/{_quote(id)}/signatures", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_signature_document(
         self,

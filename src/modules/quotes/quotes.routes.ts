@@ -13,6 +13,7 @@ import { notFound } from '../../core/errors.js';
 import { contextOf } from '../../http/auth.js';
 import { meta } from '../../http/envelope.js';
 import { errorResponses, IdParamsSchema, listEnvelope } from '../../http/schemas.js';
+import { pageQueryProperties } from '../../kernel/fields.js';
 import { SignatureSchema } from './quotes.schemas.js';
 import { findSignature, findSignatures, presentSignature } from './signatures.js';
 
@@ -74,6 +75,8 @@ export const quoteRoutes = (actions: ReadonlyArray<ResourceAction<Quote>>) =>
     actions,
   });
 
+const SignaturesQuery = Type.Object(pageQueryProperties, { additionalProperties: false });
+
 const SignatureParams = Type.Object({
   id: Type.String({ description: 'The quote id.' }),
   signature_id: Type.String({ description: 'The signature id.' }),
@@ -95,16 +98,31 @@ export const quoteSignatureRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Every signature of a hub approval of the quote, oldest first, each bound to the SHA-256 of the signed content; a revised quote’s are invalidated.',
         params: IdParamsSchema,
-        response: { 200: listEnvelope(SignatureSchema), ...errorResponses('NOT_FOUND') },
+        querystring: SignaturesQuery,
+        response: { 200: listEnvelope(SignatureSchema), ...errorResponses('NOT_FOUND', 'VALIDATION_ERROR') },
       },
     },
     async (request) => {
       const ctx = contextOf(request);
       const quote = await service.getQuote(ctx, request.params.id);
       const rows = await findSignatures(ctx.db, ctx.accountId, quote.id);
+      // A quote has a handful of signatures (one per approval): paged in memory, the cursor the last id given.
+      const limit = request.query.limit ?? 25;
+      const after = request.query.cursor ? Buffer.from(request.query.cursor, 'base64url').toString('utf8') : undefined;
+      const start = after === undefined ? 0 : rows.findIndex((row) => row.id === after) + 1;
+      const page = rows.slice(start, start + limit);
+      const hasMore = start + limit < rows.length;
+      const last = page.at(-1);
       return {
-        data: rows.map(presentSignature),
-        meta: { ...meta(request), pagination: { limit: rows.length, has_more: false, next_cursor: null } },
+        data: page.map(presentSignature),
+        meta: {
+          ...meta(request),
+          pagination: {
+            limit,
+            has_more: hasMore,
+            next_cursor: hasMore && last ? Buffer.from(last.id, 'utf8').toString('base64url') : null,
+          },
+        },
       };
     },
   );
