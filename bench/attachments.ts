@@ -18,17 +18,17 @@ const GETS = Number(process.env.ATTACHMENTS_GETS ?? 200);
 const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
 const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.99)] ?? 0;
 
-/** A file of `mib` MiB that starts as a PNG (so it is accepted) and goes on with pseudo-random bytes. */
+/** A file of `mib` MiB of CSV-like text (declared text/csv, checked as UTF-8 on the way in). */
 function bigFile(mib: number): string {
-  const file = path.join(work, `upload-${mib}.png`);
-  const header = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de', 'hex');
+  const file = path.join(work, `upload-${mib}.csv`);
+  const header = Buffer.from('reading,value\n', 'utf8');
   const handle = fs.openSync(file, 'w');
   fs.writeSync(handle, header);
   const chunk = Buffer.alloc(1024 * 1024);
   let seed = 1;
   for (let index = 0; index < chunk.length; index++) {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    chunk[index] = seed & 0xff;
+    chunk[index] = index % 64 === 63 ? 0x0a : 0x30 + (seed % 10);
   }
   for (let written = header.length; written < mib * 1024 * 1024; written += chunk.length)
     fs.writeSync(handle, chunk, 0, Math.min(chunk.length, mib * 1024 * 1024 - written));
@@ -38,7 +38,7 @@ function bigFile(mib: number): string {
 
 /** Streams a file to POST /v1/attachments as a raw upload; resolves with the status. */
 function upload(base: string, key: string, parentId: string, file: string): Promise<number> {
-  const url = new URL(`/v1/attachments?parent_type=client&parent_id=${parentId}&filename=big.png`, base);
+  const url = new URL(`/v1/attachments?parent_type=client&parent_id=${parentId}&filename=big.csv`, base);
   return new Promise((resolve, reject) => {
     const request = http.request(
       {
@@ -48,7 +48,7 @@ function upload(base: string, key: string, parentId: string, file: string): Prom
         method: 'POST',
         headers: {
           authorization: `Bearer ${key}`,
-          'content-type': 'image/png',
+          'content-type': 'text/csv',
           'content-length': fs.statSync(file).size,
         },
       },
